@@ -1,0 +1,26 @@
+// Builds the TypeScript entry points into dist/ with esbuild (dependencies stay external).
+// Runs on `npm ci` (prepare) and before tests and benchmarks.
+import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const entryPoints = {
+  server: 'src/main.ts',
+  runner: 'sandbox/runner/main.ts',
+};
+
+await build({
+  absWorkingDir: root,
+  entryPoints,
+  outdir: 'dist',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
+});

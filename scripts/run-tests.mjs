@@ -1,0 +1,31 @@
+// Runs every test/**/*.test.ts with node:test (TypeScript through tsx).
+// Usage: node scripts/run-tests.mjs [path-substring ...] to run a subset.
+import { readdirSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const filters = process.argv.slice(2);
+
+function collect(dir) {
+  const out = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...collect(full));
+    else if (name.endsWith('.test.ts')) out.push(path.relative(root, full));
+  }
+  return out;
+}
+
+const files = collect(path.join(root, 'test')).filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+const result = spawnSync(
+  process.execPath,
+  ['--no-node-snapshot', '--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=120000', ...files],
+  { cwd: root, stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);

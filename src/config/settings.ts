@@ -1,0 +1,109 @@
+// The effective server settings: parsed once at startup from flags, SVC_* variables, the
+// config file, HOST/PORT and defaults, then frozen. Nothing outside src/config reads
+// process.env; every other module receives this object.
+
+export type Role = 'admin' | 'user';
+
+/** A configured API token. Only the SHA-256 digest of the value is kept. */
+export interface TokenEntry {
+  name: string;
+  role: Role;
+  /** SHA-256 digest of the token value (32 bytes). */
+  digest: Buffer;
+}
+
+export interface VolumeDeclaration {
+  name: string;
+  kind: 'managed-local' | 'local-path';
+  /** Absolute host directory: `<volume_dir>/<name>` for managed-local, `path` for local-path. */
+  directory: string;
+  /** Only for local-path: the declared path. */
+  path?: string;
+  access: 'read_write' | 'read_only';
+  /** Bytes, or 'unlimited'. */
+  sizeLimit: number | 'unlimited';
+}
+
+export interface OAuthProvider {
+  match: string;
+  clientId: string;
+  /** Literal, `${env.VAR}` or `${secrets.KEY}`; resolved when used. */
+  clientSecret?: string;
+  scopes: string[];
+}
+
+export interface Limits {
+  max_execution_memory: number; // megabytes
+  max_execution_time: number; // seconds, 0 = none
+  max_execution_fuel: number; // count
+  max_execution_stack: number; // kibibytes
+  max_session_state_memory: number; // megabytes
+  max_llm_tokens: number;
+  max_execution_llm_tokens: number;
+  max_llm_concurrency: number;
+  max_embedding_tokens: number;
+  max_execution_embedding_tokens: number;
+  max_execution_embedding_requests: number;
+  max_embedding_concurrency: number;
+}
+
+export type AllowsMode = 'summary' | 'all' | 'none';
+
+export interface Settings {
+  /** Base of default paths ($SVC_HOME or ~/.svc). */
+  home: string;
+  configFile: string | null;
+  bind: string;
+  port: number;
+  tls: { certFile: string; keyFile: string; cert: Buffer; key: Buffer } | null;
+  tokens: TokenEntry[];
+  allowUnauthenticated: boolean;
+  /** Extra Host header values for /mcp (lower-cased `host` or `host:port`). */
+  mcpAllowedHosts: string[];
+  mcpOAuthProviders: OAuthProvider[];
+  githubTokenFile: string | null;
+  paths: {
+    databasePath: string; // may be ':memory:'
+    blueprintDir: string;
+    sessionStoreDir: string;
+    vfsSessionDir: string;
+    vfsEphemeralDir: string;
+    vfsEphemeralDirExplicit: boolean;
+    packageStoreDir: string;
+    packageFallbackDir: string;
+    volumeDir: string;
+  };
+  secretStore: {
+    dir: string;
+    /** The 32-byte store key, or null when the store is off. */
+    key: Buffer | null;
+  };
+  volumes: VolumeDeclaration[];
+  network: {
+    /** Canonical CIDR strings, e.g. `127.0.0.1/32`. */
+    allowIp: string[];
+    allowLocalhost: boolean;
+    allowPrivate: boolean;
+    /** Names of the variables that added outbound grants (for the audit `egress_grants`). */
+    grantsFromEnvironment: string[];
+  };
+  limits: Limits;
+  denyWarnings: boolean;
+  telemetry: boolean;
+  telemetryIncludeSource: boolean;
+  logging: {
+    /** null = standard output. */
+    file: string | null;
+    /** RUST_LOG value (null = default `info`). */
+    filter: string | null;
+    audit: {
+      enabled: boolean;
+      /** null = the log's output. */
+      file: string | null;
+      allows: AllowsMode;
+    };
+  };
+  shutdownGraceSeconds: number;
+  /** Runner child processes (design: default 2). Key `runner_pool_size`, flag, SVC_RUNNER_POOL_SIZE. */
+  runnerPoolSize: number;
+}
