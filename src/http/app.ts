@@ -1,0 +1,48 @@
+// Assembles the HTTP API: drain guard, per-request cancel signal, authentication by path,
+// then each resource's routes, then 405/404 for what no route handled. Route modules are
+// mounted from the composition root (src/server.ts) through `mounts`.
+import { Hono } from 'hono';
+import type { AuditWriter, ServerLog } from '../audit';
+import type { TokenEntry } from '../config';
+import { authentication } from './auth';
+import { errorResponder } from './errors';
+import { roleForPath } from './route-roles';
+import { jsonBodyLimit } from './validation';
+import type { AppEnv } from './types';
+
+export interface AppOptions {
+  tokens: readonly TokenEntry[];
+  allowUnauthenticated: boolean;
+  audit: AuditWriter;
+  log: ServerLog;
+  /** True once the shutdown drain has started: new requests get 503. */
+  draining: () => boolean;
+  /** Signal aborted when in-flight handlers are cancelled at the end of the grace. */
+  cancelSignal: AbortSignal;
+  /** Route modules, each adding its handlers. */
+  mounts: Array<(app: Hono<AppEnv>) => void>;
+}
+
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use('*', async (c, next) => {
+    if (options.draining()) {
+      c.header('Connection', 'close');
+      return c.text('the server is shutting down', 503);
+    }
+    c.set('cancelSignal', options.cancelSignal);
+    return next();
+  });
+  app.use('*', authentication(options));
+  app.use('/v1/*', jsonBodyLimit);
+
+  for (const mount of options.mounts) mount(app);
+
+  app.notFound((c) => {
+    const known = roleForPath(new URL(c.req.url).pathname) !== null;
+    return known ? c.text('method not allowed', 405) : c.text('not found', 404);
+  });
+  app.onError(errorResponder(options.log));
+  return app;
+}

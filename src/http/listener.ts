@@ -1,0 +1,111 @@
+// The network listener: plain HTTP or HTTPS around the hono app, with the TLS handshake
+// limits (128 pending, 10 s each), tracking of in-flight requests for the shutdown
+// drain, and closing of idle keep-alive connections when the drain starts.
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type { AppEnv } from './types';
+
+const MAX_PENDING_HANDSHAKES = 128;
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+export interface ListenerOptions {
+  bind: string;
+  port: number;
+  tls: { cert: Buffer; key: Buffer } | null;
+}
+
+export interface Listener {
+  /** `ip:port` (`[v6]:port`) of the bound socket. */
+  address: string;
+  protocol: 'http' | 'https';
+  /** Requests whose handlers have not finished. */
+  inFlight(): number;
+  /** Resolves when no handler is in flight. */
+  idle(): Promise<void>;
+  /** Stop accepting connections and close idle keep-alive connections. */
+  stopAccepting(): void;
+  /** Drop every remaining connection. */
+  dropAll(): void;
+}
+
+function formatAddress(info: AddressInfo): string {
+  return info.family === 'IPv6' || info.address.includes(':') ? `[${info.address}]:${info.port}` : `${info.address}:${info.port}`;
+}
+
+export async function startListener(app: Hono<AppEnv>, options: ListenerOptions): Promise<Listener> {
+  const handle = getRequestListener(app.fetch as Parameters<typeof getRequestListener>[0]);
+  let inFlight = 0;
+  let idleWaiters: Array<() => void> = [];
+
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    inFlight++;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      inFlight--;
+      if (inFlight === 0) {
+        const waiters = idleWaiters;
+        idleWaiters = [];
+        for (const wake of waiters) wake();
+      }
+    };
+    res.once('finish', finish);
+    res.once('close', finish);
+    void handle(req, res);
+  };
+
+  const server = options.tls
+    ? https.createServer({ cert: options.tls.cert, key: options.tls.key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS }, onRequest)
+    : http.createServer(onRequest);
+  server.keepAliveTimeout = 5_000;
+
+  if (options.tls) limitPendingHandshakes(server as https.Server);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: options.bind, port: options.port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+  return {
+    address: formatAddress(server.address() as AddressInfo),
+    protocol: options.tls ? 'https' : 'http',
+    inFlight: () => inFlight,
+    idle: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
+    stopAccepting() {
+      server.close();
+      server.closeIdleConnections();
+    },
+    dropAll() {
+      server.closeAllConnections();
+    },
+  };
+}
+
+/**
+ * At most 128 connections may be mid-handshake; further ones are dropped at once. A
+ * handshake ends in 'secureConnection' or 'tlsClientError' (which also covers the 10 s
+ * handshake timeout and clients that hang up mid-handshake).
+ */
+function limitPendingHandshakes(server: https.Server): void {
+  let pending = 0;
+  server.on('connection', (socket: Socket) => {
+    if (pending >= MAX_PENDING_HANDSHAKES) {
+      socket.destroy();
+      return;
+    }
+    pending++;
+  });
+  server.on('secureConnection', () => {
+    pending = Math.max(0, pending - 1);
+  });
+  server.on('tlsClientError', () => {
+    pending = Math.max(0, pending - 1);
+  });
+}

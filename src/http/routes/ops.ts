@@ -1,0 +1,41 @@
+// Operations endpoints: liveness (`/healthz`, no token), status and shutdown (admin).
+import type { Hono } from 'hono';
+import type { AuditWriter } from '../../audit';
+import { writeAdminAudit } from '../admin-audit';
+import type { AppEnv } from '../types';
+
+export interface OpsDependencies {
+  audit: AuditWriter;
+  boundAddress: () => string;
+  activeSessions: () => number;
+  blueprintNames: () => string[];
+  /** Starts the drain after the response has been sent. */
+  requestShutdown: (trigger: 'api') => void;
+}
+
+export function mountOpsRoutes(app: Hono<AppEnv>, deps: OpsDependencies): void {
+  app.get('/healthz', (c) => c.body(null, 200));
+
+  app.get('/v1/status', (c) => {
+    let blueprints: string[];
+    try {
+      blueprints = [...deps.blueprintNames()].sort();
+    } catch {
+      return c.json({ error: 'internal_error', message: 'blueprint store unavailable' }, 500);
+    }
+    return c.json({
+      status: 'running',
+      bind_addr: deps.boundAddress(),
+      pid: process.pid,
+      active_sessions: deps.activeSessions(),
+      blueprints,
+    });
+  });
+
+  app.post('/v1/shutdown', (c) => {
+    writeAdminAudit(deps.audit, c, 'shutdown_requested', 200);
+    // Deliver the response first; the drain starts right after.
+    setImmediate(() => deps.requestShutdown('api'));
+    return c.json({ status: 'shutting-down' }, 200);
+  });
+}

@@ -1,0 +1,26 @@
+// Types shared by the HTTP layer: the hono environment (what middleware puts on the
+// context) and the role model of the API.
+import type { HttpBindings } from '@hono/node-server';
+import type { Role } from '../config';
+
+export type { Role };
+
+/** Who is calling: the token's name and role (`unauthenticated` in that mode). */
+export interface Principal {
+  name: string;
+  role: Role;
+}
+
+/** Role a path needs: `none` only for /healthz. */
+export type RouteRole = Role | 'none';
+
+export interface AppEnv {
+  Bindings: HttpBindings;
+  Variables: {
+    principal: Principal;
+    /** Aborted when the server cancels the handler at the end of the shutdown grace. */
+    cancelSignal: AbortSignal;
+    /** Parsed, validated JSON body (set by jsonBody). */
+    body: unknown;
+  };
+}

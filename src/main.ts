@@ -1,0 +1,54 @@
+// Entry point of `svc-server`: parse the command line and environment, then serve, probe
+// (--health-check), or print help/version. Startup failures print one line on stderr:
+// exit 1 for invalid settings, 2 for a malformed command line.
+import os from 'node:os';
+import { ConfigError, parseCommand } from './config';
+import { boot, runHealthCheck } from './serve';
+import packageJson from '../package.json';
+
+async function main(): Promise<void> {
+  let command;
+  try {
+    command = parseCommand({
+      argv: process.argv.slice(2),
+      env: process.env,
+      cwd: process.cwd(),
+      homeDir: safeHomeDir(),
+      tmpDir: os.tmpdir(),
+      version: packageJson.version,
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      if (error.code === 'usage') process.stderr.write('run `svc-server --help` for usage\n');
+      process.exit(error.code === 'usage' ? 2 : 1);
+    }
+    throw error;
+  }
+  switch (command.kind) {
+    case 'help':
+    case 'version':
+      process.stdout.write(`${command.text}\n`);
+      return;
+    case 'health-check': {
+      const result = await runHealthCheck(command.target);
+      if (!result.ok) process.stderr.write(`health check failed: ${result.reason}\n`);
+      process.exit(result.ok ? 0 : 1);
+    }
+    case 'serve':
+      await boot({ settings: command.settings, version: packageJson.version, warnings: command.warnings, exit: (code) => process.exit(code) });
+  }
+}
+
+function safeHomeDir(): string | null {
+  try {
+    return os.homedir() || null;
+  } catch {
+    return null;
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,238 @@
+// The shared integration-test harness: starts the real bin/svc-server on a free loopback
+// port with a temporary SVC_HOME, generated tokens and an optional config file, and
+// talks HTTP to it. Audit and log lines are collected from the process's stdout.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { stringify as toYaml } from 'yaml';
+import { parseLogfmt } from '../src/audit';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const serverBin = path.join(repoRoot, 'bin', 'svc-server');
+
+// Test servers use self-signed certificates generated at test time.
+const insecureAgent = new Agent({ connect: { rejectUnauthorized: false } });
+
+export function tempDir(prefix = 'svc-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function newToken(): string {
+  return randomBytes(24).toString('hex');
+}
+
+export interface StartOptions {
+  /** Extra environment (merged over a minimal base environment). */
+  env?: Record<string, string | undefined>;
+  /** Config file content (written as YAML to <home>/config.yaml and passed with --config). */
+  config?: Record<string, unknown>;
+  args?: string[];
+  /** Reuse a home directory (e.g. for restart tests). */
+  home?: string;
+  /** Set up SVC_SERVER_TOKEN plus a `harness` user token (default true). */
+  tokens?: boolean;
+  /** Reuse tokens across restarts. */
+  adminToken?: string;
+  userToken?: string;
+  /** How long to wait for the listening line. */
+  timeoutMs?: number;
+}
+
+export interface Reply {
+  status: number;
+  headers: { get(name: string): string | null };
+  text: string;
+  json: any;
+}
+
+export type LogRecord = Record<string, string>;
+
+export interface TestServer {
+  url: string;
+  port: number;
+  home: string;
+  adminToken: string;
+  userToken: string;
+  child: ChildProcess;
+  /** Every stdout line so far. */
+  lines(): string[];
+  stderr(): string;
+  audit(filter?: Partial<LogRecord>): LogRecord[];
+  logs(filter?: Partial<LogRecord>): LogRecord[];
+  request(method: string, route: string, options?: RequestOptions): Promise<Reply>;
+  /** Send a signal and wait for exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited(): Promise<number | null>;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  rawBody?: string | Buffer;
+  /** Bearer token: defaults to the admin token; null sends none. */
+  token?: string | null;
+  headers?: Record<string, string>;
+}
+
+function baseEnv(home: string): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    SVC_HOME: home,
+    HOME: home,
+    SVC_PORT: '0',
+  };
+  return env;
+}
+
+function parseRecords(lines: string[], stream: 'audit' | 'log', filter: Partial<LogRecord> = {}): LogRecord[] {
+  const out: LogRecord[] = [];
+  for (const line of lines) {
+    if (!line.includes(`stream=${stream}`)) continue;
+    const record = Object.fromEntries(parseLogfmt(line));
+    if (record.stream !== stream) continue;
+    if (Object.entries(filter).every(([k, v]) => record[k] === v)) out.push(record);
+  }
+  return out;
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const home = options.home ?? tempDir();
+  const adminToken = options.adminToken ?? newToken();
+  const userToken = options.userToken ?? newToken();
+  const env: Record<string, string> = { ...baseEnv(home) };
+  const args = [...(options.args ?? [])];
+  let config = options.config ? { ...options.config } : undefined;
+  if (options.tokens !== false) {
+    env.SVC_SERVER_TOKEN = adminToken;
+    const tokenFile = path.join(home, 'harness.token');
+    fs.writeFileSync(tokenFile, `${userToken}\n`);
+    config = { ...(config ?? {}), api_tokens: [...((config?.api_tokens as unknown[]) ?? []), { name: 'harness', role: 'user', token_file: tokenFile }] };
+  }
+  if (config) {
+    const configPath = path.join(home, 'config.yaml');
+    fs.writeFileSync(configPath, toYaml(config));
+    args.push('--config', configPath);
+  }
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+
+  const child = spawn(serverBin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdoutLines: string[] = [];
+  let stderr = '';
+  let partial = '';
+  const exitPromise = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.stdout!.setEncoding('utf8');
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => (stderr += chunk));
+
+  const listening = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time; stderr: ${stderr}`)), options.timeoutMs ?? 20_000);
+    child.stdout!.on('data', (chunk: string) => {
+      partial += chunk;
+      const parts = partial.split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of parts) {
+        stdoutLines.push(line);
+        if (line.includes('msg="svc-server listening"')) {
+          clearTimeout(timer);
+          resolve(Object.fromEntries(parseLogfmt(line)).addr);
+        }
+      }
+    });
+    void exitPromise.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening; stderr: ${stderr}`));
+    });
+  });
+  const addr = await listening;
+  const port = Number(addr.slice(addr.lastIndexOf(':') + 1));
+  const protocol = stdoutLines.some((l) => l.includes('protocol=https')) ? 'https' : 'http';
+  const url = `${protocol}://127.0.0.1:${port}`;
+
+  const server: TestServer = {
+    url,
+    port,
+    home,
+    adminToken,
+    userToken,
+    child,
+    lines: () => [...stdoutLines],
+    stderr: () => stderr,
+    audit: (filter) => parseRecords(stdoutLines, 'audit', filter),
+    logs: (filter) => parseRecords(stdoutLines, 'log', filter),
+    async request(method, route, requestOptions = {}) {
+      const headers: Record<string, string> = { ...(requestOptions.headers ?? {}) };
+      const token = requestOptions.token === undefined ? adminToken : requestOptions.token;
+      if (token !== null) headers.authorization = `Bearer ${token}`;
+      let body: string | Buffer | undefined;
+      if (requestOptions.rawBody !== undefined) body = requestOptions.rawBody;
+      else if (requestOptions.body !== undefined) {
+        body = JSON.stringify(requestOptions.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await undiciFetch(`${url}${route}`, { method, headers, body, dispatcher: insecureAgent });
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      return { status: response.status, headers: response.headers, text, json };
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exitPromise;
+    },
+    exited: () => exitPromise,
+  };
+  return server;
+}
+
+export interface FailedStart {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the server binary to completion (for startup refusals, --help, --health-check). */
+export function runServerBinary(args: string[], env: Record<string, string | undefined>, home: string, timeoutMs = 15_000): Promise<FailedStart> {
+  const fullEnv: Record<string, string> = { ...baseEnv(home) };
+  delete fullEnv.SVC_PORT;
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete fullEnv[k];
+    else fullEnv[k] = v;
+  }
+  return new Promise((resolve) => {
+    const child = spawn(serverBin, args, { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c) => (stdout += c));
+    child.stderr!.on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Lists every file and directory below `dir` (relative paths), for "nothing was written" checks. */
+export function listTree(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (current: string) => {
+    for (const name of fs.readdirSync(current).sort()) {
+      const full = path.join(current, name);
+      out.push(path.relative(dir, full));
+      if (fs.statSync(full).isDirectory()) walk(full);
+    }
+  };
+  walk(dir);
+  return out;
+}
