@@ -144,6 +144,21 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         }
       }
     });
+    // With a log file the listening line lands there, not on stdout.
+    const logFile = env.SVC_LOG_FILE;
+    if (logFile) {
+      const poll = setInterval(() => {
+        const text = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
+        const line = text.split('\n').find((l) => l.includes('msg="svc-server listening"'));
+        if (line) {
+          clearInterval(poll);
+          clearTimeout(timer);
+          stdoutLines.push(line);
+          resolve(Object.fromEntries(parseLogfmt(line)).addr);
+        }
+      }, 50);
+      void exitPromise.then(() => clearInterval(poll));
+    }
     void exitPromise.then((code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code} before listening; stderr: ${stderr}`));
