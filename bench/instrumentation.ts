@@ -1,0 +1,63 @@
+// Instrumentation overhead: the same CPU-bound programs run (1) compiled by our pipeline
+// with fuel and stack metering, (2) plain, in a bare isolate. Reports the time ratio.
+import ivm from 'isolated-vm';
+import { compileProgram } from '../sandbox';
+
+const workloads: Record<string, string> = {
+  'arithmetic loop, 10M iterations': `
+    export function main() { let sum = 0; for (let i = 0; i < 10_000_000; i++) { sum = (sum + i * 7) % 1000003; } return sum; }`,
+  'sort 100k numbers': `
+    export function main() { const a: number[] = []; let x = 1; for (let i = 0; i < 100_000; i++) { x = (x * 48271) % 2147483647; a.push(x); } a.sort((p, q) => p - q); return a[500]; }`,
+  'JSON round trip, 1 MB': `
+    export function main() { const items = []; for (let i = 0; i < 12_000; i++) items.push({ id: i, name: "item-" + i, tags: ["a", "b"], ok: i % 2 === 0 }); const text = JSON.stringify(items); return JSON.parse(text).length + text.length; }`,
+  'recursive fib(25)': `
+    function fib(n: number): number { return n < 2 ? n : fib(n - 1) + fib(n - 2); } export function main() { return fib(25); }`,
+};
+
+/** Plain JavaScript of a workload: types stripped, no metering. */
+async function plainScript(source: string): Promise<string> {
+  const { transform } = await import('esbuild');
+  const out = await transform(source, { loader: 'ts', format: 'cjs', target: 'es2022' });
+  return `(function(){ const module = { exports: {} }; const exports = module.exports; ${out.code}; return module.exports.main(); })()`;
+}
+
+function timeInIsolate(code: string, repeats: number): number {
+  const best: number[] = [];
+  for (let r = 0; r < repeats; r++) {
+    const isolate = new ivm.Isolate({ memoryLimit: 256 });
+    const context = isolate.createContextSync();
+    const script = isolate.compileScriptSync(code);
+    const started = process.hrtime.bigint();
+    script.runSync(context, { timeout: 60_000 });
+    best.push(Number(process.hrtime.bigint() - started) / 1e6);
+    isolate.dispose();
+  }
+  return Math.min(...best);
+}
+
+function meteredScript(programCode: string): string {
+  // A minimal runtime object per the sandbox contract: budget large enough never to trip.
+  return `(function(){
+    const rt = { fuelBudget: 1e15, maxDepth: 100000, fuelOut() { throw new Error('fuel'); }, stackOut() { throw new Error('stack'); }, checkCaught() {} };
+    const linked = (${programCode})(rt);
+    const module = { exports: {} };
+    linked.units.main(function () { throw new Error('no imports in benchmarks'); }, module, module.exports);
+    return module.exports.main();
+  })()`;
+}
+
+export async function measureInstrumentation(): Promise<Record<string, string>> {
+  const rows: Record<string, string> = {};
+  const ratios: number[] = [];
+  for (const [name, source] of Object.entries(workloads)) {
+    const compiled = await compileProgram({ source, availableModules: [] });
+    if (!compiled.ok) throw new Error(`${name}: ${compiled.error.message}`);
+    const plain = timeInIsolate(await plainScript(source), 3);
+    const metered = timeInIsolate(meteredScript(compiled.script.code), 3);
+    ratios.push(metered / plain);
+    rows[`instrumented/plain: ${name}`] = `${(metered / plain).toFixed(2)}x (${metered.toFixed(1)} ms vs ${plain.toFixed(1)} ms)`;
+  }
+  const geometricMean = Math.exp(ratios.reduce((s, r) => s + Math.log(r), 0) / ratios.length);
+  rows['instrumented/plain: geometric mean'] = `${geometricMean.toFixed(2)}x`;
+  return rows;
+}

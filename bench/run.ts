@@ -1,0 +1,108 @@
+// `npm run bench`: measures what design.md and issue 4 set targets for, and prints a table.
+//  (a) hello-world POST /v1/execute latency over loopback with keep-alive: sequential p50/p99,
+//      and throughput with 16 concurrent clients;
+//  (b) CPU-bound workloads instrumented (our compile pipeline) vs the same code uninstrumented
+//      in a bare isolate, as a ratio;
+//  (c) server RSS idle and under load.
+// Numbers are printed, never asserted: speed is measured, not tested.
+import { Agent, request } from 'undici';
+import fs from 'node:fs';
+import { startServer, type TestServer } from '../test/harness';
+import { measureInstrumentation } from './instrumentation';
+
+const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
+const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT ?? 2000);
+const CONCURRENCY = 16;
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function rssOf(pid: number): number {
+  // Resident set of the server process and its runner children, from /proc (Linux).
+  const pids = [pid, ...childPids(pid)];
+  let total = 0;
+  for (const p of pids) {
+    try {
+      const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
+      const match = /VmRSS:\s+(\d+) kB/.exec(status);
+      if (match) total += Number(match[1]) * 1024;
+    } catch {
+      // The process ended between listing and reading; it holds no memory any more.
+    }
+  }
+  return total;
+}
+
+function childPids(pid: number): number[] {
+  try {
+    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    return children ? children.split(/\s+/).map(Number).flatMap((c) => [c, ...childPids(c)]) : [];
+  } catch {
+    return [];
+  }
+}
+
+async function executeLatency(server: TestServer): Promise<Record<string, string>> {
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: CONCURRENCY });
+  const body = JSON.stringify({ blueprint: 'bench', code: 'export function main() { return "hello"; }' });
+  const headers = { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' };
+  const once = async () => {
+    const started = process.hrtime.bigint();
+    const response = await request(`${server.url}/v1/execute`, { method: 'POST', body, headers, dispatcher });
+    const json = (await response.body.json()) as { result: string | null; error: unknown };
+    if (json.result !== 'hello') throw new Error(`unexpected result ${JSON.stringify(json)}`);
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  };
+  for (let i = 0; i < 50; i++) await once(); // warm-up
+  const idleRss = rssOf(server.child.pid!);
+
+  const sequential: number[] = [];
+  for (let i = 0; i < SEQUENTIAL_RUNS; i++) sequential.push(await once());
+  sequential.sort((a, b) => a - b);
+
+  let next = 0;
+  let peakRss = idleRss;
+  const started = Date.now();
+  const concurrent: number[] = [];
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < CONCURRENT_RUNS) {
+        next++;
+        concurrent.push(await once());
+        if (next % 200 === 0) peakRss = Math.max(peakRss, rssOf(server.child.pid!));
+      }
+    }),
+  );
+  const seconds = (Date.now() - started) / 1000;
+  concurrent.sort((a, b) => a - b);
+  await dispatcher.close();
+  return {
+    'execute p50 sequential (ms)': percentile(sequential, 50).toFixed(2),
+    'execute p99 sequential (ms)': percentile(sequential, 99).toFixed(2),
+    [`execute runs/s, ${CONCURRENCY} clients`]: (CONCURRENT_RUNS / seconds).toFixed(0),
+    [`execute p50 / p99, ${CONCURRENCY} clients (ms)`]: `${percentile(concurrent, 50).toFixed(2)} / ${percentile(concurrent, 99).toFixed(2)}`,
+    'server RSS idle, incl. runners (MiB)': (idleRss / 1048576).toFixed(1),
+    'server RSS under load, incl. runners (MiB)': (peakRss / 1048576).toFixed(1),
+  };
+}
+
+async function main(): Promise<void> {
+  const rows: Record<string, string> = {};
+  const server = await startServer({ env: { RUST_LOG: 'warn' }, config: { logging: { audit: { enabled: false } } } });
+  try {
+    const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: bench\ndefault: deny\n' } });
+    if (created.status >= 300) throw new Error(`could not register the bench Blueprint: ${created.text}`);
+    Object.assign(rows, await executeLatency(server));
+  } finally {
+    await server.stop();
+  }
+  Object.assign(rows, await measureInstrumentation());
+  const width = Math.max(...Object.keys(rows).map((k) => k.length));
+  console.log(`\n${'measurement'.padEnd(width)}  value`);
+  console.log(`${'-'.repeat(width)}  -----`);
+  for (const [name, value] of Object.entries(rows)) console.log(`${name.padEnd(width)}  ${value}`);
+}
+
+await main();
