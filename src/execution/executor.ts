@@ -1,0 +1,238 @@
+// One run end to end: audit `started`, compile, dispatch to a runner with the host
+// dispatcher, flush decision summaries, audit `finished`, the server-log usage line, and
+// the execute result. Requests refused before the program runs get the same audit pair.
+import { createHash } from 'node:crypto';
+import { auditVariables, type AuditWriter, type ServerLog } from '../audit';
+import type { AllowsMode, Limits } from '../config';
+import { RunDecisions, type PermissionPolicy } from '../policy';
+import type { HostModule, RunServices } from '../stdlib';
+import { compileProgram, type RunnerPool, type RunOutcome } from '../../sandbox';
+import { hostDispatcher } from './host-dispatch';
+import { executeResult, type ExecuteError, type ExecutionReport } from './result';
+
+export type EntryPoint = 'http' | 'session' | 'mcp';
+
+/** The Blueprint facts a run needs (the version in force when it starts). */
+export interface RunBlueprint {
+  name: string;
+  hash: string;
+  policy: PermissionPolicy;
+}
+
+export interface ExecutionRequest {
+  entryPoint: EntryPoint;
+  principal: string;
+  sessionId: string;
+  blueprint: RunBlueprint;
+  variables: Record<string, string>;
+  cwd: string;
+  code: string;
+  /** Aborted when the server cancels the run (end of the shutdown grace). */
+  signal: AbortSignal;
+  services?: RunServices;
+  executionId?: string;
+}
+
+/** A request refused before anything ran (unknown Blueprint, invalid bindings, ...). */
+export interface RefusedRequest {
+  entryPoint: EntryPoint;
+  principal: string;
+  sessionId?: string;
+  blueprintName: string;
+  blueprintHash?: string;
+  variables?: Record<string, string>;
+  code: string;
+  /** `error_class` in the audit record. */
+  errorClass: string;
+  executionId?: string;
+}
+
+export interface ExecutorOptions {
+  pool: RunnerPool;
+  modules: ReadonlyMap<string, HostModule>;
+  audit: AuditWriter;
+  log: ServerLog;
+  limits: Limits;
+  allows: AllowsMode;
+  newId: () => string;
+  now?: () => number;
+}
+
+const zeroUsage = { fuel: 0, wasm_fuel: 0, host_fuel: 0, memory_peak: 0, model_tokens: 0, embedding_tokens: 0, wall_ms: 0 };
+
+function sourceFacts(code: string) {
+  return { source_hash: createHash('sha256').update(code, 'utf8').digest('hex'), source_size: Buffer.byteLength(code, 'utf8') };
+}
+
+/** The server-log outcome vocabulary folds every other failure into `error`. */
+function logOutcome(outcome: string): string {
+  return ['ok', 'fuel_exhausted', 'timeout', 'memory_exhausted'].includes(outcome) ? outcome : 'error';
+}
+
+export class Executor {
+  private readonly now: () => number;
+
+  constructor(private readonly options: ExecutorOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Module names a program may import (svc: modules only until Packages exist). */
+  availableModules(): string[] {
+    return [...this.options.modules.keys()].sort();
+  }
+
+  /** Writes the audit pair for a request that never reached the program. */
+  refuse(request: RefusedRequest): string {
+    const executionId = request.executionId ?? this.options.newId();
+    const base = {
+      type: 'execution' as const,
+      execution_id: executionId,
+      entry_point: request.entryPoint,
+      principal: request.principal,
+      blueprint: request.blueprintName,
+      vars: auditVariables(request.variables ?? {}),
+      ...(request.sessionId ? { session_id: request.sessionId } : {}),
+      ...(request.blueprintHash ? { blueprint_hash: request.blueprintHash } : {}),
+      ...sourceFacts(request.code),
+    };
+    this.options.audit.write({ ...base, event: 'started' });
+    this.options.audit.write({ ...base, event: 'finished', outcome: 'error', error_class: request.errorClass, ...zeroUsage });
+    return executionId;
+  }
+
+  async execute(request: ExecutionRequest): Promise<ExecutionReport> {
+    const { audit, log } = this.options;
+    const executionId = request.executionId ?? this.options.newId();
+    const ids = { executionId, sessionId: request.sessionId };
+    const base = {
+      type: 'execution' as const,
+      execution_id: executionId,
+      entry_point: request.entryPoint,
+      session_id: request.sessionId,
+      principal: request.principal,
+      blueprint: request.blueprint.name,
+      blueprint_hash: request.blueprint.hash,
+      vars: auditVariables(request.variables),
+      ...sourceFacts(request.code),
+    };
+    audit.write({ ...base, event: 'started' });
+    const started = this.now();
+
+    const compiled = await compileProgram({ source: request.code, availableModules: this.availableModules() });
+    if (!compiled.ok) {
+      const wallMs = this.now() - started;
+      const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
+      this.finish(base, { outcome: 'error', errorClass: 'compile_error', wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs });
+      return executeResult(ids, null, [], error);
+    }
+
+    const decisions = new RunDecisions(
+      {
+        execution_id: executionId,
+        session_id: request.sessionId,
+        blueprint: request.blueprint.name,
+        blueprint_hash: request.blueprint.hash,
+        principal: request.principal,
+        cwd: request.cwd,
+        variables: request.variables,
+        policy: request.blueprint.policy,
+      },
+      audit,
+      this.options.allows,
+    );
+    const runEnded = new AbortController();
+    const onCancel = () => runEnded.abort();
+    request.signal.addEventListener('abort', onCancel, { once: true });
+    let outcome: RunOutcome;
+    try {
+      const host = hostDispatcher({
+        run: {
+          executionId,
+          sessionId: request.sessionId,
+          principal: request.principal,
+          blueprintName: request.blueprint.name,
+          variables: request.variables,
+          signal: runEnded.signal,
+          services: request.services ?? {},
+        },
+        modules: this.options.modules,
+        decisions,
+      });
+      outcome = await this.options.pool.run(
+        {
+          executionId,
+          script: compiled.script,
+          hostModules: this.guestModules(compiled.script.hostModules),
+          limits: this.runLimits(),
+          signal: request.signal,
+        },
+        host,
+      );
+    } finally {
+      request.signal.removeEventListener('abort', onCancel);
+      runEnded.abort();
+      decisions.flush();
+    }
+
+    const error: ExecuteError | null = outcome.error ? { ...outcome.error } : null;
+    this.finish(base, {
+      outcome: outcome.outcome,
+      errorClass: error?.kind,
+      wasmFuel: outcome.wasmFuel,
+      hostFuel: outcome.hostFuel,
+      memoryPeak: outcome.memoryPeak,
+      wallMs: outcome.wallMs,
+    });
+    return executeResult(ids, outcome.result, outcome.console, error);
+  }
+
+  private guestModules(imported: string[]): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const name of imported) {
+      const module = this.options.modules.get(name);
+      if (module) out[name] = Object.keys(module.operations);
+    }
+    return out;
+  }
+
+  private runLimits() {
+    const { limits } = this.options;
+    return {
+      memoryMb: limits.max_execution_memory,
+      timeMs: limits.max_execution_time * 1000,
+      fuel: limits.max_execution_fuel,
+      stackKib: limits.max_execution_stack,
+    };
+  }
+
+  private finish(
+    base: Record<string, unknown> & { execution_id: string; blueprint: string; session_id: string },
+    usage: { outcome: string; errorClass?: string; wasmFuel: number; hostFuel: number; memoryPeak: number; wallMs: number },
+  ): void {
+    const fuel = usage.wasmFuel + usage.hostFuel;
+    this.options.audit.write({
+      ...(base as any),
+      event: 'finished',
+      outcome: usage.outcome,
+      ...(usage.outcome !== 'ok' && usage.errorClass ? { error_class: usage.errorClass } : {}),
+      fuel,
+      wasm_fuel: usage.wasmFuel,
+      host_fuel: usage.hostFuel,
+      memory_peak: usage.memoryPeak,
+      model_tokens: 0,
+      embedding_tokens: 0,
+      wall_ms: usage.wallMs,
+    });
+    this.options.log.info('svc_server::execute', 'execution finished', {
+      execution_id: base.execution_id,
+      blueprint: base.blueprint,
+      session: base.session_id,
+      fuel,
+      wasm_fuel: usage.wasmFuel,
+      host_fuel: usage.hostFuel,
+      memory_peak: usage.memoryPeak,
+      wall_ms: usage.wallMs,
+      outcome: logOutcome(usage.outcome),
+    });
+  }
+}

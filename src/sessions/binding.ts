@@ -1,0 +1,60 @@
+// Binding a Blueprint's declared variables and harness secrets to a session
+// (blueprints-and-policy §3.2–3.3). Pure checks: the first problem found is reported with
+// the offending name, in the reference's order, and nothing is bound on failure.
+
+export interface VariableDeclaration {
+  required: boolean;
+  default?: string;
+}
+
+export type SecretDeclaration = { source: 'store'; key: string } | { source: 'harness'; required: boolean };
+
+export interface BindingDeclarations {
+  variables: ReadonlyMap<string, VariableDeclaration>;
+  secrets: ReadonlyMap<string, SecretDeclaration>;
+}
+
+export type BindingResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+const byteOrder = (a: string, b: string) => (Buffer.compare(Buffer.from(a), Buffer.from(b)));
+
+/** Checks supplied variables; returns the bound values (defaults applied, empty = absent). */
+export function bindVariables(declarations: BindingDeclarations, supplied: Record<string, string> = {}): BindingResult<Record<string, string>> {
+  const undeclared = Object.keys(supplied).filter((name) => !declarations.variables.has(name)).sort(byteOrder);
+  if (undeclared.length > 0) return { ok: false, error: `invalid variables: variable '${undeclared[0]}' is not declared in the blueprint` };
+  const bound: Record<string, string> = {};
+  for (const name of [...declarations.variables.keys()].sort(byteOrder)) {
+    const declaration = declarations.variables.get(name)!;
+    const value = supplied[name];
+    if (value !== undefined && value !== '') bound[name] = value;
+    else if (declaration.required) return { ok: false, error: `invalid variables: required variable '${name}' was not supplied` };
+    else if (declaration.default !== undefined) bound[name] = declaration.default;
+  }
+  return { ok: true, value: bound };
+}
+
+/** Checks supplied harness secrets; returns the values to hold in memory. */
+export function bindHarnessSecrets(declarations: BindingDeclarations, supplied: Record<string, string> = {}): BindingResult<Record<string, string>> {
+  for (const name of Object.keys(supplied).sort(byteOrder)) {
+    const declaration = declarations.secrets.get(name);
+    if (!declaration) return { ok: false, error: `invalid secrets: secret '${name}' is not declared` };
+    if (declaration.source !== 'harness') return { ok: false, error: `invalid secrets: secret '${name}' is not declared with a harness source` };
+  }
+  const bound: Record<string, string> = {};
+  for (const [name, declaration] of [...declarations.secrets.entries()].sort(([a], [b]) => byteOrder(a, b))) {
+    if (declaration.source !== 'harness') continue;
+    const value = supplied[name];
+    if (value !== undefined && value !== '') bound[name] = value;
+    else if (declaration.required) return { ok: false, error: `invalid secrets: required harness secret '${name}' is missing or empty` };
+  }
+  return { ok: true, value: bound };
+}
+
+/** Required harness secrets that are not held (after a restart, until rebind). */
+export function missingRequiredSecrets(declarations: BindingDeclarations, held: Record<string, string>): string[] {
+  const missing: string[] = [];
+  for (const [name, declaration] of declarations.secrets) {
+    if (declaration.source === 'harness' && declaration.required && !held[name]) missing.push(name);
+  }
+  return missing.sort(byteOrder);
+}

@@ -1,0 +1,63 @@
+// The contract between the execution layer and the host side of every `svc:` module.
+// A module is a table of plain operations `(call, args) => result`; each validates its
+// arguments, asks `call.gate(capability, context)` before any effect, then does the work.
+// The guest side (inside the isolate) calls them synchronously through the runner.
+
+/** What an operation may know about the run it serves. */
+export interface RunContext {
+  readonly executionId: string;
+  readonly sessionId: string;
+  readonly principal: string;
+  /** The Blueprint in force for this run (typed by src/blueprints). */
+  readonly blueprintName: string;
+  readonly variables: Readonly<Record<string, string>>;
+  /** Aborted when the run ends (limit, cancellation): long host work should stop. */
+  readonly signal: AbortSignal;
+  /** Per-run services provided by other capabilities (file area, session state, ...). */
+  readonly services: RunServices;
+}
+
+/**
+ * Capabilities attach their per-run state here (e.g. `files` by src/vfs, `sessionState`
+ * by src/sessions). Declared by module augmentation in the owning folder:
+ *   declare module '../stdlib/types' { interface RunServices { files?: FileArea } }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface RunServices {}
+
+/** One host call: the run plus who is calling and how to gate and charge. */
+export interface HostCall extends RunContext {
+  /** `main` or the Package whose code made the call (attributed by the runtime). */
+  readonly caller: string;
+  /**
+   * Asks the policy; records the decision. Throws the PermissionDeniedError the program
+   * sees on a refusal. Charges GATE fuel.
+   */
+  gate(capability: string, context: Record<string, unknown>): void;
+  /** Records a further refusal after an allow (read_only, quota, egress_guard) and returns the error to throw. */
+  refuse(capability: string, context: Record<string, unknown>, source: 'read_only' | 'quota' | 'egress_guard', error: Error): Error;
+  /** Host fuel for work done (cost classes of program-runtime §10.1). */
+  charge(units: number): void;
+}
+
+export type HostOperation = (call: HostCall, args: unknown[]) => unknown | Promise<unknown>;
+
+export interface HostModule {
+  /** `svc:fs`, `svc:http`, ... */
+  name: string;
+  /** One-line description for search and docs. */
+  description: string;
+  /** TypeScript declarations (.d.ts text) of the module as programs see it. */
+  declarations: string;
+  /** Raw host operations by name. */
+  operations: Record<string, HostOperation>;
+  /**
+   * Optional guest-side JavaScript that builds the module's namespace from the raw
+   * operations (for classes, response objects, argument defaults). It is the body of a
+   * function `(call) => namespace`, where `call(op, ...args)` performs a host call
+   * synchronously. Without it the namespace is one function per operation.
+   */
+  guest?: string;
+  /** When false the module cannot be imported under this Blueprint (e.g. svc:git without a git block). */
+  availableFor?: (blueprint: unknown) => boolean;
+}
