@@ -1,0 +1,132 @@
+// Typed audit records (interface.md "Events"). Capabilities hand the writer one of these;
+// the writer adds the header, `event_id` and `schema`, sorts, flattens and writes it.
+
+export interface VariableEntry {
+  name: string;
+  value: string;
+}
+
+export type DecisionSource = 'policy' | 'invariant' | 'read_only' | 'egress_guard' | 'quota';
+
+export interface DecisionRecord {
+  type: 'decision';
+  execution_id?: string;
+  session_id?: string;
+  blueprint: string;
+  blueprint_hash: string;
+  principal: string;
+  caller: string;
+  capability: string;
+  context?: Record<string, unknown>;
+  contexts?: Array<Record<string, unknown>>;
+  count?: number;
+  summary_overflow?: boolean;
+  decision: 'allow' | 'deny';
+  source: DecisionSource;
+  rule?: number | 'default';
+  rule_name?: string;
+  reason?: string;
+}
+
+export type ExecutionOutcome = 'ok' | 'error' | 'fuel_exhausted' | 'timeout' | 'memory_exhausted' | 'stack_exhausted' | 'cancelled';
+
+export interface ExecutionRecord {
+  type: 'execution';
+  event: 'started' | 'finished';
+  execution_id: string;
+  entry_point: 'http' | 'session' | 'mcp';
+  session_id?: string;
+  principal: string;
+  blueprint: string;
+  blueprint_hash?: string;
+  vars: VariableEntry[];
+  source_hash: string;
+  source_size: number;
+  outcome?: ExecutionOutcome | string;
+  error_class?: string;
+  fuel?: number;
+  wasm_fuel?: number;
+  host_fuel?: number;
+  memory_peak?: number;
+  model_tokens?: number;
+  embedding_tokens?: number;
+  wall_ms?: number;
+}
+
+export interface SessionAuditRecord {
+  type: 'session';
+  event: 'created' | 'rebound' | 'deleted' | 'evicted' | 'expired' | 'found' | 'lost';
+  session_id: string;
+  principal: string;
+  blueprint?: string;
+  vars?: VariableEntry[];
+  old_vars?: VariableEntry[];
+  file_area_mode?: string;
+  reason?: string;
+}
+
+export interface AdminRecord {
+  type: 'admin';
+  event: string;
+  principal: string;
+  route: string;
+  status: number;
+  outcome: 'ok' | 'error' | 'cancelled';
+  [field: string]: unknown;
+}
+
+export interface AuthRecord {
+  type: 'auth';
+  event: 'refused';
+  reason: 'missing_token' | 'unknown_token' | 'admin_required';
+  route: string;
+  remote_address: string;
+}
+
+export type ServerRecord =
+  | { type: 'server'; event: 'started'; version: string; settings_hash: string; allow_unauthenticated: boolean; egress_grants?: string[] }
+  | { type: 'server'; event: 'stopped' };
+
+export type AuditRecord = DecisionRecord | ExecutionRecord | SessionAuditRecord | AdminRecord | AuthRecord | ServerRecord;
+
+const SECRET_LOOKING = ['secret', 'token', 'password', 'credential', 'authorization', 'api_key'];
+const MAX_VARIABLES = 128;
+
+/** Bound variables for audit records: sorted by name, at most 128, secret-looking values redacted. */
+export function auditVariables(vars: Record<string, string>): VariableEntry[] {
+  return Object.keys(vars)
+    .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+    .slice(0, MAX_VARIABLES)
+    .map((name) => {
+      const lower = name.toLowerCase();
+      return { name, value: SECRET_LOOKING.some((word) => lower.includes(word)) ? '[redacted]' : vars[name] };
+    });
+}
+
+const MAX_CONTEXT_TEXT = 512;
+
+/**
+ * Quick-search context text (server-operations §7.3): a URL loses user, password, query
+ * and fragment (unparseable: `[redacted]`); other text is cut at its first `?` or `#`;
+ * then at most 512 code points.
+ */
+export function sanitizeContextText(value: string): string {
+  let text: string;
+  if (value.includes('://')) {
+    try {
+      const url = new URL(value);
+      url.username = '';
+      url.password = '';
+      url.search = '';
+      url.hash = '';
+      text = url.toString();
+    } catch {
+      text = '[redacted]';
+    }
+  } else {
+    const cut = value.search(/[?#]/);
+    text = cut === -1 ? value : value.slice(0, cut);
+  }
+  const points = Array.from(text);
+  return points.length > MAX_CONTEXT_TEXT ? points.slice(0, MAX_CONTEXT_TEXT).join('') : text;
+}
