@@ -6,10 +6,11 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const entryPoints = {
-  server: 'src/main.ts',
-  runner: 'sandbox/runner/main.ts',
-};
+import { existsSync } from 'node:fs';
+
+const entryPoints = { server: 'src/main.ts' };
+// The runner child process entry (sandbox/runner) is built when present.
+if (existsSync(path.join(root, 'sandbox/runner/main.ts'))) entryPoints.runner = 'sandbox/runner/main.ts';
 
 await build({
   absWorkingDir: root,

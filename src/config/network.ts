@@ -1,0 +1,48 @@
+// Outbound grants (`network.allow_ip` entries as canonical CIDR) and MCP Host entries.
+import ipaddr from 'ipaddr.js';
+import { invalid } from './errors';
+
+/** `127.0.0.1` → `127.0.0.1/32`; IPv6 compressed and lower-case; IPv4-mapped unwrapped. */
+export function canonicalCidr(raw: string, label: string): string {
+  const text = raw.trim();
+  try {
+    if (text.includes('/')) {
+      const [address, bits] = ipaddr.parseCIDR(text);
+      const base = address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
+        ? [(address as ipaddr.IPv6).toIPv4Address(), bits - 96] as const
+        : ([address, bits] as const);
+      return `${networkAddress(base[0], base[1])}/${base[1]}`;
+    }
+    let address = ipaddr.parse(text);
+    if (!ipaddr.isValid(text)) throw new Error('invalid');
+    if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) address = (address as ipaddr.IPv6).toIPv4Address();
+    return `${address.toString()}/${address.kind() === 'ipv4' ? 32 : 128}`;
+  } catch {
+    throw invalid(`${label}: expected an IP address or CIDR range, got \`${raw}\``);
+  }
+}
+
+function networkAddress(address: ipaddr.IPv4 | ipaddr.IPv6, bits: number): string {
+  const bytes = address.toByteArray();
+  for (let i = 0; i < bytes.length; i++) {
+    const keep = Math.max(0, Math.min(8, bits - i * 8));
+    bytes[i] &= keep === 0 ? 0 : (0xff << (8 - keep)) & 0xff;
+  }
+  return ipaddr.fromByteArray(bytes).toString();
+}
+
+/** `host`, `host:port` or `[v6]:port`, lower-cased. */
+export function canonicalMcpHost(raw: string, label: string): string {
+  const text = raw.trim().toLowerCase();
+  const fail = () => invalid(`${label}: expected \`host\`, \`host:port\` or \`[v6]:port\`, got \`${raw}\``);
+  if (text === '') throw fail();
+  const bracketed = /^\[([0-9a-f:.]+)\](?::([0-9]{1,5}))?$/.exec(text);
+  if (bracketed) {
+    if (!ipaddr.IPv6.isValid(bracketed[1])) throw fail();
+    if (bracketed[2] !== undefined && Number(bracketed[2]) > 65535) throw fail();
+    return text;
+  }
+  const plain = /^([a-z0-9.-]+)(?::([0-9]{1,5}))?$/.exec(text);
+  if (!plain || (plain[2] !== undefined && Number(plain[2]) > 65535)) throw fail();
+  return text;
+}

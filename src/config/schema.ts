@@ -1,0 +1,104 @@
+// The table of scalar settings: file key, flag, variable and value type. Parsing,
+// precedence and help text are all driven by this one table.
+export type ScalarKind = 'ip' | 'port' | 'path' | 'name' | 'count' | 'megabytes' | 'kibibytes' | 'seconds' | 'whole';
+
+export interface ScalarSetting {
+  key: string; // dotted file key
+  flag: string; // without the leading --
+  env: string;
+  kind: ScalarKind;
+  help: string;
+  min?: number;
+  max?: number;
+  /** Wording for range messages ("max execution memory"). */
+  label?: string;
+}
+
+const limit = (key: string, kind: ScalarKind, help: string, extra: Partial<ScalarSetting> = {}): ScalarSetting => ({
+  key,
+  flag: key.replaceAll('_', '-'),
+  env: `SVC_${key.toUpperCase()}`,
+  kind,
+  help,
+  min: 1,
+  label: key.replaceAll('_', ' '),
+  ...extra,
+});
+
+export const scalarSettings: readonly ScalarSetting[] = [
+  { key: 'bind', flag: 'bind', env: 'SVC_BIND', kind: 'ip', help: 'listen address (default 127.0.0.1)' },
+  { key: 'port', flag: 'port', env: 'SVC_PORT', kind: 'port', help: 'TCP port (default 8128; 0 = any free port)' },
+  { key: 'tls.cert_file', flag: 'tls-cert-file', env: 'SVC_TLS_CERT_FILE', kind: 'path', help: 'PEM certificate chain (with --tls-key-file: HTTPS)' },
+  { key: 'tls.key_file', flag: 'tls-key-file', env: 'SVC_TLS_KEY_FILE', kind: 'path', help: 'PEM private key matching the certificate' },
+  { key: 'database_path', flag: 'database-path', env: 'SVC_DATABASE_PATH', kind: 'path', help: 'SQLite database (default $SVC_HOME/server/db/svc.db)' },
+  { key: 'blueprint_dir', flag: 'blueprint-dir', env: 'SVC_BLUEPRINT_DIR', kind: 'path', help: 'obsolete: one-time Blueprint import source' },
+  { key: 'session_store_dir', flag: 'session-store-dir', env: 'SVC_SESSION_STORE_DIR', kind: 'path', help: 'session records' },
+  { key: 'vfs_session_dir', flag: 'vfs-session-dir', env: 'SVC_VFS_SESSION_DIR', kind: 'path', help: 'files of per_session file areas' },
+  { key: 'vfs_ephemeral_dir', flag: 'vfs-ephemeral-dir', env: 'SVC_VFS_EPHEMERAL_DIR', kind: 'path', help: 'per-run scratch directories (default: OS temp dir)' },
+  { key: 'package_store_dir', flag: 'package-store-dir', env: 'SVC_PACKAGE_STORE_DIR', kind: 'path', help: 'installed Packages' },
+  { key: 'volume_dir', flag: 'volume-dir', env: 'SVC_VOLUME_DIR', kind: 'path', help: 'root of managed-local volumes' },
+  { key: 'secret_store.dir', flag: 'secret-store-dir', env: 'SVC_SECRET_STORE_DIR', kind: 'path', help: 'sealed secret store' },
+  { key: 'secret_store.key_file', flag: 'secret-store-key-file', env: 'SVC_SECRET_STORE_KEY_FILE', kind: 'path', help: 'file holding the store key (base64 of 32 bytes)' },
+  { key: 'secret_store.key_env', flag: 'secret-store-key-env', env: 'SVC_SECRET_STORE_KEY_ENV', kind: 'name', help: 'variable holding the store key (default SVC_SECRET_KEY)' },
+  limit('max_execution_memory', 'megabytes', 'megabytes one run may hold live (default 50)', { label: 'max execution memory', unitLabel: 'MB' } as Partial<ScalarSetting>),
+  limit('max_execution_time', 'seconds', 'wall seconds of one run, 0 = no limit (default 0)', { min: 0 }),
+  limit('max_execution_fuel', 'count', 'fuel of one run (default 1T)'),
+  limit('max_execution_stack', 'kibibytes', 'stack of one run in KiB, 1-16384 (default 512)', { max: 16384 }),
+  limit('max_session_state_memory', 'megabytes', 'megabytes of all sessions\' svc:session state (default 1024)'),
+  limit('max_llm_tokens', 'count', 'model tokens across all runs (default 20M)'),
+  limit('max_execution_llm_tokens', 'count', 'model tokens of one run (default 1M)'),
+  limit('max_llm_concurrency', 'whole', 'prompts of one batch in flight (default 4)'),
+  limit('max_embedding_tokens', 'count', 'embedding tokens across all runs (default 50M)'),
+  limit('max_execution_embedding_tokens', 'count', 'embedding tokens of one run (default 2M)'),
+  limit('max_execution_embedding_requests', 'count', 'embedding requests of one run (default 1K)'),
+  limit('max_embedding_concurrency', 'whole', 'embedding requests of one call in flight (default 4)'),
+  { key: 'logging.file', flag: 'log-file', env: 'SVC_LOG_FILE', kind: 'path', help: 'append the server log to this file (default stdout)' },
+  { key: 'shutdown_grace', flag: 'shutdown-grace', env: 'SVC_SHUTDOWN_GRACE', kind: 'seconds', help: 'seconds to drain after a stop (default 5)', min: 0, label: 'shutdown grace' },
+  { key: 'runner_pool_size', flag: 'runner-pool-size', env: 'SVC_RUNNER_POOL_SIZE', kind: 'whole', help: 'runner child processes (default 2; svc extension)', min: 1, max: 64, label: 'runner pool size' },
+];
+
+export const booleanFlags = ['allow-unauthenticated', 'allow-localhost', 'allow-private', 'health-check', 'help', 'version'] as const;
+export const repeatableFlags = ['allow-ip', 'mcp-allowed-host'] as const;
+
+export const limitDefaults = {
+  max_execution_memory: 50,
+  max_execution_time: 0,
+  max_execution_fuel: 1_000_000_000_000,
+  max_execution_stack: 512,
+  max_session_state_memory: 1024,
+  max_llm_tokens: 20_000_000,
+  max_execution_llm_tokens: 1_000_000,
+  max_llm_concurrency: 4,
+  max_embedding_tokens: 50_000_000,
+  max_execution_embedding_tokens: 2_000_000,
+  max_execution_embedding_requests: 1_000,
+  max_embedding_concurrency: 4,
+} as const;
+
+/** Accepted keys per mapping of the config file. */
+export const fileKeys = {
+  top: [
+    ...new Set([
+      ...scalarSettings.map((s) => s.key.split('.')[0]),
+      'api_tokens',
+      'allow_unauthenticated',
+      'mcp_allowed_hosts',
+      'mcp_oauth',
+      'github_token_file',
+      'volumes',
+      'network',
+      'telemetry',
+      'telemetry_include_source',
+      'logging',
+    ]),
+  ],
+  tls: ['cert_file', 'key_file'],
+  secret_store: ['dir', 'key_file', 'key_env'],
+  network: ['allow_ip', 'allow_localhost', 'allow_private'],
+  logging: ['file', 'audit'],
+  'logging.audit': ['enabled', 'file', 'allows'],
+  mcp_oauth: ['providers'],
+  provider: ['match', 'client_id', 'client_secret', 'scopes'],
+  token: ['name', 'role', 'token_file'],
+  volume: ['kind', 'path', 'access', 'size_limit'],
+} as const;

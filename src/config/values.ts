@@ -1,0 +1,73 @@
+// Value parsers for every setting type (server-operations §2.3). Each takes the raw text
+// and the label of its source (`$SVC_PORT`, `--port`, config `port`) for the message.
+import net from 'node:net';
+import { invalid } from './errors';
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+export function parseCount(raw: string, label: string): number {
+  const fail = () => invalid(`${label}: a count is a whole number with an optional K, M, B or T suffix, got \`${raw}\``);
+  const match = /^([0-9](?:_?[0-9])*)([kKmMbBtT]?)$/.exec(raw);
+  if (!match) throw fail();
+  const digits = BigInt(match[1].replaceAll('_', ''));
+  const multiplier = { '': 1n, k: 1_000n, m: 1_000_000n, b: 1_000_000_000n, t: 1_000_000_000_000n }[match[2].toLowerCase() as '' | 'k'];
+  const value = digits * multiplier;
+  if (value > BigInt(MAX_SAFE)) throw fail();
+  return Number(value);
+}
+
+export function parseWhole(raw: string, label: string, what: string): number {
+  if (!/^[0-9]+$/.test(raw)) throw invalid(`${label}: expected a whole number of ${what}, got \`${raw}\``);
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value)) throw invalid(`${label}: expected a whole number of ${what}, got \`${raw}\``);
+  return value;
+}
+
+export function parsePort(raw: string, label: string): number {
+  if (!/^[0-9]+$/.test(raw) || Number(raw) > 65535) throw invalid(`${label}: expected a port number, got \`${raw}\``);
+  return Number(raw);
+}
+
+export function parseIp(raw: string, label: string): string {
+  if (net.isIP(raw) === 0) throw invalid(`${label}: expected an IP address, got \`${raw}\``);
+  return raw;
+}
+
+export function parseBooleanVariable(raw: string): boolean {
+  return ['1', 'true', 'yes', 'on'].includes(raw.trim().toLowerCase());
+}
+
+export function parseList(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+  t: 1024 ** 4,
+  tb: 1024 ** 4,
+  tib: 1024 ** 4,
+};
+
+/** A size such as `500MB` (binary units) or `unlimited`. */
+export function parseSize(raw: string, label: string): number | 'unlimited' {
+  if (raw === 'unlimited') return 'unlimited';
+  const match = /^([0-9]+)\s*([A-Za-z]*)$/.exec(raw.trim());
+  const unit = match ? SIZE_UNITS[match[2].toLowerCase()] : undefined;
+  if (!match || unit === undefined) throw invalid(`${label}: expected a size such as \`500MB\` or \`unlimited\`, got \`${raw}\``);
+  const value = Number(match[1]) * unit;
+  if (!Number.isSafeInteger(value)) throw invalid(`${label}: size \`${raw}\` is too large`);
+  return value;
+}
