@@ -1,0 +1,138 @@
+// Fuel and stack metering inserted into esbuild's JavaScript output (program-runtime
+// §10): each region (the unit's top level, every function body, every loop iteration)
+// charges its ESTree node count to a closure-local counter; ordinary functions count call
+// depth; every catch clause first asks the runtime whether the caught value ends the run.
+import type { Node } from 'acorn';
+import MagicString from 'magic-string';
+
+type AnyNode = Node & Record<string, any>;
+
+const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+const LOOP_TYPES = new Set(['ForStatement', 'ForInStatement', 'ForOfStatement', 'WhileStatement', 'DoWhileStatement']);
+
+export const chargeCode = (units: number) => `if ((__svc_fuel -= ${units}) < 0) __svc_rt.fuelOut();`;
+const ENTER_CODE = 'if (++__svc_depth > __svc_maxDepth) __svc_rt.stackOut();';
+
+function childNodes(node: AnyNode): AnyNode[] {
+  const out: AnyNode[] = [];
+  for (const key of Object.keys(node)) {
+    if (key === 'type' || key === 'start' || key === 'end' || key === 'loc' || key === 'range') continue;
+    const value = node[key];
+    if (Array.isArray(value)) {
+      for (const item of value) if (item && typeof item.type === 'string') out.push(item);
+    } else if (value && typeof value.type === 'string') out.push(value);
+  }
+  return out;
+}
+
+/** Nodes of a region: counts itself and descends, except into nested functions and loops. */
+function countRegion(roots: AnyNode[]): number {
+  let count = 0;
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    count++;
+    if (FUNCTION_TYPES.has(node.type) || LOOP_TYPES.has(node.type)) continue;
+    stack.push(...childNodes(node));
+  }
+  return Math.max(1, count);
+}
+
+function loopRegionRoots(node: AnyNode): AnyNode[] {
+  switch (node.type) {
+    case 'ForStatement':
+      return [node.test, node.update, node.body].filter(Boolean);
+    case 'WhileStatement':
+    case 'DoWhileStatement':
+      return [node.test, node.body];
+    default:
+      return [node.body];
+  }
+}
+
+export interface InstrumentResult {
+  /** Number of regions instrumented (for tests and diagnostics). */
+  regions: number;
+}
+
+/**
+ * Instruments `ast` (acorn output for `code`) in `s`. Offsets are those of `code`, which
+ * `s` was created from. Top-level charge is inserted at offset 0.
+ */
+export function instrument(ast: AnyNode, s: MagicString): InstrumentResult {
+  let regions = 1;
+  s.appendLeft(0, chargeCode(countRegion(ast.body)) + '\n');
+
+  const visit = (node: AnyNode) => {
+    if (FUNCTION_TYPES.has(node.type)) {
+      regions++;
+      instrumentFunction(node, s);
+    } else if (LOOP_TYPES.has(node.type)) {
+      regions++;
+      instrumentLoop(node, s);
+    } else if (node.type === 'CatchClause') {
+      instrumentCatch(node, s);
+    }
+    for (const child of childNodes(node)) visit(child);
+  };
+  for (const statement of ast.body) visit(statement);
+  return { regions };
+}
+
+function instrumentFunction(node: AnyNode, s: MagicString): void {
+  const charge = chargeCode(countRegion([...node.params, node.body]));
+  // Call depth is counted for ordinary functions; async functions and generators are
+  // suspended and resumed, so their depth would not unwind in order. Native overflow
+  // inside them still ends the run through checkCaught and the runtime.
+  const tracksDepth = !node.async && !node.generator;
+  if (node.body.type !== 'BlockStatement') {
+    // Concise arrow body: make it a block so the entry charge runs at each call.
+    const enter = tracksDepth ? ENTER_CODE : '';
+    const open = tracksDepth ? `{ ${charge} ${enter} try { return (` : `{ ${charge} return (`;
+    const close = tracksDepth ? '); } finally { __svc_depth--; } }' : '); }';
+    s.appendLeft(node.body.start, open);
+    s.appendRight(node.body.end, close);
+    return;
+  }
+  const body = node.body;
+  let insertAt = body.start + 1;
+  // Keep a directive prologue ("use strict") first.
+  for (const statement of body.body) {
+    if (statement.type === 'ExpressionStatement' && typeof statement.directive === 'string') insertAt = statement.end;
+    else break;
+  }
+  if (tracksDepth) {
+    s.appendLeft(insertAt, ` ${charge} ${ENTER_CODE} try {`);
+    s.appendRight(body.end - 1, '} finally { __svc_depth--; }');
+  } else {
+    s.appendLeft(insertAt, ` ${charge}`);
+  }
+}
+
+function instrumentLoop(node: AnyNode, s: MagicString): void {
+  const charge = chargeCode(countRegion(loopRegionRoots(node)));
+  const body = node.body;
+  if (body.type === 'BlockStatement') {
+    s.appendLeft(body.start + 1, ` ${charge}`);
+  } else {
+    s.appendLeft(body.start, `{ ${charge} `);
+    s.appendRight(body.end, ' }');
+  }
+}
+
+function instrumentCatch(node: AnyNode, s: MagicString): void {
+  if (node.param === null || node.param === undefined) {
+    // `catch {` → `catch (__svc_caught) {`
+    s.appendLeft(node.body.start, '(__svc_caught) ');
+    s.appendLeft(node.body.start + 1, ' __svc_rt.checkCaught(__svc_caught);');
+    return;
+  }
+  if (node.param.type === 'Identifier') {
+    s.appendLeft(node.body.start + 1, ` __svc_rt.checkCaught(${node.param.name});`);
+    return;
+  }
+  // A destructuring pattern would throw while binding; catch the raw value first.
+  const pattern = s.original.slice(node.param.start, node.param.end);
+  s.overwrite(node.param.start, node.param.end, '__svc_caught');
+  s.appendLeft(node.body.start + 1, ` __svc_rt.checkCaught(__svc_caught); let ${pattern} = __svc_caught;`);
+}

@@ -1,0 +1,57 @@
+// The contract between the compile pipeline (sandbox/compile) and the runtime
+// (sandbox/runner, sandbox/prelude): what a compiled program looks like.
+
+/** Output of compileProgram: one self-contained classic script for the isolate. */
+export interface ProgramScript {
+  /**
+   * JavaScript source of ONE expression: `(function (__svc_rt) { ... return { units,
+   * takeFuel, fuelLeft }; })`. The fuel counter and call depth live in that closure,
+   * never in the global scope.
+   */
+  code: string;
+  /** Filename used when compiling the script in the isolate (stack frames name it). */
+  filename: string;
+  /** Source map (v3 JSON) from `code` back to the submitted sources. */
+  sourceMap: string;
+  /** Submitted sources by file name (`program.ts`, ...), for excerpts. */
+  sources: Record<string, string>;
+  /** svc: modules the program imports, e.g. ['svc:fs']. */
+  hostModules: string[];
+  /** True when the program mentions `Temporal` (the runtime loads the polyfill lazily). */
+  usesTemporal: boolean;
+}
+
+export type CompileResult = { ok: true; script: ProgramScript } | { ok: false; error: CompileErrorReport };
+
+export interface DiagnosticNote {
+  line: number;
+  column: number;
+  message: string;
+}
+
+export interface Diagnostic {
+  severity: 'error' | 'warning';
+  line: number;
+  column: number;
+  message: string;
+  notes?: DiagnosticNote[];
+}
+
+export interface CompileErrorReport {
+  kind: 'compile_error';
+  /** Rendered with source excerpt and caret. */
+  message: string;
+  diagnostics: Diagnostic[];
+}
+
+/** The runtime object the prelude hands to the compiled script. */
+export interface GuestRuntime {
+  fuelBudget: number;
+  maxDepth: number;
+  fuelOut(): never;
+  stackOut(): never;
+  checkCaught(error: unknown): void;
+}
+
+export const PROGRAM_FILENAME = 'program.ts';
+export const SCRIPT_FILENAME = 'svc-program.js';
