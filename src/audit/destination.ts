@@ -1,78 +1,218 @@
-// A line destination: standard output or a file opened for appending, written with one
-// synchronous write per record (pino's SonicBoom destination), reopened on SIGHUP. A
-// write failure is reported on standard error and never thrown into the caller.
+// Line destinations for the server log and the audit trail: standard output or a file
+// opened for appending, written through pino's SonicBoom in sync mode (one write per line,
+// so records never interleave) and reopened on SIGHUP. Writing never throws into the
+// caller: failures are reported on standard error and the server keeps serving.
 import fs from 'node:fs';
 import pino from 'pino';
 
 type SonicBoom = ReturnType<typeof pino.destination>;
 
-export class LineDestination {
-  private boom: SonicBoom | null = null;
-  private failedOpen = false;
+/** Bytes a failing destination may hold for retry before further lines are dropped. */
+const MAX_PENDING_BYTES = 16 * 1_048_576;
+
+export class LogOpenError extends Error {
+  readonly code = 'log_open_failed';
+}
+
+export interface LineDestination {
+  /** Writes one line (the newline is added here). */
+  write(line: string): void;
+  /** SIGHUP: reopen the path after external rotation; on failure keep the old file. */
+  reopen(): void;
+  close(): void;
+}
+
+type Report = (line: string) => void;
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The reference allows only a regular file (or none yet): a FIFO would block the open. */
+function assertRegularOrAbsent(file: string): void {
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  if (stat && !stat.isFile()) throw new Error('not a regular file');
+}
+
+/**
+ * Wraps one SonicBoom. SonicBoom reports sync write failures as 'error' events (thrown when
+ * nobody listens, and emitted later for async closes), so a listener captures them while a
+ * write is in progress and ignores late ones, which concern descriptors already replaced.
+ */
+class BoomWriter {
+  private captured: unknown = null;
+  private capturing = false;
+  private failure: string | null = null;
 
   constructor(
-    private readonly file: string | null,
-    private readonly stderr: (line: string) => void,
-    private readonly stdout: NodeJS.WritableStream | null = null,
-    /** When true a failed open is retried at every write (audit file); else it is final. */
-    private readonly retryOpen = false,
+    readonly boom: SonicBoom,
+    private readonly label: string,
+    private readonly report: Report,
   ) {
-    this.open();
+    boom.on('error', (error: unknown) => this.capture(error));
+    boom.on('drop', () => this.capture(new Error('output is failing and the pending backlog is full; line dropped')));
   }
 
-  private label(): string {
-    return this.file ?? 'stdout';
+  private capture(error: unknown): void {
+    if (this.capturing && this.captured === null) this.captured = error;
   }
 
-  private open(): void {
-    if (this.file === null) return;
+  write(text: string): void {
+    this.captured = null;
+    this.capturing = true;
     try {
-      // Open eagerly so errors surface now; SonicBoom takes over the descriptor.
-      const fd = fs.openSync(this.file, 'a');
-      this.boom = pino.destination({ fd, sync: true });
-      this.failedOpen = false;
+      this.boom.write(text);
     } catch (error) {
-      this.boom = null;
-      if (!this.failedOpen) this.stderr(`cannot write server log to ${this.label()}: ${(error as Error).message}`);
-      this.failedOpen = true;
+      this.captured ??= error;
+    } finally {
+      this.capturing = false;
     }
+    if (this.captured === null) this.failure = null;
+    else this.reportFailure(reasonOf(this.captured));
   }
 
-  write(line: string): void {
-    try {
-      if (this.file === null) {
-        if (this.stdout) this.stdout.write(`${line}\n`);
-        else fs.writeSync(1, `${line}\n`);
-        return;
-      }
-      if (!this.boom && this.retryOpen) this.open();
-      if (!this.boom) return;
-      this.boom.write(`${line}\n`);
-    } catch (error) {
-      this.stderr(`cannot write server log to ${this.label()}: ${(error as Error).message}`);
-    }
-  }
-
-  /** SIGHUP: reopen the path after external rotation; keep the old file on failure. */
-  reopen(): void {
-    if (this.file === null) return;
-    try {
-      const fd = fs.openSync(this.file, 'a');
-      const previous = this.boom;
-      this.boom = pino.destination({ fd, sync: true });
-      previous?.end();
-    } catch (error) {
-      this.stderr(`cannot reopen ${this.file}: ${(error as Error).message}; still writing to the previous file`);
-    }
+  /** One report per failure streak and reason: a full disk must not flood standard error. */
+  private reportFailure(reason: string): void {
+    if (this.failure === reason) return;
+    this.failure = reason;
+    this.report(`cannot write server log to ${this.label}: ${reason}`);
   }
 
   close(): void {
     try {
-      this.boom?.flushSync();
-      this.boom?.end();
-    } catch {
-      // Closing after a failed write: nothing more can be reported usefully.
+      this.boom.flushSync();
+    } catch (error) {
+      this.reportFailure(reasonOf(error));
     }
-    this.boom = null;
+    try {
+      this.boom.end();
+    } catch (error) {
+      this.report(`cannot close server log ${this.label}: ${reasonOf(error)}`);
+    }
+  }
+}
+
+function openFileWriter(file: string, report: Report): BoomWriter {
+  assertRegularOrAbsent(file);
+  // Sync mode opens at once and throws on failure, so errors surface to the caller here.
+  const boom = pino.destination({ dest: file, sync: true, append: true, maxLength: MAX_PENDING_BYTES });
+  return new BoomWriter(boom, file, report);
+}
+
+/** `logging.file`, or `logging.audit.file` when `retryOpen` (an open failure is not fatal). */
+export class FileDestination implements LineDestination {
+  private writer: BoomWriter | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly file: string,
+    private readonly report: Report,
+  ) {}
+
+  /** Opens the server log file; a failure stops startup. */
+  static open(file: string, report: Report): FileDestination {
+    const destination = new FileDestination(file, report);
+    try {
+      destination.writer = openFileWriter(file, report);
+    } catch (error) {
+      throw new LogOpenError(`cannot open server log ${file}: ${reasonOf(error)}`);
+    }
+    return destination;
+  }
+
+  /** Opens the audit file if it can; otherwise every later write retries the open. */
+  static openLenient(file: string, report: Report): FileDestination {
+    const destination = new FileDestination(file, report);
+    destination.tryOpen();
+    return destination;
+  }
+
+  private tryOpen(): boolean {
+    try {
+      this.writer = openFileWriter(this.file, this.report);
+      return true;
+    } catch (error) {
+      this.report(`cannot open server log ${this.file}: ${reasonOf(error)}`);
+      return false;
+    }
+  }
+
+  write(line: string): void {
+    if (this.closed) return;
+    if (this.writer === null && !this.tryOpen()) return;
+    this.writer!.write(`${line}\n`);
+  }
+
+  reopen(): void {
+    if (this.closed) return;
+    if (this.writer === null) {
+      this.tryOpen();
+      return;
+    }
+    try {
+      assertRegularOrAbsent(this.file);
+      // Throws on failure, leaving the old descriptor in place; on success the old one closes.
+      this.writer.boom.reopen();
+    } catch (error) {
+      this.report(`cannot reopen server log ${this.file}: ${reasonOf(error)}; still writing to the previously opened file`);
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.writer?.close();
+    this.writer = null;
+  }
+}
+
+/** Standard output through SonicBoom on descriptor 1 (it retries EAGAIN on pipes). */
+export class StdoutDestination implements LineDestination {
+  private readonly writer: BoomWriter;
+  private closed = false;
+
+  constructor(report: Report) {
+    this.writer = new BoomWriter(pino.destination({ dest: 1, sync: true, maxLength: MAX_PENDING_BYTES }), 'stdout', report);
+  }
+
+  write(line: string): void {
+    if (!this.closed) this.writer.write(`${line}\n`);
+  }
+
+  reopen(): void {
+    // Nothing to reopen: standard output is not rotated by path.
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.writer.close();
+  }
+}
+
+/** A caller-supplied stream standing in for standard output (tests, embedding). */
+export class StreamDestination implements LineDestination {
+  private closed = false;
+
+  constructor(
+    private readonly stream: NodeJS.WritableStream,
+    private readonly report: Report,
+  ) {}
+
+  write(line: string): void {
+    if (this.closed) return;
+    try {
+      this.stream.write(`${line}\n`);
+    } catch (error) {
+      this.report(`cannot write server log to stdout: ${reasonOf(error)}`);
+    }
+  }
+
+  reopen(): void {
+    // A stream has no path to reopen.
+  }
+
+  close(): void {
+    this.closed = true;
   }
 }

@@ -1,10 +1,26 @@
-// Public API of the audit trail and server log.
-export { openLogOutputs, type LogOutputs, type LogOutputOptions, type ServerLog, type AuditWriter } from './outputs';
-export { encodeLogfmt, parseLogfmt, encodeValue, LogfmtError, MAX_RECORD_BYTES } from './logfmt';
-export { LevelFilter, type LogLevel } from './filter';
+// Public API of the audit trail and the server log: logfmt encoding, the RUST_LOG filter,
+// the destinations behind openLogOutputs, typed audit records and their redaction helpers.
+export { openLogOutputs, type LogOutputs, type LogOutputOptions } from './outputs';
+export { createServerLog, silentLog, FORMAT_FAILURE, type ServerLog, type LogFields } from './log';
+export { createAuditWriter, encodeAuditRecord, discardAudit, AUDIT_SCHEMA, AUDIT_TARGET, type AuditWriter } from './audit';
+export {
+  encodeLogfmt,
+  encodeValue,
+  parseLogfmt,
+  compareByteOrder,
+  LogfmtError,
+  MAX_RECORD_BYTES,
+  MAX_DEPTH,
+  MAX_NODES,
+  type LogfmtHeader,
+  type LogfmtErrorCode,
+} from './logfmt';
+export { LevelFilter, InvalidFilterError, type LogLevel, type FilterLevel } from './filter';
+export { LogOpenError, type LineDestination } from './destination';
 export {
   auditVariables,
   sanitizeContextText,
+  type Principal,
   type AuditRecord,
   type DecisionRecord,
   type DecisionSource,

@@ -1,101 +1,61 @@
-// The server log and the audit writer over their destinations. Both write one line per
-// record synchronously, so records from concurrent requests never interleave, and never
-// throw into the caller: failures are reported on standard error.
+// Opens the server log and the audit writer over their destinations from the logging
+// settings: the log goes to standard output or `logging.file`; audit records to the same
+// destination or to `logging.audit.file`, opened separately so its failure is not fatal.
 import { randomUUID } from 'node:crypto';
-import { LineDestination } from './destination';
-import { LevelFilter, type LogLevel } from './filter';
-import { encodeLogfmt, LogfmtError } from './logfmt';
-import type { AuditRecord } from './records';
-
-export interface ServerLog {
-  error(target: string, msg: string, fields?: Record<string, unknown>): void;
-  warn(target: string, msg: string, fields?: Record<string, unknown>): void;
-  info(target: string, msg: string, fields?: Record<string, unknown>): void;
-  debug(target: string, msg: string, fields?: Record<string, unknown>): void;
-  trace(target: string, msg: string, fields?: Record<string, unknown>): void;
-  enabled(target: string, level: LogLevel): boolean;
-}
-
-export interface AuditWriter {
-  write(record: AuditRecord): void;
-}
+import { createAuditWriter, type AuditWriter } from './audit';
+import { FileDestination, StdoutDestination, StreamDestination, type LineDestination } from './destination';
+import { LevelFilter } from './filter';
+import { createServerLog, type ServerLog } from './log';
 
 export interface LogOutputs {
   log: ServerLog;
   audit: AuditWriter;
-  /** SIGHUP: reopen the log and audit files. */
+  /** SIGHUP: reopen the log and audit files after external rotation. */
   reopen(): void;
+  /** Flushes and closes the files; later records are discarded. */
   close(): void;
 }
 
 export interface LogOutputOptions {
+  /** null = standard output. */
   logFile: string | null;
+  /** The RUST_LOG value; null = default `info`. */
   filter: string | null;
   audit: { enabled: boolean; file: string | null };
   clock?: () => Date;
   newId?: () => string;
+  /** Receives one line (no newline) per problem report; default: process standard error. */
   stderr?: (line: string) => void;
+  /** Replaces standard output (tests). */
   stdout?: NodeJS.WritableStream;
 }
 
+function writeStderr(line: string): void {
+  try {
+    process.stderr.write(`${line}\n`);
+  } catch {
+    // Standard error is the last resort; there is nowhere left to report its failure.
+  }
+}
+
+/** Throws LogOpenError ("cannot open server log <path>: <reason>") when `logFile` cannot be opened. */
 export function openLogOutputs(options: LogOutputOptions): LogOutputs {
+  const report = options.stderr ?? writeStderr;
   const clock = options.clock ?? (() => new Date());
-  const newId = options.newId ?? randomUUID;
-  const stderr = options.stderr ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const logDestination = new LineDestination(options.logFile, stderr, options.stdout ?? null);
-  const auditDestination = options.audit.file !== null ? new LineDestination(options.audit.file, stderr, null, true) : logDestination;
-  const filter = LevelFilter.parse(options.filter, stderr);
-
-  const emit = (destination: LineDestination, build: () => string) => {
-    let line: string;
-    try {
-      line = build();
-    } catch (error) {
-      if (error instanceof LogfmtError) {
-        stderr(`cannot format server log: invalid field, timestamp, or record exceeds 1 MiB (${error.message})`);
-        return;
-      }
-      throw error;
-    }
-    destination.write(line);
-  };
-
-  const at =
-    (level: LogLevel) =>
-    (target: string, msg: string, fields: Record<string, unknown> = {}) => {
-      if (!filter.enabled(target, level)) return;
-      emit(logDestination, () => encodeLogfmt({ ts: clock(), level, stream: 'log', target, msg }, fields, { sorted: false }));
-    };
-
-  const log: ServerLog = {
-    error: at('error'),
-    warn: at('warn'),
-    info: at('info'),
-    debug: at('debug'),
-    trace: at('trace'),
-    enabled: (target, level) => filter.enabled(target, level),
-  };
-
-  const audit: AuditWriter = {
-    write(record) {
-      if (!options.audit.enabled) return;
-      const fields: Record<string, unknown> = { ...record, event_id: newId(), schema: 'svc.audit/1' };
-      emit(auditDestination, () =>
-        encodeLogfmt({ ts: clock(), level: 'info', stream: 'audit', target: 'svc_server::audit', msg: record.type }, fields, { sorted: true }),
-      );
-    },
-  };
+  const logDestination = openLogDestination(options, report);
+  const auditDestination = options.audit.enabled && options.audit.file !== null ? FileDestination.openLenient(options.audit.file, report) : logDestination;
+  const destinations: LineDestination[] = auditDestination === logDestination ? [logDestination] : [logDestination, auditDestination];
 
   return {
-    log,
-    audit,
-    reopen() {
-      logDestination.reopen();
-      if (auditDestination !== logDestination) auditDestination.reopen();
-    },
-    close() {
-      logDestination.close();
-      if (auditDestination !== logDestination) auditDestination.close();
-    },
+    log: createServerLog({ filter: LevelFilter.parse(options.filter, report), destination: logDestination, clock, report }),
+    audit: createAuditWriter({ enabled: options.audit.enabled, destination: auditDestination, clock, newId: options.newId ?? randomUUID, report }),
+    reopen: () => destinations.forEach((destination) => destination.reopen()),
+    close: () => destinations.forEach((destination) => destination.close()),
   };
+}
+
+function openLogDestination(options: LogOutputOptions, report: (line: string) => void): LineDestination {
+  if (options.logFile !== null) return FileDestination.open(options.logFile, report);
+  if (options.stdout) return new StreamDestination(options.stdout, report);
+  return new StdoutDestination(report);
 }

@@ -1,5 +1,10 @@
 // Typed audit records (interface.md "Events"). Capabilities hand the writer one of these;
 // the writer adds the header, `event_id` and `schema`, sorts, flattens and writes it.
+// Also the two redaction helpers the record producers share (server-operations §7.3).
+import { compareByteOrder } from './logfmt';
+
+/** Token name on the request, or `unauthenticated` in that mode. */
+export type Principal = string;
 
 export interface VariableEntry {
   name: string;
@@ -14,7 +19,7 @@ export interface DecisionRecord {
   session_id?: string;
   blueprint: string;
   blueprint_hash: string;
-  principal: string;
+  principal: Principal;
   caller: string;
   capability: string;
   context?: Record<string, unknown>;
@@ -36,13 +41,13 @@ export interface ExecutionRecord {
   execution_id: string;
   entry_point: 'http' | 'session' | 'mcp';
   session_id?: string;
-  principal: string;
+  principal: Principal;
   blueprint: string;
   blueprint_hash?: string;
   vars: VariableEntry[];
   source_hash: string;
   source_size: number;
-  outcome?: ExecutionOutcome | string;
+  outcome?: ExecutionOutcome;
   error_class?: string;
   fuel?: number;
   wasm_fuel?: number;
@@ -57,7 +62,7 @@ export interface SessionAuditRecord {
   type: 'session';
   event: 'created' | 'rebound' | 'deleted' | 'evicted' | 'expired' | 'found' | 'lost';
   session_id: string;
-  principal: string;
+  principal: Principal;
   blueprint?: string;
   vars?: VariableEntry[];
   old_vars?: VariableEntry[];
@@ -68,7 +73,7 @@ export interface SessionAuditRecord {
 export interface AdminRecord {
   type: 'admin';
   event: string;
-  principal: string;
+  principal: Principal;
   route: string;
   status: number;
   outcome: 'ok' | 'error' | 'cancelled';
@@ -95,11 +100,11 @@ const MAX_VARIABLES = 128;
 /** Bound variables for audit records: sorted by name, at most 128, secret-looking values redacted. */
 export function auditVariables(vars: Record<string, string>): VariableEntry[] {
   return Object.keys(vars)
-    .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+    .sort(compareByteOrder)
     .slice(0, MAX_VARIABLES)
     .map((name) => {
       const lower = name.toLowerCase();
-      return { name, value: SECRET_LOOKING.some((word) => lower.includes(word)) ? '[redacted]' : vars[name] };
+      return { name, value: SECRET_LOOKING.some((word) => lower.includes(word)) ? '[redacted]' : String(vars[name]) };
     });
 }
 
