@@ -49,7 +49,8 @@ export interface GuestRuntime {
   fuelBudget: number;
   maxDepth: number;
   fuelOut(): never;
-  stackOut(): never;
+  /** Receives the fuel left, so usage can be reported. */
+  stackOut(fuelLeft: number): never;
   checkCaught(error: unknown): void;
 }
 

@@ -25,3 +25,15 @@ await build({
   logLevel: 'warning',
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
 });
+
+// The guest prelude: code that runs inside every isolate, as one classic script.
+await build({
+  absWorkingDir: root,
+  entryPoints: ['sandbox/prelude/entry.ts'],
+  outfile: 'dist/prelude.js',
+  bundle: true,
+  platform: 'neutral',
+  format: 'iife',
+  target: 'es2022',
+  logLevel: 'warning',
+});

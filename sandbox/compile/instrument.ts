@@ -11,7 +11,7 @@ const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'Ar
 const LOOP_TYPES = new Set(['ForStatement', 'ForInStatement', 'ForOfStatement', 'WhileStatement', 'DoWhileStatement']);
 
 export const chargeCode = (units: number) => `if ((__svc_fuel -= ${units}) < 0) __svc_rt.fuelOut();`;
-const ENTER_CODE = 'if (++__svc_depth > __svc_maxDepth) __svc_rt.stackOut();';
+const ENTER_CODE = 'if (++__svc_depth > __svc_maxDepth) __svc_rt.stackOut(__svc_fuel);';
 
 function childNodes(node: AnyNode): AnyNode[] {
   const out: AnyNode[] = [];

@@ -1,0 +1,285 @@
+// The server side of the sandbox: a pool of runner child processes. It dispatches one run
+// per idle runner (queueing the rest), answers the runner's host calls through the
+// execution layer's HostHandler, owns the watchdogs (heartbeats, deadline margin,
+// cancellation) and replaces any runner that crashes or hangs. Other runs never notice.
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { renderRuntimeError } from '../compile';
+import type { FromRunner, RunnerOutcome, ToRunner } from '../runner/protocol';
+import type { HostHandler, HostReply, RunError, RunJob, RunOutcome } from './types';
+
+const HEARTBEAT_TIMEOUT_MS = 3_000;
+const DEADLINE_MARGIN_MS = 2_000;
+const CANCEL_GRACE_MS = 1_000;
+const BYTES_TAG = '__svc_bytes';
+
+export interface RunnerPoolOptions {
+  size: number;
+  memoryMb: number;
+  /** Runner entry (defaults to dist/runner.js next to the server bundle, or the TS source). */
+  runnerEntry?: string;
+  execArgv?: string[];
+  onLog?: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+}
+
+interface ActiveRun {
+  runId: number;
+  job: RunJob;
+  host: HostHandler;
+  resolve: (outcome: RunOutcome) => void;
+  started: number;
+  timers: NodeJS.Timeout[];
+  settled: boolean;
+}
+
+interface Runner {
+  child: ChildProcess;
+  ready: boolean;
+  active: ActiveRun | null;
+  lastHeard: number;
+  catastrophic: string | null;
+}
+
+function defaultEntry(): { entry: string; execArgv: string[] } {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const bundled = [path.join(here, 'runner.js'), path.join(here, '..', '..', 'dist', 'runner.js')].find((p) => fs.existsSync(p));
+  if (bundled) return { entry: bundled, execArgv: [] };
+  return { entry: path.join(here, '..', 'runner', 'main.ts'), execArgv: ['--import', 'tsx'] };
+}
+
+/** Host replies carry bytes as tagged base64, the same wire the guest uses. */
+function replyToWire(reply: HostReply): string {
+  return JSON.stringify(reply, (_key, value) => {
+    if (value instanceof Uint8Array) return { [BYTES_TAG]: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+    if (value && typeof value === 'object' && value.type === 'Buffer' && Array.isArray(value.data)) return { [BYTES_TAG]: Buffer.from(value.data).toString('base64') };
+    return value;
+  });
+}
+
+function argsFromWire(text: string): unknown[] {
+  return JSON.parse(text, (_key, value) =>
+    value && typeof value === 'object' && typeof value[BYTES_TAG] === 'string' && Object.keys(value).length === 1 ? new Uint8Array(Buffer.from(value[BYTES_TAG], 'base64')) : value,
+  ) as unknown[];
+}
+
+const limitMessages: Record<string, string> = {
+  fuel_exhausted: 'the program used up its fuel budget (max_execution_fuel); do less work per run or split it across runs',
+  timeout: 'the program ran longer than max_execution_time',
+  memory_exhausted: 'the program used more memory than max_execution_memory allows',
+  stack_exhausted: 'the program recursed too deeply (max_execution_stack)',
+  cancelled: 'the run was cancelled because the server is shutting down',
+};
+
+export class RunnerPool {
+  private readonly runners: Runner[] = [];
+  private readonly queue: Array<ActiveRun> = [];
+  private nextRunId = 1;
+  private stopped = false;
+  private watchdog: NodeJS.Timeout | null = null;
+  private readonly entry: string;
+  private readonly execArgv: string[];
+
+  constructor(private readonly options: RunnerPoolOptions) {
+    const fallback = defaultEntry();
+    this.entry = options.runnerEntry ?? fallback.entry;
+    this.execArgv = options.execArgv ?? fallback.execArgv;
+  }
+
+  async start(): Promise<void> {
+    const starting = Array.from({ length: this.options.size }, () => this.spawn());
+    await Promise.all(starting.map((runner) => this.whenReady(runner)));
+    this.watchdog = setInterval(() => this.checkHeartbeats(), 500);
+    this.watchdog.unref();
+  }
+
+  run(job: RunJob, host: HostHandler): Promise<RunOutcome> {
+    if (this.stopped) return Promise.resolve(this.ended(job, 'cancelled', 0));
+    return new Promise((resolve) => {
+      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false };
+      if (job.signal?.aborted) {
+        resolve(this.ended(job, 'cancelled', 0));
+        return;
+      }
+      this.queue.push(active);
+      this.dispatch();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.watchdog) clearInterval(this.watchdog);
+    for (const queued of this.queue.splice(0)) this.finish(queued, this.ended(queued.job, 'cancelled', Date.now() - queued.started));
+    for (const runner of this.runners) {
+      if (runner.active) this.finish(runner.active, this.ended(runner.active.job, 'cancelled', Date.now() - runner.active.started));
+      runner.child.kill('SIGKILL');
+    }
+    this.runners.length = 0;
+  }
+
+  private spawn(): Runner {
+    const child = fork(this.entry, [String(this.options.memoryMb)], {
+      execArgv: ['--no-node-snapshot', '--disallow-code-generation-from-strings', ...this.execArgv],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    const runner: Runner = { child, ready: false, active: null, lastHeard: Date.now(), catastrophic: null };
+    this.runners.push(runner);
+    child.on('message', (message: FromRunner) => this.onMessage(runner, message));
+    child.on('exit', (code, signal) => this.onExit(runner, code, signal));
+    child.on('error', (error) => this.options.onLog?.('error', 'runner process error', { error: error.message }));
+    return runner;
+  }
+
+  private whenReady(runner: Runner): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (runner.ready) return resolve();
+      const onMessage = (message: FromRunner) => {
+        if (message.type === 'ready') {
+          runner.child.off('message', onMessage);
+          resolve();
+        }
+      };
+      runner.child.on('message', onMessage);
+      runner.child.once('exit', (code) => reject(new Error(`runner exited during start (code ${code})`)));
+    });
+  }
+
+  private dispatch(): void {
+    for (const runner of this.runners) {
+      if (this.queue.length === 0) return;
+      if (!runner.ready || runner.active || !runner.child.connected) continue;
+      const active = this.queue.shift()!;
+      this.assign(runner, active);
+    }
+  }
+
+  private assign(runner: Runner, active: ActiveRun): void {
+    runner.active = active;
+    runner.lastHeard = Date.now();
+    const { job } = active;
+    const message: ToRunner = {
+      type: 'run',
+      runId: active.runId,
+      code: job.script.code,
+      filename: job.script.filename,
+      hostModules: job.hostModules,
+      limits: job.limits,
+      usesTemporal: job.script.usesTemporal,
+    };
+    runner.child.send(message);
+    if (job.limits.timeMs > 0) {
+      // The runner enforces the limit; this catches a runner that cannot.
+      active.timers.push(setTimeout(() => this.replace(runner, 'timeout'), job.limits.timeMs + DEADLINE_MARGIN_MS));
+    }
+    if (job.signal) {
+      const onAbort = () => {
+        if (active.settled) return;
+        runner.child.send({ type: 'cancel', runId: active.runId } satisfies ToRunner);
+        active.timers.push(setTimeout(() => this.replace(runner, 'cancelled'), CANCEL_GRACE_MS));
+      };
+      job.signal.addEventListener('abort', onAbort, { once: true });
+    }
+  }
+
+  private onMessage(runner: Runner, message: FromRunner): void {
+    runner.lastHeard = Date.now();
+    switch (message.type) {
+      case 'ready':
+        runner.ready = true;
+        this.dispatch();
+        return;
+      case 'heartbeat':
+        return;
+      case 'catastrophic':
+        runner.catastrophic = message.message;
+        return;
+      case 'host-call':
+        void this.answerHostCall(runner, message);
+        return;
+      case 'done': {
+        const active = runner.active;
+        if (!active || active.runId !== message.runId) return;
+        runner.active = null;
+        this.finish(active, this.toOutcome(active.job, message.outcome));
+        if (message.retiring) this.replace(runner, 'error');
+        this.dispatch();
+        return;
+      }
+    }
+  }
+
+  private async answerHostCall(runner: Runner, message: Extract<FromRunner, { type: 'host-call' }>): Promise<void> {
+    const active = runner.active;
+    if (!active || active.runId !== message.runId) return;
+    let reply: HostReply;
+    try {
+      reply = await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft });
+    } catch (error) {
+      reply = { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${(error as Error).message}` } };
+    }
+    if (runner.active !== active || !runner.child.connected) return; // the run ended meanwhile: discard
+    runner.child.send({ type: 'host-reply', runId: message.runId, callId: message.callId, reply: replyToWire(reply), fuel: reply.fuel } satisfies ToRunner);
+  }
+
+  private checkHeartbeats(): void {
+    const now = Date.now();
+    for (const runner of [...this.runners]) {
+      if (runner.ready && now - runner.lastHeard > HEARTBEAT_TIMEOUT_MS) {
+        this.options.onLog?.('warn', 'runner stopped answering; replacing it', { pid: runner.child.pid });
+        this.replace(runner, 'memory_exhausted');
+      }
+    }
+  }
+
+  /** Kills a runner, ends its run with `kind`, and starts a replacement. */
+  private replace(runner: Runner, kind: RunOutcome['outcome']): void {
+    const active = runner.active;
+    runner.active = null;
+    runner.ready = false;
+    const index = this.runners.indexOf(runner);
+    if (index !== -1) this.runners.splice(index, 1);
+    runner.child.removeAllListeners('exit');
+    runner.child.kill('SIGKILL');
+    if (active) this.finish(active, this.ended(active.job, kind, Date.now() - active.started));
+    if (!this.stopped) {
+      const fresh = this.spawn();
+      this.whenReady(fresh).catch((error) => this.options.onLog?.('error', 'replacement runner failed to start', { error: (error as Error).message }));
+    }
+  }
+
+  private onExit(runner: Runner, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.stopped) return;
+    this.options.onLog?.('warn', 'runner process exited; replacing it', { code, signal, catastrophic: runner.catastrophic ?? undefined });
+    // A crash while running is almost always an allocation the engine could not survive.
+    this.replace(runner, runner.catastrophic || runner.active ? 'memory_exhausted' : 'error');
+  }
+
+  private finish(active: ActiveRun, outcome: RunOutcome): void {
+    if (active.settled) return;
+    active.settled = true;
+    for (const timer of active.timers) clearTimeout(timer);
+    active.resolve(outcome);
+  }
+
+  private ended(job: RunJob, kind: RunOutcome['outcome'], wallMs: number): RunOutcome {
+    const error: RunError | null = kind === 'ok' ? null : { kind: kind === 'error' ? 'runtime_error' : kind, message: limitMessages[kind] ?? 'the run failed inside the sandbox' };
+    return { outcome: kind, result: null, console: [], error, wasmFuel: kind === 'fuel_exhausted' ? job.limits.fuel : 0, hostFuel: 0, memoryPeak: kind === 'memory_exhausted' ? job.limits.memoryMb * 1048576 : 0, wallMs };
+  }
+
+  private toOutcome(job: RunJob, raw: RunnerOutcome): RunOutcome {
+    const base = { console: raw.console, wasmFuel: raw.wasmFuel, hostFuel: raw.hostFuel, memoryPeak: raw.memoryPeak, wallMs: raw.wallMs };
+    if (raw.kind === 'ok') return { ...base, outcome: 'ok', result: raw.result, error: null };
+    if (raw.kind === 'error' || raw.kind === 'crashed') {
+      const failure = raw.failure ?? { name: 'Error', message: 'the run failed inside the sandbox' };
+      const headline = `${failure.name}: ${failure.message}`;
+      const message = renderRuntimeError(headline, failure.stack, job.script);
+      if (failure.denied) {
+        return { ...base, outcome: 'error', result: null, error: { kind: 'permission_denied', message, caller: failure.denied.caller, capability: failure.denied.capability, source: failure.denied.source } };
+      }
+      return { ...base, outcome: 'error', result: null, error: { kind: 'runtime_error', message } };
+    }
+    return { ...base, outcome: raw.kind, result: null, error: { kind: raw.kind, message: limitMessages[raw.kind] ?? raw.kind } };
+  }
+}

@@ -1,0 +1,62 @@
+// Public types of the runtime: a run job, host calls and replies, and the outcome.
+import type { ProgramScript } from '../contract';
+
+export interface RunLimits {
+  memoryMb: number;
+  /** 0 = no limit. */
+  timeMs: number;
+  fuel: number;
+  stackKib: number;
+}
+
+export interface RunJob {
+  executionId: string;
+  script: ProgramScript;
+  /** Module → function names available to the guest. */
+  hostModules: Record<string, string[]>;
+  limits: RunLimits;
+  signal?: AbortSignal;
+}
+
+export interface HostCall {
+  module: string;
+  op: string;
+  args: unknown[];
+  /** Fuel the run has left when it made the call. */
+  fuelLeft: number;
+}
+
+export interface HostErrorShape {
+  name: string;
+  message: string;
+  code?: string;
+  caller?: string;
+  capability?: string;
+  reason?: string;
+  source?: string;
+}
+
+export type HostReply = { ok: true; value: unknown; fuel: number } | { ok: false; error: HostErrorShape; fuel: number };
+
+export type HostHandler = (call: HostCall) => Promise<HostReply>;
+
+export type RunOutcomeKind = 'ok' | 'error' | 'fuel_exhausted' | 'timeout' | 'memory_exhausted' | 'stack_exhausted' | 'cancelled';
+
+export interface RunError {
+  kind: string;
+  message: string;
+  caller?: string;
+  capability?: string;
+  source?: string;
+}
+
+export interface RunOutcome {
+  outcome: RunOutcomeKind;
+  result: string | null;
+  console: string[];
+  error: RunError | null;
+  wasmFuel: number;
+  hostFuel: number;
+  memoryPeak: number;
+  wallMs: number;
+}

@@ -1,0 +1,67 @@
+// The error classes programs see. Instances created by the runtime (host refusals) are
+// branded in a private WeakSet, so only those count as `permission_denied` when they
+// escape main; one the program constructs itself is an ordinary runtime error.
+const runtimeRaised = new WeakSet<object>();
+
+export class PermissionDeniedError extends Error {
+  caller: string;
+  capability: string;
+  reason: string;
+  source: string;
+  constructor(message?: string, details: { caller?: string; capability?: string; reason?: string; source?: string } = {}) {
+    super(message);
+    this.name = 'PermissionDeniedError';
+    this.caller = details.caller ?? '';
+    this.capability = details.capability ?? '';
+    this.reason = details.reason ?? '';
+    this.source = details.source ?? 'policy';
+  }
+}
+
+export class QuotaExceededError extends Error {
+  constructor(message?: string) {
+    super(message);
+    this.name = 'QuotaExceededError';
+  }
+}
+
+export interface HostErrorShape {
+  name: string;
+  message: string;
+  code?: string;
+  caller?: string;
+  capability?: string;
+  reason?: string;
+  source?: string;
+}
+
+/** Rebuilds a host error as the class the program should catch. */
+export function guestError(shape: HostErrorShape): Error {
+  let error: Error;
+  switch (shape.name) {
+    case 'PermissionDeniedError':
+      error = new PermissionDeniedError(shape.message, shape);
+      runtimeRaised.add(error);
+      return error;
+    case 'QuotaExceededError':
+      return new QuotaExceededError(shape.message);
+    case 'TypeError':
+      return new TypeError(shape.message);
+    case 'RangeError':
+      return new RangeError(shape.message);
+    default:
+      error = new Error(shape.message);
+      if (shape.name && shape.name !== 'Error') error.name = shape.name;
+      if (shape.code !== undefined) (error as Error & { code?: string }).code = shape.code;
+      return error;
+  }
+}
+
+export function isRuntimeDenial(value: unknown): value is PermissionDeniedError {
+  return typeof value === 'object' && value !== null && runtimeRaised.has(value);
+}
+
+export function installErrorGlobals(): void {
+  Object.defineProperty(globalThis, 'PermissionDeniedError', { value: PermissionDeniedError, writable: true, configurable: true });
+  Object.defineProperty(globalThis, 'QuotaExceededError', { value: QuotaExceededError, writable: true, configurable: true });
+}

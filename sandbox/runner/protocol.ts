@@ -1,0 +1,56 @@
+// Messages between the server's RunnerPool and a runner child process (IPC).
+import type { RunLimits } from '../pool/types';
+
+export interface RunMessage {
+  type: 'run';
+  runId: number;
+  code: string;
+  filename: string;
+  hostModules: Record<string, string[]>;
+  limits: RunLimits;
+  usesTemporal: boolean;
+}
+
+export interface HostReplyMessage {
+  type: 'host-reply';
+  runId: number;
+  callId: number;
+  /** Reply JSON as the guest reads it. */
+  reply: string;
+  /** Host fuel the reply charges (also inside `reply`). */
+  fuel: number;
+}
+
+export interface CancelMessage {
+  type: 'cancel';
+  runId: number;
+}
+
+export type ToRunner = RunMessage | HostReplyMessage | CancelMessage;
+
+export interface GuestFailure {
+  name: string;
+  message: string;
+  stack?: string;
+  denied?: { caller: string; capability: string; source: string };
+}
+
+export interface RunnerOutcome {
+  /** How the run ended, in the audit vocabulary, plus `error` for program failures. */
+  kind: 'ok' | 'error' | 'fuel_exhausted' | 'timeout' | 'memory_exhausted' | 'stack_exhausted' | 'cancelled' | 'crashed';
+  result: string | null;
+  failure: GuestFailure | null;
+  console: string[];
+  wasmFuel: number;
+  hostFuel: number;
+  memoryPeak: number;
+  wallMs: number;
+}
+
+export type FromRunner =
+  | { type: 'ready' }
+  | { type: 'heartbeat' }
+  | { type: 'host-call'; runId: number; callId: number; module: string; op: string; args: string; fuelLeft: number }
+  /** `retiring`: this runner is about to exit and must not get another run. */
+  | { type: 'done'; runId: number; outcome: RunnerOutcome; retiring?: boolean }
+  | { type: 'catastrophic'; message: string };
