@@ -220,7 +220,12 @@ async function handleRun(message: RunMessage): Promise<void> {
     const script = await isolate.compileScript(message.code, { filename: message.filename });
     const link = (await script.run(context, { reference: true })) as ivm.Reference<unknown>;
     const spec = JSON.stringify({ fuelBudget: message.limits.fuel, maxDepth: Math.max(16, message.limits.stackKib * 4), hostModules: message.hostModules });
-    await instance.run.apply(undefined, [link.derefInto(), spec]);
+    try {
+      await instance.run.apply(undefined, [link.derefInto(), spec]);
+    } catch (error) {
+      // A rejection nobody handled surfaces here; the program's own outcome still counts.
+      if (isolate.isDisposed) throw error;
+    }
     // Microtasks have drained: main has settled, or it never will.
     collected = JSON.parse(await instance.collect.apply(undefined, [], { result: { copy: true } }) as string);
     if (!isolate.isDisposed) {
