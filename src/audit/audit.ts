@@ -3,7 +3,7 @@
 // write. Never throws into the caller; unwritable records are reported on standard error.
 import type { LineDestination } from './destination';
 import { FORMAT_FAILURE } from './log';
-import { encodeLogfmt } from './logfmt';
+import { encodeLogfmt, LogfmtError } from './logfmt';
 import type { AuditRecord } from './records';
 
 export const AUDIT_SCHEMA = 'svc.audit/1';
@@ -25,6 +25,24 @@ export interface AuditWriterDeps {
 export function encodeAuditRecord(record: AuditRecord, ts: Date, eventId: string): string {
   const fields: Record<string, unknown> = { ...record, event_id: eventId, schema: AUDIT_SCHEMA };
   return encodeLogfmt({ ts, level: 'info', stream: 'audit', target: AUDIT_TARGET, msg: record.type }, fields, { sorted: true });
+}
+
+// Placeholders as long as the real values, so a size check matches the written line.
+const SIZE_CHECK_TS = new Date(0);
+const SIZE_CHECK_ID = '00000000-0000-4000-8000-000000000000';
+
+/**
+ * Whether a record can be written (valid keys, within 1 MiB, 63 levels and 4,096 values).
+ * For producers that shrink a record until it fits, such as decision summaries.
+ */
+export function auditRecordFits(record: AuditRecord): boolean {
+  try {
+    encodeAuditRecord(record, SIZE_CHECK_TS, SIZE_CHECK_ID);
+    return true;
+  } catch (error) {
+    if (error instanceof LogfmtError) return false;
+    throw error;
+  }
 }
 
 export function createAuditWriter(deps: AuditWriterDeps): AuditWriter {

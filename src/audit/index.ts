@@ -2,7 +2,7 @@
 // the destinations behind openLogOutputs, typed audit records and their redaction helpers.
 export { openLogOutputs, type LogOutputs, type LogOutputOptions } from './outputs';
 export { createServerLog, silentLog, FORMAT_FAILURE, type ServerLog, type LogFields } from './log';
-export { createAuditWriter, encodeAuditRecord, discardAudit, AUDIT_SCHEMA, AUDIT_TARGET, type AuditWriter } from './audit';
+export { createAuditWriter, encodeAuditRecord, auditRecordFits, discardAudit, AUDIT_SCHEMA, AUDIT_TARGET, type AuditWriter } from './audit';
 export {
   encodeLogfmt,
   encodeValue,

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { LogOpenError, openLogOutputs, parseLogfmt, type AuditRecord, type LogOutputOptions } from '../../../src/audit';
+import { auditRecordFits, LogOpenError, openLogOutputs, parseLogfmt, type AuditRecord, type LogOutputOptions } from '../../../src/audit';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const fixedClock = () => new Date('2026-03-02T09:15:04.112Z');
@@ -175,6 +175,18 @@ describe('audit writer', () => {
     assert.equal(lines().length, 1);
     assert.match(lines()[0], /msg=server/);
     assert.deepEqual(stderr, ['cannot format server log: invalid field, timestamp, or record exceeds 1 MiB']);
+  });
+});
+
+describe('auditRecordFits', () => {
+  test('tells whether a record is within the 1 MiB limit as the writer would encode it', () => {
+    const record = (size: number): AuditRecord => ({ type: 'admin', event: 'x', principal: 'p', route: '/', status: 200, outcome: 'ok', blob: 'a'.repeat(size) });
+    const { outputs, lines } = memoryOutputs();
+    outputs.audit.write(record(0));
+    const room = 1_048_576 - (Buffer.byteLength(lines()[0]) - 2);
+    assert.equal(auditRecordFits(record(room)), true);
+    assert.equal(auditRecordFits(record(room + 1)), false);
+    assert.equal(auditRecordFits({ type: 'admin', event: 'x', principal: 'p', route: '/', status: 200, outcome: 'ok', 'bad key': 1 }), false);
   });
 });
 
