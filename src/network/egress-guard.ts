@@ -1,0 +1,73 @@
+// The egress guard: an undici dispatcher whose connector resolves the host name itself,
+// checks every resolved address against the AddressPolicy and connects to a permitted
+// address it checked (never a second lookup, so DNS rebinding cannot slip through).
+// Every outbound connection a program causes goes through one of these.
+import dns from 'node:dns';
+import net from 'node:net';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { AddressPolicy, type AddressGrants, type BlockedKind } from './address-policy';
+
+export type Lookup = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+const systemLookup: Lookup = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+
+/** Thrown (and seen by the program as a plain Error) when no resolved address may be reached. */
+export class EgressBlockedError extends Error {
+  readonly code = 'egress_blocked';
+  constructor(
+    readonly host: string,
+    readonly kinds: BlockedKind[],
+  ) {
+    super(`blocked by network policy: ${host} resolves only to ${[...new Set(kinds)].join('/')} address space, which this server does not let programs reach`);
+    this.name = 'Error';
+  }
+}
+
+export interface EgressGuardOptions {
+  grants: AddressGrants;
+  lookup?: Lookup;
+  /** Called once per refused connection (the caller audits it as an egress_guard denial). */
+  onBlocked?: (host: string, kinds: BlockedKind[]) => void;
+}
+
+export class EgressGuard {
+  readonly policy: AddressPolicy;
+  private readonly lookup: Lookup;
+
+  constructor(private readonly options: EgressGuardOptions) {
+    this.policy = new AddressPolicy(options.grants);
+    this.lookup = options.lookup ?? systemLookup;
+  }
+
+  /** Resolves `host` and returns the first address the policy permits, or throws EgressBlockedError. */
+  async resolve(host: string): Promise<{ address: string; family: number }> {
+    const bare = host.replace(/^\[|\]$/g, '');
+    const candidates = net.isIP(bare) ? [{ address: bare, family: net.isIP(bare) }] : await this.lookup(bare);
+    const kinds: BlockedKind[] = [];
+    for (const candidate of candidates) {
+      const refusal = this.policy.refusal(candidate.address);
+      if (refusal === null) return candidate;
+      kinds.push(refusal);
+    }
+    if (candidates.length === 0) throw new Error(`could not resolve ${host}`);
+    this.options.onBlocked?.(host, kinds);
+    throw new EgressBlockedError(host, kinds);
+  }
+
+  /** A dispatcher for undici requests; `onBlocked` may be overridden per use (per run). */
+  dispatcher(extra: { connectTimeoutMs?: number; onBlocked?: (host: string, kinds: BlockedKind[]) => void } = {}): Dispatcher {
+    const connectTls = buildConnector({ timeout: extra.connectTimeoutMs ?? 30_000 });
+    const guard = extra.onBlocked ? new EgressGuard({ ...this.options, onBlocked: extra.onBlocked }) : this;
+    return new Agent({
+      connect: (options, callback) => {
+        guard.resolve(options.hostname).then(
+          ({ address }) => {
+            // Connect to the checked address; TLS still verifies the original name.
+            connectTls({ ...options, hostname: address, servername: net.isIP(options.hostname) ? undefined : options.hostname } as buildConnector.Options, callback);
+          },
+          (error: Error) => callback(error, null),
+        );
+      },
+    });
+  }
+}
