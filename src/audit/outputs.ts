@@ -10,8 +10,11 @@ import { createServerLog, type ServerLog } from './log';
 export interface LogOutputs {
   log: ServerLog;
   audit: AuditWriter;
-  /** SIGHUP: reopen the log and audit files after external rotation. */
-  reopen(): void;
+  /**
+   * SIGHUP: reopen the log and audit files after external rotation. Returns false when
+   * there is no file to reopen (standard output only), so the caller can skip its log line.
+   */
+  reopen(): boolean;
   /** Flushes and closes the files; later records are discarded. */
   close(): void;
 }
@@ -49,7 +52,10 @@ export function openLogOutputs(options: LogOutputOptions): LogOutputs {
   return {
     log: createServerLog({ filter: LevelFilter.parse(options.filter, report), destination: logDestination, clock, report }),
     audit: createAuditWriter({ enabled: options.audit.enabled, destination: auditDestination, clock, newId: options.newId ?? randomUUID, report }),
-    reopen: () => destinations.forEach((destination) => destination.reopen()),
+    reopen: () => {
+      destinations.forEach((destination) => destination.reopen());
+      return destinations.some((destination) => destination instanceof FileDestination);
+    },
     close: () => destinations.forEach((destination) => destination.close()),
   };
 }

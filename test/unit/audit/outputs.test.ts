@@ -87,6 +87,13 @@ describe('server log', () => {
     assert.match(lines()[0], /stream=audit/);
   });
 
+  test('reopen() with standard output only does nothing and says so', () => {
+    const { outputs, lines } = memoryOutputs();
+    assert.equal(outputs.reopen(), false);
+    outputs.log.info('svc_server::serve', 'after');
+    assert.equal(lines().length, 1);
+  });
+
   test('a log record with an invalid field is dropped whole and reported, not thrown', () => {
     const { outputs, lines, stderr } = memoryOutputs();
     assert.doesNotThrow(() => outputs.log.info('svc_server::serve', 'bad', { 'a b': 1 }));
@@ -227,7 +234,7 @@ describe('files', () => {
     fs.renameSync(logFile, `${logFile}.1`);
     fs.renameSync(auditFile, `${auditFile}.1`);
     outputs.log.info('svc_server::serve', 'still old file');
-    outputs.reopen();
+    assert.equal(outputs.reopen(), true);
     outputs.log.info('svc_server::serve', 'after');
     outputs.audit.write({ type: 'server', event: 'stopped' });
     outputs.close();
