@@ -48,8 +48,8 @@ export async function boot(options: BootOptions): Promise<void> {
   });
   shutdown.installSignalHandlers();
   process.on('SIGHUP', () => {
-    outputs.reopen();
-    log.info('svc_server::serve', 'log files reopened');
+    // With standard output there is nothing to reopen.
+    if (outputs.reopen()) log.info('svc_server::serve', 'log files reopened');
   });
 
   for (const warning of options.warnings) log.warn(warning.target, warning.msg, warning.fields);

@@ -16,8 +16,9 @@ test('audit lines parse as logfmt with the header first and the rest alphabetica
   for (const line of auditLines) {
     const keys = parseLogfmt(line).map(([k]) => k);
     assert.deepEqual(keys.slice(0, 5), ['ts', 'level', 'stream', 'target', 'msg']);
-    const rest = keys.slice(5);
-    assert.deepEqual(rest, [...rest].sort(), `fields sorted in ${line}`);
+    // Top-level field names are in byte order (nested ones follow their parent).
+    const topLevel = [...new Set(keys.slice(5).map((k) => k.split('.')[0]))];
+    assert.deepEqual(topLevel, [...topLevel].sort(), `fields sorted in ${line}`);
     const record = Object.fromEntries(parseLogfmt(line));
     assert.equal(record.schema, 'svc.audit/1');
     assert.equal(record.target, 'svc_server::audit');
