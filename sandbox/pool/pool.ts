@@ -64,13 +64,23 @@ function argsFromWire(text: string): unknown[] {
   ) as unknown[];
 }
 
-const limitMessages: Record<string, string> = {
-  fuel_exhausted: 'the program used up its fuel budget (max_execution_fuel); do less work per run or split it across runs',
-  timeout: 'the program ran longer than max_execution_time',
-  memory_exhausted: 'the program used more memory than max_execution_memory allows',
-  stack_exhausted: 'the program recursed too deeply (max_execution_stack)',
-  cancelled: 'the run was cancelled because the server is shutting down',
-};
+/** Limit messages begin with the stable markers of program-runtime §5.3. */
+function limitMessage(kind: string, limits: RunJob['limits']): string {
+  switch (kind) {
+    case 'fuel_exhausted':
+      return `fuel exhausted: the run used its whole budget of ${limits.fuel} fuel (max_execution_fuel); do less work per run or split it across runs`;
+    case 'timeout':
+      return `timeout exceeded: the run passed its time limit of ${limits.timeMs / 1000} s (max_execution_time)`;
+    case 'memory_exhausted':
+      return `memory exhausted: the run passed its limit of ${limits.memoryMb} MB (max_execution_memory): out of memory; process the data in smaller pieces`;
+    case 'stack_exhausted':
+      return `call stack exhausted: the call depth passed the limit of about ${Math.max(16, limits.stackKib * 4)} frames (max_execution_stack ${limits.stackKib} KiB); make deep recursion iterative or raise max_execution_stack`;
+    case 'cancelled':
+      return 'cancelled: the run was stopped before it finished (the server cancelled it, for example while shutting down)';
+    default:
+      return 'the run crashed the sandbox; the server replaced the runner and other runs are unaffected';
+  }
+}
 
 export class RunnerPool {
   private readonly runners: Runner[] = [];
@@ -252,8 +262,9 @@ export class RunnerPool {
   private onExit(runner: Runner, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.stopped) return;
     this.options.onLog?.('warn', 'runner process exited; replacing it', { code, signal, catastrophic: runner.catastrophic ?? undefined });
-    // A crash while running is almost always an allocation the engine could not survive.
-    this.replace(runner, runner.catastrophic || runner.active ? 'memory_exhausted' : 'error');
+    // isolated-vm's catastrophic error follows an allocation the engine could not survive;
+    // any other exit during a run crashed the sandbox (runtime_error).
+    this.replace(runner, runner.catastrophic ? 'memory_exhausted' : 'error');
   }
 
   private finish(active: ActiveRun, outcome: RunOutcome): void {
@@ -264,7 +275,7 @@ export class RunnerPool {
   }
 
   private ended(job: RunJob, kind: RunOutcome['outcome'], wallMs: number): RunOutcome {
-    const error: RunError | null = kind === 'ok' ? null : { kind: kind === 'error' ? 'runtime_error' : kind, message: limitMessages[kind] ?? 'the run failed inside the sandbox' };
+    const error: RunError | null = kind === 'ok' ? null : { kind: kind === 'error' ? 'runtime_error' : kind, message: limitMessage(kind, job.limits) };
     return { outcome: kind, result: null, console: [], error, wasmFuel: kind === 'fuel_exhausted' ? job.limits.fuel : 0, hostFuel: 0, memoryPeak: kind === 'memory_exhausted' ? job.limits.memoryMb * 1048576 : 0, wallMs };
   }
 
@@ -273,13 +284,13 @@ export class RunnerPool {
     if (raw.kind === 'ok') return { ...base, outcome: 'ok', result: raw.result, error: null };
     if (raw.kind === 'error' || raw.kind === 'crashed') {
       const failure = raw.failure ?? { name: 'Error', message: 'the run failed inside the sandbox' };
-      const headline = `${failure.name}: ${failure.message}`;
+      const headline = failure.headline ?? (failure.message === '' ? failure.name : `${failure.name}: ${failure.message}`);
       const message = renderRuntimeError(headline, failure.stack, job.script);
       if (failure.denied) {
         return { ...base, outcome: 'error', result: null, error: { kind: 'permission_denied', message, caller: failure.denied.caller, capability: failure.denied.capability, source: failure.denied.source } };
       }
       return { ...base, outcome: 'error', result: null, error: { kind: 'runtime_error', message } };
     }
-    return { ...base, outcome: raw.kind, result: null, error: { kind: raw.kind, message: limitMessages[raw.kind] ?? raw.kind } };
+    return { ...base, outcome: raw.kind, result: null, error: { kind: raw.kind, message: limitMessage(raw.kind, job.limits) } };
   }
 }

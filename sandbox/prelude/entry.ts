@@ -2,6 +2,7 @@
 // installs the globals programs may use, removes what they must not have, and leaves
 // two entry points the runner takes (and deletes) right after: `run` links and starts
 // a compiled program, `collect` reports how it ended once the microtasks have drained.
+import { jsonParse, jsonStringify } from './intrinsics';
 import { native } from './native';
 import { guestError, installErrorGlobals, isRuntimeDenial, type HostErrorShape } from './errors';
 import { atob, base64ToBytes, btoa, bytesToBase64, TextDecoder, TextEncoder } from './encoding';
@@ -9,6 +10,7 @@ import { URL, URLSearchParams } from './url';
 import { structuredClone } from './clone';
 import { makeConsole } from './console';
 import { resultText } from './result';
+import { renderValue } from './render';
 
 interface Linked {
   units: Record<string, (require: (name: string) => unknown, module: { exports: Record<string, unknown> }, exports: Record<string, unknown>) => void>;
@@ -22,7 +24,7 @@ interface RunSpec {
   hostModules: Record<string, string[]>;
 }
 
-type Outcome = { ok: true; result: string | null } | { ok: false; name: string; message: string; stack?: string; denied?: { caller: string; capability: string; source: string } };
+type Outcome = { ok: true; result: string | null } | { ok: false; name: string; message: string; headline?: string; stack?: string; denied?: { caller: string; capability: string; source: string } };
 
 const global = globalThis as Record<string, unknown>;
 const define = (name: string, value: unknown) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
@@ -38,7 +40,7 @@ define('URL', URL);
 define('URLSearchParams', URLSearchParams);
 define('structuredClone', structuredClone);
 define('assert', (condition: unknown, message?: string) => {
-  if (!condition) throw new Error(message === undefined ? 'assertion failed' : `assertion failed: ${message}`);
+  if (!condition) throw new Error(message === undefined || message === null ? 'assertion failed' : String(message));
 });
 define('crypto', {
   getRandomValues<T extends ArrayBufferView>(array: T): T {
@@ -60,6 +62,8 @@ define('crypto', {
 });
 // No WebAssembly and no code generation from strings: both would escape fuel metering.
 delete global.WebAssembly;
+delete global.SharedArrayBuffer;
+delete global.Atomics;
 disableCodeGeneration();
 flattenRepeat();
 
@@ -104,11 +108,11 @@ function flattenRepeat(): void {
 const BYTES_TAG = '__svc_bytes';
 
 function toWire(args: unknown[]): string {
-  return JSON.stringify(args, (_key, value) => (value instanceof Uint8Array ? { [BYTES_TAG]: bytesToBase64(value) } : value));
+  return jsonStringify(args, (_key, value) => (value instanceof Uint8Array ? { [BYTES_TAG]: bytesToBase64(value) } : value));
 }
 
 function fromWire(text: string): unknown {
-  return JSON.parse(text, (_key, value) =>
+  return jsonParse(text, (_key, value) =>
     value && typeof value === 'object' && typeof value[BYTES_TAG] === 'string' && Object.keys(value).length === 1 ? base64ToBytes(value[BYTES_TAG]) : value,
   );
 }
@@ -143,7 +147,7 @@ function isStackOverflow(value: unknown): boolean {
 
 function failure(error: unknown): Outcome {
   if (isStackOverflow(error)) native.limit.applySync(undefined, ['stack_exhausted']);
-  if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
+  if (isErrorValue(error)) {
     const e = error as Error;
     let name = 'Error';
     let message = '';
@@ -159,13 +163,22 @@ function failure(error: unknown): Outcome {
     if (isRuntimeDenial(error)) out.denied = { caller: error.caller, capability: error.capability, source: error.source };
     return out;
   }
+  // A thrown non-Error value renders as `Uncaught <value>` (strings JSON-quoted).
   let text: string;
   try {
-    text = typeof error === 'string' ? JSON.stringify(error) : String(error);
+    text = typeof error === 'string' ? jsonStringify(error) : renderValue(error);
   } catch {
     text = typeof error;
   }
-  return { ok: false, name: 'Error', message: `the program threw a non-Error value: ${text}` };
+  return { ok: false, name: 'Error', message: text, headline: `Uncaught ${text}` };
+}
+
+function isErrorValue(value: unknown): boolean {
+  try {
+    return value instanceof Error || Object.prototype.toString.call(value) === '[object Error]';
+  } catch {
+    return false;
+  }
 }
 
 function settle(value: unknown): void {
@@ -177,7 +190,7 @@ function settle(value: unknown): void {
 }
 
 function run(link: (rt: unknown) => Linked, specJson: string): void {
-  const spec = JSON.parse(specJson) as RunSpec;
+  const spec = jsonParse(specJson) as RunSpec;
   const rt = {
     fuelBudget: spec.fuelBudget,
     maxDepth: spec.maxDepth,
@@ -221,14 +234,14 @@ function run(link: (rt: unknown) => Linked, specJson: string): void {
 function collect(): string {
   const fuelLeft = current ? current.fuelLeft() : null;
   if (outcome === undefined) {
-    return JSON.stringify({
+    return jsonStringify({
       ok: false,
       name: 'Error',
       message: 'main returned a promise that can never settle: nothing is left that could resolve it (there are no timers, and host calls are synchronous)',
       fuelLeft,
     });
   }
-  return JSON.stringify({ ...outcome, fuelLeft });
+  return jsonStringify({ ...outcome, fuelLeft });
 }
 
 define('__svc_entry', { run, collect });

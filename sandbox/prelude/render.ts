@@ -1,6 +1,7 @@
 // Text rendering shared by console lines and messages: strings as is, errors as
 // `Name: message`, objects as JSON from a safe encoder (Map, Set, BigInt, cycles,
 // functions handled).
+import { jsonStringify } from './intrinsics';
 function functionLabel(fn: Function): string {
   return fn.name ? `[Function ${fn.name}]` : '[Function (anonymous)]';
 }
@@ -33,7 +34,7 @@ export function safeJson(value: unknown): string {
     }
   };
   try {
-    return JSON.stringify(convert(value)) ?? String(value);
+    return jsonStringify(convert(value)) ?? String(value);
   } catch (error) {
     return `[unrenderable: ${(error as Error)?.message ?? 'error'}]`;
   }

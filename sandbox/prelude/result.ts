@@ -1,6 +1,7 @@
 // The result text of `main` (program-runtime §2.3): strings as is, undefined → null,
 // other values as JSON text; values JSON would silently mangle are refused with their
 // type and JSON path.
+import { jsonStringify } from './intrinsics';
 const MAX_RESULT_BYTES = 16 * 1024 * 1024;
 
 export class ResultError extends Error {
@@ -45,7 +46,7 @@ function check(value: unknown, path: string, stack: Set<unknown>): void {
   if (stack.has(current)) throw new ResultError(`main returned a value with a cycle at ${path}; JSON cannot represent cycles`);
   stack.add(current);
   if (Array.isArray(current)) current.forEach((item, i) => check(item, `${path}[${i}]`, stack));
-  else for (const key of Object.keys(current)) check((current as Record<string, unknown>)[key], /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`, stack);
+  else for (const key of Object.keys(current)) check((current as Record<string, unknown>)[key], /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${jsonStringify(key)}]`, stack);
   stack.delete(current);
 }
 
@@ -56,7 +57,7 @@ export function resultText(value: unknown): string | null {
   if (typeof value === 'symbol') throw new ResultError('main returned a symbol; return data (a string, number, array or object) instead');
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   check(value, '$', new Set());
-  return checkSize(JSON.stringify(value) ?? 'null');
+  return checkSize(jsonStringify(value) ?? 'null');
 }
 
 function checkSize(text: string): string {

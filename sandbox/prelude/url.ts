@@ -1,5 +1,6 @@
 // URL and URLSearchParams. Parsing follows the WHATWG rules by asking the runner's own
 // URL implementation (a synchronous native call), so there is no second parser to drift.
+import { jsonParse } from './intrinsics';
 import { native } from './native';
 
 interface UrlParts {
@@ -17,7 +18,7 @@ interface UrlParts {
 }
 
 function parseUrl(input: string, base?: string): UrlParts {
-  const reply = JSON.parse(native.url.applySync(undefined, [input, base ?? null]) as string) as { ok: boolean; parts?: UrlParts; message?: string };
+  const reply = jsonParse(native.url.applySync(undefined, [input, base ?? null]) as string) as { ok: boolean; parts?: UrlParts; message?: string };
   if (!reply.ok) throw new TypeError(reply.message ?? `Invalid URL: ${input}`);
   return reply.parts!;
 }

@@ -252,7 +252,7 @@ async function handleRun(message: RunMessage): Promise<void> {
   const consoleLines = slot.consoleDropped > 0 ? [...slot.console, `[${slot.consoleDropped} more console lines were dropped: a run keeps at most ${MAX_CONSOLE_LINES} lines and 1 MiB]`] : slot.console;
   let failure: GuestFailure | null = null;
   if (kind === 'error') {
-    if (collected && !collected.ok) failure = { name: collected.name, message: collected.message, stack: collected.stack, denied: collected.denied };
+    if (collected && !collected.ok) failure = { name: collected.name, message: collected.message, headline: collected.headline, stack: collected.stack, denied: collected.denied };
     else failure = { name: 'Error', message: `the run failed inside the sandbox: ${crash ?? 'unknown failure'}` };
   }
   const outcome: RunnerOutcome = {

@@ -31,6 +31,8 @@ export type ToRunner = RunMessage | HostReplyMessage | CancelMessage;
 export interface GuestFailure {
   name: string;
   message: string;
+  /** Replaces `name: message` as the first line (a thrown non-Error value: `Uncaught <value>`). */
+  headline?: string;
   stack?: string;
   denied?: { caller: string; capability: string; source: string };
 }

@@ -83,9 +83,10 @@ describe('runtime errors', () => {
   test('throwing a non-Error value is a runtime_error that shows the value', async () => {
     const error = await errorOf('export function main() { throw "just a string"; }');
     assert.equal(error.kind, 'runtime_error');
-    assert.match(error.message, /just a string/);
-    assert.match((await errorOf('export function main() { throw 42; }')).message, /42/);
-    assert.match((await errorOf('export function main() { throw null; }')).message, /null/);
+    assert.match(error.message, /^Uncaught "just a string"/);
+    assert.match((await errorOf('export function main() { throw 42; }')).message, /^Uncaught 42/);
+    assert.match((await errorOf('export function main() { throw null; }')).message, /^Uncaught null/);
+    assert.match((await errorOf('export function main() { throw { code: 7 }; }')).message, /^Uncaught \{"code":7\}/);
   });
 
   test('main that is not a function is a runtime_error', async () => {
