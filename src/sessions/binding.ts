@@ -1,6 +1,7 @@
 // Binding a Blueprint's declared variables and harness secrets to a session
 // (blueprints-and-policy §3.2–3.3). Pure checks: the first problem found is reported with
 // the offending name, in the reference's order, and nothing is bound on failure.
+import { fillFileArea, fillGit, type FilledFileArea, type GitTemplate, type VfsTemplate } from './fill';
 
 export interface VariableDeclaration {
   required: boolean;
@@ -57,4 +58,36 @@ export function missingRequiredSecrets(declarations: BindingDeclarations, held: 
     if (declaration.source === 'harness' && declaration.required && !held[name]) missing.push(name);
   }
   return missing.sort(byteOrder);
+}
+
+/** What a Blueprint offers to binding: declarations plus the templates variables fill. */
+export interface BindableBlueprint {
+  declarations: BindingDeclarations;
+  vfs: VfsTemplate;
+  git: GitTemplate | null;
+}
+
+export interface SessionBinding {
+  variables: Record<string, string>;
+  secrets: Record<string, string>;
+  fileArea: FilledFileArea;
+  git: GitTemplate | null;
+}
+
+/**
+ * Steps 2–4 of the binding order (blueprints-and-policy §3.1): variables, then the `vfs`
+ * and `git` templates they fill, then harness secrets. The first failure wins; its
+ * message starts with `invalid variables:`, `invalid vfs config:`, `invalid git config:`
+ * or `invalid secrets:`.
+ */
+export function bindBlueprint(blueprint: BindableBlueprint, variables?: Record<string, string>, secrets?: Record<string, string>): BindingResult<SessionBinding> {
+  const boundVariables = bindVariables(blueprint.declarations, variables);
+  if (!boundVariables.ok) return boundVariables;
+  const fileArea = fillFileArea(blueprint.vfs, boundVariables.value);
+  if (!fileArea.ok) return fileArea;
+  const git = fillGit(blueprint.git, boundVariables.value);
+  if (!git.ok) return git;
+  const boundSecrets = bindHarnessSecrets(blueprint.declarations, secrets);
+  if (!boundSecrets.ok) return boundSecrets;
+  return { ok: true, value: { variables: boundVariables.value, secrets: boundSecrets.value, fileArea: fileArea.value, git: git.value } };
 }

@@ -1,2 +1,42 @@
-// Public API of the sessions capability.
-export { bindVariables, bindHarnessSecrets, missingRequiredSecrets, type BindingDeclarations, type VariableDeclaration, type SecretDeclaration, type BindingResult } from './binding';
+// Public API of the sessions capability: binding, the lifecycle manager, session records,
+// per-session directories, last-run records and the idempotency ledger.
+export {
+  bindVariables,
+  bindHarnessSecrets,
+  missingRequiredSecrets,
+  bindBlueprint,
+  type BindingDeclarations,
+  type VariableDeclaration,
+  type SecretDeclaration,
+  type BindingResult,
+  type BindableBlueprint,
+  type SessionBinding,
+} from './binding';
+export { fillFileArea, fillGit, fillPathTemplate, type VfsTemplate, type MountTemplate, type FilledFileArea, type GitTemplate, type FileAreaMode, type VolumeAccess } from './fill';
+export {
+  SessionManager,
+  SessionError,
+  DEFAULT_IDLE_TIMEOUT_SECS,
+  REAP_INTERVAL_MS,
+  type SessionBlueprint,
+  type SessionView,
+  type SessionErrorCode,
+  type SessionManagerOptions,
+  type RecoverySummary,
+} from './manager';
+export { SessionRecordStore, type SessionRecord, type LoadedRecord } from './record-store';
+export { SessionDirectories, type SessionFileAreas } from './file-areas';
+export { OneOffLastRuns, ONE_OFF_LAST_RUNS_KEPT, type LastRun } from './last-runs';
+export {
+  IdempotencyLedger,
+  IdempotencyError,
+  idempotencyKeyFrom,
+  codeFingerprint,
+  IDEMPOTENCY_LEDGER_SQL,
+  IDEMPOTENCY_LEDGER_MIGRATION,
+  IDEMPOTENCY_WAIT_MS,
+  type IdempotencyErrorCode,
+  type LedgerDecision,
+  type Reservation,
+  type IdempotencyLedgerOptions,
+} from './ledger';

@@ -1,0 +1,448 @@
+// The session lifecycle (interface.md "Session lifecycle", server-operations §5.3–5.6):
+// open, activity with a debounced durable idle clock, rebind, end (deleted, evicted,
+// expired), the idle reaper and boot recovery. Holds harness secrets in memory only.
+import { auditVariables, type AuditWriter, type ServerLog, type SessionAuditRecord } from '../audit';
+import { bindBlueprint, bindHarnessSecrets, missingRequiredSecrets, type BindableBlueprint } from './binding';
+import type { SessionFileAreas } from './file-areas';
+import type { FilledFileArea } from './fill';
+import { OneOffLastRuns, type LastRun } from './last-runs';
+import type { IdempotencyLedger } from './ledger';
+import type { SessionRecord, SessionRecordStore } from './record-store';
+
+/** What the lifecycle needs from the Blueprint version in force. */
+export interface SessionBlueprint extends BindableBlueprint {
+  name: string;
+  /** `idle_timeout` of the current version, in seconds. */
+  idleTimeoutSecs: number;
+}
+
+export const DEFAULT_IDLE_TIMEOUT_SECS = 86_400;
+export const REAP_INTERVAL_MS = 30_000;
+export const ACTIVITY_WRITE_DEBOUNCE_MS = 30_000;
+
+export type SessionErrorCode = 'unknown_blueprint' | 'invalid_binding' | 'unknown_session' | 'blueprint_gone' | 'session_requires_secrets' | 'create_failed';
+
+/** A refusal of a session operation; src/http maps `code` to a status and body. */
+export class SessionError extends Error {
+  constructor(
+    readonly code: SessionErrorCode,
+    message: string,
+    readonly details: { name?: string; sessionId?: string; required?: string[] } = {},
+  ) {
+    super(message);
+    this.name = 'SessionError';
+  }
+}
+
+/** An open session as other modules see it. */
+export interface SessionView {
+  readonly id: string;
+  readonly blueprintName: string;
+  readonly principal: string;
+  readonly variables: Readonly<Record<string, string>>;
+  readonly fileArea: FilledFileArea;
+  readonly secrets: Readonly<Record<string, string>>;
+}
+
+interface OpenSession {
+  record: SessionRecord;
+  secrets: Record<string, string>;
+  lastRun: LastRun | null;
+  runsInFlight: number;
+  lastActivityMs: number;
+  lastWrittenActivityMs: number;
+}
+
+export interface SessionManagerOptions<B extends SessionBlueprint> {
+  records: SessionRecordStore;
+  fileAreas: SessionFileAreas;
+  /** Null when there is no ledger (then nothing is guarded). */
+  ledger: IdempotencyLedger | null;
+  audit: AuditWriter;
+  log: ServerLog;
+  /** The Blueprint version in force, or null when it is not registered or not usable. */
+  resolveBlueprint: (name: string) => B | null;
+  newId: () => string;
+  now?: () => number;
+  /** Called whenever a session ends, so other capabilities (svc:session state) drop theirs. */
+  onSessionEnded?: (sessionId: string) => void;
+  reapIntervalMs?: number;
+  activityDebounceMs?: number;
+}
+
+type EndEvent = { event: 'deleted'; reason: 'disconnect' } | { event: 'evicted'; reason: 'blueprint_deleted' } | { event: 'expired'; reason: 'idle_timeout' };
+
+export interface RecoverySummary {
+  found: number;
+  lost: number;
+  evicted: number;
+  expired: number;
+  malformed: number;
+  swept: number;
+}
+
+export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
+  private readonly sessions = new Map<string, OpenSession>();
+  private readonly oneOffRuns = new OneOffLastRuns();
+  private readonly now: () => number;
+  private reaper: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: SessionManagerOptions<B>) {
+    this.now = options.now ?? Date.now;
+  }
+
+  // ---- opening and binding -------------------------------------------------------------
+
+  /** `POST /v1/sessions`: the check order of blueprints-and-policy §3.1, then the session. */
+  create(request: { blueprint: string; variables?: Record<string, string>; secrets?: Record<string, string>; principal: string }): { sessionId: string; fileArea: FilledFileArea } {
+    const blueprint = this.options.resolveBlueprint(request.blueprint);
+    if (!blueprint) {
+      throw new SessionError('unknown_blueprint', `blueprint '${request.blueprint}' is not registered on this server`, { name: request.blueprint });
+    }
+    const binding = bindBlueprint(blueprint, request.variables, request.secrets);
+    if (!binding.ok) throw new SessionError('invalid_binding', binding.error);
+
+    const sessionId = this.options.newId();
+    const now = this.now();
+    const record: SessionRecord = {
+      version: 1,
+      session_id: sessionId,
+      blueprint: blueprint.name,
+      principal: request.principal,
+      variables: binding.value.variables,
+      file_area: binding.value.fileArea,
+      created_at_ms: now,
+      last_activity_ms: now,
+      idle_timeout_secs: blueprint.idleTimeoutSecs,
+      mcp: null,
+    };
+    this.persistNewSession(record);
+    this.sessions.set(sessionId, { record, secrets: binding.value.secrets, lastRun: null, runsInFlight: 0, lastActivityMs: now, lastWrittenActivityMs: now });
+    this.auditSession({
+      type: 'session',
+      event: 'created',
+      session_id: sessionId,
+      principal: request.principal,
+      blueprint: blueprint.name,
+      vars: auditVariables(record.variables),
+      file_area_mode: binding.value.fileArea.mode,
+    });
+    return { sessionId, fileArea: binding.value.fileArea };
+  }
+
+  private persistNewSession(record: SessionRecord): void {
+    const perSession = fileAreaOf(record).mode === 'per_session';
+    try {
+      if (perSession) this.options.fileAreas.prepare(record.session_id);
+      this.options.records.write(record);
+    } catch (error) {
+      this.options.log.error('svc_server::sessions', 'could not create a session', { session: record.session_id, error: (error as Error).message });
+      if (perSession) this.removeFilesQuietly(record.session_id);
+      throw new SessionError('create_failed', 'the session could not be created: its record or file area could not be written; see the server log');
+    }
+  }
+
+  /** `POST /v1/sessions/{id}/rebind`: a full replacement of the harness secrets. */
+  rebind(sessionId: string, secrets: Record<string, string>, principal: string): void {
+    const session = this.openSession(sessionId);
+    const blueprint = this.currentBlueprint(session);
+    this.touchSession(session);
+    const bound = bindHarnessSecrets(blueprint.declarations, secrets);
+    if (!bound.ok) throw new SessionError('invalid_binding', bound.error, { sessionId });
+    session.secrets = bound.value;
+    const vars = auditVariables(session.record.variables);
+    this.auditSession({ type: 'session', event: 'rebound', session_id: sessionId, principal, vars, old_vars: vars });
+  }
+
+  // ---- runs ------------------------------------------------------------------------------
+
+  /**
+   * The session-level checks of a session execute, in order: unknown session, Blueprint no
+   * longer exists, required harness secrets missing. Counts as activity.
+   */
+  prepareRun(sessionId: string): { session: SessionView; blueprint: B } {
+    const session = this.openSession(sessionId);
+    this.touchSession(session);
+    const blueprint = this.currentBlueprint(session);
+    const missing = missingRequiredSecrets(blueprint.declarations, session.secrets);
+    if (missing.length > 0) {
+      throw new SessionError('session_requires_secrets', `the blueprint requires harness secrets this server no longer holds: ${missing.join(', ')}; send them to rebind`, {
+        sessionId,
+        required: missing,
+      });
+    }
+    return { session: viewOf(session), blueprint };
+  }
+
+  /** Marks a run in flight (the reaper leaves the session alone) and returns its end marker. */
+  runStarted(sessionId: string): () => void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return () => {};
+    session.runsInFlight += 1;
+    this.touchSession(session);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      session.runsInFlight -= 1;
+      if (this.sessions.get(sessionId) === session) this.touchSession(session);
+    };
+  }
+
+  recordLastRun(sessionId: string, lastRun: LastRun): void {
+    const session = this.sessions.get(sessionId);
+    if (session) session.lastRun = lastRun;
+  }
+
+  /** The last-run record of a one-off run's throw-away session (kept for the newest 1,000). */
+  rememberOneOffRun(sessionId: string, lastRun: LastRun): void {
+    this.oneOffRuns.remember(sessionId, lastRun);
+  }
+
+  /** Last run of an open session or a recent one-off run; null when none. Counts as activity. */
+  lastRun(sessionId: string): LastRun | null {
+    const session = this.liveSession(sessionId);
+    if (session) {
+      this.touchSession(session);
+      return session.lastRun;
+    }
+    return this.oneOffRuns.get(sessionId);
+  }
+
+  /** Any request on the session: keeps it from idling out. */
+  touch(sessionId: string): void {
+    const session = this.sessions.get(sessionId);
+    if (session) this.touchSession(session);
+  }
+
+  get(sessionId: string): SessionView | null {
+    const session = this.liveSession(sessionId);
+    return session ? viewOf(session) : null;
+  }
+
+  activeCount(): number {
+    return this.sessions.size;
+  }
+
+  // ---- ending --------------------------------------------------------------------------
+
+  /** `DELETE /v1/sessions/{id}`; false when the session is unknown. */
+  delete(sessionId: string, principal: string): boolean {
+    const session = this.liveSession(sessionId);
+    if (!session) return false;
+    this.end(session, { event: 'deleted', reason: 'disconnect' }, principal);
+    return true;
+  }
+
+  /** The Blueprint-deletion hook: ends every session of that Blueprint. */
+  evictBlueprint(name: string, principal?: string): number {
+    const doomed = [...this.sessions.values()].filter((session) => session.record.blueprint === name);
+    for (const session of doomed) this.end(session, { event: 'evicted', reason: 'blueprint_deleted' }, principal ?? session.record.principal);
+    return doomed.length;
+  }
+
+  /** Ends sessions idle past their Blueprint's current `idle_timeout`; returns how many. */
+  reap(): number {
+    let expired = 0;
+    for (const session of [...this.sessions.values()]) {
+      if (this.expireIfIdle(session)) expired += 1;
+    }
+    return expired;
+  }
+
+  private end(session: OpenSession, how: EndEvent, principal: string): void {
+    const sessionId = session.record.session_id;
+    this.sessions.delete(sessionId);
+    this.discardSessionData(session.record);
+    this.auditSession({
+      type: 'session',
+      event: how.event,
+      session_id: sessionId,
+      principal,
+      reason: how.reason,
+      ...(how.event === 'evicted' ? { blueprint: session.record.blueprint } : {}),
+    });
+  }
+
+  /** Record, per-session files, ledger rows and other capabilities' state (§5.5). */
+  private discardSessionData(record: SessionRecord): void {
+    const sessionId = record.session_id;
+    try {
+      this.options.records.remove(sessionId);
+    } catch (error) {
+      this.options.log.error('svc_server::sessions', 'could not delete a session record', { session: sessionId, error: (error as Error).message });
+    }
+    if (fileAreaOf(record).mode === 'per_session') this.removeFilesQuietly(sessionId);
+    this.options.ledger?.deleteSession(sessionId);
+    try {
+      this.options.onSessionEnded?.(sessionId);
+    } catch (error) {
+      this.options.log.error('svc_server::sessions', 'a session-end hook failed', { session: sessionId, error: (error as Error).message });
+    }
+  }
+
+  private removeFilesQuietly(sessionId: string): void {
+    try {
+      this.options.fileAreas.remove(sessionId);
+    } catch (error) {
+      this.options.log.error('svc_server::sessions', 'could not delete per-session files', { session: sessionId, error: (error as Error).message });
+    }
+  }
+
+  // ---- boot and the reaper -------------------------------------------------------------
+
+  /** Boot recovery (§5.6): reload, evict, expire or drop each record; sweep orphans; fix the ledger. */
+  recover(): RecoverySummary {
+    const summary: RecoverySummary = { found: 0, lost: 0, evicted: 0, expired: 0, malformed: 0, swept: 0 };
+    const keepDirectories = new Set<string>();
+    this.options.records.prepare();
+    for (const loaded of this.options.records.loadAll()) {
+      if (!loaded.ok) {
+        summary.malformed += 1;
+        keepDirectories.add(loaded.file.replace(/\.json$/, ''));
+        this.options.log.warn('svc_server::sessions', 'skipping a malformed session record', { file: loaded.file, error: loaded.reason });
+        continue;
+      }
+      summary[this.recoverOne(loaded.record)] += 1;
+    }
+    for (const id of this.sessions.keys()) keepDirectories.add(id);
+    for (const directory of this.options.fileAreas.list()) {
+      if (keepDirectories.has(directory)) continue;
+      this.removeFilesQuietly(directory);
+      summary.swept += 1;
+    }
+    this.recoverLedger();
+    this.options.log.info('svc_server::sessions', 'sessions recovered', { ...summary });
+    return summary;
+  }
+
+  private recoverOne(record: SessionRecord): 'found' | 'lost' | 'evicted' | 'expired' {
+    const base = { type: 'session' as const, session_id: record.session_id, principal: record.principal };
+    const blueprint = this.options.resolveBlueprint(record.blueprint);
+    if (!blueprint) {
+      this.discardSessionData(record);
+      this.auditSession({ ...base, event: 'evicted', reason: 'blueprint_deleted', blueprint: record.blueprint });
+      return 'evicted';
+    }
+    if (this.now() - record.last_activity_ms > blueprint.idleTimeoutSecs * 1000) {
+      this.discardSessionData(record);
+      this.auditSession({ ...base, event: 'expired', reason: 'idle_timeout' });
+      return 'expired';
+    }
+    if (fileAreaOf(record).mode === 'per_session' && !this.options.fileAreas.exists(record.session_id)) {
+      this.discardSessionData(record);
+      this.auditSession({ ...base, event: 'lost', reason: 'workspace_missing' });
+      return 'lost';
+    }
+    this.sessions.set(record.session_id, {
+      record,
+      secrets: {},
+      lastRun: null,
+      runsInFlight: 0,
+      lastActivityMs: record.last_activity_ms,
+      lastWrittenActivityMs: record.last_activity_ms,
+    });
+    this.auditSession({ ...base, event: 'found', blueprint: record.blueprint });
+    return 'found';
+  }
+
+  private recoverLedger(): void {
+    if (!this.options.ledger) return;
+    try {
+      this.options.ledger.recoverAtBoot(new Set(this.sessions.keys()));
+    } catch (error) {
+      // Guarded requests will answer idempotency_unavailable if the ledger stays broken.
+      this.options.log.error('svc_server::sessions', 'could not recover the idempotency ledger', { error: (error as Error).message });
+    }
+  }
+
+  /** Starts the idle reaper (every 30 seconds). */
+  start(): void {
+    if (this.reaper) return;
+    this.reaper = setInterval(() => this.reap(), this.options.reapIntervalMs ?? REAP_INTERVAL_MS);
+    this.reaper.unref();
+  }
+
+  /** Stops the reaper and writes pending activity so the idle clock survives the restart. */
+  close(): void {
+    if (this.reaper) clearInterval(this.reaper);
+    this.reaper = null;
+    for (const session of this.sessions.values()) {
+      if (session.lastActivityMs !== session.lastWrittenActivityMs) this.writeActivity(session);
+    }
+  }
+
+  // ---- internals -----------------------------------------------------------------------
+
+  /** The open session, or SessionError `unknown_session`. */
+  private openSession(sessionId: string): OpenSession {
+    const session = this.liveSession(sessionId);
+    if (!session) throw new SessionError('unknown_session', `session '${sessionId}' is not open on this server`, { sessionId });
+    return session;
+  }
+
+  /** Looks a session up; one found idle past its timeout is expired now rather than used. */
+  private liveSession(sessionId: string): OpenSession | null {
+    const session = this.sessions.get(sessionId);
+    if (!session) return null;
+    return this.expireIfIdle(session) ? null : session;
+  }
+
+  private currentBlueprint(session: OpenSession): B {
+    const name = session.record.blueprint;
+    const blueprint = this.options.resolveBlueprint(name);
+    if (!blueprint) {
+      throw new SessionError('blueprint_gone', `blueprint '${name}' of this session is no longer registered; open a new session`, { name, sessionId: session.record.session_id });
+    }
+    return blueprint;
+  }
+
+  private expireIfIdle(session: OpenSession): boolean {
+    if (session.runsInFlight > 0) return false;
+    const timeoutSecs = this.options.resolveBlueprint(session.record.blueprint)?.idleTimeoutSecs ?? session.record.idle_timeout_secs ?? DEFAULT_IDLE_TIMEOUT_SECS;
+    if (this.now() - session.lastActivityMs <= timeoutSecs * 1000) return false;
+    this.end(session, { event: 'expired', reason: 'idle_timeout' }, session.record.principal);
+    return true;
+  }
+
+  private touchSession(session: OpenSession): void {
+    session.lastActivityMs = this.now();
+    const debounce = this.options.activityDebounceMs ?? ACTIVITY_WRITE_DEBOUNCE_MS;
+    if (session.lastActivityMs - session.lastWrittenActivityMs >= debounce) this.writeActivity(session);
+  }
+
+  private writeActivity(session: OpenSession): void {
+    const current = this.options.resolveBlueprint(session.record.blueprint);
+    session.record = {
+      ...session.record,
+      last_activity_ms: session.lastActivityMs,
+      idle_timeout_secs: current?.idleTimeoutSecs ?? session.record.idle_timeout_secs,
+    };
+    try {
+      this.options.records.write(session.record);
+      session.lastWrittenActivityMs = session.lastActivityMs;
+    } catch (error) {
+      this.options.log.error('svc_server::sessions', 'could not write session activity', { session: session.record.session_id, error: (error as Error).message });
+    }
+  }
+
+  private auditSession(record: SessionAuditRecord): void {
+    this.options.audit.write(record);
+  }
+}
+
+function fileAreaOf(record: SessionRecord): FilledFileArea {
+  const area = record.file_area as FilledFileArea | null | undefined;
+  return area && typeof area === 'object' && typeof area.mode === 'string' ? area : { mode: 'ephemeral', cwd: '/', mounts: {} };
+}
+
+function viewOf(session: OpenSession): SessionView {
+  return {
+    id: session.record.session_id,
+    blueprintName: session.record.blueprint,
+    principal: session.record.principal,
+    variables: session.record.variables,
+    fileArea: fileAreaOf(session.record),
+    secrets: session.secrets,
+  };
+}
