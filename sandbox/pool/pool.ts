@@ -291,6 +291,9 @@ export class RunnerPool {
       }
       return { ...base, outcome: 'error', result: null, error: { kind: 'runtime_error', message } };
     }
-    return { ...base, outcome: raw.kind, result: null, error: { kind: raw.kind, message: limitMessage(raw.kind, job.limits) } };
+    const headline = limitMessage(raw.kind, job.limits);
+    // A fuel end names where the run stopped, with the excerpt (program-runtime §5.3).
+    const message = raw.kind === 'fuel_exhausted' && raw.limitStack ? renderRuntimeError(headline, raw.limitStack, job.script) : headline;
+    return { ...base, outcome: raw.kind, result: null, error: { kind: raw.kind, message } };
   }
 }

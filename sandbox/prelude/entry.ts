@@ -160,7 +160,7 @@ function failure(error: unknown): Outcome {
       message = 'an error whose fields could not be read';
     }
     const out: Outcome = { ok: false, name, message, stack };
-    if (isRuntimeDenial(error)) out.denied = { caller: error.caller, capability: error.capability, source: error.source };
+    if (isRuntimeDenial(error)) out.denied = { caller: error.caller, capability: error.capability, source: error.source ?? 'policy' };
     return out;
   }
   // A thrown non-Error value renders as `Uncaught <value>` (strings JSON-quoted).
@@ -195,7 +195,14 @@ function run(link: (rt: unknown) => Linked, specJson: string): void {
     fuelBudget: spec.fuelBudget,
     maxDepth: spec.maxDepth,
     fuelOut() {
-      native.limit.applySync(undefined, ['fuel_exhausted', 0]);
+      // The stack names where the run stopped; the pool maps it to program.ts.
+      let where = '';
+      try {
+        where = String(new Error('fuel').stack);
+      } catch {
+        where = '';
+      }
+      native.limit.applySync(undefined, ['fuel_exhausted', 0, where]);
     },
     stackOut(fuelLeft: number) {
       native.limit.applySync(undefined, ['stack_exhausted', fuelLeft]);

@@ -4,17 +4,18 @@
 const runtimeRaised = new WeakSet<object>();
 
 export class PermissionDeniedError extends Error {
-  caller: string;
-  capability: string;
-  reason: string;
-  source: string;
-  constructor(message?: string, details: { caller?: string; capability?: string; reason?: string; source?: string } = {}) {
+  readonly caller: string;
+  readonly capability: string;
+  readonly reason: string;
+  readonly source?: string;
+  /** The declared signature is (message, caller, capability, reason); the runtime adds `source`. */
+  constructor(message?: string, caller?: string, capability?: string, reason?: string, source?: string) {
     super(message);
     this.name = 'PermissionDeniedError';
-    this.caller = details.caller ?? '';
-    this.capability = details.capability ?? '';
-    this.reason = details.reason ?? '';
-    this.source = details.source ?? 'policy';
+    this.caller = caller ?? '';
+    this.capability = capability ?? '';
+    this.reason = reason ?? '';
+    if (source !== undefined) this.source = source;
   }
 }
 
@@ -40,21 +41,23 @@ export function guestError(shape: HostErrorShape): Error {
   let error: Error;
   switch (shape.name) {
     case 'PermissionDeniedError':
-      error = new PermissionDeniedError(shape.message, shape);
+      error = new PermissionDeniedError(shape.message, shape.caller, shape.capability, shape.reason, shape.source ?? 'policy');
       runtimeRaised.add(error);
       return error;
     case 'QuotaExceededError':
       return new QuotaExceededError(shape.message);
     case 'TypeError':
-      return new TypeError(shape.message);
+      error = new TypeError(shape.message);
+      break;
     case 'RangeError':
-      return new RangeError(shape.message);
+      error = new RangeError(shape.message);
+      break;
     default:
       error = new Error(shape.message);
       if (shape.name && shape.name !== 'Error') error.name = shape.name;
-      if (shape.code !== undefined) (error as Error & { code?: string }).code = shape.code;
-      return error;
   }
+  if (shape.code !== undefined) (error as Error & { code?: string }).code = shape.code;
+  return error;
 }
 
 export function isRuntimeDenial(value: unknown): value is PermissionDeniedError {

@@ -36,7 +36,7 @@ function temporal(): string {
 /** Run-specific state the isolate's native callbacks reach through. */
 interface Slot {
   runId: number;
-  limit: { kind: RunnerOutcome['kind']; fuelLeft?: number } | null;
+  limit: { kind: RunnerOutcome['kind']; fuelLeft?: number; stack?: string } | null;
   console: string[];
   consoleBytes: number;
   consoleDropped: number;
@@ -83,8 +83,8 @@ function parseUrlParts(input: string, base: string | null): string {
   }
 }
 
-function endRun(isolate: ivm.Isolate, slot: Slot, kind: RunnerOutcome['kind'], fuelLeft?: number): void {
-  if (slot.limit === null) slot.limit = { kind, fuelLeft };
+function endRun(isolate: ivm.Isolate, slot: Slot, kind: RunnerOutcome['kind'], fuelLeft?: number, stack?: string): void {
+  if (slot.limit === null) slot.limit = { kind, fuelLeft, stack: typeof stack === 'string' ? stack : undefined };
   if (!isolate.isDisposed) isolate.dispose();
 }
 
@@ -125,7 +125,7 @@ function createWarmIsolate(memoryMb: number): WarmIsolate {
     slot.console.push(line);
     slot.consoleBytes += line.length;
   };
-  const limit = (kind: RunnerOutcome['kind'], fuelLeft?: number) => endRun(isolate, slot, kind, fuelLeft);
+  const limit = (kind: RunnerOutcome['kind'], fuelLeft?: number, stack?: string) => endRun(isolate, slot, kind, fuelLeft, stack);
   const random = (count: number) => randomBytes(Math.max(0, Math.min(65536, Number(count) || 0))).toString('base64');
 
   jail.setSync(
@@ -259,6 +259,7 @@ async function handleRun(message: RunMessage): Promise<void> {
     kind,
     result: kind === 'ok' && collected?.ok ? collected.result : null,
     failure,
+    limitStack: slot.limit?.stack,
     console: consoleLines,
     wasmFuel,
     hostFuel: slot.hostFuel,

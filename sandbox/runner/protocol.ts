@@ -42,6 +42,8 @@ export interface RunnerOutcome {
   kind: 'ok' | 'error' | 'fuel_exhausted' | 'timeout' | 'memory_exhausted' | 'stack_exhausted' | 'cancelled' | 'crashed';
   result: string | null;
   failure: GuestFailure | null;
+  /** Stack at the limit end (fuel), for the location in the message. */
+  limitStack?: string;
   console: string[];
   wasmFuel: number;
   hostFuel: number;

@@ -31,6 +31,8 @@ describe('fuel', () => {
     assert.equal(outcome.outcome, 'fuel_exhausted');
     assert.equal(outcome.error?.kind, 'fuel_exhausted');
     assert.match(outcome.error!.message, /^fuel exhausted/);
+    assert.match(outcome.error!.message, /1000000/);
+    assert.match(outcome.error!.message, /program\.ts:1:/, 'names where the run stopped');
     assert.equal(outcome.wasmFuel + outcome.hostFuel, 1_000_000);
     assert.equal(outcome.result, null);
   });

@@ -122,6 +122,8 @@ describe('host bridge', () => {
     assert.equal(caught, 'true|PermissionDeniedError|main|fs.read|policy denied fs.read on /x for main|policy');
     const own = await errorOf('export function main() { throw new PermissionDeniedError("mine", "main", "fs.read", "made up"); }');
     assert.equal(own.kind, 'runtime_error');
+    const fields = await resultOf('export function main() { const e = new PermissionDeniedError("m", "main", "fs.read", "why"); return [e.name, e.caller, e.capability, e.reason, e.source, e instanceof Error].join("|"); }');
+    assert.equal(fields, 'PermissionDeniedError|main|fs.read|why||true');
   });
 
   test('quota and plain host errors arrive as QuotaExceededError and Error with name, message and code', async () => {
