@@ -1,0 +1,207 @@
+// The session endpoints: open, execute (optionally guarded by `Idempotency-Key`), rebind,
+// last-run and delete. Statuses and bodies follow interface.md "Session endpoints" and
+// "Idempotency refusals"; the lifecycle itself lives in src/sessions.
+import type { Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { z } from 'zod';
+import type { ExecutionReport, Executor, RunBlueprint } from '../../execution';
+import {
+  codeFingerprint,
+  IdempotencyError,
+  idempotencyKeyFrom,
+  SessionError,
+  type IdempotencyLedger,
+  type Reservation,
+  type SessionBlueprint,
+  type SessionManager,
+  type SessionView,
+} from '../../sessions';
+import type { RunServices } from '../../stdlib';
+import { bodyOf, jsonBody } from '../validation';
+import type { AppEnv } from '../types';
+
+/** A Blueprint as the session routes need it: lifecycle facts plus what a run needs. */
+export type RoutableBlueprint = SessionBlueprint & { run: RunBlueprint };
+
+export interface SessionRouteDependencies {
+  sessions: SessionManager<RoutableBlueprint>;
+  executor: Executor;
+  /** Null when no ledger is available: guarded requests answer `idempotency_unavailable`. */
+  ledger: IdempotencyLedger | null;
+  newId: () => string;
+  /** Per-run services of a session run (its file area, svc:session state, harness secrets). */
+  runServices?: (session: SessionView, blueprint: RoutableBlueprint) => RunServices;
+}
+
+const stringMap = z.record(z.string(), z.string());
+const createBody = z.object({ blueprint: z.string(), variables: stringMap.optional(), secrets: stringMap.optional() });
+const executeBody = z.object({ code: z.string() });
+const rebindBody = z.object({ secrets: stringMap });
+
+/** Error kinds that end a run before the program is dispatched (nothing is recorded). */
+const NOT_DISPATCHED = new Set(['compile_error', 'package_resolution']);
+
+export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependencies): void {
+  app.post('/v1/sessions', jsonBody(createBody), (c) => {
+    const body = bodyOf<z.infer<typeof createBody>>(c);
+    try {
+      const { sessionId } = deps.sessions.create({ ...body, principal: c.get('principal').name });
+      c.header('mcp-session-id', sessionId);
+      return c.json({ session_id: sessionId });
+    } catch (error) {
+      return sessionErrorResponse(c, error);
+    }
+  });
+
+  app.post('/v1/sessions/:id/execute', jsonBody(executeBody), (c) => executeInSession(c, deps));
+
+  app.post('/v1/sessions/:id/rebind', jsonBody(rebindBody), (c) => {
+    const body = bodyOf<z.infer<typeof rebindBody>>(c);
+    try {
+      deps.sessions.rebind(c.req.param('id'), body.secrets, c.get('principal').name);
+      return c.body(null, 204);
+    } catch (error) {
+      return sessionErrorResponse(c, error);
+    }
+  });
+
+  app.get('/v1/sessions/:id/last-run', (c) => {
+    const record = deps.sessions.lastRun(c.req.param('id'));
+    if (!record) return c.body(null, 404);
+    return c.json({ result: record.result, console: record.console, error: record.error });
+  });
+
+  app.delete('/v1/sessions/:id', (c) => {
+    const ended = deps.sessions.delete(c.req.param('id'), c.get('principal').name);
+    return c.body(null, ended ? 204 : 404);
+  });
+}
+
+/** Session-level refusals as interface.md "Session endpoints" spells them. */
+function sessionErrorResponse(c: Context<AppEnv>, error: unknown, executionId?: string): Response {
+  if (!(error instanceof SessionError)) throw error;
+  const withId = executionId ? { execution_id: executionId } : {};
+  const { name, sessionId, required } = error.details;
+  switch (error.code) {
+    case 'unknown_blueprint':
+      return c.json({ error: 'unknown blueprint', message: error.message, name }, 404);
+    case 'invalid_binding':
+      return c.json({ error: error.message }, 400);
+    case 'create_failed':
+      return c.json({ error: error.message }, 500);
+    case 'unknown_session':
+      return c.json({ ...withId, error: 'unknown session', session_id: sessionId }, 404);
+    case 'blueprint_gone':
+      return c.json({ ...withId, error: 'blueprint no longer exists', message: error.message, name }, 404);
+    case 'session_requires_secrets':
+      return c.json({ ...withId, error: 'session_requires_secrets', required, session_id: sessionId }, 409);
+  }
+}
+
+/** `error_class` of the audit pair for a session execute answered with an HTTP error. */
+function errorClassOf(error: SessionError): string {
+  if (error.code === 'blueprint_gone') return 'blueprint_not_found';
+  return error.code;
+}
+
+function rawHeadersOf(c: Context<AppEnv>): readonly string[] {
+  const incoming = c.env?.incoming;
+  if (incoming?.rawHeaders) return incoming.rawHeaders;
+  // Without the Node request (in-process tests) fall back to the joined header.
+  const value = c.req.header('idempotency-key');
+  return value === undefined ? [] : ['Idempotency-Key', value];
+}
+
+async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependencies): Promise<Response> {
+  const sessionId = c.req.param('id') ?? '';
+  const { code } = bodyOf<z.infer<typeof executeBody>>(c);
+  const principal = c.get('principal').name;
+  const executionId = deps.newId();
+  c.header('mcp-session-id', sessionId);
+  const refuse = (errorClass: string, blueprintName: string, blueprintHash?: string) =>
+    deps.executor.refuse({ entryPoint: 'session', principal, sessionId, blueprintName, blueprintHash, code, errorClass, executionId });
+
+  // Order (server-operations §6): the key, then the session checks, then the ledger.
+  let key: string | null;
+  try {
+    key = idempotencyKeyFrom(rawHeadersOf(c));
+  } catch (error) {
+    if (!(error instanceof IdempotencyError)) throw error;
+    refuse(error.code, deps.sessions.get(sessionId)?.blueprintName ?? '');
+    return idempotencyRefusal(c, error, executionId, sessionId);
+  }
+
+  let prepared: { session: SessionView; blueprint: RoutableBlueprint };
+  try {
+    prepared = deps.sessions.prepareRun(sessionId);
+  } catch (error) {
+    if (!(error instanceof SessionError)) throw error;
+    refuse(errorClassOf(error), error.details.name ?? deps.sessions.get(sessionId)?.blueprintName ?? '');
+    return sessionErrorResponse(c, error, executionId);
+  }
+
+  let reservation: Reservation | null = null;
+  if (key !== null) {
+    try {
+      if (!deps.ledger) throw new IdempotencyError('idempotency_unavailable', 'this server has no idempotency ledger; send the request without Idempotency-Key');
+      const decision = await deps.ledger.begin(sessionId, key, codeFingerprint(code));
+      // A replay runs nothing and writes no audit records; the request still counted as activity.
+      if (decision.kind === 'replay') return jsonBytes(c, decision.status, decision.body);
+      reservation = decision.reservation;
+    } catch (error) {
+      if (!(error instanceof IdempotencyError)) throw error;
+      refuse(error.code, prepared.blueprint.name, prepared.blueprint.run.hash);
+      return idempotencyRefusal(c, error, executionId, sessionId);
+    }
+  }
+
+  const report = await runGuarded(c, deps, prepared, code, executionId, reservation);
+  const body = Buffer.from(JSON.stringify(report.response), 'utf8');
+  const dispatched = !NOT_DISPATCHED.has(report.response.error?.kind ?? '');
+  if (reservation) {
+    if (dispatched) reservation.complete(200, body);
+    else reservation.release();
+  }
+  if (report.lastRun) deps.sessions.recordLastRun(sessionId, report.lastRun);
+  return jsonBytes(c, 200, body);
+}
+
+/** Runs the program; a handler failure abandons the reservation so waiters are not stuck. */
+async function runGuarded(
+  c: Context<AppEnv>,
+  deps: SessionRouteDependencies,
+  prepared: { session: SessionView; blueprint: RoutableBlueprint },
+  code: string,
+  executionId: string,
+  reservation: Reservation | null,
+): Promise<ExecutionReport> {
+  const { session, blueprint } = prepared;
+  const runEnded = deps.sessions.runStarted(session.id);
+  try {
+    return await deps.executor.execute({
+      entryPoint: 'session',
+      principal: c.get('principal').name,
+      sessionId: session.id,
+      blueprint: blueprint.run,
+      variables: { ...session.variables },
+      cwd: session.fileArea.cwd,
+      code,
+      signal: c.get('cancelSignal'),
+      services: deps.runServices?.(session, blueprint),
+      executionId,
+    });
+  } catch (error) {
+    reservation?.abandon();
+    throw error;
+  } finally {
+    runEnded();
+  }
+}
+
+function idempotencyRefusal(c: Context<AppEnv>, error: IdempotencyError, executionId: string, sessionId: string): Response {
+  return c.json({ execution_id: executionId, error: error.code, session_id: sessionId, detail: error.message }, error.status);
+}
+
+function jsonBytes(c: Context<AppEnv>, status: number, body: Buffer): Response {
+  return c.body(new Uint8Array(body), status as ContentfulStatusCode, { 'content-type': 'application/json' });
+}
