@@ -1,0 +1,291 @@
+// Sessions against the real server: the lifecycle with per-session files, ephemeral and
+// `vfs: none` areas, binding errors, idle expiry, restart recovery and the status count.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { startServer, tempDir, type TestServer } from '../harness';
+
+const NOTES = `name: notes
+default: allow
+variables:
+  team: {required: true}
+  region: {default: eu}
+vfs:
+  mode: per_session
+  cwd: /teams/\${vars.team}
+`;
+const SCRATCH = 'name: scratch\ndefault: allow\nvfs: ephemeral\n';
+const NOFILES = 'name: nofiles\ndefault: allow\nvfs: none\n';
+const GUARDED = `name: guarded
+default: allow
+secrets:
+  USER_TOKEN:
+    harness: {required: true}
+vfs: per_session
+`;
+
+const WRITE_NOTE = 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("note.txt", "remember me"); console.log("wrote"); return fs.cwd(); }';
+const READ_NOTE = 'import * as fs from "svc:fs";\nexport function main() { return fs.readText("note.txt"); }';
+
+async function registerBlueprint(server: TestServer, yaml: string) {
+  const reply = await server.request('POST', '/v1/blueprints', { body: { yaml } });
+  assert.ok(reply.status < 300, `blueprint registration failed: ${reply.status} ${reply.text}`);
+}
+
+async function openSession(server: TestServer, body: Record<string, unknown>): Promise<string> {
+  const reply = await server.request('POST', '/v1/sessions', { token: server.userToken, body });
+  assert.equal(reply.status, 200, reply.text);
+  assert.equal(reply.headers.get('mcp-session-id'), reply.json.session_id);
+  return reply.json.session_id;
+}
+
+function execute(server: TestServer, sessionId: string, code: string, headers: Record<string, string> = {}) {
+  return server.request('POST', `/v1/sessions/${sessionId}/execute`, { token: server.userToken, body: { code }, headers });
+}
+
+function sessionDir(server: TestServer, sessionId: string) {
+  return path.join(server.home, 'server', 'vfs', 'sessions', sessionId);
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+describe('session lifecycle', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+    for (const yaml of [NOTES, SCRATCH, NOFILES, GUARDED]) await registerBlueprint(server, yaml);
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test('create, write a per-session file, read it back, last-run, delete 204, then execute and delete 404', async () => {
+    const id = await openSession(server, { blueprint: 'notes', variables: { team: 'blue' } });
+    const created = server.audit({ type: 'session', event: 'created', session_id: id });
+    assert.equal(created.length, 1);
+    assert.equal(created[0].blueprint, 'notes');
+    assert.equal(created[0].file_area_mode, 'per_session');
+    assert.equal(created[0].principal, 'harness');
+
+    const wrote = await execute(server, id, WRITE_NOTE);
+    assert.equal(wrote.status, 200, wrote.text);
+    assert.equal(wrote.json.error, null, wrote.text);
+    assert.equal(wrote.json.result, '/teams/blue');
+    assert.deepEqual(wrote.json.console, []);
+    assert.equal(wrote.headers.get('mcp-session-id'), id);
+    const read = await execute(server, id, READ_NOTE);
+    assert.equal(read.json.result, 'remember me', read.text);
+
+    const lastRunBefore = await execute(server, id, WRITE_NOTE);
+    assert.equal(lastRunBefore.json.error, null);
+    const lastRun = await server.request('GET', `/v1/sessions/${id}/last-run`, { token: server.userToken });
+    assert.equal(lastRun.status, 200);
+    assert.deepEqual(lastRun.json, { result: '/teams/blue', console: ['wrote'], error: null });
+
+    const runs = server.audit({ type: 'execution', event: 'finished', session_id: id });
+    assert.equal(runs.length, 3);
+    assert.ok(runs.every((r) => r.entry_point === 'session'));
+
+    assert.ok(fs.existsSync(sessionDir(server, id)));
+    const deleted = await server.request('DELETE', `/v1/sessions/${id}`, { token: server.userToken });
+    assert.equal(deleted.status, 204);
+    assert.equal(fs.existsSync(sessionDir(server, id)), false, 'per-session files are deleted');
+    assert.equal(server.audit({ type: 'session', event: 'deleted', session_id: id })[0]?.reason, 'disconnect');
+
+    const gone = await execute(server, id, READ_NOTE);
+    assert.equal(gone.status, 404);
+    assert.equal(gone.json.error, 'unknown session');
+    assert.equal(gone.json.session_id, id);
+    const finished = server.audit({ type: 'execution', event: 'finished', execution_id: gone.json.execution_id });
+    assert.equal(finished[0]?.error_class, 'unknown_session');
+    const deletedAgain = await server.request('DELETE', `/v1/sessions/${id}`, { token: server.userToken });
+    assert.equal(deletedAgain.status, 404);
+    assert.equal(deletedAgain.text, '');
+  });
+
+  test('last-run is 404 with an empty body before any run and for an unknown session', async () => {
+    const id = await openSession(server, { blueprint: 'scratch' });
+    for (const target of [id, randomUUID()]) {
+      const reply = await server.request('GET', `/v1/sessions/${target}/last-run`, { token: server.userToken });
+      assert.equal(reply.status, 404);
+      assert.equal(reply.text, '');
+    }
+  });
+
+  test('ephemeral files vanish between executes of one session', async () => {
+    const id = await openSession(server, { blueprint: 'scratch' });
+    const wrote = await execute(server, id, WRITE_NOTE);
+    assert.equal(wrote.json.error, null, wrote.text);
+    const read = await execute(server, id, READ_NOTE);
+    assert.equal(read.json.error, null, read.text);
+    assert.equal(read.json.result, null);
+  });
+
+  test('vfs: none refuses file access inside the execute result', async () => {
+    const id = await openSession(server, { blueprint: 'nofiles' });
+    const reply = await execute(server, id, WRITE_NOTE);
+    assert.equal(reply.status, 200);
+    assert.equal(reply.json.result, null);
+    assert.notEqual(reply.json.error, null);
+  });
+
+  test('a one-off run is readable through last-run only; executing or rebinding with its id is 404', async () => {
+    const oneOff = await server.request('POST', '/v1/execute', {
+      token: server.userToken,
+      body: { blueprint: 'scratch', code: 'export function main() { console.log("one-off line"); return "done"; }' },
+    });
+    const id = oneOff.json.session_id;
+    const lastRun = await server.request('GET', `/v1/sessions/${id}/last-run`, { token: server.userToken });
+    assert.equal(lastRun.status, 200);
+    assert.deepEqual(lastRun.json, { result: 'done', console: ['one-off line'], error: null });
+    assert.equal((await execute(server, id, READ_NOTE)).status, 404);
+    assert.equal((await server.request('POST', `/v1/sessions/${id}/rebind`, { token: server.userToken, body: { secrets: {} } })).status, 404);
+    assert.equal(server.audit({ type: 'session', session_id: id }).length, 0, 'throw-away sessions write no session records');
+  });
+
+  test('binding errors answer the documented statuses and name the offender', async () => {
+    const cases: Array<[Record<string, unknown>, number, RegExp | string]> = [
+      [{ blueprint: 'missing' }, 404, 'unknown blueprint'],
+      [{ blueprint: 'notes', variables: { team: 'blue', extra: 'x' } }, 400, /^invalid variables: .*'extra'/],
+      [{ blueprint: 'notes', variables: { region: 'us' } }, 400, /^invalid variables: .*'team'/],
+      [{ blueprint: 'notes', variables: { team: '' } }, 400, /^invalid variables: .*'team'/],
+      [{ blueprint: 'notes', variables: { team: '..' } }, 400, /^invalid vfs config: .*team/],
+      [{ blueprint: 'notes', variables: { team: 'a/b' } }, 400, /^invalid vfs config: .*team/],
+      [{ blueprint: 'guarded' }, 400, /^invalid secrets: .*'USER_TOKEN'/],
+      [{ blueprint: 'guarded', secrets: { USER_TOKEN: '' } }, 400, /^invalid secrets: .*'USER_TOKEN'/],
+      [{ blueprint: 'guarded', secrets: { USER_TOKEN: 't', OTHER: 'x' } }, 400, /^invalid secrets: .*'OTHER'/],
+    ];
+    for (const [body, status, expected] of cases) {
+      const reply = await server.request('POST', '/v1/sessions', { token: server.userToken, body });
+      assert.equal(reply.status, status, `${JSON.stringify(body)} → ${reply.text}`);
+      if (typeof expected === 'string') assert.equal(reply.json.error, expected);
+      else assert.match(reply.json.error, expected);
+    }
+    const unknown = await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'missing' } });
+    assert.equal(unknown.json.name, 'missing');
+    assert.equal(typeof unknown.json.message, 'string');
+  });
+
+  test('/v1/status counts open sessions', async () => {
+    const before = (await server.request('GET', '/v1/status')).json.active_sessions;
+    const id = await openSession(server, { blueprint: 'scratch' });
+    assert.equal((await server.request('GET', '/v1/status')).json.active_sessions, before + 1);
+    await server.request('DELETE', `/v1/sessions/${id}`, { token: server.userToken });
+    assert.equal((await server.request('GET', '/v1/status')).json.active_sessions, before);
+  });
+
+  test('deleting a Blueprint evicts its sessions', async () => {
+    await registerBlueprint(server, 'name: doomed\ndefault: allow\nvfs: per_session\n');
+    const id = await openSession(server, { blueprint: 'doomed' });
+    const deleted = await server.request('DELETE', '/v1/blueprints/doomed');
+    assert.ok(deleted.status < 300, deleted.text);
+    const evicted = server.audit({ type: 'session', event: 'evicted', session_id: id });
+    assert.equal(evicted[0]?.reason, 'blueprint_deleted');
+    assert.equal(evicted[0]?.blueprint, 'doomed');
+    assert.equal((await execute(server, id, READ_NOTE)).status, 404);
+    assert.equal(fs.existsSync(sessionDir(server, id)), false);
+  });
+});
+
+describe('idle expiry', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+    await registerBlueprint(server, 'name: brief\ndefault: allow\nidle_timeout: 2s\nvfs: per_session\n');
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test('a request after the idle timeout finds the session ended, its files deleted and expired audited', async () => {
+    const id = await openSession(server, { blueprint: 'brief' });
+    assert.equal((await execute(server, id, WRITE_NOTE)).json.error, null);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    assert.equal((await execute(server, id, READ_NOTE)).status, 404);
+    assert.equal(fs.existsSync(sessionDir(server, id)), false);
+    const expired = server.audit({ type: 'session', event: 'expired', session_id: id });
+    assert.equal(expired[0]?.reason, 'idle_timeout');
+    assert.equal(expired[0]?.principal, 'harness');
+  });
+
+  test('the reaper ends an idle session without any request', async () => {
+    const id = await openSession(server, { blueprint: 'brief' });
+    assert.equal((await execute(server, id, WRITE_NOTE)).json.error, null);
+    // The reaper runs every 30 seconds.
+    await waitFor('the expired record', () => server.audit({ type: 'session', event: 'expired', session_id: id })[0], 45_000);
+    assert.equal(fs.existsSync(sessionDir(server, id)), false);
+  });
+});
+
+describe('restart with open sessions', () => {
+  test('sessions and files survive, orphans are swept, required secrets answer 409 until rebind', async () => {
+    const home = tempDir();
+    let server = await startServer({ home });
+    const tokens = { adminToken: server.adminToken, userToken: server.userToken };
+    await registerBlueprint(server, NOTES);
+    await registerBlueprint(server, GUARDED);
+    const notes = await openSession(server, { blueprint: 'notes', variables: { team: 'red' } });
+    const guarded = await openSession(server, { blueprint: 'guarded', secrets: { USER_TOKEN: 'first-secret-8c1f' } });
+    assert.equal((await execute(server, notes, WRITE_NOTE)).json.error, null);
+    assert.equal((await execute(server, guarded, 'export function main() { return 1; }')).status, 200);
+    await server.stop();
+
+    const orphan = path.join(home, 'server', 'vfs', 'sessions', randomUUID());
+    fs.mkdirSync(orphan, { recursive: true });
+    fs.writeFileSync(path.join(orphan, 'left.txt'), 'x');
+
+    server = await startServer({ home, ...tokens });
+    try {
+      assert.equal(server.audit({ type: 'session', event: 'found', session_id: notes })[0]?.blueprint, 'notes');
+      assert.equal(server.audit({ type: 'session', event: 'found', session_id: guarded }).length, 1);
+      assert.equal(fs.existsSync(orphan), false, 'the orphan per-session directory is swept');
+
+      const read = await execute(server, notes, READ_NOTE);
+      assert.equal(read.json.result, 'remember me', read.text);
+
+      const refused = await execute(server, guarded, 'export function main() { return 2; }');
+      assert.equal(refused.status, 409, refused.text);
+      assert.equal(refused.json.error, 'session_requires_secrets');
+      assert.deepEqual(refused.json.required, ['USER_TOKEN']);
+      assert.equal(refused.json.session_id, guarded);
+
+      const rebind = await server.request('POST', `/v1/sessions/${guarded}/rebind`, { token: server.userToken, body: { secrets: { USER_TOKEN: 'rebound-secret-5d2e' } } });
+      assert.equal(rebind.status, 204, rebind.text);
+      assert.equal(server.audit({ type: 'session', event: 'rebound', session_id: guarded }).length, 1);
+      const ran = await execute(server, guarded, 'export function main() { return 2; }');
+      assert.equal(ran.status, 200);
+      assert.equal(ran.json.result, '2');
+      assert.ok(!server.lines().some((line) => line.includes('first-secret-8c1f') || line.includes('rebound-secret-5d2e')), 'secret values never reach the log');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a session whose per-session directory vanished is lost at restart', async () => {
+    const home = tempDir();
+    let server = await startServer({ home });
+    const tokens = { adminToken: server.adminToken, userToken: server.userToken };
+    await registerBlueprint(server, NOTES);
+    const id = await openSession(server, { blueprint: 'notes', variables: { team: 'red' } });
+    await server.stop();
+    fs.rmSync(sessionDir(server, id), { recursive: true });
+    server = await startServer({ home, ...tokens });
+    try {
+      assert.equal(server.audit({ type: 'session', event: 'lost', session_id: id })[0]?.reason, 'workspace_missing');
+      assert.equal((await execute(server, id, READ_NOTE)).status, 404);
+      assert.equal(fs.existsSync(path.join(home, 'server', 'sessions', `${id}.json`)), false);
+    } finally {
+      await server.stop();
+    }
+  });
+});
