@@ -40,3 +40,4 @@ export {
   type Reservation,
   type IdempotencyLedgerOptions,
 } from './ledger';
+export { startSessionServices, type SessionServicesOptions, type SessionServices } from './services';

@@ -94,7 +94,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   // ---- opening and binding -------------------------------------------------------------
 
   /** `POST /v1/sessions`: the check order of blueprints-and-policy §3.1, then the session. */
-  create(request: { blueprint: string; variables?: Record<string, string>; secrets?: Record<string, string>; principal: string }): { sessionId: string; fileArea: FilledFileArea } {
+  create(request: { blueprint: string; variables?: Record<string, string>; secrets?: Record<string, string>; principal: string; mcp?: unknown }): { sessionId: string; fileArea: FilledFileArea } {
     const blueprint = this.options.resolveBlueprint(request.blueprint);
     if (!blueprint) {
       throw new SessionError('unknown_blueprint', `blueprint '${request.blueprint}' is not registered on this server`, { name: request.blueprint });
@@ -114,7 +114,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
       created_at_ms: now,
       last_activity_ms: now,
       idle_timeout_secs: blueprint.idleTimeoutSecs,
-      mcp: null,
+      mcp: request.mcp ?? null,
     };
     this.persistNewSession(record);
     this.sessions.set(sessionId, { record, secrets: binding.value.secrets, lastRun: null, runsInFlight: 0, lastActivityMs: now, lastWrittenActivityMs: now });

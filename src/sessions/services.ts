@@ -1,0 +1,55 @@
+// Builds the sessions capability for the composition root: the record store, the
+// per-session directories, the idempotency ledger on the shared SQLite connection and
+// the manager, then runs boot recovery and starts the reaper.
+import { randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import type { AuditWriter, ServerLog } from '../audit';
+import { SessionDirectories } from './file-areas';
+import { IDEMPOTENCY_LEDGER_SQL, IdempotencyLedger } from './ledger';
+import { SessionManager, type SessionBlueprint } from './manager';
+import { SessionRecordStore } from './record-store';
+
+export interface SessionServicesOptions<B extends SessionBlueprint> {
+  sessionStoreDir: string;
+  vfsSessionDir: string;
+  /** The server's SQLite connection; null runs without a ledger (guarded requests answer 503). */
+  db: Database | null;
+  audit: AuditWriter;
+  log: ServerLog;
+  resolveBlueprint: (name: string) => B | null;
+  newId?: () => string;
+  onSessionEnded?: (sessionId: string) => void;
+}
+
+export interface SessionServices<B extends SessionBlueprint> {
+  sessions: SessionManager<B>;
+  ledger: IdempotencyLedger | null;
+}
+
+/**
+ * Call once Blueprints are loaded (recovery evicts sessions of missing Blueprints) and
+ * before the listener accepts requests. Call `sessions.close()` at teardown.
+ */
+export function startSessionServices<B extends SessionBlueprint>(options: SessionServicesOptions<B>): SessionServices<B> {
+  const newId = options.newId ?? randomUUID;
+  const ledger = options.db ? openLedger(options.db, newId, options.log) : null;
+  const sessions = new SessionManager<B>({
+    records: new SessionRecordStore(options.sessionStoreDir),
+    fileAreas: new SessionDirectories(options.vfsSessionDir),
+    ledger,
+    audit: options.audit,
+    log: options.log,
+    resolveBlueprint: options.resolveBlueprint,
+    newId,
+    onSessionEnded: options.onSessionEnded,
+  });
+  sessions.recover();
+  sessions.start();
+  return { sessions, ledger };
+}
+
+function openLedger(db: Database, newId: () => string, log: ServerLog): IdempotencyLedger {
+  // Also a store migration; `IF NOT EXISTS` makes applying it here harmless either way.
+  db.exec(IDEMPOTENCY_LEDGER_SQL);
+  return new IdempotencyLedger({ db, generation: randomUUID(), newId, log });
+}
