@@ -157,11 +157,7 @@ async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependenci
 
   const report = await runGuarded(c, deps, prepared, code, executionId, reservation);
   const body = Buffer.from(JSON.stringify(report.response), 'utf8');
-  const dispatched = !NOT_DISPATCHED.has(report.response.error?.kind ?? '');
-  if (reservation) {
-    if (dispatched) reservation.complete(200, body);
-    else reservation.release();
-  }
+  if (reservation) resolveReservation(reservation, report.response.error?.kind ?? null, body);
   if (report.lastRun) deps.sessions.recordLastRun(sessionId, report.lastRun);
   return jsonBytes(c, 200, body);
 }
@@ -196,6 +192,16 @@ async function runGuarded(
   } finally {
     runEnded();
   }
+}
+
+/**
+ * Before dispatch nothing is recorded; a run the server cancelled (shutdown) has unknown
+ * effects, so it stays reserved and later retries see `idempotency_incomplete`.
+ */
+function resolveReservation(reservation: Reservation, errorKind: string | null, body: Buffer): void {
+  if (errorKind !== null && NOT_DISPATCHED.has(errorKind)) reservation.release();
+  else if (errorKind === 'cancelled') reservation.abandon();
+  else reservation.complete(200, body);
 }
 
 function idempotencyRefusal(c: Context<AppEnv>, error: IdempotencyError, executionId: string, sessionId: string): Response {

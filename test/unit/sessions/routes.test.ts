@@ -39,9 +39,9 @@ class FakeExecutor {
   async execute(request: ExecutionRequest) {
     this.runs.push(request);
     if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
-    const compileError = request.code.includes('SYNTAX');
-    const error = compileError ? { kind: 'compile_error', message: 'bad' } : null;
-    const result = compileError ? null : `run ${this.runs.length}`;
+    const failure = request.code.includes('SYNTAX') ? 'compile_error' : request.code.includes('CANCEL') ? 'cancelled' : null;
+    const error = failure ? { kind: failure, message: 'failed' } : null;
+    const result = failure ? null : `run ${this.runs.length}`;
     return {
       response: { execution_id: request.executionId!, session_id: request.sessionId, result, console: [], error },
       lastRun: { result, console: ['logged'], error },
@@ -226,6 +226,16 @@ describe('session routes', () => {
     assert.equal(t.db.prepare('SELECT count(*) FROM idempotent_requests').pluck().get(), 0);
     const ran = await t.send('POST', `/v1/sessions/${id}/execute`, { code: 'fixed' }, { 'Idempotency-Key': 'k' });
     assert.equal(ran.json.result, 'run 2');
+  });
+
+  test('a run the server cancelled stays unrecorded: a retry with the key is idempotency_incomplete', async () => {
+    const id = await t.open();
+    const cancelled = await t.send('POST', `/v1/sessions/${id}/execute`, { code: 'CANCEL' }, { 'Idempotency-Key': 'k' });
+    assert.equal(cancelled.json.error.kind, 'cancelled');
+    const retry = await t.send('POST', `/v1/sessions/${id}/execute`, { code: 'CANCEL' }, { 'Idempotency-Key': 'k' });
+    assert.equal(retry.status, 409);
+    assert.equal(retry.json.error, 'idempotency_incomplete');
+    assert.equal(t.executor.runs.length, 1);
   });
 
   test('delete answers 204, then execute 404, delete 404 and rebind 404 with empty or documented bodies', async () => {
