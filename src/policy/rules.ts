@@ -80,7 +80,7 @@ export function parsePermissionPolicy(defaultValue: unknown, permissionsValue: u
         try {
           rule.filter = parseFilter(raw.filter);
         } catch (error) {
-          if (error instanceof FilterError) return { error: { code: 'invalid_filter', message: `permissions for '${caller}', rule ${index}: ${error.message}`, path: [...path, 'filter'] } };
+          if (error instanceof FilterError) return { error: { code: 'invalid_filter', message: `invalid filter \`${raw.filter}\`: ${error.message}`, path: [...path, 'filter'] } };
           throw error;
         }
       }

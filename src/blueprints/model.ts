@@ -1,0 +1,65 @@
+// The parsed Blueprint: everything later capabilities read, typed.
+import type { PermissionPolicy } from '../policy';
+import type { BindingDeclarations } from '../sessions';
+
+export type VfsMode = 'none' | 'ephemeral' | 'per_session' | 'named';
+export type VolumeAccess = 'read_only' | 'read_write';
+
+export interface MountDeclaration {
+  volume: string;
+  subPath?: string;
+  access?: VolumeAccess;
+}
+
+export interface VfsDeclaration {
+  mode: VfsMode;
+  size_limit?: number;
+  volume?: string;
+  subPath?: string;
+  access?: VolumeAccess;
+  cwd?: string;
+  mounts?: Record<string, MountDeclaration>;
+}
+
+export interface AuthProxyRule {
+  host: string;
+  allow_insecure_http?: boolean;
+  auth?: { bearer: string } | { basic: { username: string; password: string } };
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+export interface GitDeclaration {
+  identity: { name: string; email: string };
+  username?: string;
+}
+
+export interface McpServerDeclaration {
+  url: string;
+  headers?: Record<string, string>;
+  auth?: { type: 'oauth2'; client_id?: string; authorization_endpoint?: string; token_endpoint?: string; scopes?: string[] };
+}
+
+export interface LlmDeclaration {
+  providers?: Record<string, { type: string; base_url?: string; api_key?: string; supports_structured_outputs?: boolean }>;
+  models?: Record<string, { provider: string; context_window?: number; output_reserve?: number; description?: string }>;
+  embedding_models?: Record<string, { provider: string; dimensions: number; max_input_bytes?: number; max_input_tokens?: number; description?: string }>;
+}
+
+export interface Blueprint {
+  name: string;
+  allowInsecureHttp: boolean;
+  idleTimeoutSecs: number;
+  vfs: VfsDeclaration;
+  declarations: BindingDeclarations;
+  packages: string[];
+  authProxy: AuthProxyRule[];
+  git: GitDeclaration | null;
+  policy: PermissionPolicy;
+  mcp: Record<string, McpServerDeclaration>;
+  llm: LlmDeclaration;
+  /** SHA-256 of the canonical JSON. */
+  hash: string;
+  /** The submitted text, byte for byte. */
+  yaml: string;
+}

@@ -1,0 +1,65 @@
+// Parses and validates Blueprint YAML into the typed model with its hash, or one
+// diagnostic (error class, message, YAML path, line and column when known).
+import type { Blueprint } from './model';
+import { blueprintHash, canonicalModel } from './canonical';
+import { BlueprintValidationError, type BlueprintErrorCode } from './validate';
+import { validateDocument } from './validate';
+import { readTree, TreeError, type ParsedTree } from './yaml-tree';
+
+export interface Diagnostic {
+  path?: Array<string | number>;
+  line?: number;
+  col?: number;
+  message: string;
+}
+
+export interface BlueprintProblem {
+  code: BlueprintErrorCode | 'name_mismatch' | 'undeclared_volume' | 'volume_access_exceeded' | 'unresolved_secret' | 'package_missing';
+  message: string;
+  diagnostic: Diagnostic;
+}
+
+export type ParseResult = { ok: true; blueprint: Blueprint } | { ok: false; problem: BlueprintProblem };
+
+export function parseBlueprint(yaml: string): ParseResult {
+  let tree: ParsedTree;
+  try {
+    tree = readTree(yaml);
+  } catch (error) {
+    if (!(error instanceof TreeError)) throw error;
+    const where = (error as TreeError & { position?: { line: number; col: number } | null }).position ?? null;
+    const message = error.message === 'blueprint YAML is empty' ? error.message : `blueprint parse error: ${error.message}`;
+    return { ok: false, problem: { code: 'parse_error', message, diagnostic: { ...(error.path.length ? { path: error.path } : {}), ...(where ? { line: where.line, col: where.col } : {}), message: error.message } } };
+  }
+  try {
+    const validated = validateDocument(tree.root);
+    const model = canonicalModel(validated);
+    const blueprint: Blueprint = {
+      name: validated.name,
+      allowInsecureHttp: validated.allowInsecureHttp,
+      idleTimeoutSecs: validated.idleTimeoutSecs,
+      vfs: validated.vfs,
+      declarations: { variables: validated.variables, secrets: validated.secrets },
+      packages: [...validated.packages].sort(),
+      authProxy: validated.authProxy,
+      git: validated.git,
+      policy: validated.policy,
+      mcp: validated.mcp,
+      llm: validated.llm,
+      hash: blueprintHash(model),
+      yaml,
+    };
+    return { ok: true, blueprint };
+  } catch (error) {
+    if (!(error instanceof BlueprintValidationError)) throw error;
+    const position = tree.position(error.offset);
+    return {
+      ok: false,
+      problem: {
+        code: error.code,
+        message: error.message,
+        diagnostic: { ...(error.path.length ? { path: error.path } : {}), ...(position ? { line: position.line, col: position.col } : {}), message: error.leaf },
+      },
+    };
+  }
+}
