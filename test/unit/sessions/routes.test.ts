@@ -7,6 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import http from 'node:http';
+import net from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { silentLog } from '../../../src/audit';
 import type { ExecutionRequest, Executor, RefusedRequest } from '../../../src/execution';
@@ -87,7 +90,7 @@ function setup(previous?: { root: string; db: Database.Database; executor: FakeE
     assert.equal(reply.status, 200, reply.text);
     return reply.json.session_id as string;
   };
-  return { root, db, executor, sessions, send, open };
+  return { root, db, executor, sessions, send, open, app };
 }
 
 describe('session routes', () => {
@@ -249,5 +252,47 @@ describe('session routes', () => {
     const rebind = await t.send('POST', `/v1/sessions/${id}/rebind`, { secrets: { USER_TOKEN: 'x' } });
     assert.equal(rebind.status, 404);
     assert.deepEqual(rebind.json, { error: 'unknown session', session_id: id });
+  });
+});
+
+describe('session routes over a real Node listener', () => {
+  test('an Idempotency-Key sent twice is idempotency_key_invalid even with equal values', async () => {
+    const t = setup();
+    const id = await t.open();
+    const server = http.createServer(getRequestListener(t.app.fetch));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const requestBody = JSON.stringify({ code: 'x' });
+      // A raw socket, because HTTP clients merge or refuse repeated headers.
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.end(
+            [
+              `POST /v1/sessions/${id}/execute HTTP/1.1`,
+              'Host: 127.0.0.1',
+              'Content-Type: application/json',
+              `Content-Length: ${Buffer.byteLength(requestBody)}`,
+              'Idempotency-Key: same',
+              'Idempotency-Key: same',
+              'Connection: close',
+              '',
+              requestBody,
+            ].join('\r\n'),
+          );
+        });
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      const reply = { status: Number(raw.split(' ')[1]), body: raw.slice(raw.indexOf('{'), raw.lastIndexOf('}') + 1) };
+      assert.equal(reply.status, 400, `status ${reply.status}: ${reply.body}`);
+      assert.equal(JSON.parse(reply.body).error, 'idempotency_key_invalid');
+      assert.match(JSON.parse(reply.body).detail, /more than once/);
+      assert.equal(t.executor.runs.length, 0);
+    } finally {
+      server.close();
+    }
   });
 });
