@@ -20,8 +20,8 @@ import type { RunServices } from '../../stdlib';
 import { bodyOf, jsonBody } from '../validation';
 import type { AppEnv } from '../types';
 
-/** A Blueprint as the session routes need it: lifecycle facts plus what a run needs. */
-export type RoutableBlueprint = SessionBlueprint & { run: RunBlueprint };
+/** A Blueprint as the session routes need it: lifecycle facts plus what a run needs (src/blueprints' `Blueprint` is one). */
+export type RoutableBlueprint = SessionBlueprint & RunBlueprint;
 
 export interface SessionRouteDependencies {
   sessions: SessionManager<RoutableBlueprint>;
@@ -150,7 +150,7 @@ async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependenci
       reservation = decision.reservation;
     } catch (error) {
       if (!(error instanceof IdempotencyError)) throw error;
-      refuse(error.code, prepared.blueprint.name, prepared.blueprint.run.hash);
+      refuse(error.code, prepared.blueprint.name, prepared.blueprint.hash);
       return idempotencyRefusal(c, error, executionId, sessionId);
     }
   }
@@ -178,7 +178,7 @@ async function runGuarded(
       entryPoint: 'session',
       principal: c.get('principal').name,
       sessionId: session.id,
-      blueprint: blueprint.run,
+      blueprint: { name: blueprint.name, hash: blueprint.hash, policy: blueprint.policy },
       variables: { ...session.variables },
       cwd: session.fileArea.cwd,
       code,

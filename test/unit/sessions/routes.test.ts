@@ -12,6 +12,7 @@ import net from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { silentLog } from '../../../src/audit';
+import type { Blueprint } from '../../../src/blueprints';
 import type { ExecutionRequest, Executor, RefusedRequest } from '../../../src/execution';
 import type { AppEnv } from '../../../src/http';
 import { mountSessionRoutes, type RoutableBlueprint } from '../../../src/http/routes/sessions';
@@ -26,8 +27,12 @@ const NOTES: RoutableBlueprint = {
   },
   vfs: { mode: 'per_session', cwd: '/teams/${vars.team}' },
   git: null,
-  run: { name: 'notes', hash: 'a'.repeat(64), policy: {} as RoutableBlueprint['run']['policy'] },
+  hash: 'a'.repeat(64),
+  policy: {} as RoutableBlueprint['policy'],
 };
+
+// Compile-time check: a registered Blueprint is what the session routes resolve.
+export const registeredBlueprintFits = (blueprint: Blueprint): RoutableBlueprint => blueprint;
 
 class FakeExecutor {
   runs: ExecutionRequest[] = [];
