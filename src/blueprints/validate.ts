@@ -160,7 +160,7 @@ function parseAccess(node: TreeNode, path: Path): 'read_only' | 'read_write' {
 }
 
 function checkMountPath(mountPath: string, others: string[], path: Path, node: TreeNode): void {
-  const bad = (why: string) => fail('parse_error', `vfs mount '${mountPath}': ${why}`, path, node);
+  const bad: (why: string) => never = (why) => fail('parse_error', `vfs mount '${mountPath}': ${why}`, path, node);
   if (!mountPath.startsWith('/') || mountPath === '/') bad('a mount path must be an absolute guest path other than /');
   if (Buffer.byteLength(mountPath) > 4096) bad('a mount path is at most 4096 bytes');
   if (!/^[A-Za-z0-9._\/-]+$/.test(mountPath)) bad('a mount path uses only ASCII letters, digits, `.`, `_`, `-` and `/`');
@@ -242,7 +242,7 @@ function parseVfs(node: TreeNode | undefined): VfsDeclaration {
 
 /** Registration-time checks of a path template (cwd absolute, subPath relative). */
 function checkPathTemplate(value: string, kind: 'cwd' | 'subPath', variables: ReadonlySet<string>, path: Path, node: TreeNode | null): void {
-  const bad = (why: string) => fail('invalid_vfs', `${path.join('.')}: ${why}`, path, node);
+  const bad: (why: string) => never = (why) => fail('invalid_vfs', `${path.join('.')}: ${why}`, path, node);
   if (Buffer.byteLength(value) > 4096) bad(kind === 'cwd' ? 'must be an absolute guest path of at most 4096 bytes' : 'must be a relative volume path of at most 4096 bytes');
   if (kind === 'cwd' && !value.startsWith('/')) bad('must be an absolute guest path of at most 4096 bytes');
   if (kind === 'subPath' && value.startsWith('/')) bad('must be a relative volume path of at most 4096 bytes');
@@ -463,7 +463,7 @@ export function locate(root: TreeNode, path: Path): number | null {
   for (const step of path) {
     if (!node) break;
     if (node.kind === 'map') {
-      const entry = node.entries.find((e) => e.key === step);
+      const entry: { key: string; keyOffset: number; value: TreeNode } | undefined = node.entries.find((e) => e.key === step);
       if (!entry) break;
       offset = entry.value.kind === 'null' ? entry.keyOffset : entry.value.offset;
       node = entry.value;
@@ -489,7 +489,7 @@ function toPlain(node: TreeNode): unknown {
 }
 
 function checkPackageName(name: string, node: TreeNode | null): void {
-  const bad = (why: string) => fail('invalid_packages', `package '${name}': ${why}`, ['packages'], node);
+  const bad: (why: string) => never = (why) => fail('invalid_packages', `package '${name}': ${why}`, ['packages'], node);
   if (name.startsWith('svc:')) bad('standard-library modules need no declaration; remove it from packages');
   if (name.startsWith('@mcp/')) bad('MCP servers are declared under `mcp:`, not listed as packages');
   const match = /^@([^/]+)\/([^/]+)$/.exec(name);

@@ -4,7 +4,19 @@
 import type { Hono } from 'hono';
 import { openLogOutputs, type LogOutputs } from '../audit';
 import { computeSettingsHash, type Settings } from '../config';
+import { randomUUID } from 'node:crypto';
+import { BlueprintRegistry } from '../blueprints';
+import { Executor } from '../execution';
 import { createApp, mountOpsRoutes, startListener, type AppEnv, type Listener } from '../http';
+import { mountBlueprintRoutes } from '../http/routes/blueprints';
+import { mountExecuteRoutes } from '../http/routes/execute';
+import { mountSecretRoutes } from '../http/routes/secrets';
+import { mountSessionRoutes } from '../http/routes/sessions';
+import { SecretStore } from '../secrets';
+import { startSessionServices } from '../sessions';
+import { hostModules } from '../stdlib';
+import { closeDatabase, openDatabase } from '../store';
+import { RunnerPool } from '../../sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
 
@@ -55,6 +67,53 @@ export async function boot(options: BootOptions): Promise<void> {
   for (const warning of options.warnings) log.warn(warning.target, warning.msg, warning.fields);
   logStartupPosture(log, settings);
 
+  // State, in the startup order of server-operations §2.14.
+  const db = openDatabase(settings.paths.databasePath);
+  closers.push(() => closeDatabase(db));
+  const secretStore = new SecretStore(settings.secretStore.dir, settings.secretStore.key);
+  secretStore.verifyKey();
+  const registry = new BlueprintRegistry(
+    db,
+    {
+      volumes: settings.volumes,
+      secretStoreEnabled: secretStore.enabled,
+      hasSecret: (key) => secretStore.has(key),
+      // Packages arrive with their own capability; until then every listed one is missing.
+      isPackageInstalled: () => false,
+    },
+    log,
+  );
+  registry.load();
+  registry.importDirectory(settings.paths.blueprintDir);
+
+  const pool = new RunnerPool({
+    size: settings.runnerPoolSize,
+    memoryMb: settings.limits.max_execution_memory,
+    onLog: (level, msg, fields) => log[level]('svc_server::sandbox', msg, fields),
+  });
+  await pool.start();
+  closers.push(() => pool.stop());
+  const executor = new Executor({
+    pool,
+    modules: hostModules(),
+    audit,
+    log,
+    limits: settings.limits,
+    allows: settings.logging.audit.allows,
+    newId: randomUUID,
+  });
+
+  const { sessions, ledger } = startSessionServices({
+    sessionStoreDir: settings.paths.sessionStoreDir,
+    vfsSessionDir: settings.paths.vfsSessionDir,
+    db,
+    audit,
+    log,
+    resolveBlueprint: (name) => registry.get(name),
+  });
+  closers.push(() => sessions.close());
+  registry.onDeleted((name, principal) => sessions.evictBlueprint(name, principal));
+
   const mounts: Array<(app: Hono<AppEnv>) => void> = [];
   let listener: Listener | null = null;
 
@@ -62,11 +121,22 @@ export async function boot(options: BootOptions): Promise<void> {
     mountOpsRoutes(app, {
       audit,
       boundAddress: () => listener?.address ?? `${settings.bind}:${settings.port}`,
-      activeSessions: () => 0,
-      blueprintNames: () => [],
+      activeSessions: () => sessions.activeCount(),
+      blueprintNames: () => registry.names(),
       requestShutdown: (trigger) => void shutdown.stop(trigger),
     }),
   );
+  mounts.push((app) => mountBlueprintRoutes(app, { registry, audit, log }));
+  mounts.push((app) => mountSecretRoutes(app, { store: secretStore, audit, log }));
+  mounts.push((app) =>
+    mountExecuteRoutes(app, {
+      executor,
+      resolveBlueprint: (name) => registry.get(name),
+      rememberLastRun: (sessionId, lastRun) => sessions.rememberOneOffRun(sessionId, lastRun),
+      newId: randomUUID,
+    }),
+  );
+  mounts.push((app) => mountSessionRoutes(app, { sessions, executor, ledger, newId: randomUUID }));
 
   const app = createApp({
     tokens: settings.tokens,

@@ -1,18 +1,26 @@
 // POST /v1/execute: a one-off run in a throw-away session. Every outcome is a 200 execute
 // result with the `mcp-session-id` header: an unknown Blueprint is `blueprint_not_found`,
-// invalid variables or secrets are `invalid_request`.
+// invalid variables, secrets or the paths they fill are `invalid_request`. The run's
+// last-run record stays readable through GET /v1/sessions/{id}/last-run.
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { Executor, ExecuteResult, RunBlueprint } from '../../execution';
-import { bindHarnessSecrets, bindVariables, type BindingDeclarations } from '../../sessions';
+import type { Executor, ExecuteResult, LastRunRecord, RunBlueprint } from '../../execution';
+import { bindBlueprint, type BindableBlueprint } from '../../sessions';
+import type { RunServices } from '../../stdlib';
 import { bodyOf, jsonBody } from '../validation';
 import type { AppEnv } from '../types';
+
+export type OneOffBlueprint = RunBlueprint & BindableBlueprint;
 
 export interface ExecuteRouteDependencies {
   executor: Executor;
   /** The Blueprint in force, or null when it is not registered or not usable. */
-  resolveBlueprint: (name: string) => { run: RunBlueprint; declarations: BindingDeclarations; cwd: string } | null;
+  resolveBlueprint: (name: string) => OneOffBlueprint | null;
+  /** Keeps the last-run record of a one-off run (readable by its session id). */
+  rememberLastRun: (sessionId: string, lastRun: LastRunRecord) => void;
   newId: () => string;
+  /** Per-run services of a one-off run (its file area, ...). */
+  runServices?: (sessionId: string, blueprint: OneOffBlueprint) => RunServices;
 }
 
 const stringMap = z.record(z.string(), z.string());
@@ -36,43 +44,35 @@ export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependen
 
     const blueprint = deps.resolveBlueprint(body.blueprint);
     if (!blueprint) {
-      const executionId = deps.executor.refuse({
-        entryPoint: 'http',
-        principal,
-        sessionId,
-        blueprintName: body.blueprint,
-        code: body.code,
-        errorClass: 'blueprint_not_found',
-      });
-      return c.json(refusal(executionId, sessionId, 'blueprint_not_found', `blueprint '${body.blueprint}' is not registered on this server`));
+      const executionId = deps.executor.refuse({ entryPoint: 'http', principal, sessionId, blueprintName: body.blueprint, code: body.code, errorClass: 'blueprint_not_found' });
+      return c.json(refusal(executionId, sessionId, 'blueprint_not_found', `blueprint '${body.blueprint}' is not registered on this server (or cannot be used)`));
     }
-    const variables = bindVariables(blueprint.declarations, body.variables);
-    const secrets = variables.ok ? bindHarnessSecrets(blueprint.declarations, body.secrets) : null;
-    const invalid = !variables.ok ? variables.error : secrets && !secrets.ok ? secrets.error : null;
-    if (invalid !== null) {
+    const binding = bindBlueprint(blueprint, body.variables, body.secrets);
+    if (!binding.ok) {
       const executionId = deps.executor.refuse({
         entryPoint: 'http',
         principal,
         sessionId,
         blueprintName: body.blueprint,
-        blueprintHash: blueprint.run.hash,
-        variables: variables.ok ? variables.value : {},
+        blueprintHash: blueprint.hash,
         code: body.code,
         errorClass: 'invalid_request',
       });
-      return c.json(refusal(executionId, sessionId, 'invalid_request', invalid));
+      return c.json(refusal(executionId, sessionId, 'invalid_request', binding.error));
     }
 
     const report = await deps.executor.execute({
       entryPoint: 'http',
       principal,
       sessionId,
-      blueprint: blueprint.run,
-      variables: variables.ok ? variables.value : {},
-      cwd: blueprint.cwd,
+      blueprint,
+      variables: binding.value.variables,
+      cwd: binding.value.fileArea.cwd,
       code: body.code,
       signal: c.get('cancelSignal'),
+      services: deps.runServices?.(sessionId, blueprint),
     });
+    if (report.lastRun) deps.rememberLastRun(sessionId, report.lastRun);
     return c.json(report.response);
   });
 }

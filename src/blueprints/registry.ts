@@ -1,0 +1,175 @@
+// The Blueprint registry: Blueprints with every revision in SQLite, the parsed current
+// versions in memory, registration checks, the one-time import of the obsolete
+// `blueprint_dir`, and a hook for capabilities that must react to a deletion (sessions).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Database } from '../store';
+import type { ServerLog } from '../audit';
+import type { Blueprint } from './model';
+import { parseBlueprint, type BlueprintProblem } from './parse';
+import { registrationProblem, type RegistrationContext } from './registration';
+
+export interface StoredBlueprint {
+  name: string;
+  yaml: string;
+  /** null when this server cannot parse the stored text. */
+  blueprint: Blueprint | null;
+  problem: string | null;
+}
+
+export type MutationResult = { ok: true; blueprint: Blueprint; created: boolean; oldHash: string | null } | { ok: false; problem: BlueprintProblem; name?: string };
+
+export class BlueprintStoreError extends Error {}
+
+export class BlueprintRegistry {
+  private readonly current = new Map<string, StoredBlueprint>();
+  private readonly deletedListeners: Array<(name: string, principal: string) => void> = [];
+
+  constructor(
+    private readonly db: Database,
+    private readonly context: RegistrationContext,
+    private readonly log: ServerLog,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Loads every current Blueprint; unusable ones are logged and kept out of use. */
+  load(): void {
+    const rows = this.db
+      .prepare('SELECT b.name AS name, r.yaml AS yaml FROM blueprints b JOIN blueprint_revisions r ON r.name = b.name AND r.revision = b.current_revision')
+      .all() as Array<{ name: string; yaml: string }>;
+    this.current.clear();
+    for (const row of rows) {
+      const parsed = parseBlueprint(row.yaml);
+      if (parsed.ok) this.current.set(row.name, { name: row.name, yaml: row.yaml, blueprint: parsed.blueprint, problem: null });
+      else {
+        this.current.set(row.name, { name: row.name, yaml: row.yaml, blueprint: null, problem: parsed.problem.message });
+        this.log.warn('svc_server::blueprints', 'stored Blueprint cannot be used', { name: row.name, reason: parsed.problem.message });
+      }
+    }
+  }
+
+  /** One-time import of the obsolete blueprint_dir, then move it to archive/blueprints/ beside it. */
+  importDirectory(directory: string): void {
+    if (!fs.existsSync(directory) || !fs.statSync(directory).isDirectory()) return;
+    for (const file of fs.readdirSync(directory).sort()) {
+      if (!/\.ya?ml$/.test(file)) continue;
+      const text = fs.readFileSync(path.join(directory, file), 'utf8');
+      const result = this.create(text);
+      if (result.ok) this.log.info('svc_server::blueprints', 'imported Blueprint from blueprint_dir', { name: result.blueprint.name, file });
+      else this.log.warn('svc_server::blueprints', 'skipped invalid Blueprint file in blueprint_dir', { file, reason: result.problem.message });
+    }
+    const archive = path.join(path.dirname(directory), 'archive', 'blueprints');
+    fs.mkdirSync(path.dirname(archive), { recursive: true });
+    const target = fs.existsSync(archive) ? `${archive}-${this.now()}` : archive;
+    fs.renameSync(directory, target);
+  }
+
+  /** The usable current version, or null. */
+  get(name: string): Blueprint | null {
+    return this.current.get(name)?.blueprint ?? null;
+  }
+
+  stored(name: string): StoredBlueprint | null {
+    return this.current.get(name) ?? null;
+  }
+
+  /** Usable names, sorted. */
+  names(): string[] {
+    return [...this.current.values()].filter((s) => s.blueprint).map((s) => s.name).sort();
+  }
+
+  usable(): Blueprint[] {
+    return this.names().map((name) => this.current.get(name)!.blueprint!);
+  }
+
+  onDeleted(listener: (name: string, principal: string) => void): void {
+    this.deletedListeners.push(listener);
+  }
+
+  create(yaml: string): MutationResult {
+    const parsed = parseBlueprint(yaml);
+    if (!parsed.ok) return { ok: false, problem: parsed.problem };
+    const blueprint = parsed.blueprint;
+    const problem = registrationProblem(blueprint, this.context);
+    if (problem) return { ok: false, problem, name: blueprint.name };
+    if (this.current.has(blueprint.name)) {
+      const message = `blueprint '${blueprint.name}' is already registered`;
+      return { ok: false, problem: { code: 'already_exists' as BlueprintProblem['code'], message, diagnostic: { message } }, name: blueprint.name };
+    }
+    this.store(blueprint);
+    return { ok: true, blueprint, created: true, oldHash: null };
+  }
+
+  replace(name: string, yaml: string): MutationResult {
+    const parsed = parseBlueprint(yaml);
+    if (!parsed.ok) return { ok: false, problem: parsed.problem };
+    const blueprint = parsed.blueprint;
+    if (blueprint.name !== name) {
+      const message = `blueprint name '${blueprint.name}' in the file does not match '${name}' in the request path`;
+      return { ok: false, problem: { code: 'name_mismatch', message, diagnostic: { path: ['name'], message } }, name: blueprint.name };
+    }
+    const problem = registrationProblem(blueprint, this.context);
+    if (problem) return { ok: false, problem, name };
+    const previous = this.current.get(name);
+    this.store(blueprint);
+    return { ok: true, blueprint, created: previous === undefined, oldHash: previous?.blueprint?.hash ?? null };
+  }
+
+  /** Removes the registration (history kept); returns the old hash, or undefined when absent. */
+  delete(name: string, principal: string): { oldHash: string | null } | undefined {
+    const previous = this.current.get(name);
+    if (!previous) return undefined;
+    try {
+      this.db.prepare('DELETE FROM blueprints WHERE name = ?').run(name);
+    } catch (error) {
+      throw new BlueprintStoreError((error as Error).message);
+    }
+    this.current.delete(name);
+    for (const listener of this.deletedListeners) listener(name, principal);
+    return { oldHash: previous.blueprint?.hash ?? null };
+  }
+
+  private store(blueprint: Blueprint): void {
+    try {
+      this.db.transaction(() => {
+        const row = this.db.prepare('SELECT COALESCE(MAX(revision), 0) AS last FROM blueprint_revisions WHERE name = ?').get(blueprint.name) as { last: number };
+        const revision = row.last + 1;
+        this.db.prepare('INSERT INTO blueprint_revisions (name, revision, yaml, created_at_ms) VALUES (?, ?, ?, ?)').run(blueprint.name, revision, blueprint.yaml, this.now());
+        this.db
+          .prepare('INSERT INTO blueprints (name, current_revision) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET current_revision = excluded.current_revision')
+          .run(blueprint.name, revision);
+      }).immediate();
+    } catch (error) {
+      throw new BlueprintStoreError((error as Error).message);
+    }
+    this.current.set(blueprint.name, { name: blueprint.name, yaml: blueprint.yaml, blueprint, problem: null });
+  }
+}
+
+/** The list summary of one usable Blueprint (blueprints-and-policy §10). */
+export function blueprintSummary(b: Blueprint) {
+  const capabilities = new Set<string>();
+  let ruleCount = 0;
+  for (const rules of b.policy.callers.values()) {
+    ruleCount += rules.length;
+    for (const rule of rules) capabilities.add(rule.capability);
+  }
+  const byteOrder = (x: string, y: string) => Buffer.compare(Buffer.from(x), Buffer.from(y));
+  return {
+    name: b.name,
+    hash: b.hash,
+    vfs_mode: b.vfs.mode,
+    idle_timeout_secs: b.idleTimeoutSecs,
+    packages: [...b.packages].sort(byteOrder),
+    secrets: [...b.declarations.secrets.entries()]
+      .sort(([x], [y]) => byteOrder(x, y))
+      .map(([name, s]) => (s.source === 'store' ? { name, source: 'store', store_key: s.key } : { name, source: 'harness' })),
+    variables: [...b.declarations.variables.keys()].sort(byteOrder),
+    mcp_servers: Object.keys(b.mcp).sort(byteOrder),
+    auth_proxy_hosts: [...new Set(b.authProxy.map((r) => r.host))],
+    default_action: b.policy.default ?? null,
+    caller_count: b.policy.callers.size,
+    rule_count: ruleCount,
+    capability_count: capabilities.size,
+  };
+}
