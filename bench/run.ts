@@ -90,7 +90,7 @@ async function executeLatency(server: TestServer): Promise<Record<string, string
 
 async function main(): Promise<void> {
   const rows: Record<string, string> = {};
-  const server = await startServer({ env: { RUST_LOG: 'warn' }, config: { logging: { audit: { enabled: false } } } });
+  const server = await startServer({ env: { RUST_LOG: 'warn,svc_server::serve=info' }, config: { logging: { audit: { enabled: false } } } });
   try {
     const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: bench\ndefault: deny\n' } });
     if (created.status >= 300) throw new Error(`could not register the bench Blueprint: ${created.text}`);
