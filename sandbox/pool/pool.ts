@@ -86,6 +86,7 @@ export class RunnerPool {
   private readonly runners: Runner[] = [];
   private readonly queue: Array<ActiveRun> = [];
   private nextRunId = 1;
+  private nextStart = 0;
   private stopped = false;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly entry: string;
@@ -157,11 +158,14 @@ export class RunnerPool {
   }
 
   private dispatch(): void {
-    for (const runner of this.runners) {
-      if (this.queue.length === 0) return;
+    // Start after the runner used last, so a runner that just finished can prepare its
+    // next isolate while another takes the following run.
+    const count = this.runners.length;
+    for (let step = 0; step < count && this.queue.length > 0; step++) {
+      const runner = this.runners[(this.nextStart + step) % count];
       if (!runner.ready || runner.active || !runner.child.connected) continue;
-      const active = this.queue.shift()!;
-      this.assign(runner, active);
+      this.nextStart = (this.runners.indexOf(runner) + 1) % count;
+      this.assign(runner, this.queue.shift()!);
     }
   }
 

@@ -6,7 +6,7 @@ import { auditVariables, type AuditWriter, type ServerLog } from '../audit';
 import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
 import type { HostModule, RunServices } from '../stdlib';
-import { compileProgram, type RunnerPool, type RunOutcome } from '../../sandbox';
+import { compileProgram, type CompileResult, type RunnerPool, type RunOutcome } from '../../sandbox';
 import { hostDispatcher } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
 
@@ -58,6 +58,9 @@ export interface ExecutorOptions {
   now?: () => number;
 }
 
+/** Compiled programs by source hash: agents often resend the same program (retries, loops). */
+const COMPILE_CACHE_SIZE = 256;
+
 const zeroUsage = { fuel: 0, wasm_fuel: 0, host_fuel: 0, memory_peak: 0, model_tokens: 0, embedding_tokens: 0, wall_ms: 0 };
 
 function sourceFacts(code: string) {
@@ -71,6 +74,7 @@ function logOutcome(outcome: string): string {
 
 export class Executor {
   private readonly now: () => number;
+  private readonly compiled = new Map<string, CompileResult>();
 
   constructor(private readonly options: ExecutorOptions) {
     this.now = options.now ?? Date.now;
@@ -118,7 +122,7 @@ export class Executor {
     audit.write({ ...base, event: 'started' });
     const started = this.now();
 
-    const compiled = await compileProgram({ source: request.code, availableModules: this.availableModules() });
+    const compiled = await this.compile(request.code, base.source_hash);
     if (!compiled.ok) {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
@@ -184,6 +188,22 @@ export class Executor {
       wallMs: outcome.wallMs,
     });
     return executeResult(ids, outcome.result, outcome.console, error);
+  }
+
+  /** Compiles through a small LRU cache keyed by the source hash and the available modules. */
+  private async compile(code: string, sourceHash: string): Promise<CompileResult> {
+    const availableModules = this.availableModules();
+    const key = `${sourceHash}:${availableModules.join(',')}`;
+    const cached = this.compiled.get(key);
+    if (cached) {
+      this.compiled.delete(key);
+      this.compiled.set(key, cached);
+      return cached;
+    }
+    const result = await compileProgram({ source: code, availableModules });
+    this.compiled.set(key, result);
+    if (this.compiled.size > COMPILE_CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value as string);
+    return result;
   }
 
   private guestModules(imported: string[]): Record<string, string[]> {
