@@ -1,6 +1,7 @@
 // Registration checks against this server (blueprints-and-policy §9): declared volumes and
 // access narrowing, store secrets with values, installed packages.
 import type { VolumeDeclaration } from '../config';
+import { filterFields, reportedFields } from '../policy';
 import type { Blueprint } from './model';
 import type { BlueprintProblem } from './parse';
 
@@ -44,6 +45,28 @@ export function registrationProblem(blueprint: Blueprint, context: RegistrationC
   for (const name of blueprint.packages) {
     if (!context.isPackageInstalled(name)) {
       return problem('package_missing', `package check failed: package \`${name}\` is not installed; install it with \`svc packages install <org/repo> ${name}\``, ['packages']);
+    }
+  }
+  return filterFieldProblem(blueprint);
+}
+
+/** Check 7: a filter may only test fields its capability reports. */
+function filterFieldProblem(blueprint: Blueprint): BlueprintProblem | null {
+  const servers = Object.keys(blueprint.mcp);
+  for (const [caller, rules] of blueprint.policy.callers) {
+    for (let index = 0; index < rules.length; index++) {
+      const rule = rules[index];
+      if (!rule.filter) continue;
+      const reported = reportedFields(rule.capability, servers);
+      if (reported === null) continue;
+      const unknown = filterFields(rule.filter).find((field) => !reported.includes(field));
+      if (unknown !== undefined) {
+        return problem(
+          'invalid_filter' as BlueprintProblem['code'],
+          `\`permissions.${caller}\` rule ${index + 1} (index ${index}) for \`${rule.capability}\` tests \`${unknown}\`, which the operation doesn't report, so a condition on it is false for every call, and true under \`not\`; its fields are: ${reported.join(', ')}`,
+          ['permissions', caller, index, 'filter'],
+        );
+      }
     }
   }
   return null;

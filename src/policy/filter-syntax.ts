@@ -364,3 +364,18 @@ export function filterVariables(filter: Filter): string[] {
   visit(filter);
   return [...names];
 }
+
+/** The first path segment of every field the filter tests. */
+export function filterFields(filter: Filter): string[] {
+  const fields = new Set<string>();
+  const visit = (f: Filter) => {
+    if (f.kind === 'compare') fields.add(f.path[0]);
+    else if (f.kind === 'not') visit(f.operand);
+    else {
+      visit(f.left);
+      visit(f.right);
+    }
+  };
+  visit(filter);
+  return [...fields];
+}

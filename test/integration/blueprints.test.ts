@@ -2,7 +2,9 @@
 // the documented errors, registration checks, and the admin audit records.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../harness';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startServer, tempDir, type TestServer } from '../harness';
 
 const NOTES = 'name: notes\n# a comment kept byte for byte\nvfs: per_session\ndefault: deny\n';
 
@@ -105,10 +107,44 @@ describe('blueprint admin API', () => {
     assert.equal((await server.request('GET', '/v1/blueprints/nope')).json.error, 'not_found');
   });
 
+  test('a filter on a field the capability never reports is refused as invalid_filter', async () => {
+    const reply = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: f\npermissions:\n  main:\n    - {capability: fs.read, filter: \'host == "x"\', action: allow}\n' } });
+    assert.equal(reply.json.error, 'invalid_filter');
+    assert.deepEqual(reply.json.diagnostics[0].path, ['permissions', 'main', 0, 'filter']);
+    assert.match(reply.json.message, /chunkSize, length, path/);
+  });
+
+  test('GET /v1/capabilities lists the catalogue with filter fields', async () => {
+    const reply = await server.request('GET', '/v1/capabilities');
+    const fs = reply.json.groups.find((g: { source: string }) => g.source === 'svc:fs');
+    const read = fs.capabilities.find((c: { name: string }) => c.name === 'fs.read');
+    assert.deepEqual(read.filter_fields, ['chunkSize', 'length', 'path']);
+    const secrets = reply.json.groups.find((g: { source: string }) => g.source === 'svc:secrets');
+    assert.ok(secrets.capabilities[0].main_denial);
+  });
+
   test('a user token may not manage Blueprints', async () => {
     const reply = await server.request('POST', '/v1/blueprints', { token: server.userToken, body: { yaml: 'name: u\n' } });
     assert.equal(reply.status, 403);
   });
+});
+
+test('Blueprints in the obsolete blueprint_dir are imported once, invalid ones skipped, and the directory archived', async () => {
+  const home = tempDir();
+  const dir = path.join(home, 'server', 'blueprints');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'good.yaml'), 'name: imported\n');
+  fs.writeFileSync(path.join(dir, 'bad.yaml'), 'name: [broken\n');
+  const server = await startServer({ home });
+  try {
+    const list = await server.request('GET', '/v1/blueprints');
+    assert.deepEqual(list.json.blueprints.map((b: { name: string }) => b.name), ['imported']);
+    assert.equal(fs.existsSync(dir), false);
+    assert.ok(fs.existsSync(path.join(home, 'server', 'archive', 'blueprints', 'good.yaml')));
+    assert.ok(server.logs({ target: 'svc_server::blueprints', file: 'bad.yaml' }).length === 1);
+  } finally {
+    await server.stop();
+  }
 });
 
 describe('request pre-checks', () => {

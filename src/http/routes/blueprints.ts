@@ -5,6 +5,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { AuditWriter, ServerLog } from '../../audit';
 import { blueprintSummary, BlueprintStoreError, type BlueprintRegistry, type MutationResult } from '../../blueprints';
+import { capabilityCatalogue } from '../../policy';
 import { writeAdminAudit } from '../admin-audit';
 import type { AppEnv } from '../types';
 import { bodyOf, jsonBody } from '../validation';
@@ -43,6 +44,24 @@ export function mountBlueprintRoutes(app: Hono<AppEnv>, deps: BlueprintRouteDepe
   const { registry, audit, log } = deps;
 
   app.get('/v1/blueprints', (c) => c.json({ blueprints: registry.usable().map(blueprintSummary) }));
+
+  // The capability catalogue, grouped by the module that provides each capability.
+  app.get('/v1/capabilities', (c) => {
+    const groups = new Map<string, Array<Record<string, unknown>>>();
+    for (const entry of capabilityCatalogue) {
+      const list = groups.get(entry.source) ?? [];
+      list.push({
+        name: entry.name,
+        summary: entry.summary,
+        filter_fields: Object.keys(entry.fields).sort(),
+        fields: entry.fields,
+        example_filter: entry.exampleFilter,
+        ...(entry.mainDenial ? { main_denial: entry.mainDenial } : {}),
+      });
+      groups.set(entry.source, list);
+    }
+    return c.json({ groups: [...groups].map(([source, capabilities]) => ({ source, kind: 'stdlib', capabilities })) });
+  });
 
   app.post('/v1/blueprints', jsonBody(yamlBody), (c) => {
     const { yaml } = bodyOf<z.infer<typeof yamlBody>>(c);
