@@ -79,3 +79,21 @@ test('POST /v1/shutdown answers 200, audits shutdown_requested and exits 0', asy
   assert.equal(record.status, '200');
   assert.equal(record.outcome, 'ok');
 });
+
+test('a run still going at the end of the grace is cancelled: the client gets outcome cancelled and the audit says so', async () => {
+  const server = await startServer({ args: ['--shutdown-grace', '1'] });
+  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: forever\n' } });
+  assert.equal(created.status, 200);
+  const running = server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'forever', code: 'export function main() { for (;;) {} }' } });
+  await wait(500);
+  const stoppedAt = Date.now();
+  server.child.kill('SIGTERM');
+  const reply = await running;
+  assert.equal(reply.status, 200);
+  assert.equal(reply.json.error.kind, 'cancelled');
+  assert.equal(await server.exited(), 0);
+  assert.ok(Date.now() - stoppedAt < 1_000 + 2_500, 'within grace plus teardown');
+  const finished = server.audit({ type: 'execution', event: 'finished', execution_id: reply.json.execution_id })[0];
+  assert.equal(finished.outcome, 'cancelled');
+  assert.ok(server.logs({ cause: 'grace elapsed' }).length === 1);
+});
