@@ -1,0 +1,116 @@
+// Sessions across a restart of the real server: records and per-session files come back
+// (`found`), orphans are swept, vanished areas are `lost`, and harness secrets must be rebound.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { startServer, tempDir, type TestServer } from '../harness';
+
+const NOTES = `name: notes
+default: allow
+variables:
+  team: {required: true}
+  region: {default: eu}
+vfs:
+  mode: per_session
+  cwd: /teams/\${vars.team}
+`;
+const GUARDED = `name: guarded
+default: allow
+secrets:
+  USER_TOKEN:
+    harness: {required: true}
+vfs: per_session
+`;
+
+const READ_NOTE = 'import * as fs from "svc:fs";\nexport function main() { return fs.readText("note.txt"); }';
+
+async function registerBlueprint(server: TestServer, yaml: string) {
+  const reply = await server.request('POST', '/v1/blueprints', { body: { yaml } });
+  assert.ok(reply.status < 300, `blueprint registration failed: ${reply.status} ${reply.text}`);
+}
+
+async function openSession(server: TestServer, body: Record<string, unknown>): Promise<string> {
+  const reply = await server.request('POST', '/v1/sessions', { token: server.userToken, body });
+  assert.equal(reply.status, 200, reply.text);
+  assert.equal(reply.headers.get('mcp-session-id'), reply.json.session_id);
+  return reply.json.session_id;
+}
+
+function execute(server: TestServer, sessionId: string, code: string, headers: Record<string, string> = {}) {
+  return server.request('POST', `/v1/sessions/${sessionId}/execute`, { token: server.userToken, body: { code }, headers });
+}
+
+function sessionDir(server: TestServer, sessionId: string) {
+  return path.join(server.home, 'server', 'vfs', 'sessions', sessionId);
+}
+
+describe('restart with open sessions', () => {
+  test('sessions and files survive, orphans are swept, required secrets answer 409 until rebind', async () => {
+    const home = tempDir();
+    let server = await startServer({ home });
+    const tokens = { adminToken: server.adminToken, userToken: server.userToken };
+    await registerBlueprint(server, NOTES);
+    await registerBlueprint(server, GUARDED);
+    const notes = await openSession(server, { blueprint: 'notes', variables: { team: 'red' } });
+    const guarded = await openSession(server, { blueprint: 'guarded', secrets: { USER_TOKEN: 'first-secret-8c1f' } });
+    // Guest `/teams/red/note.txt`: the per-session directory is the program's `/`.
+    const note = path.join(sessionDir(server, notes), 'teams', 'red', 'note.txt');
+    fs.mkdirSync(path.dirname(note), { recursive: true });
+    fs.writeFileSync(note, 'remember me');
+    assert.equal((await execute(server, guarded, 'export function main() { return 1; }')).status, 200);
+    await server.stop();
+
+    const orphan = path.join(home, 'server', 'vfs', 'sessions', randomUUID());
+    fs.mkdirSync(orphan, { recursive: true });
+    fs.writeFileSync(path.join(orphan, 'left.txt'), 'x');
+
+    server = await startServer({ home, ...tokens });
+    try {
+      assert.equal(server.audit({ type: 'session', event: 'found', session_id: notes })[0]?.blueprint, 'notes');
+      assert.equal(server.audit({ type: 'session', event: 'found', session_id: guarded }).length, 1);
+      assert.equal(fs.existsSync(orphan), false, 'the orphan per-session directory is swept');
+
+      assert.equal(fs.readFileSync(note, 'utf8'), 'remember me');
+
+      const refused = await execute(server, guarded, 'export function main() { return 2; }');
+      assert.equal(refused.status, 409, refused.text);
+      assert.equal(refused.json.error, 'session_requires_secrets');
+      assert.deepEqual(refused.json.required, ['USER_TOKEN']);
+      assert.equal(refused.json.session_id, guarded);
+
+      const rebind = await server.request('POST', `/v1/sessions/${guarded}/rebind`, { token: server.userToken, body: { secrets: { USER_TOKEN: 'rebound-secret-5d2e' } } });
+      assert.equal(rebind.status, 204, rebind.text);
+      assert.equal(server.audit({ type: 'session', event: 'rebound', session_id: guarded }).length, 1);
+      const ran = await execute(server, guarded, 'export function main() { return 2; }');
+      assert.equal(ran.status, 200);
+      assert.equal(ran.json.result, '2');
+      assert.ok(!server.lines().some((line) => line.includes('first-secret-8c1f') || line.includes('rebound-secret-5d2e')), 'secret values never reach the log');
+
+      // The program sees its per-session files again, at the recorded cwd.
+      const read = await execute(server, notes, READ_NOTE);
+      assert.equal(read.json.result, 'remember me', read.text);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a session whose per-session directory vanished is lost at restart', async () => {
+    const home = tempDir();
+    let server = await startServer({ home });
+    const tokens = { adminToken: server.adminToken, userToken: server.userToken };
+    await registerBlueprint(server, NOTES);
+    const id = await openSession(server, { blueprint: 'notes', variables: { team: 'red' } });
+    await server.stop();
+    fs.rmSync(sessionDir(server, id), { recursive: true });
+    server = await startServer({ home, ...tokens });
+    try {
+      assert.equal(server.audit({ type: 'session', event: 'lost', session_id: id })[0]?.reason, 'workspace_missing');
+      assert.equal((await execute(server, id, READ_NOTE)).status, 404);
+      assert.equal(fs.existsSync(path.join(home, 'server', 'sessions', `${id}.json`)), false);
+    } finally {
+      await server.stop();
+    }
+  });
+});
