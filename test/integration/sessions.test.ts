@@ -103,6 +103,19 @@ describe('session lifecycle', () => {
     assert.equal(deletedAgain.text, '');
   });
 
+  test('without files: execute, last-run with the full console, delete, then 404s', async () => {
+    const id = await openSession(server, { blueprint: 'scratch' });
+    const ran = await execute(server, id, 'export function main() { console.log("step", 1); return { ok: true }; }');
+    assert.equal(ran.status, 200);
+    assert.deepEqual({ result: ran.json.result, console: ran.json.console, error: ran.json.error }, { result: '{"ok":true}', console: [], error: null });
+    const lastRun = await server.request('GET', `/v1/sessions/${id}/last-run`, { token: server.userToken });
+    assert.deepEqual(lastRun.json, { result: '{"ok":true}', console: ['step 1'], error: null });
+    assert.equal((await server.request('DELETE', `/v1/sessions/${id}`, { token: server.userToken })).status, 204);
+    assert.equal((await execute(server, id, 'export function main() {}')).status, 404);
+    assert.equal((await server.request('GET', `/v1/sessions/${id}/last-run`, { token: server.userToken })).status, 404);
+    assert.equal((await server.request('DELETE', `/v1/sessions/${id}`, { token: server.userToken })).status, 404);
+  });
+
   test('last-run is 404 with an empty body before any run and for an unknown session', async () => {
     const id = await openSession(server, { blueprint: 'scratch' });
     for (const target of [id, randomUUID()]) {
@@ -127,6 +140,7 @@ describe('session lifecycle', () => {
     assert.equal(reply.status, 200);
     assert.equal(reply.json.result, null);
     assert.notEqual(reply.json.error, null);
+    assert.notEqual(reply.json.error.kind, 'compile_error', 'svc:fs is importable; its calls fail');
   });
 
   test('a one-off run is readable through last-run only; executing or rebinding with its id is 404', async () => {
