@@ -26,15 +26,9 @@ export class QuotaExceededError extends Error {
   }
 }
 
-export interface HostErrorShape {
-  name: string;
-  message: string;
-  code?: string;
-  caller?: string;
-  capability?: string;
-  reason?: string;
-  source?: string;
-}
+// The wire shape is shared with the host side (type only: nothing is bundled from it).
+import type { HostErrorShape } from '../pool/types';
+export type { HostErrorShape };
 
 /** Rebuilds a host error as the class the program should catch. */
 export function guestError(shape: HostErrorShape): Error {

@@ -11,7 +11,10 @@ export interface Migration {
   sql: string;
 }
 
-/** In order; a migration's version is its 1-based position. Never edit a shipped one. */
+/**
+ * In order; a migration's version is its 1-based position. Never edit a shipped one.
+ * (The idempotency ledger creates its own table: src/sessions/ledger.ts.)
+ */
 export const migrations: readonly Migration[] = [
   {
     name: 'blueprints and their revisions',
@@ -27,23 +30,6 @@ export const migrations: readonly Migration[] = [
         name             TEXT    PRIMARY KEY,
         current_revision INTEGER NOT NULL,
         FOREIGN KEY (name, current_revision) REFERENCES blueprint_revisions (name, revision)
-      );`,
-  },
-  {
-    name: 'idempotency ledger',
-    sql: `
-      CREATE TABLE IF NOT EXISTS idempotent_requests (
-        session_id       TEXT    NOT NULL,
-        request_key      TEXT    NOT NULL CHECK (length(CAST(request_key AS BLOB)) BETWEEN 1 AND 120),
-        fingerprint      TEXT    NOT NULL,
-        reservation_id   TEXT    NOT NULL UNIQUE,
-        owner_generation TEXT    NOT NULL,
-        created_at_ms    INTEGER NOT NULL,
-        state            TEXT    NOT NULL CHECK (state IN ('reserved', 'completed', 'indeterminate')),
-        response_status  INTEGER,
-        response_body    BLOB,
-        PRIMARY KEY (session_id, request_key),
-        CHECK ((state = 'completed') = (response_status BETWEEN 100 AND 599 AND response_body IS NOT NULL))
       );`,
   },
 ];
