@@ -127,6 +127,7 @@ export class Executor {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
       this.finish(base, { outcome: 'error', errorClass: 'compile_error', wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs });
+      request.services?.endOfRun?.();
       return executeResult(ids, null, [], error);
     }
 
@@ -176,6 +177,7 @@ export class Executor {
       request.signal.removeEventListener('abort', onCancel);
       runEnded.abort();
       decisions.flush();
+      request.services?.endOfRun?.();
     }
 
     const error: ExecuteError | null = outcome.error ? { ...outcome.error } : null;

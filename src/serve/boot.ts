@@ -16,6 +16,7 @@ import { SecretStore } from '../secrets';
 import { startSessionServices } from '../sessions';
 import { hostModules } from '../stdlib';
 import { closeDatabase, openDatabase } from '../store';
+import { FileAreas } from '../vfs';
 import { RunnerPool } from '../../sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
@@ -103,6 +104,13 @@ export async function boot(options: BootOptions): Promise<void> {
     newId: randomUUID,
   });
 
+  const fileAreas = new FileAreas(settings);
+  closers.push(() => fileAreas.close());
+  const runFiles = (sessionId: string, vfs: Parameters<FileAreas['open']>[0], throwaway: boolean) => {
+    const files = fileAreas.open(vfs, { sessionId, runId: randomUUID() }, { throwaway });
+    return { files, endOfRun: () => files.release() };
+  };
+
   const { sessions, ledger } = startSessionServices({
     sessionStoreDir: settings.paths.sessionStoreDir,
     vfsSessionDir: settings.paths.vfsSessionDir,
@@ -134,9 +142,12 @@ export async function boot(options: BootOptions): Promise<void> {
       resolveBlueprint: (name) => registry.get(name),
       rememberLastRun: (sessionId, lastRun) => sessions.rememberOneOffRun(sessionId, lastRun),
       newId: randomUUID,
+      runServices: (sessionId, vfs) => runFiles(sessionId, vfs, true),
     }),
   );
-  mounts.push((app) => mountSessionRoutes(app, { sessions, executor, ledger, newId: randomUUID }));
+  mounts.push((app) =>
+    mountSessionRoutes(app, { sessions, executor, ledger, newId: randomUUID, runServices: (session) => runFiles(session.id, session.fileArea, false) }),
+  );
 
   const app = createApp({
     tokens: settings.tokens,

@@ -22,8 +22,10 @@ export interface RunContext {
  * by src/sessions). Declared by module augmentation in the owning folder:
  *   declare module '../stdlib/types' { interface RunServices { files?: FileArea } }
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
-export interface RunServices {}
+export interface RunServices {
+  /** Called once when the run ends, whatever its outcome (e.g. an ephemeral area goes). */
+  endOfRun?: () => void;
+}
 
 /** One host call: the run plus who is calling and how to gate and charge. */
 export interface HostCall extends RunContext {

@@ -12,8 +12,8 @@ import { startServer, tempDir, type TestServer } from '../harness';
 const COUNTER = 'name: counter\ndefault: allow\nvfs: per_session\n';
 
 /** Each run adds one to count.txt and returns the new count. */
-const COUNT_RUN = 'import * as fs from "svc:fs";\nexport function main() { const n = Number(fs.readText("count.txt") ?? "0") + 1; fs.writeText("count.txt", String(n)); return n; }';
-const READ_COUNT = 'import * as fs from "svc:fs";\nexport function main() { return Number(fs.readText("count.txt") ?? "0"); }';
+const COUNT_RUN = 'import * as fs from "svc:fs";\nexport function main() { const n = Number(fs.exists("count.txt") ? fs.readText("count.txt") : "0") + 1; fs.writeText("count.txt", String(n)); return n; }';
+const READ_COUNT = 'import * as fs from "svc:fs";\nexport function main() { return Number(fs.exists("count.txt") ? fs.readText("count.txt") : "0"); }';
 
 async function openSession(server: TestServer): Promise<string> {
   const reply = await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'counter' } });

@@ -24,7 +24,7 @@ secrets:
 vfs: per_session
 `;
 
-const READ_NOTE = 'import * as fs from "svc:fs";\nexport function main() { return fs.readText("note.txt"); }';
+const READ_NOTE = 'import * as fs from "svc:fs";\nexport function main() { return fs.exists("note.txt") ? fs.readText("note.txt") : undefined; }';
 
 async function registerBlueprint(server: TestServer, yaml: string) {
   const reply = await server.request('POST', '/v1/blueprints', { body: { yaml } });

@@ -27,7 +27,7 @@ vfs: per_session
 `;
 
 const WRITE_NOTE = 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("note.txt", "remember me"); console.log("wrote"); return fs.cwd(); }';
-const READ_NOTE = 'import * as fs from "svc:fs";\nexport function main() { return fs.readText("note.txt"); }';
+const READ_NOTE = 'import * as fs from "svc:fs";\nexport function main() { return fs.exists("note.txt") ? fs.readText("note.txt") : undefined; }';
 
 async function registerBlueprint(server: TestServer, yaml: string) {
   const reply = await server.request('POST', '/v1/blueprints', { body: { yaml } });

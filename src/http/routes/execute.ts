@@ -5,7 +5,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Executor, ExecuteResult, LastRunRecord, RunBlueprint } from '../../execution';
-import { bindBlueprint, type BindableBlueprint } from '../../sessions';
+import { bindBlueprint, type BindableBlueprint, type SessionBinding } from '../../sessions';
 import type { RunServices } from '../../stdlib';
 import { bodyOf, jsonBody } from '../validation';
 import type { AppEnv } from '../types';
@@ -19,8 +19,8 @@ export interface ExecuteRouteDependencies {
   /** Keeps the last-run record of a one-off run (readable by its session id). */
   rememberLastRun: (sessionId: string, lastRun: LastRunRecord) => void;
   newId: () => string;
-  /** Per-run services of a one-off run (its file area, ...). */
-  runServices?: (sessionId: string, blueprint: OneOffBlueprint) => RunServices;
+  /** Per-run services of a one-off run (its file area, ...), from the filled `vfs`. */
+  runServices?: (sessionId: string, fileArea: SessionBinding['fileArea']) => RunServices;
 }
 
 const stringMap = z.record(z.string(), z.string());
@@ -70,7 +70,7 @@ export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependen
       cwd: binding.value.fileArea.cwd,
       code: body.code,
       signal: c.get('cancelSignal'),
-      services: deps.runServices?.(sessionId, blueprint),
+      services: deps.runServices?.(sessionId, binding.value.fileArea),
     });
     if (report.lastRun) deps.rememberLastRun(sessionId, report.lastRun);
     return c.json(report.response);

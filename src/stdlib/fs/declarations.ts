@@ -1,0 +1,39 @@
+// What programs see of `svc:fs` (served by discovery; kept beside the implementation).
+export const fsDeclarations = `declare module "svc:fs" {
+  /** Largest file read()/readText() load whole: 52,428,800 bytes. */
+  export function maxReadSize(): number;
+  /** The file area's configuration. Never reveals host paths. */
+  export function info(): Info;
+  /** The working directory relative paths resolve against. */
+  export function cwd(): string;
+  export function exists(path: string): boolean;
+  export function size(path: string): number;
+  export function stat(path: string): Stat | null;
+  export function read(path: string): Uint8Array | null;
+  export function readText(path: string): string | null;
+  export function readBytes(path: string, offset: number, length: number): Uint8Array;
+  /** Lines without their line ending. */
+  export function lines(path: string): string[];
+  export function write(path: string, content: Uint8Array | string): void;
+  export function writeText(path: string, content: string): void;
+  export function append(path: string, content: Uint8Array | string): void;
+  export function appendText(path: string, content: string): void;
+  export function mkdir(path: string, recursive?: boolean): void;
+  export function remove(path: string, recursive?: boolean): void;
+  export function move(from: string, to: string): void;
+  export function copy(from: string, to: string, recursive?: boolean): void;
+  /** Parent before contents, siblings in byte order. */
+  export function list(path: string, recursive?: boolean): DirEntry[];
+  export type Kind = "file" | "directory" | "symlink" | "other";
+  export interface Stat { readonly kind: Kind; readonly size: number; readonly modifiedAt: number; }
+  export interface DirEntry { readonly kind: Kind; readonly name: string; readonly path: string; readonly size: number; }
+  export interface Info {
+    readonly mode: "none" | "ephemeral" | "per_session" | "named";
+    readonly sizeLimit: number;
+    readonly access: "read_write" | "read_only";
+    readonly volume: string;
+    readonly mounts: MountInfo[];
+  }
+  export interface MountInfo { readonly path: string; readonly mode: "named"; readonly volume: string; readonly access: "read_write" | "read_only"; readonly sizeLimit: number; }
+}
+`;

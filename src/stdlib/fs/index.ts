@@ -1,0 +1,12 @@
+// `svc:fs`: the file area, as a host module.
+import type { HostModule } from '../types';
+import { fsDeclarations } from './declarations';
+import { fsOperations } from './operations';
+
+export const fsModule: HostModule = {
+  name: 'svc:fs',
+  description: 'Files of the run\'s file area: read, write, append, list, move, copy, remove and stat, each checked by the policy',
+  declarations: fsDeclarations,
+  operations: fsOperations,
+};
+export { MAX_READ_SIZE } from './operations';

@@ -1,0 +1,405 @@
+// Host side of `svc:fs` (program-runtime §6.1): every operation validates its arguments,
+// asks the policy (`fs.*` with the path context), checks read-only places and size
+// limits, then works on the run's file area. Messages name guest paths only.
+import fs from 'node:fs';
+import path from 'node:path';
+import { PermissionDeniedError, QuotaExceededError } from '../../policy';
+import { FileAreaError, normalizeGuestPath, type FileArea, type Place } from '../../vfs';
+import { HOST_FUEL } from '../fuel';
+import type { HostCall, HostOperation } from '../types';
+
+declare module '../types' {
+  interface RunServices {
+    files?: FileArea;
+  }
+}
+
+export const MAX_READ_SIZE = 52_428_800;
+const MAX_LIST_DEPTH = 32;
+
+function area(call: HostCall, fn: string): FileArea {
+  const files = call.services.files;
+  if (!files || files.mode === 'none') throw new Error(`fs.${fn}: the file system is disabled for this Blueprint (vfs: none)`);
+  return files;
+}
+
+function pathArg(value: unknown, fn: string, name = 'path'): string {
+  if (typeof value !== 'string' || value === '') throw new TypeError(`fs.${fn}: ${name} must be a non-empty string`);
+  return value;
+}
+
+function boolArg(value: unknown, fn: string, name: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw new TypeError(`fs.${fn}: ${name} must be a boolean`);
+  return value;
+}
+
+function contentArg(value: unknown, fn: string): Buffer {
+  if (typeof value === 'string') return Buffer.from(value, 'utf8');
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  throw new TypeError(`fs.${fn}: content must be a string or a Uint8Array`);
+}
+
+/** Normalised guest path (the policy already refused paths climbing above /). */
+function guest(files: FileArea, raw: string, fn: string): string {
+  const normalized = normalizeGuestPath(raw, files.cwd);
+  if (normalized === null) throw new Error(`fs.${fn} ${raw}: the path climbs above /`);
+  return normalized;
+}
+
+const reasons: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EEXIST: 'already exists',
+  ENOTDIR: 'a parent is not a directory',
+  EISDIR: 'is a directory',
+  ENOTEMPTY: 'the directory is not empty; pass recursive: true to remove it with its contents',
+  EACCES: 'permission denied by the host file system',
+  EPERM: 'operation not permitted',
+  ELOOP: 'too many symbolic links',
+};
+
+/** Runs host file work; turns host errors into `fs.<fn> <guest path>: <reason>`. */
+function hostWork<T>(fn: string, guestPath: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof FileAreaError || error instanceof PermissionDeniedError || error instanceof QuotaExceededError) {
+      if (error instanceof FileAreaError) throw new Error(`fs.${fn} ${guestPath}: ${error.message}`);
+      throw error;
+    }
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    throw new Error(`fs.${fn} ${guestPath}: ${reasons[code] ?? 'the operation failed'}`);
+  }
+}
+
+function requireWritable(call: HostCall, place: Place, capability: string, context: Record<string, unknown>, guestPath: string): void {
+  if (place.access === 'read_write') return;
+  const error = new PermissionDeniedError(call.caller, capability, `${guestPath} is in the volume mounted read-only at ${place.guestRoot}`, 'read_only');
+  throw call.refuse(capability, context, 'read_only', error);
+}
+
+function requireRoom(call: HostCall, files: FileArea, place: Place, fn: string, guestPath: string, adding: number, replacing: number, context: Record<string, unknown>): void {
+  if (place.sizeLimit === null) return;
+  const inUse = files.usage(place);
+  const needed = adding - replacing;
+  if (inUse + needed <= place.sizeLimit) return;
+  const error = new QuotaExceededError(
+    `fs.${fn} ${guestPath}: the filesystem's size limit of ${place.sizeLimit} bytes would be exceeded: ${inUse} bytes are in use and this needs ${Math.max(0, needed)} more`,
+  );
+  throw call.refuse('fs.write', context, 'quota', error);
+}
+
+function kindOf(stat: fs.Stats): 'file' | 'directory' | 'symlink' | 'other' {
+  return stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : stat.isSymbolicLink() ? 'symlink' : 'other';
+}
+
+function existingSize(hostPath: string): number {
+  try {
+    const stat = fs.lstatSync(hostPath);
+    return stat.isFile() ? stat.size : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function atomicWrite(hostPath: string, content: Buffer): void {
+  const temporary = path.join(path.dirname(hostPath), `.svc-write-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  fs.writeFileSync(temporary, content, { mode: 0o600 });
+  try {
+    fs.renameSync(temporary, hostPath);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+function writeOperation(fn: string, mode: 'replace' | 'append'): HostOperation {
+  return (call, args) => {
+    const files = area(call, fn);
+    const raw = pathArg(args[0], fn);
+    const content = fn.endsWith('Text') ? (typeof args[1] === 'string' ? Buffer.from(args[1], 'utf8') : (() => { throw new TypeError(`fs.${fn}: content must be a string`); })()) : contentArg(args[1], fn);
+    const context = { path: raw, length: content.length };
+    call.gate('fs.write', context);
+    const target = guest(files, raw, fn);
+    return hostWork(fn, target, () => {
+      if (files.isMountPoint(target)) throw new Error(`fs.${fn} ${target}: a mount point or / cannot be written`);
+      const { hostPath, place } = files.resolve(target);
+      requireWritable(call, place, 'fs.write', context, target);
+      requireRoom(call, files, place, fn, target, content.length, mode === 'replace' ? existingSize(hostPath) : 0, context);
+      call.charge(HOST_FUEL.SYSCALL + content.length / 4);
+      if (mode === 'replace') atomicWrite(hostPath, content);
+      else fs.appendFileSync(hostPath, content);
+      return undefined;
+    });
+  };
+}
+
+function readWhole(call: HostCall, fn: string, raw: string): Buffer | null {
+  const files = area(call, fn);
+  call.gate('fs.read', { path: raw });
+  const target = guest(files, raw, fn);
+  return hostWork(fn, target, () => {
+    const { hostPath } = files.resolve(target);
+    const stat = fs.statSync(hostPath);
+    if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    if (stat.size > MAX_READ_SIZE) return null;
+    const content = fs.readFileSync(hostPath);
+    call.charge(HOST_FUEL.SYSCALL + content.length / 4);
+    return content;
+  });
+}
+
+function decodeText(content: Buffer): string {
+  const text = new TextDecoder('utf-8').decode(content);
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
+}
+
+function listEntries(files: FileArea, hostDir: string, guestDir: string, recursive: boolean, depth: number, out: Array<Record<string, unknown>>): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(hostDir).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  } catch (error) {
+    if (depth === 0) throw error;
+    return; // a recursive walk skips unreadable directories
+  }
+  for (const name of names) {
+    if (name.startsWith('.svc-write-')) continue;
+    const hostPath = path.join(hostDir, name);
+    const guestPath = guestDir === '/' ? `/${name}` : `${guestDir}/${name}`;
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(hostPath);
+    } catch {
+      continue;
+    }
+    const kind = kindOf(stat);
+    out.push({ kind, name, path: guestPath, size: kind === 'file' ? stat.size : 0 });
+    if (recursive && kind === 'directory' && depth < MAX_LIST_DEPTH) listEntries(files, hostPath, guestPath, true, depth + 1, out);
+  }
+}
+
+function copyTree(from: string, to: string): void {
+  const stat = fs.lstatSync(from);
+  if (stat.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(from), to);
+  else if (stat.isDirectory()) {
+    fs.mkdirSync(to, { recursive: true });
+    for (const name of fs.readdirSync(from)) copyTree(path.join(from, name), path.join(to, name));
+  } else fs.copyFileSync(from, to);
+}
+
+export const fsOperations: Record<string, HostOperation> = {
+  maxReadSize: () => MAX_READ_SIZE,
+
+  cwd: (call) => call.services.files?.cwd ?? '/',
+
+  info: (call) => {
+    const files = call.services.files;
+    const root = files?.root;
+    return {
+      mode: files?.mode ?? 'none',
+      sizeLimit: root?.sizeLimit ?? -1,
+      access: root?.access ?? 'read_write',
+      volume: files?.mode === 'named' ? (root?.volume ?? '') : '',
+      mounts: (files?.mounts() ?? []).map((m) => ({ path: m.guestRoot, mode: 'named', volume: m.volume, access: m.access, sizeLimit: m.sizeLimit ?? -1 })),
+    };
+  },
+
+  exists: (call, args) => {
+    const files = area(call, 'exists');
+    const raw = pathArg(args[0], 'exists');
+    call.gate('fs.stat', { path: raw });
+    const target = guest(files, raw, 'exists');
+    call.charge(HOST_FUEL.SYSCALL);
+    try {
+      fs.lstatSync(files.resolve(target).hostPath);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+
+  stat: (call, args) => {
+    const files = area(call, 'stat');
+    const raw = pathArg(args[0], 'stat');
+    call.gate('fs.stat', { path: raw });
+    const target = guest(files, raw, 'stat');
+    call.charge(HOST_FUEL.SYSCALL);
+    return hostWork('stat', target, () => {
+      let stat: fs.Stats;
+      try {
+        stat = fs.lstatSync(files.resolve(target).hostPath);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+      const kind = kindOf(stat);
+      return { kind, size: kind === 'file' ? stat.size : 0, modifiedAt: Math.floor(stat.mtimeMs) };
+    });
+  },
+
+  size: (call, args) => {
+    const files = area(call, 'size');
+    const raw = pathArg(args[0], 'size');
+    call.gate('fs.stat', { path: raw });
+    const target = guest(files, raw, 'size');
+    call.charge(HOST_FUEL.SYSCALL);
+    return hostWork('size', target, () => {
+      const stat = fs.statSync(files.resolve(target).hostPath);
+      if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+      return stat.size;
+    });
+  },
+
+  read: (call, args) => {
+    const content = readWhole(call, 'read', pathArg(args[0], 'read'));
+    return content === null ? null : new Uint8Array(content);
+  },
+
+  readText: (call, args) => {
+    const content = readWhole(call, 'readText', pathArg(args[0], 'readText'));
+    return content === null ? null : decodeText(content);
+  },
+
+  readBytes: (call, args) => {
+    const files = area(call, 'readBytes');
+    const raw = pathArg(args[0], 'readBytes');
+    const offset = args[1];
+    const length = args[2];
+    if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) throw new RangeError('fs.readBytes: offset must be a non-negative whole number');
+    if (typeof length !== 'number' || !Number.isInteger(length) || length < 0 || length > MAX_READ_SIZE) throw new RangeError(`fs.readBytes: length must be a whole number from 0 to ${MAX_READ_SIZE}`);
+    call.gate('fs.read', { path: raw, length });
+    const target = guest(files, raw, 'readBytes');
+    return hostWork('readBytes', target, () => {
+      const fd = fs.openSync(files.resolve(target).hostPath, 'r');
+      try {
+        const buffer = Buffer.alloc(length);
+        const read = fs.readSync(fd, buffer, 0, length, offset);
+        call.charge(HOST_FUEL.SYSCALL + read / 4);
+        return new Uint8Array(buffer.subarray(0, read));
+      } finally {
+        fs.closeSync(fd);
+      }
+    });
+  },
+
+  lines: (call, args) => {
+    const content = readWhole(call, 'lines', pathArg(args[0], 'lines'));
+    if (content === null) throw new RangeError(`fs.lines ${String(args[0])}: the file is larger than ${MAX_READ_SIZE} bytes`);
+    const text = decodeText(content);
+    if (text === '') return [];
+    const lines = text.split(/\r?\n/);
+    if (lines[lines.length - 1] === '') lines.pop();
+    call.charge(HOST_FUEL.ELEM * lines.length);
+    return lines;
+  },
+
+  write: writeOperation('write', 'replace'),
+  writeText: writeOperation('writeText', 'replace'),
+  append: writeOperation('append', 'append'),
+  appendText: writeOperation('appendText', 'append'),
+
+  mkdir: (call, args) => {
+    const files = area(call, 'mkdir');
+    const raw = pathArg(args[0], 'mkdir');
+    const recursive = boolArg(args[1], 'mkdir', 'recursive');
+    const context = { path: raw, recursive };
+    call.gate('fs.mkdir', context);
+    const target = guest(files, raw, 'mkdir');
+    return hostWork('mkdir', target, () => {
+      const { hostPath, place } = files.resolve(target);
+      requireWritable(call, place, 'fs.mkdir', context, target);
+      call.charge(HOST_FUEL.SYSCALL);
+      fs.mkdirSync(hostPath, { recursive });
+      return undefined;
+    });
+  },
+
+  remove: (call, args) => {
+    const files = area(call, 'remove');
+    const raw = pathArg(args[0], 'remove');
+    const recursive = boolArg(args[1], 'remove', 'recursive');
+    const context = { path: raw, recursive };
+    call.gate('fs.remove', context);
+    const target = guest(files, raw, 'remove');
+    return hostWork('remove', target, () => {
+      if (files.isMountPoint(target)) throw new Error(`fs.remove ${target}: a mount point or / cannot be removed`);
+      const { hostPath, place } = files.resolve(target);
+      requireWritable(call, place, 'fs.remove', context, target);
+      call.charge(HOST_FUEL.SYSCALL);
+      const stat = fs.lstatSync(hostPath);
+      if (stat.isDirectory()) fs.rmSync(hostPath, { recursive });
+      else fs.unlinkSync(hostPath);
+      return undefined;
+    });
+  },
+
+  move: (call, args) => {
+    const files = area(call, 'move');
+    const rawFrom = pathArg(args[0], 'move', 'from');
+    const rawTo = pathArg(args[1], 'move', 'to');
+    const context = { from: rawFrom, to: rawTo };
+    call.gate('fs.move', context);
+    const from = guest(files, rawFrom, 'move');
+    const to = guest(files, rawTo, 'move');
+    return hostWork('move', from, () => {
+      if (files.isMountPoint(from) || files.isMountPoint(to)) throw new Error(`fs.move ${from}: a mount point or / cannot be moved or replaced`);
+      const source = files.resolve(from);
+      const target = files.resolve(to);
+      requireWritable(call, source.place, 'fs.move', context, from);
+      requireWritable(call, target.place, 'fs.move', context, to);
+      if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+      call.charge(HOST_FUEL.SYSCALL * 2);
+      if (source.place === target.place) fs.renameSync(source.hostPath, target.hostPath);
+      else {
+        requireRoom(call, files, target.place, 'move', to, files.usage({ ...source.place, hostRoot: source.hostPath }) || existingSize(source.hostPath), existingSize(target.hostPath), context);
+        copyTree(source.hostPath, target.hostPath);
+        fs.rmSync(source.hostPath, { recursive: true });
+      }
+      return undefined;
+    });
+  },
+
+  copy: (call, args) => {
+    const files = area(call, 'copy');
+    const rawFrom = pathArg(args[0], 'copy', 'from');
+    const rawTo = pathArg(args[1], 'copy', 'to');
+    const recursive = boolArg(args[2], 'copy', 'recursive');
+    const context = { from: rawFrom, to: rawTo, recursive };
+    call.gate('fs.copy', context);
+    const from = guest(files, rawFrom, 'copy');
+    const to = guest(files, rawTo, 'copy');
+    return hostWork('copy', from, () => {
+      const source = files.resolve(from);
+      const target = files.resolve(to);
+      requireWritable(call, target.place, 'fs.copy', context, to);
+      const stat = fs.lstatSync(source.hostPath);
+      if (stat.isDirectory() && !recursive) throw new Error(`fs.copy ${from}: is a directory; pass recursive: true`);
+      if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+      const adding = stat.isDirectory() ? files.usage({ ...source.place, hostRoot: source.hostPath }) : stat.size;
+      requireRoom(call, files, target.place, 'copy', to, adding, existingSize(target.hostPath), context);
+      call.charge(HOST_FUEL.SYSCALL * 2 + adding / 4);
+      copyTree(source.hostPath, target.hostPath);
+      return undefined;
+    });
+  },
+
+  list: (call, args) => {
+    const files = area(call, 'list');
+    const raw = pathArg(args[0] ?? '.', 'list');
+    const recursive = boolArg(args[1], 'list', 'recursive');
+    call.gate('fs.list', { path: raw, recursive });
+    const target = guest(files, raw, 'list');
+    return hostWork('list', target, () => {
+      const out: Array<Record<string, unknown>> = [];
+      listEntries(files, files.resolve(target).hostPath, target, recursive, 0, out);
+      // Mount points appear in their parent's listing.
+      for (const mount of files.mounts()) {
+        if (path.posix.dirname(mount.guestRoot) === target && !out.some((e) => e.path === mount.guestRoot)) {
+          out.push({ kind: 'directory', name: path.posix.basename(mount.guestRoot), path: mount.guestRoot, size: 0 });
+        }
+      }
+      call.charge(HOST_FUEL.SYSCALL + HOST_FUEL.ELEM * out.length);
+      return out;
+    });
+  },
+};

@@ -1,0 +1,152 @@
+// A run's file area: the program's `/` (an ephemeral directory, the session's directory
+// or a named volume) plus named-volume mounts. Resolves guest paths to host paths with
+// containment (no `..` escape, no symlink pointing out), knows each place's access and
+// size limit, and never lets a host path reach a message.
+import fs from 'node:fs';
+import path from 'node:path';
+
+export type AreaMode = 'none' | 'ephemeral' | 'per_session' | 'named';
+export type Access = 'read_write' | 'read_only';
+
+export interface Place {
+  /** Guest path of this place's root: `/` or a mount point. */
+  guestRoot: string;
+  hostRoot: string;
+  access: Access;
+  /** Bytes, or null for no limit. */
+  sizeLimit: number | null;
+  volume: string;
+  /** Created on first use (managed volumes, ephemeral areas). */
+  create: boolean;
+}
+
+export interface Resolved {
+  guestPath: string;
+  hostPath: string;
+  place: Place;
+}
+
+export class FileAreaError extends Error {}
+
+/** Lexical normalisation of a guest path against `cwd`; null when it climbs above `/`. */
+export function normalizeGuestPath(input: string, cwd: string): string | null {
+  const absolute = input.startsWith('/') ? input : `${cwd.replace(/\/+$/, '')}/${input}`;
+  const parts: string[] = [];
+  for (const segment of absolute.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (parts.length === 0) return null;
+      parts.pop();
+    } else parts.push(segment);
+  }
+  return `/${parts.join('/')}`;
+}
+
+function within(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+}
+
+export class FileArea {
+  private released = false;
+
+  constructor(
+    readonly mode: AreaMode,
+    readonly cwd: string,
+    /** Root place first, then mounts (longest guest path first). */
+    private readonly places: Place[],
+    /** Removes an ephemeral directory at the end of the run. */
+    private readonly onRelease: (() => void) | null = null,
+  ) {
+    this.places.sort((a, b) => b.guestRoot.length - a.guestRoot.length);
+  }
+
+  get root(): Place | undefined {
+    return this.places.find((p) => p.guestRoot === '/');
+  }
+
+  mounts(): Place[] {
+    return this.places.filter((p) => p.guestRoot !== '/').sort((a, b) => (a.guestRoot < b.guestRoot ? -1 : 1));
+  }
+
+  /** The place a normalised guest path belongs to. */
+  placeOf(guestPath: string): Place {
+    const place = this.places.find((p) => p.guestRoot === '/' || guestPath === p.guestRoot || guestPath.startsWith(`${p.guestRoot}/`));
+    if (!place) throw new FileAreaError('no file system is mounted there');
+    return place;
+  }
+
+  /** Is this guest path a mount point (or `/`)? Those cannot be removed or replaced. */
+  isMountPoint(guestPath: string): boolean {
+    return this.places.some((p) => p.guestRoot === guestPath);
+  }
+
+  resolve(guestPath: string): Resolved {
+    const place = this.placeOf(guestPath);
+    if (place.create) fs.mkdirSync(place.hostRoot, { recursive: true, mode: 0o700 });
+    if (!fs.existsSync(place.hostRoot)) throw new FileAreaError(`the volume '${place.volume || 'file area'}' is not available on this server`);
+    const relative = place.guestRoot === '/' ? guestPath.slice(1) : guestPath.slice(place.guestRoot.length + 1);
+    const hostPath = relative === '' ? place.hostRoot : path.join(place.hostRoot, ...relative.split('/'));
+    this.checkContainment(hostPath, place);
+    return { guestPath, hostPath, place };
+  }
+
+  /** Symlinks may be followed only while the target stays inside the place. */
+  private checkContainment(hostPath: string, place: Place): void {
+    const rootReal = fs.realpathSync(place.hostRoot);
+    let probe = hostPath;
+    // The deepest existing ancestor decides where the path really leads.
+    while (!fs.existsSync(probe) && probe !== place.hostRoot) probe = path.dirname(probe);
+    let real: string;
+    try {
+      real = fs.realpathSync(probe);
+    } catch {
+      return; // a dangling link: the operation itself will fail without leaving the area
+    }
+    if (!within(real, rootReal)) throw new FileAreaError('the path leads outside the file area through a symbolic link');
+  }
+
+  /** Bytes in use under a place (files only, symlinks not followed). */
+  usage(place: Place): number {
+    let total = 0;
+    const walk = (dir: string, depth: number) => {
+      if (depth > 64) return;
+      let entries: fs.Dirent[];
+      try {
+        entries = fs.readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full, depth + 1);
+        else if (entry.isFile()) {
+          try {
+            total += fs.statSync(full).size;
+          } catch {
+            // Removed while walking: it no longer counts.
+          }
+        }
+      }
+    };
+    if (fs.existsSync(place.hostRoot)) walk(place.hostRoot, 0);
+    return total;
+  }
+
+  /** Creates a missing working directory when its place is writable (blueprints-and-policy §2.8). */
+  prepareCwd(): void {
+    if (this.mode === 'none' || this.cwd === '/') return;
+    try {
+      const { hostPath, place } = this.resolve(this.cwd);
+      if (place.access === 'read_write') fs.mkdirSync(hostPath, { recursive: true, mode: 0o700 });
+    } catch {
+      // A read-only or unavailable place: the first file operation reports it by guest path.
+    }
+  }
+
+  /** Called once when the run ends. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.onRelease?.();
+  }
+}

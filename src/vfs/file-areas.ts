@@ -1,0 +1,81 @@
+// Builds the FileArea of a run from the filled `vfs` of its session (or one-off run) and
+// the server's volume declarations: ephemeral directories per run, per-session
+// directories, named volumes with subPath and access narrowing, and mounts.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Settings, VolumeDeclaration } from '../config';
+import { FileArea, FileAreaError, type Access, type AreaMode, type Place } from './file-area';
+
+export interface FilledVfs {
+  mode: AreaMode;
+  cwd: string;
+  size_limit?: number;
+  volume?: string;
+  subPath?: string;
+  access?: Access;
+  mounts?: Record<string, { volume: string; subPath?: string; access?: Access }>;
+}
+
+export class FileAreas {
+  private readonly ephemeralRoot: string;
+  private readonly volumes: Map<string, VolumeDeclaration>;
+
+  constructor(private readonly settings: Pick<Settings, 'paths' | 'volumes'>) {
+    // A private subdirectory of the (possibly shared) temp directory, removed at exit.
+    this.ephemeralRoot = path.join(settings.paths.vfsEphemeralDir, `svc-ephemeral-${process.pid}`);
+    this.volumes = new Map(settings.volumes.map((v) => [v.name, v]));
+  }
+
+  private volumePlace(guestRoot: string, name: string, subPath: string | undefined, access: Access | undefined): Place {
+    const volume = this.volumes.get(name);
+    if (!volume) throw new FileAreaError(`the volume '${name}' is not declared on this server`);
+    // The server's current declaration narrows again at each run.
+    const effective: Access = volume.access === 'read_only' ? 'read_only' : (access ?? volume.access);
+    const hostRoot = subPath ? path.join(volume.directory, ...subPath.split('/')) : volume.directory;
+    return {
+      guestRoot,
+      hostRoot,
+      access: effective,
+      sizeLimit: volume.sizeLimit === 'unlimited' ? null : volume.sizeLimit,
+      volume: name,
+      create: volume.kind === 'managed-local' && effective === 'read_write',
+    };
+  }
+
+  /**
+   * The file area of one run. `sessionId` names the per_session directory; ephemeral
+   * areas get a fresh directory named by `runId`, removed by `release()`.
+   */
+  open(vfs: FilledVfs, ids: { sessionId: string; runId: string }, options: { throwaway?: boolean } = {}): FileArea {
+    const area = this.build(vfs, ids, options);
+    area.prepareCwd();
+    return area;
+  }
+
+  private build(vfs: FilledVfs, ids: { sessionId: string; runId: string }, options: { throwaway?: boolean }): FileArea {
+    const mounts = Object.entries(vfs.mounts ?? {}).map(([guestPath, m]) => this.volumePlace(guestPath, m.volume, m.subPath, m.access));
+    const limit = vfs.size_limit ?? null;
+    switch (vfs.mode) {
+      case 'none':
+        return new FileArea('none', '/', []);
+      case 'ephemeral': {
+        const dir = path.join(this.ephemeralRoot, ids.runId);
+        const root: Place = { guestRoot: '/', hostRoot: dir, access: 'read_write', sizeLimit: limit, volume: '', create: true };
+        return new FileArea('ephemeral', vfs.cwd, [root, ...mounts], () => fs.rmSync(dir, { recursive: true, force: true }));
+      }
+      case 'per_session': {
+        const dir = path.join(this.settings.paths.vfsSessionDir, ids.sessionId);
+        const root: Place = { guestRoot: '/', hostRoot: dir, access: 'read_write', sizeLimit: limit, volume: '', create: true };
+        // A one-off run's throw-away session takes its directory with it.
+        return new FileArea('per_session', vfs.cwd, [root, ...mounts], options.throwaway ? () => fs.rmSync(dir, { recursive: true, force: true }) : null);
+      }
+      case 'named':
+        return new FileArea('named', vfs.cwd, [this.volumePlace('/', vfs.volume ?? '', vfs.subPath, vfs.access), ...mounts]);
+    }
+  }
+
+  /** At exit: the private ephemeral directory goes. */
+  close(): void {
+    fs.rmSync(this.ephemeralRoot, { recursive: true, force: true });
+  }
+}
