@@ -179,6 +179,7 @@ export class RunnerPool {
       code: job.script.code,
       filename: job.script.filename,
       hostModules: job.hostModules,
+      guestModules: job.guestModules ?? {},
       limits: job.limits,
       usesTemporal: job.script.usesTemporal,
     };

@@ -14,6 +14,11 @@ export interface RunJob {
   script: ProgramScript;
   /** Module → function names available to the guest. */
   hostModules: Record<string, string[]>;
+  /**
+   * Module → guest-side source (trusted, not metered): an expression evaluating to
+   * `function (call) { return namespace; }`, where `call(op, ...args)` is the host call.
+   */
+  guestModules?: Record<string, string>;
   limits: RunLimits;
   signal?: AbortSignal;
 }

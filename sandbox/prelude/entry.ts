@@ -215,7 +215,13 @@ function run(link: (rt: unknown) => Linked, specJson: string): void {
     const linked = link(rt);
     current = linked;
     const namespaces: Record<string, unknown> = {};
+    const factories = (global.__svc_guest_modules ?? {}) as Record<string, (call: (op: string, ...args: unknown[]) => unknown) => Record<string, unknown>>;
+    delete global.__svc_guest_modules;
     for (const [module, functions] of Object.entries(spec.hostModules)) namespaces[module] = namespaceOf(linked, module, functions);
+    for (const [module, factory] of Object.entries(factories)) {
+      const call = (op: string, ...args: unknown[]) => hostFunction(linked, module, op)(...args);
+      namespaces[module] = Object.freeze(factory(call));
+    }
     const require = (name: string) => {
       if (name in namespaces) return namespaces[name];
       throw new Error(`module ${name} is not available`);

@@ -222,6 +222,12 @@ async function handleRun(message: RunMessage): Promise<void> {
   let crash: string | null = null;
   try {
     if (message.usesTemporal) await (await isolate.compileScript(temporal(), { filename: 'svc-temporal.js' })).run(context);
+    const guestEntries = Object.entries(message.guestModules ?? {});
+    if (guestEntries.length > 0) {
+      // Guest-side module code is ours; the prelude takes (and deletes) it before the program runs.
+      const table = guestEntries.map(([name, source]) => `${JSON.stringify(name)}: (${source})`).join(',\n');
+      await (await isolate.compileScript(`globalThis.__svc_guest_modules = {\n${table}\n};`, { filename: 'svc-modules.js' })).run(context);
+    }
     const script = await isolate.compileScript(message.code, { filename: message.filename });
     const link = (await script.run(context, { reference: true })) as ivm.Reference<unknown>;
     const spec = JSON.stringify({ fuelBudget: message.limits.fuel, maxDepth: Math.max(16, message.limits.stackKib * 4), hostModules: message.hostModules });

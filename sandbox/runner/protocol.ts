@@ -7,6 +7,7 @@ export interface RunMessage {
   code: string;
   filename: string;
   hostModules: Record<string, string[]>;
+  guestModules: Record<string, string>;
   limits: RunLimits;
   usesTemporal: boolean;
 }

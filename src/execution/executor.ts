@@ -168,6 +168,7 @@ export class Executor {
           executionId,
           script: compiled.script,
           hostModules: this.guestModules(compiled.script.hostModules),
+          guestModules: this.guestSources(compiled.script.hostModules),
           limits: this.runLimits(),
           signal: request.signal,
         },
@@ -206,6 +207,15 @@ export class Executor {
     this.compiled.set(key, result);
     if (this.compiled.size > COMPILE_CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value as string);
     return result;
+  }
+
+  private guestSources(imported: string[]): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of imported) {
+      const guest = this.options.modules.get(name)?.guest;
+      if (guest) out[name] = guest;
+    }
+    return out;
   }
 
   private guestModules(imported: string[]): Record<string, string[]> {

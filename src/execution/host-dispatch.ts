@@ -45,9 +45,13 @@ export function hostDispatcher(options: DispatchOptions): HostHandler {
     const call: HostCall = {
       ...run,
       caller,
-      gate(capability, context) {
+      gate(capability, context, gateOptions) {
         fuel += HOST_FUEL.GATE;
-        decisions.gate(caller, capability, context);
+        decisions.gate(caller, capability, context, gateOptions);
+      },
+      probe(capability, context) {
+        fuel += HOST_FUEL.GATE;
+        return decisions.probe(caller, capability, context);
       },
       refuse(capability, context, source, error) {
         decisions.record(caller, capability, context, { decision: 'deny', source });

@@ -14,7 +14,7 @@ import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountSessionRoutes } from '../http/routes/sessions';
 import { SecretStore } from '../secrets';
 import { startSessionServices } from '../sessions';
-import { hostModules } from '../stdlib';
+import { hostModules, SessionStates, type RunServices } from '../stdlib';
 import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
 import { RunnerPool } from '../../sandbox';
@@ -106,9 +106,29 @@ export async function boot(options: BootOptions): Promise<void> {
 
   const fileAreas = new FileAreas(settings);
   closers.push(() => fileAreas.close());
-  const runFiles = (sessionId: string, vfs: Parameters<FileAreas['open']>[0], throwaway: boolean) => {
+  const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
+  /** Per-run services: the file area, svc:session state, and secret values for Packages. */
+  const runServices = (
+    sessionId: string,
+    vfs: Parameters<FileAreas['open']>[0],
+    secrets: { blueprint: string; harness: Readonly<Record<string, string>> },
+    throwaway: boolean,
+  ): RunServices => {
     const files = fileAreas.open(vfs, { sessionId, runId: randomUUID() }, { throwaway });
-    return { files, endOfRun: () => files.release() };
+    return {
+      files,
+      sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
+      secretValue: (name) => {
+        const declaration = registry.get(secrets.blueprint)?.declarations.secrets.get(name);
+        if (!declaration) return undefined;
+        return declaration.source === 'store' ? secretStore.reveal(declaration.key) : secrets.harness[name];
+      },
+      endOfRun: () => {
+        files.release();
+        // A one-off run's state is discarded when it returns.
+        if (throwaway) sessionStates.drop(sessionId);
+      },
+    };
   };
 
   const { sessions, ledger } = startSessionServices({
@@ -118,6 +138,7 @@ export async function boot(options: BootOptions): Promise<void> {
     audit,
     log,
     resolveBlueprint: (name) => registry.get(name),
+    onSessionEnded: (sessionId) => sessionStates.drop(sessionId),
   });
   closers.push(() => sessions.close());
   registry.onDeleted((name, principal) => sessions.evictBlueprint(name, principal));
@@ -142,11 +163,17 @@ export async function boot(options: BootOptions): Promise<void> {
       resolveBlueprint: (name) => registry.get(name),
       rememberLastRun: (sessionId, lastRun) => sessions.rememberOneOffRun(sessionId, lastRun),
       newId: randomUUID,
-      runServices: (sessionId, vfs) => runFiles(sessionId, vfs, true),
+      runServices: (sessionId, vfs, blueprint, harness) => runServices(sessionId, vfs, { blueprint, harness }, true),
     }),
   );
   mounts.push((app) =>
-    mountSessionRoutes(app, { sessions, executor, ledger, newId: randomUUID, runServices: (session) => runFiles(session.id, session.fileArea, false) }),
+    mountSessionRoutes(app, {
+      sessions,
+      executor,
+      ledger,
+      newId: randomUUID,
+      runServices: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets }, false),
+    }),
   );
 
   const app = createApp({

@@ -2,3 +2,4 @@
 export type { RunContext, RunServices, HostCall, HostOperation, HostModule } from './types';
 export { HOST_FUEL } from './fuel';
 export { hostModules } from './registry';
+export { SessionStates } from './session';

@@ -1,9 +1,15 @@
 // The one place that lists every standard-library module the host implements. Each
 // capability adds its module here; the execution layer and discovery read this table.
+import { cryptoModule } from './crypto';
 import { fsModule } from './fs';
+import { secretsModule } from './secrets';
+import { securityModule } from './security';
+import { sessionModule } from './session';
 import type { HostModule } from './types';
+import { urlModule } from './url';
+import { uuidModule } from './uuid';
 
-const modules: HostModule[] = [fsModule];
+const modules: HostModule[] = [fsModule, sessionModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule];
 
 /** All host modules by import name (`svc:fs`, ...). */
 export function hostModules(): ReadonlyMap<string, HostModule> {

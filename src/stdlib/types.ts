@@ -35,7 +35,9 @@ export interface HostCall extends RunContext {
    * Asks the policy; records the decision. Throws the PermissionDeniedError the program
    * sees on a refusal. Charges GATE fuel.
    */
-  gate(capability: string, context: Record<string, unknown>): void;
+  gate(capability: string, context: Record<string, unknown>, options?: { skipMainInvariant?: boolean }): void;
+  /** A silent check for filtered listings: no record, no throw. */
+  probe(capability: string, context: Record<string, unknown>): boolean;
   /** Records a further refusal after an allow (read_only, quota, egress_guard) and returns the error to throw. */
   refuse(capability: string, context: Record<string, unknown>, source: 'read_only' | 'quota' | 'egress_guard', error: Error): Error;
   /** Host fuel for work done (cost classes of program-runtime §10.1). */

@@ -1,0 +1,61 @@
+// `svc:crypto`: hashes, HMAC, random bytes and constant-time comparison. Pure, ungated.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { HOST_FUEL } from '../fuel';
+import type { HostCall, HostModule } from '../types';
+
+const MAX_RANDOM_BYTES = 1_048_576;
+
+function bytesOf(value: unknown, fn: string, name: string): Buffer {
+  if (typeof value === 'string') return Buffer.from(value, 'utf8');
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  throw new TypeError(`crypto.${fn}: ${name} must be a string or a Uint8Array`);
+}
+
+function hash(algorithm: 'sha256' | 'sha512', fn: string) {
+  return (call: HostCall, args: unknown[]) => {
+    const input = bytesOf(args[0], fn, 'input');
+    call.charge(HOST_FUEL.HASH_PER_BYTE * input.length);
+    return new Uint8Array(createHash(algorithm).update(input).digest());
+  };
+}
+
+export const cryptoModule: HostModule = {
+  name: 'svc:crypto',
+  description: 'SHA-256, SHA-512, HMAC-SHA256, secure random bytes and constant-time comparison',
+  declarations: `declare module "svc:crypto" {
+  /** 32 bytes; strings are hashed as UTF-8. */
+  export function sha256(input: string | Uint8Array): Uint8Array;
+  /** 64 bytes. */
+  export function sha512(input: string | Uint8Array): Uint8Array;
+  /** 32 bytes. */
+  export function hmacSha256(key: Uint8Array | string, message: string | Uint8Array): Uint8Array;
+  /** Secure random bytes; RangeError if length < 0, not an integer, or > 1,048,576. */
+  export function randomBytes(length: number): Uint8Array;
+  /** Constant-time comparison; false when lengths differ. */
+  export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
+}
+`,
+  operations: {
+    sha256: hash('sha256', 'sha256'),
+    sha512: hash('sha512', 'sha512'),
+    hmacSha256: (call, args) => {
+      const key = bytesOf(args[0], 'hmacSha256', 'key');
+      const message = bytesOf(args[1], 'hmacSha256', 'message');
+      call.charge(HOST_FUEL.HASH_PER_BYTE * (key.length + message.length));
+      return new Uint8Array(createHmac('sha256', key).update(message).digest());
+    },
+    randomBytes: (call, args) => {
+      const length = args[0];
+      if (typeof length !== 'number' || !Number.isInteger(length) || length < 0 || length > MAX_RANDOM_BYTES) {
+        throw new RangeError(`crypto.randomBytes: length must be a whole number from 0 to ${MAX_RANDOM_BYTES}`);
+      }
+      call.charge(length / 4);
+      return new Uint8Array(randomBytes(length));
+    },
+    timingSafeEqual: (_call, args) => {
+      if (!(args[0] instanceof Uint8Array) || !(args[1] instanceof Uint8Array)) throw new TypeError('crypto.timingSafeEqual: both arguments must be Uint8Arrays');
+      if (args[0].length !== args[1].length) return false;
+      return timingSafeEqual(args[0], args[1]);
+    },
+  },
+};

@@ -1,0 +1,25 @@
+// `svc:security` (Package plumbing): `check(capability, context)` asks the Blueprint's
+// rules; returns on allow, throws PermissionDeniedError on denial. The secrets.get
+// invariant does not apply to check.
+import type { HostModule } from '../types';
+
+export const securityModule: HostModule = {
+  name: 'svc:security',
+  description: 'Permission checks for Package code',
+  declarations: `declare module "svc:security" {
+  /** Ask the Blueprint's rules; returns on allow, throws PermissionDeniedError on denial. */
+  export function check(capability: string, context: object): void;
+}
+`,
+  operations: {
+    check: (call, args) => {
+      const capability = args[0];
+      if (typeof capability !== 'string' || capability === '') throw new TypeError('security.check: capability must be a non-empty string');
+      const context = args[1];
+      // The guest serialised the context once (JSON); decide on that copy.
+      if (context === null || typeof context !== 'object' || Array.isArray(context)) throw new TypeError('security.check: context must serialise to a JSON object');
+      call.gate(capability, context as Record<string, unknown>, { skipMainInvariant: true });
+      return undefined;
+    },
+  },
+};

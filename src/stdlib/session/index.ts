@@ -1,0 +1,125 @@
+// `svc:session`: key/value state shared by every run of a session. Values cross as JSON
+// text checked on the guest side (JSON data only, a fresh parse on every get).
+import { QuotaExceededError } from '../../policy';
+import { HOST_FUEL } from '../fuel';
+import type { HostCall, HostModule } from '../types';
+import { MAX_KEY_UNITS, MAX_VALUE_BYTES, type SessionState, type SessionStates } from './state';
+
+export { SessionStates, SessionState, StateBudget } from './state';
+
+declare module '../types' {
+  interface RunServices {
+    sessionState?: { state: SessionState; states: SessionStates };
+  }
+}
+
+const PAGE_SCAN = 512;
+
+function keyArg(value: unknown, fn: string): string {
+  if (typeof value !== 'string') throw new TypeError(`session.${fn}: key must be a string`);
+  if (value.length === 0 || value.length > MAX_KEY_UNITS) throw new RangeError(`session.${fn}: a key is 1 to ${MAX_KEY_UNITS} UTF-16 code units long`);
+  return value;
+}
+
+function store(call: HostCall, fn: string) {
+  const session = call.services.sessionState;
+  if (!session) throw new Error(`session.${fn}: session state is not available for this run`);
+  return session;
+}
+
+const guest = `function (call) {
+  const check = (value, path, seen) => {
+    if (value === null || typeof value === "string" || typeof value === "boolean") return;
+    if (typeof value === "number") { if (!Number.isFinite(value)) throw new TypeError("session.set: " + path + " is not a finite number; only JSON data can be stored"); return; }
+    if (typeof value !== "object") throw new TypeError("session.set: " + path + " is a " + typeof value + "; only JSON data can be stored");
+    if (seen.has(value)) throw new TypeError("session.set: " + path + " is part of a cycle");
+    const proto = Object.getPrototypeOf(value);
+    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) throw new TypeError("session.set: " + path + " is a " + ((value.constructor && value.constructor.name) || "non-plain object") + "; only plain objects, arrays, strings, finite numbers, booleans and null can be stored");
+    seen.add(value);
+    for (const k of Object.keys(value)) check(value[k], path + (Array.isArray(value) ? "[" + k + "]" : "." + k), seen);
+    seen.delete(value);
+  };
+  return {
+    get(key) { const text = call("get", key); return text === undefined || text === null ? undefined : JSON.parse(text); },
+    has(key) { return call("has", key); },
+    set(key, value) { check(value, "$", new Set()); call("set", key, JSON.stringify(value)); },
+    remove(key) { return call("remove", key); },
+    list(prefix, limit, cursor) { return call("list", prefix, limit, cursor); },
+  };
+}`;
+
+export const sessionModule: HostModule = {
+  name: 'svc:session',
+  description: 'Key/value state kept across the runs of one session (JSON values, memory only)',
+  declarations: `declare module "svc:session" {
+  /** The stored JSON value, or undefined when the key is missing. */
+  export function get<T = unknown>(key: string): T | undefined;
+  /** True when the key exists (a stored null counts). */
+  export function has(key: string): boolean;
+  /** Store a JSON value; replaces any previous value. */
+  export function set(key: string, value: unknown): void;
+  /** Remove the key; true if it existed. */
+  export function remove(key: string): boolean;
+  /** One page of keys starting with prefix (default limit 100); continue while nextCursor is defined. */
+  export function list(prefix: string, limit?: number, cursor?: string): Page;
+  export interface Entry { readonly key: string; readonly sizeBytes: number; }
+  export interface Page { readonly entries: Entry[]; readonly nextCursor: string | undefined; }
+}
+`,
+  guest,
+  operations: {
+    get: (call, args) => {
+      const key = keyArg(args[0], 'get');
+      call.gate('session.read', { key });
+      return store(call, 'get').state.get(key);
+    },
+    has: (call, args) => {
+      const key = keyArg(args[0], 'has');
+      call.gate('session.read', { key });
+      return store(call, 'has').state.has(key);
+    },
+    set: (call, args) => {
+      const key = keyArg(args[0], 'set');
+      const json = args[1];
+      if (typeof json !== 'string') throw new TypeError('session.set: value must be JSON data');
+      if (json.length * 2 > MAX_VALUE_BYTES) throw new RangeError(`session.set ${key}: a value is at most ${MAX_VALUE_BYTES} bytes`);
+      const context = { key };
+      call.gate('session.write', context);
+      call.charge(HOST_FUEL.PARSE_PER_BYTE * json.length);
+      const refusal = store(call, 'set').state.set(key, json);
+      if (refusal) throw call.refuse('session.write', context, 'quota', new QuotaExceededError(refusal.message));
+      return undefined;
+    },
+    remove: (call, args) => {
+      const key = keyArg(args[0], 'remove');
+      call.gate('session.remove', { key });
+      return store(call, 'remove').state.remove(key);
+    },
+    list: (call, args) => {
+      const prefix = args[0] ?? '';
+      if (typeof prefix !== 'string') throw new TypeError('session.list: prefix must be a string');
+      const limit = args[1] ?? 100;
+      if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RangeError('session.list: limit must be a whole number from 1 to 1000');
+      const session = store(call, 'list');
+      let after: string | undefined;
+      if (args[2] !== undefined && args[2] !== null) {
+        const opened = typeof args[2] === 'string' ? session.states.openCursor(args[2], prefix) : null;
+        if (opened === null) throw new RangeError('session.list: the cursor is not valid for this prefix');
+        after = opened;
+      }
+      call.gate('session.list', { prefix });
+      const candidates = session.state.keys(prefix, after);
+      const scanned = candidates.slice(0, PAGE_SCAN);
+      const entries: Array<{ key: string; sizeBytes: number }> = [];
+      let last: string | undefined;
+      for (const key of scanned) {
+        if (entries.length >= limit) break;
+        last = key;
+        if (call.probe('session.read', { key })) entries.push({ key, sizeBytes: session.state.sizeOf(key) });
+      }
+      call.charge(HOST_FUEL.ELEM * scanned.length);
+      const more = last !== undefined && candidates.indexOf(last) < candidates.length - 1;
+      return { entries, nextCursor: more ? session.states.sealCursor(prefix, last!) : undefined };
+    },
+  },
+};

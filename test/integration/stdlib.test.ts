@@ -1,0 +1,235 @@
+// The first standard library against the real server: svc:fs on real files (quota,
+// read-only volumes, escapes, no host paths), denials, the secrets.get invariant,
+// svc:session state and the server budget, the pure modules, and decision records.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startServer, tempDir, type TestServer } from '../harness';
+
+async function run(server: TestServer, blueprint: string, code: string) {
+  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint, code } });
+  assert.equal(reply.status, 200, reply.text);
+  return reply.json;
+}
+
+async function register(server: TestServer, yaml: string) {
+  const reply = await server.request('POST', '/v1/blueprints', { body: { yaml } });
+  assert.equal(reply.status, 200, reply.text);
+}
+
+describe('svc:fs', () => {
+  let server: TestServer;
+  let handbook: string;
+  before(async () => {
+    handbook = tempDir('svc-handbook-');
+    fs.writeFileSync(path.join(handbook, 'rules.md'), '# Rules\nbe kind\n');
+    server = await startServer({
+      config: {
+        volumes: {
+          handbook: { kind: 'local-path', path: handbook, access: 'read_only', size_limit: 'unlimited' },
+          shared: { kind: 'managed-local', size_limit: '1MB' },
+        },
+      },
+    });
+    await register(server, 'name: files\ndefault: allow\nvfs:\n  mode: ephemeral\n  size_limit: 1KB\n  mounts:\n    /handbook: {mode: named, volume: handbook}\n');
+    await register(server, 'name: shared-a\ndefault: allow\nvfs: {mode: named, volume: shared}\n');
+    await register(server, 'name: shared-b\ndefault: allow\nvfs: {mode: named, volume: shared}\n');
+    await register(server, 'name: guarded\npermissions:\n  main:\n    - {capability: fs.read, action: allow}\n    - {capability: fs.stat, action: allow}\n');
+  });
+  after(async () => server.stop());
+
+  test('write, read, append, list, copy, move, remove and stat against real files', async () => {
+    const result = await run(
+      server,
+      'files',
+      `import * as fs from "svc:fs";
+export function main() {
+  fs.mkdir("/work/deep", true);
+  fs.writeText("/work/a.txt", "hello");
+  fs.appendText("/work/a.txt", " world");
+  fs.copy("/work/a.txt", "/work/b.txt");
+  fs.move("/work/b.txt", "/work/deep/c.txt");
+  const listed = fs.list("/work", true).map((e) => e.path + ":" + e.kind);
+  const stat = fs.stat("/work/a.txt");
+  fs.remove("/work/deep", true);
+  return { text: fs.readText("/work/a.txt"), lines: fs.lines("/handbook/rules.md"), listed, size: stat.size, kind: stat.kind, gone: fs.exists("/work/deep"), missing: fs.stat("/nope"), cwd: fs.cwd(), info: fs.info() };
+}`,
+    );
+    assert.equal(result.error, null, JSON.stringify(result.error));
+    const value = JSON.parse(result.result);
+    assert.equal(value.text, 'hello world');
+    assert.deepEqual(value.lines, ['# Rules', 'be kind']);
+    assert.deepEqual(value.listed, ['/work/a.txt:file', '/work/deep:directory', '/work/deep/c.txt:file']);
+    assert.equal(value.size, 11);
+    assert.equal(value.gone, false);
+    assert.equal(value.missing, null);
+    assert.equal(value.info.mode, 'ephemeral');
+    assert.deepEqual(value.info.mounts, [{ path: '/handbook', mode: 'named', volume: 'handbook', access: 'read_only', sizeLimit: -1 }]);
+  });
+
+  test('a write past the size limit is a catchable QuotaExceededError naming the limit, and nothing is written', async () => {
+    const result = await run(
+      server,
+      'files',
+      `import * as fs from "svc:fs";
+export function main() {
+  try { fs.writeText("/big.txt", "x".repeat(2000)); } catch (e) { return [e.name, e.message, fs.exists("/big.txt")]; }
+}`,
+    );
+    const [name, message, exists] = JSON.parse(result.result);
+    assert.equal(name, 'QuotaExceededError');
+    assert.match(message, /1024 bytes/);
+    assert.equal(exists, false);
+    const quota = server.audit({ type: 'decision', source: 'quota', execution_id: result.execution_id });
+    assert.equal(quota.length, 1);
+    assert.equal(quota[0].capability, 'fs.write');
+  });
+
+  test('a write to a read-only volume is permission_denied with source read_only; the file is untouched', async () => {
+    const result = await run(server, 'files', 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("/handbook/rules.md", "vandalised"); }');
+    assert.equal(result.error.kind, 'permission_denied');
+    assert.equal(result.error.source, 'read_only');
+    assert.equal(result.error.capability, 'fs.write');
+    assert.match(result.error.message, /mounted read-only at \/handbook/);
+    assert.equal(fs.readFileSync(path.join(handbook, 'rules.md'), 'utf8'), '# Rules\nbe kind\n');
+  });
+
+  test('a named volume shared by two Blueprints sees the same files', async () => {
+    assert.equal((await run(server, 'shared-a', 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("/from-a.txt", "shared"); }')).error, null);
+    assert.equal((await run(server, 'shared-b', 'import * as fs from "svc:fs";\nexport function main() { return fs.readText("/from-a.txt"); }')).result, 'shared');
+    assert.ok(fs.existsSync(path.join(server.home, 'server', 'volumes', 'shared', 'from-a.txt')));
+  });
+
+  test('.. and symlink escapes are refused without touching anything outside, and no host path appears', async () => {
+    const outside = tempDir('svc-outside-');
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'outside');
+    fs.symlinkSync(outside, path.join(handbook, 'escape'));
+    const climb = await run(server, 'files', 'import * as fs from "svc:fs";\nexport function main() { return fs.readText("/../../etc/passwd"); }');
+    assert.equal(climb.error.kind, 'permission_denied');
+    assert.equal(climb.error.source, 'invariant');
+    const link = await run(server, 'files', 'import * as fs from "svc:fs";\nexport function main() { return fs.readText("/handbook/escape/secret.txt"); }');
+    assert.equal(link.error.kind, 'runtime_error');
+    assert.match(link.error.message, /outside the file area/);
+    for (const message of [climb.error.message, link.error.message]) {
+      assert.ok(!message.includes(handbook) && !message.includes(outside) && !message.includes(server.home), message);
+    }
+  });
+
+  test('a policy denial escapes main as permission_denied with caller, capability and source policy', async () => {
+    const result = await run(server, 'guarded', 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("/x.txt", "no"); }');
+    assert.deepEqual([result.error.kind, result.error.caller, result.error.capability, result.error.source], ['permission_denied', 'main', 'fs.write', 'policy']);
+    assert.match(result.error.message, /^PermissionDeniedError: permission denied: caller=main capability=fs\.write/);
+    const caught = await run(server, 'guarded', 'import * as fs from "svc:fs";\nexport function main() { try { fs.writeText("/x.txt", "no"); } catch (e) { return e instanceof PermissionDeniedError; } }');
+    assert.equal(caught.result, 'true');
+  });
+});
+
+describe('secrets, session state and pure modules', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ args: ['--max-session-state-memory', '1'] });
+    await register(server, 'name: open\ndefault: allow\nsecrets: {TOKEN: {harness: {}}}\npermissions:\n  main:\n    - {capability: secrets.get, action: allow}\n');
+  });
+  after(async () => server.stop());
+
+  test('secrets.get from main is refused as an invariant even under default allow and an allow rule', async () => {
+    const result = await run(server, 'open', 'import * as secrets from "svc:secrets";\nexport function main() { return secrets.get("TOKEN"); }');
+    assert.deepEqual([result.error.kind, result.error.source, result.error.capability], ['permission_denied', 'invariant', 'secrets.get']);
+    const denial = server.audit({ type: 'decision', execution_id: result.execution_id })[0];
+    assert.equal(denial.source, 'invariant');
+    assert.equal(denial.reason, 'refused by runtime invariant');
+  });
+
+  test('session state: set then get within a run, type and size caps, and the server budget refuses a second session without evicting the first', async () => {
+    const first = (await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'open' } })).json.session_id;
+    const second = (await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'open' } })).json.session_id;
+    const exec = async (id: string, code: string) => (await server.request('POST', `/v1/sessions/${id}/execute`, { token: server.userToken, body: { code } })).json;
+    const within = await exec(first, 'import * as s from "svc:session";\nexport function main() { s.set("a", { n: 1 }); const v = s.get("a"); v.n = 2; return [s.get("a"), s.has("a"), s.has("b")]; }');
+    assert.equal(within.result, '[{"n":1},true,false]');
+    const caps = await exec(first, 'import * as s from "svc:session";\nexport function main() { const out = []; for (const bad of [new Map(), 1n, () => 1, NaN]) { try { s.set("x", bad); } catch (e) { out.push(e.name); } } try { s.set("", 1); } catch (e) { out.push(e.name); } return out; }');
+    assert.equal(caps.result, '["TypeError","TypeError","TypeError","TypeError","RangeError"]');
+    const big = 'x'.repeat(300_000);
+    const filled = await exec(first, `import * as s from "svc:session";\nexport function main() { s.set("big", "${big}"); return "kept"; }`);
+    assert.equal(filled.result, 'kept');
+    const refused = await exec(second, `import * as s from "svc:session";\nexport function main() { try { s.set("big", "${big}"); } catch (e) { return [e.name, /max_session_state_memory/.test(e.message)]; } }`);
+    assert.equal(refused.result, '["QuotaExceededError",true]');
+    const stillThere = await exec(first, 'import * as s from "svc:session";\nexport function main() { return s.get("big").length; }');
+    assert.equal(stillThere.result, '300000');
+    assert.ok(server.audit({ type: 'decision', source: 'quota', session_id: second }).length >= 1);
+  });
+
+  test('crypto, url and uuid work without any rule', async () => {
+    const result = await run(
+      server,
+      'open',
+      `import * as crypto from "svc:crypto";
+import * as url from "svc:url";
+import * as uuid from "svc:uuid";
+export function main() {
+  const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  const parsed = url.parse("https://Example.COM:8443/a/b?x=1&y=two+words#frag");
+  return {
+    sha: hex(crypto.sha256("abc")),
+    eq: crypto.timingSafeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2])),
+    random: crypto.randomBytes(16).length,
+    host: parsed.host, port: parsed.port, y: parsed.query.get("y"), fragment: parsed.fragment,
+    encoded: url.encodeComponent("a b/c"),
+    v4: uuid.validate(uuid.v4()), v7order: uuid.v7() < uuid.v7(),
+  };
+}`,
+    );
+    assert.equal(result.error, null, JSON.stringify(result.error));
+    assert.deepEqual(JSON.parse(result.result), {
+      sha: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+      eq: true,
+      random: 16,
+      host: 'example.com',
+      port: 8443,
+      y: 'two words',
+      fragment: 'frag',
+      encoded: 'a%20b%2Fc',
+      v4: true,
+      v7order: true,
+    });
+  });
+});
+
+describe('decision records per allows mode', () => {
+  const PROGRAM = `import * as fs from "svc:fs";
+export function main() {
+  fs.writeText("/n.txt", "x");
+  for (let i = 0; i < 1000; i++) fs.readText("/n.txt");
+  try { fs.remove("/n.txt"); } catch (e) { }
+  return "done";
+}`;
+  const YAML = 'name: audited\npermissions:\n  main:\n    - {capability: fs.read, action: allow}\n    - {capability: fs.write, action: allow}\n';
+
+  for (const [mode, expectedReadRows] of [['all', 1000], ['summary', 1], ['none', 0]] as const) {
+    test(`allows: ${mode} → ${expectedReadRows} fs.read rows, exactly one deny row, and the same fuel`, async () => {
+      const server = await startServer({ config: { logging: { audit: { allows: mode } } } });
+      try {
+        await register(server, YAML);
+        const result = await run(server, 'audited', PROGRAM);
+        assert.equal(result.result, 'done');
+        const decisions = server.audit({ type: 'decision', execution_id: result.execution_id });
+        assert.equal(decisions.filter((d) => d.decision === 'deny').length, 1);
+        const reads = decisions.filter((d) => d.capability === 'fs.read');
+        assert.equal(reads.length, expectedReadRows);
+        if (mode === 'summary') {
+          assert.equal(reads[0].count, '1000');
+          assert.ok(!('contexts.10.payload_json' in reads[0]));
+          assert.equal(reads[0]['contexts.0.path'], '/n.txt');
+        }
+        const finished = server.audit({ type: 'execution', event: 'finished', execution_id: result.execution_id })[0];
+        fuelByMode.set(mode, finished.fuel);
+      } finally {
+        await server.stop();
+      }
+    });
+  }
+  const fuelByMode = new Map<string, string>();
+  test('fuel is identical across the modes', () => {
+    assert.equal(new Set(fuelByMode.values()).size, 1, JSON.stringify([...fuelByMode]));
+  });
+});
