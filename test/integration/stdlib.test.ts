@@ -233,3 +233,23 @@ export function main() {
     assert.equal(new Set(fuelByMode.values()).size, 1, JSON.stringify([...fuelByMode]));
   });
 });
+
+describe('svc:fs streams, peek and writer', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+    await register(server, 'name: streams\ndefault: allow\nvfs: per_session\n');
+  });
+  after(async () => server.stop());
+
+  test('writer commits on close and leaves no file when never closed; bytes, readBytes and peek read real files', async () => {
+    const session = (await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'streams' } })).json.session_id;
+    const exec = async (code: string) => (await server.request('POST', `/v1/sessions/${session}/execute`, { token: server.userToken, body: { code } })).json;
+    const wrote = await exec('import * as fs from "svc:fs";\nexport function main() { const w = fs.writer("/log.txt"); w.writeLine("one"); w.writeLine("two"); w.close(); fs.writer("/never.txt").writeLine("lost"); try { w.writeLine("late"); } catch (e) { return e.message; } }');
+    assert.match(wrote.result, /closed/);
+    const read = await exec('import * as fs from "svc:fs";\nexport function main() { fs.writeText("/crlf.txt", "a\\r\\nb"); return { lines: fs.lines("/log.txt"), never: fs.exists("/never.txt"), chunks: fs.bytes("/log.txt", 3).map((c) => c.length), slice: new TextDecoder().decode(fs.readBytes("/log.txt", 4, 3)), peek: fs.peek("/crlf.txt") }; }');
+    assert.equal(read.error, null, JSON.stringify(read.error));
+    assert.deepEqual(JSON.parse(read.result), { lines: ['one', 'two'], never: false, chunks: [3, 3, 2], slice: 'two', peek: { preview: 'a\r\nb', encoding: 'utf-8', lineEnding: 'crlf', size: 4 } });
+    assert.ok(fs.existsSync(path.join(server.home, 'server', 'vfs', 'sessions', session, 'log.txt')));
+  });
+});

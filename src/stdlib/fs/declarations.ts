@@ -12,8 +12,14 @@ export const fsDeclarations = `declare module "svc:fs" {
   export function read(path: string): Uint8Array | null;
   export function readText(path: string): string | null;
   export function readBytes(path: string, offset: number, length: number): Uint8Array;
+  /** Preview, encoding and line ending of a file's first bytes. */
+  export function peek(path: string): Peek;
   /** Lines without their line ending. */
   export function lines(path: string): string[];
+  /** The file in chunks (default 65,536 bytes). */
+  export function bytes(path: string, chunkSize?: number): Uint8Array[];
+  /** Buffered writer; close() creates or replaces the file atomically; never closed = no file. */
+  export function writer(path: string): FileWriter;
   export function write(path: string, content: Uint8Array | string): void;
   export function writeText(path: string, content: string): void;
   export function append(path: string, content: Uint8Array | string): void;
@@ -34,6 +40,8 @@ export const fsDeclarations = `declare module "svc:fs" {
     readonly volume: string;
     readonly mounts: MountInfo[];
   }
+  export interface Peek { readonly preview: string; readonly encoding: "utf-8" | "utf-16le" | "utf-16be" | "latin1"; readonly lineEnding: "lf" | "crlf"; readonly size: number; }
+  export interface FileWriter { writeLine(line: string): void; writeBytes(bytes: Uint8Array): void; close(): void; }
   export interface MountInfo { readonly path: string; readonly mode: "named"; readonly volume: string; readonly access: "read_write" | "read_only"; readonly sizeLimit: number; }
 }
 `;

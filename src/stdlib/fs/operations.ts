@@ -149,6 +149,34 @@ function readWhole(call: HostCall, fn: string, raw: string): Buffer | null {
   });
 }
 
+/** BOM first, then UTF-8 validity, else latin1; CRLF if one occurs in the preview. */
+function describeEncoding(head: Buffer): { preview: string; encoding: string; lineEnding: 'lf' | 'crlf' } {
+  let encoding = 'utf-8';
+  let preview: string;
+  if (head[0] === 0xff && head[1] === 0xfe) {
+    encoding = 'utf-16le';
+    preview = head.subarray(2).toString('utf16le');
+  } else if (head[0] === 0xfe && head[1] === 0xff) {
+    encoding = 'utf-16be';
+    const body = head.subarray(2, 2 + ((head.length - 2) & ~1));
+    preview = Buffer.from(body).swap16().toString('utf16le');
+  } else {
+    try {
+      preview = new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0));
+    } catch {
+      // A multi-byte sequence cut at the preview's end is still UTF-8.
+      const lossy = new TextDecoder('utf-8').decode(head);
+      const damaged = (lossy.match(/\uFFFD/g) ?? []).length;
+      if (damaged <= 1 && lossy.lastIndexOf('\uFFFD') >= lossy.length - 1) preview = lossy;
+      else {
+        encoding = 'latin1';
+        preview = head.toString('latin1');
+      }
+    }
+  }
+  return { preview, encoding, lineEnding: head.includes(Buffer.from('\r\n')) ? 'crlf' : 'lf' };
+}
+
 function decodeText(content: Buffer): string {
   const text = new TextDecoder('utf-8').decode(content);
   return text.startsWith('\uFEFF') ? text.slice(1) : text;
@@ -282,6 +310,26 @@ export const fsOperations: Record<string, HostOperation> = {
     });
   },
 
+  bytes: (call, args) => {
+    const files = area(call, 'bytes');
+    const raw = pathArg(args[0], 'bytes');
+    const chunkSize = args[1] ?? 65_536;
+    if (typeof chunkSize !== 'number' || !Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > MAX_READ_SIZE) throw new RangeError(`fs.bytes: chunkSize must be a whole number from 1 to ${MAX_READ_SIZE}`);
+    call.gate('fs.read', { path: raw, chunkSize });
+    const target = guest(files, raw, 'bytes');
+    return hostWork('bytes', target, () => {
+      const { hostPath } = files.resolve(target);
+      const stat = fs.statSync(hostPath);
+      if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+      if (stat.size > MAX_READ_SIZE) throw new RangeError(`fs.bytes ${target}: the file is larger than ${MAX_READ_SIZE} bytes`);
+      const content = fs.readFileSync(hostPath);
+      call.charge(HOST_FUEL.SYSCALL + content.length / 4);
+      const chunks: Uint8Array[] = [];
+      for (let at = 0; at < content.length; at += chunkSize) chunks.push(new Uint8Array(content.subarray(at, at + chunkSize)));
+      return chunks;
+    });
+  },
+
   lines: (call, args) => {
     const content = readWhole(call, 'lines', pathArg(args[0], 'lines'));
     if (content === null) throw new RangeError(`fs.lines ${String(args[0])}: the file is larger than ${MAX_READ_SIZE} bytes`);
@@ -291,6 +339,57 @@ export const fsOperations: Record<string, HostOperation> = {
     if (lines[lines.length - 1] === '') lines.pop();
     call.charge(HOST_FUEL.ELEM * lines.length);
     return lines;
+  },
+
+  peek: (call, args) => {
+    const files = area(call, 'peek');
+    const raw = pathArg(args[0], 'peek');
+    call.gate('fs.stat', { path: raw });
+    const target = guest(files, raw, 'peek');
+    return hostWork('peek', target, () => {
+      const { hostPath } = files.resolve(target);
+      const stat = fs.statSync(hostPath);
+      if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+      const fd = fs.openSync(hostPath, 'r');
+      const head = Buffer.alloc(Math.min(256, stat.size));
+      try {
+        fs.readSync(fd, head, 0, head.length, 0);
+      } finally {
+        fs.closeSync(fd);
+      }
+      call.charge(HOST_FUEL.SYSCALL * 2);
+      return { ...describeEncoding(head), size: stat.size };
+    });
+  },
+
+  /** Gate for `writer(path)` at open; the guest buffers and commits on close. */
+  openWriter: (call, args) => {
+    const files = area(call, 'writer');
+    const raw = pathArg(args[0], 'writer');
+    const context = { path: raw };
+    call.gate('fs.write', context);
+    const target = guest(files, raw, 'writer');
+    return hostWork('writer', target, () => {
+      const { place } = files.resolve(target);
+      requireWritable(call, place, 'fs.write', context, target);
+      return target;
+    });
+  },
+
+  /** The writer's close(): atomic create-or-replace, with the area's checks, no second gate. */
+  commitWriter: (call, args) => {
+    const files = area(call, 'writer');
+    const target = pathArg(args[0], 'writer');
+    const content = contentArg(args[1], 'writer');
+    const context = { path: target, length: content.length };
+    return hostWork('writer', target, () => {
+      const { hostPath, place } = files.resolve(target);
+      requireWritable(call, place, 'fs.write', context, target);
+      requireRoom(call, files, place, 'writer', target, content.length, existingSize(hostPath), context);
+      call.charge(HOST_FUEL.SYSCALL + content.length / 4);
+      atomicWrite(hostPath, content);
+      return undefined;
+    });
   },
 
   write: writeOperation('write', 'replace'),
