@@ -1,5 +1,6 @@
 // The one place that lists every standard-library module the host implements. Each
 // capability adds its module here; the execution layer and discovery read this table.
+import { codeModule } from './code';
 import { cryptoModule } from './crypto';
 import { fsModule } from './fs';
 import { secretsModule } from './secrets';
@@ -9,7 +10,7 @@ import type { HostModule } from './types';
 import { urlModule } from './url';
 import { uuidModule } from './uuid';
 
-const modules: HostModule[] = [fsModule, sessionModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule];
+const modules: HostModule[] = [fsModule, codeModule, sessionModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule];
 
 /** All host modules by import name (`svc:fs`, ...). */
 export function hostModules(): ReadonlyMap<string, HostModule> {

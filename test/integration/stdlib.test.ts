@@ -253,3 +253,57 @@ describe('svc:fs streams, peek and writer', () => {
     assert.ok(fs.existsSync(path.join(server.home, 'server', 'vfs', 'sessions', session, 'log.txt')));
   });
 });
+
+describe('svc:code', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+    await register(server, 'name: code\ndefault: allow\npermissions:\n  main:\n    - {capability: fs.read, filter: \'path glob "/private/*"\', action: deny}\n');
+  });
+  after(async () => server.stop());
+
+  test('read windows, search (RE2, hidden and denied files skipped), glob, tree, edit, insertAt, diffs and patches', async () => {
+    const result = await run(
+      server,
+      'code',
+      `import * as fs from "svc:fs";
+import * as code from "svc:code";
+export function main() {
+  fs.mkdir("/src/lib", true); fs.mkdir("/private"); fs.mkdir("/.hidden");
+  fs.writeText("/src/a.ts", "const a = 1;\\nconst b = 2;\\nexport { a, b };\\n");
+  fs.writeText("/src/lib/c.ts", "const c = 3;\\n");
+  fs.writeText("/private/p.ts", "const secret = 1;\\n");
+  fs.writeText("/.hidden/h.ts", "const h = 1;\\n");
+  const window = code.read("/src/a.ts", 2, 1);
+  const found = code.search("const [a-z]", { mode: "files" });
+  const globbed = code.glob("/src/**/*.ts").entries.map((e) => e.path).sort();
+  const tree = code.tree("/src", 1).entries.map((e) => e.path);
+  const edited = code.edit("/src/a.ts", "const b = 2;", "const b = 20;");
+  const ambiguous = code.edit("/src/a.ts", "const", "let");
+  const inserted = code.insertAt("/src/lib/c.ts", 1, "// header");
+  const appended = code.insertAt("/src/lib/c.ts", 3, "export { c };");
+  const patch = code.diffText("x\\ny\\n", "x\\nz\\n");
+  fs.writeText("/p.txt", "x\\ny\\n");
+  const applied = code.applyPatch("/p.txt", patch);
+  const failed = code.applyPatch("/p.txt", patch);
+  return { window, found: found.files, globbed, tree, edited: [edited.success, edited.changed, fs.readText("/src/a.ts")], ambiguous: [ambiguous.success, ambiguous.diagnostics.length], c: fs.readText("/src/lib/c.ts"), inserted: inserted.success && appended.success, patch, applied: [applied.success, fs.readText("/p.txt")], failed: [failed.success, failed.diagnostics[0].hunk], same: code.diffText("a", "a") };
+}`,
+    );
+    assert.equal(result.error, null, JSON.stringify(result.error));
+    const value = JSON.parse(result.result);
+    assert.deepEqual(value.window, { path: '/src/a.ts', lines: [{ line: 2, text: 'const b = 2;' }], truncated: true });
+    assert.deepEqual(value.found.sort(), ['/src/a.ts', '/src/lib/c.ts']);
+    assert.deepEqual(value.globbed, ['/src/a.ts', '/src/lib/c.ts']);
+    assert.deepEqual(value.tree, ['/src/a.ts', '/src/lib']);
+    assert.deepEqual(value.edited, [true, true, 'const a = 1;\nconst b = 20;\nexport { a, b };\n']);
+    assert.deepEqual(value.ambiguous, [false, 1]);
+    assert.equal(value.c, '// header\nconst c = 3;\nexport { c };\n');
+    assert.equal(value.inserted, true);
+    assert.equal(value.patch, '--- a\n+++ b\n@@ -1,2 +1,2 @@\n x\n-y\n+z\n');
+    assert.deepEqual(value.applied, [true, 'x\nz\n']);
+    assert.deepEqual(value.failed, [false, 1]);
+    assert.equal(value.same, '');
+    const edits = server.audit({ type: 'decision', execution_id: result.execution_id, capability: 'fs.write' });
+    assert.ok(edits.length >= 1);
+  });
+});

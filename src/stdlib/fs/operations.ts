@@ -17,7 +17,7 @@ declare module '../types' {
 export const MAX_READ_SIZE = 52_428_800;
 const MAX_LIST_DEPTH = 32;
 
-function area(call: HostCall, fn: string): FileArea {
+export function area(call: HostCall, fn: string): FileArea {
   const files = call.services.files;
   if (!files || files.mode === 'none') throw new Error(`fs.${fn}: the file system is disabled for this Blueprint (vfs: none)`);
   return files;
@@ -41,7 +41,7 @@ function contentArg(value: unknown, fn: string): Buffer {
 }
 
 /** Normalised guest path (the policy already refused paths climbing above /). */
-function guest(files: FileArea, raw: string, fn: string): string {
+export function guest(files: FileArea, raw: string, fn: string): string {
   const normalized = normalizeGuestPath(raw, files.cwd);
   if (normalized === null) throw new Error(`fs.${fn} ${raw}: the path climbs above /`);
   return normalized;
@@ -59,7 +59,7 @@ const reasons: Record<string, string> = {
 };
 
 /** Runs host file work; turns host errors into `fs.<fn> <guest path>: <reason>`. */
-function hostWork<T>(fn: string, guestPath: string, work: () => T): T {
+export function hostWork<T>(fn: string, guestPath: string, work: () => T): T {
   try {
     return work();
   } catch (error) {
@@ -72,13 +72,13 @@ function hostWork<T>(fn: string, guestPath: string, work: () => T): T {
   }
 }
 
-function requireWritable(call: HostCall, place: Place, capability: string, context: Record<string, unknown>, guestPath: string): void {
+export function requireWritable(call: HostCall, place: Place, capability: string, context: Record<string, unknown>, guestPath: string): void {
   if (place.access === 'read_write') return;
   const error = new PermissionDeniedError(call.caller, capability, `${guestPath} is in the volume mounted read-only at ${place.guestRoot}`, 'read_only');
   throw call.refuse(capability, context, 'read_only', error);
 }
 
-function requireRoom(call: HostCall, files: FileArea, place: Place, fn: string, guestPath: string, adding: number, replacing: number, context: Record<string, unknown>): void {
+export function requireRoom(call: HostCall, files: FileArea, place: Place, fn: string, guestPath: string, adding: number, replacing: number, context: Record<string, unknown>): void {
   if (place.sizeLimit === null) return;
   const inUse = files.usage(place);
   const needed = adding - replacing;
@@ -89,11 +89,11 @@ function requireRoom(call: HostCall, files: FileArea, place: Place, fn: string, 
   throw call.refuse('fs.write', context, 'quota', error);
 }
 
-function kindOf(stat: fs.Stats): 'file' | 'directory' | 'symlink' | 'other' {
+export function kindOf(stat: fs.Stats): 'file' | 'directory' | 'symlink' | 'other' {
   return stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : stat.isSymbolicLink() ? 'symlink' : 'other';
 }
 
-function existingSize(hostPath: string): number {
+export function existingSize(hostPath: string): number {
   try {
     const stat = fs.lstatSync(hostPath);
     return stat.isFile() ? stat.size : 0;
@@ -102,7 +102,7 @@ function existingSize(hostPath: string): number {
   }
 }
 
-function atomicWrite(hostPath: string, content: Buffer): void {
+export function atomicWrite(hostPath: string, content: Buffer): void {
   const temporary = path.join(path.dirname(hostPath), `.svc-write-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
   fs.writeFileSync(temporary, content, { mode: 0o600 });
   try {
@@ -177,7 +177,7 @@ function describeEncoding(head: Buffer): { preview: string; encoding: string; li
   return { preview, encoding, lineEnding: head.includes(Buffer.from('\r\n')) ? 'crlf' : 'lf' };
 }
 
-function decodeText(content: Buffer): string {
+export function decodeText(content: Buffer): string {
   const text = new TextDecoder('utf-8').decode(content);
   return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
