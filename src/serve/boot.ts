@@ -17,6 +17,7 @@ import { startSessionServices } from '../sessions';
 import { hostModules, SessionStates, type RunServices } from '../stdlib';
 import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
+import { EgressGuard } from '../network';
 import { RunnerPool } from '../../sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
@@ -107,6 +108,9 @@ export async function boot(options: BootOptions): Promise<void> {
   const fileAreas = new FileAreas(settings);
   closers.push(() => fileAreas.close());
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
+  const egress = new EgressGuard({ grants: settings.network });
+  const outbound = egress.dispatcher();
+  closers.push(() => outbound.close());
   /** Per-run services: the file area, svc:session state, and secret values for Packages. */
   const runServices = (
     sessionId: string,
@@ -115,13 +119,22 @@ export async function boot(options: BootOptions): Promise<void> {
     throwaway: boolean,
   ): RunServices => {
     const files = fileAreas.open(vfs, { sessionId, runId: randomUUID() }, { throwaway });
+    const blueprint = registry.get(secrets.blueprint);
+    const secretValue = (name: string) => {
+      const declaration = blueprint?.declarations.secrets.get(name);
+      if (!declaration) return undefined;
+      return declaration.source === 'store' ? secretStore.reveal(declaration.key) : secrets.harness[name];
+    };
     return {
       files,
       sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
-      secretValue: (name) => {
-        const declaration = registry.get(secrets.blueprint)?.declarations.secrets.get(name);
-        if (!declaration) return undefined;
-        return declaration.source === 'store' ? secretStore.reveal(declaration.key) : secrets.harness[name];
+      secretValue,
+      http: {
+        allowInsecureHttp: blueprint?.allowInsecureHttp ?? false,
+        authProxy: blueprint?.authProxy ?? [],
+        secretValue,
+        dispatcher: outbound,
+        userAgent: `svc/${options.version}`,
       },
       endOfRun: () => {
         files.release();

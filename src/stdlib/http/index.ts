@@ -1,0 +1,63 @@
+// `svc:http`: outbound HTTP(S) through the egress guard. The guest side turns replies into
+// Response objects (headers as a Map, json(), throwForStatus()).
+import type { HostModule } from '../types';
+import { httpOperations } from './operations';
+
+export type { HttpServices } from './operations';
+
+const guest = `function (call) {
+  const wrap = (r) => {
+    const headers = new Map(Object.entries(r.headers));
+    return Object.freeze({
+      status: r.status, statusText: r.statusText, ok: r.status >= 200 && r.status < 300, headers, body: r.body, url: r.url,
+      json() { return JSON.parse(r.body); },
+      throwForStatus() { if (!(r.status >= 200 && r.status < 300)) throw new Error("HTTP " + r.status + (r.statusText ? " " + r.statusText : "") + " from " + r.url); },
+      toString() { return "Response(" + r.status + " " + r.statusText + ", " + r.url + ")"; },
+    });
+  };
+  const del = (url, headers) => wrap(call("delete", url, headers));
+  return {
+    get: (url, headers) => wrap(call("get", url, headers)),
+    head: (url, headers) => wrap(call("head", url, headers)),
+    options: (url, headers) => wrap(call("options", url, headers)),
+    delete: del,
+    del,
+    post: (url, body, headers) => wrap(call("post", url, body, headers)),
+    put: (url, body, headers) => wrap(call("put", url, body, headers)),
+    patch: (url, body, headers) => wrap(call("patch", url, body, headers)),
+    request: (method, url, body, headers) => wrap(call("request", method, url, body, headers)),
+  };
+}`;
+
+export const httpModule: HostModule = {
+  name: 'svc:http',
+  description: 'Outbound HTTP(S) requests (checked by the policy and the network block)',
+  declarations: `declare module "svc:http" {
+  export type Headers = Map<string, string>;
+  export type HeadersInit = Map<string, string> | Record<string, string>;
+  export type Body = string | Uint8Array | object | unknown[] | null | undefined;
+  export function get(url: string, headers?: HeadersInit | null): Response;
+  export function head(url: string, headers?: HeadersInit | null): Response;
+  export function options(url: string, headers?: HeadersInit | null): Response;
+  export function del(url: string, headers?: HeadersInit | null): Response;
+  export function post(url: string, body?: Body, headers?: HeadersInit | null): Response;
+  export function put(url: string, body?: Body, headers?: HeadersInit | null): Response;
+  export function patch(url: string, body?: Body, headers?: HeadersInit | null): Response;
+  /** Any method token; gated as http.<method lower-cased>. */
+  export function request(method: string, url: string, body?: Body, headers?: HeadersInit | null): Response;
+  export interface Response {
+    readonly status: number;
+    readonly statusText: string;
+    readonly ok: boolean;
+    readonly headers: Headers;
+    readonly body: string;
+    readonly url: string;
+    json(): unknown;
+    throwForStatus(): void;
+    toString(): string;
+  }
+}
+`,
+  operations: httpOperations,
+  guest,
+};

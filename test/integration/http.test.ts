@@ -1,0 +1,176 @@
+// svc:http against real loopback servers: the egress guard blocks loopback by default
+// (nothing is sent), grants let it through, every redirect hop is checked, auth_proxy
+// injects credentials the program never sees, bodies and statuses behave as documented.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { startServer, type TestServer } from '../harness';
+
+interface Hit {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+async function farEnd(): Promise<{ port: number; hits: Hit[]; close: () => void }> {
+  const hits: Hit[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      hits.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.pathname === '/redirect-303') return res.writeHead(303, { location: '/landed' }).end();
+      if (url.pathname === '/redirect-far') return res.writeHead(307, { location: 'http://127.0.0.2:9/elsewhere' }).end();
+      if (url.pathname === '/loop') return res.writeHead(302, { location: '/loop' }).end();
+      if (url.pathname === '/missing') return res.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
+      res.writeHead(200, { 'content-type': 'application/json', 'X-Answer': '42' }).end(JSON.stringify({ method: req.method, path: url.pathname, body }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, hits, close: () => server.close() };
+}
+
+async function run(server: TestServer, blueprint: string, code: string) {
+  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint, code } });
+  assert.equal(reply.status, 200, reply.text);
+  return reply.json;
+}
+
+describe('svc:http', () => {
+  let far: Awaited<ReturnType<typeof farEnd>>;
+  before(async () => {
+    far = await farEnd();
+  });
+  after(() => far.close());
+
+  test('loopback is blocked by default (also through localhost): a catchable error, an egress_guard denial, and no hit', async () => {
+    const server = await startServer();
+    try {
+      await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\nallow_insecure_http: true\ndefault: allow\n' } });
+      const before = far.hits.length;
+      const result = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { const out = []; for (const host of ["127.0.0.1", "localhost"]) { try { http.get("http://" + host + ":${far.port}/x"); } catch (e) { out.push(e.message); } } return out; }`);
+      const messages = JSON.parse(result.result);
+      assert.equal(messages.length, 2);
+      for (const m of messages) assert.match(m, /blocked by network policy/);
+      assert.equal(far.hits.length, before);
+      const denials = server.audit({ type: 'decision', execution_id: result.execution_id, source: 'egress_guard' });
+      assert.equal(denials.length, 2);
+      assert.equal(denials[0].reason, 'outbound destination blocked');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  for (const [label, args] of [['--allow-localhost', ['--allow-localhost']], ['--allow-ip 127.0.0.0/8', ['--allow-ip', '127.0.0.0/8']]] as const) {
+    test(`${label} lets the call through`, async () => {
+      const server = await startServer({ args: [...args] });
+      try {
+        await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\nallow_insecure_http: true\ndefault: allow\n' } });
+        const result = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { const r = http.get("http://127.0.0.1:${far.port}/hello"); return [r.status, r.ok, r.headers.get("x-answer"), r.json().path]; }`);
+        assert.equal(result.result, '[200,true,"42","/hello"]');
+      } finally {
+        await server.stop();
+      }
+    });
+  }
+
+  describe('with loopback allowed', () => {
+    let server: TestServer;
+    const secret = `key-${randomBytes(8).toString('hex')}`;
+    before(async () => {
+      server = await startServer({ args: ['--allow-localhost'], env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
+      await server.request('POST', '/v1/secrets', { body: { key: 'api', value: secret } });
+      await server.request('POST', '/v1/blueprints', {
+        body: {
+          yaml: `name: web
+allow_insecure_http: true
+secrets: {API: {store: api}}
+auth_proxy:
+  - host: 127.0.0.1
+    allow_insecure_http: true
+    auth: {bearer: API}
+permissions:
+  main:
+    - {capability: http.get, action: allow}
+    - {capability: http.post, filter: 'path == "/submit" or path == "/redirect-303"', action: allow}
+`,
+        },
+      });
+      await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: https-only\ndefault: allow\n' } });
+    });
+    after(async () => server.stop());
+
+    test('bodies: strings as text, objects as JSON; non-2xx does not throw; throwForStatus does', async () => {
+      const result = await run(
+        server,
+        'web',
+        `import * as http from "svc:http";
+export function main() {
+  const posted = http.post("http://127.0.0.1:${far.port}/submit", { a: 1 }).json();
+  const missing = http.get("http://127.0.0.1:${far.port}/missing");
+  let thrown = "";
+  try { missing.throwForStatus(); } catch (e) { thrown = e.message; }
+  return [posted.body, missing.status, missing.ok, missing.body, thrown];
+}`,
+      );
+      assert.equal(result.error, null, JSON.stringify(result.error));
+      const [posted, status, ok, body, thrown] = JSON.parse(result.result);
+      assert.equal(posted, '{"a":1}');
+      assert.deepEqual([status, ok, body], [404, false, 'not here']);
+      assert.match(thrown, /HTTP 404/);
+      const hit = far.hits.find((h) => h.url === '/submit')!;
+      assert.equal(hit.headers['content-type'], 'application/json');
+    });
+
+    test('auth_proxy injects the bearer token; the program never sees it', async () => {
+      const result = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { const r = http.get("http://127.0.0.1:${far.port}/whoami"); console.log(JSON.stringify(r.headers)); return r.body; }`);
+      const hit = far.hits.filter((h) => h.url === '/whoami').at(-1)!;
+      assert.equal(hit.headers.authorization, `Bearer ${secret}`);
+      assert.ok(!result.result.includes(secret));
+      const lastRun = await server.request('GET', `/v1/sessions/${result.session_id}/last-run`, { token: server.userToken });
+      assert.ok(!lastRun.text.includes(secret));
+      for (const line of server.lines()) assert.ok(!line.includes(secret));
+    });
+
+    test('a denied method is permission_denied and nothing is sent; a 303 is checked as http.get', async () => {
+      const count = far.hits.length;
+      const denied = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { http.put("http://127.0.0.1:${far.port}/x", "data"); }`);
+      assert.deepEqual([denied.error.kind, denied.error.capability], ['permission_denied', 'http.put']);
+      assert.equal(far.hits.length, count);
+      const redirected = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { const r = http.post("http://127.0.0.1:${far.port}/redirect-303", "x"); return [r.status, r.url, r.json().method]; }`);
+      assert.equal(redirected.error, null, JSON.stringify(redirected.error));
+      const [status, url, method] = JSON.parse(redirected.result);
+      assert.deepEqual([status, method], [200, 'GET']);
+      assert.match(url, /\/landed$/);
+      const gets = server.audit({ type: 'decision', execution_id: redirected.execution_id });
+      assert.ok(gets.some((d) => d.capability === 'http.get'));
+    });
+
+    test('more than 10 redirects fail; a redirect leaving the origin after injection is refused', async () => {
+      const loop = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { http.get("http://127.0.0.1:${far.port}/loop"); }`);
+      assert.match(loop.error.message, /more than 10 redirects/);
+      const far307 = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { http.get("http://127.0.0.1:${far.port}/redirect-far"); }`);
+      assert.match(far307.error.message, /redirect to http:\/\/127\.0\.0\.2:9 was refused/);
+    });
+
+    test('http:// without allow_insecure_http, dot segments, credentials in URLs and forbidden headers are TypeErrors', async () => {
+      const result = await run(
+        server,
+        'https-only',
+        `import * as http from "svc:http";
+export function main() {
+  const out = [];
+  for (const f of [() => http.get("http://example.com/"), () => http.get("https://example.com/a/%2e%2e/b"), () => http.get("https://u:p@example.com/"), () => http.get("https://example.com/", { Host: "x" })]) {
+    try { f(); } catch (e) { out.push(e.name); }
+  }
+  return out;
+}`,
+      );
+      assert.equal(result.result, '["TypeError","TypeError","TypeError","TypeError"]');
+    });
+  });
+});
