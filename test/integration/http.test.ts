@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { startServer, type TestServer } from '../harness';
 
 interface Hit {
@@ -27,6 +28,9 @@ async function farEnd(): Promise<{ port: number; hits: Hit[]; close: () => void 
       if (url.pathname === '/redirect-far') return res.writeHead(307, { location: 'http://127.0.0.2:9/elsewhere' }).end();
       if (url.pathname === '/loop') return res.writeHead(302, { location: '/loop' }).end();
       if (url.pathname === '/missing') return res.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
+      if (url.pathname === '/big') return res.writeHead(200, { 'content-type': 'text/plain' }).end('b'.repeat(2000));
+      if (url.pathname === '/gz') return res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('zipped text'));
+      if (url.pathname === '/to-denied') return res.writeHead(302, { location: '/forbidden-zone' }).end();
       res.writeHead(200, { 'content-type': 'application/json', 'X-Answer': '42' }).end(JSON.stringify({ method: req.method, path: url.pathname, body }));
     });
   });
@@ -101,6 +105,19 @@ permissions:
         },
       });
       await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: https-only\ndefault: allow\n' } });
+      await server.request('POST', '/v1/blueprints', {
+        body: {
+          yaml: `name: fetcher
+allow_insecure_http: true
+permissions:
+  main:
+    - {capability: http.download, filter: 'url_path != "/forbidden-zone"', action: allow}
+    - {capability: fs.write, action: allow}
+    - {capability: fs.read, action: allow}
+    - {capability: fs.stat, action: allow}
+`,
+        },
+      });
     });
     after(async () => server.stop());
 
@@ -155,6 +172,36 @@ export function main() {
       assert.match(loop.error.message, /more than 10 redirects/);
       const far307 = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { http.get("http://127.0.0.1:${far.port}/redirect-far"); }`);
       assert.match(far307.error.message, /redirect to http:\/\/127\.0\.0\.2:9 was refused/);
+    });
+
+    test('download streams into the file area: overwrite, maxBytes, decompression, and no file after a refused hop', async () => {
+      const result = await run(
+        server,
+        'fetcher',
+        `import * as http from "svc:http";
+import * as fs from "svc:fs";
+export function main() {
+  const base = "http://127.0.0.1:${far.port}";
+  const first = http.download(base + "/big", "/big.txt");
+  let again = ""; try { http.download(base + "/big", "/big.txt"); } catch (e) { again = e.message; }
+  const replaced = http.download(base + "/big", "/big.txt", { overwrite: true });
+  let capped = ""; try { http.download(base + "/big", "/capped.txt", { maxBytes: 100 }); } catch (e) { capped = e.name; }
+  const gz = http.download(base + "/gz", "/gz.txt", { decompress: true });
+  let hop = ""; try { http.download(base + "/to-denied", "/denied.txt"); } catch (e) { hop = e.name; }
+  return { first: [first.status, first.bytesWritten, first.path, String(first).startsWith("Download(200")], again, replaced: replaced.bytesWritten, capped, cappedExists: fs.exists("/capped.txt"), gz: fs.readText("/gz.txt"), hop, deniedExists: fs.exists("/denied.txt"), size: fs.size("/big.txt") };
+}`,
+      );
+      assert.equal(result.error, null, JSON.stringify(result.error));
+      const value = JSON.parse(result.result);
+      assert.deepEqual(value.first, [200, 2000, '/big.txt', true]);
+      assert.match(value.again, /exists/);
+      assert.equal(value.replaced, 2000);
+      assert.equal(value.capped, 'RangeError');
+      assert.equal(value.cappedExists, false);
+      assert.equal(value.gz, 'zipped text');
+      assert.equal(value.hop, 'PermissionDeniedError');
+      assert.equal(value.deniedExists, false);
+      assert.equal(value.size, 2000);
     });
 
     test('http:// without allow_insecure_http, dot segments, credentials in URLs and forbidden headers are TypeErrors', async () => {

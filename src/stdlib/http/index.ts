@@ -26,6 +26,10 @@ const guest = `function (call) {
     put: (url, body, headers) => wrap(call("put", url, body, headers)),
     patch: (url, body, headers) => wrap(call("patch", url, body, headers)),
     request: (method, url, body, headers) => wrap(call("request", method, url, body, headers)),
+    download: (url, path, options) => {
+      const r = call("download", url, path, options);
+      return Object.freeze({ ...r, toString() { return "Download(" + r.status + ", " + r.bytesWritten + " bytes -> " + r.path + ")"; } });
+    },
   };
 }`;
 
@@ -45,6 +49,10 @@ export const httpModule: HostModule = {
   export function patch(url: string, body?: Body, headers?: HeadersInit | null): Response;
   /** Any method token; gated as http.<method lower-cased>. */
   export function request(method: string, url: string, body?: Body, headers?: HeadersInit | null): Response;
+  /** Stream a response body straight into a file of the file area (written whatever the status). */
+  export function download(url: string, path: string, options?: DownloadOptions | null): DownloadResult;
+  export interface DownloadOptions { overwrite?: boolean; maxBytes?: number; headers?: HeadersInit | null; timeout?: number; decompress?: boolean; }
+  export interface DownloadResult { readonly status: number; readonly bytesWritten: number; readonly contentType: string; readonly duration_ms: number; readonly finalUrl: string; readonly path: string; toString(): string; }
   export interface Response {
     readonly status: number;
     readonly statusText: string;

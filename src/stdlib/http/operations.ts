@@ -7,6 +7,7 @@ import { EgressBlockedError } from '../../network';
 import type { AuthProxyRule } from '../../blueprints';
 import { HOST_FUEL } from '../fuel';
 import type { HostCall, HostOperation } from '../types';
+import { download } from './download';
 
 declare module '../types' {
   interface RunServices {
@@ -36,13 +37,13 @@ interface Prepared {
   body: Buffer | null;
 }
 
-function services(call: HostCall): HttpServices {
+export function services(call: HostCall): HttpServices {
   const http = call.services.http;
   if (!http) throw new Error('http: outbound HTTP is not available for this run');
   return http;
 }
 
-function parseUrl(raw: unknown, http: HttpServices, fn: string): URL {
+export function parseUrl(raw: unknown, http: HttpServices, fn: string): URL {
   if (typeof raw !== 'string') throw new TypeError(`http.${fn}: url must be a string`);
   let url: URL;
   try {
@@ -63,7 +64,7 @@ function checkUrl(url: URL, raw: string, http: HttpServices, fn: string): void {
   if (rawPath.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) throw new TypeError(`http.${fn}: URL paths with . or .. segments are refused`);
 }
 
-function headersOf(value: unknown, fn: string): Record<string, string> {
+export function headersOf(value: unknown, fn: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (value === undefined || value === null) return out;
   const entries = value instanceof Map ? [...value.entries()] : typeof value === 'object' ? Object.entries(value as Record<string, unknown>) : null;
@@ -90,7 +91,7 @@ function bodyOf(value: unknown, headers: Record<string, string>, fn: string): Bu
   throw new TypeError(`http.${fn}: the body must be a string, a Uint8Array, an object or an array`);
 }
 
-function hostOf(url: URL): string {
+export function hostOf(url: URL): string {
   return url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.+$/, '');
 }
 
@@ -156,17 +157,10 @@ function contextFor(url: URL, method: string, bodySize: number, withTimeout: boo
   return { host: hostOf(url), path: url.pathname, method, body_size: bodySize, ...(withTimeout ? { timeout_ms: VERB_TIMEOUT_MS } : {}) };
 }
 
-async function perform(call: HostCall, fn: string, method: string, urlArg: unknown, bodyArg: unknown, headersArg: unknown) {
-  const http = services(call);
-  if (!METHOD_TOKEN.test(method)) throw new TypeError(`http.${fn}: ${JSON.stringify(method)} is not an HTTP method token`);
-  let verb = method.toUpperCase();
-  let url = parseUrl(urlArg, http, fn);
-  const headers = headersOf(headersArg, fn);
-  let body = bodyOf(bodyArg, headers, fn);
-  headers['user-agent'] ??= http.userAgent;
-  let capability = `http.${verb.toLowerCase()}`;
-  let context = contextFor(url, verb, body?.length ?? 0, true);
-  call.gate(capability, context);
+/** Sends the request and follows redirects, checking every hop; returns the final response. */
+export async function follow(call: HostCall, http: HttpServices, fn: string, start: { verb: string; url: URL; headers: Record<string, string>; body: Buffer | null; capability: string; context: Record<string, unknown> }) {
+  let { verb, url, body, capability, context } = start;
+  const headers = start.headers;
   let injected = false;
   const origin = url.origin;
   for (let hop = 0; ; hop++) {
@@ -175,31 +169,46 @@ async function perform(call: HostCall, fn: string, method: string, urlArg: unkno
     const response = await send(call, http, verb, prepared, capability, context);
     const status = response.statusCode;
     const location = response.headers.location;
-    if (status >= 300 && status < 400 && status !== 304 && typeof location === 'string') {
-      await response.body.dump();
-      if (hop >= MAX_REDIRECTS) throw new Error(`http: more than ${MAX_REDIRECTS} redirects starting at ${origin}`);
-      const next = new URL(location, url);
-      checkUrl(next, next.href, http, fn);
-      if (injected && next.origin !== origin) throw new Error(`http: a redirect to ${next.origin} was refused: after credential injection, redirects stay on ${origin}`);
-      const toGet = status === 303 || ((status === 301 || status === 302) && verb === 'POST');
-      if (toGet) {
-        verb = 'GET';
-        body = null;
-        delete headers['content-type'];
-      }
-      if (next.origin !== url.origin) for (const h of ['authorization', 'cookie', 'proxy-authorization']) delete headers[h];
-      url = next;
+    if (!(status >= 300 && status < 400 && status !== 304 && typeof location === 'string')) return { response, url };
+    await response.body.dump();
+    if (hop >= MAX_REDIRECTS) throw new Error(`http: more than ${MAX_REDIRECTS} redirects starting at ${origin}`);
+    const next = new URL(location, url);
+    checkUrl(next, next.href, http, fn);
+    if (injected && next.origin !== origin) throw new Error(`http: a redirect to ${next.origin} was refused: after credential injection, redirects stay on ${origin}`);
+    const toGet = status === 303 || ((status === 301 || status === 302) && verb === 'POST');
+    if (toGet) {
+      verb = 'GET';
+      body = null;
+      delete headers['content-type'];
+    }
+    if (next.origin !== url.origin) for (const h of ['authorization', 'cookie', 'proxy-authorization']) delete headers[h];
+    url = next;
+    if (capability === 'http.download') context = { ...context, host: hostOf(url), url_path: url.pathname };
+    else {
       capability = `http.${verb.toLowerCase()}`;
       context = contextFor(url, verb, body?.length ?? 0, !toGet);
-      call.gate(capability, context);
-      continue;
     }
-    const content = await readCapped(response.body, url);
-    call.charge(HOST_FUEL.IO_PER_4_BYTES * (content.length / 4) + (body?.length ?? 0) / 4);
-    const responseHeaders: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) responseHeaders[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-    return { status, statusText: '', headers: responseHeaders, body: new TextDecoder('utf-8').decode(content), url: url.href };
+    call.gate(capability, context);
   }
+}
+
+async function perform(call: HostCall, fn: string, method: string, urlArg: unknown, bodyArg: unknown, headersArg: unknown) {
+  const http = services(call);
+  if (!METHOD_TOKEN.test(method)) throw new TypeError(`http.${fn}: ${JSON.stringify(method)} is not an HTTP method token`);
+  const verb = method.toUpperCase();
+  const url = parseUrl(urlArg, http, fn);
+  const headers = headersOf(headersArg, fn);
+  const body = bodyOf(bodyArg, headers, fn);
+  headers['user-agent'] ??= http.userAgent;
+  const capability = `http.${verb.toLowerCase()}`;
+  const context = contextFor(url, verb, body?.length ?? 0, true);
+  call.gate(capability, context);
+  const { response, url: finalUrl } = await follow(call, http, fn, { verb, url, headers, body, capability, context });
+  const content = await readCapped(response.body, finalUrl);
+  call.charge(content.length / 4 + (body?.length ?? 0) / 4);
+  const responseHeaders: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) responseHeaders[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return { status: response.statusCode, statusText: '', headers: responseHeaders, body: new TextDecoder('utf-8').decode(content), url: finalUrl.href };
 }
 
 const verbOperation = (name: string, method: string, withBody: boolean): HostOperation => (call, args) =>
@@ -213,6 +222,7 @@ export const httpOperations: Record<string, HostOperation> = {
   post: verbOperation('post', 'POST', true),
   put: verbOperation('put', 'PUT', true),
   patch: verbOperation('patch', 'PATCH', true),
+  download: (call, args) => download(call, args),
   request: (call, args) => {
     if (typeof args[0] !== 'string') throw new TypeError('http.request: method must be a string');
     return perform(call, 'request', args[0], args[1], args[2], args[3]);
