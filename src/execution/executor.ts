@@ -80,9 +80,12 @@ export class Executor {
     this.now = options.now ?? Date.now;
   }
 
-  /** Module names a program may import (svc: modules only until Packages exist). */
-  availableModules(): string[] {
-    return [...this.options.modules.keys()].sort();
+  /** Module names a program may import in a run with these services (svc: modules until Packages exist). */
+  availableModules(services: RunServices = {}): string[] {
+    return [...this.options.modules.values()]
+      .filter((m) => !m.availableFor || m.availableFor(services))
+      .map((m) => m.name)
+      .sort();
   }
 
   /** Writes the audit pair for a request that never reached the program. */
@@ -122,7 +125,7 @@ export class Executor {
     audit.write({ ...base, event: 'started' });
     const started = this.now();
 
-    const compiled = await this.compile(request.code, base.source_hash);
+    const compiled = await this.compile(request.code, base.source_hash, request.services ?? {});
     if (!compiled.ok) {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
@@ -194,8 +197,8 @@ export class Executor {
   }
 
   /** Compiles through a small LRU cache keyed by the source hash and the available modules. */
-  private async compile(code: string, sourceHash: string): Promise<CompileResult> {
-    const availableModules = this.availableModules();
+  private async compile(code: string, sourceHash: string, services: RunServices): Promise<CompileResult> {
+    const availableModules = this.availableModules(services);
     const key = `${sourceHash}:${availableModules.join(',')}`;
     const cached = this.compiled.get(key);
     if (cached) {

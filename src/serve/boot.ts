@@ -13,7 +13,7 @@ import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountSessionRoutes } from '../http/routes/sessions';
 import { SecretStore } from '../secrets';
-import { startSessionServices } from '../sessions';
+import { fillGit, startSessionServices } from '../sessions';
 import { hostModules, SessionStates, type RunServices } from '../stdlib';
 import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
@@ -108,6 +108,18 @@ export async function boot(options: BootOptions): Promise<void> {
   const fileAreas = new FileAreas(settings);
   closers.push(() => fileAreas.close());
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
+  /** svc:git per run: the identity filled from the session's variables, GIT_TOKEN on demand. */
+  const gitServices = (blueprint: ReturnType<BlueprintRegistry['get']>, variables: Readonly<Record<string, string>>, secretValue: (name: string) => string | undefined) => {
+    if (!blueprint?.git) return undefined;
+    const filled = fillGit(blueprint.git, { ...variables });
+    return {
+      identity: filled.ok && filled.value ? filled.value.identity : null,
+      ...(filled.ok ? {} : { identityProblem: filled.error }),
+      username: filled.ok && filled.value ? filled.value.username : undefined,
+      token: () => secretValue('GIT_TOKEN'),
+      dispatcher: outbound,
+    };
+  };
   const egress = new EgressGuard({ grants: settings.network });
   const outbound = egress.dispatcher();
   closers.push(() => outbound.close());
@@ -115,7 +127,7 @@ export async function boot(options: BootOptions): Promise<void> {
   const runServices = (
     sessionId: string,
     vfs: Parameters<FileAreas['open']>[0],
-    secrets: { blueprint: string; harness: Readonly<Record<string, string>> },
+    secrets: { blueprint: string; harness: Readonly<Record<string, string>>; variables: Readonly<Record<string, string>> },
     throwaway: boolean,
   ): RunServices => {
     const files = fileAreas.open(vfs, { sessionId, runId: randomUUID() }, { throwaway });
@@ -129,6 +141,7 @@ export async function boot(options: BootOptions): Promise<void> {
       files,
       sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
       secretValue,
+      git: gitServices(blueprint, secrets.variables, secretValue),
       http: {
         allowInsecureHttp: blueprint?.allowInsecureHttp ?? false,
         authProxy: blueprint?.authProxy ?? [],
@@ -176,7 +189,7 @@ export async function boot(options: BootOptions): Promise<void> {
       resolveBlueprint: (name) => registry.get(name),
       rememberLastRun: (sessionId, lastRun) => sessions.rememberOneOffRun(sessionId, lastRun),
       newId: randomUUID,
-      runServices: (sessionId, vfs, blueprint, harness) => runServices(sessionId, vfs, { blueprint, harness }, true),
+      runServices: (sessionId, vfs, blueprint, harness, variables) => runServices(sessionId, vfs, { blueprint, harness, variables }, true),
     }),
   );
   mounts.push((app) =>
@@ -185,7 +198,7 @@ export async function boot(options: BootOptions): Promise<void> {
       executor,
       ledger,
       newId: randomUUID,
-      runServices: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets }, false),
+      runServices: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
     }),
   );
 

@@ -3,6 +3,7 @@
 import { codeModule } from './code';
 import { cryptoModule } from './crypto';
 import { fsModule } from './fs';
+import { gitModule } from './git';
 import { httpModule } from './http';
 import { secretsModule } from './secrets';
 import { securityModule } from './security';
@@ -11,7 +12,7 @@ import type { HostModule } from './types';
 import { urlModule } from './url';
 import { uuidModule } from './uuid';
 
-const modules: HostModule[] = [fsModule, codeModule, httpModule, sessionModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule];
+const modules: HostModule[] = [fsModule, codeModule, httpModule, gitModule, sessionModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule];
 
 /** All host modules by import name (`svc:fs`, ...). */
 export function hostModules(): ReadonlyMap<string, HostModule> {

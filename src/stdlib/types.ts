@@ -62,6 +62,6 @@ export interface HostModule {
    * synchronously. Without it the namespace is one function per operation.
    */
   guest?: string;
-  /** When false the module cannot be imported under this Blueprint (e.g. svc:git without a git block). */
-  availableFor?: (blueprint: unknown) => boolean;
+  /** When false the module cannot be imported in this run (e.g. svc:git without a git block). */
+  availableFor?: (services: RunServices) => boolean;
 }

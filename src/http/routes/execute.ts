@@ -20,7 +20,7 @@ export interface ExecuteRouteDependencies {
   rememberLastRun: (sessionId: string, lastRun: LastRunRecord) => void;
   newId: () => string;
   /** Per-run services of a one-off run (its file area, ...), from the filled `vfs`. */
-  runServices?: (sessionId: string, fileArea: SessionBinding['fileArea'], blueprint: string, harnessSecrets: Record<string, string>) => RunServices;
+  runServices?: (sessionId: string, fileArea: SessionBinding['fileArea'], blueprint: string, harnessSecrets: Record<string, string>, variables: Record<string, string>) => RunServices;
 }
 
 const stringMap = z.record(z.string(), z.string());
@@ -70,7 +70,7 @@ export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependen
       cwd: binding.value.fileArea.cwd,
       code: body.code,
       signal: c.get('cancelSignal'),
-      services: deps.runServices?.(sessionId, binding.value.fileArea, blueprint.name, binding.value.secrets),
+      services: deps.runServices?.(sessionId, binding.value.fileArea, blueprint.name, binding.value.secrets, binding.value.variables),
     });
     if (report.lastRun) deps.rememberLastRun(sessionId, report.lastRun);
     return c.json(report.response);

@@ -1,0 +1,373 @@
+// Host side of `svc:git` (program-runtime §6.6): repositories in the file area through
+// isomorphic-git. init, clone, fetch, pull and commit are gated (`git.*` with the
+// normalised path and remote); the rest needs no capability. Writes obey read-only places
+// and size limits; remotes are HTTPS only and reached through the egress guard.
+import nodeFs from 'node:fs';
+import path from 'node:path';
+import git from 'isomorphic-git';
+import type { Dispatcher } from 'undici';
+import { EgressBlockedError } from '../../network';
+import { QuotaExceededError } from '../../policy';
+import type { FileArea, Place } from '../../vfs';
+import { area, guest, hostWork, requireWritable } from '../fs/operations';
+import { HOST_FUEL } from '../fuel';
+import type { HostCall, HostOperation } from '../types';
+import { gitHttpClient } from './transport';
+
+export interface GitServices {
+  identity: { name: string; email: string } | null;
+  /** Error text when the identity could not be filled from the session's variables. */
+  identityProblem?: string;
+  username?: string;
+  token: () => string | undefined;
+  dispatcher: Dispatcher;
+}
+
+declare module '../types' {
+  interface RunServices {
+    git?: GitServices;
+  }
+}
+
+interface Repo {
+  files: FileArea;
+  guestPath: string;
+  dir: string;
+  place: Place;
+}
+
+function services(call: HostCall): GitServices {
+  const g = call.services.git;
+  if (!g) throw new Error('git: this Blueprint has no git block, so svc:git is not available');
+  return g;
+}
+
+function repoAt(call: HostCall, raw: unknown, fn: string): Repo {
+  if (typeof raw !== 'string' || raw === '') throw new TypeError(`git.${fn}: path must be a non-empty string`);
+  const files = area(call, fn);
+  const guestPath = guest(files, raw, fn);
+  const { hostPath, place } = hostWork(fn, guestPath, () => files.resolve(guestPath));
+  return { files, guestPath, dir: hostPath, place };
+}
+
+function openRepo(call: HostCall, raw: unknown, fn: string): Repo {
+  const repo = repoAt(call, raw, fn);
+  if (!nodeFs.existsSync(path.join(repo.dir, '.git'))) throw new Error(`git.${fn} ${repo.guestPath}: not a repository root`);
+  call.charge(HOST_FUEL.SYSCALL);
+  return repo;
+}
+
+function httpsRemote(url: unknown, fn: string): string {
+  if (typeof url !== 'string') throw new TypeError(`git.${fn}: the remote URL must be a string`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`git.${fn}: ${JSON.stringify(url)} is not a URL`);
+  }
+  if (parsed.protocol !== 'https:') throw new TypeError(`git.${fn}: remotes are HTTPS only`);
+  if (parsed.username || parsed.password) throw new TypeError(`git.${fn}: credentials never travel in URLs; the operator's git settings supply them`);
+  return parsed.href;
+}
+
+function writable(call: HostCall, repo: Repo, capability: string, context: Record<string, unknown>): void {
+  requireWritable(call, repo.place, capability, context, repo.guestPath);
+}
+
+function checkQuota(call: HostCall, repo: Repo, fn: string, capability: string, context: Record<string, unknown>, undo?: () => void): void {
+  if (repo.place.sizeLimit === null) return;
+  const used = repo.files.usage(repo.place);
+  if (used <= repo.place.sizeLimit) return;
+  undo?.();
+  throw call.refuse(capability, context, 'quota', new QuotaExceededError(`git.${fn} ${repo.guestPath}: the filesystem's size limit of ${repo.place.sizeLimit} bytes would be exceeded (${used} bytes after the operation)`));
+}
+
+function network(call: HostCall, g: GitServices) {
+  return {
+    http: gitHttpClient(g.dispatcher, call.signal),
+    onAuth: () => {
+      const token = g.token();
+      return g.username && token ? { username: g.username, password: token } : { cancel: true };
+    },
+  };
+}
+
+async function networkCall<T>(call: HostCall, fn: string, capability: string, context: Record<string, unknown>, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause;
+    const blocked = error instanceof EgressBlockedError ? error : cause instanceof EgressBlockedError ? cause : null;
+    if (blocked) throw call.refuse(capability, context, 'egress_guard', new Error(blocked.message));
+    if (error instanceof QuotaExceededError || (error as Error).name === 'PermissionDeniedError') throw error;
+    throw new Error(`git.${fn}: ${(error as Error).message}`);
+  }
+}
+
+function author(g: GitServices, fn: string) {
+  if (!g.identity) throw new Error(`git.${fn}: ${g.identityProblem ?? 'the Blueprint has no git identity'}`);
+  return { name: g.identity.name, email: g.identity.email };
+}
+
+async function currentBranch(dir: string): Promise<string> {
+  return (await git.currentBranch({ fs: nodeFs, dir, fullname: false })) ?? '';
+}
+
+export const gitOperations: Record<string, HostOperation> = {
+  open: (call, args) => {
+    services(call);
+    return openRepo(call, args[0], 'open').guestPath;
+  },
+
+  init: async (call, args) => {
+    services(call);
+    const repo = repoAt(call, args[0], 'init');
+    const branch = typeof (args[1] as { branch?: unknown } | null)?.branch === 'string' ? (args[1] as { branch: string }).branch : 'main';
+    const context = { path: repo.guestPath };
+    call.gate('git.init', context);
+    writable(call, repo, 'git.init', context);
+    nodeFs.mkdirSync(repo.dir, { recursive: true });
+    await git.init({ fs: nodeFs, dir: repo.dir, defaultBranch: branch });
+    call.charge(HOST_FUEL.SYSCALL * 4);
+    return repo.guestPath;
+  },
+
+  clone: async (call, args) => {
+    const g = services(call);
+    const remote = httpsRemote(args[0], 'clone');
+    const repo = repoAt(call, args[1], 'clone');
+    const options = (args[2] ?? {}) as { branch?: string; depth?: number };
+    const context = { path: repo.guestPath, remoteName: 'origin', remote, branch: options.branch ?? '' };
+    call.gate('git.clone', context);
+    writable(call, repo, 'git.clone', context);
+    if (nodeFs.existsSync(repo.dir) && nodeFs.readdirSync(repo.dir).length > 0) throw new Error(`git.clone ${repo.guestPath}: the directory is not empty`);
+    const created = !nodeFs.existsSync(repo.dir);
+    nodeFs.mkdirSync(repo.dir, { recursive: true });
+    const undo = () => (created ? nodeFs.rmSync(repo.dir, { recursive: true, force: true }) : nodeFs.rmSync(path.join(repo.dir, '.git'), { recursive: true, force: true }));
+    try {
+      await networkCall(call, 'clone', 'git.clone', context, () =>
+        git.clone({ fs: nodeFs, dir: repo.dir, url: remote, ref: options.branch, singleBranch: options.branch !== undefined, depth: options.depth, ...network(call, g) }),
+      );
+    } catch (error) {
+      undo();
+      throw error;
+    }
+    // Each branch actually fetched is checked too.
+    const fetched = await git.listBranches({ fs: nodeFs, dir: repo.dir, remote: 'origin' });
+    for (const branch of fetched.filter((b) => b !== 'HEAD')) {
+      try {
+        call.gate('git.clone', { ...context, branch });
+      } catch (error) {
+        undo();
+        throw error;
+      }
+    }
+    checkQuota(call, repo, 'clone', 'git.clone', context, undo);
+    return repo.guestPath;
+  },
+
+  status: async (call, args) => {
+    const repo = openRepo(call, args[0], 'status');
+    const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
+    const entries = matrix
+      .filter(([, head, work, stage]) => !(head === 1 && work === 1 && stage === 1))
+      .map(([filepath, head, work, stage]) => {
+        const untracked = head === 0 && stage === 0 && work === 2;
+        const staged = head === 0 && stage !== 0 ? 'added' : head === 1 && stage === 0 ? 'deleted' : head === 1 && stage !== 1 ? 'modified' : '';
+        const unstaged = untracked ? '' : work === 0 && stage !== 0 ? 'deleted' : work === 2 && stage !== 2 && stage !== 0 ? 'modified' : '';
+        return { path: filepath, staged, unstaged, untracked };
+      });
+    call.charge(HOST_FUEL.ELEM * matrix.length);
+    const branch = await currentBranch(repo.dir);
+    return { entries, clean: entries.length === 0, ...(branch ? { branch } : {}) };
+  },
+
+  log: async (call, args) => {
+    const repo = openRepo(call, args[0], 'log');
+    const options = (args[1] ?? {}) as { limit?: number; offset?: number };
+    const limit = options.limit ?? 50;
+    const offset = options.offset ?? 0;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RangeError('git.log: limit must be a whole number from 1 to 1000');
+    if (!Number.isInteger(offset) || offset < 0) throw new RangeError('git.log: offset must be a non-negative whole number');
+    let commits: Awaited<ReturnType<typeof git.log>> = [];
+    try {
+      commits = await git.log({ fs: nodeFs, dir: repo.dir, depth: offset + limit + 1 });
+    } catch {
+      commits = []; // no commits yet
+    }
+    const page = commits.slice(offset, offset + limit).map((c) => ({ id: c.oid, message: c.commit.message, authorName: c.commit.author.name, authorEmail: c.commit.author.email }));
+    return { commits: page, ...(commits.length > offset + limit ? { nextOffset: offset + limit } : {}) };
+  },
+
+  branches: async (call, args) => {
+    const repo = openRepo(call, args[0], 'branches');
+    const current = await currentBranch(repo.dir);
+    const names = await git.listBranches({ fs: nodeFs, dir: repo.dir });
+    const out = [];
+    for (const name of names) out.push({ name, id: await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: name }), current: name === current });
+    return out;
+  },
+
+  remotes: async (call, args) => {
+    const repo = openRepo(call, args[0], 'remotes');
+    return (await git.listRemotes({ fs: nodeFs, dir: repo.dir })).map((r) => ({ name: r.remote, url: r.url }));
+  },
+
+  add: async (call, args) => {
+    const repo = openRepo(call, args[0], 'add');
+    const paths = args[1];
+    if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) throw new TypeError('git.add: paths must be a list of strings');
+    writable(call, repo, 'git.add', { path: repo.guestPath });
+    for (const p of paths as string[]) {
+      const relative = p === '.' ? '.' : p.startsWith('/') ? path.posix.relative(repo.guestPath, p) : p;
+      if (relative.startsWith('..')) throw new Error(`git.add ${p}: the path is outside the repository`);
+      await git.add({ fs: nodeFs, dir: repo.dir, filepath: relative });
+    }
+    return undefined;
+  },
+
+  commit: async (call, args) => {
+    const g = services(call);
+    const repo = openRepo(call, args[0], 'commit');
+    if (typeof args[1] !== 'string' || args[1].trim() === '') throw new TypeError('git.commit: message must be a non-empty string');
+    const branch = await currentBranch(repo.dir);
+    const context = { path: repo.guestPath, branch };
+    call.gate('git.commit', context);
+    writable(call, repo, 'git.commit', context);
+    const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
+    const hasHead = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: 'HEAD' }).then(() => true, () => false);
+    if (!matrix.some(([, head, , stage]) => head !== stage) && hasHead) throw new Error(`git.commit ${repo.guestPath}: nothing is staged; an empty commit is refused`);
+    const who = author(g, 'commit');
+    return git.commit({ fs: nodeFs, dir: repo.dir, message: args[1], author: who, committer: who });
+  },
+
+  createBranch: async (call, args) => {
+    const repo = openRepo(call, args[0], 'createBranch');
+    if (typeof args[1] !== 'string' || args[1] === '' || Buffer.byteLength(args[1]) > 250) throw new TypeError('git.createBranch: name must be 1 to 250 bytes');
+    writable(call, repo, 'git.createBranch', { path: repo.guestPath });
+    const start = typeof args[2] === 'string' ? args[2] : 'HEAD';
+    await git.branch({ fs: nodeFs, dir: repo.dir, ref: args[1], object: start });
+    return undefined;
+  },
+
+  switchBranch: async (call, args) => {
+    const repo = openRepo(call, args[0], 'switchBranch');
+    if (typeof args[1] !== 'string' || args[1] === '') throw new TypeError('git.switchBranch: name must be a non-empty string');
+    writable(call, repo, 'git.switchBranch', { path: repo.guestPath });
+    const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
+    if (matrix.some(([, head, work, stage]) => !(head === 1 && work === 1 && stage === 1) && !(head === 0 && work === 2 && stage === 0))) {
+      throw new Error(`git.switchBranch ${repo.guestPath}: the working tree has changes; commit them first`);
+    }
+    await git.checkout({ fs: nodeFs, dir: repo.dir, ref: args[1] });
+    return undefined;
+  },
+
+  addRemote: async (call, args) => {
+    const repo = openRepo(call, args[0], 'addRemote');
+    if (typeof args[1] !== 'string' || args[1] === '' || Buffer.byteLength(args[1]) > 250) throw new TypeError('git.addRemote: name must be 1 to 250 bytes');
+    await git.addRemote({ fs: nodeFs, dir: repo.dir, remote: args[1], url: httpsRemote(args[2], 'addRemote') });
+    return undefined;
+  },
+
+  setRemoteUrl: async (call, args) => {
+    const repo = openRepo(call, args[0], 'setRemoteUrl');
+    if (typeof args[1] !== 'string' || args[1] === '') throw new TypeError('git.setRemoteUrl: name must be a non-empty string');
+    await git.setConfig({ fs: nodeFs, dir: repo.dir, path: `remote.${args[1]}.url`, value: httpsRemote(args[2], 'setRemoteUrl') });
+    return undefined;
+  },
+
+  fetch: async (call, args) => {
+    const g = services(call);
+    const repo = openRepo(call, args[0], 'fetch');
+    const remoteName = typeof args[1] === 'string' && args[1] !== '' ? args[1] : 'origin';
+    const branch = typeof args[2] === 'string' ? args[2] : '';
+    const remote = (await git.listRemotes({ fs: nodeFs, dir: repo.dir })).find((r) => r.remote === remoteName)?.url;
+    if (!remote) throw new Error(`git.fetch ${repo.guestPath}: no remote named ${remoteName}`);
+    const context = { path: repo.guestPath, remoteName, remote, branch };
+    call.gate('git.fetch', context);
+    writable(call, repo, 'git.fetch', context);
+    const result = await networkCall(call, 'fetch', 'git.fetch', context, () =>
+      git.fetch({ fs: nodeFs, dir: repo.dir, remote: remoteName, ref: branch || undefined, singleBranch: branch !== '', ...network(call, g) }),
+    );
+    checkQuota(call, repo, 'fetch', 'git.fetch', context);
+    const branches = await git.listBranches({ fs: nodeFs, dir: repo.dir, remote: remoteName });
+    void result;
+    return { branches: branches.filter((b) => b !== 'HEAD') };
+  },
+
+  pull: async (call, args) => {
+    const g = services(call);
+    const repo = openRepo(call, args[0], 'pull');
+    const remoteName = typeof args[1] === 'string' && args[1] !== '' ? args[1] : 'origin';
+    const branch = typeof args[2] === 'string' ? args[2] : '';
+    const remote = (await git.listRemotes({ fs: nodeFs, dir: repo.dir })).find((r) => r.remote === remoteName)?.url;
+    if (!remote) throw new Error(`git.pull ${repo.guestPath}: no remote named ${remoteName}`);
+    const context = { path: repo.guestPath, remoteName, remote, branch };
+    call.gate('git.fetch', context);
+    writable(call, repo, 'git.fetch', context);
+    const previous = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: 'HEAD' });
+    const who = g.identity ?? { name: 'svc', email: 'svc@localhost' };
+    await networkCall(call, 'pull', 'git.fetch', context, () =>
+      git.pull({ fs: nodeFs, dir: repo.dir, remote: remoteName, remoteRef: branch || undefined, fastForwardOnly: true, singleBranch: true, author: who, committer: who, ...network(call, g) }),
+    );
+    checkQuota(call, repo, 'pull', 'git.fetch', context);
+    return { previous, current: await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: 'HEAD' }) };
+  },
+
+  diff: async (call, args) => {
+    const repo = openRepo(call, args[0], 'diff');
+    const options = (args[1] ?? {}) as { mode?: string; from?: string; to?: string };
+    const mode = options.mode ?? 'unstaged';
+    if (!['unstaged', 'staged', 'commits'].includes(mode)) throw new TypeError('git.diff: mode is unstaged, staged or commits');
+    if (mode === 'commits' && typeof options.from !== 'string') throw new TypeError('git.diff: mode commits needs `from`');
+    const { unifiedDiff } = await import('../code');
+    const read = async (ref: 'WORKDIR' | 'STAGE' | string, filepath: string): Promise<Buffer | null> => {
+      try {
+        if (ref === 'WORKDIR') return nodeFs.readFileSync(path.join(repo.dir, filepath));
+        if (ref === 'STAGE') return Buffer.from((await git.readBlob({ fs: nodeFs, dir: repo.dir, oid: await stagedOid(repo.dir, filepath) })).blob);
+        const commit = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref });
+        const { blob } = await git.readBlob({ fs: nodeFs, dir: repo.dir, oid: commit, filepath });
+        return Buffer.from(blob);
+      } catch {
+        return null;
+      }
+    };
+    const [left, right] = mode === 'unstaged' ? ['STAGE', 'WORKDIR'] : mode === 'staged' ? ['HEAD', 'STAGE'] : [options.from!, options.to ?? 'HEAD'];
+    const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
+    const paths = matrix.map(([p]) => p);
+    let patch = '';
+    const binaryPaths: string[] = [];
+    for (const filepath of paths) {
+      const a = await read(left, filepath);
+      const b = await read(right, filepath);
+      if (a === null && b === null) continue;
+      if ((a && a.includes(0)) || (b && b.includes(0))) {
+        if (!a || !b || !a.equals(b)) binaryPaths.push(filepath);
+        continue;
+      }
+      const text = unifiedDiff(a?.toString('utf8') ?? '', b?.toString('utf8') ?? '', a ? `a/${filepath}` : '/dev/null', b ? `b/${filepath}` : '/dev/null');
+      if (text) patch += text.endsWith('\n') ? text : `${text}\n`;
+    }
+    return { patch, binaryPaths };
+  },
+
+  show: async (call, args) => {
+    const repo = openRepo(call, args[0], 'show');
+    if (typeof args[1] !== 'string' || typeof args[2] !== 'string') throw new TypeError('git.show: ref and path must be strings');
+    const oid = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: args[1] }).catch(() => args[1] as string);
+    const { blob } = await git.readBlob({ fs: nodeFs, dir: repo.dir, oid, filepath: args[2].replace(/^\//, '') });
+    return new Uint8Array(blob);
+  },
+};
+
+async function stagedOid(dir: string, filepath: string): Promise<string> {
+  const entries = await git.walk({
+    fs: nodeFs,
+    dir,
+    trees: [git.STAGE()],
+    map: async (p, [entry]) => (p === filepath && entry ? entry.oid() : undefined),
+  });
+  const found = (entries as Array<string | undefined>).find((e) => typeof e === 'string');
+  if (!found) throw new Error('not staged');
+  return found;
+}
