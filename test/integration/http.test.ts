@@ -31,6 +31,14 @@ async function farEnd(): Promise<{ port: number; hits: Hit[]; close: () => void 
       if (url.pathname === '/big') return res.writeHead(200, { 'content-type': 'text/plain' }).end('b'.repeat(2000));
       if (url.pathname === '/gz') return res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('zipped text'));
       if (url.pathname === '/to-denied') return res.writeHead(302, { location: '/forbidden-zone' }).end();
+      if (url.pathname === '/to-other-host') return res.writeHead(307, { location: `http://localhost:${(server.address() as AddressInfo).port}/other` }).end();
+      if (url.pathname === '/huge') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        const chunk = Buffer.alloc(1024 * 1024, 97);
+        for (let i = 0; i < 51; i++) res.write(chunk);
+        return res.end();
+      }
+      if (url.pathname === '/never') return; // never answers
       res.writeHead(200, { 'content-type': 'application/json', 'X-Answer': '42' }).end(JSON.stringify({ method: req.method, path: url.pathname, body }));
     });
   });
@@ -69,13 +77,20 @@ describe('svc:http', () => {
     }
   });
 
-  for (const [label, args] of [['--allow-localhost', ['--allow-localhost']], ['--allow-ip 127.0.0.0/8', ['--allow-ip', '127.0.0.0/8']]] as const) {
+  const grants: Array<[string, { args?: string[]; env?: Record<string, string>; config?: Record<string, unknown> }]> = [
+    ['--allow-localhost', { args: ['--allow-localhost'] }],
+    ['--allow-ip 127.0.0.0/8', { args: ['--allow-ip', '127.0.0.0/8'] }],
+    ['SVC_ALLOW_LOCALHOST=1', { env: { SVC_ALLOW_LOCALHOST: '1' } }],
+    ['network.allow_ip in the config file', { config: { network: { allow_ip: ['127.0.0.1'] } } }],
+  ];
+  for (const [label, options] of grants) {
     test(`${label} lets the call through`, async () => {
-      const server = await startServer({ args: [...args] });
+      const server = await startServer(options);
       try {
         await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\nallow_insecure_http: true\ndefault: allow\n' } });
         const result = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { const r = http.get("http://127.0.0.1:${far.port}/hello"); return [r.status, r.ok, r.headers.get("x-answer"), r.json().path]; }`);
         assert.equal(result.result, '[200,true,"42","/hello"]');
+        if (options.env) assert.equal(server.audit({ type: 'server', event: 'started' })[0]['egress_grants.0'], 'SVC_ALLOW_LOCALHOST');
       } finally {
         await server.stop();
       }
@@ -202,6 +217,49 @@ export function main() {
       assert.equal(value.hop, 'PermissionDeniedError');
       assert.equal(value.deniedExists, false);
       assert.equal(value.size, 2000);
+    });
+
+    test('a 307 to a host the policy denies is never sent; a 303 needs http.get', async () => {
+      await server.request('PUT', '/v1/blueprints/narrow', {
+        body: { yaml: "name: narrow\nallow_insecure_http: true\npermissions:\n  main:\n    - {capability: http.get, filter: 'host == \"127.0.0.1\"', action: allow}\n    - {capability: http.post, action: allow}\n" },
+      });
+      await server.request('PUT', '/v1/blueprints/post-only', { body: { yaml: 'name: post-only\nallow_insecure_http: true\npermissions:\n  main:\n    - {capability: http.post, action: allow}\n' } });
+      const before = far.hits.filter((h) => h.url === '/other').length;
+      const hop = await run(server, 'narrow', `import * as http from "svc:http";\nexport function main() { http.get("http://127.0.0.1:${far.port}/to-other-host"); }`);
+      assert.deepEqual([hop.error.kind, hop.error.capability], ['permission_denied', 'http.get']);
+      assert.equal(far.hits.filter((h) => h.url === '/other').length, before);
+      const seeOther = await run(server, 'post-only', `import * as http from "svc:http";\nexport function main() { http.post("http://127.0.0.1:${far.port}/redirect-303", "x"); }`);
+      assert.deepEqual([seeOther.error.kind, seeOther.error.capability], ['permission_denied', 'http.get']);
+    });
+
+    test('a response over 50 MiB is a RangeError pointing to download; a download that never answers times out', async () => {
+      await server.request('PUT', '/v1/blueprints/open-web', { body: { yaml: 'name: open-web\nallow_insecure_http: true\ndefault: allow\n' } });
+      const result = await run(
+        server,
+        'open-web',
+        `import * as http from "svc:http";
+export function main() {
+  const out = [];
+  try { http.get("http://127.0.0.1:${far.port}/huge"); } catch (e) { out.push(e.name, /download/.test(e.message)); }
+  try { http.download("http://127.0.0.1:${far.port}/never", "/n.txt", { timeout: 300 }); } catch (e) { out.push(/timed out|aborted/i.test(e.message)); }
+  return out;
+}`,
+      );
+      assert.equal(result.result, '["RangeError",true,true]', JSON.stringify(result.error));
+    });
+
+    test('decision records carry context.host and context.path without the query', async () => {
+      const audited = await startServer({ args: ['--allow-localhost'], config: { logging: { audit: { allows: 'all' } } } });
+      try {
+        await audited.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\nallow_insecure_http: true\ndefault: allow\n' } });
+        const result = await run(audited, 'web', `import * as http from "svc:http";\nexport function main() { http.get("http://127.0.0.1:${far.port}/q?token=abc123"); http.get("http://127.0.0.1:${far.port}/r"); }`);
+        const rows = audited.audit({ type: 'decision', execution_id: result.execution_id, capability: 'http.get' });
+        assert.equal(rows.length, 2);
+        assert.deepEqual(rows.map((r) => [r['context.host'], r['context.path']]), [['127.0.0.1', '/q'], ['127.0.0.1', '/r']]);
+        for (const line of audited.lines()) assert.ok(!line.includes('abc123'));
+      } finally {
+        await audited.stop();
+      }
     });
 
     test('http:// without allow_insecure_http, dot segments, credentials in URLs and forbidden headers are TypeErrors', async () => {
