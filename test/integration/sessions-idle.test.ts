@@ -4,29 +4,14 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { registerBlueprint, openSession, execute, sessionDir } from '../support/sessions';
 import { startServer, type TestServer } from '../harness';
 
 const TRIVIAL = 'export function main() { return "alive"; }';
 
-async function registerBlueprint(server: TestServer, yaml: string) {
-  const reply = await server.request('POST', '/v1/blueprints', { body: { yaml } });
-  assert.ok(reply.status < 300, `blueprint registration failed: ${reply.status} ${reply.text}`);
-}
 
-async function openSession(server: TestServer, body: Record<string, unknown>): Promise<string> {
-  const reply = await server.request('POST', '/v1/sessions', { token: server.userToken, body });
-  assert.equal(reply.status, 200, reply.text);
-  assert.equal(reply.headers.get('mcp-session-id'), reply.json.session_id);
-  return reply.json.session_id;
-}
 
-function execute(server: TestServer, sessionId: string, code: string, headers: Record<string, string> = {}) {
-  return server.request('POST', `/v1/sessions/${sessionId}/execute`, { token: server.userToken, body: { code }, headers });
-}
 
-function sessionDir(server: TestServer, sessionId: string) {
-  return path.join(server.home, 'server', 'vfs', 'sessions', sessionId);
-}
 
 async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;

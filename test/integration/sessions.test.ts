@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { registerBlueprint, openSession, execute, sessionDir, WRITE_NOTE, READ_NOTE } from '../support/sessions';
 import { startServer, type TestServer } from '../harness';
 
 const NOTES = `name: notes
@@ -26,28 +27,10 @@ secrets:
 vfs: per_session
 `;
 
-const WRITE_NOTE = 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("note.txt", "remember me"); console.log("wrote"); return fs.cwd(); }';
-const READ_NOTE = 'import * as fs from "svc:fs";\nexport function main() { return fs.exists("note.txt") ? fs.readText("note.txt") : undefined; }';
 
-async function registerBlueprint(server: TestServer, yaml: string) {
-  const reply = await server.request('POST', '/v1/blueprints', { body: { yaml } });
-  assert.ok(reply.status < 300, `blueprint registration failed: ${reply.status} ${reply.text}`);
-}
 
-async function openSession(server: TestServer, body: Record<string, unknown>): Promise<string> {
-  const reply = await server.request('POST', '/v1/sessions', { token: server.userToken, body });
-  assert.equal(reply.status, 200, reply.text);
-  assert.equal(reply.headers.get('mcp-session-id'), reply.json.session_id);
-  return reply.json.session_id;
-}
 
-function execute(server: TestServer, sessionId: string, code: string, headers: Record<string, string> = {}) {
-  return server.request('POST', `/v1/sessions/${sessionId}/execute`, { token: server.userToken, body: { code }, headers });
-}
 
-function sessionDir(server: TestServer, sessionId: string) {
-  return path.join(server.home, 'server', 'vfs', 'sessions', sessionId);
-}
 
 describe('session lifecycle', () => {
   let server: TestServer;
