@@ -9,6 +9,7 @@ import { BlueprintRegistry } from '../blueprints';
 import { Executor } from '../execution';
 import { createApp, mountOpsRoutes, startListener, type AppEnv, type Listener } from '../http';
 import { mountBlueprintRoutes } from '../http/routes/blueprints';
+import { mountDiscoveryRoutes } from '../http/routes/discovery';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountSessionRoutes } from '../http/routes/sessions';
@@ -181,6 +182,8 @@ export async function boot(options: BootOptions): Promise<void> {
       requestShutdown: (trigger) => void shutdown.stop(trigger),
     }),
   );
+  // Discovery paths under /v1/blueprints/{name}/… are registered before the admin routes.
+  mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules() }));
   mounts.push((app) => mountBlueprintRoutes(app, { registry, audit, log }));
   mounts.push((app) => mountSecretRoutes(app, { store: secretStore, audit, log }));
   mounts.push((app) =>

@@ -1,0 +1,146 @@
+// Built-ins: the fixed catalogue of namespaces and types in scope without an import
+// (program-runtime §8), and their declarations, read from TypeScript's ES2023 library
+// declarations, our own globals (sandbox/declarations) and temporal-spec for Temporal.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import ts from 'typescript';
+
+export const BUILTIN_NAMESPACES = ['Intl', 'JSON', 'Math', 'Reflect', 'Temporal', 'console', 'crypto'];
+export const BUILTIN_TYPES = [
+  'AggregateError', 'Array', 'ArrayBuffer', 'Awaited', 'BigInt', 'BigInt64Array', 'BigUint64Array', 'Boolean', 'DataView', 'Date', 'Error', 'EvalError', 'Exclude',
+  'Extract', 'FinalizationRegistry', 'Float32Array', 'Float64Array', 'Function', 'Int16Array', 'Int32Array', 'Int8Array', 'Map', 'NonNullable', 'Number', 'Object',
+  'Omit', 'Parameters', 'Partial', 'PermissionDeniedError', 'Pick', 'Promise', 'Proxy', 'QuotaExceededError', 'RangeError', 'Readonly', 'Record', 'ReferenceError', 'RegExp',
+  'Required', 'ReturnType', 'Set', 'String', 'Symbol', 'SyntaxError', 'TextDecoder', 'TextEncoder', 'TypeError', 'URIError', 'URL', 'URLSearchParams', 'Uint16Array',
+  'Uint32Array', 'Uint8Array', 'Uint8ClampedArray', 'WeakMap', 'WeakRef', 'WeakSet',
+];
+/** Answered by builtins-docs though not listed. */
+export const BUILTIN_VALUES = ['assert', 'atob', 'btoa', 'structuredClone', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI', 'globalThis', 'NaN', 'Infinity', 'undefined'];
+
+const require = createRequire(import.meta.url);
+
+function repoFile(...parts: string[]): string {
+  // From src/discovery (tsx) or dist/ (bundled server).
+  const here = path.dirname(new URL(import.meta.url).pathname);
+  for (const base of [path.join(here, '..', '..'), path.join(here, '..')]) {
+    const candidate = path.join(base, ...parts);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  throw new Error(`missing ${parts.join('/')}`);
+}
+
+interface Indexed {
+  /** Top-level declarations by name (several interfaces merge). */
+  byName: Map<string, ts.Node[]>;
+  text: Map<ts.Node, string>;
+}
+
+let index: Indexed | null = null;
+
+function libFiles(): string[] {
+  const dir = path.dirname(require.resolve('typescript/lib/lib.es5.d.ts'));
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^lib\.es(5|20(1[5-9]|2[0-3]))(\.[a-z.]+)?\.d\.ts$/.test(f) && !f.includes('.full.'))
+    .map((f) => path.join(dir, f));
+}
+
+function nameOf(node: ts.Node): string | null {
+  if (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isClassDeclaration(node) || ts.isFunctionDeclaration(node) || ts.isModuleDeclaration(node)) return node.name?.getText() ?? null;
+  if (ts.isVariableStatement(node)) return node.declarationList.declarations[0]?.name.getText() ?? null;
+  return null;
+}
+
+function load(): Indexed {
+  if (index) return index;
+  const byName = new Map<string, ts.Node[]>();
+  const text = new Map<ts.Node, string>();
+  const add = (file: string, content: string, within?: string) => {
+    const source = ts.createSourceFile(file, content, ts.ScriptTarget.ES2022, true);
+    const visit = (statements: ts.NodeArray<ts.Statement>) => {
+      for (const statement of statements) {
+        if (ts.isModuleDeclaration(statement) && statement.name.getText() === 'Temporal' && within === 'Temporal' && statement.body && ts.isModuleBlock(statement.body)) {
+          byName.set('Temporal', [...(byName.get('Temporal') ?? []), statement]);
+          text.set(statement, statement.getText());
+          for (const inner of statement.body.statements) {
+            const innerName = nameOf(inner);
+            if (innerName) {
+              byName.set(`Temporal.${innerName}`, [...(byName.get(`Temporal.${innerName}`) ?? []), inner]);
+              text.set(inner, `declare namespace Temporal {\n  ${inner.getText()}\n}`);
+            }
+          }
+          continue;
+        }
+        const name = nameOf(statement);
+        if (!name) continue;
+        byName.set(name, [...(byName.get(name) ?? []), statement]);
+        text.set(statement, statement.getText());
+      }
+    };
+    visit(source.statements);
+  };
+  for (const file of libFiles()) add(file, fs.readFileSync(file, 'utf8'));
+  add('globals.d.ts', fs.readFileSync(repoFile('sandbox', 'declarations', 'globals.d.ts'), 'utf8'));
+  // temporal-polyfill's types come from temporal-spec (its dependency); its exports hide the .d.ts path.
+  add('temporal.d.ts', fs.readFileSync(path.join(path.dirname(require.resolve('temporal-spec')), 'index.d.ts'), 'utf8'), 'Temporal');
+  index = { byName, text };
+  return index;
+}
+
+/** Declarations of a catalogue name (with its `…Constructor` interface), or null. */
+function whole(name: string): string | null {
+  const { byName, text } = load();
+  const nodes = [...(byName.get(name) ?? []), ...(byName.get(`${name}Constructor`) ?? [])];
+  if (nodes.length === 0) return null;
+  // `declare var console: Console;` — include the interface the variable is typed with.
+  for (const node of [...nodes]) {
+    const type = ts.isVariableStatement(node) ? node.declarationList.declarations[0]?.type : undefined;
+    const typeName = type && ts.isTypeReferenceNode(type) ? type.typeName.getText() : null;
+    if (typeName && typeName !== name) nodes.push(...(byName.get(typeName) ?? []));
+  }
+  const parts = nodes.map((n) => text.get(n)!);
+  if (name === 'Function') parts.unshift('// Note: calling the Function constructor (or eval) is refused in svc programs.');
+  return parts.join('\n\n');
+}
+
+/** `Math.max`, `Array.prototype.map`, `Temporal.Instant.from`: that member wrapped in its owner. */
+function member(pathText: string): string | null {
+  const { byName, text } = load();
+  if (byName.has(pathText)) return byName.get(pathText)!.map((n) => text.get(n)!).join('\n\n');
+  const parts = pathText.split('.');
+  const memberName = parts.pop()!;
+  const ownerPath = parts.filter((p) => p !== 'prototype');
+  const owner = ownerPath.join('.');
+  const candidates = [...(byName.get(owner) ?? []), ...(byName.get(`${owner}Constructor`) ?? [])];
+  const found: string[] = [];
+  for (const node of candidates) {
+    const members = ts.isInterfaceDeclaration(node) || ts.isClassDeclaration(node) ? node.members : [];
+    for (const m of members) {
+      if (m.name?.getText() === memberName) {
+        const head = ts.isClassDeclaration(node) ? `declare class ${node.name?.getText()}` : `interface ${(node as ts.InterfaceDeclaration).name.getText()}`;
+        found.push(`${owner.includes('.') ? `declare namespace ${ownerPath[0]} {\n` : ''}${head} {\n  ${m.getText()}\n}${owner.includes('.') ? '\n}' : ''}`);
+      }
+    }
+  }
+  return found.length > 0 ? found.join('\n\n') : null;
+}
+
+export function builtinDeclarations(name: string): string | null {
+  if (!name.includes('.')) {
+    if (!BUILTIN_TYPES.includes(name) && !BUILTIN_NAMESPACES.includes(name) && !BUILTIN_VALUES.includes(name)) return null;
+    return whole(name) ?? (BUILTIN_VALUES.includes(name) ? `declare var ${name}: unknown;` : null);
+  }
+  const root = name.split('.')[0];
+  if (!BUILTIN_TYPES.includes(root) && !BUILTIN_NAMESPACES.includes(root)) return null;
+  return member(name);
+}
+
+export function isBuiltinName(name: string): boolean {
+  const root = name.split('.')[0];
+  return BUILTIN_TYPES.includes(root) || BUILTIN_NAMESPACES.includes(root) || BUILTIN_VALUES.includes(root);
+}
+
+/** The prompt's `{builtins}` text. */
+export function builtinsText(): string {
+  return `${BUILTIN_TYPES.join(', ')}; namespaces ${BUILTIN_NAMESPACES.join(', ')}`;
+}

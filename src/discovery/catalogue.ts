@@ -1,0 +1,115 @@
+// Package search and docs (program-runtime §9.4–9.5) over the standard-library modules a
+// Blueprint makes visible, plus suggestions for near misses.
+import type { Blueprint } from '../blueprints';
+import type { HostModule } from '../stdlib';
+import { builtinDeclarations, isBuiltinName, BUILTIN_NAMESPACES, BUILTIN_TYPES } from './builtins';
+import { visibleModules } from './prompt';
+
+const DESCRIPTIONS: Record<string, string> = {
+  code: 'Workspace tools over the file area: line windows, search, glob, tree, exact edits, diffs and patches',
+  fs: 'Files of the sandbox file area: read, write, list, move, inspect',
+  http: 'Outbound HTTP(S) requests and downloads into the file area',
+  url: 'Parse, build and encode URLs and query strings',
+  crypto: 'Hashes, HMAC, secure random bytes, constant-time comparison',
+  uuid: 'Generate and validate UUIDs (v4, v7)',
+  session: 'Small JSON key/value state kept for this session across runs',
+  llm: "The Blueprint's language models, single or batched, optional JSON Schema output",
+  embedding: "Text embeddings from the Blueprint's embedding models",
+  git: 'Git repositories in the file area: init, clone, status, diff, commit, branches, fetch, pull',
+};
+
+export interface SearchEntry {
+  name: string;
+  description: string;
+  source: 'host' | 'registry' | 'mcp';
+}
+
+function symbolsOf(declarations: string): string[] {
+  return [...declarations.matchAll(/(?:function|interface|type|class)\s+([A-Za-z_$][\w$]*)/g)].map((m) => m[1]);
+}
+
+export function visibleEntries(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>): Array<SearchEntry & { symbols: string[]; declarations: string }> {
+  return visibleModules(blueprint)
+    .map((short) => modules.get(`svc:${short}`))
+    .filter((m): m is HostModule => m !== undefined)
+    .map((m) => {
+      const short = m.name.slice(4);
+      return { name: m.name, description: DESCRIPTIONS[short] ?? m.description, source: 'host' as const, symbols: symbolsOf(m.declarations), declarations: m.declarations };
+    });
+}
+
+export function searchPackages(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, query: string, builtinsPointer: string) {
+  const entries = visibleEntries(blueprint, modules);
+  const q = query.trim().toLowerCase();
+  const hits = entries.filter((e) => q === '' || e.name.toLowerCase().includes(q) || e.description.toLowerCase().includes(q) || e.symbols.some((s) => s.toLowerCase().includes(q)));
+  const shape = (e: SearchEntry) => ({ name: e.name, description: e.description, source: e.source });
+  if (hits.length > 0) return { results: hits.map(shape) };
+  const available = entries.map(shape);
+  return {
+    results: [],
+    available_packages: available.slice(0, 50),
+    builtins: builtinsPointer,
+    ...(available.length > 50 ? { available_packages_omitted: available.length - 50 } : {}),
+  };
+}
+
+function distance(a: string, b: string): number {
+  const dp = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) dp[0][j] = j;
+  for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) dp[i][j] = Math.min(dp[i - 1][j] + 1, dp[i][j - 1] + 1, dp[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+  return dp[a.length][b.length];
+}
+
+/** The best candidate: case-insensitive exact, then smallest edit distance, then prefix/substring. */
+export function suggest(name: string, candidates: string[]): string | undefined {
+  const lower = name.toLowerCase();
+  const exact = candidates.find((c) => c.toLowerCase() === lower);
+  if (exact) return exact;
+  const limit = Math.max(2, Math.floor(name.length / 3));
+  let best: { c: string; d: number } | undefined;
+  for (const c of candidates) {
+    const d = distance(lower, c.toLowerCase());
+    if (d <= limit && (!best || d < best.d)) best = { c, d };
+  }
+  if (best) return best.c;
+  return candidates.find((c) => c.toLowerCase().startsWith(lower) || c.toLowerCase().includes(lower));
+}
+
+export type DocsAnswer =
+  | { kind: 'json'; body: Record<string, unknown> }
+  | { kind: 'not_found'; body: Record<string, unknown> };
+
+export function packageDocs(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, name: string): DocsAnswer {
+  const entries = visibleEntries(blueprint, modules);
+  const wanted = name.startsWith('svc:') ? name : `svc:${name}`;
+  const entry = entries.find((e) => e.name === wanted);
+  if (entry) return { kind: 'json', body: { name: entry.name, source: 'host', description: entry.description, declarations: entry.declarations } };
+  if (isBuiltinName(name)) {
+    const declarations = builtinDeclarations(name);
+    if (declarations) return { kind: 'json', body: { name, source: 'builtin', description: `${name} is a built-in: it is in scope without an import; do not import it.`, declarations } };
+  }
+  if (name.startsWith('@mcp/')) {
+    const server = name.slice(5);
+    if (!(server in blueprint.mcp)) return { kind: 'not_found', body: { error: 'unknown_mcp_server', message: `no MCP server named '${server}' is declared in this Blueprint` } };
+    return { kind: 'not_found', body: { error: 'unknown_package', message: `@mcp/${server} is declared but unavailable: MCP client Packages are not supported by this server yet` } };
+  }
+  const candidates = [...entries.map((e) => e.name), ...entries.map((e) => e.name.slice(4)), ...BUILTIN_TYPES, ...BUILTIN_NAMESPACES];
+  const did = suggest(name, candidates);
+  return { kind: 'not_found', body: { error: 'unknown_package', message: `no Package or module named '${name}' is available to this Blueprint`, ...(did ? { did_you_mean: did } : {}) } };
+}
+
+export function builtinsDocs(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, names: string[], docsTool: string) {
+  const moduleNames = [...modules.keys()];
+  return {
+    results: names.map((name) => {
+      if (name.startsWith('svc:') || name.startsWith('@') || moduleNames.includes(`svc:${name}`)) {
+        return { name, error: 'not_a_builtin', message: `${name} is a module or Package, not a built-in; read it with ${docsTool}` };
+      }
+      const declarations = builtinDeclarations(name);
+      if (declarations) return { name, declarations };
+      const did = suggest(name.split('.')[0], [...BUILTIN_TYPES, ...BUILTIN_NAMESPACES]);
+      return { name, error: 'unknown_builtin', message: `${name} is not a built-in of svc programs`, ...(did ? { did_you_mean: did } : {}) };
+    }),
+  };
+  void blueprint;
+}

@@ -1,0 +1,136 @@
+// The execute tool's description (program-runtime §9.2), filled for one Blueprint: the
+// modules it makes visible, its file area, the hosts `main` may reach, and the rules of
+// the road. Written for a model reading it cold; kept well under 1,500 tokens.
+import type { Blueprint } from '../blueprints';
+import { printFilter, type PermissionPolicy } from '../policy';
+import { builtinsText } from './builtins';
+
+export interface ToolNames {
+  search: string;
+  docs: string;
+  builtinsDocs: string;
+  lastRun: string;
+}
+
+export const REST_TOOL_NAMES: ToolNames = { search: 'search', docs: 'docs', builtinsDocs: 'builtins', lastRun: 'last_run' };
+
+const MODULE_ORDER = ['code', 'fs', 'http', 'url', 'crypto', 'uuid', 'session', 'llm', 'embedding', 'git'];
+
+/** Whether `main` could be allowed something for this capability (filters ignored). */
+export function hasPotential(policy: PermissionPolicy, capability: (name: string) => boolean): boolean {
+  if (policy.default !== undefined && policy.default !== 'deny') return true;
+  return (policy.callers.get('main') ?? []).some((rule) => capability(rule.capability) && rule.action !== 'deny');
+}
+
+export function visibleModules(blueprint: Blueprint): string[] {
+  const p = blueprint.policy;
+  const cap = (name: string) => hasPotential(p, (c) => c === name);
+  const visible: Record<string, boolean> = {
+    fs: hasPotential(p, (c) => c.startsWith('fs.')),
+    code: ['fs.read', 'fs.write', 'fs.stat', 'fs.list'].some(cap),
+    http: hasPotential(p, (c) => c.startsWith('http.')),
+    url: true,
+    crypto: true,
+    uuid: true,
+    session: cap('session.read') || cap('session.write'),
+    llm: Object.keys(blueprint.llm.models ?? {}).length > 0 && cap('llm.call'),
+    embedding: Object.keys(blueprint.llm.embedding_models ?? {}).length > 0 && cap('embedding.embed'),
+    git: blueprint.git !== null,
+  };
+  return MODULE_ORDER.filter((m) => visible[m]);
+}
+
+function hostPhrase(filterText: string | undefined): string {
+  if (!filterText) return 'any host';
+  const eq = /host == "([^"]+)"/.exec(filterText);
+  if (eq) return eq[1];
+  const glob = /host glob "([^"]+)"/.exec(filterText);
+  if (glob) return glob[1] === '*' ? 'any host' : glob[1];
+  const re = /host matches "([^"]+)"/.exec(filterText);
+  if (re) return `/${re[1]}/`;
+  return 'any host';
+}
+
+function httpAccess(blueprint: Blueprint): string {
+  const p = blueprint.policy;
+  if (p.default === 'allow') return 'Network (`svc:http`): requests are allowed unless a rule denies them.';
+  const byMethod = new Map<string, Set<string>>();
+  let askOnly = false;
+  for (const rule of p.callers.get('main') ?? []) {
+    if (!rule.capability.startsWith('http.')) continue;
+    if (rule.action === 'ask-human') askOnly = true;
+    if (rule.action !== 'allow') continue;
+    const method = rule.capability === 'http.download' ? 'download' : rule.capability.slice(5).toUpperCase();
+    const hosts = byMethod.get(method) ?? new Set<string>();
+    hosts.add(hostPhrase(rule.filter ? printFilter(rule.filter) : undefined));
+    byMethod.set(method, hosts);
+  }
+  if (byMethod.size === 0) return `Network (\`svc:http\`): none — outbound HTTP is blocked by policy.${askOnly ? ' Calls needing human approval are refused.' : ''}`;
+  const groups = new Map<string, string[]>();
+  for (const [method, hosts] of byMethod) {
+    const key = [...hosts].sort().join(', ');
+    groups.set(key, [...(groups.get(key) ?? []), method]);
+  }
+  const text = [...groups].map(([hosts, methods]) => `${methods.join(', ')} → ${hosts}`).join('; ');
+  return `Network (\`svc:http\`): ${text}.${askOnly ? ' Some calls need human approval, which is not available: they are refused.' : ''}`;
+}
+
+function sandboxPhrase(blueprint: Blueprint): string {
+  const v = blueprint.vfs;
+  const limit = v.size_limit !== undefined ? ` (limit: ${v.size_limit} bytes)` : '';
+  const mode =
+    v.mode === 'none'
+      ? 'disabled'
+      : v.mode === 'ephemeral'
+        ? `fresh for each run and wiped afterwards${limit}`
+        : v.mode === 'per_session'
+          ? `kept across runs of this session${limit}`
+          : `volume ${v.volume} (${v.access === 'read_only' ? 'read-only' : 'read-write'}), shared across sessions and Blueprints`;
+  const mounts = Object.entries(v.mounts ?? {}).map(([p, m]) => `${p} → ${m.volume} (${m.access ?? 'as declared'})`);
+  return `Sandbox: file system ${mode}${mounts.length ? `; mounted volumes: ${mounts.join(', ')}` : ''}${v.cwd && v.cwd !== '/' ? `; working directory ${v.cwd}` : ''}.`;
+}
+
+export function executePrompt(blueprint: Blueprint, tools: ToolNames): string {
+  const modules = visibleModules(blueprint);
+  const has = (m: string) => modules.includes(m);
+  const p = blueprint.policy;
+  const cap = (name: string) => hasPotential(p, (c) => c === name);
+  const parts: string[] = [
+    `Runs one TypeScript (or JavaScript) program in a sandboxed V8 isolate under the "${blueprint.name}" Blueprint's rules; types are stripped, not checked.`,
+    'Define `main` (sync or async) and return the result from it. Import only the `svc:` modules below' +
+      (blueprint.packages.length ? ', the listed Packages' : '') +
+      (Object.keys(blueprint.mcp).length ? ' and `@mcp/` Packages' : '') +
+      '; there is no npm, no Node.js module, no `require`, `process`, `fetch`, timers or `eval`.',
+    'Write one coherent program per task: loops, batching, pagination and data dependencies belong in code. Come back only when judgment is needed.',
+    'Filter and aggregate inside the program; return only the fields, ids and short excerpts you need, say when a result is partial, never dump whole files, and stop once the evidence suffices.',
+    `Standard-library calls are synchronous (they return values; \`await\` is optional). Modules: ${modules.map((m) => `\`svc:${m}\``).join(', ')}. Packages: ${blueprint.packages.length ? blueprint.packages.map((n) => `\`${n}\``).join(', ') : 'none'}. Find more with ${tools.search}; read exact signatures with ${tools.docs} before importing.`,
+    `Built-ins without import: ${builtinsText()}. Standard JavaScript; declarations via ${tools.builtinsDocs} (dotted paths such as Math.max work).`,
+  ];
+  if (has('http')) parts.push('Never build `Authorization` headers or put keys in query strings: the operator injects credentials for configured hosts.');
+  parts.push(
+    'Denials are final: a `PermissionDeniedError` ("permission denied: … capability=…") means every route to that effect is forbidden. Do not retry, switch Package or alter arguments; report it. The same holds for HTTP 401/403 answers.',
+    'Secrets: the program never sees secret values and `svc:secrets` is refused to it whatever the policy; pass a secret\'s name to a Package API instead.',
+    'Budgets throw catchable `QuotaExceededError`, size caps `RangeError`; fuel, time, memory and stack limits end the run and cannot be caught.',
+    'Nothing enforces types at run time: validate parsed JSON, HTTP and session data yourself.',
+  );
+  if (Object.keys(blueprint.mcp).length > 0) parts.push(`MCP servers are configured: search \`@mcp/\` with ${tools.search}, read their docs, then import (e.g. \`import linear from "@mcp/linear"\`); check optional fields of results.`);
+  if (has('git')) parts.push('`svc:git` is available (read its docs): init, clone, fetch, pull and commit need git capabilities; the rest does not; there is no push.');
+  const situation: string[] = [];
+  if (has('fs') || has('code')) situation.push(sandboxPhrase(blueprint));
+  if (has('http')) situation.push(httpAccess(blueprint));
+  if (cap('session.read') && cap('session.write')) situation.push('`svc:session` keeps JSON values per session in memory (`set`/`get`/`has`/`remove`/`list`); `get` returns `undefined` for a missing key and checks no shape.');
+  if (situation.length) parts.push(situation.join(' '));
+  parts.push(`A string result is returned verbatim, other values as JSON text, \`undefined\` as no result. On failure you get the error and the console lines logged before it; a successful run's console is dropped: read it with ${tools.lastRun}.`);
+  return parts.join('\n\n');
+}
+
+export function toolDescriptions(tools: ToolNames) {
+  return {
+    search: `Searches names, descriptions and exported symbols of the svc: modules, this Blueprint's Packages and its @mcp/ Packages (source host, registry or mcp). An empty query lists everything; a query with no hit returns the whole catalogue and a pointer to the built-ins.`,
+    docs: `Returns a module's or Package's one-line description and TypeScript declarations; read them before importing. Built-in names are answered too (do not import them). Unknown names return an error with a suggestion.`,
+    builtins: `Without names: lists the built-in namespaces and types usable without import. With names: their declarations; dotted member paths (Temporal.Instant, Math.max) return just that member. Package names are redirected to ${tools.docs}.`,
+    builtins_list: 'Lists {types, namespaces} in scope without an import; namespaces such as Temporal or JSON are used directly, never imported.',
+    builtins_docs: `Declarations per built-in name; dotted member paths allowed; unknown names return an error entry; a Package name returns an error naming ${tools.docs}.`,
+    last_run: 'Returns this session\'s most recent run: result, error and the full console, including for a successful run; an error when no run exists.',
+  };
+}

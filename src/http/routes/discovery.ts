@@ -1,0 +1,43 @@
+// Blueprint discovery for harnesses (program-runtime §9): the prompt object, package
+// search and docs, built-ins list and docs. Unregistered Blueprints answer 404 not_found.
+import type { Context, Hono } from 'hono';
+import type { Blueprint, BlueprintRegistry } from '../../blueprints';
+import { BUILTIN_NAMESPACES, BUILTIN_TYPES, builtinsDocs, executePrompt, packageDocs, REST_TOOL_NAMES, searchPackages, toolDescriptions } from '../../discovery';
+import type { HostModule } from '../../stdlib';
+import type { AppEnv } from '../types';
+import { requireQuery } from '../validation';
+
+export interface DiscoveryRouteDependencies {
+  registry: BlueprintRegistry;
+  modules: ReadonlyMap<string, HostModule>;
+}
+
+function withBlueprint(deps: DiscoveryRouteDependencies, c: Context<AppEnv>, answer: (b: Blueprint) => Response | Promise<Response>) {
+  const name = c.req.param('name') ?? '';
+  const blueprint = deps.registry.get(name);
+  if (!blueprint) return c.json({ error: 'not_found', message: `blueprint '${name}' is not registered`, name }, 404);
+  return answer(blueprint);
+}
+
+export function mountDiscoveryRoutes(app: Hono<AppEnv>, deps: DiscoveryRouteDependencies): void {
+  app.get('/v1/blueprints/:name/prompt', (c) =>
+    withBlueprint(deps, c, (b) => c.json({ name: b.name, prompt: executePrompt(b, REST_TOOL_NAMES), tools: toolDescriptions(REST_TOOL_NAMES) })),
+  );
+
+  app.get('/v1/blueprints/:name/packages/search', (c) =>
+    withBlueprint(deps, c, (b) => c.json(searchPackages(b, deps.modules, c.req.query('q') ?? '', `built-ins need no import: GET /v1/blueprints/${b.name}/builtins`))),
+  );
+
+  app.get('/v1/blueprints/:name/packages/docs', requireQuery('name'), (c) =>
+    withBlueprint(deps, c, (b) => {
+      const answer = packageDocs(b, deps.modules, c.req.query('name')!);
+      return answer.kind === 'json' ? c.json(answer.body) : c.json(answer.body, 404);
+    }),
+  );
+
+  app.get('/v1/blueprints/:name/builtins', (c) => withBlueprint(deps, c, () => c.json({ namespaces: BUILTIN_NAMESPACES, types: BUILTIN_TYPES })));
+
+  app.get('/v1/blueprints/:name/builtins/docs', requireQuery('name'), (c) =>
+    withBlueprint(deps, c, (b) => c.json(builtinsDocs(b, deps.modules, c.req.queries('name') ?? [], `GET /v1/blueprints/${b.name}/packages/docs`))),
+  );
+}
