@@ -18,6 +18,9 @@ const DESCRIPTIONS: Record<string, string> = {
   git: 'Git repositories in the file area: init, clone, status, diff, commit, branches, fetch, pull',
 };
 
+/** Lookup counters (for telemetry; reported by /v1/status). */
+export const lookupCounters = { package_search: 0, package_docs: 0, builtins_list: 0, builtins_docs: 0 };
+
 export interface SearchEntry {
   name: string;
   description: string;
@@ -39,6 +42,7 @@ export function visibleEntries(blueprint: Blueprint, modules: ReadonlyMap<string
 }
 
 export function searchPackages(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, query: string, builtinsPointer: string) {
+  lookupCounters.package_search++;
   const entries = visibleEntries(blueprint, modules);
   const q = query.trim().toLowerCase();
   const hits = entries.filter((e) => q === '' || e.name.toLowerCase().includes(q) || e.description.toLowerCase().includes(q) || e.symbols.some((s) => s.toLowerCase().includes(q)));
@@ -80,6 +84,7 @@ export type DocsAnswer =
   | { kind: 'not_found'; body: Record<string, unknown> };
 
 export function packageDocs(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, name: string): DocsAnswer {
+  lookupCounters.package_docs++;
   const entries = visibleEntries(blueprint, modules);
   const wanted = name.startsWith('svc:') ? name : `svc:${name}`;
   const entry = entries.find((e) => e.name === wanted);
@@ -99,6 +104,7 @@ export function packageDocs(blueprint: Blueprint, modules: ReadonlyMap<string, H
 }
 
 export function builtinsDocs(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, names: string[], docsTool: string) {
+  lookupCounters.builtins_docs += names.length;
   const moduleNames = [...modules.keys()];
   return {
     results: names.map((name) => {

@@ -10,6 +10,7 @@ import { Executor } from '../execution';
 import { createApp, mountOpsRoutes, startListener, type AppEnv, type Listener } from '../http';
 import { mountBlueprintRoutes } from '../http/routes/blueprints';
 import { mountDiscoveryRoutes } from '../http/routes/discovery';
+import { lookupCounters } from '../discovery';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountSessionRoutes } from '../http/routes/sessions';
@@ -179,6 +180,7 @@ export async function boot(options: BootOptions): Promise<void> {
       boundAddress: () => listener?.address ?? `${settings.bind}:${settings.port}`,
       activeSessions: () => sessions.activeCount(),
       blueprintNames: () => registry.names(),
+      counters: () => ({ ...lookupCounters }),
       requestShutdown: (trigger) => void shutdown.stop(trigger),
     }),
   );

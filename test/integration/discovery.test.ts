@@ -80,7 +80,7 @@ describe('discovery', () => {
     const fsDocs = (await get('/v1/blueprints/web-files/packages/docs?name=svc:fs')).json;
     assert.equal(fsDocs.source, 'host');
     const dir = tempDir('svc-dts-');
-    const modules = ['fs', 'code', 'http', 'url', 'crypto', 'uuid'];
+    const modules = ['fs', 'code', 'http', 'url', 'crypto', 'uuid', 'session', 'git'];
     for (const m of modules) {
       const docs = (await get(`/v1/blueprints/everything/packages/docs?name=${m}`)).json;
       fs.writeFileSync(path.join(dir, `${m}.d.ts`), docs.declarations);
@@ -114,6 +114,11 @@ describe('discovery', () => {
     assert.equal(docs[2].error, 'unknown_builtin');
     assert.equal(docs[3].error, 'not_a_builtin');
     assert.equal(docs[4].did_you_mean, 'Map');
+  });
+
+  test('lookups are counted in /v1/status', async () => {
+    const status = (await server.request('GET', '/v1/status')).json;
+    assert.ok(status.lookups.package_search >= 1 && status.lookups.builtins_docs >= 5, JSON.stringify(status.lookups));
   });
 
   test('every discovery endpoint answers 404 not_found for an unregistered Blueprint', async () => {

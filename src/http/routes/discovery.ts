@@ -2,7 +2,7 @@
 // search and docs, built-ins list and docs. Unregistered Blueprints answer 404 not_found.
 import type { Context, Hono } from 'hono';
 import type { Blueprint, BlueprintRegistry } from '../../blueprints';
-import { BUILTIN_NAMESPACES, BUILTIN_TYPES, builtinsDocs, executePrompt, packageDocs, REST_TOOL_NAMES, searchPackages, toolDescriptions } from '../../discovery';
+import { BUILTIN_NAMESPACES, BUILTIN_TYPES, builtinsDocs, executePrompt, lookupCounters, packageDocs, REST_TOOL_NAMES, searchPackages, toolDescriptions } from '../../discovery';
 import type { HostModule } from '../../stdlib';
 import type { AppEnv } from '../types';
 import { requireQuery } from '../validation';
@@ -35,7 +35,12 @@ export function mountDiscoveryRoutes(app: Hono<AppEnv>, deps: DiscoveryRouteDepe
     }),
   );
 
-  app.get('/v1/blueprints/:name/builtins', (c) => withBlueprint(deps, c, () => c.json({ namespaces: BUILTIN_NAMESPACES, types: BUILTIN_TYPES })));
+  app.get('/v1/blueprints/:name/builtins', (c) =>
+    withBlueprint(deps, c, () => {
+      lookupCounters.builtins_list++;
+      return c.json({ namespaces: BUILTIN_NAMESPACES, types: BUILTIN_TYPES });
+    }),
+  );
 
   app.get('/v1/blueprints/:name/builtins/docs', requireQuery('name'), (c) =>
     withBlueprint(deps, c, (b) => c.json(builtinsDocs(b, deps.modules, c.req.queries('name') ?? [], `GET /v1/blueprints/${b.name}/packages/docs`))),

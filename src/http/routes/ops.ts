@@ -9,6 +9,8 @@ export interface OpsDependencies {
   boundAddress: () => string;
   activeSessions: () => number;
   blueprintNames: () => string[];
+  /** Usage counters (svc extension of the status body), e.g. discovery lookups. */
+  counters?: () => Record<string, number>;
   /** Starts the drain after the response has been sent. */
   requestShutdown: (trigger: 'api') => void;
 }
@@ -29,6 +31,7 @@ export function mountOpsRoutes(app: Hono<AppEnv>, deps: OpsDependencies): void {
       pid: process.pid,
       active_sessions: deps.activeSessions(),
       blueprints,
+      ...(deps.counters ? { lookups: deps.counters() } : {}),
     });
   });
 
