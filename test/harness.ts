@@ -164,7 +164,14 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       reject(new Error(`server exited with ${code} before listening; stderr: ${stderr}`));
     });
   });
-  const addr = await listening;
+  let addr: string;
+  try {
+    addr = await listening;
+  } catch (error) {
+    // Never leave a half-started server behind.
+    child.kill('SIGKILL');
+    throw error;
+  }
   const port = Number(addr.slice(addr.lastIndexOf(':') + 1));
   const protocol = stdoutLines.some((l) => l.includes('protocol=https')) ? 'https' : 'http';
   const url = `${protocol}://127.0.0.1:${port}`;
