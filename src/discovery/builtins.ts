@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import ts from 'typescript';
+import type TypeScript from 'typescript';
 
 export const BUILTIN_NAMESPACES = ['Intl', 'JSON', 'Math', 'Reflect', 'Temporal', 'console', 'crypto'];
 export const BUILTIN_TYPES = [
@@ -18,6 +18,9 @@ export const BUILTIN_TYPES = [
 export const BUILTIN_VALUES = ['assert', 'atob', 'btoa', 'structuredClone', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI', 'globalThis', 'NaN', 'Infinity', 'undefined'];
 
 const require = createRequire(import.meta.url);
+// TypeScript is large: load it on the first declarations lookup, not at server start.
+let tsModule: typeof TypeScript | null = null;
+const typescript = (): typeof TypeScript => (tsModule ??= require('typescript') as typeof TypeScript);
 
 function repoFile(...parts: string[]): string {
   // From src/discovery (tsx) or dist/ (bundled server).
@@ -31,8 +34,8 @@ function repoFile(...parts: string[]): string {
 
 interface Indexed {
   /** Top-level declarations by name (several interfaces merge). */
-  byName: Map<string, ts.Node[]>;
-  text: Map<ts.Node, string>;
+  byName: Map<string, TypeScript.Node[]>;
+  text: Map<TypeScript.Node, string>;
 }
 
 let index: Indexed | null = null;
@@ -45,21 +48,21 @@ function libFiles(): string[] {
     .map((f) => path.join(dir, f));
 }
 
-function nameOf(node: ts.Node): string | null {
-  if (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isClassDeclaration(node) || ts.isFunctionDeclaration(node) || ts.isModuleDeclaration(node)) return node.name?.getText() ?? null;
-  if (ts.isVariableStatement(node)) return node.declarationList.declarations[0]?.name.getText() ?? null;
+function nameOf(node: TypeScript.Node): string | null {
+  if (typescript().isInterfaceDeclaration(node) || typescript().isTypeAliasDeclaration(node) || typescript().isClassDeclaration(node) || typescript().isFunctionDeclaration(node) || typescript().isModuleDeclaration(node)) return node.name?.getText() ?? null;
+  if (typescript().isVariableStatement(node)) return node.declarationList.declarations[0]?.name.getText() ?? null;
   return null;
 }
 
 function load(): Indexed {
   if (index) return index;
-  const byName = new Map<string, ts.Node[]>();
-  const text = new Map<ts.Node, string>();
+  const byName = new Map<string, TypeScript.Node[]>();
+  const text = new Map<TypeScript.Node, string>();
   const add = (file: string, content: string, within?: string) => {
-    const source = ts.createSourceFile(file, content, ts.ScriptTarget.ES2022, true);
-    const visit = (statements: ts.NodeArray<ts.Statement>) => {
+    const source = typescript().createSourceFile(file, content, typescript().ScriptTarget.ES2022, true);
+    const visit = (statements: TypeScript.NodeArray<TypeScript.Statement>) => {
       for (const statement of statements) {
-        if (ts.isModuleDeclaration(statement) && statement.name.getText() === 'Temporal' && within === 'Temporal' && statement.body && ts.isModuleBlock(statement.body)) {
+        if (typescript().isModuleDeclaration(statement) && statement.name.getText() === 'Temporal' && within === 'Temporal' && statement.body && typescript().isModuleBlock(statement.body)) {
           byName.set('Temporal', [...(byName.get('Temporal') ?? []), statement]);
           text.set(statement, statement.getText());
           for (const inner of statement.body.statements) {
@@ -94,8 +97,8 @@ function whole(name: string): string | null {
   if (nodes.length === 0) return null;
   // `declare var console: Console;` — include the interface the variable is typed with.
   for (const node of [...nodes]) {
-    const type = ts.isVariableStatement(node) ? node.declarationList.declarations[0]?.type : undefined;
-    const typeName = type && ts.isTypeReferenceNode(type) ? type.typeName.getText() : null;
+    const type = typescript().isVariableStatement(node) ? node.declarationList.declarations[0]?.type : undefined;
+    const typeName = type && typescript().isTypeReferenceNode(type) ? type.typeName.getText() : null;
     if (typeName && typeName !== name) nodes.push(...(byName.get(typeName) ?? []));
   }
   const parts = nodes.map((n) => text.get(n)!);
@@ -114,10 +117,10 @@ function member(pathText: string): string | null {
   const candidates = [...(byName.get(owner) ?? []), ...(byName.get(`${owner}Constructor`) ?? [])];
   const found: string[] = [];
   for (const node of candidates) {
-    const members = ts.isInterfaceDeclaration(node) || ts.isClassDeclaration(node) ? node.members : [];
+    const members = typescript().isInterfaceDeclaration(node) || typescript().isClassDeclaration(node) ? node.members : [];
     for (const m of members) {
       if (m.name?.getText() === memberName) {
-        const head = ts.isClassDeclaration(node) ? `declare class ${node.name?.getText()}` : `interface ${(node as ts.InterfaceDeclaration).name.getText()}`;
+        const head = typescript().isClassDeclaration(node) ? `declare class ${node.name?.getText()}` : `interface ${(node as TypeScript.InterfaceDeclaration).name.getText()}`;
         found.push(`${owner.includes('.') ? `declare namespace ${ownerPath[0]} {\n` : ''}${head} {\n  ${m.getText()}\n}${owner.includes('.') ? '\n}' : ''}`);
       }
     }
