@@ -11,6 +11,7 @@ import { createApp, mountOpsRoutes, startListener, type AppEnv, type Listener } 
 import { mountBlueprintRoutes } from '../http/routes/blueprints';
 import { mountDiscoveryRoutes } from '../http/routes/discovery';
 import { lookupCounters } from '../discovery';
+import { McpEndpoint } from '../mcp';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountSessionRoutes } from '../http/routes/sessions';
@@ -197,6 +198,18 @@ export async function boot(options: BootOptions): Promise<void> {
       runServices: (sessionId, vfs, blueprint, harness, variables) => runServices(sessionId, vfs, { blueprint, harness, variables }, true),
     }),
   );
+  const mcp = new McpEndpoint({
+    registry,
+    sessions,
+    executor,
+    modules: hostModules(),
+    audit,
+    allows: settings.logging.audit.allows,
+    allowedHosts: settings.mcpAllowedHosts,
+    servicesFor: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
+    version: options.version,
+  });
+  mounts.push((app) => app.all('/mcp/:blueprint', (c) => mcp.handle(c)));
   mounts.push((app) =>
     mountSessionRoutes(app, {
       sessions,

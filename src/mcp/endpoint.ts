@@ -1,0 +1,241 @@
+// The MCP endpoint `/mcp/<blueprint>` (mcp-and-packages part A): Streamable HTTP,
+// stateful, one svc session per MCP session (the same id), bindings from the
+// `svc-variables`/`svc-secrets` headers or `_meta`, a Host-header check against DNS
+// rebinding, and the eight tools.
+import type { Context } from 'hono';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { AuditWriter } from '../audit';
+import type { Blueprint, BlueprintRegistry } from '../blueprints';
+import type { AllowsMode } from '../config';
+import type { Executor } from '../execution';
+import type { AppEnv } from '../http';
+import { RunDecisions } from '../policy';
+import { SessionError, type SessionManager, type SessionView } from '../sessions';
+import type { HostCall, HostModule, RunServices } from '../stdlib';
+import { discoveryTool, toolList, type ToolAnswer } from './tools';
+
+export interface McpEndpointDependencies {
+  registry: BlueprintRegistry;
+  sessions: SessionManager<Blueprint>;
+  executor: Executor;
+  modules: ReadonlyMap<string, HostModule>;
+  audit: AuditWriter;
+  allows: AllowsMode;
+  allowedHosts: readonly string[];
+  servicesFor: (session: SessionView) => RunServices;
+  version: string;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+
+/** `localhost`/`127.0.0.1`/`::1` on any port, or a configured `host` / `host:port`. */
+export function hostAllowed(hostHeader: string | undefined, allowed: readonly string[]): boolean {
+  if (!hostHeader) return false;
+  const value = hostHeader.trim().toLowerCase();
+  const bare = value.startsWith('[') ? value.slice(0, value.indexOf(']') + 1) : value.replace(/:\d+$/, '');
+  if (LOOPBACK_HOSTS.has(bare)) return true;
+  return allowed.some((entry) => entry === value || (!/:\d+$/.test(entry) && entry === bare));
+}
+
+function parseVariablesHeader(value: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!value) return out;
+  for (const segment of value.split(';')) {
+    const part = segment.trim();
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new SessionError('invalid_binding', `invalid variables: the svc-variables header segment "${part}" needs key=value`);
+    out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+function parseSecretsHeader(value: string | undefined): Record<string, string> {
+  if (!value) return {};
+  for (const text of [value, value + '='.repeat((4 - (value.length % 4)) % 4)]) {
+    try {
+      const parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.values(parsed).every((v) => typeof v === 'string')) return parsed as Record<string, string>;
+    } catch {
+      // try the padded form next
+    }
+  }
+  throw new SessionError('invalid_binding', 'invalid secrets: the svc-secrets header must be base64url of a JSON object of strings');
+}
+
+const answer = (a: ToolAnswer) => ({ content: [{ type: 'text', text: a.text }], ...(a.structured ? { structuredContent: a.structured } : {}), ...(a.isError ? { isError: true } : {}) });
+
+export class McpEndpoint {
+  private readonly transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
+
+  constructor(private readonly deps: McpEndpointDependencies) {}
+
+  async handle(c: Context<AppEnv>): Promise<Response> {
+    if (!hostAllowed(c.req.header('host'), this.deps.allowedHosts)) return c.text('the Host header is not allowed for the MCP endpoint (DNS-rebinding guard); add it to mcp_allowed_hosts', 403);
+    const blueprintName = c.req.param('blueprint') ?? '';
+    const sessionId = c.req.header('mcp-session-id');
+    if (c.req.method === 'GET') return c.text('GET is not supported on the MCP endpoint; send JSON-RPC with POST', 405);
+    if (c.req.method === 'DELETE') return this.remove(c, blueprintName, sessionId);
+    if (c.req.method !== 'POST') return c.text('method not allowed', 405);
+
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch {
+      return c.json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null }, 400);
+    }
+    const principal = c.get('principal').name;
+    if (!sessionId) {
+      const init = Array.isArray(body) ? body.find((m) => m?.method === 'initialize') : (body as { method?: string })?.method === 'initialize' ? body : null;
+      if (!init) return c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: no MCP session; start with initialize' }, id: null }, 400);
+      let created: string;
+      try {
+        const meta = ((init as { params?: { _meta?: { variables?: Record<string, string>; secrets?: Record<string, string> } } }).params?._meta ?? {}) as { variables?: Record<string, string>; secrets?: Record<string, string> };
+        const variables = { ...parseVariablesHeader(c.req.header('svc-variables')), ...(meta.variables ?? {}) };
+        const secrets = { ...parseSecretsHeader(c.req.header('svc-secrets')), ...(meta.secrets ?? {}) };
+        created = this.deps.sessions.create({ blueprint: blueprintName, variables, secrets, principal, mcp: { protocolVersion: (init as { params?: { protocolVersion?: string } }).params?.protocolVersion ?? null } }).sessionId;
+      } catch (error) {
+        if (error instanceof SessionError) return c.text(error.message, error.code === 'unknown_blueprint' ? 404 : 400);
+        throw error;
+      }
+      const transport = this.open(created, blueprintName, principal, false);
+      return transport.handleRequest(c.req.raw, { parsedBody: body });
+    }
+    const session = this.deps.sessions.get(sessionId);
+    if (!session || session.blueprintName !== blueprintName) return c.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, 404);
+    const transport = this.transports.get(sessionId) ?? this.open(sessionId, blueprintName, principal, true);
+    return transport.handleRequest(c.req.raw, { parsedBody: body });
+  }
+
+  private async remove(c: Context<AppEnv>, blueprintName: string, sessionId: string | undefined): Promise<Response> {
+    const session = sessionId ? this.deps.sessions.get(sessionId) : null;
+    if (!sessionId || !session || session.blueprintName !== blueprintName) return c.body(null, 404);
+    this.deps.sessions.delete(sessionId, c.get('principal').name);
+    await this.transports.get(sessionId)?.close();
+    this.transports.delete(sessionId);
+    return c.body(null, 204);
+  }
+
+  /** A transport bound to an svc session; `resumed` after a restart (the client already initialized). */
+  private open(sessionId: string, blueprintName: string, principal: string, resumed: boolean): WebStandardStreamableHTTPServerTransport {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId, enableJsonResponse: true });
+    if (resumed) {
+      // The SDK keeps its session state in memory; a session that survived a restart is
+      // already initialized from the client's point of view.
+      const state = transport as unknown as { sessionId?: string; _initialized: boolean };
+      state.sessionId = sessionId;
+      state._initialized = true;
+    }
+    const server = new Server({ name: 'svc', version: this.deps.version }, { capabilities: { tools: { listChanged: false } } });
+    if (resumed) (server as unknown as { _clientCapabilities?: object })._clientCapabilities = {};
+    server.setRequestHandler(ListToolsRequestSchema, () => {
+      const blueprint = this.deps.registry.get(blueprintName);
+      return { tools: blueprint ? toolList(blueprint) : [] };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (request) => answer(await this.call(sessionId, blueprintName, principal, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>)));
+    void server.connect(transport);
+    this.transports.set(sessionId, transport);
+    return transport;
+  }
+
+  private async call(sessionId: string, blueprintName: string, principal: string, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+    const blueprint = this.deps.registry.get(blueprintName);
+    const session = this.deps.sessions.get(sessionId);
+    if (!blueprint || !session) return { text: `session ${sessionId} has ended or its Blueprint is gone`, isError: true };
+    const discovery = discoveryTool(name, args, blueprint, this.deps.modules);
+    if (discovery) return discovery;
+    switch (name) {
+      case 'svc__typescript__execute':
+        return this.execute(session, blueprint, principal, args);
+      case 'svc__typescript__last_run': {
+        const last = this.deps.sessions.lastRun(sessionId);
+        if (!last) return { text: 'no run has been recorded in this session yet', isError: true };
+        const body = { result: last.result, console: last.console, error: last.error };
+        return { structured: body, text: JSON.stringify(body) };
+      }
+      case 'svc__files__read':
+      case 'svc__files__list':
+        return this.files(name, session, blueprint, principal, args);
+      default:
+        return { text: `unknown tool ${name}`, isError: true };
+    }
+  }
+
+  private async execute(session: SessionView, blueprint: Blueprint, principal: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+    if (typeof args.code !== 'string') return { text: 'svc__typescript__execute needs {code: string}', isError: true };
+    try {
+      const { session: view } = this.deps.sessions.prepareRun(session.id);
+      const done = this.deps.sessions.runStarted(session.id);
+      try {
+        const report = await this.deps.executor.execute({
+          entryPoint: 'mcp',
+          principal,
+          sessionId: session.id,
+          blueprint,
+          variables: { ...view.variables },
+          cwd: view.fileArea.cwd,
+          code: args.code,
+          signal: new AbortController().signal,
+          services: this.deps.servicesFor(view),
+        });
+        if (report.lastRun) this.deps.sessions.recordLastRun(session.id, report.lastRun);
+        const r = report.response;
+        const body = { result: r.result, console: r.console, error: r.error, execution_id: r.execution_id };
+        return { structured: body, text: JSON.stringify(body) };
+      } finally {
+        done();
+      }
+    } catch (error) {
+      if (error instanceof SessionError) return { text: `${error.code}: ${error.message}`, isError: true };
+      throw error;
+    }
+  }
+
+  /** File tools run outside a run: decisions carry no execution_id. */
+  private async files(name: string, session: SessionView, blueprint: Blueprint, principal: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+    const services = this.deps.servicesFor(session);
+    const decisions = new RunDecisions(
+      { session_id: session.id, blueprint: blueprint.name, blueprint_hash: blueprint.hash, principal, cwd: session.fileArea.cwd, variables: { ...session.variables }, policy: blueprint.policy },
+      this.deps.audit,
+      this.deps.allows,
+    );
+    const call: HostCall = {
+      executionId: '',
+      sessionId: session.id,
+      principal,
+      blueprintName: blueprint.name,
+      variables: session.variables,
+      signal: new AbortController().signal,
+      services,
+      caller: 'main',
+      gate: (capability, context, options) => void decisions.gate('main', capability, context, options),
+      probe: (capability, context) => decisions.probe('main', capability, context),
+      refuse: (capability, context, source, error) => {
+        decisions.record('main', capability, context, { decision: 'deny', source });
+        return error;
+      },
+      charge: () => undefined,
+    };
+    try {
+      if (name === 'svc__files__read') {
+        const limit = Math.min(2000, Math.max(1, Number(args.limit ?? 200) || 200));
+        const offset = Math.max(1, Number(args.offset ?? 1) || 1);
+        const read = (await this.deps.modules.get('svc:code')!.operations.read(call, [String(args.path ?? ''), offset, limit])) as { path: string; lines: Array<{ line: number; text: string }>; truncated: boolean };
+        const text = read.lines.map((l) => `${l.line}: ${l.text}`).join('\n') + (read.truncated ? `\n[… more lines follow; continue with offset ${offset + read.lines.length}]` : '');
+        return { structured: { path: read.path, offset, lines: read.lines, truncated: read.truncated, ...(read.truncated ? { next_offset: offset + read.lines.length } : {}) }, text };
+      }
+      const entries = (await this.deps.modules.get('svc:fs')!.operations.list(call, [String(args.path ?? '/'), args.recursive === true])) as Array<{ kind: string; path: string; size: number }>;
+      const shown = entries.slice(0, 1000);
+      return { structured: { entries: shown, truncated: entries.length > 1000 }, text: shown.map((e) => `${e.kind === 'directory' ? 'd' : '-'} ${e.path}${e.kind === 'file' ? ` (${e.size} bytes)` : ''}`).join('\n') };
+    } catch (error) {
+      const e = error as Error & { capability?: string; source?: string };
+      const kind = e.name === 'PermissionDeniedError' ? 'permission_denied' : 'error';
+      return { structured: { kind, message: e.message, ...(e.capability ? { capability: e.capability, source: e.source } : {}) }, text: e.message, isError: true };
+    } finally {
+      decisions.flush();
+      services.endOfRun?.();
+    }
+  }
+}

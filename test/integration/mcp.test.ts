@@ -1,0 +1,167 @@
+// The MCP endpoint with the official SDK client against the real server: the eight tools,
+// execute and last-run, bindings through headers and _meta, the Host check, DELETE, a
+// restart that keeps the session, files tools, and REST sharing the same session.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startServer, type TestServer } from '../harness';
+
+const NOTES = `name: notes
+vfs: per_session
+variables: {team: {required: true}}
+secrets: {USER_TOKEN: {harness: {}}}
+permissions:
+  main:
+    - {capability: fs.read, filter: 'not (path glob "/private/*")', action: allow}
+    - {capability: fs.write, action: allow}
+    - {capability: fs.list, action: allow}
+    - {capability: fs.stat, action: allow}
+    - {capability: fs.mkdir, action: allow}
+    - {capability: session.read, action: allow}
+    - {capability: session.write, action: allow}
+`;
+const GUARDED = 'name: guarded\nvfs: ephemeral\nsecrets: {USER_TOKEN: {harness: {required: true}}}\n';
+
+async function connect(server: TestServer, blueprint: string, options: { headers?: Record<string, string>; meta?: Record<string, unknown> } = {}) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/${blueprint}`), {
+    requestInit: { headers: { authorization: `Bearer ${server.userToken}`, ...(options.headers ?? {}) } },
+  });
+  const client = new Client({ name: 'svc-test', version: '0.0.1' });
+  if (options.meta) {
+    // _meta rides on the initialize request.
+    const original = transport.send.bind(transport);
+    transport.send = (message, sendOptions) => {
+      const m = message as { method?: string; params?: Record<string, unknown> };
+      if (m.method === 'initialize') m.params = { ...(m.params ?? {}), _meta: options.meta };
+      return original(message, sendOptions);
+    };
+  }
+  await client.connect(transport);
+  return { client, transport };
+}
+
+describe('MCP endpoint', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+    for (const yaml of [NOTES, GUARDED]) assert.equal((await server.request('POST', '/v1/blueprints', { body: { yaml } })).status, 200);
+  });
+  after(async () => server.stop());
+
+  test('tools/list has exactly the eight tools, each described, with valid names', async () => {
+    const { client } = await connect(server, 'notes', { headers: { 'svc-variables': 'team=blue' } });
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'svc__files__list', 'svc__files__read', 'svc__typescript__builtins__docs', 'svc__typescript__builtins__list',
+      'svc__typescript__execute', 'svc__typescript__last_run', 'svc__typescript__packages__docs', 'svc__typescript__packages__search',
+    ]);
+    for (const tool of tools) {
+      assert.match(tool.name, /^[A-Za-z0-9_-]{1,64}$/);
+      assert.ok((tool.description ?? '').length > 20, tool.name);
+    }
+    assert.match(tools.find((t) => t.name === 'svc__typescript__execute')!.description!, /svc__typescript__packages__search/);
+    await client.close();
+  });
+
+  test('execute returns the structured result; last_run has the full console; REST sees the same session', async () => {
+    const { client, transport } = await connect(server, 'notes', { meta: { variables: { team: 'red' } } });
+    const run = await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'import * as fs from "svc:fs";\nimport * as s from "svc:session";\nexport function main() { console.log("hi"); fs.writeText("/n.txt", "mcp"); s.set("k", 1); return 42; }' } });
+    const structured = run.structuredContent as { result: string; console: string[]; error: unknown; execution_id: string };
+    assert.equal(structured.result, '42');
+    assert.deepEqual(structured.console, []);
+    assert.equal(run.isError, undefined);
+    const last = await client.callTool({ name: 'svc__typescript__last_run', arguments: {} });
+    assert.deepEqual((last.structuredContent as { console: string[] }).console, ['hi']);
+    const audit = server.audit({ type: 'execution', event: 'finished', execution_id: structured.execution_id })[0];
+    assert.equal(audit.entry_point, 'mcp');
+    const rest = await server.request('POST', `/v1/sessions/${transport.sessionId}/execute`, { token: server.userToken, body: { code: 'import * as fs from "svc:fs";\nimport * as s from "svc:session";\nexport function main() { return fs.readText("/n.txt") + s.get("k"); }' } });
+    assert.equal(rest.json.result, 'mcp1');
+    const failed = await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'export function main() { throw new Error("x"); }' } });
+    assert.equal((failed.structuredContent as { error: { kind: string } }).error.kind, 'runtime_error');
+    assert.equal(failed.isError, undefined, 'a failed program is a normal result');
+    await client.close();
+  });
+
+  test('a missing required variable is HTTP 400 and no session; required harness secrets come through svc-secrets', async () => {
+    const missing = await fetch(`${server.url}/mcp/notes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+    });
+    assert.equal(missing.status, 400);
+    assert.match(await missing.text(), /team/);
+    const withSecret = await connect(server, 'guarded', { headers: { 'svc-secrets': Buffer.from(JSON.stringify({ USER_TOKEN: 'tok' })).toString('base64url') } });
+    await withSecret.client.close();
+    await assert.rejects(connect(server, 'guarded'), /400|USER_TOKEN/);
+  });
+
+  test('a Host header that is not allowed gets 403 plain text', async () => {
+    // fetch cannot set Host, so this goes through node:http.
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(`${server.url}/mcp/notes`, { method: 'POST', headers: { host: 'evil.example', authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    });
+    assert.equal(status, 403);
+    assert.match(text, /Host header is not allowed/);
+  });
+
+  test('DELETE ends the session (204) and later requests with its id are 404; an unknown id is 404', async () => {
+    const { client, transport } = await connect(server, 'notes', { headers: { 'svc-variables': 'team=blue' } });
+    const id = transport.sessionId!;
+    const headers = { 'mcp-session-id': id };
+    assert.equal((await server.request('DELETE', '/mcp/notes', { token: server.userToken, headers })).status, 204);
+    assert.equal((await server.request('DELETE', '/mcp/notes', { token: server.userToken, headers })).status, 404);
+    assert.equal((await server.request('POST', '/mcp/notes', { token: server.userToken, headers, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } })).status, 404);
+    assert.equal((await server.request('GET', `/v1/sessions/${id}/last-run`, { token: server.userToken })).status, 404);
+    await client.close().catch(() => undefined);
+  });
+
+  test('files tools: read windows with paging, list a nested tree, a denied path is an isError result', async () => {
+    const { client } = await connect(server, 'notes', { headers: { 'svc-variables': 'team=blue' } });
+    const setup = await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'import * as fs from "svc:fs";\nexport function main() { fs.mkdir("/a/b", true); fs.mkdir("/private"); fs.writeText("/private/s.txt", "s"); fs.writeText("/a/b/big.txt", Array.from({ length: 5000 }, (_, i) => "line " + (i + 1)).join("\\n")); }' } });
+    assert.equal((setup.structuredContent as { error: unknown }).error, null, JSON.stringify(setup.structuredContent));
+    const first = await client.callTool({ name: 'svc__files__read', arguments: { path: '/a/b/big.txt', offset: 4990, limit: 20 } });
+    const s = first.structuredContent as { lines: Array<{ line: number }>; truncated: boolean };
+    assert.ok(Array.isArray(s.lines), JSON.stringify(first));
+    assert.deepEqual([s.lines[0].line, s.lines.length, s.truncated], [4990, 11, false]);
+    const paged = await client.callTool({ name: 'svc__files__read', arguments: { path: '/a/b/big.txt' } });
+    assert.equal((paged.structuredContent as { next_offset: number }).next_offset, 201);
+    const listed = await client.callTool({ name: 'svc__files__list', arguments: { path: '/', recursive: true } });
+    assert.deepEqual((listed.structuredContent as { entries: Array<{ path: string }> }).entries.map((e) => e.path), ['/a', '/a/b', '/a/b/big.txt', '/private', '/private/s.txt']);
+    const denied = await client.callTool({ name: 'svc__files__read', arguments: { path: '/private/s.txt' } });
+    assert.equal(denied.isError, true);
+    assert.equal((denied.structuredContent as { kind: string }).kind, 'permission_denied');
+    const decision = server.audit({ type: 'decision', decision: 'deny', capability: 'fs.read' }).at(-1)!;
+    assert.equal(decision.execution_id, undefined);
+    await client.close();
+  });
+});
+
+test('an MCP session survives a restart: the same id keeps working and its file is still there', async () => {
+  const first = await startServer();
+  await first.request('POST', '/v1/blueprints', { body: { yaml: NOTES } });
+  const { client, transport } = await connect(first, 'notes', { headers: { 'svc-variables': 'team=blue' } });
+  await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("/keep.txt", "kept"); }' } });
+  const id = transport.sessionId!;
+  await first.stop();
+  const second = await startServer({ home: first.home, adminToken: first.adminToken, userToken: first.userToken });
+  try {
+    const reply = await fetch(`${second.url}/mcp/notes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${second.userToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'svc__typescript__execute', arguments: { code: 'import * as fs from "svc:fs";\nexport function main() { return fs.readText("/keep.txt"); }' } } }),
+    });
+    assert.equal(reply.status, 200, await reply.clone().text());
+    const body = await reply.json();
+    assert.equal(body.result.structuredContent.result, 'kept');
+  } finally {
+    await second.stop();
+  }
+});
