@@ -144,6 +144,37 @@ describe('MCP endpoint', () => {
   });
 });
 
+function postWithHost(url: string, host: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { host, authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+test('mcp_allowed_hosts admits a configured Host; a session id minted under one Blueprint is unknown under another', async () => {
+  const server = await startServer({ args: ['--mcp-allowed-host', 'svc.internal'] });
+  try {
+    await server.request('POST', '/v1/blueprints', { body: { yaml: NOTES } });
+    await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: other\n' } });
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const admitted = await postWithHost(`${server.url}/mcp/notes`, 'svc.internal:8128', server.userToken, init, { 'svc-variables': 'team=blue' });
+    assert.equal(admitted.status, 200, admitted.text);
+    const refused = await postWithHost(`${server.url}/mcp/notes`, 'elsewhere.internal', server.userToken, init);
+    assert.equal(refused.status, 403);
+    const { transport, client } = await connect(server, 'notes', { headers: { 'svc-variables': 'team=blue' } });
+    const crossed = await server.request('POST', '/mcp/other', { token: server.userToken, headers: { 'mcp-session-id': transport.sessionId!, accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
+    assert.equal(crossed.status, 404);
+    await client.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 test('an MCP session survives a restart: the same id keeps working and its file is still there', async () => {
   const first = await startServer();
   await first.request('POST', '/v1/blueprints', { body: { yaml: NOTES } });
