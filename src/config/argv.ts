@@ -29,7 +29,8 @@ export function parseFlags(argv: string[]): ParsedFlags {
     if (!valueFlags.has(name) && !isRepeatable) throw usage(`unknown flag --${name}`);
     let value = inline;
     if (value === undefined) {
-      if (i + 1 >= argv.length) throw usage(`--${name} needs a value`);
+      // `--port --bind x` is a forgotten value, not a port named `--bind`.
+      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) throw usage(`--${name} needs a value`);
       value = argv[++i];
     }
     if (isRepeatable) flags.repeated.set(name, [...(flags.repeated.get(name) ?? []), value]);

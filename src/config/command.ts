@@ -4,14 +4,15 @@
 // server log, opened for appending to prove it can be.
 import fs from 'node:fs';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { parseFlags, type ParsedFlags } from './argv';
 import { invalid } from './errors';
-import { asBoolean, asList, asMap, asString, checkKeys, readConfigFile, scalarText, type ConfigFile, type FileValue } from './file';
+import { asBoolean, asList, asMap, asString, checkKeys, readConfigFile, scalarText, scalarType, type ConfigFile, type FileValue } from './file';
 import { helpText } from './help';
 import { canonicalCidr, canonicalMcpHost } from './network';
 import { fileKeys, limitDefaults, scalarSettings, type ScalarSetting } from './schema';
 import type { AllowsMode, Limits, OAuthProvider, Settings } from './settings';
-import { loadTls, readCertificateForProbe } from './tls';
+import { loadTls, PARTIAL_TLS_MESSAGE, readCertificateForProbe } from './tls';
 import { buildTokens, readTokenFile, type TokenSource } from './tokens';
 import { parseBooleanVariable, parseCount, parseIp, parseList, parsePort, parseWhole } from './values';
 import { checkVolumeOverlaps, parseVolumes } from './volumes';
@@ -64,6 +65,22 @@ function fileLookup(file: ConfigFile | null, dotted: string): FileValue | undefi
   return value;
 }
 
+const integerKinds = new Set(['port', 'megabytes', 'kibibytes', 'seconds', 'whole']);
+
+/**
+ * The text of a file scalar, after checking its YAML type: numbers other than counts must
+ * be YAML integers, paths and addresses text; a count is judged as written, quoted or not.
+ */
+function fileScalarText(setting: ScalarSetting, value: FileValue): string {
+  const label = `config \`${setting.key}\``;
+  const text = scalarText(value, setting.key);
+  const type = scalarType(value);
+  if (integerKinds.has(setting.kind) && type !== 'number') throw invalid(`${label}: expected a whole number (a YAML integer, without quotes), got \`${text}\``);
+  if (setting.kind === 'count' && type !== 'number' && type !== 'string') throw invalid(`${label}: a count is a whole number with an optional K, M, B or T suffix, got \`${text}\``);
+  if (['ip', 'path', 'name'].includes(setting.kind) && type !== 'string') throw invalid(`${label}: expected text, got \`${text}\``);
+  return text;
+}
+
 function parseScalar(setting: ScalarSetting, raw: string, label: string): Scalar {
   switch (setting.kind) {
     case 'ip':
@@ -71,8 +88,10 @@ function parseScalar(setting: ScalarSetting, raw: string, label: string): Scalar
     case 'port':
       return parsePort(raw, label);
     case 'path':
+      if (raw === '') throw invalid(`${label}: expected a non-empty path`);
+      return raw;
     case 'name':
-      if (raw === '') throw invalid(`${label}: expected a non-empty value`);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw)) throw invalid(`${label}: expected an environment variable name (letters, digits and \`_\`), got \`${raw}\``);
       return raw;
     case 'count':
       return parseCount(raw, label);
@@ -98,10 +117,11 @@ class Resolver {
   ) {}
 
   /** Parses every source of every scalar (a bad lower source stops startup too). */
-  resolveAll(): void {
+  resolveAll(only?: readonly string[]): void {
     for (const setting of scalarSettings) {
+      if (only && !only.includes(setting.key)) continue;
       const fromFile = fileLookup(this.file, setting.key);
-      const fileValue = fromFile ? parseScalar(setting, scalarText(fromFile, setting.key), `config \`${setting.key}\``) : undefined;
+      const fileValue = fromFile ? parseScalar(setting, fileScalarText(setting, fromFile), `config \`${setting.key}\``) : undefined;
       const envRaw = this.env.get(setting.env);
       const envValue = envRaw !== undefined ? parseScalar(setting, envRaw, `$${setting.env}`) : undefined;
       const flagRaw = this.flags.values.get(setting.flag);
@@ -138,6 +158,26 @@ function resolveBindAndPort(resolver: Resolver, env: Map<string, string>): { bin
   if (bind === undefined) bind = ambientHost ?? (portRaw !== undefined ? '0.0.0.0' : '127.0.0.1');
   if (port === undefined) port = ambientPort ?? 8128;
   return { bind, port };
+}
+
+/**
+ * Health-check mode reads only what the probe needs: the address and the certificate. It
+ * never touches token files or the store key and writes nothing.
+ */
+function healthCheckTarget(resolver: Resolver, env: Map<string, string>): HealthCheckTarget {
+  resolver.resolveAll(['bind', 'port', 'tls.cert_file', 'tls.key_file']);
+  const { bind, port } = resolveBindAndPort(resolver, env);
+  const certFile = resolver.path('tls.cert_file') ?? null;
+  const keyFile = resolver.path('tls.key_file') ?? null;
+  if ((certFile === null) !== (keyFile === null)) throw invalid(PARTIAL_TLS_MESSAGE);
+  return { host: probeHost(bind), port, tls: certFile !== null ? { certPem: readCertificateForProbe(certFile) } : null };
+}
+
+/** A wildcard bind is probed on the loopback address of its family. */
+function probeHost(bind: string): string {
+  const address = ipaddr.parse(bind.split('%')[0]);
+  if (address.range() !== 'unspecified') return bind;
+  return address.kind() === 'ipv4' ? '127.0.0.1' : '::1';
 }
 
 function safe<T>(fn: () => T): T | undefined {
@@ -221,11 +261,28 @@ function readStoreKey(resolver: Resolver, env: Map<string, string>): Buffer | nu
     text = value;
     origin = `secret store key in $${keyEnv}`;
   }
-  const trimmed = text.trim();
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed)) throw invalid(`${origin}: expected base64 of exactly 32 bytes (\`openssl rand -base64 32\`)`);
-  const key = Buffer.from(trimmed, 'base64');
-  if (key.length !== 32) throw invalid(`${origin}: expected base64 of exactly 32 bytes, got ${key.length} bytes`);
+  return decodeStoreKey(text.trim(), origin);
+}
+
+/** Standard base64, padding optional, of exactly 32 bytes; never echoes the value. */
+function decodeStoreKey(text: string, origin: string): Buffer {
+  const expected = `${origin}: expected base64 of exactly 32 bytes (create one with \`openssl rand -base64 32\`)`;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) throw invalid(expected);
+  const key = Buffer.from(text, 'base64');
+  // Buffer.from ignores stray trailing bits; a key must round-trip to the same text.
+  if (key.toString('base64').replace(/=+$/, '') !== text.replace(/=+$/, '')) throw invalid(expected);
+  if (key.length !== 32) throw invalid(`${expected}, got ${key.length} bytes`);
   return key;
+}
+
+/** `match` is a host compared without port: `auth.example.com` (a port given is dropped). */
+function providerHost(raw: string, where: string): string {
+  const text = raw.trim().toLowerCase();
+  const host = /^\[([0-9a-f:.]+)\](?::[0-9]{1,5})?$/.exec(text)?.[1] ?? /^([a-z0-9.-]+)(?::[0-9]{1,5})?$/.exec(text)?.[1];
+  if (host === undefined || host === '' || (text.startsWith('[') && !ipaddr.IPv6.isValid(host))) {
+    throw invalid(`config \`${where}\`: expected the host of an authorization server (e.g. \`github.com\`), got \`${raw}\``);
+  }
+  return host;
 }
 
 function parseOAuthProviders(file: ConfigFile | null): OAuthProvider[] {
@@ -239,7 +296,9 @@ function parseOAuthProviders(file: ConfigFile | null): OAuthProvider[] {
     checkKeys(fields, fileKeys.provider, where);
     if (!fields.has('match')) throw invalid(`config \`${where}\`: \`match\` is required (the authorization server's host)`);
     if (!fields.has('client_id')) throw invalid(`config \`${where}\`: \`client_id\` is required`);
-    const match = asString(fields.get('match')!, `${where}.match`).toLowerCase();
+    const match = providerHost(asString(fields.get('match')!, `${where}.match`), `${where}.match`);
+    const clientId = asString(fields.get('client_id')!, `${where}.client_id`);
+    if (clientId.trim() === '') throw invalid(`config \`${where}.client_id\`: expected a non-empty client id`);
     if (seen.has(match)) throw invalid(`config \`${where}\`: another provider already matches \`${match}\``);
     seen.add(match);
     const clientSecret = fields.has('client_secret') ? asString(fields.get('client_secret')!, `${where}.client_secret`) : undefined;
@@ -247,7 +306,7 @@ function parseOAuthProviders(file: ConfigFile | null): OAuthProvider[] {
       throw invalid(`config \`${where}.client_secret\`: expected a literal, \`\${env.VAR}\` or \`\${secrets.KEY}\``);
     }
     const scopes = fields.has('scopes') ? asList(fields.get('scopes')!, `${where}.scopes`).map((s, j) => asString(s, `${where}.scopes[${j}]`)) : [];
-    providers.push({ match, clientId: asString(fields.get('client_id')!, `${where}.client_id`), ...(clientSecret !== undefined ? { clientSecret } : {}), scopes });
+    providers.push({ match, clientId, ...(clientSecret !== undefined ? { clientSecret } : {}), scopes });
   });
   return providers;
 }
@@ -256,6 +315,8 @@ function parseTokenSources(file: ConfigFile | null, env: Map<string, string>, ra
   const sources: TokenSource[] = [];
   const serverToken = rawEnv.SVC_SERVER_TOKEN;
   if (serverToken !== undefined && serverToken.trim() !== '') {
+    // The environment hands Node invalid UTF-8 as U+FFFD; such a token could never be presented.
+    if (serverToken.includes('\uFFFD')) throw invalid('SVC_SERVER_TOKEN is not valid text; use letters, digits and `- . _ ~ + /`');
     sources.push({ name: 'SVC_SERVER_TOKEN', role: 'admin', origin: 'SVC_SERVER_TOKEN', value: serverToken.trim() });
   }
   const value = fileLookup(file, 'api_tokens');
@@ -285,6 +346,20 @@ function checkLogFile(file: string): void {
   }
 }
 
+/**
+ * The audit file is not a startup condition (each record retries the open), but an
+ * operator should hear at once when it cannot work. Checked without creating anything.
+ */
+function auditFileWarnings(auditFile: string | null): StartupWarning[] {
+  if (auditFile === null) return [];
+  const stat = fs.statSync(auditFile, { throwIfNoEntry: false });
+  let problem: string | null = null;
+  if (stat && !stat.isFile()) problem = 'not a regular file';
+  else if (!stat && !fs.statSync(path.dirname(auditFile), { throwIfNoEntry: false })?.isDirectory()) problem = 'its directory does not exist';
+  if (problem === null) return [];
+  return [{ target: 'svc_server::config', msg: 'audit file cannot be opened yet; each audit record will retry', fields: { file: auditFile, reason: problem } }];
+}
+
 function allowsMode(file: ConfigFile | null): AllowsMode {
   const value = fileLookup(file, 'logging.audit.allows');
   if (value === undefined) return 'summary';
@@ -312,15 +387,9 @@ export function parseCommand(input: CommandInput): Command {
   if (file) validateFileKeys(file);
 
   const resolver = new Resolver(flags, env, file, input.cwd);
+  if (flags.booleans.has('health-check')) return { kind: 'health-check', target: healthCheckTarget(resolver, env) };
   resolver.resolveAll();
   const { bind, port } = resolveBindAndPort(resolver, env);
-
-  if (flags.booleans.has('health-check')) {
-    const certFile = resolver.path('tls.cert_file');
-    const keyFile = resolver.path('tls.key_file');
-    const host = bind === '0.0.0.0' ? '127.0.0.1' : bind === '::' ? '::1' : bind;
-    return { kind: 'health-check', target: { host, port, tls: certFile && keyFile ? { certPem: readCertificateForProbe(certFile) } : null } };
-  }
 
   const warnings: StartupWarning[] = [];
   const home = homeDirectory(env, input, warnings);
@@ -414,6 +483,10 @@ export function parseCommand(input: CommandInput): Command {
   ].filter((p) => p.path !== ':memory:' && p.path !== '.');
   checkVolumeOverlaps(volumes, serverPaths);
 
+  const telemetry = telemetrySetting(file, env, 'telemetry', 'SVC_TELEMETRY');
+  const telemetryIncludeSource = telemetrySetting(file, env, 'telemetry_include_source', 'SVC_TELEMETRY_INCLUDE_SOURCE');
+  warnings.push(...auditFileWarnings(auditFile));
+
   const settings: Settings = {
     home,
     configFile: file ? path.resolve(file.path) : null,
@@ -431,11 +504,12 @@ export function parseCommand(input: CommandInput): Command {
     network: { allowIp: [...allowIp], allowLocalhost, allowPrivate, grantsFromEnvironment },
     limits,
     denyWarnings: denyRaw === '1',
-    telemetry: telemetrySetting(file, env, 'telemetry', 'SVC_TELEMETRY'),
-    telemetryIncludeSource: telemetrySetting(file, env, 'telemetry_include_source', 'SVC_TELEMETRY_INCLUDE_SOURCE'),
+    telemetry,
+    // Attaching source only means something when reports are made at all.
+    telemetryIncludeSource: telemetry && telemetryIncludeSource,
     logging: {
       file: logFile,
-      filter: input.env.RUST_LOG ?? null,
+      filter: env.get('RUST_LOG') ?? null,
       audit: { enabled: fileBoolean(file, 'logging.audit.enabled') ?? true, file: auditFile, allows: allowsMode(file) },
     },
     shutdownGraceSeconds: shutdownGrace,

@@ -2,7 +2,7 @@
 // as written (so `1e3` can be refused as a count even though YAML reads a number).
 import fs from 'node:fs';
 import path from 'node:path';
-import { isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
 import { invalid } from './errors';
 
 /** A file value: scalars carry their source text; maps and lists are plain. */
@@ -14,18 +14,20 @@ export interface ConfigFile {
   root: Map<string, FileValue>;
 }
 
-function convert(node: Node | null, where: string): FileValue {
+function convert(node: Node | null, where: string, doc: Document): FileValue {
   if (node === null || node === undefined) return { kind: 'scalar', value: null, text: '' };
+  // Anchors and aliases are ordinary YAML; an alias stands for the node it names.
+  if (isAlias(node)) return convert((node.resolve(doc) ?? null) as Node | null, where, doc);
   if (isScalar(node)) return { kind: 'scalar', value: node.value, text: node.source ?? String(node.value) };
   if (isMap(node)) {
     const entries = new Map<string, FileValue>();
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      entries.set(key, convert(pair.value as Node | null, where ? `${where}.${key}` : key));
+      entries.set(key, convert(pair.value as Node | null, where ? `${where}.${key}` : key, doc));
     }
     return { kind: 'map', entries };
   }
-  if (isSeq(node)) return { kind: 'list', items: node.items.map((item, i) => convert(item as Node | null, `${where}[${i}]`)) };
+  if (isSeq(node)) return { kind: 'list', items: node.items.map((item, i) => convert(item as Node | null, `${where}[${i}]`, doc)) };
   throw invalid(`config \`${where}\`: unsupported YAML value`);
 }
 
@@ -42,7 +44,7 @@ export function readConfigFile(file: string): ConfigFile {
   const directory = path.dirname(path.resolve(file));
   if (contents === null || (isScalar(contents) && contents.value === null)) return { path: file, directory, root: new Map() };
   if (!isMap(contents)) throw invalid(`config file ${file}: the top level must be a mapping of settings`);
-  const root = convert(contents, '');
+  const root = convert(contents, '', doc);
   return { path: file, directory, root: (root as { entries: Map<string, FileValue> }).entries };
 }
 
@@ -80,4 +82,9 @@ export function asBoolean(value: FileValue, where: string): boolean {
 export function scalarText(value: FileValue, where: string): string {
   if (value.kind !== 'scalar' || value.value === null || typeof value.value === 'object') throw invalid(`config \`${where}\`: expected a single value`);
   return value.text;
+}
+
+/** The YAML type of a scalar as read (`string`, `number`, `boolean`), for settings that need one. */
+export function scalarType(value: FileValue): string {
+  return value.kind === 'scalar' ? typeof value.value : value.kind;
 }

@@ -1,4 +1,5 @@
 // Outbound grants (`network.allow_ip` entries as canonical CIDR) and MCP Host entries.
+import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { invalid } from './errors';
 
@@ -6,6 +7,10 @@ import { invalid } from './errors';
 export function canonicalCidr(raw: string, label: string): string {
   const text = raw.trim();
   try {
+    // ipaddr.js also reads `10`, `0x7f.1` or `010.0.0.1` as IPv4; only the usual forms count.
+    const [addressText, bitsText, extra] = text.split('/');
+    if (extra !== undefined || net.isIP(addressText) === 0 || addressText.includes('%')) throw new Error('invalid');
+    if (bitsText !== undefined && !/^[0-9]{1,3}$/.test(bitsText)) throw new Error('invalid');
     if (text.includes('/')) {
       const [address, bits] = ipaddr.parseCIDR(text);
       const base = address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96

@@ -44,7 +44,8 @@ export function computeSettingsHash(settings: Settings, boundAddr: string): stri
     },
     secret_store: { enabled: settings.secretStore.key !== null },
     volumes: Object.fromEntries(
-      settings.volumes.map((v) => [v.name, { kind: v.kind, ...(v.path !== undefined ? { path: v.path } : {}), access: v.access, size_limit: v.sizeLimit }]),
+      // A local-path volume's path is a path like the others: hashed, never shown.
+      settings.volumes.map((v) => [v.name, { kind: v.kind, ...(v.path !== undefined ? { path: hashedPath(v.directory) } : {}), access: v.access, size_limit: v.sizeLimit }]),
     ),
     network: { allow_ip: [...settings.network.allowIp].sort(), allow_localhost: settings.network.allowLocalhost, allow_private: settings.network.allowPrivate },
     limits: settings.limits,
