@@ -1,6 +1,7 @@
 // The capability catalogue (blueprints-and-policy §8): every capability the standard
 // library gates, with the context fields it reports. Registration uses it to refuse
 // filters on fields an operation never reports; GET /v1/capabilities lists it.
+import { MAIN_REFUSALS } from './decide';
 
 export interface FieldInfo {
   type: 'string' | 'number' | 'boolean';
@@ -73,7 +74,7 @@ const entries: CatalogueEntry[] = [
     summary: 'Read a secret (Packages only)',
     fields: { name: { type: 'string', description: 'Declared secret name' } },
     exampleFilter: 'name == "API_KEY"',
-    mainDenial: 'secret values never reach program code; pass the secret name to a Package API',
+    mainDenial: MAIN_REFUSALS.get('secrets.get'),
   },
   { name: 'session.read', source: 'svc:session', summary: 'Read session state', fields: { key: { type: 'string', description: 'State key' } }, exampleFilter: 'key glob "notes/*"' },
   { name: 'session.write', source: 'svc:session', summary: 'Write session state', fields: { key: { type: 'string', description: 'State key' } }, exampleFilter: 'key glob "notes/*"' },

@@ -1,10 +1,21 @@
 // Evaluation of a parsed filter against an operation context (blueprints-and-policy
-// §5.4). Evaluation never throws: anything that cannot be decided is false.
-import type { Filter, Operand } from './filter-syntax';
+// §5.4). Evaluation never throws: anything that cannot be decided is false. `matches`
+// runs the RE2 program compiled at parse time (re2js: an automaton simulation, linear in
+// the input, no backreferences or lookaround), so no pattern can stall a decision.
+import type { Comparison, Filter, Operand } from './filter-ast';
+import { NUMBER_PATTERN } from './filter-lexer';
+
+type Variables = Readonly<Record<string, string>>;
 
 const MISSING = Symbol('missing');
-const NUMBER = /^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
 const INDEX = /^(0|[1-9][0-9]*)$/;
+
+/** Own keys only: `${vars.constructor}` must not find Object.prototype.constructor. */
+function variable(vars: Variables, name: string): string | undefined {
+  if (!Object.prototype.hasOwnProperty.call(vars, name)) return undefined;
+  const value = vars[name];
+  return typeof value === 'string' ? value : undefined;
+}
 
 function lookup(context: unknown, path: string[]): unknown {
   let value: unknown = context;
@@ -22,13 +33,13 @@ function lookup(context: unknown, path: string[]): unknown {
 }
 
 function variableNumber(text: string | undefined): number | null {
-  if (text === undefined || !NUMBER.test(text)) return null;
+  if (text === undefined || !NUMBER_PATTERN.test(text)) return null;
   const n = Number(text);
   return Number.isFinite(n) ? n : null;
 }
 
 /** `==` as a tri-state: true/false when decidable, null when not (missing types, unbound). */
-function equals(field: unknown, operand: Operand, vars: Record<string, string>): boolean | null {
+function equals(field: unknown, operand: Operand, vars: Variables): boolean | null {
   switch (operand.kind) {
     case 'null':
       return field === null;
@@ -43,13 +54,16 @@ function equals(field: unknown, operand: Operand, vars: Record<string, string>):
       let text = '';
       for (const segment of operand.segments) {
         if (segment.kind === 'text') text += segment.text;
-        else if (vars[segment.name] === undefined) return null;
-        else text += vars[segment.name];
+        else {
+          const value = variable(vars, segment.name);
+          if (value === undefined) return null;
+          text += value;
+        }
       }
       return field === text;
     }
     case 'variable': {
-      const value = vars[operand.name];
+      const value = variable(vars, operand.name);
       if (value === undefined) return null;
       if (typeof field === 'boolean') return value === 'true' || value === 'false' ? field === (value === 'true') : null;
       if (typeof field === 'number') {
@@ -62,14 +76,18 @@ function equals(field: unknown, operand: Operand, vars: Record<string, string>):
   }
 }
 
-function globPattern(operand: Operand, vars: Record<string, string>): string | null {
+function globPattern(operand: Operand, vars: Variables): string | null {
   if (operand.kind === 'string') return operand.value;
   if (operand.kind !== 'interpolated') return null;
   let pattern = '';
   for (const segment of operand.segments) {
     if (segment.kind === 'text') pattern += segment.text;
-    else if (vars[segment.name] === undefined) return null;
-    else pattern += vars[segment.name].replace(/[\\*?]/g, (c) => `\\${c}`);
+    else {
+      const value = variable(vars, segment.name);
+      if (value === undefined) return null;
+      // Variable values match literally; only the Blueprint's own text has wildcards.
+      pattern += value.replace(/[\\*?]/g, (c) => `\\${c}`);
+    }
   }
   return pattern;
 }
@@ -118,7 +136,7 @@ export function globMatch(pattern: string, text: string): boolean {
   return pi === p.length;
 }
 
-function compare(filter: Extract<Filter, { kind: 'compare' }>, context: unknown, vars: Record<string, string>): boolean {
+function compare(filter: Comparison, context: unknown, vars: Variables): boolean {
   const field = lookup(context, filter.path);
   if (field === MISSING) return false;
   const { op, operand } = filter;
@@ -128,7 +146,7 @@ function compare(filter: Extract<Filter, { kind: 'compare' }>, context: unknown,
     case '>':
     case '>=': {
       if (typeof field !== 'number') return false;
-      const right = operand.kind === 'number' ? operand.value : operand.kind === 'variable' ? variableNumber(vars[operand.name]) : null;
+      const right = operand.kind === 'number' ? operand.value : operand.kind === 'variable' ? variableNumber(variable(vars, operand.name)) : null;
       if (right === null) return false;
       return op === '<' ? field < right : op === '<=' ? field <= right : op === '>' ? field > right : field >= right;
     }
@@ -151,7 +169,8 @@ function compare(filter: Extract<Filter, { kind: 'compare' }>, context: unknown,
   }
 }
 
-export function evaluateFilter(filter: Filter, context: unknown, vars: Record<string, string>): boolean {
+/** True when the filter holds for the context; never throws. */
+export function evaluateFilter(filter: Filter, context: unknown, vars: Variables): boolean {
   switch (filter.kind) {
     case 'compare':
       return compare(filter, context, vars);

@@ -1,9 +1,13 @@
 // Public API of the policy engine: the filter language, permission rules, decisions and
-// the per-run decision recorder. Every gated operation goes through RunDecisions.gate.
-export { parseFilter, printFilter, printNumber, filterVariables, filterFields, FilterError, MAX_FILTER_BYTES, MAX_FILTER_OPERATORS, type Filter, type Operand, type Operator } from './filter-syntax';
+// the per-run decision recorder. Every gated operation goes through RunDecisions.gate,
+// which decides, writes the audit decision and throws the error the program sees.
+export { FilterError, MAX_FILTER_BYTES, MAX_FILTER_OPERATORS, type Filter, type Comparison, type Operand, type Operator, type Segment } from './filter-ast';
+export { parseFilter } from './filter-parser';
+export { printFilter, printNumber, filterVariables, filterFields } from './filter-print';
 export { evaluateFilter, globMatch } from './filter-eval';
-export { parsePermissionPolicy, policyVariableReferences, canonicalPolicy, type PermissionPolicy, type Rule, type Action, type PolicyDiagnostic } from './rules';
-export { decide, targetSuffix, PermissionDeniedError, QuotaExceededError, AUDIT_REASONS, type Decision, type DecisionSource, type DecideInput } from './decide';
-export { normalizeContext, normalizeVfsPath, normalizeHost, normalizeRemote } from './normalize';
-export { RunDecisions, auditContext, type DecisionScope, type AllowsMode } from './recorder';
+export { parsePermissionPolicy, policyVariableReferences, canonicalPolicy, type PermissionPolicy, type Rule, type Action, type PolicyDiagnostic, type PolicyPath, type CanonicalPolicy } from './rules';
+export { decide, decideCheck, targetSuffix, invariantRefusal, MAIN_REFUSALS, UNIDENTIFIED_CALLER_REASON, type Decision, type DecideInput } from './decide';
+export { PermissionDeniedError, QuotaExceededError, AUDIT_REASONS, type DecisionSource, type DeniedSource } from './errors';
+export { normalizeContext, normalizeVfsPath, normalizeHost, normalizeRemote, ContextError } from './normalize';
+export { RunDecisions, auditContext, serverEgressDecision, QUICK_SEARCH_FIELDS, SUMMARY_LIMITS, type DecisionScope, type AllowsMode, type FurtherSource } from './recorder';
 export { capabilityCatalogue, reportedFields, type CatalogueEntry, type FieldInfo } from './catalogue';

@@ -1,12 +1,15 @@
-// Decision records of one run (server-operations §7.4–7.5): denials are written at once,
-// one by one; allows per `logging.audit.allows`: `all` one each, `none` nothing,
-// `summary` grouped per (caller, capability, rule) and written when the run finishes.
+// Decision records of one run (server-operations §7.4–7.5) and the gate every gated
+// operation calls: denials are written at once, one by one; allows per
+// `logging.audit.allows`: `all` one each, `none` nothing, `summary` grouped per
+// (caller, capability, rule) and written in first-seen order when the run finishes.
 import { auditRecordFits, sanitizeContextText, type AuditWriter, type DecisionRecord } from '../audit';
-import { AUDIT_REASONS, decide, PermissionDeniedError, type Decision, type DecisionSource } from './decide';
+import { decide, invariantRefusal, type Decision } from './decide';
+import { AUDIT_REASONS, PermissionDeniedError, type DecisionSource } from './errors';
 import type { PermissionPolicy } from './rules';
 
 export type AllowsMode = 'summary' | 'all' | 'none';
 
+/** Who is deciding for whom: fixed for one run (or one MCP file-tool call outside a run). */
 export interface DecisionScope {
   execution_id?: string;
   session_id?: string;
@@ -14,22 +17,33 @@ export interface DecisionScope {
   blueprint_hash: string;
   principal: string;
   cwd: string;
-  variables: Record<string, string>;
+  variables: Readonly<Record<string, string>>;
   policy: PermissionPolicy;
 }
 
-const QUICK_FIELDS = [
+/** Sources other modules record after a policy allow (§6.2 step 5), plus late invariant refusals. */
+export type FurtherSource = Exclude<DecisionSource, 'policy'>;
+
+/** Context fields copied next to payload_json when their value is a string, number or boolean. */
+export const QUICK_SEARCH_FIELDS: readonly string[] = [
   'host', 'path', 'url_path', 'vfs_path', 'from', 'to', 'method', 'tool', 'tool_name', 'name', 'secret', 'model', 'key', 'prefix',
   'body_size', 'timeout_ms', 'max_bytes', 'overwrite', 'decompress', 'prompt_count', 'op', 'length', 'recursive', 'remote', 'remoteName', 'branch', 'transport',
 ];
-const MAX_GROUPS = 1024;
-const MAX_CONTEXTS_PER_GROUP = 10;
-const MAX_RETAINED_CONTEXT_BYTES = 1024 * 1024;
+export const SUMMARY_LIMITS = { groups: 1024, contextsPerGroup: 10, retainedContextBytes: 1024 * 1024 } as const;
 
-/** `payload_json` plus the quick-search fields (text sanitised, only scalars). */
-export function auditContext(context: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { payload_json: JSON.stringify(context) };
-  for (const field of QUICK_FIELDS) {
+/** The full context as one JSON text; a context JSON cannot represent still gets a record. */
+function payloadJson(context: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(context) ?? '{}';
+  } catch {
+    return '"[context not representable as JSON]"';
+  }
+}
+
+function auditContextWith(payload: string, context: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { payload_json: payload };
+  for (const field of QUICK_SEARCH_FIELDS) {
+    if (!Object.prototype.hasOwnProperty.call(context, field)) continue;
     const value = context[field];
     if (typeof value === 'string') out[field] = sanitizeContextText(value);
     else if (typeof value === 'number' || typeof value === 'boolean') out[field] = value;
@@ -37,11 +51,44 @@ export function auditContext(context: Record<string, unknown>): Record<string, u
   return out;
 }
 
-interface Group {
+/** `payload_json` (unchanged) plus the quick-search fields (scalars only, text sanitised). */
+export function auditContext(context: Record<string, unknown>): Record<string, unknown> {
+  return auditContextWith(payloadJson(context), context);
+}
+
+type RecordIdentity = Pick<DecisionScope, 'execution_id' | 'session_id' | 'blueprint' | 'blueprint_hash' | 'principal'>;
+
+function recordBase(scope: RecordIdentity, caller: string, capability: string) {
+  return {
+    type: 'decision' as const,
+    ...(scope.execution_id !== undefined ? { execution_id: scope.execution_id } : {}),
+    ...(scope.session_id !== undefined ? { session_id: scope.session_id } : {}),
+    blueprint: scope.blueprint,
+    blueprint_hash: scope.blueprint_hash,
+    principal: scope.principal,
+    caller,
+    capability,
+  };
+}
+
+/** An egress refusal with no operation behind it (e.g. MCP discovery): caller `server`, capability `network.egress`. */
+export function serverEgressDecision(scope: RecordIdentity, context: Record<string, unknown>): DecisionRecord {
+  return { ...recordBase(scope, 'server', 'network.egress'), context: auditContext(context), decision: 'deny', source: 'egress_guard', reason: AUDIT_REASONS.egress_guard };
+}
+
+function ruleFields(decision: Decision): { rule?: number | 'default'; rule_name?: string } {
+  return { ...(decision.rule !== undefined ? { rule: decision.rule } : {}), ...(decision.ruleName !== undefined ? { rule_name: decision.ruleName } : {}) };
+}
+
+function denialReason(source: DecisionSource, decision?: Decision): string {
+  if (source !== 'policy') return AUDIT_REASONS[source];
+  return decision?.action === 'ask-human' ? AUDIT_REASONS.askHuman : AUDIT_REASONS.policy;
+}
+
+interface AllowGroup {
   caller: string;
   capability: string;
-  rule?: number | 'default';
-  ruleName?: string;
+  decision: Decision;
   count: number;
   contexts: Array<Record<string, unknown>>;
   seen: Set<string>;
@@ -49,7 +96,7 @@ interface Group {
 }
 
 export class RunDecisions {
-  private readonly groups = new Map<string, Group>();
+  private readonly groups = new Map<string, AllowGroup>();
   private retainedBytes = 0;
 
   constructor(
@@ -58,102 +105,138 @@ export class RunDecisions {
     private readonly allows: AllowsMode,
   ) {}
 
-  /** Asks the policy; records the decision; throws the PermissionDeniedError on a refusal. */
-  gate(caller: string, capability: string, context: Record<string, unknown>, options: { skipMainInvariant?: boolean } = {}): Decision {
-    const decision = decide({ policy: this.scope.policy, caller, capability, context, cwd: this.scope.cwd, variables: this.scope.variables, skipMainInvariant: options.skipMainInvariant });
-    if (decision.decision === 'allow') {
-      this.recordAllow(caller, capability, decision);
-      return decision;
-    }
-    this.writeDenial(caller, capability, decision.context, decision.source, decision);
-    throw new PermissionDeniedError(caller, capability, decision.reason ?? 'denied', decision.source === 'invariant' ? 'invariant' : 'policy');
+  /**
+   * Decides a gated operation and records it. Returns the allow (with the normalised
+   * context); on a denial writes the record and throws the PermissionDeniedError the
+   * program sees.
+   */
+  gate(caller: string | undefined, capability: string, context: Record<string, unknown>, options: { skipMainInvariant?: boolean } = {}): Decision {
+    const decision = decide({ ...this.inputs(caller, capability, context), skipMainInvariant: options.skipMainInvariant });
+    return this.settle(caller, capability, decision);
   }
 
-  /** A check whose refusal is silent (filtered listings): no record, no throw. */
-  probe(caller: string, capability: string, context: Record<string, unknown>): boolean {
-    return decide({ policy: this.scope.policy, caller, capability, context, cwd: this.scope.cwd, variables: this.scope.variables }).decision === 'allow';
+  /** `svc:security.check()`: as gate, without the main-only invariant (§6.2). */
+  check(caller: string | undefined, capability: string, context: Record<string, unknown>): Decision {
+    return this.gate(caller, capability, context, { skipMainInvariant: true });
   }
 
-  /** A further refusal after an allow: read_only, quota or egress_guard. */
-  record(caller: string, capability: string, context: Record<string, unknown>, outcome: { decision: 'deny'; source: Exclude<DecisionSource, 'policy'> }): void {
+  /**
+   * A per-item check of a filtered listing (§6.5): no record, and a policy denial just
+   * leaves the item out (false). An invariant refusal is never swallowed: recorded and thrown.
+   */
+  probe(caller: string | undefined, capability: string, context: Record<string, unknown>): boolean {
+    const decision = decide(this.inputs(caller, capability, context));
+    if (decision.source === 'invariant') this.settle(caller, capability, decision);
+    return decision.decision === 'allow';
+  }
+
+  /** An invariant refusal found outside decide (e.g. program code speaking for a package in check()). */
+  refuseInvariant(caller: string | undefined, capability: string, context: Record<string, unknown>, reason: string): never {
+    this.settle(caller, capability, invariantRefusal(context, reason));
+    throw new Error('unreachable: settle throws on a denial');
+  }
+
+  /** A further refusal after an allow: read_only, quota or egress_guard (fixed reason texts). The caller throws its own error. */
+  record(caller: string, capability: string, context: Record<string, unknown>, outcome: { decision: 'deny'; source: FurtherSource }): void {
     this.writeDenial(caller, capability, context, outcome.source);
   }
 
-  /** Writes the summary groups (run end). Safe to call more than once. */
+  /** Writes the summary groups in first-seen order (run end, whatever its outcome). Safe to call twice. */
   flush(): void {
-    for (const group of this.groups.values()) {
-      let record: DecisionRecord = {
-        ...this.base(group.caller, group.capability),
-        decision: 'allow',
-        source: 'policy',
-        ...(group.rule !== undefined ? { rule: group.rule } : {}),
-        ...(group.ruleName !== undefined ? { rule_name: group.ruleName } : {}),
-        count: group.count,
-        ...(group.contexts.length > 0 ? { contexts: group.contexts } : {}),
-        ...(group.overflow ? { summary_overflow: true } : {}),
-      };
-      while (!auditRecordFits(record) && (record.contexts?.length ?? 0) > 0) {
-        record = { ...record, contexts: record.contexts!.slice(0, -1), summary_overflow: true };
-      }
-      this.audit.write(record);
-    }
+    for (const group of this.groups.values()) this.audit.write(this.groupRecord(group));
     this.groups.clear();
+    this.retainedBytes = 0;
   }
 
-  private base(caller: string, capability: string) {
-    const s = this.scope;
-    return {
-      type: 'decision' as const,
-      ...(s.execution_id !== undefined ? { execution_id: s.execution_id } : {}),
-      ...(s.session_id !== undefined ? { session_id: s.session_id } : {}),
-      blueprint: s.blueprint,
-      blueprint_hash: s.blueprint_hash,
-      principal: s.principal,
-      caller,
-      capability,
-    };
+  private inputs(caller: string | undefined, capability: string, context: Record<string, unknown>) {
+    const { policy, cwd, variables } = this.scope;
+    return { policy, caller, capability, context, cwd, variables };
+  }
+
+  private settle(caller: string | undefined, capability: string, decision: Decision): Decision {
+    const who = caller || 'unknown';
+    if (decision.decision === 'allow') {
+      this.recordAllow(who, capability, decision);
+      return decision;
+    }
+    this.writeDenial(who, capability, decision.context, decision.source, decision);
+    throw new PermissionDeniedError(who, capability, decision.reason ?? AUDIT_REASONS.policy, decision.source === 'invariant' ? 'invariant' : 'policy');
   }
 
   private writeDenial(caller: string, capability: string, context: Record<string, unknown>, source: DecisionSource, decision?: Decision): void {
-    const reason = source === 'policy' ? (decision?.reason?.startsWith('policy requires human approval') ? AUDIT_REASONS.askHuman : AUDIT_REASONS.policy) : AUDIT_REASONS[source];
     this.audit.write({
-      ...this.base(caller, capability),
+      ...recordBase(this.scope, caller, capability),
       context: auditContext(context),
       decision: 'deny',
       source,
-      ...(decision?.rule !== undefined ? { rule: decision.rule } : {}),
-      ...(decision?.ruleName !== undefined ? { rule_name: decision.ruleName } : {}),
-      reason,
+      ...(decision && source === 'policy' ? ruleFields(decision) : {}),
+      reason: denialReason(source, decision),
+    });
+  }
+
+  private writeAllow(caller: string, capability: string, decision: Decision, overflow: boolean, payload?: string): void {
+    const context = payload === undefined ? auditContext(decision.context) : auditContextWith(payload, decision.context);
+    this.audit.write({
+      ...recordBase(this.scope, caller, capability),
+      context,
+      decision: 'allow',
+      source: 'policy',
+      ...ruleFields(decision),
+      ...(overflow ? { summary_overflow: true } : {}),
     });
   }
 
   private recordAllow(caller: string, capability: string, decision: Decision): void {
     if (this.allows === 'none') return;
-    const ruleFields = { rule: decision.rule, ...(decision.ruleName !== undefined ? { rule_name: decision.ruleName } : {}) };
-    if (this.allows === 'all') {
-      this.audit.write({ ...this.base(caller, capability), context: auditContext(decision.context), decision: 'allow', source: 'policy', ...ruleFields });
-      return;
-    }
+    if (this.allows === 'all') return this.writeAllow(caller, capability, decision, false);
     const key = `${caller}\u0000${capability}\u0000${String(decision.rule)}`;
-    let group = this.groups.get(key);
-    if (!group) {
-      if (this.groups.size >= MAX_GROUPS) {
-        this.audit.write({ ...this.base(caller, capability), context: auditContext(decision.context), decision: 'allow', source: 'policy', ...ruleFields, summary_overflow: true });
-        return;
-      }
-      group = { caller, capability, rule: decision.rule, ruleName: decision.ruleName, count: 0, contexts: [], seen: new Set(), overflow: false };
-      this.groups.set(key, group);
+    const group = this.groups.get(key);
+    if (group) this.addToGroup(group, decision);
+    else this.openGroup(key, caller, capability, decision);
+  }
+
+  private openGroup(key: string, caller: string, capability: string, decision: Decision): void {
+    const payload = payloadJson(decision.context);
+    const bytes = Buffer.byteLength(payload, 'utf8');
+    if (this.groups.size >= SUMMARY_LIMITS.groups || this.retainedBytes + bytes > SUMMARY_LIMITS.retainedContextBytes) {
+      // Beyond a limit the operation is not lost: it is written on its own, flagged.
+      return this.writeAllow(caller, capability, decision, true, payload);
     }
+    this.retainedBytes += bytes;
+    this.groups.set(key, { caller, capability, decision, count: 1, contexts: [auditContextWith(payload, decision.context)], seen: new Set([payload]), overflow: false });
+  }
+
+  private addToGroup(group: AllowGroup, decision: Decision): void {
     group.count++;
-    if (group.contexts.length >= MAX_CONTEXTS_PER_GROUP && group.overflow) return;
-    const payload = JSON.stringify(decision.context);
+    // Once a group has overflowed, further distinct contexts change nothing: skip the JSON work.
+    if (group.overflow) return;
+    const payload = payloadJson(decision.context);
     if (group.seen.has(payload)) return;
-    if (group.contexts.length >= MAX_CONTEXTS_PER_GROUP || this.retainedBytes + payload.length > MAX_RETAINED_CONTEXT_BYTES) {
+    const bytes = Buffer.byteLength(payload, 'utf8');
+    if (group.contexts.length >= SUMMARY_LIMITS.contextsPerGroup || this.retainedBytes + bytes > SUMMARY_LIMITS.retainedContextBytes) {
       group.overflow = true;
       return;
     }
+    this.retainedBytes += bytes;
     group.seen.add(payload);
-    this.retainedBytes += payload.length;
-    group.contexts.push(auditContext(decision.context));
+    group.contexts.push(auditContextWith(payload, decision.context));
+  }
+
+  /** The group's record; contexts dropped from the end until it encodes within 1 MiB. */
+  private groupRecord(group: AllowGroup): DecisionRecord {
+    let record: DecisionRecord = {
+      ...recordBase(this.scope, group.caller, group.capability),
+      decision: 'allow',
+      source: 'policy',
+      ...ruleFields(group.decision),
+      count: group.count,
+      contexts: group.contexts,
+      ...(group.overflow ? { summary_overflow: true } : {}),
+    };
+    while (!auditRecordFits(record) && record.contexts!.length > 0) {
+      record = { ...record, contexts: record.contexts!.slice(0, -1), summary_overflow: true };
+    }
+    if (record.contexts!.length === 0) delete record.contexts;
+    return record;
   }
 }

@@ -1,122 +1,187 @@
 // Permission rules (blueprints-and-policy §4): `default` plus per-caller rule lists,
-// parsed from the plain values of a Blueprint document into a typed policy.
-import { FilterError, filterVariables, parseFilter, printFilter, type Filter } from './filter-syntax';
+// parsed from the plain values of a Blueprint document into a typed policy. Structure
+// faults (parse_error, filter syntax included) are found before semantic ones
+// (invalid_permissions), matching the validation stages of §2.14.
+import { FilterError, filterForMessage, type Filter } from './filter-ast';
+import { parseFilter } from './filter-parser';
+import { filterVariables, printFilter } from './filter-print';
 
 export type Action = 'allow' | 'deny' | 'ask-human';
 
 export interface Rule {
+  /** Optional label, unique within its caller's list; cited as `rule_name`, never in denial messages. */
   name?: string;
   capability: string;
   filter?: Filter;
+  /** The filter as written, for messages. */
+  filterText?: string;
   action: Action;
 }
 
 export interface PermissionPolicy {
   /** Absent default means deny. */
   default?: Action;
+  /** Caller key (`main` or a package name) to its rules, in file order. */
   callers: Map<string, Rule[]>;
 }
 
+export type PolicyPath = Array<string | number>;
+
 export interface PolicyDiagnostic {
+  /**
+   * `parse_error` for structure and filter syntax, `invalid_permissions` for empty callers,
+   * empty capabilities and duplicate rule names. (`invalid_filter` is the registration
+   * check on filter fields, made by the Blueprint registration code.)
+   */
   code: 'parse_error' | 'invalid_permissions' | 'invalid_filter';
+  /** The leaf message, without the class prefix. */
   message: string;
-  path: Array<string | number>;
+  /** Map keys and list indexes down to the fault, e.g. ["permissions","main",0,"filter"]. */
+  path: PolicyPath;
 }
 
-const ACTIONS: readonly Action[] = ['allow', 'deny', 'ask-human'];
-const RULE_KEYS = ['name', 'capability', 'filter', 'action'];
+const ACTIONS: readonly string[] = ['allow', 'deny', 'ask-human'];
+const RULE_KEYS: readonly string[] = ['name', 'capability', 'filter', 'action'];
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+class PolicyFault extends Error {
+  constructor(readonly diagnostic: PolicyDiagnostic) {
+    super(diagnostic.message);
+  }
+}
+
+const structureFault = (message: string, path: PolicyPath): never => {
+  throw new PolicyFault({ code: 'parse_error', message, path });
+};
+const permissionsFault = (message: string, path: PolicyPath): never => {
+  throw new PolicyFault({ code: 'invalid_permissions', message, path });
+};
+
+function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function parseAction(value: unknown, path: Array<string | number>): Action | PolicyDiagnostic {
-  if (typeof value === 'string' && (ACTIONS as readonly string[]).includes(value)) return value as Action;
-  return { code: 'parse_error', message: `unknown variant \`${String(value)}\`, expected one of \`allow\`, \`deny\`, \`ask-human\``, path };
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return `${typeof value} \`${String(value)}\``;
 }
 
-const isDiagnostic = (value: unknown): value is PolicyDiagnostic => isPlainObject(value) && 'code' in value && 'path' in value;
+function parseAction(value: unknown, path: PolicyPath): Action {
+  if (typeof value === 'string' && ACTIONS.includes(value)) return value as Action;
+  return structureFault(`unknown variant \`${String(value)}\`, expected one of \`allow\`, \`deny\`, \`ask-human\``, path);
+}
 
-export function parsePermissionPolicy(defaultValue: unknown, permissionsValue: unknown): { policy: PermissionPolicy } | { error: PolicyDiagnostic } {
+function parseRuleFilter(text: unknown, path: PolicyPath): Filter {
+  if (typeof text !== 'string') return structureFault(`filter must be a string, not ${describe(text)}`, path);
+  try {
+    return parseFilter(text);
+  } catch (error) {
+    if (error instanceof FilterError) return structureFault(`invalid filter \`${filterForMessage(text)}\`: ${error.message}`, path);
+    throw error;
+  }
+}
+
+/** Stage 2: one rule's shape, keys walked in document order. */
+function parseRule(raw: unknown, path: PolicyPath): Rule {
+  if (!isMapping(raw)) return structureFault(`a rule must be a mapping with ${RULE_KEYS.map((k) => `\`${k}\``).join(', ')}, not ${describe(raw)}`, path);
+  const rule: Partial<Rule> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const at = [...path, key];
+    if (key === 'name') rule.name = typeof value === 'string' ? value : structureFault(`rule name must be a string, not ${describe(value)}`, at);
+    else if (key === 'capability') rule.capability = typeof value === 'string' ? value : structureFault(`capability must be a string, not ${describe(value)}`, at);
+    else if (key === 'action') rule.action = parseAction(value, at);
+    else if (key === 'filter') {
+      if (value === null || value === undefined) continue;
+      rule.filter = parseRuleFilter(value, at);
+      rule.filterText = value as string;
+    } else structureFault(`unknown field \`${key}\`, expected one of \`name\`, \`capability\`, \`filter\`, \`action\``, at);
+  }
+  if (rule.capability === undefined) structureFault('missing field `capability`', path);
+  if (rule.action === undefined) structureFault('missing field `action`', path);
+  return rule as Rule;
+}
+
+function parseStructure(defaultValue: unknown, permissionsValue: unknown): PermissionPolicy {
   const policy: PermissionPolicy = { callers: new Map() };
-  if (defaultValue !== undefined && defaultValue !== null) {
-    const action = parseAction(defaultValue, ['default']);
-    if (isDiagnostic(action)) return { error: action };
-    policy.default = action;
-  }
-  if (permissionsValue === undefined || permissionsValue === null) return { policy };
-  if (!isPlainObject(permissionsValue)) return { error: { code: 'parse_error', message: 'permissions must be a mapping of caller to a list of rules', path: ['permissions'] } };
+  if (defaultValue !== undefined && defaultValue !== null) policy.default = parseAction(defaultValue, ['default']);
+  if (permissionsValue === undefined || permissionsValue === null) return policy;
+  if (!isMapping(permissionsValue)) return structureFault(`permissions must be a mapping of caller to a list of rules, not ${describe(permissionsValue)}`, ['permissions']);
   for (const [caller, list] of Object.entries(permissionsValue)) {
-    if (caller.trim() === '') return { error: { code: 'invalid_permissions', message: 'caller identifier must not be empty', path: ['permissions', caller] } };
-    if (list === null) {
-      policy.callers.set(caller, []);
-      continue;
-    }
-    if (!Array.isArray(list)) return { error: { code: 'parse_error', message: `permissions for '${caller}' must be a list of rules`, path: ['permissions', caller] } };
-    const rules: Rule[] = [];
-    const names = new Set<string>();
-    for (let index = 0; index < list.length; index++) {
-      const path = ['permissions', caller, index];
-      const raw = list[index];
-      if (!isPlainObject(raw)) return { error: { code: 'parse_error', message: `a rule must be a mapping with ${RULE_KEYS.join(', ')}`, path } };
-      for (const key of Object.keys(raw)) {
-        if (!RULE_KEYS.includes(key)) return { error: { code: 'parse_error', message: `unknown field \`${key}\`, expected one of \`name\`, \`capability\`, \`filter\`, \`action\``, path: [...path, key] } };
-      }
-      if (raw.capability === undefined) return { error: { code: 'parse_error', message: 'missing field `capability`', path } };
-      if (typeof raw.capability !== 'string') return { error: { code: 'parse_error', message: 'capability must be a string', path: [...path, 'capability'] } };
-      if (raw.capability.trim() === '') return { error: { code: 'invalid_permissions', message: `caller '${caller}': a rule has an empty capability name`, path: [...path, 'capability'] } };
-      if (raw.action === undefined) return { error: { code: 'parse_error', message: 'missing field `action`', path } };
-      const action = parseAction(raw.action, [...path, 'action']);
-      if (isDiagnostic(action)) return { error: action };
-      const rule: Rule = { capability: raw.capability, action };
-      if (raw.name !== undefined) {
-        if (typeof raw.name !== 'string' || raw.name.trim() === '') return { error: { code: 'invalid_permissions', message: `caller '${caller}': a rule name must be non-empty text`, path: [...path, 'name'] } };
-        if (names.has(raw.name)) return { error: { code: 'invalid_permissions', message: `caller '${caller}': rule name '${raw.name}' is used twice`, path: [...path, 'name'] } };
-        names.add(raw.name);
-        rule.name = raw.name;
-      }
-      if (raw.filter !== undefined && raw.filter !== null) {
-        if (typeof raw.filter !== 'string') return { error: { code: 'parse_error', message: 'filter must be a string', path: [...path, 'filter'] } };
-        try {
-          rule.filter = parseFilter(raw.filter);
-        } catch (error) {
-          if (error instanceof FilterError) return { error: { code: 'invalid_filter', message: `invalid filter \`${raw.filter}\`: ${error.message}`, path: [...path, 'filter'] } };
-          throw error;
-        }
-      }
-      rules.push(rule);
-    }
-    policy.callers.set(caller, rules);
+    const at = ['permissions', caller];
+    // `main:` with nothing under it is an empty list, as the operator evidently meant.
+    if (list === null || list === undefined) policy.callers.set(caller, []);
+    else if (!Array.isArray(list)) structureFault(`permissions for '${caller}' must be a list of rules, not ${describe(list)}`, at);
+    else policy.callers.set(caller, list.map((raw, index) => parseRule(raw, [...at, index])));
   }
-  return { policy };
+  return policy;
 }
 
-/** Variables referenced by filters, with where, for the Blueprint's declaration check. */
-export function policyVariableReferences(policy: PermissionPolicy): Array<{ name: string; caller: string; index: number }> {
-  const out: Array<{ name: string; caller: string; index: number }> = [];
+/** Stage 3: empty callers, empty capabilities, empty or duplicate rule names. */
+function checkSemantics(policy: PermissionPolicy): void {
+  for (const [caller, rules] of policy.callers) {
+    if (caller.trim() === '') permissionsFault('caller identifier must not be empty', ['permissions', caller]);
+    const names = new Set<string>();
+    rules.forEach((rule, index) => {
+      const at = ['permissions', caller, index];
+      if (rule.capability.trim() === '') permissionsFault(`caller '${caller}': a rule has an empty capability name`, [...at, 'capability']);
+      if (rule.name === undefined) return;
+      if (rule.name.trim() === '') permissionsFault(`caller '${caller}': rule ${index} has an empty name; omit \`name\` or give it a label`, [...at, 'name']);
+      if (names.has(rule.name)) permissionsFault(`caller '${caller}': rule name '${rule.name}' is used by more than one rule; rule names must be unique within a caller`, [...at, 'name']);
+      names.add(rule.name);
+    });
+  }
+}
+
+/**
+ * Parses `default` and `permissions` as read from YAML (plain values). The first fault
+ * wins: any structure fault (parse_error) before any semantic one (invalid_permissions).
+ */
+export function parsePermissionPolicy(defaultValue: unknown, permissionsValue: unknown): { policy: PermissionPolicy } | { error: PolicyDiagnostic } {
+  try {
+    const policy = parseStructure(defaultValue, permissionsValue);
+    checkSemantics(policy);
+    return { policy };
+  } catch (error) {
+    if (error instanceof PolicyFault) return { error: error.diagnostic };
+    throw error;
+  }
+}
+
+/** Every `${vars.NAME}` used by a filter, with where, for the Blueprint's declaration check. */
+export function policyVariableReferences(policy: PermissionPolicy): Array<{ name: string; caller: string; index: number; path: PolicyPath }> {
+  const out: Array<{ name: string; caller: string; index: number; path: PolicyPath }> = [];
   for (const [caller, rules] of policy.callers) {
     rules.forEach((rule, index) => {
-      if (rule.filter) for (const name of filterVariables(rule.filter)) out.push({ name, caller, index });
+      if (!rule.filter) return;
+      for (const name of filterVariables(rule.filter)) out.push({ name, caller, index, path: ['permissions', caller, index, 'filter'] });
     });
   }
   return out;
 }
 
-/** JSON-able canonical form for the Blueprint hash (filters printed canonically). */
-export function canonicalPolicy(policy: PermissionPolicy): { default?: Action; permissions?: Record<string, unknown[]> } {
-  const out: { default?: Action; permissions?: Record<string, unknown[]> } = {};
-  // An explicit `deny` default is the same as none.
-  if (policy.default !== undefined && policy.default !== 'deny') out.default = policy.default;
-  if (policy.callers.size > 0) {
-    out.permissions = {};
-    for (const [caller, rules] of policy.callers) {
-      out.permissions[caller] = rules.map((rule) => ({
-        ...(rule.name !== undefined ? { name: rule.name } : {}),
-        capability: rule.capability,
-        ...(rule.filter ? { filter: printFilter(rule.filter) } : {}),
-        action: rule.action,
-      }));
-    }
+export interface CanonicalPolicy {
+  default?: 'allow' | 'ask-human';
+  permissions?: Record<string, Array<{ name?: string; capability: string; filter?: string; action: Action }>>;
+}
+
+/**
+ * JSON-able canonical form for the Blueprint hash (§11): `default` only when not deny,
+ * callers with empty lists left out, filters in canonical printed form.
+ */
+export function canonicalPolicy(policy: PermissionPolicy): CanonicalPolicy {
+  const out: CanonicalPolicy = {};
+  if (policy.default === 'allow' || policy.default === 'ask-human') out.default = policy.default;
+  const permissions: NonNullable<CanonicalPolicy['permissions']> = {};
+  for (const [caller, rules] of policy.callers) {
+    if (rules.length === 0) continue;
+    permissions[caller] = rules.map((rule) => ({
+      ...(rule.name !== undefined ? { name: rule.name } : {}),
+      capability: rule.capability,
+      ...(rule.filter ? { filter: printFilter(rule.filter) } : {}),
+      action: rule.action,
+    }));
   }
+  if (Object.keys(permissions).length > 0) out.permissions = permissions;
   return out;
 }

@@ -78,7 +78,7 @@ test('rule parsing refuses unknown keys, bad actions, empty callers and capabili
     [undefined, { '': [] }, 'invalid_permissions'],
     [undefined, { main: [{ capability: '', action: 'allow' }] }, 'invalid_permissions'],
     [undefined, { main: [{ capability: 'fs.read', action: 'perhaps' }] }, 'parse_error'],
-    [undefined, { main: [{ capability: 'fs.read', action: 'allow', filter: 'path = 1' }] }, 'invalid_filter'],
+    [undefined, { main: [{ capability: 'fs.read', action: 'allow', filter: 'path = 1' }] }, 'parse_error'],
     [undefined, { main: [{ name: 'a', capability: 'x', action: 'allow' }, { name: 'a', capability: 'y', action: 'allow' }] }, 'invalid_permissions'],
   ];
   for (const [d, p, code] of cases) {
