@@ -190,7 +190,7 @@ test('an MCP session survives a restart: the same id keeps working and its file 
       body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'svc__typescript__execute', arguments: { code: 'import * as fs from "svc:fs";\nexport function main() { return fs.readText("/keep.txt"); }' } } }),
     });
     assert.equal(reply.status, 200, await reply.clone().text());
-    const body = await reply.json();
+    const body = (await reply.json()) as { result: { structuredContent: { result: string } } };
     assert.equal(body.result.structuredContent.result, 'kept');
   } finally {
     await second.stop();
