@@ -54,7 +54,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   limit('max_embedding_concurrency', 'whole', 'embedding requests of one call in flight (default 4)'),
   { key: 'logging.file', flag: 'log-file', env: 'SVC_LOG_FILE', kind: 'path', help: 'append the server log to this file (default stdout)' },
   { key: 'shutdown_grace', flag: 'shutdown-grace', env: 'SVC_SHUTDOWN_GRACE', kind: 'seconds', help: 'seconds to drain after a stop (default 5)', min: 0, label: 'shutdown grace' },
-  { key: 'runner_pool_size', flag: 'runner-pool-size', env: 'SVC_RUNNER_POOL_SIZE', kind: 'whole', help: 'runner child processes (default 2; svc extension)', min: 1, max: 64, label: 'runner pool size' },
+  { key: 'runner_pool_size', flag: 'runner-pool-size', env: 'SVC_RUNNER_POOL_SIZE', kind: 'whole', help: 'runner child processes that run programs, 1-64 (default 2; svc extension)', min: 1, max: 64, label: 'runner pool size' },
 ];
 
 export const booleanFlags = ['allow-unauthenticated', 'allow-localhost', 'allow-private', 'health-check', 'help', 'version'] as const;

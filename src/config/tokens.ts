@@ -2,7 +2,11 @@
 // SHA-256 digests are kept; every refusal names the entry, never the token.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { invalid } from './errors';
+import { asList, asMap, asString, checkKeys, type ConfigFile } from './file';
+import { fileKeys } from './schema';
+import { fileLookup } from './sources';
 import type { Role, TokenEntry } from './settings';
 
 const TOKEN_ALPHABET = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -62,4 +66,39 @@ export function buildTokens(sources: TokenSource[]): TokenEntry[] {
     entries.push({ name: source.name, role: source.role as Role, digest });
   }
   return entries;
+}
+
+/** SVC_SERVER_TOKEN (admin) first, then each `api_tokens` entry with its file read. */
+export function parseTokenSources(file: ConfigFile | null, serverToken: string | undefined): TokenSource[] {
+  const sources: TokenSource[] = [];
+  if (serverToken !== undefined && serverToken.trim() !== '') {
+    // The environment hands Node invalid UTF-8 as U+FFFD; such a token could never be presented.
+    if (serverToken.includes('\uFFFD')) throw invalid('SVC_SERVER_TOKEN is not valid text; use letters, digits and `- . _ ~ + /`');
+    sources.push({ name: 'SVC_SERVER_TOKEN', role: 'admin', origin: 'SVC_SERVER_TOKEN', value: serverToken.trim() });
+  }
+  const value = fileLookup(file, 'api_tokens');
+  if (value !== undefined) {
+    asList(value, 'api_tokens').forEach((item, i) => {
+      const where = `api_tokens[${i}]`;
+      const fields = asMap(item, where);
+      checkKeys(fields, fileKeys.token, where);
+      for (const key of fileKeys.token) if (!fields.has(key)) throw invalid(`config \`${where}\`: \`${key}\` is required`);
+      const name = asString(fields.get('name')!, `${where}.name`);
+      const tokenFile = path.resolve(file!.directory, asString(fields.get('token_file')!, `${where}.token_file`));
+      const origin = `config \`${where}\` (${name})`;
+      sources.push({ name, role: asString(fields.get('role')!, `${where}.role`), origin, value: readTokenFile(tokenFile, origin) });
+    });
+  }
+  return sources;
+}
+
+/** `github_token_file` must exist and be non-empty at startup (it is re-read per install). */
+export function checkGithubTokenFile(file: string): void {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw invalid(`github_token_file ${file}: ${(error as Error).message}`);
+  }
+  if (text.trim() === '') throw invalid(`github_token_file ${file} is empty`);
 }
