@@ -104,6 +104,6 @@ export interface Settings {
     };
   };
   shutdownGraceSeconds: number;
-  /** Runner child processes (design: default 2). Key `runner_pool_size`, flag, SVC_RUNNER_POOL_SIZE. */
+  /** Runner child processes, 1-64, default 2: our extension, not in the reference settings. Key `runner_pool_size`, flag `--runner-pool-size`, SVC_RUNNER_POOL_SIZE. */
   runnerPoolSize: number;
 }

@@ -2,6 +2,7 @@
 // serve with frozen Settings) and the input it is computed from.
 import type { Settings } from './settings';
 
+/** Where --health-check probes: a wildcard bind is replaced by loopback of its family. */
 export interface HealthCheckTarget {
   host: string;
   port: number;
