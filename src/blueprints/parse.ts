@@ -3,7 +3,7 @@
 import type { Blueprint } from './model';
 import { blueprintHash, canonicalModel } from './canonical';
 import { BlueprintValidationError, type BlueprintErrorCode } from './validate';
-import { validateDocument } from './validate';
+import { locate, validateDocument } from './validate';
 import { readTree, TreeError, type ParsedTree } from './yaml-tree';
 
 export interface Diagnostic {
@@ -52,7 +52,8 @@ export function parseBlueprint(yaml: string): ParseResult {
     return { ok: true, blueprint };
   } catch (error) {
     if (!(error instanceof BlueprintValidationError)) throw error;
-    const position = tree.position(error.offset);
+    // Structure faults carry the node the reader was at; semantic ones are found by their path.
+    const position = tree.position(error.code === 'parse_error' ? error.offset : locate(tree.root, error.path));
     return {
       ok: false,
       problem: {

@@ -1,0 +1,212 @@
+// The `llm` section (blueprints-and-policy §2.13): providers, chat models and embedding
+// models. Shapes and YAML types are checked with the document (parse_error); names,
+// provider types, URLs, key references, limits and model filters are invalid_llm.
+import ipaddr from 'ipaddr.js';
+import type { Filter, PermissionPolicy } from '../policy';
+import type { SecretDeclaration } from '../sessions';
+import type { LlmDeclaration } from './model';
+import { asMap, bool, checkKeys, fail, get, integer, text, type Path } from './readers';
+import { secretReferenceProblem } from './references';
+import type { TreeNode } from './yaml-tree';
+
+type Provider = NonNullable<LlmDeclaration['providers']>[string];
+type Model = NonNullable<LlmDeclaration['models']>[string];
+type EmbeddingModel = NonNullable<LlmDeclaration['embedding_models']>[string];
+
+const PROVIDER_TYPES = ['anthropic', 'google', 'openai', 'openai-compatible'];
+const EMBEDDING_PROVIDER_TYPES = ['google', 'openai', 'openai-compatible'];
+/** Address ranges a model endpoint may not point into (ipaddr.js range names). */
+const BLOCKED_RANGES = new Set(['loopback', 'unspecified', 'private', 'linkLocal', 'broadcast', 'carrierGradeNat', 'uniqueLocal']);
+const DESCRIPTION_LIMIT = 512;
+const ENTRY_LABELS: Record<string, string> = { providers: 'llm provider', models: 'llm model', embedding_models: 'embedding model' };
+
+// --- stage 2: shapes ----------------------------------------------------------------------
+
+export function parseLlm(node: TreeNode): LlmDeclaration {
+  const map = asMap(node, ['llm']);
+  if (!map) return {};
+  checkKeys(map, ['providers', 'models', 'embedding_models'], ['llm']);
+  const llm: LlmDeclaration = {};
+  const providers = get(map, 'providers');
+  if (providers) llm.providers = parseEntries(providers, ['llm', 'providers'], parseProvider);
+  const models = get(map, 'models');
+  if (models) llm.models = parseEntries(models, ['llm', 'models'], parseModel);
+  const embedding = get(map, 'embedding_models');
+  if (embedding) llm.embedding_models = parseEntries(embedding, ['llm', 'embedding_models'], parseEmbeddingModel);
+  return llm;
+}
+
+function parseEntries<T>(node: TreeNode, path: Path, parseOne: (name: string, fields: TreeNode, path: Path) => T): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const entry of asMap(node, path)?.entries ?? []) out[entry.key] = parseOne(entry.key, entry.value, [...path, entry.key]);
+  return out;
+}
+
+function fieldsOf(name: string, node: TreeNode, path: Path, accepted: readonly string[], required: readonly string[]) {
+  const label = ENTRY_LABELS[path[1] as string];
+  const fields = asMap(node, path) ?? fail('parse_error', `${label} '${name}': missing field \`${required[0]}\``, path, node);
+  checkKeys(fields, accepted, path);
+  for (const key of required) if (!get(fields, key)) fail('parse_error', `${label} '${name}': missing field \`${key}\``, path, node);
+  const optional = <T>(key: string, read: (n: TreeNode, p: Path) => T): T | undefined => {
+    const value = get(fields, key);
+    return value ? read(value, [...path, key]) : undefined;
+  };
+  return { fields, optional };
+}
+
+function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+function parseProvider(name: string, node: TreeNode, path: Path): Provider {
+  const { fields, optional } = fieldsOf(name, node, path, ['type', 'base_url', 'api_key', 'supports_structured_outputs'], ['type']);
+  return defined({
+    type: text(get(fields, 'type')!, [...path, 'type']),
+    base_url: optional('base_url', text),
+    api_key: optional('api_key', text),
+    supports_structured_outputs: optional('supports_structured_outputs', bool),
+  });
+}
+
+function parseModel(name: string, node: TreeNode, path: Path): Model {
+  const { fields, optional } = fieldsOf(name, node, path, ['provider', 'context_window', 'output_reserve', 'description'], ['provider']);
+  return defined({
+    provider: text(get(fields, 'provider')!, [...path, 'provider']),
+    context_window: optional('context_window', integer),
+    output_reserve: optional('output_reserve', integer),
+    description: optional('description', text),
+  });
+}
+
+function parseEmbeddingModel(name: string, node: TreeNode, path: Path): EmbeddingModel {
+  const { fields, optional } = fieldsOf(name, node, path, ['provider', 'dimensions', 'max_input_bytes', 'max_input_tokens', 'description'], ['provider', 'dimensions']);
+  return defined({
+    provider: text(get(fields, 'provider')!, [...path, 'provider']),
+    dimensions: integer(get(fields, 'dimensions')!, [...path, 'dimensions']),
+    max_input_bytes: optional('max_input_bytes', integer),
+    max_input_tokens: optional('max_input_tokens', integer),
+    description: optional('description', text),
+  });
+}
+
+// --- stage 3: meaning ---------------------------------------------------------------------
+
+function refuse(leaf: string, path: Path): never {
+  return fail('invalid_llm', leaf, path, null);
+}
+
+export function checkLlm(llm: LlmDeclaration, secrets: ReadonlyMap<string, SecretDeclaration>, policy: PermissionPolicy): void {
+  for (const [name, provider] of Object.entries(llm.providers ?? {})) checkProvider(name, provider, secrets);
+  for (const [name, model] of Object.entries(llm.models ?? {})) checkModel(name, model, llm);
+  for (const [name, model] of Object.entries(llm.embedding_models ?? {})) checkEmbeddingModel(name, model, llm);
+  checkModelFilters(policy, 'llm.call', new Set(Object.keys(llm.models ?? {})), 'models');
+  checkModelFilters(policy, 'embedding.embed', new Set(Object.keys(llm.embedding_models ?? {})), 'embedding_models');
+}
+
+/** Provider and model names: 1–128 characters, no control characters, no surrounding whitespace. */
+function checkEntryName(what: string, name: string, path: Path): void {
+  if ([...name].length < 1 || [...name].length > 128) refuse(`${what} name '${name}' must be 1 to 128 characters`, path);
+  if (/\p{Cc}/u.test(name)) refuse(`${what} name '${name}' contains a control character`, path);
+  if (name.trim() !== name) refuse(`${what} name '${name}' has leading or trailing whitespace`, path);
+}
+
+function checkProvider(name: string, provider: Provider, secrets: ReadonlyMap<string, SecretDeclaration>): void {
+  const path = ['llm', 'providers', name];
+  checkEntryName('provider', name, path);
+  if (!PROVIDER_TYPES.includes(provider.type)) refuse(`provider '${name}': unknown type '${provider.type}'; expected one of ${PROVIDER_TYPES.join(', ')}`, [...path, 'type']);
+  if (provider.type === 'openai-compatible' && provider.base_url === undefined) refuse(`provider '${name}': \`base_url\` is required for type openai-compatible`, path);
+  if (provider.base_url !== undefined) {
+    const problem = baseUrlProblem(provider.base_url, secrets);
+    if (problem) refuse(`provider '${name}': base_url ${problem}`, [...path, 'base_url']);
+  }
+  if (provider.api_key !== undefined) {
+    const match = /^\$\{secrets\.([^{}]+)\}$/.exec(provider.api_key);
+    if (!match) refuse(`provider '${name}': api_key must be exactly one \${secrets.NAME} reference to a declared secret, so keys never sit in Blueprint text`, [...path, 'api_key']);
+    if (!secrets.has(match[1])) refuse(`provider '${name}': api_key references undeclared secret '${match[1]}'`, [...path, 'api_key']);
+  }
+}
+
+/** Why a provider base URL is refused, or null. `${secrets.NAME}` may appear only after the host. */
+export function baseUrlProblem(value: string, secrets: ReadonlyMap<string, SecretDeclaration>): string | null {
+  if (!/^https:\/\//i.test(value)) return `'${value}' must be an absolute https:// URL`;
+  const authorityEnd = value.slice(8).search(/[/?#]/);
+  const authority = authorityEnd === -1 ? value.slice(8) : value.slice(8, 8 + authorityEnd);
+  if (authority.includes('${')) return 'may use ${secrets.NAME} only in the path and query, after the host';
+  const rest = authorityEnd === -1 ? '' : value.slice(8 + authorityEnd);
+  const referenceProblem = secretReferenceProblem(rest, secrets);
+  if (referenceProblem) return referenceProblem;
+  let url: URL;
+  try {
+    url = new URL(value.slice(0, 8) + authority + rest.replace(/\$\{secrets\.[^}]*\}/g, 'x'));
+  } catch {
+    return `'${value}' is not a valid URL`;
+  }
+  return hostProblem(url.hostname);
+}
+
+function hostProblem(hostname: string): string | null {
+  const host = hostname.replace(/\.$/, '').replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host === '127.0.0.1' || host === '::1') return `must not point at this machine ('${hostname}')`;
+  if (!ipaddr.isValid(host)) return null;
+  let address = ipaddr.parse(host);
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) address = (address as ipaddr.IPv6).toIPv4Address();
+  const range = address.range();
+  return BLOCKED_RANGES.has(range) ? `must not point at a ${range} address ('${hostname}')` : null;
+}
+
+function checkDescription(owner: string, description: string | undefined, path: Path): void {
+  if (description === undefined) return;
+  if ([...description].length > DESCRIPTION_LIMIT) refuse(`${owner}: description is longer than ${DESCRIPTION_LIMIT} characters`, path);
+  if (/[\p{Cc}\p{Cf}]/u.test(description)) refuse(`${owner}: description must be one line without control or invisible formatting characters`, path);
+}
+
+function atLeastOne(owner: string, field: string, value: number | undefined, path: Path): void {
+  if (value !== undefined && value < 1) refuse(`${owner}: ${field} must be at least 1, not ${value}`, path);
+}
+
+function checkModel(name: string, model: Model, llm: LlmDeclaration): void {
+  const path = ['llm', 'models', name];
+  const owner = `model '${name}'`;
+  checkEntryName('model', name, path);
+  if (!llm.providers?.[model.provider]) refuse(`${owner}: provider '${model.provider}' is not declared under llm.providers`, [...path, 'provider']);
+  atLeastOne(owner, 'context_window', model.context_window, [...path, 'context_window']);
+  atLeastOne(owner, 'output_reserve', model.output_reserve, [...path, 'output_reserve']);
+  checkDescription(owner, model.description, [...path, 'description']);
+}
+
+function checkEmbeddingModel(name: string, model: EmbeddingModel, llm: LlmDeclaration): void {
+  const path = ['llm', 'embedding_models', name];
+  const owner = `embedding model '${name}'`;
+  checkEntryName('embedding model', name, path);
+  const provider = llm.providers?.[model.provider];
+  if (!provider) refuse(`${owner}: provider '${model.provider}' is not declared under llm.providers`, [...path, 'provider']);
+  if (!EMBEDDING_PROVIDER_TYPES.includes(provider.type)) refuse(`${owner}: provider '${model.provider}' is of type ${provider.type}, which serves no embeddings; use an openai, google or openai-compatible provider`, [...path, 'provider']);
+  atLeastOne(owner, 'dimensions', model.dimensions, [...path, 'dimensions']);
+  atLeastOne(owner, 'max_input_bytes', model.max_input_bytes, [...path, 'max_input_bytes']);
+  atLeastOne(owner, 'max_input_tokens', model.max_input_tokens, [...path, 'max_input_tokens']);
+  checkDescription(owner, model.description, [...path, 'description']);
+}
+
+/** Every `model == "<literal>"` in a filter of `capability` must name a model declared under `section`. */
+function checkModelFilters(policy: PermissionPolicy, capability: string, declared: ReadonlySet<string>, section: string): void {
+  for (const [caller, rules] of policy.callers) {
+    rules.forEach((rule, index) => {
+      if (rule.capability !== capability || !rule.filter) return;
+      for (const model of comparedModels(rule.filter)) {
+        if (!declared.has(model)) refuse(`permissions for '${caller}': the ${capability} rule tests model == "${model}", which is not declared under llm.${section}`, ['permissions', caller, index, 'filter']);
+      }
+    });
+  }
+}
+
+function comparedModels(filter: Filter): string[] {
+  switch (filter.kind) {
+    case 'not':
+      return comparedModels(filter.operand);
+    case 'and':
+    case 'or':
+      return [...comparedModels(filter.left), ...comparedModels(filter.right)];
+    case 'compare':
+      return filter.path.length === 1 && filter.path[0] === 'model' && filter.op === '==' && filter.operand.kind === 'string' ? [filter.operand.value] : [];
+  }
+}
