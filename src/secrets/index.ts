@@ -1,2 +1,2 @@
 // Public API of the sealed secret store.
-export { SecretStore, SecretStoreError, storeKeyProblem, type SecretStoreErrorCode } from './secret-store';
+export { SecretStore, SecretStoreError, storeKeyProblem, RESERVED_PREFIX, KEY_MISMATCH_MESSAGE, NO_STORE_MESSAGE, type SecretStoreErrorCode, type KeyAccess } from './secret-store';

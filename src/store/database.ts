@@ -12,7 +12,9 @@ export interface Migration {
 }
 
 /**
- * In order; a migration's version is its 1-based position. Never edit a shipped one.
+ * The schema, in order; a migration's version is its 1-based position. To add tables,
+ * append one entry (never edit or reorder a shipped one: databases already at that
+ * version would never see the change). Each runs in its own write transaction.
  * (The idempotency ledger creates its own table: src/sessions/ledger.ts.)
  */
 export const migrations: readonly Migration[] = [
@@ -34,51 +36,92 @@ export const migrations: readonly Migration[] = [
   },
 ];
 
-export class DatabaseError extends Error {}
+export type DatabaseErrorCode = 'database_in_use' | 'database_unavailable' | 'migration_failed' | 'database_too_new';
+
+export class DatabaseError extends Error {
+  constructor(
+    readonly code: DatabaseErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DatabaseError';
+  }
+}
+
+const BUSY_TIMEOUT_MS = 5000;
 
 /** Opens (creating the parent directory), locks and migrates the database. */
-export function openDatabase(file: string): Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+export function openDatabase(file: string, schema: readonly Migration[] = migrations): Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
   let db: Database;
   try {
-    db = new BetterSqlite3(file, { timeout: 5000 });
+    // No busy wait while taking the lock: a second server must fail at once, not after 5 s.
+    db = new BetterSqlite3(file, { timeout: 0 });
   } catch (error) {
-    throw new DatabaseError(`cannot open database ${file}: ${(error as Error).message}`);
+    throw new DatabaseError('database_unavailable', `cannot open database ${file}: ${(error as Error).message}`);
   }
   try {
-    db.pragma('journal_mode = WAL');
+    takeExclusiveLock(db);
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    db.pragma('locking_mode = EXCLUSIVE');
-    // Take the lock now: a write transaction holds it for the life of the connection.
-    db.exec('BEGIN IMMEDIATE; CREATE TABLE IF NOT EXISTS svc_lock (id INTEGER PRIMARY KEY); COMMIT;');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   } catch (error) {
     db.close();
-    if (/locked|busy/i.test((error as Error).message)) throw new DatabaseError(`database ${file} is already in use by another server`);
-    throw new DatabaseError(`cannot open database ${file}: ${(error as Error).message}`);
+    if (isBusy(error)) throw new DatabaseError('database_in_use', `database ${file} is already in use by another server`);
+    throw new DatabaseError('database_unavailable', `cannot open database ${file}: ${(error as Error).message}`);
   }
-  migrate(db);
+  try {
+    applyMigrations(db, schema);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
 }
 
-function migrate(db: Database): void {
+/**
+ * Exclusive locking mode is set before WAL so the WAL index lives in process memory; the
+ * write transaction right after takes the lock, which the connection then keeps until it
+ * closes.
+ */
+function takeExclusiveLock(db: Database): void {
+  db.pragma('locking_mode = EXCLUSIVE');
+  db.pragma('journal_mode = WAL');
+  db.exec('BEGIN IMMEDIATE; CREATE TABLE IF NOT EXISTS svc_lock (id INTEGER PRIMARY KEY); COMMIT;');
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: string }).code ?? '';
+  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || /database is locked/i.test((error as Error).message);
+}
+
+/** Brings the schema to `schema.length`, one transaction per step; refuses a newer database. */
+export function applyMigrations(db: Database, schema: readonly Migration[]): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  for (let version = current + 1; version <= migrations.length; version++) {
-    const migration = migrations[version - 1];
+  if (current > schema.length) {
+    throw new DatabaseError('database_too_new', `the database is at schema version ${current}, newer than this server knows (${schema.length}); use the newer server or a fresh database_path`);
+  }
+  for (let version = current + 1; version <= schema.length; version++) {
+    const migration = schema[version - 1];
     try {
       db.transaction(() => {
         db.exec(migration.sql);
         db.pragma(`user_version = ${version}`);
       }).immediate();
     } catch (error) {
-      throw new DatabaseError(`database migration ${version} (${migration.name}) failed: ${(error as Error).message}`);
+      throw new DatabaseError('migration_failed', `database migration ${version} (${migration.name}) failed: ${(error as Error).message}`);
     }
   }
 }
 
-/** Checkpoints the WAL and closes (shutdown). */
+/** The schema version the database is at. */
+export function schemaVersion(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** Checkpoints the WAL into the database file and closes (shutdown). */
 export function closeDatabase(db: Database): void {
+  if (!db.open) return;
   try {
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {

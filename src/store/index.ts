@@ -1,3 +1,4 @@
-// Public API of the SQLite store.
-export { openDatabase, closeDatabase, migrations, DatabaseError, type Migration } from './database';
+// Public API of the SQLite store: open (lock + migrate), close, and the migration list
+// later capabilities append to.
+export { openDatabase, closeDatabase, applyMigrations, schemaVersion, migrations, DatabaseError, type Migration, type DatabaseErrorCode } from './database';
 export type { Database } from 'better-sqlite3';
