@@ -14,7 +14,7 @@ export interface Diagnostic {
 }
 
 export interface BlueprintProblem {
-  code: BlueprintErrorCode | 'name_mismatch' | 'undeclared_volume' | 'volume_access_exceeded' | 'unresolved_secret' | 'package_missing';
+  code: BlueprintErrorCode | 'name_mismatch' | 'undeclared_volume' | 'volume_access_exceeded' | 'unresolved_secret' | 'package_missing' | 'already_exists';
   message: string;
   diagnostic: Diagnostic;
 }

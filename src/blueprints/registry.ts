@@ -21,6 +21,10 @@ export type MutationResult = { ok: true; blueprint: Blueprint; created: boolean;
 
 export class BlueprintStoreError extends Error {}
 
+/**
+ * Mutations are synchronous from start to finish (one better-sqlite3 connection, no await
+ * inside), so they are serialised by construction and complete even if the client leaves.
+ */
 export class BlueprintRegistry {
   private readonly current = new Map<string, StoredBlueprint>();
   private readonly deletedListeners: Array<(name: string, principal: string) => void> = [];
@@ -48,20 +52,36 @@ export class BlueprintRegistry {
     }
   }
 
-  /** One-time import of the obsolete blueprint_dir, then move it to archive/blueprints/ beside it. */
+  /**
+   * One-time import of the obsolete blueprint_dir (server-operations §2.14 step 5): valid
+   * files are registered as by POST, invalid ones logged and skipped, then the directory
+   * moves to `archive/blueprints/` beside it so the import never runs twice.
+   */
   importDirectory(directory: string): void {
     if (!fs.existsSync(directory) || !fs.statSync(directory).isDirectory()) return;
     for (const file of fs.readdirSync(directory).sort()) {
-      if (!/\.ya?ml$/.test(file)) continue;
-      const text = fs.readFileSync(path.join(directory, file), 'utf8');
-      const result = this.create(text);
-      if (result.ok) this.log.info('svc_server::blueprints', 'imported Blueprint from blueprint_dir', { name: result.blueprint.name, file });
-      else this.log.warn('svc_server::blueprints', 'skipped invalid Blueprint file in blueprint_dir', { file, reason: result.problem.message });
+      const full = path.join(directory, file);
+      if (!/\.ya?ml$/i.test(file) || !fs.statSync(full).isFile()) continue;
+      this.importFile(full, file);
     }
     const archive = path.join(path.dirname(directory), 'archive', 'blueprints');
     fs.mkdirSync(path.dirname(archive), { recursive: true });
     const target = fs.existsSync(archive) ? `${archive}-${this.now()}` : archive;
     fs.renameSync(directory, target);
+    this.log.info('svc_server::blueprints', 'blueprint_dir imported and archived', { archive: target });
+  }
+
+  private importFile(full: string, file: string): void {
+    let text: string;
+    try {
+      text = fs.readFileSync(full, 'utf8');
+    } catch (error) {
+      this.log.warn('svc_server::blueprints', 'skipped unreadable Blueprint file in blueprint_dir', { file, reason: (error as Error).message });
+      return;
+    }
+    const result = this.create(text);
+    if (result.ok) this.log.info('svc_server::blueprints', 'imported Blueprint from blueprint_dir', { name: result.blueprint.name, file, hash: result.blueprint.hash });
+    else this.log.warn('svc_server::blueprints', 'skipped invalid Blueprint file in blueprint_dir', { file, error: result.problem.code, reason: result.problem.message });
   }
 
   /** The usable current version, or null. */
@@ -94,7 +114,7 @@ export class BlueprintRegistry {
     if (problem) return { ok: false, problem, name: blueprint.name };
     if (this.current.has(blueprint.name)) {
       const message = `blueprint '${blueprint.name}' is already registered`;
-      return { ok: false, problem: { code: 'already_exists' as BlueprintProblem['code'], message, diagnostic: { message } }, name: blueprint.name };
+      return { ok: false, problem: { code: 'already_exists', message, diagnostic: { message } }, name: blueprint.name };
     }
     this.store(blueprint);
     return { ok: true, blueprint, created: true, oldHash: null };
@@ -125,8 +145,21 @@ export class BlueprintRegistry {
       throw new BlueprintStoreError((error as Error).message);
     }
     this.current.delete(name);
-    for (const listener of this.deletedListeners) listener(name, principal);
+    for (const listener of this.deletedListeners) {
+      // The registration is gone either way; one failing listener must not stop the others.
+      try {
+        listener(name, principal);
+      } catch (error) {
+        this.log.error('svc_server::blueprints', 'a Blueprint deletion listener failed', { name, error: (error as Error).message });
+      }
+    }
     return { oldHash: previous.blueprint?.hash ?? null };
+  }
+
+  /** Revision numbers kept for `name`, oldest first (history survives DELETE). */
+  revisions(name: string): number[] {
+    const rows = this.db.prepare('SELECT revision FROM blueprint_revisions WHERE name = ? ORDER BY revision').all(name) as Array<{ revision: number }>;
+    return rows.map((row) => row.revision);
   }
 
   private store(blueprint: Blueprint): void {
