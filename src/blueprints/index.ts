@@ -3,5 +3,5 @@
 export type { Blueprint, VfsDeclaration, MountDeclaration, AuthProxyRule, GitDeclaration, McpServerDeclaration, LlmDeclaration, VfsMode, VolumeAccess } from './model';
 export { parseBlueprint, type ParseResult, type BlueprintProblem, type Diagnostic } from './parse';
 export { registrationProblem, type RegistrationContext, type PackageRequirements } from './registration';
-export { BlueprintRegistry, BlueprintStoreError, blueprintSummary, type StoredBlueprint, type MutationResult } from './registry';
+export { BlueprintRegistry, BlueprintStoreError, blueprintSummary, type StoredBlueprint, type MutationResult, type MutationFailure } from './registry';
 export { canonicalModel, blueprintHash } from './canonical';

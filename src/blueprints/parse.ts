@@ -4,7 +4,7 @@ import type { Blueprint } from './model';
 import { blueprintHash, canonicalModel } from './canonical';
 import { BlueprintValidationError, type BlueprintErrorCode } from './validate';
 import { locate, validateDocument } from './validate';
-import { readTree, TreeError, type ParsedTree } from './yaml-tree';
+import { readTree, TreeError, type ParsedTree, type TreeNode } from './yaml-tree';
 
 export interface Diagnostic {
   path?: Array<string | number>;
@@ -19,7 +19,15 @@ export interface BlueprintProblem {
   diagnostic: Diagnostic;
 }
 
-export type ParseResult = { ok: true; blueprint: Blueprint } | { ok: false; problem: BlueprintProblem };
+/** On failure, `name` is the document's `name` when it could be read (for audit records). */
+export type ParseResult = { ok: true; blueprint: Blueprint } | { ok: false; problem: BlueprintProblem; name?: string };
+
+/** The top-level `name` as written, when it is a plain string. */
+function writtenName(root: TreeNode): string | undefined {
+  if (root.kind !== 'map') return undefined;
+  const value = root.entries.find((entry) => entry.key === 'name')?.value;
+  return value?.kind === 'scalar' && typeof value.value === 'string' && value.value !== '' ? value.value : undefined;
+}
 
 export function parseBlueprint(yaml: string): ParseResult {
   let tree: ParsedTree;
@@ -54,8 +62,10 @@ export function parseBlueprint(yaml: string): ParseResult {
     if (!(error instanceof BlueprintValidationError)) throw error;
     // Structure faults carry the node the reader was at; semantic ones are found by their path.
     const position = tree.position(error.code === 'parse_error' ? error.offset : locate(tree.root, error.path));
+    const name = writtenName(tree.root);
     return {
       ok: false,
+      ...(name !== undefined ? { name } : {}),
       problem: {
         code: error.code,
         message: error.message,

@@ -17,7 +17,13 @@ export interface StoredBlueprint {
   problem: string | null;
 }
 
-export type MutationResult = { ok: true; blueprint: Blueprint; created: boolean; oldHash: string | null } | { ok: false; problem: BlueprintProblem; name?: string };
+/**
+ * A refused mutation: `stage` says whether the document itself is invalid (section 2) or
+ * this server refused it (name conflict, section 9 checks); `name` is the file's name when
+ * it could be read.
+ */
+export type MutationFailure = { ok: false; problem: BlueprintProblem; name?: string; stage: 'document' | 'server' };
+export type MutationResult = { ok: true; blueprint: Blueprint; created: boolean; oldHash: string | null } | MutationFailure;
 
 export class BlueprintStoreError extends Error {}
 
@@ -108,13 +114,13 @@ export class BlueprintRegistry {
 
   create(yaml: string): MutationResult {
     const parsed = parseBlueprint(yaml);
-    if (!parsed.ok) return { ok: false, problem: parsed.problem };
+    if (!parsed.ok) return { ok: false, problem: parsed.problem, name: parsed.name, stage: 'document' };
     const blueprint = parsed.blueprint;
     const problem = registrationProblem(blueprint, this.context);
-    if (problem) return { ok: false, problem, name: blueprint.name };
+    if (problem) return { ok: false, problem, name: blueprint.name, stage: 'server' };
     if (this.current.has(blueprint.name)) {
       const message = `blueprint '${blueprint.name}' is already registered`;
-      return { ok: false, problem: { code: 'already_exists', message, diagnostic: { message } }, name: blueprint.name };
+      return { ok: false, problem: { code: 'already_exists', message, diagnostic: { message } }, name: blueprint.name, stage: 'server' };
     }
     this.store(blueprint);
     return { ok: true, blueprint, created: true, oldHash: null };
@@ -122,14 +128,14 @@ export class BlueprintRegistry {
 
   replace(name: string, yaml: string): MutationResult {
     const parsed = parseBlueprint(yaml);
-    if (!parsed.ok) return { ok: false, problem: parsed.problem };
+    if (!parsed.ok) return { ok: false, problem: parsed.problem, name: parsed.name, stage: 'document' };
     const blueprint = parsed.blueprint;
     if (blueprint.name !== name) {
       const message = `blueprint name '${blueprint.name}' in the file does not match '${name}' in the request path`;
-      return { ok: false, problem: { code: 'name_mismatch', message, diagnostic: { path: ['name'], message } }, name: blueprint.name };
+      return { ok: false, problem: { code: 'name_mismatch', message, diagnostic: { path: ['name'], message } }, name: blueprint.name, stage: 'server' };
     }
     const problem = registrationProblem(blueprint, this.context);
-    if (problem) return { ok: false, problem, name };
+    if (problem) return { ok: false, problem, name, stage: 'server' };
     const previous = this.current.get(name);
     this.store(blueprint);
     return { ok: true, blueprint, created: previous === undefined, oldHash: previous?.blueprint?.hash ?? null };

@@ -123,6 +123,51 @@ describe('blueprint admin API', () => {
     assert.ok(secrets.capabilities[0].main_denial);
   });
 
+  test('a failed POST is audited with the name the document yielded and no hashes; the body of an invalid document has no name', async () => {
+    const reply = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: half\nvfs: {mode: named}\n' } });
+    assert.equal(reply.status, 400);
+    assert.equal(reply.json.name, undefined);
+    assert.equal(reply.json.diagnostics.length, 1);
+    const record = server.audit({ type: 'admin', event: 'blueprint_created', name: 'half' })[0];
+    assert.equal(record.status, '400');
+    assert.equal(record.outcome, 'error');
+    assert.equal(record.new_hash, undefined);
+  });
+
+  test('a 409 carries the name and no diagnostics; a registration refusal carries the file name', async () => {
+    const conflict = await server.request('POST', '/v1/blueprints', { body: { yaml: NOTES } });
+    assert.deepEqual(Object.keys(conflict.json).sort(), ['error', 'message', 'name']);
+    assert.equal(conflict.json.message, "blueprint 'notes' is already registered");
+    const refused = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: needs-volume\nvfs: {mode: named, volume: nowhere}\n' } });
+    assert.equal(refused.json.name, 'needs-volume');
+    assert.deepEqual(refused.json.diagnostics[0].path, ['vfs', 'volume']);
+  });
+
+  test('a PUT that fails on an unregistered name is audited as blueprint_created with status 400', async () => {
+    const reply = await server.request('PUT', '/v1/blueprints/never', { body: { yaml: 'name: never\nidle_timeout: 5\n' } });
+    assert.equal(reply.status, 400);
+    assert.equal(reply.json.error, 'parse_error');
+    assert.deepEqual(reply.json.diagnostics[0].path, ['idle_timeout']);
+    const record = server.audit({ type: 'admin', event: 'blueprint_created', name: 'never' })[0];
+    assert.equal(record.status, '400');
+    assert.equal(record.route, '/v1/blueprints/never');
+  });
+
+  test('names in the path are percent-decoded; a name that can never be registered is 404', async () => {
+    assert.equal((await server.request('GET', '/v1/blueprints/not%20a%20name')).status, 404);
+    assert.equal((await server.request('GET', '/v1/blueprints/%6Eotes')).json.name, 'notes');
+    const deleted = await server.request('DELETE', '/v1/blueprints/bad%2Fname');
+    assert.equal(deleted.status, 404);
+    assert.equal(deleted.json.error, 'not_found');
+  });
+
+  test('the list holds only usable Blueprints, sorted by name, with 64-hex hashes', async () => {
+    const list = (await server.request('GET', '/v1/blueprints')).json.blueprints as Array<{ name: string; hash: string }>;
+    const names = list.map((b) => b.name);
+    assert.deepEqual(names, [...names].sort());
+    for (const entry of list) assert.match(entry.hash, /^[0-9a-f]{64}$/);
+  });
+
   test('a user token may not manage Blueprints', async () => {
     const reply = await server.request('POST', '/v1/blueprints', { token: server.userToken, body: { yaml: 'name: u\n' } });
     assert.equal(reply.status, 403);

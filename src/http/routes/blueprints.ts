@@ -4,7 +4,7 @@ import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { AuditWriter, ServerLog } from '../../audit';
-import { blueprintSummary, BlueprintStoreError, type BlueprintRegistry, type MutationResult } from '../../blueprints';
+import { blueprintSummary, BlueprintStoreError, type BlueprintRegistry, type MutationFailure, type MutationResult } from '../../blueprints';
 import { capabilityCatalogue } from '../../policy';
 import { writeAdminAudit } from '../admin-audit';
 import type { AppEnv } from '../types';
@@ -17,17 +17,19 @@ export interface BlueprintRouteDependencies {
 }
 
 const yamlBody = z.object({ yaml: z.string() });
-const VALIDATION_CODES = new Set(['parse_error', 'invalid_kind', 'invalid_name', 'invalid_packages', 'invalid_secrets', 'invalid_auth_proxy', 'invalid_permissions', 'invalid_variables', 'invalid_git', 'invalid_vfs', 'invalid_mcp', 'invalid_llm']);
 
-function failureBody(result: Extract<MutationResult, { ok: false }>) {
-  const { problem } = result;
-  // `name` is omitted for document validation classes (section 10).
-  const withName = !VALIDATION_CODES.has(problem.code) || problem.code === 'invalid_packages' ? result.name : undefined;
+/**
+ * The error body of section 10: `name` only for this server's refusals (not for an invalid
+ * document), one diagnostic except for a name conflict.
+ */
+function failureBody(failure: MutationFailure) {
+  const { problem } = failure;
+  const name = failure.stage === 'server' ? failure.name : undefined;
   return {
     error: problem.code,
     message: problem.message,
-    ...(withName !== undefined ? { name: withName } : {}),
-    diagnostics: [problem.diagnostic],
+    ...(name !== undefined ? { name } : {}),
+    ...(problem.code === 'already_exists' ? {} : { diagnostics: [problem.diagnostic] }),
   };
 }
 
