@@ -35,7 +35,7 @@ export function parseBlueprint(yaml: string): ParseResult {
     tree = readTree(yaml);
   } catch (error) {
     if (!(error instanceof TreeError)) throw error;
-    const where = (error as TreeError & { position?: { line: number; col: number } | null }).position ?? null;
+    const where = error.position;
     const message = error.message === 'blueprint YAML is empty' ? error.message : `blueprint parse error: ${error.message}`;
     return { ok: false, problem: { code: 'parse_error', message, diagnostic: { ...(error.path.length ? { path: error.path } : {}), ...(where ? { line: where.line, col: where.col } : {}), message: error.message } } };
   }

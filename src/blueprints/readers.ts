@@ -114,7 +114,9 @@ const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib
 
 export function parseSize(node: TreeNode, path: Path): number {
   if (node.kind === 'scalar' && typeof node.value === 'number' && !node.quoted) {
-    if (!Number.isSafeInteger(node.value) || node.value < 1) fail('parse_error', `size_limit: invalid size '${node.text}'`, path, node);
+    if (!Number.isInteger(node.value)) fail('parse_error', `size_limit: invalid size '${node.text}'`, path, node);
+    if (!Number.isSafeInteger(node.value)) fail('parse_error', `size_limit: size '${node.text}' overflows`, path, node);
+    if (node.value < 1) fail('parse_error', `size_limit: must be at least 1 byte, not ${node.text}`, path, node);
     return node.value;
   }
   const raw = text(node, path);

@@ -50,7 +50,10 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
   };
   for (const entry of doc.entries) {
     const node = entry.value;
-    if (node.kind === 'null') continue;
+    if (node.kind === 'null') {
+      checkKeys({ ...doc, entries: [entry] }, TOP_KEYS, []);
+      continue;
+    }
     switch (entry.key) {
       case 'kind':
         sections.kind = text(node, ['kind']);
@@ -94,6 +97,8 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
       case 'llm':
         sections.llm = parseLlm(node);
         break;
+      default:
+        checkKeys({ ...doc, entries: [entry] }, TOP_KEYS, []);
     }
   }
   if (sections.name === undefined) fail('parse_error', 'missing field `name`', ['name'], root);
@@ -257,7 +262,6 @@ function parseMcpAuth(auth: TreeNode, path: Path): NonNullable<McpServerDeclarat
 /** Everything validated, in the reference's stage order (§2.14). */
 export function validateDocument(root: TreeNode) {
   const doc = asMap(root, [])!;
-  checkKeys(doc, TOP_KEYS, []);
   const sections = readSections(doc, root);
   const { kind, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, variableNodes, packages, authProxy, git, mcp, llm } = sections;
   const name = sections.name!;

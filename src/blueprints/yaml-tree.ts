@@ -10,6 +10,9 @@ export type TreeNode =
   | { kind: 'seq'; items: TreeNode[]; offset: number };
 
 export class TreeError extends Error {
+  /** 1-based line and column, filled in by readTree once the offset is known. */
+  position: { line: number; col: number } | null = null;
+
   constructor(
     message: string,
     readonly offset: number | null,
@@ -53,6 +56,15 @@ function convert(node: Node | null | undefined, doc: Document, path: Array<strin
 
 export function readTree(text: string): ParsedTree {
   const lineCounter = new LineCounter();
+  try {
+    return readTreeCounting(text, lineCounter);
+  } catch (error) {
+    if (error instanceof TreeError && error.position === null && error.offset !== null) error.position = lineCounter.linePos(error.offset);
+    throw error;
+  }
+}
+
+function readTreeCounting(text: string, lineCounter: LineCounter): ParsedTree {
   const position = (offset: number | null) => {
     if (offset === null) return null;
     const { line, col } = lineCounter.linePos(offset);
@@ -67,8 +79,8 @@ export function readTree(text: string): ParsedTree {
   const doc = docs[0];
   const problem = doc.errors[0] ?? doc.warnings.find((w) => /tag/i.test(w.message));
   if (problem) {
-    const err = new TreeError(problem.message.split('\n')[0], problem.pos?.[0] ?? null);
-    throw Object.assign(err, { position: position(problem.pos?.[0] ?? null) });
+    // The position travels in the diagnostic's line and column, not in the message.
+    throw new TreeError(problem.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, ''), problem.pos?.[0] ?? null);
   }
   const root = convert(doc.contents as Node | null, doc, []);
   if (root.kind === 'null') throw new TreeError('blueprint YAML is empty', null);
