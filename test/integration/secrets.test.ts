@@ -67,3 +67,51 @@ test('without a store key the secret endpoints answer 503 no_secret_store', asyn
     await server.stop();
   }
 });
+
+test('no response, audit line or log line carries a value; keys with slashes list by prefix and delete percent-encoded or not', async () => {
+  const server = await startServer({ env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
+  const bodies: string[] = [];
+  try {
+    for (const key of ['team/a', 'team/b', 'other']) {
+      const reply = await server.request('POST', '/v1/secrets', { body: { key, value: `${CANARY}-${key}` } });
+      assert.equal(reply.status, 200);
+      bodies.push(reply.text);
+    }
+    const listed = await server.request('GET', '/v1/secrets?prefix=team%2F');
+    assert.deepEqual(listed.json, { keys: ['team/a', 'team/b'] });
+    bodies.push(listed.text);
+    const reserved = await server.request('POST', '/v1/secrets', { body: { key: 'mcp_oauth/x', value: CANARY } });
+    assert.equal(reserved.status, 400);
+    assert.equal(reserved.json.error, 'invalid_key');
+    bodies.push(reserved.text);
+    const plain = await server.request('DELETE', '/v1/secrets/team/a');
+    assert.deepEqual(plain.json, { key: 'team/a' });
+    const missing = await server.request('DELETE', '/v1/secrets/team%2Fa');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json.error, 'not_found');
+    bodies.push(plain.text, missing.text);
+    const failed = server.audit({ type: 'admin', event: 'secret_deleted', status: '404' })[0];
+    assert.equal(failed.key, 'team/a');
+    assert.equal(failed.outcome, 'error');
+    assert.equal(server.audit({ type: 'admin', event: 'secret_put', key: 'mcp_oauth/x' })[0].status, '400');
+  } finally {
+    await server.stop();
+  }
+  for (const text of bodies) assert.ok(!text.includes(CANARY), `a response carried the value: ${text}`);
+  for (const line of server.lines()) assert.ok(!line.includes(CANARY), 'the value reached the audit trail or the log');
+  assert.ok(!server.stderr().includes(CANARY));
+});
+
+test('without a store key listing and deleting also answer 503 no_secret_store', async () => {
+  const server = await startServer();
+  try {
+    const list = await server.request('GET', '/v1/secrets');
+    assert.equal(list.status, 503);
+    assert.match(list.json.message, /no secret store is configured on this server/);
+    const removed = await server.request('DELETE', '/v1/secrets/k');
+    assert.equal(removed.status, 503);
+    assert.equal(server.audit({ type: 'admin', event: 'secret_deleted' })[0].status, '503');
+  } finally {
+    await server.stop();
+  }
+});
