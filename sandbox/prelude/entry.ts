@@ -11,6 +11,7 @@ import { structuredClone } from './clone';
 import { makeConsole } from './console';
 import { resultText } from './result';
 import { renderValue } from './render';
+import { installWeb, startWebRun, webTimers } from './web';
 
 interface Linked {
   units: Record<string, (require: (name: string) => unknown, module: { exports: Record<string, unknown> }, exports: Record<string, unknown>) => void>;
@@ -42,6 +43,7 @@ define('structuredClone', structuredClone);
 define('assert', (condition: unknown, message?: string) => {
   if (!condition) throw new Error(message === undefined || message === null ? 'assertion failed' : String(message));
 });
+installWeb(define);
 define('crypto', {
   getRandomValues<T extends ArrayBufferView>(array: T): T {
     if (!ArrayBuffer.isView(array) || array instanceof DataView || array instanceof Float32Array || array instanceof Float64Array) {
@@ -214,6 +216,13 @@ function run(link: (rt: unknown) => Linked, specJson: string): void {
   try {
     const linked = link(rt);
     current = linked;
+    // An error nothing caught in a timer, microtask or listener ends the run, as in Deno.
+    startWebRun(
+      (op, ...args) => hostFunction(linked, 'web', op)(...args),
+      (error) => {
+        if (outcome === undefined) outcome = failure(error);
+      },
+    );
     const namespaces: Record<string, unknown> = {};
     const factories = (global.__svc_guest_modules ?? {}) as Record<string, (call: (op: string, ...args: unknown[]) => unknown) => Record<string, unknown>>;
     delete global.__svc_guest_modules;
@@ -250,11 +259,23 @@ function collect(): string {
     return jsonStringify({
       ok: false,
       name: 'Error',
-      message: 'main returned a promise that can never settle: nothing is left that could resolve it (there are no timers, and host calls are synchronous)',
+      message: 'main returned a promise that can never settle: nothing is left that could resolve it (no timer is pending, and host calls are synchronous)',
       fuelLeft,
     });
   }
+  const dropped = webTimers.pendingCount();
+  if (dropped > 0) native.console.applySync(undefined, [`[${dropped} pending timer${dropped === 1 ? ' was' : 's were'} dropped: the run ends when main settles]`]);
   return jsonStringify({ ...outcome, fuelLeft });
 }
 
-define('__svc_entry', { run, collect });
+/** The runner's timer loop: the next due time while main is pending (-1: nothing to wait for). */
+function nextTimer(): number {
+  return outcome === undefined ? webTimers.nextDue() : -1;
+}
+
+/** Runs one due timer; the runner calls it again after the microtasks drain. */
+function fireTimers(now: number): void {
+  webTimers.fireDue(now);
+}
+
+define('__svc_entry', { run, collect, nextTimer, fireTimers });

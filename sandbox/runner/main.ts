@@ -46,6 +46,8 @@ interface Slot {
   memoryPeak: number;
   pendingCalls: Map<number, (reply: HostReplyMessage) => void>;
   nextCallId: number;
+  /** Wakes the timer loop's wait when the run ends (limit, timeout, cancel). */
+  wake: (() => void) | null;
 }
 
 interface WarmIsolate {
@@ -53,6 +55,7 @@ interface WarmIsolate {
   context: ivm.Context;
   run: ivm.Reference<(link: unknown, spec: string) => void>;
   collect: ivm.Reference<() => string>;
+  timers: GuestTimers;
   slot: Slot;
   memoryMb: number;
 }
@@ -71,6 +74,7 @@ function newSlot(): Slot {
     memoryPeak: 0,
     pendingCalls: new Map(),
     nextCallId: 1,
+    wake: null,
   };
 }
 
@@ -87,6 +91,38 @@ function parseUrlParts(input: string, base: string | null): string {
 function endRun(isolate: ivm.Isolate, slot: Slot, kind: RunnerOutcome['kind'], fuelLeft?: number, stack?: string): void {
   if (slot.limit === null) slot.limit = { kind, fuelLeft, stack: typeof stack === 'string' ? stack : undefined };
   if (!isolate.isDisposed) isolate.dispose();
+  slot.wake?.();
+}
+
+/** The guest's timer entry points (sandbox/prelude/web/timers.ts). */
+interface GuestTimers {
+  nextTimer: ivm.Reference<() => number>;
+  fireTimers: ivm.Reference<(now: number) => void>;
+}
+
+/**
+ * The run loop for timers: while main is pending and a timer is, wait until the next one
+ * is due and let the guest fire it (one per call, so microtasks drain between callbacks).
+ * The wait counts against the time limit; a limit or cancellation wakes it and ends the loop.
+ */
+async function runTimers(isolate: ivm.Isolate, slot: Slot, timers: GuestTimers): Promise<void> {
+  while (!isolate.isDisposed) {
+    const due = (await timers.nextTimer.apply(undefined, [], { result: { copy: true } })) as number;
+    if (typeof due !== 'number' || due < 0) return;
+    const wait = due - Date.now();
+    if (wait > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        slot.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      slot.wake = null;
+    }
+    if (isolate.isDisposed) return;
+    await timers.fireTimers.apply(undefined, [Date.now()]);
+  }
 }
 
 function createWarmIsolate(memoryMb: number): WarmIsolate {
@@ -147,8 +183,12 @@ function createWarmIsolate(memoryMb: number): WarmIsolate {
   const entry = jail.getSync('__svc_entry', { reference: true }) as ivm.Reference<Record<string, unknown>>;
   const run = entry.getSync('run', { reference: true }) as ivm.Reference<(link: unknown, spec: string) => void>;
   const collect = entry.getSync('collect', { reference: true }) as ivm.Reference<() => string>;
+  const timers: GuestTimers = {
+    nextTimer: entry.getSync('nextTimer', { reference: true }) as GuestTimers['nextTimer'],
+    fireTimers: entry.getSync('fireTimers', { reference: true }) as GuestTimers['fireTimers'],
+  };
   jail.deleteSync('__svc_entry');
-  return { isolate, context, run, collect, slot, memoryMb };
+  return { isolate, context, run, collect, timers, slot, memoryMb };
 }
 
 let warm: WarmIsolate | null = null;
@@ -237,7 +277,8 @@ async function handleRun(message: RunMessage): Promise<void> {
       // A rejection nobody handled surfaces here; the program's own outcome still counts.
       if (isolate.isDisposed) throw error;
     }
-    // Microtasks have drained: main has settled, or it never will.
+    await runTimers(isolate, slot, instance.timers);
+    // Microtasks have drained and no timer can fire: main has settled, or it never will.
     collected = JSON.parse(await instance.collect.apply(undefined, [], { result: { copy: true } }) as string);
     if (!isolate.isDisposed) {
       const stats = await isolate.getHeapStatistics();
