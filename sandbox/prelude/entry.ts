@@ -43,7 +43,6 @@ define('structuredClone', structuredClone);
 define('assert', (condition: unknown, message?: string) => {
   if (!condition) throw new Error(message === undefined || message === null ? 'assertion failed' : String(message));
 });
-installWeb(define);
 define('crypto', {
   getRandomValues<T extends ArrayBufferView>(array: T): T {
     if (!ArrayBuffer.isView(array) || array instanceof DataView || array instanceof Float32Array || array instanceof Float64Array) {
@@ -62,6 +61,7 @@ define('crypto', {
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   },
 });
+installWeb(define);
 // No WebAssembly and no code generation from strings: both would escape fuel metering.
 delete global.WebAssembly;
 delete global.SharedArrayBuffer;

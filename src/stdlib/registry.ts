@@ -11,8 +11,9 @@ import { sessionModule } from './session';
 import type { HostModule } from './types';
 import { urlModule } from './url';
 import { uuidModule } from './uuid';
+import { webModule } from './web';
 
-const modules: HostModule[] = [fsModule, codeModule, httpModule, gitModule, sessionModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule];
+const modules: HostModule[] = [fsModule, codeModule, httpModule, gitModule, sessionModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule, webModule];
 
 /** All host modules by import name (`svc:fs`, ...). */
 export function hostModules(): ReadonlyMap<string, HostModule> {

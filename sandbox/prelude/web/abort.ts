@@ -8,6 +8,11 @@ const dispatch = EventTarget.prototype.dispatchEvent;
 
 const CONSTRUCT = Symbol('AbortSignal');
 
+// Module-private operations (handed out by the static block, never reachable by programs).
+let abortSignal: (signal: AbortSignal, reason: unknown) => void;
+let newSignal: () => AbortSignal;
+export let deadlineOf: (signal: AbortSignal) => number;
+
 export class AbortSignal extends EventTarget {
   #aborted = false;
   #reason: unknown = undefined;
@@ -88,10 +93,6 @@ export class AbortSignal extends EventTarget {
   }
 }
 
-// Module-private operations (handed out by the static block, never reachable by programs).
-let abortSignal: (signal: AbortSignal, reason: unknown) => void;
-let newSignal: () => AbortSignal;
-export let deadlineOf: (signal: AbortSignal) => number;
 
 export class AbortController {
   readonly #signal = newSignal();

@@ -17,6 +17,10 @@ export class DOMException extends ErrorCtor {
   }
 }
 
+// Reached only from this module (a static block hands them out), never from programs.
+let setTarget: (event: Event, target: EventTarget) => void;
+let isStopped: (event: Event) => boolean;
+
 export class Event {
   readonly #type: string;
   #target: EventTarget | null = null;
@@ -54,9 +58,6 @@ export class Event {
     isStopped = (event) => event.#stopped;
   }
 }
-// Reached only from this module (a static block hands them out), never from programs.
-let setTarget: (event: Event, target: EventTarget) => void;
-let isStopped: (event: Event) => boolean;
 
 type Listener = ((event: Event) => unknown) | { handleEvent(event: Event): unknown };
 interface Entry {

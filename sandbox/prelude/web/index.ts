@@ -2,9 +2,14 @@
 // aborts, Headers/Request/Response/Blob/File/FormData, fetch and crypto.subtle. The
 // prelude installs them once per isolate; `bindRun` links them to a run when it starts.
 import { AbortController, AbortSignal } from './abort';
+import { Blob, File, FormData } from './blob';
 import { DOMException, Event, EventTarget } from './events';
+import { fetch, Request, Response } from './fetch';
+import { Headers } from './headers';
+import { CryptoKey, subtle } from './subtle';
+import { ReadableStream, ReadableStreamDefaultController, ReadableStreamDefaultReader } from './streams';
 import { bindRun, type HostCaller } from './host';
-import { DateNow, MathFloor, ObjectFreeze, ObjectGetPrototypeOf } from './primordials';
+import { DateNow, MathFloor, ObjectDefineProperty, ObjectFreeze } from './primordials';
 import { clearInterval, clearTimeout, fireDue, nextDue, pendingCount, queueMicrotask, setInterval, setTimeout } from './timers';
 
 let timeOrigin = DateNow();
@@ -43,7 +48,19 @@ export function installWeb(define: (name: string, value: unknown) => void): void
   define('EventTarget', sealed(EventTarget));
   define('AbortSignal', sealed(AbortSignal));
   define('AbortController', sealed(AbortController));
-  void ObjectGetPrototypeOf;
+  define('Headers', sealed(Headers));
+  define('Blob', sealed(Blob));
+  define('File', sealed(File));
+  define('FormData', sealed(FormData));
+  define('ReadableStream', sealed(ReadableStream));
+  define('ReadableStreamDefaultReader', sealed(ReadableStreamDefaultReader));
+  define('ReadableStreamDefaultController', sealed(ReadableStreamDefaultController));
+  define('Request', sealed(Request));
+  define('Response', sealed(Response));
+  define('fetch', fetch);
+  define('CryptoKey', sealed(CryptoKey));
+  // crypto (getRandomValues, randomUUID) is defined just before; subtle joins it.
+  ObjectDefineProperty((globalThis as { crypto: object }).crypto, 'subtle', { value: subtle, enumerable: true, writable: false, configurable: false });
 }
 
 /** Called by the prelude when a run starts. */

@@ -20,7 +20,7 @@ export const StringPrototypeToUpperCase = uncurryThis(String.prototype.toUpperCa
 export const StringPrototypeTrim = uncurryThis(String.prototype.trim) as (self: string) => string;
 export const StringPrototypeSlice = uncurryThis(String.prototype.slice) as (self: string, start?: number, end?: number) => string;
 export const StringPrototypeIndexOf = uncurryThis(String.prototype.indexOf) as (self: string, search: string, from?: number) => number;
-export const StringPrototypeSplit = uncurryThis(String.prototype.split) as (self: string, separator: string) => string[];
+export const StringPrototypeSplit = uncurryThis(String.prototype.split) as unknown as (self: string, separator: string) => string[];
 export const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt) as (self: string, index: number) => number;
 export const RegExpPrototypeTest = uncurryThis(RegExp.prototype.test) as (self: RegExp, input: string) => boolean;
 export const NumberIsFinite = Number.isFinite;
@@ -61,3 +61,6 @@ export const NumberCtor = Number;
 export const TypeErrorCtor = TypeError;
 export const ErrorCtor = Error;
 export const ErrorCaptureStackTrace = (Error as unknown as { captureStackTrace?: (target: object) => void }).captureStackTrace;
+export const SymbolAsyncIterator = Symbol.asyncIterator;
+export const RegExpPrototypeExec = uncurryThis(RegExp.prototype.exec) as (self: RegExp, input: string) => RegExpExecArray | null;
+export const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
