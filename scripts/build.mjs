@@ -8,7 +8,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 import { existsSync } from 'node:fs';
 
-const entryPoints = { server: 'src/main.ts' };
+const entryPoints = { server: 'src/main.ts', cli: 'src/cli/main.ts' };
 // The runner child process entry (sandbox/runner) is built when present.
 if (existsSync(path.join(root, 'sandbox/runner/main.ts'))) entryPoints.runner = 'sandbox/runner/main.ts';
 

@@ -5,7 +5,7 @@ import { native } from '../native';
 import { base64ToBytes } from '../encoding';
 import { blobBytes, Blob, File, FormData, formEntries, makeBlob } from './blob';
 import { bufferSourceCopy, concatBytes, toArrayBuffer, utf8Decode, utf8Encode } from './bytes';
-import { ArrayPrototypePush, JSONParse, JSONStringify, RegExpPrototypeExec, PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply, StringCtor, StringPrototypeIndexOf, StringPrototypeSlice, StringPrototypeSplit, StringPrototypeToLowerCase, StringPrototypeTrim, TypedArrayPrototypeSlice, Uint8ArrayCtor, ArrayBufferIsView } from './primordials';
+import { ArrayPrototypePush, JSONParse, JSONStringify, RegExpPrototypeExec, PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply, StringCtor, StringPrototypeIndexOf, StringPrototypeSlice, StringPrototypeSplit, StringPrototypeToLowerCase, StringPrototypeTrim, TypedArrayPrototypeSlice, Uint8ArrayCtor } from './primordials';
 import { drainNow, isDisturbed, readAll, ReadableStream, streamOfBytes } from './streams';
 
 const searchParamsToString = URLSearchParams.prototype.toString;
@@ -23,7 +23,7 @@ export interface Extracted {
 }
 
 function boundary(): string {
-  const bytes = base64ToBytes(native.random.applySync(undefined, [12]) as string);
+  const bytes = base64ToBytes(native.random(12) as string);
   let hex = '';
   for (let i = 0; i < bytes.length; i++) hex += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16);
   return `----svc-form-${hex}`;
@@ -97,8 +97,8 @@ export function bodyBytesNow(state: BodyState, what: string): Uint8Array | null 
 }
 
 function chunkBytes(chunk: unknown): Uint8Array {
-  if (chunk instanceof Uint8ArrayCtor) return chunk;
-  if (ArrayBufferIsView(chunk) || chunk instanceof ArrayBuffer) return bufferSourceCopy(chunk)!;
+  const bytes = bufferSourceCopy(chunk);
+  if (bytes !== null) return bytes;
   if (typeof chunk === 'string') return utf8Encode(chunk);
   throw new TypeError('a body stream chunk must be a Uint8Array (or a string)');
 }

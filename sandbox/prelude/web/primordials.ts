@@ -1,66 +1,88 @@
-// Intrinsics the web globals use, captured when the prelude is evaluated (before any
-// program runs), so a program that patches a prototype cannot redirect trusted code.
-// A local stand-in for the prelude-wide primordials module; same names.
-const uncurryThis = Function.prototype.bind.bind(Function.prototype.call) as <A extends unknown[], R>(fn: (...args: A) => R) => (self: unknown, ...args: A) => R;
+// The web globals' view of the prelude's primordials (../primordials.ts): the same
+// captured built-ins, under the names this folder uses, plus the few it adds.
+import {
+  ArrayBuffer_,
+  bytesCopy,
+  DataView_,
+  Error_,
+  regExpTest,
+  stringSplit,
+  String_,
+  TypeError_,
+  TypedArrayPrototypeGetBuffer,
+  TypedArrayPrototypeGetByteOffset,
+  TypedArrayPrototypeGetLength,
+  Uint8Array_,
+  uncurryThis,
+} from '../primordials';
 
-export const ObjectFreeze = Object.freeze;
-export const ObjectDefineProperty = Object.defineProperty;
-export const ObjectCreate = Object.create;
-export const ObjectKeys = Object.keys;
-export const ObjectGetPrototypeOf = Object.getPrototypeOf;
-export const ObjectPrototypeHasOwnProperty = uncurryThis(Object.prototype.hasOwnProperty) as (self: unknown, key: PropertyKey) => boolean;
-export const ArrayIsArray = Array.isArray;
-export const ArrayPrototypePush = uncurryThis(Array.prototype.push) as (self: unknown[], ...items: unknown[]) => number;
-export const ArrayPrototypeJoin = uncurryThis(Array.prototype.join) as (self: unknown[], separator?: string) => string;
-export const ArrayPrototypeSort = uncurryThis(Array.prototype.sort) as <T>(self: T[], compare?: (a: T, b: T) => number) => T[];
-export const ArrayPrototypeSplice = uncurryThis(Array.prototype.splice) as (self: unknown[], start: number, count?: number) => unknown[];
-export const ArrayPrototypeSlice = uncurryThis(Array.prototype.slice) as <T>(self: T[], start?: number, end?: number) => T[];
-export const StringPrototypeToLowerCase = uncurryThis(String.prototype.toLowerCase) as (self: string) => string;
-export const StringPrototypeToUpperCase = uncurryThis(String.prototype.toUpperCase) as (self: string) => string;
-export const StringPrototypeTrim = uncurryThis(String.prototype.trim) as (self: string) => string;
-export const StringPrototypeSlice = uncurryThis(String.prototype.slice) as (self: string, start?: number, end?: number) => string;
-export const StringPrototypeIndexOf = uncurryThis(String.prototype.indexOf) as (self: string, search: string, from?: number) => number;
-export const StringPrototypeSplit = uncurryThis(String.prototype.split) as unknown as (self: string, separator: string) => string[];
-export const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt) as (self: string, index: number) => number;
-export const RegExpPrototypeTest = uncurryThis(RegExp.prototype.test) as (self: RegExp, input: string) => boolean;
-export const NumberIsFinite = Number.isFinite;
-export const MathMax = Math.max;
-export const MathMin = Math.min;
-export const MathFloor = Math.floor;
-export const MathTrunc = Math.trunc;
-export const DateNow = Date.now;
-export const SafeMap = Map;
-export const MapPrototypeGet = uncurryThis(Map.prototype.get) as <K, V>(self: Map<K, V>, key: K) => V | undefined;
-export const MapPrototypeSet = uncurryThis(Map.prototype.set) as <K, V>(self: Map<K, V>, key: K, value: V) => Map<K, V>;
-export const MapPrototypeHas = uncurryThis(Map.prototype.has) as <K, V>(self: Map<K, V>, key: K) => boolean;
-export const MapPrototypeDelete = uncurryThis(Map.prototype.delete) as <K, V>(self: Map<K, V>, key: K) => boolean;
-export const MapPrototypeForEach = uncurryThis(Map.prototype.forEach) as <K, V>(self: Map<K, V>, fn: (value: V, key: K) => void) => void;
-export const MapPrototypeGetSize = uncurryThis(Object.getOwnPropertyDescriptor(Map.prototype, 'size')!.get!) as (self: Map<unknown, unknown>) => number;
-export const PromiseCtor = Promise;
-export const PromiseResolve = Promise.resolve.bind(Promise) as <T>(value?: T) => Promise<Awaited<T>>;
-export const PromiseReject = Promise.reject.bind(Promise) as (reason: unknown) => Promise<never>;
-export const PromisePrototypeThen = uncurryThis(Promise.prototype.then) as <T, R>(self: Promise<T>, onFulfilled?: (value: T) => R, onRejected?: (reason: unknown) => R) => Promise<R>;
-export const ReflectApply = Reflect.apply;
-export const Uint8ArrayCtor = Uint8Array;
-export const ArrayBufferCtor = ArrayBuffer;
-export const ArrayBufferIsView = ArrayBuffer.isView;
-export const TypedArrayPrototypeSet = uncurryThis(Object.getPrototypeOf(Uint8Array.prototype).set) as (self: Uint8Array, source: ArrayLike<number>, offset?: number) => void;
-export const TypedArrayPrototypeSlice = uncurryThis(Object.getPrototypeOf(Uint8Array.prototype).slice) as (self: Uint8Array, start?: number, end?: number) => Uint8Array;
-export const TypedArrayPrototypeGetLength = uncurryThis(Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'length')!.get!) as (self: ArrayBufferView) => number;
-export const TypedArrayPrototypeGetByteLength = uncurryThis(Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteLength')!.get!) as (self: ArrayBufferView) => number;
-export const TypedArrayPrototypeGetByteOffset = uncurryThis(Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteOffset')!.get!) as (self: ArrayBufferView) => number;
-export const TypedArrayPrototypeGetBuffer = uncurryThis(Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'buffer')!.get!) as (self: ArrayBufferView) => ArrayBufferLike;
-export const ArrayBufferPrototypeGetByteLength = uncurryThis(Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength')!.get!) as (self: ArrayBuffer) => number;
-export const DataViewCtor = DataView;
-export const SymbolIterator = Symbol.iterator;
-export const SymbolToStringTag = Symbol.toStringTag;
-export const JSONParse = JSON.parse;
-export const JSONStringify = JSON.stringify;
-export const StringCtor = String;
+export {
+  arrayCopy as ArrayPrototypeSlice,
+  ArrayBufferIsView,
+  ArrayBufferPrototypeGetByteLength,
+  ArrayIsArray,
+  ArrayPrototypeJoin,
+  ArrayPrototypePush,
+  ArrayPrototypeSort,
+  bytesConcat,
+  bytesCopy,
+  DateNow,
+  JSONParse,
+  JSONStringify,
+  MapPrototypeForEach,
+  MapPrototypeGet,
+  MapPrototypeGetSize,
+  MapPrototypeHas,
+  MapPrototypeSet,
+  MathFloor,
+  MathMax,
+  MathMin,
+  NumberIsFinite,
+  ObjectCreate,
+  ObjectDefineProperty,
+  ObjectFreeze,
+  ObjectGetOwnPropertyDescriptor,
+  ObjectGetPrototypeOf,
+  ObjectKeys,
+  ObjectPrototypeHasOwnProperty,
+  PromisePrototypeThen,
+  PromiseResolve,
+  ReflectApply,
+  RegExpPrototypeExec,
+  SafeMap,
+  StringPrototypeCharCodeAt,
+  StringPrototypeIndexOf,
+  StringPrototypeSlice,
+  StringPrototypeToLowerCase,
+  StringPrototypeToUpperCase,
+  StringPrototypeTrim,
+  TypedArrayPrototypeGetBuffer,
+  TypedArrayPrototypeGetByteLength,
+  TypedArrayPrototypeGetByteOffset,
+  TypedArrayPrototypeGetLength,
+  TypedArrayPrototypeSet,
+} from '../primordials';
+
+export const StringCtor = String_;
 export const NumberCtor = Number;
-export const TypeErrorCtor = TypeError;
-export const ErrorCtor = Error;
-export const ErrorCaptureStackTrace = (Error as unknown as { captureStackTrace?: (target: object) => void }).captureStackTrace;
-export const SymbolAsyncIterator = Symbol.asyncIterator;
-export const RegExpPrototypeExec = uncurryThis(RegExp.prototype.exec) as (self: RegExp, input: string) => RegExpExecArray | null;
-export const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+export const ErrorCtor = Error_;
+export const TypeErrorCtor = TypeError_;
+export const Uint8ArrayCtor = Uint8Array_;
+export const ArrayBufferCtor = ArrayBuffer_;
+export const DataViewCtor = DataView_;
+export const PromiseCtor = Promise;
+export const PromiseReject = Promise.reject.bind(Promise) as (reason: unknown) => Promise<never>;
+export const MathTrunc = Math.trunc;
+export const SymbolIterator: typeof Symbol.iterator = Symbol.iterator;
+export const SymbolAsyncIterator: typeof Symbol.asyncIterator = Symbol.asyncIterator;
+export const MapPrototypeDelete = uncurryThis(Map.prototype.delete) as <K, V>(map: Map<K, V>, key: K) => boolean;
+export const ArrayPrototypeSplice = uncurryThis(Array.prototype.splice as (start: number, count: number) => unknown[]) as (list: unknown[], start: number, count: number) => unknown[];
+export const RegExpPrototypeTest = regExpTest;
+export const StringPrototypeSplit = stringSplit;
+
+/** A copy of `bytes[start, end)` (no species lookup, unlike TypedArray slice). */
+export function TypedArrayPrototypeSlice(bytes: Uint8Array, start = 0, end = TypedArrayPrototypeGetLength(bytes)): Uint8Array {
+  const from = start < 0 ? 0 : start;
+  const to = end < from ? from : end;
+  return bytesCopy(new Uint8Array_(TypedArrayPrototypeGetBuffer(bytes), TypedArrayPrototypeGetByteOffset(bytes) + from, to - from));
+}

@@ -48,7 +48,7 @@ function joined(list: readonly string[]): string {
 }
 
 function randomBytes(count: number): Uint8Array {
-  return base64ToBytes(native.random.applySync(undefined, [count]) as string);
+  return base64ToBytes(native.random(count) as string);
 }
 
 function base64url(bytes: Uint8Array): string {
