@@ -14,6 +14,7 @@ import {
   TypedArrayPrototypeGetLength,
   Uint8Array_,
   uncurryThis,
+  Map_,
 } from '../primordials';
 
 export {
@@ -49,7 +50,6 @@ export {
   PromiseResolve,
   ReflectApply,
   RegExpPrototypeExec,
-  SafeMap,
   StringPrototypeCharCodeAt,
   StringPrototypeIndexOf,
   StringPrototypeSlice,
@@ -63,6 +63,9 @@ export {
   TypedArrayPrototypeSet,
 } from '../primordials';
 
+// A plain Map with the uncurried methods: the prelude's SafeMap subclass constructor spreads
+// its arguments, which runs the (program-patchable) array iterator on every `new`.
+export const SafeMap = Map_;
 export const StringCtor = String_;
 export const NumberCtor = Number;
 export const ErrorCtor = Error_;
