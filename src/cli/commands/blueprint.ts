@@ -1,20 +1,29 @@
 // `svc blueprint …`: the Blueprint admin API (apply, add, list, show, remove) and the
 // local file tools (lint, add-mcp, capability add).
 import { Option, type Command } from 'commander';
-import { BlueprintDocument, type RuleSpec } from '../blueprint-document';
+import type { RuleSpec } from '../blueprint-document';
 import { blueprintName, readBlueprintFile } from '../blueprint-file';
 import { expectOk, ServerAccessError, ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
 import { blueprintError, failureFromBody } from '../diagnostics';
 import { CliError, UsageError } from '../errors';
 import { alignColumns, withExample } from '../help';
 import { envValue, say, warn, type CliIo } from '../io';
-import { lintBlueprintFile } from '../lint';
 import type { CliContext } from '../program';
+import { positionOf } from '../yaml-position';
 
-/** A failed Blueprint request rendered with the file's name and the server's position. */
-function blueprintReplyError(file: string, reply: ApiReply): CliError {
+/**
+ * A failed Blueprint request rendered with the file's name and position: the server's,
+ * or for registration checks (which report only a path) the path's place in the file.
+ */
+function blueprintReplyError(file: string, reply: ApiReply, text?: string): CliError {
   const failure = failureFromBody(reply.json, reply.status);
-  return failure ? blueprintError(file, failure) : new CliError(`${file}: ${reply.text.trim() || `the server answered ${reply.status}`}`);
+  if (!failure) return new CliError(`${file}: ${reply.text.trim() || `the server answered ${reply.status}`}`);
+  const diagnostic = failure.diagnostic;
+  if (text !== undefined && diagnostic?.path && diagnostic.line === undefined) {
+    const at = positionOf(text, diagnostic.path);
+    if (at) failure.diagnostic = { ...diagnostic, ...at };
+  }
+  return blueprintError(file, failure);
 }
 
 const segment = (name: string) => encodeURIComponent(name);
@@ -40,7 +49,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
         const source = readBlueprintFile(file, io.cwd);
         const name = blueprintName(source);
         const reply = await client.request('PUT', `/v1/blueprints/${segment(name)}`, { body: { yaml: source.text } });
-        if (reply.status !== 200) throw blueprintReplyError(file, reply);
+        if (reply.status !== 200) throw blueprintReplyError(file, reply, source.text);
         say(io, `${reply.json.created ? 'Added' : 'Updated'} blueprint '${reply.json.name}'`);
       } catch (error) {
         // 401/403/unreachable fail every file alike: stop at the first.
@@ -60,7 +69,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
     const client = ServerClient.from(options, io);
     const source = readBlueprintFile(file, io.cwd);
     const reply = await client.request('POST', '/v1/blueprints', { body: { yaml: source.text } });
-    if (reply.status !== 200) throw blueprintReplyError(file, reply);
+    if (reply.status !== 200) throw blueprintReplyError(file, reply, source.text);
     say(io, `Added blueprint '${reply.json.name}'`);
   });
 
@@ -132,8 +141,10 @@ function registerFileCommands(blueprint: Command, context: CliContext): void {
       .argument('<file...>', 'Blueprint YAML files')
       .option('--deny-warnings', 'treat warnings as errors (also SVC_DENY_WARNINGS=1)'),
     'svc blueprint lint support.yaml',
-  ).action((files: string[], options: { denyWarnings?: boolean }) => {
+  ).action(async (files: string[], options: { denyWarnings?: boolean }) => {
     const strict = denyWarnings(io, options.denyWarnings);
+    // The server's parser and policy code load only for the verbs that need them.
+    const { lintBlueprintFile } = await import('../lint');
     let failed = 0;
     for (const file of files) {
       const result = lintBlueprintFile(file, io.cwd);
@@ -163,7 +174,8 @@ function registerFileCommands(blueprint: Command, context: CliContext): void {
       .option('-f, --file <path>', 'Blueprint file to edit', DEFAULT_FILE)
       .option('--oauth', 'the server uses OAuth (adds `auth: {type: oauth2}`; log in later)'),
     "svc blueprint add-mcp linear https://mcp.linear.app/mcp -f support.yaml",
-  ).action((name: string, url: string, options: { file: string; oauth?: boolean }) => {
+  ).action(async (name: string, url: string, options: { file: string; oauth?: boolean }) => {
+    const { BlueprintDocument } = await import('../blueprint-document');
     const document = BlueprintDocument.open(options.file, io.cwd);
     document.addMcpServer(name, url, { oauth: options.oauth });
     document.save();
@@ -183,8 +195,9 @@ function registerFileCommands(blueprint: Command, context: CliContext): void {
       .option('--name <label>', 'optional rule label (unique within the caller)')
       .option('-f, --file <path>', 'Blueprint file to edit', DEFAULT_FILE),
     "svc blueprint capability add mcp.linear --filter 'tool == \"save_issue\"' -f support.yaml",
-  ).action((name: string, options: { filter?: string; caller: string; action: RuleSpec['action']; name?: string; file: string }) => {
+  ).action(async (name: string, options: { filter?: string; caller: string; action: RuleSpec['action']; name?: string; file: string }) => {
     if (name.trim() === '') throw new UsageError('the capability name is empty');
+    const { BlueprintDocument } = await import('../blueprint-document');
     const document = BlueprintDocument.open(options.file, io.cwd);
     const rule: RuleSpec = { capability: name, action: options.action, ...(options.filter !== undefined ? { filter: options.filter } : {}), ...(options.name ? { name: options.name } : {}) };
     if (!document.addRule(options.caller, rule)) {

@@ -6,20 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { parseBlueprint, type Blueprint } from '../../blueprints';
-import { ConfigError, parseRunSettings, type RunSettings } from '../../config';
 import type { ExecuteResult } from '../../execution';
-import { bindHarnessSecrets, bindVariables, fillFileArea } from '../../sessions';
-import { readBlueprintFile } from '../blueprint-file';
 import { ServerClient, serverMessage, withServerOptions, type ServerOptions } from '../client';
-import { blueprintError } from '../diagnostics';
 import { CliError, EXIT_FAILURE, EXIT_NOT_ATTEMPTED, UsageError } from '../errors';
 import { withExample } from '../help';
 import { envValue, warn, type CliIo } from '../io';
-import { runLocally } from '../local-executor';
 import type { CliContext } from '../program';
 
-interface RunOptions extends ServerOptions {
+export interface RunOptions extends ServerOptions {
   blueprint?: string;
   var: string[];
   secret: string[];
@@ -30,9 +24,6 @@ interface RunOptions extends ServerOptions {
   allowPrivate?: boolean;
   allowIp: string[];
 }
-
-/** A compute-only Blueprint (blueprints-and-policy §12.1) for runs without --blueprint. */
-const BUILT_IN_BLUEPRINT = 'name: local\ndefault: deny\n';
 
 /** Error kinds that mean the program never ran (exit 3), as opposed to a program failure (exit 1). */
 const NOT_ATTEMPTED_KINDS = new Set(['blueprint_not_found', 'invalid_request', 'package_resolution']);
@@ -71,7 +62,12 @@ export function registerRunCommand(root: Command, context: CliContext): void {
     const secrets = secretsFromEnvironment(options.secret, io);
     let result: ExecuteResult & { consoleAll?: string[] };
     try {
-      result = options.remote ? await runRemote(io, options, code, variables, secrets) : await runHere(io, context.version, options, code, variables, secrets);
+      if (options.remote) result = await runRemote(io, options, code, variables, secrets);
+      else {
+        // Loaded on demand: the sandbox and standard library are only needed for local runs.
+        const { runHere } = await import('../local-run');
+        result = await runHere(io, context.version, options, code, variables, secrets);
+      }
     } catch (error) {
       // Anything that stopped the run before the program could run is status 3.
       if (error instanceof CliError && error.exitCode === EXIT_FAILURE) throw new CliError(error.message, EXIT_NOT_ATTEMPTED, error.details);
@@ -155,71 +151,4 @@ async function runRemote(io: CliIo, options: RunOptions, code: string, variables
   // A successful execute result carries no console lines; the last-run record has them all.
   const lastRun = await client.request('GET', `/v1/sessions/${encodeURIComponent(result.session_id)}/last-run`);
   return { ...result, consoleAll: lastRun.status === 200 && Array.isArray(lastRun.json?.console) ? (lastRun.json.console as string[]) : [] };
-}
-
-async function runHere(io: CliIo, version: string, options: RunOptions, code: string, variables: Record<string, string>, secrets: Record<string, string>) {
-  const settings = localSettings(io, options);
-  const { blueprint, label } = localBlueprint(io, options.blueprint);
-  const bound = bindVariables(blueprint.declarations, variables);
-  if (!bound.ok) throw new CliError(`${label}: ${bound.error}`, EXIT_NOT_ATTEMPTED, ['pass each declared variable with --var NAME=VALUE']);
-  for (const name of Object.keys(secrets)) {
-    if (!blueprint.declarations.secrets.has(name)) throw new CliError(`${label}: secret '${name}' is not declared in the Blueprint`, EXIT_NOT_ATTEMPTED, ['declare it under `secrets:` or drop --secret ' + name]);
-  }
-  const harness = Object.fromEntries(Object.entries(secrets).filter(([name]) => blueprint.declarations.secrets.get(name)?.source === 'harness'));
-  const harnessBound = bindHarnessSecrets(blueprint.declarations, harness);
-  if (!harnessBound.ok) throw new CliError(`${label}: ${harnessBound.error}`, EXIT_NOT_ATTEMPTED, ['export the value in the environment and pass --secret NAME']);
-  const area = fillFileArea(blueprint.vfs, bound.value);
-  if (!area.ok) throw new CliError(`${label}: ${area.error}`, EXIT_NOT_ATTEMPTED);
-  const report = await runLocally({
-    code,
-    blueprint,
-    variables: bound.value,
-    secrets,
-    fileArea: area.value,
-    settings,
-    userAgent: `svc/${version}`,
-    packageStore: localPackageStore(io),
-  });
-  return { ...report.response, consoleAll: report.lastRun?.console ?? report.response.console };
-}
-
-function localSettings(io: CliIo, options: RunOptions): RunSettings {
-  const argv = [...(options.allowLocalhost ? ['--allow-localhost'] : []), ...(options.allowPrivate ? ['--allow-private'] : []), ...options.allowIp.flatMap((ip) => ['--allow-ip', ip])];
-  try {
-    return parseRunSettings({ argv, env: io.env, cwd: io.cwd });
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
-function localBlueprint(io: CliIo, file: string | undefined): { blueprint: Blueprint; label: string } {
-  const source = file !== undefined ? readBlueprintFile(file, io.cwd) : { file: 'built-in blueprint', text: BUILT_IN_BLUEPRINT };
-  const parsed = parseBlueprint(source.text);
-  if (!parsed.ok) throw blueprintError(source.file, { code: parsed.problem.code, message: parsed.problem.message, diagnostic: parsed.problem.diagnostic });
-  const blueprint = parsed.blueprint;
-  const volume = blueprint.vfs.mode === 'named' ? ['vfs', 'volume'] : Object.keys(blueprint.vfs.mounts ?? {}).length > 0 ? ['vfs', 'mounts'] : null;
-  if (volume) {
-    throw blueprintError(source.file, {
-      code: 'local_volume',
-      message: 'local runs cannot use volumes (they live on a server); drop the volume from `vfs` for a local run, or run it on the server with --remote',
-      diagnostic: { path: volume },
-    });
-  }
-  if (blueprint.packages.length > 0) {
-    throw blueprintError(source.file, {
-      code: 'local_packages',
-      message: `local runs cannot load Packages yet (listed: ${blueprint.packages.join(', ')}); run it on the server with --remote`,
-      diagnostic: { path: ['packages'] },
-    });
-  }
-  return { blueprint, label: source.file };
-}
-
-/** The CLI's package store, $SVC_HOME/packages (default ~/.svc/packages), when it exists. */
-function localPackageStore(io: CliIo): string | null {
-  const home = envValue(io, 'SVC_HOME') ?? (envValue(io, 'HOME') ? path.join(envValue(io, 'HOME')!, '.svc') : null);
-  if (!home) return null;
-  const store = path.join(path.resolve(io.cwd, home), 'packages');
-  return fs.existsSync(store) ? store : null;
 }
