@@ -48,28 +48,6 @@ describe('svc run, local', () => {
     assert.match(bad.stderr, /\$SVC_MAX_EXECUTION_FUEL: a count is a whole number/);
   });
 
-  test('the built-in Blueprint denies file access; --blueprint <file> with --var grants it in a file area of its own', async () => {
-    const denied = await runSvc(['run', 'files.ts'], { cwd: dir });
-    assert.equal(denied.code, 1);
-    assert.match(denied.stderr, /permission denied: caller=main capability=fs\.write/);
-    const missingVar = await runSvc(['run', 'files.ts', '--blueprint', 'files.yaml'], { cwd: dir });
-    assert.equal(missingVar.code, 3);
-    assert.match(missingVar.stderr, /files\.yaml: invalid variables: required variable 'team' was not supplied/);
-    const granted = await runSvc(['run', 'files.ts', '--blueprint', 'files.yaml', '--var', 'team=ops'], { cwd: dir });
-    assert.deepEqual([granted.code, granted.stdout], [0, 'kept for this run\n'], granted.stderr);
-    assert.ok(!fs.existsSync(path.join(dir, 'notes.txt')), 'the file area is not the working directory');
-  });
-
-  test('an invalid Blueprint file or one naming a volume cannot be run: exit 3 with file, line and column', async () => {
-    const invalid = await runSvc(['run', 'hello.ts', '--blueprint', 'invalid.yaml'], { cwd: dir });
-    assert.equal(invalid.code, 3);
-    assert.match(invalid.stderr, /^error: invalid\.yaml:5:15: blueprint parse error: .*perhaps/m);
-    assert.match(invalid.stderr, /at permissions\.main\[0\]\.action/);
-    const volume = await runSvc(['run', 'hello.ts', '--blueprint', 'volume.yaml'], { cwd: dir });
-    assert.equal(volume.code, 3);
-    assert.match(volume.stderr, /local runs cannot use volumes/);
-  });
-
   test('usage errors exit 2: --session without --remote, a --var without =, a --secret whose variable is unset or given as a value', async () => {
     for (const args of [['--session', 'abc'], ['--var', 'novalue'], ['--secret', 'UNSET_FOR_TEST'], ['--secret', 'API=literal']]) {
       const run = await runSvc(['run', 'hello.ts', ...args], { cwd: dir });
