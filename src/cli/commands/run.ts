@@ -5,7 +5,7 @@
 // 3 the run could not be attempted.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { ExecuteResult } from '../../execution';
 import { ServerClient, serverMessage, withServerOptions, type ServerOptions } from '../client';
 import { CliError, EXIT_FAILURE, EXIT_NOT_ATTEMPTED, UsageError } from '../errors';
@@ -45,7 +45,7 @@ export function registerRunCommand(root: Command, context: CliContext): void {
       .option('--allow-ip <ip|cidr>', 'local: let outbound calls reach this address or range (repeatable)', collect, [])
       .option('--remote', 'send the program to the server instead of running it here')
       .option('--session <id>', '--remote: run inside this open session')
-      .addOption(new Option('--idempotency-key <key>', '--remote --session: run at most once for this key (retries get the recorded result)')),
+      .option('--idempotency-key <key>', '--remote --session: run at most once for this key (retries get the recorded result)'),
   );
   withExample(
     run,
