@@ -6,10 +6,10 @@ import path from 'node:path';
 import { healthCheckTarget, resolveBindAndPort } from './address';
 import { parseFlags, type ParsedFlags } from './argv';
 import { invalid } from './errors';
-import { asString, readConfigFile, type ConfigFile } from './file';
+import { asMap, asString, readConfigFile, type ConfigFile } from './file';
 import { helpText } from './help';
 import { allowsMode, auditFileWarnings, checkLogFile } from './logging';
-import { canonicalCidr, canonicalMcpHost } from './network';
+import { canonicalCidr, canonicalMcpHost, hostEntry, hostMapping } from './network';
 import { parseOAuthProviders } from './oauth';
 import { limitDefaults, scalarSettings } from './schema';
 import type { Limits, Settings, TokenEntry } from './settings';
@@ -183,7 +183,26 @@ function outboundGrants({ flags, env, file }: Pick<Sources, 'flags' | 'env' | 'f
   };
   const allowLocalhost = grant('allow-localhost', 'SVC_ALLOW_LOCALHOST', 'network.allow_localhost');
   const allowPrivate = grant('allow-private', 'SVC_ALLOW_PRIVATE', 'network.allow_private');
-  return { allowIp: [...allowIp], allowLocalhost, allowPrivate, grantsFromEnvironment };
+  return { allowIp: [...allowIp], allowLocalhost, allowPrivate, grantsFromEnvironment, hosts: staticHosts({ flags, env, file }) };
+}
+
+/**
+ * `network.hosts` entries from the file, then SVC_ADD_HOSTS, then --add-host: they add up,
+ * and for a name given twice the more specific source (a flag over the variable over the
+ * file; within one source the later entry) decides its address.
+ */
+function staticHosts({ flags, env, file }: Pick<Sources, 'flags' | 'env' | 'file'>): Record<string, string> {
+  const hosts = new Map<string, string>();
+  const fromFile = fileLookup(file, 'network.hosts');
+  if (fromFile !== undefined) {
+    for (const [name, value] of asMap(fromFile, 'network.hosts')) {
+      const [host, address] = hostMapping(name, asString(value, `network.hosts.${name}`), 'config `network.hosts`');
+      hosts.set(host, address);
+    }
+  }
+  parseList(env.get('SVC_ADD_HOSTS') ?? '').forEach((entry) => hosts.set(...hostEntry(entry, '$SVC_ADD_HOSTS')));
+  splitRepeated(flags.repeated.get('add-host')).forEach((entry) => hosts.set(...hostEntry(entry, '--add-host')));
+  return Object.fromEntries([...hosts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function mcpAllowedHosts({ flags, env, file }: Sources): string[] {
