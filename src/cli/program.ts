@@ -3,6 +3,7 @@
 // the same way by adding a line to COMMAND_GROUPS.
 import { Command, CommanderError } from 'commander';
 import { registerBlueprintCommands } from './commands/blueprint';
+import { registerRunCommand } from './commands/run';
 import { registerSecretCommands } from './commands/secret';
 import { registerServerCommands } from './commands/server';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors';
@@ -21,7 +22,7 @@ export type CliEnvironment = Omit<CliContext, 'setExitCode'>;
 
 export type CommandGroup = (root: Command, context: CliContext) => void;
 
-const COMMAND_GROUPS: readonly CommandGroup[] = [registerBlueprintCommands, registerSecretCommands, registerServerCommands];
+const COMMAND_GROUPS: readonly CommandGroup[] = [registerBlueprintCommands, registerSecretCommands, registerServerCommands, registerRunCommand];
 
 /** Applies the root's output, error and exit handling to a command and its children. */
 function configure(command: Command, io: CliIo): void {

@@ -1,18 +1,29 @@
 // `svc blueprint …`: the Blueprint admin API (apply, add, list, show, remove) and the
 // local file tools (lint, add-mcp, capability add).
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import type { RuleSpec } from '../blueprint-document';
 import { blueprintName, readBlueprintFile } from '../blueprint-file';
 import { expectOk, ServerAccessError, ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
 import { blueprintError, failureFromBody } from '../diagnostics';
-import { CliError } from '../errors';
+import { CliError, UsageError } from '../errors';
 import { alignColumns, withExample } from '../help';
-import { say, warn } from '../io';
+import { envValue, say, warn, type CliIo } from '../io';
 import type { CliContext } from '../program';
+import { positionOf } from '../yaml-position';
 
-/** A failed Blueprint request rendered with the file's name and the server's position. */
-function blueprintReplyError(file: string, reply: ApiReply): CliError {
+/**
+ * A failed Blueprint request rendered with the file's name and position: the server's,
+ * or for registration checks (which report only a path) the path's place in the file.
+ */
+function blueprintReplyError(file: string, reply: ApiReply, text?: string): CliError {
   const failure = failureFromBody(reply.json, reply.status);
-  return failure ? blueprintError(file, failure) : new CliError(`${file}: ${reply.text.trim() || `the server answered ${reply.status}`}`);
+  if (!failure) return new CliError(`${file}: ${reply.text.trim() || `the server answered ${reply.status}`}`);
+  const diagnostic = failure.diagnostic;
+  if (text !== undefined && diagnostic?.path && diagnostic.line === undefined) {
+    const at = positionOf(text, diagnostic.path);
+    if (at) failure.diagnostic = { ...diagnostic, ...at };
+  }
+  return blueprintError(file, failure);
 }
 
 const segment = (name: string) => encodeURIComponent(name);
@@ -38,7 +49,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
         const source = readBlueprintFile(file, io.cwd);
         const name = blueprintName(source);
         const reply = await client.request('PUT', `/v1/blueprints/${segment(name)}`, { body: { yaml: source.text } });
-        if (reply.status !== 200) throw blueprintReplyError(file, reply);
+        if (reply.status !== 200) throw blueprintReplyError(file, reply, source.text);
         say(io, `${reply.json.created ? 'Added' : 'Updated'} blueprint '${reply.json.name}'`);
       } catch (error) {
         // 401/403/unreachable fail every file alike: stop at the first.
@@ -58,7 +69,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
     const client = ServerClient.from(options, io);
     const source = readBlueprintFile(file, io.cwd);
     const reply = await client.request('POST', '/v1/blueprints', { body: { yaml: source.text } });
-    if (reply.status !== 200) throw blueprintReplyError(file, reply);
+    if (reply.status !== 200) throw blueprintReplyError(file, reply, source.text);
     say(io, `Added blueprint '${reply.json.name}'`);
   });
 
@@ -105,5 +116,95 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
     const reply = await client.request('DELETE', `/v1/blueprints/${segment(name)}`);
     if (reply.status !== 200) throw blueprintReplyError(name, reply);
     say(io, `Removed blueprint '${reply.json.name}'; its open sessions were ended`);
+  });
+
+  registerFileCommands(blueprint, context);
+}
+
+/** Default file of the editing verbs. */
+const DEFAULT_FILE = 'blueprint.yaml';
+
+/** `--deny-warnings` or SVC_DENY_WARNINGS=1 (any other value is a usage error). */
+function denyWarnings(io: CliIo, flag: boolean | undefined): boolean {
+  const raw = envValue(io, 'SVC_DENY_WARNINGS');
+  if (raw !== undefined && raw.trim() !== '1') throw new UsageError(`$SVC_DENY_WARNINGS: expected \`1\` or unset, got \`${raw}\``);
+  return flag === true || raw !== undefined;
+}
+
+/** The verbs that read or edit a local Blueprint file: lint, add-mcp, capability add. */
+function registerFileCommands(blueprint: Command, context: CliContext): void {
+  const { io } = context;
+  withExample(
+    blueprint
+      .command('lint')
+      .description("check Blueprint files locally with the server's parser (server state such as volumes, stored secrets and installed Packages is checked at apply)")
+      .argument('<file...>', 'Blueprint YAML files')
+      .option('--deny-warnings', 'treat warnings as errors (also SVC_DENY_WARNINGS=1)'),
+    'svc blueprint lint support.yaml',
+  ).action(async (files: string[], options: { denyWarnings?: boolean }) => {
+    const strict = denyWarnings(io, options.denyWarnings);
+    // The server's parser and policy code load only for the verbs that need them.
+    const { lintBlueprintFile } = await import('../lint');
+    let failed = 0;
+    for (const file of files) {
+      const result = lintBlueprintFile(file, io.cwd);
+      if (!result.ok) {
+        failed++;
+        warn(io, `error: ${result.error.message}`);
+        for (const line of result.error.details) warn(io, `  ${line}`);
+        continue;
+      }
+      for (const line of result.warnings) warn(io, `warning: ${line}`);
+      if (strict && result.warnings.length > 0) {
+        failed++;
+        warn(io, `error: ${file}: ${result.warnings.length} warning(s) treated as errors`);
+        continue;
+      }
+      say(io, `ok ${file}: blueprint '${result.blueprint.name}'${result.warnings.length > 0 ? ` with ${result.warnings.length} warning(s)` : ''}`);
+    }
+    if (failed > 0) context.setExitCode(1);
+  });
+
+  withExample(
+    blueprint
+      .command('add-mcp')
+      .description("declare an MCP server in a Blueprint file and add an unfiltered `deny` rule for it under `main` (grant tools with `capability add`)")
+      .argument('<name>', 'server name (A–Z a–z 0–9 _ -): becomes @mcp/<name> and capability mcp.<name>')
+      .argument('<url>', 'the server\'s https:// URL')
+      .option('-f, --file <path>', 'Blueprint file to edit', DEFAULT_FILE)
+      .option('--oauth', 'the server uses OAuth (adds `auth: {type: oauth2}`; log in later)'),
+    "svc blueprint add-mcp linear https://mcp.linear.app/mcp -f support.yaml",
+  ).action(async (name: string, url: string, options: { file: string; oauth?: boolean }) => {
+    const { BlueprintDocument } = await import('../blueprint-document');
+    const document = BlueprintDocument.open(options.file, io.cwd);
+    document.addMcpServer(name, url, { oauth: options.oauth });
+    document.save();
+    say(io, `Added mcp server '${name}' to ${options.file} (denied to main until you grant it: svc blueprint capability add mcp.${name} --filter 'tool == "<tool>"')`);
+  });
+
+  const capability = blueprint.command('capability').description('edit the permission rules of a Blueprint file');
+  withExample(capability, "svc blueprint capability add fs.read --filter 'path glob \"/data/**\"' -f team.yaml");
+  withExample(
+    capability
+      .command('add')
+      .description('add a rule for a capability; it goes before any unfiltered rule for the same capability, so it can match')
+      .argument('<capability>', 'capability name, e.g. fs.read, http.get, mcp.linear')
+      .option('--filter <expr>', 'filter expression the use must satisfy (quote it for the shell)')
+      .option('--caller <caller>', 'whose rules: main or a Package name such as @acme/billing', 'main')
+      .addOption(new Option('--action <action>', 'what the rule decides').choices(['allow', 'deny', 'ask-human']).default('allow'))
+      .option('--name <label>', 'optional rule label (unique within the caller)')
+      .option('-f, --file <path>', 'Blueprint file to edit', DEFAULT_FILE),
+    "svc blueprint capability add mcp.linear --filter 'tool == \"save_issue\"' -f support.yaml",
+  ).action(async (name: string, options: { filter?: string; caller: string; action: RuleSpec['action']; name?: string; file: string }) => {
+    if (name.trim() === '') throw new UsageError('the capability name is empty');
+    const { BlueprintDocument } = await import('../blueprint-document');
+    const document = BlueprintDocument.open(options.file, io.cwd);
+    const rule: RuleSpec = { capability: name, action: options.action, ...(options.filter !== undefined ? { filter: options.filter } : {}), ...(options.name ? { name: options.name } : {}) };
+    if (!document.addRule(options.caller, rule)) {
+      say(io, `${options.file} already has this rule for ${options.caller}; nothing changed`);
+      return;
+    }
+    document.save();
+    say(io, `Added ${options.action} rule for ${name}${options.filter !== undefined ? ` (filter ${options.filter})` : ''} under ${options.caller} in ${options.file}`);
   });
 }

@@ -24,7 +24,7 @@ function storeError(reply: ApiReply): CliError {
 export function registerSecretCommands(root: Command, context: CliContext): void {
   const { io } = context;
   const secret = root.command('secret').alias('secrets').description("store or delete values in the server's sealed secret store");
-  withExample(secret, 'printf %s "$BILLING_KEY" | svc secret put billing_api_key');
+  withExample(secret, 'svc secret put billing_api_key < billing-key.txt');
 
   withExample(
     withServerOptions(

@@ -6,8 +6,8 @@ import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { EgressBlockedError } from '../../network';
 import type { AuthProxyRule } from '../../blueprints';
 import { HOST_FUEL } from '../fuel';
-import type { HostCall, HostOperation } from '../types';
-import { download } from './download';
+import { gated, type HostCall, type HostOperation, type RunContext } from '../types';
+import { download, prepareDownload } from './download';
 
 declare module '../types' {
   interface RunServices {
@@ -48,7 +48,7 @@ interface Prepared {
   body: Buffer | null;
 }
 
-export function services(call: HostCall): HttpServices {
+export function services(call: RunContext): HttpServices {
   const http = call.services.http;
   if (!http) throw new Error('http: outbound HTTP is not available for this run');
   return http;
@@ -211,35 +211,44 @@ export async function follow(
   }
 }
 
-/** What `exchange` sends: the verb's arguments plus the fetch-only options. */
-export interface ExchangeRequest {
-  method: string;
-  url: unknown;
-  body: unknown;
-  headers: unknown;
+/** A verb's validated arguments; fetch adds its redirect mode and a shorter timeout. */
+export interface VerbParams {
+  http: HttpServices;
+  fn: string;
+  verb: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: Buffer | null;
   redirect?: RedirectMode;
   /** A shorter limit than the verb's 30 s (fetch with a timeout signal). */
   timeoutMs?: number;
 }
 
-/**
- * One request as the `http.<method>` verb does it: gated with the verb's capability and
- * context, https only, auth_proxy, redirect re-checks, the size cap. Shared by the
- * svc:http verbs and the global fetch.
- */
-export async function exchange(call: HostCall, fn: string, ask: ExchangeRequest) {
-  const http = services(call);
-  if (typeof ask.method !== 'string' || !METHOD_TOKEN.test(ask.method)) throw new TypeError(`http.${fn}: ${JSON.stringify(ask.method)} is not an HTTP method token`);
-  const verb = ask.method.toUpperCase();
-  const url = parseUrl(ask.url, http, fn);
-  const headers = headersOf(ask.headers, fn);
-  const body = bodyOf(ask.body, headers, fn);
+export function prepare(run: RunContext, fn: string, method: unknown, urlArg: unknown, bodyArg: unknown, headersArg: unknown): VerbParams {
+  const http = services(run);
+  if (typeof method !== 'string') throw new TypeError(`http.${fn}: method must be a string`);
+  if (!METHOD_TOKEN.test(method)) throw new TypeError(`http.${fn}: ${JSON.stringify(method)} is not an HTTP method token`);
+  const verb = method.toUpperCase();
+  const url = parseUrl(urlArg, http, fn);
+  const headers = headersOf(headersArg, fn);
+  const body = bodyOf(bodyArg, headers, fn);
   headers['user-agent'] ??= http.userAgent;
-  const timeoutMs = Math.max(1, Math.min(VERB_TIMEOUT_MS, ask.timeoutMs ?? VERB_TIMEOUT_MS));
+  return { http, fn, verb, url, headers, body };
+}
+
+/** The verb's gate: `http.<method>` with host, path, body size and timeout. */
+export function verbGate({ verb, url, body }: VerbParams) {
+  return { capability: `http.${verb.toLowerCase()}`, context: contextFor(url, verb, body?.length ?? 0, true) };
+}
+
+/**
+ * One request as the `http.<method>` verb does it, after its gate allowed it: https only,
+ * auth_proxy, redirect re-checks, the size cap. Shared by the svc:http verbs and fetch.
+ */
+export async function exchange(call: HostCall, { http, fn, verb, url, headers, body, redirect, timeoutMs }: VerbParams, context: Record<string, unknown>) {
   const capability = `http.${verb.toLowerCase()}`;
-  const context = contextFor(url, verb, body?.length ?? 0, true);
-  call.gate(capability, context);
-  const { response, url: finalUrl, redirected } = await follow(call, http, fn, { verb, url, headers, body, capability, context, redirect: ask.redirect, timeoutMs });
+  const limit = Math.max(1, Math.min(VERB_TIMEOUT_MS, timeoutMs ?? VERB_TIMEOUT_MS));
+  const { response, url: finalUrl, redirected } = await follow(call, http, fn, { verb, url, headers, body, capability, context, redirect, timeoutMs: limit });
   const content = await readCapped(response.body, finalUrl);
   call.charge(content.length / 4 + (body?.length ?? 0) / 4);
   const responseHeaders: Record<string, string> = {};
@@ -247,25 +256,35 @@ export async function exchange(call: HostCall, fn: string, ask: ExchangeRequest)
   return { status: response.statusCode, headers: responseHeaders, content, url: finalUrl.href, redirected };
 }
 
-async function perform(call: HostCall, fn: string, method: string, urlArg: unknown, bodyArg: unknown, headersArg: unknown) {
-  const reply = await exchange(call, fn, { method, url: urlArg, body: bodyArg, headers: headersArg });
+async function perform(call: HostCall, params: VerbParams, context: Record<string, unknown>) {
+  const reply = await exchange(call, params, context);
   return { status: reply.status, statusText: '', headers: reply.headers, body: new TextDecoder('utf-8').decode(reply.content), url: reply.url };
 }
 
-const verbOperation = (name: string, method: string, withBody: boolean): HostOperation => (call, args) =>
-  withBody ? perform(call, name, method, args[0], args[1], args[2]) : perform(call, name, method, args[0], undefined, args[1]);
+/** Gated as `http.<method>` with host, path, body size and timeout, before anything is sent. */
+function verbOperation(parse: (args: unknown[], run: RunContext) => VerbParams): HostOperation {
+  return gated({
+    parse,
+    gate: verbGate,
+    run: (call, params, allowed) => perform(call, params, allowed[0].context),
+  });
+}
+
+const fixedVerb = (name: string, method: string, withBody: boolean) =>
+  verbOperation((args, run) => (withBody ? prepare(run, name, method, args[0], args[1], args[2]) : prepare(run, name, method, args[0], undefined, args[1])));
 
 export const httpOperations: Record<string, HostOperation> = {
-  get: verbOperation('get', 'GET', false),
-  head: verbOperation('head', 'HEAD', false),
-  options: verbOperation('options', 'OPTIONS', false),
-  delete: verbOperation('delete', 'DELETE', false),
-  post: verbOperation('post', 'POST', true),
-  put: verbOperation('put', 'PUT', true),
-  patch: verbOperation('patch', 'PATCH', true),
-  download: (call, args) => download(call, args),
-  request: (call, args) => {
-    if (typeof args[0] !== 'string') throw new TypeError('http.request: method must be a string');
-    return perform(call, 'request', args[0], args[1], args[2], args[3]);
-  },
+  get: fixedVerb('get', 'GET', false),
+  head: fixedVerb('head', 'HEAD', false),
+  options: fixedVerb('options', 'OPTIONS', false),
+  delete: fixedVerb('delete', 'DELETE', false),
+  post: fixedVerb('post', 'POST', true),
+  put: fixedVerb('put', 'PUT', true),
+  patch: fixedVerb('patch', 'PATCH', true),
+  download: gated({
+    parse: (args, run) => prepareDownload(run, args),
+    gate: (params) => params.gates,
+    run: (call, params, allowed) => download(call, params, allowed),
+  }),
+  request: verbOperation((args, run) => prepare(run, 'request', args[0], args[1], args[2], args[3])),
 };

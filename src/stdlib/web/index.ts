@@ -5,9 +5,11 @@
 import { STATUS_CODES } from 'node:http';
 import { type CipherGCMTypes, createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { HOST_FUEL } from '../fuel';
-import { exchange, type RedirectMode } from '../http/operations';
-import type { HostCall, HostModule } from '../types';
+import { exchange, prepare, verbGate, type RedirectMode, type VerbParams } from '../http/operations';
+import { gated, ungated, type HostCall, type HostModule } from '../types';
 
+/** Why the Web Crypto operations need no capability. */
+const PURE = 'pure computation on the caller\'s own bytes, like svc:crypto';
 const REDIRECTS: readonly RedirectMode[] = ['follow', 'manual', 'error'];
 const HASHES: Record<string, string> = { 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
 const AES_TAG_BITS = [32, 64, 96, 104, 112, 120, 128];
@@ -29,23 +31,26 @@ interface FetchArgs {
   timeoutMs?: unknown;
 }
 
-async function fetchOperation(call: HostCall, args: unknown[]) {
-  const ask = (args[0] ?? {}) as FetchArgs;
-  if (typeof ask !== 'object') throw new TypeError('fetch: the request must be an object');
+/** The request as the verb of its method sees it, plus fetch's redirect mode and timeout. */
+function parseFetch(args: unknown[], run: Parameters<typeof prepare>[0]): VerbParams {
+  const ask = args[0] as FetchArgs;
+  if (typeof ask !== 'object' || ask === null) throw new TypeError('fetch: the request must be an object');
   const redirect = ask.redirect === undefined ? 'follow' : ask.redirect;
   if (!REDIRECTS.includes(redirect as RedirectMode)) throw new TypeError(`fetch: redirect must be one of ${REDIRECTS.map((r) => `"${r}"`).join(', ')}`);
   if (ask.timeoutMs !== undefined && (typeof ask.timeoutMs !== 'number' || !(ask.timeoutMs > 0))) throw new TypeError('fetch: timeoutMs must be a positive number');
   if (ask.body !== undefined && ask.body !== null && !(ask.body instanceof Uint8Array)) throw new TypeError('fetch: the body must be bytes');
-  const reply = await exchange(call, 'fetch', {
-    method: typeof ask.method === 'string' ? ask.method : 'GET',
-    url: ask.url,
-    headers: ask.headers,
-    body: ask.body ?? null,
-    redirect: redirect as RedirectMode,
-    timeoutMs: ask.timeoutMs as number | undefined,
-  });
-  return { status: reply.status, statusText: STATUS_CODES[reply.status] ?? '', headers: reply.headers, body: new Uint8Array(reply.content), url: reply.url, redirected: reply.redirected };
+  const params = prepare(run, 'fetch', typeof ask.method === 'string' ? ask.method : 'GET', ask.url, ask.body ?? null, ask.headers);
+  return { ...params, redirect: redirect as RedirectMode, timeoutMs: ask.timeoutMs as number | undefined };
 }
+
+const fetchOperation = gated({
+  parse: parseFetch,
+  gate: verbGate,
+  run: async (call: HostCall, params: VerbParams, allowed) => {
+    const reply = await exchange(call, params, allowed[0].context);
+    return { status: reply.status, statusText: STATUS_CODES[reply.status] ?? '', headers: reply.headers, body: new Uint8Array(reply.content), url: reply.url, redirected: reply.redirected };
+  },
+});
 
 function bytes(value: unknown, fn: string, name: string): Buffer {
   if (!(value instanceof Uint8Array)) throw new TypeError(`crypto.subtle.${fn}: ${name} must be bytes`);
@@ -94,29 +99,29 @@ export const webModule: HostModule = {
   declarations: '',
   operations: {
     fetch: fetchOperation,
-    digest: (call, args) => {
-      const algorithm = hashName(args[0], 'digest');
-      const data = bytes(args[1], 'digest', 'data');
-      call.charge(HOST_FUEL.HASH_PER_BYTE * data.length);
-      return new Uint8Array(createHash(algorithm).update(data).digest());
-    },
-    hmacSign: (call, args) => {
-      const algorithm = hashName(args[0], 'sign');
-      const key = bytes(args[1], 'sign', 'the key');
-      const data = bytes(args[2], 'sign', 'data');
-      call.charge(HOST_FUEL.HASH_PER_BYTE * (key.length + data.length));
-      return new Uint8Array(createHmac(algorithm, key).update(data).digest());
-    },
-    hmacVerify: (call, args) => {
-      const algorithm = hashName(args[0], 'verify');
-      const key = bytes(args[1], 'verify', 'the key');
-      const signature = bytes(args[2], 'verify', 'signature');
-      const data = bytes(args[3], 'verify', 'data');
-      call.charge(HOST_FUEL.HASH_PER_BYTE * (key.length + data.length));
-      const expected = createHmac(algorithm, key).update(data).digest();
-      return expected.length === signature.length && timingSafeEqual(expected, signature);
-    },
-    aesGcm,
+    digest: ungated(PURE, {
+      parse: (args) => ({ algorithm: hashName(args[0], 'digest'), data: bytes(args[1], 'digest', 'data') }),
+      run: (call, { algorithm, data }: { algorithm: string; data: Buffer }) => {
+        call.charge(HOST_FUEL.HASH_PER_BYTE * data.length);
+        return new Uint8Array(createHash(algorithm).update(data).digest());
+      },
+    }),
+    hmacSign: ungated(PURE, {
+      parse: (args) => ({ algorithm: hashName(args[0], 'sign'), key: bytes(args[1], 'sign', 'the key'), data: bytes(args[2], 'sign', 'data') }),
+      run: (call, { algorithm, key, data }: { algorithm: string; key: Buffer; data: Buffer }) => {
+        call.charge(HOST_FUEL.HASH_PER_BYTE * (key.length + data.length));
+        return new Uint8Array(createHmac(algorithm, key).update(data).digest());
+      },
+    }),
+    hmacVerify: ungated(PURE, {
+      parse: (args) => ({ algorithm: hashName(args[0], 'verify'), key: bytes(args[1], 'verify', 'the key'), signature: bytes(args[2], 'verify', 'signature'), data: bytes(args[3], 'verify', 'data') }),
+      run: (call, { algorithm, key, signature, data }: { algorithm: string; key: Buffer; signature: Buffer; data: Buffer }) => {
+        call.charge(HOST_FUEL.HASH_PER_BYTE * (key.length + data.length));
+        const expected = createHmac(algorithm, key).update(data).digest();
+        return expected.length === signature.length && timingSafeEqual(expected, signature);
+      },
+    }),
+    aesGcm: ungated(PURE, { run: (call, args: unknown[]) => aesGcm(call, args) }),
   },
   // The globals reach it through the prelude; an import of it is refused.
   availableFor: () => false,
