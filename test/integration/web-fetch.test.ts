@@ -7,7 +7,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startServer, type TestServer } from '../harness';
-import { serverOptions, startStandIn, type StandIn } from '../support/stand-in';
+import { serverOptions, startStandIn, type StandIn, type StandInReply } from '../support/stand-in';
 
 const API = 'api.weather.test';
 const OPEN = 'open.weather.test';
@@ -20,7 +20,7 @@ const secret = `key-${randomBytes(8).toString('hex')}`;
 let release: (() => void) | null = null;
 
 before(async () => {
-  api = await startStandIn([API, OPEN, OTHER], async (req) => {
+  api = await startStandIn([API, OPEN, OTHER], async (req): Promise<StandInReply> => {
     const origin = (host: string) => `https://${host}:${api.port}`;
     switch (req.path) {
       case '/weather':

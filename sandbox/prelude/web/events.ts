@@ -94,7 +94,7 @@ export class EventTarget {
   dispatchEvent(event: Event): boolean {
     if (!(event instanceof Event)) throw new TypeError('dispatchEvent: the argument must be an Event');
     setTarget(event, this);
-    const list = MapPrototypeGet(this.#listeners, event.type);
+    const list = MapPrototypeGet(this.#listeners, event.type) as Entry[] | undefined;
     if (list === undefined) return !event.defaultPrevented;
     const snapshot = ArrayPrototypeSlice(list);
     for (let i = 0; i < snapshot.length; i++) {

@@ -15,10 +15,11 @@ import {
   Uint8Array_,
   uncurryThis,
   Map_,
+  arrayCopy,
+  PromisePrototypeThen as BasePromiseThen,
 } from '../primordials';
 
 export {
-  arrayCopy as ArrayPrototypeSlice,
   ArrayBufferIsView,
   ArrayBufferPrototypeGetByteLength,
   ArrayIsArray,
@@ -46,7 +47,6 @@ export {
   ObjectGetPrototypeOf,
   ObjectKeys,
   ObjectPrototypeHasOwnProperty,
-  PromisePrototypeThen,
   PromiseResolve,
   ReflectApply,
   RegExpPrototypeExec,
@@ -88,4 +88,14 @@ export function TypedArrayPrototypeSlice(bytes: Uint8Array, start = 0, end = Typ
   const from = start < 0 ? 0 : start;
   const to = end < from ? from : end;
   return bytesCopy(new Uint8Array_(TypedArrayPrototypeGetBuffer(bytes), TypedArrayPrototypeGetByteOffset(bytes) + from, to - from));
+}
+
+/** `promise.then(ok, fail)` through the captured method, typed by its callbacks. */
+export function PromisePrototypeThen<T, R>(promise: Promise<T>, onFulfilled: (value: T) => R | PromiseLike<R>, onRejected?: (reason: unknown) => R | PromiseLike<R>): Promise<R> {
+  return BasePromiseThen(promise, onFulfilled as (value: T) => unknown, onRejected as (reason: unknown) => unknown) as Promise<R>;
+}
+
+/** A copy of a whole array (no species, no iterator). */
+export function ArrayPrototypeSlice<T>(list: readonly T[]): T[] {
+  return arrayCopy(list as T[]);
 }

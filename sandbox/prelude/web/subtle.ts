@@ -77,6 +77,9 @@ function fromBase64url(text: unknown, fn: string): Uint8Array {
   }
 }
 
+// Module-private (handed out by the static block).
+let keyParts: (key: unknown, fn: string, usage: Usage | null, name: string | null) => { algorithm: KeyAlgorithm; extractable: boolean; usages: readonly Usage[]; raw: Uint8Array };
+
 export class CryptoKey {
   readonly #algorithm: KeyAlgorithm;
   readonly #extractable: boolean;
@@ -115,7 +118,6 @@ export class CryptoKey {
   }
 }
 
-let keyParts: (key: unknown, fn: string, usage: Usage | null, name: string | null) => { algorithm: KeyAlgorithm; extractable: boolean; usages: readonly Usage[]; raw: Uint8Array };
 
 function usagesOf(value: unknown, allowed: readonly Usage[], fn: string): Usage[] {
   const items = typeof value === 'object' && value !== null ? listOf(value, `crypto.subtle.${fn}: keyUsages`) : null;

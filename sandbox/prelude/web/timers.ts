@@ -63,7 +63,7 @@ export function clearInterval(id?: unknown): void {
 
 export function queueMicrotask(callback: unknown): void {
   const fn = callbackOf(callback, 'queueMicrotask');
-  PromisePrototypeThen(PromiseResolve(), () => {
+  PromisePrototypeThen(PromiseResolve(undefined), () => {
     try {
       ReflectApply(fn, undefined, []);
     } catch (error) {
