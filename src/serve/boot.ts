@@ -15,6 +15,7 @@ import { McpEndpoint } from '../mcp';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountSessionRoutes } from '../http/routes/sessions';
+import { mountOpenApiRoute } from '../http/openapi';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
 import { hostModules, SessionStates, type RunServices } from '../stdlib';
@@ -219,6 +220,8 @@ export async function boot(options: BootOptions): Promise<void> {
       runServices: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
     }),
   );
+
+  mounts.push((app) => mountOpenApiRoute(app, options.version));
 
   const app = createApp({
     tokens: settings.tokens,

@@ -34,9 +34,9 @@ export interface SessionRouteDependencies {
 }
 
 const stringMap = z.record(z.string(), z.string());
-const createBody = z.object({ blueprint: z.string(), variables: stringMap.optional(), secrets: stringMap.optional() });
-const executeBody = z.object({ code: z.string() });
-const rebindBody = z.object({ secrets: stringMap });
+export const createBody = z.object({ blueprint: z.string(), variables: stringMap.optional(), secrets: stringMap.optional() });
+export const executeBody = z.object({ code: z.string() });
+export const rebindBody = z.object({ secrets: stringMap });
 
 /** Error kinds that end a run before the program is dispatched (nothing is recorded). */
 const NOT_DISPATCHED = new Set(['compile_error', 'package_resolution']);
