@@ -18,6 +18,7 @@ import {
 } from '../../sessions';
 import type { RunServices } from '../../stdlib';
 import { bodyOf, jsonBody } from '../validation';
+import { metrics } from '../../metrics';
 import type { AppEnv } from '../types';
 
 /** A Blueprint as the session routes need it: lifecycle facts plus what a run needs (src/blueprints' `Blueprint` is one). */
@@ -146,6 +147,7 @@ async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependenci
       if (!deps.ledger) throw new IdempotencyError('idempotency_unavailable', 'this server has no idempotency ledger; send the request without Idempotency-Key');
       const decision = await deps.ledger.begin(sessionId, key, codeFingerprint(code));
       // A replay runs nothing and writes no audit records; the request still counted as activity.
+      if (decision.kind === 'replay') metrics.idempotencyReplays.inc();
       if (decision.kind === 'replay') return jsonBytes(c, decision.status, decision.body);
       reservation = decision.reservation;
     } catch (error) {
