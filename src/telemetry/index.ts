@@ -7,6 +7,7 @@
 // are replaced by placeholders.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import type { ServerLog } from '../audit';
 
@@ -65,8 +66,8 @@ const COMMON_TLDS = 'com|net|org|io|dev|app|ai|co|uk|de|fr|eu|us|cloud|internal|
 export function scrub(text: string): string {
   return text
     .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>)]+/gi, '<url>')
-    .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, '<ip>')
-    .replace(/\[?\b(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{0,4}\]?/gi, '<ip>')
+    .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, (m) => (net.isIP(m.replace(/:\d+$/, '')) ? '<ip>' : m))
+    .replace(/\[?[0-9a-f]*:[0-9a-f:.]*:[0-9a-f.]*\]?(?::\d+)?/gi, (m) => (net.isIP(m.replace(/^\[|\](?::\d+)?$/g, '')) === 6 ? '<ip>' : m))
     .replace(new RegExp(`\\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+(?:${COMMON_TLDS})\\b(?::\\d+)?`, 'gi'), '<host>')
     .replace(/\b(?=[A-Za-z0-9+/_=-]*\d)(?=[A-Za-z0-9+/_=-]*[A-Za-z])[A-Za-z0-9+/_=-]{20,}/g, '<redacted>');
 }
@@ -225,7 +226,7 @@ export class Telemetry {
       });
       await response.arrayBuffer().catch(() => undefined);
       if (!response.ok) throw new Error(`the collector answered ${response.status}`);
-      this.sent = totals;
+      this.sent = structuredClone(totals);
       this.periodStart = end;
       for (const file of crashFiles) fs.rmSync(file, { force: true });
     } catch (error) {
