@@ -7,7 +7,7 @@ import { runToolLoop, scriptedModel } from './harness';
 
 let server: TestServer;
 before(async () => {
-  server = await startServer();
+  server = await startServer({ timeoutMs: 60_000 });
   const reply = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: calc\ndefault: allow\nvfs: none\n' } });
   assert.equal(reply.status, 200);
 });

@@ -26,7 +26,7 @@ describe('Prometheus metrics', () => {
     return parse(reply.text);
   };
   before(async () => {
-    server = await startServer({ config: { logging: { audit: { file: path.join('no-such-directory', 'audit.log') } } } });
+    server = await startServer({ config: { logging: { audit: { file: path.join('no-such-directory', 'audit.log') } } }, timeoutMs: 60_000 });
   });
   after(async () => {
     await server?.stop();

@@ -19,7 +19,7 @@ describe('TypeScript client', () => {
   let admin: SvcClient;
   let user: SvcClient;
   before(async () => {
-    server = await startServer({ env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
+    server = await startServer({ env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') }, timeoutMs: 60_000 });
     admin = new SvcClient({ baseUrl: server.url, token: server.adminToken });
     user = new SvcClient({ baseUrl: `${server.url}/`, token: server.userToken });
   });
