@@ -2,7 +2,9 @@
 // server's counters move with real runs, sessions, decisions, outbound calls and requests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, type TestServer } from '../harness';
 
 type Samples = Map<string, number>;
@@ -87,5 +89,20 @@ describe('Prometheus metrics', () => {
     assert.equal(delta(after, 'svc_http_requests_total{method="POST",route="/v1/sessions",status="200"}'), 1);
     // The audit file's directory does not exist, so every audit record failed to write.
     assert.ok(delta(after, 'svc_audit_write_failures_total') > 0);
+  });
+
+  test('a runner process that dies is replaced and counted', async () => {
+    const before = (await scrape()).get('svc_runner_restarts_total{reason="error"}') ?? 0;
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    assert.ok(children.length >= 1, 'runner processes are children of the server');
+    process.kill(children[0], 'SIGKILL');
+    let after = before;
+    for (let i = 0; i < 200 && after === before; i++) {
+      await sleep(50);
+      after = (await scrape()).get('svc_runner_restarts_total{reason="error"}') ?? 0;
+    }
+    assert.equal(after, before + 1);
+    const run = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code: 'export function main() { return 5; }' } });
+    assert.equal(run.json.result, '5');
   });
 });
