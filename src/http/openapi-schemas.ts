@@ -117,7 +117,7 @@ export const PackageInstalled = z.object({ sha: z.string(), installed: z.array(P
 export const PackageRemoved = PackageRef.extend({ still_available_from: z.string().optional() });
 export const PackageList = z.object({
   roots: z.array(z.string()),
-  packages: z.array(z.looseObject({ name: z.string(), version: z.string(), description: z.string().optional(), digest: z.string(), root: z.string(), managed: z.boolean() })),
+  packages: z.array(z.looseObject({ name: z.string(), version: z.string(), description: z.string().optional(), digest: z.string().nullable(), root: z.string(), managed: z.boolean() })),
 });
 export const VolumeList = z.object({ volumes: z.array(z.string()) });
 export const OAuthState = z.object({ state: z.enum(['active', 'pending']), unauthenticated: z.array(z.string()).optional() });
@@ -129,6 +129,6 @@ export const OAuthStatus = z.object({
 export const OAuthConfig = z.looseObject({ url: z.string(), client_id: z.string().optional(), authorization_endpoint: z.string().optional(), token_endpoint: z.string().optional(), scopes: z.array(z.string()).optional() });
 
 // Request bodies of routes whose modules are outside this file's reach (server-operations §4.5-4.6).
-export const PackageInstallBody = z.object({ url: z.string(), ref: z.string().optional(), package: z.string().optional(), upgrade: z.boolean().optional(), deny_warnings: z.boolean().optional() });
+export const PackageInstallBody = z.object({ url: z.string(), ref: z.string().nullable().optional(), package: z.string().nullable().optional(), upgrade: z.boolean().optional(), deny_warnings: z.boolean().optional() });
 export const RefreshTokenBody = z.object({ refresh_token: z.string().optional(), access_token: z.string().optional(), client_id: z.string().optional(), token_endpoint: z.string().optional(), scopes: z.array(z.string()).optional() });
 export const OAuthExchangeBody = z.object({ code: z.string(), redirect_uri: z.string(), code_verifier: z.string(), client_id: z.string().optional() });

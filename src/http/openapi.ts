@@ -12,7 +12,7 @@ import { createBody, executeBody, rebindBody } from './routes/sessions';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 /** A response: a component schema name, any JSON object, Markdown, or no body. */
-type Answer = { schema: keyof typeof responseSchemas; description: string } | { object: string } | { markdown: string } | { empty: string };
+type Answer = { schema: keyof typeof responseSchemas; description: string; orMarkdown?: boolean } | { object: string } | { markdown: string } | { empty: string };
 
 interface RouteDoc {
   method: Method;
@@ -104,7 +104,7 @@ export const routeDocs: readonly RouteDoc[] = [
   { method: 'get', path: '/v1/blueprints/{name}/packages/search', role: 'user', tag: 'discovery', summary: 'Search modules and Packages', query: [{ name: 'q', description: 'Substring of names, descriptions and exported symbols; empty lists everything' }],
     responses: { 200: json('PackageSearchResults', 'Hits, or the catalogue when nothing matched'), 404: notRegistered } },
   { method: 'get', path: '/v1/blueprints/{name}/packages/docs', role: 'user', tag: 'discovery', summary: 'A module\'s or Package\'s declarations', query: [{ name: 'name', required: true, description: 'Module, Package or built-in name' }],
-    responses: { 200: json('PackageDocs', 'Standard-library module or built-in (Packages answer Markdown)'), 404: json('DiscoveryError', '`not_found`, `unknown_package` (with `did_you_mean`) or `unknown_mcp_server`') } },
+    responses: { 200: { ...json('PackageDocs', 'JSON for a standard-library module or built-in; Markdown (documentation, then declarations) for an installed or @mcp/ Package'), orMarkdown: true }, 404: json('DiscoveryError', '`not_found`, `unknown_package` (with `did_you_mean`) or `unknown_mcp_server`') } },
   { method: 'get', path: '/v1/blueprints/{name}/builtins', role: 'user', tag: 'discovery', summary: 'Built-ins in scope without import', responses: { 200: json('BuiltinsList', 'Namespaces and types'), 404: notRegistered } },
   { method: 'get', path: '/v1/blueprints/{name}/builtins/docs', role: 'user', tag: 'discovery', summary: 'Declarations of built-ins', query: [{ name: 'name', required: true, repeated: true, description: 'A built-in, e.g. `Math.max`; repeat for several' }],
     responses: { 200: json('BuiltinsDocs', 'One entry per name, in request order'), 404: notRegistered } },
@@ -158,7 +158,10 @@ function componentSchemas(schemas: Record<string, z.ZodType>, io: 'input' | 'out
 }
 
 function answer(a: Answer) {
-  if ('schema' in a) return { description: a.description, content: { 'application/json': { schema: ref(a.schema) } } };
+  if ('schema' in a) {
+    const markdown = a.orMarkdown ? { 'text/markdown': { schema: { type: 'string' } } } : {};
+    return { description: a.description, content: { 'application/json': { schema: ref(a.schema) }, ...markdown } };
+  }
   if ('object' in a) return { description: a.object, content: { 'application/json': { schema: { type: 'object' } } } };
   if ('markdown' in a) return { description: a.markdown, content: { 'text/markdown': { schema: { type: 'string' } } } };
   return { description: a.empty };
