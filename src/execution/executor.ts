@@ -7,7 +7,7 @@ import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
 import type { HostModule, RunServices } from '../stdlib';
 import { compileProgram, type CompileResult, type RunnerPool, type RunOutcome } from '../../sandbox';
-import { HostDispatcher } from './host-dispatch';
+import { HostDispatcher, type IssuedDenial } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
 
 export type EntryPoint = 'http' | 'session' | 'mcp';
@@ -70,6 +70,18 @@ function sourceFacts(code: string) {
 /** The server-log outcome vocabulary folds every other failure into `error`. */
 function logOutcome(outcome: string): string {
   return ['ok', 'fuel_exhausted', 'timeout', 'memory_exhausted'].includes(outcome) ? outcome : 'error';
+}
+
+/**
+ * A report of `permission_denied` counts only when the host issued that refusal in this
+ * run (same caller, capability and source); anything else the guest claims is a runtime error.
+ */
+export function confirmDenial(error: ExecuteError, issued: readonly IssuedDenial[]): ExecuteError {
+  if (error.kind !== 'permission_denied') return error;
+  const matches = issued.some((d) => d.caller === error.caller && d.capability === error.capability && d.source === error.source);
+  if (matches) return error;
+  const { caller: _caller, capability: _capability, source: _source, ...rest } = error;
+  return { ...rest, kind: 'runtime_error' };
 }
 
 export class Executor {
@@ -186,7 +198,7 @@ export class Executor {
       request.services?.endOfRun?.();
     }
 
-    const error: ExecuteError | null = outcome.error ? { ...outcome.error } : null;
+    const error: ExecuteError | null = outcome.error ? confirmDenial({ ...outcome.error }, dispatcher?.denials ?? []) : null;
     this.finish(base, {
       outcome: outcome.outcome,
       errorClass: error?.kind,
