@@ -33,6 +33,8 @@ interface ActiveRun {
   started: number;
   timers: NodeJS.Timeout[];
   settled: boolean;
+  /** Removes the run's abort listener (a listener left behind keeps the whole job alive). */
+  detach?: () => void;
 }
 
 interface Runner {
@@ -198,7 +200,9 @@ export class RunnerPool {
         runner.child.send({ type: 'cancel', runId: active.runId } satisfies ToRunner);
         active.timers.push(setTimeout(() => this.replace(runner, 'cancelled'), CANCEL_GRACE_MS));
       };
-      job.signal.addEventListener('abort', onAbort, { once: true });
+      const signal = job.signal;
+      signal.addEventListener('abort', onAbort, { once: true });
+      active.detach = () => signal.removeEventListener('abort', onAbort);
     }
   }
 
@@ -304,6 +308,7 @@ export class RunnerPool {
   private finish(active: ActiveRun, outcome: RunOutcome): void {
     if (active.settled) return;
     active.settled = true;
+    active.detach?.();
     for (const timer of active.timers) clearTimeout(timer);
     active.resolve(outcome);
   }

@@ -16,7 +16,6 @@ import {
   type SessionManager,
   type SessionView,
 } from '../../sessions';
-import type { RunServices } from '../../stdlib';
 import { bodyOf, jsonBody } from '../validation';
 import type { AppEnv } from '../types';
 
@@ -30,7 +29,6 @@ export interface SessionRouteDependencies {
   ledger: IdempotencyLedger | null;
   newId: () => string;
   /** Per-run services of a session run (its file area, svc:session state, harness secrets). */
-  runServices?: (session: SessionView, blueprint: RoutableBlueprint) => RunServices;
 }
 
 const stringMap = z.record(z.string(), z.string());
@@ -182,8 +180,8 @@ async function runGuarded(
       variables: { ...session.variables },
       cwd: session.fileArea.cwd,
       code,
-      signal: c.get('cancelSignal'),
-      services: deps.runServices?.(session, blueprint),
+      fileArea: session.fileArea,
+      harnessSecrets: session.secrets,
       executionId,
     });
   } catch (error) {
