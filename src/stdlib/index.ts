@@ -3,3 +3,4 @@ export type { RunContext, RunServices, HostCall, HostOperation, HostModule } fro
 export { HOST_FUEL } from './fuel';
 export { hostModules } from './registry';
 export { SessionStates } from './session';
+export { ModelBudgets, runTokenUsage, type ModelServices } from './llm';
