@@ -7,7 +7,7 @@ import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { startServer, type TestServer } from '../harness';
 import { serverOptions } from '../support/stand-in';
-import { HOSTS, promptOf, startProvider, type Kind, type ProviderStandIn } from '../support/model-providers';
+import { HOSTS, promptOf, rawVector, startProvider, type Kind, type ProviderStandIn } from '../support/model-providers';
 
 const KEYS: Record<Kind, string> = {
   anthropic: `sk-ant-${randomBytes(12).toString('hex')}`,
@@ -61,6 +61,8 @@ export async function startModelServer(p: Record<Kind, ProviderStandIn>, extra: 
   const server = await startServer({
     args: [...options.args, '--add-host', `${DOWN_HOST}=127.0.0.1`, ...(extra.args ?? [])],
     env: { ...options.env, SVC_SECRET_KEY: randomBytes(32).toString('base64') },
+    // Three servers start at once on a busy machine.
+    timeoutMs: 90_000,
   });
   for (const [key, value] of [['anthropic_key', KEYS.anthropic], ['openai_key', KEYS.openai], ['google_key', KEYS.google], ['gateway_key', KEYS.compatible]]) {
     const put = await server.request('POST', '/v1/secrets', { body: { key, value } });
@@ -92,17 +94,25 @@ function assertNoKeys(server: TestServer, extra: string[] = []): void {
   for (const key of [...Object.values(KEYS), ...extra]) assert.ok(!all.includes(key), 'a provider key reached the log or audit');
 }
 
+// Three servers share the stand-ins: `server` with default limits, `runLimited` with small
+// per-run budgets and concurrency, `serverLimited` with small server-wide budgets.
+let p: Record<Kind, ProviderStandIn>;
+let server: TestServer;
+let runLimited: TestServer;
+let serverLimited: TestServer;
+const RUN_LIMITS = ['--max-execution-llm-tokens', '7000', '--max-llm-concurrency', '2', '--max-execution-embedding-tokens', '1000', '--max-execution-embedding-requests', '5', '--max-embedding-concurrency', '2'];
+const SERVER_LIMITS = ['--max-llm-tokens', '3000', '--max-embedding-tokens', '100', '--runner-pool-size', '3'];
+
+before(async () => {
+  p = await startProviders();
+  [server, runLimited, serverLimited] = await Promise.all([startModelServer(p), startModelServer(p, { args: RUN_LIMITS }), startModelServer(p, { args: SERVER_LIMITS })]);
+});
+after(async () => {
+  await Promise.all([server, runLimited, serverLimited].map((s) => s?.stop()));
+  await Promise.all(Object.values(p ?? {}).map((s) => s.close()));
+});
+
 describe('svc:llm', () => {
-  let p: Record<Kind, ProviderStandIn>;
-  let server: TestServer;
-  before(async () => {
-    p = await startProviders();
-    server = await startModelServer(p);
-  });
-  after(async () => {
-    await server?.stop();
-    await Promise.all(Object.values(p ?? {}).map((s) => s.close()));
-  });
 
   test('anthropic: Messages API request shape and the Completion envelope', async () => {
     const { value, executionId } = await execute(server, program(`return llm.call("${MODEL.anthropic}", "Say hi");`));
@@ -291,100 +301,86 @@ describe('svc:llm', () => {
 });
 
 describe('svc:llm policy, budgets and concurrency', () => {
-  let p: Record<Kind, ProviderStandIn>;
-  before(async () => {
-    p = await startProviders();
-  });
-  after(async () => {
-    await Promise.all(Object.values(p ?? {}).map((s) => s.close()));
-  });
-
   test('llm.call is checked with {op, model, prompt_count}; models() omits denied models; a denial sends nothing', async () => {
     const rules = `default: deny
 permissions:
   main:
     - capability: llm.call
       filter: model == "${MODEL.anthropic}" and prompt_count <= 2
+      action: allow
+    - capability: embedding.embed
+      filter: model == "gw-embed"
       action: allow`;
-    const server = await startModelServer(p, { yaml: blueprintYaml(p, { rules }) });
-    try {
-      const before = p.openai.requests.length + p.anthropic.requests.length;
-      const { value, executionId } = await execute(
-        server,
-        program(`return [llm.models().map((m) => m.name), ${attempt(`llm.call("${MODEL.openai}", "x")`)}, ${attempt(`llm.batch("${MODEL.anthropic}", ["a", "b", "c"])`)}, llm.batch("${MODEL.anthropic}", ["a", "b"]).length];`),
-      );
-      assert.deepEqual(value[0], [MODEL.anthropic]);
-      assert.equal(value[1].name, 'PermissionDeniedError');
-      assert.equal(value[2].name, 'PermissionDeniedError');
-      assert.equal(value[3], 2);
-      assert.equal(p.openai.requests.length + p.anthropic.requests.length, before + 2);
-      const denials = server.audit({ type: 'decision', execution_id: executionId, decision: 'deny', capability: 'llm.call' });
-      assert.deepEqual(denials.map((d) => [d['context.op'], d['context.model'], d['context.prompt_count'], d.source]), [
-        ['call', MODEL.openai, '1', 'policy'],
-        ['batch', MODEL.anthropic, '3', 'policy'],
-      ]);
-      assert.ok(!server.lines().some((l) => l.includes('context.prompt=')), 'prompt text never reaches a decision record');
-    } finally {
-      await server.stop();
-    }
+    const registered = await server.request('POST', '/v1/blueprints', { body: { yaml: blueprintYaml(p, { name: 'guarded', rules }) } });
+    assert.ok(registered.status < 300, registered.text);
+    const before = p.openai.requests.length + p.anthropic.requests.length;
+    const { value, executionId } = await execute(
+      server,
+      `import * as embedding from "svc:embedding";\n` +
+        program(`return [llm.models().map((m) => m.name), ${attempt(`llm.call("${MODEL.openai}", "x")`)}, ${attempt(`llm.batch("${MODEL.anthropic}", ["a", "b", "c"])`)}, llm.batch("${MODEL.anthropic}", ["a", "b"]).length, embedding.models().map((m) => m.name), ${attempt('embedding.embed("text-embedding-3-small", ["x"], "query")')}];`),
+      'guarded',
+    );
+    assert.deepEqual(value[0], [MODEL.anthropic]);
+    assert.equal(value[1].name, 'PermissionDeniedError');
+    assert.equal(value[2].name, 'PermissionDeniedError');
+    assert.equal(value[3], 2);
+    assert.deepEqual(value[4], ['gw-embed']);
+    assert.equal(value[5].name, 'PermissionDeniedError');
+    assert.equal(p.openai.requests.length + p.anthropic.requests.length, before + 2);
+    const denials = server.audit({ type: 'decision', execution_id: executionId, decision: 'deny' });
+    assert.deepEqual(denials.map((d) => [d.capability, d['context.op'], d['context.model'], d['context.prompt_count'], d.source]), [
+      ['llm.call', 'call', MODEL.openai, '1', 'policy'],
+      ['llm.call', 'batch', MODEL.anthropic, '3', 'policy'],
+      ['embedding.embed', undefined, 'text-embedding-3-small', undefined, 'policy'],
+    ]);
+    assert.ok(!server.lines().some((l) => l.includes('context.prompt=')), 'prompt text never reaches a decision record');
   });
 
   test('per-run budget: a reservation that does not fit throws QuotaExceededError with a quota record, and nothing is sent', async () => {
-    const server = await startModelServer(p, { args: ['--max-execution-llm-tokens', '2500'] });
-    try {
-      const before = p.anthropic.requests.length;
-      const { value, executionId } = await execute(
-        server,
-        program(`const first = llm.call("${MODEL.anthropic}", "one #usage=500");
-          const second = ${attempt(`llm.call("${MODEL.anthropic}", "two")`)};
-          const third = ${attempt(`llm.batch("${MODEL.anthropic}", ["a", "b", "c"])`)};
-          return [first.ok, second, third];`),
-      );
-      // 1000 spent by the first call; the second reserves 1001 and fits (2001); the batch needs 3003.
-      assert.equal(value[0], true);
-      assert.deepEqual(value[1].value?.ok, true);
-      assert.equal(value[2].name, 'QuotaExceededError');
-      assert.match(value[2].message, /max_execution_llm_tokens \(this run\) has 1481 of 2500 tokens left; this call reserves 3003/);
-      assert.equal(p.anthropic.requests.length, before + 2);
-      const quota = server.audit({ type: 'decision', execution_id: executionId, source: 'quota' });
-      assert.equal(quota.length, 1);
-      assert.deepEqual([quota[0].capability, quota[0].decision, quota[0]['context.op'], quota[0]['context.prompt_count']], ['llm.call', 'deny', 'batch', '3']);
-      assert.equal(server.audit({ type: 'execution', event: 'finished', execution_id: executionId })[0].model_tokens, '1019');
-      // A new run has its own budget.
-      assert.equal((await execute(server, program(`return llm.call("${MODEL.anthropic}", "again").ok;`))).value, true);
-    } finally {
-      await server.stop();
-    }
+    const before = p.anthropic.requests.length;
+    const { value, executionId } = await execute(
+      runLimited,
+      program(`const first = llm.call("${MODEL.anthropic}", "one #usage=2500");
+        const second = ${attempt(`llm.call("${MODEL.anthropic}", "two")`)};
+        const third = ${attempt(`llm.batch("${MODEL.anthropic}", ["a", "b", "c"])`)};
+        return [first.ok, second, third];`),
+    );
+    // 5000 spent by the first call; the second reserves 1001 and fits; the batch needs 3003.
+    assert.equal(value[0], true);
+    assert.deepEqual(value[1].value?.ok, true);
+    assert.equal(value[2].name, 'QuotaExceededError');
+    assert.match(value[2].message, /max_execution_llm_tokens \(this run\) has 1981 of 7000 tokens left; this call reserves 3003/);
+    assert.equal(p.anthropic.requests.length, before + 2);
+    const quota = runLimited.audit({ type: 'decision', execution_id: executionId, source: 'quota' });
+    assert.equal(quota.length, 1);
+    assert.deepEqual([quota[0].capability, quota[0].decision, quota[0]['context.op'], quota[0]['context.prompt_count']], ['llm.call', 'deny', 'batch', '3']);
+    assert.equal(runLimited.audit({ type: 'execution', event: 'finished', execution_id: executionId })[0].model_tokens, '5019');
+    // A new run has its own budget.
+    assert.equal((await execute(runLimited, program(`return llm.call("${MODEL.anthropic}", "again").ok;`))).value, true);
   });
 
-  test('server budget: spending adds up across runs and a call past max_llm_tokens is refused', async () => {
-    const server = await startModelServer(p, { args: ['--max-llm-tokens', '3000'] });
+  test('a batch keeps at most max_llm_concurrency prompts in flight', async () => {
+    p.compatible.holdPolicy(2, 6);
+    p.compatible.maxInFlight = 0;
     try {
-      const first = await execute(server, program(`return llm.call("${MODEL.google}", "big #usage=1000").ok;`));
-      assert.equal(first.value, true);
-      assert.equal(server.audit({ type: 'execution', event: 'finished', execution_id: first.executionId })[0].model_tokens, '2000');
-      const second = await execute(server, program(`return ${attempt(`llm.call("${MODEL.google}", "more")`)};`));
-      assert.equal(second.value.name, 'QuotaExceededError');
-      assert.match(second.value.message, /max_llm_tokens \(the server\) has 1000 of 3000 tokens left/);
-      assert.equal(server.audit({ type: 'decision', execution_id: second.executionId, source: 'quota' }).length, 1);
-      const status = await server.request('GET', '/v1/status');
-      assert.deepEqual(status.json.token_budgets.model_tokens, { spent: 2000, reserved: 0, budget: 3000 });
+      const { value } = await execute(runLimited, program(`return llm.batch("${MODEL.compatible}", ["#hold 1", "#hold 2", "#hold 3", "#hold 4", "#hold 5", "#hold 6"]).map((c) => c.text);`));
+      assert.deepEqual(value, [1, 2, 3, 4, 5, 6].map((n) => `echo:#hold ${n}`));
+      assert.equal(p.compatible.maxInFlight, 2);
     } finally {
-      await server.stop();
+      p.compatible.holdPolicy(Infinity, Infinity);
     }
   });
 
   test('server budget reservations are atomic across concurrent runs', async () => {
-    // Each run reserves 1002 tokens; its request is held, so with 2500 only two reservations fit.
-    const server = await startModelServer(p, { args: ['--max-llm-tokens', '2500', '--runner-pool-size', '3'] });
+    // Each run reserves 1002 tokens and its request is held: with 3000 only two reservations fit.
+    p.openai.holdPolicy(Infinity, Infinity);
+    const before = p.openai.requests.length;
     try {
-      p.openai.holdPolicy(Infinity, Infinity);
-      const before = p.openai.requests.length;
-      const runs = [0, 1, 2].map(() => execute(server, program(`return ${attempt(`llm.call("${MODEL.openai}", "#hold")`)};`)));
-      // Two requests are held forever until released, so the first run to finish is the refused one.
+      const runs = [0, 1, 2].map(() => execute(serverLimited, program(`return ${attempt(`llm.call("${MODEL.openai}", "#hold")`)};`)));
+      // Two requests are held until released, so the first run to finish is the refused one.
       const first = await Promise.race(runs);
       assert.equal(first.value.name, 'QuotaExceededError');
-      assert.match(first.value.message, /max_llm_tokens \(the server\) has 496 of 2500 tokens left; this call reserves 1002/);
+      assert.match(first.value.message, /max_llm_tokens \(the server\) has 996 of 3000 tokens left; this call reserves 1002/);
       // The refused run may finish before the second held request has arrived.
       while (p.openai.requests.length < before + 2) await new Promise((resolve) => setTimeout(resolve, 20));
       p.openai.release();
@@ -392,21 +388,170 @@ permissions:
       assert.deepEqual(results.map((r) => r.value.name ?? 'ok').sort(), ['QuotaExceededError', 'ok', 'ok']);
     } finally {
       p.openai.release();
-      await server.stop();
     }
   });
 
-  test('a batch keeps at most max_llm_concurrency prompts in flight', async () => {
-    const server = await startModelServer(p, { args: ['--max-llm-concurrency', '2'] });
+  test('server budget: spending adds up across runs and a call past max_llm_tokens is refused', async () => {
+    // 38 tokens were spent by the two runs of the previous test.
+    const first = await execute(serverLimited, program(`return llm.call("${MODEL.google}", "big #usage=1000").ok;`));
+    assert.equal(first.value, true);
+    assert.equal(serverLimited.audit({ type: 'execution', event: 'finished', execution_id: first.executionId })[0].model_tokens, '2000');
+    const second = await execute(serverLimited, program(`return ${attempt(`llm.call("${MODEL.google}", "more")`)};`));
+    assert.equal(second.value.name, 'QuotaExceededError');
+    assert.match(second.value.message, /max_llm_tokens \(the server\) has 962 of 3000 tokens left/);
+    assert.equal(serverLimited.audit({ type: 'decision', execution_id: second.executionId, source: 'quota' }).length, 1);
+    const status = await serverLimited.request('GET', '/v1/status');
+    assert.deepEqual(status.json.token_budgets.model_tokens, { spent: 2038, reserved: 0, budget: 3000 });
+  });
+});
+
+const embedProgram = (body: string) => `import * as embedding from "svc:embedding";\nexport function main() {\n${body}\n}`;
+
+describe('svc:embedding', () => {
+  test('openai: Embeddings request shape; unit vectors in input order; bytes(i) as little-endian float32; tokens in the audit', async () => {
+    const texts = ['alpha', 'beta', 'gamma'];
+    const { value, executionId } = await execute(
+      server,
+      embedProgram(`const e = embedding.embed("text-embedding-3-small", ${JSON.stringify(texts)}, "document");
+        const bytes = e.bytes(1);
+        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        const decoded = Array.from({ length: e.dimensions }, (_, i) => view.getFloat32(i * 4, true));
+        return { model: e.model, identity: e.identity, count: e.count, dimensions: e.dimensions, inputTokens: e.inputTokens,
+          vectors: [0, 1, 2].map((i) => e.vector(i)), byteLength: bytes.length, decoded, vector1: e.vector(1).map(Math.fround),
+          badIndex: ${attempt('e.vector(3)')}, badBytes: ${attempt('e.bytes(-1)')} };`),
+    );
+    const request = p.openai.requests.at(-1)!;
+    assert.equal(request.path, '/v1/embeddings');
+    assert.equal(request.headers.authorization, `Bearer ${KEYS.openai}`);
+    assert.deepEqual(request.json, { model: 'text-embedding-3-small', input: texts, encoding_format: 'float', dimensions: 4 });
+    assert.deepEqual([value.model, value.identity, value.count, value.dimensions, value.inputTokens], ['text-embedding-3-small', 'openai/text-embedding-3-small/4', 3, 4, 12]);
+    texts.forEach((text, i) => {
+      const raw = rawVector(text, 4);
+      const norm = Math.hypot(...raw);
+      value.vectors[i].forEach((x: number, j: number) => assert.ok(Math.abs(x - raw[j] / norm) < 1e-12, `vector ${i} is texts[${i}] scaled to unit length`));
+      assert.ok(Math.abs(Math.hypot(...value.vectors[i]) - 1) < 1e-12);
+    });
+    assert.equal(value.byteLength, 16);
+    assert.deepEqual(value.decoded, value.vector1);
+    assert.equal(value.badIndex.name, 'RangeError');
+    assert.equal(value.badBytes.name, 'RangeError');
+    assert.equal(server.audit({ type: 'execution', event: 'finished', execution_id: executionId })[0].embedding_tokens, '12');
+    assertNoKeys(server);
+  });
+
+  test('google: batchEmbedContents with taskType per purpose and outputDimensionality; unknown usage bills the estimate', async () => {
+    const { value, executionId } = await execute(
+      server,
+      embedProgram(`const q = embedding.embed("gemini-embedding-001", ["find me"], "query");
+        const d = embedding.embed("gemini-embedding-001", ["doc one", "doc two"], "document");
+        return [q.identity, q.count, q.dimensions, q.inputTokens === undefined, d.count, d.vector(1).length];`),
+    );
+    assert.deepEqual(value, ['google/gemini-embedding-001/5', 1, 5, true, 2, 5]);
+    const [query, documents] = p.google.requests.slice(-2);
+    assert.equal(query.path, '/v1beta/models/gemini-embedding-001:batchEmbedContents');
+    assert.equal(query.headers['x-goog-api-key'], KEYS.google);
+    assert.deepEqual(query.json, { requests: [{ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'find me' }] }, taskType: 'RETRIEVAL_QUERY', outputDimensionality: 5 }] });
+    assert.deepEqual(documents.json.requests.map((r: any) => r.taskType), ['RETRIEVAL_DOCUMENT', 'RETRIEVAL_DOCUMENT']);
+    // No usage reported: the estimates (7 bytes → 3, 7 → 3, 7 → 3) are billed.
+    assert.equal(server.audit({ type: 'execution', event: 'finished', execution_id: executionId })[0].embedding_tokens, '9');
+  });
+
+  test('openai-compatible: no dimensions field; max_input_bytes and the other bounds are RangeErrors naming the index, before anything is sent', async () => {
+    const { value } = await execute(server, embedProgram(`return embedding.embed("gw-embed", ["one"], "query").dimensions;`));
+    assert.equal(value, 3);
+    assert.deepEqual(p.compatible.requests.at(-1)!.json, { model: 'gw-embed', input: ['one'], encoding_format: 'float' });
+    const before = p.compatible.requests.length + p.openai.requests.length;
+    const bounds = await execute(
+      server,
+      embedProgram(`return [
+        ${attempt('embedding.embed("gw-embed", ["ok", "x".repeat(65)], "query")')},
+        ${attempt('embedding.embed("gw-embed", [], "query")')},
+        ${attempt('embedding.embed("gw-embed", Array.from({ length: 129 }, () => "x"), "query")')},
+        ${attempt('embedding.embed("text-embedding-3-small", Array.from({ length: 70 }, () => "y".repeat(32768)), "query")')},
+        ${attempt('embedding.embed("gw-embed", ["x"], "sideways")')},
+        ${attempt('embedding.embed("nope", ["x"], "query")')},
+      ];`),
+    );
+    const v = bounds.value;
+    assert.deepEqual(v.slice(0, 4).map((e: any) => e.name), ['RangeError', 'RangeError', 'RangeError', 'RangeError']);
+    assert.match(v[0].message, /texts\[1\] is 65 UTF-8 bytes; this model takes at most 64/);
+    assert.match(v[1].message, /texts is empty/);
+    assert.match(v[2].message, /129 texts; at most 128/);
+    assert.match(v[3].message, /2097152 UTF-8 bytes in total at texts\[64\]/);
+    assert.equal(v[4].name, 'TypeError');
+    assert.match(v[5].message, /unknown embedding model 'nope'; models this program may use: text-embedding-3-small, gemini-embedding-001, gw-embed/);
+    assert.equal(p.compatible.requests.length + p.openai.requests.length, before);
+  });
+
+  test('models() lists dimensions, input bounds and identity', async () => {
+    const { value } = await execute(server, embedProgram(`return embedding.models().map((m) => [m.name, m.description ?? "none", m.dimensions, m.maxInputTokens ?? "none", m.maxInputBytes, m.identity]);`));
+    assert.deepEqual(value, [
+      ['text-embedding-3-small', 'OpenAI small', 4, 'none', 32768, 'openai/text-embedding-3-small/4'],
+      ['gemini-embedding-001', 'none', 5, 'none', 32768, 'google/gemini-embedding-001/5'],
+      ['gw-embed', 'none', 3, 20, 64, 'openai-compatible/gw-embed/3'],
+    ]);
+  });
+
+  test('provider failures throw with a fixed reason; 401 names the secret; a bad answer is a TypeError; all or nothing', async () => {
+    const { value } = await execute(
+      server,
+      embedProgram(`return [
+        ${attempt('embedding.embed("text-embedding-3-small", ["a", "#429"], "query")')},
+        ${attempt('embedding.embed("gemini-embedding-001", ["#503"], "query")')},
+        ${attempt('embedding.embed("gw-embed", ["#drop"], "query")')},
+        ${attempt('embedding.embed("text-embedding-3-small", ["#401"], "query")')},
+        ${attempt('embedding.embed("text-embedding-3-small", ["#wrongdims"], "query")')},
+      ];`),
+    );
+    assert.deepEqual(value.map((e: any) => [e.name, e.code]), [
+      ['Error', 'rate-limited'],
+      ['Error', 'provider-unavailable'],
+      ['Error', 'transport'],
+      ['Error', undefined],
+      ['TypeError', undefined],
+    ]);
+    assert.match(value[3].message, /provider 'oa' rejected the credential \(HTTP 401\); the operator should check the secret 'OPENAI_KEY'/);
+    assert.match(value[4].message, /unusable embeddings/);
+    assertNoKeys(server);
+  });
+
+  test('texts go out in chunks of 32 with at most max_embedding_concurrency requests in flight; the request ceiling is a quota refusal', async () => {
+    p.openai.holdPolicy(2, 4);
+    p.openai.maxInFlight = 0;
+    const before = p.openai.requests.length;
     try {
-      p.compatible.holdPolicy(2, 6);
-      p.compatible.maxInFlight = 0;
-      const { value } = await execute(server, program(`return llm.batch("${MODEL.compatible}", ["#hold 1", "#hold 2", "#hold 3", "#hold 4", "#hold 5", "#hold 6"]).map((c) => c.text);`));
-      assert.deepEqual(value, [1, 2, 3, 4, 5, 6].map((n) => `echo:#hold ${n}`));
-      assert.equal(p.compatible.maxInFlight, 2);
+      const { value, executionId } = await execute(
+        runLimited,
+        embedProgram(`const e = embedding.embed("text-embedding-3-small", Array.from({ length: 128 }, (_, i) => "#hold " + i), "document");
+          return [e.count, e.vector(127).length, ${attempt('embedding.embed("text-embedding-3-small", Array.from({ length: 64 }, (_, i) => "t" + i), "query")')}];`),
+      );
+      assert.equal(value[0], 128);
+      assert.equal(value[1], 4);
+      assert.equal(p.openai.requests.length, before + 4);
+      assert.deepEqual(p.openai.requests.slice(before).map((r) => r.json.input.length), [32, 32, 32, 32]);
+      assert.equal(p.openai.maxInFlight, 2);
+      assert.equal(value[2].name, 'QuotaExceededError');
+      assert.match(value[2].message, /needs 2 provider request\(s\) and the run has 1 of max_execution_embedding_requests \(5\) left/);
+      const quota = runLimited.audit({ type: 'decision', execution_id: executionId, source: 'quota' });
+      assert.deepEqual(quota.map((q) => [q.capability, q['context.model']]), [['embedding.embed', 'text-embedding-3-small']]);
     } finally {
-      p.compatible.holdPolicy(Infinity, Infinity);
-      await server.stop();
+      p.openai.holdPolicy(Infinity, Infinity);
     }
+  });
+
+  test('embedding budgets: per run and server-wide, each a QuotaExceededError with a quota record', async () => {
+    const big = await execute(runLimited, embedProgram(`return ${attempt('embedding.embed("text-embedding-3-small", ["w".repeat(3003)], "query")')};`));
+    assert.equal(big.value.name, 'QuotaExceededError');
+    assert.match(big.value.message, /max_execution_embedding_tokens \(this run\) has 1000 of 1000 tokens left; this call reserves 1001/);
+    assert.equal(runLimited.audit({ type: 'decision', execution_id: big.executionId, source: 'quota' }).length, 1);
+
+    const spend = await execute(serverLimited, embedProgram(`return embedding.embed("text-embedding-3-small", ["#usage=90"], "query").inputTokens;`));
+    assert.equal(spend.value, 90);
+    const refused = await execute(serverLimited, embedProgram(`return ${attempt('embedding.embed("text-embedding-3-small", ["x".repeat(60)], "query")')};`));
+    assert.equal(refused.value.name, 'QuotaExceededError');
+    assert.match(refused.value.message, /max_embedding_tokens \(the server\) has 10 of 100 tokens left; this call reserves 20/);
+    assert.equal(serverLimited.audit({ type: 'decision', execution_id: refused.executionId, source: 'quota', capability: 'embedding.embed' }).length, 1);
+    const status = await serverLimited.request('GET', '/v1/status');
+    assert.deepEqual(status.json.token_budgets.embedding_tokens, { spent: 90, reserved: 0, budget: 100 });
   });
 });
