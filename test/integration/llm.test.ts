@@ -300,6 +300,22 @@ describe('svc:llm', () => {
   });
 });
 
+describe('discovery of svc:llm and svc:embedding', () => {
+  const get = (route: string) => server.request('GET', route, { token: server.userToken });
+  test('the prompt names both modules and their models; docs answer their declarations; search finds them', async () => {
+    const prompt: string = (await get('/v1/blueprints/models/prompt')).json.prompt;
+    for (const present of ['`svc:llm`', '`svc:embedding`', `\`${MODEL.anthropic}\``, '`gw-embed`', 'retryable']) assert.ok(prompt.includes(present), present);
+    for (const [m, names] of [['llm', ['function call', 'function batch', 'function models', 'interface Completion', 'retryable']], ['embedding', ['function embed', 'function models', 'bytes(index: number): Uint8Array', 'identity']]] as const) {
+      const docs = (await get(`/v1/blueprints/models/packages/docs?name=svc:${m}`)).json;
+      assert.equal(docs.source, 'host');
+      assert.ok(docs.declarations.startsWith(`declare module "svc:${m}"`));
+      for (const name of names) assert.ok(docs.declarations.includes(name), name);
+    }
+    const search = (await get('/v1/blueprints/models/packages/search?q=embeddings')).json.results.map((r: { name: string }) => r.name);
+    assert.ok(search.includes('svc:embedding'));
+  });
+});
+
 describe('svc:llm policy, budgets and concurrency', () => {
   test('llm.call is checked with {op, model, prompt_count}; models() omits denied models; a denial sends nothing', async () => {
     const rules = `default: deny
