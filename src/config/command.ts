@@ -78,6 +78,7 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     telemetry,
     // Attaching source only means something when reports are made at all.
     telemetryIncludeSource: telemetry && telemetrySetting(sources, 'telemetry_include_source', 'SVC_TELEMETRY_INCLUDE_SOURCE'),
+    telemetryEndpoint: resolver.text('telemetry_endpoint') ?? null,
     logging,
     shutdownGraceSeconds: resolver.number('shutdown_grace') ?? 5,
     runnerPoolSize: runnerPoolSize(resolver),
@@ -147,8 +148,27 @@ function authentication({ flags, env, file, input }: Sources): { tokens: TokenEn
   return { tokens, allowUnauthenticated };
 }
 
+/** What a local `svc run` shares with the server: run limits and the outbound block. */
+export interface RunSettings {
+  limits: Limits;
+  network: Settings['network'];
+}
+
+/**
+ * The settings of a local run (server-operations §10): `max_*` from SVC_MAX_* variables
+ * and defaults, grants from `--allow-localhost`/`--allow-private`/`--allow-ip` flags and
+ * SVC_ALLOW_* variables, parsed and validated exactly as the server does. No config file.
+ */
+export function parseRunSettings(input: Pick<CommandInput, 'argv' | 'env' | 'cwd'>): RunSettings {
+  const flags = parseFlags(input.argv);
+  const env = effectiveEnv(input.env);
+  const resolver = new Resolver(flags, env, null, input.cwd);
+  resolver.resolveAll(scalarSettings.filter((setting) => setting.key.startsWith('max_')).map((setting) => setting.key));
+  return { limits: parseLimits(resolver), network: outboundGrants({ flags, env, file: null }) };
+}
+
 /** Outbound grants add up across sources; variables that contributed are remembered. */
-function outboundGrants({ flags, env, file }: Sources): Settings['network'] {
+function outboundGrants({ flags, env, file }: Pick<Sources, 'flags' | 'env' | 'file'>): Settings['network'] {
   const grantsFromEnvironment: string[] = [];
   const allowIp = new Set<string>();
   fileStringList(file, 'network.allow_ip').forEach((entry) => allowIp.add(canonicalCidr(entry, 'config `network.allow_ip`')));

@@ -1,32 +1,37 @@
 // `svc:embedding`: text embeddings under the Blueprint's `llm.embedding_models` and the
-// server's embedding budgets. The guest side builds vector(i) / bytes(i) (little-endian
-// float32) over the unit vectors the host returns.
+// server's embedding budgets. The host returns unit vectors and their little-endian float32
+// bytes; the guest side hands out copies through vector(i) / bytes(i).
 import type { HostModule } from '../types';
 import { embeddingOperations } from './operations';
 
-const guest = `function (call) {
+// Trusted guest code: it runs on the primordials `P` only (see src/stdlib/types.ts).
+const guest = `function (call, P) {
   const wrap = (r) => {
+    const count = P.own(r, "count");
+    const vectors = P.own(r, "vectors");
+    const bytes = P.own(r, "bytes");
+    const identity = P.own(r, "identity");
+    const dimensions = P.own(r, "dimensions");
+    const tokens = P.own(r, "inputTokens");
     const check = (fn, index) => {
-      if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index >= r.count) throw new RangeError("embedding." + fn + ": index " + String(index) + " is outside 0.." + (r.count - 1));
+      if (typeof index !== "number" || !P.NumberIsInteger(index) || index < 0 || index >= count) throw new P.RangeError_("embedding." + fn + ": index " + (typeof index === "number" ? index : typeof index) + " is outside 0.." + (count - 1));
     };
-    return Object.freeze({
-      model: r.model, identity: r.identity, count: r.count, dimensions: r.dimensions,
-      inputTokens: r.inputTokens === null ? undefined : r.inputTokens,
-      vector(index) { check("vector", index); return r.vectors[index].slice(); },
-      bytes(index) {
-        check("bytes", index);
-        const v = r.vectors[index];
-        const out = new Uint8Array(v.length * 4);
-        const view = new DataView(out.buffer);
-        for (let i = 0; i < v.length; i++) view.setFloat32(i * 4, v[i], true);
-        return out;
-      },
-      toString() { return "Embeddings(" + r.count + " x " + r.dimensions + ", " + r.identity + ")"; },
+    return P.ObjectFreeze({
+      model: P.own(r, "model"), identity, count, dimensions,
+      inputTokens: tokens === null ? undefined : tokens,
+      vector(index) { check("vector", index); return P.arrayCopy(vectors[index]); },
+      bytes(index) { check("bytes", index); return P.bytesCopy(bytes[index]); },
+      toString() { return "Embeddings(" + count + " x " + dimensions + ", " + identity + ")"; },
     });
   };
+  const model = (m) => P.ObjectFreeze({
+    name: P.own(m, "name"), description: P.own(m, "description") === null ? undefined : P.own(m, "description"),
+    dimensions: P.own(m, "dimensions"), maxInputTokens: P.own(m, "maxInputTokens") === null ? undefined : P.own(m, "maxInputTokens"),
+    maxInputBytes: P.own(m, "maxInputBytes"), identity: P.own(m, "identity"),
+  });
   return {
     embed: (model, texts, purpose) => wrap(call("embed", model, texts, purpose)),
-    models: () => call("models").map((m) => Object.freeze({ ...m, description: m.description === null ? undefined : m.description, maxInputTokens: m.maxInputTokens === null ? undefined : m.maxInputTokens })),
+    models: () => P.ObjectFreeze(P.arrayMap(call("models"), model)),
   };
 }`;
 

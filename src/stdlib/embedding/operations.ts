@@ -8,7 +8,7 @@ import { estimateTokens, isShortfall, mapLimited, reserve, type Reservation } fr
 import { resolveProvider } from '../llm/providers';
 import { modelServices, type ModelServices } from '../llm/services';
 import { NoAnswerError, NotSentError, postJson, REASON_MESSAGES, statusReason } from '../llm/transport';
-import type { HostCall, HostOperation } from '../types';
+import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
 import { embeddingRequest, embeddingResult, type Purpose } from './providers';
 
 export const MAX_TEXTS = 128;
@@ -50,26 +50,44 @@ function readTexts(value: unknown, maxInputBytes: number | null): string[] {
   return value as string[];
 }
 
+function float32Bytes(vector: number[]): Uint8Array {
+  const out = Buffer.alloc(vector.length * 4);
+  vector.forEach((x, i) => out.writeFloatLE(x, i * 4));
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}
+
 function unit(vector: number[]): number[] | null {
   const norm = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));
   if (!(norm > 0) || !Number.isFinite(norm)) return null;
   return vector.map((x) => x / norm);
 }
 
-async function embed(call: HostCall, args: unknown[]): Promise<unknown> {
-  const models = modelServices(call.services, 'svc:embedding');
+interface Params {
+  model: string;
+  declared: EmbeddingDeclaration | null;
+  texts: string[];
+  purpose: Purpose;
+}
+
+function parseParams(run: RunContext, args: unknown[]): Params {
+  const models = modelServices(run.services, 'svc:embedding');
   const [modelArg, textsArg, purposeArg] = args;
   if (typeof modelArg !== 'string') throw new TypeError(`${FN}: model must be a string`);
   if (purposeArg !== 'query' && purposeArg !== 'document') throw new TypeError(`${FN}: purpose must be "query" or "document"`);
-  const declared = models.llm.embedding_models?.[modelArg];
-  // Bounds first where the model is known; an unknown model still gets its bounds checked against the default.
+  const declared = models.llm.embedding_models?.[modelArg] ?? null;
+  // An undeclared model still gets the count and total bounds; run() then refuses it.
   const texts = readTexts(textsArg, declared ? (declared.max_input_bytes ?? DEFAULT_MAX_INPUT_BYTES) : null);
+  return { model: modelArg, declared, texts, purpose: purposeArg };
+}
+
+async function embed(call: HostCall, params: Params): Promise<unknown> {
+  const models = modelServices(call.services, 'svc:embedding');
+  const { model: modelArg, declared, texts, purpose: purposeArg } = params;
   if (!declared) {
     const usable = callableModels(call, models);
     throw new Error(`${FN}: unknown embedding model '${modelArg}'; models this program may use: ${usable.length ? usable.join(', ') : 'none'}. Nothing was sent`);
   }
   const context = { model: modelArg, input_count: texts.length };
-  call.gate(CAPABILITY, context);
   const provider = resolveProvider(models.llm, declared.provider, models.secretValue, FN);
   if (provider.type === 'anthropic') throw new Error(`${FN}: provider '${provider.name}' is of type anthropic, which serves no embedding models; the operator should use an openai, google or openai-compatible provider`);
 
@@ -113,6 +131,8 @@ async function embed(call: HostCall, args: unknown[]): Promise<unknown> {
     dimensions: declared.dimensions,
     inputTokens: reported,
     vectors,
+    // bytes(i): little-endian float32, made here so the guest needs no DataView methods.
+    bytes: vectors.map(float32Bytes),
   };
 }
 
@@ -169,6 +189,13 @@ function modelsOperation(call: HostCall): unknown {
 }
 
 export const embeddingOperations: Record<string, HostOperation> = {
-  embed: (call, args) => embed(call, args),
-  models: (call) => modelsOperation(call),
+  embed: gated<Params>({
+    parse: (args, run) => parseParams(run, args),
+    // An undeclared model has no gate: run() refuses it before anything is sent.
+    gate: (params) => (params.declared ? [{ capability: CAPABILITY, context: { model: params.model, input_count: params.texts.length } }] : []),
+    run: (call, params) => embed(call, params),
+  }),
+  models: ungated('a filtered listing: it checks embedding.embed {model, input_count: 0} silently for each declared model and omits the denied ones', {
+    run: (call) => modelsOperation(call),
+  }),
 };

@@ -4,12 +4,14 @@ import { llmOperations } from './operations';
 
 export { ModelBudgets, runTokenUsage, type ModelServices } from './services';
 
-const guest = `function (call) {
-  const freeze = (c) => Object.freeze(c);
+// Trusted guest code: it runs on the primordials `P` only (see src/stdlib/types.ts).
+const guest = `function (call, P) {
+  const untyped = (schema) => schema === undefined || schema === null;
+  const freeze = (value) => P.ObjectFreeze(value);
   return {
-    call: (model, prompt, schema) => { const r = call("call", model, prompt, schema); return schema === undefined || schema === null ? freeze(r) : r; },
-    batch: (model, prompts, schema) => { const r = call("batch", model, prompts, schema); return schema === undefined || schema === null ? r.map(freeze) : r; },
-    models: () => call("models").map(freeze),
+    call: (model, prompt, schema) => { const r = call("call", model, prompt, schema); return untyped(schema) ? freeze(r) : r; },
+    batch: (model, prompts, schema) => { const r = call("batch", model, prompts, schema); return untyped(schema) ? freeze(P.arrayMap(r, freeze)) : r; },
+    models: () => freeze(P.arrayMap(call("models"), freeze)),
   };
 }`;
 

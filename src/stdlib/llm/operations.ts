@@ -4,7 +4,7 @@
 // max_llm_concurrency prompts of a batch in flight, and the Completion envelope. Untyped
 // calls return provider-side outcomes; typed calls throw them.
 import { QuotaExceededError } from '../../policy';
-import type { HostCall, HostOperation } from '../types';
+import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
 import { estimateTokens, isShortfall, mapLimited, reserve, type Reservation } from './budget';
 import { chatRequest, chatResult, resolveProvider, type Provider } from './providers';
 import { hasObjectRoot, parseOutput, readSchema, violation, wrapped, type JsonSchema } from './schema';
@@ -74,18 +74,45 @@ function promptText(prompt: string, typed: Typed | null): string {
   return `${prompt}\n\nAnswer with only one JSON value (no prose, no code fences) that conforms to this JSON Schema:\n${JSON.stringify(typed.schema)}`;
 }
 
-function target(call: HostCall, fn: string, op: 'call' | 'batch', modelArg: unknown, promptCount: number): Target {
-  const models = modelServices(call.services, 'svc:llm');
-  if (typeof modelArg !== 'string') throw new TypeError(`${fn}: model must be a string`);
-  const declared = models.llm.models?.[modelArg];
-  if (!declared) {
-    const usable = callableModels(call, models);
-    throw new Error(`${fn}: unknown model '${modelArg}'; models this program may use: ${usable.length ? usable.join(', ') : 'none'}. Nothing was sent`);
+/** What `call` and `batch` check before their gate: prompts, the model, the schema. */
+interface Params {
+  fn: string;
+  op: 'call' | 'batch';
+  model: string;
+  /** Null when the model is not declared: nothing is checked, run() explains. */
+  declared: NonNullable<ModelServices['llm']['models']>[string] | null;
+  prompts: string[];
+  schemaArg: unknown;
+}
+
+function parseParams(run: RunContext, fn: string, op: 'call' | 'batch', args: unknown[]): Params {
+  const models = modelServices(run.services, 'svc:llm');
+  if (typeof args[0] !== 'string') throw new TypeError(`${fn}: model must be a string`);
+  let prompts: string[];
+  if (op === 'call') prompts = [readPrompt(args[1], fn)];
+  else {
+    if (!Array.isArray(args[1])) throw new TypeError(`${fn}: prompts must be an array of strings`);
+    const list = args[1] as unknown[];
+    if (list.length > MAX_BATCH_PROMPTS) throw new RangeError(`${fn}: ${list.length} prompts; at most ${MAX_BATCH_PROMPTS} per batch. Nothing was sent`);
+    prompts = list.map((p, i) => readPrompt(p, fn, i));
   }
-  const context = { op, model: modelArg, prompt_count: promptCount };
-  call.gate(CAPABILITY, context);
-  const provider = resolveProvider(models.llm, declared.provider, models.secretValue, fn);
-  return { call, models, fn, model: modelArg, provider, outputReserve: declared.output_reserve ?? DEFAULT_OUTPUT_RESERVE, context };
+  if (args[2] !== undefined && args[2] !== null) readSchema(args[2], fn);
+  return { fn, op, model: args[0], declared: models.llm.models?.[args[0]] ?? null, prompts, schemaArg: args[2] };
+}
+
+const contextOf = (params: Params) => ({ op: params.op, model: params.model, prompt_count: params.prompts.length });
+
+/** The gate of call and batch; an undeclared model has none (run() refuses it, sending nothing). */
+const gateOf = (params: Params) => (params.declared ? [{ capability: CAPABILITY, context: contextOf(params) }] : []);
+
+function target(call: HostCall, params: Params): Target {
+  const models = modelServices(call.services, 'svc:llm');
+  if (!params.declared) {
+    const usable = callableModels(call, models);
+    throw new Error(`${params.fn}: unknown model '${params.model}'; models this program may use: ${usable.length ? usable.join(', ') : 'none'}. Nothing was sent`);
+  }
+  const provider = resolveProvider(models.llm, params.declared.provider, models.secretValue, params.fn);
+  return { call, models, fn: params.fn, model: params.model, provider, outputReserve: params.declared.output_reserve ?? DEFAULT_OUTPUT_RESERVE, context: contextOf(params) };
 }
 
 /** Reserves every prompt's estimate plus the output reserve, all or none. */
@@ -187,25 +214,20 @@ function typedValue(t: Target, completion: Completion, typed: Typed, index?: num
   return value;
 }
 
-async function callOperation(call: HostCall, args: unknown[]): Promise<unknown> {
-  const fn = 'llm.call';
-  const prompt = readPrompt(args[1], fn);
-  const t = target(call, fn, 'call', args[0], 1);
-  const typed = readTyped(args[2], t.provider, fn);
+async function callOperation(call: HostCall, params: Params): Promise<unknown> {
+  const t = target(call, params);
+  const typed = readTyped(params.schemaArg, t.provider, t.fn);
+  const [prompt] = params.prompts;
   const [reservation] = reserveAll(t, [promptText(prompt, typed)]);
   const completion = await complete(t, prompt, typed, reservation, false);
   call.charge(Buffer.byteLength(completion.text ?? '', 'utf8') / 4);
   return typed ? typedValue(t, completion, typed) : completion;
 }
 
-async function batchOperation(call: HostCall, args: unknown[]): Promise<unknown> {
-  const fn = 'llm.batch';
-  if (!Array.isArray(args[1])) throw new TypeError(`${fn}: prompts must be an array of strings`);
-  const list = args[1] as unknown[];
-  if (list.length > MAX_BATCH_PROMPTS) throw new RangeError(`${fn}: ${list.length} prompts; at most ${MAX_BATCH_PROMPTS} per batch. Nothing was sent`);
-  const prompts = list.map((p, i) => readPrompt(p, fn, i));
-  const t = target(call, fn, 'batch', args[0], prompts.length);
-  const typed = readTyped(args[2], t.provider, fn);
+async function batchOperation(call: HostCall, params: Params): Promise<unknown> {
+  const t = target(call, params);
+  const typed = readTyped(params.schemaArg, t.provider, t.fn);
+  const prompts = params.prompts;
   if (prompts.length === 0) return [];
   const reservations = reserveAll(t, prompts.map((p) => promptText(p, typed)));
   let configurationError: unknown = null;
@@ -234,7 +256,17 @@ function modelsOperation(call: HostCall): unknown {
 }
 
 export const llmOperations: Record<string, HostOperation> = {
-  call: callOperation,
-  batch: batchOperation,
-  models: (call) => modelsOperation(call),
+  call: gated<Params>({
+    parse: (args, run) => parseParams(run, 'llm.call', 'call', args),
+    gate: gateOf,
+    run: (call, params) => callOperation(call, params),
+  }),
+  batch: gated<Params>({
+    parse: (args, run) => parseParams(run, 'llm.batch', 'batch', args),
+    gate: gateOf,
+    run: (call, params) => batchOperation(call, params),
+  }),
+  models: ungated('a filtered listing: it checks llm.call {op: "models", model, prompt_count: 0} silently for each declared model and omits the denied ones', {
+    run: (call) => modelsOperation(call),
+  }),
 };
