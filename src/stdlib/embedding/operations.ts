@@ -191,8 +191,8 @@ function modelsOperation(call: HostCall): unknown {
 export const embeddingOperations: Record<string, HostOperation> = {
   embed: gated<Params>({
     parse: (args, run) => parseParams(run, args),
-    // An undeclared model has no gate: run() refuses it before anything is sent.
-    gate: (params) => (params.declared ? [{ capability: CAPABILITY, context: { model: params.model, input_count: params.texts.length } }] : []),
+    // An undeclared model is checked too; run() then refuses it before anything is sent.
+    gate: (params) => ({ capability: CAPABILITY, context: { model: params.model, input_count: params.texts.length } }),
     run: (call, params) => embed(call, params),
   }),
   models: ungated('a filtered listing: it checks embedding.embed {model, input_count: 0} silently for each declared model and omits the denied ones', {

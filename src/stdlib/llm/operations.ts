@@ -79,7 +79,7 @@ interface Params {
   fn: string;
   op: 'call' | 'batch';
   model: string;
-  /** Null when the model is not declared: nothing is checked, run() explains. */
+  /** Null when the model is not declared: run() refuses it, listing the usable ones. */
   declared: NonNullable<ModelServices['llm']['models']>[string] | null;
   prompts: string[];
   schemaArg: unknown;
@@ -102,8 +102,8 @@ function parseParams(run: RunContext, fn: string, op: 'call' | 'batch', args: un
 
 const contextOf = (params: Params) => ({ op: params.op, model: params.model, prompt_count: params.prompts.length });
 
-/** The gate of call and batch; an undeclared model has none (run() refuses it, sending nothing). */
-const gateOf = (params: Params) => (params.declared ? [{ capability: CAPABILITY, context: contextOf(params) }] : []);
+/** The gate of call and batch (an undeclared model is checked too; run() then refuses it, sending nothing). */
+const gateOf = (params: Params) => ({ capability: CAPABILITY, context: contextOf(params) });
 
 function target(call: HostCall, params: Params): Target {
   const models = modelServices(call.services, 'svc:llm');
