@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { auditVariables, type AuditWriter, type ServerLog } from '../audit';
 import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
-import type { HostModule, RunServices } from '../stdlib';
+import { runTokenUsage, type HostModule, type RunServices } from '../stdlib';
 import type { FilledVfs } from '../vfs';
 import { compileProgram, type CompileResult, type RunnerPool, type RunOutcome } from '../../sandbox';
 import { HostDispatcher, type IssuedDenial } from './host-dispatch';
@@ -250,6 +250,7 @@ export class Executor {
       hostFuel: outcome.hostFuel,
       memoryPeak: outcome.memoryPeak,
       wallMs: outcome.wallMs,
+      tokens: runTokenUsage(services.models),
     });
     return executeResult(ids, outcome.result, outcome.console, error);
   }
@@ -300,7 +301,7 @@ export class Executor {
 
   private finish(
     base: RecordBase,
-    usage: { outcome: string; errorClass?: string; wasmFuel: number; hostFuel: number; memoryPeak: number; wallMs: number },
+    usage: { outcome: string; errorClass?: string; wasmFuel: number; hostFuel: number; memoryPeak: number; wallMs: number; tokens?: { model_tokens: number; embedding_tokens: number } },
   ): void {
     const fuel = usage.wasmFuel + usage.hostFuel;
     this.options.audit.write({
@@ -312,8 +313,8 @@ export class Executor {
       wasm_fuel: usage.wasmFuel,
       host_fuel: usage.hostFuel,
       memory_peak: usage.memoryPeak,
-      model_tokens: 0,
-      embedding_tokens: 0,
+      model_tokens: usage.tokens?.model_tokens ?? 0,
+      embedding_tokens: usage.tokens?.embedding_tokens ?? 0,
       wall_ms: usage.wallMs,
     });
     this.options.log.info('svc_server::execute', 'execution finished', {

@@ -19,7 +19,7 @@ import { mountSessionRoutes } from '../http/routes/sessions';
 import { mountOpenApiRoute } from '../http/openapi';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
-import { hostModules, SessionStates, type RunServices } from '../stdlib';
+import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
 import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
 import { EgressGuard } from '../network';
@@ -123,6 +123,7 @@ export async function boot(options: BootOptions): Promise<void> {
   };
   const egress = new EgressGuard({ grants: settings.network, hosts: settings.network.hosts });
   const outbound = egress.dispatcher();
+  const modelBudgets = new ModelBudgets(settings.limits, outbound);
   closers.push(() => outbound.close());
   /** Per-run services: the file area, svc:session state, and secret values for Packages. */
   const runServices = (
@@ -143,6 +144,7 @@ export async function boot(options: BootOptions): Promise<void> {
       sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
       secretValue,
       git: gitServices(blueprint, secrets.variables, secretValue),
+      models: modelBudgets.forRun(blueprint?.llm ?? {}, secretValue),
       http: {
         allowInsecureHttp: blueprint?.allowInsecureHttp ?? false,
         authProxy: blueprint?.authProxy ?? [],
@@ -192,6 +194,7 @@ export async function boot(options: BootOptions): Promise<void> {
       activeSessions: () => sessions.activeCount(),
       blueprintNames: () => registry.names(),
       counters: () => ({ ...lookupCounters }),
+      tokenBudgets: () => modelBudgets.status(),
       requestShutdown: (trigger) => void shutdown.stop(trigger),
     }),
   );
