@@ -5,11 +5,13 @@ import { createHash } from 'node:crypto';
 import { auditVariables, type AuditWriter, type ServerLog } from '../audit';
 import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
-import type { HostModule, RunServices } from '../stdlib';
+import { runTokenUsage, type HostModule, type RunServices } from '../stdlib';
 import type { FilledVfs } from '../vfs';
 import { compileProgram, type CompileResult, type RunnerPool, type RunOutcome } from '../../sandbox';
 import { HostDispatcher, type IssuedDenial } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
+import { metrics, timed } from '../metrics';
+import { reportRunFailure } from '../telemetry';
 
 export type EntryPoint = 'http' | 'session' | 'mcp';
 
@@ -180,6 +182,7 @@ export class Executor {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
       this.finish(base, { outcome: 'error', errorClass: 'compile_error', wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs });
+      reportRunFailure(request.entryPoint, error, request.code);
       return executeResult(ids, null, [], error);
     }
 
@@ -239,6 +242,7 @@ export class Executor {
     }
 
     const error: ExecuteError | null = outcome.error ? confirmDenial({ ...outcome.error }, dispatcher?.denials ?? []) : null;
+    reportRunFailure(request.entryPoint, error, request.code);
     this.finish(base, {
       outcome: outcome.outcome,
       errorClass: error?.kind,
@@ -246,6 +250,7 @@ export class Executor {
       hostFuel: outcome.hostFuel,
       memoryPeak: outcome.memoryPeak,
       wallMs: outcome.wallMs,
+      tokens: runTokenUsage(services.models),
     });
     return executeResult(ids, outcome.result, outcome.console, error);
   }
@@ -260,7 +265,7 @@ export class Executor {
       this.compiled.set(key, cached);
       return cached;
     }
-    const result = await compileProgram({ source: code, availableModules });
+    const result = await timed(metrics.compileDuration, compileProgram({ source: code, availableModules }));
     this.compiled.set(key, result);
     if (this.compiled.size > COMPILE_CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value as string);
     return result;
@@ -296,7 +301,7 @@ export class Executor {
 
   private finish(
     base: RecordBase,
-    usage: { outcome: string; errorClass?: string; wasmFuel: number; hostFuel: number; memoryPeak: number; wallMs: number },
+    usage: { outcome: string; errorClass?: string; wasmFuel: number; hostFuel: number; memoryPeak: number; wallMs: number; tokens?: { model_tokens: number; embedding_tokens: number } },
   ): void {
     const fuel = usage.wasmFuel + usage.hostFuel;
     this.options.audit.write({
@@ -308,8 +313,8 @@ export class Executor {
       wasm_fuel: usage.wasmFuel,
       host_fuel: usage.hostFuel,
       memory_peak: usage.memoryPeak,
-      model_tokens: 0,
-      embedding_tokens: 0,
+      model_tokens: usage.tokens?.model_tokens ?? 0,
+      embedding_tokens: usage.tokens?.embedding_tokens ?? 0,
       wall_ms: usage.wallMs,
     });
     this.options.log.info('svc_server::execute', 'execution finished', {
