@@ -56,14 +56,12 @@ function recordingHost(calls: Recorded[]): HostHandler {
 }
 
 async function runHostile(body: string, calls: Recorded[]): Promise<RunOutcome> {
-  const names = [...modules.keys()];
-  const source = `${names.map((name, i) => `import * as m${i} from "${name}";`).join('\n')}
-const [fs, code, http, git, session, crypto, url, uuid, secrets, security] = [${names.map((name) => `m${names.indexOf(name)}`).join(', ')}];
+  const names = ['fs', 'code', 'http', 'git', 'session', 'crypto', 'url', 'uuid', 'secrets', 'security'];
+  const source = `${names.map((name) => `import * as ${name} from "svc:${name}";`).join('\n')}
 export function main() {
 ${body}
 }`;
-  assert.deepEqual(names, ['svc:fs', 'svc:code', 'svc:http', 'svc:git', 'svc:session', 'svc:crypto', 'svc:url', 'svc:uuid', 'svc:secrets', 'svc:security']);
-  const compiled = await compileProgram({ source, availableModules: names });
+  const compiled = await compileProgram({ source, availableModules: [...modules.keys()] });
   assert.ok(compiled.ok, compiled.ok ? '' : compiled.error.message);
   const imported = compiled.script.hostModules;
   return pool.run(
