@@ -106,16 +106,6 @@ export async function boot(options: BootOptions): Promise<void> {
   });
   await pool.start();
   closers.push(() => pool.stop());
-  const executor = new Executor({
-    pool,
-    modules: hostModules(),
-    audit,
-    log,
-    limits: settings.limits,
-    allows: settings.logging.audit.allows,
-    newId: randomUUID,
-  });
-
   const fileAreas = new FileAreas(settings);
   closers.push(() => fileAreas.close());
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
@@ -170,6 +160,18 @@ export async function boot(options: BootOptions): Promise<void> {
     };
   };
 
+  const executor = new Executor({
+    pool,
+    shutdown: cancel.signal,
+    runServices: (run) => runServices(run.sessionId, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
+    modules: hostModules(),
+    audit,
+    log,
+    limits: settings.limits,
+    allows: settings.logging.audit.allows,
+    newId: randomUUID,
+  });
+
   const { sessions, ledger } = startSessionServices({
     sessionStoreDir: settings.paths.sessionStoreDir,
     vfsSessionDir: settings.paths.vfsSessionDir,
@@ -206,7 +208,6 @@ export async function boot(options: BootOptions): Promise<void> {
       resolveBlueprint: (name) => registry.get(name),
       rememberLastRun: (sessionId, lastRun) => sessions.rememberOneOffRun(sessionId, lastRun),
       newId: randomUUID,
-      runServices: (sessionId, vfs, blueprint, harness, variables) => runServices(sessionId, vfs, { blueprint, harness, variables }, true),
     }),
   );
   const mcp = new McpEndpoint({
@@ -227,7 +228,6 @@ export async function boot(options: BootOptions): Promise<void> {
       executor,
       ledger,
       newId: randomUUID,
-      runServices: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
     }),
   );
 
