@@ -38,7 +38,7 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
   // Scratch space of this process only, removed afterwards.
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-run-'));
   const fileAreas = new FileAreas({ paths: scratchPaths(scratch), volumes: [] });
-  const outbound = new EgressGuard({ grants: settings.network }).dispatcher();
+  const outbound = new EgressGuard({ grants: settings.network, hosts: settings.network.hosts }).dispatcher();
   const pool = new RunnerPool({ size: 1, memoryMb: settings.limits.max_execution_memory });
   const sessionId = randomUUID();
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory);

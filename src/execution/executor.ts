@@ -7,7 +7,7 @@ import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
 import type { HostModule, RunServices } from '../stdlib';
 import { compileProgram, type CompileResult, type RunnerPool, type RunOutcome } from '../../sandbox';
-import { hostDispatcher } from './host-dispatch';
+import { HostDispatcher } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
 import { metrics, timed } from '../metrics';
 import { reportRunFailure } from '../telemetry';
@@ -155,8 +155,9 @@ export class Executor {
     const onCancel = () => runEnded.abort();
     request.signal.addEventListener('abort', onCancel, { once: true });
     let outcome: RunOutcome;
+    let dispatcher: HostDispatcher | undefined;
     try {
-      const host = hostDispatcher({
+      dispatcher = new HostDispatcher({
         run: {
           executionId,
           sessionId: request.sessionId,
@@ -178,9 +179,10 @@ export class Executor {
           limits: this.runLimits(),
           signal: request.signal,
         },
-        host,
+        dispatcher.handle,
       );
     } finally {
+      dispatcher?.end();
       request.signal.removeEventListener('abort', onCancel);
       runEnded.abort();
       decisions.flush();
