@@ -118,7 +118,9 @@ function createWarmIsolate(memoryMb: number): WarmIsolate {
       send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft });
     });
   };
-  const consoleLine = (line: string) => {
+  const consoleLine = (line: unknown) => {
+    // The isolate's value is data: only a string is a console line.
+    if (typeof line !== 'string') return;
     if (slot.console.length >= MAX_CONSOLE_LINES || slot.consoleBytes + line.length > MAX_CONSOLE_BYTES) {
       slot.consoleDropped++;
       return;

@@ -12,7 +12,7 @@ import type { RunSettings, Settings } from '../config';
 import { Executor, type ExecutionReport } from '../execution';
 import { EgressGuard } from '../network';
 import { fillGit, type FilledFileArea } from '../sessions';
-import { hostModules, SessionStates, type RunServices } from '../stdlib';
+import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
 import { FileAreas } from '../vfs';
 import { RunnerPool } from '../../sandbox';
 
@@ -44,26 +44,41 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
   try {
     await pool.start();
-    const executor = new Executor({ pool, modules: hostModules(), audit: discardAudit, log: silentLog, limits: settings.limits, allows: 'none', newId: randomUUID });
     const secretValue = (name: string) => (blueprint.declarations.secrets.has(name) ? run.secrets[name] : undefined);
-    const files = fileAreas.open(run.fileArea, { sessionId, runId: randomUUID() }, { throwaway: true });
     const git = fillGit(blueprint.git, run.variables);
-    const services: RunServices = {
-      files,
-      sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
-      secretValue,
-      git: blueprint.git
-        ? {
-            identity: git.ok && git.value ? git.value.identity : null,
-            ...(git.ok ? {} : { identityProblem: git.error }),
-            username: git.ok && git.value ? git.value.username : undefined,
-            token: () => secretValue('GIT_TOKEN'),
-            dispatcher: outbound,
-          }
-        : undefined,
-      http: { allowInsecureHttp: blueprint.allowInsecureHttp, authProxy: blueprint.authProxy, secretValue, dispatcher: outbound, userAgent: run.userAgent },
-      endOfRun: () => files.release(),
+    const models = new ModelBudgets(settings.limits, outbound);
+    const services = (): RunServices => {
+      const files = fileAreas.open(run.fileArea, { sessionId, runId: randomUUID() }, { throwaway: true });
+      return {
+        files,
+        sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
+        secretValue,
+        git: blueprint.git
+          ? {
+              identity: git.ok && git.value ? git.value.identity : null,
+              ...(git.ok ? {} : { identityProblem: git.error }),
+              username: git.ok && git.value ? git.value.username : undefined,
+              token: () => secretValue('GIT_TOKEN'),
+              dispatcher: outbound,
+            }
+          : undefined,
+        models: models.forRun(blueprint.llm ?? {}, secretValue),
+        http: { allowInsecureHttp: blueprint.allowInsecureHttp, authProxy: blueprint.authProxy, secretValue, dispatcher: outbound, userAgent: run.userAgent },
+        endOfRun: () => files.release(),
+      };
     };
+    const executor = new Executor({
+      pool,
+      // A local run is never cancelled from outside; the run's own limits end it.
+      shutdown: new AbortController().signal,
+      runServices: services,
+      modules: hostModules(),
+      audit: discardAudit,
+      log: silentLog,
+      limits: settings.limits,
+      allows: 'none',
+      newId: randomUUID,
+    });
     return await executor.execute({
       entryPoint: 'http',
       principal: 'local',
@@ -72,8 +87,9 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
       variables: run.variables,
       cwd: run.fileArea.cwd,
       code: run.code,
-      signal: new AbortController().signal,
-      services,
+      fileArea: run.fileArea,
+      harnessSecrets: run.secrets,
+      throwaway: true,
     });
   } finally {
     await pool.stop();
