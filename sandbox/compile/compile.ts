@@ -111,6 +111,28 @@ function findMain(ast: AnyNode): { declared: boolean; exported: boolean } {
   return { declared, exported };
 }
 
+/**
+ * The unit's module wrapper takes `__svc_`-named parameters, so `require`, `module` and
+ * `exports` are not bindings programs can see. esbuild's own references are renamed:
+ * every `require("literal")` call (checked as an import above) and the top-level
+ * `module.exports = ...` statements of its CommonJS output.
+ */
+function hideModuleWrapper(ast: AnyNode, s: MagicString): void {
+  walk(ast, (node) => {
+    if (node.type === 'CallExpression' && node.callee.type === 'Identifier' && node.callee.name === 'require') {
+      s.overwrite(node.callee.start, node.callee.end, '__svc_require');
+    }
+  });
+  for (const statement of ast.body as AnyNode[]) {
+    const expression = statement.type === 'ExpressionStatement' ? statement.expression : null;
+    if (expression?.type !== 'AssignmentExpression') continue;
+    const target = expression.left;
+    if (target.type === 'MemberExpression' && target.object.type === 'Identifier' && target.object.name === 'module' && !target.computed && target.property.name === 'exports') {
+      s.overwrite(target.object.start, target.object.end, '__svc_module');
+    }
+  }
+}
+
 export async function compileProgram(input: CompileInput): Promise<CompileResult> {
   let output: { code: string; map: string; warnings: Message[] };
   try {
@@ -151,15 +173,18 @@ export async function compileProgram(input: CompileInput): Promise<CompileResult
   if (diagnostics.length > 0) return failure(diagnostics, input.source);
 
   const s = new MagicString(output.code);
+  // esbuild keeps a hashbang line; inside the wrapper it must be a comment.
+  if (output.code.startsWith('#!')) s.overwrite(0, 2, '//');
+  hideModuleWrapper(ast, s);
   instrument(ast, s);
   // A non-exported top-level main is still the entry point.
-  if (main.declared && !main.exported) s.append('\nmodule.exports.main = main;');
+  if (main.declared && !main.exported) s.append('\n__svc_module.exports.main = main;');
   s.prepend(
     [
       '(function (__svc_rt) {',
       '"use strict";',
       'let __svc_fuel = __svc_rt.fuelBudget; let __svc_depth = 0; const __svc_maxDepth = __svc_rt.maxDepth;',
-      'const __svc_units = { "main": function (require, module, exports) {',
+      'const __svc_units = { "main": function (__svc_require, __svc_module, __svc_exports) {',
       '',
     ].join('\n'),
   );

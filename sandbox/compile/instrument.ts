@@ -61,7 +61,9 @@ export interface InstrumentResult {
  */
 export function instrument(ast: AnyNode, s: MagicString): InstrumentResult {
   let regions = 1;
-  s.appendLeft(0, chargeCode(countRegion(ast.body)) + '\n');
+  // After a hashbang line, which must stay first.
+  const start = s.original.startsWith('#!') ? s.original.indexOf('\n') + 1 || s.original.length : 0;
+  s.appendLeft(start, (start === s.original.length ? '\n' : '') + chargeCode(countRegion(ast.body)) + '\n');
 
   const visit = (node: AnyNode) => {
     if (FUNCTION_TYPES.has(node.type)) {
@@ -91,7 +93,9 @@ function instrumentFunction(node: AnyNode, s: MagicString): void {
     const open = tracksDepth ? `{ ${charge} ${enter} try { return (` : `{ ${charge} return (`;
     const close = tracksDepth ? '); } finally { __svc_depth--; } }' : '); }';
     s.appendLeft(node.body.start, open);
-    s.appendRight(node.body.end, close);
+    // Closers of nested regions can end at the same offset (`async (a) => (b) => x`):
+    // prependRight puts the inner one (instrumented later) first.
+    s.prependRight(node.body.end, close);
     return;
   }
   const body = node.body;
@@ -103,7 +107,7 @@ function instrumentFunction(node: AnyNode, s: MagicString): void {
   }
   if (tracksDepth) {
     s.appendLeft(insertAt, ` ${charge} ${ENTER_CODE} try {`);
-    s.appendRight(body.end - 1, '} finally { __svc_depth--; }');
+    s.prependRight(body.end - 1, '} finally { __svc_depth--; }');
   } else {
     s.appendLeft(insertAt, ` ${charge}`);
   }
@@ -116,7 +120,7 @@ function instrumentLoop(node: AnyNode, s: MagicString): void {
     s.appendLeft(body.start + 1, ` ${charge}`);
   } else {
     s.appendLeft(body.start, `{ ${charge} `);
-    s.appendRight(body.end, ' }');
+    s.prependRight(body.end, ' }');
   }
 }
 
@@ -131,8 +135,9 @@ function instrumentCatch(node: AnyNode, s: MagicString): void {
     s.appendLeft(node.body.start + 1, ` __svc_rt.checkCaught(${node.param.name});`);
     return;
   }
-  // A destructuring pattern would throw while binding; catch the raw value first.
-  const pattern = s.original.slice(node.param.start, node.param.end);
-  s.overwrite(node.param.start, node.param.end, '__svc_caught');
-  s.appendLeft(node.body.start + 1, ` __svc_rt.checkCaught(__svc_caught); let ${pattern} = __svc_caught;`);
+  // A destructuring pattern would throw while binding; catch the raw value first. The
+  // pattern stays in place (it may hold instrumented functions): `catch (P) {` becomes
+  // `catch (__svc_caught) { check; let P = __svc_caught;` and the body's `}` closes it.
+  s.appendLeft(node.param.start, '__svc_caught) { __svc_rt.checkCaught(__svc_caught); let ');
+  s.overwrite(node.param.end, node.body.start + 1, ' = __svc_caught;');
 }
