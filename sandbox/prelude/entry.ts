@@ -145,8 +145,14 @@ function isStackOverflow(value: unknown): boolean {
   return value instanceof RangeError && value.message === 'Maximum call stack size exceeded';
 }
 
+/** isolated-vm refuses an array buffer past the isolate's memory limit with this RangeError. */
+function isAllocationFailure(value: unknown): boolean {
+  return value instanceof RangeError && value.message === 'Array buffer allocation failed';
+}
+
 function failure(error: unknown): Outcome {
   if (isStackOverflow(error)) native.limit.applySync(undefined, ['stack_exhausted']);
+  if (isAllocationFailure(error)) native.limit.applySync(undefined, ['memory_exhausted']);
   if (isErrorValue(error)) {
     const e = error as Error;
     let name = 'Error';
@@ -209,6 +215,7 @@ function run(link: (rt: unknown) => Linked, specJson: string): void {
     },
     checkCaught(value: unknown) {
       if (isStackOverflow(value)) native.limit.applySync(undefined, ['stack_exhausted']);
+      if (isAllocationFailure(value)) native.limit.applySync(undefined, ['memory_exhausted']);
     },
   };
   try {
