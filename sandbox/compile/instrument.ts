@@ -10,8 +10,9 @@ type AnyNode = Node & Record<string, any>;
 const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 const LOOP_TYPES = new Set(['ForStatement', 'ForInStatement', 'ForOfStatement', 'WhileStatement', 'DoWhileStatement']);
 
-export const chargeCode = (units: number) => `if ((__svc_fuel -= ${units}) < 0) __svc_rt.fuelOut();`;
-const ENTER_CODE = 'if (++__svc_depth > __svc_maxDepth) __svc_rt.stackOut(__svc_fuel);';
+// `__svc_refill` ends the run when the whole budget is spent (see compile.ts).
+export const chargeCode = (units: number) => `if ((__svc_fuel -= ${units}) < 0) __svc_refill();`;
+const ENTER_CODE = 'if (++__svc_depth > __svc_maxDepth) __svc_rt.stackOut(__svc_reserve + __svc_fuel);';
 
 function childNodes(node: AnyNode): AnyNode[] {
   const out: AnyNode[] = [];

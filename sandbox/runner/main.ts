@@ -73,6 +73,8 @@ interface Prepared {
   context: ivm.Context;
   run: ivm.Reference<(link: unknown, spec: string) => void>;
   collect: ivm.Reference<() => string>;
+  /** Host-side handles into the context: released with it, or they keep it alive. */
+  handles: Array<{ release(): void }>;
   slot: Slot;
   /** Isolate heap before this context was made (earlier runs' leftovers). */
   base: number;
@@ -228,7 +230,7 @@ function prepareContext(engine: Engine): Prepared {
   const run = entry.getSync('run', { reference: true }) as ivm.Reference<(link: unknown, spec: string) => void>;
   const collect = entry.getSync('collect', { reference: true }) as ivm.Reference<() => string>;
   jail.deleteSync('__svc_entry');
-  prepared = { engine, context, run, collect, slot, base };
+  prepared = { engine, context, run, collect, handles: [native, entry, run, collect], slot, base };
   return prepared;
 }
 
@@ -236,8 +238,21 @@ let engine: Engine | null = null;
 let ready: Prepared | null = null;
 let current: { runId: number; prepared: Prepared } | null = null;
 
+/** Lets V8 collect a context: every host handle into it goes, then the context itself. */
+function releaseContext(prepared: Prepared): void {
+  for (const handle of prepared.handles) {
+    try {
+      handle.release();
+    } catch {
+      // Already released, or the isolate is gone.
+    }
+  }
+  prepared.handles.length = 0;
+  prepared.context.release();
+}
+
 function retire(): void {
-  if (ready) ready.context.release();
+  if (ready) releaseContext(ready);
   ready = null;
   if (engine && !engine.isolate.isDisposed) engine.isolate.dispose();
   engine = null;
@@ -335,6 +350,7 @@ async function handleRun(message: RunMessage): Promise<void> {
     // so they happen synchronously; only the run itself needs the event loop (host calls).
     const script = isolate.compileScriptSync(message.code, { filename: message.filename });
     const link = script.runSync(context, { reference: true }) as ivm.Reference<unknown>;
+    prepared.handles.push(script, link);
     const spec = JSON.stringify({ fuelBudget: message.limits.fuel, maxDepth: Math.max(16, message.limits.stackKib * 4), hostModules: message.hostModules });
     try {
       await prepared.run.apply(undefined, [link.derefInto(), spec]);
@@ -392,7 +408,7 @@ async function handleRun(message: RunMessage): Promise<void> {
   // large heap.
   let keep = (kind === 'ok' || kind === 'error') && crash === null && !slot.leftState && !isolate.isDisposed;
   if (keep) {
-    context.release();
+    releaseContext(prepared);
     engine.runs++;
     try {
       keep = engine.runs < MAX_RUNS_PER_ISOLATE && memoryInUse(isolate) < engine.memoryMb * 1024 * 1024 * RETIRE_HEAP_SHARE;
