@@ -35,6 +35,20 @@ function rssOf(pid: number): number {
   return total;
 }
 
+/** CPU time (user + system, ms) of the server process and its runner children, from /proc. */
+function cpuOf(pid: number): number {
+  let ticks = 0;
+  for (const p of [pid, ...childPids(pid)]) {
+    try {
+      const fields = fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended between listing and reading.
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
 function childPids(pid: number): number[] {
   try {
     const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
@@ -67,7 +81,9 @@ async function executeLatency(server: TestServer, fresh: boolean): Promise<Recor
   const idleRss = rssOf(server.child.pid!);
 
   const sequential: number[] = [];
+  const cpuBefore = cpuOf(server.child.pid!);
   for (let i = 0; i < SEQUENTIAL_RUNS; i++) sequential.push(await once());
+  const cpuPerRun = (cpuOf(server.child.pid!) - cpuBefore) / SEQUENTIAL_RUNS;
   sequential.sort((a, b) => a - b);
 
   let next = 0;
@@ -90,6 +106,8 @@ async function executeLatency(server: TestServer, fresh: boolean): Promise<Recor
     [`${label}: p50 / p99 sequential (ms)`]: `${percentile(sequential, 50).toFixed(2)} / ${percentile(sequential, 99).toFixed(2)}`,
     [`${label}: runs/s, ${CONCURRENCY} clients`]: (CONCURRENT_RUNS / seconds).toFixed(0),
     [`${label}: p50 / p99, ${CONCURRENCY} clients (ms)`]: `${percentile(concurrent, 50).toFixed(2)} / ${percentile(concurrent, 99).toFixed(2)}`,
+    // CPU per run is what a shared machine distorts least: it bounds runs/s per core.
+    [`${label}: server + runner CPU per run, sequential (ms)`]: `${cpuPerRun.toFixed(2)} (${(1000 / cpuPerRun).toFixed(0)} runs/s per core)`,
     [`${label}: server RSS idle / under load, incl. runners (MiB)`]: `${(idleRss / 1048576).toFixed(1)} / ${(peakRss / 1048576).toFixed(1)}`,
   };
 }

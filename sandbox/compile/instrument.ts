@@ -1,6 +1,6 @@
 // Fuel and stack metering inserted into esbuild's JavaScript output (program-runtime
 // §10): each region (the unit's top level, every function body, every loop iteration)
-// charges its ESTree node count to a closure-local counter; ordinary functions count call
+// charges its ESTree node count to a closure-local counter; ordinary functions that make calls count
 // depth; every catch clause first asks the runtime whether the caught value ends the run.
 import type { Node } from 'acorn';
 import MagicString from 'magic-string';
@@ -37,6 +37,25 @@ function countRegion(roots: AnyNode[]): number {
     stack.push(...childNodes(node));
   }
   return Math.max(1, count);
+}
+
+const CALL_TYPES = new Set(['CallExpression', 'NewExpression', 'TaggedTemplateExpression', 'ImportExpression']);
+
+/**
+ * Whether a function body calls anything itself (nested functions and their bodies aside).
+ * A function that does not is a leaf: it adds one frame and no more, so it skips the depth
+ * counter and its try/finally. Functions reached implicitly (getters, valueOf, iterators)
+ * count their own depth; native overflow still ends as stack_exhausted.
+ */
+function makesCalls(roots: AnyNode[]): boolean {
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (CALL_TYPES.has(node.type)) return true;
+    if (FUNCTION_TYPES.has(node.type)) continue;
+    stack.push(...childNodes(node));
+  }
+  return false;
 }
 
 function loopRegionRoots(node: AnyNode): AnyNode[] {
@@ -87,7 +106,7 @@ function instrumentFunction(node: AnyNode, s: MagicString): void {
   // Call depth is counted for ordinary functions; async functions and generators are
   // suspended and resumed, so their depth would not unwind in order. Native overflow
   // inside them still ends the run through checkCaught and the runtime.
-  const tracksDepth = !node.async && !node.generator;
+  const tracksDepth = !node.async && !node.generator && makesCalls([...node.params, node.body]);
   if (node.body.type !== 'BlockStatement') {
     // Concise arrow body: make it a block so the entry charge runs at each call.
     const enter = tracksDepth ? ENTER_CODE : '';
