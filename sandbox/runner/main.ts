@@ -205,8 +205,9 @@ function prepareContext(engine: Engine): Prepared {
       send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft });
     });
   };
-  const consoleLine = (line: string) => {
-    if (!slot.live) return;
+  const consoleLine = (line: unknown) => {
+    // The isolate's value is data: only a string is a console line.
+    if (!slot.live || typeof line !== 'string') return;
     if (slot.console.length >= MAX_CONSOLE_LINES || slot.consoleBytes + line.length > MAX_CONSOLE_BYTES) {
       slot.consoleDropped++;
       return;

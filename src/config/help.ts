@@ -7,6 +7,7 @@ const placeholder: Record<ScalarKind, string> = {
   port: '<port>',
   path: '<path>',
   name: '<variable>',
+  url: '<url>',
   count: '<count>',
   megabytes: '<MB>',
   kibibytes: '<KiB>',
@@ -24,6 +25,7 @@ export function helpText(): string {
     ['--config <path>', 'YAML config file ($SVC_CONFIG)'],
     ...scalarSettings.map((s): [string, string] => [`--${s.flag} ${placeholder[s.kind]}`, `${s.help} ($${s.env})`]),
     ['--allow-ip <ip|cidr>', 'let outbound calls reach these addresses; repeatable, comma lists ($SVC_ALLOW_IP)'],
+    ['--add-host <name=ip>', 'send outbound calls for this host name to this address, before DNS; repeatable, comma lists ($SVC_ADD_HOSTS; file network.hosts)'],
     ['--allow-localhost', 'let outbound calls reach loopback ($SVC_ALLOW_LOCALHOST)'],
     ['--allow-private', 'let outbound calls reach private ranges ($SVC_ALLOW_PRIVATE)'],
     ['--mcp-allowed-host <host[:port]>', 'extra Host value the MCP endpoint accepts; repeatable, comma lists ($SVC_MCP_ALLOWED_HOSTS)'],
@@ -46,7 +48,7 @@ export function helpText(): string {
     '',
     'Serves the svc HTTP API and MCP endpoint. Each setting comes from its flag, else its',
     'SVC_* variable, else the config file, else (address and port only) HOST/PORT, else',
-    'its default. Grants, MCP hosts and --allow-unauthenticated add up across sources.',
+    'its default. Grants, host entries, MCP hosts and --allow-unauthenticated add up across sources.',
     '',
     'Flags:',
     ...table(flags),
@@ -56,6 +58,7 @@ export function helpText(): string {
     '',
     'Config file only: api_tokens, volumes, mcp_oauth.providers, github_token_file,',
     'logging.audit.{enabled,file,allows}, telemetry, telemetry_include_source.',
-    '--runner-pool-size (runner_pool_size) is an svc extension, not in the reference settings.',
+    '--runner-pool-size (runner_pool_size) and --telemetry-endpoint (telemetry_endpoint) are svc',
+    'extensions, not in the reference settings.',
   ].join('\n');
 }

@@ -86,11 +86,15 @@ export interface Settings {
     allowPrivate: boolean;
     /** Names of the variables that added outbound grants (for the audit `egress_grants`). */
     grantsFromEnvironment: string[];
+    /** `network.hosts`: lower-cased host name → IP address, consulted before DNS (like /etc/hosts). */
+    hosts: Readonly<Record<string, string>>;
   };
   limits: Limits;
   denyWarnings: boolean;
   telemetry: boolean;
   telemetryIncludeSource: boolean;
+  /** Where telemetry reports go (https URL), or null: then nothing is sent even when on. Key `telemetry_endpoint`, flag `--telemetry-endpoint`, SVC_TELEMETRY_ENDPOINT (svc extension). */
+  telemetryEndpoint: string | null;
   logging: {
     /** null = standard output. */
     file: string | null;

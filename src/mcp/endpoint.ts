@@ -9,11 +9,11 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { AuditWriter } from '../audit';
 import type { Blueprint, BlueprintRegistry } from '../blueprints';
 import type { AllowsMode } from '../config';
-import type { Executor } from '../execution';
+import { HostDispatcher, type Executor } from '../execution';
 import type { AppEnv } from '../http';
 import { RunDecisions } from '../policy';
 import { SessionError, type SessionManager, type SessionView } from '../sessions';
-import type { HostCall, HostModule, RunServices } from '../stdlib';
+import type { HostModule, RunServices } from '../stdlib';
 import { discoveryTool, toolList, type ToolAnswer } from './tools';
 
 export interface McpEndpointDependencies {
@@ -177,8 +177,8 @@ export class McpEndpoint {
           variables: { ...view.variables },
           cwd: view.fileArea.cwd,
           code: args.code,
-          signal: new AbortController().signal,
-          services: this.deps.servicesFor(view),
+          fileArea: view.fileArea,
+          harnessSecrets: view.secrets,
         });
         if (report.lastRun) this.deps.sessions.recordLastRun(session.id, report.lastRun);
         const r = report.response;
@@ -201,32 +201,21 @@ export class McpEndpoint {
       this.deps.audit,
       this.deps.allows,
     );
-    const call: HostCall = {
-      executionId: '',
-      sessionId: session.id,
-      principal,
-      blueprintName: blueprint.name,
-      variables: session.variables,
-      signal: new AbortController().signal,
-      services,
-      caller: 'main',
-      gate: (capability, context, options) => void decisions.gate('main', capability, context, options),
-      probe: (capability, context) => decisions.probe('main', capability, context),
-      refuse: (capability, context, source, error) => {
-        decisions.record('main', capability, context, { decision: 'deny', source });
-        return error;
-      },
-      charge: () => undefined,
-    };
+    // The same dispatcher as a run: validated, gated, then run.
+    const dispatcher = new HostDispatcher({
+      run: { executionId: '', sessionId: session.id, principal, blueprintName: blueprint.name, variables: session.variables, signal: new AbortController().signal, services },
+      modules: this.deps.modules,
+      decisions,
+    });
     try {
       if (name === 'svc__files__read') {
         const limit = Math.min(2000, Math.max(1, Number(args.limit ?? 200) || 200));
         const offset = Math.max(1, Number(args.offset ?? 1) || 1);
-        const read = (await this.deps.modules.get('svc:code')!.operations.read(call, [String(args.path ?? ''), offset, limit])) as { path: string; lines: Array<{ line: number; text: string }>; truncated: boolean };
+        const read = (await dispatcher.invoke('svc:code', 'read', [String(args.path ?? ''), offset, limit])) as { path: string; lines: Array<{ line: number; text: string }>; truncated: boolean };
         const text = read.lines.map((l) => `${l.line}: ${l.text}`).join('\n') + (read.truncated ? `\n[… more lines follow; continue with offset ${offset + read.lines.length}]` : '');
         return { structured: { path: read.path, offset, lines: read.lines, truncated: read.truncated, ...(read.truncated ? { next_offset: offset + read.lines.length } : {}) }, text };
       }
-      const entries = (await this.deps.modules.get('svc:fs')!.operations.list(call, [String(args.path ?? '/'), args.recursive === true])) as Array<{ kind: string; path: string; size: number }>;
+      const entries = (await dispatcher.invoke('svc:fs', 'list', [String(args.path ?? '/'), args.recursive === true])) as Array<{ kind: string; path: string; size: number }>;
       const shown = entries.slice(0, 1000);
       return { structured: { entries: shown, truncated: entries.length > 1000 }, text: shown.map((e) => `${e.kind === 'directory' ? 'd' : '-'} ${e.path}${e.kind === 'file' ? ` (${e.size} bytes)` : ''}`).join('\n') };
     } catch (error) {
@@ -234,6 +223,7 @@ export class McpEndpoint {
       const kind = e.name === 'PermissionDeniedError' ? 'permission_denied' : 'error';
       return { structured: { kind, message: e.message, ...(e.capability ? { capability: e.capability, source: e.source } : {}) }, text: e.message, isError: true };
     } finally {
+      dispatcher.end();
       decisions.flush();
       services.endOfRun?.();
     }

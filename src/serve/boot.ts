@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import { openLogOutputs, type LogOutputs } from '../audit';
 import { computeSettingsHash, type Settings } from '../config';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { BlueprintRegistry } from '../blueprints';
 import { Executor } from '../execution';
 import { createApp, mountOpsRoutes, startListener, type AppEnv, type Listener } from '../http';
@@ -15,15 +16,19 @@ import { McpEndpoint } from '../mcp';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountSessionRoutes } from '../http/routes/sessions';
+import { mountOpenApiRoute } from '../http/openapi';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
-import { hostModules, SessionStates, type RunServices } from '../stdlib';
+import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
 import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
 import { EgressGuard } from '../network';
 import { RunnerPool } from '../../sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
+import { bindServerState, counterTotals, metrics, observedAuditWriter } from '../metrics';
+import { mountMetricsRoute } from '../http/routes/metrics';
+import { setActiveTelemetry, Telemetry } from '../telemetry';
 
 export interface BootOptions {
   settings: Settings;
@@ -42,7 +47,8 @@ export async function boot(options: BootOptions): Promise<void> {
     filter: settings.logging.filter,
     audit: { enabled: settings.logging.audit.enabled, file: settings.logging.audit.file },
   });
-  const { log, audit } = outputs;
+  const { log } = outputs;
+  const audit = observedAuditWriter(outputs.audit);
   const closers: Closer[] = [];
   const cancel = new AbortController();
 
@@ -71,6 +77,7 @@ export async function boot(options: BootOptions): Promise<void> {
 
   for (const warning of options.warnings) log.warn(warning.target, warning.msg, warning.fields);
   logStartupPosture(log, settings);
+  startTelemetry(settings, options.version, log, closers);
 
   // State, in the startup order of server-operations §2.14.
   const db = openDatabase(settings.paths.databasePath);
@@ -95,19 +102,10 @@ export async function boot(options: BootOptions): Promise<void> {
     size: settings.runnerPoolSize,
     memoryMb: settings.limits.max_execution_memory,
     onLog: (level, msg, fields) => log[level]('svc_server::sandbox', msg, fields),
+    onRestart: (reason) => metrics.runnerRestarts.inc({ reason }),
   });
   await pool.start();
   closers.push(() => pool.stop());
-  const executor = new Executor({
-    pool,
-    modules: hostModules(),
-    audit,
-    log,
-    limits: settings.limits,
-    allows: settings.logging.audit.allows,
-    newId: randomUUID,
-  });
-
   const fileAreas = new FileAreas(settings);
   closers.push(() => fileAreas.close());
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
@@ -123,8 +121,9 @@ export async function boot(options: BootOptions): Promise<void> {
       dispatcher: outbound,
     };
   };
-  const egress = new EgressGuard({ grants: settings.network });
+  const egress = new EgressGuard({ grants: settings.network, hosts: settings.network.hosts });
   const outbound = egress.dispatcher();
+  const modelBudgets = new ModelBudgets(settings.limits, outbound);
   closers.push(() => outbound.close());
   /** Per-run services: the file area, svc:session state, and secret values for Packages. */
   const runServices = (
@@ -145,6 +144,7 @@ export async function boot(options: BootOptions): Promise<void> {
       sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
       secretValue,
       git: gitServices(blueprint, secrets.variables, secretValue),
+      models: modelBudgets.forRun(blueprint?.llm ?? {}, secretValue),
       http: {
         allowInsecureHttp: blueprint?.allowInsecureHttp ?? false,
         authProxy: blueprint?.authProxy ?? [],
@@ -159,6 +159,18 @@ export async function boot(options: BootOptions): Promise<void> {
       },
     };
   };
+
+  const executor = new Executor({
+    pool,
+    shutdown: cancel.signal,
+    runServices: (run) => runServices(run.sessionId, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
+    modules: hostModules(),
+    audit,
+    log,
+    limits: settings.limits,
+    allows: settings.logging.audit.allows,
+    newId: randomUUID,
+  });
 
   const { sessions, ledger } = startSessionServices({
     sessionStoreDir: settings.paths.sessionStoreDir,
@@ -182,6 +194,7 @@ export async function boot(options: BootOptions): Promise<void> {
       activeSessions: () => sessions.activeCount(),
       blueprintNames: () => registry.names(),
       counters: () => ({ ...lookupCounters }),
+      tokenBudgets: () => modelBudgets.status(),
       requestShutdown: (trigger) => void shutdown.stop(trigger),
     }),
   );
@@ -195,7 +208,6 @@ export async function boot(options: BootOptions): Promise<void> {
       resolveBlueprint: (name) => registry.get(name),
       rememberLastRun: (sessionId, lastRun) => sessions.rememberOneOffRun(sessionId, lastRun),
       newId: randomUUID,
-      runServices: (sessionId, vfs, blueprint, harness, variables) => runServices(sessionId, vfs, { blueprint, harness, variables }, true),
     }),
   );
   const mcp = new McpEndpoint({
@@ -216,9 +228,18 @@ export async function boot(options: BootOptions): Promise<void> {
       executor,
       ledger,
       newId: randomUUID,
-      runServices: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
     }),
   );
+
+  mounts.push((app) => mountOpenApiRoute(app, options.version));
+  mounts.push((app) => mountMetricsRoute(app));
+  bindServerState({
+    poolSize: () => settings.runnerPoolSize,
+    queueDepth: () => pool.queueDepth,
+    openSessions: () => sessions.activeCount(),
+    lookups: () => ({ ...lookupCounters }),
+    budgets: { modelTokens: settings.limits.max_llm_tokens, embeddingTokens: settings.limits.max_embedding_tokens },
+  });
 
   const app = createApp({
     tokens: settings.tokens,
@@ -246,4 +267,31 @@ export async function boot(options: BootOptions): Promise<void> {
   });
   log.info('svc_server::serve', 'svc-server listening', { addr: listener.address, protocol: listener.protocol });
   shutdown.serving(listener);
+}
+
+/**
+ * Telemetry runs only when it is on and has an endpoint. Usage counters come from the
+ * metrics registry; the last report is sent at teardown (closers run in reverse, so this
+ * one, pushed first, runs after every run has finished).
+ */
+function startTelemetry(settings: Settings, version: string, log: LogOutputs['log'], closers: Closer[]): void {
+  if (!settings.telemetry || settings.telemetryEndpoint === null) return;
+  const telemetry = new Telemetry({
+    endpoint: settings.telemetryEndpoint,
+    includeSource: settings.telemetryIncludeSource,
+    version,
+    crashDir: path.join(settings.home, 'server', 'telemetry'),
+    log,
+    usage: async () => ({
+      sessions_opened: (await counterTotals('svc_sessions_opened_total')).total ?? 0,
+      runs: await counterTotals('svc_runs_total', 'outcome'),
+      lookups: await counterTotals('svc_discovery_lookups_total', 'kind'),
+      blueprint_changes: await counterTotals('svc_blueprint_changes_total', 'event'),
+    }),
+  });
+  telemetry.start();
+  setActiveTelemetry(telemetry);
+  process.on('uncaughtExceptionMonitor', (error) => telemetry.recordCrash(error));
+  closers.push(() => telemetry.close());
+  log.info('svc_server::telemetry', 'telemetry reports are sent', { endpoint: new URL(settings.telemetryEndpoint).origin });
 }

@@ -2,9 +2,11 @@
 // capability adds its module here; the execution layer and discovery read this table.
 import { codeModule } from './code';
 import { cryptoModule } from './crypto';
+import { embeddingModule } from './embedding';
 import { fsModule } from './fs';
 import { gitModule } from './git';
 import { httpModule } from './http';
+import { llmModule } from './llm';
 import { secretsModule } from './secrets';
 import { securityModule } from './security';
 import { sessionModule } from './session';
@@ -12,9 +14,25 @@ import type { HostModule } from './types';
 import { urlModule } from './url';
 import { uuidModule } from './uuid';
 
-const modules: HostModule[] = [fsModule, codeModule, httpModule, gitModule, sessionModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule];
+const modules: HostModule[] = [fsModule, codeModule, httpModule, gitModule, sessionModule, llmModule, embeddingModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule];
 
-/** All host modules by import name (`svc:fs`, ...). */
+/**
+ * Refuses a module with an operation that declares no gate: every operation is either
+ * gated (a `gate` deriving its checks) or says why not (`gate: 'none'` with a reason).
+ */
+export function checkModule(module: HostModule): HostModule {
+  for (const [name, operation] of Object.entries(module.operations)) {
+    const declared = operation as Partial<{ gate: unknown; ungatedBecause: unknown; run: unknown }>;
+    const gated = typeof declared.gate === 'function';
+    const ungated = declared.gate === 'none' && typeof declared.ungatedBecause === 'string' && declared.ungatedBecause.trim() !== '';
+    if (typeof declared.run !== 'function' || (!gated && !ungated)) {
+      throw new TypeError(`${module.name}.${name} cannot be registered: an operation declares its gate (a function deriving its capability checks) or gate 'none' with the reason`);
+    }
+  }
+  return module;
+}
+
+/** All host modules by import name (`svc:fs`, ...), each checked. */
 export function hostModules(): ReadonlyMap<string, HostModule> {
-  return new Map(modules.map((m) => [m.name, m]));
+  return new Map(modules.map((m) => [m.name, checkModule(m)]));
 }

@@ -1,0 +1,69 @@
+// Runs the real bin/svc as a process for CLI integration tests: a minimal environment
+// (no SVC_* leaking in from the developer's shell), optional standard input, and the
+// exit status with both output streams.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot, tempDir, type TestServer } from '../harness';
+
+export const svcBin = path.join(repoRoot, 'bin', 'svc');
+
+/** CLI test files share a loaded machine with the rest of the suite: give their servers time to boot. */
+export const START_TIMEOUT_MS = 60_000;
+
+export interface SvcResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface SvcOptions {
+  /** Extra variables; undefined removes one. */
+  env?: Record<string, string | undefined>;
+  /** Text written to standard input (then closed); default: empty input. */
+  stdin?: string;
+  cwd?: string;
+}
+
+export function runSvc(args: string[], options: SvcOptions = {}): Promise<SvcResult> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tempDir('svc-cli-home-') };
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(svcBin, args, { env, cwd: options.cwd ?? repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+/**
+ * Runs bin/svc on a pseudo-terminal (through test/support/pty-run.py), typing `typed`
+ * once `prompt` shows; stdout holds everything the terminal displayed.
+ */
+export function runSvcInTerminal(args: string[], prompt: string, typed: string, options: SvcOptions = {}): Promise<SvcResult> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tempDir('svc-cli-home-'), TERM: 'dumb' };
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', [path.join(repoRoot, 'test', 'support', 'pty-run.py'), prompt, typed, svcBin, ...args], { env, cwd: options.cwd ?? repoRoot });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The variables that point bin/svc at a test server with its admin token. */
+export function serverEnv(server: TestServer, token: string = server.adminToken): Record<string, string> {
+  return { SVC_SERVER_URL: server.url, SVC_SERVER_TOKEN: token };
+}
