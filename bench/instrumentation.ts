@@ -10,8 +10,8 @@ const workloads: Record<string, string> = {
     export function main() { const a: number[] = []; let x = 1; for (let i = 0; i < 100_000; i++) { x = (x * 48271) % 2147483647; a.push(x); } a.sort((p, q) => p - q); return a[500]; }`,
   'JSON round trip, 1 MB': `
     export function main() { const items = []; for (let i = 0; i < 12_000; i++) items.push({ id: i, name: "item-" + i, tags: ["a", "b"], ok: i % 2 === 0 }); const text = JSON.stringify(items); return JSON.parse(text).length + text.length; }`,
-  'recursive fib(27)': `
-    function fib(n: number): number { return n < 2 ? n : fib(n - 1) + fib(n - 2); } export function main() { return fib(27); }`,
+  'recursive fib(30)': `
+    function fib(n: number): number { return n < 2 ? n : fib(n - 1) + fib(n - 2); } export function main() { return fib(30); }`,
   'Map and objects, 200k entries': `
     export function main() { const m = new Map<number, { k: number; v: string }>(); for (let i = 0; i < 200_000; i++) m.set(i, { k: i, v: "v" + (i % 100) }); let total = 0; for (const [key, o] of m) { if (o.v.length > 2) total += key % 7; } return total; }`,
   'closures, 2M calls': `
