@@ -50,6 +50,7 @@ export function computeSettingsHash(settings: Settings, boundAddr: string): stri
     network: { allow_ip: [...settings.network.allowIp].sort(), allow_localhost: settings.network.allowLocalhost, allow_private: settings.network.allowPrivate },
     limits: settings.limits,
     deny_warnings: settings.denyWarnings,
+    github_api_url: settings.githubApiUrl,
     telemetry: settings.telemetry,
     telemetry_include_source: settings.telemetryIncludeSource,
     audit: { enabled: settings.logging.audit.enabled, allows: settings.logging.audit.allows },
