@@ -5,3 +5,7 @@ export { parseManifest, MANIFEST_FILE, type Manifest, type PackageEntry, type De
 export { PackageStore, readArtifactDirectory, type StoredPackage } from './store';
 export { parseCapabilities, renderCapabilities, type CapabilityFile, type ProvidedCapability, type RequiredCapability } from './capabilities';
 export { SCHEMA_VERSION, type Artifact, type Metadata, type GithubSource } from './artifact';
+export { PackageService, type ListedPackage, type RemoveResult } from './service';
+export type { InstallRequest, InstallResult, InstalledEntry } from './install/install';
+export { OFFICIAL_REPOSITORY } from './install/install';
+export { packageRequirements } from './requirements';

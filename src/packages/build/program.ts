@@ -14,6 +14,9 @@ export const typescript = (): typeof TypeScript => (tsModule ??= require('typesc
 
 const VIRTUAL = '/__svc_virtual__/';
 
+/** Parsed TypeScript library files, shared by every build of this process (they never change). */
+const libraryFiles = new Map<string, TypeScript.SourceFile>();
+
 export interface ProgramInput {
   /** Absolute directory of the Package (holds src/). */
   directory: string;
@@ -79,11 +82,17 @@ export function createPackageProgram(input: ProgramInput): PackageProgram {
   input.ambient.forEach((text, index) => virtual.set(`${VIRTUAL}ambient${index}.d.ts`, text));
   [...input.dependencies].forEach(([name, text], index) => virtual.set(`${VIRTUAL}dependency${index}.d.ts`, ambientModule(name, text)));
   const host = ts.createCompilerHost(options, true);
+  const libraryDirectory = path.dirname(host.getDefaultLibFileName(options));
   const baseGetSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
     const text = virtual.get(fileName);
     if (text !== undefined) return ts.createSourceFile(fileName, text, languageVersion, true);
-    return baseGetSourceFile(fileName, languageVersion, onError, shouldCreate);
+    const isLibrary = path.dirname(fileName) === libraryDirectory;
+    const cached = isLibrary ? libraryFiles.get(fileName) : undefined;
+    if (cached) return cached;
+    const parsed = baseGetSourceFile(fileName, languageVersion, onError, shouldCreate);
+    if (parsed && isLibrary) libraryFiles.set(fileName, parsed);
+    return parsed;
   };
   const baseFileExists = host.fileExists.bind(host);
   host.fileExists = (fileName) => virtual.has(fileName) || baseFileExists(fileName);

@@ -41,24 +41,44 @@ export class PackageInstaller {
     return run;
   }
 
+  private worker: Worker | null = null;
+  private nextId = 0;
+
   private runOne(request: InstallRequest): Promise<InstallResult> {
-    const job: InstallJob = { request, settings: this.settings };
     if (!this.workerFile) return installFromRepository(request, { ...this.settings, store: new PackageStore(this.settings.owned, this.settings.fallback) });
+    const worker = (this.worker ??= this.startWorker());
+    const id = ++this.nextId;
     return new Promise((resolve, reject) => {
-      const worker = new Worker(this.workerFile!, { workerData: job });
-      let settled = false;
-      worker.once('message', (reply: WorkerReply) => {
-        settled = true;
+      const onMessage = (reply: WorkerReply & { id: number }) => {
+        if (reply.id !== id) return;
+        cleanup();
         if (reply.ok) resolve(reply.result);
         else reject(new PackageError(reply.error.code, reply.error.message, reply.error.warnings));
-      });
-      worker.once('error', (error) => {
-        settled = true;
-        reject(new PackageError('internal_error', `the install worker failed: ${error.message}`));
-      });
-      worker.once('exit', () => {
-        if (!settled) reject(new PackageError('internal_error', 'the install worker exited without an answer'));
-      });
+      };
+      const onExit = () => {
+        cleanup();
+        reject(new PackageError('internal_error', 'the install worker exited without an answer'));
+      };
+      const cleanup = () => {
+        worker.off('message', onMessage);
+        worker.off('exit', onExit);
+        worker.unref();
+      };
+      worker.on('message', onMessage);
+      worker.on('exit', onExit);
+      // Referenced while a job runs, so a pending install keeps the process alive.
+      worker.ref();
+      worker.postMessage({ id, ...({ request, settings: this.settings } satisfies InstallJob) });
     });
+  }
+
+  private startWorker(): Worker {
+    const worker = new Worker(this.workerFile!);
+    worker.unref();
+    worker.on('error', () => undefined);
+    worker.once('exit', () => {
+      if (this.worker === worker) this.worker = null;
+    });
+    return worker;
   }
 }
