@@ -3,6 +3,7 @@
 // evict prepared-package caches after every install or removal (success or failure).
 import fs from 'node:fs';
 import path from 'node:path';
+import type { RegistryPackage } from '../discovery';
 import { PackageError } from './errors';
 import { PackageInstaller, type InstallerSettings } from './install/service';
 import type { InstallRequest, InstallResult } from './install/install';
@@ -66,6 +67,27 @@ export class PackageService {
   loadable(name: string): StoredPackage | null {
     try {
       return this.store.find(name);
+    } catch (error) {
+      this.onBroken(name, error as Error);
+      return null;
+    }
+  }
+
+  /** What discovery shows of a loadable Package (readme and declarations read now), or null. */
+  describe(name: string): RegistryPackage | null {
+    const found = this.loadable(name);
+    if (!found) return null;
+    try {
+      return {
+        name,
+        version: found.metadata.package_version,
+        description: found.metadata.description ?? '',
+        keywords: found.metadata.keywords ?? [],
+        values: found.metadata.exports.values ?? [],
+        types: found.metadata.exports.types ?? [],
+        readme: fs.readFileSync(path.join(found.directory, 'docs', 'readme.md'), 'utf8'),
+        declarations: fs.readFileSync(path.join(found.directory, 'declarations.d.ts'), 'utf8'),
+      };
     } catch (error) {
       this.onBroken(name, error as Error);
       return null;

@@ -199,7 +199,7 @@ export async function boot(options: BootOptions): Promise<void> {
     }),
   );
   // Discovery paths under /v1/blueprints/{name}/… are registered before the admin routes.
-  mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules() }));
+  mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules(), packages: (name) => packages.describe(name) }));
   mounts.push((app) => mountBlueprintRoutes(app, { registry, audit, log }));
   mounts.push((app) => mountSecretRoutes(app, { store: secretStore, audit, log }));
   mounts.push((app) => mountPackageRoutes(app, { packages, audit, log }));
@@ -217,6 +217,7 @@ export async function boot(options: BootOptions): Promise<void> {
     sessions,
     executor,
     modules: hostModules(),
+    packages: (name) => packages.describe(name),
     audit,
     allows: settings.logging.audit.allows,
     allowedHosts: settings.mcpAllowedHosts,

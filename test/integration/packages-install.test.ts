@@ -95,6 +95,44 @@ describe('package install from a code host', () => {
     assert.equal(listed[0].digest, host.digestOf(v2));
   });
 
+  test('registration checks the store: package_missing, invalid_packages, filters on provided fields; discovery lists and documents the Packages', async () => {
+    const blueprint = (packages: string, permissions: string) => ({ yaml: `name: billing\npackages: ${packages}\npermissions:\n${permissions}` });
+    const grants = `  "@acme/billing":\n    - {capability: http.post, filter: 'host == "billing.internal.example.com"', action: allow}\n    - {capability: secrets.get, action: deny}\n`;
+    const missing = await server.request('POST', '/v1/blueprints', { body: blueprint('["@acme/ghost"]', '  main: []\n') });
+    assert.equal(missing.status, 400);
+    assert.equal(missing.json.error, 'package_missing');
+    assert.match(missing.json.message, /@acme\/ghost/);
+    const ungranted = await server.request('POST', '/v1/blueprints', { body: blueprint('["@acme/billing"]', '  main: []\n') });
+    assert.equal(ungranted.status, 400);
+    assert.equal(ungranted.json.error, 'invalid_packages');
+    assert.match(ungranted.json.message, /requires `http\.post` with filter `host == "billing\.internal\.example\.com" and path == "\/credits"`/);
+    const badField = await server.request('POST', '/v1/blueprints', { body: blueprint('["@acme/billing"]', `${grants}  main:\n    - {capability: acme.com/credits.apply, filter: 'bogus == 1', action: allow}\n`) });
+    assert.equal(badField.status, 400);
+    assert.equal(badField.json.error, 'invalid_filter');
+    assert.match(badField.json.message, /its fields are: amount, customerClass, customerId/);
+    const created = await server.request('POST', '/v1/blueprints', {
+      body: blueprint('["@acme/billing", "@local/only"]', `${grants}  main:\n    - {capability: acme.com/credits.apply, filter: 'amount <= 100 and customerClass == "gold"', action: allow}\n`),
+    });
+    assert.equal(created.status, 200, created.text);
+
+    const search = await server.request('GET', '/v1/blueprints/billing/packages/search?q=credits', { token: server.userToken });
+    assert.deepEqual(search.json.results, [{ name: '@acme/billing', description: 'The @acme/billing Package', source: 'registry' }]);
+    const byExport = await server.request('GET', '/v1/blueprints/billing/packages/search?q=applycredit', { token: server.userToken });
+    assert.deepEqual(byExport.json.results.map((r: { name: string }) => r.name), ['@acme/billing']);
+    const all = (await server.request('GET', '/v1/blueprints/billing/packages/search', { token: server.userToken })).json.results;
+    assert.deepEqual(all.filter((r: { source: string }) => r.source === 'registry').map((r: { name: string }) => r.name), ['@acme/billing', '@local/only']);
+    const docs = await server.request('GET', `/v1/blueprints/billing/packages/docs?name=${encodeURIComponent('@acme/billing')}`, { token: server.userToken });
+    assert.equal(docs.status, 200);
+    assert.equal(docs.headers.get('content-type'), 'text/markdown; charset=utf-8');
+    assert.match(docs.text, /^# Billing\n\nApply credits\.\n\n```ts\nimport \{ applyCredit \} from "@acme\/billing";\n```\n\n## Declarations\n\n```ts\n/);
+    assert.match(docs.text, /export declare function applyCredit\(customerId: string, amount: number\): number;\n```\n$/);
+    const near = await server.request('GET', '/v1/blueprints/billing/packages/docs?name=@acme/biling', { token: server.userToken });
+    assert.equal(near.status, 404);
+    assert.equal(near.json.did_you_mean, '@acme/billing');
+    const prompt = await server.request('GET', '/v1/blueprints/billing/prompt', { token: server.userToken });
+    assert.match(prompt.json.prompt, /Packages: `@acme\/billing`, `@local\/only`/);
+  });
+
   test('a repository dependency is fetched at its pinned commit and installed first; the dependency closure of one selected Package', async () => {
     const core = host.addCommit('acme/core', ['main'], simple('@acme/core'));
     const files: FileMap = {
@@ -161,9 +199,6 @@ describe('package install from a code host', () => {
   test('409 dependency_conflict: one Package pinned at two commits', async () => {
     const a = host.addCommit('acme/shared', ['a'], simple('@acme/shared'));
     const b = host.addCommit('acme/shared', ['b'], simple('@acme/shared', '/** Two. */\nexport const two = 2;\n'));
-    host.addCommit('acme/mid', ['main'], simple('@acme/mid', '/** M. */\nexport const m = 1;\n', ['@acme/shared'], `\n[dependencies]\n"@acme/shared" = { github = "acme/shared", rev = "${b.sha}" }\n`));
-    const mid = host.requests.length; // (the mid commit is looked up by sha below)
-    void mid;
     const midCommit = host.addCommit('acme/mid', ['pinned'], simple('@acme/mid', '/** M. */\nexport const m = 1;\n', ['@acme/shared'], `\n[dependencies]\n"@acme/shared" = { github = "acme/shared", rev = "${b.sha}" }\n`));
     const top: FileMap = {
       'svc.toml': manifest([{ name: '@acme/top', dependencies: ['@acme/shared', '@acme/mid'] }], `\n[dependencies]\n"@acme/shared" = { github = "acme/shared", rev = "${a.sha}" }\n"@acme/mid" = { github = "acme/mid", rev = "${midCommit.sha}" }\n`),
@@ -185,8 +220,7 @@ describe('package install from a code host', () => {
     host.failWhen(/^\/repos\/acme\/flaky\/commits\//, 403, { 'x-ratelimit-remaining': '0' });
     await refused({ url: 'acme/flaky@main' }, 503, 'github_rate_limited');
     host.clearFailures();
-    const escaping = host.addCommit('acme/escape', ['main'], tarGz([{ name: 'top/', type: '5' }, { name: 'top/../../evil', body: 'x' }]));
-    void escaping;
+    host.addCommit('acme/escape', ['main'], tarGz([{ name: 'top/', type: '5' }, { name: 'top/../../evil', body: 'x' }]));
     await refused({ url: 'acme/escape@main' }, 502, 'download_failed', /climbs out/);
     // A file where the scope directory belongs makes the store unwritable.
     fs.writeFileSync(path.join(server.home, 'server', 'packages', '@blocked'), 'not a directory');

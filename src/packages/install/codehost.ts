@@ -3,6 +3,7 @@
 // Failures become the install errors of server-operations §4.5.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { Agent, fetch, type Response } from 'undici';
 import { PackageError, type PackageErrorCode } from '../errors';
 
 export const MAX_ARCHIVE_BYTES = 512 * 1024 * 1024;
@@ -42,6 +43,8 @@ function rateLimited(response: Response): boolean {
 export class CodeHost {
   private readonly token: string | null;
   private readonly base: string;
+  /** Connections of this install only: nothing idle is reused across installs. */
+  private readonly agent = new Agent({ keepAliveTimeout: 1_000 });
 
   constructor(private readonly options: CodeHostOptions) {
     this.token = readToken(options.tokenFile);
@@ -59,7 +62,7 @@ export class CodeHost {
       try {
         // The token goes only to the API origin, never to a redirect target elsewhere.
         const sameOrigin = new URL(current).origin === new URL(this.base).origin;
-        response = await fetch(current, { headers: sameOrigin ? this.headers(accept) : { accept, 'user-agent': this.options.userAgent }, redirect: 'manual' });
+        response = await fetch(current, { headers: sameOrigin ? this.headers(accept) : { accept, 'user-agent': this.options.userAgent }, redirect: 'manual', dispatcher: this.agent });
       } catch (error) {
         throw new PackageError(failure, `${what}: the code host could not be reached (${(error as Error).cause ? ((error as Error).cause as Error).message : (error as Error).message})`);
       }
@@ -80,6 +83,10 @@ export class CodeHost {
       throw new PackageError('github_access', `${what}: not found or not accessible (HTTP ${response.status}); check the repository and ref${this.token ? '' : ', and configure github_token_file for a private repository'}`);
     }
     throw new PackageError(failure, `${what}: the code host answered HTTP ${response.status}`);
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
   }
 
   /** A 40-hex ref as is; otherwise GET {api}/repos/{owner}/{repo}/commits/{ref} (HEAD = default branch). */

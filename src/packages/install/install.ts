@@ -165,6 +165,7 @@ export async function installFromRepository(request: InstallRequest, settings: I
     if (error instanceof PackageError && error.warnings.length === 0 && warnings.length > 0) throw new PackageError(error.code, error.message, warnings);
     throw error;
   } finally {
+    await host.close();
     fs.rmSync(workspace, { recursive: true, force: true });
   }
 }
