@@ -25,7 +25,7 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ['--no-node-snapshot', '--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=120000', ...files],
+  ['--no-node-snapshot', '--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=300000', ...files],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

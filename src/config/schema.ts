@@ -59,7 +59,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
 ];
 
 export const booleanFlags = ['allow-unauthenticated', 'allow-localhost', 'allow-private', 'deny-warnings', 'health-check', 'help', 'version'] as const;
-export const repeatableFlags = ['allow-ip', 'mcp-allowed-host'] as const;
+export const repeatableFlags = ['allow-ip', 'mcp-allowed-host', 'add-host'] as const;
 
 export const limitDefaults = {
   max_execution_memory: 50,
@@ -96,7 +96,7 @@ export const fileKeys = {
   ],
   tls: ['cert_file', 'key_file'],
   secret_store: ['dir', 'key_file', 'key_env'],
-  network: ['allow_ip', 'allow_localhost', 'allow_private'],
+  network: ['allow_ip', 'allow_localhost', 'allow_private', 'hosts'],
   logging: ['file', 'audit'],
   'logging.audit': ['enabled', 'file', 'allows'],
   mcp_oauth: ['providers'],

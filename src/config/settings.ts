@@ -88,6 +88,8 @@ export interface Settings {
     allowPrivate: boolean;
     /** Names of the variables that added outbound grants (for the audit `egress_grants`). */
     grantsFromEnvironment: string[];
+    /** `network.hosts`: lower-cased host name → IP address, consulted before DNS (like /etc/hosts). */
+    hosts: Readonly<Record<string, string>>;
   };
   limits: Limits;
   /** Refuse every Package install with a warning: --deny-warnings, SVC_DENY_WARNINGS=1 or file deny_warnings. */

@@ -136,7 +136,7 @@ export async function boot(options: BootOptions): Promise<void> {
       dispatcher: outbound,
     };
   };
-  const egress = new EgressGuard({ grants: settings.network });
+  const egress = new EgressGuard({ grants: settings.network, hosts: settings.network.hosts });
   const outbound = egress.dispatcher();
   closers.push(() => outbound.close());
   /** Per-run services: the file area, svc:session state, and secret values for Packages. */
