@@ -9,3 +9,4 @@ export { PackageService, type ListedPackage, type RemoveResult } from './service
 export type { InstallRequest, InstallResult, InstalledEntry } from './install/install';
 export { OFFICIAL_REPOSITORY } from './install/install';
 export { packageRequirements } from './requirements';
+export { installFromRepository } from './install/install';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../harness';
 import { startCodeHost, tarGz, type CodeHost } from '../support/code-host';
 import { billingSources, manifest, type FileMap } from '../support/packages';
-import { publishLocal } from '../../src/packages/local';
+import { runSvc, serverEnv } from '../support/cli';
 
 const billing = (extra: FileMap = {}): FileMap => ({ 'svc.toml': manifest([{ name: '@acme/billing', keywords: ['credits'] }]), ...billingSources(), ...extra });
 const simple = (name: string, body = '/** One. */\nexport const one = 1;\n', deps?: string[], extra = ''): FileMap => ({
@@ -37,8 +37,9 @@ describe('package install from a code host', () => {
         fs.mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
         fs.writeFileSync(path.join(project, file), text);
       }
-      const published = publishLocal({ cwd: project, home, denyWarnings: false, svcVersion: 'test' });
-      assert.equal(published.installed[0].name, name);
+      const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
+      assert.equal(published.code, 0, published.stderr);
+      assert.match(published.stdout, new RegExp(`published ${name} 0\\.1\\.0 to `));
     }
     server = await startServer({ home, env: { NODE_EXTRA_CA_CERTS: host.certFile, SVC_GITHUB_API_URL: host.url }, config: { github_token_file: tokenFile } });
   });
@@ -230,6 +231,34 @@ describe('package install from a code host', () => {
     fs.rmSync(tokenFile);
     await refused({ url: 'acme/flaky@main' }, 500, 'github_token_unavailable', /github_token_file could not be read/);
     fs.writeFileSync(tokenFile, 'third-token');
+  });
+
+  test('CLI: svc packages install | list | remove over the admin API, and svc install into the local store', async () => {
+    host.addCommit('cli/tools', ['v1'], simple('@cli/tools'));
+    const env = { ...serverEnv(server), NODE_EXTRA_CA_CERTS: host.certFile };
+    const installed = await runSvc(['packages', 'install', 'cli/tools@v1', '@cli/tools'], { env });
+    assert.equal(installed.code, 0, installed.stderr);
+    assert.match(installed.stdout, /^installed @cli\/tools 0\.1\.0 \(sha256:[0-9a-f]{64}\)$/m);
+    const listed = await runSvc(['packages', 'list'], { env });
+    assert.match(listed.stdout, /@cli\/tools +0\.1\.0 +managed/);
+    const again = await runSvc(['packages', 'install', 'cli/tools', '--ref', 'v1'], { env });
+    assert.match(again.stdout, /^up to date @cli\/tools 0\.1\.0$/m);
+    const refused = await runSvc(['packages', 'install', 'nope nope'], { env });
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /invalid_url/);
+    const badDeny = await runSvc(['packages', 'install', 'cli/tools'], { env: { ...env, SVC_DENY_WARNINGS: 'yes' } });
+    assert.equal(badDeny.code, 2);
+    const removed = await runSvc(['packages', 'remove', '@cli/tools'], { env });
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.match(removed.stdout, /removed @cli\/tools 0\.1\.0/);
+    const home = tempDir();
+    const local = await runSvc(['install', 'cli/tools@v1'], { env: { SVC_HOME: home, SVC_GITHUB_API_URL: host.url, NODE_EXTRA_CA_CERTS: host.certFile, GH_TOKEN: 'cli-token' } });
+    assert.equal(local.code, 0, local.stderr);
+    assert.ok(fs.existsSync(path.join(home, 'packages', '@cli', 'tools', 'metadata.json')));
+    assert.ok(host.requests.some((r) => r.authorization === 'Bearer cli-token'));
+    const docs = await runSvc(['docs', '@cli/tools'], { env: { SVC_HOME: home } });
+    assert.equal(docs.code, 0, docs.stderr);
+    assert.match(docs.stdout, /^@cli\/tools — The @cli\/tools Package\n\n\/\*\* One\. \*\/\nexport declare const one = 1;/);
   });
 
   test('remove: invalid_name, not_found, not_managed for a fallback-only Package, success with still_available_from and an audit record', async () => {

@@ -12,8 +12,10 @@ const MAX_REDIRECTS = 5;
 export interface CodeHostOptions {
   /** e.g. https://api.github.com (no trailing slash needed). */
   apiUrl: string;
-  /** github_token_file, read afresh per install; null = anonymous. */
+  /** github_token_file, read afresh per install; null = anonymous (unless `token`). */
   tokenFile: string | null;
+  /** A token given directly (the CLI's GH_TOKEN / GITHUB_TOKEN); the file wins when both are set. */
+  token?: string | null;
   userAgent: string;
 }
 
@@ -47,7 +49,7 @@ export class CodeHost {
   private readonly agent = new Agent({ keepAliveTimeout: 1_000 });
 
   constructor(private readonly options: CodeHostOptions) {
-    this.token = readToken(options.tokenFile);
+    this.token = readToken(options.tokenFile) ?? options.token ?? null;
     this.base = options.apiUrl.replace(/\/+$/, '');
   }
 

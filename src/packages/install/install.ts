@@ -29,6 +29,8 @@ export interface InstallRequest {
 export interface InstallSettings {
   apiUrl: string;
   tokenFile: string | null;
+  /** A token value (CLI installs); never logged. */
+  token?: string | null;
   /** SVC_DENY_WARNINGS / deny_warnings: forces the deny policy whatever the request says. */
   denyWarnings: boolean;
   svcVersion: string;
@@ -66,7 +68,7 @@ export async function installFromRepository(request: InstallRequest, settings: I
     const problem = packageNameProblem(select);
     if (problem) throw new PackageError('invalid_url', `package '${select}': ${problem}`);
   }
-  const host = new CodeHost({ apiUrl: settings.apiUrl, tokenFile: settings.tokenFile, userAgent: `svc/${settings.svcVersion}` });
+  const host = new CodeHost({ apiUrl: settings.apiUrl, tokenFile: settings.tokenFile, token: settings.token, userAgent: `svc/${settings.svcVersion}` });
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-install-'));
   const warnings: string[] = [];
   try {
