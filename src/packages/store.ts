@@ -63,6 +63,7 @@ export class PackageStore {
 
   /** The Package from the owned store, else the fallback; null when in neither. Throws PackageError('unloadable'). */
   find(name: string): StoredPackage | null {
+    if (packageNameProblem(name) !== null) return null;
     for (const root of this.roots) {
       const directory = directoryOf(root, name);
       if (!fs.existsSync(directory)) continue;
@@ -74,6 +75,7 @@ export class PackageStore {
 
   /** Only the owned copy (for install decisions and removal). */
   findOwned(name: string): StoredPackage | null {
+    if (packageNameProblem(name) !== null) return null;
     const directory = directoryOf(this.owned, name);
     if (!fs.existsSync(directory)) return null;
     const { metadata, capabilities } = readArtifactDirectory(directory, name);

@@ -303,7 +303,7 @@ export function analyzePackage(unit: PackageProgram, dependencies: ReadonlyMap<s
 
   // check() calls outside exported functions, and the standard-library calls of all code.
   const requires = new Map<string, RequiredCapability>();
-  const require = (capability: string, filter?: string) => {
+  const addRequirement = (capability: string, filter?: string) => {
     const key = `${capability}\u0000${filter ?? ''}`;
     if (!requires.has(key)) requires.set(key, { capability, ...(filter ? { filter } : {}) });
   };
@@ -329,14 +329,14 @@ export function analyzePackage(unit: PackageProgram, dependencies: ReadonlyMap<s
       const method = module === 'svc:http' && exported === 'request' && methodArg ? staticText(methodArg) : null;
       const kind = stdlibCapability(module, exported, method?.complete ? method.text : undefined);
       if (kind.capability === null) {
-        if (module === 'svc:http' && exported === 'request') require('http.*' as string);
+        if (module === 'svc:http' && exported === 'request') addRequirement('http.*');
         return;
       }
       const capability = kind.capability;
       if (capability === 'secrets.get') {
         const nameArg = call.arguments[0];
         const literal = nameArg ? staticText(nameArg) : null;
-        require(capability, literal?.complete ? `name == ${JSON.stringify(literal.text)}` : undefined);
+        addRequirement(capability, literal?.complete ? `name == ${JSON.stringify(literal.text)}` : undefined);
         return;
       }
       if ('url' in kind && kind.url) {
@@ -344,14 +344,14 @@ export function analyzePackage(unit: PackageProgram, dependencies: ReadonlyMap<s
         const value = urlArg ? staticText(urlArg) : null;
         const filter = value ? urlFilter(value.text, value.complete, capability) : null;
         if (!filter && urlArg && referencesParameter(urlArg)) at(call, 'warning', `the host of this ${capability} call comes from a parameter, so no \`host\` filter can be derived; keep the base URL in a top-level const`);
-        require(capability, filter ?? undefined);
+        addRequirement(capability, filter ?? undefined);
         return;
       }
-      require(capability);
+      addRequirement(capability);
     };
     visit(source);
   }
-  for (const name of usedDependencies) for (const provided of dependencies.get(name)?.provides ?? []) require(provided.name);
+  for (const name of usedDependencies) for (const provided of dependencies.get(name)?.provides ?? []) addRequirement(provided.name);
   const requiresList = [...requires.values()].filter((r) => r.capability !== 'http.*').sort((a, b) => (a.capability === b.capability ? (a.filter ?? '').localeCompare(b.filter ?? '') : a.capability < b.capability ? -1 : 1));
   const providesList = [...provides.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const p of providesList) p.fields = Object.fromEntries(Object.entries(p.fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
