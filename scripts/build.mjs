@@ -11,6 +11,8 @@ import { existsSync, rmSync } from 'node:fs';
 const entryPoints = { server: 'src/main.ts' };
 // The runner child process entry (sandbox/runner) is built when present.
 if (existsSync(path.join(root, 'sandbox/runner/main.ts'))) entryPoints.runner = 'sandbox/runner/main.ts';
+// Package installs run in a worker thread, off the server's event loop.
+if (existsSync(path.join(root, 'src/packages/install/worker.ts'))) entryPoints['packages-worker'] = 'src/packages/install/worker.ts';
 
 await build({
   absWorkingDir: root,

@@ -6,6 +6,10 @@ import { registerBlueprintCommands } from './commands/blueprint';
 import { registerRunCommand } from './commands/run';
 import { registerSecretCommands } from './commands/secret';
 import { registerServerCommands } from './commands/server';
+import { registerBuildCommands } from './commands/build';
+import { registerDocsCommand } from './commands/docs';
+import { registerInstallCommand } from './commands/install';
+import { registerPackagesCommands } from './commands/packages';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors';
 import { withExample } from './help';
 import type { CliIo } from './io';
@@ -22,7 +26,16 @@ export type CliEnvironment = Omit<CliContext, 'setExitCode'>;
 
 export type CommandGroup = (root: Command, context: CliContext) => void;
 
-const COMMAND_GROUPS: readonly CommandGroup[] = [registerBlueprintCommands, registerSecretCommands, registerServerCommands, registerRunCommand];
+const COMMAND_GROUPS: readonly CommandGroup[] = [
+  registerBlueprintCommands,
+  registerSecretCommands,
+  registerServerCommands,
+  registerRunCommand,
+  registerBuildCommands,
+  registerInstallCommand,
+  registerPackagesCommands,
+  registerDocsCommand,
+];
 
 /** Applies the root's output, error and exit handling to a command and its children. */
 function configure(command: Command, io: CliIo): void {

@@ -69,12 +69,13 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     mcpAllowedHosts: mcpAllowedHosts(sources),
     mcpOAuthProviders: parseOAuthProviders(file),
     githubTokenFile: githubTokenFile(file),
+    githubApiUrl: resolver.text('github_api_url') ?? 'https://api.github.com',
     paths: serverPaths,
     secretStore: { dir: secretStoreDir, key: readStoreKey(resolver, env) },
     volumes,
     network: outboundGrants(sources),
     limits: parseLimits(resolver),
-    denyWarnings: denyWarnings(env),
+    denyWarnings: denyWarnings(sources),
     telemetry,
     // Attaching source only means something when reports are made at all.
     telemetryIncludeSource: telemetry && telemetrySetting(sources, 'telemetry_include_source', 'SVC_TELEMETRY_INCLUDE_SOURCE'),
@@ -254,11 +255,14 @@ function runnerPoolSize(resolver: Resolver): number {
   return size;
 }
 
-/** Decision (§2.3): only `1` turns it on; any other non-empty value is a mistake. */
-function denyWarnings(env: Map<string, string>): boolean {
+/**
+ * Decision (§2.3): for the variable only `1` turns it on; any other non-empty value is a
+ * mistake. Like the other switches it adds up: the flag, the variable or the file turns it on.
+ */
+function denyWarnings({ flags, env, file }: Sources): boolean {
   const raw = env.get('SVC_DENY_WARNINGS');
-  if (raw !== undefined && raw !== '1') throw invalid('$SVC_DENY_WARNINGS: expected `1` or unset');
-  return raw === '1';
+  if (raw !== undefined && raw !== '' && raw !== '1') throw invalid('$SVC_DENY_WARNINGS: expected `1` or unset');
+  return flags.booleans.has('deny-warnings') || raw === '1' || fileBoolean(file, 'deny_warnings') === true;
 }
 
 /** `false` in the file always wins; otherwise a set variable decides; otherwise the file. */

@@ -13,6 +13,7 @@ const placeholder: Record<ScalarKind, string> = {
   kibibytes: '<KiB>',
   seconds: '<seconds>',
   whole: '<n>',
+  url: '<url>',
 };
 
 function table(rows: Array<[string, string]>): string[] {
@@ -29,6 +30,7 @@ export function helpText(): string {
     ['--allow-localhost', 'let outbound calls reach loopback ($SVC_ALLOW_LOCALHOST)'],
     ['--allow-private', 'let outbound calls reach private ranges ($SVC_ALLOW_PRIVATE)'],
     ['--mcp-allowed-host <host[:port]>', 'extra Host value the MCP endpoint accepts; repeatable, comma lists ($SVC_MCP_ALLOWED_HOSTS)'],
+    ['--deny-warnings', 'refuse every Package install that has a code warning ($SVC_DENY_WARNINGS=1; file deny_warnings)'],
     ['--allow-unauthenticated', 'serve with no token check; every caller is admin ($SVC_ALLOW_UNAUTHENTICATED)'],
     ['--health-check', 'probe a running server at the configured address; exit 0 when it answers, 1 otherwise'],
     ['--help', 'print this help and exit'],
@@ -38,7 +40,6 @@ export function helpText(): string {
     ['SVC_SERVER_TOKEN', 'an admin API token (at least 32 characters; `openssl rand -hex 32`)'],
     ['SVC_SECRET_KEY', 'secret store key, base64 of 32 bytes (`openssl rand -base64 32`)'],
     ['SVC_HOME', 'base of every default path (default ~/.svc)'],
-    ['SVC_DENY_WARNINGS=1', 'refuse every Package install that has a code warning'],
     ['SVC_TELEMETRY, SVC_TELEMETRY_INCLUDE_SOURCE', 'telemetry switches (a file `false` wins)'],
     ['HOST, PORT', 'listen address and port below the config file; PORT alone binds 0.0.0.0'],
     ['RUST_LOG', 'server log filter, e.g. `info,svc_server::http=debug`'],
@@ -56,7 +57,7 @@ export function helpText(): string {
     'Variables without a flag:',
     ...table(variables),
     '',
-    'Config file only: api_tokens, volumes, mcp_oauth.providers, github_token_file,',
+    'Config file only: api_tokens, volumes, mcp_oauth.providers, github_token_file (re-read per install),',
     'logging.audit.{enabled,file,allows}, telemetry, telemetry_include_source.',
     '--runner-pool-size (runner_pool_size) and --telemetry-endpoint (telemetry_endpoint) are svc',
     'extensions, not in the reference settings.',

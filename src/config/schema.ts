@@ -1,6 +1,6 @@
 // The table of scalar settings: file key, flag, variable and value type. Parsing,
 // precedence and help text are all driven by this one table.
-export type ScalarKind = 'ip' | 'port' | 'path' | 'name' | 'count' | 'megabytes' | 'kibibytes' | 'seconds' | 'whole' | 'endpoint';
+export type ScalarKind = 'ip' | 'port' | 'path' | 'name' | 'count' | 'megabytes' | 'kibibytes' | 'seconds' | 'whole' | 'endpoint' | 'url';
 
 export interface ScalarSetting {
   key: string; // dotted file key
@@ -36,6 +36,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   { key: 'vfs_session_dir', flag: 'vfs-session-dir', env: 'SVC_VFS_SESSION_DIR', kind: 'path', help: 'files of per_session file areas' },
   { key: 'vfs_ephemeral_dir', flag: 'vfs-ephemeral-dir', env: 'SVC_VFS_EPHEMERAL_DIR', kind: 'path', help: 'per-run scratch directories (default: OS temp dir)' },
   { key: 'package_store_dir', flag: 'package-store-dir', env: 'SVC_PACKAGE_STORE_DIR', kind: 'path', help: 'installed Packages' },
+  { key: 'github_api_url', flag: 'github-api-url', env: 'SVC_GITHUB_API_URL', kind: 'url', help: 'code host API for Package installs (default https://api.github.com; GitHub Enterprise: https://<host>/api/v3)' },
   { key: 'volume_dir', flag: 'volume-dir', env: 'SVC_VOLUME_DIR', kind: 'path', help: 'root of managed-local volumes' },
   { key: 'secret_store.dir', flag: 'secret-store-dir', env: 'SVC_SECRET_STORE_DIR', kind: 'path', help: 'sealed secret store' },
   { key: 'secret_store.key_file', flag: 'secret-store-key-file', env: 'SVC_SECRET_STORE_KEY_FILE', kind: 'path', help: 'file holding the store key (base64 of 32 bytes)' },
@@ -58,7 +59,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   { key: 'runner_pool_size', flag: 'runner-pool-size', env: 'SVC_RUNNER_POOL_SIZE', kind: 'whole', help: 'runner child processes that run programs, 1-64 (default 2; svc extension)', min: 1, max: 64, label: 'runner pool size' },
 ];
 
-export const booleanFlags = ['allow-unauthenticated', 'allow-localhost', 'allow-private', 'health-check', 'help', 'version'] as const;
+export const booleanFlags = ['allow-unauthenticated', 'allow-localhost', 'allow-private', 'deny-warnings', 'health-check', 'help', 'version'] as const;
 export const repeatableFlags = ['allow-ip', 'mcp-allowed-host', 'add-host'] as const;
 
 export const limitDefaults = {
@@ -86,6 +87,7 @@ export const fileKeys = {
       'mcp_allowed_hosts',
       'mcp_oauth',
       'github_token_file',
+      'deny_warnings',
       'volumes',
       'network',
       'telemetry',

@@ -56,6 +56,7 @@ export function computeSettingsHash(settings: Settings, boundAddr: string): stri
     },
     limits: settings.limits,
     deny_warnings: settings.denyWarnings,
+    github_api_url: settings.githubApiUrl,
     telemetry: settings.telemetry,
     telemetry_include_source: settings.telemetryIncludeSource,
     // Only when set, so hashes of servers without one stay as they were.

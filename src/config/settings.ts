@@ -62,6 +62,8 @@ export interface Settings {
   mcpAllowedHosts: string[];
   mcpOAuthProviders: OAuthProvider[];
   githubTokenFile: string | null;
+  /** Code host API base for Package installs (GitHub or GitHub Enterprise Server), no trailing slash. */
+  githubApiUrl: string;
   paths: {
     databasePath: string; // may be ':memory:'
     blueprintDir: string;
@@ -90,6 +92,7 @@ export interface Settings {
     hosts: Readonly<Record<string, string>>;
   };
   limits: Limits;
+  /** Refuse every Package install with a warning: --deny-warnings, SVC_DENY_WARNINGS=1 or file deny_warnings. */
   denyWarnings: boolean;
   telemetry: boolean;
   telemetryIncludeSource: boolean;

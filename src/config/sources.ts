@@ -40,7 +40,7 @@ function fileScalarText(setting: ScalarSetting, value: FileValue): string {
   const type = scalarType(value);
   if (integerKinds.has(setting.kind) && type !== 'number') throw invalid(`${label}: expected a whole number (a YAML integer, without quotes), got \`${text}\``);
   if (setting.kind === 'count' && type !== 'number' && type !== 'string') throw invalid(`${label}: a count is a whole number with an optional K, M, B or T suffix, got \`${text}\``);
-  if (['ip', 'path', 'name', 'endpoint'].includes(setting.kind) && type !== 'string') throw invalid(`${label}: expected text, got \`${text}\``);
+  if (['ip', 'path', 'name', 'endpoint', 'url'].includes(setting.kind) && type !== 'string') throw invalid(`${label}: expected text, got \`${text}\``);
   return text;
 }
 
@@ -68,7 +68,23 @@ function parseScalar(setting: ScalarSetting, raw: string, label: string): Scalar
       return parseWhole(raw, label, 'seconds');
     case 'whole':
       return parseWhole(raw, label, 'units');
+    case 'url':
+      return parseHttpsUrl(raw, label);
   }
+}
+
+/** An https:// base URL without query or fragment; the trailing slash is dropped. */
+function parseHttpsUrl(raw: string, label: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid(`${label}: expected an https:// URL such as https://api.github.com, got \`${raw}\``);
+  }
+  if (url.protocol !== 'https:' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw invalid(`${label}: expected an https:// URL without query, fragment or credentials, such as https://api.github.com, got \`${raw}\``);
+  }
+  return url.toString().replace(/\/+$/, '');
 }
 
 export class Resolver {

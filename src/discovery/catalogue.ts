@@ -27,6 +27,39 @@ export interface SearchEntry {
   source: 'host' | 'registry' | 'mcp';
 }
 
+/** A Blueprint Package as discovery shows it (read from the store by src/packages). */
+export interface RegistryPackage {
+  name: string;
+  version: string;
+  description: string;
+  keywords: string[];
+  values: string[];
+  types: string[];
+  readme: string;
+  declarations: string;
+}
+
+/** An installed, loadable Package by name, or null when it is missing or will not load. */
+export type RegistryLookup = (name: string) => RegistryPackage | null;
+
+type Candidate = SearchEntry & { symbols: string[] };
+
+/** The Blueprint's Packages that load, sorted by name (program-runtime §9.4). */
+function registryEntries(blueprint: Blueprint, registry: RegistryLookup | undefined): Candidate[] {
+  if (!registry) return [];
+  return [...blueprint.packages]
+    .sort()
+    .map((name) => registry(name))
+    .filter((p): p is RegistryPackage => p !== null)
+    .map((p) => ({
+      name: p.name,
+      // A blank description falls back to a text naming the Package and its version.
+      description: p.description.trim() || `Package ${p.name} ${p.version}`,
+      source: 'registry' as const,
+      symbols: [...p.keywords, ...p.values, ...p.types],
+    }));
+}
+
 function symbolsOf(declarations: string): string[] {
   return [...declarations.matchAll(/(?:function|interface|type|class)\s+([A-Za-z_$][\w$]*)/g)].map((m) => m[1]);
 }
@@ -41,9 +74,9 @@ export function visibleEntries(blueprint: Blueprint, modules: ReadonlyMap<string
     });
 }
 
-export function searchPackages(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, query: string, builtinsPointer: string) {
+export function searchPackages(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, query: string, builtinsPointer: string, registry?: RegistryLookup) {
   lookupCounters.package_search++;
-  const entries = visibleEntries(blueprint, modules);
+  const entries: Candidate[] = [...visibleEntries(blueprint, modules), ...registryEntries(blueprint, registry)];
   const q = query.trim().toLowerCase();
   const hits = entries.filter((e) => q === '' || e.name.toLowerCase().includes(q) || e.description.toLowerCase().includes(q) || e.symbols.some((s) => s.toLowerCase().includes(q)));
   const shape = (e: SearchEntry) => ({ name: e.name, description: e.description, source: e.source });
@@ -81,9 +114,15 @@ export function suggest(name: string, candidates: string[]): string | undefined 
 
 export type DocsAnswer =
   | { kind: 'json'; body: Record<string, unknown> }
+  | { kind: 'markdown'; text: string }
   | { kind: 'not_found'; body: Record<string, unknown> };
 
-export function packageDocs(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, name: string): DocsAnswer {
+/** A Package's docs: its readme trimmed, a blank line, `## Declarations`, a blank line, a ts fence. */
+export function packageMarkdown(p: RegistryPackage): string {
+  return `${p.readme.trim()}\n\n## Declarations\n\n\`\`\`ts\n${p.declarations.trimEnd()}\n\`\`\`\n`;
+}
+
+export function packageDocs(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, name: string, registry?: RegistryLookup): DocsAnswer {
   lookupCounters.package_docs++;
   const entries = visibleEntries(blueprint, modules);
   const wanted = name.startsWith('svc:') ? name : `svc:${name}`;
@@ -93,12 +132,17 @@ export function packageDocs(blueprint: Blueprint, modules: ReadonlyMap<string, H
     const declarations = builtinDeclarations(name);
     if (declarations) return { kind: 'json', body: { name, source: 'builtin', description: `${name} is a built-in: it is in scope without an import; do not import it.`, declarations } };
   }
+  if (blueprint.packages.includes(name)) {
+    const found = registry?.(name) ?? null;
+    if (found) return { kind: 'markdown', text: packageMarkdown(found) };
+    return { kind: 'not_found', body: { error: 'unknown_package', message: `Package '${name}' is listed in this Blueprint but is not installed on this server (or its artifact will not load); ask the operator to install it with \`svc packages install <owner/repo> ${name}\`` } };
+  }
   if (name.startsWith('@mcp/')) {
     const server = name.slice(5);
     if (!(server in blueprint.mcp)) return { kind: 'not_found', body: { error: 'unknown_mcp_server', message: `no MCP server named '${server}' is declared in this Blueprint` } };
     return { kind: 'not_found', body: { error: 'unknown_package', message: `@mcp/${server} is declared but unavailable: MCP client Packages are not supported by this server yet` } };
   }
-  const candidates = [...entries.map((e) => e.name), ...entries.map((e) => e.name.slice(4)), ...BUILTIN_TYPES, ...BUILTIN_NAMESPACES];
+  const candidates = [...entries.map((e) => e.name), ...entries.map((e) => e.name.slice(4)), ...blueprint.packages, ...BUILTIN_TYPES, ...BUILTIN_NAMESPACES];
   const did = suggest(name, candidates);
   return { kind: 'not_found', body: { error: 'unknown_package', message: `no Package or module named '${name}' is available to this Blueprint`, ...(did ? { did_you_mean: did } : {}) } };
 }

@@ -9,6 +9,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { AuditWriter } from '../audit';
 import type { Blueprint, BlueprintRegistry } from '../blueprints';
 import type { AllowsMode } from '../config';
+import type { RegistryLookup } from '../discovery';
 import { HostDispatcher, type Executor } from '../execution';
 import type { AppEnv } from '../http';
 import { RunDecisions } from '../policy';
@@ -21,6 +22,8 @@ export interface McpEndpointDependencies {
   sessions: SessionManager<Blueprint>;
   executor: Executor;
   modules: ReadonlyMap<string, HostModule>;
+  /** The Blueprint's installed Packages for search and docs. */
+  packages?: RegistryLookup;
   audit: AuditWriter;
   allows: AllowsMode;
   allowedHosts: readonly string[];
@@ -144,7 +147,7 @@ export class McpEndpoint {
     const blueprint = this.deps.registry.get(blueprintName);
     const session = this.deps.sessions.get(sessionId);
     if (!blueprint || !session) return { text: `session ${sessionId} has ended or its Blueprint is gone`, isError: true };
-    const discovery = discoveryTool(name, args, blueprint, this.deps.modules);
+    const discovery = discoveryTool(name, args, blueprint, this.deps.modules, this.deps.packages);
     if (discovery) return discovery;
     switch (name) {
       case 'svc__typescript__execute':

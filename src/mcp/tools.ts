@@ -1,7 +1,7 @@
 // The eight MCP tools (mcp-and-packages A.7), answered for one svc session. Descriptions
 // are computed from the Blueprint in force on every tools/list.
 import type { Blueprint } from '../blueprints';
-import { builtinsDocs, BUILTIN_NAMESPACES, BUILTIN_TYPES, executePrompt, packageDocs, searchPackages, toolDescriptions, type ToolNames } from '../discovery';
+import { builtinsDocs, BUILTIN_NAMESPACES, BUILTIN_TYPES, executePrompt, packageDocs, searchPackages, toolDescriptions, type ToolNames, type RegistryLookup } from '../discovery';
 import type { HostModule } from '../stdlib';
 
 export const MCP_TOOL_NAMES: ToolNames = {
@@ -37,14 +37,16 @@ export function toolList(blueprint: Blueprint) {
 
 export type ToolAnswer = { structured?: Record<string, unknown>; text: string; isError?: boolean };
 
-export function discoveryTool(name: string, args: Record<string, unknown>, blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>): ToolAnswer | null {
+export function discoveryTool(name: string, args: Record<string, unknown>, blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, packages?: RegistryLookup): ToolAnswer | null {
   switch (name) {
     case 'svc__typescript__packages__search': {
-      const out = searchPackages(blueprint, modules, String(args.query ?? ''), 'built-ins need no import: use svc__typescript__builtins__list');
+      const out = searchPackages(blueprint, modules, String(args.query ?? ''), 'built-ins need no import: use svc__typescript__builtins__list', packages);
       return { structured: out, text: JSON.stringify(out) };
     }
     case 'svc__typescript__packages__docs': {
-      const answer = packageDocs(blueprint, modules, String(args.name ?? ''));
+      const answer = packageDocs(blueprint, modules, String(args.name ?? ''), packages);
+      // A Package's Markdown is one text item.
+      if (answer.kind === 'markdown') return { text: answer.text };
       return { structured: answer.body, text: JSON.stringify(answer.body), isError: answer.kind !== 'json' };
     }
     case 'svc__typescript__builtins__list': {

@@ -15,6 +15,8 @@ import { lookupCounters } from '../discovery';
 import { McpEndpoint } from '../mcp';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
+import { mountPackageRoutes } from '../http/routes/packages';
+import { PackageService, packageRequirements } from '../packages';
 import { mountSessionRoutes } from '../http/routes/sessions';
 import { mountOpenApiRoute } from '../http/openapi';
 import { SecretStore } from '../secrets';
@@ -84,14 +86,25 @@ export async function boot(options: BootOptions): Promise<void> {
   closers.push(() => closeDatabase(db));
   const secretStore = new SecretStore(settings.secretStore.dir, settings.secretStore.key);
   secretStore.verifyKey();
+  const packages = new PackageService(
+    {
+      owned: settings.paths.packageStoreDir,
+      fallback: settings.paths.packageFallbackDir,
+      apiUrl: settings.githubApiUrl,
+      tokenFile: settings.githubTokenFile,
+      denyWarnings: settings.denyWarnings,
+      svcVersion: options.version,
+    },
+    (name, error) => log.warn('svc_server::packages', 'package artifact cannot be loaded', { package: name, error: error.message }),
+  );
   const registry = new BlueprintRegistry(
     db,
     {
       volumes: settings.volumes,
       secretStoreEnabled: secretStore.enabled,
       hasSecret: (key) => secretStore.has(key),
-      // Packages arrive with their own capability; until then every listed one is missing.
-      isPackageInstalled: () => false,
+      isPackageInstalled: (name) => packages.loadable(name) !== null,
+      packageRequirements: (name) => packageRequirements(packages.loadable(name)),
     },
     log,
   );
@@ -199,9 +212,10 @@ export async function boot(options: BootOptions): Promise<void> {
     }),
   );
   // Discovery paths under /v1/blueprints/{name}/… are registered before the admin routes.
-  mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules() }));
+  mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules(), packages: (name) => packages.describe(name) }));
   mounts.push((app) => mountBlueprintRoutes(app, { registry, audit, log }));
   mounts.push((app) => mountSecretRoutes(app, { store: secretStore, audit, log }));
+  mounts.push((app) => mountPackageRoutes(app, { packages, audit, log }));
   mounts.push((app) =>
     mountExecuteRoutes(app, {
       executor,
@@ -215,6 +229,7 @@ export async function boot(options: BootOptions): Promise<void> {
     sessions,
     executor,
     modules: hostModules(),
+    packages: (name) => packages.describe(name),
     audit,
     allows: settings.logging.audit.allows,
     allowedHosts: settings.mcpAllowedHosts,

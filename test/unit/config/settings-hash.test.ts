@@ -114,6 +114,7 @@ describe('settings_hash', () => {
       network: { allow_ip: [], allow_localhost: false, allow_private: false },
       limits: s.limits,
       deny_warnings: false,
+      github_api_url: 'https://api.github.com',
       telemetry: false,
       telemetry_include_source: false,
       audit: { enabled: true, allows: 'summary' },

@@ -1,0 +1,12 @@
+// Public API of the packages capability: manifest, build, store and install.
+export { PackageError, packageErrorStatus, type PackageErrorCode } from './errors';
+export { packageNameProblem, scopeOf } from './names';
+export { parseManifest, MANIFEST_FILE, type Manifest, type PackageEntry, type DependencySpec } from './manifest';
+export { PackageStore, readArtifactDirectory, type StoredPackage } from './store';
+export { parseCapabilities, renderCapabilities, type CapabilityFile, type ProvidedCapability, type RequiredCapability } from './capabilities';
+export { SCHEMA_VERSION, type Artifact, type Metadata, type GithubSource } from './artifact';
+export { PackageService, type ListedPackage, type RemoveResult } from './service';
+export type { InstallRequest, InstallResult, InstalledEntry } from './install/install';
+export { OFFICIAL_REPOSITORY } from './install/install';
+export { packageRequirements } from './requirements';
+export { installFromRepository } from './install/install';
