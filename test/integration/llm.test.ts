@@ -39,6 +39,8 @@ llm:
     ${MODEL.google}: {provider: gem, output_reserve: ${RESERVE}}
     ${MODEL.compatible}: {provider: gw, output_reserve: ${RESERVE}}
     offline: {provider: down, output_reserve: ${RESERVE}}
+    gpt-5-nano: {provider: oa}
+    claude-sonnet-4-5: {provider: claude}
   embedding_models:
     text-embedding-3-small: {provider: oa, dimensions: 4, description: OpenAI small}
     gemini-embedding-001: {provider: gem, dimensions: 5}
@@ -260,6 +262,17 @@ describe('svc:llm', () => {
     assertNoKeys(server);
   });
 
+  test('Gemini\'s 400 API_KEY_INVALID is a credential error too', async () => {
+    const { value } = await execute(server, program(`return ${attempt(`llm.call("${MODEL.google}", "#badkey")`)};`));
+    assert.match(value.message, /provider 'gem' rejected the credential \(HTTP 400\); the operator should check the secret 'GOOGLE_KEY'/);
+  });
+
+  test('without a declared output_reserve: Anthropic gets max_tokens 64000, OpenAI no output limit', async () => {
+    await execute(server, program(`return [llm.call("claude-sonnet-4-5", "hi").ok, llm.call("gpt-5-nano", "hi").ok];`));
+    assert.equal(p.anthropic.requests.at(-1)!.json.max_tokens, 64000);
+    assert.deepEqual(p.openai.requests.at(-1)!.json, { model: 'gpt-5-nano', messages: [{ role: 'user', content: 'hi' }] });
+  });
+
   test('a refused connection throws an Error saying nothing was sent and no tokens were billed', async () => {
     const { value, executionId } = await execute(server, program(`return ${attempt(`llm.call("offline", "hello")`)};`));
     assert.equal(value.name, 'Error');
@@ -282,7 +295,7 @@ describe('svc:llm', () => {
   test('models() lists declared models with description and context window; an unknown model lists the usable ones', async () => {
     const { value } = await execute(server, program(`return [llm.models(), ${attempt('llm.call("gpt-0", "x")')}];`));
     assert.deepEqual(value[0][0], { name: MODEL.anthropic, description: 'Fast and cheap', contextWindow: 200000 });
-    assert.deepEqual(value[0].map((m: any) => m.name), [MODEL.anthropic, MODEL.openai, MODEL.google, MODEL.compatible, 'offline']);
+    assert.deepEqual(value[0].map((m: any) => m.name), [MODEL.anthropic, MODEL.openai, MODEL.google, MODEL.compatible, 'offline', 'gpt-5-nano', 'claude-sonnet-4-5']);
     assert.deepEqual(value[0][1], { name: MODEL.openai, description: null, contextWindow: null });
     assert.match(value[1].message, /unknown model 'gpt-0'; models this program may use: claude-haiku-4-5, gpt-5-mini/);
   });

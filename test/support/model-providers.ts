@@ -2,6 +2,7 @@
 // in each API's documented shapes. Behaviour is picked by markers in the prompt or text so
 // one server serves every scenario:
 //   #401 #429 #500 #503 #400   answer that HTTP status with the provider's error body
+//   #badkey                    (google) 400 with reason API_KEY_INVALID
 //   #drop                      drop the connection after the request arrived
 //   #truncate #filter          stop at the token limit / withheld by the content filter
 //   #nousage                   answer without usage figures
@@ -47,7 +48,14 @@ function usageFrom(text: string): { input: number; output: number } | null {
   return n ? { input: Number(n[1]), output: Number(n[1]) } : { input: 12, output: 7 };
 }
 
+/** Gemini's documented answer to a bad key: 400 INVALID_ARGUMENT with reason API_KEY_INVALID. */
+const googleBadKey: StandInReply = {
+  status: 400,
+  json: { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }] } },
+};
+
 function chatReply(kind: Kind, prompt: string): StandInReply {
+  if (kind === 'google' && prompt.includes('#badkey')) return googleBadKey;
   const status = /#(401|429|500|503|400)\b/.exec(prompt);
   if (status) return { status: Number(status[1]), json: errorBodies[kind](Number(status[1])) };
   if (prompt.includes('#drop')) return { destroy: true };

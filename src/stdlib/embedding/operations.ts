@@ -5,7 +5,7 @@
 // flight; vectors come back scaled to unit length.
 import { QuotaExceededError } from '../../policy';
 import { estimateTokens, isShortfall, mapLimited, reserve, type Reservation } from '../llm/budget';
-import { resolveProvider } from '../llm/providers';
+import { credentialRejected, resolveProvider } from '../llm/providers';
 import { modelServices, type ModelServices } from '../llm/services';
 import { NoAnswerError, NotSentError, postJson, REASON_MESSAGES, statusReason } from '../llm/transport';
 import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
@@ -153,7 +153,7 @@ async function embedChunk(call: HostCall, models: ModelServices, provider: Retur
     }
     throw error;
   }
-  if (answer.status === 401 || answer.status === 403) {
+  if (credentialRejected(provider, answer)) {
     reservation.settle(0);
     const secret = provider.keySecret ? `the secret '${provider.keySecret}' named by its api_key` : 'its api_key (none is configured)';
     throw new Error(`${FN}: provider '${provider.name}' rejected the credential (HTTP ${answer.status}); the operator should check ${secret}. No tokens were billed`);

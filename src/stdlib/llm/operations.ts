@@ -6,7 +6,7 @@
 import { QuotaExceededError } from '../../policy';
 import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
 import { estimateTokens, isShortfall, mapLimited, reserve, type Reservation } from './budget';
-import { chatRequest, chatResult, resolveProvider, type Provider } from './providers';
+import { chatRequest, chatResult, credentialRejected, resolveProvider, type Provider } from './providers';
 import { hasObjectRoot, parseOutput, readSchema, violation, wrapped, type JsonSchema } from './schema';
 import { modelServices, type ModelServices } from './services';
 import { isRetryable, NoAnswerError, NotSentError, postJson, REASON_MESSAGES, statusReason } from './transport';
@@ -43,6 +43,8 @@ interface Target {
   model: string;
   provider: Provider;
   outputReserve: number;
+  /** The declared output_reserve, sent as the output-token limit; null when not declared. */
+  outputLimit: number | null;
   context: Record<string, unknown>;
 }
 
@@ -112,7 +114,7 @@ function target(call: HostCall, params: Params): Target {
     throw new Error(`${params.fn}: unknown model '${params.model}'; models this program may use: ${usable.length ? usable.join(', ') : 'none'}. Nothing was sent`);
   }
   const provider = resolveProvider(models.llm, params.declared.provider, models.secretValue, params.fn);
-  return { call, models, fn: params.fn, model: params.model, provider, outputReserve: params.declared.output_reserve ?? DEFAULT_OUTPUT_RESERVE, context: contextOf(params) };
+  return { call, models, fn: params.fn, model: params.model, provider, outputReserve: params.declared.output_reserve ?? DEFAULT_OUTPUT_RESERVE, outputLimit: params.declared.output_reserve ?? null, context: contextOf(params) };
 }
 
 /** Reserves every prompt's estimate plus the output reserve, all or none. */
@@ -150,7 +152,7 @@ const failure = (reason: string, status: number | null, extra: Partial<Completio
 /** One prompt to the provider. Throws only for configuration and never-sent requests of a single call. */
 async function complete(t: Target, prompt: string, typed: Typed | null, reservation: Reservation, inBatch: boolean): Promise<Completion> {
   const { provider, call } = t;
-  const request = chatRequest(provider, { model: t.model, prompt: promptText(prompt, typed), schema: typed?.native ?? null, maxOutputTokens: t.outputReserve });
+  const request = chatRequest(provider, { model: t.model, prompt: promptText(prompt, typed), schema: typed?.native ?? null, maxOutputTokens: t.outputLimit });
   let answer;
   try {
     answer = await postJson({ dispatcher: t.models.dispatcher, url: request.url, headers: request.headers, body: request.body, signal: call.signal });
@@ -167,7 +169,7 @@ async function complete(t: Target, prompt: string, typed: Typed | null, reservat
     }
     throw error;
   }
-  if (answer.status === 401 || answer.status === 403) {
+  if (credentialRejected(provider, answer)) {
     reservation.settle(0);
     const secret = provider.keySecret ? `the secret '${provider.keySecret}' named by its api_key` : 'its api_key (none is configured)';
     throw new Error(`${t.fn}: provider '${provider.name}' rejected the credential (HTTP ${answer.status}); the operator should check ${secret}. No tokens were billed`);

@@ -75,7 +75,26 @@ export interface ChatRequest {
   prompt: string;
   /** Native structured output: the schema to send (already wrapped when needed). */
   schema: JsonSchema | null;
-  maxOutputTokens: number;
+  /**
+   * The model's declared output_reserve, or null when it has none. Anthropic requires a
+   * limit and gets the default reserve; the others get none rather than one the model
+   * might refuse as too large (the budget still reserves the default).
+   */
+  maxOutputTokens: number | null;
+}
+
+/** Anthropic's Messages API requires max_tokens; used when the model declares no output_reserve. */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 64_000;
+
+/**
+ * Whether an answer says the key was refused: 401/403 everywhere, and Gemini's 400 with
+ * reason API_KEY_INVALID (its documented answer to a bad key).
+ */
+export function credentialRejected(provider: Provider, answer: ProviderAnswer): boolean {
+  if (answer.status === 401 || answer.status === 403) return true;
+  if (provider.type !== 'google' || answer.status !== 400) return false;
+  const details = (answer.json as any)?.error?.details;
+  return Array.isArray(details) && details.some((d: any) => d && d.reason === 'API_KEY_INVALID');
 }
 
 export interface ChatResult {
@@ -96,7 +115,7 @@ export function chatRequest(provider: Provider, req: ChatRequest): { url: URL; h
         headers,
         body: {
           model: req.model,
-          max_tokens: req.maxOutputTokens,
+          max_tokens: req.maxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
           messages: [{ role: 'user', content: req.prompt }],
           ...(req.schema ? { output_config: { format: { type: 'json_schema', schema: req.schema } } } : {}),
         },
@@ -107,7 +126,9 @@ export function chatRequest(provider: Provider, req: ChatRequest): { url: URL; h
         headers,
         body: {
           contents: [{ role: 'user', parts: [{ text: req.prompt }] }],
-          generationConfig: { maxOutputTokens: req.maxOutputTokens, ...(req.schema ? { responseMimeType: 'application/json', responseJsonSchema: req.schema } : {}) },
+          ...(req.maxOutputTokens !== null || req.schema
+            ? { generationConfig: { ...(req.maxOutputTokens !== null ? { maxOutputTokens: req.maxOutputTokens } : {}), ...(req.schema ? { responseMimeType: 'application/json', responseJsonSchema: req.schema } : {}) } }
+            : {}),
         },
       };
     default:
@@ -118,7 +139,7 @@ export function chatRequest(provider: Provider, req: ChatRequest): { url: URL; h
           model: req.model,
           messages: [{ role: 'user', content: req.prompt }],
           // OpenAI's current name; compatible servers widely know only the older one.
-          ...(provider.type === 'openai' ? { max_completion_tokens: req.maxOutputTokens } : { max_tokens: req.maxOutputTokens }),
+          ...(req.maxOutputTokens === null ? {} : provider.type === 'openai' ? { max_completion_tokens: req.maxOutputTokens } : { max_tokens: req.maxOutputTokens }),
           ...(req.schema ? { response_format: { type: 'json_schema', json_schema: { name: 'output', schema: req.schema, strict: false } } } : {}),
         },
       };
