@@ -107,6 +107,7 @@ export const Status = z.object({
   active_sessions: z.number().int(),
   blueprints: z.array(z.string()),
   lookups: z.record(z.string(), z.number()).optional(),
+  token_budgets: z.record(z.string(), z.object({ spent: z.number(), reserved: z.number(), budget: z.number() })).optional(),
 });
 export const ShutdownAccepted = z.object({ status: z.literal('shutting-down') });
 export const SecretKey = z.object({ key: z.string() });

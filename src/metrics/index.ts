@@ -14,7 +14,8 @@ export interface ServerState {
   queueDepth: () => number;
   openSessions: () => number;
   lookups: () => Record<string, number>;
-  budgets: { modelTokens: number; embeddingTokens: number };
+  /** Server-wide token pools (svc:llm and svc:embedding budgets). */
+  tokens: () => Record<'model_tokens' | 'embedding_tokens', { spent: number; reserved: number; budget: number }>;
 }
 
 let state: ServerState | null = null;
@@ -69,13 +70,17 @@ export const metrics = {
   embeddingTokens: new Counter({ name: 'svc_embedding_tokens_total', help: 'Embedding tokens spent by runs', registers }),
   tokenBudgets: new Gauge({
     name: 'svc_token_budget',
-    help: 'Server-wide token ceilings (max_llm_tokens, max_embedding_tokens)',
-    labelNames: ['kind'] as const,
+    help: 'Server-wide token pools by kind (model, embedding) and state: budget (max_llm_tokens, max_embedding_tokens), spent, reserved',
+    labelNames: ['kind', 'state'] as const,
     registers,
     collect() {
       if (!state) return;
-      this.set({ kind: 'model' }, state.budgets.modelTokens);
-      this.set({ kind: 'embedding' }, state.budgets.embeddingTokens);
+      const pools = state.tokens();
+      for (const [kind, pool] of [['model', pools.model_tokens], ['embedding', pools.embedding_tokens]] as const) {
+        this.set({ kind, state: 'budget' }, pool.budget);
+        this.set({ kind, state: 'spent' }, pool.spent);
+        this.set({ kind, state: 'reserved' }, pool.reserved);
+      }
     },
   }),
   auditWriteFailures: new Counter({ name: 'svc_audit_write_failures_total', help: 'Audit records that could not be written', registers }),

@@ -79,7 +79,7 @@ export async function boot(options: BootOptions): Promise<void> {
 
   for (const warning of options.warnings) log.warn(warning.target, warning.msg, warning.fields);
   logStartupPosture(log, settings);
-  startTelemetry(settings, options.version, log, closers);
+  const telemetry = startTelemetry(settings, options.version, log, closers);
 
   // State, in the startup order of server-operations §2.14.
   const db = openDatabase(settings.paths.databasePath);
@@ -253,7 +253,7 @@ export async function boot(options: BootOptions): Promise<void> {
     queueDepth: () => pool.queueDepth,
     openSessions: () => sessions.activeCount(),
     lookups: () => ({ ...lookupCounters }),
-    budgets: { modelTokens: settings.limits.max_llm_tokens, embeddingTokens: settings.limits.max_embedding_tokens },
+    tokens: () => modelBudgets.status(),
   });
 
   const app = createApp({
@@ -265,6 +265,9 @@ export async function boot(options: BootOptions): Promise<void> {
     cancelSignal: cancel.signal,
     mounts,
   });
+
+  // First step of the teardown: the last report starts while runners and stores close.
+  if (telemetry) closers.push(() => void telemetry.flush());
 
   listener = await startListener(app, {
     bind: settings.bind,
@@ -289,8 +292,8 @@ export async function boot(options: BootOptions): Promise<void> {
  * metrics registry; the last report is sent at teardown (closers run in reverse, so this
  * one, pushed first, runs after every run has finished).
  */
-function startTelemetry(settings: Settings, version: string, log: LogOutputs['log'], closers: Closer[]): void {
-  if (!settings.telemetry || settings.telemetryEndpoint === null) return;
+function startTelemetry(settings: Settings, version: string, log: LogOutputs['log'], closers: Closer[]): Telemetry | null {
+  if (!settings.telemetry || settings.telemetryEndpoint === null) return null;
   const telemetry = new Telemetry({
     endpoint: settings.telemetryEndpoint,
     includeSource: settings.telemetryIncludeSource,
@@ -309,4 +312,5 @@ function startTelemetry(settings: Settings, version: string, log: LogOutputs['lo
   process.on('uncaughtExceptionMonitor', (error) => telemetry.recordCrash(error));
   closers.push(() => telemetry.close());
   log.info('svc_server::telemetry', 'telemetry reports are sent', { endpoint: new URL(settings.telemetryEndpoint).origin });
+  return telemetry;
 }

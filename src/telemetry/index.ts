@@ -162,12 +162,15 @@ export class Telemetry {
   async close(deadlineMs = 1_000): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.sending?.catch(() => undefined);
-    const last = this.flush();
-    this.closed = true;
+    // A send under way (e.g. started when the drain ended) is awaited, then whatever is left.
+    const last = (async () => {
+      await this.sending;
+      await this.flush();
+    })();
     let timeout: NodeJS.Timeout | undefined;
     await Promise.race([last, new Promise<void>((resolve) => (timeout = setTimeout(resolve, deadlineMs)))]);
     clearTimeout(timeout);
+    this.closed = true;
   }
 
   private pendingCrashFiles(): string[] {

@@ -45,8 +45,10 @@ describe('Prometheus metrics', () => {
     const samples = parse(reply.text);
     assert.equal(samples.get('svc_runner_pool_size'), 2);
     assert.equal(samples.get('svc_runner_queue_depth'), 0);
-    assert.equal(samples.get('svc_token_budget{kind="model"}'), 20_000_000);
-    assert.equal(samples.get('svc_token_budget{kind="embedding"}'), 50_000_000);
+    assert.equal(samples.get('svc_token_budget{kind="model",state="budget"}'), 20_000_000);
+    assert.equal(samples.get('svc_token_budget{kind="embedding",state="budget"}'), 50_000_000);
+    assert.equal(samples.get('svc_token_budget{kind="model",state="spent"}'), 0);
+    assert.equal(samples.get('svc_token_budget{kind="embedding",state="reserved"}'), 0);
   });
 
   test('runs, sessions, replays, decisions, outbound calls, lookups, Blueprint changes and requests move the counters', async () => {

@@ -92,6 +92,8 @@ export interface Status {
   pid: number;
   active_sessions: number;
   blueprints: string[];
+  /** Model and embedding tokens spent and reserved against the server budgets. */
+  token_budgets?: Record<string, { spent: number; reserved: number; budget: number }>;
 }
 
 export interface PackageRef {
