@@ -31,7 +31,17 @@ export interface ExecutionReport {
   lastRun: LastRunRecord | null;
 }
 
+// The run a last-run record came from (the MCP last-run tool answers it); the record's
+// own shape is the interface's and stays without it.
+const recordRuns = new WeakMap<object, string>();
+
+export function executionIdOf(record: object): string | null {
+  return recordRuns.get(record) ?? null;
+}
+
 export function executeResult(ids: { executionId: string; sessionId: string }, result: string | null, consoleLines: string[], error: ExecuteError | null): ExecutionReport {
+  const lastRun = { result: error ? null : result, console: consoleLines, error };
+  recordRuns.set(lastRun, ids.executionId);
   return {
     response: {
       execution_id: ids.executionId,
@@ -41,6 +51,6 @@ export function executeResult(ids: { executionId: string; sessionId: string }, r
       console: error ? consoleLines : [],
       error,
     },
-    lastRun: { result: error ? null : result, console: consoleLines, error },
+    lastRun,
   };
 }
