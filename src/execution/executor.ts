@@ -81,8 +81,8 @@ export class Executor {
   }
 
   /** Module names a program may import in a run with these services (svc: modules until Packages exist). */
-  availableModules(services: RunServices = {}): string[] {
-    return [...this.options.modules.values()]
+  availableModules(services: RunServices = {}, modules: ReadonlyMap<string, HostModule> = this.options.modules): string[] {
+    return [...modules.values()]
       .filter((m) => !m.availableFor || m.availableFor(services))
       .map((m) => m.name)
       .sort();
@@ -125,13 +125,17 @@ export class Executor {
     audit.write({ ...base, event: 'started' });
     const started = this.now();
 
-    const compiled = await this.compile(request.code, base.source_hash, request.services ?? {});
+    // `@mcp/<server>` Packages the program imports are discovered for this run only.
+    const mcp = request.services?.mcp ? await request.services.mcp.prepare(request.code) : null;
+    const modules: ReadonlyMap<string, HostModule> = mcp?.modules.length ? new Map([...this.options.modules, ...mcp.modules.map((m) => [m.name, m] as const)]) : this.options.modules;
+    const warnings = mcp?.warnings ?? [];
+    const compiled = await this.compile(request.code, base.source_hash, request.services ?? {}, modules);
     if (!compiled.ok) {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
       this.finish(base, { outcome: 'error', errorClass: 'compile_error', wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs });
       request.services?.endOfRun?.();
-      return executeResult(ids, null, [], error);
+      return executeResult(ids, null, [], error, warnings);
     }
 
     const decisions = new RunDecisions(
@@ -163,15 +167,15 @@ export class Executor {
           signal: runEnded.signal,
           services: request.services ?? {},
         },
-        modules: this.options.modules,
+        modules,
         decisions,
       });
       outcome = await this.options.pool.run(
         {
           executionId,
           script: compiled.script,
-          hostModules: this.guestModules(compiled.script.hostModules),
-          guestModules: this.guestSources(compiled.script.hostModules),
+          hostModules: this.guestModules(compiled.script.hostModules, modules),
+          guestModules: this.guestSources(compiled.script.hostModules, modules),
           limits: this.runLimits(),
           signal: request.signal,
         },
@@ -193,12 +197,12 @@ export class Executor {
       memoryPeak: outcome.memoryPeak,
       wallMs: outcome.wallMs,
     });
-    return executeResult(ids, outcome.result, outcome.console, error);
+    return executeResult(ids, outcome.result, outcome.console, error, warnings);
   }
 
   /** Compiles through a small LRU cache keyed by the source hash and the available modules. */
-  private async compile(code: string, sourceHash: string, services: RunServices): Promise<CompileResult> {
-    const availableModules = this.availableModules(services);
+  private async compile(code: string, sourceHash: string, services: RunServices, modules: ReadonlyMap<string, HostModule>): Promise<CompileResult> {
+    const availableModules = this.availableModules(services, modules);
     const key = `${sourceHash}:${availableModules.join(',')}`;
     const cached = this.compiled.get(key);
     if (cached) {
@@ -212,19 +216,19 @@ export class Executor {
     return result;
   }
 
-  private guestSources(imported: string[]): Record<string, string> {
+  private guestSources(imported: string[], modules: ReadonlyMap<string, HostModule>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const name of imported) {
-      const guest = this.options.modules.get(name)?.guest;
+      const guest = modules.get(name)?.guest;
       if (guest) out[name] = guest;
     }
     return out;
   }
 
-  private guestModules(imported: string[]): Record<string, string[]> {
+  private guestModules(imported: string[], modules: ReadonlyMap<string, HostModule>): Record<string, string[]> {
     const out: Record<string, string[]> = {};
     for (const name of imported) {
-      const module = this.options.modules.get(name);
+      const module = modules.get(name);
       if (module) out[name] = Object.keys(module.operations);
     }
     return out;

@@ -39,7 +39,7 @@ export function executionIdOf(record: object): string | null {
   return recordRuns.get(record) ?? null;
 }
 
-export function executeResult(ids: { executionId: string; sessionId: string }, result: string | null, consoleLines: string[], error: ExecuteError | null): ExecutionReport {
+export function executeResult(ids: { executionId: string; sessionId: string }, result: string | null, consoleLines: string[], error: ExecuteError | null, discoveryWarnings: string[] = []): ExecutionReport {
   const lastRun = { result: error ? null : result, console: consoleLines, error };
   recordRuns.set(lastRun, ids.executionId);
   return {
@@ -50,6 +50,8 @@ export function executeResult(ids: { executionId: string; sessionId: string }, r
       // The execute result carries console lines only on failure; last-run always has them.
       console: error ? consoleLines : [],
       error,
+      // Present only when non-empty (interface.md "Execute result").
+      ...(discoveryWarnings.length > 0 ? { discovery_warnings: [...discoveryWarnings] } : {}),
     },
     lastRun,
   };

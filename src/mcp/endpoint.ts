@@ -14,7 +14,7 @@ import type { AppEnv } from '../http';
 import { RunDecisions } from '../policy';
 import { SessionError, type SessionManager, type SessionView } from '../sessions';
 import type { HostCall, HostModule, RunServices } from '../stdlib';
-import { checkArguments, discoveryTool, errorAnswer, filesTool, toolList, type ToolAnswer } from './tools';
+import { checkArguments, discoveryTool, errorAnswer, filesTool, toolList, type McpViews, type ToolAnswer } from './tools';
 
 export interface McpEndpointDependencies {
   registry: BlueprintRegistry;
@@ -25,6 +25,8 @@ export interface McpEndpointDependencies {
   allows: AllowsMode;
   allowedHosts: readonly string[];
   servicesFor: (session: SessionView) => RunServices;
+  /** `@mcp/` Packages seen from a session (its harness secrets included). */
+  mcpViews?: (blueprint: Blueprint, session: SessionView) => McpViews;
   version: string;
 }
 
@@ -147,7 +149,7 @@ export class McpEndpoint {
     const checked = checkArguments(name, args);
     if (!checked.ok) return checked.answer;
     args = checked.args;
-    const discovery = discoveryTool(name, args, blueprint, this.deps.modules);
+    const discovery = await discoveryTool(name, args, blueprint, this.deps.modules, this.deps.mcpViews?.(blueprint, session));
     if (discovery) return discovery;
     switch (name) {
       case 'svc__typescript__execute':
@@ -185,7 +187,7 @@ export class McpEndpoint {
         });
         if (report.lastRun) this.deps.sessions.recordLastRun(session.id, report.lastRun);
         const r = report.response;
-        const body = { result: r.result, console: r.console, error: r.error, execution_id: r.execution_id };
+        const body = { result: r.result, console: r.console, error: r.error, execution_id: r.execution_id, ...(r.discovery_warnings ? { discovery_warnings: r.discovery_warnings } : {}) };
         return { structured: body, text: JSON.stringify(body) };
       } finally {
         done();

@@ -1,7 +1,7 @@
 // The eight MCP tools (mcp-and-packages A.7), answered for one svc session. Descriptions
 // are computed from the Blueprint in force on every tools/list.
 import type { Blueprint } from '../blueprints';
-import { builtinsDocs, BUILTIN_NAMESPACES, BUILTIN_TYPES, executePrompt, packageDocs, searchPackages, toolDescriptions, type ToolNames } from '../discovery';
+import { builtinsDocs, BUILTIN_NAMESPACES, BUILTIN_TYPES, executePrompt, packageDocs, searchPackages, toolDescriptions, type McpPackageView, type ToolNames } from '../discovery';
 import type { HostCall, HostModule } from '../stdlib';
 import { normalizeGuestPath } from '../vfs';
 
@@ -12,7 +12,7 @@ export const MCP_TOOL_NAMES: ToolNames = {
   lastRun: 'svc__typescript__last_run',
 };
 
-const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false });
+const object = (properties: Record<string, Schema>, required: string[] = []) => ({ type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false as const });
 const READ_ONLY = { readOnlyHint: true };
 
 /** Input schemas of the eight tools (A.7); arguments are validated against them before any work. */
@@ -133,14 +133,19 @@ export function errorAnswer(kind: string, message: string): ToolAnswer {
 
 export type ToolAnswer = { structured?: Record<string, unknown>; text: string; isError?: boolean };
 
-export function discoveryTool(name: string, args: Record<string, unknown>, blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>): ToolAnswer | null {
+/** `@mcp/` Package views for this session (only `only` when given); none without an MCP client. */
+export type McpViews = (only?: string) => Promise<McpPackageView[]>;
+
+export async function discoveryTool(name: string, args: Record<string, unknown>, blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, mcp: McpViews = async () => []): Promise<ToolAnswer | null> {
   switch (name) {
     case 'svc__typescript__packages__search': {
-      const out = searchPackages(blueprint, modules, String(args.query ?? ''), 'built-ins need no import: use svc__typescript__builtins__list');
+      const out = searchPackages(blueprint, modules, String(args.query ?? ''), 'built-ins need no import: use svc__typescript__builtins__list', await mcp());
       return { structured: out, text: JSON.stringify(out) };
     }
     case 'svc__typescript__packages__docs': {
-      const answer = packageDocs(blueprint, modules, String(args.name ?? ''));
+      const wanted = String(args.name ?? '');
+      const answer = packageDocs(blueprint, modules, wanted, wanted.startsWith('@mcp/') ? await mcp(wanted.slice(5)) : []);
+      if (answer.kind === 'markdown') return { text: answer.text };
       return { structured: answer.body, text: JSON.stringify(answer.body), isError: answer.kind !== 'json' };
     }
     case 'svc__typescript__builtins__list': {

@@ -12,6 +12,7 @@ import { mountBlueprintRoutes } from '../http/routes/blueprints';
 import { mountDiscoveryRoutes } from '../http/routes/discovery';
 import { lookupCounters } from '../discovery';
 import { McpEndpoint } from '../mcp';
+import { McpDiscovery, McpRun, mcpViews } from '../mcp/client';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountSessionRoutes } from '../http/routes/sessions';
@@ -126,6 +127,8 @@ export async function boot(options: BootOptions): Promise<void> {
   const egress = new EgressGuard({ grants: settings.network });
   const outbound = egress.dispatcher();
   closers.push(() => outbound.close());
+  const mcpDiscovery = new McpDiscovery({ dispatcher: outbound, storeSecret: (key) => secretStore.get(key), log, version: options.version });
+  registry.onDeleted((name) => mcpDiscovery.evict(name));
   /** Per-run services: the file area, svc:session state, and secret values for Packages. */
   const runServices = (
     sessionId: string,
@@ -140,8 +143,11 @@ export async function boot(options: BootOptions): Promise<void> {
       if (!declaration) return undefined;
       return declaration.source === 'store' ? secretStore.reveal(declaration.key) : secrets.harness[name];
     };
+    // `@mcp/` servers: discovered for the run's imports, upstream sessions closed when it ends.
+    const mcp = blueprint && Object.keys(blueprint.mcp).length > 0 ? new McpRun({ blueprint, scope: { sessionId, harness: secrets.harness }, discovery: mcpDiscovery, dispatcher: outbound, version: options.version }) : undefined;
     return {
       files,
+      ...(mcp ? { mcp } : {}),
       sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
       secretValue,
       git: gitServices(blueprint, secrets.variables, secretValue),
@@ -154,6 +160,7 @@ export async function boot(options: BootOptions): Promise<void> {
       },
       endOfRun: () => {
         files.release();
+        void mcp?.close();
         // A one-off run's state is discarded when it returns.
         if (throwaway) sessionStates.drop(sessionId);
       },
@@ -186,7 +193,7 @@ export async function boot(options: BootOptions): Promise<void> {
     }),
   );
   // Discovery paths under /v1/blueprints/{name}/… are registered before the admin routes.
-  mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules() }));
+  mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules(), mcpViews: (blueprint, only) => mcpViews(mcpDiscovery, blueprint, {}, only) }));
   mounts.push((app) => mountBlueprintRoutes(app, { registry, audit, log }));
   mounts.push((app) => mountSecretRoutes(app, { store: secretStore, audit, log }));
   mounts.push((app) =>
@@ -208,6 +215,7 @@ export async function boot(options: BootOptions): Promise<void> {
     allowedHosts: settings.mcpAllowedHosts,
     servicesFor: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
     version: options.version,
+    mcpViews: (blueprint, session) => (only) => mcpViews(mcpDiscovery, blueprint, { sessionId: session.id, harness: session.secrets }, only),
   });
   mounts.push((app) => app.all('/mcp/:blueprint', (c) => mcp.handle(c)));
   mounts.push((app) =>
