@@ -222,7 +222,7 @@ function guestFactory(tools: CatalogueTool[]): string {
   const named = JSON.stringify(tools.filter((t) => t.named && isNamedExport(t.name)).map((t) => t.name));
   return `function (call) {
   const server = {};
-  for (const name of ${names}) server[name] = function (args) { return call("call", name, args); };
+  for (const name of ${names}) server[name] = function (args) { return call("call", name, args === undefined ? {} : args); };
   Object.freeze(server);
   const namespace = { __esModule: true, default: server };
   for (const name of ${named}) namespace[name] = server[name];

@@ -1,0 +1,175 @@
+// A real upstream MCP server for tests: the official SDK's McpServer over Streamable HTTP
+// on loopback HTTPS (a throw-away certificate the svc server trusts through
+// NODE_EXTRA_CA_CERTS). Tools are given as raw JSON Schemas (what real servers publish),
+// tools/list pages when asked, and every HTTP request is recorded.
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { execFileSync } from 'node:child_process';
+
+export interface UpstreamTool {
+  name: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  /** The tools/call result (content, structuredContent, isError). */
+  call?: (args: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
+}
+
+export interface UpstreamRequest {
+  method: string;
+  authorization?: string;
+  sessionId?: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** JSON-RPC methods in the body (POST). */
+  rpc: string[];
+}
+
+export interface McpUpstream {
+  url: string;
+  port: number;
+  certFile: string;
+  requests: UpstreamRequest[];
+  /** tools/call requests received, by tool name. */
+  calls: Array<{ name: string; arguments: Record<string, unknown> }>;
+  setTools(tools: UpstreamTool[]): void;
+  /** Refuse every request with this status (null: serve normally). */
+  failWith: number | null;
+  close(): Promise<void>;
+}
+
+export interface UpstreamOptions {
+  tools: UpstreamTool[];
+  /** Stateless: never issues a session id. */
+  stateless?: boolean;
+  /** Tools per tools/list page (default: all on one page). */
+  pageSize?: number;
+  /** Only requests with this Authorization header are served (others get 401). */
+  requireAuthorization?: string | (() => string);
+  /** Host name in the URL (default localhost). */
+  host?: string;
+  /** Path of the MCP endpoint (default /mcp). */
+  path?: string;
+}
+
+/** A self-signed certificate naming `host` (the svc server trusts it through NODE_EXTRA_CA_CERTS). */
+function certificateFor(dir: string, host: string): { certFile: string; keyFile: string } {
+  const certFile = path.join(dir, 'upstream.crt');
+  const keyFile = path.join(dir, 'upstream.key');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`, '-days', '1', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+  return { certFile, keyFile };
+}
+
+function buildServer(state: { tools: UpstreamTool[]; calls: McpUpstream['calls'] }, pageSize: number | undefined): McpServer {
+  const mcp = new McpServer({ name: 'upstream-test', version: '1.0.0' });
+  // Registering a tool declares the tools capability; the handlers below answer with raw schemas.
+  mcp.registerTool('placeholder', { description: 'replaced' }, async () => ({ content: [] }));
+  mcp.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const start = Number(request.params?.cursor ?? 0);
+    const size = pageSize ?? state.tools.length;
+    const page = state.tools.slice(start, start + size).map((t) => ({
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      inputSchema: t.inputSchema ?? { type: 'object' },
+      ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+    }));
+    return { tools: page, ...(start + size < state.tools.length ? { nextCursor: String(start + size) } : {}) };
+  });
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    state.calls.push({ name: request.params.name, arguments: args });
+    const tool = state.tools.find((t) => t.name === request.params.name);
+    if (!tool) return { content: [{ type: 'text', text: `no tool ${request.params.name}` }], isError: true };
+    return (tool.call ? await tool.call(args) : { content: [{ type: 'text', text: JSON.stringify({ echo: args }) }] }) as never;
+  });
+  return mcp;
+}
+
+export async function startMcpUpstream(options: UpstreamOptions): Promise<McpUpstream> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-upstream-'));
+  const { certFile, keyFile } = certificateFor(dir, options.host ?? 'localhost');
+  const state = { tools: options.tools, calls: [] as McpUpstream['calls'] };
+  const requests: UpstreamRequest[] = [];
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const endpoint = options.path ?? '/mcp';
+  const upstream: McpUpstream = {
+    url: '',
+    port: 0,
+    certFile,
+    requests,
+    calls: state.calls,
+    failWith: null,
+    setTools: (tools) => {
+      state.tools = tools;
+    },
+    close: async () => {
+      for (const t of sessions.values()) await t.close().catch(() => undefined);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections?.();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  const server = https.createServer({ cert: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) }, async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const rpc = (Array.isArray(body) ? body : body ? [body] : []).map((m: { method?: string }) => m?.method ?? 'response');
+    const sessionId = req.headers['mcp-session-id'] as string | undefined;
+    requests.push({ method: req.method ?? '', authorization: req.headers.authorization, sessionId, headers: { ...req.headers }, rpc });
+    if ((req.url ?? '').split('?')[0] !== endpoint) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    if (upstream.failWith !== null) {
+      res.writeHead(upstream.failWith, { 'content-type': 'text/plain' }).end(`upstream refuses with ${upstream.failWith}`);
+      return;
+    }
+    const required = typeof options.requireAuthorization === 'function' ? options.requireAuthorization() : options.requireAuthorization;
+    if (required !== undefined && req.headers.authorization !== required) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_token' }));
+      return;
+    }
+    if (options.stateless) {
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const mcp = buildServer(state, options.pageSize);
+      await mcp.connect(transport);
+      res.on('close', () => void transport.close());
+      await transport.handleRequest(req, res, body);
+      return;
+    }
+    let transport = sessionId ? sessions.get(sessionId) : undefined;
+    if (!transport) {
+      if (sessionId || req.method !== 'POST') {
+        res.writeHead(404).end('unknown session');
+        return;
+      }
+      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => `up-${Math.random().toString(36).slice(2)}`,
+        enableJsonResponse: true,
+        onsessioninitialized: (id) => void sessions.set(id, created),
+      });
+      created.onclose = () => {
+        if (created.sessionId) sessions.delete(created.sessionId);
+      };
+      await buildServer(state, options.pageSize).connect(created);
+      transport = created;
+    }
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  upstream.port = port;
+  upstream.url = `https://${options.host ?? 'localhost'}:${port}${endpoint}`;
+  return upstream;
+}
