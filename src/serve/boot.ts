@@ -13,6 +13,8 @@ import { mountDiscoveryRoutes } from '../http/routes/discovery';
 import { lookupCounters } from '../discovery';
 import { McpEndpoint } from '../mcp';
 import { McpDiscovery, McpRun, mcpViews } from '../mcp/client';
+import { OAuthService, TokenManager } from '../mcp/oauth';
+import { mountMcpOAuthRoutes } from '../http/routes/mcp-oauth';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountSessionRoutes } from '../http/routes/sessions';
@@ -127,7 +129,19 @@ export async function boot(options: BootOptions): Promise<void> {
   const egress = new EgressGuard({ grants: settings.network });
   const outbound = egress.dispatcher();
   closers.push(() => outbound.close());
-  const mcpDiscovery = new McpDiscovery({ dispatcher: outbound, storeSecret: (key) => secretStore.get(key), log, version: options.version });
+  // MCP client: OAuth logins and their tokens, discovery of upstream servers.
+  const oauth = new OAuthService({
+    store: secretStore,
+    providers: settings.mcpOAuthProviders,
+    dispatcher: outbound,
+    resolveBlueprint: (name) => registry.get(name) ?? undefined,
+    onCredentialChange: (blueprint, server) => {
+      mcpDiscovery.evict(blueprint);
+      void tokens.clear(blueprint, server);
+    },
+  });
+  const tokens = new TokenManager({ service: oauth, dispatcher: outbound });
+  const mcpDiscovery = new McpDiscovery({ dispatcher: outbound, storeSecret: (key) => secretStore.get(key), tokens: (blueprint, server, failed) => tokens.token(blueprint, server, failed), log, version: options.version });
   registry.onDeleted((name) => mcpDiscovery.evict(name));
   /** Per-run services: the file area, svc:session state, and secret values for Packages. */
   const runServices = (
@@ -196,6 +210,7 @@ export async function boot(options: BootOptions): Promise<void> {
   mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules(), mcpViews: (blueprint, only) => mcpViews(mcpDiscovery, blueprint, {}, only) }));
   mounts.push((app) => mountBlueprintRoutes(app, { registry, audit, log }));
   mounts.push((app) => mountSecretRoutes(app, { store: secretStore, audit, log }));
+  mounts.push((app) => mountMcpOAuthRoutes(app, { oauth, audit, log }));
   mounts.push((app) =>
     mountExecuteRoutes(app, {
       executor,
