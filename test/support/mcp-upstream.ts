@@ -55,6 +55,8 @@ export interface UpstreamOptions {
   host?: string;
   /** Path of the MCP endpoint (default /mcp). */
   path?: string;
+  /** Extra JSON documents served by GET (e.g. `/.well-known/oauth-protected-resource/mcp`). */
+  documents?: Record<string, unknown>;
 }
 
 /** A self-signed certificate naming `host` (the svc server trusts it through NODE_EXTRA_CA_CERTS). */
@@ -127,6 +129,11 @@ export async function startMcpUpstream(options: UpstreamOptions): Promise<McpUps
     const rpc = (Array.isArray(body) ? body : body ? [body] : []).map((m: { method?: string }) => m?.method ?? 'response');
     const sessionId = req.headers['mcp-session-id'] as string | undefined;
     requests.push({ method: req.method ?? '', authorization: req.headers.authorization, sessionId, headers: { ...req.headers }, rpc });
+    const document = options.documents?.[(req.url ?? '').split('?')[0]];
+    if (req.method === 'GET' && document !== undefined) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
+      return;
+    }
     if ((req.url ?? '').split('?')[0] !== endpoint) {
       res.writeHead(404).end('not found');
       return;

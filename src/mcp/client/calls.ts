@@ -61,6 +61,8 @@ export class McpRun {
   private readonly connections = new Map<string, Connection>();
   /** Per server: the tail of its call chain (calls to one server are serialised). */
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** The bearer token last sent to each OAuth server (refused ones are passed back on refresh). */
+  private readonly lastToken = new Map<string, string>();
   readonly warnings: string[] = [];
 
   constructor(private readonly options: McpRunOptions) {}
@@ -146,22 +148,19 @@ export class McpRun {
     const oauth = this.options.blueprint.mcp[server].auth?.type === 'oauth2';
     let failedToken: string | undefined;
     for (let round = 0; ; round++) {
-      let connection: Connection;
-      try {
-        connection = await this.connection(server, signal, failedToken);
-      } catch (error) {
-        throw this.callError(call, where, error, context);
-      }
+      let connection: Connection | undefined;
       let result: ToolResult;
       try {
+        connection = await this.connection(server, signal, failedToken);
         connection.upstream.resetCount();
         result = (await connection.upstream.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: CALL_LIMIT_MS })) as ToolResult;
       } catch (error) {
-        const explained = connection.upstream.explain(error);
+        const explained = connection ? connection.upstream.explain(error) : error;
         this.drop(server);
+        const retryable = !(explained instanceof McpAuthExpiredError) && !(explained instanceof UpstreamError && explained.kind === 'blocked');
         // OAuth: any failure forces one refresh (passing the failed token) and one retry.
-        if (oauth && round === 0 && !signal.aborted && !(explained instanceof UpstreamError && explained.kind === 'blocked')) {
-          failedToken = connection.token;
+        if (oauth && round === 0 && !signal.aborted && retryable) {
+          failedToken = connection?.token ?? this.lastToken.get(server);
           continue;
         }
         throw this.callError(call, where, explained, context);
@@ -191,9 +190,15 @@ export class McpRun {
     const open = this.connections.get(server);
     if (open) return open;
     const headers = await this.options.discovery.credentials(this.options.blueprint, server, this.options.scope, failedToken);
-    const upstream = new Upstream({ url: this.options.blueprint.mcp[server].url, headers, dispatcher: this.options.dispatcher, version: this.options.version, maxBytes: MAX_RESPONSE_BYTES, signal });
-    await upstream.connect();
     const token = headers.Authorization?.startsWith('Bearer ') ? headers.Authorization.slice(7) : undefined;
+    if (token) this.lastToken.set(server, token);
+    const upstream = new Upstream({ url: this.options.blueprint.mcp[server].url, headers, dispatcher: this.options.dispatcher, version: this.options.version, maxBytes: MAX_RESPONSE_BYTES, signal });
+    try {
+      await upstream.connect();
+    } catch (error) {
+      void upstream.close();
+      throw error;
+    }
     const connection = { upstream, token };
     this.connections.set(server, connection);
     return connection;

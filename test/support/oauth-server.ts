@@ -1,0 +1,87 @@
+// A real OAuth authorization server stand-in on loopback HTTPS: RFC 8414 metadata, RFC 7591
+// registration, and a token endpoint for the authorization-code (PKCE) and refresh-token
+// grants that rotates refresh tokens. Every token request is recorded.
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+
+export interface OAuthStandIn {
+  issuer: string;
+  certFile: string;
+  /** The access token the protected MCP server accepts right now. */
+  currentAccess: string | null;
+  /** Form fields of every token request, in order. */
+  tokenRequests: Array<Record<string, string>>;
+  registrations: Array<Record<string, unknown>>;
+  /** `invalid_grant`: refresh requests are refused that way. */
+  mode: 'normal' | 'invalid_grant';
+  /** The server forgets the current access token (the next use is refused). */
+  revokeAccess(): void;
+  close(): Promise<void>;
+}
+
+export async function startOAuthStandIn(options: { code: string; verifier: string }): Promise<OAuthStandIn> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-oauth-'));
+  const certFile = path.join(dir, 'oauth.crt');
+  const keyFile = path.join(dir, 'oauth.key');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost', '-days', '1', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+  let serial = 0;
+  let validRefresh = new Set<string>();
+  const standIn: OAuthStandIn = {
+    issuer: '',
+    certFile,
+    currentAccess: null,
+    tokenRequests: [],
+    registrations: [],
+    mode: 'normal',
+    revokeAccess() {
+      standIn.currentAccess = null;
+    },
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  const mint = () => {
+    serial++;
+    standIn.currentAccess = `access-${serial}-${Math.random().toString(36).slice(2)}`;
+    const refresh = `refresh-${serial}-${Math.random().toString(36).slice(2)}`;
+    validRefresh = new Set([refresh]);
+    return { access_token: standIn.currentAccess, refresh_token: refresh, token_type: 'Bearer', expires_in: 3600 };
+  };
+  const server = https.createServer({ cert: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) }, async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const url = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && url === '/.well-known/oauth-authorization-server') {
+      return json(200, { issuer: standIn.issuer, authorization_endpoint: `${standIn.issuer}/authorize`, token_endpoint: `${standIn.issuer}/token`, registration_endpoint: `${standIn.issuer}/register` });
+    }
+    if (req.method === 'POST' && url === '/register') {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      standIn.registrations.push(body);
+      return json(201, { client_id: 'registered-client', client_id_issued_at: 1 });
+    }
+    if (req.method === 'POST' && url === '/token') {
+      const fields = Object.fromEntries(new URLSearchParams(text));
+      standIn.tokenRequests.push(fields);
+      if (fields.grant_type === 'authorization_code') {
+        if (fields.code !== options.code || fields.code_verifier !== options.verifier) return json(400, { error: 'invalid_grant', error_description: 'the code or verifier is wrong' });
+        return json(200, mint());
+      }
+      if (fields.grant_type === 'refresh_token') {
+        if (standIn.mode === 'invalid_grant' || !validRefresh.has(fields.refresh_token)) return json(400, { error: 'invalid_grant' });
+        return json(200, mint());
+      }
+      return json(400, { error: 'unsupported_grant_type' });
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  standIn.issuer = `https://localhost:${(server.address() as AddressInfo).port}`;
+  return standIn;
+}
