@@ -56,3 +56,20 @@ export interface GuestRuntime {
 
 export const PROGRAM_FILENAME = 'program.ts';
 export const SCRIPT_FILENAME = 'svc-program.js';
+
+/** A host failure as it crosses to the guest (rebuilt there as the class the program catches). */
+export interface HostErrorShape {
+  name: string;
+  message: string;
+  code?: string;
+  caller?: string;
+  capability?: string;
+  reason?: string;
+  source?: string;
+}
+
+/** The reply to one host call. `fuel` is the host fuel the call cost. */
+export type HostReply = { ok: true; value: unknown; fuel: number } | { ok: false; error: HostErrorShape; fuel: number };
+
+/** Bytes cross the wire (both ways) as `{ [BYTES_TAG]: base64 }` inside JSON. */
+export const BYTES_TAG = '__svc_bytes';

@@ -6,7 +6,7 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 
 const entryPoints = { server: 'src/main.ts' };
 // The runner child process entry (sandbox/runner) is built when present.
@@ -16,6 +16,25 @@ await build({
   absWorkingDir: root,
   entryPoints,
   outdir: 'dist',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
+});
+
+// The svc CLI, split so a command loads only what it uses: `svc blueprint list` should not
+// start by loading the sandbox (chunks land in dist/cli-chunks/).
+rmSync(path.join(root, 'dist', 'cli-chunks'), { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: { cli: 'src/cli/main.ts' },
+  outdir: 'dist',
+  chunkNames: 'cli-chunks/[name]-[hash]',
+  splitting: true,
   bundle: true,
   platform: 'node',
   format: 'esm',

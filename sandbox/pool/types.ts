@@ -1,5 +1,7 @@
 // Public types of the runtime: a run job, host calls and replies, and the outcome.
-import type { ProgramScript } from '../contract';
+import type { HostErrorShape, HostReply, ProgramScript } from '../contract';
+
+export type { HostErrorShape, HostReply };
 
 export interface RunLimits {
   memoryMb: number;
@@ -30,18 +32,6 @@ export interface HostCall {
   /** Fuel the run has left when it made the call. */
   fuelLeft: number;
 }
-
-export interface HostErrorShape {
-  name: string;
-  message: string;
-  code?: string;
-  caller?: string;
-  capability?: string;
-  reason?: string;
-  source?: string;
-}
-
-export type HostReply = { ok: true; value: unknown; fuel: number } | { ok: false; error: HostErrorShape; fuel: number };
 
 export type HostHandler = (call: HostCall) => Promise<HostReply>;
 

@@ -2,15 +2,51 @@
 // installs the globals programs may use, removes what they must not have, and leaves
 // two entry points the runner takes (and deletes) right after: `run` links and starts
 // a compiled program, `collect` reports how it ended once the microtasks have drained.
-import { jsonParse, jsonStringify } from './intrinsics';
+// Everything here runs on the primordials (./primordials.ts): the program may patch any
+// built-in, but not the host calls, the fuel arithmetic or the report.
+import * as primordials from './primordials';
+import {
+  ArrayPrototypeJoin,
+  ArrayPrototypePush,
+  FunctionPrototypeCall,
+  fuelUnits,
+  isErrorLike,
+  jsonQuote,
+  JSONParse,
+  MathCeil,
+  NumberIsFinite,
+  NumberPrototypeToString,
+  ObjectCreate,
+  ObjectDefineProperty,
+  ObjectFreeze,
+  ObjectGetPrototypeOf,
+  ObjectKeys,
+  ObjectPrototypeHasOwnProperty,
+  ObjectPrototypeToString,
+  own,
+  PromisePrototypeThen,
+  PromiseResolve,
+  String_,
+  StringPrototypeCharCodeAt,
+  StringPrototypePadStart,
+  StringPrototypeRepeat,
+  StringPrototypeSlice,
+  TypedArrayPrototypeGetBuffer,
+  TypedArrayPrototypeGetByteLength,
+  TypedArrayPrototypeGetByteOffset,
+  TypedArrayPrototypeSet,
+  typedArrayKind,
+  Uint8Array_,
+} from './primordials';
 import { native } from './native';
-import { guestError, installErrorGlobals, isRuntimeDenial, type HostErrorShape } from './errors';
-import { atob, base64ToBytes, btoa, bytesToBase64, TextDecoder, TextEncoder } from './encoding';
+import { guestError, installErrorGlobals, runtimeDenial } from './errors';
+import { atob, base64ToBytes, btoa, TextDecoder, TextEncoder, utf8Decode, utf8Encode } from './encoding';
 import { URL, URLSearchParams } from './url';
 import { structuredClone } from './clone';
 import { makeConsole } from './console';
 import { resultText } from './result';
 import { renderValue } from './render';
+import { decodeWire, encodeArgs, encodeValue } from './wire';
 
 interface Linked {
   units: Record<string, (require: (name: string) => unknown, module: { exports: Record<string, unknown> }, exports: Record<string, unknown>) => void>;
@@ -18,16 +54,44 @@ interface Linked {
   fuelLeft(): number;
 }
 
-interface RunSpec {
-  fuelBudget: number;
-  maxDepth: number;
-  hostModules: Record<string, string[]>;
+/** The compiled program's fuel functions, taken once (the program never sees this object). */
+interface Meter {
+  take(units: number): void;
+  left(): number;
 }
 
-type Outcome = { ok: true; result: string | null } | { ok: false; name: string; message: string; headline?: string; stack?: string; denied?: { caller: string; capability: string; source: string } };
+type Outcome =
+  | { ok: true; result: string | null }
+  | { ok: false; name: string; message: string; headline?: string; stack?: string; denied?: { caller: string; capability: string; source: string } };
 
-const global = globalThis as Record<string, unknown>;
-const define = (name: string, value: unknown) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+const define = (name: string, value: unknown) => ObjectDefineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+
+// --- randomness ----------------------------------------------------------------------
+function randomBytes(count: number): Uint8Array {
+  const text = native.random(count);
+  return base64ToBytes(typeof text === 'string' ? text : '');
+}
+
+function randomUUID(): string {
+  const b = randomBytes(16);
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const digits: string[] = [];
+  for (let i = 0; i < 16; i++) ArrayPrototypePush(digits, StringPrototypePadStart(NumberPrototypeToString(b[i], 16), 2, '0'));
+  const hex = ArrayPrototypeJoin(digits, '');
+  return `${StringPrototypeSlice(hex, 0, 8)}-${StringPrototypeSlice(hex, 8, 12)}-${StringPrototypeSlice(hex, 12, 16)}-${StringPrototypeSlice(hex, 16, 20)}-${StringPrototypeSlice(hex, 20)}`;
+}
+
+const INTEGER_ARRAYS = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
+
+function getRandomValues<T extends ArrayBufferView>(array: T): T {
+  const kind = typedArrayKind(array);
+  if (kind === undefined || primordials.ArrayPrototypeIndexOf(INTEGER_ARRAYS, kind) === -1) throw new TypeError('crypto.getRandomValues needs an integer typed array');
+  const byteLength = TypedArrayPrototypeGetByteLength(array);
+  if (byteLength > 65536) throw new RangeError('crypto.getRandomValues can fill at most 65536 bytes at once');
+  TypedArrayPrototypeSet(new Uint8Array_(TypedArrayPrototypeGetBuffer(array), TypedArrayPrototypeGetByteOffset(array), byteLength), randomBytes(byteLength));
+  return array;
+}
 
 // --- globals -------------------------------------------------------------------------
 installErrorGlobals();
@@ -36,31 +100,18 @@ define('TextEncoder', TextEncoder);
 define('TextDecoder', TextDecoder);
 define('atob', atob);
 define('btoa', btoa);
+// Trusted guest code (svc:url) uses these classes: their methods must stay ours.
+ObjectFreeze(URL.prototype);
+ObjectFreeze(URLSearchParams.prototype);
 define('URL', URL);
 define('URLSearchParams', URLSearchParams);
 define('structuredClone', structuredClone);
 define('assert', (condition: unknown, message?: string) => {
-  if (!condition) throw new Error(message === undefined || message === null ? 'assertion failed' : String(message));
+  if (!condition) throw new Error(message === undefined || message === null ? 'assertion failed' : String_(message));
 });
-define('crypto', {
-  getRandomValues<T extends ArrayBufferView>(array: T): T {
-    if (!ArrayBuffer.isView(array) || array instanceof DataView || array instanceof Float32Array || array instanceof Float64Array) {
-      throw new TypeError('crypto.getRandomValues needs an integer typed array');
-    }
-    if (array.byteLength > 65536) throw new RangeError('crypto.getRandomValues can fill at most 65536 bytes at once');
-    const bytes = base64ToBytes(native.random.applySync(undefined, [array.byteLength]) as string);
-    new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(bytes);
-    return array;
-  },
-  randomUUID(): string {
-    const b = base64ToBytes(native.random.applySync(undefined, [16]) as string);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-  },
-});
+define('crypto', { getRandomValues, randomUUID });
 // No WebAssembly and no code generation from strings: both would escape fuel metering.
+const global = globalThis as Record<string, unknown>;
 delete global.WebAssembly;
 delete global.SharedArrayBuffer;
 delete global.Atomics;
@@ -73,16 +124,16 @@ function disableCodeGeneration(): void {
       throw new EvalError(`${what} is not available in svc programs: code generation from strings is disabled (it would escape fuel metering); write the code directly`);
     };
   const blockedFunction = refuse('the Function constructor');
-  const intrinsics = [
+  const constructors = [
     Function,
-    Object.getPrototypeOf(async function () {}).constructor,
-    Object.getPrototypeOf(function* () {}).constructor,
-    Object.getPrototypeOf(async function* () {}).constructor,
+    ObjectGetPrototypeOf(async function () {}).constructor,
+    ObjectGetPrototypeOf(function* () {}).constructor,
+    ObjectGetPrototypeOf(async function* () {}).constructor,
   ] as Array<{ prototype: object }>;
-  for (const constructor of intrinsics) {
-    Object.defineProperty(constructor.prototype, 'constructor', { value: blockedFunction, writable: false, configurable: false });
+  for (let i = 0; i < constructors.length; i++) {
+    ObjectDefineProperty(constructors[i].prototype, 'constructor', { value: blockedFunction, writable: false, configurable: false });
   }
-  Object.defineProperty(blockedFunction, 'prototype', { value: Function.prototype });
+  ObjectDefineProperty(blockedFunction, 'prototype', { value: Function.prototype });
   define('Function', blockedFunction);
   define('eval', refuse('eval'));
 }
@@ -92,11 +143,10 @@ function disableCodeGeneration(): void {
  * them so a large string counts against the memory limit when it is made.
  */
 function flattenRepeat(): void {
-  const repeat = String.prototype.repeat;
-  Object.defineProperty(String.prototype, 'repeat', {
+  ObjectDefineProperty(String.prototype, 'repeat', {
     value: function (this: string, count: number) {
-      const result = repeat.call(this, count);
-      if (result.length > 4096) result.charCodeAt(result.length >> 1);
+      const result = StringPrototypeRepeat(this, count);
+      if (result.length > 4096) StringPrototypeCharCodeAt(result, result.length >> 1);
       return result;
     },
     writable: true,
@@ -105,83 +155,102 @@ function flattenRepeat(): void {
 }
 
 // --- host calls ----------------------------------------------------------------------
-const BYTES_TAG = '__svc_bytes';
-
-function toWire(args: unknown[]): string {
-  return jsonStringify(args, (_key, value) => (value instanceof Uint8Array ? { [BYTES_TAG]: bytesToBase64(value) } : value));
+/** One host call: arguments encoded from the data itself, fuel charged with captured arithmetic. */
+function hostCall(meter: Meter, module: string, op: string, args: readonly unknown[]): unknown {
+  const what = `${StringPrototypeSlice(module, 4)}.${op}`;
+  const wire = encodeArgs(args, what);
+  // COPY: one unit per 8 bytes each way (two bytes per UTF-16 unit).
+  meter.take(MathCeil((wire.length * 2) / 8));
+  const replyText = native.hostCall(module, op, wire, meter.left());
+  if (typeof replyText !== 'string') throw new Error(`${what}: the host sent no reply`);
+  meter.take(MathCeil((replyText.length * 2) / 8));
+  const reply = decodeWire(replyText);
+  meter.take(fuelUnits(own(reply, 'fuel')));
+  if (own(reply, 'ok') === true) return own(reply, 'value');
+  throw guestError(own(reply, 'error'));
 }
 
-function fromWire(text: string): unknown {
-  return jsonParse(text, (_key, value) =>
-    value && typeof value === 'object' && typeof value[BYTES_TAG] === 'string' && Object.keys(value).length === 1 ? base64ToBytes(value[BYTES_TAG]) : value,
-  );
+/** The module's operations as plain functions (frozen, no prototype). */
+function namespaceOf(meter: Meter, module: string, functions: readonly string[]): Record<string, unknown> {
+  const namespace = ObjectCreate(null) as Record<string, unknown>;
+  for (let i = 0; i < functions.length; i++) {
+    const op = functions[i];
+    if (typeof op !== 'string') continue;
+    ObjectDefineProperty(namespace, op, { value: (...args: unknown[]) => hostCall(meter, module, op, args), enumerable: true });
+  }
+  return ObjectFreeze(namespace);
 }
 
-function hostFunction(linked: Linked, module: string, op: string) {
-  return function (...args: unknown[]): unknown {
-    const wire = toWire(args);
-    // COPY: one unit per 8 bytes each way (two bytes per UTF-16 unit).
-    linked.takeFuel(Math.ceil((wire.length * 2) / 8));
-    const replyText = native.hostCall.applySyncPromise(undefined, [module, op, wire, linked.fuelLeft()]) as string;
-    linked.takeFuel(Math.ceil((replyText.length * 2) / 8));
-    const reply = fromWire(replyText) as { ok: boolean; value?: unknown; error?: HostErrorShape; fuel: number };
-    linked.takeFuel(reply.fuel);
-    if (reply.ok) return reply.value;
-    throw guestError(reply.error!);
-  };
-}
+/**
+ * What guest factories receive as their second argument: every primordial plus the
+ * trusted helpers they need (UTF-8, randomness). Frozen, no prototype.
+ */
+const guestPrimordials = (() => {
+  const table = ObjectCreate(null) as Record<string, unknown>;
+  const names = ObjectKeys(primordials);
+  for (let i = 0; i < names.length; i++) ObjectDefineProperty(table, names[i], { value: (primordials as Record<string, unknown>)[names[i]], enumerable: true });
+  const extras: Record<string, unknown> = { utf8Encode, utf8Decode, randomBytes, randomUUID, renderValue, encodeJson: encodeValue, URL };
+  const extraNames = ObjectKeys(extras);
+  for (let i = 0; i < extraNames.length; i++) ObjectDefineProperty(table, extraNames[i], { value: extras[extraNames[i]], enumerable: true });
+  return ObjectFreeze(table);
+})();
 
-function namespaceOf(linked: Linked, module: string, functions: string[]): Record<string, unknown> {
-  const namespace: Record<string, unknown> = Object.create(null);
-  for (const op of functions) namespace[op] = hostFunction(linked, module, op);
-  return Object.freeze(namespace);
-}
+/**
+ * A guest factory builds a module's namespace: `factory(call, primordials, raw)`, where
+ * `call(op, ...args)` is one host call and `raw` the module's operations as functions.
+ */
+type GuestFactory = (call: (op: string, ...args: unknown[]) => unknown, primordialsTable: typeof guestPrimordials, raw: Record<string, unknown>) => unknown;
 
 // --- running -------------------------------------------------------------------------
 let outcome: Outcome | undefined;
-let current: Linked | undefined;
+let meter: Meter | undefined;
 
+const RangeErrorPrototype = RangeError.prototype;
 function isStackOverflow(value: unknown): boolean {
-  return value instanceof RangeError && value.message === 'Maximum call stack size exceeded';
+  return value !== null && typeof value === 'object' && ObjectGetPrototypeOf(value) === RangeErrorPrototype && own(value, 'message') === 'Maximum call stack size exceeded';
+}
+
+function readText(read: () => unknown): string | undefined {
+  try {
+    const value = read();
+    if (value === undefined) return undefined;
+    return typeof value === 'string' ? value : String_(value);
+  } catch {
+    return undefined;
+  }
 }
 
 function failure(error: unknown): Outcome {
-  if (isStackOverflow(error)) native.limit.applySync(undefined, ['stack_exhausted']);
-  if (isErrorValue(error)) {
+  if (isStackOverflow(error)) native.limit('stack_exhausted');
+  if (isErrorLike(error) || (error !== null && typeof error === 'object' && ObjectPrototypeToString(error) === '[object Error]')) {
     const e = error as Error;
-    let name = 'Error';
-    let message = '';
+    const name = readText(() => e.name) ?? 'Error';
+    const message = readText(() => e.message) ?? '';
     let stack: string | undefined;
     try {
-      name = String(e.name ?? 'Error');
-      message = String(e.message ?? '');
-      stack = typeof e.stack === 'string' ? e.stack : undefined;
+      const value: unknown = e.stack;
+      stack = typeof value === 'string' ? value : undefined;
     } catch {
-      message = 'an error whose fields could not be read';
+      stack = undefined;
     }
     const out: Outcome = { ok: false, name, message, stack };
-    if (isRuntimeDenial(error)) out.denied = { caller: error.caller, capability: error.capability, source: error.source ?? 'policy' };
+    // The host's facts, not the (editable) fields of the object that escaped.
+    const denied = runtimeDenial(error);
+    if (denied) out.denied = { caller: denied.caller, capability: denied.capability, source: denied.source };
     return out;
   }
   // A thrown non-Error value renders as `Uncaught <value>` (strings JSON-quoted).
   let text: string;
   try {
-    text = typeof error === 'string' ? jsonStringify(error) : renderValue(error);
+    text = typeof error === 'string' ? jsonQuote(error) : renderValue(error);
   } catch {
     text = typeof error;
   }
   return { ok: false, name: 'Error', message: text, headline: `Uncaught ${text}` };
 }
 
-function isErrorValue(value: unknown): boolean {
-  try {
-    return value instanceof Error || Object.prototype.toString.call(value) === '[object Error]';
-  } catch {
-    return false;
-  }
-}
-
 function settle(value: unknown): void {
+  if (outcome !== undefined) return;
   try {
     outcome = { ok: true, result: resultText(value) };
   } catch (error) {
@@ -189,72 +258,106 @@ function settle(value: unknown): void {
   }
 }
 
-function run(link: (rt: unknown) => Linked, specJson: string): void {
-  const spec = jsonParse(specJson) as RunSpec;
-  const rt = {
-    fuelBudget: spec.fuelBudget,
-    maxDepth: spec.maxDepth,
+function fail(error: unknown): void {
+  if (outcome === undefined) outcome = failure(error);
+}
+
+function numberOr(value: unknown, fallback: number): number {
+  return typeof value === 'number' && NumberIsFinite(value) ? value : fallback;
+}
+
+function makeRuntime(spec: unknown): object {
+  const rt = ObjectCreate(null) as Record<string, unknown>;
+  const fields: Record<string, unknown> = {
+    fuelBudget: numberOr(own(spec, 'fuelBudget'), 0),
+    maxDepth: numberOr(own(spec, 'maxDepth'), 16),
     fuelOut() {
       // The stack names where the run stopped; the pool maps it to program.ts.
       let where = '';
       try {
-        where = String(new Error('fuel').stack);
+        const stack: unknown = new Error('fuel').stack;
+        where = typeof stack === 'string' ? stack : '';
       } catch {
         where = '';
       }
-      native.limit.applySync(undefined, ['fuel_exhausted', 0, where]);
+      native.limit('fuel_exhausted', 0, where);
     },
     stackOut(fuelLeft: number) {
-      native.limit.applySync(undefined, ['stack_exhausted', fuelLeft]);
+      native.limit('stack_exhausted', fuelLeft);
     },
     checkCaught(value: unknown) {
-      if (isStackOverflow(value)) native.limit.applySync(undefined, ['stack_exhausted']);
+      if (isStackOverflow(value)) native.limit('stack_exhausted');
     },
   };
+  const names = ObjectKeys(fields);
+  for (let i = 0; i < names.length; i++) ObjectDefineProperty(rt, names[i], { value: fields[names[i]], enumerable: true });
+  return ObjectFreeze(rt);
+}
+
+function run(link: (rt: unknown) => Linked, specJson: string): void {
   try {
-    const linked = link(rt);
-    current = linked;
-    const namespaces: Record<string, unknown> = {};
-    const factories = (global.__svc_guest_modules ?? {}) as Record<string, (call: (op: string, ...args: unknown[]) => unknown) => Record<string, unknown>>;
+    // Nothing of the program has run yet: reading the spec and the linked object is safe.
+    const spec: unknown = JSONParse(specJson);
+    const linked = link(makeRuntime(spec));
+    const takeFuel = own(linked, 'takeFuel') as Linked['takeFuel'];
+    const fuelLeft = own(linked, 'fuelLeft') as Linked['fuelLeft'];
+    const runMeter: Meter = { take: (units) => takeFuel(units), left: () => fuelLeft() };
+    meter = runMeter;
+    const namespaces = ObjectCreate(null) as Record<string, unknown>;
+    const hostModules = own(spec, 'hostModules') ?? {};
+    const moduleNames = ObjectKeys(hostModules);
+    for (let i = 0; i < moduleNames.length; i++) {
+      const module = moduleNames[i];
+      namespaces[module] = namespaceOf(runMeter, module, own(hostModules, module) ?? []);
+    }
+    const factories = (global.__svc_guest_modules ?? {}) as Record<string, GuestFactory>;
     delete global.__svc_guest_modules;
-    for (const [module, functions] of Object.entries(spec.hostModules)) namespaces[module] = namespaceOf(linked, module, functions);
-    for (const [module, factory] of Object.entries(factories)) {
-      const call = (op: string, ...args: unknown[]) => hostFunction(linked, module, op)(...args);
-      namespaces[module] = Object.freeze(factory(call));
+    const factoryNames = ObjectKeys(factories);
+    for (let i = 0; i < factoryNames.length; i++) {
+      const module = factoryNames[i];
+      const call = (op: string, ...args: unknown[]) => hostCall(runMeter, module, op, args);
+      const raw = ObjectPrototypeHasOwnProperty(namespaces, module) ? (namespaces[module] as Record<string, unknown>) : namespaceOf(runMeter, module, []);
+      namespaces[module] = ObjectFreeze(FunctionPrototypeCall(factories[module], undefined, call, guestPrimordials, raw));
     }
     const require = (name: string) => {
-      if (name in namespaces) return namespaces[name];
-      throw new Error(`module ${name} is not available`);
+      if (typeof name === 'string' && ObjectPrototypeHasOwnProperty(namespaces, name)) return namespaces[name];
+      throw new Error(`module ${String_(name)} is not available`);
     };
     const module = { exports: {} as Record<string, unknown> };
-    linked.units.main(require, module, module.exports);
+    own(linked, 'units').main(require, module, module.exports);
     const main = module.exports.main;
     if (typeof main !== 'function') {
       outcome = { ok: false, name: 'TypeError', message: `main is not a function (it is ${main === null ? 'null' : typeof main})` };
       return;
     }
-    const value = (main as () => unknown)();
+    const value = FunctionPrototypeCall(main as () => unknown, undefined);
     if (value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function') {
-      (value as PromiseLike<unknown>).then(settle, (error) => {
-        outcome = failure(error);
-      });
+      PromisePrototypeThen(PromiseResolve(value), settle, fail);
     } else settle(value);
   } catch (error) {
-    outcome = failure(error);
+    fail(error);
   }
 }
 
+/** Report fields as JSON text, built here: a toJSON or patched JSON cannot reach it. */
+function field(name: string, value: string | number | null | undefined): string {
+  if (value === undefined) return '';
+  const text = value === null ? 'null' : typeof value === 'number' ? (NumberIsFinite(value) ? `${value}` : 'null') : jsonQuote(value);
+  return `,${jsonQuote(name)}:${text}`;
+}
+
 function collect(): string {
-  const fuelLeft = current ? current.fuelLeft() : null;
-  if (outcome === undefined) {
-    return jsonStringify({
-      ok: false,
-      name: 'Error',
-      message: 'main returned a promise that can never settle: nothing is left that could resolve it (there are no timers, and host calls are synchronous)',
-      fuelLeft,
-    });
-  }
-  return jsonStringify({ ...outcome, fuelLeft });
+  const left = meter ? meter.left() : null;
+  const fuelLeft = typeof left === 'number' && NumberIsFinite(left) ? left : null;
+  const now = outcome ?? {
+    ok: false as const,
+    name: 'Error',
+    message: 'main returned a promise that can never settle: nothing is left that could resolve it (there are no timers, and host calls are synchronous)',
+  };
+  if (now.ok) return `{"ok":true${field('result', now.result)}${field('fuelLeft', fuelLeft)}}`;
+  let denied = '';
+  if (now.denied) denied = `,"denied":{"caller":${jsonQuote(now.denied.caller)},"capability":${jsonQuote(now.denied.capability)},"source":${jsonQuote(now.denied.source)}}`;
+  return `{"ok":false${field('name', now.name)}${field('message', now.message)}${field('headline', now.headline)}${field('stack', now.stack)}${denied}${field('fuelLeft', fuelLeft)}}`;
 }
 
 define('__svc_entry', { run, collect });

@@ -1,64 +1,93 @@
 // The error classes programs see. Instances created by the runtime (host refusals) are
-// branded in a private WeakSet, so only those count as `permission_denied` when they
-// escape main; one the program constructs itself is an ordinary runtime error.
-const runtimeRaised = new WeakSet<object>();
+// remembered in a private map with the facts the host sent, so only those count as
+// `permission_denied` when they escape main, and with the host's caller, capability and
+// source even if the program edits the object; one the program constructs is an
+// ordinary runtime error.
+import { own, ObjectDefineProperty, SafeWeakMap, String_ } from './primordials';
+import type { HostErrorShape } from '../contract';
 
-export class PermissionDeniedError extends Error {
+export type { HostErrorShape };
+
+/** What the host said about a refusal it issued. */
+export interface DenialFacts {
   readonly caller: string;
   readonly capability: string;
-  readonly reason: string;
-  readonly source?: string;
+  readonly source: string;
+}
+
+const runtimeRaised = new SafeWeakMap<object, DenialFacts>();
+
+function defineField(target: object, name: string, value: unknown): void {
+  // Defined, not assigned: a setter the program put on Object.prototype must not run.
+  ObjectDefineProperty(target, name, { value, writable: true, configurable: true, enumerable: true });
+}
+
+export class PermissionDeniedError extends Error {
+  declare readonly caller: string;
+  declare readonly capability: string;
+  declare readonly reason: string;
+  declare readonly source?: string;
   /** The declared signature is (message, caller, capability, reason); the runtime adds `source`. */
   constructor(message?: string, caller?: string, capability?: string, reason?: string, source?: string) {
     super(message);
-    this.name = 'PermissionDeniedError';
-    this.caller = caller ?? '';
-    this.capability = capability ?? '';
-    this.reason = reason ?? '';
-    if (source !== undefined) this.source = source;
+    defineField(this, 'name', 'PermissionDeniedError');
+    defineField(this, 'caller', caller ?? '');
+    defineField(this, 'capability', capability ?? '');
+    defineField(this, 'reason', reason ?? '');
+    if (source !== undefined) defineField(this, 'source', source);
   }
 }
 
 export class QuotaExceededError extends Error {
   constructor(message?: string) {
     super(message);
-    this.name = 'QuotaExceededError';
+    defineField(this, 'name', 'QuotaExceededError');
   }
 }
 
-// The wire shape is shared with the host side (type only: nothing is bundled from it).
-import type { HostErrorShape } from '../pool/types';
-export type { HostErrorShape };
+function text(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback;
+}
 
-/** Rebuilds a host error as the class the program should catch. */
-export function guestError(shape: HostErrorShape): Error {
+/** Rebuilds a host error (parsed JSON: read own fields only) as the class the program should catch. */
+export function guestError(shape: unknown): Error {
+  const name = text(own(shape, 'name'), 'Error');
+  const message = text(own(shape, 'message'), 'the host call failed');
   let error: Error;
-  switch (shape.name) {
-    case 'PermissionDeniedError':
-      error = new PermissionDeniedError(shape.message, shape.caller, shape.capability, shape.reason, shape.source ?? 'policy');
-      runtimeRaised.add(error);
+  switch (name) {
+    case 'PermissionDeniedError': {
+      const facts: DenialFacts = { caller: text(own(shape, 'caller'), ''), capability: text(own(shape, 'capability'), ''), source: text(own(shape, 'source'), 'policy') };
+      error = new PermissionDeniedError(message, facts.caller, facts.capability, text(own(shape, 'reason'), ''), facts.source);
+      runtimeRaised.set(error, facts);
       return error;
+    }
     case 'QuotaExceededError':
-      return new QuotaExceededError(shape.message);
+      return new QuotaExceededError(message);
     case 'TypeError':
-      error = new TypeError(shape.message);
+      error = new TypeError(message);
       break;
     case 'RangeError':
-      error = new RangeError(shape.message);
+      error = new RangeError(message);
+      break;
+    case 'SyntaxError':
+      error = new SyntaxError(message);
       break;
     default:
-      error = new Error(shape.message);
-      if (shape.name && shape.name !== 'Error') error.name = shape.name;
+      error = new Error(message);
+      if (name !== 'Error') defineField(error, 'name', String_(name));
   }
-  if (shape.code !== undefined) (error as Error & { code?: string }).code = shape.code;
+  const code = own(shape, 'code');
+  if (typeof code === 'string') defineField(error, 'code', code);
   return error;
 }
 
-export function isRuntimeDenial(value: unknown): value is PermissionDeniedError {
-  return typeof value === 'object' && value !== null && runtimeRaised.has(value);
+/** The host's facts for a refusal the runtime raised; undefined for any other value. */
+export function runtimeDenial(value: unknown): DenialFacts | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  return runtimeRaised.get(value);
 }
 
 export function installErrorGlobals(): void {
-  Object.defineProperty(globalThis, 'PermissionDeniedError', { value: PermissionDeniedError, writable: true, configurable: true });
-  Object.defineProperty(globalThis, 'QuotaExceededError', { value: QuotaExceededError, writable: true, configurable: true });
+  ObjectDefineProperty(globalThis, 'PermissionDeniedError', { value: PermissionDeniedError, writable: true, configurable: true });
+  ObjectDefineProperty(globalThis, 'QuotaExceededError', { value: QuotaExceededError, writable: true, configurable: true });
 }

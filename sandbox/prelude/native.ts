@@ -1,23 +1,38 @@
 // The host functions the runner installs in each isolate before the prelude runs. They
-// are captured here and removed from the global object so programs cannot reach them.
-export interface NativeReference {
+// are captured here (with their call methods, so nothing is looked up later) and removed
+// from the global object so programs cannot reach them.
+import { own, ReflectApply } from './primordials';
+
+interface NativeReference {
   applySync(receiver: undefined, args: unknown[]): unknown;
   applySyncPromise(receiver: undefined, args: unknown[]): unknown;
 }
 
-export interface Native {
-  /** (module, op, argsJson, fuelLeft) → replyJson, via the server. */
-  hostCall: NativeReference;
-  /** (line) → void: one console line. */
-  console: NativeReference;
-  /** (kind, fuelLeft?) → never returns: ends the run (the isolate is disposed). */
-  limit: NativeReference;
-  /** (byteCount) → base64 random bytes. */
-  random: NativeReference;
-  /** (input, base) → JSON of URL parts, or throws TypeError text. */
-  url: NativeReference;
+type Call = (...args: unknown[]) => unknown;
+
+function sync(reference: NativeReference): Call {
+  const apply = reference.applySync;
+  return (...args: unknown[]) => ReflectApply(apply, reference, [undefined, args]);
 }
 
-const globals = globalThis as unknown as { __svc_native?: Native };
-export const native: Native = globals.__svc_native!;
+function blocking(reference: NativeReference): Call {
+  const apply = reference.applySyncPromise;
+  return (...args: unknown[]) => ReflectApply(apply, reference, [undefined, args]);
+}
+
+const globals = globalThis as unknown as { __svc_native?: Record<string, NativeReference> };
+const installed = globals.__svc_native!;
 delete globals.__svc_native;
+
+export const native = {
+  /** (module, op, argsJson, fuelLeft) → replyJson, via the server (blocks the isolate). */
+  hostCall: blocking(own(installed, 'hostCall')),
+  /** (line) → void: one console line. */
+  console: sync(own(installed, 'console')),
+  /** (kind, fuelLeft?, stack?) → never returns: ends the run (the isolate is disposed). */
+  limit: sync(own(installed, 'limit')),
+  /** (byteCount) → base64 random bytes. */
+  random: sync(own(installed, 'random')),
+  /** (input, base) → JSON of URL parts, or of the failure. */
+  url: sync(own(installed, 'url')),
+} as const;

@@ -1,50 +1,112 @@
 // Text rendering shared by console lines and messages: strings as is, errors as
 // `Name: message`, objects as JSON from a safe encoder (Map, Set, BigInt, cycles,
-// functions handled).
-import { jsonStringify } from './intrinsics';
+// functions handled). Built on the primordials: whatever the program patched, the
+// output is a string.
+import {
+  ArrayIsArray,
+  BigIntPrototypeToString,
+  FunctionPrototypeCall,
+  isErrorLike,
+  isMap,
+  isSet,
+  JSONStringify,
+  MapPrototypeForEach,
+  ObjectCreate,
+  ObjectDefineProperty,
+  ObjectKeys,
+  own,
+  SafeSet,
+  SetPrototypeForEach,
+  String_,
+  SymbolPrototypeToString,
+} from './primordials';
+
 function functionLabel(fn: Function): string {
-  return fn.name ? `[Function ${fn.name}]` : '[Function (anonymous)]';
+  let name: unknown;
+  try {
+    name = own(fn, 'name');
+  } catch {
+    name = undefined;
+  }
+  return typeof name === 'string' && name !== '' ? `[Function ${name}]` : '[Function (anonymous)]';
+}
+
+/** `Name: message` of an error-like object; fields that are not strings are shown with String(). */
+function errorLabel(error: object): string {
+  try {
+    const name = (error as { name?: unknown }).name;
+    const message = (error as { message?: unknown }).message;
+    return `${typeof name === 'string' ? name : String_(name)}: ${typeof message === 'string' ? message : String_(message)}`;
+  } catch {
+    return 'Error: (unreadable error)';
+  }
+}
+
+function setField(target: Record<string, unknown>, key: string, value: unknown): void {
+  ObjectDefineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 export function safeJson(value: unknown): string {
-  const seen = new Set<unknown>();
+  const seen = new SafeSet<unknown>();
   const convert = (v: unknown): unknown => {
-    if (typeof v === 'bigint') return v.toString();
+    if (typeof v === 'bigint') return BigIntPrototypeToString(v);
     if (typeof v === 'function') return functionLabel(v);
-    if (typeof v === 'symbol') return v.toString();
+    if (typeof v === 'symbol') return SymbolPrototypeToString(v);
     if (v === undefined) return null;
     if (v === null || typeof v !== 'object') return v;
     if (seen.has(v)) return '[Circular]';
     seen.add(v);
     try {
-      if (v instanceof Error) return `${v.name}: ${v.message}`;
-      if (v instanceof Map) {
-        const out: Record<string, unknown> = {};
-        for (const [k, item] of v) out[String(k)] = convert(item);
+      if (isErrorLike(v)) return errorLabel(v);
+      // Null-prototype objects: a toJSON on Object.prototype cannot reach the encoder.
+      const out = ObjectCreate(null) as Record<string, unknown>;
+      if (isMap(v)) {
+        MapPrototypeForEach(v, (item: unknown, key: unknown) => setField(out, String_(key), convert(item)));
         return out;
       }
-      if (v instanceof Set) return [...v].map(convert);
-      if (Array.isArray(v)) return v.map(convert);
-      if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return convert((v as { toJSON: () => unknown }).toJSON());
-      const out: Record<string, unknown> = {};
-      for (const key of Object.keys(v)) out[key] = convert((v as Record<string, unknown>)[key]);
+      if (isSet(v)) {
+        const list: unknown[] = [];
+        let index = 0;
+        SetPrototypeForEach(v, (item: unknown) => setField(list as unknown as Record<string, unknown>, String_(index++), convert(item)));
+        return list;
+      }
+      if (ArrayIsArray(v)) {
+        const list: unknown[] = [];
+        const length = (v as unknown[]).length;
+        for (let i = 0; i < length; i++) setField(list as unknown as Record<string, unknown>, String_(i), convert((v as unknown[])[i]));
+        return list;
+      }
+      const toJSON = (v as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return convert(FunctionPrototypeCall(toJSON as () => unknown, v));
+      const keys = ObjectKeys(v);
+      for (let i = 0; i < keys.length; i++) setField(out, keys[i], convert((v as Record<string, unknown>)[keys[i]]));
       return out;
     } finally {
       seen.delete(v);
     }
   };
   try {
-    return jsonStringify(convert(value)) ?? String(value);
+    const text: unknown = JSONStringify(convert(value), ownValueReplacer);
+    return typeof text === 'string' ? text : String_(value);
   } catch (error) {
-    return `[unrenderable: ${(error as Error)?.message ?? 'error'}]`;
+    return '[unrenderable value]';
   }
+}
+
+/**
+ * Arrays built here still have Array.prototype, and JSON.stringify consults a toJSON found
+ * there before the replacer runs; the replacer hands back the holder's own value instead.
+ */
+export function ownValueReplacer(this: unknown, key: string): unknown {
+  return own(this, key);
 }
 
 export function renderValue(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  if (typeof value === 'symbol') return value.toString();
+  if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return `${value}`;
+  if (typeof value === 'bigint') return BigIntPrototypeToString(value);
+  if (typeof value === 'symbol') return SymbolPrototypeToString(value);
   if (typeof value === 'function') return functionLabel(value);
-  if (value instanceof Error) return `${value.name}: ${value.message}`;
+  if (isErrorLike(value)) return errorLabel(value as object);
   return safeJson(value);
 }

@@ -1,52 +1,82 @@
 // The result text of `main` (program-runtime §2.3): strings as is, undefined → null,
 // other values as JSON text; values JSON would silently mangle are refused with their
-// type and JSON path.
-import { jsonStringify } from './intrinsics';
+// type and JSON path. The text is always a string, whatever the program patched.
+import {
+  ArrayIsArray,
+  FunctionPrototypeCall,
+  isArrayBuffer,
+  isDataView,
+  isMap,
+  isPromise,
+  isSet,
+  isWeakMap,
+  isWeakSet,
+  jsonQuote,
+  JSONStringify,
+  NumberIsFinite,
+  ObjectKeys,
+  regExpTest,
+  StringPrototypeCharCodeAt,
+  SafeSet,
+  typedArrayKind,
+} from './primordials';
 const MAX_RESULT_BYTES = 16 * 1024 * 1024;
 
-export class ResultError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TypeError';
-  }
-}
+export class ResultError extends TypeError {}
 
 function refusedType(value: unknown): string | null {
   if (typeof value === 'bigint') return 'BigInt';
   if (typeof value !== 'object' || value === null) return null;
-  if (value instanceof Map) return 'Map';
-  if (value instanceof Set) return 'Set';
-  if (value instanceof WeakMap) return 'WeakMap';
-  if (value instanceof WeakSet) return 'WeakSet';
-  if (value instanceof Promise) return 'Promise';
-  if (value instanceof ArrayBuffer) return 'ArrayBuffer';
-  if (value instanceof DataView) return 'DataView';
-  if (ArrayBuffer.isView(value)) return (value as { constructor: { name: string } }).constructor.name || 'typed array';
+  if (isMap(value)) return 'Map';
+  if (isSet(value)) return 'Set';
+  if (isWeakMap(value)) return 'WeakMap';
+  if (isWeakSet(value)) return 'WeakSet';
+  if (isPromise(value)) return 'Promise';
+  if (isArrayBuffer(value)) return 'ArrayBuffer';
+  if (isDataView(value)) return 'DataView';
+  const kind = typedArrayKind(value);
+  if (kind !== undefined) return kind;
   return null;
 }
 
-const advice: Record<string, string> = {
-  Map: 'convert it with Object.fromEntries(map)',
-  Set: 'convert it with [...set]',
-  BigInt: 'convert it with String(value)',
-  Promise: 'await it first',
-};
+function advice(refused: string): string {
+  switch (refused) {
+    case 'Map':
+      return 'convert it with Object.fromEntries(map)';
+    case 'Set':
+      return 'convert it with [...set]';
+    case 'BigInt':
+      return 'convert it with String(value)';
+    case 'Promise':
+      return 'await it first';
+    default:
+      return 'convert it to plain arrays, objects, strings or numbers';
+  }
+}
 
-function check(value: unknown, path: string, stack: Set<unknown>): void {
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+function check(value: unknown, path: string, stack: SafeSet<unknown>): void {
   let current = value;
-  if (current !== null && typeof current === 'object' && typeof (current as { toJSON?: unknown }).toJSON === 'function') {
-    current = (current as { toJSON: (key: string) => unknown }).toJSON('');
+  if (current !== null && typeof current === 'object') {
+    const toJSON = (current as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') current = FunctionPrototypeCall(toJSON as (key: string) => unknown, current, '');
   }
   const refused = refusedType(current);
-  if (refused) {
-    const how = advice[refused] ?? 'convert it to plain arrays, objects, strings or numbers';
-    throw new ResultError(`main returned a value JSON cannot represent: a ${refused} at ${path}; ${how}`);
-  }
+  if (refused) throw new ResultError(`main returned a value JSON cannot represent: a ${refused} at ${path}; ${advice(refused)}`);
   if (current === null || typeof current !== 'object') return;
   if (stack.has(current)) throw new ResultError(`main returned a value with a cycle at ${path}; JSON cannot represent cycles`);
   stack.add(current);
-  if (Array.isArray(current)) current.forEach((item, i) => check(item, `${path}[${i}]`, stack));
-  else for (const key of Object.keys(current)) check((current as Record<string, unknown>)[key], /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${jsonStringify(key)}]`, stack);
+  if (ArrayIsArray(current)) {
+    const list = current as unknown[];
+    for (let i = 0; i < list.length; i++) check(list[i], `${path}[${i}]`, stack);
+  } else {
+    const keys = ObjectKeys(current);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      check((current as Record<string, unknown>)[key], regExpTest(IDENTIFIER, key) ? `${path}.${key}` : `${path}[${jsonQuote(key)}]`, stack);
+    }
+  }
   stack.delete(current);
 }
 
@@ -55,9 +85,11 @@ export function resultText(value: unknown): string | null {
   if (value === undefined) return null;
   if (typeof value === 'function') throw new ResultError('main returned a function; return data (a string, number, array or object) instead');
   if (typeof value === 'symbol') throw new ResultError('main returned a symbol; return data (a string, number, array or object) instead');
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  check(value, '$', new Set());
-  return checkSize(jsonStringify(value) ?? 'null');
+  if (typeof value === 'number' && !NumberIsFinite(value)) return `${value}`;
+  check(value, '$', new SafeSet());
+  // JSON.stringify semantics (the program's own toJSON included); the text is checked to be a string.
+  const text: unknown = JSONStringify(value);
+  return checkSize(typeof text === 'string' ? text : 'null');
 }
 
 function checkSize(text: string): string {
@@ -65,10 +97,12 @@ function checkSize(text: string): string {
   if (text.length * 3 > MAX_RESULT_BYTES) {
     let bytes = 0;
     for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
+      const c = StringPrototypeCharCodeAt(text, i);
       bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? 2 : 3;
     }
     if (bytes > MAX_RESULT_BYTES) throw new ResultError('the result is larger than 16 MiB; write the data to a file and return its path instead');
   }
   return text;
 }
+
+

@@ -1,7 +1,30 @@
 // URL and URLSearchParams. Parsing follows the WHATWG rules by asking the runner's own
 // URL implementation (a synchronous native call), so there is no second parser to drift.
-import { jsonParse } from './intrinsics';
 import { native } from './native';
+import {
+  arrayCopy,
+  arrayFilter,
+  arrayFindIndex,
+  arrayMap,
+  ArrayPrototypeJoin,
+  ArrayPrototypePush,
+  ArrayPrototypeSort,
+  JSONParse,
+  ObjectKeys,
+  own,
+  String_,
+  StringPrototypeIndexOf,
+  StringPrototypeSlice,
+  StringPrototypeStartsWith,
+  StringPrototypeEndsWith,
+  stringReplaceAll,
+  stringSplit,
+  uncurryThis,
+} from './primordials';
+
+const ArrayPrototypeValues = uncurryThis(Array.prototype[Symbol.iterator]) as <T>(list: T[]) => IterableIterator<T>;
+const PERCENT_20 = /%20/g;
+const PLUS = /\+/g;
 
 interface UrlParts {
   href: string;
@@ -18,9 +41,10 @@ interface UrlParts {
 }
 
 function parseUrl(input: string, base?: string): UrlParts {
-  const reply = jsonParse(native.url.applySync(undefined, [input, base ?? null]) as string) as { ok: boolean; parts?: UrlParts; message?: string };
-  if (!reply.ok) throw new TypeError(reply.message ?? `Invalid URL: ${input}`);
-  return reply.parts!;
+  const text = native.url(input, base ?? null);
+  const reply: unknown = typeof text === 'string' ? JSONParse(text) : null;
+  if (own(reply, 'ok') !== true) throw new TypeError(typeof own(reply, 'message') === 'string' ? own(reply, 'message') : `Invalid URL: ${input}`);
+  return own(reply, 'parts') as UrlParts;
 }
 
 export class URLSearchParams {
@@ -30,10 +54,18 @@ export class URLSearchParams {
   constructor(init?: string | Record<string, string> | Iterable<[string, string]> | URLSearchParams) {
     if (init === undefined || init === null) return;
     if (typeof init === 'string') this.#parse(init);
-    else if (init instanceof URLSearchParams) this.#pairs = [...init.#pairs];
+    else if (URLSearchParams.#isParams(init)) this.#pairs = arrayCopy(init.#pairs);
     else if (typeof (init as Iterable<[string, string]>)[Symbol.iterator] === 'function') {
-      for (const pair of init as Iterable<[string, string]>) this.#pairs.push([String(pair[0]), String(pair[1])]);
-    } else for (const key of Object.keys(init)) this.#pairs.push([key, String((init as Record<string, string>)[key])]);
+      // The program's own iterable: consuming it is what the constructor is for.
+      for (const pair of init as Iterable<[string, string]>) ArrayPrototypePush(this.#pairs, [String_(pair[0]), String_(pair[1])]);
+    } else {
+      const keys = ObjectKeys(init);
+      for (let i = 0; i < keys.length; i++) ArrayPrototypePush(this.#pairs, [keys[i], String_((init as Record<string, string>)[keys[i]])]);
+    }
+  }
+
+  static #isParams(value: unknown): value is URLSearchParams {
+    return typeof value === 'object' && value !== null && #pairs in value;
   }
 
   /** @internal used by URL to keep `search` in sync. */
@@ -44,18 +76,20 @@ export class URLSearchParams {
   }
 
   #parse(query: string): void {
-    const text = query.startsWith('?') ? query.slice(1) : query;
-    for (const part of text.split('&')) {
+    const text = StringPrototypeStartsWith(query, '?') ? StringPrototypeSlice(query, 1) : query;
+    const parts = stringSplit(text, '&');
+    const decode = (s: string) => {
+      try {
+        return decodeURIComponent(stringReplaceAll(s, PLUS, () => ' '));
+      } catch {
+        return s;
+      }
+    };
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i];
       if (part === '') continue;
-      const eq = part.indexOf('=');
-      const decode = (s: string) => {
-        try {
-          return decodeURIComponent(s.replace(/\+/g, ' '));
-        } catch {
-          return s;
-        }
-      };
-      this.#pairs.push(eq === -1 ? [decode(part), ''] : [decode(part.slice(0, eq)), decode(part.slice(eq + 1))]);
+      const eq = StringPrototypeIndexOf(part, '=');
+      ArrayPrototypePush(this.#pairs, eq === -1 ? [decode(part), ''] : [decode(StringPrototypeSlice(part, 0, eq)), decode(StringPrototypeSlice(part, eq + 1))]);
     }
   }
 
@@ -66,54 +100,60 @@ export class URLSearchParams {
     return this.#pairs.length;
   }
   append(name: string, value: string): void {
-    this.#pairs.push([String(name), String(value)]);
+    ArrayPrototypePush(this.#pairs, [String_(name), String_(value)]);
     this.#changed();
   }
   delete(name: string): void {
-    this.#pairs = this.#pairs.filter(([k]) => k !== String(name));
+    const key = String_(name);
+    this.#pairs = arrayFilter(this.#pairs, (pair) => pair[0] !== key);
     this.#changed();
   }
   get(name: string): string | null {
-    return this.#pairs.find(([k]) => k === String(name))?.[1] ?? null;
+    const key = String_(name);
+    const index = arrayFindIndex(this.#pairs, (pair) => pair[0] === key);
+    return index === -1 ? null : this.#pairs[index][1];
   }
   getAll(name: string): string[] {
-    return this.#pairs.filter(([k]) => k === String(name)).map(([, v]) => v);
+    const key = String_(name);
+    return arrayMap(arrayFilter(this.#pairs, (pair) => pair[0] === key), (pair) => pair[1]);
   }
   has(name: string): boolean {
-    return this.#pairs.some(([k]) => k === String(name));
+    const key = String_(name);
+    return arrayFindIndex(this.#pairs, (pair) => pair[0] === key) !== -1;
   }
   set(name: string, value: string): void {
-    const key = String(name);
-    const index = this.#pairs.findIndex(([k]) => k === key);
-    if (index === -1) this.#pairs.push([key, String(value)]);
+    const key = String_(name);
+    const index = arrayFindIndex(this.#pairs, (pair) => pair[0] === key);
+    if (index === -1) ArrayPrototypePush(this.#pairs, [key, String_(value)]);
     else {
-      this.#pairs[index] = [key, String(value)];
-      this.#pairs = this.#pairs.filter(([k], i) => k !== key || i === index);
+      this.#pairs[index] = [key, String_(value)];
+      this.#pairs = arrayFilter(this.#pairs, (pair, i) => pair[0] !== key || i === index);
     }
     this.#changed();
   }
   sort(): void {
-    this.#pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    ArrayPrototypeSort(this.#pairs, (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     this.#changed();
   }
   forEach(callback: (value: string, key: string, parent: URLSearchParams) => void): void {
-    for (const [k, v] of this.#pairs) callback(v, k, this);
+    const pairs = arrayCopy(this.#pairs);
+    for (let i = 0; i < pairs.length; i++) callback(pairs[i][1], pairs[i][0], this);
   }
   keys(): IterableIterator<string> {
-    return this.#pairs.map(([k]) => k)[Symbol.iterator]();
+    return ArrayPrototypeValues(arrayMap(this.#pairs, (pair) => pair[0]));
   }
   values(): IterableIterator<string> {
-    return this.#pairs.map(([, v]) => v)[Symbol.iterator]();
+    return ArrayPrototypeValues(arrayMap(this.#pairs, (pair) => pair[1]));
   }
   entries(): IterableIterator<[string, string]> {
-    return this.#pairs.map(([k, v]) => [k, v] as [string, string])[Symbol.iterator]();
+    return ArrayPrototypeValues(arrayMap(this.#pairs, (pair) => [pair[0], pair[1]] as [string, string]));
   }
   [Symbol.iterator](): IterableIterator<[string, string]> {
     return this.entries();
   }
   toString(): string {
-    const encode = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
-    return this.#pairs.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&');
+    const encode = (s: string) => stringReplaceAll(encodeURIComponent(s), PERCENT_20, () => '+');
+    return ArrayPrototypeJoin(arrayMap(this.#pairs, (pair) => `${encode(pair[0])}=${encode(pair[1])}`), '&');
   }
 }
 
@@ -122,7 +162,7 @@ export class URL {
   #params: URLSearchParams;
 
   constructor(input: string | URL, base?: string | URL) {
-    this.#parts = parseUrl(String(input), base === undefined ? undefined : String(base));
+    this.#parts = parseUrl(String_(input), base === undefined ? undefined : String_(base));
     this.#params = new URLSearchParams();
     URLSearchParams.attach(this.#params, this.#parts.search, () => {
       const query = this.#params.toString();
@@ -132,7 +172,7 @@ export class URL {
 
   static canParse(input: string, base?: string): boolean {
     try {
-      parseUrl(String(input), base === undefined ? undefined : String(base));
+      parseUrl(String_(input), base === undefined ? undefined : String_(base));
       return true;
     } catch {
       return false;
@@ -143,35 +183,35 @@ export class URL {
     const p = { ...this.#parts, ...change };
     const auth = p.username || p.password ? `${p.username}${p.password ? `:${p.password}` : ''}@` : '';
     const host = change.hostname !== undefined || change.port !== undefined ? `${p.hostname}${p.port ? `:${p.port}` : ''}` : p.host;
-    const search = p.search && !p.search.startsWith('?') ? `?${p.search}` : p.search;
-    const hash = p.hash && !p.hash.startsWith('#') ? `#${p.hash}` : p.hash;
-    const protocol = p.protocol.endsWith(':') ? p.protocol : `${p.protocol}:`;
+    const search = p.search && !StringPrototypeStartsWith(p.search, '?') ? `?${p.search}` : p.search;
+    const hash = p.hash && !StringPrototypeStartsWith(p.hash, '#') ? `#${p.hash}` : p.hash;
+    const protocol = StringPrototypeEndsWith(p.protocol, ':') ? p.protocol : `${p.protocol}:`;
     const href = change.href ?? `${protocol}//${auth}${host}${p.pathname}${search}${hash}`;
     this.#parts = parseUrl(href);
     if (syncParams) URLSearchParams.attach(this.#params, this.#parts.search, () => this.#reparse({ search: this.#params.toString() ? `?${this.#params.toString()}` : '' }, false));
   }
 
   get href() { return this.#parts.href; }
-  set href(v: string) { this.#reparse({ href: String(v) }); }
+  set href(v: string) { this.#reparse({ href: String_(v) }); }
   get origin() { return this.#parts.origin; }
   get protocol() { return this.#parts.protocol; }
-  set protocol(v: string) { this.#reparse({ protocol: String(v) }); }
+  set protocol(v: string) { this.#reparse({ protocol: String_(v) }); }
   get username() { return this.#parts.username; }
-  set username(v: string) { this.#reparse({ username: String(v) }); }
+  set username(v: string) { this.#reparse({ username: String_(v) }); }
   get password() { return this.#parts.password; }
-  set password(v: string) { this.#reparse({ password: String(v) }); }
+  set password(v: string) { this.#reparse({ password: String_(v) }); }
   get host() { return this.#parts.host; }
-  set host(v: string) { this.#reparse({ host: String(v) }); }
+  set host(v: string) { this.#reparse({ host: String_(v) }); }
   get hostname() { return this.#parts.hostname; }
-  set hostname(v: string) { this.#reparse({ hostname: String(v) }); }
+  set hostname(v: string) { this.#reparse({ hostname: String_(v) }); }
   get port() { return this.#parts.port; }
-  set port(v: string) { this.#reparse({ port: String(v) }); }
+  set port(v: string) { this.#reparse({ port: String_(v) }); }
   get pathname() { return this.#parts.pathname; }
-  set pathname(v: string) { this.#reparse({ pathname: String(v).startsWith('/') ? String(v) : `/${v}` }); }
+  set pathname(v: string) { const text = String_(v); this.#reparse({ pathname: StringPrototypeStartsWith(text, '/') ? text : `/${text}` }); }
   get search() { return this.#parts.search; }
-  set search(v: string) { this.#reparse({ search: String(v) }); }
+  set search(v: string) { this.#reparse({ search: String_(v) }); }
   get hash() { return this.#parts.hash; }
-  set hash(v: string) { this.#reparse({ hash: String(v) }); }
+  set hash(v: string) { this.#reparse({ hash: String_(v) }); }
   get searchParams() { return this.#params; }
   toString() { return this.#parts.href; }
   toJSON() { return this.#parts.href; }

@@ -1,5 +1,5 @@
 // Command-line flags: `--name value` or `--name=value`; boolean flags take no value;
-// `--allow-ip` and `--mcp-allowed-host` repeat (each may hold a comma list); otherwise the
+// `--allow-ip`, `--mcp-allowed-host` and `--add-host` repeat (each may hold a comma list); otherwise the
 // last occurrence wins. An unknown flag or a missing value is a usage error.
 import { usage } from './errors';
 import { booleanFlags, repeatableFlags, scalarSettings } from './schema';

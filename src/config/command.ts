@@ -6,10 +6,10 @@ import path from 'node:path';
 import { healthCheckTarget, resolveBindAndPort } from './address';
 import { parseFlags, type ParsedFlags } from './argv';
 import { invalid } from './errors';
-import { asString, readConfigFile, type ConfigFile } from './file';
+import { asMap, asString, readConfigFile, type ConfigFile } from './file';
 import { helpText } from './help';
 import { allowsMode, auditFileWarnings, checkLogFile } from './logging';
-import { canonicalCidr, canonicalMcpHost } from './network';
+import { canonicalCidr, canonicalMcpHost, hostEntry, hostMapping } from './network';
 import { parseOAuthProviders } from './oauth';
 import { limitDefaults, scalarSettings } from './schema';
 import type { Limits, Settings, TokenEntry } from './settings';
@@ -147,8 +147,27 @@ function authentication({ flags, env, file, input }: Sources): { tokens: TokenEn
   return { tokens, allowUnauthenticated };
 }
 
+/** What a local `svc run` shares with the server: run limits and the outbound block. */
+export interface RunSettings {
+  limits: Limits;
+  network: Settings['network'];
+}
+
+/**
+ * The settings of a local run (server-operations §10): `max_*` from SVC_MAX_* variables
+ * and defaults, grants from `--allow-localhost`/`--allow-private`/`--allow-ip` flags and
+ * SVC_ALLOW_* variables, parsed and validated exactly as the server does. No config file.
+ */
+export function parseRunSettings(input: Pick<CommandInput, 'argv' | 'env' | 'cwd'>): RunSettings {
+  const flags = parseFlags(input.argv);
+  const env = effectiveEnv(input.env);
+  const resolver = new Resolver(flags, env, null, input.cwd);
+  resolver.resolveAll(scalarSettings.filter((setting) => setting.key.startsWith('max_')).map((setting) => setting.key));
+  return { limits: parseLimits(resolver), network: outboundGrants({ flags, env, file: null }) };
+}
+
 /** Outbound grants add up across sources; variables that contributed are remembered. */
-function outboundGrants({ flags, env, file }: Sources): Settings['network'] {
+function outboundGrants({ flags, env, file }: Pick<Sources, 'flags' | 'env' | 'file'>): Settings['network'] {
   const grantsFromEnvironment: string[] = [];
   const allowIp = new Set<string>();
   fileStringList(file, 'network.allow_ip').forEach((entry) => allowIp.add(canonicalCidr(entry, 'config `network.allow_ip`')));
@@ -164,7 +183,26 @@ function outboundGrants({ flags, env, file }: Sources): Settings['network'] {
   };
   const allowLocalhost = grant('allow-localhost', 'SVC_ALLOW_LOCALHOST', 'network.allow_localhost');
   const allowPrivate = grant('allow-private', 'SVC_ALLOW_PRIVATE', 'network.allow_private');
-  return { allowIp: [...allowIp], allowLocalhost, allowPrivate, grantsFromEnvironment };
+  return { allowIp: [...allowIp], allowLocalhost, allowPrivate, grantsFromEnvironment, hosts: staticHosts({ flags, env, file }) };
+}
+
+/**
+ * `network.hosts` entries from the file, then SVC_ADD_HOSTS, then --add-host: they add up,
+ * and for a name given twice the more specific source (a flag over the variable over the
+ * file; within one source the later entry) decides its address.
+ */
+function staticHosts({ flags, env, file }: Pick<Sources, 'flags' | 'env' | 'file'>): Record<string, string> {
+  const hosts = new Map<string, string>();
+  const fromFile = fileLookup(file, 'network.hosts');
+  if (fromFile !== undefined) {
+    for (const [name, value] of asMap(fromFile, 'network.hosts')) {
+      const [host, address] = hostMapping(name, asString(value, `network.hosts.${name}`), 'config `network.hosts`');
+      hosts.set(host, address);
+    }
+  }
+  parseList(env.get('SVC_ADD_HOSTS') ?? '').forEach((entry) => hosts.set(...hostEntry(entry, '$SVC_ADD_HOSTS')));
+  splitRepeated(flags.repeated.get('add-host')).forEach((entry) => hosts.set(...hostEntry(entry, '--add-host')));
+  return Object.fromEntries([...hosts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function mcpAllowedHosts({ flags, env, file }: Sources): string[] {

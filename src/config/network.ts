@@ -51,3 +51,35 @@ export function canonicalMcpHost(raw: string, label: string): string {
   if (!plain || (plain[2] !== undefined && Number(plain[2]) > 65535)) throw fail();
   return text;
 }
+
+/** A host name for `network.hosts`: DNS labels, lower-cased, a trailing dot dropped; never an IP literal. */
+function canonicalHostName(raw: string, label: string): string {
+  const name = raw.trim().toLowerCase().replace(/\.$/, '');
+  const labelOk = (part: string) => /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/.test(part);
+  if (name === '' || name.length > 253 || net.isIP(name) !== 0 || /^[0-9.]+$/.test(name) || !name.split('.').every(labelOk)) {
+    throw invalid(`${label}: expected a host name such as \`api.example.com\`, got \`${raw}\``);
+  }
+  return name;
+}
+
+/** An address for `network.hosts`: one IPv4 or IPv6 address (no range, no zone), canonical. */
+function canonicalHostAddress(raw: string, name: string, label: string): string {
+  const text = raw.trim().replace(/^\[(.*)\]$/, '$1');
+  if (net.isIP(text) === 0 || text.includes('%')) throw invalid(`${label}: \`${name}\` needs one IP address, got \`${raw}\``);
+  let address = ipaddr.parse(text);
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) address = (address as ipaddr.IPv6).toIPv4Address();
+  return address.toString();
+}
+
+/** One `NAME=IP` entry (flag and variable form) as [name, address]. */
+export function hostEntry(raw: string, label: string): [string, string] {
+  const eq = raw.indexOf('=');
+  if (eq === -1) throw invalid(`${label}: expected \`NAME=IP\` (for example \`api.example.com=10.0.0.7\`), got \`${raw}\``);
+  return hostMapping(raw.slice(0, eq), raw.slice(eq + 1), label);
+}
+
+/** A host name and its address, both canonical; errors name the entry. */
+export function hostMapping(name: string, address: string, label: string): [string, string] {
+  const host = canonicalHostName(name, label);
+  return [host, canonicalHostAddress(address, name.trim(), label)];
+}

@@ -58,7 +58,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
 ];
 
 export const booleanFlags = ['allow-unauthenticated', 'allow-localhost', 'allow-private', 'health-check', 'help', 'version'] as const;
-export const repeatableFlags = ['allow-ip', 'mcp-allowed-host'] as const;
+export const repeatableFlags = ['allow-ip', 'mcp-allowed-host', 'add-host'] as const;
 
 export const limitDefaults = {
   max_execution_memory: 50,
@@ -94,7 +94,7 @@ export const fileKeys = {
   ],
   tls: ['cert_file', 'key_file'],
   secret_store: ['dir', 'key_file', 'key_env'],
-  network: ['allow_ip', 'allow_localhost', 'allow_private'],
+  network: ['allow_ip', 'allow_localhost', 'allow_private', 'hosts'],
   logging: ['file', 'audit'],
   'logging.audit': ['enabled', 'file', 'allows'],
   mcp_oauth: ['providers'],

@@ -47,7 +47,13 @@ export function computeSettingsHash(settings: Settings, boundAddr: string): stri
       // A local-path volume's path is a path like the others: hashed, never shown.
       settings.volumes.map((v) => [v.name, { kind: v.kind, ...(v.path !== undefined ? { path: hashedPath(v.directory) } : {}), access: v.access, size_limit: v.sizeLimit }]),
     ),
-    network: { allow_ip: [...settings.network.allowIp].sort(), allow_localhost: settings.network.allowLocalhost, allow_private: settings.network.allowPrivate },
+    network: {
+      allow_ip: [...settings.network.allowIp].sort(),
+      allow_localhost: settings.network.allowLocalhost,
+      allow_private: settings.network.allowPrivate,
+      // Our extension (issue 14): present only when set, so the reference shape hashes as before.
+      ...(Object.keys(settings.network.hosts).length > 0 ? { hosts: settings.network.hosts } : {}),
+    },
     limits: settings.limits,
     deny_warnings: settings.denyWarnings,
     telemetry: settings.telemetry,

@@ -86,6 +86,8 @@ export interface Settings {
     allowPrivate: boolean;
     /** Names of the variables that added outbound grants (for the audit `egress_grants`). */
     grantsFromEnvironment: string[];
+    /** `network.hosts`: lower-cased host name → IP address, consulted before DNS (like /etc/hosts). */
+    hosts: Readonly<Record<string, string>>;
   };
   limits: Limits;
   denyWarnings: boolean;

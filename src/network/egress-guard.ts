@@ -1,7 +1,8 @@
 // The egress guard: an undici dispatcher whose connector resolves the host name itself,
 // checks every resolved address against the AddressPolicy and connects to a permitted
 // address it checked (never a second lookup, so DNS rebinding cannot slip through).
-// Every outbound connection a program causes goes through one of these.
+// Every outbound connection a program causes goes through one of these. Static host
+// entries (`network.hosts`) replace the lookup for their names, like /etc/hosts.
 import dns from 'node:dns';
 import net from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
@@ -25,6 +26,8 @@ export class EgressBlockedError extends Error {
 
 export interface EgressGuardOptions {
   grants: AddressGrants;
+  /** Static entries (setting `network.hosts`): lower-cased host name → IP, used instead of DNS. */
+  hosts?: Readonly<Record<string, string>>;
   lookup?: Lookup;
   /** Called once per refused connection (the caller audits it as an egress_guard denial). */
   onBlocked?: (host: string, kinds: BlockedKind[]) => void;
@@ -42,7 +45,8 @@ export class EgressGuard {
   /** Resolves `host` and returns the first address the policy permits, or throws EgressBlockedError. */
   async resolve(host: string): Promise<{ address: string; family: number }> {
     const bare = host.replace(/^\[|\]$/g, '');
-    const candidates = net.isIP(bare) ? [{ address: bare, family: net.isIP(bare) }] : await this.lookup(bare);
+    const fixed = this.staticAddress(bare);
+    const candidates = net.isIP(bare) ? [{ address: bare, family: net.isIP(bare) }] : fixed ? [fixed] : await this.lookup(bare);
     const kinds: BlockedKind[] = [];
     for (const candidate of candidates) {
       const refusal = this.policy.refusal(candidate.address);
@@ -52,6 +56,15 @@ export class EgressGuard {
     if (candidates.length === 0) throw new Error(`could not resolve ${host}`);
     this.options.onBlocked?.(host, kinds);
     throw new EgressBlockedError(host, kinds);
+  }
+
+  /** A `network.hosts` entry for the name (case and a trailing dot ignored); it still passes the block. */
+  private staticAddress(name: string): { address: string; family: number } | null {
+    const hosts = this.options.hosts;
+    if (!hosts) return null;
+    const key = name.toLowerCase().replace(/\.$/, '');
+    const address = Object.prototype.hasOwnProperty.call(hosts, key) ? hosts[key] : undefined;
+    return address === undefined ? null : { address, family: net.isIP(address) };
   }
 
   /** A dispatcher for undici requests; `onBlocked` may be overridden per use (per run). */

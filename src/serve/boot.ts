@@ -126,7 +126,7 @@ export async function boot(options: BootOptions): Promise<void> {
       dispatcher: outbound,
     };
   };
-  const egress = new EgressGuard({ grants: settings.network });
+  const egress = new EgressGuard({ grants: settings.network, hosts: settings.network.hosts });
   const outbound = egress.dispatcher();
   closers.push(() => outbound.close());
   // MCP client: OAuth logins and their tokens, discovery of upstream servers.

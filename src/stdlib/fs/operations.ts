@@ -372,7 +372,7 @@ export const fsOperations: Record<string, HostOperation> = {
     return hostWork('writer', target, () => {
       const { place } = files.resolve(target);
       requireWritable(call, place, 'fs.write', context, target);
-      return target;
+      return { handle: target, path: target };
     });
   },
 

@@ -5,7 +5,8 @@ import { gitOperations } from './operations';
 
 export type { GitServices } from './operations';
 
-const guest = `function (call) {
+// Trusted guest code: it runs on the primordials `P` only (see src/stdlib/types.ts).
+const guest = `function (call, P) {
   class Repository {
     #path;
     constructor(path, opened) { this.#path = opened ? path : call("open", path); }
@@ -28,6 +29,8 @@ const guest = `function (call) {
     fetch(remote, branch) { return call("fetch", this.#path, remote ?? null, branch ?? null); }
     pull(remote, branch) { return call("pull", this.#path, remote ?? null, branch ?? null); }
   }
+  P.ObjectFreeze(Repository.prototype);
+  P.ObjectFreeze(Repository);
   return { Repository };
 }`;
 

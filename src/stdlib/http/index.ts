@@ -5,14 +5,23 @@ import { httpOperations } from './operations';
 
 export type { HttpServices } from './operations';
 
-const guest = `function (call) {
+// Trusted guest code: it runs on the primordials `P` only (see src/stdlib/types.ts).
+const guest = `function (call, P) {
   const wrap = (r) => {
-    const headers = new Map(Object.entries(r.headers));
-    return Object.freeze({
-      status: r.status, statusText: r.statusText, ok: r.status >= 200 && r.status < 300, headers, body: r.body, url: r.url,
-      json() { return JSON.parse(r.body); },
-      throwForStatus() { if (!(r.status >= 200 && r.status < 300)) throw new Error("HTTP " + r.status + (r.statusText ? " " + r.statusText : "") + " from " + r.url); },
-      toString() { return "Response(" + r.status + " " + r.statusText + ", " + r.url + ")"; },
+    const status = P.own(r, "status");
+    const statusText = P.own(r, "statusText");
+    const url = P.own(r, "url");
+    const body = P.own(r, "body");
+    const headers = new P.Map_();
+    const raw = P.own(r, "headers");
+    const names = raw === null || typeof raw !== "object" ? [] : P.ObjectKeys(raw);
+    for (let i = 0; i < names.length; i++) P.MapPrototypeSet(headers, names[i], raw[names[i]]);
+    const ok = status >= 200 && status < 300;
+    return P.ObjectFreeze({
+      status, statusText, ok, headers, body, url,
+      json() { return P.JSONParse(body); },
+      throwForStatus() { if (!ok) throw new P.Error_("HTTP " + status + (statusText ? " " + statusText : "") + " from " + url); },
+      toString() { return "Response(" + status + " " + statusText + ", " + url + ")"; },
     });
   };
   const del = (url, headers) => wrap(call("delete", url, headers));
@@ -28,7 +37,13 @@ const guest = `function (call) {
     request: (method, url, body, headers) => wrap(call("request", method, url, body, headers)),
     download: (url, path, options) => {
       const r = call("download", url, path, options);
-      return Object.freeze({ ...r, toString() { return "Download(" + r.status + ", " + r.bytesWritten + " bytes -> " + r.path + ")"; } });
+      const status = P.own(r, "status");
+      const bytesWritten = P.own(r, "bytesWritten");
+      const written = P.own(r, "path");
+      return P.ObjectFreeze({
+        status, bytesWritten, contentType: P.own(r, "contentType"), duration_ms: P.own(r, "duration_ms"), finalUrl: P.own(r, "finalUrl"), path: written,
+        toString() { return "Download(" + status + ", " + bytesWritten + " bytes -> " + written + ")"; },
+      });
     },
   };
 }`;

@@ -27,22 +27,26 @@ function store(call: HostCall, fn: string) {
   return session;
 }
 
-const guest = `function (call) {
+// Trusted guest code: it runs on the primordials `P` only (see src/stdlib/types.ts). The
+// value crosses as JSON text from P.encodeJson (the data itself, no toJSON consulted).
+const guest = `function (call, P) {
   const check = (value, path, seen) => {
     if (value === null || typeof value === "string" || typeof value === "boolean") return;
-    if (typeof value === "number") { if (!Number.isFinite(value)) throw new TypeError("session.set: " + path + " is not a finite number; only JSON data can be stored"); return; }
-    if (typeof value !== "object") throw new TypeError("session.set: " + path + " is a " + typeof value + "; only JSON data can be stored");
-    if (seen.has(value)) throw new TypeError("session.set: " + path + " is part of a cycle");
-    const proto = Object.getPrototypeOf(value);
-    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) throw new TypeError("session.set: " + path + " is a " + ((value.constructor && value.constructor.name) || "non-plain object") + "; only plain objects, arrays, strings, finite numbers, booleans and null can be stored");
+    if (typeof value === "number") { if (!P.NumberIsFinite(value)) throw new P.TypeError_("session.set: " + path + " is not a finite number; only JSON data can be stored"); return; }
+    if (typeof value !== "object") throw new P.TypeError_("session.set: " + path + " is a " + typeof value + "; only JSON data can be stored");
+    if (seen.has(value)) throw new P.TypeError_("session.set: " + path + " is part of a cycle");
+    const isArray = P.ArrayIsArray(value);
+    const proto = P.ObjectGetPrototypeOf(value);
+    if (!isArray && proto !== P.ObjectPrototype && proto !== null) throw new P.TypeError_("session.set: " + path + " is a " + P.StringPrototypeSlice(P.ObjectPrototypeToString(value), 8, -1) + "; only plain objects, arrays, strings, finite numbers, booleans and null can be stored");
     seen.add(value);
-    for (const k of Object.keys(value)) check(value[k], path + (Array.isArray(value) ? "[" + k + "]" : "." + k), seen);
+    const keys = P.ObjectKeys(value);
+    for (let i = 0; i < keys.length; i++) check(value[keys[i]], path + (isArray ? "[" + keys[i] + "]" : "." + keys[i]), seen);
     seen.delete(value);
   };
   return {
-    get(key) { const text = call("get", key); return text === undefined || text === null ? undefined : JSON.parse(text); },
+    get(key) { const text = call("get", key); return typeof text === "string" ? P.JSONParse(text) : undefined; },
     has(key) { return call("has", key); },
-    set(key, value) { check(value, "$", new Set()); call("set", key, JSON.stringify(value)); },
+    set(key, value) { check(value, "$", new P.SafeSet()); call("set", key, P.encodeJson(value, "session.set")); },
     remove(key) { return call("remove", key); },
     list(prefix, limit, cursor) { return call("list", prefix, limit, cursor); },
   };
@@ -82,6 +86,11 @@ export const sessionModule: HostModule = {
       const key = keyArg(args[0], 'set');
       const json = args[1];
       if (typeof json !== 'string') throw new TypeError('session.set: value must be JSON data');
+      try {
+        JSON.parse(json);
+      } catch {
+        throw new TypeError('session.set: the value did not arrive as JSON text; only JSON data can be stored');
+      }
       if (json.length * 2 > MAX_VALUE_BYTES) throw new RangeError(`session.set ${key}: a value is at most ${MAX_VALUE_BYTES} bytes`);
       const context = { key };
       call.gate('session.write', context);

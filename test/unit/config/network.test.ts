@@ -120,3 +120,61 @@ describe('mcp_oauth.providers', () => {
     assert.ok(!message.includes('super-secret-value'));
   });
 });
+
+describe('network.hosts (--add-host, SVC_ADD_HOSTS)', () => {
+  test('off by default', () => {
+    assert.deepEqual(settingsOf().network.hosts, {});
+  });
+  test('entries from every source add up; names lower-cased, a trailing dot dropped, addresses canonical', () => {
+    const s = settingsOf({
+      argv: ['--add-host', 'API.Example.com.=10.0.0.7', '--add-host=b.test=::FFFF:127.0.0.1,c.test=FD00::0001'],
+      env: { SVC_ADD_HOSTS: 'env.test=127.0.0.2, e2.test=[::1]' },
+      config: { network: { hosts: { 'file.test': '192.0.2.10' } } },
+    });
+    assert.deepEqual({ ...s.network.hosts }, {
+      'api.example.com': '10.0.0.7',
+      'b.test': '127.0.0.1',
+      'c.test': 'fd00::1',
+      'e2.test': '::1',
+      'env.test': '127.0.0.2',
+      'file.test': '192.0.2.10',
+    });
+  });
+  test('for a name given twice the flag wins over the variable, the variable over the file, a later entry over an earlier one', () => {
+    const config = { network: { hosts: { 'x.test': '192.0.2.1', 'y.test': '192.0.2.1', 'z.test': '192.0.2.1' } } };
+    const s = settingsOf({ argv: ['--add-host', 'x.test=192.0.2.3', '--add-host', 'x.test=192.0.2.4'], env: { SVC_ADD_HOSTS: 'x.test=192.0.2.2,y.test=192.0.2.2' }, config });
+    assert.deepEqual({ ...s.network.hosts }, { 'x.test': '192.0.2.4', 'y.test': '192.0.2.2', 'z.test': '192.0.2.1' });
+  });
+  test('a host entry is not a grant: no grant from the variable, no change to the block', () => {
+    const s = settingsOf({ env: { SVC_ADD_HOSTS: 'a.test=127.0.0.1' } });
+    assert.deepEqual([s.network.grantsFromEnvironment, s.network.allowLocalhost, s.network.allowIp], [[], false, []]);
+  });
+  const badEntries: Array<[string, RegExp]> = [
+    ['nope', /--add-host: expected `NAME=IP` \(for example `api\.example\.com=10\.0\.0\.7`\), got `nope`/],
+    ['a.test=', /--add-host: `a\.test` needs one IP address, got ``/],
+    ['a.test=example.org', /--add-host: `a\.test` needs one IP address, got `example\.org`/],
+    ['a.test=10.0.0.0/8', /`a\.test` needs one IP address, got `10\.0\.0\.0\/8`/],
+    ['a.test=fe80::1%eth0', /`a\.test` needs one IP address/],
+    ['a.test=010.0.0.1', /`a\.test` needs one IP address/],
+    ['=10.0.0.1', /--add-host: expected a host name such as `api\.example\.com`, got ``/],
+    ['10.0.0.1=10.0.0.2', /expected a host name such as `api\.example\.com`, got `10\.0\.0\.1`/],
+    ['bad host=10.0.0.1', /expected a host name .* got `bad host`/],
+    ['-a.test=10.0.0.1', /expected a host name .* got `-a\.test`/],
+    ['a..test=10.0.0.1', /expected a host name .* got `a\.\.test`/],
+    ['https://a.test=10.0.0.1', /expected a host name .* got `https:\/\/a\.test`/],
+  ];
+  for (const [entry, pattern] of badEntries) {
+    test(`\`${entry}\` stops startup naming the entry`, () => {
+      refused({ argv: ['--add-host', entry] }, pattern);
+    });
+  }
+  test('a bad variable or file entry names its source and the entry', () => {
+    refused({ env: { SVC_ADD_HOSTS: 'ok.test=10.0.0.1,broken' } }, /\$SVC_ADD_HOSTS: expected `NAME=IP`.*got `broken`/);
+    refused({ config: { network: { hosts: { 'ok.test': 'not-an-ip' } } } }, /config `network\.hosts`: `ok\.test` needs one IP address, got `not-an-ip`/);
+    refused({ config: { network: { hosts: { 'ok.test': 7 } } } }, /config `network\.hosts\.ok\.test`: expected text/);
+    refused({ config: { network: { hosts: ['a.test=10.0.0.1'] } } }, /config `network\.hosts`: expected a mapping/);
+  });
+  test('--add-host needs a value', () => {
+    refused({ argv: ['--add-host'] }, /--add-host needs a value/, 'usage');
+  });
+});

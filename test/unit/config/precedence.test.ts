@@ -129,9 +129,10 @@ describe('command line', () => {
     const command = run({ argv: ['--help'] });
     assert.equal(command.kind, 'help');
     const text = (command as { text: string }).text;
-    for (const flag of ['--config', '--bind', '--port', '--tls-cert-file', '--tls-key-file', '--allow-unauthenticated', '--mcp-allowed-host', '--database-path', '--blueprint-dir', '--session-store-dir', '--vfs-session-dir', '--vfs-ephemeral-dir', '--package-store-dir', '--volume-dir', '--secret-store-dir', '--secret-store-key-file', '--secret-store-key-env', '--allow-ip', '--allow-localhost', '--allow-private', '--max-execution-memory', '--max-execution-time', '--max-execution-fuel', '--max-execution-stack', '--max-session-state-memory', '--max-llm-tokens', '--max-execution-llm-tokens', '--max-llm-concurrency', '--max-embedding-tokens', '--max-execution-embedding-tokens', '--max-execution-embedding-requests', '--max-embedding-concurrency', '--log-file', '--shutdown-grace', '--runner-pool-size', '--health-check', '--help', '--version']) {
+    for (const flag of ['--config', '--bind', '--port', '--tls-cert-file', '--tls-key-file', '--allow-unauthenticated', '--mcp-allowed-host', '--database-path', '--blueprint-dir', '--session-store-dir', '--vfs-session-dir', '--vfs-ephemeral-dir', '--package-store-dir', '--volume-dir', '--secret-store-dir', '--secret-store-key-file', '--secret-store-key-env', '--allow-ip', '--add-host', '--allow-localhost', '--allow-private', '--max-execution-memory', '--max-execution-time', '--max-execution-fuel', '--max-execution-stack', '--max-session-state-memory', '--max-llm-tokens', '--max-execution-llm-tokens', '--max-llm-concurrency', '--max-embedding-tokens', '--max-execution-embedding-tokens', '--max-execution-embedding-requests', '--max-embedding-concurrency', '--log-file', '--shutdown-grace', '--runner-pool-size', '--health-check', '--help', '--version']) {
       assert.match(text, new RegExp(`^  ${flag}\\b.*\\S`, 'm'), flag);
     }
+    assert.match(text, /SVC_ADD_HOSTS/);
   });
   test('--version prints svc-server and the version given', () => {
     assert.deepEqual(run({ argv: ['--version'] }), { kind: 'version', text: 'svc-server 1.2.3' });

@@ -34,6 +34,11 @@ describe('settings_hash', () => {
     });
     assert.equal(explicit, base);
   });
+  test('host entries hash alike whatever their source, order or spelling', () => {
+    const a = hashOf(home, { argv: ['--add-host', 'B.test=10.0.0.2,a.test=10.0.0.1'] });
+    const b = hashOf(home, { env: { SVC_ADD_HOSTS: 'a.test.=10.0.0.1' }, config: { network: { hosts: { 'b.test': '10.0.0.2' } } } });
+    assert.equal(a, b);
+  });
   test('the order of grants and hosts does not matter', () => {
     const a = hashOf(home, { argv: ['--allow-ip', '10.0.0.1,10.0.0.2', '--mcp-allowed-host', 'b.test,a.test'] });
     const b = hashOf(home, { argv: ['--allow-ip', '10.0.0.2', '--allow-ip', '10.0.0.1/32', '--mcp-allowed-host', 'A.test,b.test'] });
@@ -45,6 +50,8 @@ describe('settings_hash', () => {
     ['a path', { argv: ['--session-store-dir', path.join(home, 'elsewhere')] }],
     ['a network grant', { argv: ['--allow-localhost'] }],
     ['an allow_ip entry', { argv: ['--allow-ip', '10.0.0.1'] }],
+    ['a network.hosts entry', { argv: ['--add-host', 'a.test=10.0.0.1'] }],
+    ['a network.hosts address', { env: { SVC_ADD_HOSTS: 'a.test=10.0.0.2' } }],
     ['an MCP host', { argv: ['--mcp-allowed-host', 'svc.test'] }],
     ['telemetry', { env: { SVC_TELEMETRY: '1' } }],
     ['the audit mode', { config: { logging: { audit: { allows: 'all' } } } }],

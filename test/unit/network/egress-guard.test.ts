@@ -81,3 +81,27 @@ test('a name resolving to one blocked and one permitted address connects only to
     assert.equal(hits(), 1);
   });
 });
+
+test('a network.hosts entry replaces DNS for its name (case and trailing dot ignored) and still passes the block', async () => {
+  await withServer(async (port, hits) => {
+    const lookups: string[] = [];
+    const lookup = async (name: string) => {
+      lookups.push(name);
+      return [{ address: '192.0.2.1', family: 4 }];
+    };
+    const hosts = { 'api.stand-in.example': '127.0.0.1' };
+    const blocked = new EgressGuard({ grants: none, hosts, lookup });
+    await assert.rejects(request(`http://api.stand-in.example:${port}/`, { dispatcher: blocked.dispatcher() }), /blocked by network policy: api\.stand-in\.example resolves only to loopback/);
+    assert.equal(hits(), 0);
+    const open = new EgressGuard({ grants: { ...none, allowLocalhost: true }, hosts, lookup });
+    for (const name of ['api.stand-in.example', 'API.Stand-In.Example.']) {
+      const response = await request(`http://${name}:${port}/`, { dispatcher: open.dispatcher() });
+      assert.equal(await response.body.text(), 'hello');
+    }
+    assert.equal(hits(), 2);
+    assert.deepEqual(lookups, []);
+    // Other names still go to DNS.
+    assert.deepEqual(await open.resolve('other.example'), { address: '192.0.2.1', family: 4 });
+    assert.deepEqual(lookups, ['other.example']);
+  });
+});

@@ -1,0 +1,210 @@
+// `svc blueprint …`: the Blueprint admin API (apply, add, list, show, remove) and the
+// local file tools (lint, add-mcp, capability add).
+import { Option, type Command } from 'commander';
+import type { RuleSpec } from '../blueprint-document';
+import { blueprintName, readBlueprintFile } from '../blueprint-file';
+import { expectOk, ServerAccessError, ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
+import { blueprintError, failureFromBody } from '../diagnostics';
+import { CliError, UsageError } from '../errors';
+import { alignColumns, withExample } from '../help';
+import { envValue, say, warn, type CliIo } from '../io';
+import type { CliContext } from '../program';
+import { positionOf } from '../yaml-position';
+
+/**
+ * A failed Blueprint request rendered with the file's name and position: the server's,
+ * or for registration checks (which report only a path) the path's place in the file.
+ */
+function blueprintReplyError(file: string, reply: ApiReply, text?: string): CliError {
+  const failure = failureFromBody(reply.json, reply.status);
+  if (!failure) return new CliError(`${file}: ${reply.text.trim() || `the server answered ${reply.status}`}`);
+  const diagnostic = failure.diagnostic;
+  if (text !== undefined && diagnostic?.path && diagnostic.line === undefined) {
+    const at = positionOf(text, diagnostic.path);
+    if (at) failure.diagnostic = { ...diagnostic, ...at };
+  }
+  return blueprintError(file, failure);
+}
+
+const segment = (name: string) => encodeURIComponent(name);
+
+export function registerBlueprintCommands(root: Command, context: CliContext): void {
+  const { io } = context;
+  const blueprint = root.command('blueprint').description('register, inspect, remove and edit Blueprints');
+  withExample(blueprint, 'svc blueprint apply blueprints/*.yaml');
+
+  withExample(
+    withServerOptions(
+      blueprint
+        .command('apply')
+        .description('register or replace Blueprints from files (PUT /v1/blueprints/{name}; the name is read from each file)')
+        .argument('<file...>', 'Blueprint YAML files, one document each'),
+    ),
+    'svc blueprint apply support.yaml field-notes.yaml',
+  ).action(async (files: string[], options: ServerOptions) => {
+    const client = ServerClient.from(options, io);
+    let failed = 0;
+    for (const file of files) {
+      try {
+        const source = readBlueprintFile(file, io.cwd);
+        const name = blueprintName(source);
+        const reply = await client.request('PUT', `/v1/blueprints/${segment(name)}`, { body: { yaml: source.text } });
+        if (reply.status !== 200) throw blueprintReplyError(file, reply, source.text);
+        say(io, `${reply.json.created ? 'Added' : 'Updated'} blueprint '${reply.json.name}'`);
+      } catch (error) {
+        // 401/403/unreachable fail every file alike: stop at the first.
+        if (!(error instanceof CliError) || error instanceof ServerAccessError) throw error;
+        failed++;
+        warn(io, `error: ${error.message}`);
+        for (const line of error.details) warn(io, `  ${line}`);
+      }
+    }
+    if (failed > 0) context.setExitCode(1);
+  });
+
+  withExample(
+    withServerOptions(blueprint.command('add').description('register a new Blueprint (POST /v1/blueprints); refuses a name already registered').argument('<file>', 'Blueprint YAML file')),
+    'svc blueprint add support.yaml',
+  ).action(async (file: string, options: ServerOptions) => {
+    const client = ServerClient.from(options, io);
+    const source = readBlueprintFile(file, io.cwd);
+    const reply = await client.request('POST', '/v1/blueprints', { body: { yaml: source.text } });
+    if (reply.status !== 200) throw blueprintReplyError(file, reply, source.text);
+    say(io, `Added blueprint '${reply.json.name}'`);
+  });
+
+  withExample(
+    withServerOptions(blueprint.command('list').description('one line per registered Blueprint: name, vfs mode, default, rule count, packages').option('--json', 'print the summaries as JSON')),
+    'svc blueprint list',
+    'svc blueprint list --json',
+  ).action(async (options: ServerOptions & { json?: boolean }) => {
+    const client = ServerClient.from(options, io);
+    const summaries: any[] = expectOk(await client.request('GET', '/v1/blueprints')).json.blueprints ?? [];
+    if (options.json) {
+      say(io, JSON.stringify(summaries, null, 2));
+      return;
+    }
+    if (summaries.length === 0) {
+      warn(io, 'no blueprints are registered (add one with `svc blueprint apply <file>`)');
+      return;
+    }
+    const rows = summaries.map((s) => [
+      String(s.name),
+      `vfs=${s.vfs_mode}`,
+      `default=${s.default_action ?? 'deny'}`,
+      `rules=${s.rule_count}`,
+      `packages=${Array.isArray(s.packages) && s.packages.length > 0 ? s.packages.join(',') : '-'}`,
+    ]);
+    for (const line of alignColumns(rows)) say(io, line);
+  });
+
+  withExample(
+    withServerOptions(blueprint.command('show').description('print the stored YAML of a Blueprint, exactly as it was submitted').argument('<name>', 'registered Blueprint name')),
+    'svc blueprint show support > support.yaml',
+  ).action(async (name: string, options: ServerOptions) => {
+    const client = ServerClient.from(options, io);
+    const reply = await client.request('GET', `/v1/blueprints/${segment(name)}`);
+    if (reply.status !== 200) throw blueprintReplyError(name, reply);
+    io.stdout(reply.json.yaml);
+  });
+
+  withExample(
+    withServerOptions(blueprint.command('remove').description('unregister a Blueprint; its open sessions end').argument('<name>', 'registered Blueprint name')),
+    'svc blueprint remove support',
+  ).action(async (name: string, options: ServerOptions) => {
+    const client = ServerClient.from(options, io);
+    const reply = await client.request('DELETE', `/v1/blueprints/${segment(name)}`);
+    if (reply.status !== 200) throw blueprintReplyError(name, reply);
+    say(io, `Removed blueprint '${reply.json.name}'; its open sessions were ended`);
+  });
+
+  registerFileCommands(blueprint, context);
+}
+
+/** Default file of the editing verbs. */
+const DEFAULT_FILE = 'blueprint.yaml';
+
+/** `--deny-warnings` or SVC_DENY_WARNINGS=1 (any other value is a usage error). */
+function denyWarnings(io: CliIo, flag: boolean | undefined): boolean {
+  const raw = envValue(io, 'SVC_DENY_WARNINGS');
+  if (raw !== undefined && raw.trim() !== '1') throw new UsageError(`$SVC_DENY_WARNINGS: expected \`1\` or unset, got \`${raw}\``);
+  return flag === true || raw !== undefined;
+}
+
+/** The verbs that read or edit a local Blueprint file: lint, add-mcp, capability add. */
+function registerFileCommands(blueprint: Command, context: CliContext): void {
+  const { io } = context;
+  withExample(
+    blueprint
+      .command('lint')
+      .description("check Blueprint files locally with the server's parser (server state such as volumes, stored secrets and installed Packages is checked at apply)")
+      .argument('<file...>', 'Blueprint YAML files')
+      .option('--deny-warnings', 'treat warnings as errors (also SVC_DENY_WARNINGS=1)'),
+    'svc blueprint lint support.yaml',
+  ).action(async (files: string[], options: { denyWarnings?: boolean }) => {
+    const strict = denyWarnings(io, options.denyWarnings);
+    // The server's parser and policy code load only for the verbs that need them.
+    const { lintBlueprintFile } = await import('../lint');
+    let failed = 0;
+    for (const file of files) {
+      const result = lintBlueprintFile(file, io.cwd);
+      if (!result.ok) {
+        failed++;
+        warn(io, `error: ${result.error.message}`);
+        for (const line of result.error.details) warn(io, `  ${line}`);
+        continue;
+      }
+      for (const line of result.warnings) warn(io, `warning: ${line}`);
+      if (strict && result.warnings.length > 0) {
+        failed++;
+        warn(io, `error: ${file}: ${result.warnings.length} warning(s) treated as errors`);
+        continue;
+      }
+      say(io, `ok ${file}: blueprint '${result.blueprint.name}'${result.warnings.length > 0 ? ` with ${result.warnings.length} warning(s)` : ''}`);
+    }
+    if (failed > 0) context.setExitCode(1);
+  });
+
+  withExample(
+    blueprint
+      .command('add-mcp')
+      .description("declare an MCP server in a Blueprint file and add an unfiltered `deny` rule for it under `main` (grant tools with `capability add`)")
+      .argument('<name>', 'server name (A–Z a–z 0–9 _ -): becomes @mcp/<name> and capability mcp.<name>')
+      .argument('<url>', 'the server\'s https:// URL')
+      .option('-f, --file <path>', 'Blueprint file to edit', DEFAULT_FILE)
+      .option('--oauth', 'the server uses OAuth (adds `auth: {type: oauth2}`; log in later)'),
+    "svc blueprint add-mcp linear https://mcp.linear.app/mcp -f support.yaml",
+  ).action(async (name: string, url: string, options: { file: string; oauth?: boolean }) => {
+    const { BlueprintDocument } = await import('../blueprint-document');
+    const document = BlueprintDocument.open(options.file, io.cwd);
+    document.addMcpServer(name, url, { oauth: options.oauth });
+    document.save();
+    say(io, `Added mcp server '${name}' to ${options.file} (denied to main until you grant it: svc blueprint capability add mcp.${name} --filter 'tool == "<tool>"')`);
+  });
+
+  const capability = blueprint.command('capability').description('edit the permission rules of a Blueprint file');
+  withExample(capability, "svc blueprint capability add fs.read --filter 'path glob \"/data/**\"' -f team.yaml");
+  withExample(
+    capability
+      .command('add')
+      .description('add a rule for a capability; it goes before any unfiltered rule for the same capability, so it can match')
+      .argument('<capability>', 'capability name, e.g. fs.read, http.get, mcp.linear')
+      .option('--filter <expr>', 'filter expression the use must satisfy (quote it for the shell)')
+      .option('--caller <caller>', 'whose rules: main or a Package name such as @acme/billing', 'main')
+      .addOption(new Option('--action <action>', 'what the rule decides').choices(['allow', 'deny', 'ask-human']).default('allow'))
+      .option('--name <label>', 'optional rule label (unique within the caller)')
+      .option('-f, --file <path>', 'Blueprint file to edit', DEFAULT_FILE),
+    "svc blueprint capability add mcp.linear --filter 'tool == \"save_issue\"' -f support.yaml",
+  ).action(async (name: string, options: { filter?: string; caller: string; action: RuleSpec['action']; name?: string; file: string }) => {
+    if (name.trim() === '') throw new UsageError('the capability name is empty');
+    const { BlueprintDocument } = await import('../blueprint-document');
+    const document = BlueprintDocument.open(options.file, io.cwd);
+    const rule: RuleSpec = { capability: name, action: options.action, ...(options.filter !== undefined ? { filter: options.filter } : {}), ...(options.name ? { name: options.name } : {}) };
+    if (!document.addRule(options.caller, rule)) {
+      say(io, `${options.file} already has this rule for ${options.caller}; nothing changed`);
+      return;
+    }
+    document.save();
+    say(io, `Added ${options.action} rule for ${name}${options.filter !== undefined ? ` (filter ${options.filter})` : ''} under ${options.caller} in ${options.file}`);
+  });
+}

@@ -1,0 +1,55 @@
+// `svc secret put | delete`: the server's sealed secret store (POST /v1/secrets,
+// DELETE /v1/secrets/{key}). A value is never a command-line argument.
+import type { Command } from 'commander';
+import { ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
+import { CliError } from '../errors';
+import { withExample } from '../help';
+import { say } from '../io';
+import type { CliContext } from '../program';
+import { readSecretValue } from '../secret-input';
+
+const STORE_HINTS: Record<string, string> = {
+  no_secret_store: 'start the server with a store key, e.g. SVC_SECRET_KEY=$(openssl rand -base64 32) (keep the key: the stored values need it)',
+  invalid_key: 'a key is 1–256 bytes of A–Z a–z 0–9 _ - . / with no leading or trailing `/`, no empty, `.` or `..` segment, and not under `mcp_oauth/`',
+  invalid_value: 'the value is empty: type it at the prompt or pipe it on standard input',
+  not_found: 'nothing to delete: the key has no value on this server',
+};
+
+function storeError(reply: ApiReply): CliError {
+  const code = typeof reply.json?.error === 'string' ? reply.json.error : '';
+  const message = typeof reply.json?.message === 'string' ? reply.json.message : reply.text.trim() || `the server answered ${reply.status}`;
+  return new CliError(message, 1, STORE_HINTS[code] ? [STORE_HINTS[code]] : []);
+}
+
+export function registerSecretCommands(root: Command, context: CliContext): void {
+  const { io } = context;
+  const secret = root.command('secret').alias('secrets').description("store or delete values in the server's sealed secret store");
+  withExample(secret, 'svc secret put billing_api_key < billing-key.txt');
+
+  withExample(
+    withServerOptions(
+      secret
+        .command('put')
+        .description('store a value under a key (from a prompt with echo off on a terminal, else standard input with one trailing newline removed)')
+        .argument('<key>', 'store key, e.g. billing_api_key or team/api_key'),
+    ),
+    'svc secret put billing_api_key',
+    'svc secret put billing_api_key < key.txt',
+  ).action(async (key: string, options: ServerOptions) => {
+    const client = ServerClient.from(options, io);
+    const value = await readSecretValue(io, `Value for secret '${key}' (input hidden): `);
+    const reply = await client.request('POST', '/v1/secrets', { body: { key, value } });
+    if (reply.status !== 200) throw storeError(reply);
+    say(io, `Stored secret '${reply.json.key}'`);
+  });
+
+  withExample(
+    withServerOptions(secret.command('delete').description('delete the value stored under a key').argument('<key>', 'store key')),
+    'svc secret delete billing_api_key',
+  ).action(async (key: string, options: ServerOptions) => {
+    const client = ServerClient.from(options, io);
+    const reply = await client.request('DELETE', `/v1/secrets/${encodeURIComponent(key)}`);
+    if (reply.status !== 200) throw storeError(reply);
+    say(io, `Deleted secret '${reply.json.key}'`);
+  });
+}

@@ -1,0 +1,47 @@
+// `svc server status | stop`: the ops endpoints GET /v1/status and POST /v1/shutdown.
+import type { Command } from 'commander';
+import { expectOk, ServerClient, ServerUnreachableError, withServerOptions, type ServerOptions } from '../client';
+import { say } from '../io';
+import { withExample } from '../help';
+import type { CliContext } from '../program';
+
+export function registerServerCommands(root: Command, context: CliContext): void {
+  const { io } = context;
+  const server = root.command('server').description('inspect or stop a running svc-server');
+  withExample(server, 'svc server status --server https://svc.internal:8128');
+
+  withExample(
+    withServerOptions(server.command('status').description('show the server\'s bind address, pid, open sessions and Blueprints (exit 1 when no server answers)')),
+    'svc server status',
+  ).action(async (options: ServerOptions) => {
+    const client = ServerClient.from(options, io);
+    const status = expectOk(await client.request('GET', '/v1/status')).json;
+    const blueprints: string[] = Array.isArray(status.blueprints) ? status.blueprints : [];
+    const rows: Array<[string, string]> = [
+      ['status', String(status.status)],
+      ['bind', String(status.bind_addr)],
+      ['pid', String(status.pid)],
+      ['active sessions', String(status.active_sessions)],
+      ['blueprints', blueprints.length > 0 ? blueprints.join(', ') : '(none)'],
+    ];
+    const width = Math.max(...rows.map(([label]) => label.length)) + 2;
+    for (const [label, value] of rows) say(io, `${`${label}:`.padEnd(width)}${value}`);
+  });
+
+  withExample(
+    withServerOptions(server.command('stop').description('ask the server to drain and stop (exit 0 when none is running)')),
+    'svc server stop --server http://127.0.0.1:8128',
+  ).action(async (options: ServerOptions) => {
+    const client = ServerClient.from(options, io);
+    try {
+      expectOk(await client.request('POST', '/v1/shutdown'));
+    } catch (error) {
+      if (error instanceof ServerUnreachableError) {
+        say(io, `already stopped (no server at ${client.url})`);
+        return;
+      }
+      throw error;
+    }
+    say(io, `Stopping svc-server at ${client.url}`);
+  });
+}

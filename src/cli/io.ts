@@ -1,0 +1,26 @@
+// What a command may touch of its process: environment, working directory, the three
+// standard streams. Passed in (never read from `process` inside commands) so the entry
+// point is the only place that knows about the real process.
+export interface CliIo {
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  stdin: NodeJS.ReadStream | NodeJS.ReadableStream;
+}
+
+/** A variable's value, with an empty (or blank) variable counting as unset. */
+export function envValue(io: CliIo, name: string): string | undefined {
+  const value = io.env[name];
+  return value !== undefined && value.trim() !== '' ? value : undefined;
+}
+
+/** Prints a line on standard output. */
+export function say(io: CliIo, line: string): void {
+  io.stdout(`${line}\n`);
+}
+
+/** Prints a line on standard error. */
+export function warn(io: CliIo, line: string): void {
+  io.stderr(`${line}\n`);
+}

@@ -1,0 +1,99 @@
+// The thin adapter between `svc run` (local) and the server's execution layer: the same
+// Executor, runner pool, standard library, file areas and egress guard the server uses,
+// assembled for one run in this process with no audit trail and no server log. Only this
+// file knows the Executor's API, so changes to the run path touch one place here.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { discardAudit, silentLog } from '../audit';
+import type { Blueprint } from '../blueprints';
+import type { RunSettings, Settings } from '../config';
+import { Executor, type ExecutionReport } from '../execution';
+import { EgressGuard } from '../network';
+import { fillGit, type FilledFileArea } from '../sessions';
+import { hostModules, SessionStates, type RunServices } from '../stdlib';
+import { FileAreas } from '../vfs';
+import { RunnerPool } from '../../sandbox';
+
+export interface LocalRun {
+  code: string;
+  blueprint: Blueprint;
+  /** Bound variables (declarations checked, defaults applied). */
+  variables: Record<string, string>;
+  /** Secret values by declared name, for both `store` and `harness` secrets. */
+  secrets: Record<string, string>;
+  fileArea: FilledFileArea;
+  settings: RunSettings;
+  userAgent: string;
+  /**
+   * Hook for Packages: the CLI's package store ($SVC_HOME/packages) when it exists. The
+   * execution layer does not load Packages yet; the Packages work plugs the store in here.
+   */
+  packageStore: string | null;
+}
+
+export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
+  const { blueprint, settings } = run;
+  // Scratch space of this process only, removed afterwards.
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-run-'));
+  const fileAreas = new FileAreas({ paths: scratchPaths(scratch), volumes: [] });
+  const outbound = new EgressGuard({ grants: settings.network }).dispatcher();
+  const pool = new RunnerPool({ size: 1, memoryMb: settings.limits.max_execution_memory });
+  const sessionId = randomUUID();
+  const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
+  try {
+    await pool.start();
+    const executor = new Executor({ pool, modules: hostModules(), audit: discardAudit, log: silentLog, limits: settings.limits, allows: 'none', newId: randomUUID });
+    const secretValue = (name: string) => (blueprint.declarations.secrets.has(name) ? run.secrets[name] : undefined);
+    const files = fileAreas.open(run.fileArea, { sessionId, runId: randomUUID() }, { throwaway: true });
+    const git = fillGit(blueprint.git, run.variables);
+    const services: RunServices = {
+      files,
+      sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
+      secretValue,
+      git: blueprint.git
+        ? {
+            identity: git.ok && git.value ? git.value.identity : null,
+            ...(git.ok ? {} : { identityProblem: git.error }),
+            username: git.ok && git.value ? git.value.username : undefined,
+            token: () => secretValue('GIT_TOKEN'),
+            dispatcher: outbound,
+          }
+        : undefined,
+      http: { allowInsecureHttp: blueprint.allowInsecureHttp, authProxy: blueprint.authProxy, secretValue, dispatcher: outbound, userAgent: run.userAgent },
+      endOfRun: () => files.release(),
+    };
+    return await executor.execute({
+      entryPoint: 'http',
+      principal: 'local',
+      sessionId,
+      blueprint: { name: blueprint.name, hash: blueprint.hash, policy: blueprint.policy },
+      variables: run.variables,
+      cwd: run.fileArea.cwd,
+      code: run.code,
+      signal: new AbortController().signal,
+      services,
+    });
+  } finally {
+    await pool.stop();
+    await outbound.close();
+    fileAreas.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Every server path points into the run's scratch directory: a local run keeps nothing. */
+function scratchPaths(scratch: string): Settings['paths'] {
+  return {
+    databasePath: ':memory:',
+    blueprintDir: scratch,
+    sessionStoreDir: scratch,
+    vfsSessionDir: path.join(scratch, 'sessions'),
+    vfsEphemeralDir: scratch,
+    vfsEphemeralDirExplicit: true,
+    packageStoreDir: scratch,
+    packageFallbackDir: scratch,
+    volumeDir: scratch,
+  };
+}

@@ -1,0 +1,84 @@
+// `svc run` without --remote: the Blueprint file (or the built-in compute-only one), its
+// variables, secrets and file area bound as the server binds a session, then one run
+// through the local executor. Loaded only when a local run is asked for.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseBlueprint, type Blueprint } from '../blueprints';
+import { ConfigError, parseRunSettings, type RunSettings } from '../config';
+import { bindHarnessSecrets, bindVariables, fillFileArea } from '../sessions';
+import { readBlueprintFile } from './blueprint-file';
+import type { RunOptions } from './commands/run';
+import { blueprintError } from './diagnostics';
+import { CliError, EXIT_NOT_ATTEMPTED, UsageError } from './errors';
+import { envValue, type CliIo } from './io';
+import { runLocally } from './local-executor';
+
+/** A compute-only Blueprint (blueprints-and-policy §12.1) for runs without --blueprint. */
+const BUILT_IN_BLUEPRINT = 'name: local\ndefault: deny\n';
+
+export async function runHere(io: CliIo, version: string, options: RunOptions, code: string, variables: Record<string, string>, secrets: Record<string, string>) {
+  const settings = localSettings(io, options);
+  const { blueprint, label } = localBlueprint(io, options.blueprint);
+  const bound = bindVariables(blueprint.declarations, variables);
+  if (!bound.ok) throw new CliError(`${label}: ${bound.error}`, EXIT_NOT_ATTEMPTED, ['pass each declared variable with --var NAME=VALUE']);
+  for (const name of Object.keys(secrets)) {
+    if (!blueprint.declarations.secrets.has(name)) throw new CliError(`${label}: secret '${name}' is not declared in the Blueprint`, EXIT_NOT_ATTEMPTED, ['declare it under `secrets:` or drop --secret ' + name]);
+  }
+  const harness = Object.fromEntries(Object.entries(secrets).filter(([name]) => blueprint.declarations.secrets.get(name)?.source === 'harness'));
+  const harnessBound = bindHarnessSecrets(blueprint.declarations, harness);
+  if (!harnessBound.ok) throw new CliError(`${label}: ${harnessBound.error}`, EXIT_NOT_ATTEMPTED, ['export the value in the environment and pass --secret NAME']);
+  const area = fillFileArea(blueprint.vfs, bound.value);
+  if (!area.ok) throw new CliError(`${label}: ${area.error}`, EXIT_NOT_ATTEMPTED);
+  const report = await runLocally({
+    code,
+    blueprint,
+    variables: bound.value,
+    secrets,
+    fileArea: area.value,
+    settings,
+    userAgent: `svc/${version}`,
+    packageStore: localPackageStore(io),
+  });
+  return { ...report.response, consoleAll: report.lastRun?.console ?? report.response.console };
+}
+
+function localSettings(io: CliIo, options: RunOptions): RunSettings {
+  const argv = [...(options.allowLocalhost ? ['--allow-localhost'] : []), ...(options.allowPrivate ? ['--allow-private'] : []), ...options.allowIp.flatMap((ip) => ['--allow-ip', ip])];
+  try {
+    return parseRunSettings({ argv, env: io.env, cwd: io.cwd });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function localBlueprint(io: CliIo, file: string | undefined): { blueprint: Blueprint; label: string } {
+  const source = file !== undefined ? readBlueprintFile(file, io.cwd) : { file: 'built-in blueprint', text: BUILT_IN_BLUEPRINT };
+  const parsed = parseBlueprint(source.text);
+  if (!parsed.ok) throw blueprintError(source.file, { code: parsed.problem.code, message: parsed.problem.message, diagnostic: parsed.problem.diagnostic });
+  const blueprint = parsed.blueprint;
+  const volume = blueprint.vfs.mode === 'named' ? ['vfs', 'volume'] : Object.keys(blueprint.vfs.mounts ?? {}).length > 0 ? ['vfs', 'mounts'] : null;
+  if (volume) {
+    throw blueprintError(source.file, {
+      code: 'local_volume',
+      message: 'local runs cannot use volumes (they live on a server); drop the volume from `vfs` for a local run, or run it on the server with --remote',
+      diagnostic: { path: volume },
+    });
+  }
+  if (blueprint.packages.length > 0) {
+    throw blueprintError(source.file, {
+      code: 'local_packages',
+      message: `local runs cannot load Packages yet (listed: ${blueprint.packages.join(', ')}); run it on the server with --remote`,
+      diagnostic: { path: ['packages'] },
+    });
+  }
+  return { blueprint, label: source.file };
+}
+
+/** The CLI's package store, $SVC_HOME/packages (default ~/.svc/packages), when it exists. */
+function localPackageStore(io: CliIo): string | null {
+  const home = envValue(io, 'SVC_HOME') ?? (envValue(io, 'HOME') ? path.join(envValue(io, 'HOME')!, '.svc') : null);
+  if (!home) return null;
+  const store = path.join(path.resolve(io.cwd, home), 'packages');
+  return fs.existsSync(store) ? store : null;
+}

@@ -1,0 +1,45 @@
+// Runs the real bin/svc as a process for CLI integration tests: a minimal environment
+// (no SVC_* leaking in from the developer's shell), optional standard input, and the
+// exit status with both output streams.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot, tempDir, type TestServer } from '../harness';
+
+export const svcBin = path.join(repoRoot, 'bin', 'svc');
+
+export interface SvcResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface SvcOptions {
+  /** Extra variables; undefined removes one. */
+  env?: Record<string, string | undefined>;
+  /** Text written to standard input (then closed); default: empty input. */
+  stdin?: string;
+  cwd?: string;
+}
+
+export function runSvc(args: string[], options: SvcOptions = {}): Promise<SvcResult> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tempDir('svc-cli-home-') };
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(svcBin, args, { env, cwd: options.cwd ?? repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+/** The variables that point bin/svc at a test server with its admin token. */
+export function serverEnv(server: TestServer, token: string = server.adminToken): Record<string, string> {
+  return { SVC_SERVER_URL: server.url, SVC_SERVER_TOKEN: token };
+}
