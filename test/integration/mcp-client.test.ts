@@ -4,13 +4,11 @@
 // discovery_warnings, static headers from store and harness secrets.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startServer, tempDir, type TestServer } from '../harness';
-import { startMcpUpstream, type McpUpstream, type UpstreamTool } from '../support/mcp-upstream';
+import { startServer, type TestServer } from '../harness';
+import { startMcpUpstream, upstreamServerOptions, type McpUpstream, type UpstreamTool } from '../support/mcp-upstream';
 
 const STORE_TOKEN = `store-${randomBytes(12).toString('hex')}`;
 const USER_TOKEN = `harness-${randomBytes(12).toString('hex')}`;
@@ -60,7 +58,7 @@ mcp:
     headers:
       Authorization: "Bearer \${secrets.USER_TOKEN}"
   down:
-    url: https://localhost:1/mcp
+    url: https://10.20.30.40/mcp
 permissions:
   main:
     - {capability: mcp.tracker, filter: 'tool != "secret_op"', action: allow}
@@ -75,15 +73,13 @@ describe('MCP client Packages', () => {
   let tracker: McpUpstream;
   let paged: McpUpstream;
   let personal: McpUpstream;
-  let caFile: string;
 
   before(async () => {
-    tracker = await startMcpUpstream({ tools: TRACKER_TOOLS });
-    paged = await startMcpUpstream({ tools: PAGED_TOOLS, stateless: true, pageSize: 2, requireAuthorization: `Bearer ${STORE_TOKEN}` });
-    personal = await startMcpUpstream({ tools: [{ name: 'whoami', call: () => ({ content: [{ type: 'text', text: 'it is you' }] }) }], requireAuthorization: `Bearer ${USER_TOKEN}` });
-    caFile = path.join(tempDir(), 'ca.pem');
-    fs.writeFileSync(caFile, [tracker, paged, personal].map((u) => fs.readFileSync(u.certFile, 'utf8')).join('\n'));
-    server = await startServer({ args: ['--allow-localhost'], env: { NODE_EXTRA_CA_CERTS: caFile, SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
+    tracker = await startMcpUpstream({ host: 'mcp.tracker-example.com', tools: TRACKER_TOOLS });
+    paged = await startMcpUpstream({ host: 'mcp.paged-example.com', tools: PAGED_TOOLS, stateless: true, pageSize: 2, requireAuthorization: `Bearer ${STORE_TOKEN}` });
+    personal = await startMcpUpstream({ host: 'api.personal-example.net', tools: [{ name: 'whoami', call: () => ({ content: [{ type: 'text', text: 'it is you' }] }) }], requireAuthorization: `Bearer ${USER_TOKEN}` });
+    const network = upstreamServerOptions(tracker, paged, personal);
+    server = await startServer({ args: network.args, env: { ...network.env, SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
     assert.equal((await server.request('POST', '/v1/secrets', { body: { key: 'paged_token', value: STORE_TOKEN } })).status, 200);
     const registered = await server.request('POST', '/v1/blueprints', { body: { yaml: blueprint(tracker, paged, personal) } });
     assert.equal(registered.status, 200, registered.text);
@@ -202,7 +198,8 @@ export function main() { try { secret_op({}); return "sent"; } catch (e) { retur
     assert.equal(reply.json.error.kind, 'compile_error');
     assert.match(reply.json.error.message, /@mcp\/down/);
     assert.equal(reply.json.discovery_warnings.length, 1);
-    assert.match(reply.json.discovery_warnings[0], /^@mcp\/down: unavailable: /);
+    // The upstream resolves into private address space: the egress guard refuses it.
+    assert.match(reply.json.discovery_warnings[0], /^@mcp\/down: unavailable: blocked by network policy: 10\.20\.30\.40/);
     const warned = server.logs({ msg: 'MCP server unavailable' });
     assert.ok(warned.some((l) => l.server === 'down'));
     // A run that imports nothing from MCP has no discovery_warnings at all.

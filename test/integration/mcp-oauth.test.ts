@@ -5,11 +5,9 @@
 // its error codes and audit records, and no token in any output or log line.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { startServer, tempDir, type TestServer } from '../harness';
-import { startMcpUpstream, type McpUpstream } from '../support/mcp-upstream';
+import { startServer, type TestServer } from '../harness';
+import { startMcpUpstream, upstreamServerOptions, type McpUpstream } from '../support/mcp-upstream';
 import { startOAuthStandIn, type OAuthStandIn } from '../support/oauth-server';
 
 const CODE = `code-${randomBytes(8).toString('hex')}`;
@@ -22,15 +20,15 @@ describe('MCP OAuth', () => {
   let secure: McpUpstream;
 
   before(async () => {
-    auth = await startOAuthStandIn({ code: CODE, verifier: VERIFIER });
+    auth = await startOAuthStandIn({ host: 'auth.secure-example.com', code: CODE, verifier: VERIFIER });
     secure = await startMcpUpstream({
+      host: 'mcp.secure-example.com',
       tools: [{ name: 'whoami', call: () => ({ content: [{ type: 'text', text: 'authorised' }] }) }],
       requireAuthorization: () => `Bearer ${auth.currentAccess ?? 'none'}`,
       documents: { '/.well-known/oauth-protected-resource/mcp': { resource: 'x', authorization_servers: [auth.issuer], scopes_supported: ['read', 'write'] } },
     });
-    const caFile = path.join(tempDir(), 'ca.pem');
-    fs.writeFileSync(caFile, [auth.certFile, secure.certFile].map((f) => fs.readFileSync(f, 'utf8')).join('\n'));
-    server = await startServer({ args: ['--allow-localhost'], env: { NODE_EXTRA_CA_CERTS: caFile, SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
+    const network = upstreamServerOptions(auth, secure);
+    server = await startServer({ args: network.args, env: { ...network.env, SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
     const yaml = `name: oauthbp
 vfs: none
 mcp:

@@ -1,16 +1,16 @@
 // A real upstream MCP server for tests: the official SDK's McpServer over Streamable HTTP
-// on loopback HTTPS (a throw-away certificate the svc server trusts through
-// NODE_EXTRA_CA_CERTS). Tools are given as raw JSON Schemas (what real servers publish),
-// tools/list pages when asked, and every HTTP request is recorded.
+// on loopback HTTPS under a public-looking host name (a certificate from the test CA of
+// test/support/stand-in.ts; the server under test reaches it through `network.hosts`).
+// Tools are given as raw JSON Schemas (what real servers publish), tools/list pages when
+// asked, and every HTTP request is recorded.
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { execFileSync } from 'node:child_process';
+import { serverOptions, testCa, type StandIn } from './stand-in';
+import { certificateFor } from './tls';
 
 export interface UpstreamTool {
   name: string;
@@ -32,8 +32,8 @@ export interface UpstreamRequest {
 
 export interface McpUpstream {
   url: string;
+  hosts: string[];
   port: number;
-  certFile: string;
   requests: UpstreamRequest[];
   /** tools/call requests received, by tool name. */
   calls: Array<{ name: string; arguments: Record<string, unknown> }>;
@@ -51,20 +51,17 @@ export interface UpstreamOptions {
   pageSize?: number;
   /** Only requests with this Authorization header are served (others get 401). */
   requireAuthorization?: string | (() => string);
-  /** Host name in the URL (default localhost). */
-  host?: string;
+  /** Public-looking host name the server plays (resolved to loopback through network.hosts). */
+  host: string;
   /** Path of the MCP endpoint (default /mcp). */
   path?: string;
   /** Extra JSON documents served by GET (e.g. `/.well-known/oauth-protected-resource/mcp`). */
   documents?: Record<string, unknown>;
 }
 
-/** A self-signed certificate naming `host` (the svc server trusts it through NODE_EXTRA_CA_CERTS). */
-function certificateFor(dir: string, host: string): { certFile: string; keyFile: string } {
-  const certFile = path.join(dir, 'upstream.crt');
-  const keyFile = path.join(dir, 'upstream.key');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`, '-days', '1', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
-  return { certFile, keyFile };
+/** Args and env for `startServer` that let the server reach these upstreams by name. */
+export function upstreamServerOptions(...upstreams: Array<{ hosts: string[] }>): { args: string[]; env: Record<string, string> } {
+  return serverOptions(...upstreams.map((u) => ({ hosts: u.hosts }) as StandIn));
 }
 
 function buildServer(state: { tools: UpstreamTool[]; calls: McpUpstream['calls'] }, pageSize: number | undefined): McpServer {
@@ -93,16 +90,15 @@ function buildServer(state: { tools: UpstreamTool[]; calls: McpUpstream['calls']
 }
 
 export async function startMcpUpstream(options: UpstreamOptions): Promise<McpUpstream> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-upstream-'));
-  const { certFile, keyFile } = certificateFor(dir, options.host ?? 'localhost');
+  const { certFile, keyFile } = certificateFor(testCa(), [options.host], `mcp-${options.host}`);
   const state = { tools: options.tools, calls: [] as McpUpstream['calls'] };
   const requests: UpstreamRequest[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const endpoint = options.path ?? '/mcp';
   const upstream: McpUpstream = {
     url: '',
+    hosts: [options.host],
     port: 0,
-    certFile,
     requests,
     calls: state.calls,
     failWith: null,
@@ -113,7 +109,6 @@ export async function startMcpUpstream(options: UpstreamOptions): Promise<McpUps
       for (const t of sessions.values()) await t.close().catch(() => undefined);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
-      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
   const server = https.createServer({ cert: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) }, async (req, res) => {
@@ -177,6 +172,6 @@ export async function startMcpUpstream(options: UpstreamOptions): Promise<McpUps
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   upstream.port = port;
-  upstream.url = `https://${options.host ?? 'localhost'}:${port}${endpoint}`;
+  upstream.url = `https://${options.host}:${port}${endpoint}`;
   return upstream;
 }

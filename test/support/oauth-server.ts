@@ -1,16 +1,16 @@
-// A real OAuth authorization server stand-in on loopback HTTPS: RFC 8414 metadata, RFC 7591
+// A real OAuth authorization server stand-in on loopback HTTPS under a public-looking name
+// (test CA, `network.hosts`): RFC 8414 metadata, RFC 7591
 // registration, and a token endpoint for the authorization-code (PKCE) and refresh-token
 // grants that rotates refresh tokens. Every token request is recorded.
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { testCa } from './stand-in';
+import { certificateFor } from './tls';
 
 export interface OAuthStandIn {
   issuer: string;
-  certFile: string;
+  hosts: string[];
   /** The access token the protected MCP server accepts right now. */
   currentAccess: string | null;
   /** Form fields of every token request, in order. */
@@ -23,16 +23,13 @@ export interface OAuthStandIn {
   close(): Promise<void>;
 }
 
-export async function startOAuthStandIn(options: { code: string; verifier: string }): Promise<OAuthStandIn> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-oauth-'));
-  const certFile = path.join(dir, 'oauth.crt');
-  const keyFile = path.join(dir, 'oauth.key');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost', '-days', '1', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+export async function startOAuthStandIn(options: { host: string; code: string; verifier: string }): Promise<OAuthStandIn> {
+  const { certFile, keyFile } = certificateFor(testCa(), [options.host], `oauth-${options.host}`);
   let serial = 0;
   let validRefresh = new Set<string>();
   const standIn: OAuthStandIn = {
     issuer: '',
-    certFile,
+    hosts: [options.host],
     currentAccess: null,
     tokenRequests: [],
     registrations: [],
@@ -41,8 +38,8 @@ export async function startOAuthStandIn(options: { code: string; verifier: strin
       standIn.currentAccess = null;
     },
     close: async () => {
+      server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
   const mint = () => {
@@ -82,6 +79,6 @@ export async function startOAuthStandIn(options: { code: string; verifier: strin
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  standIn.issuer = `https://localhost:${(server.address() as AddressInfo).port}`;
+  standIn.issuer = `https://${options.host}:${(server.address() as AddressInfo).port}`;
   return standIn;
 }
