@@ -3,6 +3,7 @@
 // the same way by adding a line to COMMAND_GROUPS.
 import { Command, CommanderError } from 'commander';
 import { registerBlueprintCommands } from './commands/blueprint';
+import { registerMcpCommands } from './commands/mcp';
 import { registerRunCommand } from './commands/run';
 import { registerSecretCommands } from './commands/secret';
 import { registerServerCommands } from './commands/server';
@@ -22,7 +23,7 @@ export type CliEnvironment = Omit<CliContext, 'setExitCode'>;
 
 export type CommandGroup = (root: Command, context: CliContext) => void;
 
-const COMMAND_GROUPS: readonly CommandGroup[] = [registerBlueprintCommands, registerSecretCommands, registerServerCommands, registerRunCommand];
+const COMMAND_GROUPS: readonly CommandGroup[] = [registerBlueprintCommands, registerSecretCommands, registerServerCommands, registerRunCommand, registerMcpCommands];
 
 /** Applies the root's output, error and exit handling to a command and its children. */
 function configure(command: Command, io: CliIo): void {

@@ -6,9 +6,42 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { startServer, type TestServer } from '../harness';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import { startServer, tempDir, type TestServer } from '../harness';
 import { startMcpUpstream, upstreamServerOptions, type McpUpstream } from '../support/mcp-upstream';
 import { startOAuthStandIn, type OAuthStandIn } from '../support/oauth-server';
+import { runSvc, serverEnv, svcBin } from '../support/cli';
+import { testCa } from '../support/stand-in';
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** What the operator's browser does: visit the sign-in URL (the stand-in, by its name, on loopback) and follow the redirect. */
+async function signIn(url: URL): Promise<{ status: number; text: string }> {
+  const location = await new Promise<string>((resolve, reject) => {
+    const req = https.get({ host: '127.0.0.1', port: url.port, path: url.pathname + url.search, servername: url.hostname, headers: { host: url.host }, ca: fs.readFileSync(testCa().certFile) }, (res) => {
+      res.resume();
+      resolve(String(res.headers.location));
+    });
+    req.on('error', reject);
+  });
+  return new Promise((resolve, reject) => {
+    http.get(location, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    }).on('error', reject);
+  });
+}
 
 const CODE = `code-${randomBytes(8).toString('hex')}`;
 const VERIFIER = `verifier-${randomBytes(24).toString('hex')}`;
@@ -190,6 +223,65 @@ permissions:
     assert.ok(!everything.includes(CODE) && !everything.includes(VERIFIER));
     assert.ok(!/access-\d+-|refresh-\d+-/.test(everything));
   });
+
+  test('svc mcp authenticate signs in with PKCE through the loopback redirect; auth-status and deauthenticate use the admin endpoints', async () => {
+    const port = await freePort();
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: server.home, ...serverEnv(server), SVC_OAUTH_REDIRECT_PORT: String(port) };
+    const child = spawn(svcBin, ['mcp', 'authenticate', 'oauthbp', 'secure', '--no-browser'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const url = await new Promise<URL>((resolve, reject) => {
+      child.stderr.setEncoding('utf8').on('data', (c: string) => {
+        stderr += c;
+        const found = /https:\/\/\S+\/authorize\S+/.exec(stderr);
+        if (found) resolve(new URL(found[0]));
+      });
+      child.once('exit', () => reject(new Error(`svc exited early: ${stderr}`)));
+    });
+    assert.equal(url.searchParams.get('code_challenge_method'), 'S256');
+    assert.equal(url.searchParams.get('redirect_uri'), `http://127.0.0.1:${port}/callback`);
+    assert.equal(url.searchParams.get('client_id'), 'registered-client');
+    assert.equal(url.searchParams.get('scope'), 'read write');
+    const page = await signIn(url);
+    assert.equal(page.status, 200);
+    assert.equal(await exited, 0, stderr);
+    assert.match(stdout, /Authenticated 'secure' of Blueprint 'oauthbp' \(state: active\)/);
+    const exchange = auth.tokenRequests.filter((r) => r.grant_type === 'authorization_code').at(-1)!;
+    assert.equal(exchange.code, 'authcode-1');
+    assert.equal(exchange.redirect_uri, `http://127.0.0.1:${port}/callback`);
+    assert.equal((await run(WHOAMI)).json.result, 'authorised');
+
+    const status = await runSvc(['mcp', 'auth-status', 'oauthbp'], { env: serverEnv(server) });
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /Blueprint 'oauthbp': active/);
+    assert.match(status.stdout, /secure +oauth +authenticated/);
+    const removed = await runSvc(['mcp', 'deauthenticate', 'oauthbp', 'secure'], { env: serverEnv(server) });
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.match(removed.stdout, /now pending/);
+    const again = await runSvc(['mcp', 'deauthenticate', 'oauthbp', 'secure'], { env: serverEnv(server) });
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /no OAuth credential is stored/);
+  });
+});
+
+test('svc mcp provider add, list and remove keep the CLI providers file; a secret value is refused on the command line', async () => {
+  const home = tempDir('svc-cli-providers-');
+  const env = { SVC_HOME: home };
+  const added = await runSvc(['mcp', 'provider', 'add', 'GitHub.com', '--client-id', 'Iv1.abc', '--client-secret', '${env.GH_SECRET}', '--scope', 'repo', '--scope', 'read:org'], { env });
+  assert.equal(added.code, 0, added.stderr);
+  assert.equal(fs.readFileSync(`${home}/mcp_oauth.yaml`, 'utf8'), 'providers:\n  - match: github.com\n    client_id: Iv1.abc\n    client_secret: ${env.GH_SECRET}\n    scopes:\n      - repo\n      - read:org\n');
+  const literal = await runSvc(['mcp', 'provider', 'add', 'auth.example.com', '--client-id', 'x', '--client-secret', 'hunter2'], { env });
+  assert.equal(literal.code, 2);
+  assert.match(literal.stderr, /--client-secret: expected a reference/);
+  const listed = await runSvc(['mcp', 'provider', 'list'], { env });
+  assert.match(listed.stdout, /github\.com +Iv1\.abc +set +repo read:org/);
+  assert.ok(!listed.stdout.includes('GH_SECRET'));
+  assert.equal((await runSvc(['mcp', 'provider', 'remove', 'github.com'], { env })).code, 0);
+  const missing = await runSvc(['mcp', 'provider', 'remove', 'github.com'], { env });
+  assert.equal(missing.code, 1);
+  assert.match((await runSvc(['mcp', 'provider', 'list'], { env })).stdout, /No OAuth providers registered/);
 });
 
 test('without a secret store every MCP OAuth endpoint answers 503 no_secret_store', async () => {

@@ -5,6 +5,7 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
+import { createHash } from 'node:crypto';
 import { testCa } from './stand-in';
 import { certificateFor } from './tls';
 
@@ -16,6 +17,8 @@ export interface OAuthStandIn {
   /** Form fields of every token request, in order. */
   tokenRequests: Array<Record<string, string>>;
   registrations: Array<Record<string, unknown>>;
+  /** Query parameters of every /authorize visit (the browser's sign-in). */
+  authorizations: Array<Record<string, string>>;
   /** `invalid_grant`: refresh requests are refused that way. */
   mode: 'normal' | 'invalid_grant';
   /** The server forgets the current access token (the next use is refused). */
@@ -26,6 +29,8 @@ export interface OAuthStandIn {
 export async function startOAuthStandIn(options: { host: string; code: string; verifier: string }): Promise<OAuthStandIn> {
   const { certFile, keyFile } = certificateFor(testCa(), [options.host], `oauth-${options.host}`);
   let serial = 0;
+  /** Codes issued by /authorize and the PKCE challenge each must be redeemed with. */
+  const issued = new Map<string, string>();
   let validRefresh = new Set<string>();
   const standIn: OAuthStandIn = {
     issuer: '',
@@ -33,6 +38,7 @@ export async function startOAuthStandIn(options: { host: string; code: string; v
     currentAccess: null,
     tokenRequests: [],
     registrations: [],
+    authorizations: [],
     mode: 'normal',
     revokeAccess() {
       standIn.currentAccess = null;
@@ -58,6 +64,18 @@ export async function startOAuthStandIn(options: { host: string; code: string; v
     if (req.method === 'GET' && url === '/.well-known/oauth-authorization-server') {
       return json(200, { issuer: standIn.issuer, authorization_endpoint: `${standIn.issuer}/authorize`, token_endpoint: `${standIn.issuer}/token`, registration_endpoint: `${standIn.issuer}/register` });
     }
+    if (req.method === 'GET' && url === '/authorize') {
+      // The sign-in a browser would do: consent is implied; back to the client's redirect.
+      const query = Object.fromEntries(new URL(req.url ?? '/', standIn.issuer).searchParams);
+      standIn.authorizations.push(query);
+      const code = `authcode-${issued.size + 1}`;
+      issued.set(code, query.code_challenge);
+      const back = new URL(query.redirect_uri);
+      back.searchParams.set('code', code);
+      back.searchParams.set('state', query.state);
+      res.writeHead(302, { location: back.toString() }).end();
+      return;
+    }
     if (req.method === 'POST' && url === '/register') {
       const body = JSON.parse(text) as Record<string, unknown>;
       standIn.registrations.push(body);
@@ -67,7 +85,9 @@ export async function startOAuthStandIn(options: { host: string; code: string; v
       const fields = Object.fromEntries(new URLSearchParams(text));
       standIn.tokenRequests.push(fields);
       if (fields.grant_type === 'authorization_code') {
-        if (fields.code !== options.code || fields.code_verifier !== options.verifier) return json(400, { error: 'invalid_grant', error_description: 'the code or verifier is wrong' });
+        const challenge = issued.get(fields.code);
+        const pkceOk = challenge !== undefined && createHash('sha256').update(fields.code_verifier ?? '').digest('base64url') === challenge;
+        if (!pkceOk && (fields.code !== options.code || fields.code_verifier !== options.verifier)) return json(400, { error: 'invalid_grant', error_description: 'the code or verifier is wrong' });
         return json(200, mint());
       }
       if (fields.grant_type === 'refresh_token') {
