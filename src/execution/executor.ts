@@ -129,7 +129,7 @@ export class Executor {
     const mcp = request.services?.mcp ? await request.services.mcp.prepare(request.code) : null;
     const modules: ReadonlyMap<string, HostModule> = mcp?.modules.length ? new Map([...this.options.modules, ...mcp.modules.map((m) => [m.name, m] as const)]) : this.options.modules;
     const warnings = mcp?.warnings ?? [];
-    const compiled = await this.compile(request.code, base.source_hash, request.services ?? {}, modules);
+    const compiled = await this.compile(request.code, base.source_hash, request.services ?? {}, modules, mcp?.unavailable ?? {});
     if (!compiled.ok) {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
@@ -201,16 +201,16 @@ export class Executor {
   }
 
   /** Compiles through a small LRU cache keyed by the source hash and the available modules. */
-  private async compile(code: string, sourceHash: string, services: RunServices, modules: ReadonlyMap<string, HostModule>): Promise<CompileResult> {
+  private async compile(code: string, sourceHash: string, services: RunServices, modules: ReadonlyMap<string, HostModule>, unavailable: Readonly<Record<string, string>>): Promise<CompileResult> {
     const availableModules = this.availableModules(services, modules);
-    const key = `${sourceHash}:${availableModules.join(',')}`;
+    const key = `${sourceHash}:${availableModules.join(',')}:${JSON.stringify(unavailable)}`;
     const cached = this.compiled.get(key);
     if (cached) {
       this.compiled.delete(key);
       this.compiled.set(key, cached);
       return cached;
     }
-    const result = await compileProgram({ source: code, availableModules });
+    const result = await compileProgram({ source: code, availableModules, unavailable });
     this.compiled.set(key, result);
     if (this.compiled.size > COMPILE_CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value as string);
     return result;

@@ -39,7 +39,7 @@ const TRACKER_TOOLS: UpstreamTool[] = [
 
 const PAGED_TOOLS: UpstreamTool[] = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'].map((name) => ({ name, call: () => ({ content: [{ type: 'text', text: name }] }) }));
 
-function blueprint(tracker: McpUpstream, paged: McpUpstream, personal: McpUpstream): string {
+function blueprint(tracker: McpUpstream, paged: McpUpstream, personal: McpUpstream, flaky: McpUpstream): string {
   return `name: mcpc
 vfs: none
 secrets:
@@ -57,6 +57,8 @@ mcp:
     url: ${personal.url}
     headers:
       Authorization: "Bearer \${secrets.USER_TOKEN}"
+  flaky:
+    url: ${flaky.url}
   down:
     url: https://10.20.30.40/mcp
 permissions:
@@ -65,6 +67,7 @@ permissions:
     - {capability: mcp.paged, action: allow}
     - {capability: mcp.personal, action: allow}
     - {capability: mcp.down, action: allow}
+    - {capability: mcp.flaky, action: allow}
 `;
 }
 
@@ -73,20 +76,28 @@ describe('MCP client Packages', () => {
   let tracker: McpUpstream;
   let paged: McpUpstream;
   let personal: McpUpstream;
+  let flaky: McpUpstream;
 
   before(async () => {
     tracker = await startMcpUpstream({ host: 'mcp.tracker-example.com', tools: TRACKER_TOOLS });
     paged = await startMcpUpstream({ host: 'mcp.paged-example.com', tools: PAGED_TOOLS, stateless: true, pageSize: 2, requireAuthorization: `Bearer ${STORE_TOKEN}` });
     personal = await startMcpUpstream({ host: 'api.personal-example.net', tools: [{ name: 'whoami', call: () => ({ content: [{ type: 'text', text: 'it is you' }] }) }], requireAuthorization: `Bearer ${USER_TOKEN}` });
-    const network = upstreamServerOptions(tracker, paged, personal);
+    flaky = await startMcpUpstream({
+      host: 'mcp.flaky-example.org',
+      tools: [
+        { name: 'forget', call: () => (setImmediate(() => flaky.forgetSessions()), { content: [{ type: 'text', text: 'forgotten' }] }) },
+        { name: 'ping', call: () => ({ content: [{ type: 'text', text: 'pong' }] }) },
+      ],
+    });
+    const network = upstreamServerOptions(tracker, paged, personal, flaky);
     server = await startServer({ args: network.args, env: { ...network.env, SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
     assert.equal((await server.request('POST', '/v1/secrets', { body: { key: 'paged_token', value: STORE_TOKEN } })).status, 200);
-    const registered = await server.request('POST', '/v1/blueprints', { body: { yaml: blueprint(tracker, paged, personal) } });
+    const registered = await server.request('POST', '/v1/blueprints', { body: { yaml: blueprint(tracker, paged, personal, flaky) } });
     assert.equal(registered.status, 200, registered.text);
   });
   after(async () => {
     await server?.stop();
-    for (const u of [tracker, paged, personal]) await u?.close();
+    for (const u of [tracker, paged, personal, flaky]) await u?.close();
   });
 
   const run = (code: string, extra: Record<string, unknown> = {}) => server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'mcpc', code, ...extra } });
@@ -111,6 +122,7 @@ describe('MCP client Packages', () => {
     const mcp = search.json.results.filter((r: { source: string }) => r.source === 'mcp');
     // REST has no session: the harness-secret server and the unreachable one are left out.
     assert.deepEqual(mcp, [
+      { name: '@mcp/flaky', description: "MCP server 'flaky' (2 tools)", source: 'mcp' },
       { name: '@mcp/paged', description: "MCP server 'paged' (5 tools)", source: 'mcp' },
       { name: '@mcp/tracker', description: "MCP server 'tracker' (8 tools)", source: 'mcp' },
     ]);
@@ -182,6 +194,21 @@ export function main() {
     assert.ok(seen.some((r) => r.method === 'DELETE' && callSessions.has(r.sessionId)), JSON.stringify(seen.map((r) => [r.method, r.rpc, r.sessionId])));
   });
 
+  test('a failed call drops the upstream session and the next call reconnects', async () => {
+    const reply = await run(`import f from "@mcp/flaky";
+export function main() {
+  f.forget();
+  let failure = "";
+  try { f.ping(); } catch (e) { failure = e.message; }
+  return { failure, again: f.ping() };
+}`);
+    assert.equal(reply.json.error, null, JSON.stringify(reply.json));
+    const out = JSON.parse(reply.json.result);
+    assert.match(out.failure, /^@mcp\/flaky\.ping: HTTP 404/);
+    assert.equal(out.again, 'pong');
+    assert.equal(flaky.requests.filter((r) => r.rpc.includes('initialize')).length, 3, 'discovery, the first session, the reconnection');
+  });
+
   test('a denied call throws PermissionDeniedError and nothing reaches the server', async () => {
     const before = tracker.calls.length;
     const reply = await run(`import { secret_op } from "@mcp/tracker";
@@ -196,7 +223,7 @@ export function main() { try { secret_op({}); return "sent"; } catch (e) { retur
   test('an unavailable server: importing it is a compile error naming it, with the reason in discovery_warnings', async () => {
     const reply = await run('import down from "@mcp/down";\nexport function main() { return down.x(); }');
     assert.equal(reply.json.error.kind, 'compile_error');
-    assert.match(reply.json.error.message, /@mcp\/down/);
+    assert.match(reply.json.error.message, /cannot import `@mcp\/down`: it is unavailable: blocked by network policy/);
     assert.equal(reply.json.discovery_warnings.length, 1);
     // The upstream resolves into private address space: the egress guard refuses it.
     assert.match(reply.json.discovery_warnings[0], /^@mcp\/down: unavailable: blocked by network policy: 10\.20\.30\.40/);

@@ -38,6 +38,8 @@ export interface McpUpstream {
   /** tools/call requests received, by tool name. */
   calls: Array<{ name: string; arguments: Record<string, unknown> }>;
   setTools(tools: UpstreamTool[]): void;
+  /** Forgets every MCP session (later requests with their ids get 404), as a restarted server would. */
+  forgetSessions(): void;
   /** Refuse every request with this status (null: serve normally). */
   failWith: number | null;
   close(): Promise<void>;
@@ -105,6 +107,7 @@ export async function startMcpUpstream(options: UpstreamOptions): Promise<McpUps
     setTools: (tools) => {
       state.tools = tools;
     },
+    forgetSessions: () => sessions.clear(),
     close: async () => {
       for (const t of sessions.values()) await t.close().catch(() => undefined);
       await new Promise<void>((resolve) => server.close(() => resolve()));

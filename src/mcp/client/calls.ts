@@ -82,7 +82,7 @@ export class McpRun {
     const unavailable: Record<string, string> = {};
     for (const c of catalogues) {
       if (!c.ok) {
-        unavailable[c.server] = c.reason;
+        unavailable[`@mcp/${c.server}`] = c.reason;
         this.warnings.push(`@mcp/${c.server}: unavailable: ${c.reason}`);
         continue;
       }

@@ -7,7 +7,8 @@ export { catalogueTools, describeTool, renderDeclarations, schemaType, isNamedEx
 
 /** What a run needs from the MCP client: the imported servers as modules, and an end. */
 export interface McpRunServices {
-  prepare(source: string): Promise<{ modules: HostModule[]; warnings: string[] }>;
+  /** Modules for the imported servers that are available; `unavailable` maps `@mcp/<server>` to the reason. */
+  prepare(source: string): Promise<{ modules: HostModule[]; warnings: string[]; unavailable: Record<string, string> }>;
   close(): Promise<void>;
 }
 
