@@ -87,6 +87,7 @@ describe('MCP client Packages', () => {
       tools: [
         { name: 'forget', call: () => (setImmediate(() => flaky.forgetSessions()), { content: [{ type: 'text', text: 'forgotten' }] }) },
         { name: 'ping', call: () => ({ content: [{ type: 'text', text: 'pong' }] }) },
+        { name: 'big', call: () => ({ content: [{ type: 'text', text: 'x'.repeat(400_000) }] }) },
       ],
     });
     const network = upstreamServerOptions(tracker, paged, personal, flaky);
@@ -122,7 +123,7 @@ describe('MCP client Packages', () => {
     const mcp = search.json.results.filter((r: { source: string }) => r.source === 'mcp');
     // REST has no session: the harness-secret server and the unreachable one are left out.
     assert.deepEqual(mcp, [
-      { name: '@mcp/flaky', description: "MCP server 'flaky' (2 tools)", source: 'mcp' },
+      { name: '@mcp/flaky', description: "MCP server 'flaky' (3 tools)", source: 'mcp' },
       { name: '@mcp/paged', description: "MCP server 'paged' (5 tools)", source: 'mcp' },
       { name: '@mcp/tracker', description: "MCP server 'tracker' (8 tools)", source: 'mcp' },
     ]);
@@ -207,6 +208,15 @@ export function main() {
     assert.match(out.failure, /^@mcp\/flaky\.ping: HTTP 404/);
     assert.equal(out.again, 'pong');
     assert.equal(flaky.requests.filter((r) => r.rpc.includes('initialize')).length, 3, 'discovery, the first session, the reconnection');
+  });
+
+  test('host fuel grows with the bytes a call copies', async () => {
+    const small = await run('import f from "@mcp/flaky";\nexport function main() { return f.ping().length; }');
+    const large = await run('import f from "@mcp/flaky";\nexport function main() { return f.big().length; }');
+    assert.equal(large.json.result, '400000', JSON.stringify(large.json));
+    const fuel = (id: string) => Number(server.audit({ type: 'execution', event: 'finished', execution_id: id })[0].host_fuel);
+    // 400,000 bytes received: at least COPY (1 per 8 bytes) plus IO (1 per 4 bytes) more.
+    assert.ok(fuel(large.json.execution_id) - fuel(small.json.execution_id) >= 400_000 / 8 + 400_000 / 4);
   });
 
   test('a denied call throws PermissionDeniedError and nothing reaches the server', async () => {

@@ -38,6 +38,11 @@ export interface McpDiscoveryOptions {
 
 const SECRET_REF = /\$\{secrets\.([A-Za-z0-9_]+)\}/g;
 
+const strip = (value: ServerCatalogue & { refusedToken?: string }): ServerCatalogue => {
+  const { refusedToken: _, ...rest } = value as ServerCatalogue & { refusedToken?: string };
+  return rest as ServerCatalogue;
+};
+
 /** Thrown while resolving credentials: the server is unavailable for this reason. */
 class Unavailable extends Error {}
 
@@ -100,9 +105,10 @@ export class McpDiscovery {
     if (cached && now - cached.at < (cached.value.ok ? CACHE_TTL_MS : FAILURE_RETRY_MS)) return cached.value;
     const running = this.inflight.get(key);
     if (running) return running;
-    const work = this.discover(blueprint, server, scope).then((value) => {
+    const work = this.discoverWithRefresh(blueprint, server, scope).then((value) => {
       this.cache.set(key, { at: this.now(), value });
       if (!value.ok) this.options.log.warn('svc_server::mcp', 'MCP server unavailable', { blueprint: blueprint.name, server, reason: value.reason });
+      else for (const warning of value.warnings) this.options.log.warn('svc_server::mcp', 'MCP tool catalogue warning', { blueprint: blueprint.name, server, warning });
       return value;
     });
     this.inflight.set(key, work);
@@ -118,12 +124,19 @@ export class McpDiscovery {
     for (const key of [...this.cache.keys()]) if (key.startsWith(`${blueprintName}\u0000`)) this.cache.delete(key);
   }
 
-  private async discover(blueprint: Blueprint, server: string, scope: DiscoveryScope): Promise<ServerCatalogue> {
+  /** An OAuth server that refuses the token gets one forced refresh and one more try. */
+  private async discoverWithRefresh(blueprint: Blueprint, server: string, scope: DiscoveryScope): Promise<ServerCatalogue> {
+    const first = await this.discover(blueprint, server, scope);
+    if (first.ok || !first.refusedToken) return strip(first);
+    return strip(await this.discover(blueprint, server, scope, first.refusedToken));
+  }
+
+  private async discover(blueprint: Blueprint, server: string, scope: DiscoveryScope, failedToken?: string): Promise<ServerCatalogue & { refusedToken?: string }> {
     const declaration = blueprint.mcp[server];
     const unavailable = (reason: string): ServerCatalogue => ({ ok: false, server, reason });
     let headers: Record<string, string>;
     try {
-      headers = await this.credentials(blueprint, server, scope);
+      headers = await this.credentials(blueprint, server, scope, failedToken);
     } catch (error) {
       if (error instanceof Unavailable) return unavailable(error.message);
       return unavailable(`credentials could not be obtained: ${(error as Error).message}`);
@@ -156,7 +169,8 @@ export class McpDiscovery {
       const explained = upstream.explain(error);
       if (explained instanceof UpstreamError && explained.kind === 'too_large') return unavailable('tool listing too large');
       if (explained instanceof UpstreamError && explained.kind === 'http' && /^HTTP 401/.test(explained.message) && declaration.auth?.type === 'oauth2') {
-        return unavailable(`not authenticated: the server refused the token (${explained.message}); run \`svc mcp authenticate ${blueprint.name} ${server}\``);
+        const token = headers.Authorization?.slice('Bearer '.length);
+        return { ...unavailable(`not authenticated: the server refused the token (${explained.message}); run \`svc mcp authenticate ${blueprint.name} ${server}\``), ...(failedToken === undefined && token ? { refusedToken: token } : {}) };
       }
       return unavailable(explained instanceof UpstreamError ? explained.message : `invalid response: ${explained.message}`);
     } finally {
