@@ -10,6 +10,7 @@ import { discardAudit, silentLog } from '../audit';
 import type { Blueprint } from '../blueprints';
 import type { RunSettings, Settings } from '../config';
 import { Executor, type ExecutionReport } from '../execution';
+import { McpDiscovery, McpRun } from '../mcp/client';
 import { EgressGuard } from '../network';
 import { fillGit, type FilledFileArea } from '../sessions';
 import { hostModules, SessionStates, type RunServices } from '../stdlib';
@@ -38,7 +39,7 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
   // Scratch space of this process only, removed afterwards.
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-run-'));
   const fileAreas = new FileAreas({ paths: scratchPaths(scratch), volumes: [] });
-  const outbound = new EgressGuard({ grants: settings.network }).dispatcher();
+  const outbound = new EgressGuard({ grants: settings.network, hosts: settings.network.hosts }).dispatcher();
   const pool = new RunnerPool({ size: 1, memoryMb: settings.limits.max_execution_memory });
   const sessionId = randomUUID();
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
@@ -48,6 +49,16 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
     const secretValue = (name: string) => (blueprint.declarations.secrets.has(name) ? run.secrets[name] : undefined);
     const files = fileAreas.open(run.fileArea, { sessionId, runId: randomUUID() }, { throwaway: true });
     const git = fillGit(blueprint.git, run.variables);
+    // `@mcp/` servers with static headers; a store secret's value is the one passed for its declared name.
+    const storeSecret = (key: string) => {
+      for (const [name, d] of blueprint.declarations.secrets) if (d.source === 'store' && d.key === key) return run.secrets[name];
+      return undefined;
+    };
+    const version = run.userAgent.replace(/^svc\//, '');
+    const mcp =
+      Object.keys(blueprint.mcp).length > 0
+        ? new McpRun({ blueprint, scope: { sessionId, harness: run.secrets }, discovery: new McpDiscovery({ dispatcher: outbound, storeSecret, log: silentLog, version }), dispatcher: outbound, version })
+        : undefined;
     const services: RunServices = {
       files,
       sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
@@ -62,7 +73,11 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
           }
         : undefined,
       http: { allowInsecureHttp: blueprint.allowInsecureHttp, authProxy: blueprint.authProxy, secretValue, dispatcher: outbound, userAgent: run.userAgent },
-      endOfRun: () => files.release(),
+      ...(mcp ? { mcp } : {}),
+      endOfRun: () => {
+        files.release();
+        void mcp?.close();
+      },
     };
     return await executor.execute({
       entryPoint: 'http',

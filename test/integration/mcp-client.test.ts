@@ -5,9 +5,13 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startServer, type TestServer } from '../harness';
+import { startServer, tempDir, type TestServer } from '../harness';
+import { runSvc } from '../support/cli';
+import { testCa } from '../support/stand-in';
 import { startMcpUpstream, upstreamServerOptions, type McpUpstream, type UpstreamTool } from '../support/mcp-upstream';
 
 const STORE_TOKEN = `store-${randomBytes(12).toString('hex')}`;
@@ -253,6 +257,17 @@ export function main() { try { secret_op({}); return "sent"; } catch (e) { retur
     assert.ok(paged.requests.every((r) => r.authorization === `Bearer ${STORE_TOKEN}`));
     const everything = server.lines().join('\n') + server.stderr() + JSON.stringify(reply.json);
     assert.ok(!everything.includes(STORE_TOKEN));
+  });
+
+  test('svc run (local) calls MCP servers too and prints discovery_warnings as warning lines', async () => {
+    const dir = tempDir('svc-mcp-local-');
+    fs.writeFileSync(path.join(dir, 'bp.yaml'), `name: local\nvfs: none\nmcp:\n  tracker:\n    url: ${tracker.url}\npermissions:\n  main:\n    - {capability: mcp.tracker, action: allow}\n`);
+    fs.writeFileSync(path.join(dir, 'p.ts'), 'import { get_issue } from "@mcp/tracker";\nexport function main() { return get_issue({ id: "L-1" }).title; }\n');
+    const host = new URL(tracker.url).hostname;
+    const result = await runSvc(['run', 'p.ts', '--blueprint', 'bp.yaml', '--allow-localhost'], { cwd: dir, env: { SVC_ADD_HOSTS: `${host}=127.0.0.1`, NODE_EXTRA_CA_CERTS: testCa().certFile } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, 'Broken build\n');
+    assert.match(result.stderr, /^warning: @mcp\/tracker: tool 'dup' dropped/m);
   });
 
   test('a harness secret header works only in a session that holds it, through the MCP endpoint too', async () => {
