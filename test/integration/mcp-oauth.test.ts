@@ -51,6 +51,9 @@ describe('MCP OAuth', () => {
   let server: TestServer;
   let auth: OAuthStandIn;
   let secure: McpUpstream;
+  let teamAuth: OAuthStandIn;
+  let team: McpUpstream;
+  const PROVIDER_SECRET = `provider-secret-${randomBytes(8).toString('hex')}`;
 
   before(async () => {
     auth = await startOAuthStandIn({ host: 'auth.secure-example.com', code: CODE, verifier: VERIFIER });
@@ -60,8 +63,19 @@ describe('MCP OAuth', () => {
       requireAuthorization: () => `Bearer ${auth.currentAccess ?? 'none'}`,
       documents: { '/.well-known/oauth-protected-resource/mcp': { resource: 'x', authorization_servers: [auth.issuer], scopes_supported: ['read', 'write'] } },
     });
-    const network = upstreamServerOptions(auth, secure);
-    server = await startServer({ args: network.args, env: { ...network.env, SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
+    teamAuth = await startOAuthStandIn({ host: 'login.team-example.com', code: CODE, verifier: VERIFIER });
+    team = await startMcpUpstream({
+      host: 'mcp.team-example.com',
+      tools: [{ name: 'hello', call: () => ({ content: [{ type: 'text', text: 'team says hi' }] }) }],
+      requireAuthorization: () => `Bearer ${teamAuth.currentAccess ?? 'none'}`,
+      documents: { '/.well-known/oauth-protected-resource/mcp': { resource: 'y', authorization_servers: [teamAuth.issuer] } },
+    });
+    const network = upstreamServerOptions(auth, secure, teamAuth, team);
+    server = await startServer({
+      args: network.args,
+      env: { ...network.env, SVC_SECRET_KEY: randomBytes(32).toString('base64'), PROVIDER_SECRET },
+      config: { mcp_oauth: { providers: [{ match: 'login.team-example.com', client_id: 'provider-client', client_secret: '${env.PROVIDER_SECRET}', scopes: ['team:read'] }] } },
+    });
     const yaml = `name: oauthbp
 vfs: none
 mcp:
@@ -73,17 +87,21 @@ mcp:
     headers: {X-Team: blue}
   bare:
     url: https://localhost:2/mcp
+  team:
+    url: ${team.url}
+    auth: {type: oauth2}
 permissions:
   main:
     - {capability: mcp.secure, action: allow}
+    - {capability: mcp.team, action: allow}
 `;
     const registered = await server.request('POST', '/v1/blueprints', { body: { yaml } });
     assert.equal(registered.status, 200, registered.text);
   });
   after(async () => {
     await server?.stop();
-    await secure?.close();
-    await auth?.close();
+    for (const s of [secure, team]) await s?.close();
+    for (const a of [auth, teamAuth]) await a?.close();
   });
 
   const run = (code: string) => server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'oauthbp', code } });
@@ -99,6 +117,7 @@ permissions:
         { name: 'bare', kind: 'none' },
         { name: 'plain', kind: 'static' },
         { name: 'secure', kind: 'oauth', authenticated: false },
+        { name: 'team', kind: 'oauth', authenticated: false },
       ],
     });
     const reply = await run(WHOAMI);
@@ -143,7 +162,7 @@ permissions:
 
     const exchanged = await server.request('POST', '/v1/mcp/oauthbp/secure/oauth/exchange', { body: { code: CODE, redirect_uri: REDIRECT, code_verifier: VERIFIER, client_id: 'registered-client' } });
     assert.equal(exchanged.status, 200, exchanged.text);
-    assert.deepEqual(exchanged.json, { state: 'active' });
+    assert.deepEqual(exchanged.json, { state: 'pending', unauthenticated: ['team'] });
     const codeRequest = auth.tokenRequests.at(-1)!;
     assert.deepEqual(codeRequest, { grant_type: 'authorization_code', code: CODE, redirect_uri: REDIRECT, client_id: 'registered-client', code_verifier: VERIFIER });
     const okAudit = server.audit({ type: 'admin', event: 'oauth_code_exchanged' }).at(-1)!;
@@ -154,7 +173,7 @@ permissions:
     // The stored credential is the refresh token: the access token used was minted from it.
     assert.equal(auth.tokenRequests.at(-1)!.grant_type, 'refresh_token');
     const status = await server.request('GET', '/v1/mcp/oauthbp/auth-status');
-    assert.equal(status.json.state, 'active');
+    assert.equal(status.json.state, 'pending');
     assert.deepEqual(status.json.servers.find((s: { name: string }) => s.name === 'secure'), { name: 'secure', kind: 'oauth', authenticated: true });
   });
 
@@ -179,7 +198,7 @@ permissions:
       assert.equal(reply.json.error, null, JSON.stringify(reply.json));
       assert.match(reply.json.result, /^McpAuthExpiredError\|@mcp\/secure\.whoami: .*OAuth login failed.*authenticate/);
       const status = await server.request('GET', '/v1/mcp/oauthbp/auth-status');
-      assert.equal(status.json.state, 'active');
+      assert.equal(status.json.servers.find((s: { name: string }) => s.name === 'secure').authenticated, true);
     } finally {
       auth.mode = 'normal';
     }
@@ -200,13 +219,13 @@ permissions:
 
     const staticToken = `static-${randomBytes(8).toString('hex')}`;
     const stored = await server.request('POST', '/v1/mcp/oauthbp/secure/refresh-token', { body: { access_token: staticToken } });
-    assert.deepEqual([stored.status, stored.json], [200, { state: 'active' }]);
+    assert.deepEqual([stored.status, stored.json], [200, { state: 'pending', unauthenticated: ['team'] }]);
     // The stored access token is used as is.
     auth.currentAccess = staticToken;
     assert.equal((await run(WHOAMI)).json.result, 'authorised');
 
     const removed = await server.request('DELETE', '/v1/mcp/oauthbp/secure/refresh-token');
-    assert.deepEqual([removed.status, removed.json], [200, { state: 'pending', unauthenticated: ['secure'] }]);
+    assert.deepEqual([removed.status, removed.json], [200, { state: 'pending', unauthenticated: ['secure', 'team'] }]);
     const again = await server.request('DELETE', '/v1/mcp/oauthbp/secure/refresh-token');
     assert.deepEqual([again.status, again.json.error], [404, 'not_found']);
     // Removing the login evicts the cached catalogue: the server is unavailable again.
@@ -222,6 +241,22 @@ permissions:
     assert.ok(!everything.includes(staticToken));
     assert.ok(!everything.includes(CODE) && !everything.includes(VERIFIER));
     assert.ok(!/access-\d+-|refresh-\d+-/.test(everything));
+  });
+
+  test('a provider registration supplies the client id, scopes and client secret for its host', async () => {
+    const config = await server.request('GET', `/v1/mcp/oauthbp/team/auth-config?redirect_uri=${encodeURIComponent(REDIRECT)}`);
+    assert.equal(config.status, 200, config.text);
+    assert.deepEqual(config.json, { url: team.url, client_id: 'provider-client', authorization_endpoint: `${teamAuth.issuer}/authorize`, token_endpoint: `${teamAuth.issuer}/token`, scopes: ['team:read'] });
+    assert.equal(teamAuth.registrations.length, 0, 'no dynamic registration when a provider matches');
+    assert.ok(!config.text.includes(PROVIDER_SECRET));
+    const exchanged = await server.request('POST', '/v1/mcp/oauthbp/team/oauth/exchange', { body: { code: CODE, redirect_uri: REDIRECT, code_verifier: VERIFIER } });
+    assert.equal(exchanged.status, 200, exchanged.text);
+    assert.deepEqual(teamAuth.tokenRequests.at(-1), { grant_type: 'authorization_code', code: CODE, redirect_uri: REDIRECT, client_id: 'provider-client', code_verifier: VERIFIER, client_secret: PROVIDER_SECRET });
+    const reply = await run('import t from "@mcp/team";\nexport function main() { return t.hello(); }');
+    assert.equal(reply.json.result, 'team says hi', JSON.stringify(reply.json));
+    const refresh = teamAuth.tokenRequests.at(-1)!;
+    assert.deepEqual([refresh.grant_type, refresh.client_id, refresh.client_secret, refresh.scope], ['refresh_token', 'provider-client', PROVIDER_SECRET, 'team:read']);
+    assert.ok(!(server.lines().join('\n') + server.stderr()).includes(PROVIDER_SECRET));
   });
 
   test('svc mcp authenticate signs in with PKCE through the loopback redirect; auth-status and deauthenticate use the admin endpoints', async () => {
@@ -247,6 +282,7 @@ permissions:
     const page = await signIn(url);
     assert.equal(page.status, 200);
     assert.equal(await exited, 0, stderr);
+    // The provider test before this one logged in `team`: with `secure` the Blueprint is active.
     assert.match(stdout, /Authenticated 'secure' of Blueprint 'oauthbp' \(state: active\)/);
     const exchange = auth.tokenRequests.filter((r) => r.grant_type === 'authorization_code').at(-1)!;
     assert.equal(exchange.code, 'authcode-1');
