@@ -1,6 +1,6 @@
 // Runs every test/**/*.test.ts with node:test (TypeScript through tsx).
 // Usage: node scripts/run-tests.mjs [path-substring ...] to run a subset.
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,20 +12,23 @@ function collect(dir) {
   const out = [];
   for (const name of readdirSync(dir).sort()) {
     const full = path.join(dir, name);
+    if (name === 'node_modules' || name === 'dist') continue;
     if (statSync(full).isDirectory()) out.push(...collect(full));
     else if (name.endsWith('.test.ts')) out.push(path.relative(root, full));
   }
   return out;
 }
 
-const files = collect(path.join(root, 'test')).filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
+// The TypeScript client and the examples keep their tests beside them.
+const roots = ['test', 'clients/typescript/test', 'examples'].map((d) => path.join(root, d)).filter((d) => existsSync(d));
+const files = roots.flatMap(collect).filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
 const result = spawnSync(
   process.execPath,
-  ['--no-node-snapshot', '--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=120000', ...files],
+  ['--no-node-snapshot', '--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=300000', ...files],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

@@ -22,6 +22,8 @@ export interface RunnerPoolOptions {
   runnerEntry?: string;
   execArgv?: string[];
   onLog?: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  /** A runner was killed and replaced; `reason` is the outcome that ended its run. */
+  onRestart?: (reason: string) => void;
 }
 
 interface ActiveRun {
@@ -91,6 +93,11 @@ export class RunnerPool {
   private watchdog: NodeJS.Timeout | null = null;
   private readonly entry: string;
   private readonly execArgv: string[];
+
+  /** Runs waiting for a free runner (for the metrics). */
+  get queueDepth(): number {
+    return this.queue.length;
+  }
 
   constructor(private readonly options: RunnerPoolOptions) {
     const fallback = defaultEntry();
@@ -257,6 +264,7 @@ export class RunnerPool {
     if (index !== -1) this.runners.splice(index, 1);
     runner.child.removeAllListeners('exit');
     runner.child.kill('SIGKILL');
+    this.options.onRestart?.(kind);
     if (active) this.finish(active, this.ended(active.job, kind, Date.now() - active.started));
     if (!this.stopped) {
       const fresh = this.spawn();

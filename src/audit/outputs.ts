@@ -6,6 +6,7 @@ import { createAuditWriter, type AuditWriter } from './audit';
 import { FileDestination, StdoutDestination, StreamDestination, type LineDestination } from './destination';
 import { LevelFilter } from './filter';
 import { createServerLog, type ServerLog } from './log';
+import { metrics } from '../metrics';
 
 export interface LogOutputs {
   log: ServerLog;
@@ -46,12 +47,13 @@ export function openLogOutputs(options: LogOutputOptions): LogOutputs {
   const report = options.stderr ?? writeStderr;
   const clock = options.clock ?? (() => new Date());
   const logDestination = openLogDestination(options, report);
-  const auditDestination = options.audit.enabled && options.audit.file !== null ? FileDestination.openLenient(options.audit.file, report) : logDestination;
+  const auditReport = (line: string) => (metrics.auditWriteFailures.inc(), report(line));
+  const auditDestination = options.audit.enabled && options.audit.file !== null ? FileDestination.openLenient(options.audit.file, auditReport) : logDestination;
   const destinations: LineDestination[] = auditDestination === logDestination ? [logDestination] : [logDestination, auditDestination];
 
   return {
     log: createServerLog({ filter: LevelFilter.parse(options.filter, report), destination: logDestination, clock, report }),
-    audit: createAuditWriter({ enabled: options.audit.enabled, destination: auditDestination, clock, newId: options.newId ?? randomUUID, report }),
+    audit: createAuditWriter({ enabled: options.audit.enabled, destination: auditDestination, clock, newId: options.newId ?? randomUUID, report: auditReport }),
     reopen: () => {
       destinations.forEach((destination) => destination.reopen());
       return destinations.some((destination) => destination instanceof FileDestination);

@@ -43,7 +43,7 @@ export async function runHere(io: CliIo, version: string, options: RunOptions, c
 }
 
 function localSettings(io: CliIo, options: RunOptions): RunSettings {
-  const argv = [...(options.allowLocalhost ? ['--allow-localhost'] : []), ...(options.allowPrivate ? ['--allow-private'] : []), ...options.allowIp.flatMap((ip) => ['--allow-ip', ip])];
+  const argv = [...(options.allowLocalhost ? ['--allow-localhost'] : []), ...(options.allowPrivate ? ['--allow-private'] : []), ...options.allowIp.flatMap((ip) => ['--allow-ip', ip]), ...options.addHost.flatMap((entry) => ['--add-host', entry])];
   try {
     return parseRunSettings({ argv, env: io.env, cwd: io.cwd });
   } catch (error) {

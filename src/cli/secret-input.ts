@@ -14,7 +14,6 @@ export async function readSecretValue(io: CliIo, prompt: string): Promise<string
 
 /** Raw mode so nothing typed is echoed; Enter ends, Backspace edits, Ctrl-C/Ctrl-D abort. */
 function promptHidden(io: CliIo, stdin: NodeJS.ReadStream, prompt: string): Promise<string> {
-  io.stderr(prompt);
   return new Promise((resolve, reject) => {
     let value = '';
     const finish = (outcome: () => void) => {
@@ -32,7 +31,9 @@ function promptHidden(io: CliIo, stdin: NodeJS.ReadStream, prompt: string): Prom
         else value += char;
       }
     };
+    // Echo goes off before the prompt shows, so nothing typed after it is ever echoed.
     stdin.setRawMode(true);
+    io.stderr(prompt);
     stdin.resume();
     stdin.on('data', onData);
   });

@@ -78,6 +78,7 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     telemetry,
     // Attaching source only means something when reports are made at all.
     telemetryIncludeSource: telemetry && telemetrySetting(sources, 'telemetry_include_source', 'SVC_TELEMETRY_INCLUDE_SOURCE'),
+    telemetryEndpoint: resolver.text('telemetry_endpoint') ?? null,
     logging,
     shutdownGraceSeconds: resolver.number('shutdown_grace') ?? 5,
     runnerPoolSize: runnerPoolSize(resolver),

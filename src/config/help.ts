@@ -7,6 +7,7 @@ const placeholder: Record<ScalarKind, string> = {
   port: '<port>',
   path: '<path>',
   name: '<variable>',
+  url: '<url>',
   count: '<count>',
   megabytes: '<MB>',
   kibibytes: '<KiB>',
@@ -57,6 +58,7 @@ export function helpText(): string {
     '',
     'Config file only: api_tokens, volumes, mcp_oauth.providers, github_token_file,',
     'logging.audit.{enabled,file,allows}, telemetry, telemetry_include_source.',
-    '--runner-pool-size (runner_pool_size) is an svc extension, not in the reference settings.',
+    '--runner-pool-size (runner_pool_size) and --telemetry-endpoint (telemetry_endpoint) are svc',
+    'extensions, not in the reference settings.',
   ].join('\n');
 }

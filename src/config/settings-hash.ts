@@ -58,6 +58,8 @@ export function computeSettingsHash(settings: Settings, boundAddr: string): stri
     deny_warnings: settings.denyWarnings,
     telemetry: settings.telemetry,
     telemetry_include_source: settings.telemetryIncludeSource,
+    // Only when set, so hashes of servers without one stay as they were.
+    ...(settings.telemetryEndpoint !== null ? { telemetry_endpoint: settings.telemetryEndpoint } : {}),
     audit: { enabled: settings.logging.audit.enabled, allows: settings.logging.audit.allows },
     shutdown_grace: settings.shutdownGraceSeconds,
   };

@@ -93,6 +93,8 @@ export interface Settings {
   denyWarnings: boolean;
   telemetry: boolean;
   telemetryIncludeSource: boolean;
+  /** Where telemetry reports go (https URL), or null: then nothing is sent even when on. Key `telemetry_endpoint`, flag `--telemetry-endpoint`, SVC_TELEMETRY_ENDPOINT (svc extension). */
+  telemetryEndpoint: string | null;
   logging: {
     /** null = standard output. */
     file: string | null;

@@ -5,7 +5,7 @@ import type { ParsedFlags } from './argv';
 import { invalid } from './errors';
 import { asBoolean, asList, asMap, asString, checkKeys, scalarText, scalarType, type ConfigFile, type FileValue } from './file';
 import { fileKeys, scalarSettings, type ScalarSetting } from './schema';
-import { parseCount, parseIp, parseList, parsePort, parseWhole } from './values';
+import { parseCount, parseIp, parseList, parsePort, parseWhole, parseReportUrl } from './values';
 
 type Scalar = string | number;
 
@@ -40,7 +40,7 @@ function fileScalarText(setting: ScalarSetting, value: FileValue): string {
   const type = scalarType(value);
   if (integerKinds.has(setting.kind) && type !== 'number') throw invalid(`${label}: expected a whole number (a YAML integer, without quotes), got \`${text}\``);
   if (setting.kind === 'count' && type !== 'number' && type !== 'string') throw invalid(`${label}: a count is a whole number with an optional K, M, B or T suffix, got \`${text}\``);
-  if (['ip', 'path', 'name'].includes(setting.kind) && type !== 'string') throw invalid(`${label}: expected text, got \`${text}\``);
+  if (['ip', 'path', 'name', 'url'].includes(setting.kind) && type !== 'string') throw invalid(`${label}: expected text, got \`${text}\``);
   return text;
 }
 
@@ -56,6 +56,8 @@ function parseScalar(setting: ScalarSetting, raw: string, label: string): Scalar
     case 'name':
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw)) throw invalid(`${label}: expected an environment variable name (letters, digits and \`_\`), got \`${raw}\``);
       return raw;
+    case 'url':
+      return parseReportUrl(raw, label);
     case 'count':
       return parseCount(raw, label);
     case 'megabytes':

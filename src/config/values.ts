@@ -33,6 +33,23 @@ export function parseIp(raw: string, label: string): string {
   return raw;
 }
 
+/**
+ * An endpoint the server itself sends reports to: `https:` (plain `http:` only to a
+ * loopback host), no user name or password in it (credentials would end up in logs).
+ */
+export function parseReportUrl(raw: string, label: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid(`${label}: expected an https:// URL, got \`${raw}\``);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) || /^127\./.test(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw invalid(`${label}: expected an https:// URL (http:// only to a loopback host), got \`${raw}\``);
+  if (url.username || url.password) throw invalid(`${label}: the URL must not carry a user name or password`);
+  return url.href;
+}
+
 export function parseBooleanVariable(raw: string): boolean {
   return ['1', 'true', 'yes', 'on'].includes(raw.trim().toLowerCase());
 }

@@ -7,8 +7,10 @@ import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
 import type { HostModule, RunServices } from '../stdlib';
 import { compileProgram, type CompileResult, type RunnerPool, type RunOutcome } from '../../sandbox';
-import { hostDispatcher } from './host-dispatch';
+import { HostDispatcher } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
+import { metrics, timed } from '../metrics';
+import { reportRunFailure } from '../telemetry';
 
 export type EntryPoint = 'http' | 'session' | 'mcp';
 
@@ -134,6 +136,7 @@ export class Executor {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
       this.finish(base, { outcome: 'error', errorClass: 'compile_error', wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs });
+      reportRunFailure(request.entryPoint, error, request.code);
       request.services?.endOfRun?.();
       return executeResult(ids, null, [], error, warnings);
     }
@@ -156,8 +159,9 @@ export class Executor {
     const onCancel = () => runEnded.abort();
     request.signal.addEventListener('abort', onCancel, { once: true });
     let outcome: RunOutcome;
+    let dispatcher: HostDispatcher | undefined;
     try {
-      const host = hostDispatcher({
+      dispatcher = new HostDispatcher({
         run: {
           executionId,
           sessionId: request.sessionId,
@@ -179,9 +183,10 @@ export class Executor {
           limits: this.runLimits(),
           signal: request.signal,
         },
-        host,
+        dispatcher.handle,
       );
     } finally {
+      dispatcher?.end();
       request.signal.removeEventListener('abort', onCancel);
       runEnded.abort();
       decisions.flush();
@@ -189,6 +194,7 @@ export class Executor {
     }
 
     const error: ExecuteError | null = outcome.error ? { ...outcome.error } : null;
+    reportRunFailure(request.entryPoint, error, request.code);
     this.finish(base, {
       outcome: outcome.outcome,
       errorClass: error?.kind,
@@ -210,7 +216,7 @@ export class Executor {
       this.compiled.set(key, cached);
       return cached;
     }
-    const result = await compileProgram({ source: code, availableModules, unavailable });
+    const result = await timed(metrics.compileDuration, compileProgram({ source: code, availableModules, unavailable }));
     this.compiled.set(key, result);
     if (this.compiled.size > COMPILE_CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value as string);
     return result;

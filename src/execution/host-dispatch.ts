@@ -1,13 +1,21 @@
-// Turns the runner's host calls into calls of the standard-library operations: looks the
-// operation up, gives it a HostCall (gate, refuse, charge) for this run, and shapes the
-// reply the guest rethrows. One place lists every module: src/stdlib's registry.
+// Turns a run's host calls into standard-library operations: looks the operation up,
+// validates its arguments, asks the policy for every gate the operation declares (before
+// it runs: an operation cannot skip its gates), then runs it with the allowed, normalised
+// contexts and shapes the reply the guest rethrows. It remembers the refusals it issued,
+// so a run report can only claim a denial the host really made.
 import type { HostHandler, HostReply } from '../../sandbox';
-import type { HostCall, HostModule, RunContext } from '../stdlib';
-import { HOST_FUEL } from '../stdlib';
-import type { RunDecisions } from '../policy';
+import { PermissionDeniedError, type RunDecisions } from '../policy';
+import { HOST_FUEL, RunResources, type AllowedGate, type GateRequest, type HostCall, type HostModule, type HostOperation, type RunContext } from '../stdlib';
+
+/** A refusal the host issued to this run (what a reported permission_denied must match). */
+export interface IssuedDenial {
+  caller: string;
+  capability: string;
+  source: string;
+}
 
 export interface DispatchOptions {
-  run: RunContext;
+  run: Omit<RunContext, 'resources'>;
   modules: ReadonlyMap<string, HostModule>;
   decisions: RunDecisions;
 }
@@ -32,40 +40,91 @@ function errorReply(error: unknown, fuel: number): HostReply {
   return { ok: false, fuel, error: { name: 'Error', message: String(error) } };
 }
 
-export function hostDispatcher(options: DispatchOptions): HostHandler {
-  const { run, modules, decisions } = options;
-  return async (request) => {
-    let fuel = HOST_FUEL.CALL;
-    const module = modules.get(request.module);
-    const operation = module?.operations[request.op];
-    if (!operation) {
-      return errorReply(new TypeError(`${request.module} has no function ${request.op}`), fuel);
+function gateList(requests: GateRequest | readonly GateRequest[]): readonly GateRequest[] {
+  return Array.isArray(requests) ? requests : [requests as GateRequest];
+}
+
+export class HostDispatcher {
+  /** Refusals issued in this run, in order. */
+  readonly denials: IssuedDenial[] = [];
+  private readonly resources = new RunResources();
+
+  constructor(private readonly options: DispatchOptions) {}
+
+  /** The runner pool's host handler: every failure becomes an error reply, never a throw. */
+  readonly handle: HostHandler = async (request) => {
+    const fuel = { spent: HOST_FUEL.CALL };
+    try {
+      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel);
+      return { ok: true, value, fuel: fuel.spent };
+    } catch (error) {
+      return errorReply(error, fuel.spent);
     }
-    const caller = 'main';
-    const call: HostCall = {
-      ...run,
+  };
+
+  /** Validates, gates and runs one operation for `main` (also used by the MCP file tools). */
+  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }): Promise<unknown> {
+    const module = this.options.modules.get(moduleName);
+    const operation: HostOperation | undefined = module && Object.prototype.hasOwnProperty.call(module.operations, op) ? module.operations[op] : undefined;
+    if (!operation) throw new TypeError(`${moduleName} has no function ${op}`);
+    const call = this.hostCall('main', fuel);
+    const params = operation.parse ? await operation.parse(args, call) : args;
+    if (operation.gate === 'none') return operation.run(call, params);
+    const requests = gateList(operation.gate(params, call));
+    if (requests.length === 0) throw new Error(`${moduleName}.${op}: the operation derived no capability check, so it was not run`);
+    const allowed: AllowedGate[] = [];
+    for (const request of requests) {
+      const context = call.gate(request.capability, request.context, { skipMainInvariant: request.check === true });
+      allowed.push({ capability: request.capability, context });
+    }
+    return operation.run(call, params, allowed);
+  }
+
+  /** The run ended: open writers and other handles are dropped. */
+  end(): void {
+    this.resources.clear();
+  }
+
+  private hostCall(caller: string, fuel: { spent: number }): HostCall {
+    const { decisions } = this.options;
+    const denied = (error: unknown) => {
+      if (error instanceof PermissionDeniedError) this.denials.push({ caller: error.caller, capability: error.capability, source: error.source });
+    };
+    return {
+      ...this.options.run,
+      resources: this.resources,
       caller,
       gate(capability, context, gateOptions) {
-        fuel += HOST_FUEL.GATE;
-        decisions.gate(caller, capability, context, gateOptions);
+        fuel.spent += HOST_FUEL.GATE;
+        try {
+          return decisions.gate(caller, capability, context, gateOptions).context;
+        } catch (error) {
+          denied(error);
+          throw error;
+        }
       },
       probe(capability, context) {
-        fuel += HOST_FUEL.GATE;
-        return decisions.probe(caller, capability, context);
+        fuel.spent += HOST_FUEL.GATE;
+        try {
+          return decisions.probe(caller, capability, context);
+        } catch (error) {
+          denied(error);
+          throw error;
+        }
       },
       refuse(capability, context, source, error) {
         decisions.record(caller, capability, context, { decision: 'deny', source });
+        denied(error);
         return error;
       },
       charge(units) {
-        fuel += Math.max(1, Math.ceil(units));
+        fuel.spent += Number.isFinite(units) ? Math.max(1, Math.ceil(units)) : 1;
       },
     };
-    try {
-      const value = await operation(call, request.args);
-      return { ok: true, value, fuel };
-    } catch (error) {
-      return errorReply(error, fuel);
-    }
-  };
+  }
+}
+
+/** Kept for callers that only need the handler. */
+export function hostDispatcher(options: DispatchOptions): HostHandler {
+  return new HostDispatcher(options).handle;
 }

@@ -8,6 +8,7 @@ import { authentication } from './auth';
 import { errorResponder } from './errors';
 import { roleForPath } from './route-roles';
 import { jsonBodyLimit } from './validation';
+import { requestMetrics } from './request-metrics';
 import type { AppEnv } from './types';
 
 export interface AppOptions {
@@ -26,6 +27,7 @@ export interface AppOptions {
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
+  app.use('*', requestMetrics);
   app.use('*', async (c, next) => {
     if (options.draining()) {
       c.header('Connection', 'close');

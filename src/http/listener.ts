@@ -10,6 +10,10 @@ import type { AppEnv } from './types';
 
 const MAX_PENDING_HANDSHAKES = 128;
 const HANDSHAKE_TIMEOUT_MS = 10_000;
+/** An answered request's unread body is read and dropped up to this size, then the socket closes. */
+const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
+/** ...or when the client sends nothing for this long. */
+const DISCARD_IDLE_MS = 10_000;
 
 export interface ListenerOptions {
   bind: string;
@@ -36,7 +40,9 @@ function formatAddress(info: AddressInfo): string {
 }
 
 export async function startListener(app: Hono<AppEnv>, options: ListenerOptions): Promise<Listener> {
-  const handle = getRequestListener(app.fetch as Parameters<typeof getRequestListener>[0]);
+  // The adapter's own clean-up closes the socket 500 ms after the response while a slow
+  // client is still sending (it then sees EPIPE, not the 413); discardUnreadBody does it.
+  const handle = getRequestListener(app.fetch as Parameters<typeof getRequestListener>[0], { autoCleanupIncoming: false });
   let inFlight = 0;
   let idleWaiters: Array<() => void> = [];
 
@@ -55,6 +61,7 @@ export async function startListener(app: Hono<AppEnv>, options: ListenerOptions)
     };
     res.once('finish', finish);
     res.once('close', finish);
+    res.once('finish', () => discardUnreadBody(req));
     void handle(req, res);
   };
 
@@ -86,6 +93,36 @@ export async function startListener(app: Hono<AppEnv>, options: ListenerOptions)
       server.closeAllConnections();
     },
   };
+}
+
+/**
+ * A response sent before the body was read (413, 401, 415...) leaves the client writing:
+ * keep reading and dropping its bytes so it finishes and reads the answer, and the
+ * connection stays usable. Bounded in bytes and idle time; past that the socket closes.
+ */
+function discardUnreadBody(req: http.IncomingMessage): void {
+  if (req.readableEnded || req.destroyed) return;
+  // Readers of the request (the adapter's body buffer) must not keep what is dropped.
+  req.removeAllListeners('data');
+  let bytes = 0;
+  const close = () => {
+    cleanup();
+    req.socket.destroy();
+  };
+  const timer = setTimeout(close, DISCARD_IDLE_MS);
+  const onData = (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > MAX_DISCARD_BYTES) return close();
+    timer.refresh();
+  };
+  const cleanup = () => {
+    clearTimeout(timer);
+    req.off('data', onData);
+  };
+  req.on('data', onData);
+  req.once('end', cleanup);
+  req.once('close', cleanup);
+  req.resume();
 }
 
 /**

@@ -23,6 +23,8 @@ function path(template: string, role: RouteRole): PathRule {
 export const pathRules: readonly PathRule[] = [
   path('/healthz', 'none'),
   path('/v1/status', 'admin'),
+  path('/v1/openapi.json', 'user'),
+  path('/metrics', 'admin'),
   path('/v1/shutdown', 'admin'),
   path('/v1/blueprints', 'admin'),
   path('/v1/blueprints/{name}', 'admin'),

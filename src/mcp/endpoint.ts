@@ -9,11 +9,11 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { AuditWriter } from '../audit';
 import type { Blueprint, BlueprintRegistry } from '../blueprints';
 import type { AllowsMode } from '../config';
-import { executionIdOf, type Executor } from '../execution';
+import { executionIdOf, HostDispatcher, type Executor } from '../execution';
 import type { AppEnv } from '../http';
 import { RunDecisions } from '../policy';
 import { SessionError, type SessionManager, type SessionView } from '../sessions';
-import type { HostCall, HostModule, RunServices } from '../stdlib';
+import type { HostModule, RunServices } from '../stdlib';
 import { checkArguments, discoveryTool, errorAnswer, filesTool, toolList, type McpViews, type ToolAnswer } from './tools';
 
 export interface McpEndpointDependencies {
@@ -206,26 +206,16 @@ export class McpEndpoint {
       this.deps.audit,
       this.deps.allows,
     );
-    const call: HostCall = {
-      executionId: '',
-      sessionId: session.id,
-      principal,
-      blueprintName: blueprint.name,
-      variables: session.variables,
-      signal: new AbortController().signal,
-      services,
-      caller: 'main',
-      gate: (capability, context, options) => void decisions.gate('main', capability, context, options),
-      probe: (capability, context) => decisions.probe('main', capability, context),
-      refuse: (capability, context, source, error) => {
-        decisions.record('main', capability, context, { decision: 'deny', source });
-        return error;
-      },
-      charge: () => undefined,
-    };
+    // The same dispatcher as a run: validated, gated, then run.
+    const dispatcher = new HostDispatcher({
+      run: { executionId: '', sessionId: session.id, principal, blueprintName: blueprint.name, variables: session.variables, signal: new AbortController().signal, services },
+      modules: this.deps.modules,
+      decisions,
+    });
     try {
-      return await filesTool(name as 'svc__files__read' | 'svc__files__list', call, this.deps.modules, args);
+      return await filesTool(name as 'svc__files__read' | 'svc__files__list', (module, op, opArgs) => dispatcher.invoke(module, op, opArgs), services.files?.cwd ?? session.fileArea.cwd, args);
     } finally {
+      dispatcher.end();
       decisions.flush();
       services.endOfRun?.();
     }

@@ -2,8 +2,8 @@
 // are computed from the Blueprint in force on every tools/list.
 import type { Blueprint } from '../blueprints';
 import { builtinsDocs, BUILTIN_NAMESPACES, BUILTIN_TYPES, executePrompt, packageDocs, searchPackages, toolDescriptions, type McpPackageView, type ToolNames } from '../discovery';
-import type { HostCall, HostModule } from '../stdlib';
-import { normalizeGuestPath } from '../vfs';
+import type { HostModule } from '../stdlib';
+import path from 'node:path';
 
 export const MCP_TOOL_NAMES: ToolNames = {
   search: 'svc__typescript__packages__search',
@@ -172,18 +172,19 @@ function fileMessage(message: string): string {
   return message.replace(/^fs\.[A-Za-z]+:? /, '');
 }
 
+/** Runs one standard-library operation for `main` (validated and gated like a program's call). */
+export type InvokeOperation = (module: string, op: string, args: unknown[]) => Promise<unknown>;
+
 /**
  * The two file tools (A.7) over the standard library's own operations, so the decision,
  * path normalisation and file-area rules are the runtime's; only the shapes are the tool's.
  */
-export async function filesTool(name: 'svc__files__read' | 'svc__files__list', call: HostCall, modules: ReadonlyMap<string, HostModule>, args: Record<string, unknown>): Promise<ToolAnswer> {
-  const fs = modules.get('svc:fs')!.operations;
-  const cwd = call.services.files?.cwd ?? '/';
+export async function filesTool(name: 'svc__files__read' | 'svc__files__list', invoke: InvokeOperation, cwd: string, args: Record<string, unknown>): Promise<ToolAnswer> {
   try {
     if (name === 'svc__files__read') {
       const raw = String(args.path);
-      const content = (await fs.read(call, [raw])) as Uint8Array | null;
-      const shown = normalizeGuestPath(raw, cwd) ?? raw;
+      const content = (await invoke('svc:fs', 'read', [raw])) as Uint8Array | null;
+      const shown = path.posix.resolve(cwd, raw);
       if (content === null) return errorAnswer('file_error', `${shown}: the file is too large to read with this tool`);
       const decoded = new TextDecoder('utf-8').decode(content);
       const text = decoded.startsWith('\uFEFF') ? decoded.slice(1) : decoded;
@@ -212,10 +213,10 @@ export async function filesTool(name: 'svc__files__read' | 'svc__files__list', c
       return { structured: body, text: JSON.stringify(body) };
     }
     const raw = typeof args.path === 'string' ? args.path : '.';
-    const entries = (await fs.list(call, [raw, args.recursive === true])) as Array<{ kind: string; path: string; size: number }>;
+    const entries = (await invoke('svc:fs', 'list', [raw, args.recursive === true])) as Array<{ kind: string; path: string; size: number }>;
     const sorted = [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const shown = sorted.slice(0, LIST_MAX_ENTRIES).map((e) => ({ path: e.path, kind: e.kind, bytes: e.kind === 'file' ? e.size : 0 }));
-    const body = { path: normalizeGuestPath(raw, cwd) ?? raw, entries: shown, count: shown.length, truncated: sorted.length > LIST_MAX_ENTRIES };
+    const body = { path: path.posix.resolve(cwd, raw), entries: shown, count: shown.length, truncated: sorted.length > LIST_MAX_ENTRIES };
     return { structured: body, text: JSON.stringify(body) };
   } catch (error) {
     const e = error as Error;

@@ -7,6 +7,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { AddressPolicy, type AddressGrants, type BlockedKind } from './address-policy';
+import { metrics } from '../metrics';
 
 export type Lookup = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
 
@@ -50,11 +51,15 @@ export class EgressGuard {
     const kinds: BlockedKind[] = [];
     for (const candidate of candidates) {
       const refusal = this.policy.refusal(candidate.address);
-      if (refusal === null) return candidate;
+      if (refusal === null) {
+        metrics.outboundCalls.inc({ outcome: 'allowed' });
+        return candidate;
+      }
       kinds.push(refusal);
     }
     if (candidates.length === 0) throw new Error(`could not resolve ${host}`);
     this.options.onBlocked?.(host, kinds);
+    metrics.outboundCalls.inc({ outcome: 'blocked' });
     throw new EgressBlockedError(host, kinds);
   }
 

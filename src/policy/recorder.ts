@@ -4,6 +4,7 @@
 // (caller, capability, rule) and written in first-seen order when the run finishes.
 import { auditRecordFits, sanitizeContextText, type AuditWriter, type DecisionRecord } from '../audit';
 import { decide, invariantRefusal, type Decision } from './decide';
+import { metrics } from '../metrics';
 import { AUDIT_REASONS, PermissionDeniedError, type DecisionSource } from './errors';
 import type { PermissionPolicy } from './rules';
 
@@ -164,6 +165,7 @@ export class RunDecisions {
   }
 
   private writeDenial(caller: string, capability: string, context: Record<string, unknown>, source: DecisionSource, decision?: Decision): void {
+    metrics.decisions.inc({ source, decision: 'deny' });
     this.audit.write({
       ...recordBase(this.scope, caller, capability),
       context: auditContext(context),
@@ -187,6 +189,7 @@ export class RunDecisions {
   }
 
   private recordAllow(caller: string, capability: string, decision: Decision): void {
+    metrics.decisions.inc({ source: 'policy', decision: 'allow' });
     if (this.allows === 'none') return;
     if (this.allows === 'all') return this.writeAllow(caller, capability, decision, false);
     const key = `${caller}\u0000${capability}\u0000${String(decision.rule)}`;

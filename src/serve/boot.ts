@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import { openLogOutputs, type LogOutputs } from '../audit';
 import { computeSettingsHash, type Settings } from '../config';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { BlueprintRegistry } from '../blueprints';
 import { Executor } from '../execution';
 import { createApp, mountOpsRoutes, startListener, type AppEnv, type Listener } from '../http';
@@ -18,6 +19,7 @@ import { mountMcpOAuthRoutes } from '../http/routes/mcp-oauth';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountSessionRoutes } from '../http/routes/sessions';
+import { mountOpenApiRoute } from '../http/openapi';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
 import { hostModules, SessionStates, type RunServices } from '../stdlib';
@@ -27,6 +29,9 @@ import { EgressGuard } from '../network';
 import { RunnerPool } from '../../sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
+import { bindServerState, counterTotals, metrics, observedAuditWriter } from '../metrics';
+import { mountMetricsRoute } from '../http/routes/metrics';
+import { setActiveTelemetry, Telemetry } from '../telemetry';
 
 export interface BootOptions {
   settings: Settings;
@@ -45,7 +50,8 @@ export async function boot(options: BootOptions): Promise<void> {
     filter: settings.logging.filter,
     audit: { enabled: settings.logging.audit.enabled, file: settings.logging.audit.file },
   });
-  const { log, audit } = outputs;
+  const { log } = outputs;
+  const audit = observedAuditWriter(outputs.audit);
   const closers: Closer[] = [];
   const cancel = new AbortController();
 
@@ -74,6 +80,7 @@ export async function boot(options: BootOptions): Promise<void> {
 
   for (const warning of options.warnings) log.warn(warning.target, warning.msg, warning.fields);
   logStartupPosture(log, settings);
+  startTelemetry(settings, options.version, log, closers);
 
   // State, in the startup order of server-operations §2.14.
   const db = openDatabase(settings.paths.databasePath);
@@ -98,6 +105,7 @@ export async function boot(options: BootOptions): Promise<void> {
     size: settings.runnerPoolSize,
     memoryMb: settings.limits.max_execution_memory,
     onLog: (level, msg, fields) => log[level]('svc_server::sandbox', msg, fields),
+    onRestart: (reason) => metrics.runnerRestarts.inc({ reason }),
   });
   await pool.start();
   closers.push(() => pool.stop());
@@ -243,6 +251,16 @@ export async function boot(options: BootOptions): Promise<void> {
     }),
   );
 
+  mounts.push((app) => mountOpenApiRoute(app, options.version));
+  mounts.push((app) => mountMetricsRoute(app));
+  bindServerState({
+    poolSize: () => settings.runnerPoolSize,
+    queueDepth: () => pool.queueDepth,
+    openSessions: () => sessions.activeCount(),
+    lookups: () => ({ ...lookupCounters }),
+    budgets: { modelTokens: settings.limits.max_llm_tokens, embeddingTokens: settings.limits.max_embedding_tokens },
+  });
+
   const app = createApp({
     tokens: settings.tokens,
     allowUnauthenticated: settings.allowUnauthenticated,
@@ -269,4 +287,31 @@ export async function boot(options: BootOptions): Promise<void> {
   });
   log.info('svc_server::serve', 'svc-server listening', { addr: listener.address, protocol: listener.protocol });
   shutdown.serving(listener);
+}
+
+/**
+ * Telemetry runs only when it is on and has an endpoint. Usage counters come from the
+ * metrics registry; the last report is sent at teardown (closers run in reverse, so this
+ * one, pushed first, runs after every run has finished).
+ */
+function startTelemetry(settings: Settings, version: string, log: LogOutputs['log'], closers: Closer[]): void {
+  if (!settings.telemetry || settings.telemetryEndpoint === null) return;
+  const telemetry = new Telemetry({
+    endpoint: settings.telemetryEndpoint,
+    includeSource: settings.telemetryIncludeSource,
+    version,
+    crashDir: path.join(settings.home, 'server', 'telemetry'),
+    log,
+    usage: async () => ({
+      sessions_opened: (await counterTotals('svc_sessions_opened_total')).total ?? 0,
+      runs: await counterTotals('svc_runs_total', 'outcome'),
+      lookups: await counterTotals('svc_discovery_lookups_total', 'kind'),
+      blueprint_changes: await counterTotals('svc_blueprint_changes_total', 'event'),
+    }),
+  });
+  telemetry.start();
+  setActiveTelemetry(telemetry);
+  process.on('uncaughtExceptionMonitor', (error) => telemetry.recordCrash(error));
+  closers.push(() => telemetry.close());
+  log.info('svc_server::telemetry', 'telemetry reports are sent', { endpoint: new URL(settings.telemetryEndpoint).origin });
 }

@@ -27,7 +27,7 @@ export function logStartupPosture(log: ServerLog, settings: Settings): void {
       vars: settings.network.grantsFromEnvironment.join(','),
     });
   }
-  if (settings.telemetry) {
-    log.info('svc_server::telemetry', 'telemetry enabled but no destination; nothing is sent');
+  if (settings.telemetry && settings.telemetryEndpoint === null) {
+    log.info('svc_server::telemetry', 'telemetry enabled but no telemetry_endpoint is set; nothing is sent');
   }
 }

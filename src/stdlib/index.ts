@@ -1,5 +1,7 @@
 // Public API of the standard library's host side.
 export type { RunContext, RunServices, HostCall, HostOperation, HostModule } from './types';
 export { HOST_FUEL } from './fuel';
-export { hostModules } from './registry';
+export { hostModules, checkModule } from './registry';
 export { SessionStates } from './session';
+export { RunResources, ResourceError, MAX_OPEN_RESOURCES } from './resources';
+export { gated, ungated, type GateRequest, type AllowedGate, type GatedOperation, type UngatedOperation } from './types';

@@ -14,7 +14,23 @@ import { uuidModule } from './uuid';
 
 const modules: HostModule[] = [fsModule, codeModule, httpModule, gitModule, sessionModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule];
 
-/** All host modules by import name (`svc:fs`, ...). */
+/**
+ * Refuses a module with an operation that declares no gate: every operation is either
+ * gated (a `gate` deriving its checks) or says why not (`gate: 'none'` with a reason).
+ */
+export function checkModule(module: HostModule): HostModule {
+  for (const [name, operation] of Object.entries(module.operations)) {
+    const declared = operation as Partial<{ gate: unknown; ungatedBecause: unknown; run: unknown }>;
+    const gated = typeof declared.gate === 'function';
+    const ungated = declared.gate === 'none' && typeof declared.ungatedBecause === 'string' && declared.ungatedBecause.trim() !== '';
+    if (typeof declared.run !== 'function' || (!gated && !ungated)) {
+      throw new TypeError(`${module.name}.${name} cannot be registered: an operation declares its gate (a function deriving its capability checks) or gate 'none' with the reason`);
+    }
+  }
+  return module;
+}
+
+/** All host modules by import name (`svc:fs`, ...), each checked. */
 export function hostModules(): ReadonlyMap<string, HostModule> {
-  return new Map(modules.map((m) => [m.name, m]));
+  return new Map(modules.map((m) => [m.name, checkModule(m)]));
 }

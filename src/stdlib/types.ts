@@ -2,6 +2,7 @@
 // A module is a table of plain operations `(call, args) => result`; each validates its
 // arguments, asks `call.gate(capability, context)` before any effect, then does the work.
 // The guest side (inside the isolate) calls them synchronously through the runner.
+import type { RunResources } from './resources';
 
 /** What an operation may know about the run it serves. */
 export interface RunContext {
@@ -15,6 +16,8 @@ export interface RunContext {
   readonly signal: AbortSignal;
   /** Per-run services provided by other capabilities (file area, session state, ...). */
   readonly services: RunServices;
+  /** Host-side state of multi-step operations (writers, ...), by handle; dies with the run. */
+  readonly resources: RunResources;
 }
 
 /**
@@ -27,15 +30,31 @@ export interface RunServices {
   endOfRun?: () => void;
 }
 
+/** One capability check an operation needs: derived from its (validated) arguments. */
+export interface GateRequest {
+  capability: string;
+  context: Record<string, unknown>;
+  /** svc:security.check() only: the main-only invariant does not apply. */
+  check?: boolean;
+}
+
+/** A gate the policy allowed, with the context as the policy saw it (paths normalised). */
+export interface AllowedGate {
+  capability: string;
+  context: Record<string, unknown>;
+}
+
 /** One host call: the run plus who is calling and how to gate and charge. */
 export interface HostCall extends RunContext {
   /** `main` or the Package whose code made the call (attributed by the runtime). */
   readonly caller: string;
   /**
-   * Asks the policy; records the decision. Throws the PermissionDeniedError the program
-   * sees on a refusal. Charges GATE fuel.
+   * A further check while the operation runs (a redirect hop, each branch a clone
+   * fetched, the write after a code edit's read). Asks the policy, records the decision,
+   * throws the PermissionDeniedError the program sees on a refusal, charges GATE fuel and
+   * returns the normalised context. The operation's own gates run before it starts.
    */
-  gate(capability: string, context: Record<string, unknown>, options?: { skipMainInvariant?: boolean }): void;
+  gate(capability: string, context: Record<string, unknown>, options?: { skipMainInvariant?: boolean }): Record<string, unknown>;
   /** A silent check for filtered listings: no record, no throw. */
   probe(capability: string, context: Record<string, unknown>): boolean;
   /** Records a further refusal after an allow (read_only, quota, egress_guard) and returns the error to throw. */
@@ -44,7 +63,41 @@ export interface HostCall extends RunContext {
   charge(units: number): void;
 }
 
-export type HostOperation = (call: HostCall, args: unknown[]) => unknown | Promise<unknown>;
+/**
+ * A host operation is declared with how it is gated; the dispatcher validates, gates and
+ * only then runs it. `parse` validates and types the arguments (a TypeError or
+ * RangeError naming the parameter, before any check or effect); `gate` derives the
+ * capability checks from them; `run` does the work with the allowed (normalised)
+ * contexts, in the order `gate` listed them. Multi-step state (writers, downloads) lives
+ * host-side in `run.resources`, never in values the guest hands back.
+ */
+export interface GatedOperation<P = unknown[]> {
+  parse?: (args: unknown[], run: RunContext) => P | Promise<P>;
+  gate: (params: P, run: RunContext) => GateRequest | readonly GateRequest[];
+  run: (call: HostCall, params: P, allowed: readonly AllowedGate[]) => unknown | Promise<unknown>;
+}
+
+/** An operation no capability governs: it must say why (shown in docs and reviews). */
+export interface UngatedOperation<P = unknown[]> {
+  parse?: (args: unknown[], run: RunContext) => P | Promise<P>;
+  gate: 'none';
+  ungatedBecause: string;
+  run: (call: HostCall, params: P) => unknown | Promise<unknown>;
+}
+
+// `any` in the table type: each operation's parameter type is its own.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type HostOperation = GatedOperation<any> | UngatedOperation<any>;
+
+/** Declares a gated operation (typed parameters flow from parse to gate and run). */
+export function gated<P = unknown[]>(operation: GatedOperation<P>): HostOperation {
+  return operation;
+}
+
+/** Declares an operation without a capability, with the reason. */
+export function ungated<P = unknown[]>(ungatedBecause: string, operation: Omit<UngatedOperation<P>, 'gate' | 'ungatedBecause'>): HostOperation {
+  return { ...operation, gate: 'none', ungatedBecause };
+}
 
 export interface HostModule {
   /** `svc:fs`, `svc:http`, ... */

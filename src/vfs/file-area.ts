@@ -28,19 +28,7 @@ export interface Resolved {
 
 export class FileAreaError extends Error {}
 
-/** Lexical normalisation of a guest path against `cwd`; null when it climbs above `/`. */
-export function normalizeGuestPath(input: string, cwd: string): string | null {
-  const absolute = input.startsWith('/') ? input : `${cwd.replace(/\/+$/, '')}/${input}`;
-  const parts: string[] = [];
-  for (const segment of absolute.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (parts.length === 0) return null;
-      parts.pop();
-    } else parts.push(segment);
-  }
-  return `/${parts.join('/')}`;
-}
+// Guest paths arrive normalised by the policy's normaliser (src/policy/normalize.ts).
 
 function within(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../harness';
-import { runSvc, serverEnv } from '../support/cli';
+import { runSvc, runSvcInTerminal, serverEnv } from '../support/cli';
 
 const VALUE = `canary-${randomBytes(8).toString('hex')}`;
 
@@ -174,6 +174,16 @@ describe('svc against a server', () => {
     assert.deepEqual((await server.request('GET', '/v1/secrets')).json.keys, []);
     assert.equal((await runSvc(['secret', 'delete', 'team/api'], { env })).code, 1);
     for (const line of server.lines()) assert.ok(!line.includes(VALUE), 'the value reached the server log');
+  });
+
+  test('on a terminal, secret put prompts with echo off: the typed value (Backspace edits it) is stored and never shown', async () => {
+    const typed = `${VALUE}x\\x7f\\r`;
+    const run = await runSvcInTerminal(['secret', 'put', 'typed/key'], 'input hidden', typed, { env });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /Value for secret 'typed\/key' \(input hidden\): \r?\n/);
+    assert.match(run.stdout, /Stored secret 'typed\/key'/);
+    assert.ok(!run.stdout.includes(VALUE), 'the typed value was echoed');
+    assert.deepEqual((await server.request('GET', '/v1/secrets?prefix=typed')).json.keys, ['typed/key']);
   });
 
   test('server status prints aligned fields with the registered Blueprints', async () => {

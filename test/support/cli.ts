@@ -39,6 +39,27 @@ export function runSvc(args: string[], options: SvcOptions = {}): Promise<SvcRes
   });
 }
 
+/**
+ * Runs bin/svc on a pseudo-terminal (through test/support/pty-run.py), typing `typed`
+ * once `prompt` shows; stdout holds everything the terminal displayed.
+ */
+export function runSvcInTerminal(args: string[], prompt: string, typed: string, options: SvcOptions = {}): Promise<SvcResult> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tempDir('svc-cli-home-'), TERM: 'dumb' };
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', [path.join(repoRoot, 'test', 'support', 'pty-run.py'), prompt, typed, svcBin, ...args], { env, cwd: options.cwd ?? repoRoot });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** The variables that point bin/svc at a test server with its admin token. */
 export function serverEnv(server: TestServer, token: string = server.adminToken): Record<string, string> {
   return { SVC_SERVER_URL: server.url, SVC_SERVER_TOKEN: token };

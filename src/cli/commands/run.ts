@@ -5,7 +5,7 @@
 // 3 the run could not be attempted.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { ExecuteResult } from '../../execution';
 import { ServerClient, serverMessage, withServerOptions, type ServerOptions } from '../client';
 import { CliError, EXIT_FAILURE, EXIT_NOT_ATTEMPTED, UsageError } from '../errors';
@@ -23,6 +23,7 @@ export interface RunOptions extends ServerOptions {
   allowLocalhost?: boolean;
   allowPrivate?: boolean;
   allowIp: string[];
+  addHost: string[];
 }
 
 /** Error kinds that mean the program never ran (exit 3), as opposed to a program failure (exit 1). */
@@ -43,9 +44,10 @@ export function registerRunCommand(root: Command, context: CliContext): void {
       .option('--allow-localhost', 'local: let outbound calls reach loopback')
       .option('--allow-private', 'local: let outbound calls reach private ranges')
       .option('--allow-ip <ip|cidr>', 'local: let outbound calls reach this address or range (repeatable)', collect, [])
+      .option('--add-host <name=ip>', 'local: resolve this host name to this address, like /etc/hosts (repeatable; also SVC_ADD_HOSTS)', collect, [])
       .option('--remote', 'send the program to the server instead of running it here')
       .option('--session <id>', '--remote: run inside this open session')
-      .addOption(new Option('--idempotency-key <key>', '--remote --session: run at most once for this key (retries get the recorded result)')),
+      .option('--idempotency-key <key>', '--remote --session: run at most once for this key (retries get the recorded result)'),
   );
   withExample(
     run,
@@ -90,12 +92,12 @@ function nameTheFile(message: string, file: string): string {
 }
 
 function checkCombination(options: RunOptions): void {
-  const grants = options.allowLocalhost || options.allowPrivate || options.allowIp.length > 0;
+  const grants = options.allowLocalhost || options.allowPrivate || options.allowIp.length > 0 || options.addHost.length > 0;
   if (!options.remote) {
     if (options.session !== undefined || options.idempotencyKey !== undefined) throw new UsageError('--session and --idempotency-key need --remote');
     return;
   }
-  if (grants) throw new UsageError("--allow-localhost, --allow-private and --allow-ip apply to local runs only; with --remote the server's own grants apply");
+  if (grants) throw new UsageError("--allow-localhost, --allow-private, --allow-ip and --add-host apply to local runs only; with --remote the server's own settings apply");
   if ((options.blueprint === undefined) === (options.session === undefined)) throw new UsageError('--remote needs exactly one of --blueprint <name> (a one-off run) or --session <id>');
   if (options.session !== undefined && (options.var.length > 0 || options.secret.length > 0)) {
     throw new UsageError('--var and --secret bind when a session is created; they cannot be given with --session (rebind the session instead)');

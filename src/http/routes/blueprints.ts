@@ -16,7 +16,7 @@ export interface BlueprintRouteDependencies {
   log: ServerLog;
 }
 
-const yamlBody = z.object({ yaml: z.string() });
+export const yamlBody = z.object({ yaml: z.string() });
 
 /**
  * The error body of section 10: `name` only for this server's refusals (not for an invalid

@@ -24,7 +24,7 @@ export interface ExecuteRouteDependencies {
 }
 
 const stringMap = z.record(z.string(), z.string());
-const oneOffBody = z.object({
+export const oneOffBody = z.object({
   code: z.string(),
   blueprint: z.string(),
   variables: stringMap.optional(),

@@ -15,7 +15,7 @@ export interface SecretRouteDependencies {
   log: ServerLog;
 }
 
-const putBody = z.object({ key: z.string(), value: z.string() });
+export const putBody = z.object({ key: z.string(), value: z.string() });
 const STATUS: Record<string, ContentfulStatusCode> = { no_secret_store: 503, invalid_key: 400, invalid_value: 400, not_found: 404, key_mismatch: 500, internal_error: 500 };
 
 export function mountSecretRoutes(app: Hono<AppEnv>, deps: SecretRouteDependencies): void {

@@ -18,6 +18,7 @@ import {
 } from '../../sessions';
 import type { RunServices } from '../../stdlib';
 import { bodyOf, jsonBody } from '../validation';
+import { metrics } from '../../metrics';
 import type { AppEnv } from '../types';
 
 /** A Blueprint as the session routes need it: lifecycle facts plus what a run needs (src/blueprints' `Blueprint` is one). */
@@ -34,9 +35,9 @@ export interface SessionRouteDependencies {
 }
 
 const stringMap = z.record(z.string(), z.string());
-const createBody = z.object({ blueprint: z.string(), variables: stringMap.optional(), secrets: stringMap.optional() });
-const executeBody = z.object({ code: z.string() });
-const rebindBody = z.object({ secrets: stringMap });
+export const createBody = z.object({ blueprint: z.string(), variables: stringMap.optional(), secrets: stringMap.optional() });
+export const executeBody = z.object({ code: z.string() });
+export const rebindBody = z.object({ secrets: stringMap });
 
 /** Error kinds that end a run before the program is dispatched (nothing is recorded). */
 const NOT_DISPATCHED = new Set(['compile_error', 'package_resolution']);
@@ -146,6 +147,7 @@ async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependenci
       if (!deps.ledger) throw new IdempotencyError('idempotency_unavailable', 'this server has no idempotency ledger; send the request without Idempotency-Key');
       const decision = await deps.ledger.begin(sessionId, key, codeFingerprint(code));
       // A replay runs nothing and writes no audit records; the request still counted as activity.
+      if (decision.kind === 'replay') metrics.idempotencyReplays.inc();
       if (decision.kind === 'replay') return jsonBytes(c, decision.status, decision.body);
       reservation = decision.reservation;
     } catch (error) {

@@ -3,7 +3,7 @@
 // per run (serialised, reconnected after a failure), the 60-second limit, result mapping.
 import type { Dispatcher } from 'undici';
 import type { Blueprint } from '../../blueprints';
-import { HOST_FUEL, type HostCall, type HostModule } from '../../stdlib';
+import { gated, HOST_FUEL, type HostCall, type HostModule } from '../../stdlib';
 import type { CatalogueTool } from './declarations';
 import { isNamedExport } from './declarations';
 import type { DiscoveryScope, McpDiscovery, ServerCatalogue } from './discovery';
@@ -98,20 +98,19 @@ export class McpRun {
       name: `@mcp/${server}`,
       description: catalogue.description,
       declarations: catalogue.declarations,
-      operations: { call: (call, args) => this.call(call, server, catalogue.tools, args[0], args[1]) },
+      operations: {
+        // Arguments checked first, then `mcp.<server>` with {tool, transport} before any byte is sent.
+        call: gated<{ tool: string; args: Record<string, unknown> }>({
+          parse: (args) => parseCall(server, catalogue.tools, args[0], args[1]),
+          gate: ({ tool }) => ({ capability: `mcp.${server}`, context: { tool, transport: TRANSPORT } }),
+          run: (call, params, allowed) => this.call(call, server, params.tool, params.args, allowed[0].context),
+        }),
+      },
       guest: guestFactory(catalogue.tools),
     };
   }
 
-  private call(call: HostCall, server: string, tools: CatalogueTool[], tool: unknown, rawArgs: unknown): Promise<unknown> {
-    const name = String(tool);
-    const where = `@mcp/${server}.${name}`;
-    if (!tools.some((t) => t.name === name)) throw new TypeError(`${where}: the server lists no such tool`);
-    if (rawArgs !== undefined && (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs))) throw new TypeError(`${where}: args must be an object`);
-    const args = (rawArgs ?? {}) as Record<string, unknown>;
-    const context = { tool: name, transport: TRANSPORT };
-    // Denied: throws here, before any connection or byte.
-    call.gate(`mcp.${server}`, context);
+  private call(call: HostCall, server: string, name: string, args: Record<string, unknown>, context: Record<string, unknown>): Promise<unknown> {
     const sent = JSON.stringify(args);
     call.charge(HOST_FUEL.COPY_PER_8_BYTES * (Buffer.byteLength(sent) / 8) + HOST_FUEL.IO_PER_4_BYTES * (Buffer.byteLength(sent) / 4));
     const previous = this.queues.get(server) ?? Promise.resolve();
@@ -218,6 +217,15 @@ export class McpRun {
   }
 }
 
+/** A tool call's arguments: a listed tool, and an object (omitted sends `{}`). */
+function parseCall(server: string, tools: CatalogueTool[], tool: unknown, rawArgs: unknown): { tool: string; args: Record<string, unknown> } {
+  const name = String(tool);
+  const where = `@mcp/${server}.${name}`;
+  if (!tools.some((t) => t.name === name)) throw new TypeError(`${where}: the server lists no such tool`);
+  if (rawArgs !== undefined && (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs))) throw new TypeError(`${where}: args must be an object`);
+  return { tool: name, args: (rawArgs ?? {}) as Record<string, unknown> };
+}
+
 /**
  * Guest side of `@mcp/<server>`: one synchronous function per tool on the default export,
  * named exports for identifier names. `call` performs the host call.
@@ -225,12 +233,20 @@ export class McpRun {
 function guestFactory(tools: CatalogueTool[]): string {
   const names = JSON.stringify(tools.map((t) => t.name));
   const named = JSON.stringify(tools.filter((t) => t.named && isNamedExport(t.name)).map((t) => t.name));
-  return `function (call) {
-  const server = {};
-  for (const name of ${names}) server[name] = function (args) { return call("call", name, args === undefined ? {} : args); };
-  Object.freeze(server);
-  const namespace = { __esModule: true, default: server };
-  for (const name of ${named}) namespace[name] = server[name];
-  return namespace;
+  // Trusted guest code: primordials `P` only (see src/stdlib/types.ts).
+  return `function (call, P) {
+  const names = ${names};
+  const named = ${named};
+  const server = P.ObjectCreate(null);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    P.ObjectDefineProperty(server, name, { enumerable: true, value: function (args) { return call("call", name, args === undefined ? {} : args); } });
+  }
+  P.ObjectFreeze(server);
+  const namespace = P.ObjectCreate(null);
+  P.ObjectDefineProperty(namespace, "__esModule", { value: true });
+  P.ObjectDefineProperty(namespace, "default", { enumerable: true, value: server });
+  for (let i = 0; i < named.length; i++) P.ObjectDefineProperty(namespace, named[i], { enumerable: true, value: server[named[i]] });
+  return P.ObjectFreeze(namespace);
 }`;
 }

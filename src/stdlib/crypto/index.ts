@@ -1,7 +1,9 @@
 // `svc:crypto`: hashes, HMAC, random bytes and constant-time comparison. Pure, ungated.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { HOST_FUEL } from '../fuel';
-import type { HostCall, HostModule } from '../types';
+import { ungated, type HostModule } from '../types';
+
+const PURE = 'pure computation over the arguments: no file, network, secret or state is touched';
 
 const MAX_RANDOM_BYTES = 1_048_576;
 
@@ -12,11 +14,13 @@ function bytesOf(value: unknown, fn: string, name: string): Buffer {
 }
 
 function hash(algorithm: 'sha256' | 'sha512', fn: string) {
-  return (call: HostCall, args: unknown[]) => {
-    const input = bytesOf(args[0], fn, 'input');
-    call.charge(HOST_FUEL.HASH_PER_BYTE * input.length);
-    return new Uint8Array(createHash(algorithm).update(input).digest());
-  };
+  return ungated(PURE, {
+    parse: (args) => bytesOf(args[0], fn, 'input'),
+    run: (call, input: Buffer) => {
+      call.charge(HOST_FUEL.HASH_PER_BYTE * input.length);
+      return new Uint8Array(createHash(algorithm).update(input).digest());
+    },
+  });
 }
 
 export const cryptoModule: HostModule = {
@@ -38,24 +42,32 @@ export const cryptoModule: HostModule = {
   operations: {
     sha256: hash('sha256', 'sha256'),
     sha512: hash('sha512', 'sha512'),
-    hmacSha256: (call, args) => {
-      const key = bytesOf(args[0], 'hmacSha256', 'key');
-      const message = bytesOf(args[1], 'hmacSha256', 'message');
-      call.charge(HOST_FUEL.HASH_PER_BYTE * (key.length + message.length));
-      return new Uint8Array(createHmac('sha256', key).update(message).digest());
-    },
-    randomBytes: (call, args) => {
-      const length = args[0];
-      if (typeof length !== 'number' || !Number.isInteger(length) || length < 0 || length > MAX_RANDOM_BYTES) {
-        throw new RangeError(`crypto.randomBytes: length must be a whole number from 0 to ${MAX_RANDOM_BYTES}`);
-      }
-      call.charge(length / 4);
-      return new Uint8Array(randomBytes(length));
-    },
-    timingSafeEqual: (_call, args) => {
-      if (!(args[0] instanceof Uint8Array) || !(args[1] instanceof Uint8Array)) throw new TypeError('crypto.timingSafeEqual: both arguments must be Uint8Arrays');
-      if (args[0].length !== args[1].length) return false;
-      return timingSafeEqual(args[0], args[1]);
-    },
+    hmacSha256: ungated(PURE, {
+      parse: (args) => ({ key: bytesOf(args[0], 'hmacSha256', 'key'), message: bytesOf(args[1], 'hmacSha256', 'message') }),
+      run: (call, { key, message }: { key: Buffer; message: Buffer }) => {
+        call.charge(HOST_FUEL.HASH_PER_BYTE * (key.length + message.length));
+        return new Uint8Array(createHmac('sha256', key).update(message).digest());
+      },
+    }),
+    randomBytes: ungated(PURE, {
+      parse: (args) => {
+        const length = args[0];
+        if (typeof length !== 'number' || !Number.isInteger(length) || length < 0 || length > MAX_RANDOM_BYTES) {
+          throw new RangeError(`crypto.randomBytes: length must be a whole number from 0 to ${MAX_RANDOM_BYTES}`);
+        }
+        return length;
+      },
+      run: (call, length: number) => {
+        call.charge(length / 4);
+        return new Uint8Array(randomBytes(length));
+      },
+    }),
+    timingSafeEqual: ungated(PURE, {
+      run: (_call, args: unknown[]) => {
+        if (!(args[0] instanceof Uint8Array) || !(args[1] instanceof Uint8Array)) throw new TypeError('crypto.timingSafeEqual: both arguments must be Uint8Arrays');
+        if (args[0].length !== args[1].length) return false;
+        return timingSafeEqual(args[0], args[1]);
+      },
+    }),
   },
 };

@@ -3,10 +3,10 @@
 // limits, then works on the run's file area. Messages name guest paths only.
 import fs from 'node:fs';
 import path from 'node:path';
-import { PermissionDeniedError, QuotaExceededError } from '../../policy';
-import { FileAreaError, normalizeGuestPath, type FileArea, type Place } from '../../vfs';
+import { ContextError, normalizeVfsPath, PermissionDeniedError, QuotaExceededError } from '../../policy';
+import { FileAreaError, type FileArea, type Place } from '../../vfs';
 import { HOST_FUEL } from '../fuel';
-import type { HostCall, HostOperation } from '../types';
+import { gated, ungated, type AllowedGate, type HostCall, type HostOperation, type RunContext } from '../types';
 
 declare module '../types' {
   interface RunServices {
@@ -17,7 +17,7 @@ declare module '../types' {
 export const MAX_READ_SIZE = 52_428_800;
 const MAX_LIST_DEPTH = 32;
 
-export function area(call: HostCall, fn: string): FileArea {
+export function area(call: RunContext, fn: string): FileArea {
   const files = call.services.files;
   if (!files || files.mode === 'none') throw new Error(`fs.${fn}: the file system is disabled for this Blueprint (vfs: none)`);
   return files;
@@ -40,11 +40,24 @@ function contentArg(value: unknown, fn: string): Buffer {
   throw new TypeError(`fs.${fn}: content must be a string or a Uint8Array`);
 }
 
-/** Normalised guest path (the policy already refused paths climbing above /). */
+/**
+ * A guest path normalised by the policy's normaliser (the one the gate uses), for
+ * operations no capability governs; gated ones take the path from their allowed context.
+ */
 export function guest(files: FileArea, raw: string, fn: string): string {
-  const normalized = normalizeGuestPath(raw, files.cwd);
-  if (normalized === null) throw new Error(`fs.${fn} ${raw}: the path climbs above /`);
-  return normalized;
+  try {
+    return normalizeVfsPath(raw, files.cwd, `fs.${fn}`, 'path');
+  } catch (error) {
+    if (error instanceof ContextError) throw new Error(`fs.${fn} ${raw}: the path climbs above /`);
+    throw error;
+  }
+}
+
+/** A path field of an allowed gate's context: normalised by the policy, never the guest's text. */
+export function allowedPath(allowed: readonly AllowedGate[], field = 'path', index = 0): string {
+  const value = allowed[index]?.context[field];
+  if (typeof value !== 'string') throw new Error(`internal: the allowed context has no ${field}`);
+  return value;
 }
 
 const reasons: Record<string, string> = {
@@ -114,30 +127,32 @@ export function atomicWrite(hostPath: string, content: Buffer): void {
 }
 
 function writeOperation(fn: string, mode: 'replace' | 'append'): HostOperation {
-  return (call, args) => {
-    const files = area(call, fn);
-    const raw = pathArg(args[0], fn);
-    const content = fn.endsWith('Text') ? (typeof args[1] === 'string' ? Buffer.from(args[1], 'utf8') : (() => { throw new TypeError(`fs.${fn}: content must be a string`); })()) : contentArg(args[1], fn);
-    const context = { path: raw, length: content.length };
-    call.gate('fs.write', context);
-    const target = guest(files, raw, fn);
-    return hostWork(fn, target, () => {
-      if (files.isMountPoint(target)) throw new Error(`fs.${fn} ${target}: a mount point or / cannot be written`);
-      const { hostPath, place } = files.resolve(target);
-      requireWritable(call, place, 'fs.write', context, target);
-      requireRoom(call, files, place, fn, target, content.length, mode === 'replace' ? existingSize(hostPath) : 0, context);
-      call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-      if (mode === 'replace') atomicWrite(hostPath, content);
-      else fs.appendFileSync(hostPath, content);
-      return undefined;
-    });
-  };
+  return gated({
+    parse: (args, run) => {
+      const files = area(run, fn);
+      const raw = pathArg(args[0], fn);
+      if (fn.endsWith('Text') && typeof args[1] !== 'string') throw new TypeError(`fs.${fn}: content must be a string`);
+      return { files, raw, content: contentArg(args[1], fn) };
+    },
+    gate: ({ raw, content }) => ({ capability: 'fs.write', context: { path: raw, length: content.length } }),
+    run: (call, { files, content }, allowed) => {
+      const target = allowedPath(allowed);
+      const context = allowed[0].context;
+      return hostWork(fn, target, () => {
+        if (files.isMountPoint(target)) throw new Error(`fs.${fn} ${target}: a mount point or / cannot be written`);
+        const { hostPath, place } = files.resolve(target);
+        requireWritable(call, place, 'fs.write', context, target);
+        requireRoom(call, files, place, fn, target, content.length, mode === 'replace' ? existingSize(hostPath) : 0, context);
+        call.charge(HOST_FUEL.SYSCALL + content.length / 4);
+        if (mode === 'replace') atomicWrite(hostPath, content);
+        else fs.appendFileSync(hostPath, content);
+        return undefined;
+      });
+    },
+  });
 }
 
-function readWhole(call: HostCall, fn: string, raw: string): Buffer | null {
-  const files = area(call, fn);
-  call.gate('fs.read', { path: raw });
-  const target = guest(files, raw, fn);
+function readWhole(call: HostCall, files: FileArea, fn: string, target: string): Buffer | null {
   return hostWork(fn, target, () => {
     const { hostPath } = files.resolve(target);
     const stat = fs.statSync(hostPath);
@@ -146,6 +161,23 @@ function readWhole(call: HostCall, fn: string, raw: string): Buffer | null {
     const content = fs.readFileSync(hostPath);
     call.charge(HOST_FUEL.SYSCALL + content.length / 4);
     return content;
+  });
+}
+
+/** The shape of most fs operations: the file area and one path argument. */
+function onePath(fn: string) {
+  return (args: unknown[], run: RunContext) => ({ files: area(run, fn), raw: pathArg(args[0], fn) });
+}
+
+/** A whole-file read gated as `fs.read {path}`, its content handed to `shape`. */
+function readOperation(fn: string, shape: (content: Buffer | null, target: string, call: HostCall) => unknown): HostOperation {
+  return gated({
+    parse: onePath(fn),
+    gate: ({ raw }) => ({ capability: 'fs.read', context: { path: raw } }),
+    run: (call, { files }, allowed) => {
+      const target = allowedPath(allowed);
+      return shape(readWhole(call, files, fn, target), target, call);
+    },
   });
 }
 
@@ -216,289 +248,312 @@ function copyTree(from: string, to: string): void {
 }
 
 export const fsOperations: Record<string, HostOperation> = {
-  maxReadSize: () => MAX_READ_SIZE,
+  maxReadSize: ungated('a constant of the server', { run: () => MAX_READ_SIZE }),
 
-  cwd: (call) => call.services.files?.cwd ?? '/',
+  cwd: ungated('the working directory is the session\'s own setting, no file is touched', { run: (call) => call.services.files?.cwd ?? '/' }),
 
-  info: (call) => {
-    const files = call.services.files;
-    const root = files?.root;
-    return {
-      mode: files?.mode ?? 'none',
-      sizeLimit: root?.sizeLimit ?? -1,
-      access: root?.access ?? 'read_write',
-      volume: files?.mode === 'named' ? (root?.volume ?? '') : '',
-      mounts: (files?.mounts() ?? []).map((m) => ({ path: m.guestRoot, mode: 'named', volume: m.volume, access: m.access, sizeLimit: m.sizeLimit ?? -1 })),
-    };
-  },
+  info: ungated('describes the Blueprint\'s file area (mode, mounts, limits), no file is touched', {
+    run: (call) => {
+      const files = call.services.files;
+      const root = files?.root;
+      return {
+        mode: files?.mode ?? 'none',
+        sizeLimit: root?.sizeLimit ?? -1,
+        access: root?.access ?? 'read_write',
+        volume: files?.mode === 'named' ? (root?.volume ?? '') : '',
+        mounts: (files?.mounts() ?? []).map((m) => ({ path: m.guestRoot, mode: 'named', volume: m.volume, access: m.access, sizeLimit: m.sizeLimit ?? -1 })),
+      };
+    },
+  }),
 
-  exists: (call, args) => {
-    const files = area(call, 'exists');
-    const raw = pathArg(args[0], 'exists');
-    call.gate('fs.stat', { path: raw });
-    const target = guest(files, raw, 'exists');
-    call.charge(HOST_FUEL.SYSCALL);
-    try {
-      fs.lstatSync(files.resolve(target).hostPath);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-
-  stat: (call, args) => {
-    const files = area(call, 'stat');
-    const raw = pathArg(args[0], 'stat');
-    call.gate('fs.stat', { path: raw });
-    const target = guest(files, raw, 'stat');
-    call.charge(HOST_FUEL.SYSCALL);
-    return hostWork('stat', target, () => {
-      let stat: fs.Stats;
+  exists: gated({
+    parse: onePath('exists'),
+    gate: ({ raw }) => ({ capability: 'fs.stat', context: { path: raw } }),
+    run: (call, { files }, allowed) => {
+      call.charge(HOST_FUEL.SYSCALL);
       try {
-        stat = fs.lstatSync(files.resolve(target).hostPath);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw error;
+        fs.lstatSync(files.resolve(allowedPath(allowed)).hostPath);
+        return true;
+      } catch {
+        return false;
       }
-      const kind = kindOf(stat);
-      return { kind, size: kind === 'file' ? stat.size : 0, modifiedAt: Math.floor(stat.mtimeMs) };
-    });
-  },
+    },
+  }),
 
-  size: (call, args) => {
-    const files = area(call, 'size');
-    const raw = pathArg(args[0], 'size');
-    call.gate('fs.stat', { path: raw });
-    const target = guest(files, raw, 'size');
-    call.charge(HOST_FUEL.SYSCALL);
-    return hostWork('size', target, () => {
-      const stat = fs.statSync(files.resolve(target).hostPath);
-      if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-      return stat.size;
-    });
-  },
+  stat: gated({
+    parse: onePath('stat'),
+    gate: ({ raw }) => ({ capability: 'fs.stat', context: { path: raw } }),
+    run: (call, { files }, allowed) => {
+      const target = allowedPath(allowed);
+      call.charge(HOST_FUEL.SYSCALL);
+      return hostWork('stat', target, () => {
+        let stat: fs.Stats;
+        try {
+          stat = fs.lstatSync(files.resolve(target).hostPath);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+          throw error;
+        }
+        const kind = kindOf(stat);
+        return { kind, size: kind === 'file' ? stat.size : 0, modifiedAt: Math.floor(stat.mtimeMs) };
+      });
+    },
+  }),
 
-  read: (call, args) => {
-    const content = readWhole(call, 'read', pathArg(args[0], 'read'));
-    return content === null ? null : new Uint8Array(content);
-  },
+  size: gated({
+    parse: onePath('size'),
+    gate: ({ raw }) => ({ capability: 'fs.stat', context: { path: raw } }),
+    run: (call, { files }, allowed) => {
+      const target = allowedPath(allowed);
+      call.charge(HOST_FUEL.SYSCALL);
+      return hostWork('size', target, () => {
+        const stat = fs.statSync(files.resolve(target).hostPath);
+        if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+        return stat.size;
+      });
+    },
+  }),
 
-  readText: (call, args) => {
-    const content = readWhole(call, 'readText', pathArg(args[0], 'readText'));
-    return content === null ? null : decodeText(content);
-  },
+  read: readOperation('read', (content) => (content === null ? null : new Uint8Array(content))),
 
-  readBytes: (call, args) => {
-    const files = area(call, 'readBytes');
-    const raw = pathArg(args[0], 'readBytes');
-    const offset = args[1];
-    const length = args[2];
-    if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) throw new RangeError('fs.readBytes: offset must be a non-negative whole number');
-    if (typeof length !== 'number' || !Number.isInteger(length) || length < 0 || length > MAX_READ_SIZE) throw new RangeError(`fs.readBytes: length must be a whole number from 0 to ${MAX_READ_SIZE}`);
-    call.gate('fs.read', { path: raw, length });
-    const target = guest(files, raw, 'readBytes');
-    return hostWork('readBytes', target, () => {
-      const fd = fs.openSync(files.resolve(target).hostPath, 'r');
-      try {
-        const buffer = Buffer.alloc(length);
-        const read = fs.readSync(fd, buffer, 0, length, offset);
-        call.charge(HOST_FUEL.SYSCALL + read / 4);
-        return new Uint8Array(buffer.subarray(0, read));
-      } finally {
-        fs.closeSync(fd);
-      }
-    });
-  },
+  readText: readOperation('readText', (content) => (content === null ? null : decodeText(content))),
 
-  bytes: (call, args) => {
-    const files = area(call, 'bytes');
-    const raw = pathArg(args[0], 'bytes');
-    const chunkSize = args[1] ?? 65_536;
-    if (typeof chunkSize !== 'number' || !Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > MAX_READ_SIZE) throw new RangeError(`fs.bytes: chunkSize must be a whole number from 1 to ${MAX_READ_SIZE}`);
-    call.gate('fs.read', { path: raw, chunkSize });
-    const target = guest(files, raw, 'bytes');
-    return hostWork('bytes', target, () => {
-      const { hostPath } = files.resolve(target);
-      const stat = fs.statSync(hostPath);
-      if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-      if (stat.size > MAX_READ_SIZE) throw new RangeError(`fs.bytes ${target}: the file is larger than ${MAX_READ_SIZE} bytes`);
-      const content = fs.readFileSync(hostPath);
-      call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-      const chunks: Uint8Array[] = [];
-      for (let at = 0; at < content.length; at += chunkSize) chunks.push(new Uint8Array(content.subarray(at, at + chunkSize)));
-      return chunks;
-    });
-  },
+  readBytes: gated({
+    parse: (args, run) => {
+      const files = area(run, 'readBytes');
+      const raw = pathArg(args[0], 'readBytes');
+      const offset = args[1];
+      const length = args[2];
+      if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) throw new RangeError('fs.readBytes: offset must be a non-negative whole number');
+      if (typeof length !== 'number' || !Number.isInteger(length) || length < 0 || length > MAX_READ_SIZE) throw new RangeError(`fs.readBytes: length must be a whole number from 0 to ${MAX_READ_SIZE}`);
+      return { files, raw, offset, length };
+    },
+    gate: ({ raw, length }) => ({ capability: 'fs.read', context: { path: raw, length } }),
+    run: (call, { files, offset, length }, allowed) => {
+      const target = allowedPath(allowed);
+      return hostWork('readBytes', target, () => {
+        const fd = fs.openSync(files.resolve(target).hostPath, 'r');
+        try {
+          const buffer = Buffer.alloc(length);
+          const read = fs.readSync(fd, buffer, 0, length, offset);
+          call.charge(HOST_FUEL.SYSCALL + read / 4);
+          return new Uint8Array(buffer.subarray(0, read));
+        } finally {
+          fs.closeSync(fd);
+        }
+      });
+    },
+  }),
 
-  lines: (call, args) => {
-    const content = readWhole(call, 'lines', pathArg(args[0], 'lines'));
-    if (content === null) throw new RangeError(`fs.lines ${String(args[0])}: the file is larger than ${MAX_READ_SIZE} bytes`);
+  bytes: gated({
+    parse: (args, run) => {
+      const files = area(run, 'bytes');
+      const raw = pathArg(args[0], 'bytes');
+      const chunkSize = args[1] ?? 65_536;
+      if (typeof chunkSize !== 'number' || !Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > MAX_READ_SIZE) throw new RangeError(`fs.bytes: chunkSize must be a whole number from 1 to ${MAX_READ_SIZE}`);
+      return { files, raw, chunkSize };
+    },
+    gate: ({ raw, chunkSize }) => ({ capability: 'fs.read', context: { path: raw, chunkSize } }),
+    run: (call, { files, chunkSize }, allowed) => {
+      const target = allowedPath(allowed);
+      return hostWork('bytes', target, () => {
+        const { hostPath } = files.resolve(target);
+        const stat = fs.statSync(hostPath);
+        if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+        if (stat.size > MAX_READ_SIZE) throw new RangeError(`fs.bytes ${target}: the file is larger than ${MAX_READ_SIZE} bytes`);
+        const content = fs.readFileSync(hostPath);
+        call.charge(HOST_FUEL.SYSCALL + content.length / 4);
+        const chunks: Uint8Array[] = [];
+        for (let at = 0; at < content.length; at += chunkSize) chunks.push(new Uint8Array(content.subarray(at, at + chunkSize)));
+        return chunks;
+      });
+    },
+  }),
+
+  lines: readOperation('lines', (content, target, call) => {
+    if (content === null) throw new RangeError(`fs.lines ${target}: the file is larger than ${MAX_READ_SIZE} bytes`);
     const text = decodeText(content);
     if (text === '') return [];
     const lines = text.split(/\r?\n/);
     if (lines[lines.length - 1] === '') lines.pop();
     call.charge(HOST_FUEL.ELEM * lines.length);
     return lines;
-  },
+  }),
 
-  peek: (call, args) => {
-    const files = area(call, 'peek');
-    const raw = pathArg(args[0], 'peek');
-    call.gate('fs.stat', { path: raw });
-    const target = guest(files, raw, 'peek');
-    return hostWork('peek', target, () => {
-      const { hostPath } = files.resolve(target);
-      const stat = fs.statSync(hostPath);
-      if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-      const fd = fs.openSync(hostPath, 'r');
-      const head = Buffer.alloc(Math.min(256, stat.size));
-      try {
-        fs.readSync(fd, head, 0, head.length, 0);
-      } finally {
-        fs.closeSync(fd);
-      }
-      call.charge(HOST_FUEL.SYSCALL * 2);
-      return { ...describeEncoding(head), size: stat.size };
-    });
-  },
+  peek: gated({
+    parse: onePath('peek'),
+    gate: ({ raw }) => ({ capability: 'fs.stat', context: { path: raw } }),
+    run: (call, { files }, allowed) => {
+      const target = allowedPath(allowed);
+      return hostWork('peek', target, () => {
+        const { hostPath } = files.resolve(target);
+        const stat = fs.statSync(hostPath);
+        if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+        const fd = fs.openSync(hostPath, 'r');
+        const head = Buffer.alloc(Math.min(256, stat.size));
+        try {
+          fs.readSync(fd, head, 0, head.length, 0);
+        } finally {
+          fs.closeSync(fd);
+        }
+        call.charge(HOST_FUEL.SYSCALL * 2);
+        return { ...describeEncoding(head), size: stat.size };
+      });
+    },
+  }),
 
-  /** Gate for `writer(path)` at open; the guest buffers and commits on close. */
-  openWriter: (call, args) => {
-    const files = area(call, 'writer');
-    const raw = pathArg(args[0], 'writer');
-    const context = { path: raw };
-    call.gate('fs.write', context);
-    const target = guest(files, raw, 'writer');
-    return hostWork('writer', target, () => {
-      const { place } = files.resolve(target);
-      requireWritable(call, place, 'fs.write', context, target);
-      return { handle: target, path: target };
-    });
-  },
+  /** `writer(path)`: gated at open; the checked target stays here behind a handle. */
+  openWriter: gated({
+    parse: onePath('writer'),
+    gate: ({ raw }) => ({ capability: 'fs.write', context: { path: raw } }),
+    run: (call, { files }, allowed) => {
+      const target = allowedPath(allowed);
+      return hostWork('writer', target, () => {
+        const { place } = files.resolve(target);
+        requireWritable(call, place, 'fs.write', allowed[0].context, target);
+        const handle = call.resources.add('writer', { target, context: allowed[0].context } satisfies OpenWriter, 'fs.writer');
+        return { handle, path: target };
+      });
+    },
+  }),
 
-  /** The writer's close(): atomic create-or-replace, with the area's checks, no second gate. */
-  commitWriter: (call, args) => {
-    const files = area(call, 'writer');
-    const target = pathArg(args[0], 'writer');
-    const content = contentArg(args[1], 'writer');
-    const context = { path: target, length: content.length };
-    return hostWork('writer', target, () => {
-      const { hostPath, place } = files.resolve(target);
-      requireWritable(call, place, 'fs.write', context, target);
-      requireRoom(call, files, place, 'writer', target, content.length, existingSize(hostPath), context);
-      call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-      atomicWrite(hostPath, content);
-      return undefined;
-    });
-  },
+  /**
+   * The writer's close(): the target comes from the run's handle, never from the guest,
+   * and is checked again (policy, read-only, size) before the atomic create-or-replace.
+   */
+  commitWriter: gated({
+    parse: (args, run) => {
+      const files = area(run, 'writer');
+      const content = contentArg(args[1], 'writer');
+      const writer = run.resources.take<OpenWriter>('writer', args[0], 'fs.writer');
+      return { files, content, writer };
+    },
+    gate: ({ writer, content }) => ({ capability: 'fs.write', context: { path: writer.target, length: content.length } }),
+    run: (call, { files, content, writer }, allowed) => {
+      const target = allowedPath(allowed);
+      const context = allowed[0].context;
+      return hostWork('writer', target, () => {
+        const { hostPath, place } = files.resolve(target);
+        requireWritable(call, place, 'fs.write', context, target);
+        requireRoom(call, files, place, 'writer', target, content.length, existingSize(hostPath), context);
+        call.charge(HOST_FUEL.SYSCALL + content.length / 4);
+        atomicWrite(hostPath, content);
+        void writer;
+        return undefined;
+      });
+    },
+  }),
 
   write: writeOperation('write', 'replace'),
   writeText: writeOperation('writeText', 'replace'),
   append: writeOperation('append', 'append'),
   appendText: writeOperation('appendText', 'append'),
 
-  mkdir: (call, args) => {
-    const files = area(call, 'mkdir');
-    const raw = pathArg(args[0], 'mkdir');
-    const recursive = boolArg(args[1], 'mkdir', 'recursive');
-    const context = { path: raw, recursive };
-    call.gate('fs.mkdir', context);
-    const target = guest(files, raw, 'mkdir');
-    return hostWork('mkdir', target, () => {
-      const { hostPath, place } = files.resolve(target);
-      requireWritable(call, place, 'fs.mkdir', context, target);
-      call.charge(HOST_FUEL.SYSCALL);
-      fs.mkdirSync(hostPath, { recursive });
-      return undefined;
-    });
-  },
+  mkdir: gated({
+    parse: (args, run) => ({ ...onePath('mkdir')(args, run), recursive: boolArg(args[1], 'mkdir', 'recursive') }),
+    gate: ({ raw, recursive }) => ({ capability: 'fs.mkdir', context: { path: raw, recursive } }),
+    run: (call, { files, recursive }, allowed) => {
+      const target = allowedPath(allowed);
+      return hostWork('mkdir', target, () => {
+        const { hostPath, place } = files.resolve(target);
+        requireWritable(call, place, 'fs.mkdir', allowed[0].context, target);
+        call.charge(HOST_FUEL.SYSCALL);
+        fs.mkdirSync(hostPath, { recursive });
+        return undefined;
+      });
+    },
+  }),
 
-  remove: (call, args) => {
-    const files = area(call, 'remove');
-    const raw = pathArg(args[0], 'remove');
-    const recursive = boolArg(args[1], 'remove', 'recursive');
-    const context = { path: raw, recursive };
-    call.gate('fs.remove', context);
-    const target = guest(files, raw, 'remove');
-    return hostWork('remove', target, () => {
-      if (files.isMountPoint(target)) throw new Error(`fs.remove ${target}: a mount point or / cannot be removed`);
-      const { hostPath, place } = files.resolve(target);
-      requireWritable(call, place, 'fs.remove', context, target);
-      call.charge(HOST_FUEL.SYSCALL);
-      const stat = fs.lstatSync(hostPath);
-      if (stat.isDirectory()) fs.rmSync(hostPath, { recursive });
-      else fs.unlinkSync(hostPath);
-      return undefined;
-    });
-  },
+  remove: gated({
+    parse: (args, run) => ({ ...onePath('remove')(args, run), recursive: boolArg(args[1], 'remove', 'recursive') }),
+    gate: ({ raw, recursive }) => ({ capability: 'fs.remove', context: { path: raw, recursive } }),
+    run: (call, { files, recursive }, allowed) => {
+      const target = allowedPath(allowed);
+      return hostWork('remove', target, () => {
+        if (files.isMountPoint(target)) throw new Error(`fs.remove ${target}: a mount point or / cannot be removed`);
+        const { hostPath, place } = files.resolve(target);
+        requireWritable(call, place, 'fs.remove', allowed[0].context, target);
+        call.charge(HOST_FUEL.SYSCALL);
+        const stat = fs.lstatSync(hostPath);
+        if (stat.isDirectory()) fs.rmSync(hostPath, { recursive });
+        else fs.unlinkSync(hostPath);
+        return undefined;
+      });
+    },
+  }),
 
-  move: (call, args) => {
-    const files = area(call, 'move');
-    const rawFrom = pathArg(args[0], 'move', 'from');
-    const rawTo = pathArg(args[1], 'move', 'to');
-    const context = { from: rawFrom, to: rawTo };
-    call.gate('fs.move', context);
-    const from = guest(files, rawFrom, 'move');
-    const to = guest(files, rawTo, 'move');
-    return hostWork('move', from, () => {
-      if (files.isMountPoint(from) || files.isMountPoint(to)) throw new Error(`fs.move ${from}: a mount point or / cannot be moved or replaced`);
-      const source = files.resolve(from);
-      const target = files.resolve(to);
-      requireWritable(call, source.place, 'fs.move', context, from);
-      requireWritable(call, target.place, 'fs.move', context, to);
-      if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
-      call.charge(HOST_FUEL.SYSCALL * 2);
-      if (source.place === target.place) fs.renameSync(source.hostPath, target.hostPath);
-      else {
-        requireRoom(call, files, target.place, 'move', to, files.usage({ ...source.place, hostRoot: source.hostPath }) || existingSize(source.hostPath), existingSize(target.hostPath), context);
-        copyTree(source.hostPath, target.hostPath);
-        fs.rmSync(source.hostPath, { recursive: true });
-      }
-      return undefined;
-    });
-  },
-
-  copy: (call, args) => {
-    const files = area(call, 'copy');
-    const rawFrom = pathArg(args[0], 'copy', 'from');
-    const rawTo = pathArg(args[1], 'copy', 'to');
-    const recursive = boolArg(args[2], 'copy', 'recursive');
-    const context = { from: rawFrom, to: rawTo, recursive };
-    call.gate('fs.copy', context);
-    const from = guest(files, rawFrom, 'copy');
-    const to = guest(files, rawTo, 'copy');
-    return hostWork('copy', from, () => {
-      const source = files.resolve(from);
-      const target = files.resolve(to);
-      requireWritable(call, target.place, 'fs.copy', context, to);
-      const stat = fs.lstatSync(source.hostPath);
-      if (stat.isDirectory() && !recursive) throw new Error(`fs.copy ${from}: is a directory; pass recursive: true`);
-      if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
-      const adding = stat.isDirectory() ? files.usage({ ...source.place, hostRoot: source.hostPath }) : stat.size;
-      requireRoom(call, files, target.place, 'copy', to, adding, existingSize(target.hostPath), context);
-      call.charge(HOST_FUEL.SYSCALL * 2 + adding / 4);
-      copyTree(source.hostPath, target.hostPath);
-      return undefined;
-    });
-  },
-
-  list: (call, args) => {
-    const files = area(call, 'list');
-    const raw = pathArg(args[0] ?? '.', 'list');
-    const recursive = boolArg(args[1], 'list', 'recursive');
-    call.gate('fs.list', { path: raw, recursive });
-    const target = guest(files, raw, 'list');
-    return hostWork('list', target, () => {
-      const out: Array<Record<string, unknown>> = [];
-      listEntries(files, files.resolve(target).hostPath, target, recursive, 0, out);
-      // Mount points appear in their parent's listing.
-      for (const mount of files.mounts()) {
-        if (path.posix.dirname(mount.guestRoot) === target && !out.some((e) => e.path === mount.guestRoot)) {
-          out.push({ kind: 'directory', name: path.posix.basename(mount.guestRoot), path: mount.guestRoot, size: 0 });
+  move: gated({
+    parse: (args, run) => ({ files: area(run, 'move'), rawFrom: pathArg(args[0], 'move', 'from'), rawTo: pathArg(args[1], 'move', 'to') }),
+    gate: ({ rawFrom, rawTo }) => ({ capability: 'fs.move', context: { from: rawFrom, to: rawTo } }),
+    run: (call, { files }, allowed) => {
+      const from = allowedPath(allowed, 'from');
+      const to = allowedPath(allowed, 'to');
+      const context = allowed[0].context;
+      return hostWork('move', from, () => {
+        if (files.isMountPoint(from) || files.isMountPoint(to)) throw new Error(`fs.move ${from}: a mount point or / cannot be moved or replaced`);
+        const source = files.resolve(from);
+        const target = files.resolve(to);
+        requireWritable(call, source.place, 'fs.move', context, from);
+        requireWritable(call, target.place, 'fs.move', context, to);
+        if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+        call.charge(HOST_FUEL.SYSCALL * 2);
+        if (source.place === target.place) fs.renameSync(source.hostPath, target.hostPath);
+        else {
+          requireRoom(call, files, target.place, 'move', to, files.usage({ ...source.place, hostRoot: source.hostPath }) || existingSize(source.hostPath), existingSize(target.hostPath), context);
+          copyTree(source.hostPath, target.hostPath);
+          fs.rmSync(source.hostPath, { recursive: true });
         }
-      }
-      call.charge(HOST_FUEL.SYSCALL + HOST_FUEL.ELEM * out.length);
-      return out;
-    });
-  },
+        return undefined;
+      });
+    },
+  }),
+
+  copy: gated({
+    parse: (args, run) => ({ files: area(run, 'copy'), rawFrom: pathArg(args[0], 'copy', 'from'), rawTo: pathArg(args[1], 'copy', 'to'), recursive: boolArg(args[2], 'copy', 'recursive') }),
+    gate: ({ rawFrom, rawTo, recursive }) => ({ capability: 'fs.copy', context: { from: rawFrom, to: rawTo, recursive } }),
+    run: (call, { files, recursive }, allowed) => {
+      const from = allowedPath(allowed, 'from');
+      const to = allowedPath(allowed, 'to');
+      const context = allowed[0].context;
+      return hostWork('copy', from, () => {
+        const source = files.resolve(from);
+        const target = files.resolve(to);
+        requireWritable(call, target.place, 'fs.copy', context, to);
+        const stat = fs.lstatSync(source.hostPath);
+        if (stat.isDirectory() && !recursive) throw new Error(`fs.copy ${from}: is a directory; pass recursive: true`);
+        if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+        const adding = stat.isDirectory() ? files.usage({ ...source.place, hostRoot: source.hostPath }) : stat.size;
+        requireRoom(call, files, target.place, 'copy', to, adding, existingSize(target.hostPath), context);
+        call.charge(HOST_FUEL.SYSCALL * 2 + adding / 4);
+        copyTree(source.hostPath, target.hostPath);
+        return undefined;
+      });
+    },
+  }),
+
+  list: gated({
+    parse: (args, run) => ({ files: area(run, 'list'), raw: pathArg(args[0] ?? '.', 'list'), recursive: boolArg(args[1], 'list', 'recursive') }),
+    gate: ({ raw, recursive }) => ({ capability: 'fs.list', context: { path: raw, recursive } }),
+    run: (call, { files, recursive }, allowed) => {
+      const target = allowedPath(allowed);
+      return hostWork('list', target, () => {
+        const out: Array<Record<string, unknown>> = [];
+        listEntries(files, files.resolve(target).hostPath, target, recursive, 0, out);
+        // Mount points appear in their parent's listing.
+        for (const mount of files.mounts()) {
+          if (path.posix.dirname(mount.guestRoot) === target && !out.some((e) => e.path === mount.guestRoot)) {
+            out.push({ kind: 'directory', name: path.posix.basename(mount.guestRoot), path: mount.guestRoot, size: 0 });
+          }
+        }
+        call.charge(HOST_FUEL.SYSCALL + HOST_FUEL.ELEM * out.length);
+        return out;
+      });
+    },
+  }),
 };
+
+/** What a writer's handle stands for: the target as checked at open. */
+interface OpenWriter {
+  target: string;
+  context: Record<string, unknown>;
+}

@@ -11,7 +11,7 @@ import { QuotaExceededError } from '../../policy';
 import type { FileArea, Place } from '../../vfs';
 import { area, guest, hostWork, requireWritable } from '../fs/operations';
 import { HOST_FUEL } from '../fuel';
-import type { HostCall, HostOperation } from '../types';
+import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
 import { gitHttpClient } from './transport';
 
 export interface GitServices {
@@ -36,13 +36,13 @@ interface Repo {
   place: Place;
 }
 
-function services(call: HostCall): GitServices {
+function services(call: RunContext): GitServices {
   const g = call.services.git;
   if (!g) throw new Error('git: this Blueprint has no git block, so svc:git is not available');
   return g;
 }
 
-function repoAt(call: HostCall, raw: unknown, fn: string): Repo {
+function repoAt(call: RunContext, raw: unknown, fn: string): Repo {
   if (typeof raw !== 'string' || raw === '') throw new TypeError(`git.${fn}: path must be a non-empty string`);
   const files = area(call, fn);
   const guestPath = guest(files, raw, fn);
@@ -50,11 +50,36 @@ function repoAt(call: HostCall, raw: unknown, fn: string): Repo {
   return { files, guestPath, dir: hostPath, place };
 }
 
-function openRepo(call: HostCall, raw: unknown, fn: string): Repo {
+function openRepo(call: RunContext, raw: unknown, fn: string): Repo {
   const repo = repoAt(call, raw, fn);
   if (!nodeFs.existsSync(path.join(repo.dir, '.git'))) throw new Error(`git.${fn} ${repo.guestPath}: not a repository root`);
-  call.charge(HOST_FUEL.SYSCALL);
   return repo;
+}
+
+/** The repository operations the catalogue leaves ungated (program-runtime §6.6): why. */
+const LOCAL_READ = 'reads a repository inside the file area the run already reaches; the git catalogue gates only init, clone, commit, fetch and pull';
+const LOCAL_CHANGE = 'changes repository metadata inside a writable place of the file area (checked as read-only or not); the git catalogue gates only init, clone, commit, fetch and pull';
+
+/** An ungated operation on an existing repository: `work(call, repo, args)`. */
+function onRepo(fn: string, because: string, work: (call: HostCall, repo: Repo, args: unknown[]) => unknown): HostOperation {
+  return ungated<{ repo: Repo; args: unknown[] }>(because, {
+    parse: (args, run) => ({ repo: openRepo(run, args[0], fn), args }),
+    run: (call, { repo, args }) => {
+      call.charge(HOST_FUEL.SYSCALL);
+      return work(call, repo, args);
+    },
+  });
+}
+
+/** fetch and pull: gated as git.fetch with the remote the repository names. */
+async function remoteParams(run: RunContext, args: unknown[], fn: string) {
+  const g = services(run);
+  const repo = openRepo(run, args[0], fn);
+  const remoteName = typeof args[1] === 'string' && args[1] !== '' ? args[1] : 'origin';
+  const branch = typeof args[2] === 'string' ? args[2] : '';
+  const remote = (await git.listRemotes({ fs: nodeFs, dir: repo.dir })).find((r) => r.remote === remoteName)?.url;
+  if (!remote) throw new Error(`git.${fn} ${repo.guestPath}: no remote named ${remoteName}`);
+  return { g, repo, remoteName, branch, context: { path: repo.guestPath, remoteName, remote, branch } };
 }
 
 function httpsRemote(url: unknown, fn: string): string {
@@ -114,60 +139,74 @@ async function currentBranch(dir: string): Promise<string> {
 }
 
 export const gitOperations: Record<string, HostOperation> = {
-  open: (call, args) => {
-    services(call);
-    return openRepo(call, args[0], 'open').guestPath;
-  },
+  open: ungated('checks that a path of the file area is a repository root; nothing is read beyond that', {
+    parse: (args, run) => {
+      services(run);
+      return openRepo(run, args[0], 'open');
+    },
+    run: (call, repo) => {
+      call.charge(HOST_FUEL.SYSCALL);
+      return repo.guestPath;
+    },
+  }),
 
-  init: async (call, args) => {
-    services(call);
-    const repo = repoAt(call, args[0], 'init');
-    const branch = typeof (args[1] as { branch?: unknown } | null)?.branch === 'string' ? (args[1] as { branch: string }).branch : 'main';
-    const context = { path: repo.guestPath };
-    call.gate('git.init', context);
-    writable(call, repo, 'git.init', context);
-    nodeFs.mkdirSync(repo.dir, { recursive: true });
-    await git.init({ fs: nodeFs, dir: repo.dir, defaultBranch: branch });
-    call.charge(HOST_FUEL.SYSCALL * 4);
-    return repo.guestPath;
-  },
+  init: gated({
+    parse: (args, run) => {
+      services(run);
+      const repo = repoAt(run, args[0], 'init');
+      const branch = typeof (args[1] as { branch?: unknown } | null)?.branch === 'string' ? (args[1] as { branch: string }).branch : 'main';
+      return { repo, branch };
+    },
+    gate: ({ repo }) => ({ capability: 'git.init', context: { path: repo.guestPath } }),
+    run: async (call, { repo, branch }, allowed) => {
+      writable(call, repo, 'git.init', allowed[0].context);
+      nodeFs.mkdirSync(repo.dir, { recursive: true });
+      await git.init({ fs: nodeFs, dir: repo.dir, defaultBranch: branch });
+      call.charge(HOST_FUEL.SYSCALL * 4);
+      return repo.guestPath;
+    },
+  }),
 
-  clone: async (call, args) => {
-    const g = services(call);
-    const remote = httpsRemote(args[0], 'clone');
-    const repo = repoAt(call, args[1], 'clone');
-    const options = (args[2] ?? {}) as { branch?: string; depth?: number };
-    const context = { path: repo.guestPath, remoteName: 'origin', remote, branch: options.branch ?? '' };
-    call.gate('git.clone', context);
-    writable(call, repo, 'git.clone', context);
-    if (nodeFs.existsSync(repo.dir) && nodeFs.readdirSync(repo.dir).length > 0) throw new Error(`git.clone ${repo.guestPath}: the directory is not empty`);
-    const created = !nodeFs.existsSync(repo.dir);
-    nodeFs.mkdirSync(repo.dir, { recursive: true });
-    const undo = () => (created ? nodeFs.rmSync(repo.dir, { recursive: true, force: true }) : nodeFs.rmSync(path.join(repo.dir, '.git'), { recursive: true, force: true }));
-    try {
-      await networkCall(call, 'clone', 'git.clone', context, () =>
-        git.clone({ fs: nodeFs, dir: repo.dir, url: remote, ref: options.branch, singleBranch: options.branch !== undefined, depth: options.depth, ...network(call, g) }),
-      );
-    } catch (error) {
-      undo();
-      throw error;
-    }
-    // Each branch actually fetched is checked too.
-    const fetched = await git.listBranches({ fs: nodeFs, dir: repo.dir, remote: 'origin' });
-    for (const branch of fetched.filter((b) => b !== 'HEAD')) {
+  clone: gated({
+    parse: (args, run) => {
+      const g = services(run);
+      const remote = httpsRemote(args[0], 'clone');
+      const repo = repoAt(run, args[1], 'clone');
+      const options = (args[2] ?? {}) as { branch?: string; depth?: number };
+      return { g, remote, repo, options };
+    },
+    gate: ({ remote, repo, options }) => ({ capability: 'git.clone', context: { path: repo.guestPath, remoteName: 'origin', remote, branch: options.branch ?? '' } }),
+    run: async (call, { g, remote, repo, options }, allowed) => {
+      const context = allowed[0].context;
+      writable(call, repo, 'git.clone', context);
+      if (nodeFs.existsSync(repo.dir) && nodeFs.readdirSync(repo.dir).length > 0) throw new Error(`git.clone ${repo.guestPath}: the directory is not empty`);
+      const created = !nodeFs.existsSync(repo.dir);
+      nodeFs.mkdirSync(repo.dir, { recursive: true });
+      const undo = () => (created ? nodeFs.rmSync(repo.dir, { recursive: true, force: true }) : nodeFs.rmSync(path.join(repo.dir, '.git'), { recursive: true, force: true }));
       try {
-        call.gate('git.clone', { ...context, branch });
+        await networkCall(call, 'clone', 'git.clone', context, () =>
+          git.clone({ fs: nodeFs, dir: repo.dir, url: remote, ref: options.branch, singleBranch: options.branch !== undefined, depth: options.depth, ...network(call, g) }),
+        );
       } catch (error) {
         undo();
         throw error;
       }
-    }
-    checkQuota(call, repo, 'clone', 'git.clone', context, undo);
-    return repo.guestPath;
-  },
+      // Each branch actually fetched is checked too.
+      const fetched = await git.listBranches({ fs: nodeFs, dir: repo.dir, remote: 'origin' });
+      for (const branch of fetched.filter((b) => b !== 'HEAD')) {
+        try {
+          call.gate('git.clone', { ...context, branch });
+        } catch (error) {
+          undo();
+          throw error;
+        }
+      }
+      checkQuota(call, repo, 'clone', 'git.clone', context, undo);
+      return repo.guestPath;
+    },
+  }),
 
-  status: async (call, args) => {
-    const repo = openRepo(call, args[0], 'status');
+  status: onRepo('status', LOCAL_READ, async (call, repo) => {
     const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
     const entries = matrix
       .filter(([, head, work, stage]) => !(head === 1 && work === 1 && stage === 1))
@@ -180,10 +219,9 @@ export const gitOperations: Record<string, HostOperation> = {
     call.charge(HOST_FUEL.ELEM * matrix.length);
     const branch = await currentBranch(repo.dir);
     return { entries, clean: entries.length === 0, ...(branch ? { branch } : {}) };
-  },
+  }),
 
-  log: async (call, args) => {
-    const repo = openRepo(call, args[0], 'log');
+  log: onRepo('log', LOCAL_READ, async (_call, repo, args) => {
     const options = (args[1] ?? {}) as { limit?: number; offset?: number };
     const limit = options.limit ?? 50;
     const offset = options.offset ?? 0;
@@ -197,24 +235,19 @@ export const gitOperations: Record<string, HostOperation> = {
     }
     const page = commits.slice(offset, offset + limit).map((c) => ({ id: c.oid, message: c.commit.message, authorName: c.commit.author.name, authorEmail: c.commit.author.email }));
     return { commits: page, ...(commits.length > offset + limit ? { nextOffset: offset + limit } : {}) };
-  },
+  }),
 
-  branches: async (call, args) => {
-    const repo = openRepo(call, args[0], 'branches');
+  branches: onRepo('branches', LOCAL_READ, async (_call, repo) => {
     const current = await currentBranch(repo.dir);
     const names = await git.listBranches({ fs: nodeFs, dir: repo.dir });
     const out = [];
     for (const name of names) out.push({ name, id: await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: name }), current: name === current });
     return out;
-  },
+  }),
 
-  remotes: async (call, args) => {
-    const repo = openRepo(call, args[0], 'remotes');
-    return (await git.listRemotes({ fs: nodeFs, dir: repo.dir })).map((r) => ({ name: r.remote, url: r.url }));
-  },
+  remotes: onRepo('remotes', LOCAL_READ, async (_call, repo) => (await git.listRemotes({ fs: nodeFs, dir: repo.dir })).map((r) => ({ name: r.remote, url: r.url }))),
 
-  add: async (call, args) => {
-    const repo = openRepo(call, args[0], 'add');
+  add: onRepo('add', LOCAL_CHANGE, async (call, repo, args) => {
     const paths = args[1];
     if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) throw new TypeError('git.add: paths must be a list of strings');
     writable(call, repo, 'git.add', { path: repo.guestPath });
@@ -224,34 +257,35 @@ export const gitOperations: Record<string, HostOperation> = {
       await git.add({ fs: nodeFs, dir: repo.dir, filepath: relative });
     }
     return undefined;
-  },
+  }),
 
-  commit: async (call, args) => {
-    const g = services(call);
-    const repo = openRepo(call, args[0], 'commit');
-    if (typeof args[1] !== 'string' || args[1].trim() === '') throw new TypeError('git.commit: message must be a non-empty string');
-    const branch = await currentBranch(repo.dir);
-    const context = { path: repo.guestPath, branch };
-    call.gate('git.commit', context);
-    writable(call, repo, 'git.commit', context);
-    const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
-    const hasHead = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: 'HEAD' }).then(() => true, () => false);
-    if (!matrix.some(([, head, , stage]) => head !== stage) && hasHead) throw new Error(`git.commit ${repo.guestPath}: nothing is staged; an empty commit is refused`);
-    const who = author(g, 'commit');
-    return git.commit({ fs: nodeFs, dir: repo.dir, message: args[1], author: who, committer: who });
-  },
+  commit: gated({
+    parse: async (args, run) => {
+      const g = services(run);
+      const repo = openRepo(run, args[0], 'commit');
+      if (typeof args[1] !== 'string' || args[1].trim() === '') throw new TypeError('git.commit: message must be a non-empty string');
+      return { g, repo, message: args[1], branch: await currentBranch(repo.dir) };
+    },
+    gate: ({ repo, branch }) => ({ capability: 'git.commit', context: { path: repo.guestPath, branch } }),
+    run: async (call, { g, repo, message }, allowed) => {
+      writable(call, repo, 'git.commit', allowed[0].context);
+      const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
+      const hasHead = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: 'HEAD' }).then(() => true, () => false);
+      if (!matrix.some(([, head, , stage]) => head !== stage) && hasHead) throw new Error(`git.commit ${repo.guestPath}: nothing is staged; an empty commit is refused`);
+      const who = author(g, 'commit');
+      return git.commit({ fs: nodeFs, dir: repo.dir, message, author: who, committer: who });
+    },
+  }),
 
-  createBranch: async (call, args) => {
-    const repo = openRepo(call, args[0], 'createBranch');
+  createBranch: onRepo('createBranch', LOCAL_CHANGE, async (call, repo, args) => {
     if (typeof args[1] !== 'string' || args[1] === '' || Buffer.byteLength(args[1]) > 250) throw new TypeError('git.createBranch: name must be 1 to 250 bytes');
     writable(call, repo, 'git.createBranch', { path: repo.guestPath });
     const start = typeof args[2] === 'string' ? args[2] : 'HEAD';
     await git.branch({ fs: nodeFs, dir: repo.dir, ref: args[1], object: start });
     return undefined;
-  },
+  }),
 
-  switchBranch: async (call, args) => {
-    const repo = openRepo(call, args[0], 'switchBranch');
+  switchBranch: onRepo('switchBranch', LOCAL_CHANGE, async (call, repo, args) => {
     if (typeof args[1] !== 'string' || args[1] === '') throw new TypeError('git.switchBranch: name must be a non-empty string');
     writable(call, repo, 'git.switchBranch', { path: repo.guestPath });
     const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
@@ -260,62 +294,53 @@ export const gitOperations: Record<string, HostOperation> = {
     }
     await git.checkout({ fs: nodeFs, dir: repo.dir, ref: args[1] });
     return undefined;
-  },
+  }),
 
-  addRemote: async (call, args) => {
-    const repo = openRepo(call, args[0], 'addRemote');
+  addRemote: onRepo('addRemote', LOCAL_CHANGE, async (_call, repo, args) => {
     if (typeof args[1] !== 'string' || args[1] === '' || Buffer.byteLength(args[1]) > 250) throw new TypeError('git.addRemote: name must be 1 to 250 bytes');
     await git.addRemote({ fs: nodeFs, dir: repo.dir, remote: args[1], url: httpsRemote(args[2], 'addRemote') });
     return undefined;
-  },
+  }),
 
-  setRemoteUrl: async (call, args) => {
-    const repo = openRepo(call, args[0], 'setRemoteUrl');
+  setRemoteUrl: onRepo('setRemoteUrl', LOCAL_CHANGE, async (_call, repo, args) => {
     if (typeof args[1] !== 'string' || args[1] === '') throw new TypeError('git.setRemoteUrl: name must be a non-empty string');
     await git.setConfig({ fs: nodeFs, dir: repo.dir, path: `remote.${args[1]}.url`, value: httpsRemote(args[2], 'setRemoteUrl') });
     return undefined;
-  },
+  }),
 
-  fetch: async (call, args) => {
-    const g = services(call);
-    const repo = openRepo(call, args[0], 'fetch');
-    const remoteName = typeof args[1] === 'string' && args[1] !== '' ? args[1] : 'origin';
-    const branch = typeof args[2] === 'string' ? args[2] : '';
-    const remote = (await git.listRemotes({ fs: nodeFs, dir: repo.dir })).find((r) => r.remote === remoteName)?.url;
-    if (!remote) throw new Error(`git.fetch ${repo.guestPath}: no remote named ${remoteName}`);
-    const context = { path: repo.guestPath, remoteName, remote, branch };
-    call.gate('git.fetch', context);
-    writable(call, repo, 'git.fetch', context);
-    const result = await networkCall(call, 'fetch', 'git.fetch', context, () =>
-      git.fetch({ fs: nodeFs, dir: repo.dir, remote: remoteName, ref: branch || undefined, singleBranch: branch !== '', ...network(call, g) }),
-    );
-    checkQuota(call, repo, 'fetch', 'git.fetch', context);
-    const branches = await git.listBranches({ fs: nodeFs, dir: repo.dir, remote: remoteName });
-    void result;
-    return { branches: branches.filter((b) => b !== 'HEAD') };
-  },
+  fetch: gated({
+    parse: (args, run) => remoteParams(run, args, 'fetch'),
+    gate: ({ context }) => ({ capability: 'git.fetch', context }),
+    run: async (call, { g, repo, remoteName, branch }, allowed) => {
+      const context = allowed[0].context;
+      writable(call, repo, 'git.fetch', context);
+      call.charge(HOST_FUEL.SYSCALL);
+      await networkCall(call, 'fetch', 'git.fetch', context, () =>
+        git.fetch({ fs: nodeFs, dir: repo.dir, remote: remoteName, ref: branch || undefined, singleBranch: branch !== '', ...network(call, g) }),
+      );
+      checkQuota(call, repo, 'fetch', 'git.fetch', context);
+      const branches = await git.listBranches({ fs: nodeFs, dir: repo.dir, remote: remoteName });
+      return { branches: branches.filter((b) => b !== 'HEAD') };
+    },
+  }),
 
-  pull: async (call, args) => {
-    const g = services(call);
-    const repo = openRepo(call, args[0], 'pull');
-    const remoteName = typeof args[1] === 'string' && args[1] !== '' ? args[1] : 'origin';
-    const branch = typeof args[2] === 'string' ? args[2] : '';
-    const remote = (await git.listRemotes({ fs: nodeFs, dir: repo.dir })).find((r) => r.remote === remoteName)?.url;
-    if (!remote) throw new Error(`git.pull ${repo.guestPath}: no remote named ${remoteName}`);
-    const context = { path: repo.guestPath, remoteName, remote, branch };
-    call.gate('git.fetch', context);
-    writable(call, repo, 'git.fetch', context);
-    const previous = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: 'HEAD' });
-    const who = g.identity ?? { name: 'svc', email: 'svc@localhost' };
-    await networkCall(call, 'pull', 'git.fetch', context, () =>
-      git.pull({ fs: nodeFs, dir: repo.dir, remote: remoteName, remoteRef: branch || undefined, fastForwardOnly: true, singleBranch: true, author: who, committer: who, ...network(call, g) }),
-    );
-    checkQuota(call, repo, 'pull', 'git.fetch', context);
-    return { previous, current: await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: 'HEAD' }) };
-  },
-
-  diff: async (call, args) => {
-    const repo = openRepo(call, args[0], 'diff');
+  pull: gated({
+    parse: (args, run) => remoteParams(run, args, 'pull'),
+    gate: ({ context }) => ({ capability: 'git.fetch', context }),
+    run: async (call, { g, repo, remoteName, branch }, allowed) => {
+      const context = allowed[0].context;
+      writable(call, repo, 'git.fetch', context);
+      call.charge(HOST_FUEL.SYSCALL);
+      const previous = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: 'HEAD' });
+      const who = g.identity ?? { name: 'svc', email: 'svc@localhost' };
+      await networkCall(call, 'pull', 'git.fetch', context, () =>
+        git.pull({ fs: nodeFs, dir: repo.dir, remote: remoteName, remoteRef: branch || undefined, fastForwardOnly: true, singleBranch: true, author: who, committer: who, ...network(call, g) }),
+      );
+      checkQuota(call, repo, 'pull', 'git.fetch', context);
+      return { previous, current: await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: 'HEAD' }) };
+    },
+  }),
+  diff: onRepo('diff', LOCAL_READ, async (_call, repo, args) => {
     const options = (args[1] ?? {}) as { mode?: string; from?: string; to?: string };
     const mode = options.mode ?? 'unstaged';
     if (!['unstaged', 'staged', 'commits'].includes(mode)) throw new TypeError('git.diff: mode is unstaged, staged or commits');
@@ -349,15 +374,14 @@ export const gitOperations: Record<string, HostOperation> = {
       if (text) patch += text.endsWith('\n') ? text : `${text}\n`;
     }
     return { patch, binaryPaths };
-  },
+  }),
 
-  show: async (call, args) => {
-    const repo = openRepo(call, args[0], 'show');
+  show: onRepo('show', LOCAL_READ, async (_call, repo, args) => {
     if (typeof args[1] !== 'string' || typeof args[2] !== 'string') throw new TypeError('git.show: ref and path must be strings');
     const oid = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: args[1] }).catch(() => args[1] as string);
     const { blob } = await git.readBlob({ fs: nodeFs, dir: repo.dir, oid, filepath: args[2].replace(/^\//, '') });
     return new Uint8Array(blob);
-  },
+  }),
 };
 
 async function stagedOid(dir: string, filepath: string): Promise<string> {

@@ -7,9 +7,10 @@ import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { QuotaExceededError } from '../../policy';
-import { area, guest, hostWork, requireWritable } from '../fs/operations';
-import type { HostCall } from '../types';
-import { follow, headersOf, hostOf, parseUrl, services } from './operations';
+import type { FileArea } from '../../vfs';
+import { allowedPath, area, hostWork, requireWritable } from '../fs/operations';
+import type { AllowedGate, GateRequest, HostCall, RunContext } from '../types';
+import { follow, headersOf, hostOf, parseUrl, services, type HttpServices } from './operations';
 
 const MAX_DOWNLOAD_BYTES = 52_428_800;
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -35,9 +36,22 @@ function decoderFor(encoding: string | undefined, urlPath: string): Transform | 
   return null;
 }
 
-export async function download(call: HostCall, args: unknown[]) {
-  const http = services(call);
-  const files = area(call, 'download');
+export interface DownloadParams {
+  http: HttpServices;
+  files: FileArea;
+  url: URL;
+  headers: Record<string, string>;
+  maxBytes: number;
+  timeout: number;
+  overwrite: boolean;
+  decompress: boolean;
+  /** `http.download` then `fs.write`, both decided before anything is sent. */
+  gates: GateRequest[];
+}
+
+export function prepareDownload(run: RunContext, args: unknown[]): DownloadParams {
+  const http = services(run);
+  const files = area(run, 'download');
   const url = parseUrl(args[0], http, 'download');
   if (typeof args[1] !== 'string' || args[1] === '') throw new TypeError('http.download: path must be a non-empty string');
   const rawPath = args[1];
@@ -51,12 +65,18 @@ export async function download(call: HostCall, args: unknown[]) {
   const decompress = options.decompress === true;
   const headers = headersOf(options.headers, 'download');
   headers['user-agent'] ??= http.userAgent;
+  const gates = [
+    { capability: 'http.download', context: { host: hostOf(url), url_path: url.pathname, vfs_path: rawPath, max_bytes: maxBytes, overwrite, decompress } },
+    { capability: 'fs.write', context: { path: rawPath, max_bytes: maxBytes } },
+  ];
+  return { http, files, url, headers, maxBytes, timeout, overwrite, decompress, gates };
+}
 
-  const context = { host: hostOf(url), url_path: url.pathname, vfs_path: rawPath, max_bytes: maxBytes, overwrite, decompress };
-  call.gate('http.download', context);
-  const writeContext = { path: rawPath, max_bytes: maxBytes };
-  call.gate('fs.write', writeContext);
-  const target = guest(files, rawPath, 'download');
+export async function download(call: HostCall, params: DownloadParams, allowed: readonly AllowedGate[]) {
+  const { http, files, url, headers, maxBytes, timeout, overwrite, decompress } = params;
+  const context = allowed[0].context;
+  const writeContext = allowed[1].context;
+  const target = allowedPath(allowed, 'path', 1);
   const { hostPath, place } = hostWork('download', target, () => files.resolve(target));
   requireWritable(call, place, 'fs.write', writeContext, target);
   if (!overwrite && fs.existsSync(hostPath)) throw new Error(`http.download ${target}: the file exists; pass overwrite: true to replace it`);

@@ -6,8 +6,8 @@ import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { EgressBlockedError } from '../../network';
 import type { AuthProxyRule } from '../../blueprints';
 import { HOST_FUEL } from '../fuel';
-import type { HostCall, HostOperation } from '../types';
-import { download } from './download';
+import { gated, type HostCall, type HostOperation, type RunContext } from '../types';
+import { download, prepareDownload } from './download';
 
 declare module '../types' {
   interface RunServices {
@@ -37,7 +37,7 @@ interface Prepared {
   body: Buffer | null;
 }
 
-export function services(call: HostCall): HttpServices {
+export function services(call: RunContext): HttpServices {
   const http = call.services.http;
   if (!http) throw new Error('http: outbound HTTP is not available for this run');
   return http;
@@ -192,17 +192,29 @@ export async function follow(call: HostCall, http: HttpServices, fn: string, sta
   }
 }
 
-async function perform(call: HostCall, fn: string, method: string, urlArg: unknown, bodyArg: unknown, headersArg: unknown) {
-  const http = services(call);
+interface VerbParams {
+  http: HttpServices;
+  fn: string;
+  verb: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: Buffer | null;
+}
+
+function prepare(run: RunContext, fn: string, method: unknown, urlArg: unknown, bodyArg: unknown, headersArg: unknown): VerbParams {
+  const http = services(run);
+  if (typeof method !== 'string') throw new TypeError(`http.${fn}: method must be a string`);
   if (!METHOD_TOKEN.test(method)) throw new TypeError(`http.${fn}: ${JSON.stringify(method)} is not an HTTP method token`);
   const verb = method.toUpperCase();
   const url = parseUrl(urlArg, http, fn);
   const headers = headersOf(headersArg, fn);
   const body = bodyOf(bodyArg, headers, fn);
   headers['user-agent'] ??= http.userAgent;
+  return { http, fn, verb, url, headers, body };
+}
+
+async function perform(call: HostCall, { http, fn, verb, url, headers, body }: VerbParams, context: Record<string, unknown>) {
   const capability = `http.${verb.toLowerCase()}`;
-  const context = contextFor(url, verb, body?.length ?? 0, true);
-  call.gate(capability, context);
   const { response, url: finalUrl } = await follow(call, http, fn, { verb, url, headers, body, capability, context });
   const content = await readCapped(response.body, finalUrl);
   call.charge(content.length / 4 + (body?.length ?? 0) / 4);
@@ -211,20 +223,30 @@ async function perform(call: HostCall, fn: string, method: string, urlArg: unkno
   return { status: response.statusCode, statusText: '', headers: responseHeaders, body: new TextDecoder('utf-8').decode(content), url: finalUrl.href };
 }
 
-const verbOperation = (name: string, method: string, withBody: boolean): HostOperation => (call, args) =>
-  withBody ? perform(call, name, method, args[0], args[1], args[2]) : perform(call, name, method, args[0], undefined, args[1]);
+/** Gated as `http.<method>` with host, path, body size and timeout, before anything is sent. */
+function verbOperation(parse: (args: unknown[], run: RunContext) => VerbParams): HostOperation {
+  return gated({
+    parse,
+    gate: ({ verb, url, body }) => ({ capability: `http.${verb.toLowerCase()}`, context: contextFor(url, verb, body?.length ?? 0, true) }),
+    run: (call, params, allowed) => perform(call, params, allowed[0].context),
+  });
+}
+
+const fixedVerb = (name: string, method: string, withBody: boolean) =>
+  verbOperation((args, run) => (withBody ? prepare(run, name, method, args[0], args[1], args[2]) : prepare(run, name, method, args[0], undefined, args[1])));
 
 export const httpOperations: Record<string, HostOperation> = {
-  get: verbOperation('get', 'GET', false),
-  head: verbOperation('head', 'HEAD', false),
-  options: verbOperation('options', 'OPTIONS', false),
-  delete: verbOperation('delete', 'DELETE', false),
-  post: verbOperation('post', 'POST', true),
-  put: verbOperation('put', 'PUT', true),
-  patch: verbOperation('patch', 'PATCH', true),
-  download: (call, args) => download(call, args),
-  request: (call, args) => {
-    if (typeof args[0] !== 'string') throw new TypeError('http.request: method must be a string');
-    return perform(call, 'request', args[0], args[1], args[2], args[3]);
-  },
+  get: fixedVerb('get', 'GET', false),
+  head: fixedVerb('head', 'HEAD', false),
+  options: fixedVerb('options', 'OPTIONS', false),
+  delete: fixedVerb('delete', 'DELETE', false),
+  post: fixedVerb('post', 'POST', true),
+  put: fixedVerb('put', 'PUT', true),
+  patch: fixedVerb('patch', 'PATCH', true),
+  download: gated({
+    parse: (args, run) => prepareDownload(run, args),
+    gate: (params) => params.gates,
+    run: (call, params, allowed) => download(call, params, allowed),
+  }),
+  request: verbOperation((args, run) => prepare(run, 'request', args[0], args[1], args[2], args[3])),
 };

@@ -1,6 +1,6 @@
 // `svc:secrets` (Packages only): a declared secret's value. From `main` the call is refused
 // as an invariant before any rule is read and before any lookup, whatever the policy.
-import type { HostModule } from '../types';
+import { gated, type HostModule } from '../types';
 
 declare module '../types' {
   interface RunServices {
@@ -18,13 +18,15 @@ export const secretsModule: HostModule = {
 }
 `,
   operations: {
-    get: (call, args) => {
-      const name = args[0];
-      // The gate runs first so `main` learns nothing about which names exist.
-      call.gate('secrets.get', { name: typeof name === 'string' ? name : String(name) });
-      if (typeof name !== 'string' || name === '') throw new TypeError('secrets.get: name must be a non-empty string');
-      const value = call.services.secretValue?.(name);
-      return value === undefined || value === '' ? undefined : value;
-    },
+    get: gated({
+      // The gate runs before the name is validated so `main` learns nothing about which names exist.
+      gate: (args) => ({ capability: 'secrets.get', context: { name: typeof args[0] === 'string' ? args[0] : String(args[0]) } }),
+      run: (call, args) => {
+        const name = args[0];
+        if (typeof name !== 'string' || name === '') throw new TypeError('secrets.get: name must be a non-empty string');
+        const value = call.services.secretValue?.(name);
+        return value === undefined || value === '' ? undefined : value;
+      },
+    }),
   },
 };

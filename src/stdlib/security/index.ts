@@ -1,7 +1,7 @@
 // `svc:security` (Package plumbing): `check(capability, context)` asks the Blueprint's
 // rules; returns on allow, throws PermissionDeniedError on denial. The secrets.get
 // invariant does not apply to check.
-import type { HostModule } from '../types';
+import { gated, type HostModule } from '../types';
 
 export const securityModule: HostModule = {
   name: 'svc:security',
@@ -12,14 +12,18 @@ export const securityModule: HostModule = {
 }
 `,
   operations: {
-    check: (call, args) => {
-      const capability = args[0];
-      if (typeof capability !== 'string' || capability === '') throw new TypeError('security.check: capability must be a non-empty string');
-      const context = args[1];
-      // The guest serialised the context once (JSON); decide on that copy.
-      if (context === null || typeof context !== 'object' || Array.isArray(context)) throw new TypeError('security.check: context must serialise to a JSON object');
-      call.gate(capability, context as Record<string, unknown>, { skipMainInvariant: true });
-      return undefined;
-    },
+    check: gated({
+      parse: (args) => {
+        const capability = args[0];
+        if (typeof capability !== 'string' || capability === '') throw new TypeError('security.check: capability must be a non-empty string');
+        const context = args[1];
+        // The guest encoded the context once; decide on that copy.
+        if (context === null || typeof context !== 'object' || Array.isArray(context)) throw new TypeError('security.check: context must serialise to a JSON object');
+        return { capability, context: context as Record<string, unknown> };
+      },
+      // The check is the whole operation: gated as the capability it asks about.
+      gate: ({ capability, context }) => ({ capability, context, check: true }),
+      run: () => undefined,
+    }),
   },
 };

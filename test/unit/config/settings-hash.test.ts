@@ -54,6 +54,7 @@ describe('settings_hash', () => {
     ['a network.hosts address', { env: { SVC_ADD_HOSTS: 'a.test=10.0.0.2' } }],
     ['an MCP host', { argv: ['--mcp-allowed-host', 'svc.test'] }],
     ['telemetry', { env: { SVC_TELEMETRY: '1' } }],
+    ['the telemetry endpoint', { env: { SVC_TELEMETRY_ENDPOINT: 'https://collector.test/v1/reports' } }],
     ['the audit mode', { config: { logging: { audit: { allows: 'all' } } } }],
     ['deny warnings', { env: { SVC_DENY_WARNINGS: '1' } }],
     ['the store being on', { env: { SVC_SECRET_KEY: Buffer.alloc(32, 1).toString('base64') } }],

@@ -1,0 +1,157 @@
+// Prometheus instruments of the server (prom-client), served at GET /metrics. Call sites
+// in other modules add one line each (`metrics.x.inc(...)`); most run facts arrive through
+// observeAuditRecord, so the audit trail and the metrics count the same events. Gauges
+// of live state read their value at scrape time through bindServerState.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
+import type { AuditRecord, AuditWriter } from '../audit';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'svc_' });
+
+/** What the live-state gauges read at scrape time (set once at boot). */
+export interface ServerState {
+  poolSize: () => number;
+  queueDepth: () => number;
+  openSessions: () => number;
+  lookups: () => Record<string, number>;
+  budgets: { modelTokens: number; embeddingTokens: number };
+}
+
+let state: ServerState | null = null;
+
+export function bindServerState(next: ServerState): void {
+  state = next;
+}
+
+const registers = [registry];
+
+export const metrics = {
+  runs: new Counter({ name: 'svc_runs_total', help: 'Program runs by entry point and outcome (ok or the error kind)', labelNames: ['entry_point', 'outcome'] as const, registers }),
+  runDuration: new Histogram({
+    name: 'svc_run_duration_seconds',
+    help: 'Wall time of program runs',
+    labelNames: ['entry_point'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers,
+  }),
+  runFuel: new Histogram({ name: 'svc_run_fuel', help: 'Fuel spent by program runs', labelNames: ['entry_point'] as const, buckets: exponentialBuckets(1_000, 10, 10), registers }),
+  compileDuration: new Histogram({ name: 'svc_compile_duration_seconds', help: 'Time to compile and instrument a program (cache misses)', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers }),
+  runnerRestarts: new Counter({ name: 'svc_runner_restarts_total', help: 'Runner processes replaced, by the outcome that ended their run', labelNames: ['reason'] as const, registers }),
+  runnerPoolSize: new Gauge({
+    name: 'svc_runner_pool_size',
+    help: 'Runner processes in the pool',
+    registers,
+    collect() {
+      if (state) this.set(state.poolSize());
+    },
+  }),
+  runnerQueueDepth: new Gauge({
+    name: 'svc_runner_queue_depth',
+    help: 'Runs waiting for a free runner',
+    registers,
+    collect() {
+      if (state) this.set(state.queueDepth());
+    },
+  }),
+  openSessions: new Gauge({
+    name: 'svc_open_sessions',
+    help: 'Open sessions (REST and MCP; throw-away sessions of one-off runs not counted)',
+    registers,
+    collect() {
+      if (state) this.set(state.openSessions());
+    },
+  }),
+  sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),
+  idempotencyReplays: new Counter({ name: 'svc_idempotency_replays_total', help: 'Session executes answered from the idempotency record without running', registers }),
+  decisions: new Counter({ name: 'svc_decisions_total', help: 'Gated operations by decision source and decision (every decision, whatever logging.audit.allows writes)', labelNames: ['source', 'decision'] as const, registers }),
+  outboundCalls: new Counter({ name: 'svc_outbound_connections_total', help: 'Outbound connections programs caused, by outcome of the address check', labelNames: ['outcome'] as const, registers }),
+  modelTokens: new Counter({ name: 'svc_model_tokens_total', help: 'Model tokens spent by runs', registers }),
+  embeddingTokens: new Counter({ name: 'svc_embedding_tokens_total', help: 'Embedding tokens spent by runs', registers }),
+  tokenBudgets: new Gauge({
+    name: 'svc_token_budget',
+    help: 'Server-wide token ceilings (max_llm_tokens, max_embedding_tokens)',
+    labelNames: ['kind'] as const,
+    registers,
+    collect() {
+      if (!state) return;
+      this.set({ kind: 'model' }, state.budgets.modelTokens);
+      this.set({ kind: 'embedding' }, state.budgets.embeddingTokens);
+    },
+  }),
+  auditWriteFailures: new Counter({ name: 'svc_audit_write_failures_total', help: 'Audit records that could not be written', registers }),
+  blueprintChanges: new Counter({ name: 'svc_blueprint_changes_total', help: 'Successful Blueprint registrations, replacements and deletions', labelNames: ['event'] as const, registers }),
+  lookups: new Counter({
+    name: 'svc_discovery_lookups_total',
+    help: 'Package search, Package docs and built-in lookups',
+    labelNames: ['kind'] as const,
+    registers,
+    collect() {
+      if (!state) return;
+      this.reset();
+      for (const [kind, count] of Object.entries(state.lookups())) this.inc({ kind }, count);
+    },
+  }),
+  httpRequests: new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests by method, route pattern and status', labelNames: ['method', 'route', 'status'] as const, registers }),
+  httpDuration: new Histogram({ name: 'svc_http_request_duration_seconds', help: 'HTTP handling time by route pattern', labelNames: ['route'] as const, buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30], registers }),
+};
+
+/** Counts what an audit record says happened (every record passes here, audit on or off). */
+export function observeAuditRecord(record: AuditRecord): void {
+  switch (record.type) {
+    case 'execution': {
+      if (record.event !== 'finished') return;
+      const entryPoint = record.entry_point;
+      metrics.runs.inc({ entry_point: entryPoint, outcome: record.outcome === 'ok' ? 'ok' : (record.error_class ?? record.outcome ?? 'error') });
+      if (record.wall_ms !== undefined) metrics.runDuration.observe({ entry_point: entryPoint }, record.wall_ms / 1000);
+      if (record.fuel !== undefined) metrics.runFuel.observe({ entry_point: entryPoint }, record.fuel);
+      if (record.model_tokens) metrics.modelTokens.inc(record.model_tokens);
+      if (record.embedding_tokens) metrics.embeddingTokens.inc(record.embedding_tokens);
+      return;
+    }
+    case 'session':
+      if (record.event === 'created') metrics.sessionsOpened.inc();
+      return;
+    case 'admin':
+      if (record.outcome === 'ok' && record.event.startsWith('blueprint_')) metrics.blueprintChanges.inc({ event: record.event });
+      return;
+    default:
+      return;
+  }
+}
+
+/** The audit writer with every record observed first (the one hook of the audit trail). */
+export function observedAuditWriter(writer: AuditWriter): AuditWriter {
+  return {
+    write(record) {
+      try {
+        observeAuditRecord(record);
+      } catch {
+        // Metrics never stand in the way of an audit record.
+      }
+      writer.write(record);
+    },
+  };
+}
+
+/** Awaits `work`, observing how long it took. */
+export async function timed<T>(histogram: Histogram, work: Promise<T>): Promise<T> {
+  const end = histogram.startTimer();
+  try {
+    return await work;
+  } finally {
+    end();
+  }
+}
+
+/** Samples of every counter whose name is listed, summed over labels except `by`. */
+export async function counterTotals(name: string, by?: string): Promise<Record<string, number>> {
+  const metric = registry.getSingleMetric(name);
+  if (!metric) return {};
+  const data = await metric.get();
+  const out: Record<string, number> = {};
+  for (const sample of data.values) {
+    const key = by ? String(sample.labels[by] ?? '') : 'total';
+    out[key] = (out[key] ?? 0) + sample.value;
+  }
+  return out;
+}

@@ -1,0 +1,45 @@
+// `svc run` local runs under a Blueprint file: the built-in compute-only Blueprint denies,
+// a file with --var grants a file area of its own; invalid files and volumes exit 3.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../harness';
+import { runSvc } from '../support/cli';
+
+const dir = tempDir('svc-cli-run-');
+const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text);
+
+write('hello.ts', 'export function main() {\n  console.log("working on it");\n  return { sum: [1, 2, 3].reduce((a, b) => a + b) };\n}\n');
+write('nothing.ts', 'export function main() {}\n');
+write('throws.ts', 'export function main() {\n  console.log("before the throw");\n  throw new Error("the widget is missing");\n}\n');
+write('broken.ts', 'export function main() {\n  return 1 +;\n}\n');
+write('spin.ts', 'export function main() { let i = 0; for (;;) { i++; } }\n');
+write('files.ts', 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("notes.txt", "kept for this run"); return fs.readText("notes.txt"); }\n');
+write('files.yaml', '# a workspace for local runs\nname: files\nvfs: {mode: ephemeral, cwd: "/work/${vars.team}"}\nvariables:\n  team: {required: true}\npermissions:\n  main:\n    - {capability: fs.write, action: allow}\n    - {capability: fs.read, action: allow}\n');
+write('invalid.yaml', 'name: invalid\npermissions:\n  main:\n    - capability: fs.read\n      action: perhaps\n');
+write('volume.yaml', 'name: vol\nvfs: {mode: named, volume: shared}\n');
+
+describe('svc run, local, with --blueprint <file>', () => {
+  test('the built-in Blueprint denies file access; --blueprint <file> with --var grants it in a file area of its own', async () => {
+    const denied = await runSvc(['run', 'files.ts'], { cwd: dir });
+    assert.equal(denied.code, 1);
+    assert.match(denied.stderr, /permission denied: caller=main capability=fs\.write/);
+    const missingVar = await runSvc(['run', 'files.ts', '--blueprint', 'files.yaml'], { cwd: dir });
+    assert.equal(missingVar.code, 3);
+    assert.match(missingVar.stderr, /files\.yaml: invalid variables: required variable 'team' was not supplied/);
+    const granted = await runSvc(['run', 'files.ts', '--blueprint', 'files.yaml', '--var', 'team=ops'], { cwd: dir });
+    assert.deepEqual([granted.code, granted.stdout], [0, 'kept for this run\n'], granted.stderr);
+    assert.ok(!fs.existsSync(path.join(dir, 'notes.txt')), 'the file area is not the working directory');
+  });
+
+  test('an invalid Blueprint file or one naming a volume cannot be run: exit 3 with file, line and column', async () => {
+    const invalid = await runSvc(['run', 'hello.ts', '--blueprint', 'invalid.yaml'], { cwd: dir });
+    assert.equal(invalid.code, 3);
+    assert.match(invalid.stderr, /^error: invalid\.yaml:5:15: blueprint parse error: .*perhaps/m);
+    assert.match(invalid.stderr, /at permissions\.main\[0\]\.action/);
+    const volume = await runSvc(['run', 'hello.ts', '--blueprint', 'volume.yaml'], { cwd: dir });
+    assert.equal(volume.code, 3);
+    assert.match(volume.stderr, /local runs cannot use volumes/);
+  });
+});

@@ -1,0 +1,58 @@
+// `svc run` as a process, local runs in the CLI's own sandbox: result on stdout, console
+// lines on stderr, limits from SVC_MAX_*, Blueprint files with --var, exit statuses 0/1/2/3.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../harness';
+import { runSvc } from '../support/cli';
+
+const dir = tempDir('svc-cli-run-');
+const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text);
+
+write('hello.ts', 'export function main() {\n  console.log("working on it");\n  return { sum: [1, 2, 3].reduce((a, b) => a + b) };\n}\n');
+write('nothing.ts', 'export function main() {}\n');
+write('throws.ts', 'export function main() {\n  console.log("before the throw");\n  throw new Error("the widget is missing");\n}\n');
+write('broken.ts', 'export function main() {\n  return 1 +;\n}\n');
+write('spin.ts', 'export function main() { let i = 0; for (;;) { i++; } }\n');
+write('files.ts', 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("notes.txt", "kept for this run"); return fs.readText("notes.txt"); }\n');
+write('files.yaml', '# a workspace for local runs\nname: files\nvfs: {mode: ephemeral, cwd: "/work/${vars.team}"}\nvariables:\n  team: {required: true}\npermissions:\n  main:\n    - {capability: fs.write, action: allow}\n    - {capability: fs.read, action: allow}\n');
+write('invalid.yaml', 'name: invalid\npermissions:\n  main:\n    - capability: fs.read\n      action: perhaps\n');
+write('volume.yaml', 'name: vol\nvfs: {mode: named, volume: shared}\n');
+
+describe('svc run, local', () => {
+  test('the result goes to stdout, console lines to stderr, exit 0; a null result prints nothing', async () => {
+    const run = await runSvc(['run', 'hello.ts'], { cwd: dir });
+    assert.deepEqual([run.code, run.stdout, run.stderr], [0, '{"sum":6}\n', 'working on it\n']);
+    const empty = await runSvc(['run', 'nothing.ts'], { cwd: dir });
+    assert.deepEqual([empty.code, empty.stdout], [0, '']);
+  });
+
+  test('a program that throws exits 1 with its console lines and an error naming the file and line; a compile error likewise', async () => {
+    const thrown = await runSvc(['run', 'throws.ts'], { cwd: dir });
+    assert.equal(thrown.code, 1);
+    assert.equal(thrown.stdout, '');
+    assert.match(thrown.stderr, /^before the throw\nerror: Error: the widget is missing/);
+    assert.match(thrown.stderr, /throws\.ts:3:/);
+    const broken = await runSvc(['run', 'broken.ts'], { cwd: dir });
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /broken\.ts:2:\d+: error: Unexpected ";"/);
+  });
+
+  test('SVC_MAX_* limits apply as on the server, and a malformed one is a usage error', async () => {
+    const spin = await runSvc(['run', 'spin.ts'], { cwd: dir, env: { SVC_MAX_EXECUTION_FUEL: '100K' } });
+    assert.equal(spin.code, 1);
+    assert.match(spin.stderr, /fuel exhausted: the run used its whole budget of 100000 fuel/);
+    const bad = await runSvc(['run', 'hello.ts'], { cwd: dir, env: { SVC_MAX_EXECUTION_FUEL: '1.5M' } });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /\$SVC_MAX_EXECUTION_FUEL: a count is a whole number/);
+  });
+
+  test('usage errors exit 2: --session without --remote, a --var without =, a --secret whose variable is unset or given as a value', async () => {
+    for (const args of [['--session', 'abc'], ['--var', 'novalue'], ['--secret', 'UNSET_FOR_TEST'], ['--secret', 'API=literal']]) {
+      const run = await runSvc(['run', 'hello.ts', ...args], { cwd: dir });
+      assert.equal(run.code, 2, args.join(' '));
+    }
+    assert.equal((await runSvc(['run', 'missing.ts'], { cwd: dir })).code, 2);
+  });
+});

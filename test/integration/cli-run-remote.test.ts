@@ -1,0 +1,75 @@
+// `svc run --remote` against a real server: one-off runs under a registered Blueprint and
+// session runs with an idempotency key; result on stdout, console lines on stderr, exit 0/1/2/3.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startServer, tempDir, type TestServer } from '../harness';
+import { runSvc, serverEnv } from '../support/cli';
+
+const dir = tempDir('svc-cli-run-');
+const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text);
+
+write('hello.ts', 'export function main() {\n  console.log("working on it");\n  return { sum: [1, 2, 3].reduce((a, b) => a + b) };\n}\n');
+write('nothing.ts', 'export function main() {}\n');
+write('throws.ts', 'export function main() {\n  console.log("before the throw");\n  throw new Error("the widget is missing");\n}\n');
+write('broken.ts', 'export function main() {\n  return 1 +;\n}\n');
+write('spin.ts', 'export function main() { let i = 0; for (;;) { i++; } }\n');
+write('files.ts', 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("notes.txt", "kept for this run"); return fs.readText("notes.txt"); }\n');
+write('files.yaml', '# a workspace for local runs\nname: files\nvfs: {mode: ephemeral, cwd: "/work/${vars.team}"}\nvariables:\n  team: {required: true}\npermissions:\n  main:\n    - {capability: fs.write, action: allow}\n    - {capability: fs.read, action: allow}\n');
+write('invalid.yaml', 'name: invalid\npermissions:\n  main:\n    - capability: fs.read\n      action: perhaps\n');
+write('volume.yaml', 'name: vol\nvfs: {mode: named, volume: shared}\n');
+
+describe('svc run --remote', () => {
+  let server: TestServer;
+  let env: Record<string, string>;
+  before(async () => {
+    server = await startServer();
+    env = serverEnv(server, server.userToken);
+    write('count.ts', 'import * as s from "svc:session";\nexport function main() {\n  const n = (s.get("n") ?? 0) + 1;\n  s.set("n", n);\n  console.log("run " + n);\n  return n;\n}\n');
+    const registered = await server.request('POST', '/v1/blueprints', {
+      body: { yaml: 'name: counter\nvariables:\n  who: {required: true}\npermissions:\n  main:\n    - {capability: session.read, action: allow}\n    - {capability: session.write, action: allow}\n' },
+    });
+    assert.equal(registered.status, 200, registered.text);
+  });
+  after(async () => server.stop());
+
+  test('a one-off run under a registered Blueprint prints the result and its console lines; the server audited it', async () => {
+    const run = await runSvc(['run', 'count.ts', '--remote', '--blueprint', 'counter', '--var', 'who=ops'], { cwd: dir, env });
+    assert.deepEqual([run.code, run.stdout, run.stderr], [0, '1\n', 'run 1\n']);
+    const finished = server.audit({ type: 'execution', event: 'finished', blueprint: 'counter' });
+    assert.equal(finished.length, 1);
+    assert.equal(finished[0].outcome, 'ok');
+    const unknown = await runSvc(['run', 'count.ts', '--remote', '--blueprint', 'nope'], { cwd: dir, env });
+    assert.equal(unknown.code, 3);
+    assert.match(unknown.stderr, /nope/);
+    const missingVar = await runSvc(['run', 'count.ts', '--remote', '--blueprint', 'counter'], { cwd: dir, env });
+    assert.equal(missingVar.code, 3);
+    assert.match(missingVar.stderr, /required variable 'who'/);
+  });
+
+  test('--session runs inside an open session; the same --idempotency-key returns the recorded result without running again', async () => {
+    const session = await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'counter', variables: { who: 'ops' } } });
+    const id = session.json.session_id;
+    const first = await runSvc(['run', 'count.ts', '--remote', '--session', id, '--idempotency-key', 'step-1'], { cwd: dir, env });
+    assert.deepEqual([first.code, first.stdout], [0, '1\n'], first.stderr);
+    const retried = await runSvc(['run', 'count.ts', '--remote', '--session', id, '--idempotency-key', 'step-1'], { cwd: dir, env });
+    assert.deepEqual([retried.code, retried.stdout], [0, '1\n'], retried.stderr);
+    const next = await runSvc(['run', 'count.ts', '--remote', '--session', id], { cwd: dir, env });
+    assert.deepEqual([next.code, next.stdout], [0, '2\n'], next.stderr);
+    const gone = await runSvc(['run', 'count.ts', '--remote', '--session', 'no-such-session'], { cwd: dir, env });
+    assert.equal(gone.code, 3);
+    assert.match(gone.stderr, /HTTP 404/);
+  });
+
+  test('a failing remote program exits 1; usage and unreachable servers exit 2 and 3', async () => {
+    const thrown = await runSvc(['run', 'throws.ts', '--remote', '--blueprint', 'counter', '--var', 'who=x'], { cwd: dir, env });
+    assert.equal(thrown.code, 1);
+    assert.match(thrown.stderr, /^before the throw\nerror: Error: the widget is missing/);
+    assert.equal((await runSvc(['run', 'hello.ts', '--remote'], { cwd: dir, env })).code, 2);
+    assert.equal((await runSvc(['run', 'hello.ts', '--remote', '--blueprint', 'counter', '--allow-localhost'], { cwd: dir, env })).code, 2);
+    const closed = await runSvc(['run', 'hello.ts', '--remote', '--blueprint', 'counter'], { cwd: dir, env: { ...env, SVC_SERVER_URL: 'http://127.0.0.1:9' } });
+    assert.equal(closed.code, 3);
+    assert.match(closed.stderr, /no server at http:\/\/127\.0\.0\.1:9/);
+  });
+});
