@@ -7,13 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderRuntimeError } from '../compile';
-import type { FromRunner, RunnerOutcome, ToRunner } from '../runner/protocol';
+import { BYTES_TAG, type ProgramScript } from '../contract';
+import type { FromRunner, ToRunner } from '../runner/protocol';
+import { readHostCall, readOutcome, type CheckedOutcome } from './report';
 import type { HostHandler, HostReply, RunError, RunJob, RunOutcome } from './types';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 const DEADLINE_MARGIN_MS = 2_000;
 const CANCEL_GRACE_MS = 1_000;
-const BYTES_TAG = '__svc_bytes';
 
 export interface RunnerPoolOptions {
   size: number;
@@ -34,6 +35,8 @@ interface ActiveRun {
   started: number;
   timers: NodeJS.Timeout[];
   settled: boolean;
+  /** Removes the run's abort listener (a listener left behind keeps the whole job alive). */
+  detach?: () => void;
 }
 
 interface Runner {
@@ -60,10 +63,13 @@ function replyToWire(reply: HostReply): string {
   });
 }
 
+/** The guest's arguments: a JSON array (bytes tagged); anything else is a TypeError reply. */
 function argsFromWire(text: string): unknown[] {
-  return JSON.parse(text, (_key, value) =>
+  const args: unknown = JSON.parse(text, (_key, value) =>
     value && typeof value === 'object' && typeof value[BYTES_TAG] === 'string' && Object.keys(value).length === 1 ? new Uint8Array(Buffer.from(value[BYTES_TAG], 'base64')) : value,
-  ) as unknown[];
+  );
+  if (!Array.isArray(args)) throw new TypeError('the arguments did not arrive as a list');
+  return args;
 }
 
 /** Limit messages begin with the stable markers of program-runtime §5.3. */
@@ -144,7 +150,7 @@ export class RunnerPool {
     });
     const runner: Runner = { child, ready: false, active: null, lastHeard: Date.now(), catastrophic: null };
     this.runners.push(runner);
-    child.on('message', (message: FromRunner) => this.onMessage(runner, message));
+    child.on('message', (message: unknown) => this.onMessage(runner, message));
     child.on('exit', (code, signal) => this.onExit(runner, code, signal));
     child.on('error', (error) => this.options.onLog?.('error', 'runner process error', { error: error.message }));
     return runner;
@@ -153,8 +159,8 @@ export class RunnerPool {
   private whenReady(runner: Runner): Promise<void> {
     return new Promise((resolve, reject) => {
       if (runner.ready) return resolve();
-      const onMessage = (message: FromRunner) => {
-        if (message.type === 'ready') {
+      const onMessage = (message: unknown) => {
+        if (message !== null && typeof message === 'object' && (message as { type?: unknown }).type === 'ready') {
           runner.child.off('message', onMessage);
           resolve();
         }
@@ -201,12 +207,26 @@ export class RunnerPool {
         runner.child.send({ type: 'cancel', runId: active.runId } satisfies ToRunner);
         active.timers.push(setTimeout(() => this.replace(runner, 'cancelled'), CANCEL_GRACE_MS));
       };
-      job.signal.addEventListener('abort', onAbort, { once: true });
+      const signal = job.signal;
+      signal.addEventListener('abort', onAbort, { once: true });
+      active.detach = () => signal.removeEventListener('abort', onAbort);
     }
   }
 
-  private onMessage(runner: Runner, message: FromRunner): void {
+  /** Whatever a runner sends, the server keeps serving: a failure ends that run, logged. */
+  private onMessage(runner: Runner, message: unknown): void {
+    try {
+      this.handleMessage(runner, message);
+    } catch (error) {
+      this.options.onLog?.('error', 'a runner message could not be handled; the run ends as an error and the runner is replaced', { error: describe(error) });
+      if (this.runners.includes(runner)) this.replace(runner, 'error');
+    }
+  }
+
+  private handleMessage(runner: Runner, raw: unknown): void {
     runner.lastHeard = Date.now();
+    const message = raw as FromRunner;
+    if (raw === null || typeof raw !== 'object' || typeof message.type !== 'string') throw new Error('a runner message without a type');
     switch (message.type) {
       case 'ready':
         runner.ready = true;
@@ -215,20 +235,25 @@ export class RunnerPool {
       case 'heartbeat':
         return;
       case 'catastrophic':
-        runner.catastrophic = message.message;
+        runner.catastrophic = typeof message.message === 'string' ? message.message : 'catastrophic error';
         return;
-      case 'host-call':
-        void this.answerHostCall(runner, message);
+      case 'host-call': {
+        const call = readHostCall(message);
+        if (!call) throw new Error('a malformed host call');
+        void this.answerHostCall(runner, call).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
         return;
+      }
       case 'done': {
         const active = runner.active;
         if (!active || active.runId !== message.runId) return;
         runner.active = null;
         this.finish(active, this.toOutcome(active.job, message.outcome));
-        if (message.retiring) this.replace(runner, 'error');
+        if (message.retiring === true) this.replace(runner, 'error');
         this.dispatch();
         return;
       }
+      default:
+        throw new Error('a runner message of an unknown type');
     }
   }
 
@@ -239,10 +264,18 @@ export class RunnerPool {
     try {
       reply = await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft });
     } catch (error) {
-      reply = { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${(error as Error).message}` } };
+      reply = { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } };
     }
     if (runner.active !== active || !runner.child.connected) return; // the run ended meanwhile: discard
-    runner.child.send({ type: 'host-reply', runId: message.runId, callId: message.callId, reply: replyToWire(reply), fuel: reply.fuel } satisfies ToRunner);
+    let wire: string;
+    try {
+      wire = replyToWire(reply);
+    } catch (error) {
+      reply = { ok: false, fuel: reply.fuel, error: { name: 'Error', message: `host call ${message.module}.${message.op}: the reply could not be encoded (${describe(error)})` } };
+      wire = replyToWire(reply);
+    }
+    const fuel = Number.isFinite(reply.fuel) && reply.fuel >= 0 ? reply.fuel : 0;
+    runner.child.send({ type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire, fuel } satisfies ToRunner);
   }
 
   private checkHeartbeats(): void {
@@ -283,6 +316,7 @@ export class RunnerPool {
   private finish(active: ActiveRun, outcome: RunOutcome): void {
     if (active.settled) return;
     active.settled = true;
+    active.detach?.();
     for (const timer of active.timers) clearTimeout(timer);
     active.resolve(outcome);
   }
@@ -292,21 +326,45 @@ export class RunnerPool {
     return { outcome: kind, result: null, console: [], error, wasmFuel: kind === 'fuel_exhausted' ? job.limits.fuel : 0, hostFuel: 0, memoryPeak: kind === 'memory_exhausted' ? job.limits.memoryMb * 1048576 : 0, wallMs };
   }
 
-  private toOutcome(job: RunJob, raw: RunnerOutcome): RunOutcome {
-    const base = { console: raw.console, wasmFuel: raw.wasmFuel, hostFuel: raw.hostFuel, memoryPeak: raw.memoryPeak, wallMs: raw.wallMs };
-    if (raw.kind === 'ok') return { ...base, outcome: 'ok', result: raw.result, error: null };
-    if (raw.kind === 'error' || raw.kind === 'crashed') {
-      const failure = raw.failure ?? { name: 'Error', message: 'the run failed inside the sandbox' };
-      const headline = failure.headline ?? (failure.message === '' ? failure.name : `${failure.name}: ${failure.message}`);
-      const message = renderRuntimeError(headline, failure.stack, job.script);
-      if (failure.denied) {
-        return { ...base, outcome: 'error', result: null, error: { kind: 'permission_denied', message, caller: failure.denied.caller, capability: failure.denied.capability, source: failure.denied.source } };
-      }
-      return { ...base, outcome: 'error', result: null, error: { kind: 'runtime_error', message } };
+  /** The runner's report, checked field by field; whatever it holds, this never throws. */
+  private toOutcome(job: RunJob, raw: unknown): RunOutcome {
+    const checked = readOutcome(raw, job.limits);
+    if (!checked) {
+      this.options.onLog?.('error', 'a runner reported a run in a shape the server does not accept; the run ends as an error', { execution_id: job.executionId });
+      return this.ended(job, 'error', 0);
     }
-    const headline = limitMessage(raw.kind, job.limits);
-    // A fuel end names where the run stopped, with the excerpt (program-runtime §5.3).
-    const message = raw.kind === 'fuel_exhausted' && raw.limitStack ? renderRuntimeError(headline, raw.limitStack, job.script) : headline;
-    return { ...base, outcome: raw.kind, result: null, error: { kind: raw.kind, message } };
+    return outcomeOf(job, checked, (error) => this.options.onLog?.('warn', 'a runtime stack could not be mapped to the program; the message has no frames', { execution_id: job.executionId, error: describe(error) }));
   }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Maps a stack to program.ts; a stack the source map cannot place leaves the headline alone. */
+function render(headline: string, stack: string | undefined, script: ProgramScript, onFailure: (error: unknown) => void): string {
+  try {
+    return renderRuntimeError(headline, stack, script);
+  } catch (error) {
+    onFailure(error);
+    return headline;
+  }
+}
+
+function outcomeOf(job: RunJob, raw: CheckedOutcome, onRenderFailure: (error: unknown) => void): RunOutcome {
+  const base = { console: raw.console, wasmFuel: raw.wasmFuel, hostFuel: raw.hostFuel, memoryPeak: raw.memoryPeak, wallMs: raw.wallMs };
+  if (raw.kind === 'ok') return { ...base, outcome: 'ok', result: raw.result, error: null };
+  if (raw.kind === 'error' || raw.kind === 'crashed') {
+    const failure = raw.failure ?? { name: 'Error', message: 'the run failed inside the sandbox' };
+    const headline = failure.headline ?? (failure.message === '' ? failure.name : `${failure.name}: ${failure.message}`);
+    const message = render(headline, failure.stack, job.script, onRenderFailure);
+    if (failure.denied) {
+      return { ...base, outcome: 'error', result: null, error: { kind: 'permission_denied', message, caller: failure.denied.caller, capability: failure.denied.capability, source: failure.denied.source } };
+    }
+    return { ...base, outcome: 'error', result: null, error: { kind: 'runtime_error', message } };
+  }
+  const headline = limitMessage(raw.kind, job.limits);
+  // A fuel end names where the run stopped, with the excerpt (program-runtime §5.3).
+  const message = raw.kind === 'fuel_exhausted' && raw.limitStack ? render(headline, raw.limitStack, job.script, onRenderFailure) : headline;
+  return { ...base, outcome: raw.kind, result: null, error: { kind: raw.kind, message } };
 }

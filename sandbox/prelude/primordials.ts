@@ -205,10 +205,28 @@ function makeSafe<T extends new (...args: any[]) => any>(unsafe: T, safe: T): T 
   ObjectFreeze(safe);
   return safe;
 }
-export const SafeMap = makeSafe(Map, class SafeMap<K, V> extends Map<K, V> {});
-export const SafeSet = makeSafe(Set, class SafeSet<T> extends Set<T> {});
-export const SafeWeakMap = makeSafe(WeakMap, class SafeWeakMap<K extends object, V> extends WeakMap<K, V> {});
-export const SafeWeakSet = makeSafe(WeakSet, class SafeWeakSet<T extends object> extends WeakSet<T> {});
+// Explicit empty constructors: V8's default derived constructor spreads its arguments
+// through the (patchable) array iterator. These collections always start empty.
+export const SafeMap = makeSafe(Map, class SafeMap<K, V> extends Map<K, V> {
+  constructor() {
+    super();
+  }
+});
+export const SafeSet = makeSafe(Set, class SafeSet<T> extends Set<T> {
+  constructor() {
+    super();
+  }
+});
+export const SafeWeakMap = makeSafe(WeakMap, class SafeWeakMap<K extends object, V> extends WeakMap<K, V> {
+  constructor() {
+    super();
+  }
+});
+export const SafeWeakSet = makeSafe(WeakSet, class SafeWeakSet<T extends object> extends WeakSet<T> {
+  constructor() {
+    super();
+  }
+});
 export type SafeMap<K, V> = Map<K, V>;
 export type SafeSet<T> = Set<T>;
 export type SafeWeakMap<K extends object, V> = WeakMap<K, V>;

@@ -48,7 +48,8 @@ function setField(target: Record<string, unknown>, key: string, value: unknown):
 
 export function safeJson(value: unknown): string {
   const seen = new SafeSet<unknown>();
-  const convert = (v: unknown): unknown => {
+  // `viaToJSON`: the value a toJSON returned is not asked again (JSON applies it once).
+  const convert = (v: unknown, viaToJSON = false): unknown => {
     if (typeof v === 'bigint') return BigIntPrototypeToString(v);
     if (typeof v === 'function') return functionLabel(v);
     if (typeof v === 'symbol') return SymbolPrototypeToString(v);
@@ -76,8 +77,8 @@ export function safeJson(value: unknown): string {
         for (let i = 0; i < length; i++) setField(list as unknown as Record<string, unknown>, String_(i), convert((v as unknown[])[i]));
         return list;
       }
-      const toJSON = (v as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === 'function') return convert(FunctionPrototypeCall(toJSON as () => unknown, v));
+      const toJSON = viaToJSON ? undefined : (v as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return convert(FunctionPrototypeCall(toJSON as () => unknown, v), true);
       const keys = ObjectKeys(v);
       for (let i = 0; i < keys.length; i++) setField(out, keys[i], convert((v as Record<string, unknown>)[keys[i]]));
       return out;

@@ -13,7 +13,7 @@ import { Executor, type ExecutionReport } from '../execution';
 import { McpDiscovery, McpRun } from '../mcp/client';
 import { EgressGuard } from '../network';
 import { fillGit, type FilledFileArea } from '../sessions';
-import { hostModules, SessionStates, type RunServices } from '../stdlib';
+import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
 import { FileAreas } from '../vfs';
 import { RunnerPool } from '../../sandbox';
 
@@ -45,40 +45,53 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
   try {
     await pool.start();
-    const executor = new Executor({ pool, modules: hostModules(), audit: discardAudit, log: silentLog, limits: settings.limits, allows: 'none', newId: randomUUID });
     const secretValue = (name: string) => (blueprint.declarations.secrets.has(name) ? run.secrets[name] : undefined);
-    const files = fileAreas.open(run.fileArea, { sessionId, runId: randomUUID() }, { throwaway: true });
     const git = fillGit(blueprint.git, run.variables);
+    const models = new ModelBudgets(settings.limits, outbound);
     // `@mcp/` servers with static headers; a store secret's value is the one passed for its declared name.
     const storeSecret = (key: string) => {
       for (const [name, d] of blueprint.declarations.secrets) if (d.source === 'store' && d.key === key) return run.secrets[name];
       return undefined;
     };
     const version = run.userAgent.replace(/^svc\//, '');
-    const mcp =
-      Object.keys(blueprint.mcp).length > 0
-        ? new McpRun({ blueprint, scope: { sessionId, harness: run.secrets }, discovery: new McpDiscovery({ dispatcher: outbound, storeSecret, log: silentLog, version }), dispatcher: outbound, version })
-        : undefined;
-    const services: RunServices = {
-      files,
-      sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
-      secretValue,
-      git: blueprint.git
-        ? {
-            identity: git.ok && git.value ? git.value.identity : null,
-            ...(git.ok ? {} : { identityProblem: git.error }),
-            username: git.ok && git.value ? git.value.username : undefined,
-            token: () => secretValue('GIT_TOKEN'),
-            dispatcher: outbound,
-          }
-        : undefined,
-      http: { allowInsecureHttp: blueprint.allowInsecureHttp, authProxy: blueprint.authProxy, secretValue, dispatcher: outbound, userAgent: run.userAgent },
-      ...(mcp ? { mcp } : {}),
-      endOfRun: () => {
-        files.release();
-        void mcp?.close();
-      },
+    const mcpDiscovery = new McpDiscovery({ dispatcher: outbound, storeSecret, log: silentLog, version });
+    const services = (): RunServices => {
+      const files = fileAreas.open(run.fileArea, { sessionId, runId: randomUUID() }, { throwaway: true });
+      const mcp = Object.keys(blueprint.mcp).length > 0 ? new McpRun({ blueprint, scope: { sessionId, harness: run.secrets }, discovery: mcpDiscovery, dispatcher: outbound, version }) : undefined;
+      return {
+        files,
+        sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
+        secretValue,
+        git: blueprint.git
+          ? {
+              identity: git.ok && git.value ? git.value.identity : null,
+              ...(git.ok ? {} : { identityProblem: git.error }),
+              username: git.ok && git.value ? git.value.username : undefined,
+              token: () => secretValue('GIT_TOKEN'),
+              dispatcher: outbound,
+            }
+          : undefined,
+        models: models.forRun(blueprint.llm ?? {}, secretValue),
+        http: { allowInsecureHttp: blueprint.allowInsecureHttp, authProxy: blueprint.authProxy, secretValue, dispatcher: outbound, userAgent: run.userAgent },
+        ...(mcp ? { mcp } : {}),
+        endOfRun: () => {
+          files.release();
+          void mcp?.close();
+        },
+      };
     };
+    const executor = new Executor({
+      pool,
+      // A local run is never cancelled from outside; the run's own limits end it.
+      shutdown: new AbortController().signal,
+      runServices: services,
+      modules: hostModules(),
+      audit: discardAudit,
+      log: silentLog,
+      limits: settings.limits,
+      allows: 'none',
+      newId: randomUUID,
+    });
     return await executor.execute({
       entryPoint: 'http',
       principal: 'local',
@@ -87,8 +100,9 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
       variables: run.variables,
       cwd: run.fileArea.cwd,
       code: run.code,
-      signal: new AbortController().signal,
-      services,
+      fileArea: run.fileArea,
+      harnessSecrets: run.secrets,
+      throwaway: true,
     });
   } finally {
     await pool.stop();

@@ -114,6 +114,8 @@ export function executePrompt(blueprint: Blueprint, tools: ToolNames): string {
     'Nothing enforces types at run time: validate parsed JSON, HTTP and session data yourself.',
   );
   if (Object.keys(blueprint.mcp).length > 0) parts.push(`MCP servers are configured: search \`@mcp/\` with ${tools.search}, read their docs, then import (e.g. \`import linear from "@mcp/linear"\`); check optional fields of results.`);
+  if (has('llm')) parts.push(`\`svc:llm\` models: ${Object.keys(blueprint.llm.models ?? {}).map((m) => `\`${m}\``).join(', ')}. \`call(model, prompt)\` returns a Completion (check \`ok\`, \`reason\`, \`retryable\`); with a JSON Schema as third argument it returns the parsed value or throws; \`batch\` keeps prompt order (at most 128).`);
+  if (has('embedding')) parts.push(`\`svc:embedding\` models: ${Object.keys(blueprint.llm.embedding_models ?? {}).map((m) => `\`${m}\``).join(', ')}. \`embed(model, texts, "query" | "document")\` returns unit vectors (\`vector(i)\`, \`bytes(i)\`); compare only vectors with the same \`identity\`.`);
   if (has('git')) parts.push('`svc:git` is available (read its docs): init, clone, fetch, pull and commit need git capabilities; the rest does not; there is no push.');
   const situation: string[] = [];
   if (has('fs') || has('code')) situation.push(sandboxPhrase(blueprint));

@@ -5,9 +5,10 @@ import { createHash } from 'node:crypto';
 import { auditVariables, type AuditWriter, type ServerLog } from '../audit';
 import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
-import type { HostModule, RunServices } from '../stdlib';
+import { runTokenUsage, type HostModule, type RunServices } from '../stdlib';
+import type { FilledVfs } from '../vfs';
 import { compileProgram, type CompileResult, type RunnerPool, type RunOutcome } from '../../sandbox';
-import { HostDispatcher } from './host-dispatch';
+import { HostDispatcher, type IssuedDenial } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
 import { metrics, timed } from '../metrics';
 import { reportRunFailure } from '../telemetry';
@@ -21,6 +22,18 @@ export interface RunBlueprint {
   policy: PermissionPolicy;
 }
 
+/** What a run's services (file area, session state, secrets, git, http) are built from. */
+export interface RunServicesRequest {
+  sessionId: string;
+  blueprintName: string;
+  fileArea: FilledVfs;
+  harnessSecrets: Readonly<Record<string, string>>;
+  variables: Readonly<Record<string, string>>;
+  /** A one-off run's throw-away session: its area and state go when the run returns. */
+  throwaway: boolean;
+}
+
+/** One run in a session: the REST one-off, the REST session execute and the MCP tool. */
 export interface ExecutionRequest {
   entryPoint: EntryPoint;
   principal: string;
@@ -29,9 +42,10 @@ export interface ExecutionRequest {
   variables: Record<string, string>;
   cwd: string;
   code: string;
-  /** Aborted when the server cancels the run (end of the shutdown grace). */
-  signal: AbortSignal;
-  services?: RunServices;
+  /** The session's filled file area and its harness secrets (services are built here, once). */
+  fileArea: FilledVfs;
+  harnessSecrets: Readonly<Record<string, string>>;
+  throwaway?: boolean;
   executionId?: string;
 }
 
@@ -51,6 +65,10 @@ export interface RefusedRequest {
 
 export interface ExecutorOptions {
   pool: RunnerPool;
+  /** The server's cancellation: aborted at the end of the shutdown grace; every run listens. */
+  shutdown: AbortSignal;
+  /** Builds a run's services; without it a run has none (tests of the run path alone). */
+  runServices?: (request: RunServicesRequest) => RunServices;
   modules: ReadonlyMap<string, HostModule>;
   audit: AuditWriter;
   log: ServerLog;
@@ -59,6 +77,8 @@ export interface ExecutorOptions {
   newId: () => string;
   now?: () => number;
 }
+
+type RecordBase = Record<string, unknown> & { execution_id: string; blueprint: string; session_id: string; source_hash: string };
 
 /** Compiled programs by source hash: agents often resend the same program (retries, loops). */
 const COMPILE_CACHE_SIZE = 256;
@@ -72,6 +92,18 @@ function sourceFacts(code: string) {
 /** The server-log outcome vocabulary folds every other failure into `error`. */
 function logOutcome(outcome: string): string {
   return ['ok', 'fuel_exhausted', 'timeout', 'memory_exhausted'].includes(outcome) ? outcome : 'error';
+}
+
+/**
+ * A report of `permission_denied` counts only when the host issued that refusal in this
+ * run (same caller, capability and source); anything else the guest claims is a runtime error.
+ */
+export function confirmDenial(error: ExecuteError, issued: readonly IssuedDenial[]): ExecuteError {
+  if (error.kind !== 'permission_denied') return error;
+  const matches = issued.some((d) => d.caller === error.caller && d.capability === error.capability && d.source === error.source);
+  if (matches) return error;
+  const { caller: _caller, capability: _capability, source: _source, ...rest } = error;
+  return { ...rest, kind: 'runtime_error' };
 }
 
 export class Executor {
@@ -126,18 +158,35 @@ export class Executor {
     };
     audit.write({ ...base, event: 'started' });
     const started = this.now();
+    const services =
+      this.options.runServices?.({
+        sessionId: request.sessionId,
+        blueprintName: request.blueprint.name,
+        fileArea: request.fileArea,
+        harnessSecrets: request.harnessSecrets,
+        variables: request.variables,
+        throwaway: request.throwaway === true,
+      }) ?? {};
+    try {
+      return await this.run(request, base, ids, services, started);
+    } finally {
+      services.endOfRun?.();
+    }
+  }
 
+  private async run(request: ExecutionRequest, base: RecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number): Promise<ExecutionReport> {
+    const { audit } = this.options;
+    const executionId = ids.executionId;
     // `@mcp/<server>` Packages the program imports are discovered for this run only.
-    const mcp = request.services?.mcp ? await request.services.mcp.prepare(request.code) : null;
+    const mcp = services.mcp ? await services.mcp.prepare(request.code) : null;
     const modules: ReadonlyMap<string, HostModule> = mcp?.modules.length ? new Map([...this.options.modules, ...mcp.modules.map((m) => [m.name, m] as const)]) : this.options.modules;
     const warnings = mcp?.warnings ?? [];
-    const compiled = await this.compile(request.code, base.source_hash, request.services ?? {}, modules, mcp?.unavailable ?? {});
+    const compiled = await this.compile(request.code, base.source_hash, services, modules, mcp?.unavailable ?? {});
     if (!compiled.ok) {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
       this.finish(base, { outcome: 'error', errorClass: 'compile_error', wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs });
       reportRunFailure(request.entryPoint, error, request.code);
-      request.services?.endOfRun?.();
       return executeResult(ids, null, [], error, warnings);
     }
 
@@ -155,9 +204,13 @@ export class Executor {
       audit,
       this.options.allows,
     );
+    // The run's own signal: aborted when it ends or when the server cancels; the listener
+    // on the server-wide signal goes with the run (it would otherwise keep the run alive).
     const runEnded = new AbortController();
+    const shutdown = this.options.shutdown;
     const onCancel = () => runEnded.abort();
-    request.signal.addEventListener('abort', onCancel, { once: true });
+    shutdown.addEventListener('abort', onCancel, { once: true });
+    if (shutdown.aborted) runEnded.abort();
     let outcome: RunOutcome;
     let dispatcher: HostDispatcher | undefined;
     try {
@@ -169,7 +222,7 @@ export class Executor {
           blueprintName: request.blueprint.name,
           variables: request.variables,
           signal: runEnded.signal,
-          services: request.services ?? {},
+          services,
         },
         modules,
         decisions,
@@ -181,19 +234,18 @@ export class Executor {
           hostModules: this.guestModules(compiled.script.hostModules, modules),
           guestModules: this.guestSources(compiled.script.hostModules, modules),
           limits: this.runLimits(),
-          signal: request.signal,
+          signal: runEnded.signal,
         },
         dispatcher.handle,
       );
     } finally {
       dispatcher?.end();
-      request.signal.removeEventListener('abort', onCancel);
+      shutdown.removeEventListener('abort', onCancel);
       runEnded.abort();
       decisions.flush();
-      request.services?.endOfRun?.();
     }
 
-    const error: ExecuteError | null = outcome.error ? { ...outcome.error } : null;
+    const error: ExecuteError | null = outcome.error ? confirmDenial({ ...outcome.error }, dispatcher?.denials ?? []) : null;
     reportRunFailure(request.entryPoint, error, request.code);
     this.finish(base, {
       outcome: outcome.outcome,
@@ -202,6 +254,7 @@ export class Executor {
       hostFuel: outcome.hostFuel,
       memoryPeak: outcome.memoryPeak,
       wallMs: outcome.wallMs,
+      tokens: runTokenUsage(services.models),
     });
     return executeResult(ids, outcome.result, outcome.console, error, warnings);
   }
@@ -251,8 +304,8 @@ export class Executor {
   }
 
   private finish(
-    base: Record<string, unknown> & { execution_id: string; blueprint: string; session_id: string },
-    usage: { outcome: string; errorClass?: string; wasmFuel: number; hostFuel: number; memoryPeak: number; wallMs: number },
+    base: RecordBase,
+    usage: { outcome: string; errorClass?: string; wasmFuel: number; hostFuel: number; memoryPeak: number; wallMs: number; tokens?: { model_tokens: number; embedding_tokens: number } },
   ): void {
     const fuel = usage.wasmFuel + usage.hostFuel;
     this.options.audit.write({
@@ -264,8 +317,8 @@ export class Executor {
       wasm_fuel: usage.wasmFuel,
       host_fuel: usage.hostFuel,
       memory_peak: usage.memoryPeak,
-      model_tokens: 0,
-      embedding_tokens: 0,
+      model_tokens: usage.tokens?.model_tokens ?? 0,
+      embedding_tokens: usage.tokens?.embedding_tokens ?? 0,
       wall_ms: usage.wallMs,
     });
     this.options.log.info('svc_server::execute', 'execution finished', {

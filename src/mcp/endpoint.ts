@@ -182,8 +182,8 @@ export class McpEndpoint {
           variables: { ...view.variables },
           cwd: view.fileArea.cwd,
           code: args.code,
-          signal: new AbortController().signal,
-          services: this.deps.servicesFor(view),
+          fileArea: view.fileArea,
+          harnessSecrets: view.secrets,
         });
         if (report.lastRun) this.deps.sessions.recordLastRun(session.id, report.lastRun);
         const r = report.response;

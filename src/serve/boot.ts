@@ -22,7 +22,7 @@ import { mountSessionRoutes } from '../http/routes/sessions';
 import { mountOpenApiRoute } from '../http/openapi';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
-import { hostModules, SessionStates, type RunServices } from '../stdlib';
+import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
 import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
 import { EgressGuard } from '../network';
@@ -109,16 +109,6 @@ export async function boot(options: BootOptions): Promise<void> {
   });
   await pool.start();
   closers.push(() => pool.stop());
-  const executor = new Executor({
-    pool,
-    modules: hostModules(),
-    audit,
-    log,
-    limits: settings.limits,
-    allows: settings.logging.audit.allows,
-    newId: randomUUID,
-  });
-
   const fileAreas = new FileAreas(settings);
   closers.push(() => fileAreas.close());
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
@@ -136,6 +126,7 @@ export async function boot(options: BootOptions): Promise<void> {
   };
   const egress = new EgressGuard({ grants: settings.network, hosts: settings.network.hosts });
   const outbound = egress.dispatcher();
+  const modelBudgets = new ModelBudgets(settings.limits, outbound);
   closers.push(() => outbound.close());
   // MCP client: OAuth logins and their tokens, discovery of upstream servers.
   const oauth = new OAuthService({
@@ -173,6 +164,7 @@ export async function boot(options: BootOptions): Promise<void> {
       sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
       secretValue,
       git: gitServices(blueprint, secrets.variables, secretValue),
+      models: modelBudgets.forRun(blueprint?.llm ?? {}, secretValue),
       http: {
         allowInsecureHttp: blueprint?.allowInsecureHttp ?? false,
         authProxy: blueprint?.authProxy ?? [],
@@ -188,6 +180,18 @@ export async function boot(options: BootOptions): Promise<void> {
       },
     };
   };
+
+  const executor = new Executor({
+    pool,
+    shutdown: cancel.signal,
+    runServices: (run) => runServices(run.sessionId, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
+    modules: hostModules(),
+    audit,
+    log,
+    limits: settings.limits,
+    allows: settings.logging.audit.allows,
+    newId: randomUUID,
+  });
 
   const { sessions, ledger } = startSessionServices({
     sessionStoreDir: settings.paths.sessionStoreDir,
@@ -211,6 +215,7 @@ export async function boot(options: BootOptions): Promise<void> {
       activeSessions: () => sessions.activeCount(),
       blueprintNames: () => registry.names(),
       counters: () => ({ ...lookupCounters }),
+      tokenBudgets: () => modelBudgets.status(),
       requestShutdown: (trigger) => void shutdown.stop(trigger),
     }),
   );
@@ -225,7 +230,6 @@ export async function boot(options: BootOptions): Promise<void> {
       resolveBlueprint: (name) => registry.get(name),
       rememberLastRun: (sessionId, lastRun) => sessions.rememberOneOffRun(sessionId, lastRun),
       newId: randomUUID,
-      runServices: (sessionId, vfs, blueprint, harness, variables) => runServices(sessionId, vfs, { blueprint, harness, variables }, true),
     }),
   );
   const mcp = new McpEndpoint({
@@ -247,7 +251,6 @@ export async function boot(options: BootOptions): Promise<void> {
       executor,
       ledger,
       newId: randomUUID,
-      runServices: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
     }),
   );
 

@@ -5,3 +5,4 @@ export { hostModules, checkModule } from './registry';
 export { SessionStates } from './session';
 export { RunResources, ResourceError, MAX_OPEN_RESOURCES } from './resources';
 export { gated, ungated, type GateRequest, type AllowedGate, type GatedOperation, type UngatedOperation } from './types';
+export { ModelBudgets, runTokenUsage, type ModelServices } from './llm';

@@ -2,9 +2,11 @@
 // capability adds its module here; the execution layer and discovery read this table.
 import { codeModule } from './code';
 import { cryptoModule } from './crypto';
+import { embeddingModule } from './embedding';
 import { fsModule } from './fs';
 import { gitModule } from './git';
 import { httpModule } from './http';
+import { llmModule } from './llm';
 import { secretsModule } from './secrets';
 import { securityModule } from './security';
 import { sessionModule } from './session';
@@ -12,7 +14,7 @@ import type { HostModule } from './types';
 import { urlModule } from './url';
 import { uuidModule } from './uuid';
 
-const modules: HostModule[] = [fsModule, codeModule, httpModule, gitModule, sessionModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule];
+const modules: HostModule[] = [fsModule, codeModule, httpModule, gitModule, sessionModule, llmModule, embeddingModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule];
 
 /**
  * Refuses a module with an operation that declares no gate: every operation is either

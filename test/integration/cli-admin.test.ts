@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../harness';
-import { runSvc, runSvcInTerminal, serverEnv } from '../support/cli';
+import { START_TIMEOUT_MS, runSvc, runSvcInTerminal, serverEnv } from '../support/cli';
 
 const VALUE = `canary-${randomBytes(8).toString('hex')}`;
 
@@ -66,7 +66,7 @@ describe('svc against a server', () => {
   let dir: string;
   let env: Record<string, string>;
   before(async () => {
-    server = await startServer({ env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
+    server = await startServer({ env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') }, timeoutMs: START_TIMEOUT_MS });
     dir = tempDir('svc-cli-files-');
     env = serverEnv(server);
   });
@@ -198,7 +198,7 @@ describe('svc against a server', () => {
 });
 
 test('server stop asks the server to drain: it exits and audits shutdown_requested', async () => {
-  const server = await startServer();
+  const server = await startServer({ timeoutMs: START_TIMEOUT_MS });
   try {
     const stop = await runSvc(['server', 'stop'], { env: serverEnv(server) });
     assert.deepEqual([stop.code, stop.stdout], [0, `Stopping svc-server at ${server.url}\n`]);

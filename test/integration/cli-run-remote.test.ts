@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../harness';
-import { runSvc, serverEnv } from '../support/cli';
+import { START_TIMEOUT_MS, runSvc, serverEnv } from '../support/cli';
 
 const dir = tempDir('svc-cli-run-');
 const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text);
@@ -24,7 +24,7 @@ describe('svc run --remote', () => {
   let server: TestServer;
   let env: Record<string, string>;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ timeoutMs: START_TIMEOUT_MS });
     env = serverEnv(server, server.userToken);
     write('count.ts', 'import * as s from "svc:session";\nexport function main() {\n  const n = (s.get("n") ?? 0) + 1;\n  s.set("n", n);\n  console.log("run " + n);\n  return n;\n}\n');
     const registered = await server.request('POST', '/v1/blueprints', {

@@ -3,12 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, tempDir } from '../harness';
-import { runSvc } from '../support/cli';
+import { START_TIMEOUT_MS, runSvc } from '../support/cli';
 import { selfSignedCertificate } from '../support/tls';
 
 test('an untrusted certificate is refused with a NODE_EXTRA_CA_CERTS hint; trusted through it, the same command works', async () => {
   const { certFile, keyFile } = selfSignedCertificate(tempDir());
-  const server = await startServer({ args: ['--tls-cert-file', certFile, '--tls-key-file', keyFile] });
+  const server = await startServer({ args: ['--tls-cert-file', certFile, '--tls-key-file', keyFile], timeoutMs: START_TIMEOUT_MS });
   try {
     const url = `https://localhost:${server.port}`;
     const env = { SVC_SERVER_URL: url, SVC_SERVER_TOKEN: server.adminToken };

@@ -77,3 +77,83 @@ export function main() {
     assert.deepEqual(JSON.parse(reply.result), { files: ['/allowed.txt'], text: 'two', refused: 'PermissionDeniedError' });
   });
 });
+
+describe('the run report cannot be forged', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ args: ['--max-execution-fuel', '5000000', '--max-execution-time', '60'] });
+    await register(server, NARROW);
+  });
+  after(async () => server.stop());
+
+  test('a self-made PermissionDeniedError stays a runtime_error even with WeakSet, WeakMap and toJSON patched', async () => {
+    const reply = await run(
+      server,
+      'narrow',
+      `export function main() {
+  WeakSet.prototype.has = () => true;
+  WeakMap.prototype.get = () => ({ caller: "main", capability: "fs.read", source: "policy" });
+  WeakMap.prototype.has = () => true;
+  Object.prototype.toJSON = function () { return { ok: false, name: "PermissionDeniedError", message: "forged", denied: { caller: "main", capability: "fs.read", source: "policy" } }; };
+  throw new PermissionDeniedError("permission denied: forged", "main", "fs.read", "forged", "policy");
+}`,
+    );
+    assert.equal(reply.error?.kind, 'runtime_error', JSON.stringify(reply.error));
+    assert.equal(server.audit({ type: 'decision', decision: 'deny' }).length, 0);
+  });
+
+  test('a real denial, caught, edited and rethrown keeps the host’s caller, capability and source', async () => {
+    const reply = await run(
+      server,
+      'narrow',
+      `import * as fs from "svc:fs";
+export function main() {
+  try { fs.writeText("/secret.txt", "x"); } catch (e) {
+    Object.defineProperty(e, "capability", { value: "http.get" });
+    Object.defineProperty(e, "source", { value: "invariant" });
+    Object.defineProperty(e, "caller", { value: "@evil/pkg" });
+    throw e;
+  }
+}`,
+    );
+    assert.equal(reply.error?.kind, 'permission_denied');
+    assert.deepEqual([reply.error.caller, reply.error.capability, reply.error.source], ['main', 'fs.write', 'policy']);
+  });
+
+  test('toJSON on Object.prototype and Array.prototype cannot turn a result into another report', async () => {
+    const reply = await run(
+      server,
+      'narrow',
+      `export function main() {
+  Object.prototype.toJSON = function () { return { ok: false, name: "PermissionDeniedError", message: "m", denied: { caller: "main", capability: "fs.read", source: "policy" } }; };
+  Array.prototype.toJSON = function () { return "array"; };
+  return "plain";
+}`,
+    );
+    assert.equal(reply.error, null, JSON.stringify(reply.error));
+    assert.equal(reply.result, 'plain');
+  });
+
+  test('patched Math.ceil, Object.keys and getters on Object.prototype do not switch the fuel limit off', async () => {
+    const reply = await server.request('POST', '/v1/execute', {
+      token: server.userToken,
+      body: {
+        blueprint: 'narrow',
+        code: `import * as fs from "svc:fs";
+export function main() {
+  Math.ceil = () => NaN;
+  Object.keys = () => [];
+  Object.defineProperty(Object.prototype, "fuel", { get() { return -1e12; }, configurable: true });
+  Object.defineProperty(Object.prototype, "value", { get() { return "forged"; }, configurable: true });
+  const listed = fs.list("/");
+  let n = 0;
+  for (;;) { n++; }
+}`,
+      },
+    });
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.json.error?.kind, 'fuel_exhausted', JSON.stringify(reply.json.error));
+    const finished = server.audit({ type: 'execution', event: 'finished' }).at(-1)!;
+    assert.ok(Number(finished.fuel) > 0 && Number.isFinite(Number(finished.fuel)), finished.fuel);
+  });
+});

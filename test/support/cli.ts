@@ -7,6 +7,9 @@ import { repoRoot, tempDir, type TestServer } from '../harness';
 
 export const svcBin = path.join(repoRoot, 'bin', 'svc');
 
+/** CLI test files share a loaded machine with the rest of the suite: give their servers time to boot. */
+export const START_TIMEOUT_MS = 60_000;
+
 export interface SvcResult {
   code: number | null;
   stdout: string;

@@ -29,7 +29,8 @@ export interface RunOptions extends ServerOptions {
 /** Error kinds that mean the program never ran (exit 3), as opposed to a program failure (exit 1). */
 const NOT_ATTEMPTED_KINDS = new Set(['blueprint_not_found', 'invalid_request', 'package_resolution']);
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+/** Repeatable options collect into a list (no default, so help shows none). */
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 export function registerRunCommand(root: Command, context: CliContext): void {
   const { io } = context;
@@ -39,12 +40,12 @@ export function registerRunCommand(root: Command, context: CliContext): void {
       .description('run a program: locally in this process (default) or on a server with --remote')
       .argument('<program>', 'TypeScript program file defining main()')
       .option('--blueprint <file|name>', 'local: a Blueprint YAML file (default: built-in compute-only); --remote: a registered Blueprint name')
-      .option('--var <name=value>', 'bind a Blueprint variable (repeatable)', collect, [])
-      .option('--secret <NAME>', 'supply secret NAME from the environment variable NAME (repeatable; never a value)', collect, [])
+      .option('--var <name=value>', 'bind a Blueprint variable (repeatable)', collect)
+      .option('--secret <NAME>', 'supply secret NAME from the environment variable NAME (repeatable; never a value)', collect)
       .option('--allow-localhost', 'local: let outbound calls reach loopback')
       .option('--allow-private', 'local: let outbound calls reach private ranges')
-      .option('--allow-ip <ip|cidr>', 'local: let outbound calls reach this address or range (repeatable)', collect, [])
-      .option('--add-host <name=ip>', 'local: resolve this host name to this address, like /etc/hosts (repeatable; also SVC_ADD_HOSTS)', collect, [])
+      .option('--allow-ip <ip|cidr>', 'local: let outbound calls reach this address or range (repeatable)', collect)
+      .option('--add-host <name=ip>', 'local: resolve this host name to this address, like /etc/hosts (repeatable; also SVC_ADD_HOSTS)', collect)
       .option('--remote', 'send the program to the server instead of running it here')
       .option('--session <id>', '--remote: run inside this open session')
       .option('--idempotency-key <key>', '--remote --session: run at most once for this key (retries get the recorded result)'),
@@ -57,7 +58,8 @@ export function registerRunCommand(root: Command, context: CliContext): void {
     'svc run step.ts --remote --session 3f0c… --idempotency-key step-7',
   );
   run.addHelpText('after', '\nLimits come from the SVC_MAX_* variables (as for svc-server); outbound grants also from SVC_ALLOW_*.\nExit status: 0 ok, 1 the program failed, 2 usage error, 3 the run could not be attempted.\n');
-  run.action(async (file: string, options: RunOptions) => {
+  run.action(async (file: string, given: Partial<RunOptions>) => {
+    const options: RunOptions = { ...given, var: given.var ?? [], secret: given.secret ?? [], allowIp: given.allowIp ?? [], addHost: given.addHost ?? [] };
     checkCombination(options);
     const code = readProgram(file, io);
     const variables = parseVariables(options.var);

@@ -5,8 +5,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Executor, ExecuteResult, LastRunRecord, RunBlueprint } from '../../execution';
-import { bindBlueprint, type BindableBlueprint, type SessionBinding } from '../../sessions';
-import type { RunServices } from '../../stdlib';
+import { bindBlueprint, type BindableBlueprint } from '../../sessions';
 import { bodyOf, jsonBody } from '../validation';
 import type { AppEnv } from '../types';
 
@@ -19,8 +18,6 @@ export interface ExecuteRouteDependencies {
   /** Keeps the last-run record of a one-off run (readable by its session id). */
   rememberLastRun: (sessionId: string, lastRun: LastRunRecord) => void;
   newId: () => string;
-  /** Per-run services of a one-off run (its file area, ...), from the filled `vfs`. */
-  runServices?: (sessionId: string, fileArea: SessionBinding['fileArea'], blueprint: string, harnessSecrets: Record<string, string>, variables: Record<string, string>) => RunServices;
 }
 
 const stringMap = z.record(z.string(), z.string());
@@ -69,8 +66,9 @@ export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependen
       variables: binding.value.variables,
       cwd: binding.value.fileArea.cwd,
       code: body.code,
-      signal: c.get('cancelSignal'),
-      services: deps.runServices?.(sessionId, binding.value.fileArea, blueprint.name, binding.value.secrets, binding.value.variables),
+      fileArea: binding.value.fileArea,
+      harnessSecrets: binding.value.secrets,
+      throwaway: true,
     });
     if (report.lastRun) deps.rememberLastRun(sessionId, report.lastRun);
     return c.json(report.response);

@@ -11,6 +11,8 @@ export interface OpsDependencies {
   blueprintNames: () => string[];
   /** Usage counters (svc extension of the status body), e.g. discovery lookups. */
   counters?: () => Record<string, number>;
+  /** Model and embedding tokens spent and reserved against the server budgets. */
+  tokenBudgets?: () => Record<string, unknown>;
   /** Starts the drain after the response has been sent. */
   requestShutdown: (trigger: 'api') => void;
 }
@@ -32,6 +34,7 @@ export function mountOpsRoutes(app: Hono<AppEnv>, deps: OpsDependencies): void {
       active_sessions: deps.activeSessions(),
       blueprints,
       ...(deps.counters ? { lookups: deps.counters() } : {}),
+      ...(deps.tokenBudgets ? { token_budgets: deps.tokenBudgets() } : {}),
     });
   });
 

@@ -16,7 +16,6 @@ import {
   type SessionManager,
   type SessionView,
 } from '../../sessions';
-import type { RunServices } from '../../stdlib';
 import { bodyOf, jsonBody } from '../validation';
 import { metrics } from '../../metrics';
 import type { AppEnv } from '../types';
@@ -31,7 +30,6 @@ export interface SessionRouteDependencies {
   ledger: IdempotencyLedger | null;
   newId: () => string;
   /** Per-run services of a session run (its file area, svc:session state, harness secrets). */
-  runServices?: (session: SessionView, blueprint: RoutableBlueprint) => RunServices;
 }
 
 const stringMap = z.record(z.string(), z.string());
@@ -184,8 +182,8 @@ async function runGuarded(
       variables: { ...session.variables },
       cwd: session.fileArea.cwd,
       code,
-      signal: c.get('cancelSignal'),
-      services: deps.runServices?.(session, blueprint),
+      fileArea: session.fileArea,
+      harnessSecrets: session.secrets,
       executionId,
     });
   } catch (error) {

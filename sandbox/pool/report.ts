@@ -1,0 +1,83 @@
+// What a runner sends is data to check, not to trust: the run report and host-call
+// messages are read field by field into known shapes. A report in any other shape is
+// refused (the run ends as an error); figures are clamped to what the run could spend.
+import type { FromRunner, GuestFailure, RunnerOutcome } from '../runner/protocol';
+import type { RunLimits } from './types';
+
+const KINDS: ReadonlySet<string> = new Set(['ok', 'error', 'fuel_exhausted', 'timeout', 'memory_exhausted', 'stack_exhausted', 'cancelled', 'crashed']);
+const DENIAL_SOURCES: ReadonlySet<string> = new Set(['policy', 'invariant', 'read_only']);
+/** Text fields are capped so a report cannot grow the server's memory without bound. */
+const MAX_TEXT = 1024 * 1024;
+const MAX_CONSOLE_LINES = 10_001;
+
+export type CheckedOutcome = RunnerOutcome;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function text(value: unknown, max = MAX_TEXT): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
+
+/** A finite figure in [0, max]; anything else counts as 0. */
+function figure(value: unknown, max: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return 0;
+  return Math.min(value, max);
+}
+
+function failureOf(value: unknown): GuestFailure | null | undefined {
+  if (value === null || value === undefined) return null;
+  if (!isRecord(value)) return undefined;
+  const name = text(value.name, 4096);
+  const message = text(value.message);
+  if (name === undefined || message === undefined) return undefined;
+  const failure: GuestFailure = { name, message };
+  const headline = text(value.headline);
+  if (headline !== undefined) failure.headline = headline;
+  const stack = text(value.stack);
+  if (stack !== undefined) failure.stack = stack;
+  const denied = value.denied;
+  if (isRecord(denied)) {
+    const caller = text(denied.caller, 4096);
+    const capability = text(denied.capability, 4096);
+    const source = text(denied.source, 64);
+    if (caller !== undefined && capability !== undefined && source !== undefined && DENIAL_SOURCES.has(source)) failure.denied = { caller, capability, source };
+  }
+  return failure;
+}
+
+/** The run report in its known shape, or null when the runner sent something else. */
+export function readOutcome(raw: unknown, limits: RunLimits): CheckedOutcome | null {
+  if (!isRecord(raw) || typeof raw.kind !== 'string' || !KINDS.has(raw.kind)) return null;
+  const kind = raw.kind as RunnerOutcome['kind'];
+  if (kind === 'ok' && raw.result !== null && typeof raw.result !== 'string') return null;
+  const failure = failureOf(raw.failure);
+  if (failure === undefined) return null;
+  if (!Array.isArray(raw.console) || raw.console.length > MAX_CONSOLE_LINES || !raw.console.every((line) => typeof line === 'string')) return null;
+  const budget = Number.isFinite(limits.fuel) && limits.fuel > 0 ? limits.fuel : Number.MAX_SAFE_INTEGER;
+  const hostFuel = figure(raw.hostFuel, budget);
+  return {
+    kind,
+    result: kind === 'ok' ? ((raw.result as string | null) ?? null) : null,
+    failure,
+    limitStack: text(raw.limitStack),
+    console: raw.console as string[],
+    // The run cannot have spent more than its budget, whatever the report says.
+    wasmFuel: figure(raw.wasmFuel, Math.max(0, budget - hostFuel)),
+    hostFuel,
+    memoryPeak: figure(raw.memoryPeak, Number.MAX_SAFE_INTEGER),
+    wallMs: figure(raw.wallMs, Number.MAX_SAFE_INTEGER),
+  };
+}
+
+type HostCallMessage = Extract<FromRunner, { type: 'host-call' }>;
+
+/** A host-call message in its known shape, or null. */
+export function readHostCall(raw: unknown): HostCallMessage | null {
+  if (!isRecord(raw)) return null;
+  const { runId, callId, module, op, args, fuelLeft } = raw;
+  if (typeof runId !== 'number' || typeof callId !== 'number' || typeof module !== 'string' || typeof op !== 'string' || typeof args !== 'string') return null;
+  return { type: 'host-call', runId, callId, module, op, args, fuelLeft: typeof fuelLeft === 'number' && Number.isFinite(fuelLeft) ? fuelLeft : 0 };
+}
