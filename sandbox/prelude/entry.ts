@@ -47,6 +47,7 @@ import { makeConsole } from './console';
 import { resultText } from './result';
 import { renderValue } from './render';
 import { decodeWire, encodeArgs, encodeValue } from './wire';
+import { installWeb, startWebRun, webTimers } from './web';
 
 interface Linked {
   units: Record<string, (require: (name: string) => unknown, module: { exports: Record<string, unknown> }, exports: Record<string, unknown>) => void>;
@@ -110,6 +111,7 @@ define('assert', (condition: unknown, message?: string) => {
   if (!condition) throw new Error(message === undefined || message === null ? 'assertion failed' : String_(message));
 });
 define('crypto', { getRandomValues, randomUUID });
+installWeb(define);
 // No WebAssembly and no code generation from strings: both would escape fuel metering.
 const global = globalThis as Record<string, unknown>;
 delete global.WebAssembly;
@@ -310,6 +312,8 @@ function run(link: (rt: unknown) => Linked, specJson: string): void {
     const fuelLeft = own(linked, 'fuelLeft') as Linked['fuelLeft'];
     const runMeter: Meter = { take: (units) => takeFuel(units), left: () => fuelLeft() };
     meter = runMeter;
+    // An error nothing caught in a timer, microtask or listener ends the run, as in Deno.
+    startWebRun((op, ...args) => hostCall(runMeter, 'web', op, args), fail);
     const namespaces = ObjectCreate(null) as Record<string, unknown>;
     const hostModules = own(spec, 'hostModules') ?? {};
     const moduleNames = ObjectKeys(hostModules);
@@ -359,12 +363,24 @@ function collect(): string {
   const now = outcome ?? {
     ok: false as const,
     name: 'Error',
-    message: 'main returned a promise that can never settle: nothing is left that could resolve it (there are no timers, and host calls are synchronous)',
+    message: 'main returned a promise that can never settle: nothing is left that could resolve it (no timer is pending, and host calls are synchronous)',
   };
+  const dropped = outcome === undefined ? 0 : webTimers.pendingCount();
+  if (dropped > 0) native.console(`[${dropped} pending timer${dropped === 1 ? ' was' : 's were'} dropped: the run ends when main settles]`);
   if (now.ok) return `{"ok":true${field('result', now.result)}${field('fuelLeft', fuelLeft)}}`;
   let denied = '';
   if (now.denied) denied = `,"denied":{"caller":${jsonQuote(now.denied.caller)},"capability":${jsonQuote(now.denied.capability)},"source":${jsonQuote(now.denied.source)}}`;
   return `{"ok":false${field('name', now.name)}${field('message', now.message)}${field('headline', now.headline)}${field('stack', now.stack)}${denied}${field('fuelLeft', fuelLeft)}}`;
 }
 
-define('__svc_entry', { run, collect });
+/** The runner's timer loop: the next due time while main is pending (-1: nothing to wait for). */
+function nextTimer(): number {
+  return outcome === undefined ? webTimers.nextDue() : -1;
+}
+
+/** Runs one due timer; the runner calls it again after the microtasks drain. */
+function fireTimers(now: number): void {
+  webTimers.fireDue(now);
+}
+
+define('__svc_entry', { run, collect, nextTimer, fireTimers });

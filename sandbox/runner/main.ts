@@ -52,6 +52,8 @@ interface Slot {
   leftState: boolean;
   pendingCalls: Map<number, (reply: HostReplyMessage) => void>;
   nextCallId: number;
+  /** Wakes the timer loop's wait when the run ends (limit, timeout, cancel). */
+  wake: (() => void) | null;
 }
 
 /** A warm isolate: reused across runs, each of which gets its own fresh context. */
@@ -73,6 +75,7 @@ interface Prepared {
   context: ivm.Context;
   run: ivm.Reference<(link: unknown, spec: string) => void>;
   collect: ivm.Reference<() => string>;
+  timers: GuestTimers;
   /** Host-side handles into the context: released with it, or they keep it alive. */
   handles: Array<{ release(): void }>;
   slot: Slot;
@@ -102,6 +105,7 @@ function newSlot(): Slot {
     leftState: false,
     pendingCalls: new Map(),
     nextCallId: 1,
+    wake: null,
   };
 }
 
@@ -119,6 +123,38 @@ function endRun(isolate: ivm.Isolate, slot: Slot, kind: RunnerOutcome['kind'], f
   if (!slot.live) return;
   if (slot.limit === null) slot.limit = { kind, fuelLeft, stack: typeof stack === 'string' ? stack : undefined };
   if (!isolate.isDisposed) isolate.dispose();
+  slot.wake?.();
+}
+
+/** The guest's timer entry points (sandbox/prelude/web/timers.ts). */
+interface GuestTimers {
+  nextTimer: ivm.Reference<() => number>;
+  fireTimers: ivm.Reference<(now: number) => void>;
+}
+
+/**
+ * The run loop for timers: while main is pending and a timer is, wait until the next one
+ * is due and let the guest fire it (one per call, so microtasks drain between callbacks).
+ * The wait counts against the time limit; a limit or cancellation wakes it and ends the loop.
+ */
+async function runTimers(isolate: ivm.Isolate, slot: Slot, timers: GuestTimers): Promise<void> {
+  while (!isolate.isDisposed) {
+    const due = (await timers.nextTimer.apply(undefined, [], { result: { copy: true } })) as number;
+    if (typeof due !== 'number' || due < 0) return;
+    const wait = due - Date.now();
+    if (wait > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        slot.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      slot.wake = null;
+    }
+    if (isolate.isDisposed) return;
+    await timers.fireTimers.apply(undefined, [Date.now()]);
+  }
 }
 
 /** Heap plus array buffers of the isolate (isolated-vm counts buffers as external memory). */
@@ -230,8 +266,12 @@ function prepareContext(engine: Engine): Prepared {
   const entry = jail.getSync('__svc_entry', { reference: true }) as ivm.Reference<Record<string, unknown>>;
   const run = entry.getSync('run', { reference: true }) as ivm.Reference<(link: unknown, spec: string) => void>;
   const collect = entry.getSync('collect', { reference: true }) as ivm.Reference<() => string>;
+  const timers: GuestTimers = {
+    nextTimer: entry.getSync('nextTimer', { reference: true }) as GuestTimers['nextTimer'],
+    fireTimers: entry.getSync('fireTimers', { reference: true }) as GuestTimers['fireTimers'],
+  };
   jail.deleteSync('__svc_entry');
-  prepared = { engine, context, run, collect, handles: [native, entry, run, collect], slot, base };
+  prepared = { engine, context, run, collect, timers, handles: [native, entry, run, collect, timers.nextTimer, timers.fireTimers], slot, base };
   return prepared;
 }
 
@@ -359,7 +399,8 @@ async function handleRun(message: RunMessage): Promise<void> {
       // A rejection nobody handled surfaces here; the program's own outcome still counts.
       if (isolate.isDisposed) throw error;
     }
-    // Microtasks have drained: main has settled, or it never will.
+    await runTimers(isolate, slot, prepared.timers);
+    // Microtasks have drained and no timer can fire: main has settled, or it never will.
     if (!isolate.isDisposed) {
       notePeak(prepared);
       collected = JSON.parse(prepared.collect.applySync(undefined, [], { result: { copy: true } }) as string);

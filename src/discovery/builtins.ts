@@ -6,16 +6,17 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type TypeScript from 'typescript';
 
-export const BUILTIN_NAMESPACES = ['Intl', 'JSON', 'Math', 'Reflect', 'Temporal', 'console', 'crypto'];
+export const BUILTIN_NAMESPACES = ['Intl', 'JSON', 'Math', 'Reflect', 'Temporal', 'console', 'crypto', 'navigator', 'performance'];
 export const BUILTIN_TYPES = [
-  'AggregateError', 'Array', 'ArrayBuffer', 'Awaited', 'BigInt', 'BigInt64Array', 'BigUint64Array', 'Boolean', 'DataView', 'Date', 'Error', 'EvalError', 'Exclude',
-  'Extract', 'FinalizationRegistry', 'Float32Array', 'Float64Array', 'Function', 'Int16Array', 'Int32Array', 'Int8Array', 'Map', 'NonNullable', 'Number', 'Object',
-  'Omit', 'Parameters', 'Partial', 'PermissionDeniedError', 'Pick', 'Promise', 'Proxy', 'QuotaExceededError', 'RangeError', 'Readonly', 'Record', 'ReferenceError', 'RegExp',
-  'Required', 'ReturnType', 'Set', 'String', 'Symbol', 'SyntaxError', 'TextDecoder', 'TextEncoder', 'TypeError', 'URIError', 'URL', 'URLSearchParams', 'Uint16Array',
-  'Uint32Array', 'Uint8Array', 'Uint8ClampedArray', 'WeakMap', 'WeakRef', 'WeakSet',
+  'AbortController', 'AbortSignal', 'AggregateError', 'Array', 'ArrayBuffer', 'Awaited', 'BigInt', 'BigInt64Array', 'BigUint64Array', 'Blob', 'Boolean', 'CryptoKey',
+  'DOMException', 'DataView', 'Date', 'Error', 'EvalError', 'Event', 'EventTarget', 'Exclude', 'Extract', 'File', 'FinalizationRegistry', 'Float32Array', 'Float64Array',
+  'FormData', 'Function', 'Headers', 'Int16Array', 'Int32Array', 'Int8Array', 'Map', 'NonNullable', 'Number', 'Object', 'Omit', 'Parameters', 'Partial',
+  'PermissionDeniedError', 'Pick', 'Promise', 'Proxy', 'QuotaExceededError', 'RangeError', 'ReadableStream', 'Readonly', 'Record', 'ReferenceError', 'RegExp', 'Request',
+  'Required', 'Response', 'ReturnType', 'Set', 'String', 'Symbol', 'SyntaxError', 'TextDecoder', 'TextEncoder', 'TypeError', 'URIError', 'URL', 'URLSearchParams',
+  'Uint16Array', 'Uint32Array', 'Uint8Array', 'Uint8ClampedArray', 'WeakMap', 'WeakRef', 'WeakSet',
 ];
 /** Answered by builtins-docs though not listed. */
-export const BUILTIN_VALUES = ['assert', 'atob', 'btoa', 'structuredClone', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI', 'globalThis', 'NaN', 'Infinity', 'undefined'];
+export const BUILTIN_VALUES = ['assert', 'atob', 'btoa', 'structuredClone', 'fetch', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI', 'globalThis', 'NaN', 'Infinity', 'undefined'];
 
 const require = createRequire(import.meta.url);
 // TypeScript is large: load it on the first declarations lookup, not at server start.

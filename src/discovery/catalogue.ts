@@ -134,7 +134,8 @@ export function builtinsDocs(blueprint: Blueprint, modules: ReadonlyMap<string, 
   const moduleNames = [...modules.keys()];
   return {
     results: names.map((name) => {
-      if (name.startsWith('svc:') || name.startsWith('@') || moduleNames.includes(`svc:${name}`)) {
+      // `crypto` is both a built-in namespace and the short name of svc:crypto: the built-in wins.
+      if (name.startsWith('svc:') || name.startsWith('@') || (moduleNames.includes(`svc:${name}`) && !isBuiltinName(name))) {
         return { name, error: 'not_a_builtin', message: `${name} is a module or Package, not a built-in; read it with ${docsTool}` };
       }
       const declarations = builtinDeclarations(name);

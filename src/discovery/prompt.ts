@@ -53,7 +53,7 @@ function hostPhrase(filterText: string | undefined): string {
 
 function httpAccess(blueprint: Blueprint): string {
   const p = blueprint.policy;
-  if (p.default === 'allow') return 'Network (`svc:http`): requests are allowed unless a rule denies them.';
+  if (p.default === 'allow') return 'Network (`svc:http` and `fetch`): requests are allowed unless a rule denies them.';
   const byMethod = new Map<string, Set<string>>();
   let askOnly = false;
   for (const rule of p.callers.get('main') ?? []) {
@@ -65,14 +65,14 @@ function httpAccess(blueprint: Blueprint): string {
     hosts.add(hostPhrase(rule.filter ? printFilter(rule.filter) : undefined));
     byMethod.set(method, hosts);
   }
-  if (byMethod.size === 0) return `Network (\`svc:http\`): none — outbound HTTP is blocked by policy.${askOnly ? ' Calls needing human approval are refused.' : ''}`;
+  if (byMethod.size === 0) return `Network (\`svc:http\` and \`fetch\`): none — outbound HTTP is blocked by policy.${askOnly ? ' Calls needing human approval are refused.' : ''}`;
   const groups = new Map<string, string[]>();
   for (const [method, hosts] of byMethod) {
     const key = [...hosts].sort().join(', ');
     groups.set(key, [...(groups.get(key) ?? []), method]);
   }
   const text = [...groups].map(([hosts, methods]) => `${methods.join(', ')} → ${hosts}`).join('; ');
-  return `Network (\`svc:http\`): ${text}.${askOnly ? ' Some calls need human approval, which is not available: they are refused.' : ''}`;
+  return `Network (\`svc:http\` and \`fetch\`): ${text}.${askOnly ? ' Some calls need human approval, which is not available: they are refused.' : ''}`;
 }
 
 function sandboxPhrase(blueprint: Blueprint): string {
@@ -100,12 +100,13 @@ export function executePrompt(blueprint: Blueprint, tools: ToolNames): string {
     'Define `main` (sync or async) and return the result from it. Import only the `svc:` modules below' +
       (blueprint.packages.length ? ', the listed Packages' : '') +
       (Object.keys(blueprint.mcp).length ? ' and `@mcp/` Packages' : '') +
-      '; there is no npm, no Node.js module, no `require`, `process`, `fetch`, timers or `eval`.',
+      '; there is no npm, no Node.js module, no `require`, `process` or `eval`. `fetch` and timers work as on the web: a `fetch` is checked exactly like the HTTP module\'s request of its method, and waiting for a timer counts against the time limit.',
     'Write one coherent program per task: loops, batching, pagination and data dependencies belong in code. Come back only when judgment is needed.',
     'Filter and aggregate inside the program; return only the fields, ids and short excerpts you need, say when a result is partial, never dump whole files, and stop once the evidence suffices.',
     `Standard-library calls are synchronous (they return values; \`await\` is optional). Modules: ${modules.map((m) => `\`svc:${m}\``).join(', ')}. Packages: ${blueprint.packages.length ? blueprint.packages.map((n) => `\`${n}\``).join(', ') : 'none'}. Find more with ${tools.search}; read exact signatures with ${tools.docs} before importing.`,
     `Built-ins without import: ${builtinsText()}. Standard JavaScript; declarations via ${tools.builtinsDocs} (dotted paths such as Math.max work).`,
   ];
+  if (has('http')) parts.push('Both `fetch` and `svc:http` work and follow the same rules: a request is gated as `http.<method>` (host, path, body size), goes through the outbound block and gets the operator\'s credentials either way; `fetch` is asynchronous, resolves for any HTTP status and rejects with a `TypeError` whose `cause` is the `PermissionDeniedError` or network error, while `svc:http` calls return directly and throw those errors themselves.');
   if (has('http')) parts.push('Never build `Authorization` headers or put keys in query strings: the operator injects credentials for configured hosts.');
   parts.push(
     'Denials are final: a `PermissionDeniedError` ("permission denied: … capability=…") means every route to that effect is forbidden. Do not retry, switch Package or alter arguments; report it. The same holds for HTTP 401/403 answers.',

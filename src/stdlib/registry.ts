@@ -13,8 +13,9 @@ import { sessionModule } from './session';
 import type { HostModule } from './types';
 import { urlModule } from './url';
 import { uuidModule } from './uuid';
+import { webModule } from './web';
 
-const modules: HostModule[] = [fsModule, codeModule, httpModule, gitModule, sessionModule, llmModule, embeddingModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule];
+const modules: HostModule[] = [fsModule, codeModule, httpModule, gitModule, sessionModule, llmModule, embeddingModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule, webModule];
 
 /**
  * Refuses a module with an operation that declares no gate: every operation is either

@@ -31,6 +31,17 @@ const VERB_TIMEOUT_MS = 30_000;
 const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade']);
 const METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** A request that ran out of time (the verb's timeout or a shorter one the caller asked for). */
+export class HttpTimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TimeoutError';
+  }
+}
+
+/** How a redirect is handled: followed (each hop checked again), returned as is, or refused. */
+export type RedirectMode = 'follow' | 'manual' | 'error';
+
 interface Prepared {
   url: URL;
   headers: Record<string, string>;
@@ -115,16 +126,16 @@ function inject(call: HostCall, http: HttpServices, prepared: Prepared): boolean
   return true;
 }
 
-async function send(call: HostCall, http: HttpServices, method: string, prepared: Prepared, capability: string, context: Record<string, unknown>) {
+async function send(call: HostCall, http: HttpServices, method: string, prepared: Prepared, capability: string, context: Record<string, unknown>, timeoutMs: number) {
   try {
     return await request(prepared.url, {
       method: method as Dispatcher.HttpMethod,
       headers: prepared.headers,
       body: prepared.body ?? undefined,
       dispatcher: http.dispatcher,
-      headersTimeout: VERB_TIMEOUT_MS,
-      bodyTimeout: VERB_TIMEOUT_MS,
-      signal: AbortSignal.any([call.signal, AbortSignal.timeout(VERB_TIMEOUT_MS)]),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.any([call.signal, AbortSignal.timeout(timeoutMs)]),
     });
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause ?? error;
@@ -133,7 +144,7 @@ async function send(call: HostCall, http: HttpServices, method: string, prepared
       throw call.refuse(capability, context, 'egress_guard', new Error(blocked.message));
     }
     if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || (error as Error).name === 'TimeoutError') {
-      throw new Error(`http: ${method} ${prepared.url.origin}${prepared.url.pathname} timed out after ${VERB_TIMEOUT_MS / 1000} s`);
+      throw new HttpTimeoutError(`http: ${method} ${prepared.url.origin}${prepared.url.pathname} timed out after ${timeoutMs / 1000} s`);
     }
     throw new Error(`http: ${method} ${prepared.url.origin}${prepared.url.pathname} failed: ${(cause as Error).message ?? String(cause)}`);
   }
@@ -158,19 +169,27 @@ function contextFor(url: URL, method: string, bodySize: number, withTimeout: boo
 }
 
 /** Sends the request and follows redirects, checking every hop; returns the final response. */
-export async function follow(call: HostCall, http: HttpServices, fn: string, start: { verb: string; url: URL; headers: Record<string, string>; body: Buffer | null; capability: string; context: Record<string, unknown> }) {
+export async function follow(
+  call: HostCall,
+  http: HttpServices,
+  fn: string,
+  start: { verb: string; url: URL; headers: Record<string, string>; body: Buffer | null; capability: string; context: Record<string, unknown>; redirect?: RedirectMode; timeoutMs?: number },
+) {
   let { verb, url, body, capability, context } = start;
   const headers = start.headers;
+  const redirect = start.redirect ?? 'follow';
+  const timeoutMs = start.timeoutMs ?? VERB_TIMEOUT_MS;
   let injected = false;
   const origin = url.origin;
   for (let hop = 0; ; hop++) {
     const prepared: Prepared = { url: new URL(url), headers: { ...headers }, body };
     injected = inject(call, http, prepared) || injected;
-    const response = await send(call, http, verb, prepared, capability, context);
+    const response = await send(call, http, verb, prepared, capability, context, timeoutMs);
     const status = response.statusCode;
     const location = response.headers.location;
-    if (!(status >= 300 && status < 400 && status !== 304 && typeof location === 'string')) return { response, url };
+    if (!(status >= 300 && status < 400 && status !== 304 && typeof location === 'string') || redirect === 'manual') return { response, url, redirected: hop > 0 };
     await response.body.dump();
+    if (redirect === 'error') throw new TypeError(`http: ${url.origin}${url.pathname} answered with a redirect (${status}) and redirect is "error"`);
     if (hop >= MAX_REDIRECTS) throw new Error(`http: more than ${MAX_REDIRECTS} redirects starting at ${origin}`);
     const next = new URL(location, url);
     checkUrl(next, next.href, http, fn);
@@ -192,16 +211,20 @@ export async function follow(call: HostCall, http: HttpServices, fn: string, sta
   }
 }
 
-interface VerbParams {
+/** A verb's validated arguments; fetch adds its redirect mode and a shorter timeout. */
+export interface VerbParams {
   http: HttpServices;
   fn: string;
   verb: string;
   url: URL;
   headers: Record<string, string>;
   body: Buffer | null;
+  redirect?: RedirectMode;
+  /** A shorter limit than the verb's 30 s (fetch with a timeout signal). */
+  timeoutMs?: number;
 }
 
-function prepare(run: RunContext, fn: string, method: unknown, urlArg: unknown, bodyArg: unknown, headersArg: unknown): VerbParams {
+export function prepare(run: RunContext, fn: string, method: unknown, urlArg: unknown, bodyArg: unknown, headersArg: unknown): VerbParams {
   const http = services(run);
   if (typeof method !== 'string') throw new TypeError(`http.${fn}: method must be a string`);
   if (!METHOD_TOKEN.test(method)) throw new TypeError(`http.${fn}: ${JSON.stringify(method)} is not an HTTP method token`);
@@ -213,21 +236,36 @@ function prepare(run: RunContext, fn: string, method: unknown, urlArg: unknown, 
   return { http, fn, verb, url, headers, body };
 }
 
-async function perform(call: HostCall, { http, fn, verb, url, headers, body }: VerbParams, context: Record<string, unknown>) {
+/** The verb's gate: `http.<method>` with host, path, body size and timeout. */
+export function verbGate({ verb, url, body }: VerbParams) {
+  return { capability: `http.${verb.toLowerCase()}`, context: contextFor(url, verb, body?.length ?? 0, true) };
+}
+
+/**
+ * One request as the `http.<method>` verb does it, after its gate allowed it: https only,
+ * auth_proxy, redirect re-checks, the size cap. Shared by the svc:http verbs and fetch.
+ */
+export async function exchange(call: HostCall, { http, fn, verb, url, headers, body, redirect, timeoutMs }: VerbParams, context: Record<string, unknown>) {
   const capability = `http.${verb.toLowerCase()}`;
-  const { response, url: finalUrl } = await follow(call, http, fn, { verb, url, headers, body, capability, context });
+  const limit = Math.max(1, Math.min(VERB_TIMEOUT_MS, timeoutMs ?? VERB_TIMEOUT_MS));
+  const { response, url: finalUrl, redirected } = await follow(call, http, fn, { verb, url, headers, body, capability, context, redirect, timeoutMs: limit });
   const content = await readCapped(response.body, finalUrl);
   call.charge(content.length / 4 + (body?.length ?? 0) / 4);
   const responseHeaders: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) responseHeaders[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  return { status: response.statusCode, statusText: '', headers: responseHeaders, body: new TextDecoder('utf-8').decode(content), url: finalUrl.href };
+  return { status: response.statusCode, headers: responseHeaders, content, url: finalUrl.href, redirected };
+}
+
+async function perform(call: HostCall, params: VerbParams, context: Record<string, unknown>) {
+  const reply = await exchange(call, params, context);
+  return { status: reply.status, statusText: '', headers: reply.headers, body: new TextDecoder('utf-8').decode(reply.content), url: reply.url };
 }
 
 /** Gated as `http.<method>` with host, path, body size and timeout, before anything is sent. */
 function verbOperation(parse: (args: unknown[], run: RunContext) => VerbParams): HostOperation {
   return gated({
     parse,
-    gate: ({ verb, url, body }) => ({ capability: `http.${verb.toLowerCase()}`, context: contextFor(url, verb, body?.length ?? 0, true) }),
+    gate: verbGate,
     run: (call, params, allowed) => perform(call, params, allowed[0].context),
   });
 }

@@ -1,0 +1,190 @@
+// Blob, File and FormData (text fields and files held in memory).
+import { bufferSourceCopy, concatBytes, toArrayBuffer, utf8Decode, utf8Encode } from './bytes';
+import { iterate, listOf } from './headers';
+import { ArrayPrototypePush, DateNow, MathMax, MathMin, NumberCtor, NumberIsFinite, PromiseResolve, ReflectApply, RegExpPrototypeTest, StringCtor, StringPrototypeToLowerCase, SymbolIterator, TypedArrayPrototypeSlice } from './primordials';
+import { streamOfBytes, type ReadableStream } from './streams';
+
+function typeOf(value: unknown): string {
+  if (value === undefined) return '';
+  const text = StringCtor(value);
+  return RegExpPrototypeTest(/^[\x20-\x7e]*$/, text) ? StringPrototypeToLowerCase(text) : '';
+}
+
+function clampIndex(value: unknown, size: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  let n = NumberCtor(value);
+  if (!NumberIsFinite(n)) n = n > 0 ? size : 0;
+  n = n < 0 ? n + size : n;
+  return MathMax(0, MathMin(size, n < 0 ? 0 : n - (n % 1)));
+}
+
+export let blobBytes: (blob: Blob) => Uint8Array;
+export let makeBlob: (bytes: Uint8Array, type: string) => Blob;
+export let formEntries: (form: FormData) => Array<[string, FormDataValue]>;
+
+export class Blob {
+  #bytes: Uint8Array;
+  #type: string;
+  constructor(parts?: unknown, options?: { type?: string; endings?: string }) {
+    const chunks: Uint8Array[] = [];
+    if (parts !== undefined) {
+      if (typeof parts !== 'object' || parts === null) throw new TypeError('Blob: parts must be an array of strings, BufferSources or Blobs');
+      const items = listOf(parts, 'Blob parts');
+      for (let i = 0; i < items.length; i++) {
+        const part = items[i];
+        if (part instanceof Blob) ArrayPrototypePush(chunks, part.#bytes);
+        else ArrayPrototypePush(chunks, bufferSourceCopy(part) ?? utf8Encode(StringCtor(part)));
+      }
+    }
+    this.#bytes = concatBytes(chunks);
+    this.#type = typeOf(options?.type);
+  }
+  get size(): number {
+    return this.#bytes.length;
+  }
+  get type(): string {
+    return this.#type;
+  }
+  text(): Promise<string> {
+    return PromiseResolve(utf8Decode(this.#bytes));
+  }
+  arrayBuffer(): Promise<ArrayBuffer> {
+    return PromiseResolve(toArrayBuffer(this.#bytes));
+  }
+  bytes(): Promise<Uint8Array> {
+    return PromiseResolve(TypedArrayPrototypeSlice(this.#bytes));
+  }
+  slice(start?: number, end?: number, contentType?: string): Blob {
+    const size = this.#bytes.length;
+    const from = clampIndex(start, size, 0);
+    const to = clampIndex(end, size, size);
+    const blob = new Blob();
+    blob.#bytes = TypedArrayPrototypeSlice(this.#bytes, from, MathMax(from, to));
+    blob.#type = typeOf(contentType);
+    return blob;
+  }
+  stream(): ReadableStream {
+    return streamOfBytes(TypedArrayPrototypeSlice(this.#bytes));
+  }
+  get [Symbol.toStringTag](): string {
+    return 'Blob';
+  }
+  static {
+    blobBytes = (blob) => blob.#bytes;
+    makeBlob = (bytes, type) => {
+      const blob = new Blob();
+      blob.#bytes = bytes;
+      blob.#type = typeOf(type);
+      return blob;
+    };
+  }
+}
+
+
+export class File extends Blob {
+  readonly #name: string;
+  readonly #lastModified: number;
+  constructor(parts: unknown, name: string, options?: { type?: string; lastModified?: number }) {
+    if (arguments.length < 2) throw new TypeError('File: pass the parts and a file name');
+    super(parts, options);
+    this.#name = StringCtor(name);
+    const modified = options?.lastModified;
+    this.#lastModified = modified === undefined ? DateNow() : NumberCtor(modified);
+  }
+  get name(): string {
+    return this.#name;
+  }
+  get lastModified(): number {
+    return this.#lastModified;
+  }
+  override get [Symbol.toStringTag](): string {
+    return 'File';
+  }
+}
+
+export type FormDataValue = string | File;
+
+function entryValue(value: unknown, filename: unknown, fn: string): FormDataValue {
+  if (value instanceof Blob) {
+    const name = filename !== undefined ? StringCtor(filename) : value instanceof File ? value.name : 'blob';
+    if (value instanceof File && filename === undefined) return value;
+    return new File([value], name, { type: value.type });
+  }
+  if (filename !== undefined) throw new TypeError(`FormData.${fn}: a file name goes only with a Blob value`);
+  return StringCtor(value);
+}
+
+export class FormData {
+  #entries: Array<[string, FormDataValue]> = [];
+  constructor(form?: unknown) {
+    if (form !== undefined) throw new TypeError('FormData: there are no HTML forms in svc; construct it empty and append fields');
+  }
+  append(name: string, value: unknown, filename?: string): void {
+    if (arguments.length < 2) throw new TypeError('FormData.append: pass a name and a value');
+    ArrayPrototypePush(this.#entries, [StringCtor(name), entryValue(value, filename, 'append')]);
+  }
+  set(name: string, value: unknown, filename?: string): void {
+    if (arguments.length < 2) throw new TypeError('FormData.set: pass a name and a value');
+    const key = StringCtor(name);
+    const entry: [string, FormDataValue] = [key, entryValue(value, filename, 'set')];
+    const out: Array<[string, FormDataValue]> = [];
+    let placed = false;
+    for (let i = 0; i < this.#entries.length; i++) {
+      if (this.#entries[i][0] !== key) ArrayPrototypePush(out, this.#entries[i]);
+      else if (!placed) {
+        ArrayPrototypePush(out, entry);
+        placed = true;
+      }
+    }
+    if (!placed) ArrayPrototypePush(out, entry);
+    this.#entries = out;
+  }
+  delete(name: string): void {
+    const key = StringCtor(name);
+    const out: Array<[string, FormDataValue]> = [];
+    for (let i = 0; i < this.#entries.length; i++) if (this.#entries[i][0] !== key) ArrayPrototypePush(out, this.#entries[i]);
+    this.#entries = out;
+  }
+  get(name: string): FormDataValue | null {
+    const key = StringCtor(name);
+    for (let i = 0; i < this.#entries.length; i++) if (this.#entries[i][0] === key) return this.#entries[i][1];
+    return null;
+  }
+  getAll(name: string): FormDataValue[] {
+    const key = StringCtor(name);
+    const out: FormDataValue[] = [];
+    for (let i = 0; i < this.#entries.length; i++) if (this.#entries[i][0] === key) ArrayPrototypePush(out, this.#entries[i][1]);
+    return out;
+  }
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+  #snapshot(pick: number): unknown[] {
+    const out: unknown[] = [];
+    for (let i = 0; i < this.#entries.length; i++) ArrayPrototypePush(out, pick < 0 ? [this.#entries[i][0], this.#entries[i][1]] : this.#entries[i][pick]);
+    return out;
+  }
+  entries(): IterableIterator<[string, FormDataValue]> {
+    return iterate(this.#snapshot(-1)) as IterableIterator<[string, FormDataValue]>;
+  }
+  keys(): IterableIterator<string> {
+    return iterate(this.#snapshot(0)) as IterableIterator<string>;
+  }
+  values(): IterableIterator<FormDataValue> {
+    return iterate(this.#snapshot(1)) as IterableIterator<FormDataValue>;
+  }
+  forEach(callback: (value: FormDataValue, name: string, form: FormData) => void, thisArg?: unknown): void {
+    const entries = this.#snapshot(-1) as Array<[string, FormDataValue]>;
+    for (let i = 0; i < entries.length; i++) ReflectApply(callback, thisArg, [entries[i][1], entries[i][0], this]);
+  }
+  [SymbolIterator](): IterableIterator<[string, FormDataValue]> {
+    return this.entries();
+  }
+  get [Symbol.toStringTag](): string {
+    return 'FormData';
+  }
+  static {
+    formEntries = (form) => form.#entries;
+  }
+}
+

@@ -1,0 +1,73 @@
+// The web platform globals (design.md §2): timers, performance, navigator, events and
+// aborts, Headers/Request/Response/Blob/File/FormData, fetch and crypto.subtle. The
+// prelude installs them once per isolate; `bindRun` links them to a run when it starts.
+import { AbortController, AbortSignal } from './abort';
+import { Blob, File, FormData } from './blob';
+import { DOMException, Event, EventTarget } from './events';
+import { fetch, Request, Response } from './fetch';
+import { Headers } from './headers';
+import { CryptoKey, subtle } from './subtle';
+import { ReadableStream, ReadableStreamDefaultController, ReadableStreamDefaultReader } from './streams';
+import { bindRun, type HostCaller } from './host';
+import { DateNow, MathFloor, ObjectDefineProperty, ObjectFreeze } from './primordials';
+import { clearInterval, clearTimeout, fireDue, nextDue, pendingCount, queueMicrotask, setInterval, setTimeout } from './timers';
+
+let timeOrigin = DateNow();
+
+const performance = ObjectFreeze({
+  /** Milliseconds since the run started, at 1 ms resolution (coarse on purpose). */
+  now(): number {
+    return MathFloor(DateNow() - timeOrigin);
+  },
+  get timeOrigin(): number {
+    return timeOrigin;
+  },
+  toJSON() {
+    return { timeOrigin };
+  },
+});
+
+const navigator = ObjectFreeze({ userAgent: 'svc (Deno-compatible isolate runner)', language: 'en-US', languages: ObjectFreeze(['en-US']), hardwareConcurrency: 1 });
+
+/** Freezes a class and its prototype: trusted code calls their methods. */
+function sealed<T extends object>(cls: T): T {
+  ObjectFreeze((cls as unknown as { prototype: object }).prototype);
+  return ObjectFreeze(cls);
+}
+
+export function installWeb(define: (name: string, value: unknown) => void): void {
+  define('setTimeout', setTimeout);
+  define('setInterval', setInterval);
+  define('clearTimeout', clearTimeout);
+  define('clearInterval', clearInterval);
+  define('queueMicrotask', queueMicrotask);
+  define('performance', performance);
+  define('navigator', navigator);
+  define('DOMException', sealed(DOMException));
+  define('Event', sealed(Event));
+  define('EventTarget', sealed(EventTarget));
+  define('AbortSignal', sealed(AbortSignal));
+  define('AbortController', sealed(AbortController));
+  define('Headers', sealed(Headers));
+  define('Blob', sealed(Blob));
+  define('File', sealed(File));
+  define('FormData', sealed(FormData));
+  define('ReadableStream', sealed(ReadableStream));
+  define('ReadableStreamDefaultReader', sealed(ReadableStreamDefaultReader));
+  define('ReadableStreamDefaultController', sealed(ReadableStreamDefaultController));
+  define('Request', sealed(Request));
+  define('Response', sealed(Response));
+  define('fetch', fetch);
+  define('CryptoKey', sealed(CryptoKey));
+  // crypto (getRandomValues, randomUUID) is defined just before; subtle joins it.
+  ObjectDefineProperty((globalThis as { crypto: object }).crypto, 'subtle', { value: subtle, enumerable: true, writable: false, configurable: false });
+}
+
+/** Called by the prelude when a run starts. */
+export function startWebRun(call: HostCaller, report: (error: unknown) => void): void {
+  timeOrigin = DateNow();
+  bindRun(call, report);
+}
+
+/** The runner's seam for timers: next due time (-1: none), fire one due timer, count left. */
+export const webTimers = ObjectFreeze({ nextDue, fireDue, pendingCount });

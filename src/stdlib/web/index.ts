@@ -1,0 +1,128 @@
+// Host side of the web platform globals (design.md §2): `fetch` is the `svc:http` verb of
+// its method (same capability, context, rules and outbound block: src/stdlib/http's
+// `exchange`), and crypto.subtle's digest, HMAC and AES-GCM run here, charged to host
+// fuel. Programs cannot import this module; the prelude's globals call it.
+import { STATUS_CODES } from 'node:http';
+import { type CipherGCMTypes, createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { HOST_FUEL } from '../fuel';
+import { exchange, prepare, verbGate, type RedirectMode, type VerbParams } from '../http/operations';
+import { gated, ungated, type HostCall, type HostModule } from '../types';
+
+/** Why the Web Crypto operations need no capability. */
+const PURE = 'pure computation on the caller\'s own bytes, like svc:crypto';
+const REDIRECTS: readonly RedirectMode[] = ['follow', 'manual', 'error'];
+const HASHES: Record<string, string> = { 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
+const AES_TAG_BITS = [32, 64, 96, 104, 112, 120, 128];
+
+/** A Web Crypto failure the guest rethrows as a DOMException of this name. */
+class OperationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OperationError';
+  }
+}
+
+interface FetchArgs {
+  method?: unknown;
+  url?: unknown;
+  headers?: unknown;
+  body?: unknown;
+  redirect?: unknown;
+  timeoutMs?: unknown;
+}
+
+/** The request as the verb of its method sees it, plus fetch's redirect mode and timeout. */
+function parseFetch(args: unknown[], run: Parameters<typeof prepare>[0]): VerbParams {
+  const ask = args[0] as FetchArgs;
+  if (typeof ask !== 'object' || ask === null) throw new TypeError('fetch: the request must be an object');
+  const redirect = ask.redirect === undefined ? 'follow' : ask.redirect;
+  if (!REDIRECTS.includes(redirect as RedirectMode)) throw new TypeError(`fetch: redirect must be one of ${REDIRECTS.map((r) => `"${r}"`).join(', ')}`);
+  if (ask.timeoutMs !== undefined && (typeof ask.timeoutMs !== 'number' || !(ask.timeoutMs > 0))) throw new TypeError('fetch: timeoutMs must be a positive number');
+  if (ask.body !== undefined && ask.body !== null && !(ask.body instanceof Uint8Array)) throw new TypeError('fetch: the body must be bytes');
+  const params = prepare(run, 'fetch', typeof ask.method === 'string' ? ask.method : 'GET', ask.url, ask.body ?? null, ask.headers);
+  return { ...params, redirect: redirect as RedirectMode, timeoutMs: ask.timeoutMs as number | undefined };
+}
+
+const fetchOperation = gated({
+  parse: parseFetch,
+  gate: verbGate,
+  run: async (call: HostCall, params: VerbParams, allowed) => {
+    const reply = await exchange(call, params, allowed[0].context);
+    return { status: reply.status, statusText: STATUS_CODES[reply.status] ?? '', headers: reply.headers, body: new Uint8Array(reply.content), url: reply.url, redirected: reply.redirected };
+  },
+});
+
+function bytes(value: unknown, fn: string, name: string): Buffer {
+  if (!(value instanceof Uint8Array)) throw new TypeError(`crypto.subtle.${fn}: ${name} must be bytes`);
+  return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+}
+
+function hashName(value: unknown, fn: string): string {
+  const name = typeof value === 'string' ? HASHES[value.toUpperCase()] : undefined;
+  if (!name) throw new TypeError(`crypto.subtle.${fn}: the hash must be one of ${Object.keys(HASHES).join(', ')}`);
+  return name;
+}
+
+function aesGcm(call: HostCall, args: unknown[]): Uint8Array {
+  const [direction, keyArg, ivArg, dataArg, aadArg, tagArg] = args;
+  const fn = direction === 'decrypt' ? 'decrypt' : 'encrypt';
+  const key = bytes(keyArg, fn, 'the key');
+  if (![16, 24, 32].includes(key.length)) throw new OperationError(`crypto.subtle.${fn}: an AES key is 128, 192 or 256 bits`);
+  const iv = bytes(ivArg, fn, 'iv');
+  if (iv.length === 0) throw new OperationError(`crypto.subtle.${fn}: iv must not be empty`);
+  const data = bytes(dataArg, fn, 'data');
+  const aad = aadArg === null || aadArg === undefined ? null : bytes(aadArg, fn, 'additionalData');
+  const tagBits = tagArg === undefined || tagArg === null ? 128 : tagArg;
+  if (typeof tagBits !== 'number' || !AES_TAG_BITS.includes(tagBits)) throw new OperationError(`crypto.subtle.${fn}: tagLength must be one of ${AES_TAG_BITS.join(', ')}`);
+  const tagLength = tagBits / 8;
+  const algorithm = `aes-${key.length * 8}-gcm`;
+  call.charge(HOST_FUEL.HASH_PER_BYTE * (data.length + (aad?.length ?? 0)));
+  if (fn === 'encrypt') {
+    const cipher = createCipheriv(algorithm as CipherGCMTypes, key, iv, { authTagLength: tagLength });
+    if (aad) cipher.setAAD(aad);
+    return new Uint8Array(Buffer.concat([cipher.update(data), cipher.final(), cipher.getAuthTag()]));
+  }
+  if (data.length < tagLength) throw new OperationError('crypto.subtle.decrypt: the data is shorter than the tag');
+  const decipher = createDecipheriv(algorithm as CipherGCMTypes, key, iv, { authTagLength: tagLength });
+  if (aad) decipher.setAAD(aad);
+  decipher.setAuthTag(data.subarray(data.length - tagLength));
+  try {
+    return new Uint8Array(Buffer.concat([decipher.update(data.subarray(0, data.length - tagLength)), decipher.final()]));
+  } catch {
+    throw new OperationError('crypto.subtle.decrypt: the data or the additional data does not match its tag (wrong key, iv or tampered data)');
+  }
+}
+
+export const webModule: HostModule = {
+  name: 'web',
+  description: 'Host side of the web platform globals (fetch, crypto.subtle); not importable',
+  declarations: '',
+  operations: {
+    fetch: fetchOperation,
+    digest: ungated(PURE, {
+      parse: (args) => ({ algorithm: hashName(args[0], 'digest'), data: bytes(args[1], 'digest', 'data') }),
+      run: (call, { algorithm, data }: { algorithm: string; data: Buffer }) => {
+        call.charge(HOST_FUEL.HASH_PER_BYTE * data.length);
+        return new Uint8Array(createHash(algorithm).update(data).digest());
+      },
+    }),
+    hmacSign: ungated(PURE, {
+      parse: (args) => ({ algorithm: hashName(args[0], 'sign'), key: bytes(args[1], 'sign', 'the key'), data: bytes(args[2], 'sign', 'data') }),
+      run: (call, { algorithm, key, data }: { algorithm: string; key: Buffer; data: Buffer }) => {
+        call.charge(HOST_FUEL.HASH_PER_BYTE * (key.length + data.length));
+        return new Uint8Array(createHmac(algorithm, key).update(data).digest());
+      },
+    }),
+    hmacVerify: ungated(PURE, {
+      parse: (args) => ({ algorithm: hashName(args[0], 'verify'), key: bytes(args[1], 'verify', 'the key'), signature: bytes(args[2], 'verify', 'signature'), data: bytes(args[3], 'verify', 'data') }),
+      run: (call, { algorithm, key, signature, data }: { algorithm: string; key: Buffer; signature: Buffer; data: Buffer }) => {
+        call.charge(HOST_FUEL.HASH_PER_BYTE * (key.length + data.length));
+        const expected = createHmac(algorithm, key).update(data).digest();
+        return expected.length === signature.length && timingSafeEqual(expected, signature);
+      },
+    }),
+    aesGcm: ungated(PURE, { run: (call, args: unknown[]) => aesGcm(call, args) }),
+  },
+  // The globals reach it through the prelude; an import of it is refused.
+  availableFor: () => false,
+};

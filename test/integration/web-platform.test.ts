@@ -1,0 +1,81 @@
+// A program written for the web platform (as for Deno or a browser) runs unchanged: a fetch
+// of JSON, a SHA-256 digest and a timeout race. Discovery lists and documents the globals,
+// and the execute-tool prompt says how fetch and svc:http relate.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { startServer, type TestServer } from '../harness';
+import { serverOptions, startStandIn, type StandIn } from '../support/stand-in';
+
+const HOST = 'api.github-like.test';
+let api: StandIn;
+let server: TestServer;
+
+before(async () => {
+  api = await startStandIn([HOST], (req) => (req.path === '/repos/svc/svc' ? { status: 200, json: { full_name: 'svc/svc', stargazers_count: 42 } } : { status: 404, json: { message: 'Not Found' } }));
+  server = await startServer(serverOptions(api));
+  const yaml = `name: web\npermissions:\n  main:\n    - {capability: http.get, filter: 'host == "${HOST}"', action: allow}\n`;
+  assert.ok((await server.request('POST', '/v1/blueprints', { body: { yaml } })).status < 300);
+});
+after(async () => {
+  await server.stop();
+  await api.close();
+});
+
+// Written as one would for Deno: no svc: import anywhere.
+const program = (origin: string) => `
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: number | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), ms); });
+  try { return await Promise.race([work, timeout]); } finally { clearTimeout(timer); }
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export default async function main() {
+  const started = performance.now();
+  const response = await fetch('${origin}/repos/svc/svc', { headers: { accept: 'application/json' } });
+  if (!response.ok) throw new Error('HTTP ' + response.status);
+  const repo = await response.json() as { full_name: string; stargazers_count: number };
+  const missing = await fetch('${origin}/repos/svc/none');
+  const slow = await withTimeout(sleep(5_000).then(() => 'slow'), 20);
+  const fast = await withTimeout(sleep(1).then(() => 'fast'), 1_000);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 5);
+  const aborted = await new Promise((resolve) => controller.signal.addEventListener('abort', () => resolve(controller.signal.reason.name)));
+  return { repo: repo.full_name, stars: repo.stargazers_count, missing: missing.status, hash: await sha256Hex(repo.full_name), slow, fast, aborted, elapsed: performance.now() >= started, agent: navigator.userAgent.startsWith('svc') };
+}
+export { main };
+`;
+
+test('a web-platform program (fetch of JSON, a digest, a timeout race) runs unchanged', async () => {
+  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code: program(api.origin()) } });
+  assert.equal(reply.status, 200, reply.text);
+  assert.equal(reply.json.error, null, JSON.stringify(reply.json.error));
+  assert.deepEqual(JSON.parse(reply.json.result), {
+    repo: 'svc/svc', stars: 42, missing: 404, hash: createHash('sha256').update('svc/svc').digest('hex'), slow: 'timeout', fast: 'fast', aborted: 'AbortError', elapsed: true, agent: true,
+  });
+});
+
+test('discovery lists and documents the web globals; the prompt says fetch and svc:http follow the same rules', async () => {
+  const get = (route: string) => server.request('GET', route, { token: server.userToken });
+  const list = (await get('/v1/blueprints/web/builtins')).json;
+  for (const name of ['AbortController', 'AbortSignal', 'Blob', 'CryptoKey', 'File', 'FormData', 'Headers', 'ReadableStream', 'Request', 'Response']) assert.ok(list.types.includes(name), name);
+  for (const name of ['navigator', 'performance', 'crypto']) assert.ok(list.namespaces.includes(name), name);
+  const docs = (await get('/v1/blueprints/web/builtins/docs?name=fetch&name=setTimeout&name=Response.json&name=crypto&name=AbortSignal.timeout')).json.results;
+  assert.match(docs[0].declarations, /declare function fetch\(input: string \| URL \| Request, init\?: RequestInit\): Promise<Response>/);
+  assert.match(docs[1].declarations, /declare function setTimeout<A extends unknown\[\]>\(callback: \(...args: A\) => void, delay\?: number/);
+  assert.match(docs[2].declarations, /static json\(data: unknown/);
+  assert.match(docs[3].declarations, /readonly subtle: SubtleCrypto/);
+  assert.match(docs[4].declarations, /static timeout\(milliseconds: number\): AbortSignal/);
+  const prompt: string = (await get('/v1/blueprints/web/prompt')).json.prompt;
+  assert.match(prompt, /`fetch` and timers work as on the web/);
+  assert.match(prompt, /Both `fetch` and `svc:http` work and follow the same rules/);
+  assert.match(prompt, /Network \(`svc:http` and `fetch`\)/);
+  assert.ok(!/no `require`, `process`, `fetch`/.test(prompt));
+});
