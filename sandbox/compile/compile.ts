@@ -15,6 +15,8 @@ export interface CompileInput {
   source: string;
   /** `svc:` modules importable under this Blueprint. */
   availableModules: string[];
+  /** Modules declared but unavailable for this run, with the reason (e.g. an `@mcp/` server that could not be discovered). */
+  unavailable?: Readonly<Record<string, string>>;
 }
 
 const RESERVED_PREFIX = '__svc';
@@ -81,6 +83,11 @@ function checkImports(ast: AnyNode, input: CompileInput): { diagnostics: Diagnos
     const specifier = arg.value as string;
     if (!input.availableModules.includes(specifier)) {
       const at = locateInSource(input.source, specifier);
+      const why = input.unavailable?.[specifier];
+      if (why !== undefined) {
+        diagnostics.push({ severity: 'error', ...at, message: `cannot import \`${specifier}\`: it is unavailable: ${why}` });
+        return;
+      }
       const hint = specifier.startsWith('node:') || !specifier.includes(':') ? '; programs run without Node.js or npm modules' : '';
       diagnostics.push({ severity: 'error', ...at, message: `cannot import \`${specifier}\`${hint}; ${describeAvailable(input.availableModules)}` });
       return;

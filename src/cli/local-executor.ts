@@ -10,6 +10,7 @@ import { discardAudit, silentLog } from '../audit';
 import type { Blueprint } from '../blueprints';
 import type { RunSettings, Settings } from '../config';
 import { Executor, type ExecutionReport } from '../execution';
+import { McpDiscovery, McpRun } from '../mcp/client';
 import { EgressGuard } from '../network';
 import { fillGit, type FilledFileArea } from '../sessions';
 import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
@@ -47,8 +48,16 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
     const secretValue = (name: string) => (blueprint.declarations.secrets.has(name) ? run.secrets[name] : undefined);
     const git = fillGit(blueprint.git, run.variables);
     const models = new ModelBudgets(settings.limits, outbound);
+    // `@mcp/` servers with static headers; a store secret's value is the one passed for its declared name.
+    const storeSecret = (key: string) => {
+      for (const [name, d] of blueprint.declarations.secrets) if (d.source === 'store' && d.key === key) return run.secrets[name];
+      return undefined;
+    };
+    const version = run.userAgent.replace(/^svc\//, '');
+    const mcpDiscovery = new McpDiscovery({ dispatcher: outbound, storeSecret, log: silentLog, version });
     const services = (): RunServices => {
       const files = fileAreas.open(run.fileArea, { sessionId, runId: randomUUID() }, { throwaway: true });
+      const mcp = Object.keys(blueprint.mcp).length > 0 ? new McpRun({ blueprint, scope: { sessionId, harness: run.secrets }, discovery: mcpDiscovery, dispatcher: outbound, version }) : undefined;
       return {
         files,
         sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
@@ -64,7 +73,11 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
           : undefined,
         models: models.forRun(blueprint.llm ?? {}, secretValue),
         http: { allowInsecureHttp: blueprint.allowInsecureHttp, authProxy: blueprint.authProxy, secretValue, dispatcher: outbound, userAgent: run.userAgent },
-        endOfRun: () => files.release(),
+        ...(mcp ? { mcp } : {}),
+        endOfRun: () => {
+          files.release();
+          void mcp?.close();
+        },
       };
     };
     const executor = new Executor({

@@ -3,6 +3,7 @@
 // the same way by adding a line to COMMAND_GROUPS.
 import { Command, CommanderError } from 'commander';
 import { registerBlueprintCommands } from './commands/blueprint';
+import { registerMcpCommands } from './commands/mcp';
 import { registerRunCommand } from './commands/run';
 import { registerSecretCommands } from './commands/secret';
 import { registerServerCommands } from './commands/server';
@@ -35,6 +36,7 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerInstallCommand,
   registerPackagesCommands,
   registerDocsCommand,
+  registerMcpCommands,
 ];
 
 /** Applies the root's output, error and exit handling to a command and its children. */

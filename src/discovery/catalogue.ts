@@ -74,11 +74,30 @@ export function visibleEntries(blueprint: Blueprint, modules: ReadonlyMap<string
     });
 }
 
-export function searchPackages(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, query: string, builtinsPointer: string, registry?: RegistryLookup) {
+/** An `@mcp/<server>` Package as discovery found it (built by src/mcp/client). */
+export interface McpPackageView {
+  server: string;
+  ok: boolean;
+  description?: string;
+  declarations?: string;
+  toolNames?: string[];
+  /** Why the server is unavailable. */
+  reason?: string;
+}
+
+function mcpEntries(mcp: readonly McpPackageView[]): Array<SearchEntry & { symbols: string[]; declarations: string }> {
+  return mcp
+    .filter((m) => m.ok)
+    .sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0))
+    .map((m) => ({ name: `@mcp/${m.server}`, description: m.description ?? '', source: 'mcp' as const, symbols: [m.server, ...(m.toolNames ?? [])], declarations: m.declarations ?? '' }));
+}
+
+export function searchPackages(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, query: string, builtinsPointer: string, registry?: RegistryLookup, mcp: readonly McpPackageView[] = []) {
   lookupCounters.package_search++;
-  const entries: Candidate[] = [...visibleEntries(blueprint, modules), ...registryEntries(blueprint, registry)];
+  const entries: Candidate[] = [...visibleEntries(blueprint, modules), ...registryEntries(blueprint, registry), ...mcpEntries(mcp)];
   const q = query.trim().toLowerCase();
-  const hits = entries.filter((e) => q === '' || e.name.toLowerCase().includes(q) || e.description.toLowerCase().includes(q) || e.symbols.some((s) => s.toLowerCase().includes(q)));
+  // MCP Packages match on package, server and tool names only (not on the generic description).
+  const hits = entries.filter((e) => q === '' || e.name.toLowerCase().includes(q) || (e.source !== 'mcp' && e.description.toLowerCase().includes(q)) || e.symbols.some((s) => s.toLowerCase().includes(q)));
   const shape = (e: SearchEntry) => ({ name: e.name, description: e.description, source: e.source });
   if (hits.length > 0) return { results: hits.map(shape) };
   const available = entries.map(shape);
@@ -122,7 +141,7 @@ export function packageMarkdown(p: RegistryPackage): string {
   return `${p.readme.trim()}\n\n## Declarations\n\n\`\`\`ts\n${p.declarations.trimEnd()}\n\`\`\`\n`;
 }
 
-export function packageDocs(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, name: string, registry?: RegistryLookup): DocsAnswer {
+export function packageDocs(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, name: string, registry?: RegistryLookup, mcp: readonly McpPackageView[] = []): DocsAnswer {
   lookupCounters.package_docs++;
   const entries = visibleEntries(blueprint, modules);
   const wanted = name.startsWith('svc:') ? name : `svc:${name}`;
@@ -139,10 +158,16 @@ export function packageDocs(blueprint: Blueprint, modules: ReadonlyMap<string, H
   }
   if (name.startsWith('@mcp/')) {
     const server = name.slice(5);
-    if (!(server in blueprint.mcp)) return { kind: 'not_found', body: { error: 'unknown_mcp_server', message: `no MCP server named '${server}' is declared in this Blueprint` } };
-    return { kind: 'not_found', body: { error: 'unknown_package', message: `@mcp/${server} is declared but unavailable: MCP client Packages are not supported by this server yet` } };
+    if (!(server in blueprint.mcp)) {
+      const did = suggest(server, Object.keys(blueprint.mcp));
+      return { kind: 'not_found', body: { error: 'unknown_mcp_server', message: `no MCP server named '${server}' is declared in this Blueprint`, ...(did ? { did_you_mean: `@mcp/${did}` } : {}) } };
+    }
+    const view = mcp.find((m) => m.server === server);
+    if (view?.ok) return { kind: 'markdown', text: `${view.description}\n\n## Declarations\n\n\`\`\`ts\n${view.declarations}\n\`\`\`\n` };
+    const why = view?.reason ?? `the policy gives \`main\` no access to mcp.${server}`;
+    return { kind: 'not_found', body: { error: 'unknown_package', message: `@mcp/${server} is declared but unavailable: ${why}` } };
   }
-  const candidates = [...entries.map((e) => e.name), ...entries.map((e) => e.name.slice(4)), ...blueprint.packages, ...BUILTIN_TYPES, ...BUILTIN_NAMESPACES];
+  const candidates = [...entries.map((e) => e.name), ...entries.map((e) => e.name.slice(4)), ...blueprint.packages, ...mcpEntries(mcp).map((e) => e.name), ...BUILTIN_TYPES, ...BUILTIN_NAMESPACES];
   const did = suggest(name, candidates);
   return { kind: 'not_found', body: { error: 'unknown_package', message: `no Package or module named '${name}' is available to this Blueprint`, ...(did ? { did_you_mean: did } : {}) } };
 }

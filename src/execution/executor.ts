@@ -115,8 +115,8 @@ export class Executor {
   }
 
   /** Module names a program may import in a run with these services (svc: modules until Packages exist). */
-  availableModules(services: RunServices = {}): string[] {
-    return [...this.options.modules.values()]
+  availableModules(services: RunServices = {}, modules: ReadonlyMap<string, HostModule> = this.options.modules): string[] {
+    return [...modules.values()]
       .filter((m) => !m.availableFor || m.availableFor(services))
       .map((m) => m.name)
       .sort();
@@ -177,13 +177,17 @@ export class Executor {
   private async run(request: ExecutionRequest, base: RecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number): Promise<ExecutionReport> {
     const { audit } = this.options;
     const executionId = ids.executionId;
-    const compiled = await this.compile(request.code, base.source_hash, services);
+    // `@mcp/<server>` Packages the program imports are discovered for this run only.
+    const mcp = services.mcp ? await services.mcp.prepare(request.code) : null;
+    const modules: ReadonlyMap<string, HostModule> = mcp?.modules.length ? new Map([...this.options.modules, ...mcp.modules.map((m) => [m.name, m] as const)]) : this.options.modules;
+    const warnings = mcp?.warnings ?? [];
+    const compiled = await this.compile(request.code, base.source_hash, services, modules, mcp?.unavailable ?? {});
     if (!compiled.ok) {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
       this.finish(base, { outcome: 'error', errorClass: 'compile_error', wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs });
       reportRunFailure(request.entryPoint, error, request.code);
-      return executeResult(ids, null, [], error);
+      return executeResult(ids, null, [], error, warnings);
     }
 
     const decisions = new RunDecisions(
@@ -220,15 +224,15 @@ export class Executor {
           signal: runEnded.signal,
           services,
         },
-        modules: this.options.modules,
+        modules,
         decisions,
       });
       outcome = await this.options.pool.run(
         {
           executionId,
           script: compiled.script,
-          hostModules: this.guestModules(compiled.script.hostModules),
-          guestModules: this.guestSources(compiled.script.hostModules),
+          hostModules: this.guestModules(compiled.script.hostModules, modules),
+          guestModules: this.guestSources(compiled.script.hostModules, modules),
           limits: this.runLimits(),
           signal: runEnded.signal,
         },
@@ -252,38 +256,38 @@ export class Executor {
       wallMs: outcome.wallMs,
       tokens: runTokenUsage(services.models),
     });
-    return executeResult(ids, outcome.result, outcome.console, error);
+    return executeResult(ids, outcome.result, outcome.console, error, warnings);
   }
 
   /** Compiles through a small LRU cache keyed by the source hash and the available modules. */
-  private async compile(code: string, sourceHash: string, services: RunServices): Promise<CompileResult> {
-    const availableModules = this.availableModules(services);
-    const key = `${sourceHash}:${availableModules.join(',')}`;
+  private async compile(code: string, sourceHash: string, services: RunServices, modules: ReadonlyMap<string, HostModule>, unavailable: Readonly<Record<string, string>>): Promise<CompileResult> {
+    const availableModules = this.availableModules(services, modules);
+    const key = `${sourceHash}:${availableModules.join(',')}:${JSON.stringify(unavailable)}`;
     const cached = this.compiled.get(key);
     if (cached) {
       this.compiled.delete(key);
       this.compiled.set(key, cached);
       return cached;
     }
-    const result = await timed(metrics.compileDuration, compileProgram({ source: code, availableModules }));
+    const result = await timed(metrics.compileDuration, compileProgram({ source: code, availableModules, unavailable }));
     this.compiled.set(key, result);
     if (this.compiled.size > COMPILE_CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value as string);
     return result;
   }
 
-  private guestSources(imported: string[]): Record<string, string> {
+  private guestSources(imported: string[], modules: ReadonlyMap<string, HostModule>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const name of imported) {
-      const guest = this.options.modules.get(name)?.guest;
+      const guest = modules.get(name)?.guest;
       if (guest) out[name] = guest;
     }
     return out;
   }
 
-  private guestModules(imported: string[]): Record<string, string[]> {
+  private guestModules(imported: string[], modules: ReadonlyMap<string, HostModule>): Record<string, string[]> {
     const out: Record<string, string[]> = {};
     for (const name of imported) {
-      const module = this.options.modules.get(name);
+      const module = modules.get(name);
       if (module) out[name] = Object.keys(module.operations);
     }
     return out;

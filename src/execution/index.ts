@@ -1,4 +1,5 @@
 // Public API of the execution layer: one run end to end.
 export { Executor, type ExecutionRequest, type RefusedRequest, type ExecutorOptions, type EntryPoint, type RunBlueprint } from './executor';
 export type { ExecuteResult, ExecuteError, LastRunRecord, ExecutionReport } from './result';
+export { executionIdOf } from './result';
 export { HostDispatcher, type IssuedDenial, type DispatchOptions } from './host-dispatch';

@@ -31,7 +31,17 @@ export interface ExecutionReport {
   lastRun: LastRunRecord | null;
 }
 
-export function executeResult(ids: { executionId: string; sessionId: string }, result: string | null, consoleLines: string[], error: ExecuteError | null): ExecutionReport {
+// The run a last-run record came from (the MCP last-run tool answers it); the record's
+// own shape is the interface's and stays without it.
+const recordRuns = new WeakMap<object, string>();
+
+export function executionIdOf(record: object): string | null {
+  return recordRuns.get(record) ?? null;
+}
+
+export function executeResult(ids: { executionId: string; sessionId: string }, result: string | null, consoleLines: string[], error: ExecuteError | null, discoveryWarnings: string[] = []): ExecutionReport {
+  const lastRun = { result: error ? null : result, console: consoleLines, error };
+  recordRuns.set(lastRun, ids.executionId);
   return {
     response: {
       execution_id: ids.executionId,
@@ -40,7 +50,9 @@ export function executeResult(ids: { executionId: string; sessionId: string }, r
       // The execute result carries console lines only on failure; last-run always has them.
       console: error ? consoleLines : [],
       error,
+      // Present only when non-empty (interface.md "Execute result").
+      ...(discoveryWarnings.length > 0 ? { discovery_warnings: [...discoveryWarnings] } : {}),
     },
-    lastRun: { result: error ? null : result, console: consoleLines, error },
+    lastRun,
   };
 }

@@ -5,17 +5,17 @@
 import type { Context } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditWriter } from '../audit';
 import type { Blueprint, BlueprintRegistry } from '../blueprints';
 import type { AllowsMode } from '../config';
 import type { RegistryLookup } from '../discovery';
-import { HostDispatcher, type Executor } from '../execution';
+import { executionIdOf, HostDispatcher, type Executor } from '../execution';
 import type { AppEnv } from '../http';
 import { RunDecisions } from '../policy';
 import { SessionError, type SessionManager, type SessionView } from '../sessions';
 import type { HostModule, RunServices } from '../stdlib';
-import { discoveryTool, toolList, type ToolAnswer } from './tools';
+import { checkArguments, discoveryTool, errorAnswer, filesTool, toolList, type McpViews, type ToolAnswer } from './tools';
 
 export interface McpEndpointDependencies {
   registry: BlueprintRegistry;
@@ -28,6 +28,8 @@ export interface McpEndpointDependencies {
   allows: AllowsMode;
   allowedHosts: readonly string[];
   servicesFor: (session: SessionView) => RunServices;
+  /** `@mcp/` Packages seen from a session (its harness secrets included). */
+  mcpViews?: (blueprint: Blueprint, session: SessionView) => McpViews;
   version: string;
 }
 
@@ -147,22 +149,25 @@ export class McpEndpoint {
     const blueprint = this.deps.registry.get(blueprintName);
     const session = this.deps.sessions.get(sessionId);
     if (!blueprint || !session) return { text: `session ${sessionId} has ended or its Blueprint is gone`, isError: true };
-    const discovery = discoveryTool(name, args, blueprint, this.deps.modules, this.deps.packages);
+    const checked = checkArguments(name, args);
+    if (!checked.ok) return checked.answer;
+    args = checked.args;
+    const discovery = await discoveryTool(name, args, blueprint, this.deps.modules, this.deps.packages, this.deps.mcpViews?.(blueprint, session));
     if (discovery) return discovery;
     switch (name) {
       case 'svc__typescript__execute':
         return this.execute(session, blueprint, principal, args);
       case 'svc__typescript__last_run': {
         const last = this.deps.sessions.lastRun(sessionId);
-        if (!last) return { text: 'no run has been recorded in this session yet', isError: true };
-        const body = { result: last.result, console: last.console, error: last.error };
+        if (!last) return errorAnswer('no_previous_run', 'no run has been recorded in this session yet; run a program with svc__typescript__execute first');
+        const body = { result: last.result, console: last.console, error: last.error, execution_id: executionIdOf(last) };
         return { structured: body, text: JSON.stringify(body) };
       }
       case 'svc__files__read':
       case 'svc__files__list':
         return this.files(name, session, blueprint, principal, args);
       default:
-        return { text: `unknown tool ${name}`, isError: true };
+        throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}`);
     }
   }
 
@@ -185,7 +190,7 @@ export class McpEndpoint {
         });
         if (report.lastRun) this.deps.sessions.recordLastRun(session.id, report.lastRun);
         const r = report.response;
-        const body = { result: r.result, console: r.console, error: r.error, execution_id: r.execution_id };
+        const body = { result: r.result, console: r.console, error: r.error, execution_id: r.execution_id, ...(r.discovery_warnings ? { discovery_warnings: r.discovery_warnings } : {}) };
         return { structured: body, text: JSON.stringify(body) };
       } finally {
         done();
@@ -211,20 +216,7 @@ export class McpEndpoint {
       decisions,
     });
     try {
-      if (name === 'svc__files__read') {
-        const limit = Math.min(2000, Math.max(1, Number(args.limit ?? 200) || 200));
-        const offset = Math.max(1, Number(args.offset ?? 1) || 1);
-        const read = (await dispatcher.invoke('svc:code', 'read', [String(args.path ?? ''), offset, limit])) as { path: string; lines: Array<{ line: number; text: string }>; truncated: boolean };
-        const text = read.lines.map((l) => `${l.line}: ${l.text}`).join('\n') + (read.truncated ? `\n[… more lines follow; continue with offset ${offset + read.lines.length}]` : '');
-        return { structured: { path: read.path, offset, lines: read.lines, truncated: read.truncated, ...(read.truncated ? { next_offset: offset + read.lines.length } : {}) }, text };
-      }
-      const entries = (await dispatcher.invoke('svc:fs', 'list', [String(args.path ?? '/'), args.recursive === true])) as Array<{ kind: string; path: string; size: number }>;
-      const shown = entries.slice(0, 1000);
-      return { structured: { entries: shown, truncated: entries.length > 1000 }, text: shown.map((e) => `${e.kind === 'directory' ? 'd' : '-'} ${e.path}${e.kind === 'file' ? ` (${e.size} bytes)` : ''}`).join('\n') };
-    } catch (error) {
-      const e = error as Error & { capability?: string; source?: string };
-      const kind = e.name === 'PermissionDeniedError' ? 'permission_denied' : 'error';
-      return { structured: { kind, message: e.message, ...(e.capability ? { capability: e.capability, source: e.source } : {}) }, text: e.message, isError: true };
+      return await filesTool(name as 'svc__files__read' | 'svc__files__list', (module, op, opArgs) => dispatcher.invoke(module, op, opArgs), services.files?.cwd ?? session.fileArea.cwd, args);
     } finally {
       dispatcher.end();
       decisions.flush();

@@ -1,8 +1,9 @@
 // The eight MCP tools (mcp-and-packages A.7), answered for one svc session. Descriptions
 // are computed from the Blueprint in force on every tools/list.
 import type { Blueprint } from '../blueprints';
-import { builtinsDocs, BUILTIN_NAMESPACES, BUILTIN_TYPES, executePrompt, packageDocs, searchPackages, toolDescriptions, type ToolNames, type RegistryLookup } from '../discovery';
+import { builtinsDocs, BUILTIN_NAMESPACES, BUILTIN_TYPES, executePrompt, packageDocs, searchPackages, toolDescriptions, type McpPackageView, type ToolNames, type RegistryLookup } from '../discovery';
 import type { HostModule } from '../stdlib';
+import path from 'node:path';
 
 export const MCP_TOOL_NAMES: ToolNames = {
   search: 'svc__typescript__packages__search',
@@ -11,40 +12,139 @@ export const MCP_TOOL_NAMES: ToolNames = {
   lastRun: 'svc__typescript__last_run',
 };
 
-const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, ...(required.length ? { required } : {}) });
+const object = (properties: Record<string, Schema>, required: string[] = []) => ({ type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false as const });
+const READ_ONLY = { readOnlyHint: true };
+
+/** Input schemas of the eight tools (A.7); arguments are validated against them before any work. */
+export const TOOL_SCHEMAS: Record<string, { type: string; properties: Record<string, Schema>; required?: string[]; additionalProperties: false }> = {
+  svc__typescript__execute: object({ code: { type: 'string', description: 'TypeScript program defining main()' } }, ['code']),
+  svc__typescript__last_run: object({}),
+  svc__typescript__packages__search: object({ query: { type: 'string' } }),
+  svc__typescript__packages__docs: object({ name: { type: 'string' } }, ['name']),
+  svc__typescript__builtins__list: object({}),
+  svc__typescript__builtins__docs: object({ names: { type: 'array', items: { type: 'string' }, minItems: 1 } }, ['names']),
+  svc__files__read: object({ path: { type: 'string' }, offset: { type: ['integer', 'null'], minimum: 1 }, limit: { type: ['integer', 'null'], minimum: 1, maximum: 5000 } }, ['path']),
+  svc__files__list: object({ path: { type: ['string', 'null'] }, recursive: { type: ['boolean', 'null'] } }),
+};
+
+interface Schema {
+  type?: string | string[];
+  items?: Schema;
+  minItems?: number;
+  minimum?: number;
+  maximum?: number;
+  description?: string;
+}
 
 export function toolList(blueprint: Blueprint) {
   const d = toolDescriptions(MCP_TOOL_NAMES);
   return [
-    { name: 'svc__typescript__execute', description: executePrompt(blueprint, MCP_TOOL_NAMES), inputSchema: object({ code: { type: 'string', description: 'TypeScript program defining main()' } }, ['code']) },
-    { name: 'svc__typescript__last_run', description: d.last_run, inputSchema: object({}) },
-    { name: 'svc__typescript__packages__search', description: d.search, inputSchema: object({ query: { type: 'string' } }) },
-    { name: 'svc__typescript__packages__docs', description: d.docs, inputSchema: object({ name: { type: 'string' } }, ['name']) },
-    { name: 'svc__typescript__builtins__list', description: d.builtins_list, inputSchema: object({}) },
-    { name: 'svc__typescript__builtins__docs', description: d.builtins_docs, inputSchema: object({ names: { type: 'array', items: { type: 'string' } } }, ['names']) },
+    { name: 'svc__typescript__execute', description: executePrompt(blueprint, MCP_TOOL_NAMES), inputSchema: TOOL_SCHEMAS.svc__typescript__execute },
+    { name: 'svc__typescript__last_run', description: d.last_run, inputSchema: TOOL_SCHEMAS.svc__typescript__last_run, annotations: READ_ONLY },
+    { name: 'svc__typescript__packages__search', description: d.search, inputSchema: TOOL_SCHEMAS.svc__typescript__packages__search, annotations: READ_ONLY },
+    { name: 'svc__typescript__packages__docs', description: d.docs, inputSchema: TOOL_SCHEMAS.svc__typescript__packages__docs, annotations: READ_ONLY },
+    { name: 'svc__typescript__builtins__list', description: d.builtins_list, inputSchema: TOOL_SCHEMAS.svc__typescript__builtins__list, annotations: READ_ONLY },
+    { name: 'svc__typescript__builtins__docs', description: d.builtins_docs, inputSchema: TOOL_SCHEMAS.svc__typescript__builtins__docs, annotations: READ_ONLY },
     {
       name: 'svc__files__read',
-      description: "Reads a text file of this session's file area as a window of numbered lines (offset 1-based, default 1; limit default 200, at most 2000).",
-      inputSchema: object({ path: { type: 'string' }, offset: { type: 'integer' }, limit: { type: 'integer' } }, ['path']),
+      description: "Reads a text file of this session's file area as a window of lines: offset is 1-based (default 1), limit defaults to 2000 (at most 5000); continue with next_offset while has_more. Needs fs.read.",
+      inputSchema: TOOL_SCHEMAS.svc__files__read,
+      annotations: READ_ONLY,
     },
     {
       name: 'svc__files__list',
-      description: "Lists a directory of this session's file area (at most 1000 entries) with kinds and sizes.",
-      inputSchema: object({ path: { type: 'string' }, recursive: { type: 'boolean' } }),
+      description: "Lists a directory of this session's file area (default the working directory; recursive optional), at most 1000 entries sorted by path, with kind and size. Needs fs.list.",
+      inputSchema: TOOL_SCHEMAS.svc__files__list,
+      annotations: READ_ONLY,
     },
   ];
 }
 
+const typesOf = (schema: Schema): string[] => (schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type]);
+
+/** A.9: clients that send every argument as a string get booleans, numbers and `names` converted. */
+function coerce(name: string, key: string, value: unknown, schema: Schema): unknown {
+  if (typeof value !== 'string') return value;
+  const types = typesOf(schema);
+  if (types.includes('boolean') && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+  if (types.includes('integer') && /^-?\d+$/.test(value.trim())) return Number(value);
+  if (types.includes('number') && value.trim() !== '' && Number.isFinite(Number(value))) {
+    try {
+      const parsed = JSON.parse(value);
+      if (typeof parsed === 'number') return parsed;
+    } catch {
+      // not a JSON number: left as is, fails validation
+    }
+  }
+  if (name === 'svc__typescript__builtins__docs' && key === 'names' && types.includes('array')) {
+    try {
+      const parsed = JSON.parse(value);
+      if (Array.isArray(parsed) && parsed.every((v) => typeof v === 'string')) return parsed;
+    } catch {
+      // a single name
+    }
+    return [value];
+  }
+  return value;
+}
+
+function matches(value: unknown, schema: Schema): string | null {
+  const types = typesOf(schema);
+  const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+  const ok = types.some((t) => t === kind || (t === 'integer' && typeof value === 'number' && Number.isInteger(value)) || (t === 'number' && typeof value === 'number'));
+  if (!ok) return `must be ${types.map((t) => (t === 'integer' ? 'a whole number' : t === 'null' ? 'null' : `a ${t}`)).join(' or ')}`;
+  if (typeof value === 'number') {
+    if (schema.minimum !== undefined && value < schema.minimum) return `must be at least ${schema.minimum}`;
+    if (schema.maximum !== undefined && value > schema.maximum) return `must be at most ${schema.maximum}`;
+  }
+  if (Array.isArray(value)) {
+    if (schema.minItems !== undefined && value.length < schema.minItems) return `needs at least ${schema.minItems} item(s)`;
+    if (schema.items && value.some((item) => matches(item, schema.items!) !== null)) return `must hold only ${typesOf(schema.items).join(' or ')} items`;
+  }
+  return null;
+}
+
+/** Coerces (A.9) and validates a tool's arguments; unknown properties are refused (A.8). */
+export function checkArguments(name: string, raw: Record<string, unknown>): { ok: true; args: Record<string, unknown> } | { ok: false; answer: ToolAnswer } {
+  const schema = TOOL_SCHEMAS[name];
+  if (!schema) return { ok: true, args: raw };
+  const fail = (message: string) => ({ ok: false as const, answer: errorAnswer('invalid_arguments', `${name}: ${message}`) });
+  const unknown = Object.keys(raw).filter((k) => !(k in schema.properties));
+  const accepted = Object.keys(schema.properties);
+  if (unknown.length > 0) return fail(`unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `\`${k}\``).join(', ')}; accepted: ${accepted.length ? accepted.map((k) => `\`${k}\``).join(', ') : 'none'}`);
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const property = schema.properties[key];
+    const converted = coerce(name, key, value, property);
+    const problem = matches(converted, property);
+    if (problem) return fail(`\`${key}\` ${problem}`);
+    args[key] = converted;
+  }
+  const missing = (schema.required ?? []).filter((k) => args[k] === undefined);
+  if (missing.length > 0) return fail(`missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((k) => `\`${k}\``).join(', ')}`);
+  return { ok: true, args };
+}
+
+/** `isError` results carry `{error: {kind, message}}` (A.7–A.8). */
+export function errorAnswer(kind: string, message: string): ToolAnswer {
+  const body = { error: { kind, message } };
+  return { structured: body, text: JSON.stringify(body), isError: true };
+}
+
 export type ToolAnswer = { structured?: Record<string, unknown>; text: string; isError?: boolean };
 
-export function discoveryTool(name: string, args: Record<string, unknown>, blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, packages?: RegistryLookup): ToolAnswer | null {
+/** `@mcp/` Package views for this session (only `only` when given); none without an MCP client. */
+export type McpViews = (only?: string) => Promise<McpPackageView[]>;
+
+export async function discoveryTool(name: string, args: Record<string, unknown>, blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, packages?: RegistryLookup, mcp: McpViews = async () => []): Promise<ToolAnswer | null> {
   switch (name) {
     case 'svc__typescript__packages__search': {
-      const out = searchPackages(blueprint, modules, String(args.query ?? ''), 'built-ins need no import: use svc__typescript__builtins__list', packages);
+      const out = searchPackages(blueprint, modules, String(args.query ?? ''), 'built-ins need no import: use svc__typescript__builtins__list', packages, await mcp());
       return { structured: out, text: JSON.stringify(out) };
     }
     case 'svc__typescript__packages__docs': {
-      const answer = packageDocs(blueprint, modules, String(args.name ?? ''), packages);
+      const wanted = String(args.name ?? '');
+      const answer = packageDocs(blueprint, modules, wanted, packages, wanted.startsWith('@mcp/') ? await mcp(wanted.slice(5)) : []);
       // A Package's Markdown is one text item.
       if (answer.kind === 'markdown') return { text: answer.text };
       return { structured: answer.body, text: JSON.stringify(answer.body), isError: answer.kind !== 'json' };
@@ -60,5 +160,68 @@ export function discoveryTool(name: string, args: Record<string, unknown>, bluep
     }
     default:
       return null;
+  }
+}
+
+const READ_DEFAULT_LIMIT = 2000;
+const READ_MAX_LIMIT = 5000;
+const MAX_LINE_CHARS = 2000;
+const LIST_MAX_ENTRIES = 1000;
+
+/** `fs.read /a/b: no such file` → `/a/b: no such file`; host paths never appear (fs messages use guest paths). */
+function fileMessage(message: string): string {
+  return message.replace(/^fs\.[A-Za-z]+:? /, '');
+}
+
+/** Runs one standard-library operation for `main` (validated and gated like a program's call). */
+export type InvokeOperation = (module: string, op: string, args: unknown[]) => Promise<unknown>;
+
+/**
+ * The two file tools (A.7) over the standard library's own operations, so the decision,
+ * path normalisation and file-area rules are the runtime's; only the shapes are the tool's.
+ */
+export async function filesTool(name: 'svc__files__read' | 'svc__files__list', invoke: InvokeOperation, cwd: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+  try {
+    if (name === 'svc__files__read') {
+      const raw = String(args.path);
+      const content = (await invoke('svc:fs', 'read', [raw])) as Uint8Array | null;
+      const shown = path.posix.resolve(cwd, raw);
+      if (content === null) return errorAnswer('file_error', `${shown}: the file is too large to read with this tool`);
+      const decoded = new TextDecoder('utf-8').decode(content);
+      const text = decoded.startsWith('\uFEFF') ? decoded.slice(1) : decoded;
+      const all = text === '' ? [] : text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+      if (text.endsWith('\n')) all.pop();
+      const offset = typeof args.offset === 'number' ? args.offset : 1;
+      const limit = Math.min(READ_MAX_LIMIT, Math.max(1, typeof args.limit === 'number' ? args.limit : READ_DEFAULT_LIMIT));
+      let truncatedLines = 0;
+      const window = all.slice(offset - 1, offset - 1 + limit).map((line) => {
+        if (line.length <= MAX_LINE_CHARS) return line;
+        truncatedLines++;
+        return `${line.slice(0, MAX_LINE_CHARS)}… [line cut at ${MAX_LINE_CHARS} characters]`;
+      });
+      const hasMore = offset - 1 + window.length < all.length;
+      const body = {
+        path: shown,
+        content: window.join('\n'),
+        line_start: window.length > 0 ? offset : null,
+        line_end: window.length > 0 ? offset + window.length - 1 : null,
+        returned_lines: window.length,
+        has_more: hasMore,
+        next_offset: hasMore ? offset + window.length : null,
+        truncated_lines: truncatedLines,
+        bytes: content.byteLength,
+      };
+      return { structured: body, text: JSON.stringify(body) };
+    }
+    const raw = typeof args.path === 'string' ? args.path : '.';
+    const entries = (await invoke('svc:fs', 'list', [raw, args.recursive === true])) as Array<{ kind: string; path: string; size: number }>;
+    const sorted = [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const shown = sorted.slice(0, LIST_MAX_ENTRIES).map((e) => ({ path: e.path, kind: e.kind, bytes: e.kind === 'file' ? e.size : 0 }));
+    const body = { path: path.posix.resolve(cwd, raw), entries: shown, count: shown.length, truncated: sorted.length > LIST_MAX_ENTRIES };
+    return { structured: body, text: JSON.stringify(body) };
+  } catch (error) {
+    const e = error as Error;
+    if (e.name === 'PermissionDeniedError') return errorAnswer('permission_denied', e.message);
+    return errorAnswer('file_error', fileMessage(e.message));
   }
 }

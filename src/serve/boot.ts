@@ -13,6 +13,9 @@ import { mountBlueprintRoutes } from '../http/routes/blueprints';
 import { mountDiscoveryRoutes } from '../http/routes/discovery';
 import { lookupCounters } from '../discovery';
 import { McpEndpoint } from '../mcp';
+import { McpDiscovery, McpRun, mcpViews } from '../mcp/client';
+import { OAuthService, TokenManager } from '../mcp/oauth';
+import { mountMcpOAuthRoutes } from '../http/routes/mcp-oauth';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountPackageRoutes } from '../http/routes/packages';
@@ -138,6 +141,20 @@ export async function boot(options: BootOptions): Promise<void> {
   const outbound = egress.dispatcher();
   const modelBudgets = new ModelBudgets(settings.limits, outbound);
   closers.push(() => outbound.close());
+  // MCP client: OAuth logins and their tokens, discovery of upstream servers.
+  const oauth = new OAuthService({
+    store: secretStore,
+    providers: settings.mcpOAuthProviders,
+    dispatcher: outbound,
+    resolveBlueprint: (name) => registry.get(name) ?? undefined,
+    onCredentialChange: (blueprint, server) => {
+      mcpDiscovery.evict(blueprint);
+      void tokens.clear(blueprint, server);
+    },
+  });
+  const tokens = new TokenManager({ service: oauth, dispatcher: outbound });
+  const mcpDiscovery = new McpDiscovery({ dispatcher: outbound, storeSecret: (key) => secretStore.get(key), tokens: (blueprint, server, failed) => tokens.token(blueprint, server, failed), log, version: options.version });
+  registry.onDeleted((name) => mcpDiscovery.evict(name));
   /** Per-run services: the file area, svc:session state, and secret values for Packages. */
   const runServices = (
     sessionId: string,
@@ -152,8 +169,11 @@ export async function boot(options: BootOptions): Promise<void> {
       if (!declaration) return undefined;
       return declaration.source === 'store' ? secretStore.reveal(declaration.key) : secrets.harness[name];
     };
+    // `@mcp/` servers: discovered for the run's imports, upstream sessions closed when it ends.
+    const mcp = blueprint && Object.keys(blueprint.mcp).length > 0 ? new McpRun({ blueprint, scope: { sessionId, harness: secrets.harness }, discovery: mcpDiscovery, dispatcher: outbound, version: options.version }) : undefined;
     return {
       files,
+      ...(mcp ? { mcp } : {}),
       sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
       secretValue,
       git: gitServices(blueprint, secrets.variables, secretValue),
@@ -167,6 +187,7 @@ export async function boot(options: BootOptions): Promise<void> {
       },
       endOfRun: () => {
         files.release();
+        void mcp?.close();
         // A one-off run's state is discarded when it returns.
         if (throwaway) sessionStates.drop(sessionId);
       },
@@ -212,10 +233,11 @@ export async function boot(options: BootOptions): Promise<void> {
     }),
   );
   // Discovery paths under /v1/blueprints/{name}/… are registered before the admin routes.
-  mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules(), packages: (name) => packages.describe(name) }));
+  mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules(), packages: (name) => packages.describe(name), mcpViews: (blueprint, only) => mcpViews(mcpDiscovery, blueprint, {}, only) }));
   mounts.push((app) => mountBlueprintRoutes(app, { registry, audit, log }));
   mounts.push((app) => mountSecretRoutes(app, { store: secretStore, audit, log }));
   mounts.push((app) => mountPackageRoutes(app, { packages, audit, log }));
+  mounts.push((app) => mountMcpOAuthRoutes(app, { oauth, audit, log }));
   mounts.push((app) =>
     mountExecuteRoutes(app, {
       executor,
@@ -235,6 +257,7 @@ export async function boot(options: BootOptions): Promise<void> {
     allowedHosts: settings.mcpAllowedHosts,
     servicesFor: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
     version: options.version,
+    mcpViews: (blueprint, session) => (only) => mcpViews(mcpDiscovery, blueprint, { sessionId: session.id, harness: session.secrets }, only),
   });
   mounts.push((app) => app.all('/mcp/:blueprint', (c) => mcp.handle(c)));
   mounts.push((app) =>

@@ -128,18 +128,106 @@ describe('MCP endpoint', () => {
     const setup = await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'import * as fs from "svc:fs";\nexport function main() { fs.mkdir("/a/b", true); fs.mkdir("/private"); fs.writeText("/private/s.txt", "s"); fs.writeText("/a/b/big.txt", Array.from({ length: 5000 }, (_, i) => "line " + (i + 1)).join("\\n")); }' } });
     assert.equal((setup.structuredContent as { error: unknown }).error, null, JSON.stringify(setup.structuredContent));
     const first = await client.callTool({ name: 'svc__files__read', arguments: { path: '/a/b/big.txt', offset: 4990, limit: 20 } });
-    const s = first.structuredContent as { lines: Array<{ line: number }>; truncated: boolean };
-    assert.ok(Array.isArray(s.lines), JSON.stringify(first));
-    assert.deepEqual([s.lines[0].line, s.lines.length, s.truncated], [4990, 11, false]);
-    const paged = await client.callTool({ name: 'svc__files__read', arguments: { path: '/a/b/big.txt' } });
-    assert.equal((paged.structuredContent as { next_offset: number }).next_offset, 201);
+    assert.deepEqual(first.structuredContent, {
+      path: '/a/b/big.txt',
+      content: Array.from({ length: 11 }, (_, i) => `line ${4990 + i}`).join('\n'),
+      line_start: 4990,
+      line_end: 5000,
+      returned_lines: 11,
+      has_more: false,
+      next_offset: null,
+      truncated_lines: 0,
+      bytes: Buffer.byteLength(Array.from({ length: 5000 }, (_, i) => 'line ' + (i + 1)).join('\n')),
+    });
+    const paged = await client.callTool({ name: 'svc__files__read', arguments: { path: 'a/b/big.txt' } });
+    const p = paged.structuredContent as { line_start: number; line_end: number; returned_lines: number; has_more: boolean; next_offset: number };
+    assert.deepEqual([p.line_start, p.line_end, p.returned_lines, p.has_more, p.next_offset], [1, 2000, 2000, true, 2001]);
+    // Some clients send every argument as a string (A.9).
+    const stringly = await client.callTool({ name: 'svc__files__read', arguments: { path: '/a/b/big.txt', offset: '2', limit: '1' } });
+    assert.equal((stringly.structuredContent as { content: string }).content, 'line 2');
     const listed = await client.callTool({ name: 'svc__files__list', arguments: { path: '/', recursive: true } });
-    assert.deepEqual((listed.structuredContent as { entries: Array<{ path: string }> }).entries.map((e) => e.path), ['/a', '/a/b', '/a/b/big.txt', '/private', '/private/s.txt']);
+    assert.deepEqual(listed.structuredContent, {
+      path: '/',
+      entries: [
+        { path: '/a', kind: 'directory', bytes: 0 },
+        { path: '/a/b', kind: 'directory', bytes: 0 },
+        { path: '/a/b/big.txt', kind: 'file', bytes: (first.structuredContent as { bytes: number }).bytes },
+        { path: '/private', kind: 'directory', bytes: 0 },
+        { path: '/private/s.txt', kind: 'file', bytes: 1 },
+      ],
+      count: 5,
+      truncated: false,
+    });
+    const top = await client.callTool({ name: 'svc__files__list', arguments: {} });
+    assert.deepEqual((top.structuredContent as { entries: Array<{ path: string }> }).entries.map((e) => e.path), ['/a', '/private']);
+    const missing = await client.callTool({ name: 'svc__files__read', arguments: { path: '/nope.txt' } });
+    assert.equal(missing.isError, true);
+    assert.deepEqual((missing.structuredContent as { error: { kind: string } }).error.kind, 'file_error');
+    assert.match((missing.structuredContent as { error: { message: string } }).error.message, /^\/nope\.txt: /);
+    const directory = await client.callTool({ name: 'svc__files__read', arguments: { path: '/a' } });
+    assert.equal((directory.structuredContent as { error: { kind: string } }).error.kind, 'file_error');
     const denied = await client.callTool({ name: 'svc__files__read', arguments: { path: '/private/s.txt' } });
     assert.equal(denied.isError, true);
-    assert.equal((denied.structuredContent as { kind: string }).kind, 'permission_denied');
+    const deniedError = (denied.structuredContent as { error: { kind: string; message: string } }).error;
+    assert.equal(deniedError.kind, 'permission_denied');
+    assert.match(deniedError.message, /^permission denied: caller=main capability=fs\.read: /);
     const decision = server.audit({ type: 'decision', decision: 'deny', capability: 'fs.read' }).at(-1)!;
     assert.equal(decision.execution_id, undefined);
+    await client.close();
+  });
+
+  test('last_run before any run is an isError result with kind no_previous_run; after a run it names the execution', async () => {
+    const { client } = await connect(server, 'notes', { headers: { 'svc-variables': 'team=blue' } });
+    const none = await client.callTool({ name: 'svc__typescript__last_run', arguments: {} });
+    assert.equal(none.isError, true);
+    const error = (none.structuredContent as { error: { kind: string; message: string } }).error;
+    assert.equal(error.kind, 'no_previous_run');
+    assert.ok(error.message.length > 10);
+    const run = await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'export function main() { console.log("x"); return 1; }' } });
+    const last = await client.callTool({ name: 'svc__typescript__last_run', arguments: {} });
+    assert.equal(last.isError, undefined);
+    assert.deepEqual(last.structuredContent, { result: '1', console: ['x'], error: null, execution_id: (run.structuredContent as { execution_id: string }).execution_id });
+    await client.close();
+  });
+
+  test('every tool refuses undeclared or mistyped arguments as invalid_arguments, and nothing runs', async () => {
+    const { client } = await connect(server, 'notes', { headers: { 'svc-variables': 'team=blue' } });
+    const before = server.audit({ type: 'execution', event: 'started' }).length;
+    const extra = await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'export function main() { return 1; }', blueprint: 'other' } });
+    assert.equal(extra.isError, true);
+    const e = (extra.structuredContent as { error: { kind: string; message: string } }).error;
+    assert.equal(e.kind, 'invalid_arguments');
+    assert.match(e.message, /blueprint/);
+    assert.equal(server.audit({ type: 'execution', event: 'started' }).length, before);
+    for (const [name, args] of [
+      ['svc__typescript__last_run', { verbose: true }],
+      ['svc__typescript__packages__search', { query: 'fs', limit: 3 }],
+      ['svc__typescript__packages__docs', {}],
+      ['svc__typescript__builtins__list', { x: 1 }],
+      ['svc__typescript__builtins__docs', { names: [] }],
+      ['svc__files__read', { path: '/a', offset: 0 }],
+      ['svc__files__read', { path: '/a', limit: 'many' }],
+      ['svc__files__list', { path: '/', deep: true }],
+      ['svc__typescript__execute', { code: 42 }],
+    ] as Array<[string, Record<string, unknown>]>) {
+      const answer = await client.callTool({ name, arguments: args });
+      assert.equal(answer.isError, true, name);
+      assert.equal((answer.structuredContent as { error: { kind: string } }).error.kind, 'invalid_arguments', `${name} ${JSON.stringify(args)}`);
+    }
+    // A.9: a single string for names becomes a one-element list.
+    const docs = await client.callTool({ name: 'svc__typescript__builtins__docs', arguments: { names: 'Math.max' } });
+    assert.equal(docs.isError, undefined);
+    assert.equal((docs.structuredContent as { results: Array<{ name: string }> }).results[0].name, 'Math.max');
+    await assert.rejects(client.callTool({ name: 'svc__nope', arguments: {} }), /svc__nope/);
+    await client.close();
+  });
+
+  test('tools declare closed input schemas and the read-only ones say so', async () => {
+    const { client } = await connect(server, 'notes', { headers: { 'svc-variables': 'team=blue' } });
+    const { tools } = await client.listTools();
+    for (const tool of tools) assert.equal((tool.inputSchema as { additionalProperties?: boolean }).additionalProperties, false, tool.name);
+    // Everything but execute only reads.
+    assert.deepEqual(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name), ['svc__typescript__execute']);
     await client.close();
   });
 });

@@ -78,6 +78,7 @@ export function registerRunCommand(root: Command, context: CliContext): void {
       throw error;
     }
     for (const line of result.consoleAll ?? result.console) warn(io, line);
+    for (const entry of result.discovery_warnings ?? []) warn(io, `warning: ${entry}`);
     if (result.error) {
       warn(io, `error: ${nameTheFile(result.error.message, file)}`);
       context.setExitCode(NOT_ATTEMPTED_KINDS.has(result.error.kind) ? EXIT_NOT_ATTEMPTED : EXIT_FAILURE);

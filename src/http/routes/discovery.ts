@@ -2,7 +2,7 @@
 // search and docs, built-ins list and docs. Unregistered Blueprints answer 404 not_found.
 import type { Context, Hono } from 'hono';
 import type { Blueprint, BlueprintRegistry } from '../../blueprints';
-import { BUILTIN_NAMESPACES, BUILTIN_TYPES, builtinsDocs, executePrompt, lookupCounters, packageDocs, REST_TOOL_NAMES, searchPackages, toolDescriptions, type RegistryLookup } from '../../discovery';
+import { BUILTIN_NAMESPACES, BUILTIN_TYPES, builtinsDocs, executePrompt, lookupCounters, packageDocs, REST_TOOL_NAMES, searchPackages, toolDescriptions, type RegistryLookup, type McpPackageView } from '../../discovery';
 import type { HostModule } from '../../stdlib';
 import type { AppEnv } from '../types';
 import { requireQuery } from '../validation';
@@ -12,6 +12,8 @@ export interface DiscoveryRouteDependencies {
   modules: ReadonlyMap<string, HostModule>;
   /** The Blueprint's installed Packages (search `registry` entries, Markdown docs). */
   packages?: RegistryLookup;
+  /** `@mcp/` Packages without a session (servers needing harness secrets are unavailable here). */
+  mcpViews?: (blueprint: Blueprint, only?: string) => Promise<McpPackageView[]>;
 }
 
 function withBlueprint(deps: DiscoveryRouteDependencies, c: Context<AppEnv>, answer: (b: Blueprint) => Response | Promise<Response>) {
@@ -27,12 +29,13 @@ export function mountDiscoveryRoutes(app: Hono<AppEnv>, deps: DiscoveryRouteDepe
   );
 
   app.get('/v1/blueprints/:name/packages/search', (c) =>
-    withBlueprint(deps, c, (b) => c.json(searchPackages(b, deps.modules, c.req.query('q') ?? '', `built-ins need no import: GET /v1/blueprints/${b.name}/builtins`, deps.packages))),
+    withBlueprint(deps, c, async (b) => c.json(searchPackages(b, deps.modules, c.req.query('q') ?? '', `built-ins need no import: GET /v1/blueprints/${b.name}/builtins`, deps.packages, (await deps.mcpViews?.(b)) ?? []))),
   );
 
   app.get('/v1/blueprints/:name/packages/docs', requireQuery('name'), (c) =>
-    withBlueprint(deps, c, (b) => {
-      const answer = packageDocs(b, deps.modules, c.req.query('name')!, deps.packages);
+    withBlueprint(deps, c, async (b) => {
+      const name = c.req.query('name')!;
+      const answer = packageDocs(b, deps.modules, name, deps.packages, name.startsWith('@mcp/') ? ((await deps.mcpViews?.(b, name.slice(5))) ?? []) : []);
       if (answer.kind === 'markdown') return c.body(answer.text, 200, { 'content-type': 'text/markdown; charset=utf-8' });
       return answer.kind === 'json' ? c.json(answer.body) : c.json(answer.body, 404);
     }),

@@ -1,0 +1,252 @@
+// Calls from a run to its `@mcp/<server>` Packages (mcp-and-packages A.14, program-runtime
+// §6.14): the capability check before any byte is sent, one upstream session per server
+// per run (serialised, reconnected after a failure), the 60-second limit, result mapping.
+import type { Dispatcher } from 'undici';
+import type { Blueprint } from '../../blueprints';
+import { gated, HOST_FUEL, type HostCall, type HostModule } from '../../stdlib';
+import type { CatalogueTool } from './declarations';
+import { isNamedExport } from './declarations';
+import type { DiscoveryScope, McpDiscovery, ServerCatalogue } from './discovery';
+import { Upstream, UpstreamError } from './upstream';
+
+export const CALL_LIMIT_MS = 60_000;
+const MAX_RESPONSE_BYTES = 50 * 1024 * 1024;
+const TRANSPORT = 'streamable_http';
+
+/** The OAuth login behind a server can no longer be refreshed (catchable by the program). */
+export class McpAuthExpiredError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'McpAuthExpiredError';
+  }
+}
+
+interface ToolResult {
+  content?: Array<{ type: string; text?: string }>;
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/** §6.14: structured content; else one text part as JSON or text; several joined; none → null. */
+export function mapResult(result: ToolResult): { value: unknown; text: string } {
+  const texts = (result.content ?? []).filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text as string);
+  const text = texts.join('\n');
+  if (result.structuredContent !== undefined && result.structuredContent !== null && !result.isError) return { value: result.structuredContent, text };
+  if (texts.length === 0) return { value: null, text };
+  if (texts.length === 1) {
+    try {
+      return { value: JSON.parse(texts[0]), text };
+    } catch {
+      return { value: texts[0], text };
+    }
+  }
+  return { value: text, text };
+}
+
+interface Connection {
+  upstream: Upstream;
+  token?: string;
+}
+
+export interface McpRunOptions {
+  blueprint: Blueprint;
+  scope: DiscoveryScope;
+  discovery: McpDiscovery;
+  dispatcher: Dispatcher;
+  version: string;
+}
+
+/** One run's upstream MCP sessions; `close()` at the end of the run. */
+export class McpRun {
+  private readonly connections = new Map<string, Connection>();
+  /** Per server: the tail of its call chain (calls to one server are serialised). */
+  private readonly queues = new Map<string, Promise<unknown>>();
+  /** The bearer token last sent to each OAuth server (refused ones are passed back on refresh). */
+  private readonly lastToken = new Map<string, string>();
+  readonly warnings: string[] = [];
+
+  constructor(private readonly options: McpRunOptions) {}
+
+  /** Servers the source imports (`"@mcp/<name>"` specifiers) that the Blueprint declares. */
+  importedServers(source: string): string[] {
+    const found = new Set<string>();
+    for (const m of source.matchAll(/["'`]@mcp\/([A-Za-z0-9_-]+)["'`]/g)) if (m[1] in this.options.blueprint.mcp) found.add(m[1]);
+    return [...found].sort();
+  }
+
+  /** Discovers the imported servers; modules for the available ones, warnings for all. */
+  async prepare(source: string): Promise<{ modules: HostModule[]; warnings: string[]; unavailable: Record<string, string> }> {
+    const servers = this.importedServers(source);
+    const catalogues = await Promise.all(servers.map((s) => this.options.discovery.catalogue(this.options.blueprint, s, this.options.scope)));
+    const modules: HostModule[] = [];
+    const unavailable: Record<string, string> = {};
+    for (const c of catalogues) {
+      if (!c.ok) {
+        unavailable[`@mcp/${c.server}`] = c.reason;
+        this.warnings.push(`@mcp/${c.server}: unavailable: ${c.reason}`);
+        continue;
+      }
+      this.warnings.push(...c.warnings);
+      modules.push(this.moduleOf(c));
+    }
+    return { modules, warnings: this.warnings, unavailable };
+  }
+
+  private moduleOf(catalogue: Extract<ServerCatalogue, { ok: true }>): HostModule {
+    const server = catalogue.server;
+    return {
+      name: `@mcp/${server}`,
+      description: catalogue.description,
+      declarations: catalogue.declarations,
+      operations: {
+        // Arguments checked first, then `mcp.<server>` with {tool, transport} before any byte is sent.
+        call: gated<{ tool: string; args: Record<string, unknown> }>({
+          parse: (args) => parseCall(server, catalogue.tools, args[0], args[1]),
+          gate: ({ tool }) => ({ capability: `mcp.${server}`, context: { tool, transport: TRANSPORT } }),
+          run: (call, params, allowed) => this.call(call, server, params.tool, params.args, allowed[0].context),
+        }),
+      },
+      guest: guestFactory(catalogue.tools),
+    };
+  }
+
+  private call(call: HostCall, server: string, name: string, args: Record<string, unknown>, context: Record<string, unknown>): Promise<unknown> {
+    const sent = JSON.stringify(args);
+    call.charge(HOST_FUEL.COPY_PER_8_BYTES * (Buffer.byteLength(sent) / 8) + HOST_FUEL.IO_PER_4_BYTES * (Buffer.byteLength(sent) / 4));
+    const previous = this.queues.get(server) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.limited(call, server, name, args, context));
+    this.queues.set(server, next);
+    return next;
+  }
+
+  private async limited(call: HostCall, server: string, tool: string, args: Record<string, unknown>, context: Record<string, unknown>): Promise<unknown> {
+    const where = `@mcp/${server}.${tool}`;
+    const limit = new AbortController();
+    const onRunEnd = () => limit.abort();
+    call.signal.addEventListener('abort', onRunEnd, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        limit.abort();
+        reject(new Error(`${where}: the tool timed out after ${CALL_LIMIT_MS / 1000} seconds`));
+      }, CALL_LIMIT_MS);
+    });
+    try {
+      return await Promise.race([this.attempt(call, server, tool, args, context, limit.signal), timeout]);
+    } catch (error) {
+      if (limit.signal.aborted) this.drop(server);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      call.signal.removeEventListener('abort', onRunEnd);
+    }
+  }
+
+  private async attempt(call: HostCall, server: string, tool: string, args: Record<string, unknown>, context: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    const where = `@mcp/${server}.${tool}`;
+    const oauth = this.options.blueprint.mcp[server].auth?.type === 'oauth2';
+    let failedToken: string | undefined;
+    for (let round = 0; ; round++) {
+      let connection: Connection | undefined;
+      let result: ToolResult;
+      try {
+        connection = await this.connection(server, signal, failedToken);
+        connection.upstream.resetCount();
+        result = (await connection.upstream.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: CALL_LIMIT_MS })) as ToolResult;
+      } catch (error) {
+        const explained = connection ? connection.upstream.explain(error) : error;
+        this.drop(server);
+        const retryable = !(explained instanceof McpAuthExpiredError) && !(explained instanceof UpstreamError && explained.kind === 'blocked');
+        // OAuth: any failure forces one refresh (passing the failed token) and one retry.
+        if (oauth && round === 0 && !signal.aborted && retryable) {
+          failedToken = connection?.token ?? this.lastToken.get(server);
+          continue;
+        }
+        throw this.callError(call, where, explained, context);
+      }
+      const bytes = connection.upstream.bytes;
+      call.charge(HOST_FUEL.COPY_PER_8_BYTES * (bytes / 8) + HOST_FUEL.IO_PER_4_BYTES * (bytes / 4));
+      const mapped = mapResult(result);
+      if (result.isError) throw new Error(`${where}: ${mapped.text || 'the tool reported an error without text'}`);
+      return mapped.value;
+    }
+  }
+
+  private callError(call: HostCall, where: string, error: unknown, context: Record<string, unknown>): Error {
+    if (error instanceof McpAuthExpiredError) {
+      const e = new McpAuthExpiredError(`${where}: ${error.message}`);
+      return e;
+    }
+    if (error instanceof UpstreamError && error.kind === 'blocked') {
+      const server = where.slice(5, where.indexOf('.'));
+      return call.refuse(`mcp.${server}`, context, 'egress_guard', new Error(`${where}: ${error.message}`));
+    }
+    const message = (error as Error)?.message ?? String(error);
+    return new Error(`${where}: ${message}`);
+  }
+
+  private async connection(server: string, signal: AbortSignal, failedToken?: string): Promise<Connection> {
+    const open = this.connections.get(server);
+    if (open) return open;
+    const headers = await this.options.discovery.credentials(this.options.blueprint, server, this.options.scope, failedToken);
+    const token = headers.Authorization?.startsWith('Bearer ') ? headers.Authorization.slice(7) : undefined;
+    if (token) this.lastToken.set(server, token);
+    const upstream = new Upstream({ url: this.options.blueprint.mcp[server].url, headers, dispatcher: this.options.dispatcher, version: this.options.version, maxBytes: MAX_RESPONSE_BYTES, signal });
+    try {
+      await upstream.connect();
+    } catch (error) {
+      void upstream.close();
+      throw error;
+    }
+    const connection = { upstream, token };
+    this.connections.set(server, connection);
+    return connection;
+  }
+
+  private drop(server: string): void {
+    const open = this.connections.get(server);
+    this.connections.delete(server);
+    if (open) void open.upstream.close();
+  }
+
+  /** End of run: every upstream session ends (DELETE when the server issued an id). */
+  async close(): Promise<void> {
+    const open = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(open.map((c) => c.upstream.close()));
+  }
+}
+
+/** A tool call's arguments: a listed tool, and an object (omitted sends `{}`). */
+function parseCall(server: string, tools: CatalogueTool[], tool: unknown, rawArgs: unknown): { tool: string; args: Record<string, unknown> } {
+  const name = String(tool);
+  const where = `@mcp/${server}.${name}`;
+  if (!tools.some((t) => t.name === name)) throw new TypeError(`${where}: the server lists no such tool`);
+  if (rawArgs !== undefined && (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs))) throw new TypeError(`${where}: args must be an object`);
+  return { tool: name, args: (rawArgs ?? {}) as Record<string, unknown> };
+}
+
+/**
+ * Guest side of `@mcp/<server>`: one synchronous function per tool on the default export,
+ * named exports for identifier names. `call` performs the host call.
+ */
+function guestFactory(tools: CatalogueTool[]): string {
+  const names = JSON.stringify(tools.map((t) => t.name));
+  const named = JSON.stringify(tools.filter((t) => t.named && isNamedExport(t.name)).map((t) => t.name));
+  // Trusted guest code: primordials `P` only (see src/stdlib/types.ts).
+  return `function (call, P) {
+  const names = ${names};
+  const named = ${named};
+  const server = P.ObjectCreate(null);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    P.ObjectDefineProperty(server, name, { enumerable: true, value: function (args) { return call("call", name, args === undefined ? {} : args); } });
+  }
+  P.ObjectFreeze(server);
+  const namespace = P.ObjectCreate(null);
+  P.ObjectDefineProperty(namespace, "__esModule", { value: true });
+  P.ObjectDefineProperty(namespace, "default", { enumerable: true, value: server });
+  for (let i = 0; i < named.length; i++) P.ObjectDefineProperty(namespace, named[i], { enumerable: true, value: server[named[i]] });
+  return P.ObjectFreeze(namespace);
+}`;
+}
