@@ -144,7 +144,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   child.stderr!.on('data', (chunk: string) => (stderr += chunk));
 
   const listening = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time; stderr: ${stderr}`)), options.timeoutMs ?? 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start in time; stderr: ${stderr}`)), options.timeoutMs ?? 60_000);
     child.stdout!.on('data', (chunk: string) => {
       partial += chunk;
       const parts = partial.split('\n');
@@ -236,7 +236,7 @@ export interface FailedStart {
 }
 
 /** Runs the server binary to completion (for startup refusals, --help, --health-check). */
-export function runServerBinary(args: string[], env: Record<string, string | undefined>, home: string, timeoutMs = 15_000): Promise<FailedStart> {
+export function runServerBinary(args: string[], env: Record<string, string | undefined>, home: string, timeoutMs = 60_000): Promise<FailedStart> {
   const fullEnv: Record<string, string> = { ...baseEnv(home) };
   delete fullEnv.SVC_PORT;
   for (const [k, v] of Object.entries(env)) {

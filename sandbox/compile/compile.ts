@@ -5,7 +5,7 @@ import { parse, type Node } from 'acorn';
 import { transform, type Message } from 'esbuild';
 import MagicString from 'magic-string';
 import remapping from '@jridgewell/remapping';
-import { PROGRAM_FILENAME, SCRIPT_FILENAME, type CompileResult, type Diagnostic } from '../contract';
+import { PROGRAM_FILENAME, SCRIPT_FILENAME, type CompileResult, type Diagnostic, type ProgramScript } from '../contract';
 import { positionOf, renderCompileError } from './diagnostics';
 import { instrument } from './instrument';
 
@@ -18,6 +18,8 @@ export interface CompileInput {
 }
 
 const RESERVED_PREFIX = '__svc';
+/** Fuel moved from the reserve into the counter at a time: a V8 small integer (< 2^30). */
+const FUEL_CHUNK = 0x20000000;
 
 function failure(diagnostics: Diagnostic[], source: string): CompileResult {
   return { ok: false, error: { kind: 'compile_error', message: renderCompileError(diagnostics, source), diagnostics } };
@@ -111,6 +113,28 @@ function findMain(ast: AnyNode): { declared: boolean; exported: boolean } {
   return { declared, exported };
 }
 
+/**
+ * The unit's module wrapper takes `__svc_`-named parameters, so `require`, `module` and
+ * `exports` are not bindings programs can see. esbuild's own references are renamed:
+ * every `require("literal")` call (checked as an import above) and the top-level
+ * `module.exports = ...` statements of its CommonJS output.
+ */
+function hideModuleWrapper(ast: AnyNode, s: MagicString): void {
+  walk(ast, (node) => {
+    if (node.type === 'CallExpression' && node.callee.type === 'Identifier' && node.callee.name === 'require') {
+      s.overwrite(node.callee.start, node.callee.end, '__svc_require');
+    }
+  });
+  for (const statement of ast.body as AnyNode[]) {
+    const expression = statement.type === 'ExpressionStatement' ? statement.expression : null;
+    if (expression?.type !== 'AssignmentExpression') continue;
+    const target = expression.left;
+    if (target.type === 'MemberExpression' && target.object.type === 'Identifier' && target.object.name === 'module' && !target.computed && target.property.name === 'exports') {
+      s.overwrite(target.object.start, target.object.end, '__svc_module');
+    }
+  }
+}
+
 export async function compileProgram(input: CompileInput): Promise<CompileResult> {
   let output: { code: string; map: string; warnings: Message[] };
   try {
@@ -151,15 +175,23 @@ export async function compileProgram(input: CompileInput): Promise<CompileResult
   if (diagnostics.length > 0) return failure(diagnostics, input.source);
 
   const s = new MagicString(output.code);
+  // esbuild keeps a hashbang line; inside the wrapper it must be a comment.
+  if (output.code.startsWith('#!')) s.overwrite(0, 2, '//');
+  hideModuleWrapper(ast, s);
   instrument(ast, s);
   // A non-exported top-level main is still the entry point.
-  if (main.declared && !main.exported) s.append('\nmodule.exports.main = main;');
+  if (main.declared && !main.exported) s.append('\n__svc_module.exports.main = main;');
   s.prepend(
     [
       '(function (__svc_rt) {',
       '"use strict";',
-      'let __svc_fuel = __svc_rt.fuelBudget; let __svc_depth = 0; const __svc_maxDepth = __svc_rt.maxDepth;',
-      'const __svc_units = { "main": function (require, module, exports) {',
+      // The budget (1T by default) is no small integer; a counter holding it would make V8
+      // box a new heap number at every charge. So the counter is refilled in small-integer
+      // chunks from a reserve; the run ends when both are spent, exactly as one counter would.
+      'let __svc_fuel = 0; let __svc_reserve = __svc_rt.fuelBudget; let __svc_depth = 0; const __svc_maxDepth = __svc_rt.maxDepth;',
+      `function __svc_refill() { const total = __svc_reserve + __svc_fuel; if (total < 0) { __svc_fuel = 0; __svc_reserve = 0; __svc_rt.fuelOut(); } __svc_fuel = (total < ${FUEL_CHUNK} ? total : ${FUEL_CHUNK}) | 0; __svc_reserve = total - __svc_fuel; }`,
+      '__svc_refill();',
+      'const __svc_units = { "main": function (__svc_require, __svc_module, __svc_exports) {',
       '',
     ].join('\n'),
   );
@@ -167,22 +199,30 @@ export async function compileProgram(input: CompileInput): Promise<CompileResult
     [
       '',
       '} };',
-      'return { units: __svc_units, takeFuel(n) { __svc_fuel -= n; if (__svc_fuel < 0) __svc_rt.fuelOut(); }, fuelLeft() { return __svc_fuel; } };',
+      'return { units: __svc_units, takeFuel(n) { __svc_fuel -= n; if (__svc_fuel < 0) __svc_refill(); }, fuelLeft() { return __svc_reserve + __svc_fuel; } };',
       '})',
     ].join('\n'),
   );
-  const instrumentedMap = s.generateMap({ hires: true, source: 'esbuild-output.js', file: SCRIPT_FILENAME, includeContent: false });
-  const composed = remapping(instrumentedMap.toString(), (file) => (file === 'esbuild-output.js' ? output.map : null));
-
-  return {
-    ok: true,
-    script: {
-      code: s.toString(),
-      filename: SCRIPT_FILENAME,
-      sourceMap: composed.toString(),
-      sources: { [PROGRAM_FILENAME]: input.source },
-      hostModules: imported,
-      usesTemporal: /\bTemporal\b/.test(input.source),
-    },
+  const esbuildMap = output.map;
+  const script: ProgramScript = {
+    code: s.toString(),
+    filename: SCRIPT_FILENAME,
+    sourceMap: '',
+    sources: { [PROGRAM_FILENAME]: input.source },
+    hostModules: imported,
+    usesTemporal: /\bTemporal\b/.test(input.source),
   };
+  // Composed only when an error needs rendering: most runs never read it.
+  let composed: string | null = null;
+  Object.defineProperty(script, 'sourceMap', {
+    enumerable: true,
+    get() {
+      if (composed === null) {
+        const instrumentedMap = s.generateMap({ hires: true, source: 'esbuild-output.js', file: SCRIPT_FILENAME, includeContent: false });
+        composed = remapping(instrumentedMap.toString(), (file) => (file === 'esbuild-output.js' ? esbuildMap : null)).toString();
+      }
+      return composed;
+    },
+  });
+  return { ok: true, script };
 }

@@ -1,6 +1,6 @@
 // Fuel and stack metering inserted into esbuild's JavaScript output (program-runtime
 // §10): each region (the unit's top level, every function body, every loop iteration)
-// charges its ESTree node count to a closure-local counter; ordinary functions count call
+// charges its ESTree node count to a closure-local counter; ordinary functions that make calls count
 // depth; every catch clause first asks the runtime whether the caught value ends the run.
 import type { Node } from 'acorn';
 import MagicString from 'magic-string';
@@ -10,8 +10,9 @@ type AnyNode = Node & Record<string, any>;
 const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 const LOOP_TYPES = new Set(['ForStatement', 'ForInStatement', 'ForOfStatement', 'WhileStatement', 'DoWhileStatement']);
 
-export const chargeCode = (units: number) => `if ((__svc_fuel -= ${units}) < 0) __svc_rt.fuelOut();`;
-const ENTER_CODE = 'if (++__svc_depth > __svc_maxDepth) __svc_rt.stackOut(__svc_fuel);';
+// `__svc_refill` ends the run when the whole budget is spent (see compile.ts).
+export const chargeCode = (units: number) => `if ((__svc_fuel -= ${units}) < 0) __svc_refill();`;
+const ENTER_CODE = 'if (++__svc_depth > __svc_maxDepth) __svc_rt.stackOut(__svc_reserve + __svc_fuel);';
 
 function childNodes(node: AnyNode): AnyNode[] {
   const out: AnyNode[] = [];
@@ -38,6 +39,25 @@ function countRegion(roots: AnyNode[]): number {
   return Math.max(1, count);
 }
 
+const CALL_TYPES = new Set(['CallExpression', 'NewExpression', 'TaggedTemplateExpression', 'ImportExpression']);
+
+/**
+ * Whether a function body calls anything itself (nested functions and their bodies aside).
+ * A function that does not is a leaf: it adds one frame and no more, so it skips the depth
+ * counter and its try/finally. Functions reached implicitly (getters, valueOf, iterators)
+ * count their own depth; native overflow still ends as stack_exhausted.
+ */
+function makesCalls(roots: AnyNode[]): boolean {
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (CALL_TYPES.has(node.type)) return true;
+    if (FUNCTION_TYPES.has(node.type)) continue;
+    stack.push(...childNodes(node));
+  }
+  return false;
+}
+
 function loopRegionRoots(node: AnyNode): AnyNode[] {
   switch (node.type) {
     case 'ForStatement':
@@ -61,7 +81,9 @@ export interface InstrumentResult {
  */
 export function instrument(ast: AnyNode, s: MagicString): InstrumentResult {
   let regions = 1;
-  s.appendLeft(0, chargeCode(countRegion(ast.body)) + '\n');
+  // After a hashbang line, which must stay first.
+  const start = s.original.startsWith('#!') ? s.original.indexOf('\n') + 1 || s.original.length : 0;
+  s.appendLeft(start, (start === s.original.length ? '\n' : '') + chargeCode(countRegion(ast.body)) + '\n');
 
   const visit = (node: AnyNode) => {
     if (FUNCTION_TYPES.has(node.type)) {
@@ -79,19 +101,39 @@ export function instrument(ast: AnyNode, s: MagicString): InstrumentResult {
   return { regions };
 }
 
+// Depth is given back on every way out of a frame. Not with try/finally: V8 makes
+// `return` inside try/finally costly (3x on call-bound code, measured). Instead each
+// `return x` becomes `return (__svc_r = (x), __svc_depth--, __svc_r)`, the end of the body
+// decrements, and a catch that decrements and rethrows covers exceptions.
+const EXIT_CATCH = 'catch (__svc_e) { __svc_depth--; throw __svc_e; }';
+
+/** Return statements of a function's own region (not of nested functions). */
+function ownReturns(body: AnyNode): AnyNode[] {
+  const out: AnyNode[] = [];
+  const stack = [body];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'ReturnStatement') out.push(node);
+    if (FUNCTION_TYPES.has(node.type)) continue;
+    stack.push(...childNodes(node));
+  }
+  return out;
+}
+
 function instrumentFunction(node: AnyNode, s: MagicString): void {
   const charge = chargeCode(countRegion([...node.params, node.body]));
-  // Call depth is counted for ordinary functions; async functions and generators are
-  // suspended and resumed, so their depth would not unwind in order. Native overflow
-  // inside them still ends the run through checkCaught and the runtime.
-  const tracksDepth = !node.async && !node.generator;
+  // Call depth is counted for ordinary functions that make calls; async functions and
+  // generators are suspended and resumed, so their depth would not unwind in order.
+  // Native overflow inside them still ends the run through checkCaught and the runtime.
+  const tracksDepth = !node.async && !node.generator && makesCalls([...node.params, node.body]);
   if (node.body.type !== 'BlockStatement') {
     // Concise arrow body: make it a block so the entry charge runs at each call.
-    const enter = tracksDepth ? ENTER_CODE : '';
-    const open = tracksDepth ? `{ ${charge} ${enter} try { return (` : `{ ${charge} return (`;
-    const close = tracksDepth ? '); } finally { __svc_depth--; } }' : '); }';
+    const open = tracksDepth ? `{ ${charge} ${ENTER_CODE} let __svc_r; try { return (__svc_r = (` : `{ ${charge} return (`;
+    const close = tracksDepth ? `), __svc_depth--, __svc_r); } ${EXIT_CATCH} }` : '); }';
     s.appendLeft(node.body.start, open);
-    s.appendRight(node.body.end, close);
+    // Closers of nested regions can end at the same offset (`async (a) => (b) => x`):
+    // prependRight puts the inner one (instrumented later) first.
+    s.prependRight(node.body.end, close);
     return;
   }
   const body = node.body;
@@ -101,11 +143,22 @@ function instrumentFunction(node: AnyNode, s: MagicString): void {
     if (statement.type === 'ExpressionStatement' && typeof statement.directive === 'string') insertAt = statement.end;
     else break;
   }
-  if (tracksDepth) {
-    s.appendLeft(insertAt, ` ${charge} ${ENTER_CODE} try {`);
-    s.appendRight(body.end - 1, '} finally { __svc_depth--; }');
-  } else {
+  if (!tracksDepth) {
     s.appendLeft(insertAt, ` ${charge}`);
+    return;
+  }
+  s.appendLeft(insertAt, ` ${charge} ${ENTER_CODE} let __svc_r; try {`);
+  // Before the returns: a return can end where the body does (`return x}`), and its
+  // closer, added later with prependRight, must come first.
+  s.prependRight(body.end - 1, `; __svc_depth--; } ${EXIT_CATCH}`);
+  for (const ret of ownReturns(body)) {
+    if (ret.argument) {
+      s.appendLeft(ret.argument.start, '(__svc_r = (');
+      s.prependRight(ret.argument.end, '), __svc_depth--, __svc_r)');
+    } else {
+      // `return;` → `return void __svc_depth--;`
+      s.appendLeft(ret.end - (s.original[ret.end - 1] === ';' ? 1 : 0), ' void __svc_depth--');
+    }
   }
 }
 
@@ -116,7 +169,7 @@ function instrumentLoop(node: AnyNode, s: MagicString): void {
     s.appendLeft(body.start + 1, ` ${charge}`);
   } else {
     s.appendLeft(body.start, `{ ${charge} `);
-    s.appendRight(body.end, ' }');
+    s.prependRight(body.end, ' }');
   }
 }
 
@@ -131,8 +184,9 @@ function instrumentCatch(node: AnyNode, s: MagicString): void {
     s.appendLeft(node.body.start + 1, ` __svc_rt.checkCaught(${node.param.name});`);
     return;
   }
-  // A destructuring pattern would throw while binding; catch the raw value first.
-  const pattern = s.original.slice(node.param.start, node.param.end);
-  s.overwrite(node.param.start, node.param.end, '__svc_caught');
-  s.appendLeft(node.body.start + 1, ` __svc_rt.checkCaught(__svc_caught); let ${pattern} = __svc_caught;`);
+  // A destructuring pattern would throw while binding; catch the raw value first. The
+  // pattern stays in place (it may hold instrumented functions): `catch (P) {` becomes
+  // `catch (__svc_caught) { check; let P = __svc_caught;` and the body's `}` closes it.
+  s.appendLeft(node.param.start, '__svc_caught) { __svc_rt.checkCaught(__svc_caught); let ');
+  s.overwrite(node.param.end, node.body.start + 1, ' = __svc_caught;');
 }

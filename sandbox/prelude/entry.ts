@@ -220,8 +220,14 @@ function readText(read: () => unknown): string | undefined {
   }
 }
 
+/** isolated-vm refuses an array buffer past the isolate's memory limit with this RangeError. */
+function isAllocationFailure(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && ObjectGetPrototypeOf(value) === RangeErrorPrototype && own(value, 'message') === 'Array buffer allocation failed';
+}
+
 function failure(error: unknown): Outcome {
   if (isStackOverflow(error)) native.limit('stack_exhausted');
+  if (isAllocationFailure(error)) native.limit('memory_exhausted');
   if (isErrorLike(error) || (error !== null && typeof error === 'object' && ObjectPrototypeToString(error) === '[object Error]')) {
     const e = error as Error;
     const name = readText(() => e.name) ?? 'Error';
@@ -287,6 +293,7 @@ function makeRuntime(spec: unknown): object {
     },
     checkCaught(value: unknown) {
       if (isStackOverflow(value)) native.limit('stack_exhausted');
+      if (isAllocationFailure(value)) native.limit('memory_exhausted');
     },
   };
   const names = ObjectKeys(fields);

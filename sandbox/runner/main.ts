@@ -1,8 +1,9 @@
-// A runner child process: keeps a pre-warmed isolate (prelude evaluated) ready, runs one
-// program at a time in a fresh isolate, forwards standard-library calls to the server,
+// A runner child process: keeps a warm isolate with a fresh context (prelude evaluated)
+// ready, runs one program at a time in its own context, forwards standard-library calls to the server,
 // enforces the time limit, and reports how the run ended. The server kills and replaces
 // a runner that crashes or stops sending heartbeats.
 import fs from 'node:fs';
+import v8 from 'node:v8';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -34,34 +35,63 @@ function temporal(): string {
   return temporalSource;
 }
 
-/** Run-specific state the isolate's native callbacks reach through. */
+/** Run-specific state the context's native callbacks reach through. */
 interface Slot {
   runId: number;
+  /** False once the run has ended: callbacks of an old context do nothing. */
+  live: boolean;
   limit: { kind: RunnerOutcome['kind']; fuelLeft?: number; stack?: string } | null;
   console: string[];
   consoleBytes: number;
   consoleDropped: number;
   hostFuel: number;
   lastFuelLeft: number | null;
+  /** Highest heap plus array-buffer use seen, in bytes of the isolate. */
   memoryPeak: number;
+  /** The program registered a finalizer: its callback could run during a later run. */
+  leftState: boolean;
   pendingCalls: Map<number, (reply: HostReplyMessage) => void>;
   nextCallId: number;
 }
 
-interface WarmIsolate {
+/** A warm isolate: reused across runs, each of which gets its own fresh context. */
+interface Engine {
   isolate: ivm.Isolate;
+  memoryMb: number;
+  prelude: ivm.Script;
+  temporal: ivm.Script | null;
+  runs: number;
+  /** A context no program sees, with V8's `gc()`: collects earlier runs' garbage before a run. */
+  maintenance: ivm.Context;
+  /** Heap of the isolate before its first context: added to each run's own growth. */
+  floor: number;
+}
+
+/** A context with the prelude evaluated, ready for exactly one run. */
+interface Prepared {
+  engine: Engine;
   context: ivm.Context;
   run: ivm.Reference<(link: unknown, spec: string) => void>;
   collect: ivm.Reference<() => string>;
+  /** Host-side handles into the context: released with it, or they keep it alive. */
+  handles: Array<{ release(): void }>;
   slot: Slot;
-  memoryMb: number;
+  /** Isolate heap before this context was made (earlier runs' leftovers). */
+  base: number;
 }
+
+/** Isolate retirement: after this many runs, or when the heap left after a run passes this share of the limit. */
+const MAX_RUNS_PER_ISOLATE = 200;
+const RETIRE_HEAP_SHARE = 0.4;
+/** Garbage tolerated before a run (bounds how much memory_peak may under-count). */
+const GC_SLACK_BYTES = 1024 * 1024;
 
 let catastrophic = false;
 
 function newSlot(): Slot {
   return {
     runId: -1,
+    live: false,
     limit: null,
     console: [],
     consoleBytes: 0,
@@ -69,6 +99,7 @@ function newSlot(): Slot {
     hostFuel: 0,
     lastFuelLeft: null,
     memoryPeak: 0,
+    leftState: false,
     pendingCalls: new Map(),
     nextCallId: 1,
   };
@@ -85,12 +116,33 @@ function parseUrlParts(input: string, base: string | null): string {
 }
 
 function endRun(isolate: ivm.Isolate, slot: Slot, kind: RunnerOutcome['kind'], fuelLeft?: number, stack?: string): void {
+  if (!slot.live) return;
   if (slot.limit === null) slot.limit = { kind, fuelLeft, stack: typeof stack === 'string' ? stack : undefined };
   if (!isolate.isDisposed) isolate.dispose();
 }
 
-function createWarmIsolate(memoryMb: number): WarmIsolate {
-  const slot = newSlot();
+/** Heap plus array buffers of the isolate (isolated-vm counts buffers as external memory). */
+function memoryInUse(isolate: ivm.Isolate): number {
+  const stats = isolate.getHeapStatisticsSync() as ivm.HeapStatistics & { externally_allocated_size?: number };
+  return stats.used_heap_size + (stats.externally_allocated_size ?? 0);
+}
+
+function notePeak(prepared: Prepared): void {
+  const { engine, slot } = prepared;
+  if (engine.isolate.isDisposed) return;
+  try {
+    slot.memoryPeak = Math.max(slot.memoryPeak, memoryInUse(engine.isolate));
+  } catch {
+    // The isolate was disposed meanwhile (a limit); the peak stays as measured.
+  }
+}
+
+/** This run's memory as a fresh isolate would report it: its context and growth over what it found, plus the isolate's floor. */
+function runMemory(prepared: Prepared): number {
+  return Math.max(prepared.engine.floor, prepared.slot.memoryPeak - prepared.base + prepared.engine.floor);
+}
+
+function createEngine(memoryMb: number): Engine {
   const isolate = new ivm.Isolate({
     memoryLimit: memoryMb,
     onCatastrophicError: (message: string) => {
@@ -100,16 +152,51 @@ function createWarmIsolate(memoryMb: number): WarmIsolate {
       process.exit(70);
     },
   });
+  // V8's code cache for the prelude makes every further isolate cheaper to prepare.
+  const prelude = isolate.compileScriptSync(preludeSource, { filename: 'svc-prelude.js', ...(preludeCache ? { cachedData: preludeCache } : { produceCachedData: true }) });
+  const produced = (prelude as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
+  if (!preludeCache && produced) preludeCache = produced;
+  // Only this context gets `gc`: the flag is read when a context is created.
+  v8.setFlagsFromString('--expose-gc');
+  let maintenance: ivm.Context;
+  try {
+    maintenance = isolate.createContextSync();
+  } finally {
+    v8.setFlagsFromString('--no-expose-gc');
+  }
+  const engine: Engine = { isolate, memoryMb, prelude, temporal: null, runs: 0, maintenance, floor: 0 };
+  engine.floor = memoryInUse(isolate);
+  return engine;
+}
+
+// Marks the slot when the program registers a finalizer (its callback runs outside the run).
+const FINALIZER_WATCH = `const FR = globalThis.FinalizationRegistry;
+if (FR) {
+  const register = FR.prototype.register;
+  const apply = Reflect.apply;
+  let marked = false;
+  Object.defineProperty(FR.prototype, 'register', { value: { register(...args) { if (!marked) { marked = true; $0.applySync(undefined, []); } return apply(register, this, args); } }.register, writable: true, configurable: true });
+}`;
+
+function prepareContext(engine: Engine): Prepared {
+  const { isolate } = engine;
+  const slot = newSlot();
+  let base = memoryInUse(isolate);
+  if (base > engine.floor + GC_SLACK_BYTES) {
+    // Earlier runs left garbage; collected now (off the request path) it cannot make this
+    // run's memory_peak look smaller than it is.
+    engine.maintenance.evalSync('gc()');
+    base = memoryInUse(isolate);
+  }
   const context = isolate.createContextSync();
   const jail = context.global;
+  let prepared: Prepared | null = null;
 
   const hostCall = (module: string, op: string, args: string, fuelLeft: number) => {
+    if (!slot.live) return Promise.reject(new Error('the run has ended'));
     slot.lastFuelLeft = fuelLeft;
     const callId = slot.nextCallId++;
-    void isolate.getHeapStatistics().then(
-      (stats) => (slot.memoryPeak = Math.max(slot.memoryPeak, stats.used_heap_size)),
-      () => undefined,
-    );
+    if (prepared) notePeak(prepared);
     return new Promise<string>((resolve) => {
       slot.pendingCalls.set(callId, (reply) => {
         slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8);
@@ -120,7 +207,7 @@ function createWarmIsolate(memoryMb: number): WarmIsolate {
   };
   const consoleLine = (line: unknown) => {
     // The isolate's value is data: only a string is a console line.
-    if (typeof line !== 'string') return;
+    if (!slot.live || typeof line !== 'string') return;
     if (slot.console.length >= MAX_CONSOLE_LINES || slot.consoleBytes + line.length > MAX_CONSOLE_BYTES) {
       slot.consoleDropped++;
       return;
@@ -131,52 +218,69 @@ function createWarmIsolate(memoryMb: number): WarmIsolate {
   const limit = (kind: RunnerOutcome['kind'], fuelLeft?: number, stack?: string) => endRun(isolate, slot, kind, fuelLeft, stack);
   const random = (count: number) => randomBytes(Math.max(0, Math.min(65536, Number(count) || 0))).toString('base64');
 
-  jail.setSync(
-    '__svc_native',
-    new ivm.ExternalCopy({}).copyInto(),
-  );
+  jail.setSync('__svc_native', new ivm.ExternalCopy({}).copyInto());
   const native = jail.getSync('__svc_native', { reference: true }) as ivm.Reference<Record<string, unknown>>;
   native.setSync('hostCall', new ivm.Reference(hostCall));
   native.setSync('console', new ivm.Reference(consoleLine));
   native.setSync('limit', new ivm.Reference(limit));
   native.setSync('random', new ivm.Reference(random));
   native.setSync('url', new ivm.Reference(parseUrlParts));
-  // V8's code cache for the prelude makes every further isolate cheaper to prepare.
-  const prelude = isolate.compileScriptSync(preludeSource, { filename: 'svc-prelude.js', ...(preludeCache ? { cachedData: preludeCache } : { produceCachedData: true }) });
-  const produced = (prelude as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
-  if (!preludeCache && produced) preludeCache = produced;
-  prelude.runSync(context);
+  engine.prelude.runSync(context);
+  context.evalClosureSync(FINALIZER_WATCH, [new ivm.Reference(() => (slot.leftState = true))]);
   const entry = jail.getSync('__svc_entry', { reference: true }) as ivm.Reference<Record<string, unknown>>;
   const run = entry.getSync('run', { reference: true }) as ivm.Reference<(link: unknown, spec: string) => void>;
   const collect = entry.getSync('collect', { reference: true }) as ivm.Reference<() => string>;
   jail.deleteSync('__svc_entry');
-  return { isolate, context, run, collect, slot, memoryMb };
+  prepared = { engine, context, run, collect, handles: [native, entry, run, collect], slot, base };
+  return prepared;
 }
 
-let warm: WarmIsolate | null = null;
-let current: { runId: number; warm: WarmIsolate } | null = null;
+let engine: Engine | null = null;
+let ready: Prepared | null = null;
+let current: { runId: number; prepared: Prepared } | null = null;
 
+/** Lets V8 collect a context: every host handle into it goes, then the context itself. */
+function releaseContext(prepared: Prepared): void {
+  for (const handle of prepared.handles) {
+    try {
+      handle.release();
+    } catch {
+      // Already released, or the isolate is gone.
+    }
+  }
+  prepared.handles.length = 0;
+  prepared.context.release();
+}
+
+function retire(): void {
+  if (ready) releaseContext(ready);
+  ready = null;
+  if (engine && !engine.isolate.isDisposed) engine.isolate.dispose();
+  engine = null;
+}
+
+/** Off the request path: the next run's context (and, after a retirement, its isolate). */
 function prepareNext(memoryMb: number): void {
   setImmediate(() => {
-    if (warm === null && !catastrophic) {
-      try {
-        warm = createWarmIsolate(memoryMb);
-      } catch {
-        warm = null;
-      }
+    if (ready !== null || current !== null || catastrophic) return;
+    try {
+      if (engine === null || engine.isolate.isDisposed) engine = createEngine(memoryMb);
+      ready = prepareContext(engine);
+    } catch {
+      retire();
     }
   });
 }
 
-function takeIsolate(memoryMb: number): WarmIsolate {
-  if (warm && warm.memoryMb === memoryMb) {
-    const taken = warm;
-    warm = null;
+function takePrepared(memoryMb: number): Prepared {
+  if (ready && ready.engine === engine && ready.engine.memoryMb === memoryMb && !ready.engine.isolate.isDisposed) {
+    const taken = ready;
+    ready = null;
     return taken;
   }
-  if (warm) warm.isolate.dispose();
-  warm = null;
-  return createWarmIsolate(memoryMb);
+  retire();
+  engine = createEngine(memoryMb);
+  return prepareContext(engine);
 }
 
 function classifyFailure(message: string): RunnerOutcome['kind'] | null {
@@ -212,10 +316,20 @@ function watchForStuckIsolate(message: RunMessage, isolate: ivm.Isolate, slot: S
 
 async function handleRun(message: RunMessage): Promise<void> {
   const started = Date.now();
-  const instance = takeIsolate(message.limits.memoryMb);
-  const { isolate, context, slot } = instance;
+  let prepared: Prepared;
+  try {
+    prepared = takePrepared(message.limits.memoryMb);
+  } catch (error) {
+    retire();
+    const outcome: RunnerOutcome = { kind: 'error', result: null, failure: { name: 'Error', message: `the run failed inside the sandbox: ${(error as Error).message}` }, console: [], wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs: Date.now() - started };
+    send({ type: 'done', runId: message.runId, outcome });
+    return;
+  }
+  const { engine, context, slot } = prepared;
+  const { isolate } = engine;
   slot.runId = message.runId;
-  current = { runId: message.runId, warm: instance };
+  slot.live = true;
+  current = { runId: message.runId, prepared };
   let timer: NodeJS.Timeout | null = null;
   if (message.limits.timeMs > 0) timer = setTimeout(() => endRun(isolate, slot, 'timeout'), message.limits.timeMs);
   const stuck = watchForStuckIsolate(message, isolate, slot, started);
@@ -223,27 +337,32 @@ async function handleRun(message: RunMessage): Promise<void> {
   let collected: ({ ok: true; result: string | null } | ({ ok: false } & GuestFailure)) & { fuelLeft?: number | null } | null = null;
   let crash: string | null = null;
   try {
-    if (message.usesTemporal) await (await isolate.compileScript(temporal(), { filename: 'svc-temporal.js' })).run(context);
+    if (message.usesTemporal) {
+      engine.temporal ??= await isolate.compileScript(temporal(), { filename: 'svc-temporal.js' });
+      await engine.temporal.run(context);
+    }
     const guestEntries = Object.entries(message.guestModules ?? {});
     if (guestEntries.length > 0) {
       // Guest-side module code is ours; the prelude takes (and deletes) it before the program runs.
       const table = guestEntries.map(([name, source]) => `${JSON.stringify(name)}: (${source})`).join(',\n');
-      await (await isolate.compileScript(`globalThis.__svc_guest_modules = {\n${table}\n};`, { filename: 'svc-modules.js' })).run(context);
+      isolate.compileScriptSync(`globalThis.__svc_guest_modules = {\n${table}\n};`, { filename: 'svc-modules.js' }).runSync(context);
     }
-    const script = await isolate.compileScript(message.code, { filename: message.filename });
-    const link = (await script.run(context, { reference: true })) as ivm.Reference<unknown>;
+    // Compiling and linking run no program code (the script is one function expression),
+    // so they happen synchronously; only the run itself needs the event loop (host calls).
+    const script = isolate.compileScriptSync(message.code, { filename: message.filename });
+    const link = script.runSync(context, { reference: true }) as ivm.Reference<unknown>;
+    prepared.handles.push(script, link);
     const spec = JSON.stringify({ fuelBudget: message.limits.fuel, maxDepth: Math.max(16, message.limits.stackKib * 4), hostModules: message.hostModules });
     try {
-      await instance.run.apply(undefined, [link.derefInto(), spec]);
+      await prepared.run.apply(undefined, [link.derefInto(), spec]);
     } catch (error) {
       // A rejection nobody handled surfaces here; the program's own outcome still counts.
       if (isolate.isDisposed) throw error;
     }
     // Microtasks have drained: main has settled, or it never will.
-    collected = JSON.parse(await instance.collect.apply(undefined, [], { result: { copy: true } }) as string);
     if (!isolate.isDisposed) {
-      const stats = await isolate.getHeapStatistics();
-      slot.memoryPeak = Math.max(slot.memoryPeak, stats.used_heap_size);
+      notePeak(prepared);
+      collected = JSON.parse(prepared.collect.applySync(undefined, [], { result: { copy: true } }) as string);
     }
   } catch (error) {
     crash = (error as Error).message ?? String(error);
@@ -253,11 +372,14 @@ async function handleRun(message: RunMessage): Promise<void> {
   }
 
   const limits = message.limits;
+  const limitBytes = limits.memoryMb * 1024 * 1024;
+  const memoryPeak = runMemory(prepared);
   let kind: RunnerOutcome['kind'];
   if (slot.limit) kind = slot.limit.kind;
   else if (crash !== null) kind = classifyFailure(crash) ?? 'error';
-  // V8 admits one large allocation past the heap limit; the limit still applies.
-  else if (slot.memoryPeak > limits.memoryMb * 1024 * 1024) kind = 'memory_exhausted';
+  // V8 admits one large allocation past the heap limit, and array buffers live outside
+  // the heap; the limit still applies to both.
+  else if (memoryPeak > limitBytes) kind = 'memory_exhausted';
   else kind = collected?.ok ? 'ok' : 'error';
 
   const fuelLeft = kind === 'fuel_exhausted' ? 0 : (slot.limit?.fuelLeft ?? collected?.fuelLeft ?? slot.lastFuelLeft ?? limits.fuel);
@@ -276,12 +398,27 @@ async function handleRun(message: RunMessage): Promise<void> {
     console: consoleLines,
     wasmFuel,
     hostFuel: slot.hostFuel,
-    memoryPeak: kind === 'memory_exhausted' ? limits.memoryMb * 1024 * 1024 : slot.memoryPeak,
+    memoryPeak: kind === 'memory_exhausted' ? limitBytes : memoryPeak,
     wallMs: Date.now() - started,
   };
-  if (!isolate.isDisposed) isolate.dispose();
+  slot.live = false;
   current = null;
   send({ type: 'done', runId: message.runId, outcome });
+  // The context is never used again. The isolate is, unless the run ended by a limit or
+  // a crash, could have left something behind (a finalizer), ran often enough, or left a
+  // large heap.
+  let keep = (kind === 'ok' || kind === 'error') && crash === null && !slot.leftState && !isolate.isDisposed;
+  if (keep) {
+    releaseContext(prepared);
+    engine.runs++;
+    try {
+      keep = engine.runs < MAX_RUNS_PER_ISOLATE && memoryInUse(isolate) < engine.memoryMb * 1024 * 1024 * RETIRE_HEAP_SHARE;
+    } catch {
+      keep = false;
+    }
+  }
+  if (!keep && engine === prepared.engine) retire();
+  else if (!keep && !isolate.isDisposed) isolate.dispose();
   prepareNext(message.limits.memoryMb);
 }
 
@@ -292,13 +429,13 @@ process.on('message', (message: ToRunner) => {
       break;
     case 'host-reply': {
       if (!current || current.runId !== message.runId) return;
-      const resolve = current.warm.slot.pendingCalls.get(message.callId);
-      current.warm.slot.pendingCalls.delete(message.callId);
+      const resolve = current.prepared.slot.pendingCalls.get(message.callId);
+      current.prepared.slot.pendingCalls.delete(message.callId);
       resolve?.(message);
       break;
     }
     case 'cancel':
-      if (current && current.runId === message.runId) endRun(current.warm.isolate, current.warm.slot, 'cancelled');
+      if (current && current.runId === message.runId) endRun(current.prepared.engine.isolate, current.prepared.slot, 'cancelled');
       break;
   }
 });
@@ -306,5 +443,6 @@ process.on('message', (message: ToRunner) => {
 process.on('disconnect', () => process.exit(0));
 setInterval(() => send({ type: 'heartbeat' }), HEARTBEAT_MS).unref();
 const initialMemory = Number(process.argv[2] ?? '50');
-warm = createWarmIsolate(initialMemory);
+engine = createEngine(initialMemory);
+ready = prepareContext(engine);
 send({ type: 'ready' });

@@ -7,7 +7,7 @@ const placeholder: Record<ScalarKind, string> = {
   port: '<port>',
   path: '<path>',
   name: '<variable>',
-  url: '<url>',
+  endpoint: '<url>',
   count: '<count>',
   megabytes: '<MB>',
   kibibytes: '<KiB>',

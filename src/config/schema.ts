@@ -1,6 +1,6 @@
 // The table of scalar settings: file key, flag, variable and value type. Parsing,
 // precedence and help text are all driven by this one table.
-export type ScalarKind = 'ip' | 'port' | 'path' | 'name' | 'url' | 'count' | 'megabytes' | 'kibibytes' | 'seconds' | 'whole';
+export type ScalarKind = 'ip' | 'port' | 'path' | 'name' | 'count' | 'megabytes' | 'kibibytes' | 'seconds' | 'whole' | 'endpoint';
 
 export interface ScalarSetting {
   key: string; // dotted file key
@@ -54,7 +54,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   limit('max_embedding_concurrency', 'whole', 'embedding requests of one call in flight (default 4)'),
   { key: 'logging.file', flag: 'log-file', env: 'SVC_LOG_FILE', kind: 'path', help: 'append the server log to this file (default stdout)' },
   { key: 'shutdown_grace', flag: 'shutdown-grace', env: 'SVC_SHUTDOWN_GRACE', kind: 'seconds', help: 'seconds to drain after a stop (default 5)', min: 0, label: 'shutdown grace' },
-  { key: 'telemetry_endpoint', flag: 'telemetry-endpoint', env: 'SVC_TELEMETRY_ENDPOINT', kind: 'url', help: 'HTTPS URL that receives telemetry reports when telemetry is on (svc extension)' },
+  { key: 'telemetry_endpoint', flag: 'telemetry-endpoint', env: 'SVC_TELEMETRY_ENDPOINT', kind: 'endpoint', help: 'HTTPS URL that receives telemetry reports when telemetry is on (svc extension)' },
   { key: 'runner_pool_size', flag: 'runner-pool-size', env: 'SVC_RUNNER_POOL_SIZE', kind: 'whole', help: 'runner child processes that run programs, 1-64 (default 2; svc extension)', min: 1, max: 64, label: 'runner pool size' },
 ];
 

@@ -40,7 +40,7 @@ function fileScalarText(setting: ScalarSetting, value: FileValue): string {
   const type = scalarType(value);
   if (integerKinds.has(setting.kind) && type !== 'number') throw invalid(`${label}: expected a whole number (a YAML integer, without quotes), got \`${text}\``);
   if (setting.kind === 'count' && type !== 'number' && type !== 'string') throw invalid(`${label}: a count is a whole number with an optional K, M, B or T suffix, got \`${text}\``);
-  if (['ip', 'path', 'name', 'url'].includes(setting.kind) && type !== 'string') throw invalid(`${label}: expected text, got \`${text}\``);
+  if (['ip', 'path', 'name', 'endpoint'].includes(setting.kind) && type !== 'string') throw invalid(`${label}: expected text, got \`${text}\``);
   return text;
 }
 
@@ -56,7 +56,7 @@ function parseScalar(setting: ScalarSetting, raw: string, label: string): Scalar
     case 'name':
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw)) throw invalid(`${label}: expected an environment variable name (letters, digits and \`_\`), got \`${raw}\``);
       return raw;
-    case 'url':
+    case 'endpoint':
       return parseReportUrl(raw, label);
     case 'count':
       return parseCount(raw, label);

@@ -143,7 +143,7 @@ export async function timed<T>(histogram: Histogram, work: Promise<T>): Promise<
   }
 }
 
-/** Samples of every counter whose name is listed, summed over labels except `by`. */
+/** The current total of a counter, summed over every label but `by` (one entry per value of `by`, or `total`). */
 export async function counterTotals(name: string, by?: string): Promise<Record<string, number>> {
   const metric = registry.getSingleMetric(name);
   if (!metric) return {};

@@ -158,8 +158,8 @@ export class Telemetry {
     return this.sending;
   }
 
-  /** Stops the timer and sends the last report, giving up after `deadlineMs`. */
-  async close(deadlineMs = 3_000): Promise<void> {
+  /** Stops the timer and sends the last report, giving up after `deadlineMs` (within the shutdown teardown budget). */
+  async close(deadlineMs = 1_000): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.sending?.catch(() => undefined);
