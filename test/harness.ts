@@ -14,6 +14,19 @@ import { parseLogfmt } from '../src/audit';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const serverBin = path.join(repoRoot, 'bin', 'svc-server');
 
+/**
+ * SVC_TEST_HOSTILE=1 runs a suite against a hostile program: every program sent to an
+ * execute route gets fixtures/programs/hostile/trap.js appended, which makes the
+ * built-ins throw when the prelude or a guest factory (trusted code) calls them.
+ */
+const hostileTrap = process.env.SVC_TEST_HOSTILE === '1' ? fs.readFileSync(path.join(repoRoot, 'fixtures', 'programs', 'hostile', 'trap.js'), 'utf8') : null;
+
+function withHostileTrap(route: string, body: unknown): unknown {
+  if (hostileTrap === null || !/\/execute$/.test(route) || body === null || typeof body !== 'object') return body;
+  const code = (body as { code?: unknown }).code;
+  return typeof code === 'string' ? { ...body, code: `${code}\n${hostileTrap}` } : body;
+}
+
 // Test servers use self-signed certificates generated at test time.
 const insecureAgent = new Agent({ connect: { rejectUnauthorized: false } });
 
@@ -194,7 +207,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       let body: string | Buffer | undefined;
       if (requestOptions.rawBody !== undefined) body = requestOptions.rawBody;
       else if (requestOptions.body !== undefined) {
-        body = JSON.stringify(requestOptions.body);
+        body = JSON.stringify(withHostileTrap(route, requestOptions.body));
         headers['content-type'] ??= 'application/json';
       }
       const response = await undiciFetch(`${url}${route}`, { method, headers, body, dispatcher: insecureAgent });

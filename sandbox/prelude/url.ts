@@ -2,6 +2,7 @@
 // URL implementation (a synchronous native call), so there is no second parser to drift.
 import { native } from './native';
 import {
+  ArrayIsArray,
   arrayCopy,
   arrayFilter,
   arrayFindIndex,
@@ -55,7 +56,11 @@ export class URLSearchParams {
     if (init === undefined || init === null) return;
     if (typeof init === 'string') this.#parse(init);
     else if (URLSearchParams.#isParams(init)) this.#pairs = arrayCopy(init.#pairs);
-    else if (typeof (init as Iterable<[string, string]>)[Symbol.iterator] === 'function') {
+    else if (ArrayIsArray(init)) {
+      // The common case, read by index (no iterator of the program's to run).
+      const list = init as unknown as ArrayLike<ArrayLike<unknown>>;
+      for (let i = 0; i < list.length; i++) ArrayPrototypePush(this.#pairs, [String_(list[i][0]), String_(list[i][1])]);
+    } else if (typeof (init as Iterable<[string, string]>)[Symbol.iterator] === 'function') {
       // The program's own iterable: consuming it is what the constructor is for.
       for (const pair of init as Iterable<[string, string]>) ArrayPrototypePush(this.#pairs, [String_(pair[0]), String_(pair[1])]);
     } else {

@@ -10,7 +10,7 @@ import { QuotaExceededError } from '../../policy';
 import type { FileArea } from '../../vfs';
 import { allowedPath, area, hostWork, requireWritable } from '../fs/operations';
 import type { AllowedGate, GateRequest, HostCall, RunContext } from '../types';
-import { follow, headersOf, hostOf, parseUrl, services, type HttpServices } from './operations';
+import { follow, headersOf, hostOf, parseUrl, services, type HttpServices } from './client';
 
 const MAX_DOWNLOAD_BYTES = 52_428_800;
 const DEFAULT_TIMEOUT_MS = 60_000;

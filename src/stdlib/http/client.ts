@@ -1,0 +1,209 @@
+// The outbound HTTP client of `svc:http`, shared by the verbs, `download` and `fetch`: URL
+// and header checks, auth_proxy injection for `main`, sending through the egress guard,
+// and redirects (follow, manual or error) with every hop gated again under the same caller.
+import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { EgressBlockedError } from '../../network';
+import type { AuthProxyRule } from '../../blueprints';
+import type { HostCall, RunContext } from '../types';
+
+declare module '../types' {
+  interface RunServices {
+    http?: HttpServices;
+  }
+}
+
+export interface HttpServices {
+  allowInsecureHttp: boolean;
+  authProxy: readonly AuthProxyRule[];
+  /** Secret value for injection (store or harness), or undefined. */
+  secretValue: (name: string) => string | undefined;
+  /** The egress-guarded dispatcher. */
+  dispatcher: Dispatcher;
+  userAgent: string;
+}
+
+export const MAX_RESPONSE_BYTES = 52_428_800;
+const MAX_REDIRECTS = 10;
+export const VERB_TIMEOUT_MS = 30_000;
+const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade']);
+export const METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** A request that ran out of time (the verb's timeout or a shorter one the caller asked for). */
+export class HttpTimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TimeoutError';
+  }
+}
+
+/** How a redirect is handled: followed (each hop checked again), returned as is, or refused. */
+export type RedirectMode = 'follow' | 'manual' | 'error';
+
+interface Prepared {
+  url: URL;
+  headers: Record<string, string>;
+  body: Buffer | null;
+}
+
+export function services(call: RunContext): HttpServices {
+  const http = call.services.http;
+  if (!http) throw new Error('http: outbound HTTP is not available for this run');
+  return http;
+}
+
+export function parseUrl(raw: unknown, http: HttpServices, fn: string): URL {
+  if (typeof raw !== 'string') throw new TypeError(`http.${fn}: url must be a string`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TypeError(`http.${fn}: ${JSON.stringify(raw)} is not an absolute URL`);
+  }
+  checkUrl(url, raw, http, fn);
+  return url;
+}
+
+export function checkUrl(url: URL, raw: string, http: HttpServices, fn: string): void {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && http.allowInsecureHttp)) {
+    throw new TypeError(`http.${fn}: only https:// URLs are allowed${url.protocol === 'http:' ? ' (this Blueprint does not set allow_insecure_http)' : ''}`);
+  }
+  if (url.username || url.password) throw new TypeError(`http.${fn}: credentials never travel in URLs; the operator's auth_proxy injects them`);
+  const rawPath = raw.replace(/^[a-z]+:\/\/[^/?#]*/i, '').split(/[?#]/)[0];
+  if (rawPath.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) throw new TypeError(`http.${fn}: URL paths with . or .. segments are refused`);
+}
+
+export function headersOf(value: unknown, fn: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (value === undefined || value === null) return out;
+  const entries = value instanceof Map ? [...value.entries()] : typeof value === 'object' ? Object.entries(value as Record<string, unknown>) : null;
+  if (!entries) throw new TypeError(`http.${fn}: headers must be a Map or a plain object`);
+  for (const [name, v] of entries) {
+    const lower = String(name).toLowerCase();
+    if (FORBIDDEN_HEADERS.has(lower)) throw new TypeError(`http.${fn}: the header ${lower} cannot be set by a program`);
+    out[lower] = String(v);
+  }
+  return out;
+}
+
+export function bodyOf(value: unknown, headers: Record<string, string>, fn: string): Buffer | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') {
+    headers['content-type'] ??= 'text/plain; charset=utf-8';
+    return Buffer.from(value, 'utf8');
+  }
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (typeof value === 'object') {
+    headers['content-type'] ??= 'application/json';
+    return Buffer.from(JSON.stringify(value), 'utf8');
+  }
+  throw new TypeError(`http.${fn}: the body must be a string, a Uint8Array, an object or an array`);
+}
+
+export function hostOf(url: URL): string {
+  return url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.+$/, '');
+}
+
+/** Injects the first matching auth_proxy rule (caller main only); returns whether it did. */
+function inject(call: HostCall, http: HttpServices, prepared: Prepared): boolean {
+  if (call.caller !== 'main') return false;
+  const host = hostOf(prepared.url);
+  const rule = http.authProxy.find((r) => r.host === host);
+  if (!rule) return false;
+  if (prepared.url.protocol === 'http:' && !rule.allow_insecure_http) throw new TypeError(`http: ${host} has credentials configured and needs https:// (its auth_proxy rule does not allow http)`);
+  const secret = (name: string) => {
+    const value = http.secretValue(name);
+    if (value === undefined || value === '') throw new Error(`http: the credentials for ${host} are not available (secret '${name}' has no value); the request was not sent`);
+    return value;
+  };
+  const fill = (text: string) => text.replace(/\$\{secrets\.([^}]+)\}/g, (_m, name: string) => secret(name));
+  if (rule.auth && 'bearer' in rule.auth) prepared.headers.authorization = `Bearer ${secret(rule.auth.bearer)}`;
+  if (rule.auth && 'basic' in rule.auth) prepared.headers.authorization = `Basic ${Buffer.from(`${rule.auth.basic.username}:${secret(rule.auth.basic.password)}`).toString('base64')}`;
+  for (const [name, value] of Object.entries(rule.headers ?? {})) prepared.headers[name.toLowerCase()] = fill(value);
+  for (const [name, value] of Object.entries(rule.query ?? {})) prepared.url.searchParams.set(name, fill(value));
+  return true;
+}
+
+async function send(call: HostCall, http: HttpServices, method: string, prepared: Prepared, capability: string, context: Record<string, unknown>, timeoutMs: number) {
+  try {
+    return await request(prepared.url, {
+      method: method as Dispatcher.HttpMethod,
+      headers: prepared.headers,
+      body: prepared.body ?? undefined,
+      dispatcher: http.dispatcher,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.any([call.signal, AbortSignal.timeout(timeoutMs)]),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause ?? error;
+    if (cause instanceof EgressBlockedError || error instanceof EgressBlockedError) {
+      const blocked = (cause instanceof EgressBlockedError ? cause : error) as EgressBlockedError;
+      throw call.refuse(capability, context, 'egress_guard', new Error(blocked.message));
+    }
+    if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || (error as Error).name === 'TimeoutError') {
+      throw new HttpTimeoutError(`http: ${method} ${prepared.url.origin}${prepared.url.pathname} timed out after ${timeoutMs / 1000} s`);
+    }
+    throw new Error(`http: ${method} ${prepared.url.origin}${prepared.url.pathname} failed: ${(cause as Error).message ?? String(cause)}`);
+  }
+}
+
+export async function readCapped(body: Dispatcher.ResponseData['body'], url: URL): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_RESPONSE_BYTES) {
+      body.destroy();
+      throw new RangeError(`http: the response from ${url.origin} is larger than ${MAX_RESPONSE_BYTES} bytes; use http.download to stream it into a file`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function contextFor(url: URL, method: string, bodySize: number, withTimeout: boolean): Record<string, unknown> {
+  return { host: hostOf(url), path: url.pathname, method, body_size: bodySize, ...(withTimeout ? { timeout_ms: VERB_TIMEOUT_MS } : {}) };
+}
+
+/** Sends the request and follows redirects, checking every hop; returns the final response. */
+export async function follow(
+  call: HostCall,
+  http: HttpServices,
+  fn: string,
+  start: { verb: string; url: URL; headers: Record<string, string>; body: Buffer | null; capability: string; context: Record<string, unknown>; redirect?: RedirectMode; timeoutMs?: number },
+) {
+  let { verb, url, body, capability, context } = start;
+  const headers = start.headers;
+  const redirect = start.redirect ?? 'follow';
+  const timeoutMs = start.timeoutMs ?? VERB_TIMEOUT_MS;
+  let injected = false;
+  const origin = url.origin;
+  for (let hop = 0; ; hop++) {
+    const prepared: Prepared = { url: new URL(url), headers: { ...headers }, body };
+    injected = inject(call, http, prepared) || injected;
+    const response = await send(call, http, verb, prepared, capability, context, timeoutMs);
+    const status = response.statusCode;
+    const location = response.headers.location;
+    if (!(status >= 300 && status < 400 && status !== 304 && typeof location === 'string') || redirect === 'manual') return { response, url, redirected: hop > 0 };
+    await response.body.dump();
+    if (redirect === 'error') throw new TypeError(`http: ${url.origin}${url.pathname} answered with a redirect (${status}) and redirect is "error"`);
+    if (hop >= MAX_REDIRECTS) throw new Error(`http: more than ${MAX_REDIRECTS} redirects starting at ${origin}`);
+    const next = new URL(location, url);
+    checkUrl(next, next.href, http, fn);
+    if (injected && next.origin !== origin) throw new Error(`http: a redirect to ${next.origin} was refused: after credential injection, redirects stay on ${origin}`);
+    const toGet = status === 303 || ((status === 301 || status === 302) && verb === 'POST');
+    if (toGet) {
+      verb = 'GET';
+      body = null;
+      delete headers['content-type'];
+    }
+    if (next.origin !== url.origin) for (const h of ['authorization', 'cookie', 'proxy-authorization']) delete headers[h];
+    url = next;
+    if (capability === 'http.download') context = { ...context, host: hostOf(url), url_path: url.pathname };
+    else {
+      capability = `http.${verb.toLowerCase()}`;
+      context = contextFor(url, verb, body?.length ?? 0, !toGet);
+    }
+    call.gate(capability, context);
+  }
+}
