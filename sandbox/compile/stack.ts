@@ -30,7 +30,16 @@ export function mapRuntimeStack(stack: string, script: ProgramScript): MappedFra
   for (const line of stack.split('\n')) {
     const match = FRAME.exec(line);
     if (!match || match[2] !== script.filename) continue;
-    const original = originalPositionFor(map, { line: Number(match[3]), column: Number(match[4]) - 1 });
+    // Positions come from the guest (a program can forge its stack text): a frame at line or
+    // column 0, or past the script, is not a real position and is skipped, never thrown on.
+    const at = { line: Number(match[3]), column: Number(match[4]) };
+    if (!Number.isSafeInteger(at.line) || !Number.isSafeInteger(at.column) || at.line < 1 || at.column < 1) continue;
+    let original: ReturnType<typeof originalPositionFor>;
+    try {
+      original = originalPositionFor(map, { line: at.line, column: at.column - 1 });
+    } catch {
+      continue;
+    }
     if (original.line === null || original.source === null) continue;
     const name = match[1] && !match[1].startsWith('__svc') && match[1] !== 'Object.main' ? match[1].replace(/^Object\./, '') : match[1] ? 'main' : null;
     frames.push({ functionName: name, line: original.line, column: original.column + 1 });

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
-import { compileProgram, mapRuntimeStack, type ProgramScript } from '../../../sandbox';
+import { compileProgram, mapRuntimeStack, renderRuntimeError, type ProgramScript } from '../../../sandbox';
 
 async function compiled(source: string, availableModules: string[] = []): Promise<ProgramScript> {
   const result = await compileProgram({ source, availableModules });
@@ -114,4 +114,11 @@ test('a runtime error position maps back to the submitted line', async () => {
   }
   const frames = mapRuntimeStack(stack, script);
   assert.equal(frames[0].line, 5);
+});
+
+test('a forged stack naming the script at line or column 0, or past its end, maps to no frame and never throws', async () => {
+  const script = await compiled('export function main() { return 1; }');
+  const forged = [`Error: x`, `    at main (${script.filename}:1:0)`, `    at f (${script.filename}:0:5)`, `    at g (${script.filename}:99999:99999)`, `    at h (${script.filename}:-1:2)`].join('\n');
+  assert.deepEqual(mapRuntimeStack(forged, script), []);
+  assert.equal(renderRuntimeError('Error: x', forged, script), 'Error: x');
 });
