@@ -129,7 +129,3 @@ export const OAuthStatus = z.object({
 });
 export const OAuthConfig = z.looseObject({ url: z.string(), client_id: z.string().optional(), authorization_endpoint: z.string().optional(), token_endpoint: z.string().optional(), scopes: z.array(z.string()).optional() });
 
-// Request bodies of routes whose modules are outside this file's reach (server-operations §4.5-4.6).
-export const PackageInstallBody = z.object({ url: z.string(), ref: z.string().nullable().optional(), package: z.string().nullable().optional(), upgrade: z.boolean().optional(), deny_warnings: z.boolean().optional() });
-export const RefreshTokenBody = z.object({ refresh_token: z.string().optional(), access_token: z.string().optional(), client_id: z.string().optional(), token_endpoint: z.string().optional(), scopes: z.array(z.string()).optional() });
-export const OAuthExchangeBody = z.object({ code: z.string(), redirect_uri: z.string(), code_verifier: z.string(), client_id: z.string().optional() });

@@ -7,6 +7,8 @@ import type { AppEnv } from './types';
 import * as S from './openapi-schemas';
 import { yamlBody } from './routes/blueprints';
 import { oneOffBody } from './routes/execute';
+import { credentialBody, exchangeBody } from './routes/mcp-oauth';
+import { installBody } from './routes/packages';
 import { putBody } from './routes/secrets';
 import { createBody, executeBody, rebindBody } from './routes/sessions';
 
@@ -34,9 +36,9 @@ const requestSchemas = {
   OneOffExecuteRequest: oneOffBody,
   BlueprintDocument: yamlBody,
   PutSecretRequest: putBody,
-  PackageInstallRequest: S.PackageInstallBody,
-  RefreshTokenRequest: S.RefreshTokenBody,
-  OAuthExchangeRequest: S.OAuthExchangeBody,
+  PackageInstallRequest: installBody,
+  RefreshTokenRequest: credentialBody,
+  OAuthExchangeRequest: exchangeBody,
 };
 
 const responseSchemas = {

@@ -16,7 +16,7 @@ export interface McpOAuthRouteDependencies {
   log: ServerLog;
 }
 
-const credentialBody = z
+export const credentialBody = z
   .object({
     refresh_token: z.string().optional(),
     access_token: z.string().optional(),
@@ -25,7 +25,7 @@ const credentialBody = z
     scopes: z.array(z.string()).optional(),
   })
   .strict();
-const exchangeBody = z.object({ code: z.string().min(1), redirect_uri: z.string().min(1), code_verifier: z.string().min(1), client_id: z.string().min(1).optional() }).strict();
+export const exchangeBody = z.object({ code: z.string().min(1), redirect_uri: z.string().min(1), code_verifier: z.string().min(1), client_id: z.string().min(1).optional() }).strict();
 
 export function mountMcpOAuthRoutes(app: Hono<AppEnv>, deps: McpOAuthRouteDependencies): void {
   const params = (c: Context<AppEnv>) => ({ blueprint: c.req.param('blueprint') ?? '', server: c.req.param('server') ?? '' });

@@ -16,7 +16,7 @@ export interface PackageRouteDependencies {
   log: ServerLog;
 }
 
-const installBody = z.object({
+export const installBody = z.object({
   url: z.string(),
   ref: z.string().nullable().optional(),
   package: z.string().nullable().optional(),
