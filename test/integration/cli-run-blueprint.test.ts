@@ -4,21 +4,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../harness';
-import { runSvc } from '../support/cli';
+import { runSvc, writeRunPrograms } from '../support/cli';
 
-const dir = tempDir('svc-cli-run-');
-const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text);
-
-write('hello.ts', 'export function main() {\n  console.log("working on it");\n  return { sum: [1, 2, 3].reduce((a, b) => a + b) };\n}\n');
-write('nothing.ts', 'export function main() {}\n');
-write('throws.ts', 'export function main() {\n  console.log("before the throw");\n  throw new Error("the widget is missing");\n}\n');
-write('broken.ts', 'export function main() {\n  return 1 +;\n}\n');
-write('spin.ts', 'export function main() { let i = 0; for (;;) { i++; } }\n');
-write('files.ts', 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("notes.txt", "kept for this run"); return fs.readText("notes.txt"); }\n');
-write('files.yaml', '# a workspace for local runs\nname: files\nvfs: {mode: ephemeral, cwd: "/work/${vars.team}"}\nvariables:\n  team: {required: true}\npermissions:\n  main:\n    - {capability: fs.write, action: allow}\n    - {capability: fs.read, action: allow}\n');
-write('invalid.yaml', 'name: invalid\npermissions:\n  main:\n    - capability: fs.read\n      action: perhaps\n');
-write('volume.yaml', 'name: vol\nvfs: {mode: named, volume: shared}\n');
+const dir = writeRunPrograms();
 
 describe('svc run, local, with --blueprint <file>', () => {
   test('the built-in Blueprint denies file access; --blueprint <file> with --var grants it in a file area of its own', async () => {

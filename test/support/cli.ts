@@ -2,6 +2,7 @@
 // (no SVC_* leaking in from the developer's shell), optional standard input, and the
 // exit status with both output streams.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot, tempDir, type TestServer } from '../harness';
 
@@ -66,4 +67,25 @@ export function runSvcInTerminal(args: string[], prompt: string, typed: string, 
 /** The variables that point bin/svc at a test server with its admin token. */
 export function serverEnv(server: TestServer, token: string = server.adminToken): Record<string, string> {
   return { SVC_SERVER_URL: server.url, SVC_SERVER_TOKEN: token };
+}
+
+/**
+ * A temporary directory with the programs and Blueprint files the `svc run` tests share:
+ * hello.ts (console + result), nothing.ts, throws.ts, broken.ts, spin.ts, files.ts (svc:fs),
+ * files.yaml (needs --var team), invalid.yaml and volume.yaml.
+ */
+export function writeRunPrograms(): string {
+  const dir = tempDir('svc-cli-run-');
+  const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text);
+
+  write('hello.ts', 'export function main() {\n  console.log("working on it");\n  return { sum: [1, 2, 3].reduce((a, b) => a + b) };\n}\n');
+  write('nothing.ts', 'export function main() {}\n');
+  write('throws.ts', 'export function main() {\n  console.log("before the throw");\n  throw new Error("the widget is missing");\n}\n');
+  write('broken.ts', 'export function main() {\n  return 1 +;\n}\n');
+  write('spin.ts', 'export function main() { let i = 0; for (;;) { i++; } }\n');
+  write('files.ts', 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("notes.txt", "kept for this run"); return fs.readText("notes.txt"); }\n');
+  write('files.yaml', '# a workspace for local runs\nname: files\nvfs: {mode: ephemeral, cwd: "/work/${vars.team}"}\nvariables:\n  team: {required: true}\npermissions:\n  main:\n    - {capability: fs.write, action: allow}\n    - {capability: fs.read, action: allow}\n');
+  write('invalid.yaml', 'name: invalid\npermissions:\n  main:\n    - capability: fs.read\n      action: perhaps\n');
+  write('volume.yaml', 'name: vol\nvfs: {mode: named, volume: shared}\n');
+  return dir;
 }
