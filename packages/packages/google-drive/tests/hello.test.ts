@@ -1,0 +1,7 @@
+import { label } from "svc:test";
+import { hello } from "@svc/google-drive";
+
+export function main() {
+  label("hello greets by name");
+  assert(hello("svc") === "Hello, svc!");
+}
