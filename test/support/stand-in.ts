@@ -50,6 +50,8 @@ export type StandInHandler = (request: StandInRequest) => StandInReply | Promise
 
 export interface StandIn {
   hosts: string[];
+  /** Loopback address it listens on (127.0.0.1 unless `defaultPort`). */
+  address: string;
   port: number;
   /** `https://<host>:<port>`; host defaults to the first one. */
   origin(host?: string): string;
@@ -69,13 +71,23 @@ export function testCa(): TestCa {
   return sharedCa;
 }
 
-export async function startStandIn(hosts: string[], handler: StandInHandler = () => ({ status: 404, json: { error: 'no handler' } })): Promise<StandIn> {
+export interface StandInOptions {
+  /**
+   * Listen on port 443 of a random 127.x.y.z address, so that code with a literal base URL
+   * (`https://api.search.brave.com`, a curated Package) reaches it unchanged. Needs the
+   * right to bind port 443 (root, or net.ipv4.ip_unprivileged_port_start=0).
+   */
+  defaultPort?: boolean;
+}
+
+export async function startStandIn(hosts: string[], handler: StandInHandler = () => ({ status: 404, json: { error: 'no handler' } }), options: StandInOptions = {}): Promise<StandIn> {
   const { certFile, keyFile } = certificateFor(testCa(), hosts, 'stand-in');
   let current = handler;
   const standIn: StandIn = {
     hosts,
+    address: '127.0.0.1',
     port: 0,
-    origin: (host = hosts[0]) => `https://${host}:${standIn.port}`,
+    origin: (host = hosts[0]) => (standIn.port === 443 ? `https://${host}` : `https://${host}:${standIn.port}`),
     requests: [],
     inFlight: 0,
     maxInFlight: 0,
@@ -117,16 +129,38 @@ export async function startStandIn(hosts: string[], handler: StandInHandler = ()
       res.writeHead(reply.status ?? 200, headers).end(reply.json !== undefined ? JSON.stringify(reply.json) : (reply.body ?? ''));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  if (options.defaultPort) {
+    standIn.address = await listenOnFreeLoopback443(server);
+  } else {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  }
   standIn.port = (server.address() as AddressInfo).port;
   return standIn;
 }
 
+/** Binds port 443 on a random 127.x.y.z address (test files run in parallel: retry on collision). */
+async function listenOnFreeLoopback443(server: https.Server): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const address = `127.${1 + Math.floor(Math.random() * 254)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(443, address, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      return address;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 20) throw error;
+    }
+  }
+}
+
 /** Args and env that let a server under test reach these stand-ins by their host names. */
 export function serverOptions(...standIns: StandIn[]): { args: string[]; env: Record<string, string> } {
-  const hosts = standIns.flatMap((s) => s.hosts);
   return {
-    args: ['--allow-localhost', ...hosts.flatMap((h) => ['--add-host', `${h}=127.0.0.1`])],
+    args: ['--allow-localhost', ...standIns.flatMap((s) => s.hosts.flatMap((h) => ['--add-host', `${h}=${s.address}`]))],
     env: { NODE_EXTRA_CA_CERTS: testCa().certFile },
   };
 }

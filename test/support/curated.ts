@@ -1,0 +1,139 @@
+// Integration set-up for the curated Packages (packages/<name>): publish one into a fresh
+// SVC_HOME with the real `svc build publish-local`, start the real server on that home with
+// a loopback HTTPS stand-in playing the service under its real host names (port 443 on a
+// loopback address, so the Package's literal base URL is used unchanged), register a
+// Blueprint whose Package caller gets exactly the derived `requires` rules, and run programs.
+//
+//   const c = await startCurated({ package: '@svc/jina', hosts: ['r.jina.ai', 's.jina.ai'], secret: 'JINA_API_KEY',
+//     main: [{ capability: 'jina.ai/read' }], handler: (req) => ({ status: 200, body: '# Title' }) });
+//   const out = await c.run('import { read } from "@svc/jina"; export function main() { return read("https://example.com"); }', { secrets: { JINA_API_KEY: 'k' } });
+//   assert.equal(out.value, '# Title'); assert.equal(c.api.requests[0].headers.authorization, 'Bearer k');
+//   await c.close();
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { repoRoot, startServer, tempDir, type Reply, type TestServer } from '../harness';
+import { runSvc } from './cli';
+import { serverOptions, startStandIn, type StandIn, type StandInHandler } from './stand-in';
+
+/** The curated Package project (packages/svc.toml). */
+export const curatedRoot = path.join(repoRoot, 'packages');
+
+/** Publishes `@svc/<name>` from packages/ into `<home>/packages` (the server's fallback store). */
+export async function publishCurated(home: string, packageName: string): Promise<void> {
+  const published = await runSvc(['build', 'publish-local', '-p', packageName], { cwd: curatedRoot, env: { SVC_HOME: home } });
+  assert.equal(published.code, 0, `publish-local ${packageName} failed:\n${published.stdout}\n${published.stderr}`);
+}
+
+export interface Rule {
+  capability: string;
+  filter?: string;
+  action?: 'allow' | 'deny';
+}
+
+/** The `requires` entries the build derived for a published Package (its capabilities.yaml). */
+export function derivedRequires(home: string, packageName: string): Rule[] {
+  const file = path.join(home, 'packages', ...packageName.split('/'), 'capabilities.yaml');
+  const parsed = YAML.parse(fs.readFileSync(file, 'utf8')) as { requires?: Array<{ capability: string; filter?: string }> };
+  return (parsed.requires ?? []).map((r) => ({ capability: r.capability, ...(r.filter ? { filter: r.filter } : {}) }));
+}
+
+export interface CuratedOptions {
+  /** `@svc/<name>`. */
+  package: string;
+  /** Host names the stand-in plays (certificate and `--add-host` entries). */
+  hosts: string[];
+  handler?: StandInHandler;
+  /** The secret the Package reads: declared as a harness secret, so each run may bind it or not. */
+  secret: string;
+  /** Rules under `main` (default action allow). The Package's caller gets its derived `requires`. */
+  main?: Rule[];
+  /** Replaces the Package's own rules (default: the derived `requires`, all allowed). */
+  packageRules?: Rule[];
+  /** More Blueprint YAML keys (e.g. a `vfs:` block), merged at the top level. */
+  extra?: Record<string, unknown>;
+  /** Blueprint name (default `curated`). */
+  blueprint?: string;
+}
+
+export interface RunOutput {
+  reply: Reply;
+  /** The execute result's `result` text (a string result comes back as is, anything else as JSON text). */
+  result: string | null;
+  /** `result` parsed as JSON when it parses, else the text itself (return objects to be unambiguous). */
+  value: any;
+  /** The execute result's `error` object (kind, message, ...) when the run failed. */
+  error: any;
+}
+
+export interface Curated {
+  server: TestServer;
+  api: StandIn;
+  home: string;
+  blueprint: string;
+  /** Executes a one-off program under the Blueprint; `secrets` are harness secrets for this run. */
+  run(code: string, options?: { secrets?: Record<string, string>; variables?: Record<string, string> }): Promise<RunOutput>;
+  /** Audit `decision` records for a capability (newest last). */
+  decisions(capability: string): Array<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+export function blueprintYaml(options: CuratedOptions, packageRules: Rule[]): string {
+  const rules = (list: Rule[]) => list.map((r) => ({ capability: r.capability, ...(r.filter ? { filter: r.filter } : {}), action: r.action ?? 'allow' }));
+  const doc = {
+    name: options.blueprint ?? 'curated',
+    default: 'deny',
+    packages: [options.package],
+    secrets: { [options.secret]: { harness: {} } },
+    permissions: { [options.package]: rules(packageRules), ...(options.main?.length ? { main: rules(options.main) } : {}) },
+    ...(options.extra ?? {}),
+  };
+  return YAML.stringify(doc);
+}
+
+export async function startCurated(options: CuratedOptions): Promise<Curated> {
+  const home = tempDir('svc-curated-');
+  await publishCurated(home, options.package);
+  const api = await startStandIn(options.hosts, options.handler, { defaultPort: true });
+  let server: TestServer | undefined;
+  try {
+    server = await startServer({ home, ...serverOptions(api), timeoutMs: 60_000 });
+    const yaml = blueprintYaml(options, options.packageRules ?? derivedRequires(home, options.package));
+    const registered = await server.request('POST', '/v1/blueprints', { body: { yaml } });
+    assert.ok(registered.status < 300, `Blueprint registration failed: ${registered.text}\n${yaml}`);
+  } catch (error) {
+    await server?.stop();
+    await api.close();
+    throw error;
+  }
+  const running = server;
+  const blueprint = options.blueprint ?? 'curated';
+  return {
+    server: running,
+    api,
+    home,
+    blueprint,
+    async run(code, runOptions = {}) {
+      const reply = await running.request('POST', '/v1/execute', {
+        token: running.userToken,
+        body: { blueprint, code, ...(runOptions.secrets ? { secrets: runOptions.secrets } : {}), ...(runOptions.variables ? { variables: runOptions.variables } : {}) },
+      });
+      assert.equal(reply.status, 200, reply.text);
+      const result: string | null = reply.json.result ?? null;
+      let value: any = result;
+      try {
+        value = result === null ? null : JSON.parse(result);
+      } catch {
+        value = result;
+      }
+      return { reply, result, value, error: reply.json.error ?? undefined };
+    },
+    decisions: (capability) => running.audit({ type: 'decision', capability }),
+    async close() {
+      await running.stop();
+      await api.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
