@@ -205,7 +205,7 @@ describe('@svc/notion', () => {
     assert.deepEqual([missing.error.code, missing.error.status, missing.error.notionCode, missing.error.requestId], ['not_found', 404, 'object_not_found', 'req-123']);
     const cases: Array<[number, string, string]> = [[401, 'unauthorized', 'unauthorized'], [403, 'restricted_resource', 'forbidden'], [429, 'rate_limited', 'rate_limited'], [500, 'internal_server_error', 'http_error']];
     for (const [status, notionCode, code] of cases) {
-      c.api.handle(() => ({ status, headers: status === 429 ? { 'retry-after': '7' } : {}, json: { object: 'error', status, code: notionCode, message: 'no', request_id: 'req-9' } }));
+      c.api.handle(() => ({ status, headers: status === 429 ? { 'retry-after': '7' } : ({} as Record<string, string>), json: { object: 'error', status, code: notionCode, message: 'no', request_id: 'req-9' } }));
       const r = await call(`return notion.listUsers();`);
       assert.equal(r.error.code, code);
       assert.equal(r.error.status, status);
