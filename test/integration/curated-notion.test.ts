@@ -137,7 +137,7 @@ describe('@svc/notion', () => {
     assert.equal(r.value.rows.nextPageToken, 'rows-2');
     assert.equal(r.value.views.items[0].dataSourceId, DATA_SOURCE);
     assert.deepEqual(r.value.q, { queryId: QUERY, viewId: VIEW, totalCount: 2, pageIds: [PAGE], nextPageToken: 'view-2', expiresAt: '2026-01-02T04:00:00.000Z' });
-    assert.equal(r.value.more.nextPageToken, null);
+    assert.deepEqual(r.value.more, { queryId: QUERY, viewId: VIEW, totalCount: null, pageIds: [OTHER_PAGE], nextPageToken: null, expiresAt: null });
     assert.equal(r.value.me.type, 'bot');
     assert.equal(r.value.users.items[0].email, 'ada@example.com');
   });

@@ -878,7 +878,7 @@ export function continueViewQuery(viewId: string, queryId: string, pageToken: st
   if (cursor === undefined) throw new NotionError("invalid_argument", "pageToken must be the nextPageToken of the previous page");
   const pageSize = pageSizeArg(optionsArg(options).pageSize);
   check("svc/notion.continueViewQuery", { viewId: view });
-  return toViewQuery(notionGet(`views/${view}/queries/${queryRef}` + query({ start_cursor: cursor, page_size: pageSize })), view);
+  return toViewQuery(notionGet(`views/${view}/queries/${queryRef}` + query({ start_cursor: cursor, page_size: pageSize })), view, queryRef);
 }
 
 // ---- meeting notes ----

@@ -109,7 +109,8 @@ export interface View {
 export interface ViewQuery {
   queryId: string;
   viewId: string;
-  totalCount: number;
+  /** Total rows of the query (null on continued pages, where Notion does not repeat it). */
+  totalCount: number | null;
   pageIds: string[];
   nextPageToken: string | null;
   expiresAt: string | null;
@@ -331,11 +332,12 @@ export function toView(raw: unknown): View {
   };
 }
 
-export function toViewQuery(raw: Json, viewId: string): ViewQuery {
+export function toViewQuery(raw: Json, viewId: string, queryId?: string): ViewQuery {
+  // queryView answers a `view_query`; continueViewQuery a plain list without the query's own fields.
   return {
-    queryId: text(raw.id) ?? "",
+    queryId: raw.object === "view_query" ? (text(raw.id) ?? "") : (queryId ?? ""),
     viewId: text(raw.view_id) ?? viewId,
-    totalCount: typeof raw.total_count === "number" ? raw.total_count : 0,
+    totalCount: typeof raw.total_count === "number" ? raw.total_count : null,
     pageIds: list(raw.results).map((r) => text(object(r).id) ?? ""),
     nextPageToken: raw.has_more === false ? null : text(raw.next_cursor),
     expiresAt: text(raw.expires_at),

@@ -112,7 +112,7 @@ export function notionHandler(request: StandInRequest): StandInReply {
   if (m === 'POST' && path === `data_sources/${DATA_SOURCE}/query`) return list([pageObject(PAGE, 'Write report', { type: 'data_source_id', data_source_id: DATA_SOURCE }, { Status: { id: 'St%3A', type: 'select', select: { id: 'o1', name: 'Open', color: 'red' } } })], 'rows-2');
   if (m === 'GET' && path === 'views') return list([view], null, { type: 'view', view: {} });
   if (m === 'POST' && path === `views/${VIEW}/queries`) return { status: 200, json: { object: 'view_query', id: QUERY, view_id: VIEW, expires_at: '2026-01-02T04:00:00.000Z', total_count: 2, results: [{ object: 'page', id: PAGE }], next_cursor: 'view-2', has_more: true } };
-  if (m === 'GET' && path === `views/${VIEW}/queries/${QUERY}`) return { status: 200, json: { object: 'view_query', id: QUERY, view_id: VIEW, expires_at: '2026-01-02T04:00:00.000Z', total_count: 2, results: [{ object: 'page', id: OTHER_PAGE }], next_cursor: null, has_more: false } };
+  if (m === 'GET' && path === `views/${VIEW}/queries/${QUERY}`) return list([{ object: 'page', id: OTHER_PAGE }], null, { type: 'page', page: {} });
 
   if (m === 'POST' && path === 'file_uploads') return { status: 200, json: { ...upload('pending'), upload_url: `https://api.notion.com/v1/file_uploads/${UPLOAD}/send` } };
   if (m === 'POST' && path === `file_uploads/${UPLOAD}/send`) return { status: 200, json: upload('uploaded') };
