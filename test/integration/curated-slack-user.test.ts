@@ -12,7 +12,7 @@ const secrets = { SLACK_USER_TOKEN: TOKEN };
 
 function program(body: string): string {
   return `import slack from "@svc/slack-user";
-import { readText } from "svc:fs";
+import { readText, mkdir } from "svc:fs";
 export function main() {
   try { return { value: (() => { ${body} })() }; }
   catch (e) { return { error: { name: e.name, code: e.code, status: e.status, retryAfterSeconds: e.retryAfterSeconds, slackError: e.slackError, capability: e.capability, message: e.message } }; }
@@ -91,7 +91,8 @@ describe('@svc/slack-user', () => {
   });
 
   test('getFile then downloadFile writes the bytes from files.slack.com into the file area', async () => {
-    const r = await call(`const f = slack.getFile("F0FILE1"); const d = slack.downloadFile(f.urlPrivateDownload, "/downloads/report.pdf"); return { f, d, text: readText("/downloads/report.pdf") };`);
+    const r = await call(`mkdir("/downloads", true); const f = slack.getFile("F0FILE1"); const d = slack.downloadFile(f.urlPrivateDownload, "/downloads/report.pdf"); return { f, d, text: readText("/downloads/report.pdf") };`);
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
     assert.deepEqual(r.sent.map((s: any) => [s.host, s.method]), [['slack.com', 'GET'], ['files.slack.com', 'GET']]);
     assert.equal(r.sent[1].path, FILE_PATH);
     assert.equal(r.sent[1].headers.authorization, `Bearer ${TOKEN}`);
@@ -115,7 +116,7 @@ describe('@svc/slack-user', () => {
   });
 
   test('a download answered with 404 throws not_found', async () => {
-    const r = await call(`return slack.downloadFile("https://files.slack.com/files-pri/T0001-F0NONE/x.pdf", "/downloads/none.pdf");`);
+    const r = await call(`mkdir("/downloads", true); return slack.downloadFile("https://files.slack.com/files-pri/T0001-F0NONE/x.pdf", "/downloads/none.pdf");`);
     assert.equal(r.error.code, 'not_found');
     assert.equal(r.error.status, 404);
   });
