@@ -26,7 +26,8 @@ describe('@svc/notion', () => {
   const granted = [
     'search', 'fetch', 'fetchPage', 'readPageMarkdown', 'createPage', 'createPages', 'updatePage', 'appendPageMarkdown', 'appendBlockChildren', 'listBlockChildren',
     'getBlock', 'updateBlock', 'createComment', 'getComments', 'getSelf', 'listUsers', 'fetchDatabase', 'fetchDataSource', 'queryDataSource', 'listViews', 'queryView',
-    'continueViewQuery', 'uploadFile', 'movePages',
+    'continueViewQuery', 'uploadFile', 'movePages', 'movePage', 'restorePage', 'getPageProperty', 'replacePageMarkdown', 'updatePageMarkdown', 'trashBlock', 'restoreBlock',
+    'getUser', 'createDatabase', 'restoreDatabase', 'updateDataSource', 'listDataSourceTemplates', 'createView', 'updateView', 'queryMeetingNotes', 'getFileUpload', 'listFileUploads',
   ];
   before(async () => {
     c = await startCurated({
@@ -147,6 +148,68 @@ describe('@svc/notion', () => {
     assert.deepEqual(r.sent.map(route), [`GET /v1/pages/${DATABASE}`, `GET /v1/databases/${DATABASE}`]);
     assert.equal(r.value.kind, 'database');
     assert.equal(r.value.object.title, 'Tasks');
+  });
+
+  test('the other operations call the documented endpoints with the documented bodies', async () => {
+    const r = await call(`return {
+      moved: notion.movePage("${PAGE}", "${DATA_SOURCE}", { parentType: "data_source" }),
+      movedAll: notion.movePages([{ pageId: "${PAGE}", parentId: "${OTHER_PAGE}" }]),
+      restored: notion.restorePage("${PAGE}"),
+      prop: notion.getPageProperty("${PAGE}", "title", { pageSize: 50 }),
+      replaced: notion.replacePageMarkdown("${PAGE}", "# New", { allowDeletingContent: false }),
+      edited: notion.updatePageMarkdown("${PAGE}", [{ oldStr: "- ship", newStr: "- shipped", replaceAll: true }]),
+      updated: notion.updateBlock("${PAGE}", "${BLOCK}", { paragraph: { rich_text: [{ text: { content: "changed" } }] } }),
+      trashed: notion.trashBlock("${PAGE}", "${BLOCK}"),
+      back: notion.restoreBlock("${PAGE}", "${BLOCK}"),
+      user: notion.getUser("${USER}"),
+      db: notion.createDatabase("${PAGE}", "Tasks", { Name: { title: {} } }, { isInline: true }),
+      dbBack: notion.restoreDatabase("${DATABASE}"),
+      ds: notion.updateDataSource("${DATA_SOURCE}", { title: "Todo", properties: { Done: { checkbox: {} } } }),
+      templates: notion.listDataSourceTemplates("${DATA_SOURCE}", { name: "Bug" }),
+      view: notion.createView("${DATA_SOURCE}", "${DATABASE}", { name: "Board", type: "board" }),
+      viewChanged: notion.updateView("${VIEW}", { name: "Renamed" }),
+      notes: notion.queryMeetingNotes({ limit: 3 }),
+      upload: notion.getFileUpload("${UPLOAD}"),
+      uploads: notion.listFileUploads({ status: "uploaded" }),
+    };`);
+    const sent = r.sent.map((s: any) => [s.method, s.path, s.json]);
+    assert.deepEqual(sent, [
+      ['POST', `/v1/pages/${PAGE}/move`, { parent: { type: 'data_source_id', data_source_id: DATA_SOURCE } }],
+      ['POST', `/v1/pages/${PAGE}/move`, { parent: { type: 'page_id', page_id: OTHER_PAGE } }],
+      ['PATCH', `/v1/pages/${PAGE}`, { in_trash: false }],
+      ['GET', `/v1/pages/${PAGE}/properties/title?page_size=50`, undefined],
+      ['PATCH', `/v1/pages/${PAGE}/markdown`, { type: 'replace_content', replace_content: { new_str: '# New', allow_deleting_content: false } }],
+      ['PATCH', `/v1/pages/${PAGE}/markdown`, { type: 'update_content', update_content: { content_updates: [{ old_str: '- ship', new_str: '- shipped', replace_all_matches: true }] } }],
+      ['GET', `/v1/blocks/${BLOCK}`, undefined],
+      ['PATCH', `/v1/blocks/${BLOCK}`, { paragraph: { rich_text: [{ text: { content: 'changed' } }] } }],
+      ['GET', `/v1/blocks/${BLOCK}`, undefined],
+      ['PATCH', `/v1/blocks/${BLOCK}`, { in_trash: true }],
+      ['GET', `/v1/blocks/${BLOCK}`, undefined],
+      ['PATCH', `/v1/blocks/${BLOCK}`, { in_trash: false }],
+      ['GET', `/v1/users/${USER}`, undefined],
+      ['POST', '/v1/databases', { parent: { type: 'page_id', page_id: PAGE }, title: [{ type: 'text', text: { content: 'Tasks' } }], initial_data_source: { properties: { Name: { title: {} } } }, is_inline: true }],
+      ['PATCH', `/v1/databases/${DATABASE}`, { in_trash: false }],
+      ['PATCH', `/v1/data_sources/${DATA_SOURCE}`, { title: [{ type: 'text', text: { content: 'Todo' } }], properties: { Done: { checkbox: {} } } }],
+      ['GET', `/v1/data_sources/${DATA_SOURCE}/templates?name=Bug`, undefined],
+      ['POST', '/v1/views', { data_source_id: DATA_SOURCE, database_id: DATABASE, name: 'Board', type: 'board' }],
+      ['PATCH', `/v1/views/${VIEW}`, { name: 'Renamed' }],
+      ['POST', '/v1/blocks/meeting_notes/query', { limit: 3 }],
+      ['GET', `/v1/file_uploads/${UPLOAD}`, undefined],
+      ['GET', '/v1/file_uploads?status=uploaded', undefined],
+    ]);
+    assert.equal(r.value.moved.parent.type, 'data_source');
+    assert.equal(r.value.movedAll.failed, null);
+    assert.deepEqual(r.value.prop, { type: 'title', value: 'Quarterly planning', nextPageToken: null });
+    assert.equal(r.value.trashed.inTrash, true);
+    assert.equal(r.value.user.name, 'Ada');
+    assert.equal(r.value.db.isInline, true);
+    assert.equal(r.value.ds.title, 'Todo');
+    assert.deepEqual(r.value.templates.items, [{ id: PAGE, name: 'Bug report', isDefault: true }]);
+    assert.equal(r.value.view.type, 'board');
+    assert.equal(r.value.viewChanged.name, 'Renamed');
+    assert.deepEqual(r.value.notes, [{ id: BLOCK, title: 'Standup', status: 'notes_ready', summaryBlockId: NESTED_BLOCK, notesBlockId: FOREIGN_BLOCK, transcriptBlockId: null }]);
+    assert.equal(r.value.upload.status, 'uploaded');
+    assert.equal(r.value.uploads.items.length, 1);
   });
 
   test('createPages runs in order and stops at the first failure', async () => {

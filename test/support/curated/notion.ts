@@ -114,6 +114,17 @@ export function notionHandler(request: StandInRequest): StandInReply {
   if (m === 'POST' && path === `views/${VIEW}/queries`) return { status: 200, json: { object: 'view_query', id: QUERY, view_id: VIEW, expires_at: '2026-01-02T04:00:00.000Z', total_count: 2, results: [{ object: 'page', id: PAGE }], next_cursor: 'view-2', has_more: true } };
   if (m === 'GET' && path === `views/${VIEW}/queries/${QUERY}`) return list([{ object: 'page', id: OTHER_PAGE }], null, { type: 'page', page: {} });
 
+  if (m === 'POST' && path === 'databases') return { status: 200, json: { object: 'database', id: DATABASE, title: body.title, parent: body.parent, is_inline: body.is_inline === true, in_trash: false, url: 'https://www.notion.so/tasks', data_sources: [{ id: DATA_SOURCE, name: 'Tasks' }] } };
+  if (m === 'PATCH' && path === `databases/${DATABASE}`) return { status: 200, json: { object: 'database', id: DATABASE, title: rich('Tasks'), parent: { type: 'page_id', page_id: PAGE }, is_inline: false, in_trash: body.in_trash === true, data_sources: [] } };
+  if (m === 'PATCH' && path === `data_sources/${DATA_SOURCE}`) return { status: 200, json: { ...dataSource, title: body.title ?? dataSource.title } };
+  if (m === 'GET' && path === `data_sources/${DATA_SOURCE}/templates`) return { status: 200, json: { templates: [{ id: PAGE, name: 'Bug report', is_default: true }], has_more: false, next_cursor: null } };
+  if (m === 'POST' && path === 'views') return { status: 200, json: { ...view, name: body.name, type: body.type } };
+  if (m === 'PATCH' && path === `views/${VIEW}`) return { status: 200, json: { ...view, ...(body.name ? { name: body.name } : {}) } };
+  if (m === 'POST' && path === 'blocks/meeting_notes/query') return { status: 200, json: { object: 'list', results: [{ object: 'block', id: BLOCK, type: 'meeting_notes', meeting_notes: { title: rich('Standup'), status: 'notes_ready', children: { summary_block_id: NESTED_BLOCK, notes_block_id: FOREIGN_BLOCK } } }], next_cursor: null, has_more: false } };
+  if (m === 'GET' && path === `file_uploads/${UPLOAD}`) return { status: 200, json: upload('uploaded') };
+  if (m === 'GET' && path === 'file_uploads') return list([upload('uploaded')], null, { type: 'file_upload', file_upload: {} });
+  if (m === 'GET' && path === `pages/${PAGE}/properties/title`) return list([{ object: 'property_item', id: 'title', type: 'title', title: rich('Quarterly ')[0] }, { object: 'property_item', id: 'title', type: 'title', title: rich('planning')[0] }], null, { type: 'property_item', property_item: { id: 'title', type: 'title', title: {} } });
+  if (m === 'GET' && path === `users/${USER}`) return { status: 200, json: { object: 'user', id: USER, type: 'person', name: 'Ada', avatar_url: null, person: { email: 'ada@example.com' } } };
   if (m === 'POST' && path === 'file_uploads') return { status: 200, json: { ...upload('pending'), upload_url: `https://api.notion.com/v1/file_uploads/${UPLOAD}/send` } };
   if (m === 'POST' && path === `file_uploads/${UPLOAD}/send`) return { status: 200, json: upload('uploaded') };
   return error(400, 'invalid_request_url', `Invalid request URL: ${m} ${path}`);
