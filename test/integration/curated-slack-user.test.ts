@@ -90,6 +90,20 @@ describe('@svc/slack-user', () => {
     assert.equal(r.value.me.userId, 'U0BOT');
   });
 
+  test('threads, single messages, users, reactions and direct messages as the user', async () => {
+    const r = await call(`return { thread: slack.getThread("C0123ABCD", "1712345000.000100", { limit: 10 }), one: slack.getMessage("C0123ABCD", "1712345000.000200"),
+      user: slack.getUser("U0ADA"), users: slack.listUsers(), react: slack.addReaction("C0123ABCD", "1712345000.000200", "eyes"),
+      dm: slack.sendDirectMessage("U0ADA", "ping"), group: slack.sendGroupDirectMessage(["U0ADA", "U0BOB"], "ping all") };`);
+    assert.deepEqual(r.sent.map((s: any) => slackCall(s).method), ['conversations.replies', 'conversations.history', 'users.info', 'users.list', 'reactions.add', 'conversations.open', 'chat.postMessage', 'conversations.open', 'chat.postMessage']);
+    assert.ok(r.sent.every((s: any) => s.headers.authorization === `Bearer ${TOKEN}`));
+    assert.equal(r.value.thread.items.length, 2);
+    assert.equal(r.value.one.text, 'second');
+    assert.equal(r.value.user.id, 'U0ADA');
+    assert.equal(r.value.users.nextPageToken, 'dXNlcjpVMEJPQg==');
+    assert.equal(r.value.dm.channelId, 'D0DM1');
+    assert.equal(r.value.group.channelId, 'G0MPIM1');
+  });
+
   test('getFile then downloadFile writes the bytes from files.slack.com into the file area', async () => {
     const r = await call(`mkdir("/downloads", true); const f = slack.getFile("F0FILE1"); const d = slack.downloadFile(f.urlPrivateDownload, "/downloads/report.pdf"); return { f, d, text: readText("/downloads/report.pdf") };`);
     assert.equal(r.error, undefined, JSON.stringify(r.error));
