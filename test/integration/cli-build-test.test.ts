@@ -97,3 +97,34 @@ describe('svc run (local) with Packages', () => {
     assert.match(missing.stderr, /package '@acme\/greet' is not installed/);
   });
 });
+
+describe('svc blueprint add-package', () => {
+  test('lists the Package, allows its derived requires under its caller, grants main only what is asked, warns about undeclared secrets', async () => {
+    const home = tempDir();
+    const project = writeFiles(tempDir(), greetSources());
+    assert.equal((await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } })).code, 0);
+    const work = writeFiles(tempDir(), { 'bp.yaml': '# the support agent\nname: support\ndefault: deny\n' });
+    const added = await runSvc(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml'], { cwd: work, env: { SVC_HOME: home } });
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stdout, /Listed @acme\/greet in bp\.yaml/);
+    assert.match(added.stderr, /reads secret GREET_KEY, which bp\.yaml does not declare/);
+    const text = fs.readFileSync(path.join(work, 'bp.yaml'), 'utf8');
+    assert.match(text, /^# the support agent/);
+    const doc = (await import('yaml')).parse(text);
+    assert.deepEqual(doc.packages, ['@acme/greet']);
+    assert.deepEqual(doc.permissions['@acme/greet'], [{ capability: 'secrets.get', filter: 'name == "GREET_KEY"', action: 'allow' }]);
+    assert.equal(doc.permissions.main, undefined);
+    const granted = await runSvc(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml', '--capabilities', 'acme.com/greet'], { cwd: work, env: { SVC_HOME: home } });
+    assert.equal(granted.code, 0, granted.stderr);
+    assert.match(granted.stdout, /already listed/);
+    const again = (await import('yaml')).parse(fs.readFileSync(path.join(work, 'bp.yaml'), 'utf8'));
+    assert.deepEqual(again.permissions.main, [{ capability: 'acme.com/greet', action: 'allow' }]);
+    assert.equal(again.permissions['@acme/greet'].length, 1);
+    const unknown = await runSvc(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml', '--capabilities', 'acme.com/nope'], { cwd: work, env: { SVC_HOME: home } });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /does not provide acme\.com\/nope; it provides: acme\.com\/greet/);
+    const missing = await runSvc(['blueprint', 'add-package', '@acme/absent', '-f', 'bp.yaml'], { cwd: work, env: { SVC_HOME: home } });
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /package '@acme\/absent' is not installed/);
+  });
+});
