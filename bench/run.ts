@@ -38,18 +38,19 @@ function rssOf(pid: number): number {
   return total;
 }
 
-/** CPU time (user + system, ms) of the server process and its runner children, from /proc. */
-function cpuOf(pid: number): number {
-  let ticks = 0;
-  for (const p of [pid, ...childPids(pid)]) {
-    try {
-      const fields = fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // The process ended between listing and reading.
-    }
+/** CPU time (user + system, ms) of one process, from /proc; 0 once it has ended. */
+function cpuOfProcess(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux
+  } catch {
+    return 0;
   }
-  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+/** CPU time (ms) of the server process itself and of its children (runners, esbuild's service). */
+function cpuOf(pid: number): { server: number; children: number } {
+  return { server: cpuOfProcess(pid), children: childPids(pid).reduce((sum, child) => sum + cpuOfProcess(child), 0) };
 }
 
 function childPids(pid: number): number[] {
@@ -91,7 +92,10 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   const sequential: number[] = [];
   const cpuBefore = cpuOf(server.child.pid!);
   for (let i = 0; i < SEQUENTIAL_RUNS; i++) sequential.push(await once());
-  const cpuPerRun = (cpuOf(server.child.pid!) - cpuBefore) / SEQUENTIAL_RUNS;
+  const cpuAfter = cpuOf(server.child.pid!);
+  const serverPerRun = (cpuAfter.server - cpuBefore.server) / SEQUENTIAL_RUNS;
+  const childrenPerRun = (cpuAfter.children - cpuBefore.children) / SEQUENTIAL_RUNS;
+  const cpuPerRun = serverPerRun + childrenPerRun;
   sequential.sort((a, b) => a - b);
 
   let next = 0;
@@ -115,7 +119,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
     [`${label}: runs/s, ${CONCURRENCY} clients`]: (CONCURRENT_RUNS / seconds).toFixed(0),
     [`${label}: p50 / p99, ${CONCURRENCY} clients (ms)`]: `${percentile(concurrent, 50).toFixed(2)} / ${percentile(concurrent, 99).toFixed(2)}`,
     // CPU per run is what a shared machine distorts least: it bounds runs/s per core.
-    [`${label}: server + runner CPU per run, sequential (ms)`]: `${cpuPerRun.toFixed(2)} (${(1000 / cpuPerRun).toFixed(0)} runs/s per core)`,
+    [`${label}: server + runner CPU per run, sequential (ms)`]: `${cpuPerRun.toFixed(2)} (server ${serverPerRun.toFixed(2)}, runners + esbuild ${childrenPerRun.toFixed(2)}; ${(1000 / cpuPerRun).toFixed(0)} runs/s per core)`,
     [`${label}: server RSS idle / under load, incl. runners (MiB)`]: `${(idleRss / 1048576).toFixed(1)} / ${(peakRss / 1048576).toFixed(1)}`,
   };
 }
@@ -152,15 +156,19 @@ async function homeWithPackage(): Promise<string> {
 }
 
 async function httpRows(rows: Record<string, string>): Promise<void> {
-  const server = await startServer({ home: await homeWithPackage(), env: { RUST_LOG: 'warn,svc_server::serve=info' }, config: { logging: { audit: { enabled: false } } } });
+  // BENCH_PROFILE=<dir>: the server and its runners write V8 CPU profiles there (bench/profile.ts reads them).
+  const profile = process.env.BENCH_PROFILE
+    ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
+    : {};
+  const server = await startServer({ home: await homeWithPackage(), env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile }, config: { logging: { audit: { enabled: process.env.BENCH_AUDIT === '1' } } } });
   try {
     for (const yaml of ['name: bench\ndefault: deny\n', 'name: bench-package\ndefault: deny\npackages: ["@bench/hello"]\n']) {
       const created = await server.request('POST', '/v1/blueprints', { body: { yaml } });
       if (created.status >= 300) throw new Error(`could not register a bench Blueprint: ${created.text}`);
     }
-    Object.assign(rows, await executeLatency(server, 'same'));
-    Object.assign(rows, await executeLatency(server, 'fresh'));
-    Object.assign(rows, await executeLatency(server, 'package'));
+    // BENCH_VARIANTS=same,fresh,package picks the rows (all by default).
+    const variants = (process.env.BENCH_VARIANTS ?? 'same,fresh,package').split(',') as Variant[];
+    for (const variant of variants) Object.assign(rows, await executeLatency(server, variant));
   } finally {
     await server.stop();
   }

@@ -61,6 +61,8 @@ interface Engine {
   isolate: ivm.Isolate;
   memoryMb: number;
   prelude: ivm.Script;
+  /** FINALIZER_WATCH, compiled for this isolate. */
+  finalizerWatch: ivm.Script;
   temporal: ivm.Script | null;
   runs: number;
   /** A context no program sees, with V8's `gc()`: collects earlier runs' garbage before a run. */
@@ -202,19 +204,26 @@ function createEngine(memoryMb: number): Engine {
   } finally {
     v8.setFlagsFromString('--no-expose-gc');
   }
-  const engine: Engine = { isolate, memoryMb, prelude, temporal: null, runs: 0, maintenance, floor: 0, packageScripts: new Map() };
+  const finalizerWatch = isolate.compileScriptSync(FINALIZER_WATCH, { filename: 'svc-finalizer-watch.js' });
+  const engine: Engine = { isolate, memoryMb, prelude, finalizerWatch, temporal: null, runs: 0, maintenance, floor: 0, packageScripts: new Map() };
   engine.floor = memoryInUse(isolate);
   return engine;
 }
 
 // Marks the slot when the program registers a finalizer (its callback runs outside the run).
-const FINALIZER_WATCH = `const FR = globalThis.FinalizationRegistry;
+// Compiled once per isolate (a per-context evalClosure compiled it on every run); the mark
+// callback arrives as a global the script takes and deletes before any program code runs.
+const FINALIZER_WATCH = `(() => {
+const mark = globalThis.__svc_finalizer_mark;
+delete globalThis.__svc_finalizer_mark;
+const FR = globalThis.FinalizationRegistry;
 if (FR) {
   const register = FR.prototype.register;
   const apply = Reflect.apply;
   let marked = false;
-  Object.defineProperty(FR.prototype, 'register', { value: { register(...args) { if (!marked) { marked = true; $0.applySync(undefined, []); } return apply(register, this, args); } }.register, writable: true, configurable: true });
-}`;
+  Object.defineProperty(FR.prototype, 'register', { value: { register(...args) { if (!marked) { marked = true; mark.applySync(undefined, []); } return apply(register, this, args); } }.register, writable: true, configurable: true });
+}
+})();`;
 
 function prepareContext(engine: Engine): Prepared {
   const { isolate } = engine;
@@ -265,7 +274,8 @@ function prepareContext(engine: Engine): Prepared {
   native.setSync('random', new ivm.Reference(random));
   native.setSync('url', new ivm.Reference(parseUrlParts));
   engine.prelude.runSync(context);
-  context.evalClosureSync(FINALIZER_WATCH, [new ivm.Reference(() => (slot.leftState = true))]);
+  jail.setSync('__svc_finalizer_mark', new ivm.Reference(() => (slot.leftState = true)));
+  engine.finalizerWatch.runSync(context);
   const entry = jail.getSync('__svc_entry', { reference: true }) as ivm.Reference<Record<string, unknown>>;
   const run = entry.getSync('run', { reference: true }) as Prepared['run'];
   const collect = entry.getSync('collect', { reference: true }) as ivm.Reference<() => string>;
