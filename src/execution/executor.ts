@@ -90,6 +90,12 @@ export interface ExecutorOptions {
 
 type RecordBase = Record<string, unknown> & { execution_id: string; blueprint: string; session_id: string; source_hash: string };
 
+/**
+ * The reason every run's signal is aborted with. `abort()` without one builds a
+ * DOMException (with a stack) per run; nothing reads the reason.
+ */
+const RUN_ENDED = new DOMException('the run has ended', 'AbortError');
+
 /** Compiled programs by source hash: agents often resend the same program (retries, loops). */
 const COMPILE_CACHE_SIZE = 256;
 
@@ -234,9 +240,9 @@ export class Executor {
     // on the server-wide signal goes with the run (it would otherwise keep the run alive).
     const runEnded = new AbortController();
     const shutdown = this.options.shutdown;
-    const onCancel = () => runEnded.abort();
+    const onCancel = () => runEnded.abort(RUN_ENDED);
     shutdown.addEventListener('abort', onCancel, { once: true });
-    if (shutdown.aborted) runEnded.abort();
+    if (shutdown.aborted) runEnded.abort(RUN_ENDED);
     let outcome: RunOutcome;
     let dispatcher: HostDispatcher | undefined;
     try {
@@ -271,7 +277,7 @@ export class Executor {
     } finally {
       dispatcher?.end();
       shutdown.removeEventListener('abort', onCancel);
-      runEnded.abort();
+      runEnded.abort(RUN_ENDED);
       decisions.flush();
     }
 
