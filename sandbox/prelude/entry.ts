@@ -392,7 +392,11 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
       // Before any Package or program code: attribution, then frozen built-ins.
       const callSite = installAttribution(SCRIPT_FILENAME, specs);
       attributing = true;
-      lockdown(callSite ? [callSite] : []);
+      // The standard-library namespaces are shared by the program and every Package: frozen too.
+      const roots: unknown[] = callSite ? [callSite] : [];
+      const loadedModules = ObjectKeys(namespaces);
+      for (let i = 0; i < loadedModules.length; i++) ArrayPrototypePush(roots, namespaces[loadedModules[i]]);
+      lockdown(roots);
       const units: Array<Parameters<typeof loadPackages>[1][number]> = [];
       for (let i = 0; i < specs.length; i++) {
         const packageLinked = packageLinks[i](packageRuntime(spec, takeFuel, left));
