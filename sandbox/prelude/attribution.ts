@@ -159,3 +159,28 @@ export function attribute(): Attribution {
   if (consumer === null) consumer = sites.length >= CAPTURE_LIMIT ? null : 'main';
   return { caller, consumer };
 }
+
+/**
+ * The attribution of a call made through `owner`'s own standard-library namespace: the call
+ * is the owner's wherever it runs. A `check()` there speaks for the owner's consumer: the
+ * first other principal outward from the owner's innermost frame; the program's own `check`
+ * inside a Package call speaks for nobody.
+ */
+export function attributeAs(owner: string): Attribution {
+  const sites = captureSites();
+  const found = ownersOf(sites);
+  const truncated = sites.length >= CAPTURE_LIMIT;
+  if (owner === 'main') {
+    for (let i = 0; i < found.length; i++) if (found[i] !== null && found[i] !== 'main') return { caller: owner, consumer: null };
+    return { caller: owner, consumer: truncated ? null : 'main' };
+  }
+  let from = 0;
+  for (let i = 0; i < found.length; i++) {
+    if (found[i] === owner) {
+      from = i;
+      break;
+    }
+  }
+  for (let i = from; i < found.length; i++) if (found[i] !== null && found[i] !== owner) return { caller: owner, consumer: found[i] };
+  return { caller: owner, consumer: truncated ? null : 'main' };
+}

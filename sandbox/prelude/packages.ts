@@ -224,7 +224,7 @@ function namespaceOf(exports: Record<string, unknown>, charge: (units: number) =
 export function loadPackages(
   specs: readonly PackageSpec[],
   units: readonly Unit[],
-  hostModule: (name: string) => unknown,
+  hostModule: (name: string, owner: string) => unknown,
   charge: (units: number) => void,
 ): Map<string, Record<string, unknown>> {
   const loaded = new SafeMap<string, Record<string, unknown>>();
@@ -232,7 +232,7 @@ export function loadPackages(
     const spec = specs[i];
     const imports = spec.imports;
     const require = (name: string) => {
-      if (typeof name === 'string' && name.length > 4 && name[0] === 's' && name[1] === 'v' && name[2] === 'c' && name[3] === ':') return hostModule(name);
+      if (typeof name === 'string' && name.length > 4 && name[0] === 's' && name[1] === 'v' && name[2] === 'c' && name[3] === ':') return hostModule(name, spec.name);
       for (let k = 0; k < imports.length; k++) {
         if (imports[k] === name) {
           const namespace = loaded.get(name);

@@ -55,6 +55,23 @@ export function each(items: unknown[], fn: (item: unknown) => unknown): unknown[
   return out;
 }
 
+/** A notebook. */
+export class Notebook {
+  /** The folder. */
+  dir = "/notes";
+  /**
+   * The path of a page.
+   * @param name Page name.
+   * @returns The path.
+   */
+  path(name: string): string {
+    return this.dir + "/" + name;
+  }
+}
+
+/** Writes a file of the file area (re-exported: the Package's own authority). */
+export { write as writeFile } from "svc:fs";
+
 /**
  * Fails upstream and reports only a summary (its error names the key; its stack is read).
  * @returns A summary.
@@ -179,6 +196,34 @@ export function main() {
       assert.match(out.message, /caller=main /, name);
       assert.deepEqual(decisions(reply.json.execution_id), attempt.expect, name);
     }
+  });
+
+  test('a standard-library function reached by a Package through a getter on `this` is the program\'s call', async () => {
+    for (const [bound, expect] of [
+      ['(secrets.get as any).bind(null, "KEEPER_KEY")', [['main', 'secrets.get', 'deny']]],
+      ['(fs.write as any).bind(null, "/planted.txt", "owned")', [['main', 'fs.write', 'deny']]],
+    ] as const) {
+      const reply = await run(`import { Notebook } from "@acme/keeper";
+import secrets from "svc:secrets";
+import * as fs from "svc:fs";
+export function main() {
+  const self = Object.defineProperty({}, "dir", { get: ${bound} });
+  try { return { got: Notebook.prototype.path.call(self, "x") }; } catch (e) { return { refused: (e as Error).name, message: (e as Error).message }; }
+}`);
+      assert.equal(reply.status, 200, reply.text);
+      assertNoSecret(reply.text);
+      const out = JSON.parse(reply.json.result);
+      assert.equal(out.refused, 'PermissionDeniedError', reply.json.result);
+      assert.match(out.message, /caller=main /);
+      assert.deepEqual(decisions(reply.json.execution_id), expect);
+    }
+  });
+
+  test('a standard-library function a Package re-exports runs as the Package when the program calls it', async () => {
+    const reply = await run(`import { writeFile } from "@acme/keeper";
+export function main() { writeFile("/through-keeper.txt", "x"); return "written"; }`);
+    assert.equal(reply.json.result, 'written', reply.text);
+    assert.deepEqual(decisions(reply.json.execution_id), [['@acme/keeper', 'fs.write', 'allow']]);
   });
 
   test('the program\'s stack formatter does not run inside a Package call (it would see the Package\'s errors); it still formats the program\'s own', async () => {
