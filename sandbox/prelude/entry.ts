@@ -47,7 +47,7 @@ import { makeConsole } from './console';
 import { resultText } from './result';
 import { renderValue } from './render';
 import { decodeWire, encodeArgs, encodeValue } from './wire';
-import { installWeb, startWebRun, webTimers } from './web';
+import { fetchFor, installWeb, startWebRun, webTimers } from './web';
 import { attribute, attributeAs, installAttribution } from './attribution';
 import { lockdown } from './lockdown';
 import { harden, loadPackages, type PackageSpec } from './packages';
@@ -331,11 +331,12 @@ function packageSpecs(spec: unknown): PackageSpec[] {
 }
 
 /** The runtime object a Package's script links with: its fuel comes from the program's counter. */
-function packageRuntime(spec: unknown, takeFuel: (units: number) => void, left: () => number): object {
+function packageRuntime(spec: unknown, takeFuel: (units: number) => void, left: () => number, fetch: unknown): object {
   const rt = ObjectCreate(null) as Record<string, unknown>;
   const fields: Record<string, unknown> = {
     maxDepth: numberOr(own(spec, 'maxDepth'), 16),
     takeFuel,
+    fetch,
     stackOut() {
       native.limit('stack_exhausted', left());
     },
@@ -366,7 +367,8 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
     const runMeter: Meter = { take: (units) => takeFuel(units), left };
     meter = runMeter;
     // An error nothing caught in a timer, microtask or listener ends the run, as in Deno.
-    startWebRun((op, ...args) => hostCall(runMeter, 'web', op, args), fail);
+    // In runs with Packages the global fetch is the program's; each Package's code sees its own (its script binds it).
+    startWebRun((op, ...args) => hostCall(runMeter, 'web', op, args, attributing ? 'main' : null), fail);
     const hostModules = own(spec, 'hostModules') ?? {};
     const moduleNames = ObjectKeys(hostModules);
     const factories = (global.__svc_guest_modules ?? {}) as Record<string, GuestFactory>;
@@ -409,7 +411,9 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
       lockdown(callSite ? [callSite] : []);
       const units: Array<Parameters<typeof loadPackages>[1][number]> = [];
       for (let i = 0; i < specs.length; i++) {
-        const packageLinked = packageLinks[i](packageRuntime(spec, takeFuel, left));
+        const owner = specs[i].name;
+        const packageFetch = fetchFor((op, ...args) => hostCall(runMeter, 'web', op, args, owner));
+        const packageLinked = packageLinks[i](packageRuntime(spec, takeFuel, left, packageFetch));
         const packageLeft = own(packageLinked, 'fuelLeft');
         if (typeof packageLeft === 'function') ArrayPrototypePush(packageFuel, packageLeft as () => number);
         ArrayPrototypePush(units, own(own(packageLinked, 'units'), specs[i].name));

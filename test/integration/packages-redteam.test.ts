@@ -55,6 +55,15 @@ export function each(items: unknown[], fn: (item: unknown) => unknown): unknown[
   return out;
 }
 
+/**
+ * Pings the API with fetch.
+ * @returns The HTTP status.
+ */
+export async function ping(): Promise<number> {
+  const r = await fetch(API + "/ping", { headers: { authorization: "Bearer " + String(secrets.get("KEEPER_KEY")) } });
+  return r.status;
+}
+
 /** A notebook. */
 export class Notebook {
   /** The folder. */
@@ -111,6 +120,7 @@ describe('red-team routes around the Package boundary', () => {
         // The Package may write files and post to its API; the program may do neither.
         '@acme/keeper': [
           { capability: 'http.post', filter: `host == "${HOST}"`, action: 'allow' },
+          { capability: 'http.get', filter: `host == "${HOST}"`, action: 'allow' },
           { capability: 'secrets.get', filter: 'name == "KEEPER_KEY"', action: 'allow' },
           { capability: 'fs.write', action: 'allow' },
         ],
@@ -217,6 +227,22 @@ export function main() {
       assert.match(out.message, /caller=main /);
       assert.deepEqual(decisions(reply.json.execution_id), expect);
     }
+  });
+
+  test('fetch in a Package is the Package\'s; the program\'s fetch slipped into a Package (a getter on `this`) stays the program\'s', async () => {
+    const before = api.requests.length;
+    const own = await run(`import { ping } from "@acme/keeper";
+export async function main() { return await ping(); }`);
+    assert.equal(own.json.result, '201', own.text);
+    assert.deepEqual(decisions(own.json.execution_id), [['@acme/keeper', 'secrets.get', 'allow'], ['@acme/keeper', 'http.get', 'allow']]);
+    const slipped = await run(`import { Notebook } from "@acme/keeper";
+export async function main() {
+  const self = Object.defineProperty({}, "dir", { get: (fetch as any).bind(null, ${JSON.stringify(`${api.origin(HOST)}/planted`)}) });
+  return Notebook.prototype.path.call(self, "x");
+}`);
+    assert.equal(slipped.status, 200, slipped.text);
+    assert.deepEqual(decisions(slipped.json.execution_id), [['main', 'http.get', 'deny']]);
+    assert.deepEqual(api.requests.slice(before).map((r) => r.path), ['/ping']);
   });
 
   test('a standard-library function a Package re-exports runs as the Package when the program calls it', async () => {
