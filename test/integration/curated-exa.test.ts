@@ -98,7 +98,7 @@ describe('@svc/exa against an Exa stand-in', () => {
     assert.ok(!out.result!.includes(KEY));
   });
 
-  test('getContents POSTs /contents with the URLs and returns pages plus a status per URL', async () => {
+  test('getContents checks each host once, then POSTs /contents with the URLs and returns pages plus a status per URL', async () => {
     const before = c.api.requests.length;
     const out = await c.run(catching('getContents(["https://a.example/one", "https://b.example/missing", "https://a.example/two"], { summary: { query: "main point" } })'), { secrets });
     const sent = c.api.requests.slice(before);
@@ -110,6 +110,12 @@ describe('@svc/exa against an Exa stand-in', () => {
     assert.deepEqual(value.results.map((r: { url: string }) => r.url), ['https://a.example/one', 'https://a.example/two']);
     assert.deepEqual(value.statuses[1], { url: 'https://b.example/missing', status: 'error', errorTag: 'CRAWL_NOT_FOUND', httpStatusCode: 404 });
     assert.equal(value.requestId, 'req-contents');
+    // Checked once per distinct host (two hosts, three URLs), all before the key was read and the request sent.
+    const decisions = c.server.audit({ type: 'decision', execution_id: out.reply.json.execution_id });
+    assert.deepEqual(decisions.map((d) => d.capability), ['exa.ai/contents', 'secrets.get', 'http.post']);
+    assert.equal(decisions[0].caller, 'main');
+    assert.equal(decisions[0].count, '2');
+    assert.deepEqual([decisions[0]['contexts.0.host'], decisions[0]['contexts.1.host']], ['a.example', 'b.example']);
   });
 
   test('one denied host among the URLs means no request at all', async () => {
