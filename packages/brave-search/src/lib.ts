@@ -100,13 +100,8 @@ export interface ContextResult {
   items: ContextItem[];
 }
 
-/** Rate-limit windows Brave reports (per second first, then per month), when it sends them. */
-export interface BraveRateLimit {
-  limit: number[];
-  remaining: number[];
-  /** Seconds until each window resets. */
-  reset: number[];
-}
+// Rate-limit windows Brave reports (per second first, then per month); `reset` is seconds until each resets.
+type RateLimit = { limit: number[]; remaining: number[]; reset: number[] };
 
 /** Every failure of this Package except permission denials and transport errors. */
 export class BraveSearchError extends Error {
@@ -116,12 +111,12 @@ export class BraveSearchError extends Error {
   readonly status: number;
   /** Seconds to wait before retrying (429), or null. */
   readonly retryAfterSeconds: number | null;
-  /** Rate-limit windows from Brave's headers, or null. */
-  readonly rateLimit: BraveRateLimit | null;
+  /** Rate-limit windows from Brave's headers (per second first, then per month; `reset` in seconds), or null. */
+  readonly rateLimit: { limit: number[]; remaining: number[]; reset: number[] } | null;
   /** Brave's own error code (e.g. `RATE_LIMITED`), or null. */
   readonly serviceCode: string | null;
 
-  constructor(code: string, message: string, status = 0, extra: { retryAfterSeconds?: number | null; rateLimit?: BraveRateLimit | null; serviceCode?: string | null } = {}) {
+  constructor(code: string, message: string, status = 0, extra: { retryAfterSeconds?: number | null; rateLimit?: RateLimit | null; serviceCode?: string | null } = {}) {
     super(message);
     this.name = "BraveSearchError";
     this.code = code;
