@@ -1,5 +1,8 @@
 // Base64 and UTF-8 helpers on the sandbox's atob/btoa and TextEncoder/TextDecoder.
 
+/** Largest file the read operations return, and largest file commitFiles writes (10 MiB). */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
 /** Bytes of standard base64 text; null when it is not base64. */
 export function base64ToBytes(text: string): Uint8Array | null {
   let binary: string;

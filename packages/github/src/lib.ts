@@ -6,3 +6,5 @@ export type { RepositoryRef } from "./args";
 export type * from "./types";
 export * from "./account";
 export * from "./repos";
+export * from "./issues";
+export * from "./pulls";

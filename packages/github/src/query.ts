@@ -1,6 +1,7 @@
 // Query-string and page helpers shared by the operations.
 import { invalidArgument } from "./errors";
-import { nextPageToken, type Answer } from "./client";
+import { crossQuery, isoDate, login, options as optionsArg, paging } from "./args";
+import { nextPageToken, pageFromToken, type Answer } from "./client";
 import { array, object } from "./normalize";
 import type { Page, SearchPage } from "./types";
 
@@ -33,3 +34,25 @@ export function searchPage<T>(answer: Answer, page: number, what: string, map: (
     nextPageToken: nextPageToken(answer.response, page),
   };
 }
+
+/** Sort keys of the issue and pull request searches. */
+export const ISSUE_SORTS = ["comments", "reactions", "created", "updated"] as const;
+
+/** The checked fields and GitHub query text of a cross-repository search. */
+export function crossSearch(query: unknown, options: unknown, kind: "issue" | "pr"): { query: string; author: string | null; createdSince: string | null; createdUntil: string | null; url: string; page: number } {
+  const q = crossQuery(query);
+  const o = optionsArg(options);
+  const author = o.author == null ? null : login(o.author, "options.author");
+  const createdSince = isoDate(o.createdSince, "options.createdSince");
+  const createdUntil = isoDate(o.createdUntil, "options.createdUntil");
+  const sort = sortQuery(o, ISSUE_SORTS);
+  const { perPage, pageToken } = paging(o);
+  const page = pageFromToken(pageToken);
+  let full = `${q} is:${kind}`;
+  if (author !== null) full += ` author:${author}`;
+  if (createdSince !== null && createdUntil !== null) full += ` created:${createdSince}..${createdUntil}`;
+  else if (createdSince !== null) full += ` created:>=${createdSince}`;
+  else if (createdUntil !== null) full += ` created:<=${createdUntil}`;
+  return { query: q, author, createdSince, createdUntil, url: `search/issues?q=${encodeURIComponent(full)}${sort}&${pageQuery(perPage, page)}`, page };
+}
+

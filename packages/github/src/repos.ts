@@ -7,15 +7,12 @@ import {
   branchName, encodePath, filePath, isoDate, login, options as optionsArg, paging, refName, repoPath, repository as repositoryArg, requiredString, scopedQuery, sha as shaArg,
   type RepositoryRef,
 } from "./args";
-import { base64ToBytes, utf8OrNull } from "./bytes";
+import { MAX_FILE_BYTES, base64ToBytes, utf8OrNull } from "./bytes";
 import { GitHubError, invalidArgument } from "./errors";
 import * as N from "./normalize";
 import { listPage, pageQuery, searchPage } from "./query";
 import type { ListOptions } from "./account";
 import type { Branch, CodeSearchItem, Commit, CommitResult, DirectoryEntry, FileContent, Label, Page, Release, Repository, SearchPage, Tree } from "./types";
-
-/** Largest file the read operations return (10 MiB). */
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 /**
  * A repository's details; null when it does not exist or the token cannot see it.
