@@ -1,12 +1,12 @@
 // The token's own account: viewer, teams, rate limit, and the account-wide searches.
 import { check } from "svc:security";
-import { apiList, pageFromToken } from "./client";
-import { login, options as optionsArg, paging, searchQuery, slug } from "./args";
+import { apiList, pagePosition } from "./client";
+import { login, options as optionsArg, searchQuery, slug } from "./args";
 import * as N from "./normalize";
 import { listPage, pageQuery, searchPage, sortQuery } from "./query";
 import type { Page, RateLimit, Repository, SearchPage, Team, UserSummary, Viewer } from "./types";
 
-/** Paging options of every list: `perPage` 1–100 (default 30) and the previous page's `nextPageToken`. */
+/** Paging options of every list: `perPage` 1–100 (default 30) and the previous page's `nextPageToken` (which keeps its page size). */
 export interface ListOptions {
   perPage?: number | null;
   pageToken?: string | null;
@@ -37,10 +37,9 @@ export function getViewer(): Viewer {
  * @capability github.com/teams.list {}
  */
 export function listTeams(options?: ListOptions | null): Page<Team> {
-  const { perPage, pageToken } = paging(optionsArg(options));
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(optionsArg(options));
   check("github.com/teams.list", {});
-  return listPage(apiList(`user/teams?${pageQuery(perPage, page)}`, "listTeams"), page, "listTeams", N.team);
+  return listPage(apiList(`user/teams?${pageQuery(perPage, page)}`, "listTeams"), page, perPage, "listTeams", N.team);
 }
 
 /**
@@ -54,10 +53,9 @@ export function listTeams(options?: ListOptions | null): Page<Team> {
 export function listTeamMembers(org: string, teamSlug: string, options?: ListOptions | null): Page<UserSummary> {
   const orgLogin = login(org, "org");
   const team = slug(teamSlug, "teamSlug");
-  const { perPage, pageToken } = paging(optionsArg(options));
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(optionsArg(options));
   check("github.com/teamMembers.list", { org: orgLogin, teamSlug: team });
-  return listPage(apiList(`orgs/${encodeURIComponent(orgLogin)}/teams/${encodeURIComponent(team)}/members?${pageQuery(perPage, page)}`, "listTeamMembers"), page, "listTeamMembers", N.userSummary);
+  return listPage(apiList(`orgs/${encodeURIComponent(orgLogin)}/teams/${encodeURIComponent(team)}/members?${pageQuery(perPage, page)}`, "listTeamMembers"), page, perPage, "listTeamMembers", N.userSummary);
 }
 
 /**
@@ -71,10 +69,9 @@ export function searchRepositories(query: string, options?: SearchOptions | null
   const q = searchQuery(query);
   const o = optionsArg(options);
   const sort = sortQuery(o, ["stars", "forks", "help-wanted-issues", "updated"]);
-  const { perPage, pageToken } = paging(o);
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(o);
   check("github.com/repositories.search", {});
-  return searchPage(apiList(`search/repositories?q=${encodeURIComponent(q)}${sort}&${pageQuery(perPage, page)}`, "searchRepositories"), page, "searchRepositories", N.repository);
+  return searchPage(apiList(`search/repositories?q=${encodeURIComponent(q)}${sort}&${pageQuery(perPage, page)}`, "searchRepositories"), page, perPage, "searchRepositories", N.repository);
 }
 
 /**
@@ -88,10 +85,9 @@ export function searchUsers(query: string, options?: SearchOptions | null): Sear
   const q = searchQuery(query);
   const o = optionsArg(options);
   const sort = sortQuery(o, ["followers", "repositories", "joined"]);
-  const { perPage, pageToken } = paging(o);
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(o);
   check("github.com/users.search", {});
-  return searchPage(apiList(`search/users?q=${encodeURIComponent(q)}${sort}&${pageQuery(perPage, page)}`, "searchUsers"), page, "searchUsers", N.userSummary);
+  return searchPage(apiList(`search/users?q=${encodeURIComponent(q)}${sort}&${pageQuery(perPage, page)}`, "searchUsers"), page, perPage, "searchUsers", N.userSummary);
 }
 
 /**

@@ -4,6 +4,7 @@ import secrets from "svc:secrets";
 import { del, get, patch, post, put, type Response as HttpResponse } from "svc:http";
 import { base64ToBytes, bytesToBase64, utf8OrNull } from "./bytes";
 import { GitHubError, errorFromResponse, invalidArgument } from "./errors";
+import { paging } from "./args";
 
 const API = "https://api.github.com";
 const GRAPHQL = "https://api.github.com/graphql";
@@ -106,17 +107,20 @@ function decodeToken(token: string, field: string): string {
   return raw;
 }
 
-/** The page number a REST page token stands for (1 when none is given). */
-export function pageFromToken(token: string | null, field = "pageToken"): number {
-  if (token === null) return 1;
-  const raw = decodeToken(token, field);
-  const match = /^p:([1-9][0-9]{0,5})$/.exec(raw);
-  if (!match) throw invalidArgument(`${field}: not a page token returned by this Package`);
-  return Number(match[1]);
+/**
+ * Page number and size of a REST list: page 1 of `options.perPage`, or what the token says
+ * (a token keeps the page size of the list it came from).
+ */
+export function pagePosition(o: Record<string, unknown>): { perPage: number; page: number } {
+  const { perPage, pageToken } = paging(o);
+  if (pageToken === null) return { perPage, page: 1 };
+  const match = /^p:([1-9][0-9]{0,5}):([1-9][0-9]?|100)$/.exec(decodeToken(pageToken, "options.pageToken"));
+  if (!match) throw invalidArgument("options.pageToken: not a page token returned by this Package");
+  return { page: Number(match[1]), perPage: Number(match[2]) };
 }
 
 /** The GraphQL cursor a token stands for (null when none is given). */
-export function cursorFromToken(token: string | null, field = "pageToken"): string | null {
+export function cursorFromToken(token: string | null, field = "options.pageToken"): string | null {
   if (token === null) return null;
   const raw = decodeToken(token, field);
   if (!raw.startsWith(CURSOR_PREFIX + ":")) throw invalidArgument(`${field}: not a page token returned by this Package`);
@@ -124,9 +128,9 @@ export function cursorFromToken(token: string | null, field = "pageToken"): stri
 }
 
 /** The token of the page after `page`, when GitHub's Link header names a next page. */
-export function nextPageToken(response: HttpResponse, page: number): string | null {
+export function nextPageToken(response: HttpResponse, page: number, perPage: number): string | null {
   const link = response.headers.get("link") ?? "";
-  return /rel="next"/.test(link) ? encodeToken(`${PAGE_PREFIX}:${page + 1}`) : null;
+  return /rel="next"/.test(link) ? encodeToken(`${PAGE_PREFIX}:${page + 1}:${perPage}`) : null;
 }
 
 /** The token for a GraphQL cursor (null when there is no next page). */

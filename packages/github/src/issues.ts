@@ -1,9 +1,9 @@
 // Issues and their comments: repository-scoped reads, writes and searches, and the broader
 // cross-repository issue search. Numbered checks send {owner, repo, number, base}.
 import { check } from "svc:security";
-import { apiGet, apiList, apiPatch, apiPost, pageFromToken } from "./client";
+import { apiGet, apiList, apiPatch, apiPost, pagePosition } from "./client";
 import {
-  isoDate, issueNumber, login, options as optionsArg, optionalEnum, optionalString, paging, repoPath, repository as repositoryArg, requiredString, scopedQuery, stringList,
+  isoDate, issueNumber, login, options as optionsArg, optionalEnum, optionalString, repoPath, repository as repositoryArg, requiredString, scopedQuery, stringList,
   type RepositoryRef,
 } from "./args";
 import { invalidArgument } from "./errors";
@@ -124,10 +124,9 @@ export function listIssues(repository: RepositoryRef, options?: ListIssuesOption
   if (sort !== null) query += `&sort=${sort}`;
   const direction = optionalEnum(o.direction, "options.direction", ["asc", "desc"] as const);
   if (direction !== null) query += `&direction=${direction}`;
-  const { perPage, pageToken } = paging(o);
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(o);
   check("github.com/issues.list", { owner, repo, branch: null, path: null, ref: null, treeSha: null, head: null, base: null });
-  const result = listPage(apiList(`${repoPath({ owner, repo })}/issues?${pageQuery(perPage, page)}${query}`, "listIssues"), page, "listIssues", N.issue);
+  const result = listPage(apiList(`${repoPath({ owner, repo })}/issues?${pageQuery(perPage, page)}${query}`, "listIssues"), page, perPage, "listIssues", N.issue);
   return { items: result.items.filter((i) => !i.isPullRequest), nextPageToken: result.nextPageToken };
 }
 
@@ -153,11 +152,10 @@ export function searchIssues(repository: RepositoryRef, query: string, options?:
   const { owner, repo } = repositoryArg(repository);
   const o = optionsArg(options);
   const sort = sortQuery(o, ISSUE_SORTS);
-  const { perPage, pageToken } = paging(o);
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(o);
   check("github.com/issues.search", { owner, repo, branch: null, path: null, ref: null, treeSha: null, head: null, base: null });
   const full = `${q} repo:${owner}/${repo} is:issue`;
-  return searchPage(apiList(`search/issues?q=${encodeURIComponent(full)}${sort}&${pageQuery(perPage, page)}`, "searchIssues"), page, "searchIssues", N.issue);
+  return searchPage(apiList(`search/issues?q=${encodeURIComponent(full)}${sort}&${pageQuery(perPage, page)}`, "searchIssues"), page, perPage, "searchIssues", N.issue);
 }
 
 /** A new issue. */
@@ -202,11 +200,10 @@ export function listIssueComments(repository: RepositoryRef, number: number, opt
   const n = issueNumber(number);
   const o = optionsArg(options);
   const since = isoDate(o.since, "options.since");
-  const { perPage, pageToken } = paging(o);
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(o);
   check("github.com/issueComments.list", { owner, repo, number: n, base: null });
   const filter = since === null ? "" : `&since=${encodeURIComponent(since)}`;
-  return listPage(apiList(`${repoPath({ owner, repo })}/issues/${n}/comments?${pageQuery(perPage, page)}${filter}`, "listIssueComments"), page, "listIssueComments", N.issueComment);
+  return listPage(apiList(`${repoPath({ owner, repo })}/issues/${n}/comments?${pageQuery(perPage, page)}${filter}`, "listIssueComments"), page, perPage, "listIssueComments", N.issueComment);
 }
 
 /**
@@ -245,8 +242,8 @@ export interface CrossSearchOptions extends IssueSearchOptions {
  */
 export function searchIssuesAcrossRepositories(query: string, options?: CrossSearchOptions | null): SearchPage<Issue> {
   const s = crossSearch(query, options, "issue");
-  const { author, createdSince, createdUntil, url, page } = s;
+  const { author, createdSince, createdUntil, url, page, perPage } = s;
   const q = s.query;
   check("github.com/issues.searchAcrossRepositories", { query: q, author, createdSince, createdUntil });
-  return searchPage(apiList(url, "searchIssuesAcrossRepositories"), page, "searchIssuesAcrossRepositories", N.issue);
+  return searchPage(apiList(url, "searchIssuesAcrossRepositories"), page, perPage, "searchIssuesAcrossRepositories", N.issue);
 }

@@ -2,7 +2,7 @@
 // searches. Numbered checks send {owner, repo, number, base}; `base` is the new base branch
 // for updatePullRequest and null elsewhere.
 import { check } from "svc:security";
-import { apiGet, apiList, apiPatch, apiPost, apiPut, cursorFromToken, cursorToken, graphql, pageFromToken } from "./client";
+import { apiGet, apiList, apiPatch, apiPost, apiPut, cursorFromToken, cursorToken, graphql, pagePosition } from "./client";
 import {
   branchName, issueNumber, login, options as optionsArg, optionalBoolean, optionalEnum, optionalString, paging, repoPath, repository as repositoryArg, requiredString, scopedQuery, sha as shaArg, filePath,
   type RepositoryRef,
@@ -175,10 +175,9 @@ export function listPullRequests(repository: RepositoryRef, options?: ListPullRe
   if (sort !== null) query += `&sort=${sort}`;
   const direction = optionalEnum(o.direction, "options.direction", ["asc", "desc"] as const);
   if (direction !== null) query += `&direction=${direction}`;
-  const { perPage, pageToken } = paging(o);
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(o);
   check("github.com/pulls.list", { owner, repo, branch: null, path: null, ref: null, treeSha: null, head, base });
-  return listPage(apiList(`${repoPath({ owner, repo })}/pulls?${pageQuery(perPage, page)}${query}`, "listPullRequests"), page, "listPullRequests", N.pullRequest);
+  return listPage(apiList(`${repoPath({ owner, repo })}/pulls?${pageQuery(perPage, page)}${query}`, "listPullRequests"), page, perPage, "listPullRequests", N.pullRequest);
 }
 
 /**
@@ -195,11 +194,10 @@ export function searchPullRequests(repository: RepositoryRef, query: string, opt
   const { owner, repo } = repositoryArg(repository);
   const o = optionsArg(options);
   const sort = sortQuery(o, ISSUE_SORTS);
-  const { perPage, pageToken } = paging(o);
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(o);
   check("github.com/pulls.search", { owner, repo, branch: null, path: null, ref: null, treeSha: null, head: null, base: null });
   const full = `${q} repo:${owner}/${repo} is:pr`;
-  return searchPage(apiList(`search/issues?q=${encodeURIComponent(full)}${sort}&${pageQuery(perPage, page)}`, "searchPullRequests"), page, "searchPullRequests", N.issue);
+  return searchPage(apiList(`search/issues?q=${encodeURIComponent(full)}${sort}&${pageQuery(perPage, page)}`, "searchPullRequests"), page, perPage, "searchPullRequests", N.issue);
 }
 
 /** A new pull request. */
@@ -249,10 +247,9 @@ export function createPullRequest(repository: RepositoryRef, input: PullRequestI
 export function getPullRequestReactions(repository: RepositoryRef, number: number, options?: ListOptions | null): ReactionPage {
   const { owner, repo } = repositoryArg(repository);
   const n = issueNumber(number);
-  const { perPage, pageToken } = paging(optionsArg(options));
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(optionsArg(options));
   check("github.com/pulls.getReactions", { owner, repo, number: n });
-  const result = listPage(apiList(`${repoPath({ owner, repo })}/issues/${n}/reactions?${pageQuery(perPage, page)}`, "getPullRequestReactions"), page, "getPullRequestReactions", N.reaction);
+  const result = listPage(apiList(`${repoPath({ owner, repo })}/issues/${n}/reactions?${pageQuery(perPage, page)}`, "getPullRequestReactions"), page, perPage, "getPullRequestReactions", N.reaction);
   const counts: Record<string, number> = {};
   for (const r of result.items) counts[r.content] = (counts[r.content] ?? 0) + 1;
   return { ...result, counts };
@@ -304,10 +301,10 @@ export function searchPullRequestSummaries(repository: RepositoryRef, query?: st
  */
 export function searchPullRequestsAcrossRepositories(query: string, options?: CrossSearchOptions | null): SearchPage<Issue> {
   const s = crossSearch(query, options, "pr");
-  const { author, createdSince, createdUntil, url, page } = s;
+  const { author, createdSince, createdUntil, url, page, perPage } = s;
   const q = s.query;
   check("github.com/pulls.searchAcrossRepositories", { query: q, author, createdSince, createdUntil });
-  return searchPage(apiList(url, "searchPullRequestsAcrossRepositories"), page, "searchPullRequestsAcrossRepositories", N.issue);
+  return searchPage(apiList(url, "searchPullRequestsAcrossRepositories"), page, perPage, "searchPullRequestsAcrossRepositories", N.issue);
 }
 
 /**
@@ -321,10 +318,9 @@ export function searchPullRequestsAcrossRepositories(query: string, options?: Cr
 export function listPullRequestFiles(repository: RepositoryRef, number: number, options?: ListOptions | null): Page<ChangedFile> {
   const { owner, repo } = repositoryArg(repository);
   const n = issueNumber(number);
-  const { perPage, pageToken } = paging(optionsArg(options));
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(optionsArg(options));
   check("github.com/pullFiles.list", { owner, repo, number: n, base: null });
-  return listPage(apiList(`${repoPath({ owner, repo })}/pulls/${n}/files?${pageQuery(perPage, page)}`, "listPullRequestFiles"), page, "listPullRequestFiles", N.changedFile);
+  return listPage(apiList(`${repoPath({ owner, repo })}/pulls/${n}/files?${pageQuery(perPage, page)}`, "listPullRequestFiles"), page, perPage, "listPullRequestFiles", N.changedFile);
 }
 
 /**
@@ -338,10 +334,9 @@ export function listPullRequestFiles(repository: RepositoryRef, number: number, 
 export function listPullRequestReviews(repository: RepositoryRef, number: number, options?: ListOptions | null): Page<Review> {
   const { owner, repo } = repositoryArg(repository);
   const n = issueNumber(number);
-  const { perPage, pageToken } = paging(optionsArg(options));
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(optionsArg(options));
   check("github.com/pullReviews.list", { owner, repo, number: n, base: null });
-  return listPage(apiList(`${repoPath({ owner, repo })}/pulls/${n}/reviews?${pageQuery(perPage, page)}`, "listPullRequestReviews"), page, "listPullRequestReviews", N.review);
+  return listPage(apiList(`${repoPath({ owner, repo })}/pulls/${n}/reviews?${pageQuery(perPage, page)}`, "listPullRequestReviews"), page, perPage, "listPullRequestReviews", N.review);
 }
 
 /** A line comment inside a new review. */
@@ -421,10 +416,9 @@ export function createPullRequestReview(repository: RepositoryRef, number: numbe
 export function listPullRequestComments(repository: RepositoryRef, number: number, options?: ListOptions | null): Page<ReviewComment> {
   const { owner, repo } = repositoryArg(repository);
   const n = issueNumber(number);
-  const { perPage, pageToken } = paging(optionsArg(options));
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(optionsArg(options));
   check("github.com/pullComments.list", { owner, repo, number: n, base: null });
-  return listPage(apiList(`${repoPath({ owner, repo })}/pulls/${n}/comments?${pageQuery(perPage, page)}`, "listPullRequestComments"), page, "listPullRequestComments", N.reviewComment);
+  return listPage(apiList(`${repoPath({ owner, repo })}/pulls/${n}/comments?${pageQuery(perPage, page)}`, "listPullRequestComments"), page, perPage, "listPullRequestComments", N.reviewComment);
 }
 
 /** A new review comment: a reply (`inReplyTo`) or a comment on a line (`path`, `line`). */

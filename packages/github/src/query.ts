@@ -1,7 +1,7 @@
 // Query-string and page helpers shared by the operations.
 import { invalidArgument } from "./errors";
-import { crossQuery, isoDate, login, options as optionsArg, paging } from "./args";
-import { nextPageToken, pageFromToken, type Answer } from "./client";
+import { crossQuery, isoDate, login, options as optionsArg } from "./args";
+import { nextPageToken, pagePosition, type Answer } from "./client";
 import { array, object } from "./normalize";
 import type { Page, SearchPage } from "./types";
 
@@ -20,18 +20,18 @@ export function sortQuery(o: Record<string, unknown>, allowed: readonly string[]
 }
 
 /** A list answer (a JSON array) as a Page. */
-export function listPage<T>(answer: Answer, page: number, what: string, map: (value: unknown, what: string) => T): Page<T> {
-  return { items: array(answer.data, what).map((v) => map(v, what)), nextPageToken: nextPageToken(answer.response, page) };
+export function listPage<T>(answer: Answer, page: number, perPage: number, what: string, map: (value: unknown, what: string) => T): Page<T> {
+  return { items: array(answer.data, what).map((v) => map(v, what)), nextPageToken: nextPageToken(answer.response, page, perPage) };
 }
 
 /** A search answer (`total_count`, `incomplete_results`, `items`) as a SearchPage. */
-export function searchPage<T>(answer: Answer, page: number, what: string, map: (value: unknown, what: string) => T): SearchPage<T> {
+export function searchPage<T>(answer: Answer, page: number, perPage: number, what: string, map: (value: unknown, what: string) => T): SearchPage<T> {
   const data = object(answer.data, what);
   return {
     totalCount: typeof data.total_count === "number" ? data.total_count : 0,
     incompleteResults: data.incomplete_results === true,
     items: array(data.items, what).map((v) => map(v, what)),
-    nextPageToken: nextPageToken(answer.response, page),
+    nextPageToken: nextPageToken(answer.response, page, perPage),
   };
 }
 
@@ -39,20 +39,19 @@ export function searchPage<T>(answer: Answer, page: number, what: string, map: (
 export const ISSUE_SORTS = ["comments", "reactions", "created", "updated"] as const;
 
 /** The checked fields and GitHub query text of a cross-repository search. */
-export function crossSearch(query: unknown, options: unknown, kind: "issue" | "pr"): { query: string; author: string | null; createdSince: string | null; createdUntil: string | null; url: string; page: number } {
+export function crossSearch(query: unknown, options: unknown, kind: "issue" | "pr"): { query: string; author: string | null; createdSince: string | null; createdUntil: string | null; url: string; page: number; perPage: number } {
   const q = crossQuery(query);
   const o = optionsArg(options);
   const author = o.author == null ? null : login(o.author, "options.author");
   const createdSince = isoDate(o.createdSince, "options.createdSince");
   const createdUntil = isoDate(o.createdUntil, "options.createdUntil");
   const sort = sortQuery(o, ISSUE_SORTS);
-  const { perPage, pageToken } = paging(o);
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(o);
   let full = `${q} is:${kind}`;
   if (author !== null) full += ` author:${author}`;
   if (createdSince !== null && createdUntil !== null) full += ` created:${createdSince}..${createdUntil}`;
   else if (createdSince !== null) full += ` created:>=${createdSince}`;
   else if (createdUntil !== null) full += ` created:<=${createdUntil}`;
-  return { query: q, author, createdSince, createdUntil, url: `search/issues?q=${encodeURIComponent(full)}${sort}&${pageQuery(perPage, page)}`, page };
+  return { query: q, author, createdSince, createdUntil, url: `search/issues?q=${encodeURIComponent(full)}${sort}&${pageQuery(perPage, page)}`, page, perPage };
 }
 

@@ -2,9 +2,9 @@
 // git data API), releases, contents, trees, labels and code search. Every check sends
 // {owner, repo, branch, path, ref, treeSha, head, base} with null for unnamed fields.
 import { check } from "svc:security";
-import { apiDelete, apiGet, apiList, apiPatch, apiPost, pageFromToken, type Answer } from "./client";
+import { apiDelete, apiGet, apiList, apiPatch, apiPost, pagePosition, type Answer } from "./client";
 import {
-  branchName, encodePath, filePath, isoDate, login, options as optionsArg, paging, refName, repoPath, repository as repositoryArg, requiredString, scopedQuery, sha as shaArg,
+  branchName, encodePath, filePath, isoDate, login, options as optionsArg, refName, repoPath, repository as repositoryArg, requiredString, scopedQuery, sha as shaArg,
   type RepositoryRef,
 } from "./args";
 import { MAX_FILE_BYTES, base64ToBytes, utf8OrNull } from "./bytes";
@@ -38,11 +38,10 @@ export function getRepository(repository: RepositoryRef): Repository | null {
 export function searchCode(repository: RepositoryRef, query: string, options?: ListOptions | null): SearchPage<CodeSearchItem> {
   const q = scopedQuery(query);
   const { owner, repo } = repositoryArg(repository);
-  const { perPage, pageToken } = paging(optionsArg(options));
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(optionsArg(options));
   check("github.com/code.search", { owner, repo, branch: null, path: null, ref: null, treeSha: null, head: null, base: null });
   const full = `${q} repo:${owner}/${repo}`;
-  return searchPage(apiList(`search/code?q=${encodeURIComponent(full)}&${pageQuery(perPage, page)}`, "searchCode"), page, "searchCode", N.codeItem);
+  return searchPage(apiList(`search/code?q=${encodeURIComponent(full)}&${pageQuery(perPage, page)}`, "searchCode"), page, perPage, "searchCode", N.codeItem);
 }
 
 /**
@@ -78,11 +77,10 @@ export function listBranches(repository: RepositoryRef, options?: ListBranchesOp
   const o = optionsArg(options);
   const onlyProtected = o.protected ?? null;
   if (onlyProtected !== null && typeof onlyProtected !== "boolean") throw invalidArgument("options.protected: expected true or false");
-  const { perPage, pageToken } = paging(o);
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(o);
   check("github.com/branches.list", { owner, repo, branch: null, path: null, ref: null, treeSha: null, head: null, base: null });
   const filter = onlyProtected === null ? "" : `&protected=${onlyProtected}`;
-  return listPage(apiList(`${repoPath({ owner, repo })}/branches?${pageQuery(perPage, page)}${filter}`, "listBranches"), page, "listBranches", N.branch);
+  return listPage(apiList(`${repoPath({ owner, repo })}/branches?${pageQuery(perPage, page)}${filter}`, "listBranches"), page, perPage, "listBranches", N.branch);
 }
 
 /**
@@ -145,8 +143,7 @@ export function listCommits(repository: RepositoryRef, options?: ListCommitsOpti
   const author = o.author == null ? null : login(o.author, "options.author");
   const since = isoDate(o.since, "options.since");
   const until = isoDate(o.until, "options.until");
-  const { perPage, pageToken } = paging(o);
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(o);
   check("github.com/commits.list", { owner, repo, branch: null, path, ref, treeSha: null, head: null, base: null });
   let query = pageQuery(perPage, page);
   if (ref !== null) query += `&sha=${encodeURIComponent(ref)}`;
@@ -154,7 +151,7 @@ export function listCommits(repository: RepositoryRef, options?: ListCommitsOpti
   if (author !== null) query += `&author=${encodeURIComponent(author)}`;
   if (since !== null) query += `&since=${encodeURIComponent(since)}`;
   if (until !== null) query += `&until=${encodeURIComponent(until)}`;
-  return listPage(apiList(`${repoPath({ owner, repo })}/commits?${query}`, "listCommits"), page, "listCommits", (v, w) => N.commit(v, w, false));
+  return listPage(apiList(`${repoPath({ owner, repo })}/commits?${query}`, "listCommits"), page, perPage, "listCommits", (v, w) => N.commit(v, w, false));
 }
 
 /**
@@ -285,10 +282,9 @@ export function commitFiles(repository: RepositoryRef, branch: string, input: Co
  */
 export function listReleases(repository: RepositoryRef, options?: ListOptions | null): Page<Release> {
   const { owner, repo } = repositoryArg(repository);
-  const { perPage, pageToken } = paging(optionsArg(options));
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(optionsArg(options));
   check("github.com/releases.list", { owner, repo, branch: null, path: null, ref: null, treeSha: null, head: null, base: null });
-  return listPage(apiList(`${repoPath({ owner, repo })}/releases?${pageQuery(perPage, page)}`, "listReleases"), page, "listReleases", N.release);
+  return listPage(apiList(`${repoPath({ owner, repo })}/releases?${pageQuery(perPage, page)}`, "listReleases"), page, perPage, "listReleases", N.release);
 }
 
 /**
@@ -428,8 +424,7 @@ export function getTree(repository: RepositoryRef, treeSha: string, options?: Tr
  */
 export function listLabels(repository: RepositoryRef, options?: ListOptions | null): Page<Label> {
   const { owner, repo } = repositoryArg(repository);
-  const { perPage, pageToken } = paging(optionsArg(options));
-  const page = pageFromToken(pageToken);
+  const { perPage, page } = pagePosition(optionsArg(options));
   check("github.com/labels.list", { owner, repo, branch: null, path: null, ref: null, treeSha: null, head: null, base: null });
-  return listPage(apiList(`${repoPath({ owner, repo })}/labels?${pageQuery(perPage, page)}`, "listLabels"), page, "listLabels", N.label);
+  return listPage(apiList(`${repoPath({ owner, repo })}/labels?${pageQuery(perPage, page)}`, "listLabels"), page, perPage, "listLabels", N.label);
 }
