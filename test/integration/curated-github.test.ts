@@ -198,6 +198,10 @@ describe('@svc/github against an api.github.com stand-in', () => {
       '/repos/acme/widgets/contents/src',
       '/repos/acme/widgets/git/trees/main?recursive=1',
     ]);
+    // File reads ask for the object media type (the default one refuses files over 1 MB).
+    assert.deepEqual(sent.filter((r) => r.path.includes('/contents/assets')).map((r) => r.headers.accept), ['application/vnd.github.object+json', 'application/vnd.github.object+json']);
+    const directory = await run('return github.readTextFile(repo, "src");');
+    assert.equal(directory.value.error.code, 'not_a_file');
     const huge = await run('return github.readFile(repo, "assets/huge.bin");');
     assert.equal(huge.value.error.code, 'too_large');
     assert.equal(huge.sent.length, 1, 'the size is known from the metadata: no content is fetched');

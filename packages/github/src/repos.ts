@@ -306,14 +306,18 @@ export interface RefOptions {
   ref?: string | null;
 }
 
-/** The file's metadata and base64 bytes (contents API, then the blob API above 1 MB); null on 404. */
+/**
+ * The file's metadata and base64 bytes; null on 404. The contents API's object media type
+ * answers for files up to 100 MB (the default type refuses files over 1 MB) but leaves the
+ * content out above 1 MB; the blob API then returns it.
+ */
 function fetchFile(base: string, path: string, ref: string | null, what: string): FileContent | null {
   const query = ref === null ? "" : `?ref=${encodeURIComponent(ref)}`;
-  const answer = apiGet(`${base}/contents/${encodePath(path)}${query}`, what, { nullOn: [404] });
+  const answer = apiGet(`${base}/contents/${encodePath(path)}${query}`, what, { nullOn: [404], accept: "application/vnd.github.object+json" });
   if (!answer) return null;
   if (Array.isArray(answer.data)) throw new GitHubError("not_a_file", `${path} is a directory; use listDirectory`);
   const file = N.object(answer.data, what);
-  if (file.type !== "file") throw new GitHubError("not_a_file", `${path} is a ${String(file.type)}, not a file`);
+  if (file.type !== "file") throw new GitHubError("not_a_file", `${path} is a ${String(file.type)}, not a file${file.type === "dir" ? "; use listDirectory" : ""}`);
   const size = typeof file.size === "number" ? file.size : 0;
   const blobSha = typeof file.sha === "string" ? file.sha : "";
   if (size > MAX_FILE_BYTES) throw new GitHubError("too_large", `${path} has ${size} bytes; files over ${MAX_FILE_BYTES} bytes (10 MiB) are not read`);

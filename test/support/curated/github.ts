@@ -11,7 +11,7 @@ const API = 'https://api.github.com';
 const WEB = 'https://github.com';
 
 export const README = '# Widgets\n\nSmall parts, well made. ✓\n';
-/** A 2 MiB file: the contents API leaves its content out, the blob API returns it. */
+/** A 2 MiB file: the contents API (object media type) leaves its content out, the blob API returns it. */
 export const LARGE = Buffer.alloc(2 * 1024 * 1024, 0x61);
 /** Not UTF-8. */
 export const BINARY = Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x80]);
@@ -347,7 +347,11 @@ export function gitHubStandIn(): { state: GitHubState; handler: (request: StandI
       if (file === 'assets/large.bin') return ok(fileJson('assets/large.bin', LARGE, false));
       if (file === 'assets/binary.bin') return ok(fileJson('assets/binary.bin', BINARY, true));
       if (file === 'assets/huge.bin') return ok(fileJson('assets/huge.bin', Buffer.alloc(0), false, 11 * 1024 * 1024));
-      if (file === 'src') return ok([entry('src/sprocket.ts', 'file', 120), entry('src/lib', 'dir', 0)]);
+      if (file === 'src') {
+        const entries = [entry('src/sprocket.ts', 'file', 120), entry('src/lib', 'dir', 0)];
+        // The object media type wraps a directory listing in an object.
+        return ok(String(request.headers.accept).includes('object') ? { ...entry('src', 'dir', 0), entries } : entries);
+      }
       return notFound();
     }
     // Commits and releases.
