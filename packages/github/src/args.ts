@@ -149,8 +149,8 @@ export function searchQuery(value: unknown, field = "query"): string {
   return value.trim();
 }
 
-/** Boolean OR (GitHub only treats the upper-case word as the operator). */
-const OR_WORD = /(^|[\s(])OR(?=[\s)]|$)/;
+/** Boolean OR as a word of its own (GitHub only treats the upper-case word as the operator). */
+const OR_WORD = /(?<![A-Za-z0-9_:.-])OR(?![A-Za-z0-9_:.-])/;
 /** Qualifiers that would leave a single repository (or cross the issue/pull-request grants). */
 const LEAVING = /(^|[\s(-])(repo|org|user|owner|type):|(^|[\s(-])is:(issue|pr|pull-request)\b/i;
 /** Qualifiers a cross-repository search sets itself from its checked fields. */
