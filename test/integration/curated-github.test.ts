@@ -439,13 +439,17 @@ describe('@svc/github against an api.github.com stand-in', () => {
     assert.equal(value.error.status, 0);
     assert.match(value.error.message, /GITHUB_TOKEN/);
     assert.equal(sent.length, 0);
+    const others = await run(`const r = (f: () => unknown) => { try { f(); return "no error"; } catch (e: any) { return e.code; } };
+      return [r(() => github.searchPullRequestSummaries(repo)), r(() => github.commitFiles(repo, "main", { message: "m", expectedHeadSha: "${INITIAL_HEAD}", files: [{ path: "a", content: "b" }] })), r(() => github.mergePullRequest(repo, 7))];`, false);
+    assert.deepEqual(others.value, ['missing_token', 'missing_token', 'missing_token']);
+    assert.equal(others.sent.length, 0);
   });
 
   test("GitHub's error answers map to codes with request id, documentation URL, rate-limit and validation metadata", async () => {
     const { value } = await run(`const out: Record<string, unknown> = {};
-      for (const name of ["s401", "s403", "s403-rate", "s404", "s422", "s429", "s500", "bad-json"]) {
+      for (const name of ["s401", "s403", "s403-rate", "s404", "s422", "s429", "s500", "bad-json", "drop"]) {
         try { github.listBranches({ owner: "errors", name }); out[name] = "no error"; }
-        catch (e: any) { out[name] = { name: e.name, code: e.code, status: e.status, requestId: e.requestId, documentationUrl: e.documentationUrl, retryAfterSeconds: e.retryAfterSeconds, rateLimitRemaining: e.rateLimitRemaining, rateLimitReset: e.rateLimitReset, errors: e.errors }; }
+        catch (e: any) { out[name] = { name: e.name, code: e.code ?? null, status: e.status ?? null, message: e.message, requestId: e.requestId, documentationUrl: e.documentationUrl, retryAfterSeconds: e.retryAfterSeconds, rateLimitRemaining: e.rateLimitRemaining, rateLimitReset: e.rateLimitReset, errors: e.errors }; }
       }
       return out;`);
     assert.deepEqual([value.s401.name, value.s401.code, value.s401.status, value.s401.requestId], ['GitHubError', 'unauthorized', 401, 'ERR:s401']);
@@ -460,6 +464,9 @@ describe('@svc/github against an api.github.com stand-in', () => {
     assert.deepEqual([value.s429.code, value.s429.status, value.s429.retryAfterSeconds, value.s429.rateLimitRemaining], ['rate_limited', 429, 7, 0]);
     assert.deepEqual([value.s500.code, value.s500.status], ['http_error', 500]);
     assert.deepEqual([value['bad-json'].code, value['bad-json'].status], ['invalid_response', 200]);
+    // A transport failure is svc:http's own Error, passed through unchanged (not a GitHubError).
+    assert.deepEqual([value.drop.name, value.drop.code], ['Error', null]);
+    assert.ok(!JSON.stringify(value).includes(TOKEN));
   });
 
   test('bad arguments throw invalid_argument naming the field, before any check or request', async () => {

@@ -198,6 +198,8 @@ function errorAnswer(kind: string): StandInReply {
       return { status: 422, headers: base, json: { message: 'Validation Failed', errors: [{ resource: 'Issue', code: 'missing_field', field: 'title' }], documentation_url: 'https://docs.github.com/rest/issues/issues#create-an-issue', status: '422' } };
     case 's429':
       return { status: 429, headers: { ...base, 'x-ratelimit-remaining': '0', 'retry-after': '7' }, json: { message: 'You have exceeded a secondary rate limit.', documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits', status: '429' } };
+    case 'drop':
+      return { destroy: true };
     case 'bad-json':
       return { status: 200, headers: base, body: '<html>oops</html>' };
     default:
