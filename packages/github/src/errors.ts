@@ -17,8 +17,9 @@ export interface GitHubErrorDetail {
 /**
  * Error thrown by every `@svc/github` operation. `code` is one of `missing_token`,
  * `invalid_argument`, `invalid_response`, `unauthorized`, `forbidden`, `not_found`,
- * `rate_limited`, `branch_moved`, `not_mergeable`, `too_large`, `http_error`; `status` is
- * the HTTP status (0 for failures found before or without a request).
+ * `rate_limited`, `branch_moved`, `not_mergeable`, `too_large`, `not_a_file`,
+ * `not_a_directory`, `not_text`, `http_error`; `status` is the HTTP status (0 for failures
+ * found before or without a request). Policy denials and transport errors are not wrapped.
  */
 export class GitHubError extends Error {
   /** Machine-readable reason (see the class summary). */
