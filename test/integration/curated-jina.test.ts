@@ -74,15 +74,13 @@ describe('@svc/jina against Jina Reader and Search stand-ins', () => {
       { capability: 'fs.read' },
     ],
     extra: { vfs: 'ephemeral' },
-    // B.12's requires, given explicitly: the build does not derive `fs.write` from `http.download` yet.
-    packageRules: B12_REQUIRES,
     handler,
   };
   const secrets = { JINA_API_KEY: KEY };
 
   before(async () => {
     c = await startCurated(options);
-    const denied = blueprintYaml({ ...options, blueprint: 'jina-denied', main: [{ capability: 'fs.write' }, { capability: 'fs.read' }] }, B12_REQUIRES);
+    const denied = blueprintYaml({ ...options, blueprint: 'jina-denied', main: [{ capability: 'fs.write' }, { capability: 'fs.read' }] }, derivedRequires(c.home, options.package));
     const registered = await c.server.request('POST', '/v1/blueprints', { body: { yaml: denied } });
     assert.ok(registered.status < 300, registered.text);
   });
@@ -90,12 +88,7 @@ describe('@svc/jina against Jina Reader and Search stand-ins', () => {
     await c?.close();
   });
 
-  test('the build derived the http and secrets requires of B.12', () => {
-    const derived = derivedRequires(c.home, '@svc/jina').filter((r) => r.capability !== 'fs.write');
-    assert.deepEqual(derived, B12_REQUIRES.filter((r) => r.capability !== 'fs.write'));
-  });
-
-  test('B.12 also lists fs.write among the requires', { todo: 'the Package build does not derive fs.write from http.download yet' }, () => {
+  test('the build derived exactly the requires of B.12 (fs.write for the downloads included)', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/jina'), B12_REQUIRES);
   });
 
