@@ -115,6 +115,10 @@ describe('@svc/firecrawl against a Firecrawl v2 stand-in', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/firecrawl').filter((r) => r.capability !== 'fs.write'), B12_REQUIRES.filter((r) => r.capability !== 'fs.write'));
   });
 
+  test('B.12 also lists fs.write among the requires', { todo: 'the Package build does not derive fs.write from http.download on main yet' }, () => {
+    assert.deepEqual(derivedRequires(c.home, '@svc/firecrawl'), B12_REQUIRES);
+  });
+
   test('scrape POSTs the page to /v2/scrape with the Bearer key and returns the document', async () => {
     const before = c.api.requests.length;
     const out = await c.run(catching('scrape("https://Docs.Example/guide", { formats: ["markdown", "links"], onlyMainContent: false })'), { secrets });
