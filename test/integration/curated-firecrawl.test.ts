@@ -93,8 +93,6 @@ describe('@svc/firecrawl against a Firecrawl v2 stand-in', () => {
     secret: 'FIRECRAWL_API_KEY',
     main: grants,
     extra: { vfs: 'ephemeral' },
-    // B.12's requires, given explicitly: the build does not derive `fs.write` from `http.download` yet.
-    packageRules: B12_REQUIRES,
     handler,
   };
   const secrets = { FIRECRAWL_API_KEY: KEY };
@@ -103,7 +101,7 @@ describe('@svc/firecrawl against a Firecrawl v2 stand-in', () => {
   before(async () => {
     c = await startCurated(options);
     // The same grants without firecrawl.dev/delegatedFetch.
-    const undelegated = blueprintYaml({ ...options, blueprint: 'firecrawl-undelegated', main: grants.filter((g) => g.capability !== 'firecrawl.dev/delegatedFetch') }, B12_REQUIRES);
+    const undelegated = blueprintYaml({ ...options, blueprint: 'firecrawl-undelegated', main: grants.filter((g) => g.capability !== 'firecrawl.dev/delegatedFetch') }, derivedRequires(c.home, '@svc/firecrawl'));
     const registered = await c.server.request('POST', '/v1/blueprints', { body: { yaml: undelegated } });
     assert.ok(registered.status < 300, registered.text);
   });
@@ -111,11 +109,7 @@ describe('@svc/firecrawl against a Firecrawl v2 stand-in', () => {
     await c?.close();
   });
 
-  test('the build derived the http and secrets requires of B.12', () => {
-    assert.deepEqual(derivedRequires(c.home, '@svc/firecrawl').filter((r) => r.capability !== 'fs.write'), B12_REQUIRES.filter((r) => r.capability !== 'fs.write'));
-  });
-
-  test('B.12 also lists fs.write among the requires', { todo: 'the Package build does not derive fs.write from http.download on main yet' }, () => {
+  test('the build derived exactly the requires of B.12 (fs.write from http.download included)', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/firecrawl'), B12_REQUIRES);
   });
 
