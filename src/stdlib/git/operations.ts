@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import { EgressBlockedError } from '../../network';
 import { QuotaExceededError } from '../../policy';
 import type { FileArea, Place } from '../../vfs';
-import { area, guest, hostWork, requireWritable } from '../fs/operations';
+import { area, guest, hostWork, requireWritable } from '../fs/area';
 import { HOST_FUEL } from '../fuel';
 import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
 import { gitHttpClient } from './transport';
