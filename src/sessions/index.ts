@@ -22,8 +22,8 @@ export {
   type SessionView,
   type SessionErrorCode,
   type SessionManagerOptions,
-  type RecoverySummary,
 } from './manager';
+export type { RecoverySummary } from './recovery';
 export { SessionRecordStore, type SessionRecord, type LoadedRecord } from './record-store';
 export { SessionDirectories, type SessionFileAreas } from './file-areas';
 export { OneOffLastRuns, ONE_OFF_LAST_RUNS_KEPT, type LastRun } from './last-runs';
