@@ -22,5 +22,7 @@ export interface AppEnv {
     cancelSignal: AbortSignal;
     /** Parsed, validated JSON body (set by jsonBody). */
     body: unknown;
+    /** Fields (and the event when it depends on the request) of the admin audit record. */
+    adminAudit: { fields: Record<string, unknown>; event?: string };
   };
 }
