@@ -1,7 +1,6 @@
 // The `auth_proxy` section: per-host rules adding auth, headers or query parameters to
 // outbound requests (stage 2 shapes), their hosts and secret references (stage 3).
-import type { SecretDeclaration } from '../sessions';
-import type { AuthProxyRule } from './model';
+import type { AuthProxyRule, SecretDeclaration } from './model';
 import { asMap, bool, checkKeys, fail, get, stringMap, text, type Path } from './readers';
 import { checkSecretReferences } from './references';
 import type { TreeNode } from './yaml-tree';

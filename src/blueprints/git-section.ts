@@ -1,7 +1,6 @@
 // The `git` section: the commit identity and the remote user name (stage 2), each value
 // free of control characters and delimiters, with only declared `${vars.NAME}` (stage 3).
-import type { VariableDeclaration } from '../sessions';
-import type { GitDeclaration } from './model';
+import type { GitDeclaration, VariableDeclaration } from './model';
 import { asMap, checkKeys, fail, get, text, type Path } from './readers';
 import type { TreeNode } from './yaml-tree';
 

@@ -3,8 +3,7 @@
 // provider types, URLs, key references, limits and model filters are invalid_llm.
 import ipaddr from 'ipaddr.js';
 import type { Filter, PermissionPolicy } from '../policy';
-import type { SecretDeclaration } from '../sessions';
-import type { LlmDeclaration } from './model';
+import type { LlmDeclaration, SecretDeclaration } from './model';
 import { asMap, bool, checkKeys, fail, get, integer, text, type Path } from './readers';
 import { secretReferenceProblem } from './references';
 import type { TreeNode } from './yaml-tree';

@@ -2,8 +2,7 @@
 // names, URLs, secret references and the `mcp.<server>` capabilities of the permissions
 // (stage 3, invalid_mcp).
 import type { PermissionPolicy } from '../policy';
-import type { SecretDeclaration } from '../sessions';
-import type { McpServerDeclaration } from './model';
+import type { McpServerDeclaration, SecretDeclaration } from './model';
 import { asMap, checkKeys, fail, get, NAME, stringMap, text, type Path } from './readers';
 import { checkSecretReferences } from './references';
 import type { TreeNode } from './yaml-tree';

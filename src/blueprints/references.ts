@@ -1,7 +1,7 @@
 // `${secrets.NAME}` references inside Blueprint strings (blueprints-and-policy §2.3): found
 // by scanning for `${secrets.` and taking everything up to the next `}` as NAME; an
 // unterminated one is refused at registration rather than left to fail at use.
-import type { SecretDeclaration } from '../sessions';
+import type { SecretDeclaration } from './model';
 import { fail, type BlueprintErrorCode, type Path } from './readers';
 
 /** Every `${secrets.NAME}` in `value` terminated and declared, or why not. */

@@ -1,7 +1,7 @@
 // The `secrets` section: each secret names exactly one source, a store key or the harness
 // (stage 2), then names and store keys are checked (stage 3, invalid_secrets).
 import { storeKeyProblem } from '../secrets';
-import type { SecretDeclaration } from '../sessions';
+import type { SecretDeclaration } from './model';
 import { asMap, bool, checkKeys, fail, get, NAME, text } from './readers';
 import type { TreeNode } from './yaml-tree';
 

@@ -3,12 +3,11 @@
 // runs the semantic checks in the reference's fixed order. The first fault wins and becomes
 // one diagnostic.
 import { parsePermissionPolicy } from '../policy';
-import type { SecretDeclaration, VariableDeclaration } from '../sessions';
+import type { AuthProxyRule, GitDeclaration, LlmDeclaration, McpServerDeclaration, SecretDeclaration, VariableDeclaration, VfsDeclaration } from './model';
 import { checkAuthProxyRule, parseAuthProxy } from './auth-proxy-section';
 import { checkGit, parseGit } from './git-section';
 import { checkLlm, parseLlm } from './llm-section';
 import { checkMcp, parseMcp } from './mcp-section';
-import type { AuthProxyRule, GitDeclaration, LlmDeclaration, McpServerDeclaration, VfsDeclaration } from './model';
 import { checkPackageName, parsePackages } from './packages-section';
 import { failOnStructure, toPlain } from './permissions-section';
 import { asMap, bool, checkKeys, fail, failAt, get, NAME, parseDuration, text, type MapNode } from './readers';

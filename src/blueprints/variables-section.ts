@@ -2,7 +2,7 @@
 // the two being exclusive, and every `${vars.NAME}` a permission filter uses being declared
 // are checked in stage 3 (invalid_variables).
 import { policyVariableReferences, type PermissionPolicy } from '../policy';
-import type { VariableDeclaration } from '../sessions';
+import type { VariableDeclaration } from './model';
 import { asMap, bool, checkKeys, fail, get, NAME, text } from './readers';
 import type { TreeNode } from './yaml-tree';
 

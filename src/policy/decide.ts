@@ -1,7 +1,7 @@
 // Decisions (blueprints-and-policy §4.3, §6.2): the invariant refusals no rule can change,
 // context normalisation, then the caller's rules (exact capability, first match wins,
 // else the default; an absent default denies). Pure: recording is the recorder's job.
-import type { DecisionSource } from './errors';
+import type { DecisionSource } from '../audit';
 import { evaluateFilter } from './filter-eval';
 import { ContextError, normalizeContext } from './normalize';
 import type { Action, PermissionPolicy } from './rules';

@@ -2,10 +2,10 @@
 // operation calls: denials are written at once, one by one; allows per
 // `logging.audit.allows`: `all` one each, `none` nothing, `summary` grouped per
 // (caller, capability, rule) and written in first-seen order when the run finishes.
-import { auditRecordFits, sanitizeContextText, type AuditWriter, type DecisionRecord } from '../audit';
+import { auditRecordFits, sanitizeContextText, type AuditWriter, type DecisionRecord, type DecisionSource } from '../audit';
 import { decide, invariantRefusal, type Decision } from './decide';
 import { metrics } from '../metrics';
-import { AUDIT_REASONS, PermissionDeniedError, type DecisionSource } from './errors';
+import { AUDIT_REASONS, PermissionDeniedError } from './errors';
 import type { PermissionPolicy } from './rules';
 
 export type AllowsMode = 'summary' | 'all' | 'none';

@@ -4,7 +4,7 @@
 import { auditVariables, type AuditWriter, type ServerLog, type SessionAuditRecord } from '../audit';
 import { bindBlueprint, bindHarnessSecrets, missingRequiredSecrets, type BindableBlueprint } from './binding';
 import type { SessionFileAreas } from './file-areas';
-import type { FilledFileArea } from './fill';
+import type { FilledVfs } from '../blueprints';
 import { OneOffLastRuns, type LastRun } from './last-runs';
 import type { IdempotencyLedger } from './ledger';
 import type { SessionRecord, SessionRecordStore } from './record-store';
@@ -41,7 +41,7 @@ export interface SessionView {
   readonly blueprintName: string;
   readonly principal: string;
   readonly variables: Readonly<Record<string, string>>;
-  readonly fileArea: FilledFileArea;
+  readonly fileArea: FilledVfs;
   readonly secrets: Readonly<Record<string, string>>;
 }
 
@@ -86,7 +86,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   // ---- opening and binding -------------------------------------------------------------
 
   /** `POST /v1/sessions`: the check order of blueprints-and-policy §3.1, then the session. */
-  create(request: { blueprint: string; variables?: Record<string, string>; secrets?: Record<string, string>; principal: string; mcp?: unknown }): { sessionId: string; fileArea: FilledFileArea } {
+  create(request: { blueprint: string; variables?: Record<string, string>; secrets?: Record<string, string>; principal: string; mcp?: unknown }): { sessionId: string; fileArea: FilledVfs } {
     const blueprint = this.options.resolveBlueprint(request.blueprint);
     if (!blueprint) {
       throw new SessionError('unknown_blueprint', `blueprint '${request.blueprint}' is not registered on this server`, { name: request.blueprint });

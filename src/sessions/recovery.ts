@@ -3,7 +3,7 @@
 // orphan per-session directories are swept and the idempotency ledger is fixed up.
 import type { ServerLog, SessionAuditRecord } from '../audit';
 import type { SessionFileAreas } from './file-areas';
-import type { FilledFileArea } from './fill';
+import type { FilledVfs } from '../blueprints';
 import type { IdempotencyLedger } from './ledger';
 import type { SessionRecord, SessionRecordStore } from './record-store';
 
@@ -94,7 +94,7 @@ function recoverLedger(context: RecoveryContext, open: ReadonlySet<string>): voi
 }
 
 /** The record's file area; an unreadable one counts as ephemeral (nothing to keep on disk). */
-export function fileAreaOf(record: SessionRecord): FilledFileArea {
-  const area = record.file_area as FilledFileArea | null | undefined;
+export function fileAreaOf(record: SessionRecord): FilledVfs {
+  const area = record.file_area as FilledVfs | null | undefined;
   return area && typeof area === 'object' && typeof area.mode === 'string' ? area : { mode: 'ephemeral', cwd: '/', mounts: {} };
 }
