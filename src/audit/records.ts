@@ -1,6 +1,6 @@
 // Typed audit records (interface.md "Events"). Capabilities hand the writer one of these;
 // the writer adds the header, `event_id` and `schema`, sorts, flattens and writes it.
-// Also the two redaction helpers the record producers share (server-operations §7.3).
+// Also the two redaction helpers the record producers share.
 import { compareByteOrder } from './logfmt';
 
 /** Token name on the request, or `unauthenticated` in that mode. */
@@ -112,7 +112,7 @@ export function auditVariables(vars: Record<string, string>): VariableEntry[] {
 const MAX_CONTEXT_TEXT = 512;
 
 /**
- * Quick-search context text (server-operations §7.3): a URL loses user, password, query
+ * Quick-search context text: a URL loses user, password, query
  * and fragment (unparseable: `[redacted]`); other text is cut at its first `?` or `#`;
  * then at most 512 code points.
  */

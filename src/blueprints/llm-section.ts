@@ -1,4 +1,4 @@
-// The `llm` section (blueprints-and-policy §2.13): providers, chat models and embedding
+// The `llm` section: providers, chat models and embedding
 // models. Shapes and YAML types are checked with the document (parse_error); names,
 // provider types, URLs, key references, limits and model filters are invalid_llm.
 import ipaddr from 'ipaddr.js';

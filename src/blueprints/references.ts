@@ -1,4 +1,4 @@
-// `${secrets.NAME}` references inside Blueprint strings (blueprints-and-policy §2.3): found
+// `${secrets.NAME}` references inside Blueprint strings: found
 // by scanning for `${secrets.` and taking everything up to the next `}` as NAME; an
 // unterminated one is refused at registration rather than left to fail at use.
 import type { SecretDeclaration } from './model';

@@ -1,4 +1,4 @@
-// The `vfs` section (blueprints-and-policy §2.8): modes, the fields each mode accepts,
+// The `vfs` section: modes, the fields each mode accepts,
 // mounts and their path rules (stage 2), and the cwd/subPath templates (stage 3).
 import type { MountDeclaration, VfsDeclaration, VfsMode, VolumeAccess } from './model';
 import { asMap, checkKeys, fail, get, parseSize, text, type Path } from './readers';

@@ -1,5 +1,5 @@
-// The errors a program sees when a gated operation is refused (blueprints-and-policy §6.1,
-// §6.4), and the fixed audit `reason` texts per decision source (server-operations §7.4).
+// The errors a program sees when a gated operation is refused, and the fixed audit
+// `reason` texts per decision source.
 import type { DecisionSource } from '../audit';
 
 /** The sources whose refusal the program sees as a PermissionDeniedError. */

@@ -1,6 +1,6 @@
-// Binding a Blueprint's declared variables and harness secrets to a session
-// (blueprints-and-policy §3.2–3.3). Pure checks: the first problem found is reported with
-// the offending name, in the reference's order, and nothing is bound on failure.
+// Binding a Blueprint's declared variables and harness secrets to a session. Pure checks:
+// the first problem found is reported with the offending name, in the reference's order,
+// and nothing is bound on failure.
 import type { BindingDeclarations, FilledVfs, GitDeclaration, VfsDeclaration } from '../blueprints';
 import { fillFileArea, fillGit } from './fill';
 
@@ -64,7 +64,7 @@ export interface SessionBinding {
 }
 
 /**
- * Steps 2–4 of the binding order (blueprints-and-policy §3.1): variables, then the `vfs`
+ * Steps 2–4 of the binding order: variables, then the `vfs`
  * and `git` templates they fill, then harness secrets. The first failure wins; its
  * message starts with `invalid variables:`, `invalid vfs config:`, `invalid git config:`
  * or `invalid secrets:`.

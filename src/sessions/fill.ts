@@ -1,6 +1,6 @@
-// Filling a Blueprint's `vfs` path templates and `git` values with a session's variables
-// (blueprints-and-policy §2.8, §2.9, §3.1 step 3). The filled file area is fixed for the
-// session's life and written into its record; errors name the field and the variable.
+// Filling a Blueprint's `vfs` path templates and `git` values with a session's variables.
+// The filled file area is fixed for the session's life and written into its record;
+// errors name the field and the variable.
 import type { FilledVfs, GitDeclaration, MountDeclaration, VfsDeclaration } from '../blueprints';
 
 export type FillResult<T> = { ok: true; value: T } | { ok: false; error: string };

@@ -85,7 +85,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
 
   // ---- opening and binding -------------------------------------------------------------
 
-  /** `POST /v1/sessions`: the check order of blueprints-and-policy §3.1, then the session. */
+  /** `POST /v1/sessions`: the Blueprint, then the binding (variables, vfs, git, secrets), then the session. */
   create(request: { blueprint: string; variables?: Record<string, string>; secrets?: Record<string, string>; principal: string; mcp?: unknown }): { sessionId: string; fileArea: FilledVfs } {
     const blueprint = this.options.resolveBlueprint(request.blueprint);
     if (!blueprint) {
@@ -256,7 +256,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     });
   }
 
-  /** Record, per-session files, ledger rows and other capabilities' state (§5.5). */
+  /** Record, per-session files, ledger rows and other capabilities' state. */
   private discardSessionData(record: SessionRecord): void {
     const sessionId = record.session_id;
     try {

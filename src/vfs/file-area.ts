@@ -118,7 +118,7 @@ export class FileArea {
     return total;
   }
 
-  /** Creates a missing working directory when its place is writable (blueprints-and-policy §2.8). */
+  /** Creates a missing working directory when its place is writable. */
   prepareCwd(): void {
     if (this.mode === 'none' || this.cwd === '/') return;
     try {

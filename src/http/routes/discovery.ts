@@ -1,4 +1,4 @@
-// Blueprint discovery for harnesses (program-runtime §9): the prompt object, package
+// Blueprint discovery for harnesses: the prompt object, package
 // search and docs, built-ins list and docs. Unregistered Blueprints answer 404 not_found.
 import type { Context, Hono } from 'hono';
 import type { Blueprint, BlueprintRegistry } from '../../blueprints';

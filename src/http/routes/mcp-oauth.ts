@@ -1,4 +1,4 @@
-// MCP OAuth admin routes (server-operations §4.6): auth status and config, storing and
+// MCP OAuth admin routes: auth status and config, storing and
 // removing a credential, and the code exchange of a login. Every mutating request writes
 // its admin audit record (blueprint, server) whatever the outcome; no token is ever echoed.
 import type { Context, Hono } from 'hono';

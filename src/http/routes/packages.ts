@@ -1,4 +1,4 @@
-// Package admin routes (server-operations §4.5): install from the code host, list, remove.
+// Package admin routes: install from the code host, list, remove.
 // Failures answer `{error, message, warnings}` with the status of the reference table;
 // installs and removals write one `admin` audit record each.
 import type { Hono } from 'hono';

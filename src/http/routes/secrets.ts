@@ -1,4 +1,4 @@
-// Secret routes (server-operations §4.4): store, list keys and delete. Values go in and
+// Secret routes: store, list keys and delete. Values go in and
 // never come back out; audit records carry the key only.
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
