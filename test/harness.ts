@@ -4,12 +4,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { parseLogfmt } from '../src/audit';
+import { tempDir } from './support/temp-dirs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const serverBin = path.join(repoRoot, 'bin', 'svc-server');
@@ -30,28 +30,7 @@ function withHostileTrap(route: string, body: unknown): unknown {
 // Test servers use self-signed certificates generated at test time.
 const insecureAgent = new Agent({ connect: { rejectUnauthorized: false } });
 
-/** Directories made by `tempDir` (server homes included), removed when the test file's process exits. */
-const madeDirectories = new Set<string>();
-process.on('exit', () => {
-  for (const directory of madeDirectories) {
-    try {
-      fs.rmSync(directory, { recursive: true, force: true });
-    } catch (error) {
-      // A leftover temp directory must not fail the run; say which one stayed.
-      process.stderr.write(`test harness: could not remove ${directory}: ${(error as Error).message}\n`);
-    }
-  }
-});
-
-/**
- * A fresh temporary directory, removed when this test file's process exits (not when a
- * server stops: restart tests start a second server on the first one's home).
- */
-export function tempDir(prefix = 'svc-test-'): string {
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  madeDirectories.add(directory);
-  return directory;
-}
+export { tempDir };
 
 export function newToken(): string {
   return randomBytes(24).toString('hex');
