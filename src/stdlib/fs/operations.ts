@@ -10,6 +10,7 @@ import { allowedPath, area, atomicWrite, copyTree, existingSize, hostWork, MAX_R
 import { decodeText, describeEncoding } from './encoding';
 import { kindOf, walkTree } from './walk';
 
+/** How many directory levels a recursive listing descends below the listed one. */
 const MAX_LIST_DEPTH = 32;
 
 function pathArg(value: unknown, fn: string, name = 'path'): string {
