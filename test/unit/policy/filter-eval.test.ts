@@ -1,4 +1,4 @@
-// Filter evaluation (blueprints-and-policy §5.4): typed comparisons, the missing-field
+// Filter evaluation: typed comparisons, the missing-field
 // rule, variables, glob, linear-time regex search and array `contains`.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
