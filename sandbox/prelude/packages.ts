@@ -27,7 +27,9 @@ import {
   ObjectGetPrototypeOf,
   ObjectKeys,
   ObjectPrototype,
+  ObjectPrototypeToString,
   own,
+  PromisePrototypeThen,
   Proxy_,
   RangeError_,
   ReflectApply,
@@ -104,6 +106,21 @@ export function copyIn(value: unknown, charge: (units: number) => void, supplier
       const guarded = guardCallback(v as (...args: unknown[]) => unknown, charge, supplier());
       copies.set(v, guarded);
       return guarded;
+    }
+    if (ObjectPrototypeToString(v) === '[object Promise]') {
+      // An async callback's promise: the Package awaits a copy of what it settles with.
+      let settled: unknown;
+      try {
+        settled = PromisePrototypeThen(v as Promise<unknown>, (value: unknown) => copyIn(value, charge, supplier), (reason: unknown) => {
+          throw reason;
+        });
+      } catch {
+        settled = undefined;
+      }
+      if (settled !== undefined) {
+        copies.set(v, settled);
+        return settled;
+      }
     }
     if (isDate(v)) {
       const date = new Date_(DatePrototypeGetTime(v));

@@ -64,6 +64,15 @@ export async function ping(): Promise<number> {
   return r.status;
 }
 
+/**
+ * Awaits a callback.
+ * @param fn The callback.
+ * @returns What it settled with, plus one.
+ */
+export async function later(fn: () => Promise<number>): Promise<number> {
+  return (await fn()) + 1;
+}
+
 /** A notebook. */
 export class Notebook {
   /** The folder. */
@@ -243,6 +252,12 @@ export async function main() {
     assert.equal(slipped.status, 200, slipped.text);
     assert.deepEqual(decisions(slipped.json.execution_id), [['main', 'http.get', 'deny']]);
     assert.deepEqual(api.requests.slice(before).map((r) => r.path), ['/ping']);
+  });
+
+  test('an async callback reaches the Package as a promise of a copy (not as an empty object)', async () => {
+    const reply = await run(`import { later } from "@acme/keeper";
+export async function main() { return await later(async () => 41); }`);
+    assert.equal(reply.json.result, '42', reply.text);
   });
 
   test('a standard-library function a Package re-exports runs as the Package when the program calls it', async () => {
