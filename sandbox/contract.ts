@@ -21,6 +21,25 @@ export interface ProgramScript {
   usesTemporal: boolean;
 }
 
+/**
+ * A Package compiled for the isolate: ONE expression `(function (__svc_rt) { ... return
+ * { units, fuelLeft }; })` under its own filename (`@scope/name/lib.js`), so stack frames
+ * name their owner. Its fuel comes from the program's counter in small chunks.
+ */
+export interface PackageScript {
+  name: string;
+  code: string;
+  filename: string;
+  /** Source map (v3 JSON) from `code` back to the Package's `src/*.ts` (composed on first read). */
+  sourceMap: string;
+  /** svc: modules the Package imports. */
+  hostModules: string[];
+  /** Packages (its dependencies) it imports. */
+  packageImports: string[];
+  /** Content hash of `code`: runners keep compiled scripts by it. */
+  key: string;
+}
+
 export type CompileResult = { ok: true; script: ProgramScript } | { ok: false; error: CompileErrorReport };
 
 export interface DiagnosticNote {
@@ -55,6 +74,8 @@ export interface GuestRuntime {
 }
 
 export const PROGRAM_FILENAME = 'program.ts';
+/** The file name a Package's compiled script runs under (its frames' owner). */
+export const packageFilename = (name: string): string => `${name}/lib.js`;
 export const SCRIPT_FILENAME = 'svc-program.js';
 
 /** A host failure as it crosses to the guest (rebuilt there as the class the program catches). */

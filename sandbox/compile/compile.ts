@@ -21,13 +21,13 @@ export interface CompileInput {
 
 const RESERVED_PREFIX = '__svc';
 /** Fuel moved from the reserve into the counter at a time: a V8 small integer (< 2^30). */
-const FUEL_CHUNK = 0x20000000;
+export const FUEL_CHUNK = 0x20000000;
 
 function failure(diagnostics: Diagnostic[], source: string): CompileResult {
   return { ok: false, error: { kind: 'compile_error', message: renderCompileError(diagnostics, source), diagnostics } };
 }
 
-function fromEsbuild(message: Message, severity: 'error' | 'warning'): Diagnostic {
+export function fromEsbuild(message: Message, severity: 'error' | 'warning'): Diagnostic {
   const location = message.location;
   let text = message.text;
   if (/top-level await/i.test(text)) text = 'top-level await is not supported; move this code into `main` (which may be async)';
@@ -48,7 +48,7 @@ function locateInSource(source: string, needle: string): { line: number; column:
   return { line: 1, column: 1 };
 }
 
-function walk(node: AnyNode, visit: (node: AnyNode) => void): void {
+export function walk(node: AnyNode, visit: (node: AnyNode) => void): void {
   visit(node);
   for (const key of Object.keys(node)) {
     const value = node[key];
@@ -63,7 +63,7 @@ function describeAvailable(available: string[]): string {
 }
 
 /** Import checks: every require() must name an available module with a literal string. */
-function checkImports(ast: AnyNode, input: CompileInput): { diagnostics: Diagnostic[]; imported: string[] } {
+export function checkImports(ast: AnyNode, input: CompileInput): { diagnostics: Diagnostic[]; imported: string[] } {
   const diagnostics: Diagnostic[] = [];
   const imported = new Set<string>();
   walk(ast, (node) => {
@@ -88,7 +88,11 @@ function checkImports(ast: AnyNode, input: CompileInput): { diagnostics: Diagnos
         diagnostics.push({ severity: 'error', ...at, message: `cannot import \`${specifier}\`: it is unavailable: ${why}` });
         return;
       }
-      const hint = specifier.startsWith('node:') || !specifier.includes(':') ? '; programs run without Node.js or npm modules' : '';
+      const hint = /^@[^/]+\/[^/]+$/.test(specifier) && !specifier.startsWith('@mcp/')
+        ? '; the Blueprint does not list this Package (only listed Packages can be imported)'
+        : specifier.startsWith('node:') || !specifier.includes(':')
+          ? '; programs run without Node.js or npm modules'
+          : '';
       diagnostics.push({ severity: 'error', ...at, message: `cannot import \`${specifier}\`${hint}; ${describeAvailable(input.availableModules)}` });
       return;
     }
@@ -126,7 +130,7 @@ function findMain(ast: AnyNode): { declared: boolean; exported: boolean } {
  * every `require("literal")` call (checked as an import above) and the top-level
  * `module.exports = ...` statements of its CommonJS output.
  */
-function hideModuleWrapper(ast: AnyNode, s: MagicString): void {
+export function hideModuleWrapper(ast: AnyNode, s: MagicString): void {
   walk(ast, (node) => {
     if (node.type === 'CallExpression' && node.callee.type === 'Identifier' && node.callee.name === 'require') {
       s.overwrite(node.callee.start, node.callee.end, '__svc_require');

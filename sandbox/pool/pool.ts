@@ -195,6 +195,7 @@ export class RunnerPool {
       guestModules: job.guestModules ?? {},
       limits: job.limits,
       usesTemporal: job.script.usesTemporal,
+      ...(job.packages?.length ? { packages: job.packages.map(({ script, imports, listed }) => ({ name: script.name, key: script.key, code: script.code, filename: script.filename, imports, listed })) } : {}),
     };
     runner.child.send(message);
     if (job.limits.timeMs > 0) {
@@ -262,7 +263,7 @@ export class RunnerPool {
     if (!active || active.runId !== message.runId) return;
     let reply: HostReply;
     try {
-      reply = await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft });
+      reply = await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft, ...(message.attribution ? { attribution: message.attribution } : {}) });
     } catch (error) {
       reply = { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } };
     }
@@ -342,9 +343,9 @@ function describe(error: unknown): string {
 }
 
 /** Maps a stack to program.ts; a stack the source map cannot place leaves the headline alone. */
-function render(headline: string, stack: string | undefined, script: ProgramScript, onFailure: (error: unknown) => void): string {
+function render(headline: string, stack: string | undefined, job: RunJob, onFailure: (error: unknown) => void): string {
   try {
-    return renderRuntimeError(headline, stack, script);
+    return renderRuntimeError(headline, stack, job.script, job.packages?.map((p) => p.script));
   } catch (error) {
     onFailure(error);
     return headline;
@@ -357,7 +358,7 @@ function outcomeOf(job: RunJob, raw: CheckedOutcome, onRenderFailure: (error: un
   if (raw.kind === 'error' || raw.kind === 'crashed') {
     const failure = raw.failure ?? { name: 'Error', message: 'the run failed inside the sandbox' };
     const headline = failure.headline ?? (failure.message === '' ? failure.name : `${failure.name}: ${failure.message}`);
-    const message = render(headline, failure.stack, job.script, onRenderFailure);
+    const message = render(headline, failure.stack, job, onRenderFailure);
     if (failure.denied) {
       return { ...base, outcome: 'error', result: null, error: { kind: 'permission_denied', message, caller: failure.denied.caller, capability: failure.denied.capability, source: failure.denied.source } };
     }
@@ -365,6 +366,6 @@ function outcomeOf(job: RunJob, raw: CheckedOutcome, onRenderFailure: (error: un
   }
   const headline = limitMessage(raw.kind, job.limits);
   // A fuel end names where the run stopped, with the excerpt (program-runtime §5.3).
-  const message = raw.kind === 'fuel_exhausted' && raw.limitStack ? render(headline, raw.limitStack, job.script, onRenderFailure) : headline;
+  const message = raw.kind === 'fuel_exhausted' && raw.limitStack ? render(headline, raw.limitStack, job, onRenderFailure) : headline;
   return { ...base, outcome: raw.kind, result: null, error: { kind: raw.kind, message } };
 }

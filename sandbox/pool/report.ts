@@ -77,7 +77,10 @@ type HostCallMessage = Extract<FromRunner, { type: 'host-call' }>;
 /** A host-call message in its known shape, or null. */
 export function readHostCall(raw: unknown): HostCallMessage | null {
   if (!isRecord(raw)) return null;
-  const { runId, callId, module, op, args, fuelLeft } = raw;
+  const { runId, callId, module, op, args, fuelLeft, attribution } = raw;
   if (typeof runId !== 'number' || typeof callId !== 'number' || typeof module !== 'string' || typeof op !== 'string' || typeof args !== 'string') return null;
-  return { type: 'host-call', runId, callId, module, op, args, fuelLeft: typeof fuelLeft === 'number' && Number.isFinite(fuelLeft) ? fuelLeft : 0 };
+  const call: HostCallMessage = { type: 'host-call', runId, callId, module, op, args, fuelLeft: typeof fuelLeft === 'number' && Number.isFinite(fuelLeft) ? fuelLeft : 0 };
+  // Names only, checked against the run's principals by the host; anything else is "unknown".
+  if (isRecord(attribution)) call.attribution = { caller: text(attribution.caller, 256) ?? null, consumer: text(attribution.consumer, 256) ?? null };
+  return call;
 }

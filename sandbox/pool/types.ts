@@ -1,5 +1,8 @@
 // Public types of the runtime: a run job, host calls and replies, and the outcome.
-import type { HostErrorShape, HostReply, ProgramScript } from '../contract';
+import type { HostErrorShape, HostReply, PackageScript, ProgramScript } from '../contract';
+import type { Attribution } from '../runner/protocol';
+
+export type { Attribution };
 
 export type { HostErrorShape, HostReply };
 
@@ -23,6 +26,8 @@ export interface RunJob {
   guestModules?: Record<string, string>;
   limits: RunLimits;
   signal?: AbortSignal;
+  /** Packages the run loads, in dependency order, each with the Packages it may import. */
+  packages?: Array<{ script: PackageScript; imports: string[]; listed: boolean }>;
 }
 
 export interface HostCall {
@@ -31,6 +36,8 @@ export interface HostCall {
   args: unknown[];
   /** Fuel the run has left when it made the call. */
   fuelLeft: number;
+  /** Who made the call (runs with Packages only; without it the caller is `main`). */
+  attribution?: Attribution;
 }
 
 export type HostHandler = (call: HostCall) => Promise<HostReply>;

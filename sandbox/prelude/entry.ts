@@ -48,6 +48,10 @@ import { resultText } from './result';
 import { renderValue } from './render';
 import { decodeWire, encodeArgs, encodeValue } from './wire';
 import { installWeb, startWebRun, webTimers } from './web';
+import { attribute, installAttribution } from './attribution';
+import { lockdown } from './lockdown';
+import { loadPackages, type PackageSpec } from './packages';
+import { SCRIPT_FILENAME } from '../contract';
 
 interface Linked {
   units: Record<string, (require: (name: string) => unknown, module: { exports: Record<string, unknown> }, exports: Record<string, unknown>) => void>;
@@ -158,12 +162,19 @@ function flattenRepeat(): void {
 
 // --- host calls ----------------------------------------------------------------------
 /** One host call: arguments encoded from the data itself, fuel charged with captured arithmetic. */
+/** True once the run loads Packages: every host call then says who made it. */
+let attributing = false;
+
 function hostCall(meter: Meter, module: string, op: string, args: readonly unknown[]): unknown {
   const what = `${StringPrototypeSlice(module, 4)}.${op}`;
   const wire = encodeArgs(args, what);
   // COPY: one unit per 8 bytes each way (two bytes per UTF-16 unit).
   meter.take(MathCeil((wire.length * 2) / 8));
-  const replyText = native.hostCall(module, op, wire, meter.left());
+  let replyText: unknown;
+  if (attributing) {
+    const who = attribute();
+    replyText = native.hostCall(module, op, wire, meter.left(), who.caller, who.consumer);
+  } else replyText = native.hostCall(module, op, wire, meter.left());
   if (typeof replyText !== 'string') throw new Error(`${what}: the host sent no reply`);
   meter.take(MathCeil((replyText.length * 2) / 8));
   const reply = decodeWire(replyText);
@@ -303,14 +314,55 @@ function makeRuntime(spec: unknown): object {
   return ObjectFreeze(rt);
 }
 
-function run(link: (rt: unknown) => Linked, specJson: string): void {
+/** The Package entries of the spec, checked (the runner's JSON, but read field by field). */
+function packageSpecs(spec: unknown): PackageSpec[] {
+  const list = own(spec, 'packages');
+  const out: PackageSpec[] = [];
+  if (!primordials.ArrayIsArray(list)) return out;
+  for (let i = 0; i < list.length; i++) {
+    const name = own(list[i], 'name');
+    const filename = own(list[i], 'filename');
+    const imports = own(list[i], 'imports');
+    if (typeof name !== 'string' || typeof filename !== 'string' || !primordials.ArrayIsArray(imports)) continue;
+    ArrayPrototypePush(out, { name, filename, imports: primordials.arrayFilter(imports, (x: unknown) => typeof x === 'string') as string[] });
+  }
+  return out;
+}
+
+/** The runtime object a Package's script links with: its fuel comes from the program's counter. */
+function packageRuntime(spec: unknown, takeFuel: (units: number) => void, left: () => number): object {
+  const rt = ObjectCreate(null) as Record<string, unknown>;
+  const fields: Record<string, unknown> = {
+    maxDepth: numberOr(own(spec, 'maxDepth'), 16),
+    takeFuel,
+    stackOut() {
+      native.limit('stack_exhausted', left());
+    },
+    checkCaught(value: unknown) {
+      if (isStackOverflow(value)) native.limit('stack_exhausted');
+      if (isAllocationFailure(value)) native.limit('memory_exhausted');
+    },
+  };
+  const names = ObjectKeys(fields);
+  for (let i = 0; i < names.length; i++) ObjectDefineProperty(rt, names[i], { value: fields[names[i]], enumerable: true });
+  return ObjectFreeze(rt);
+}
+
+function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: Array<(rt: unknown) => unknown>): void {
   try {
     // Nothing of the program has run yet: reading the spec and the linked object is safe.
     const spec: unknown = JSONParse(specJson);
     const linked = link(makeRuntime(spec));
     const takeFuel = own(linked, 'takeFuel') as Linked['takeFuel'];
     const fuelLeft = own(linked, 'fuelLeft') as Linked['fuelLeft'];
-    const runMeter: Meter = { take: (units) => takeFuel(units), left: () => fuelLeft() };
+    // Packages hold a small chunk of fuel each; what is left counts theirs too.
+    const packageFuel: Array<() => number> = [];
+    const left = () => {
+      let total = fuelLeft();
+      for (let i = 0; i < packageFuel.length; i++) total += packageFuel[i]();
+      return total;
+    };
+    const runMeter: Meter = { take: (units) => takeFuel(units), left };
     meter = runMeter;
     // An error nothing caught in a timer, microtask or listener ends the run, as in Deno.
     startWebRun((op, ...args) => hostCall(runMeter, 'web', op, args), fail);
@@ -330,9 +382,33 @@ function run(link: (rt: unknown) => Linked, specJson: string): void {
       const raw = ObjectPrototypeHasOwnProperty(namespaces, module) ? (namespaces[module] as Record<string, unknown>) : namespaceOf(runMeter, module, []);
       namespaces[module] = ObjectFreeze(FunctionPrototypeCall(factories[module], undefined, call, guestPrimordials, raw));
     }
-    const require = (name: string) => {
+    const hostModule = (name: string) => {
       if (typeof name === 'string' && ObjectPrototypeHasOwnProperty(namespaces, name)) return namespaces[name];
       throw new Error(`module ${String_(name)} is not available`);
+    };
+    const specs = packageSpecs(spec);
+    let packages: Map<string, Record<string, unknown>> | null = null;
+    if (specs.length > 0) {
+      // Before any Package or program code: attribution, then frozen built-ins.
+      const callSite = installAttribution(SCRIPT_FILENAME, specs);
+      attributing = true;
+      lockdown(callSite ? [callSite] : []);
+      const units: Array<Parameters<typeof loadPackages>[1][number]> = [];
+      for (let i = 0; i < specs.length; i++) {
+        const packageLinked = packageLinks[i](packageRuntime(spec, takeFuel, left));
+        const packageLeft = own(packageLinked, 'fuelLeft');
+        if (typeof packageLeft === 'function') ArrayPrototypePush(packageFuel, packageLeft as () => number);
+        ArrayPrototypePush(units, own(own(packageLinked, 'units'), specs[i].name));
+      }
+      packages = loadPackages(specs, units, hostModule, (units) => runMeter.take(units));
+    }
+    const listed = own(spec, 'listed');
+    const require = (name: string) => {
+      if (packages !== null && typeof name === 'string' && primordials.ArrayIsArray(listed) && primordials.ArrayPrototypeIncludes(listed, name)) {
+        const namespace = packages.get(name);
+        if (namespace !== undefined) return namespace;
+      }
+      return hostModule(name);
     };
     const module = { exports: {} as Record<string, unknown> };
     own(linked, 'units').main(require, module, module.exports);

@@ -283,7 +283,8 @@ export function isWeakSet(value: unknown): boolean {
 export function isPromise(value: unknown): boolean {
   return value !== null && typeof value === 'object' && ObjectPrototypeToString(value) === '[object Promise]';
 }
-const DatePrototypeGetTime = uncurryThis(Date.prototype.getTime);
+export const Date_ = Date;
+export const DatePrototypeGetTime = uncurryThis(Date.prototype.getTime);
 export const DatePrototypeToISOString = uncurryThis(Date.prototype.toISOString);
 export function isDate(value: unknown): value is Date {
   try {
@@ -304,6 +305,10 @@ export function isErrorLike(value: unknown): boolean {
   }
   return false;
 }
+
+// --- Proxy ----------------------------------------------------------------------------
+export const Proxy_ = Proxy;
+export const ObjectPreventExtensions = Object.preventExtensions;
 
 // --- Bytes ----------------------------------------------------------------------------
 export const Uint8Array_ = Uint8Array;

@@ -67,13 +67,15 @@ interface Engine {
   maintenance: ivm.Context;
   /** Heap of the isolate before its first context: added to each run's own growth. */
   floor: number;
+  /** Compiled Package scripts by content key (isolate-bound; they go with the isolate). */
+  packageScripts: Map<string, ivm.Script>;
 }
 
 /** A context with the prelude evaluated, ready for exactly one run. */
 interface Prepared {
   engine: Engine;
   context: ivm.Context;
-  run: ivm.Reference<(link: unknown, spec: string) => void>;
+  run: ivm.Reference<(link: unknown, spec: string, ...packageLinks: unknown[]) => void>;
   collect: ivm.Reference<() => string>;
   timers: GuestTimers;
   /** Host-side handles into the context: released with it, or they keep it alive. */
@@ -200,7 +202,7 @@ function createEngine(memoryMb: number): Engine {
   } finally {
     v8.setFlagsFromString('--no-expose-gc');
   }
-  const engine: Engine = { isolate, memoryMb, prelude, temporal: null, runs: 0, maintenance, floor: 0 };
+  const engine: Engine = { isolate, memoryMb, prelude, temporal: null, runs: 0, maintenance, floor: 0, packageScripts: new Map() };
   engine.floor = memoryInUse(isolate);
   return engine;
 }
@@ -228,7 +230,7 @@ function prepareContext(engine: Engine): Prepared {
   const jail = context.global;
   let prepared: Prepared | null = null;
 
-  const hostCall = (module: string, op: string, args: string, fuelLeft: number) => {
+  const hostCall = (module: string, op: string, args: string, fuelLeft: number, caller?: unknown, consumer?: unknown) => {
     if (!slot.live) return Promise.reject(new Error('the run has ended'));
     slot.lastFuelLeft = fuelLeft;
     const callId = slot.nextCallId++;
@@ -238,7 +240,8 @@ function prepareContext(engine: Engine): Prepared {
         slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8);
         resolve(reply.reply);
       });
-      send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft });
+      const attribution = caller === undefined ? undefined : { caller: typeof caller === 'string' ? caller : null, consumer: typeof consumer === 'string' ? consumer : null };
+      send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...(attribution ? { attribution } : {}) });
     });
   };
   const consoleLine = (line: unknown) => {
@@ -264,7 +267,7 @@ function prepareContext(engine: Engine): Prepared {
   engine.prelude.runSync(context);
   context.evalClosureSync(FINALIZER_WATCH, [new ivm.Reference(() => (slot.leftState = true))]);
   const entry = jail.getSync('__svc_entry', { reference: true }) as ivm.Reference<Record<string, unknown>>;
-  const run = entry.getSync('run', { reference: true }) as ivm.Reference<(link: unknown, spec: string) => void>;
+  const run = entry.getSync('run', { reference: true }) as Prepared['run'];
   const collect = entry.getSync('collect', { reference: true }) as ivm.Reference<() => string>;
   const timers: GuestTimers = {
     nextTimer: entry.getSync('nextTimer', { reference: true }) as GuestTimers['nextTimer'],
@@ -392,9 +395,29 @@ async function handleRun(message: RunMessage): Promise<void> {
     const script = isolate.compileScriptSync(message.code, { filename: message.filename });
     const link = script.runSync(context, { reference: true }) as ivm.Reference<unknown>;
     prepared.handles.push(script, link);
-    const spec = JSON.stringify({ fuelBudget: message.limits.fuel, maxDepth: Math.max(16, message.limits.stackKib * 4), hostModules: message.hostModules });
+    // Packages: each its own script under its own file name (its frames' owner), kept
+    // compiled in the isolate by content key; linking runs none of their code.
+    const packages = Array.isArray(message.packages) ? message.packages : [];
+    const packageLinks: ivm.Reference<unknown>[] = [];
+    for (const entry of packages) {
+      let compiled = engine.packageScripts.get(entry.key);
+      if (!compiled) {
+        compiled = isolate.compileScriptSync(entry.code, { filename: entry.filename });
+        engine.packageScripts.set(entry.key, compiled);
+      }
+      const packageLink = compiled.runSync(context, { reference: true }) as ivm.Reference<unknown>;
+      prepared.handles.push(packageLink);
+      packageLinks.push(packageLink);
+    }
+    const spec = JSON.stringify({
+      fuelBudget: message.limits.fuel,
+      maxDepth: Math.max(16, message.limits.stackKib * 4),
+      hostModules: message.hostModules,
+      packages: packages.map((p) => ({ name: p.name, filename: p.filename, imports: p.imports })),
+      listed: packages.filter((p) => p.listed).map((p) => p.name),
+    });
     try {
-      await prepared.run.apply(undefined, [link.derefInto(), spec]);
+      await prepared.run.apply(undefined, [link.derefInto(), spec, ...packageLinks.map((l) => l.derefInto())]);
     } catch (error) {
       // A rejection nobody handled surfaces here; the program's own outcome still counts.
       if (isolate.isDisposed) throw error;

@@ -10,6 +10,19 @@ export interface RunMessage {
   guestModules: Record<string, string>;
   limits: RunLimits;
   usesTemporal: boolean;
+  /** Packages the run loads, in dependency order (`key` names the compiled script a runner may keep). */
+  packages?: RunPackage[];
+}
+
+export interface RunPackage {
+  name: string;
+  key: string;
+  code: string;
+  filename: string;
+  /** Packages this one may import (its declared dependencies). */
+  imports: string[];
+  /** The Blueprint lists it: the program may import it (dependencies alone it may not). */
+  listed: boolean;
 }
 
 export interface HostReplyMessage {
@@ -52,10 +65,20 @@ export interface RunnerOutcome {
   wallMs: number;
 }
 
+/**
+ * Who made a host call, from the guest's stack (only in runs that load Packages):
+ * `caller` owns the innermost program or Package frame; `consumer` is who a Package's
+ * `check()` speaks for. `null`: not identifiable (refused as an invariant).
+ */
+export interface Attribution {
+  caller: string | null;
+  consumer: string | null;
+}
+
 export type FromRunner =
   | { type: 'ready' }
   | { type: 'heartbeat' }
-  | { type: 'host-call'; runId: number; callId: number; module: string; op: string; args: string; fuelLeft: number }
+  | { type: 'host-call'; runId: number; callId: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution }
   /** `retiring`: this runner is about to exit and must not get another run. */
   | { type: 'done'; runId: number; outcome: RunnerOutcome; retiring?: boolean }
   | { type: 'catastrophic'; message: string };

@@ -96,7 +96,7 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
       entryPoint: 'http',
       principal: 'local',
       sessionId,
-      blueprint: { name: blueprint.name, hash: blueprint.hash, policy: blueprint.policy },
+      blueprint: { name: blueprint.name, hash: blueprint.hash, policy: blueprint.policy, packages: blueprint.packages },
       variables: run.variables,
       cwd: run.fileArea.cwd,
       code: run.code,

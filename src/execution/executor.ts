@@ -8,6 +8,7 @@ import { RunDecisions, type PermissionPolicy } from '../policy';
 import { runTokenUsage, type HostModule, type RunServices } from '../stdlib';
 import type { FilledVfs } from '../vfs';
 import { compileProgram, type CompileResult, type RunnerPool, type RunOutcome } from '../../sandbox';
+import type { PreparedPackages } from '../packages';
 import { HostDispatcher, type IssuedDenial } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
 import { metrics, timed } from '../metrics';
@@ -20,6 +21,13 @@ export interface RunBlueprint {
   name: string;
   hash: string;
   policy: PermissionPolicy;
+  /** The Packages the Blueprint lists (the program may import them). */
+  packages?: readonly string[];
+}
+
+/** Prepares a Blueprint's Packages for a run (src/packages); a failure names what is missing. */
+export interface PackagePreparer {
+  prepare(blueprint: { name: string; hash: string; packages: readonly string[] }): Promise<{ ok: true; value: PreparedPackages } | { ok: false; message: string }>;
 }
 
 /** What a run's services (file area, session state, secrets, git, http) are built from. */
@@ -70,6 +78,8 @@ export interface ExecutorOptions {
   /** Builds a run's services; without it a run has none (tests of the run path alone). */
   runServices?: (request: RunServicesRequest) => RunServices;
   modules: ReadonlyMap<string, HostModule>;
+  /** Without it a Blueprint that lists Packages cannot run (package_resolution). */
+  packages?: PackagePreparer;
   audit: AuditWriter;
   log: ServerLog;
   limits: Limits;
@@ -181,7 +191,21 @@ export class Executor {
     const mcp = services.mcp ? await services.mcp.prepare(request.code) : null;
     const modules: ReadonlyMap<string, HostModule> = mcp?.modules.length ? new Map([...this.options.modules, ...mcp.modules.map((m) => [m.name, m] as const)]) : this.options.modules;
     const warnings = mcp?.warnings ?? [];
-    const compiled = await this.compile(request.code, base.source_hash, services, modules, mcp?.unavailable ?? {});
+    // Packages first: a run whose Packages cannot load does not start (nothing runs or is billed).
+    let prepared: PreparedPackages | null = null;
+    const listed = request.blueprint.packages ?? [];
+    if (listed.length > 0) {
+      const preparation = this.options.packages
+        ? await this.options.packages.prepare({ name: request.blueprint.name, hash: request.blueprint.hash, packages: listed })
+        : { ok: false as const, message: 'this svc cannot load Packages here' };
+      if (!preparation.ok) {
+        const error: ExecuteError = { kind: 'package_resolution', message: preparation.message };
+        this.finish(base, { outcome: 'error', errorClass: 'package_resolution', wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs: this.now() - started });
+        return executeResult(ids, null, [], error, warnings);
+      }
+      prepared = preparation.value;
+    }
+    const compiled = await this.compile(request.code, base.source_hash, services, modules, mcp?.unavailable ?? {}, prepared?.listed ?? []);
     if (!compiled.ok) {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
@@ -226,15 +250,19 @@ export class Executor {
         },
         modules,
         decisions,
+        packages: new Set(prepared?.packages.map((p) => p.script.name) ?? []),
       });
+      // The sandbox provides the svc: modules the program or any Package imports.
+      const imported = [...new Set([...compiled.script.hostModules.filter((name) => modules.has(name)), ...(prepared?.hostModules ?? [])])].sort();
       outcome = await this.options.pool.run(
         {
           executionId,
           script: compiled.script,
-          hostModules: this.guestModules(compiled.script.hostModules, modules),
-          guestModules: this.guestSources(compiled.script.hostModules, modules),
+          hostModules: this.guestModules(imported, modules),
+          guestModules: this.guestSources(imported, modules),
           limits: this.runLimits(),
           signal: runEnded.signal,
+          ...(prepared ? { packages: prepared.packages } : {}),
         },
         dispatcher.handle,
       );
@@ -260,8 +288,8 @@ export class Executor {
   }
 
   /** Compiles through a small LRU cache keyed by the source hash and the available modules. */
-  private async compile(code: string, sourceHash: string, services: RunServices, modules: ReadonlyMap<string, HostModule>, unavailable: Readonly<Record<string, string>>): Promise<CompileResult> {
-    const availableModules = this.availableModules(services, modules);
+  private async compile(code: string, sourceHash: string, services: RunServices, modules: ReadonlyMap<string, HostModule>, unavailable: Readonly<Record<string, string>>, packages: readonly string[]): Promise<CompileResult> {
+    const availableModules = [...this.availableModules(services, modules), ...packages];
     const key = `${sourceHash}:${availableModules.join(',')}:${JSON.stringify(unavailable)}`;
     const cached = this.compiled.get(key);
     if (cached) {

@@ -3,7 +3,7 @@
 // it runs: an operation cannot skip its gates), then runs it with the allowed, normalised
 // contexts and shapes the reply the guest rethrows. It remembers the refusals it issued,
 // so a run report can only claim a denial the host really made.
-import type { HostHandler, HostReply } from '../../sandbox';
+import type { Attribution, HostHandler, HostReply } from '../../sandbox';
 import { PermissionDeniedError, type RunDecisions } from '../policy';
 import { HOST_FUEL, RunResources, type AllowedGate, type GateRequest, type HostCall, type HostModule, type HostOperation, type RunContext } from '../stdlib';
 
@@ -18,6 +18,18 @@ export interface DispatchOptions {
   run: Omit<RunContext, 'resources'>;
   modules: ReadonlyMap<string, HostModule>;
   decisions: RunDecisions;
+  /** The run's principals besides `main`: the Packages it loaded. A caller outside them is unidentified. */
+  packages?: ReadonlySet<string>;
+}
+
+/** Why program code may not make a check on a Package's behalf. */
+const PROGRAM_SPEAKING_FOR_PACKAGE = 'program code running inside a package call (a callback, a toJSON or a getter the package invoked) cannot make that package\'s checks';
+
+/** The caller an operation is judged under, from the guest's attribution (none: `main`, a run without Packages). */
+interface Judged {
+  caller: string;
+  /** Set when the call must be refused as an invariant whatever the rules say. */
+  invariant?: string;
 }
 
 function errorReply(error: unknown, fuel: number): HostReply {
@@ -55,19 +67,19 @@ export class HostDispatcher {
   readonly handle: HostHandler = async (request) => {
     const fuel = { spent: HOST_FUEL.CALL };
     try {
-      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel);
+      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution);
       return { ok: true, value, fuel: fuel.spent };
     } catch (error) {
       return errorReply(error, fuel.spent);
     }
   };
 
-  /** Validates, gates and runs one operation for `main` (also used by the MCP file tools). */
-  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }): Promise<unknown> {
+  /** Validates, gates and runs one operation (for `main` without attribution: the MCP file tools). */
+  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }, attribution?: Attribution): Promise<unknown> {
     const module = this.options.modules.get(moduleName);
     const operation: HostOperation | undefined = module && Object.prototype.hasOwnProperty.call(module.operations, op) ? module.operations[op] : undefined;
     if (!operation) throw new TypeError(`${moduleName} has no function ${op}`);
-    const call = this.hostCall('main', fuel);
+    const call = this.hostCall(this.judged(operation, attribution), fuel);
     const params = operation.parse ? await operation.parse(args, call) : args;
     if (operation.gate === 'none') return operation.run(call, params);
     const requests = gateList(operation.gate(params, call));
@@ -85,8 +97,24 @@ export class HostDispatcher {
     this.resources.clear();
   }
 
-  private hostCall(caller: string, fuel: { spent: number }): HostCall {
+  /**
+   * Standard-library operations are judged under the code that made the call; a check
+   * (`attribution: 'consumer'`) under the consumer of the Package making it. A name the run
+   * did not load is unidentified (''), which the policy refuses as an invariant.
+   */
+  private judged(operation: HostOperation, attribution: Attribution | undefined): Judged {
+    if (!attribution) return { caller: 'main' };
+    const known = (name: string | null) => (name !== null && (name === 'main' || this.options.packages?.has(name) === true) ? name : '');
+    if (operation.gate !== 'none' && operation.attribution === 'consumer') {
+      if (attribution.consumer === null && attribution.caller === 'main') return { caller: 'main', invariant: PROGRAM_SPEAKING_FOR_PACKAGE };
+      return { caller: known(attribution.consumer) };
+    }
+    return { caller: known(attribution.caller) };
+  }
+
+  private hostCall(judged: Judged, fuel: { spent: number }): HostCall {
     const { decisions } = this.options;
+    const { caller, invariant } = judged;
     const denied = (error: unknown) => {
       if (error instanceof PermissionDeniedError) this.denials.push({ caller: error.caller, capability: error.capability, source: error.source });
     };
@@ -97,6 +125,7 @@ export class HostDispatcher {
       gate(capability, context, gateOptions) {
         fuel.spent += HOST_FUEL.GATE;
         try {
+          if (invariant !== undefined) decisions.refuseInvariant(caller, capability, context, invariant);
           return decisions.gate(caller, capability, context, gateOptions).context;
         } catch (error) {
           denied(error);

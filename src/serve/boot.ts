@@ -19,7 +19,7 @@ import { mountMcpOAuthRoutes } from '../http/routes/mcp-oauth';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountPackageRoutes } from '../http/routes/packages';
-import { PackageService, packageRequirements } from '../packages';
+import { PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
 import { mountSessionRoutes } from '../http/routes/sessions';
 import { mountOpenApiRoute } from '../http/openapi';
 import { SecretStore } from '../secrets';
@@ -194,11 +194,16 @@ export async function boot(options: BootOptions): Promise<void> {
     };
   };
 
+  const moduleTable = hostModules();
+  // Prepared Packages per Blueprint, dropped after every install or removal.
+  const packageRuntime = new PackageRuntime(storeLookup(packages.store), () => [...moduleTable.keys()].filter((name) => name.startsWith('svc:')));
+  packages.onChange(() => packageRuntime.evict());
   const executor = new Executor({
     pool,
+    packages: packageRuntime,
     shutdown: cancel.signal,
     runServices: (run) => runServices(run.sessionId, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
-    modules: hostModules(),
+    modules: moduleTable,
     audit,
     log,
     limits: settings.limits,

@@ -72,6 +72,11 @@ export interface HostCall extends RunContext {
  * host-side in `run.resources`, never in values the guest hands back.
  */
 export interface GatedOperation<P = unknown[]> {
+  /**
+   * Whose rules judge it: the code that made the call (default), or, for a Package's
+   * `check()`, the consumer of that Package (runtime reference §1.2).
+   */
+  attribution?: 'caller' | 'consumer';
   parse?: (args: unknown[], run: RunContext) => P | Promise<P>;
   gate: (params: P, run: RunContext) => GateRequest | readonly GateRequest[];
   run: (call: HostCall, params: P, allowed: readonly AllowedGate[]) => unknown | Promise<unknown>;

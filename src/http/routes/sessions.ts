@@ -178,7 +178,7 @@ async function runGuarded(
       entryPoint: 'session',
       principal: c.get('principal').name,
       sessionId: session.id,
-      blueprint: { name: blueprint.name, hash: blueprint.hash, policy: blueprint.policy },
+      blueprint: { name: blueprint.name, hash: blueprint.hash, policy: blueprint.policy, packages: blueprint.packages },
       variables: { ...session.variables },
       cwd: session.fileArea.cwd,
       code,

@@ -13,6 +13,7 @@ export const securityModule: HostModule = {
 `,
   operations: {
     check: gated({
+      attribution: 'consumer',
       parse: (args) => {
         const capability = args[0];
         if (typeof capability !== 'string' || capability === '') throw new TypeError('security.check: capability must be a non-empty string');

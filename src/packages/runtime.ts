@@ -1,0 +1,134 @@
+// Preparing a run's Packages (mcp-and-packages B.9): the Blueprint's Packages and their
+// dependency closure, in dependency order, each dependency at exactly the version its
+// dependent was built against, compiled for the isolate. Anything missing, unreadable or
+// mismatched is a resolution failure: the run does not start. Prepared sets are cached by
+// Blueprint until a Package is installed or removed.
+import fs from 'node:fs';
+import path from 'node:path';
+import { compilePackage, type PackageScript } from '../../sandbox';
+import { PackageError } from './errors';
+import type { PackageStore } from './store';
+
+/** One Package as the runtime needs it, wherever it was built or installed. */
+export interface LoadablePackage {
+  name: string;
+  version: string;
+  dependencies: ReadonlyArray<{ name: string; version: string }>;
+  lib: string;
+  map: string | null;
+}
+
+/** Finds a Package by name: null when absent; throws PackageError('unloadable') for a broken one. */
+export type PackageLookup = (name: string) => LoadablePackage | null;
+
+/** A run's Packages, ready for the sandbox. */
+export interface PreparedPackages {
+  /** The Blueprint's Packages (what the program may import). */
+  listed: string[];
+  /** Every Package the run loads, dependencies first, with what each may import. */
+  packages: Array<{ script: PackageScript; imports: string[]; listed: boolean }>;
+  /** svc: modules the Packages import (the run must provide them even if the program does not). */
+  hostModules: string[];
+}
+
+export type Preparation = { ok: true; value: PreparedPackages } | { ok: false; message: string };
+
+/** Reads a stored Package's runtime files. */
+export function storeLookup(store: PackageStore): PackageLookup {
+  return (name) => {
+    const found = store.find(name);
+    if (!found) return null;
+    try {
+      return {
+        name,
+        version: found.metadata.package_version,
+        dependencies: found.metadata.dependencies,
+        lib: fs.readFileSync(path.join(found.directory, 'lib.js'), 'utf8'),
+        map: fs.readFileSync(path.join(found.directory, 'lib.js.map'), 'utf8'),
+      };
+    } catch (error) {
+      throw new PackageError('unloadable', `package '${name}' at ${found.directory} cannot be loaded: ${(error as Error).message}; reinstall it`);
+    }
+  };
+}
+
+const installHint = (name: string) => `install it with \`svc packages install <owner/repo> ${name}\` (or \`svc build publish-local\` in its project)`;
+
+/** The closure of `listed` in dependency order, or the first reason it cannot load. */
+export function resolveClosure(listed: readonly string[], lookup: PackageLookup): { ok: true; order: LoadablePackage[] } | { ok: false; message: string } {
+  const order: LoadablePackage[] = [];
+  const done = new Map<string, LoadablePackage>();
+  const visiting = new Set<string>();
+  const visit = (name: string, wanted: { by: string; version: string } | null): string | null => {
+    const seen = done.get(name);
+    if (seen) return wanted && seen.version !== wanted.version ? `package '${wanted.by}' needs '${name}' version ${wanted.version}, but version ${seen.version} is installed; install the matching version` : null;
+    if (visiting.has(name)) return `packages depend on each other in a cycle through '${name}'`;
+    let found: LoadablePackage | null;
+    try {
+      found = lookup(name);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    if (!found) return wanted ? `package '${name}' (needed by '${wanted.by}') is not installed; ${installHint(name)}` : `package '${name}' is not installed; ${installHint(name)}`;
+    if (wanted && found.version !== wanted.version) return `package '${wanted.by}' needs '${name}' version ${wanted.version}, but version ${found.version} is installed; install the matching version`;
+    visiting.add(name);
+    for (const dependency of found.dependencies) {
+      const problem = visit(dependency.name, { by: name, version: dependency.version });
+      if (problem) return problem;
+    }
+    visiting.delete(name);
+    done.set(name, found);
+    order.push(found);
+    return null;
+  };
+  for (const name of [...listed].sort()) {
+    const problem = visit(name, null);
+    if (problem) return { ok: false, message: problem };
+  }
+  return { ok: true, order };
+}
+
+/** Compiles a resolved closure for the sandbox. */
+export async function preparePackages(listed: readonly string[], lookup: PackageLookup, svcModules: readonly string[]): Promise<Preparation> {
+  const closure = resolveClosure(listed, lookup);
+  if (!closure.ok) return closure;
+  const packages: PreparedPackages['packages'] = [];
+  const hostModules = new Set<string>();
+  for (const found of closure.order) {
+    const imports = found.dependencies.map((d) => d.name);
+    const compiled = await compilePackage({ name: found.name, code: found.lib, sourceMap: found.map, availableModules: [...svcModules, ...imports] });
+    if (!compiled.ok) return { ok: false, message: compiled.message };
+    for (const module of compiled.script.hostModules) hostModules.add(module);
+    packages.push({ script: compiled.script, imports, listed: listed.includes(found.name) });
+  }
+  return { ok: true, value: { listed: [...listed].sort(), packages, hostModules: [...hostModules].sort() } };
+}
+
+/** Prepared sets by Blueprint (name and hash), dropped whenever a Package changes. */
+export class PackageRuntime {
+  private readonly prepared = new Map<string, Promise<Preparation>>();
+
+  constructor(
+    private readonly lookup: PackageLookup,
+    private readonly svcModules: () => readonly string[],
+  ) {}
+
+  prepare(blueprint: { name: string; hash: string; packages: readonly string[] }): Promise<Preparation> {
+    const key = `${blueprint.name}\u0000${blueprint.hash}`;
+    let entry = this.prepared.get(key);
+    if (!entry) {
+      entry = preparePackages(blueprint.packages, this.lookup, this.svcModules());
+      this.prepared.set(key, entry);
+      // A failure is not kept: the operator's install should take effect on the next run.
+      void entry.then((result) => {
+        if (!result.ok && this.prepared.get(key) === entry) this.prepared.delete(key);
+      });
+    }
+    return entry;
+  }
+
+  /** After an install or removal (success or failure). */
+  evict(): void {
+    this.prepared.clear();
+  }
+}
