@@ -15,7 +15,7 @@ const GRANTED = ['createDraft', 'createLabel', 'createReplyDraft', 'downloadAtta
 
 function program(body: string): string {
   return `import gmail from "@svc/gmail";
-import { readText, writeText, mkdir } from "svc:fs";
+import { readText, writeText, mkdir, exists } from "svc:fs";
 export function main() {
   try { return { value: (() => { ${body} })() }; }
   catch (e) { return { error: { name: e.name, code: e.code, status: e.status, retryAfterSeconds: e.retryAfterSeconds, reason: e.reason, googleStatus: e.googleStatus, capability: e.capability, message: e.message } }; }
@@ -39,8 +39,8 @@ describe('@svc/gmail', () => {
         { capability: 'svc/gmail.sendEmail', filter: 'recipients contains "eve@evil.example"', action: 'deny' as const },
         { capability: 'svc/gmail.sendEmail' },
         { capability: 'svc/gmail.reply', filter: 'recipients contains "grace.replies@navy.example"' },
-        // deleteDraft is not granted. The caller reads only /outbox and writes only /outbox and /inbox.
-        { capability: 'fs.read', filter: 'path glob "/outbox/*"' },
+        // deleteDraft is not granted. The caller reads and writes only /outbox and /inbox.
+        { capability: 'fs.read', filter: 'path glob "/outbox/*" or path glob "/inbox/*"' },
         { capability: 'fs.write', filter: 'path glob "/outbox/*" or path glob "/inbox/*"' },
         { capability: 'fs.mkdir' },
         { capability: 'fs.stat' },
@@ -136,7 +136,7 @@ describe('@svc/gmail', () => {
     assert.match(mime, /^To: grace\.replies@navy\.example\r\n/m);
     // Reply-all copies the other recipients but never the mailbox owner.
     assert.match(mime, /^Cc: bob@example\.org, "Carol" <carol@example\.net>\r\n/m);
-    assert.match(mime, /^Subject: Re: =\?UTF-8\?B\?/m);
+    assert.match(mime, new RegExp('^Subject: =\\?UTF-8\\?B\\?' + Buffer.from('Re: Zahlen für Q3').toString('base64').replace(/[+/=]/g, '\\$&') + '\\?=\\r\\n', 'm'));
     assert.match(mime, /^In-Reply-To: <CAF1234@mail\.navy\.example>\r\n/m);
     assert.match(mime, /^References: <CAF1000@mail\.navy\.example> <CAF1234@mail\.navy\.example>\r\n/m);
     assert.equal(r.value.threadId, MESSAGE.threadId);
@@ -187,10 +187,11 @@ describe('@svc/gmail', () => {
 
   test("downloadAttachment writes the decoded bytes after the caller's fs.write check", async () => {
     const r = await call(`mkdir("/inbox"); const saved = gmail.downloadAttachment("${MESSAGE.id}", "ANGjdJ8attachment-1", "/inbox/q3.csv"); return { saved, text: readText("/inbox/q3.csv") };`);
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
     assert.equal(url(r.sent[0].path).pathname, `/gmail/v1/users/me/messages/${MESSAGE.id}/attachments/ANGjdJ8attachment-1`);
     assert.deepEqual(r.value, { saved: { path: '/inbox/q3.csv', bytesWritten: ATTACHMENT_TEXT.length }, text: ATTACHMENT_TEXT });
     const denied = await call(`const d = (() => { try { gmail.downloadAttachment("${MESSAGE.id}", "ANGjdJ8attachment-1", "/q3.csv"); return null; } catch (e) { return { name: e.name, capability: e.capability }; } })();
-      return { d, exists: (() => { try { readText("/q3.csv"); return true; } catch { return false; } })() };`);
+      return { d, exists: exists("/q3.csv") };`);
     assert.deepEqual(denied.value, { d: { name: 'PermissionDeniedError', capability: 'fs.write' }, exists: false });
   });
 
