@@ -345,6 +345,8 @@ export function analyzePackage(unit: PackageProgram, dependencies: ReadonlyMap<s
         const filter = value ? urlFilter(value.text, value.complete, capability) : null;
         if (!filter && urlArg && referencesParameter(urlArg)) at(call, 'warning', `the host of this ${capability} call comes from a parameter, so no \`host\` filter can be derived; keep the base URL in a top-level const`);
         addRequirement(capability, filter ?? undefined);
+        // download also writes its destination: the runtime gates fs.write under the same caller.
+        if (capability === 'http.download') addRequirement('fs.write');
         return;
       }
       addRequirement(capability);
