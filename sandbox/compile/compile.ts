@@ -17,6 +17,8 @@ export interface CompileInput {
   availableModules: string[];
   /** Modules declared but unavailable for this run, with the reason (e.g. an `@mcp/` server that could not be discovered). */
   unavailable?: Readonly<Record<string, string>>;
+  /** False for code that is only checked, never run (a Package readme's examples). Default true. */
+  requireMain?: boolean;
 }
 
 const RESERVED_PREFIX = '__svc';
@@ -175,7 +177,7 @@ export async function compileProgram(input: CompileInput): Promise<CompileResult
 
   const { diagnostics, imported } = checkImports(ast, input);
   const main = findMain(ast);
-  if (!main.declared && !main.exported) {
+  if (input.requireMain !== false && !main.declared && !main.exported) {
     diagnostics.push({
       severity: 'error',
       line: 1,

@@ -65,6 +65,41 @@ export class BlueprintDocument {
     return true;
   }
 
+  /**
+   * Lists a Package and writes, for it and each dependency, an `allow` rule per `requires`
+   * entry (with its derived filter) under that Package's caller, unless the caller already
+   * had a rule for the capability. Returns what was added; `main` gets nothing here.
+   */
+  addPackage(name: string, closure: ReadonlyArray<{ name: string; requires: ReadonlyArray<{ capability: string; filter?: string }> }>): { listed: boolean; rules: Array<{ caller: string; rule: RuleSpec }> } {
+    const packages = this.document.getIn(['packages'], true);
+    let listed = false;
+    if (packages === undefined || packages === null || (isScalar(packages) && packages.value === null)) {
+      this.document.setIn(['packages'], this.document.createNode([name]));
+      listed = true;
+    } else if (!isSeq(packages)) {
+      throw new CliError(`${this.file}: \`packages\` is not a list of names, so it cannot be edited; fix the file first`);
+    } else if (!(packages as YAMLSeq).items.some((item) => isScalar(item) && item.value === name)) {
+      (packages as YAMLSeq).add(this.document.createNode(name));
+      listed = true;
+    }
+    const added: Array<{ caller: string; rule: RuleSpec }> = [];
+    for (const item of closure) {
+      const had = new Set(this.rulesOf(item.name).items.map((rule) => (isMap(rule) ? String((rule.toJSON() as Record<string, unknown>).capability) : '')));
+      for (const required of item.requires) {
+        if (had.has(required.capability)) continue;
+        const rule: RuleSpec = { capability: required.capability, action: 'allow', ...(required.filter ? { filter: required.filter } : {}) };
+        if (this.addRule(item.name, rule)) added.push({ caller: item.name, rule });
+      }
+    }
+    return { listed, rules: added };
+  }
+
+  /** Secret names the `secrets:` block declares. */
+  declaredSecrets(): Set<string> {
+    const secrets = this.document.getIn(['secrets'], true);
+    return new Set(isMap(secrets) ? (secrets as YAMLMap).items.map((pair) => String(isScalar(pair.key) ? pair.key.value : pair.key)) : []);
+  }
+
   /** Validates the edited text with the server's parser, then writes it; nothing is written on failure. */
   save(): string {
     const text = this.document.toString(RENDER);

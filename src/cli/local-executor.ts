@@ -12,6 +12,7 @@ import type { RunSettings, Settings } from '../config';
 import { Executor, type ExecutionReport } from '../execution';
 import { McpDiscovery, McpRun } from '../mcp/client';
 import { EgressGuard } from '../network';
+import { PackageRuntime, type PackageLookup } from '../packages';
 import { fillGit, type FilledFileArea } from '../sessions';
 import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
 import { FileAreas } from '../vfs';
@@ -27,11 +28,14 @@ export interface LocalRun {
   fileArea: FilledFileArea;
   settings: RunSettings;
   userAgent: string;
-  /**
-   * Hook for Packages: the CLI's package store ($SVC_HOME/packages) when it exists. The
-   * execution layer does not load Packages yet; the Packages work plugs the store in here.
-   */
-  packageStore: string | null;
+  /** Where the Blueprint's Packages come from (the CLI's store, or a project's fresh build). */
+  packages: PackageLookup;
+  /** The Package test runner: svc:test, every check observed, secrets from its own sources. */
+  packageTests?: {
+    label: (description: string) => void;
+    observeCheck: (caller: string, capability: string, context: Record<string, unknown>) => void;
+    secretValue: (name: string) => string | undefined;
+  };
 }
 
 export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
@@ -45,7 +49,7 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
   try {
     await pool.start();
-    const secretValue = (name: string) => (blueprint.declarations.secrets.has(name) ? run.secrets[name] : undefined);
+    const secretValue = run.packageTests?.secretValue ?? ((name: string) => (blueprint.declarations.secrets.has(name) ? run.secrets[name] : undefined));
     const git = fillGit(blueprint.git, run.variables);
     const models = new ModelBudgets(settings.limits, outbound);
     // `@mcp/` servers with static headers; a store secret's value is the one passed for its declared name.
@@ -74,18 +78,22 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
         models: models.forRun(blueprint.llm ?? {}, secretValue),
         http: { allowInsecureHttp: blueprint.allowInsecureHttp, authProxy: blueprint.authProxy, secretValue, dispatcher: outbound, userAgent: run.userAgent },
         ...(mcp ? { mcp } : {}),
+        ...(run.packageTests ? { testLabel: run.packageTests.label, observeCheck: run.packageTests.observeCheck } : {}),
         endOfRun: () => {
           files.release();
           void mcp?.close();
         },
       };
     };
+    const modules = hostModules({ packageTests: run.packageTests !== undefined });
+    const svcModules = [...modules.keys()];
     const executor = new Executor({
       pool,
+      packages: new PackageRuntime(run.packages, () => svcModules),
       // A local run is never cancelled from outside; the run's own limits end it.
       shutdown: new AbortController().signal,
       runServices: services,
-      modules: hostModules(),
+      modules,
       audit: discardAudit,
       log: silentLog,
       limits: settings.limits,

@@ -1,16 +1,17 @@
 // `svc run` without --remote: the Blueprint file (or the built-in compute-only one), its
 // variables, secrets and file area bound as the server binds a session, then one run
 // through the local executor. Loaded only when a local run is asked for.
-import fs from 'node:fs';
-import path from 'node:path';
 import { parseBlueprint, type Blueprint } from '../blueprints';
+import { PackageStore, storeLookup } from '../packages';
+import { localStoreRoot } from '../packages/local';
+import { svcHome } from './commands/build';
 import { ConfigError, parseRunSettings, type RunSettings } from '../config';
 import { bindHarnessSecrets, bindVariables, fillFileArea } from '../sessions';
 import { readBlueprintFile } from './blueprint-file';
 import type { RunOptions } from './commands/run';
 import { blueprintError } from './diagnostics';
 import { CliError, EXIT_NOT_ATTEMPTED, UsageError } from './errors';
-import { envValue, type CliIo } from './io';
+import type { CliIo } from './io';
 import { runLocally } from './local-executor';
 
 /** A compute-only Blueprint (blueprints-and-policy §12.1) for runs without --blueprint. */
@@ -37,7 +38,7 @@ export async function runHere(io: CliIo, version: string, options: RunOptions, c
     fileArea: area.value,
     settings,
     userAgent: `svc/${version}`,
-    packageStore: localPackageStore(io),
+    packages: storeLookup(new PackageStore(localPackageStore(io))),
   });
   return { ...report.response, consoleAll: report.lastRun?.console ?? report.response.console };
 }
@@ -65,20 +66,10 @@ function localBlueprint(io: CliIo, file: string | undefined): { blueprint: Bluep
       diagnostic: { path: volume },
     });
   }
-  if (blueprint.packages.length > 0) {
-    throw blueprintError(source.file, {
-      code: 'local_packages',
-      message: `local runs cannot load Packages yet (listed: ${blueprint.packages.join(', ')}); run it on the server with --remote`,
-      diagnostic: { path: ['packages'] },
-    });
-  }
   return { blueprint, label: source.file };
 }
 
-/** The CLI's package store, $SVC_HOME/packages (default ~/.svc/packages), when it exists. */
-function localPackageStore(io: CliIo): string | null {
-  const home = envValue(io, 'SVC_HOME') ?? (envValue(io, 'HOME') ? path.join(envValue(io, 'HOME')!, '.svc') : null);
-  if (!home) return null;
-  const store = path.join(path.resolve(io.cwd, home), 'packages');
-  return fs.existsSync(store) ? store : null;
+/** The CLI's package store, $SVC_HOME/packages (default ~/.svc/packages); it may not exist yet. */
+function localPackageStore(io: CliIo): string {
+  return localStoreRoot(svcHome(io));
 }

@@ -124,9 +124,11 @@ export class Executor {
     this.now = options.now ?? Date.now;
   }
 
-  /** Module names a program may import in a run with these services (svc: modules until Packages exist). */
+  /** Module names a program may import in a run with these services (`svc:` and `@mcp/` modules; Packages are added per run). */
   availableModules(services: RunServices = {}, modules: ReadonlyMap<string, HostModule> = this.options.modules): string[] {
     return [...modules.values()]
+      // The `web` module serves the platform globals (fetch, crypto.subtle); it is not importable.
+      .filter((m) => m.name.includes(':') || m.name.startsWith('@'))
       .filter((m) => !m.availableFor || m.availableFor(services))
       .map((m) => m.name)
       .sort();

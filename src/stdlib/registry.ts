@@ -12,6 +12,7 @@ import { securityModule } from './security';
 import { sessionModule } from './session';
 import type { HostModule } from './types';
 import { urlModule } from './url';
+import { testModule } from './test';
 import { uuidModule } from './uuid';
 import { webModule } from './web';
 
@@ -33,7 +34,8 @@ export function checkModule(module: HostModule): HostModule {
   return module;
 }
 
-/** All host modules by import name (`svc:fs`, ...), each checked. */
-export function hostModules(): ReadonlyMap<string, HostModule> {
-  return new Map(modules.map((m) => [m.name, checkModule(m)]));
+/** All host modules by import name (`svc:fs`, ...), each checked; `svc:test` only for the Package test runner. */
+export function hostModules(options: { packageTests?: boolean } = {}): ReadonlyMap<string, HostModule> {
+  const table = options.packageTests ? [...modules, testModule] : modules;
+  return new Map(table.map((m) => [m.name, checkModule(m)]));
 }

@@ -9,6 +9,7 @@ import { CliError, UsageError } from '../errors';
 import { alignColumns, withExample } from '../help';
 import { envValue, say, warn, type CliIo } from '../io';
 import type { CliContext } from '../program';
+import { svcHome } from './build';
 import { positionOf } from '../yaml-position';
 
 /**
@@ -180,6 +181,42 @@ function registerFileCommands(blueprint: Command, context: CliContext): void {
     document.addMcpServer(name, url, { oauth: options.oauth });
     document.save();
     say(io, `Added mcp server '${name}' to ${options.file} (denied to main until you grant it: svc blueprint capability add mcp.${name} --filter 'tool == "<tool>"')`);
+  });
+
+  withExample(
+    blueprint
+      .command('add-package')
+      .description("list an installed Package in a Blueprint file and allow its own calls (its derived `requires`, also for its dependencies); grants the program nothing unless asked")
+      .argument('<name>', 'Package name, @scope/name (from $SVC_HOME/server/packages or $SVC_HOME/packages)')
+      .option('-f, --file <path>', 'Blueprint file to edit', DEFAULT_FILE)
+      .option('--capabilities <names>', 'also allow these provided capabilities to main (comma-separated)')
+      .option('--all-capabilities', 'also allow every capability the Package provides to main')
+      .option('--no-capabilities', 'grant main nothing (the default)'),
+    'svc blueprint add-package @acme/billing -f support.yaml',
+    'svc blueprint add-package @svc/github --capabilities github.com/issues.get,github.com/issues.list',
+  ).action(async (name: string, options: { file: string; capabilities?: string | boolean; allCapabilities?: boolean }) => {
+    const { packageClosureInfo } = await import('../package-info');
+    const closure = packageClosureInfo(svcHome(io), name);
+    const provided = closure[0].provides;
+    let grants: string[] = [];
+    if (options.allCapabilities) grants = provided;
+    else if (typeof options.capabilities === 'string') {
+      grants = options.capabilities.split(',').map((c) => c.trim()).filter(Boolean);
+      const unknown = grants.filter((c) => !provided.includes(c));
+      if (unknown.length > 0) throw new UsageError(`${name} does not provide ${unknown.join(', ')}; it provides: ${provided.join(', ') || 'nothing'}`);
+    }
+    const { BlueprintDocument } = await import('../blueprint-document');
+    const document = BlueprintDocument.open(options.file, io.cwd);
+    const result = document.addPackage(name, closure);
+    for (const capabilityName of grants) if (document.addRule('main', { capability: capabilityName, action: 'allow' })) result.rules.push({ caller: 'main', rule: { capability: capabilityName, action: 'allow' } });
+    document.save();
+    say(io, result.listed ? `Listed ${name} in ${options.file}` : `${name} was already listed in ${options.file}`);
+    for (const { caller, rule } of result.rules) say(io, `  allow ${rule.capability}${rule.filter ? ` (filter ${rule.filter})` : ''} for ${caller}`);
+    const declared = document.declaredSecrets();
+    for (const secret of closure.flatMap((p) => p.secrets)) {
+      if (!declared.has(secret)) warn(io, `warning: ${name} reads secret ${secret}, which ${options.file} does not declare under \`secrets:\` (declare it with a store or harness source)`);
+    }
+    if (grants.length === 0 && provided.length > 0) say(io, `main may use none of its capabilities yet; grant them with \`svc blueprint capability add <capability> -f ${options.file}\` (provided: ${provided.join(', ')})`);
   });
 
   const capability = blueprint.command('capability').description('edit the permission rules of a Blueprint file');

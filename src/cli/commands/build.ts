@@ -1,8 +1,10 @@
 // `svc build init | new | check | publish-local` (mcp-and-packages B.2, B.5, B.6): Package
 // projects on this machine. publish-local installs into $SVC_HOME/packages, which a server
 // with the same SVC_HOME reads as its read-only fallback store.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { ConfigError, parseRunSettings } from '../../config';
 import { PackageError } from '../../packages';
 import { checkLocal, initProject, newPackage, publishLocal } from '../../packages/local';
 import { CliError, UsageError } from '../errors';
@@ -33,6 +35,46 @@ export function packageFailure(error: unknown): never {
 interface BuildOptions {
   package?: string;
   denyWarnings?: boolean;
+}
+
+interface TestOptions extends BuildOptions {
+  skipNetwork?: boolean;
+  envVar: string[];
+  envFile?: string;
+  allEnv?: boolean;
+}
+
+/** `NAME=VALUE` lines (blank lines and `#` comments skipped; optional quotes removed). */
+function readEnvFile(file: string, io: CliIo): Record<string, string> {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.resolve(io.cwd, file), 'utf8');
+  } catch (error) {
+    throw new UsageError(`--env-file ${file}: ${(error as Error).message}`);
+  }
+  const out: Record<string, string> = {};
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const at = line.indexOf('=');
+    if (at <= 0) throw new UsageError(`--env-file ${file}:${index + 1}: expected NAME=VALUE`);
+    const value = line.slice(at + 1).trim();
+    out[line.slice(0, at).trim()] = /^(["']).*\1$/.test(value) ? value.slice(1, -1) : value;
+  }
+  return out;
+}
+
+/** Secret values a test run may read: the whole environment, the env file, then named variables. */
+function testSecrets(io: CliIo, options: TestOptions): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  if (options.allEnv) for (const [name, value] of Object.entries(io.env)) if (value !== undefined) secrets[name] = value;
+  if (options.envFile) Object.assign(secrets, readEnvFile(options.envFile, io));
+  for (const name of options.envVar) {
+    const value = io.env[name];
+    if (value === undefined) throw new UsageError(`--env-var ${name}: ${name} is not set in the environment`);
+    secrets[name] = value;
+  }
+  return secrets;
 }
 
 export function registerBuildCommands(root: Command, context: CliContext): void {
@@ -79,6 +121,42 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
       }
     },
   );
+
+  withExample(
+    buildOptions(build.command('test').description('check, then run each Package\'s tests/**/*.test.ts (every call and check allowed; checks printed)'))
+      .option('--skip-network', 'skip tests/network*.test.ts')
+      .option('--env-var <name>', 'a secret the tests may read, from the environment (repeatable)', (value: string, list: string[]) => [...list, value], [])
+      .option('--env-file <file>', 'secrets the tests may read, as NAME=VALUE lines')
+      .option('--all-env', 'the tests may read the whole environment as secrets'),
+    'svc build test',
+    'svc build test -p @acme/billing --skip-network',
+    'BILLING_API_KEY=... svc build test --env-var BILLING_API_KEY',
+  ).action(async (options: TestOptions) => {
+    let settings;
+    try {
+      settings = parseRunSettings({ argv: [], env: io.env, cwd: io.cwd });
+    } catch (error) {
+      if (error instanceof ConfigError) throw new UsageError(error.message);
+      throw error;
+    }
+    try {
+      // Loaded on demand: only this command (and svc run) needs the sandbox.
+      const { runPackageTests } = await import('../package-tests');
+      const report = await runPackageTests(io, {
+        cwd: io.cwd,
+        home: svcHome(io),
+        package: options.package,
+        denyWarnings: denyWarnings(io, options.denyWarnings),
+        skipNetwork: options.skipNetwork === true,
+        secrets: testSecrets(io, options),
+        settings,
+        svcVersion: context.version,
+      });
+      if (report.failed > 0) context.setExitCode(1);
+    } catch (error) {
+      packageFailure(error);
+    }
+  });
 
   withExample(
     buildOptions(build.command('publish-local').description('check, then install into $SVC_HOME/packages (read by a server with the same SVC_HOME)')),

@@ -8,7 +8,8 @@ let cached: string | null = null;
 export function globalDeclarations(): string {
   if (cached !== null) return cached;
   const here = path.dirname(new URL(import.meta.url).pathname);
-  for (const base of [path.join(here, '..', '..', '..'), path.join(here, '..')]) {
+  // src/packages/build (tsx), dist/ (bundled) or dist/cli-chunks (a CLI chunk).
+  for (const base of [path.join(here, '..', '..', '..'), path.join(here, '..'), path.join(here, '..', '..')]) {
     const candidate = path.join(base, 'sandbox', 'declarations', 'globals.d.ts');
     if (fs.existsSync(candidate)) return (cached = fs.readFileSync(candidate, 'utf8'));
   }

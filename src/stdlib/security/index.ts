@@ -3,6 +3,13 @@
 // invariant does not apply to check.
 import { gated, type HostModule } from '../types';
 
+declare module '../types' {
+  interface RunServices {
+    /** The Package test runner prints every allowed check (`[security] caller=… capability=… context=…`). */
+    observeCheck?: (caller: string, capability: string, context: Record<string, unknown>) => void;
+  }
+}
+
 export const securityModule: HostModule = {
   name: 'svc:security',
   description: 'Permission checks for Package code',
@@ -24,7 +31,10 @@ export const securityModule: HostModule = {
       },
       // The check is the whole operation: gated as the capability it asks about.
       gate: ({ capability, context }) => ({ capability, context, check: true }),
-      run: () => undefined,
+      run: (call, { capability }, allowed) => {
+        call.services.observeCheck?.(call.caller, capability, allowed[0]?.context ?? {});
+        return undefined;
+      },
     }),
   },
 };

@@ -20,7 +20,8 @@ export const TEST_DECLARATIONS = `declare module "svc:test" {
 `;
 
 // Guest side: expectException works on the guest's own values, synchronously or through a promise.
-const guest = `
+// (Test-runner only: no Blueprint and no Package secrets are at stake there.)
+const guest = `(call) => {
 const check = (error, errorType) => {
   if (errorType !== undefined && (error == null || error.name !== errorType)) {
     throw new Error('expectException: expected ' + errorType + ', got ' + (error != null && error.name ? error.name : String(error)));
@@ -42,7 +43,7 @@ return {
     throw new Error('expectException: nothing was thrown' + (errorType ? ' (expected ' + errorType + ')' : ''));
   },
 };
-`;
+}`;
 
 export const testModule: HostModule = {
   name: 'svc:test',

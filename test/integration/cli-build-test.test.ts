@@ -1,0 +1,130 @@
+// `svc build test` (B.5) and local `svc run` with Packages, through the real `bin/svc`:
+// test programs import the Package by name and run with every call and check allowed
+// (checks printed), labels name the tests, secrets come only from --env-var/--env-file,
+// network tests can be skipped, readme fences are compiled, and failures set exit 1.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../harness';
+import { runSvc } from '../support/cli';
+import { manifest, writeFiles } from '../support/packages';
+
+const greetSources = (extraReadme = '') => ({
+  'svc.toml': manifest([{ name: '@acme/greet' }]),
+  'docs/readme.md': `# greet\n\n\`\`\`ts\nimport { greet } from "@acme/greet";\nconst text = greet("ann");\n\`\`\`\n${extraReadme}`,
+  'src/lib.ts': `import { check } from "svc:security";
+import secrets from "svc:secrets";
+
+/** Errors of greet. */
+export class GreetError extends Error {
+  constructor(public code: string, message: string) { super(message); this.name = "GreetError"; }
+}
+
+/**
+ * Greets someone, signed with the key's length.
+ * @param who Name to greet.
+ * @returns The greeting.
+ * @capability acme.com/greet { who }
+ */
+export function greet(who: string): string {
+  check("acme.com/greet", { who });
+  const key = secrets.get("GREET_KEY");
+  if (key == null) throw new GreetError("missing_token", "bind GREET_KEY");
+  return "hello " + who + " (" + key.length + ")";
+}
+`,
+  'tests/greet.test.ts': `import { label, expectException } from "svc:test";
+import { greet, GreetError } from "@acme/greet";
+export function main() {
+  label("greets with the key");
+  assert(greet("ann") === "hello ann (6)", "unexpected greeting");
+  const e = expectException(() => { throw new GreetError("x", "y"); }, "GreetError");
+  assert((e as GreetError).code === "x");
+}
+`,
+  'tests/network-live.test.ts': 'export function main() { throw new Error("network test ran"); }\n',
+});
+
+describe('svc build test', () => {
+  test('runs the tests with the secret from --env-var, prints each check, compiles the readme, exit 0', async () => {
+    const project = writeFiles(tempDir(), greetSources());
+    const result = await runSvc(['build', 'test', '--skip-network', '--env-var', 'GREET_KEY'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'abcdef' } });
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, /^ok {3}tests\/greet\.test\.ts — greets with the key$/m);
+    assert.match(result.stdout, /\[security\] caller=main capability=acme\.com\/greet context=\{"who":"ann"\}/);
+    assert.match(result.stdout, /^ok {3}example 1 \(compile\)$/m);
+    assert.doesNotMatch(result.stdout, /network-live/);
+    assert.match(result.stdout, /^2 passed, 0 failed$/m);
+  });
+
+  test('without the secret the Package throws its own error; network tests run unless skipped; a bad fence fails; exit 1', async () => {
+    const project = writeFiles(tempDir(), greetSources('\n```ts\nimport { nothing } from "@acme/other";\n```\n'));
+    const result = await runSvc(['build', 'test'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'not-passed' } });
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.match(result.stdout, /^FAIL tests\/greet\.test\.ts — greets with the key\n {4}GreetError: bind GREET_KEY/m);
+    assert.match(result.stdout, /^FAIL tests\/network-live\.test\.ts\n {4}Error: network test ran/m);
+    assert.match(result.stdout, /^FAIL example 2 \(compile\)\n[\s\S]*?cannot import `@acme\/other`/m);
+    assert.match(result.stdout, /^1 passed, 3 failed$/m);
+  });
+
+  test('--env-file supplies secrets; --env-var naming an unset variable is a usage error', async () => {
+    const project = writeFiles(tempDir(), greetSources());
+    fs.writeFileSync(path.join(project, '.env'), '# test secrets\nGREET_KEY="abcdef"\n');
+    const ok = await runSvc(['build', 'test', '--skip-network', '--env-file', '.env'], { cwd: project, env: { SVC_HOME: tempDir() } });
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    const usage = await runSvc(['build', 'test', '--env-var', 'NOT_SET_ANYWHERE'], { cwd: project, env: { SVC_HOME: tempDir() } });
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /NOT_SET_ANYWHERE is not set/);
+  });
+});
+
+describe('svc run (local) with Packages', () => {
+  test('a Blueprint file listing a published Package runs it from $SVC_HOME/packages; an unpublished one is package_resolution (exit 3)', async () => {
+    const home = tempDir();
+    const project = writeFiles(tempDir(), greetSources());
+    const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
+    assert.equal(published.code, 0, published.stderr);
+    const work = writeFiles(tempDir(), {
+      'bp.yaml': 'name: local\ndefault: deny\npackages: ["@acme/greet"]\nsecrets:\n  GREET_KEY:\n    harness: {}\npermissions:\n  "@acme/greet":\n    - capability: secrets.get\n      action: allow\n  main:\n    - capability: acme.com/greet\n      filter: who == "bo"\n      action: allow\n',
+      'program.ts': 'import { greet } from "@acme/greet";\nexport function main() { return greet("bo"); }\n',
+    });
+    const ran = await runSvc(['run', 'program.ts', '--blueprint', 'bp.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(ran.stdout, 'hello bo (2)\n');
+    const missing = await runSvc(['run', 'program.ts', '--blueprint', 'bp.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: tempDir(), GREET_KEY: 'k1' } });
+    assert.equal(missing.code, 3, missing.stderr);
+    assert.match(missing.stderr, /package '@acme\/greet' is not installed/);
+  });
+});
+
+describe('svc blueprint add-package', () => {
+  test('lists the Package, allows its derived requires under its caller, grants main only what is asked, warns about undeclared secrets', async () => {
+    const home = tempDir();
+    const project = writeFiles(tempDir(), greetSources());
+    assert.equal((await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } })).code, 0);
+    const work = writeFiles(tempDir(), { 'bp.yaml': '# the support agent\nname: support\ndefault: deny\n' });
+    const added = await runSvc(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml'], { cwd: work, env: { SVC_HOME: home } });
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stdout, /Listed @acme\/greet in bp\.yaml/);
+    assert.match(added.stderr, /reads secret GREET_KEY, which bp\.yaml does not declare/);
+    const text = fs.readFileSync(path.join(work, 'bp.yaml'), 'utf8');
+    assert.match(text, /^# the support agent/);
+    const doc = (await import('yaml')).parse(text);
+    assert.deepEqual(doc.packages, ['@acme/greet']);
+    assert.deepEqual(doc.permissions['@acme/greet'], [{ capability: 'secrets.get', filter: 'name == "GREET_KEY"', action: 'allow' }]);
+    assert.equal(doc.permissions.main, undefined);
+    const granted = await runSvc(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml', '--capabilities', 'acme.com/greet'], { cwd: work, env: { SVC_HOME: home } });
+    assert.equal(granted.code, 0, granted.stderr);
+    assert.match(granted.stdout, /already listed/);
+    const again = (await import('yaml')).parse(fs.readFileSync(path.join(work, 'bp.yaml'), 'utf8'));
+    assert.deepEqual(again.permissions.main, [{ capability: 'acme.com/greet', action: 'allow' }]);
+    assert.equal(again.permissions['@acme/greet'].length, 1);
+    const unknown = await runSvc(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml', '--capabilities', 'acme.com/nope'], { cwd: work, env: { SVC_HOME: home } });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /does not provide acme\.com\/nope; it provides: acme\.com\/greet/);
+    const missing = await runSvc(['blueprint', 'add-package', '@acme/absent', '-f', 'bp.yaml'], { cwd: work, env: { SVC_HOME: home } });
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /package '@acme\/absent' is not installed/);
+  });
+});
