@@ -13,8 +13,10 @@ export type { DownloadedFile, DriveFile, DriveUser, FilePage, FileText, Permissi
 
 /** Files resource, for downloads (kept literal so the build derives the download host). */
 const FILES = "https://www.googleapis.com/drive/v3/files/";
-/** Resumable uploads send 8 MiB per request (a multiple of the 256 KiB Drive requires). */
+/** Resumable uploads send 8 MiB per request by default. */
 const CHUNK = 8 * 1024 * 1024;
+/** Drive requires chunks in multiples of 256 KiB (all but the last). */
+const UNIT = 256 * 1024;
 /** Largest download (and default cap): the http.download ceiling. */
 const MAX_DOWNLOAD = 52428800;
 /** Largest text `readText` returns (Drive's export limit is 10 MB). */
@@ -60,6 +62,8 @@ export interface UploadOptions {
   parentId?: string | null;
   /** Content type (default guessed from the name). */
   mimeType?: string | null;
+  /** Bytes per upload request: a multiple of 262,144 up to 8,388,608 (the default, 8 MiB). */
+  chunkSize?: number | null;
 }
 
 /** Options of `copyFile`. */
@@ -185,7 +189,7 @@ export function downloadFile(fileId: string, path: string, options?: DownloadOpt
 /**
  * Upload a file of the file area to Drive with a resumable upload in 8 MiB chunks. The caller's own `fs.read` rule is checked for `path`.
  * @param path File-area path to upload.
- * @param options `name`, `parentId`, `mimeType`.
+ * @param options `name`, `parentId`, `mimeType`, `chunkSize`.
  * @returns The new Drive file.
  * @capability svc/google-drive.uploadFile { path }
  */
@@ -195,6 +199,8 @@ export function uploadFile(path: string, options?: UploadOptions | null): DriveF
   const name = optionalNameArg(o.name, "options.name") ?? source.split("/").filter((s) => s !== "").pop() ?? "upload";
   const parentId = o.parentId == null ? undefined : idArg(o.parentId, "options.parentId");
   const mimeType = mimeArg(o.mimeType, "options.mimeType") ?? contentTypeFor(name);
+  const chunkSize = intArg(o.chunkSize, "options.chunkSize", UNIT, CHUNK) ?? CHUNK;
+  if (chunkSize % UNIT !== 0) throw new DriveError("invalid_argument", `options.chunkSize must be a multiple of ${UNIT} bytes (256 KiB), as Drive requires`);
   check("svc/google-drive.uploadFile", { path: source });
   check("fs.read", { path: source });
   const info = stat(source);
@@ -204,8 +210,8 @@ export function uploadFile(path: string, options?: UploadOptions | null): DriveF
   const uploadId = startUpload({ name, mimeType, ...(parentId ? { parents: [parentId] } : {}) }, mimeType, total, params);
   let offset = 0;
   // Each round either advances by what Drive stored or finishes; a stalled session is an error.
-  for (let round = 0; round < Math.ceil(total / CHUNK) * 2 + 2; round++) {
-    const chunk = total === 0 ? new Uint8Array(0) : readBytes(source, offset, Math.min(CHUNK, total - offset));
+  for (let round = 0; round < Math.ceil(total / chunkSize) * 2 + 2; round++) {
+    const chunk = total === 0 ? new Uint8Array(0) : readBytes(source, offset, Math.min(chunkSize, total - offset));
     const result = putChunk(uploadId, chunk, offset, total, params);
     if (result.done) return toFile(result.file);
     if (result.next <= offset && chunk.length > 0 && result.next !== offset) throw new DriveError("invalid_response", "Drive's upload session went backwards", 308);
