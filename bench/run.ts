@@ -3,11 +3,14 @@
 //      and throughput with 16 concurrent clients;
 //  (b) CPU-bound workloads instrumented (our compile pipeline) vs the same code uninstrumented
 //      in a bare isolate, as a ratio;
-//  (c) server RSS idle and under load.
+//  (c) server RSS idle and under load;
+//  (d) the same hello world when the greeting comes from a Package (frozen built-ins, attribution).
 // Numbers are printed, never asserted: speed is measured, not tested.
 import { Agent, request } from 'undici';
 import fs from 'node:fs';
-import { startServer, type TestServer } from '../test/harness';
+import path from 'node:path';
+import { startServer, tempDir, type TestServer } from '../test/harness';
+import { runSvc } from '../test/support/cli';
 import { measureInstrumentation } from './instrumentation';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
@@ -59,18 +62,23 @@ function childPids(pid: number): number[] {
 }
 
 let programCounter = 0;
-/** A hello-world program; with `fresh`, a different source each call (no compile-cache hit). */
-function helloBody(fresh: boolean): string {
-  const code = fresh ? `export function main() { const n = ${programCounter++}; return n >= 0 ? "hello" : "x"; }` : 'export function main() { return "hello"; }';
+type Variant = 'same' | 'fresh' | 'package';
+
+/** A hello-world program; `fresh`: a different source each call (no compile-cache hit); `package`: the greeting comes from a Package. */
+function helloBody(variant: Variant): string {
+  if (variant === 'package') return JSON.stringify({ blueprint: 'bench-package', code: 'import { hello } from "@bench/hello";\nexport function main() { return hello(); }' });
+  const code = variant === 'fresh' ? `export function main() { const n = ${programCounter++}; return n >= 0 ? "hello" : "x"; }` : 'export function main() { return "hello"; }';
   return JSON.stringify({ blueprint: 'bench', code });
 }
 
-async function executeLatency(server: TestServer, fresh: boolean): Promise<Record<string, string>> {
-  const label = fresh ? 'new program each request' : 'same program';
+const LABELS: Record<Variant, string> = { same: 'same program', fresh: 'new program each request', package: 'program importing a Package' };
+
+async function executeLatency(server: TestServer, variant: Variant): Promise<Record<string, string>> {
+  const label = LABELS[variant];
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: CONCURRENCY });
   const headers = { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' };
   const once = async () => {
-    const body = helloBody(fresh);
+    const body = helloBody(variant);
     const started = process.hrtime.bigint();
     const response = await request(`${server.url}/v1/execute`, { method: 'POST', body, headers, dispatcher });
     const json = (await response.body.json()) as { result: string | null; error: unknown };
@@ -125,13 +133,34 @@ async function main(): Promise<void> {
   for (const [name, value] of Object.entries(rows)) console.log(`${name.padEnd(width)}  ${value}`);
 }
 
+/** A home whose CLI store holds `@bench/hello` (the server reads it as its fallback store). */
+async function homeWithPackage(): Promise<string> {
+  const home = tempDir('svc-bench-');
+  const project = tempDir('svc-bench-pkg-');
+  const files: Record<string, string> = {
+    'svc.toml': '[[package]]\nname = "@bench/hello"\nversion = "0.1.0"\ndescription = "Greets"\n',
+    'docs/readme.md': '# hello\n',
+    'src/lib.ts': '/**\n * Greets.\n * @returns The greeting.\n */\nexport function hello(): string {\n  return "hello";\n}\n',
+  };
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+    fs.writeFileSync(path.join(project, file), text);
+  }
+  const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
+  if (published.code !== 0) throw new Error(`could not publish the bench Package: ${published.stderr}`);
+  return home;
+}
+
 async function httpRows(rows: Record<string, string>): Promise<void> {
-  const server = await startServer({ env: { RUST_LOG: 'warn,svc_server::serve=info' }, config: { logging: { audit: { enabled: false } } } });
+  const server = await startServer({ home: await homeWithPackage(), env: { RUST_LOG: 'warn,svc_server::serve=info' }, config: { logging: { audit: { enabled: false } } } });
   try {
-    const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: bench\ndefault: deny\n' } });
-    if (created.status >= 300) throw new Error(`could not register the bench Blueprint: ${created.text}`);
-    Object.assign(rows, await executeLatency(server, false));
-    Object.assign(rows, await executeLatency(server, true));
+    for (const yaml of ['name: bench\ndefault: deny\n', 'name: bench-package\ndefault: deny\npackages: ["@bench/hello"]\n']) {
+      const created = await server.request('POST', '/v1/blueprints', { body: { yaml } });
+      if (created.status >= 300) throw new Error(`could not register a bench Blueprint: ${created.text}`);
+    }
+    Object.assign(rows, await executeLatency(server, 'same'));
+    Object.assign(rows, await executeLatency(server, 'fresh'));
+    Object.assign(rows, await executeLatency(server, 'package'));
   } finally {
     await server.stop();
   }

@@ -112,8 +112,56 @@ export function checkLocal(options: LocalBuildOptions): ProjectBuild {
     external: (name) => storedDependency(store, name),
   });
   writeDerivedFiles(build);
+  writeLock(root, manifest, store);
   if (options.denyWarnings && build.warnings.length > 0) throw new PackageError('warnings_denied', deniedWarningsMessage(build.warnings), build.warnings);
   return build;
+}
+
+/** The lock file of a project with repository dependencies (B.2). */
+export const LOCK_FILE = 'svc.lock';
+
+interface LockEntry {
+  name: string;
+  version: string;
+  github: string;
+  sha: string;
+  digest: string;
+}
+
+/**
+ * Repository dependencies must be in the local store at their pinned commit (installed by
+ * `svc install`); `svc.lock` records what was used, sorted by name. An existing lock is
+ * satisfied only when every locked Package in the store still has the same sha and digest.
+ */
+function writeLock(root: string, manifest: ReturnType<typeof readManifest>, store: PackageStore): void {
+  const entries: LockEntry[] = [];
+  for (const [name, spec] of manifest.dependencies) {
+    if (spec.kind !== 'github') continue;
+    const found = store.find(name);
+    const source = found?.metadata.source?.github;
+    const install = `run \`svc install ${spec.github}@${spec.rev} ${name}\` first`;
+    if (!found || !source) throw new PackageError('invalid_dependency', `repository dependency ${name} (${spec.github} at ${spec.rev}) is not installed in the local store; ${install}`);
+    if (source.sha !== spec.rev) throw new PackageError('invalid_dependency', `repository dependency ${name} is installed from commit ${source.sha}, but svc.toml pins ${spec.rev}; ${install.replace('first', 'with --upgrade first')}`);
+    entries.push({ name, version: found.metadata.package_version, github: spec.github, sha: source.sha, digest: source.digest });
+  }
+  const file = path.join(root, LOCK_FILE);
+  if (entries.length === 0) return;
+  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+  if (fs.existsSync(file)) {
+    let locked: LockEntry[] = [];
+    try {
+      locked = (JSON.parse(fs.readFileSync(file, 'utf8')) as { packages?: LockEntry[] }).packages ?? [];
+    } catch {
+      locked = [];
+    }
+    for (const entry of locked) {
+      const current = entries.find((e) => e.name === entry.name);
+      if (current && (current.sha !== entry.sha || current.digest !== entry.digest)) {
+        throw new PackageError('invalid_dependency', `${LOCK_FILE} locks ${entry.name} at ${entry.sha} (${entry.digest}) but the store holds ${current.sha} (${current.digest}); reinstall the locked commit, or delete ${LOCK_FILE} to lock the installed one`);
+      }
+    }
+  }
+  fs.writeFileSync(file, `${JSON.stringify({ packages: entries }, null, 2)}\n`);
 }
 
 /** `svc build publish-local`: check, then install into `$SVC_HOME/packages`. */

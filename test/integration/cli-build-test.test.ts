@@ -128,3 +128,37 @@ describe('svc blueprint add-package', () => {
     assert.match(missing.stderr, /package '@acme\/absent' is not installed/);
   });
 });
+
+describe('svc.lock', () => {
+  test('a project with a repository dependency locks the installed commit and digest; a lock the store no longer matches is refused', async () => {
+    const { startCodeHost } = await import('../support/code-host');
+    const host = await startCodeHost(tempDir());
+    try {
+      const home = tempDir();
+      const util = host.addCommit('acme/tools', ['main'], {
+        'svc.toml': manifest([{ name: '@acme/util' }]),
+        'docs/readme.md': '# util\n',
+        'src/lib.ts': '/**\n * Doubles.\n * @param n A number.\n * @returns Twice n.\n */\nexport function double(n: number): number {\n  return n * 2;\n}\n',
+      });
+      const env = { SVC_HOME: home, SVC_GITHUB_API_URL: host.url, NODE_EXTRA_CA_CERTS: host.certFile };
+      const installed = await runSvc(['install', `acme/tools@${util.sha}`, '@acme/util'], { cwd: tempDir(), env });
+      assert.equal(installed.code, 0, installed.stderr);
+      const project = writeFiles(tempDir(), {
+        'svc.toml': manifest([{ name: '@acme/app', dependencies: ['@acme/util'] }], `\n[dependencies]\n"@acme/util" = { github = "github.com/acme/tools", rev = "${util.sha}" }\n`),
+        'docs/readme.md': '# app\n',
+        'src/lib.ts': 'import { double } from "@acme/util";\n/**\n * Quadruples.\n * @param n A number.\n * @returns Four times n.\n */\nexport function quad(n: number): number {\n  return double(double(n));\n}\n',
+      });
+      const checked = await runSvc(['build', 'check'], { cwd: project, env });
+      assert.equal(checked.code, 0, checked.stderr);
+      const lock = JSON.parse(fs.readFileSync(path.join(project, 'svc.lock'), 'utf8'));
+      assert.deepEqual(lock, { packages: [{ name: '@acme/util', version: '0.1.0', github: 'github.com/acme/tools', sha: util.sha, digest: host.digestOf(util) }] });
+      lock.packages[0].digest = 'sha256:' + '0'.repeat(64);
+      fs.writeFileSync(path.join(project, 'svc.lock'), JSON.stringify(lock));
+      const stale = await runSvc(['build', 'check'], { cwd: project, env });
+      assert.equal(stale.code, 1);
+      assert.match(stale.stderr, /svc\.lock locks @acme\/util at .* but the store holds/);
+    } finally {
+      host.close();
+    }
+  });
+});

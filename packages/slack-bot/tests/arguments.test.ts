@@ -1,0 +1,24 @@
+import { label, expectException } from "svc:test";
+import { sendMessage, addReaction, openGroupDirectMessage, listMessages, getUser, SlackError } from "@svc/slack-bot";
+
+function code(fn: () => unknown): string {
+  const error = expectException(fn, "SlackError") as SlackError;
+  assert(error.status === 0, "local failures have status 0");
+  return error.code;
+}
+
+export function main() {
+  label("a channel name instead of an id is refused before any request");
+  assert(code(() => sendMessage("#general", "hi")) === "invalid_argument");
+  label("empty text is refused");
+  assert(code(() => sendMessage("C0123ABCD", "  ")) === "invalid_argument");
+  label("a malformed ts is refused");
+  assert(code(() => addReaction("C0123ABCD", "yesterday", "thumbsup")) === "invalid_argument");
+  label("a group direct message needs 2 to 8 distinct users");
+  assert(code(() => openGroupDirectMessage(["U0123ABCD", "U0123ABCD"])) === "invalid_argument");
+  label("a page size out of range is refused");
+  assert(code(() => listMessages("C0123ABCD", { limit: 0 })) === "invalid_argument");
+  label("a bad user id is refused, naming the parameter");
+  const error = expectException(() => getUser("someone"), "SlackError");
+  assert(error.message.includes("userId"));
+}
