@@ -15,7 +15,7 @@ const GRANTED = ['createDraft', 'createLabel', 'createReplyDraft', 'downloadAtta
 
 function program(body: string): string {
   return `import gmail from "@svc/gmail";
-import { readText, writeText, mkdir, exists } from "svc:fs";
+import { readText, readBytes, writeText, mkdir, exists, size } from "svc:fs";
 export function main() {
   try { return { value: (() => { ${body} })() }; }
   catch (e) { return { error: { name: e.name, code: e.code, status: e.status, retryAfterSeconds: e.retryAfterSeconds, reason: e.reason, googleStatus: e.googleStatus, capability: e.capability, message: e.message } }; }
@@ -193,6 +193,23 @@ describe('@svc/gmail', () => {
     const denied = await call(`const d = (() => { try { gmail.downloadAttachment("${MESSAGE.id}", "ANGjdJ8attachment-1", "/q3.csv"); return null; } catch (e) { return { name: e.name, capability: e.capability }; } })();
       return { d, exists: exists("/q3.csv") };`);
     assert.deepEqual(denied.value, { d: { name: 'PermissionDeniedError', capability: 'fs.write' }, exists: false });
+  });
+
+  test('multi-megabyte attachments are sent and saved within the default run memory', async () => {
+    const size = 2 * 1024 * 1024;
+    const sent = await call(`mkdir("/outbox"); writeText("/outbox/big.txt", "ab".repeat(${size / 2})); return gmail.sendEmail({ to: "bob@example.org", subject: "big", text: "see attached", attachments: ["/outbox/big.txt"] });`);
+    assert.equal(sent.error, undefined, JSON.stringify(sent.error));
+    const parts = base64Parts(decodeRaw(sent.sent[0].json.raw));
+    assert.equal(parts[1].length, size);
+    assert.equal(parts[1], 'ab'.repeat(size / 2));
+    c.api.handle(() => ({ json: { attachmentId: 'ANGjdJ8big', size, data: Buffer.alloc(size, 0xfe).toString('base64url') } }));
+    try {
+      const saved = await call(`mkdir("/inbox"); const r = gmail.downloadAttachment("${MESSAGE.id}", "ANGjdJ8big", "/inbox/big.bin"); return { r, size: size("/inbox/big.bin"), head: Array.from(readBytes("/inbox/big.bin", 0, 4)) };`);
+      assert.equal(saved.error, undefined, JSON.stringify(saved.error));
+      assert.deepEqual(saved.value, { r: { path: '/inbox/big.bin', bytesWritten: size }, size, head: [0xfe, 0xfe, 0xfe, 0xfe] });
+    } finally {
+      c.api.handle(gmailHandler);
+    }
   });
 
   test('without GOOGLE_ACCESS_TOKEN: missing_token and nothing is sent', async () => {

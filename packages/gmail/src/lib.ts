@@ -1,10 +1,10 @@
 // @svc/gmail: Gmail API v1 for the mailbox of the shared Google access token
 // (GOOGLE_ACCESS_TOKEN, never refreshed by the Package).
 import { check } from "svc:security";
-import { read, stat, write } from "svc:fs";
+import { append, readBytes, stat, write } from "svc:fs";
 import { apiDelete, apiGet, apiPost, GmailError, type Json } from "./client";
 import { emailArg, flagArg, formatArg, idArg, labelChangesArg, labelIdsArg, labelNameArg, maxResultsArg, optionsArg, pageTokenArg, pathArg, replyArg, textArg, visibilityArg, type AttachmentRequest, type EmailInput, type ReplyInput } from "./args";
-import { buildMime, contentTypeFor, fromBase64, recipientAddresses, toBase64Url, type Mailbox, type Outgoing, type OutgoingFile } from "./mime";
+import { buildMime, contentTypeFor, fromBase64, recipientAddresses, textToBase64Url, toBase64, type Mailbox, type Outgoing, type OutgoingFile } from "./mime";
 import { threadLabels, toDraft, toDraftDetail, toDraftPage, toLabel, toLabels, toMessage, toProfile, toSent, toThread, toThreadPage, toTriageItem, type Draft, type DraftDetail, type DraftPage, type Label, type LabelChange, type Message, type Profile, type SentMessage, type Thread, type ThreadPage, type TriageItem } from "./model";
 
 export { GmailError };
@@ -13,6 +13,8 @@ export type { AttachmentInfo, Draft, DraftDetail, DraftPage, Label, LabelChange,
 
 /** Gmail's limit for a whole message, attachments included (base64 grows it by a third). */
 const MAX_ATTACHMENT_BYTES = 25000000;
+/** Bytes per file-area read or write: whole files cross into the run in pieces (a multiple of 3, so base64 pieces join). */
+const PIECE = 3 * 174762;
 /** Headers read from the original message to address and thread a reply. */
 const REPLY_HEADERS = ["From", "To", "Cc", "Reply-To", "Subject", "Message-ID", "References"];
 /** Headers read for triage. */
@@ -76,7 +78,7 @@ export interface SavedAttachment {
   bytesWritten: number;
 }
 
-/** Reads the attachments the caller named (its own fs.read rule was checked by the export). */
+/** Reads and encodes the attachments the caller named (its own fs.read rule was checked by the export). */
 function readFiles(requests: AttachmentRequest[]): OutgoingFile[] {
   let total = 0;
   return requests.map((r) => {
@@ -84,14 +86,14 @@ function readFiles(requests: AttachmentRequest[]): OutgoingFile[] {
     if (info === null || info.kind !== "file") throw new GmailError("invalid_argument", `attachment ${r.path} is not a file in the file area`);
     total += info.size;
     if (total > MAX_ATTACHMENT_BYTES) throw new GmailError("invalid_argument", `attachments add up to more than ${MAX_ATTACHMENT_BYTES} bytes, Gmail's message limit`);
-    const content = read(r.path);
-    if (content === null) throw new GmailError("invalid_argument", `attachment ${r.path} is too large to read`);
-    return { filename: r.filename, contentType: r.contentType ?? contentTypeFor(r.filename), content };
+    let base64 = "";
+    for (let offset = 0; offset < info.size; offset += PIECE) base64 += toBase64(readBytes(r.path, offset, Math.min(PIECE, info.size - offset)));
+    return { filename: r.filename, contentType: r.contentType ?? contentTypeFor(r.filename), base64 };
   });
 }
 
 function raw(message: Outgoing): string {
-  return toBase64Url(new TextEncoder().encode(buildMime(message)));
+  return textToBase64Url(buildMime(message));
 }
 
 /** Addresses and threading of a reply to `original`. */
@@ -377,7 +379,8 @@ export function downloadAttachment(messageId: string, attachmentId: string, path
   if (bytes === null) throw new GmailError("invalid_response", "Gmail attachments.get answered without base64url `data`", 200);
   check("fs.write", { path: destination, length: bytes.length });
   if (!overwrite && stat(destination) !== null) throw new GmailError("invalid_argument", `${destination} exists; pass {overwrite: true} to replace it`);
-  write(destination, bytes);
+  write(destination, bytes.subarray(0, PIECE));
+  for (let offset = PIECE; offset < bytes.length; offset += PIECE) append(destination, bytes.subarray(offset, offset + PIECE));
   return { path: destination, bytesWritten: bytes.length };
 }
 

@@ -10,48 +10,110 @@ export interface Mailbox {
   email: string;
 }
 
+// The base64 and UTF-8 codecs here are our own and build their output in blocks: the
+// runtime's atob/btoa/TextEncoder keep one array entry per byte, which a multi-megabyte
+// attachment cannot afford within a run's memory.
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const URL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/** Bytes encoded per block (a multiple of 3, so blocks join without padding). */
+const BLOCK = 3072;
 
-/** Standard base64 with padding. */
-export function toBase64(bytes: Uint8Array): string {
-  let out = "";
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
+function encodeBlock(bytes: Uint8Array, start: number, end: number, alphabet: string, pad: string): string {
+  const quads: string[] = [];
+  let i = start;
+  for (; i + 2 < end; i += 3) {
     const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    out += ALPHABET[n >> 18] + ALPHABET[(n >> 12) & 63] + ALPHABET[(n >> 6) & 63] + ALPHABET[n & 63];
+    quads.push(alphabet[n >> 18] + alphabet[(n >> 12) & 63] + alphabet[(n >> 6) & 63] + alphabet[n & 63]);
   }
-  const rest = bytes.length - i;
-  if (rest === 1) {
+  if (end - i === 1) {
     const n = bytes[i] << 16;
-    out += ALPHABET[n >> 18] + ALPHABET[(n >> 12) & 63] + "==";
-  } else if (rest === 2) {
+    quads.push(alphabet[n >> 18] + alphabet[(n >> 12) & 63] + pad + pad);
+  } else if (end - i === 2) {
     const n = (bytes[i] << 16) | (bytes[i + 1] << 8);
-    out += ALPHABET[n >> 18] + ALPHABET[(n >> 12) & 63] + ALPHABET[(n >> 6) & 63] + "=";
+    quads.push(alphabet[n >> 18] + alphabet[(n >> 12) & 63] + alphabet[(n >> 6) & 63] + pad);
+  }
+  return quads.join("");
+}
+
+/** Standard base64 with padding, or with `url` base64url without padding. */
+export function toBase64(bytes: Uint8Array, url = false): string {
+  const blocks: string[] = [];
+  for (let i = 0; i < bytes.length; i += BLOCK) blocks.push(encodeBlock(bytes, i, Math.min(i + BLOCK, bytes.length), url ? URL_ALPHABET : ALPHABET, url ? "" : "="));
+  return blocks.join("");
+}
+
+/** UTF-8 bytes of a string (lone surrogates become U+FFFD). */
+export function utf8(text: string): Uint8Array {
+  let length = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) length += 1;
+    else if (c < 0x800) length += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      length += 4;
+      i++;
+    } else length += 3;
+  }
+  const out = new Uint8Array(length);
+  let o = 0;
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c < 0x80) out[o++] = c;
+    else if (c < 0x800) {
+      out[o++] = 0xc0 | (c >> 6);
+      out[o++] = 0x80 | (c & 63);
+    } else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      c = 0x10000 + ((c - 0xd800) << 10) + (text.charCodeAt(++i) - 0xdc00);
+      out[o++] = 0xf0 | (c >> 18);
+      out[o++] = 0x80 | ((c >> 12) & 63);
+      out[o++] = 0x80 | ((c >> 6) & 63);
+      out[o++] = 0x80 | (c & 63);
+    } else {
+      if (c >= 0xd800 && c < 0xe000) c = 0xfffd;
+      out[o++] = 0xe0 | (c >> 12);
+      out[o++] = 0x80 | ((c >> 6) & 63);
+      out[o++] = 0x80 | (c & 63);
+    }
   }
   return out;
 }
 
-/** base64url without padding (Gmail's `raw` and body `data`). */
-export function toBase64Url(bytes: Uint8Array): string {
-  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+/** base64url without padding of a string's UTF-8 bytes (Gmail's `raw`). */
+export function textToBase64Url(text: string): string {
+  return toBase64(utf8(text), true);
 }
+
+/** Value of each base64 and base64url digit; -1 for others, -2 for what is skipped. */
+const DIGITS = (() => {
+  const table = new Int8Array(128).fill(-1);
+  for (let i = 0; i < 64; i++) table[ALPHABET.charCodeAt(i)] = i;
+  table[45] = 62; // "-"
+  table[95] = 63; // "_"
+  for (const skip of [9, 10, 13, 32, 61]) table[skip] = -2; // whitespace and "="
+  return table;
+})();
 
 /** Decodes base64 or base64url (padding optional); null when the text is not base64. */
 export function fromBase64(text: string): Uint8Array | null {
-  const clean = text.replace(/[\s=]/g, "").replace(/-/g, "+").replace(/_/g, "/");
-  if (!/^[A-Za-z0-9+/]*$/.test(clean) || clean.length % 4 === 1) return null;
-  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
+  const out = new Uint8Array(Math.floor((text.length * 3) / 4));
   let buffer = 0;
   let bits = 0;
   let o = 0;
-  for (let i = 0; i < clean.length; i++) {
-    buffer = (buffer << 6) | ALPHABET.indexOf(clean[i]);
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const v = c < 128 ? DIGITS[c] : -1;
+    if (v === -2) continue;
+    if (v === -1) return null;
+    digits++;
+    buffer = ((buffer << 6) | v) & 0xffffff;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
       out[o++] = (buffer >> bits) & 255;
     }
   }
+  if (digits % 4 === 1) return null;
   return out.subarray(0, o);
 }
 
@@ -190,7 +252,7 @@ function isPrintableAscii(text: string): boolean {
 
 /** A header value as an RFC 2047 encoded word when it is not plain ASCII. */
 export function encodeWord(text: string): string {
-  return isPrintableAscii(text) ? text : "=?UTF-8?B?" + toBase64(new TextEncoder().encode(text)) + "?=";
+  return isPrintableAscii(text) ? text : "=?UTF-8?B?" + toBase64(utf8(text)) + "?=";
 }
 
 function formatMailbox(m: Mailbox): string {
@@ -199,11 +261,11 @@ function formatMailbox(m: Mailbox): string {
   return '"' + m.name.replace(/(["\\])/g, "\\$1") + '" <' + m.email + ">";
 }
 
-/** A file attached to an outgoing message, already read. */
+/** A file attached to an outgoing message, already read and base64-encoded. */
 export interface OutgoingFile {
   filename: string;
   contentType: string;
-  content: Uint8Array;
+  base64: string;
 }
 
 /** Everything of an outgoing message, validated. */
@@ -220,11 +282,13 @@ export interface Outgoing {
 }
 
 function wrap76(text: string): string {
-  return text.replace(/(.{76})(?=.)/g, "$1\r\n");
+  const lines: string[] = [];
+  for (let i = 0; i < text.length; i += 76) lines.push(text.slice(i, i + 76));
+  return lines.join("\r\n");
 }
 
 function textPart(type: "plain" | "html", body: string): string {
-  return `Content-Type: text/${type}; charset=UTF-8\r\nContent-Transfer-Encoding: base64\r\n\r\n` + wrap76(toBase64(new TextEncoder().encode(body))) + "\r\n";
+  return `Content-Type: text/${type}; charset=UTF-8\r\nContent-Transfer-Encoding: base64\r\n\r\n` + wrap76(toBase64(utf8(body))) + "\r\n";
 }
 
 function boundary(tag: string, seed: number): string {
@@ -256,7 +320,7 @@ export function buildMime(message: Outgoing): string {
     const b = boundary("mixed", seed);
     let mixed = `Content-Type: multipart/mixed; boundary="${b}"\r\n\r\n--${b}\r\n` + body;
     for (const file of message.files) {
-      mixed += `--${b}\r\nContent-Type: ${file.contentType}; name=${quoteParam(file.filename)}\r\nContent-Disposition: attachment; filename=${quoteParam(file.filename)}\r\nContent-Transfer-Encoding: base64\r\n\r\n` + wrap76(toBase64(file.content)) + "\r\n";
+      mixed += `--${b}\r\nContent-Type: ${file.contentType}; name=${quoteParam(file.filename)}\r\nContent-Disposition: attachment; filename=${quoteParam(file.filename)}\r\nContent-Transfer-Encoding: base64\r\n\r\n` + wrap76(file.base64) + "\r\n";
     }
     body = mixed + `--${b}--\r\n`;
   }
