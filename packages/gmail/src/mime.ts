@@ -117,15 +117,49 @@ export function fromBase64(text: string): Uint8Array | null {
   return out.subarray(0, o);
 }
 
+/** UTF-8 to a string, block by block; invalid sequences become U+FFFD. */
+function utf8Decode(bytes: Uint8Array): string {
+  const blocks: string[] = [];
+  let units: number[] = [];
+  let i = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (i < bytes.length) {
+    const b0 = bytes[i];
+    let code = 0xfffd;
+    let size = 1;
+    if (b0 < 0x80) code = b0;
+    else if (b0 >= 0xc2 && b0 < 0xe0 && (bytes[i + 1] & 0xc0) === 0x80) {
+      code = ((b0 & 31) << 6) | (bytes[i + 1] & 63);
+      size = 2;
+    } else if (b0 >= 0xe0 && b0 < 0xf0 && (bytes[i + 1] & 0xc0) === 0x80 && (bytes[i + 2] & 0xc0) === 0x80) {
+      const c = ((b0 & 15) << 12) | ((bytes[i + 1] & 63) << 6) | (bytes[i + 2] & 63);
+      if (c >= 0x800 && (c < 0xd800 || c > 0xdfff)) code = c;
+      size = 3;
+    } else if (b0 >= 0xf0 && b0 < 0xf5 && (bytes[i + 1] & 0xc0) === 0x80 && (bytes[i + 2] & 0xc0) === 0x80 && (bytes[i + 3] & 0xc0) === 0x80) {
+      const c = ((b0 & 7) << 18) | ((bytes[i + 1] & 63) << 12) | ((bytes[i + 2] & 63) << 6) | (bytes[i + 3] & 63);
+      if (c >= 0x10000 && c <= 0x10ffff) code = c;
+      size = 4;
+    }
+    i += size;
+    if (code > 0xffff) units.push(0xd800 + ((code - 0x10000) >> 10), 0xdc00 + ((code - 0x10000) & 1023));
+    else units.push(code);
+    if (units.length >= 4096) {
+      blocks.push(String.fromCharCode(...units));
+      units = [];
+    }
+  }
+  blocks.push(String.fromCharCode(...units));
+  return blocks.join("");
+}
+
 /** Decodes body bytes by charset: UTF-8 unless the part says Latin-1 / ASCII. */
 export function decodeText(bytes: Uint8Array, charset: string | null): string {
   const cs = (charset ?? "utf-8").toLowerCase();
   if (cs === "iso-8859-1" || cs === "latin1" || cs === "us-ascii" || cs === "windows-1252") {
-    let s = "";
-    for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
-    return s;
+    const blocks: string[] = [];
+    for (let i = 0; i < bytes.length; i += 4096) blocks.push(String.fromCharCode(...bytes.subarray(i, i + 4096)));
+    return blocks.join("");
   }
-  return new TextDecoder().decode(bytes);
+  return utf8Decode(bytes);
 }
 
 /** Splits an address list on commas outside quotes, angle brackets and comments. */
