@@ -6,7 +6,7 @@
 // and denials that send nothing.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCurated, type Curated } from '../support/curated';
+import { derivedRequires, startCurated, type Curated } from '../support/curated';
 import { ATTACHMENT_TEXT, GMAIL_HOST, MESSAGE, base64Parts, decodeRaw, gmailHandler } from '../support/curated/gmail';
 
 const TOKEN = 'ya29.test-google-access-token';
@@ -58,6 +58,18 @@ describe('@svc/gmail', () => {
     assert.ok(out.value && typeof out.value === 'object', `unexpected result ${out.result}`);
     return { ...out.value, sent: c.api.requests.slice(first) };
   }
+
+  test('the build derives exactly the requires of B.12', () => {
+    assert.deepEqual(derivedRequires(c.home, '@svc/gmail'), [
+      { capability: 'fs.read' },
+      { capability: 'fs.stat' },
+      { capability: 'fs.write' },
+      { capability: 'http.delete', filter: 'host == "gmail.googleapis.com"' },
+      { capability: 'http.get', filter: 'host == "gmail.googleapis.com"' },
+      { capability: 'http.post', filter: 'host == "gmail.googleapis.com"' },
+      { capability: 'secrets.get', filter: 'name == "GOOGLE_ACCESS_TOKEN"' },
+    ]);
+  });
 
   test('getProfile and searchThreads send GET with the Bearer token and Gmail query parameters', async () => {
     const r = await call(`return { profile: gmail.getProfile(), page: gmail.searchThreads("from:grace is:unread", { maxResults: 5, labelIds: ["INBOX"], pageToken: "p1" }) };`);

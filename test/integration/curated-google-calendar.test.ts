@@ -5,7 +5,7 @@
 // nothing.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCurated, type Curated } from '../support/curated';
+import { derivedRequires, startCurated, type Curated } from '../support/curated';
 import { GOOGLE_HOST, INVITE, calendarHandler } from '../support/curated/google-calendar';
 
 const TOKEN = 'ya29.test-calendar-token';
@@ -45,6 +45,16 @@ describe('@svc/google-calendar', () => {
     assert.ok(out.value && typeof out.value === 'object', `unexpected result ${out.result}`);
     return { ...out.value, sent: c.api.requests.slice(first) };
   }
+
+  test('the build derives exactly the requires of B.12', () => {
+    assert.deepEqual(derivedRequires(c.home, '@svc/google-calendar'), [
+      { capability: 'http.delete', filter: 'host == "www.googleapis.com"' },
+      { capability: 'http.get', filter: 'host == "www.googleapis.com"' },
+      { capability: 'http.patch', filter: 'host == "www.googleapis.com"' },
+      { capability: 'http.post', filter: 'host == "www.googleapis.com"' },
+      { capability: 'secrets.get', filter: 'name == "GOOGLE_ACCESS_TOKEN"' },
+    ]);
+  });
 
   test('listCalendars and listEvents (default primary) send GETs with the Bearer token, expanded and ordered', async () => {
     const r = await call(`return { calendars: calendar.listCalendars(), events: calendar.listEvents(null, { timeMin: "2024-05-06T00:00:00+02:00", timeMax: "2024-05-08T00:00:00Z", query: "review", maxResults: 10 }) };`);

@@ -6,7 +6,7 @@
 // denials that send nothing.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCurated, type Curated } from '../support/curated';
+import { derivedRequires, startCurated, type Curated } from '../support/curated';
 import { DOC_TEXT, FIRST_STORED, GOOGLE_HOST, NOTES_TEXT, PDF_BYTES, UPLOAD_ID, driveHandler, upload } from '../support/curated/google-drive';
 
 const TOKEN = 'ya29.test-drive-token';
@@ -56,6 +56,21 @@ describe('@svc/google-drive', () => {
     assert.ok(out.value && typeof out.value === 'object', `unexpected result ${out.result}`);
     return { ...out.value, sent: c.api.requests.slice(first) };
   }
+
+  test('the build derives exactly the requires of B.12', () => {
+    assert.deepEqual(derivedRequires(c.home, '@svc/google-drive'), [
+      { capability: 'fs.read' },
+      { capability: 'fs.stat' },
+      { capability: 'fs.write' },
+      { capability: 'http.delete', filter: 'host == "www.googleapis.com"' },
+      { capability: 'http.download', filter: 'host == "www.googleapis.com"' },
+      { capability: 'http.get', filter: 'host == "www.googleapis.com"' },
+      { capability: 'http.patch', filter: 'host == "www.googleapis.com"' },
+      { capability: 'http.post', filter: 'host == "www.googleapis.com"' },
+      { capability: 'http.put', filter: 'host == "www.googleapis.com"' },
+      { capability: 'secrets.get', filter: 'name == "GOOGLE_ACCESS_TOKEN"' },
+    ]);
+  });
 
   test('searchFiles builds a Drive query over name and content, with the Bearer token, on all drives', async () => {
     const r = await call(`return { hits: drive.searchFiles("it's plan", { folderId: "1FolderAbc", pageSize: 10 }), names: drive.searchFiles("plan", { nameOnly: true, mimeType: "application/vnd.google-apps.document" }) };`);
