@@ -1,5 +1,7 @@
 // Runs every test/**/*.test.ts with node:test (TypeScript through tsx).
 // Usage: node scripts/run-tests.mjs [path-substring ...] to run a subset.
+// Integration tests start the built server, so dist/ is rebuilt first (esbuild, about a
+// second): a subset never runs against a stale build.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -25,6 +27,11 @@ const files = roots.flatMap(collect).filter((f) => filters.length === 0 || filte
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
+}
+const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
+if (build.status !== 0) {
+  console.error('the build failed (node scripts/build.mjs); no tests were run');
+  process.exit(build.status ?? 1);
 }
 const result = spawnSync(
   process.execPath,

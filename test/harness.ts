@@ -4,12 +4,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { parseLogfmt } from '../src/audit';
+import { tempDir } from './support/temp-dirs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const serverBin = path.join(repoRoot, 'bin', 'svc-server');
@@ -30,9 +30,7 @@ function withHostileTrap(route: string, body: unknown): unknown {
 // Test servers use self-signed certificates generated at test time.
 const insecureAgent = new Agent({ connect: { rejectUnauthorized: false } });
 
-export function tempDir(prefix = 'svc-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+export { tempDir };
 
 export function newToken(): string {
   return randomBytes(24).toString('hex');

@@ -59,6 +59,8 @@ export async function compilePackage(input: PackageSource): Promise<PackageCompi
       // debt plus a chunk from the program's counter, which ends the run when it is spent.
       `let __svc_fuel = 0; const __svc_reserve = 0; let __svc_depth = 0; const __svc_maxDepth = __svc_rt.maxDepth; const __svc_take = __svc_rt.takeFuel;`,
       `function __svc_refill() { __svc_take(${PACKAGE_FUEL_CHUNK} - __svc_fuel); __svc_fuel = ${PACKAGE_FUEL_CHUNK}; }`,
+      // The Package's own fetch: its requests are its own even when another principal's code runs it.
+      'const fetch = __svc_rt.fetch;',
       `const __svc_units = { ${JSON.stringify(input.name)}: function (__svc_require, __svc_module, __svc_exports) {`,
       '',
     ].join('\n'),

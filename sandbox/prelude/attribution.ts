@@ -8,7 +8,7 @@
 // own `error.stack` strings, never for a capture), `Error.stackTraceLimit` is raised for
 // the capture, `Error.captureStackTrace` and the CallSite's `getFileName` were taken
 // before any program code ran (and CallSite's prototype is frozen by lockdown).
-import { ArrayIsArray, ObjectCreate, ObjectDefineProperty, ObjectGetPrototypeOf, ReflectApply, SafeMap } from './primordials';
+import { ArrayIsArray, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectGetPrototypeOf, ReflectApply, SafeMap } from './primordials';
 
 export interface Attribution {
   /** Owner of the innermost program or Package frame (stdlib gates); null: none. */
@@ -28,7 +28,11 @@ let installed = false;
 let capturing = false;
 let programFormatter: unknown = undefined;
 let getFileName: ((site: Site) => unknown) | null = null;
+let getFunctionName: ((site: Site) => unknown) | null = null;
+let preludeFile: unknown = null;
 const owners = new SafeMap<string, string>();
+/** Who handed each callback now running through `callbackBoundary` (innermost last; '' = unidentified). */
+const suppliers: string[] = [];
 
 function captureSites(): Site[] {
   capturing = true;
@@ -56,7 +60,10 @@ export function installAttribution(programFile: string, packageFiles: ReadonlyAr
   installed = true;
   ObjectDefineProperty(Error, 'prepareStackTrace', {
     get() {
-      return capturing ? (_error: unknown, sites: unknown) => sites : programFormatter;
+      if (capturing) return (_error: unknown, sites: unknown) => sites;
+      // V8 formats a stack when it is first read: read inside a Package call, the program's
+      // formatter would run there with the Package's error (its message, its frames).
+      return programFormatter === undefined || programOnly() ? programFormatter : undefined;
     },
     set(formatter: unknown) {
       programFormatter = formatter;
@@ -70,22 +77,67 @@ export function installAttribution(programFile: string, packageFiles: ReadonlyAr
   const prototype = sites.length > 0 ? (ObjectGetPrototypeOf(sites[0]) as Record<string, unknown>) : null;
   const method = prototype ? prototype.getFileName : undefined;
   if (typeof method === 'function') getFileName = (site) => ReflectApply(method as (this: Site) => unknown, site, []);
+  const nameMethod = prototype ? prototype.getFunctionName : undefined;
+  if (typeof nameMethod === 'function') getFunctionName = (site) => ReflectApply(nameMethod as (this: Site) => unknown, site, []);
+  // The innermost frame is captureSites, here in the prelude.
+  if (getFileName !== null && sites.length > 0) preludeFile = getFileName(sites[0]);
   return prototype;
 }
 
-function ownerOf(site: Site): string | null {
-  if (getFileName === null) return null;
-  const file = getFileName(site);
-  return typeof file === 'string' ? (owners.get(file) ?? null) : null;
+/**
+ * Runs a callback one principal handed to another (`supplier`: the caller of the export that
+ * received it). While it runs, this frame stands for the supplier: a function with no frame
+ * of its own (a bound standard-library function, `secrets.get.bind(null, "KEY")`) called by
+ * a Package is then the supplier's call, not the Package's. `run` also copies the result,
+ * inside this frame (a Proxy's traps in the result are the supplier's too).
+ */
+export function callbackBoundary(supplier: string, run: () => unknown): unknown {
+  ArrayPrototypePush(suppliers, supplier);
+  try {
+    return run();
+  } finally {
+    suppliers.length -= 1;
+  }
+}
+const BOUNDARY_NAME = callbackBoundary.name;
+
+/** Owner of each site: its script's principal, a boundary's supplier, or null (runtime frames). */
+function ownersOf(sites: readonly Site[]): Array<string | null> {
+  const out: Array<string | null> = [];
+  let boundaries = 0;
+  for (let i = 0; i < sites.length; i++) {
+    let owner: string | null = null;
+    const file = getFileName === null ? null : getFileName(sites[i]);
+    if (typeof file === 'string') {
+      owner = owners.get(file) ?? null;
+      if (owner === null && file === preludeFile && getFunctionName !== null && getFunctionName(sites[i]) === BOUNDARY_NAME) {
+        boundaries++;
+        const at = suppliers.length - boundaries;
+        owner = at >= 0 ? suppliers[at] : '';
+      }
+    }
+    ArrayPrototypePush(out, owner);
+  }
+  return out;
+}
+
+/** True when no Package (nor a callback a Package handed over) has a frame on the stack. */
+function programOnly(): boolean {
+  const sites = captureSites();
+  if (sites.length >= CAPTURE_LIMIT) return false;
+  const found = ownersOf(sites);
+  for (let i = 0; i < found.length; i++) if (found[i] !== null && found[i] !== 'main') return false;
+  return true;
 }
 
 /** The caller and consumer of the host call being made now. */
 export function attribute(): Attribution {
   const sites = captureSites();
+  const found = ownersOf(sites);
   let caller: string | null = null;
   let at = -1;
   for (let i = 0; i < sites.length; i++) {
-    const owner = ownerOf(sites[i]);
+    const owner = found[i];
     if (owner !== null) {
       caller = owner;
       at = i;
@@ -95,7 +147,7 @@ export function attribute(): Attribution {
   if (caller === null) return { caller: null, consumer: null };
   let consumer: string | null = null;
   for (let i = at + 1; i < sites.length; i++) {
-    const owner = ownerOf(sites[i]);
+    const owner = found[i];
     if (owner !== null && owner !== caller) {
       consumer = owner;
       break;
@@ -106,4 +158,29 @@ export function attribute(): Attribution {
   // One principal on the whole stack: `main` (a truncated capture proves nothing).
   if (consumer === null) consumer = sites.length >= CAPTURE_LIMIT ? null : 'main';
   return { caller, consumer };
+}
+
+/**
+ * The attribution of a call made through `owner`'s own standard-library namespace: the call
+ * is the owner's wherever it runs. A `check()` there speaks for the owner's consumer: the
+ * first other principal outward from the owner's innermost frame; the program's own `check`
+ * inside a Package call speaks for nobody.
+ */
+export function attributeAs(owner: string): Attribution {
+  const sites = captureSites();
+  const found = ownersOf(sites);
+  const truncated = sites.length >= CAPTURE_LIMIT;
+  if (owner === 'main') {
+    for (let i = 0; i < found.length; i++) if (found[i] !== null && found[i] !== 'main') return { caller: owner, consumer: null };
+    return { caller: owner, consumer: truncated ? null : 'main' };
+  }
+  let from = 0;
+  for (let i = 0; i < found.length; i++) {
+    if (found[i] === owner) {
+      from = i;
+      break;
+    }
+  }
+  for (let i = from; i < found.length; i++) if (found[i] !== null && found[i] !== owner) return { caller: owner, consumer: found[i] };
+  return { caller: owner, consumer: truncated ? null : 'main' };
 }

@@ -11,13 +11,13 @@ import {
   isArrayBuffer,
   isDataView,
   ObjectFreeze,
+  ReflectApply,
   regExpTest,
   String_,
   StringFromCharCode,
   StringFromCodePoint,
   StringPrototypeCharCodeAt,
   StringPrototypeCodePointAt,
-  StringPrototypeIndexOf,
   TypedArrayPrototypeGetBuffer,
   TypedArrayPrototypeGetByteLength,
   TypedArrayPrototypeGetByteOffset,
@@ -26,20 +26,61 @@ import {
   Uint8Array_,
 } from './primordials';
 
+// Bytes and text move through these in bulk (file contents, HTTP bodies, attachments): they
+// write into preallocated typed arrays and build strings a chunk of char codes at a time,
+// so a run holds about the data itself, never one array entry per byte.
+const CHUNK = 8192;
+
+/** A string of char codes, appended to `pieces` a chunk at a time. */
+class TextBuilder {
+  private codes: number[] = [];
+  private readonly pieces: string[] = [];
+  push(code: number): void {
+    ArrayPrototypePush(this.codes, code);
+    if (this.codes.length >= CHUNK) this.flush();
+  }
+  finish(): string {
+    this.flush();
+    return this.pieces.length === 1 ? this.pieces[0] : ArrayPrototypeJoin(this.pieces, '');
+  }
+  private flush(): void {
+    if (this.codes.length === 0) return;
+    ArrayPrototypePush(this.pieces, ReflectApply(StringFromCharCode, undefined, this.codes));
+    this.codes = [];
+  }
+}
+
 /** UTF-8 bytes of a string; lone surrogates become U+FFFD. */
 export function utf8Encode(text: string): Uint8Array {
-  const bytes: number[] = [];
+  let size = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = StringPrototypeCodePointAt(text, i)!;
+    if (code > 0xffff) {
+      i++;
+      size += 4;
+    } else size += code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
+  }
+  const out = new Uint8Array_(size);
+  let at = 0;
   for (let i = 0; i < text.length; i++) {
     let code = StringPrototypeCodePointAt(text, i)!;
     if (code > 0xffff) i++;
     else if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd; // lone surrogate
-    if (code < 0x80) ArrayPrototypePush(bytes, code);
-    else if (code < 0x800) ArrayPrototypePush(bytes, 0xc0 | (code >> 6), 0x80 | (code & 63));
-    else if (code < 0x10000) ArrayPrototypePush(bytes, 0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
-    else ArrayPrototypePush(bytes, 0xf0 | (code >> 18), 0x80 | ((code >> 12) & 63), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+    if (code < 0x80) out[at++] = code;
+    else if (code < 0x800) {
+      out[at++] = 0xc0 | (code >> 6);
+      out[at++] = 0x80 | (code & 63);
+    } else if (code < 0x10000) {
+      out[at++] = 0xe0 | (code >> 12);
+      out[at++] = 0x80 | ((code >> 6) & 63);
+      out[at++] = 0x80 | (code & 63);
+    } else {
+      out[at++] = 0xf0 | (code >> 18);
+      out[at++] = 0x80 | ((code >> 12) & 63);
+      out[at++] = 0x80 | ((code >> 6) & 63);
+      out[at++] = 0x80 | (code & 63);
+    }
   }
-  const out = new Uint8Array_(bytes.length);
-  for (let i = 0; i < bytes.length; i++) out[i] = bytes[i];
   return out;
 }
 
@@ -57,7 +98,7 @@ export function viewBytes(input: unknown, what: string): Uint8Array {
 /** Text of UTF-8 bytes; malformed sequences become U+FFFD. */
 export function utf8Decode(bytes: Uint8Array): string {
   const length = TypedArrayPrototypeGetLength(bytes);
-  const pieces: string[] = [];
+  const text = new TextBuilder();
   for (let i = 0; i < length; ) {
     const b = bytes[i];
     let code = 0xfffd;
@@ -73,10 +114,15 @@ export function utf8Decode(bytes: Uint8Array): string {
       code = ((b & 7) << 18) | ((bytes[i + 1] & 63) << 12) | ((bytes[i + 2] & 63) << 6) | (bytes[i + 3] & 63);
       size = 4;
     }
-    ArrayPrototypePush(pieces, StringFromCodePoint(code > 0x10ffff ? 0xfffd : code));
+    if (code > 0x10ffff) code = 0xfffd;
+    if (code > 0xffff) {
+      code -= 0x10000;
+      text.push(0xd800 | (code >> 10));
+      text.push(0xdc00 | (code & 0x3ff));
+    } else text.push(code);
     i += size;
   }
-  return ArrayPrototypeJoin(pieces, '');
+  return text.finish();
 }
 
 export class TextEncoder {
@@ -98,66 +144,84 @@ export class TextDecoder {
 }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const ENCODE: number[] = [];
+const DECODE = new Uint8Array_(256);
+for (let i = 0; i < 256; i++) DECODE[i] = 255;
+for (let i = 0; i < 64; i++) {
+  ArrayPrototypePush(ENCODE, StringPrototypeCharCodeAt(ALPHABET, i));
+  DECODE[StringPrototypeCharCodeAt(ALPHABET, i)] = i;
+}
+const PAD = 61; // '='
 
-export function btoa(input: string): string {
-  const text = String_(input);
-  const pieces: string[] = [];
-  for (let i = 0; i < text.length; i += 3) {
-    const a = StringPrototypeCharCodeAt(text, i);
-    const b = i + 1 < text.length ? StringPrototypeCharCodeAt(text, i + 1) : 0;
-    const c = i + 2 < text.length ? StringPrototypeCharCodeAt(text, i + 2) : 0;
-    if (a > 255 || b > 255 || c > 255) throw new Error('btoa: the string contains characters outside Latin-1');
+/** Base64 of `length` byte values read through `byteAt` (bytes, or a Latin-1 string's codes). */
+function encodeBase64(length: number, byteAt: (i: number) => number): string {
+  const out = new TextBuilder();
+  for (let i = 0; i < length; i += 3) {
+    const a = byteAt(i);
+    const b = i + 1 < length ? byteAt(i + 1) : 0;
+    const c = i + 2 < length ? byteAt(i + 2) : 0;
     const n = (a << 16) | (b << 8) | c;
-    ArrayPrototypePush(pieces, ALPHABET[(n >> 18) & 63], ALPHABET[(n >> 12) & 63], i + 1 < text.length ? ALPHABET[(n >> 6) & 63] : '=', i + 2 < text.length ? ALPHABET[n & 63] : '=');
+    out.push(ENCODE[(n >> 18) & 63]);
+    out.push(ENCODE[(n >> 12) & 63]);
+    out.push(i + 1 < length ? ENCODE[(n >> 6) & 63] : PAD);
+    out.push(i + 2 < length ? ENCODE[n & 63] : PAD);
   }
-  return ArrayPrototypeJoin(pieces, '');
+  return out.finish();
 }
 
 function isSpace(code: number): boolean {
   return code === 9 || code === 10 || code === 12 || code === 13 || code === 32;
 }
 
-export function atob(input: string): string {
-  const text = String_(input);
-  const digits: number[] = [];
+/** Decodes base64 text (whitespace ignored) into `emit`, after checking it; returns the byte count. */
+function decodeBase64(text: string, what: string, emit: ((byte: number) => void) | null): number {
+  let digits = 0;
   let padding = 0;
+  let buffer = 0;
+  let bits = 0;
+  let count = 0;
   for (let i = 0; i < text.length; i++) {
     const code = StringPrototypeCharCodeAt(text, i);
     if (isSpace(code)) continue;
-    if (code === 61 /* = */) {
+    if (code === PAD) {
       padding++;
       continue;
     }
-    const value = StringPrototypeIndexOf(ALPHABET, text[i]);
-    if (value === -1 || padding > 0) throw new Error('atob: the string is not valid base64');
-    ArrayPrototypePush(digits, value);
-  }
-  if ((digits.length + padding) % 4 === 1) throw new Error('atob: the string is not valid base64');
-  const pieces: string[] = [];
-  let buffer = 0;
-  let bits = 0;
-  for (let i = 0; i < digits.length; i++) {
-    buffer = ((buffer << 6) | digits[i]) & 0xffffff;
+    const value = code < 256 ? DECODE[code] : 255;
+    if (value === 255 || padding > 0) throw new Error(`${what}: the string is not valid base64`);
+    digits++;
+    buffer = ((buffer << 6) | value) & 0xffffff;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      ArrayPrototypePush(pieces, StringFromCharCode((buffer >> bits) & 0xff));
+      if (emit !== null) emit((buffer >> bits) & 0xff);
+      count++;
     }
   }
-  return ArrayPrototypeJoin(pieces, '');
+  if ((digits + padding) % 4 === 1) throw new Error(`${what}: the string is not valid base64`);
+  return count;
+}
+
+export function btoa(input: string): string {
+  const text = String_(input);
+  for (let i = 0; i < text.length; i++) if (StringPrototypeCharCodeAt(text, i) > 255) throw new Error('btoa: the string contains characters outside Latin-1');
+  return encodeBase64(text.length, (i) => StringPrototypeCharCodeAt(text, i));
+}
+
+export function atob(input: string): string {
+  const out = new TextBuilder();
+  decodeBase64(String_(input), 'atob', (byte) => out.push(byte));
+  return out.finish();
 }
 
 export function bytesToBase64(bytes: Uint8Array): string {
-  const length = TypedArrayPrototypeGetLength(bytes);
-  const pieces: string[] = [];
-  for (let i = 0; i < length; i++) ArrayPrototypePush(pieces, StringFromCharCode(bytes[i]));
-  return btoa(ArrayPrototypeJoin(pieces, ''));
+  return encodeBase64(TypedArrayPrototypeGetLength(bytes), (i) => bytes[i]);
 }
 
 export function base64ToBytes(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array_(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = StringPrototypeCharCodeAt(binary, i);
+  const bytes = new Uint8Array_(decodeBase64(text, 'base64', null));
+  let at = 0;
+  decodeBase64(text, 'base64', (byte) => (bytes[at++] = byte));
   return bytes;
 }
 

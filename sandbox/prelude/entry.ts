@@ -47,10 +47,10 @@ import { makeConsole } from './console';
 import { resultText } from './result';
 import { renderValue } from './render';
 import { decodeWire, encodeArgs, encodeValue } from './wire';
-import { installWeb, startWebRun, webTimers } from './web';
-import { attribute, installAttribution } from './attribution';
+import { fetchFor, installWeb, startWebRun, webTimers } from './web';
+import { attribute, attributeAs, installAttribution } from './attribution';
 import { lockdown } from './lockdown';
-import { loadPackages, type PackageSpec } from './packages';
+import { harden, loadPackages, type PackageSpec } from './packages';
 import { SCRIPT_FILENAME } from '../contract';
 
 interface Linked {
@@ -165,14 +165,15 @@ function flattenRepeat(): void {
 /** True once the run loads Packages: every host call then says who made it. */
 let attributing = false;
 
-function hostCall(meter: Meter, module: string, op: string, args: readonly unknown[]): unknown {
+function hostCall(meter: Meter, module: string, op: string, args: readonly unknown[], owner: string | null = null): unknown {
   const what = `${StringPrototypeSlice(module, 4)}.${op}`;
   const wire = encodeArgs(args, what);
   // COPY: one unit per 8 bytes each way (two bytes per UTF-16 unit).
   meter.take(MathCeil((wire.length * 2) / 8));
   let replyText: unknown;
   if (attributing) {
-    const who = attribute();
+    // A namespace function is its owner's; a global (fetch, timers) is whoever's code runs.
+    const who = owner === null ? attribute() : attributeAs(owner);
     replyText = native.hostCall(module, op, wire, meter.left(), who.caller, who.consumer);
   } else replyText = native.hostCall(module, op, wire, meter.left());
   if (typeof replyText !== 'string') throw new Error(`${what}: the host sent no reply`);
@@ -184,12 +185,12 @@ function hostCall(meter: Meter, module: string, op: string, args: readonly unkno
 }
 
 /** The module's operations as plain functions (frozen, no prototype). */
-function namespaceOf(meter: Meter, module: string, functions: readonly string[]): Record<string, unknown> {
+function namespaceOf(meter: Meter, module: string, functions: readonly string[], owner: string | null): Record<string, unknown> {
   const namespace = ObjectCreate(null) as Record<string, unknown>;
   for (let i = 0; i < functions.length; i++) {
     const op = functions[i];
     if (typeof op !== 'string') continue;
-    ObjectDefineProperty(namespace, op, { value: (...args: unknown[]) => hostCall(meter, module, op, args), enumerable: true });
+    ObjectDefineProperty(namespace, op, { value: (...args: unknown[]) => hostCall(meter, module, op, args, owner), enumerable: true });
   }
   return ObjectFreeze(namespace);
 }
@@ -330,11 +331,12 @@ function packageSpecs(spec: unknown): PackageSpec[] {
 }
 
 /** The runtime object a Package's script links with: its fuel comes from the program's counter. */
-function packageRuntime(spec: unknown, takeFuel: (units: number) => void, left: () => number): object {
+function packageRuntime(spec: unknown, takeFuel: (units: number) => void, left: () => number, fetch: unknown): object {
   const rt = ObjectCreate(null) as Record<string, unknown>;
   const fields: Record<string, unknown> = {
     maxDepth: numberOr(own(spec, 'maxDepth'), 16),
     takeFuel,
+    fetch,
     stackOut() {
       native.limit('stack_exhausted', left());
     },
@@ -365,25 +367,39 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
     const runMeter: Meter = { take: (units) => takeFuel(units), left };
     meter = runMeter;
     // An error nothing caught in a timer, microtask or listener ends the run, as in Deno.
-    startWebRun((op, ...args) => hostCall(runMeter, 'web', op, args), fail);
-    const namespaces = ObjectCreate(null) as Record<string, unknown>;
+    // In runs with Packages the global fetch is the program's; each Package's code sees its own (its script binds it).
+    startWebRun((op, ...args) => hostCall(runMeter, 'web', op, args, attributing ? 'main' : null), fail);
     const hostModules = own(spec, 'hostModules') ?? {};
     const moduleNames = ObjectKeys(hostModules);
-    for (let i = 0; i < moduleNames.length; i++) {
-      const module = moduleNames[i];
-      namespaces[module] = namespaceOf(runMeter, module, own(hostModules, module) ?? []);
-    }
     const factories = (global.__svc_guest_modules ?? {}) as Record<string, GuestFactory>;
     delete global.__svc_guest_modules;
     const factoryNames = ObjectKeys(factories);
-    for (let i = 0; i < factoryNames.length; i++) {
-      const module = factoryNames[i];
-      const call = (op: string, ...args: unknown[]) => hostCall(runMeter, module, op, args);
-      const raw = ObjectPrototypeHasOwnProperty(namespaces, module) ? (namespaces[module] as Record<string, unknown>) : namespaceOf(runMeter, module, []);
-      namespaces[module] = ObjectFreeze(FunctionPrototypeCall(factories[module], undefined, call, guestPrimordials, raw));
-    }
-    const hostModule = (name: string) => {
-      if (typeof name === 'string' && ObjectPrototypeHasOwnProperty(namespaces, name)) return namespaces[name];
+    // Each principal imports its own namespaces, whose calls are its own wherever they run:
+    // the program's `fs.write`, bound and slipped into a Package as a getter, a method or a
+    // callback, is still the program's call (a stack capture alone would name the Package).
+    const tables = new primordials.SafeMap<string, Record<string, unknown>>();
+    const namespacesOf = (owner: string): Record<string, unknown> => {
+      const known = tables.get(owner);
+      if (known !== undefined) return known;
+      const table = ObjectCreate(null) as Record<string, unknown>;
+      for (let i = 0; i < moduleNames.length; i++) {
+        const module = moduleNames[i];
+        table[module] = namespaceOf(runMeter, module, own(hostModules, module) ?? [], owner);
+      }
+      for (let i = 0; i < factoryNames.length; i++) {
+        const module = factoryNames[i];
+        const call = (op: string, ...args: unknown[]) => hostCall(runMeter, module, op, args, owner);
+        const raw = ObjectPrototypeHasOwnProperty(table, module) ? (table[module] as Record<string, unknown>) : namespaceOf(runMeter, module, [], owner);
+        table[module] = ObjectFreeze(FunctionPrototypeCall(factories[module], undefined, call, guestPrimordials, raw));
+      }
+      // Shared with other principals' code (handed over as values): frozen through.
+      if (attributing) harden(table);
+      tables.set(owner, table);
+      return table;
+    };
+    const hostModule = (name: string, owner = 'main') => {
+      const table = namespacesOf(owner);
+      if (typeof name === 'string' && ObjectPrototypeHasOwnProperty(table, name)) return table[name];
       throw new Error(`module ${String_(name)} is not available`);
     };
     const specs = packageSpecs(spec);
@@ -395,7 +411,9 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
       lockdown(callSite ? [callSite] : []);
       const units: Array<Parameters<typeof loadPackages>[1][number]> = [];
       for (let i = 0; i < specs.length; i++) {
-        const packageLinked = packageLinks[i](packageRuntime(spec, takeFuel, left));
+        const owner = specs[i].name;
+        const packageFetch = fetchFor((op, ...args) => hostCall(runMeter, 'web', op, args, owner));
+        const packageLinked = packageLinks[i](packageRuntime(spec, takeFuel, left, packageFetch));
         const packageLeft = own(packageLinked, 'fuelLeft');
         if (typeof packageLeft === 'function') ArrayPrototypePush(packageFuel, packageLeft as () => number);
         ArrayPrototypePush(units, own(own(packageLinked, 'units'), specs[i].name));

@@ -120,6 +120,7 @@ function tameOverride(owner: object, key: PropertyKey): void {
  */
 export function lockdown(extraRoots: readonly unknown[]): void {
   const global = globalThis as Record<PropertyKey, unknown>;
+  removeRegExpLegacy();
   const roots: unknown[] = hiddenIntrinsics();
   for (let i = 0; i < extraRoots.length; i++) ArrayPrototypePush(roots, extraRoots[i]);
   const names = ReflectOwnKeys(global);
@@ -160,6 +161,23 @@ export function lockdown(extraRoots: readonly unknown[]): void {
     if ('value' in descriptor) ObjectDefineProperty(global, names[i], { value: descriptor.value, writable: false, enumerable: descriptor.enumerable, configurable: false });
     else ObjectDefineProperty(global, names[i], { get: descriptor.get, set: descriptor.set, enumerable: descriptor.enumerable, configurable: false });
   }
+}
+
+/**
+ * The legacy RegExp statics (`RegExp.$1`, `RegExp.input`, `lastMatch`, ...) answer the last
+ * match in the whole context, so after a Package ran `/^Bearer (.*)/.exec(header)` the program
+ * would read the secret from `RegExp.$1`; and `RegExp.prototype.compile` rewrites a regular
+ * expression in place, even a frozen one a Package exported. Both go (as in SES).
+ */
+function removeRegExpLegacy(): void {
+  const keys = ReflectOwnKeys(RegExp);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (typeof key !== 'string' || key === 'length' || key === 'name' || key === 'prototype') continue;
+    const descriptor = ObjectGetOwnPropertyDescriptor(RegExp, key);
+    if (descriptor && descriptor.configurable && !('value' in descriptor)) delete (RegExp as unknown as Record<PropertyKey, unknown>)[key];
+  }
+  delete (RegExp.prototype as unknown as Record<string, unknown>).compile;
 }
 
 function freezeErrorConstructor(): void {

@@ -27,7 +27,9 @@ import {
   ObjectGetPrototypeOf,
   ObjectKeys,
   ObjectPrototype,
+  ObjectPrototypeToString,
   own,
+  PromisePrototypeThen,
   Proxy_,
   RangeError_,
   ReflectApply,
@@ -46,6 +48,7 @@ import {
   Uint8Array_,
 } from './primordials';
 import { frozenIntrinsics } from './lockdown';
+import { attribute, callbackBoundary } from './attribution';
 
 type Unit = (require: (name: string) => unknown, module: { exports: Record<string, unknown> }, exports: Record<string, unknown>) => void;
 
@@ -91,7 +94,7 @@ export function harden(root: unknown): void {
  * Uint8Array and ArrayBuffer copied; functions guarded; cycles kept. Prototypes of other
  * objects are not kept (a class instance arrives as its own data).
  */
-export function copyIn(value: unknown, charge: (units: number) => void): unknown {
+export function copyIn(value: unknown, charge: (units: number) => void, supplier: () => string): unknown {
   const copies = new SafeMap<object, unknown>();
   const copy = (v: unknown, depth: number): unknown => {
     if (!isObject(v)) return v;
@@ -100,9 +103,24 @@ export function copyIn(value: unknown, charge: (units: number) => void): unknown
     if (depth > MAX_COPY_DEPTH) throw new RangeError_(`a value passed to a Package is nested more than ${MAX_COPY_DEPTH} levels deep`);
     charge(1);
     if (typeof v === 'function') {
-      const guarded = guardCallback(v as (...args: unknown[]) => unknown, charge);
+      const guarded = guardCallback(v as (...args: unknown[]) => unknown, charge, supplier());
       copies.set(v, guarded);
       return guarded;
+    }
+    if (ObjectPrototypeToString(v) === '[object Promise]') {
+      // An async callback's promise: the Package awaits a copy of what it settles with.
+      let settled: unknown;
+      try {
+        settled = PromisePrototypeThen(v as Promise<unknown>, (value: unknown) => copyIn(value, charge, supplier), (reason: unknown) => {
+          throw reason;
+        });
+      } catch {
+        settled = undefined;
+      }
+      if (settled !== undefined) {
+        copies.set(v, settled);
+        return settled;
+      }
     }
     if (isDate(v)) {
       const date = new Date_(DatePrototypeGetTime(v));
@@ -155,19 +173,37 @@ export function copyIn(value: unknown, charge: (units: number) => void): unknown
   return copy(value, 0);
 }
 
+/** Who called an export: the principal of the innermost code frame ('' when none). Asked only when a function is passed. */
+function exportCaller(): () => string {
+  let known: string | null = null;
+  return () => {
+    if (known === null) known = attribute().caller ?? '';
+    return known;
+  };
+}
+
 function copyArguments(args: readonly unknown[], charge: (units: number) => void): unknown[] {
   const out: unknown[] = [];
-  for (let i = 0; i < args.length; i++) ArrayPrototypePush(out, copyIn(args[i], charge));
+  const supplier = exportCaller();
+  for (let i = 0; i < args.length; i++) ArrayPrototypePush(out, copyIn(args[i], charge, supplier));
   return out;
 }
 
 const guards = new SafeWeakMap<object, unknown>();
 
-/** A caller's function as a Package receives it: what it returns is copied. */
-function guardCallback(fn: (...args: unknown[]) => unknown, charge: (units: number) => void): unknown {
+/**
+ * A caller's function as a Package receives it: it runs as its supplier's (see
+ * callbackBoundary), and what it returns is copied.
+ */
+function guardCallback(fn: (...args: unknown[]) => unknown, charge: (units: number) => void, supplier: string): unknown {
   const handler = ObjectCreate(null) as ProxyHandler<(...args: unknown[]) => unknown>;
-  handler.apply = (target, self, args) => copyIn(ReflectApply(target, self, args), charge);
-  return new Proxy_(fn, ObjectFreeze(handler));
+  const from = () => supplier;
+  handler.apply = (target, self, args) => callbackBoundary(supplier, () => copyIn(ReflectApply(target, self, args), charge, from));
+  let guarded: unknown;
+  handler.construct = (target, args, newTarget) =>
+    callbackBoundary(supplier, () => ReflectConstruct(target as unknown as new (...a: unknown[]) => object, args, newTarget === guarded ? target : newTarget)) as object;
+  guarded = new Proxy_(fn, ObjectFreeze(handler));
+  return guarded;
 }
 
 /** An exported function or class as callers reach it: arguments copied in, `this` dropped for calls. */
@@ -205,7 +241,7 @@ function namespaceOf(exports: Record<string, unknown>, charge: (units: number) =
 export function loadPackages(
   specs: readonly PackageSpec[],
   units: readonly Unit[],
-  hostModule: (name: string) => unknown,
+  hostModule: (name: string, owner: string) => unknown,
   charge: (units: number) => void,
 ): Map<string, Record<string, unknown>> {
   const loaded = new SafeMap<string, Record<string, unknown>>();
@@ -213,7 +249,7 @@ export function loadPackages(
     const spec = specs[i];
     const imports = spec.imports;
     const require = (name: string) => {
-      if (typeof name === 'string' && name.length > 4 && name[0] === 's' && name[1] === 'v' && name[2] === 'c' && name[3] === ':') return hostModule(name);
+      if (typeof name === 'string' && name.length > 4 && name[0] === 's' && name[1] === 'v' && name[2] === 'c' && name[3] === ':') return hostModule(name, spec.name);
       for (let k = 0; k < imports.length; k++) {
         if (imports[k] === name) {
           const namespace = loaded.get(name);

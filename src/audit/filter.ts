@@ -1,4 +1,4 @@
-// RUST_LOG-style level filter for the server log (server-operations §2.12): comma-separated
+// RUST_LOG-style level filter for the server log: comma-separated
 // directives, each `level` or `target=level`; a target matches itself and its `::`
 // children; the longest matching target wins; default `info`. Audit records bypass it.
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace';

@@ -20,7 +20,7 @@ export { LogOpenError, type LineDestination } from './destination';
 export {
   auditVariables,
   sanitizeContextText,
-  type Principal,
+  type PrincipalName,
   type AuditRecord,
   type DecisionRecord,
   type DecisionSource,

@@ -1,4 +1,4 @@
-// logfmt encoding of server-log and audit records (server-operations §7.2): the fixed
+// logfmt encoding of server-log and audit records: the fixed
 // header first, then the fields flattened into dotted/positional keys (sorted by byte order
 // for audit records, call-site order for log records); values quoted only when needed.
 // Pure functions; a record that cannot be encoded raises a LogfmtError and is dropped whole.

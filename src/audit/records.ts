@@ -1,16 +1,17 @@
 // Typed audit records (interface.md "Events"). Capabilities hand the writer one of these;
 // the writer adds the header, `event_id` and `schema`, sorts, flattens and writes it.
-// Also the two redaction helpers the record producers share (server-operations §7.3).
+// Also the two redaction helpers the record producers share.
 import { compareByteOrder } from './logfmt';
 
 /** Token name on the request, or `unauthenticated` in that mode. */
-export type Principal = string;
+export type PrincipalName = string;
 
 export interface VariableEntry {
   name: string;
   value: string;
 }
 
+/** Where a decision came from; the policy module decides with this one list. */
 export type DecisionSource = 'policy' | 'invariant' | 'read_only' | 'egress_guard' | 'quota';
 
 export interface DecisionRecord {
@@ -19,7 +20,7 @@ export interface DecisionRecord {
   session_id?: string;
   blueprint: string;
   blueprint_hash: string;
-  principal: Principal;
+  principal: PrincipalName;
   caller: string;
   capability: string;
   context?: Record<string, unknown>;
@@ -41,7 +42,7 @@ export interface ExecutionRecord {
   execution_id: string;
   entry_point: 'http' | 'session' | 'mcp';
   session_id?: string;
-  principal: Principal;
+  principal: PrincipalName;
   blueprint: string;
   blueprint_hash?: string;
   vars: VariableEntry[];
@@ -62,7 +63,7 @@ export interface SessionAuditRecord {
   type: 'session';
   event: 'created' | 'rebound' | 'deleted' | 'evicted' | 'expired' | 'found' | 'lost';
   session_id: string;
-  principal: Principal;
+  principal: PrincipalName;
   blueprint?: string;
   vars?: VariableEntry[];
   old_vars?: VariableEntry[];
@@ -73,7 +74,7 @@ export interface SessionAuditRecord {
 export interface AdminRecord {
   type: 'admin';
   event: string;
-  principal: Principal;
+  principal: PrincipalName;
   route: string;
   status: number;
   outcome: 'ok' | 'error' | 'cancelled';
@@ -111,7 +112,7 @@ export function auditVariables(vars: Record<string, string>): VariableEntry[] {
 const MAX_CONTEXT_TEXT = 512;
 
 /**
- * Quick-search context text (server-operations §7.3): a URL loses user, password, query
+ * Quick-search context text: a URL loses user, password, query
  * and fragment (unparseable: `[redacted]`); other text is cut at its first `?` or `#`;
  * then at most 512 code points.
  */

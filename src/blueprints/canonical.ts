@@ -1,4 +1,4 @@
-// The Blueprint hash (blueprints-and-policy §11): SHA-256 of the canonical JSON of a
+// The Blueprint hash: SHA-256 of the canonical JSON of a
 // normalised model, so comments, key order, quoting, `kind` and explicit defaults do not
 // change it and any change in behaviour does.
 import { createHash } from 'node:crypto';

@@ -1,6 +1,20 @@
 // Public API of Blueprints: parsing and validation, the hash, registration checks and the
 // registry.
-export type { Blueprint, VfsDeclaration, MountDeclaration, AuthProxyRule, GitDeclaration, McpServerDeclaration, LlmDeclaration, VfsMode, VolumeAccess } from './model';
+export type {
+  Blueprint,
+  VfsDeclaration,
+  MountDeclaration,
+  FilledVfs,
+  VariableDeclaration,
+  SecretDeclaration,
+  BindingDeclarations,
+  AuthProxyRule,
+  GitDeclaration,
+  McpServerDeclaration,
+  LlmDeclaration,
+  VfsMode,
+  VolumeAccess,
+} from './model';
 export { parseBlueprint, type ParseResult, type BlueprintProblem, type Diagnostic } from './parse';
 export { registrationProblem, type RegistrationContext, type PackageRequirements } from './registration';
 export { BlueprintRegistry, BlueprintStoreError, blueprintSummary, type StoredBlueprint, type MutationResult, type MutationFailure } from './registry';

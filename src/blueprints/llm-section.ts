@@ -1,10 +1,9 @@
-// The `llm` section (blueprints-and-policy §2.13): providers, chat models and embedding
+// The `llm` section: providers, chat models and embedding
 // models. Shapes and YAML types are checked with the document (parse_error); names,
 // provider types, URLs, key references, limits and model filters are invalid_llm.
 import ipaddr from 'ipaddr.js';
 import type { Filter, PermissionPolicy } from '../policy';
-import type { SecretDeclaration } from '../sessions';
-import type { LlmDeclaration } from './model';
+import type { LlmDeclaration, SecretDeclaration } from './model';
 import { asMap, bool, checkKeys, fail, get, integer, text, type Path } from './readers';
 import { secretReferenceProblem } from './references';
 import type { TreeNode } from './yaml-tree';

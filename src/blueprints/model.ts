@@ -1,6 +1,6 @@
-// The parsed Blueprint: everything later capabilities read, typed.
+// The parsed Blueprint: everything later capabilities read, typed. The one owner of the
+// declaration model: sessions bind and fill it, vfs builds file areas from it.
 import type { PermissionPolicy } from '../policy';
-import type { BindingDeclarations } from '../sessions';
 
 export type VfsMode = 'none' | 'ephemeral' | 'per_session' | 'named';
 export type VolumeAccess = 'read_only' | 'read_write';
@@ -19,6 +19,31 @@ export interface VfsDeclaration {
   access?: VolumeAccess;
   cwd?: string;
   mounts?: Record<string, MountDeclaration>;
+}
+
+/** The `vfs` section with its path templates filled by a session's variables; fixed for the session's life. */
+export interface FilledVfs {
+  mode: VfsMode;
+  cwd: string;
+  size_limit?: number;
+  volume?: string;
+  subPath?: string;
+  access?: VolumeAccess;
+  /** Always written by a session's fill; a run built by hand may leave it out. */
+  mounts?: Record<string, MountDeclaration>;
+}
+
+export interface VariableDeclaration {
+  required: boolean;
+  default?: string;
+}
+
+export type SecretDeclaration = { source: 'store'; key: string } | { source: 'harness'; required: boolean };
+
+/** What a session binds: the declared variables and secrets. */
+export interface BindingDeclarations {
+  variables: ReadonlyMap<string, VariableDeclaration>;
+  secrets: ReadonlyMap<string, SecretDeclaration>;
 }
 
 export interface AuthProxyRule {

@@ -2,8 +2,8 @@
 // diagnostic (error class, message, YAML path, line and column when known).
 import type { Blueprint } from './model';
 import { blueprintHash, canonicalModel } from './canonical';
-import { BlueprintValidationError, type BlueprintErrorCode } from './validate';
-import { locate, validateDocument } from './validate';
+import { BlueprintValidationError, locate, type BlueprintErrorCode } from './readers';
+import { validateDocument } from './validate';
 import { readTree, TreeError, type ParsedTree, type TreeNode } from './yaml-tree';
 
 export interface Diagnostic {

@@ -129,3 +129,27 @@ export function parseSize(node: TreeNode, path: Path): number {
   if (bytes < 1) fail('parse_error', 'size_limit: must be at least 1 byte', path, node);
   return bytes;
 }
+
+/** Throws a fault found at `path` (by a module that knows paths, not nodes) at its position. */
+export function failAt(error: { code: string; message: string; path: Path }, root: TreeNode): never {
+  throw new BlueprintValidationError(error.code as BlueprintErrorCode, error.message, error.path, locate(root, error.path));
+}
+
+/** Offset of the node at `path`, or of its nearest existing ancestor. */
+export function locate(root: TreeNode, path: Path): number | null {
+  let node: TreeNode | undefined = root;
+  let offset: number | null = root.offset;
+  for (const step of path) {
+    if (!node) break;
+    if (node.kind === 'map') {
+      const entry: { key: string; keyOffset: number; value: TreeNode } | undefined = node.entries.find((e) => e.key === step);
+      if (!entry) break;
+      offset = entry.value.kind === 'null' ? entry.keyOffset : entry.value.offset;
+      node = entry.value;
+    } else if (node.kind === 'seq' && typeof step === 'number' && node.items[step]) {
+      node = node.items[step];
+      offset = node.offset;
+    } else break;
+  }
+  return offset;
+}

@@ -1,7 +1,8 @@
-// `${secrets.NAME}` references inside Blueprint strings (blueprints-and-policy §2.3): found
+// `${secrets.NAME}` references inside Blueprint strings: found
 // by scanning for `${secrets.` and taking everything up to the next `}` as NAME; an
 // unterminated one is refused at registration rather than left to fail at use.
-import type { SecretDeclaration } from '../sessions';
+import type { SecretDeclaration } from './model';
+import { fail, type BlueprintErrorCode, type Path } from './readers';
 
 /** Every `${secrets.NAME}` in `value` terminated and declared, or why not. */
 export function secretReferenceProblem(value: string, secrets: ReadonlyMap<string, SecretDeclaration>): string | null {
@@ -16,3 +17,9 @@ export function secretReferenceProblem(value: string, secrets: ReadonlyMap<strin
   return null;
 }
 
+
+/** Refuses an unterminated or undeclared `${secrets.NAME}` in `value`. */
+export function checkSecretReferences(value: string, where: string, code: BlueprintErrorCode, path: Path, secrets: ReadonlyMap<string, SecretDeclaration>): void {
+  const problem = secretReferenceProblem(value, secrets);
+  if (problem) fail(code, `${where} ${problem}`, path, null);
+}

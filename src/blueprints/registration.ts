@@ -1,4 +1,4 @@
-// Registration checks against this server (blueprints-and-policy §9), in the reference's
+// Registration checks against this server, in the reference's
 // order: declared volumes, access narrowing, store secrets with values, installed
 // packages (with their dependency closure), package grants, filter fields.
 import type { VolumeDeclaration } from '../config';

@@ -59,7 +59,7 @@ export class BlueprintRegistry {
   }
 
   /**
-   * One-time import of the obsolete blueprint_dir (server-operations §2.14 step 5): valid
+   * One-time import of the obsolete blueprint_dir: valid
    * files are registered as by POST, invalid ones logged and skipped, then the directory
    * moves to `archive/blueprints/` beside it so the import never runs twice.
    */
@@ -185,7 +185,7 @@ export class BlueprintRegistry {
   }
 }
 
-/** The list summary of one usable Blueprint (blueprints-and-policy §10). */
+/** The list summary of one usable Blueprint. */
 export function blueprintSummary(b: Blueprint) {
   const capabilities = new Set<string>();
   let ruleCount = 0;

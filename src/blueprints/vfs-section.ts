@@ -1,6 +1,6 @@
-// The `vfs` section (blueprints-and-policy §2.8): modes, the fields each mode accepts,
+// The `vfs` section: modes, the fields each mode accepts,
 // mounts and their path rules (stage 2), and the cwd/subPath templates (stage 3).
-import type { MountDeclaration, VfsDeclaration, VfsMode } from './model';
+import type { MountDeclaration, VfsDeclaration, VfsMode, VolumeAccess } from './model';
 import { asMap, checkKeys, fail, get, parseSize, text, type Path } from './readers';
 import type { TreeNode } from './yaml-tree';
 
@@ -23,7 +23,7 @@ function modeConflict(key: string, mode: VfsMode, explicitMode: boolean): string
   return `'${key}' is not valid for vfs mode '${mode}'`;
 }
 
-function parseAccess(node: TreeNode, path: Path): 'read_only' | 'read_write' {
+function parseAccess(node: TreeNode, path: Path): VolumeAccess {
   const value = text(node, path);
   if (value !== 'read_only' && value !== 'read_write') fail('parse_error', `unknown variant \`${value}\`, expected one of \`read_only\`, \`read_write\``, path, node);
   return value;
@@ -131,5 +131,14 @@ export function checkPathTemplate(value: string, kind: 'cwd' | 'subPath', variab
     } else if (component === '' || component === '.' || component === '..' || component.includes('\\') || component.includes('\0')) {
       bad("each path component must be nonempty and contain no separator, NUL, '.' or '..' component");
     }
+  }
+}
+
+/** Stage 3: the `cwd` and `subPath` templates name only declared variables. */
+export function checkVfsTemplates(vfs: VfsDeclaration, variableNames: ReadonlySet<string>, vfsNode: TreeNode | null): void {
+  if (vfs.cwd !== undefined) checkPathTemplate(vfs.cwd, 'cwd', variableNames, ['vfs', 'cwd'], vfsNode);
+  if (vfs.subPath !== undefined) checkPathTemplate(vfs.subPath, 'subPath', variableNames, ['vfs', 'subPath'], vfsNode);
+  for (const [mountPath, mount] of Object.entries(vfs.mounts ?? {})) {
+    if (mount.subPath !== undefined) checkPathTemplate(mount.subPath, 'subPath', variableNames, ['vfs', 'mounts', mountPath, 'subPath'], vfsNode);
   }
 }

@@ -114,7 +114,7 @@ function defaultedPaths({ resolver, input }: Sources, home: string) {
   };
 }
 
-/** Directories and files no volume may overlap (server-operations §2.8). */
+/** Directories and files no volume may overlap. */
 function serverDirectories(paths: ReturnType<typeof defaultedPaths>, logging: Settings['logging'], file: ConfigFile | null) {
   return [
     { label: 'database_path directory', path: path.dirname(paths.databasePath) },
@@ -156,7 +156,7 @@ export interface RunSettings {
 }
 
 /**
- * The settings of a local run (server-operations §10): `max_*` from SVC_MAX_* variables
+ * The settings of a local run: `max_*` from SVC_MAX_* variables
  * and defaults, grants from `--allow-localhost`/`--allow-private`/`--allow-ip` flags and
  * SVC_ALLOW_* variables, parsed and validated exactly as the server does. No config file.
  */
@@ -248,7 +248,7 @@ function parseLimits(resolver: Resolver): Limits {
   return limits;
 }
 
-/** Our extension (design §1): runner child processes, 1 to 64, default 2. */
+/** Our extension: runner child processes, 1 to 64, default 2. */
 function runnerPoolSize(resolver: Resolver): number {
   const size = resolver.number('runner_pool_size') ?? 2;
   if (size < 1 || size > 64) throw invalid(`runner pool size must be between 1 and 64, got ${size}`);
@@ -256,7 +256,7 @@ function runnerPoolSize(resolver: Resolver): number {
 }
 
 /**
- * Decision (§2.3): for the variable only `1` turns it on; any other non-empty value is a
+ * Decision: for the variable only `1` turns it on; any other non-empty value is a
  * mistake. Like the other switches it adds up: the flag, the variable or the file turns it on.
  */
 function denyWarnings({ flags, env, file }: Sources): boolean {

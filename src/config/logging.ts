@@ -1,4 +1,4 @@
-// Logging settings (server-operations §2.12): the server log must open for appending
+// Logging settings: the server log must open for appending
 // (the only write preflight makes); the audit file only warns; the allows mode.
 import fs from 'node:fs';
 import path from 'node:path';

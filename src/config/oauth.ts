@@ -1,4 +1,4 @@
-// `mcp_oauth.providers` (server-operations §2.10): host to match, client id, secret
+// `mcp_oauth.providers`: host to match, client id, secret
 // reference and scopes; two providers for one host stop startup.
 import ipaddr from 'ipaddr.js';
 import { invalid } from './errors';

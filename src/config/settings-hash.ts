@@ -1,4 +1,4 @@
-// `settings_hash` (server-operations §7.10): SHA-256 of the canonical JSON of the
+// `settings_hash`: SHA-256 of the canonical JSON of the
 // effective settings without credentials. Paths are replaced by the SHA-256 of their
 // bytes so the hash can be shared without revealing the layout.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The secret store key (server-operations §2.7): key_file wins over key_env; base64 of
+// The secret store key: key_file wins over key_env; base64 of
 // exactly 32 bytes; an unreadable or malformed key stops startup. Never echoed.
 import fs from 'node:fs';
 import { invalid } from './errors';

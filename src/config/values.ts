@@ -1,4 +1,4 @@
-// Value parsers for every setting type (server-operations §2.3). Each takes the raw text
+// Value parsers for every setting type. Each takes the raw text
 // and the label of its source (`$SVC_PORT`, `--port`, config `port`) for the message.
 import net from 'node:net';
 import { invalid } from './errors';

@@ -1,4 +1,4 @@
-// Volume declarations (server-operations §2.8): names, kinds, paths, access, size limits,
+// Volume declarations: names, kinds, paths, access, size limits,
 // and the overlap checks against server directories and each other.
 import path from 'node:path';
 import { invalid } from './errors';

@@ -1,6 +1,6 @@
-// Built-ins: the fixed catalogue of namespaces and types in scope without an import
-// (program-runtime §8), and their declarations, read from TypeScript's ES2023 library
-// declarations, our own globals (sandbox/declarations) and temporal-spec for Temporal.
+// Built-ins: the fixed catalogue of namespaces and types in scope without an import, and
+// their declarations, read from TypeScript's ES2023 library declarations, our own globals
+// (sandbox/declarations) and temporal-spec for Temporal.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';

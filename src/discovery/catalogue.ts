@@ -1,4 +1,4 @@
-// Package search and docs (program-runtime §9.4–9.5) over the standard-library modules a
+// Package search and docs over the standard-library modules a
 // Blueprint makes visible, plus suggestions for near misses.
 import type { Blueprint } from '../blueprints';
 import type { HostModule } from '../stdlib';
@@ -44,7 +44,7 @@ export type RegistryLookup = (name: string) => RegistryPackage | null;
 
 type Candidate = SearchEntry & { symbols: string[] };
 
-/** The Blueprint's Packages that load, sorted by name (program-runtime §9.4). */
+/** The Blueprint's Packages that load, sorted by name. */
 function registryEntries(blueprint: Blueprint, registry: RegistryLookup | undefined): Candidate[] {
   if (!registry) return [];
   return [...blueprint.packages]

@@ -1,4 +1,4 @@
-// The execute tool's description (program-runtime §9.2), filled for one Blueprint: the
+// The execute tool's description, filled for one Blueprint: the
 // modules it makes visible, its file area, the hosts `main` may reach, and the rules of
 // the road. Written for a model reading it cold; kept well under 1,500 tokens.
 import type { Blueprint } from '../blueprints';

@@ -5,6 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { AuditWriter } from '../audit';
 import type { TokenEntry } from '../config';
+import { HttpError } from './errors';
 import { roleForPath } from './route-roles';
 import type { AppEnv, Principal } from './types';
 import { remoteAddress } from './remote-address';
@@ -60,14 +61,11 @@ export function authentication(options: {
     if (check.kind !== 'known') {
       refuse(check.kind === 'missing' ? 'missing_token' : 'unknown_token');
       c.header('WWW-Authenticate', 'Bearer');
-      return c.json({ error: 'unauthorized', message: unauthorizedMessage }, 401);
+      throw HttpError.of(401, 'unauthorized', unauthorizedMessage);
     }
     if (needed === 'admin' && check.principal.role !== 'admin') {
       refuse('admin_required');
-      return c.json(
-        { error: 'forbidden', message: `this endpoint needs the admin role; the token sent (${check.principal.name}) has the user role` },
-        403,
-      );
+      throw HttpError.of(403, 'forbidden', `this endpoint needs the admin role; the token sent (${check.principal.name}) has the user role`);
     }
     // Nothing downstream may log the credential.
     delete incoming.headers.authorization;

@@ -1,27 +1,32 @@
-// Maps errors that escape a handler to HTTP answers. Route modules throw `HttpError`
-// for answers with a code; anything else is an internal error, logged with context.
+// The one error type of the HTTP layer and the one place that turns it into an answer:
+// route modules and middleware throw `HttpError` with the documented status and JSON body;
+// anything else is an internal error, logged with context.
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ServerLog } from '../audit';
 import type { AppEnv } from './types';
 
+/** A JSON error body: `error` names the failure, the other fields are the endpoint's own. */
+export type ErrorBody = { error: string } & Record<string, unknown>;
+
 export class HttpError extends Error {
   constructor(
     readonly status: ContentfulStatusCode,
-    readonly code: string,
-    message: string,
-    readonly extra: Record<string, unknown> = {},
+    readonly body: ErrorBody,
   ) {
-    super(message);
+    super(typeof body.message === 'string' ? body.message : body.error);
     this.name = 'HttpError';
+  }
+
+  /** The common answer `{error, message, ...extra}`. */
+  static of(status: ContentfulStatusCode, code: string, message: string, extra: Record<string, unknown> = {}): HttpError {
+    return new HttpError(status, { error: code, message, ...extra });
   }
 }
 
 export function errorResponder(log: ServerLog) {
   return (error: Error, c: Context<AppEnv>) => {
-    if (error instanceof HttpError) {
-      return c.json({ error: error.code, message: error.message, ...error.extra }, error.status);
-    }
+    if (error instanceof HttpError) return c.json(error.body, error.status);
     log.error('svc_server::http', 'request failed', {
       method: c.req.method,
       path: new URL(c.req.url).pathname,

@@ -85,7 +85,7 @@ const idempotencyKey = {
 };
 const notRegistered = json('DiscoveryError', 'Blueprint not registered (`not_found`)');
 
-/** Every /v1 route the server serves (server-operations §3.3). */
+/** Every /v1 route the server serves. */
 export const routeDocs: readonly RouteDoc[] = [
   { method: 'get', path: '/v1/openapi.json', role: 'user', tag: 'ops', summary: 'This document', responses: { 200: { object: 'The OpenAPI 3.1 document of the routes this server serves' } } },
   { method: 'get', path: '/v1/status', role: 'admin', tag: 'ops', summary: 'Server status', responses: { 200: json('Status', 'Running'), 500: json('Error', 'Storage unavailable') } },

@@ -1,4 +1,4 @@
-// The capability catalogue (blueprints-and-policy §8): every capability the standard
+// The capability catalogue: every capability the standard
 // library gates, with the context fields it reports. Registration uses it to refuse
 // filters on fields an operation never reports; GET /v1/capabilities lists it.
 import { MAIN_REFUSALS } from './decide';

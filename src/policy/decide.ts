@@ -1,7 +1,7 @@
-// Decisions (blueprints-and-policy §4.3, §6.2): the invariant refusals no rule can change,
+// Decisions: the invariant refusals no rule can change,
 // context normalisation, then the caller's rules (exact capability, first match wins,
 // else the default; an absent default denies). Pure: recording is the recorder's job.
-import type { DecisionSource } from './errors';
+import type { DecisionSource } from '../audit';
 import { evaluateFilter } from './filter-eval';
 import { ContextError, normalizeContext } from './normalize';
 import type { Action, PermissionPolicy } from './rules';
@@ -44,7 +44,7 @@ export const MAIN_REFUSALS: ReadonlyMap<string, string> = new Map([
 
 export const UNIDENTIFIED_CALLER_REASON = 'the code asking for this operation could not be attributed to the program or a package';
 
-/** ` on <path>`, ` from <a> to <b>` or '' (§6.4). */
+/** ` on <path>`, ` from <a> to <b>` or ''. */
 export function targetSuffix(capability: string, context: Record<string, unknown>): string {
   if ((capability === 'fs.copy' || capability === 'fs.move') && typeof context.from === 'string' && typeof context.to === 'string') {
     return ` from ${context.from} to ${context.to}`;
@@ -58,7 +58,7 @@ export function invariantRefusal(context: Record<string, unknown>, reason: strin
   return { decision: 'deny', source: 'invariant', context, reason };
 }
 
-/** Steps 1–4 of §6.2 for a gated operation. */
+/** The decision for a gated operation: invariants, normalisation, then the caller's rules. */
 export function decide(input: DecideInput): Decision {
   const { caller, capability } = input;
   if (caller === undefined || caller === '') return invariantRefusal(input.context, UNIDENTIFIED_CALLER_REASON);

@@ -1,8 +1,9 @@
-// The errors a program sees when a gated operation is refused (blueprints-and-policy §6.1,
-// §6.4), and the fixed audit `reason` texts per decision source (server-operations §7.4).
+// The errors a program sees when a gated operation is refused, and the fixed audit
+// `reason` texts per decision source.
+import type { DecisionSource } from '../audit';
 
-export type DecisionSource = 'policy' | 'invariant' | 'read_only' | 'egress_guard' | 'quota';
-export type DeniedSource = 'policy' | 'invariant' | 'read_only';
+/** The sources whose refusal the program sees as a PermissionDeniedError. */
+export type DeniedSource = Extract<DecisionSource, 'policy' | 'invariant' | 'read_only'>;
 
 /** Audit `reason` texts: fixed per source, never carrying operation values. */
 export const AUDIT_REASONS = {

@@ -1,4 +1,4 @@
-// The filter language's tree, its limits and its syntax error (blueprints-and-policy §5).
+// The filter language's tree, its limits and its syntax error.
 // Shared by the lexer, parser, printer and evaluator so none of them imports another's
 // internals.
 import type { RE2JS } from 're2js';
@@ -34,7 +34,7 @@ const EXCERPT_LIMIT = 80;
 
 /**
  * A filter syntax error. `message` is the reason, a newline, the source indented by two
- * spaces and a caret line under the offending span (§2.16), ready to follow
+ * spaces and a caret line under the offending span, ready to follow
  * "invalid filter `<src>`: ".
  */
 export class FilterError extends Error {

@@ -1,7 +1,7 @@
-// Evaluation of a parsed filter against an operation context (blueprints-and-policy
-// §5.4). Evaluation never throws: anything that cannot be decided is false. `matches`
-// runs the RE2 program compiled at parse time (re2js: an automaton simulation, linear in
-// the input, no backreferences or lookaround), so no pattern can stall a decision.
+// Evaluation of a parsed filter against an operation context. Evaluation never throws:
+// anything that cannot be decided is false. `matches` runs the RE2 program compiled at
+// parse time (re2js: an automaton simulation, linear in the input, no backreferences or
+// lookaround), so no pattern can stall a decision.
 import type { Comparison, Filter, Operand } from './filter-ast';
 import { NUMBER_PATTERN } from './filter-lexer';
 

@@ -1,4 +1,4 @@
-// The filter lexer (blueprints-and-policy §5.1): turns filter text into tokens with their
+// The filter lexer: turns filter text into tokens with their
 // source spans, so every syntax error can put a caret under the exact text at fault.
 import { FilterError, type Operator, type Segment } from './filter-ast';
 

@@ -1,4 +1,4 @@
-// The filter parser (blueprints-and-policy §5.2–5.3): recursive descent with precedence
+// The filter parser: recursive descent with precedence
 // `not` > `and` > `or`, operand checks per operator, RE2 compilation of `matches`
 // patterns, and the size limits that keep parsing and evaluation cheap.
 import { RE2JS } from 're2js';

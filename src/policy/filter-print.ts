@@ -1,4 +1,4 @@
-// The canonical form of a filter (blueprints-and-policy §5.5), used in the Blueprint hash,
+// The canonical form of a filter, used in the Blueprint hash,
 // in diagnostics and wherever a filter is shown; plus the walks that list a filter's
 // variables and fields for the Blueprint checks.
 import type { Comparison, Filter, Operand } from './filter-ast';

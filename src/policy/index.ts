@@ -7,7 +7,7 @@ export { printFilter, printNumber, filterVariables, filterFields } from './filte
 export { evaluateFilter, globMatch } from './filter-eval';
 export { parsePermissionPolicy, policyVariableReferences, canonicalPolicy, type PermissionPolicy, type Rule, type Action, type PolicyDiagnostic, type PolicyPath, type CanonicalPolicy } from './rules';
 export { decide, decideCheck, targetSuffix, invariantRefusal, MAIN_REFUSALS, UNIDENTIFIED_CALLER_REASON, type Decision, type DecideInput } from './decide';
-export { PermissionDeniedError, QuotaExceededError, AUDIT_REASONS, type DecisionSource, type DeniedSource } from './errors';
+export { PermissionDeniedError, QuotaExceededError, AUDIT_REASONS, type DeniedSource } from './errors';
 export { normalizeContext, normalizeVfsPath, normalizeHost, normalizeRemote, ContextError } from './normalize';
 export { RunDecisions, auditContext, serverEgressDecision, QUICK_SEARCH_FIELDS, SUMMARY_LIMITS, type DecisionScope, type AllowsMode, type FurtherSource } from './recorder';
 export { capabilityCatalogue, reportedFields, type CatalogueEntry, type FieldInfo } from './catalogue';

@@ -1,4 +1,4 @@
-// Context normalisation before matching (blueprints-and-policy §6.3): VFS paths against
+// Context normalisation before matching: VFS paths against
 // the cwd, HTTP hosts, git remotes, chosen by capability name so a package's check() of
 // `fs.read` is normalised too. A path that cannot be normalised is an invariant refusal.
 

@@ -1,11 +1,11 @@
-// Decision records of one run (server-operations §7.4–7.5) and the gate every gated
+// Decision records of one run and the gate every gated
 // operation calls: denials are written at once, one by one; allows per
 // `logging.audit.allows`: `all` one each, `none` nothing, `summary` grouped per
 // (caller, capability, rule) and written in first-seen order when the run finishes.
-import { auditRecordFits, sanitizeContextText, type AuditWriter, type DecisionRecord } from '../audit';
+import { auditRecordFits, sanitizeContextText, type AuditWriter, type DecisionRecord, type DecisionSource } from '../audit';
 import { decide, invariantRefusal, type Decision } from './decide';
 import { metrics } from '../metrics';
-import { AUDIT_REASONS, PermissionDeniedError, type DecisionSource } from './errors';
+import { AUDIT_REASONS, PermissionDeniedError } from './errors';
 import type { PermissionPolicy } from './rules';
 
 export type AllowsMode = 'summary' | 'all' | 'none';
@@ -22,7 +22,7 @@ export interface DecisionScope {
   policy: PermissionPolicy;
 }
 
-/** Sources other modules record after a policy allow (§6.2 step 5), plus late invariant refusals. */
+/** Sources other modules record after a policy allow, plus late invariant refusals. */
 export type FurtherSource = Exclude<DecisionSource, 'policy'>;
 
 /** Context fields copied next to payload_json when their value is a string, number or boolean. */
@@ -116,13 +116,13 @@ export class RunDecisions {
     return this.settle(caller, capability, decision);
   }
 
-  /** `svc:security.check()`: as gate, without the main-only invariant (§6.2). */
+  /** `svc:security.check()`: as gate, without the main-only invariant. */
   check(caller: string | undefined, capability: string, context: Record<string, unknown>): Decision {
     return this.gate(caller, capability, context, { skipMainInvariant: true });
   }
 
   /**
-   * A per-item check of a filtered listing (§6.5): no record, and a policy denial just
+   * A per-item check of a filtered listing: no record, and a policy denial just
    * leaves the item out (false). An invariant refusal is never swallowed: recorded and thrown.
    */
   probe(caller: string | undefined, capability: string, context: Record<string, unknown>): boolean {

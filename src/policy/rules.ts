@@ -1,7 +1,7 @@
-// Permission rules (blueprints-and-policy §4): `default` plus per-caller rule lists,
+// Permission rules: `default` plus per-caller rule lists,
 // parsed from the plain values of a Blueprint document into a typed policy. Structure
 // faults (parse_error, filter syntax included) are found before semantic ones
-// (invalid_permissions), matching the validation stages of §2.14.
+// (invalid_permissions), matching the Blueprint's validation stages.
 import { FilterError, filterForMessage, type Filter } from './filter-ast';
 import { parseFilter } from './filter-parser';
 import { filterVariables, printFilter } from './filter-print';
@@ -166,7 +166,7 @@ export interface CanonicalPolicy {
 }
 
 /**
- * JSON-able canonical form for the Blueprint hash (§11): `default` only when not deny,
+ * JSON-able canonical form for the Blueprint hash: `default` only when not deny,
  * callers with empty lists left out, filters in canonical printed form.
  */
 export function canonicalPolicy(policy: PermissionPolicy): CanonicalPolicy {

@@ -1,4 +1,4 @@
-// The sealed secret store (server-operations §2.7): one file per secret, AES-256-GCM with
+// The sealed secret store: one file per secret, AES-256-GCM with
 // the 32-byte store key, a fresh nonce per write and the key name as associated data (a
 // file renamed to another key fails to open). Values go in and never come back out
 // through the API; only the server reads them (`get`).

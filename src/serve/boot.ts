@@ -1,5 +1,5 @@
-// The composition root: builds every service from the settings in the startup order of
-// server-operations §2.14, binds the listener, and wires the shutdown drain. Nothing else
+// The composition root: builds every service from the settings in the documented startup
+// order, binds the listener, and wires the shutdown drain. Nothing else
 // constructs services, so each module receives exactly what it needs.
 import type { Hono } from 'hono';
 import { openLogOutputs, type LogOutputs } from '../audit';
@@ -84,7 +84,7 @@ export async function boot(options: BootOptions): Promise<void> {
   logStartupPosture(log, settings);
   const telemetry = startTelemetry(settings, options.version, log, closers);
 
-  // State, in the startup order of server-operations §2.14.
+  // State, in the documented startup order.
   const db = openDatabase(settings.paths.databasePath);
   closers.push(() => closeDatabase(db));
   const secretStore = new SecretStore(settings.secretStore.dir, settings.secretStore.key);

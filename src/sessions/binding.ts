@@ -1,19 +1,8 @@
-// Binding a Blueprint's declared variables and harness secrets to a session
-// (blueprints-and-policy §3.2–3.3). Pure checks: the first problem found is reported with
-// the offending name, in the reference's order, and nothing is bound on failure.
-import { fillFileArea, fillGit, type FilledFileArea, type GitTemplate, type VfsTemplate } from './fill';
-
-export interface VariableDeclaration {
-  required: boolean;
-  default?: string;
-}
-
-export type SecretDeclaration = { source: 'store'; key: string } | { source: 'harness'; required: boolean };
-
-export interface BindingDeclarations {
-  variables: ReadonlyMap<string, VariableDeclaration>;
-  secrets: ReadonlyMap<string, SecretDeclaration>;
-}
+// Binding a Blueprint's declared variables and harness secrets to a session. Pure checks:
+// the first problem found is reported with the offending name, in the reference's order,
+// and nothing is bound on failure.
+import type { BindingDeclarations, FilledVfs, GitDeclaration, VfsDeclaration } from '../blueprints';
+import { fillFileArea, fillGit } from './fill';
 
 export type BindingResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -63,19 +52,19 @@ export function missingRequiredSecrets(declarations: BindingDeclarations, held: 
 /** What a Blueprint offers to binding: declarations plus the templates variables fill. */
 export interface BindableBlueprint {
   declarations: BindingDeclarations;
-  vfs: VfsTemplate;
-  git: GitTemplate | null;
+  vfs: VfsDeclaration;
+  git: GitDeclaration | null;
 }
 
 export interface SessionBinding {
   variables: Record<string, string>;
   secrets: Record<string, string>;
-  fileArea: FilledFileArea;
-  git: GitTemplate | null;
+  fileArea: FilledVfs;
+  git: GitDeclaration | null;
 }
 
 /**
- * Steps 2–4 of the binding order (blueprints-and-policy §3.1): variables, then the `vfs`
+ * Steps 2–4 of the binding order: variables, then the `vfs`
  * and `git` templates they fill, then harness secrets. The first failure wins; its
  * message starts with `invalid variables:`, `invalid vfs config:`, `invalid git config:`
  * or `invalid secrets:`.

@@ -1,42 +1,7 @@
-// Filling a Blueprint's `vfs` path templates and `git` values with a session's variables
-// (blueprints-and-policy §2.8, §2.9, §3.1 step 3). The filled file area is fixed for the
-// session's life and written into its record; errors name the field and the variable.
-
-export type FileAreaMode = 'none' | 'ephemeral' | 'per_session' | 'named';
-export type VolumeAccess = 'read_only' | 'read_write';
-
-/** The `vfs` section as the Blueprint declares it (templates not yet filled). */
-export interface VfsTemplate {
-  mode: FileAreaMode;
-  cwd?: string;
-  size_limit?: number;
-  volume?: string;
-  subPath?: string;
-  access?: VolumeAccess;
-  mounts?: Record<string, MountTemplate>;
-}
-
-export interface MountTemplate {
-  volume: string;
-  subPath?: string;
-  access?: VolumeAccess;
-}
-
-/** The filled `vfs` recorded with the session (server-operations §5.3 `file_area`). */
-export interface FilledFileArea {
-  mode: FileAreaMode;
-  cwd: string;
-  size_limit?: number;
-  volume?: string;
-  subPath?: string;
-  access?: VolumeAccess;
-  mounts: Record<string, MountTemplate>;
-}
-
-export interface GitTemplate {
-  identity: { name: string; email: string };
-  username?: string;
-}
+// Filling a Blueprint's `vfs` path templates and `git` values with a session's variables.
+// The filled file area is fixed for the session's life and written into its record;
+// errors name the field and the variable.
+import type { FilledVfs, GitDeclaration, MountDeclaration, VfsDeclaration } from '../blueprints';
 
 export type FillResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -75,18 +40,19 @@ export function fillPathTemplate(template: string, variables: Readonly<Record<st
 }
 
 /** Fills `cwd`, `subPath` and every mount `subPath`. */
-export function fillFileArea(vfs: VfsTemplate, variables: Readonly<Record<string, string>>): FillResult<FilledFileArea> {
+export function fillFileArea(vfs: VfsDeclaration, variables: Readonly<Record<string, string>>): FillResult<FilledVfs> {
   try {
-    const area: FilledFileArea = { mode: vfs.mode, cwd: vfs.cwd === undefined ? '/' : fillPathTemplate(vfs.cwd, variables, 'vfs.cwd'), mounts: {} };
+    const mounts: Record<string, MountDeclaration> = {};
+    const area: FilledVfs = { mode: vfs.mode, cwd: vfs.cwd === undefined ? '/' : fillPathTemplate(vfs.cwd, variables, 'vfs.cwd'), mounts };
     if (vfs.size_limit !== undefined) area.size_limit = vfs.size_limit;
     if (vfs.volume !== undefined) area.volume = vfs.volume;
     if (vfs.subPath !== undefined) area.subPath = fillPathTemplate(vfs.subPath, variables, 'vfs.subPath');
     if (vfs.access !== undefined) area.access = vfs.access;
     for (const [guestPath, mount] of Object.entries(vfs.mounts ?? {})) {
-      const filled: MountTemplate = { volume: mount.volume };
+      const filled: MountDeclaration = { volume: mount.volume };
       if (mount.subPath !== undefined) filled.subPath = fillPathTemplate(mount.subPath, variables, `vfs.mounts.${guestPath}.subPath`);
       if (mount.access !== undefined) filled.access = mount.access;
-      area.mounts[guestPath] = filled;
+      mounts[guestPath] = filled;
     }
     return { ok: true, value: area };
   } catch (error) {
@@ -120,12 +86,12 @@ function checkGitValue(value: string, where: string, forbidden: RegExp): string 
 }
 
 /** Fills and re-validates the `git` identity and username. */
-export function fillGit(git: GitTemplate | null, variables: Readonly<Record<string, string>>): FillResult<GitTemplate | null> {
+export function fillGit(git: GitDeclaration | null, variables: Readonly<Record<string, string>>): FillResult<GitDeclaration | null> {
   if (!git) return { ok: true, value: null };
   try {
     const name = checkGitValue(expandGitValue(git.identity.name, variables, 'git.identity.name'), 'git.identity.name', /[<>]/);
     const email = checkGitValue(expandGitValue(git.identity.email, variables, 'git.identity.email'), 'git.identity.email', /[<>]/);
-    const filled: GitTemplate = { identity: { name, email } };
+    const filled: GitDeclaration = { identity: { name, email } };
     if (git.username !== undefined) filled.username = checkGitValue(expandGitValue(git.username, variables, 'git.username'), 'git.username', /:/);
     return { ok: true, value: filled };
   } catch (error) {

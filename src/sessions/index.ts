@@ -5,14 +5,13 @@ export {
   bindHarnessSecrets,
   missingRequiredSecrets,
   bindBlueprint,
-  type BindingDeclarations,
-  type VariableDeclaration,
-  type SecretDeclaration,
   type BindingResult,
   type BindableBlueprint,
   type SessionBinding,
 } from './binding';
-export { fillFileArea, fillGit, fillPathTemplate, type VfsTemplate, type MountTemplate, type FilledFileArea, type GitTemplate, type FileAreaMode, type VolumeAccess } from './fill';
+export { fillFileArea, fillGit, fillPathTemplate } from './fill';
+/** The CLI's name for the Blueprint's filled `vfs` (declared in src/blueprints). */
+export type { FilledVfs as FilledFileArea } from '../blueprints';
 export {
   SessionManager,
   SessionError,
@@ -22,8 +21,8 @@ export {
   type SessionView,
   type SessionErrorCode,
   type SessionManagerOptions,
-  type RecoverySummary,
 } from './manager';
+export type { RecoverySummary } from './recovery';
 export { SessionRecordStore, type SessionRecord, type LoadedRecord } from './record-store';
 export { SessionDirectories, type SessionFileAreas } from './file-areas';
 export { OneOffLastRuns, ONE_OFF_LAST_RUNS_KEPT, type LastRun } from './last-runs';

@@ -1,4 +1,4 @@
-// Last-run records (server-operations §5.5): one per open session, plus the 1,000 most
+// Last-run records: one per open session, plus the 1,000 most
 // recent one-off runs, whose throw-away sessions can only be read back through last-run.
 // Memory only; nothing survives a restart.
 

@@ -1,4 +1,4 @@
-// The idempotency ledger (server-operations §6): one SQLite row per (session, key) holding
+// The idempotency ledger: one SQLite row per (session, key) holding
 // the recorded status and exact body bytes, plus in-process claims so a concurrent
 // duplicate waits for the original instead of running twice.
 import { createHash } from 'node:crypto';
@@ -116,7 +116,7 @@ export class IdempotencyLedger {
     this.waitMs = options.waitMs ?? IDEMPOTENCY_WAIT_MS;
   }
 
-  /** Boot (§5.6, §6 step 6): rows of sessions that did not come back go; old reservations become indeterminate. */
+  /** Boot: rows of sessions that did not come back go; old reservations become indeterminate. */
   recoverAtBoot(openSessionIds: ReadonlySet<string>): void {
     const { db, generation } = this.options;
     const recover = db.transaction(() => {
@@ -128,7 +128,7 @@ export class IdempotencyLedger {
     recover.immediate();
   }
 
-  /** Deletes the rows of an ended session (§5.5). Failures are logged: the session ends anyway. */
+  /** Deletes the rows of an ended session. Failures are logged: the session ends anyway. */
   deleteSession(sessionId: string): void {
     try {
       this.options.db.prepare('DELETE FROM idempotent_requests WHERE session_id = ?').run(sessionId);
@@ -137,7 +137,7 @@ export class IdempotencyLedger {
     }
   }
 
-  /** Steps 1–4 of §6: wait on a live claim, read the row, reserve. Throws IdempotencyError. */
+  /** Waits on a live claim, reads the row, reserves. Throws IdempotencyError. */
   async begin(sessionId: string, key: string, fingerprint: string): Promise<LedgerDecision> {
     const claimKey = `${sessionId}\u0000${key}`;
     for (;;) {

@@ -1,13 +1,14 @@
-// The session lifecycle (interface.md "Session lifecycle", server-operations §5.3–5.6):
-// open, activity with a debounced durable idle clock, rebind, end (deleted, evicted,
-// expired), the idle reaper and boot recovery. Holds harness secrets in memory only.
+// The session lifecycle (interface.md "Session lifecycle"): open, activity with a debounced
+// durable idle clock, rebind, end (deleted, evicted, expired) and the idle reaper; boot
+// recovery lives in recovery.ts. Holds harness secrets in memory only.
 import { auditVariables, type AuditWriter, type ServerLog, type SessionAuditRecord } from '../audit';
 import { bindBlueprint, bindHarnessSecrets, missingRequiredSecrets, type BindableBlueprint } from './binding';
 import type { SessionFileAreas } from './file-areas';
-import type { FilledFileArea } from './fill';
+import type { FilledVfs } from '../blueprints';
 import { OneOffLastRuns, type LastRun } from './last-runs';
 import type { IdempotencyLedger } from './ledger';
 import type { SessionRecord, SessionRecordStore } from './record-store';
+import { fileAreaOf, recoverSessions, type RecoverySummary } from './recovery';
 
 /** What the lifecycle needs from the Blueprint version in force. */
 export interface SessionBlueprint extends BindableBlueprint {
@@ -40,7 +41,7 @@ export interface SessionView {
   readonly blueprintName: string;
   readonly principal: string;
   readonly variables: Readonly<Record<string, string>>;
-  readonly fileArea: FilledFileArea;
+  readonly fileArea: FilledVfs;
   readonly secrets: Readonly<Record<string, string>>;
 }
 
@@ -72,15 +73,6 @@ export interface SessionManagerOptions<B extends SessionBlueprint> {
 
 type EndEvent = { event: 'deleted'; reason: 'disconnect' } | { event: 'evicted'; reason: 'blueprint_deleted' } | { event: 'expired'; reason: 'idle_timeout' };
 
-export interface RecoverySummary {
-  found: number;
-  lost: number;
-  evicted: number;
-  expired: number;
-  malformed: number;
-  swept: number;
-}
-
 export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   private readonly sessions = new Map<string, OpenSession>();
   private readonly oneOffRuns = new OneOffLastRuns();
@@ -93,8 +85,8 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
 
   // ---- opening and binding -------------------------------------------------------------
 
-  /** `POST /v1/sessions`: the check order of blueprints-and-policy §3.1, then the session. */
-  create(request: { blueprint: string; variables?: Record<string, string>; secrets?: Record<string, string>; principal: string; mcp?: unknown }): { sessionId: string; fileArea: FilledFileArea } {
+  /** `POST /v1/sessions`: the Blueprint, then the binding (variables, vfs, git, secrets), then the session. */
+  create(request: { blueprint: string; variables?: Record<string, string>; secrets?: Record<string, string>; principal: string; mcp?: unknown }): { sessionId: string; fileArea: FilledVfs } {
     const blueprint = this.options.resolveBlueprint(request.blueprint);
     if (!blueprint) {
       throw new SessionError('unknown_blueprint', `blueprint '${request.blueprint}' is not registered on this server`, { name: request.blueprint });
@@ -264,7 +256,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     });
   }
 
-  /** Record, per-session files, ledger rows and other capabilities' state (§5.5). */
+  /** Record, per-session files, ledger rows and other capabilities' state. */
   private discardSessionData(record: SessionRecord): void {
     const sessionId = record.session_id;
     try {
@@ -291,69 +283,29 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
 
   // ---- boot and the reaper -------------------------------------------------------------
 
-  /** Boot recovery (§5.6): reload, evict, expire or drop each record; sweep orphans; fix the ledger. */
+  /** Boot recovery: reload, evict, expire or drop each record; sweep orphans; fix the ledger. */
   recover(): RecoverySummary {
-    const summary: RecoverySummary = { found: 0, lost: 0, evicted: 0, expired: 0, malformed: 0, swept: 0 };
-    const keepDirectories = new Set<string>();
-    this.options.records.prepare();
-    for (const loaded of this.options.records.loadAll()) {
-      if (!loaded.ok) {
-        summary.malformed += 1;
-        keepDirectories.add(loaded.file.replace(/\.json$/, ''));
-        this.options.log.warn('svc_server::sessions', 'skipping a malformed session record', { file: loaded.file, error: loaded.reason });
-        continue;
-      }
-      summary[this.recoverOne(loaded.record)] += 1;
-    }
-    for (const id of this.sessions.keys()) keepDirectories.add(id);
-    for (const directory of this.options.fileAreas.list()) {
-      if (keepDirectories.has(directory)) continue;
-      this.removeFilesQuietly(directory);
-      summary.swept += 1;
-    }
-    this.recoverLedger();
-    this.options.log.info('svc_server::sessions', 'sessions recovered', { ...summary });
-    return summary;
-  }
-
-  private recoverOne(record: SessionRecord): 'found' | 'lost' | 'evicted' | 'expired' {
-    const base = { type: 'session' as const, session_id: record.session_id, principal: record.principal };
-    const blueprint = this.options.resolveBlueprint(record.blueprint);
-    if (!blueprint) {
-      this.discardSessionData(record);
-      this.auditSession({ ...base, event: 'evicted', reason: 'blueprint_deleted', blueprint: record.blueprint });
-      return 'evicted';
-    }
-    if (this.now() - record.last_activity_ms > blueprint.idleTimeoutSecs * 1000) {
-      this.discardSessionData(record);
-      this.auditSession({ ...base, event: 'expired', reason: 'idle_timeout' });
-      return 'expired';
-    }
-    if (fileAreaOf(record).mode === 'per_session' && !this.options.fileAreas.exists(record.session_id)) {
-      this.discardSessionData(record);
-      this.auditSession({ ...base, event: 'lost', reason: 'workspace_missing' });
-      return 'lost';
-    }
-    this.sessions.set(record.session_id, {
-      record,
-      secrets: {},
-      lastRun: null,
-      runsInFlight: 0,
-      lastActivityMs: record.last_activity_ms,
-      lastWrittenActivityMs: record.last_activity_ms,
+    return recoverSessions({
+      records: this.options.records,
+      fileAreas: this.options.fileAreas,
+      ledger: this.options.ledger,
+      log: this.options.log,
+      now: this.now,
+      idleTimeoutOf: (name) => this.options.resolveBlueprint(name)?.idleTimeoutSecs ?? null,
+      reopen: (record) =>
+        this.sessions.set(record.session_id, {
+          record,
+          secrets: {},
+          lastRun: null,
+          runsInFlight: 0,
+          lastActivityMs: record.last_activity_ms,
+          lastWrittenActivityMs: record.last_activity_ms,
+        }),
+      openIds: () => this.sessions.keys(),
+      discard: (record) => this.discardSessionData(record),
+      removeFiles: (sessionId) => this.removeFilesQuietly(sessionId),
+      audit: (record) => this.auditSession(record),
     });
-    this.auditSession({ ...base, event: 'found', blueprint: record.blueprint });
-    return 'found';
-  }
-
-  private recoverLedger(): void {
-    if (!this.options.ledger) return;
-    try {
-      this.options.ledger.recoverAtBoot(new Set(this.sessions.keys()));
-    } catch (error) {
-      // Guarded requests will answer idempotency_unavailable if the ledger stays broken.
-      this.options.log.error('svc_server::sessions', 'could not recover the idempotency ledger', { error: (error as Error).message });
-    }
   }
 
   /** Starts the idle reaper (every 30 seconds). */
@@ -429,11 +381,6 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   private auditSession(record: SessionAuditRecord): void {
     this.options.audit.write(record);
   }
-}
-
-function fileAreaOf(record: SessionRecord): FilledFileArea {
-  const area = record.file_area as FilledFileArea | null | undefined;
-  return area && typeof area === 'object' && typeof area.mode === 'string' ? area : { mode: 'ephemeral', cwd: '/', mounts: {} };
 }
 
 function viewOf(session: OpenSession): SessionView {

@@ -1,4 +1,4 @@
-// Host fuel cost classes (program-runtime §10.1). Operations charge these through
+// Host fuel cost classes. Operations charge these through
 // `call.charge(...)`; the dispatcher adds CALL per call and GATE per capability check.
 export const HOST_FUEL = Object.freeze({
   CALL: 16,

@@ -5,7 +5,7 @@
 
 export class ResourceError extends TypeError {}
 
-/** At most this many writers (and future iterators) open at once per run (program-runtime §6.1). */
+/** At most this many writers (and future iterators) open at once per run. */
 export const MAX_OPEN_RESOURCES = 64;
 
 interface Entry {

@@ -1,4 +1,4 @@
-// The server's one SQLite connection (server-operations §5.2): WAL, synchronous=FULL,
+// The server's one SQLite connection: WAL, synchronous=FULL,
 // exclusive locking so a second server on the same file fails at once, and migrations
 // versioned with PRAGMA user_version. Capabilities add their tables as migrations here.
 import fs from 'node:fs';

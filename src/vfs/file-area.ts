@@ -4,15 +4,13 @@
 // size limit, and never lets a host path reach a message.
 import fs from 'node:fs';
 import path from 'node:path';
-
-export type AreaMode = 'none' | 'ephemeral' | 'per_session' | 'named';
-export type Access = 'read_write' | 'read_only';
+import type { VfsMode, VolumeAccess } from '../blueprints';
 
 export interface Place {
   /** Guest path of this place's root: `/` or a mount point. */
   guestRoot: string;
   hostRoot: string;
-  access: Access;
+  access: VolumeAccess;
   /** Bytes, or null for no limit. */
   sizeLimit: number | null;
   volume: string;
@@ -38,7 +36,7 @@ export class FileArea {
   private released = false;
 
   constructor(
-    readonly mode: AreaMode,
+    readonly mode: VfsMode,
     readonly cwd: string,
     /** Root place first, then mounts (longest guest path first). */
     private readonly places: Place[],
@@ -120,7 +118,7 @@ export class FileArea {
     return total;
   }
 
-  /** Creates a missing working directory when its place is writable (blueprints-and-policy §2.8). */
+  /** Creates a missing working directory when its place is writable. */
   prepareCwd(): void {
     if (this.mode === 'none' || this.cwd === '/') return;
     try {

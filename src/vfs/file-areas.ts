@@ -4,17 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Settings, VolumeDeclaration } from '../config';
-import { FileArea, FileAreaError, type Access, type AreaMode, type Place } from './file-area';
-
-export interface FilledVfs {
-  mode: AreaMode;
-  cwd: string;
-  size_limit?: number;
-  volume?: string;
-  subPath?: string;
-  access?: Access;
-  mounts?: Record<string, { volume: string; subPath?: string; access?: Access }>;
-}
+import type { FilledVfs, VolumeAccess } from '../blueprints';
+import { FileArea, FileAreaError, type Place } from './file-area';
 
 export class FileAreas {
   private readonly ephemeralRoot: string;
@@ -26,11 +17,11 @@ export class FileAreas {
     this.volumes = new Map(settings.volumes.map((v) => [v.name, v]));
   }
 
-  private volumePlace(guestRoot: string, name: string, subPath: string | undefined, access: Access | undefined): Place {
+  private volumePlace(guestRoot: string, name: string, subPath: string | undefined, access: VolumeAccess | undefined): Place {
     const volume = this.volumes.get(name);
     if (!volume) throw new FileAreaError(`the volume '${name}' is not declared on this server`);
     // The server's current declaration narrows again at each run.
-    const effective: Access = volume.access === 'read_only' ? 'read_only' : (access ?? volume.access);
+    const effective: VolumeAccess = volume.access === 'read_only' ? 'read_only' : (access ?? volume.access);
     const hostRoot = subPath ? path.join(volume.directory, ...subPath.split('/')) : volume.directory;
     return {
       guestRoot,

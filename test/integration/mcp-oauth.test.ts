@@ -1,4 +1,4 @@
-// OAuth for upstream MCP servers (mcp-and-packages A.15, server-operations §4.6) against a
+// OAuth for upstream MCP servers against a
 // real token endpoint stand-in and a real SDK MCP server that checks bearer tokens: auth
 // status and config (discovery, dynamic registration), code exchange, refresh with
 // rotation, invalid_grant to a catchable McpAuthExpiredError, every admin endpoint with

@@ -252,6 +252,30 @@ describe('svc:fs streams, peek and writer', () => {
     assert.deepEqual(JSON.parse(read.result), { lines: ['one', 'two'], never: false, chunks: [3, 3, 2], slice: 'two', peek: { preview: 'a\r\nb', encoding: 'utf-8', lineEnding: 'crlf', size: 4 } });
     assert.ok(fs.existsSync(path.join(server.home, 'server', 'vfs', 'sessions', session, 'log.txt')));
   });
+
+  test('megabytes of bytes and text cross the host boundary within the default memory limit, byte for byte', async () => {
+    const reply = await run(
+      server,
+      'streams',
+      `import * as fs from "svc:fs";
+export function main() {
+  const size = 4 * 1048576;
+  const bytes = new Uint8Array(size);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 31) & 255;
+  fs.write("/big.bin", bytes);
+  const back = fs.readBytes("/big.bin", 0, size);
+  let same = back.length === size;
+  for (let i = 0; same && i < size; i += 4099) same = back[i] === ((i * 31) & 255);
+  const text = "é€𝄞".repeat(300000);
+  const encoded = new TextEncoder().encode(text);
+  const wire = btoa(String.fromCharCode(...new TextEncoder().encode("ünïcode")));
+  return { same, size: back.length, utf8: encoded.length, roundTrip: new TextDecoder().decode(encoded) === text, atob: new TextDecoder().decode(Uint8Array.from(atob(wire), (c) => c.charCodeAt(0))) };
+}`,
+    );
+    assert.equal(reply.error, null, JSON.stringify(reply.error));
+    assert.deepEqual(JSON.parse(reply.result), { same: true, size: 4 * 1048576, utf8: 2700000, roundTrip: true, atob: 'ünïcode' });
+    assert.equal(fs.statSync(path.join(server.home, 'server', 'vfs')).isDirectory(), true);
+  });
 });
 
 describe('svc:code', () => {

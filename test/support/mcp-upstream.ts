@@ -63,7 +63,7 @@ export interface UpstreamOptions {
 
 /** Args and env for `startServer` that let the server reach these upstreams by name. */
 export function upstreamServerOptions(...upstreams: Array<{ hosts: string[] }>): { args: string[]; env: Record<string, string> } {
-  return serverOptions(...upstreams.map((u) => ({ hosts: u.hosts }) as StandIn));
+  return serverOptions(...upstreams.map((u) => ({ hosts: u.hosts })));
 }
 
 function buildServer(state: { tools: UpstreamTool[]; calls: McpUpstream['calls'] }, pageSize: number | undefined): McpServer {

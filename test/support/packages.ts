@@ -1,8 +1,8 @@
 // Package projects written at test time: a file map on disk, and the billing sample of
 // mcp-and-packages B.3 (with a loopback-friendly API constant when asked).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { tempDir as makeTempDir } from './temp-dirs';
 
 export type FileMap = Record<string, string>;
 
@@ -16,7 +16,7 @@ export function writeFiles(root: string, files: FileMap): string {
 }
 
 export function tempDir(prefix = 'svc-pkg-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return makeTempDir(prefix);
 }
 
 export function manifest(entries: Array<{ name: string; version?: string; description?: string; path?: string; dependencies?: string[]; keywords?: string[] }>, extra = ''): string {

@@ -158,9 +158,9 @@ async function listenOnFreeLoopback443(server: https.Server): Promise<string> {
 }
 
 /** Args and env that let a server under test reach these stand-ins by their host names. */
-export function serverOptions(...standIns: StandIn[]): { args: string[]; env: Record<string, string> } {
+export function serverOptions(...standIns: Array<Pick<StandIn, 'hosts'> & Partial<Pick<StandIn, 'address'>>>): { args: string[]; env: Record<string, string> } {
   return {
-    args: ['--allow-localhost', ...standIns.flatMap((s) => s.hosts.flatMap((h) => ['--add-host', `${h}=${s.address}`]))],
+    args: ['--allow-localhost', ...standIns.flatMap((s) => s.hosts.flatMap((h) => ['--add-host', `${h}=${s.address ?? '127.0.0.1'}`]))],
     env: { NODE_EXTRA_CA_CERTS: testCa().certFile },
   };
 }

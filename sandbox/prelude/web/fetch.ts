@@ -10,8 +10,8 @@ import { asArrayBuffer, asBlob, asBytes, asFormData, asJson, asText, bodyBytesNo
 import { Blob, FormData } from './blob';
 import { DOMException } from './events';
 import { freezeHeaders, headerRecord, Headers, type HeadersInit } from './headers';
-import { host } from './host';
-import { ArrayPrototypeJoin, DateNow, JSONStringify, ObjectGetOwnPropertyDescriptor, ObjectKeys, ReflectApply, PromiseReject, PromiseResolve, RegExpPrototypeTest, StringCtor, StringPrototypeToUpperCase } from './primordials';
+import { host, type HostCaller } from './host';
+import { ArrayPrototypeJoin, DateNow, JSONStringify, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectKeys, ReflectApply, PromiseReject, PromiseResolve, RegExpPrototypeTest, StringCtor, StringPrototypeToUpperCase } from './primordials';
 import type { ReadableStream } from './streams';
 
 const METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -308,6 +308,20 @@ function failed(error: unknown, url: string): TypeError {
 
 /** The global fetch: one svc:http operation; the returned promise is already settled. */
 export function fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  return fetchThrough(host, input, init);
+}
+
+/**
+ * A fetch whose host calls go through `call` (a Package's own fetch: its requests are its
+ * own wherever the function runs, as with its standard-library namespaces).
+ */
+export function fetchFor(call: HostCaller): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+  return ObjectFreeze(function fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    return fetchThrough(call, input, init);
+  });
+}
+
+function fetchThrough(host: HostCaller, input: string | URL | Request, init?: RequestInit): Promise<Response> {
   let request: Request;
   try {
     request = new Request(input, init);

@@ -5,6 +5,7 @@ import { AbortController, AbortSignal } from './abort';
 import { Blob, File, FormData } from './blob';
 import { DOMException, Event, EventTarget } from './events';
 import { fetch, Request, Response } from './fetch';
+export { fetchFor } from './fetch';
 import { Headers } from './headers';
 import { CryptoKey, subtle } from './subtle';
 import { ReadableStream, ReadableStreamDefaultController, ReadableStreamDefaultReader } from './streams';

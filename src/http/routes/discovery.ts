@@ -1,9 +1,10 @@
-// Blueprint discovery for harnesses (program-runtime §9): the prompt object, package
+// Blueprint discovery for harnesses: the prompt object, package
 // search and docs, built-ins list and docs. Unregistered Blueprints answer 404 not_found.
 import type { Context, Hono } from 'hono';
 import type { Blueprint, BlueprintRegistry } from '../../blueprints';
 import { BUILTIN_NAMESPACES, BUILTIN_TYPES, builtinsDocs, executePrompt, lookupCounters, packageDocs, REST_TOOL_NAMES, searchPackages, toolDescriptions, type RegistryLookup, type McpPackageView } from '../../discovery';
 import type { HostModule } from '../../stdlib';
+import { HttpError } from '../errors';
 import type { AppEnv } from '../types';
 import { requireQuery } from '../validation';
 
@@ -19,7 +20,7 @@ export interface DiscoveryRouteDependencies {
 function withBlueprint(deps: DiscoveryRouteDependencies, c: Context<AppEnv>, answer: (b: Blueprint) => Response | Promise<Response>) {
   const name = c.req.param('name') ?? '';
   const blueprint = deps.registry.get(name);
-  if (!blueprint) return c.json({ error: 'not_found', message: `blueprint '${name}' is not registered`, name }, 404);
+  if (!blueprint) throw HttpError.of(404, 'not_found', `blueprint '${name}' is not registered`, { name });
   return answer(blueprint);
 }
 

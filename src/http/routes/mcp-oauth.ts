@@ -1,4 +1,4 @@
-// MCP OAuth admin routes (server-operations §4.6): auth status and config, storing and
+// MCP OAuth admin routes: auth status and config, storing and
 // removing a credential, and the code exchange of a login. Every mutating request writes
 // its admin audit record (blueprint, server) whatever the outcome; no token is ever echoed.
 import type { Context, Hono } from 'hono';
@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { ServerLog } from '../../audit';
 import type { AuditWriter } from '../../audit';
 import { OAuthError, type OAuthService } from '../../mcp/oauth';
-import { writeAdminAudit } from '../admin-audit';
+import { adminAudit, noteAdminAudit } from '../admin-audit';
+import { HttpError } from '../errors';
 import type { AppEnv } from '../types';
 import { bodyOf, jsonBody } from '../validation';
 
@@ -29,29 +30,26 @@ export const exchangeBody = z.object({ code: z.string().min(1), redirect_uri: z.
 
 export function mountMcpOAuthRoutes(app: Hono<AppEnv>, deps: McpOAuthRouteDependencies): void {
   const params = (c: Context<AppEnv>) => ({ blueprint: c.req.param('blueprint') ?? '', server: c.req.param('server') ?? '' });
-  const fail = (c: Context<AppEnv>, error: unknown) => {
-    if (error instanceof OAuthError) return c.json({ error: error.code, message: error.message }, error.status);
+  const failure = (error: unknown): HttpError => {
+    if (error instanceof OAuthError) return HttpError.of(error.status, error.code, error.message);
     deps.log.error('svc_server::mcp_oauth', 'MCP OAuth request failed', { error: (error as Error).message });
-    return c.json({ error: 'store_error', message: 'the request failed inside the server; see the server log' }, 500);
+    return HttpError.of(500, 'store_error', 'the request failed inside the server; see the server log');
   };
-  /** Runs a mutating request and writes its audit record with the final status. */
-  const mutate = async (c: Context<AppEnv>, event: string, work: () => unknown | Promise<unknown>) => {
-    const fields = params(c);
-    let response: Response;
+  /** Runs a mutating request; its audit record (blueprint, server) is written by `adminAudit`. */
+  const mutate = async (c: Context<AppEnv>, work: () => unknown | Promise<unknown>) => {
+    noteAdminAudit(c, params(c));
     try {
-      response = c.json((await work()) as object, 200);
+      return c.json((await work()) as object, 200);
     } catch (error) {
-      response = fail(c, error);
+      throw failure(error);
     }
-    writeAdminAudit(deps.audit, c, event, response.status, fields);
-    return response;
   };
 
   app.get('/v1/mcp/:blueprint/auth-status', (c) => {
     try {
       return c.json(deps.oauth.authStatus(params(c).blueprint));
     } catch (error) {
-      return fail(c, error);
+      throw failure(error);
     }
   });
 
@@ -60,17 +58,17 @@ export function mountMcpOAuthRoutes(app: Hono<AppEnv>, deps: McpOAuthRouteDepend
     try {
       return c.json(await deps.oauth.authConfig(blueprint, server, c.req.query('redirect_uri') || undefined));
     } catch (error) {
-      return fail(c, error);
+      throw failure(error);
     }
   });
 
-  app.post('/v1/mcp/:blueprint/:server/refresh-token', jsonBody(credentialBody), (c) =>
-    mutate(c, 'oauth_refresh_token_set', () => deps.oauth.setCredential(params(c).blueprint, params(c).server, bodyOf<z.infer<typeof credentialBody>>(c))),
+  app.post('/v1/mcp/:blueprint/:server/refresh-token', jsonBody(credentialBody), adminAudit(deps.audit, 'oauth_refresh_token_set'), (c) =>
+    mutate(c, () => deps.oauth.setCredential(params(c).blueprint, params(c).server, bodyOf<z.infer<typeof credentialBody>>(c))),
   );
 
-  app.delete('/v1/mcp/:blueprint/:server/refresh-token', (c) => mutate(c, 'oauth_refresh_token_deleted', () => deps.oauth.deleteCredential(params(c).blueprint, params(c).server)));
+  app.delete('/v1/mcp/:blueprint/:server/refresh-token', adminAudit(deps.audit, 'oauth_refresh_token_deleted'), (c) => mutate(c, () => deps.oauth.deleteCredential(params(c).blueprint, params(c).server)));
 
-  app.post('/v1/mcp/:blueprint/:server/oauth/exchange', jsonBody(exchangeBody), (c) =>
-    mutate(c, 'oauth_code_exchanged', () => deps.oauth.exchange(params(c).blueprint, params(c).server, bodyOf<z.infer<typeof exchangeBody>>(c))),
+  app.post('/v1/mcp/:blueprint/:server/oauth/exchange', jsonBody(exchangeBody), adminAudit(deps.audit, 'oauth_code_exchanged'), (c) =>
+    mutate(c, () => deps.oauth.exchange(params(c).blueprint, params(c).server, bodyOf<z.infer<typeof exchangeBody>>(c))),
   );
 }

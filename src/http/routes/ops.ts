@@ -1,7 +1,8 @@
 // Operations endpoints: liveness (`/healthz`, no token), status and shutdown (admin).
 import type { Hono } from 'hono';
 import type { AuditWriter } from '../../audit';
-import { writeAdminAudit } from '../admin-audit';
+import { adminAudit } from '../admin-audit';
+import { HttpError } from '../errors';
 import type { AppEnv } from '../types';
 
 export interface OpsDependencies {
@@ -25,7 +26,7 @@ export function mountOpsRoutes(app: Hono<AppEnv>, deps: OpsDependencies): void {
     try {
       blueprints = [...deps.blueprintNames()].sort();
     } catch {
-      return c.json({ error: 'internal_error', message: 'blueprint store unavailable' }, 500);
+      throw HttpError.of(500, 'internal_error', 'blueprint store unavailable');
     }
     return c.json({
       status: 'running',
@@ -38,8 +39,7 @@ export function mountOpsRoutes(app: Hono<AppEnv>, deps: OpsDependencies): void {
     });
   });
 
-  app.post('/v1/shutdown', (c) => {
-    writeAdminAudit(deps.audit, c, 'shutdown_requested', 200);
+  app.post('/v1/shutdown', adminAudit(deps.audit, 'shutdown_requested'), (c) => {
     // Deliver the response first; the drain starts right after.
     setImmediate(() => deps.requestShutdown('api'));
     return c.json({ status: 'shutting-down' }, 200);

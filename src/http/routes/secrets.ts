@@ -1,11 +1,12 @@
-// Secret routes (server-operations §4.4): store, list keys and delete. Values go in and
+// Secret routes: store, list keys and delete. Values go in and
 // never come back out; audit records carry the key only.
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { AuditWriter, ServerLog } from '../../audit';
 import { SecretStoreError, type SecretStore } from '../../secrets';
-import { writeAdminAudit } from '../admin-audit';
+import { adminAudit, noteAdminAudit } from '../admin-audit';
+import { HttpError } from '../errors';
 import type { AppEnv } from '../types';
 import { bodyOf, jsonBody } from '../validation';
 
@@ -20,22 +21,20 @@ const STATUS: Record<string, ContentfulStatusCode> = { no_secret_store: 503, inv
 
 export function mountSecretRoutes(app: Hono<AppEnv>, deps: SecretRouteDependencies): void {
   const { store, audit, log } = deps;
-  const failure = (error: unknown) => {
-    if (error instanceof SecretStoreError) return { status: STATUS[error.code] ?? 500, body: { error: error.code, message: error.message } };
+  const failure = (error: unknown): HttpError => {
+    if (error instanceof SecretStoreError) return HttpError.of(STATUS[error.code] ?? 500, error.code, error.message);
     log.error('svc_server::secrets', 'secret store failure', { error: (error as Error).message });
-    return { status: 500 as ContentfulStatusCode, body: { error: 'internal_error', message: 'the secret store failed; see the server log' } };
+    return HttpError.of(500, 'internal_error', 'the secret store failed; see the server log');
   };
 
-  app.post('/v1/secrets', jsonBody(putBody), (c) => {
+  app.post('/v1/secrets', jsonBody(putBody), adminAudit(audit, 'secret_put'), (c) => {
     const { key, value } = bodyOf<z.infer<typeof putBody>>(c);
+    noteAdminAudit(c, { key });
     try {
       store.put(key, value);
     } catch (error) {
-      const { status, body } = failure(error);
-      writeAdminAudit(audit, c, 'secret_put', status, { key });
-      return c.json(body, status);
+      throw failure(error);
     }
-    writeAdminAudit(audit, c, 'secret_put', 200, { key });
     return c.json({ key });
   });
 
@@ -43,12 +42,11 @@ export function mountSecretRoutes(app: Hono<AppEnv>, deps: SecretRouteDependenci
     try {
       return c.json({ keys: store.list(c.req.query('prefix') ?? '') });
     } catch (error) {
-      const { status, body } = failure(error);
-      return c.json(body, status);
+      throw failure(error);
     }
   });
 
-  app.delete('/v1/secrets/*', (c) => {
+  app.delete('/v1/secrets/*', adminAudit(audit, 'secret_deleted'), (c) => {
     const raw = new URL(c.req.url).pathname.slice('/v1/secrets/'.length);
     let key: string;
     try {
@@ -56,14 +54,12 @@ export function mountSecretRoutes(app: Hono<AppEnv>, deps: SecretRouteDependenci
     } catch {
       key = raw;
     }
+    noteAdminAudit(c, { key });
     try {
       store.delete(key);
     } catch (error) {
-      const { status, body } = failure(error);
-      writeAdminAudit(audit, c, 'secret_deleted', status, { key });
-      return c.json(body, status);
+      throw failure(error);
     }
-    writeAdminAudit(audit, c, 'secret_deleted', 200, { key });
     return c.json({ key });
   });
 }

@@ -16,6 +16,7 @@ import {
   type SessionManager,
   type SessionView,
 } from '../../sessions';
+import { HttpError } from '../errors';
 import { bodyOf, jsonBody } from '../validation';
 import { metrics } from '../../metrics';
 import type { AppEnv } from '../types';
@@ -48,7 +49,7 @@ export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependen
       c.header('mcp-session-id', sessionId);
       return c.json({ session_id: sessionId });
     } catch (error) {
-      return sessionErrorResponse(c, error);
+      throw sessionRefusal(error);
     }
   });
 
@@ -60,7 +61,7 @@ export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependen
       deps.sessions.rebind(c.req.param('id'), body.secrets, c.get('principal').name);
       return c.body(null, 204);
     } catch (error) {
-      return sessionErrorResponse(c, error);
+      throw sessionRefusal(error);
     }
   });
 
@@ -77,23 +78,23 @@ export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependen
 }
 
 /** Session-level refusals as interface.md "Session endpoints" spells them. */
-function sessionErrorResponse(c: Context<AppEnv>, error: unknown, executionId?: string): Response {
+function sessionRefusal(error: unknown, executionId?: string): HttpError {
   if (!(error instanceof SessionError)) throw error;
   const withId = executionId ? { execution_id: executionId } : {};
   const { name, sessionId, required } = error.details;
   switch (error.code) {
     case 'unknown_blueprint':
-      return c.json({ error: 'unknown blueprint', message: error.message, name }, 404);
+      return new HttpError(404, { error: 'unknown blueprint', message: error.message, name });
     case 'invalid_binding':
-      return c.json({ error: error.message }, 400);
+      return new HttpError(400, { error: error.message });
     case 'create_failed':
-      return c.json({ error: error.message }, 500);
+      return new HttpError(500, { error: error.message });
     case 'unknown_session':
-      return c.json({ ...withId, error: 'unknown session', session_id: sessionId }, 404);
+      return new HttpError(404, { ...withId, error: 'unknown session', session_id: sessionId });
     case 'blueprint_gone':
-      return c.json({ ...withId, error: 'blueprint no longer exists', message: error.message, name }, 404);
+      return new HttpError(404, { ...withId, error: 'blueprint no longer exists', message: error.message, name });
     case 'session_requires_secrets':
-      return c.json({ ...withId, error: 'session_requires_secrets', required, session_id: sessionId }, 409);
+      return new HttpError(409, { ...withId, error: 'session_requires_secrets', required, session_id: sessionId });
   }
 }
 
@@ -120,14 +121,14 @@ async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependenci
   const refuse = (errorClass: string, blueprintName: string, blueprintHash?: string) =>
     deps.executor.refuse({ entryPoint: 'session', principal, sessionId, blueprintName, blueprintHash, code, errorClass, executionId });
 
-  // Order (server-operations §6): the key, then the session checks, then the ledger.
+  // Order: the key, then the session checks, then the ledger.
   let key: string | null;
   try {
     key = idempotencyKeyFrom(rawHeadersOf(c));
   } catch (error) {
     if (!(error instanceof IdempotencyError)) throw error;
     refuse(error.code, deps.sessions.get(sessionId)?.blueprintName ?? '');
-    return idempotencyRefusal(c, error, executionId, sessionId);
+    throw idempotencyRefusal(error, executionId, sessionId);
   }
 
   let prepared: { session: SessionView; blueprint: RoutableBlueprint };
@@ -136,7 +137,7 @@ async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependenci
   } catch (error) {
     if (!(error instanceof SessionError)) throw error;
     refuse(errorClassOf(error), error.details.name ?? deps.sessions.get(sessionId)?.blueprintName ?? '');
-    return sessionErrorResponse(c, error, executionId);
+    throw sessionRefusal(error, executionId);
   }
 
   let reservation: Reservation | null = null;
@@ -151,7 +152,7 @@ async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependenci
     } catch (error) {
       if (!(error instanceof IdempotencyError)) throw error;
       refuse(error.code, prepared.blueprint.name, prepared.blueprint.hash);
-      return idempotencyRefusal(c, error, executionId, sessionId);
+      throw idempotencyRefusal(error, executionId, sessionId);
     }
   }
 
@@ -204,8 +205,8 @@ function resolveReservation(reservation: Reservation, errorKind: string | null, 
   else reservation.complete(200, body);
 }
 
-function idempotencyRefusal(c: Context<AppEnv>, error: IdempotencyError, executionId: string, sessionId: string): Response {
-  return c.json({ execution_id: executionId, error: error.code, session_id: sessionId, detail: error.message }, error.status);
+function idempotencyRefusal(error: IdempotencyError, executionId: string, sessionId: string): HttpError {
+  return new HttpError(error.status, { execution_id: executionId, error: error.code, session_id: sessionId, detail: error.message });
 }
 
 function jsonBytes(c: Context<AppEnv>, status: number, body: Buffer): Response {

@@ -1,6 +1,6 @@
-// Calls from a run to its `@mcp/<server>` Packages (mcp-and-packages A.14, program-runtime
-// §6.14): the capability check before any byte is sent, one upstream session per server
-// per run (serialised, reconnected after a failure), the 60-second limit, result mapping.
+// Calls from a run to its `@mcp/<server>` Packages: the capability check before any byte
+// is sent, one upstream session per server per run (serialised, reconnected after a
+// failure), the 60-second limit, result mapping.
 import type { Dispatcher } from 'undici';
 import type { Blueprint } from '../../blueprints';
 import { gated, HOST_FUEL, type HostCall, type HostModule } from '../../stdlib';
@@ -27,7 +27,7 @@ interface ToolResult {
   isError?: boolean;
 }
 
-/** §6.14: structured content; else one text part as JSON or text; several joined; none → null. */
+/** A tool result as the program sees it: structured content; else one text part as JSON or text; several joined; none → null. */
 export function mapResult(result: ToolResult): { value: unknown; text: string } {
   const texts = (result.content ?? []).filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text as string);
   const text = texts.join('\n');

@@ -1,4 +1,4 @@
-// `@mcp/<server>` Packages for package search and docs (program-runtime §9.4–9.5): every
+// `@mcp/<server>` Packages for package search and docs: every
 // server `main` could be allowed to call, discovered (or taken from the cache).
 import type { Blueprint } from '../../blueprints';
 import { hasPotential, type McpPackageView } from '../../discovery';

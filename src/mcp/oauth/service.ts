@@ -1,7 +1,6 @@
-// OAuth for upstream MCP servers, server side (mcp-and-packages A.15, server-operations
-// §4.6): the credential record in the secret store, the Blueprint's auth state, the auth
-// config a login needs (endpoint discovery, client id precedence, dynamic registration),
-// the code exchange, and storing or removing a credential.
+// OAuth for upstream MCP servers, server side: the credential record in the secret store,
+// the Blueprint's auth state, the auth config a login needs (endpoint discovery, client id
+// precedence, dynamic registration), the code exchange, and storing or removing a credential.
 import type { Dispatcher } from 'undici';
 import type { Blueprint, McpServerDeclaration } from '../../blueprints';
 import type { OAuthProvider } from '../../config';

@@ -200,15 +200,18 @@ async function fetchRepository(host: CodeHost, owner: string, repo: string, sha:
     if (error instanceof ArchiveError) throw new PackageError(failure, `${owner}/${repo}@${sha}: ${error.message}`);
     throw error;
   }
+  // The project is at the root, or (for a repository that is mainly something else, like
+  // svc's own, whose curated Packages live in packages/) in `packages/`.
+  const project = !fs.existsSync(path.join(root, 'svc.toml')) && fs.existsSync(path.join(root, 'packages', 'svc.toml')) ? path.join(root, 'packages') : root;
   let manifest: Manifest;
   try {
-    manifest = readManifest(root);
+    manifest = readManifest(project);
   } catch (error) {
     if (error instanceof PackageError && error.code === 'no_manifest') {
-      throw new PackageError(dependency ? 'invalid_dependency' : 'no_manifest', `${owner}/${repo}@${sha} has no svc.toml at its root`);
+      throw new PackageError(dependency ? 'invalid_dependency' : 'no_manifest', `${owner}/${repo}@${sha} has no svc.toml at its root (nor in packages/)`);
     }
     if (dependency && error instanceof PackageError) throw new PackageError('invalid_dependency', `${owner}/${repo}@${sha}: ${error.message}`);
     throw error;
   }
-  return { owner, repo, sha, digest: download.digest, root, manifest };
+  return { owner, repo, sha, digest: download.digest, root: project, manifest };
 }

@@ -1,4 +1,4 @@
-// Host side of `svc:embedding` (program-runtime §6.5): all-or-nothing embedding of up to
+// Host side of `svc:embedding`: all-or-nothing embedding of up to
 // 128 texts. Bounds, the model and `embedding.embed` {model, input_count} are checked
 // before anything is sent; the run's request ceiling and both token budgets are reserved
 // up front; the texts go out in chunks with at most max_embedding_concurrency requests in

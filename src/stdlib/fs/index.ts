@@ -11,4 +11,4 @@ export const fsModule: HostModule = {
   operations: fsOperations,
   guest: fsGuest,
 };
-export { MAX_READ_SIZE } from './operations';
+export { MAX_READ_SIZE } from './area';

@@ -1,27 +1,17 @@
-// Host side of `svc:fs` (program-runtime §6.1): every operation validates its arguments,
+// Host side of `svc:fs`, the operation table: every operation validates its arguments,
 // asks the policy (`fs.*` with the path context), checks read-only places and size
 // limits, then works on the run's file area. Messages name guest paths only.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ContextError, normalizeVfsPath, PermissionDeniedError, QuotaExceededError } from '../../policy';
-import { FileAreaError, type FileArea, type Place } from '../../vfs';
+import type { FileArea } from '../../vfs';
 import { HOST_FUEL } from '../fuel';
-import { gated, ungated, type AllowedGate, type HostCall, type HostOperation, type RunContext } from '../types';
+import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
+import { allowedPath, area, atomicWrite, copyTree, existingSize, hostWork, MAX_READ_SIZE, requireRoom, requireWritable } from './area';
+import { decodeText, describeEncoding } from './encoding';
+import { kindOf, walkTree } from './walk';
 
-declare module '../types' {
-  interface RunServices {
-    files?: FileArea;
-  }
-}
-
-export const MAX_READ_SIZE = 52_428_800;
+/** How many directory levels a recursive listing descends below the listed one. */
 const MAX_LIST_DEPTH = 32;
-
-export function area(call: RunContext, fn: string): FileArea {
-  const files = call.services.files;
-  if (!files || files.mode === 'none') throw new Error(`fs.${fn}: the file system is disabled for this Blueprint (vfs: none)`);
-  return files;
-}
 
 function pathArg(value: unknown, fn: string, name = 'path'): string {
   if (typeof value !== 'string' || value === '') throw new TypeError(`fs.${fn}: ${name} must be a non-empty string`);
@@ -38,92 +28,6 @@ function contentArg(value: unknown, fn: string): Buffer {
   if (typeof value === 'string') return Buffer.from(value, 'utf8');
   if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   throw new TypeError(`fs.${fn}: content must be a string or a Uint8Array`);
-}
-
-/**
- * A guest path normalised by the policy's normaliser (the one the gate uses), for
- * operations no capability governs; gated ones take the path from their allowed context.
- */
-export function guest(files: FileArea, raw: string, fn: string): string {
-  try {
-    return normalizeVfsPath(raw, files.cwd, `fs.${fn}`, 'path');
-  } catch (error) {
-    if (error instanceof ContextError) throw new Error(`fs.${fn} ${raw}: the path climbs above /`);
-    throw error;
-  }
-}
-
-/** A path field of an allowed gate's context: normalised by the policy, never the guest's text. */
-export function allowedPath(allowed: readonly AllowedGate[], field = 'path', index = 0): string {
-  const value = allowed[index]?.context[field];
-  if (typeof value !== 'string') throw new Error(`internal: the allowed context has no ${field}`);
-  return value;
-}
-
-const reasons: Record<string, string> = {
-  ENOENT: 'no such file or directory',
-  EEXIST: 'already exists',
-  ENOTDIR: 'a parent is not a directory',
-  EISDIR: 'is a directory',
-  ENOTEMPTY: 'the directory is not empty; pass recursive: true to remove it with its contents',
-  EACCES: 'permission denied by the host file system',
-  EPERM: 'operation not permitted',
-  ELOOP: 'too many symbolic links',
-};
-
-/** Runs host file work; turns host errors into `fs.<fn> <guest path>: <reason>`. */
-export function hostWork<T>(fn: string, guestPath: string, work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof FileAreaError || error instanceof PermissionDeniedError || error instanceof QuotaExceededError) {
-      if (error instanceof FileAreaError) throw new Error(`fs.${fn} ${guestPath}: ${error.message}`);
-      throw error;
-    }
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    throw new Error(`fs.${fn} ${guestPath}: ${reasons[code] ?? 'the operation failed'}`);
-  }
-}
-
-export function requireWritable(call: HostCall, place: Place, capability: string, context: Record<string, unknown>, guestPath: string): void {
-  if (place.access === 'read_write') return;
-  const error = new PermissionDeniedError(call.caller, capability, `${guestPath} is in the volume mounted read-only at ${place.guestRoot}`, 'read_only');
-  throw call.refuse(capability, context, 'read_only', error);
-}
-
-export function requireRoom(call: HostCall, files: FileArea, place: Place, fn: string, guestPath: string, adding: number, replacing: number, context: Record<string, unknown>): void {
-  if (place.sizeLimit === null) return;
-  const inUse = files.usage(place);
-  const needed = adding - replacing;
-  if (inUse + needed <= place.sizeLimit) return;
-  const error = new QuotaExceededError(
-    `fs.${fn} ${guestPath}: the filesystem's size limit of ${place.sizeLimit} bytes would be exceeded: ${inUse} bytes are in use and this needs ${Math.max(0, needed)} more`,
-  );
-  throw call.refuse('fs.write', context, 'quota', error);
-}
-
-export function kindOf(stat: fs.Stats): 'file' | 'directory' | 'symlink' | 'other' {
-  return stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : stat.isSymbolicLink() ? 'symlink' : 'other';
-}
-
-export function existingSize(hostPath: string): number {
-  try {
-    const stat = fs.lstatSync(hostPath);
-    return stat.isFile() ? stat.size : 0;
-  } catch {
-    return 0;
-  }
-}
-
-export function atomicWrite(hostPath: string, content: Buffer): void {
-  const temporary = path.join(path.dirname(hostPath), `.svc-write-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
-  fs.writeFileSync(temporary, content, { mode: 0o600 });
-  try {
-    fs.renameSync(temporary, hostPath);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw error;
-  }
 }
 
 function writeOperation(fn: string, mode: 'replace' | 'append'): HostOperation {
@@ -179,72 +83,6 @@ function readOperation(fn: string, shape: (content: Buffer | null, target: strin
       return shape(readWhole(call, files, fn, target), target, call);
     },
   });
-}
-
-/** BOM first, then UTF-8 validity, else latin1; CRLF if one occurs in the preview. */
-function describeEncoding(head: Buffer): { preview: string; encoding: string; lineEnding: 'lf' | 'crlf' } {
-  let encoding = 'utf-8';
-  let preview: string;
-  if (head[0] === 0xff && head[1] === 0xfe) {
-    encoding = 'utf-16le';
-    preview = head.subarray(2).toString('utf16le');
-  } else if (head[0] === 0xfe && head[1] === 0xff) {
-    encoding = 'utf-16be';
-    const body = head.subarray(2, 2 + ((head.length - 2) & ~1));
-    preview = Buffer.from(body).swap16().toString('utf16le');
-  } else {
-    try {
-      preview = new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0));
-    } catch {
-      // A multi-byte sequence cut at the preview's end is still UTF-8.
-      const lossy = new TextDecoder('utf-8').decode(head);
-      const damaged = (lossy.match(/\uFFFD/g) ?? []).length;
-      if (damaged <= 1 && lossy.lastIndexOf('\uFFFD') >= lossy.length - 1) preview = lossy;
-      else {
-        encoding = 'latin1';
-        preview = head.toString('latin1');
-      }
-    }
-  }
-  return { preview, encoding, lineEnding: head.includes(Buffer.from('\r\n')) ? 'crlf' : 'lf' };
-}
-
-export function decodeText(content: Buffer): string {
-  const text = new TextDecoder('utf-8').decode(content);
-  return text.startsWith('\uFEFF') ? text.slice(1) : text;
-}
-
-function listEntries(files: FileArea, hostDir: string, guestDir: string, recursive: boolean, depth: number, out: Array<Record<string, unknown>>): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(hostDir).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  } catch (error) {
-    if (depth === 0) throw error;
-    return; // a recursive walk skips unreadable directories
-  }
-  for (const name of names) {
-    if (name.startsWith('.svc-write-')) continue;
-    const hostPath = path.join(hostDir, name);
-    const guestPath = guestDir === '/' ? `/${name}` : `${guestDir}/${name}`;
-    let stat: fs.Stats;
-    try {
-      stat = fs.lstatSync(hostPath);
-    } catch {
-      continue;
-    }
-    const kind = kindOf(stat);
-    out.push({ kind, name, path: guestPath, size: kind === 'file' ? stat.size : 0 });
-    if (recursive && kind === 'directory' && depth < MAX_LIST_DEPTH) listEntries(files, hostPath, guestPath, true, depth + 1, out);
-  }
-}
-
-function copyTree(from: string, to: string): void {
-  const stat = fs.lstatSync(from);
-  if (stat.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(from), to);
-  else if (stat.isDirectory()) {
-    fs.mkdirSync(to, { recursive: true });
-    for (const name of fs.readdirSync(from)) copyTree(path.join(from, name), path.join(to, name));
-  } else fs.copyFileSync(from, to);
 }
 
 export const fsOperations: Record<string, HostOperation> = {
@@ -537,8 +375,8 @@ export const fsOperations: Record<string, HostOperation> = {
     run: (call, { files, recursive }, allowed) => {
       const target = allowedPath(allowed);
       return hostWork('list', target, () => {
-        const out: Array<Record<string, unknown>> = [];
-        listEntries(files, files.resolve(target).hostPath, target, recursive, 0, out);
+        const walked = walkTree(files.resolve(target).hostPath, target, { maxDepth: recursive ? MAX_LIST_DEPTH + 1 : 1, rootMustExist: true });
+        const out: Array<Record<string, unknown>> = walked.map((e) => ({ kind: e.kind, name: e.name, path: e.guestPath, size: e.size }));
         // Mount points appear in their parent's listing.
         for (const mount of files.mounts()) {
           if (path.posix.dirname(mount.guestRoot) === target && !out.some((e) => e.path === mount.guestRoot)) {

@@ -1,4 +1,4 @@
-// Host side of `svc:git` (program-runtime §6.6): repositories in the file area through
+// Host side of `svc:git`: repositories in the file area through
 // isomorphic-git. init, clone, fetch, pull and commit are gated (`git.*` with the
 // normalised path and remote); the rest needs no capability. Writes obey read-only places
 // and size limits; remotes are HTTPS only and reached through the egress guard.
@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import { EgressBlockedError } from '../../network';
 import { QuotaExceededError } from '../../policy';
 import type { FileArea, Place } from '../../vfs';
-import { area, guest, hostWork, requireWritable } from '../fs/operations';
+import { area, guest, hostWork, requireWritable } from '../fs/area';
 import { HOST_FUEL } from '../fuel';
 import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
 import { gitHttpClient } from './transport';
@@ -56,7 +56,7 @@ function openRepo(call: RunContext, raw: unknown, fn: string): Repo {
   return repo;
 }
 
-/** The repository operations the catalogue leaves ungated (program-runtime §6.6): why. */
+/** The repository operations the catalogue leaves ungated: why. */
 const LOCAL_READ = 'reads a repository inside the file area the run already reaches; the git catalogue gates only init, clone, commit, fetch and pull';
 const LOCAL_CHANGE = 'changes repository metadata inside a writable place of the file area (checked as read-only or not); the git catalogue gates only init, clone, commit, fetch and pull';
 

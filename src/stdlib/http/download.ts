@@ -8,7 +8,7 @@ import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { QuotaExceededError } from '../../policy';
 import type { FileArea } from '../../vfs';
-import { allowedPath, area, hostWork, requireWritable } from '../fs/operations';
+import { allowedPath, area, hostWork, requireWritable } from '../fs/area';
 import type { AllowedGate, GateRequest, HostCall, RunContext } from '../types';
 import { follow, headersOf, hostOf, parseUrl, services, type HttpServices } from './client';
 

@@ -1,4 +1,4 @@
-// Host side of `svc:http` (program-runtime §6.2): gated as `http.<method>` with host,
+// Host side of `svc:http`: gated as `http.<method>` with host,
 // path, body size and timeout; https only unless the Blueprint allows http; every hop of
 // a redirect chain checked again under the same caller; connections only through the
 // egress guard; the operator's auth_proxy credentials injected for `main`.

@@ -1,4 +1,4 @@
-// Host side of `svc:llm` (program-runtime §6.4): bounds and model checks before anything
+// Host side of `svc:llm`: bounds and model checks before anything
 // is sent, the `llm.call` check with {op, model, prompt_count} (never the prompt), token
 // reservations against the run's and the server's budgets, provider requests with at most
 // max_llm_concurrency prompts of a batch in flight, and the Completion envelope. Untyped

@@ -1,4 +1,4 @@
-// JSON Schemas of typed calls (program-runtime §6.4): read from an object or its JSON text,
+// JSON Schemas of typed calls: read from an object or its JSON text,
 // wrapped as {value: …} for providers that need an object root, and the local check of
 // the listed keywords. Other keywords go to the provider unchecked. Errors name the JSON
 // path ($.items[2].name) and what was expected.

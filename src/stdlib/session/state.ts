@@ -1,4 +1,4 @@
-// Per-session key/value state for `svc:session` (program-runtime §6.3): JSON text per key,
+// Per-session key/value state for `svc:session`: JSON text per key,
 // per-session caps, and one server-wide budget (`max_session_state_memory`) reserved
 // atomically, so a `set` that would pass it is refused and never evicts another session.
 import { createHmac, randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// `svc:test` (program-runtime §6.13): available only under the Package test runner.
+// `svc:test`: available only under the Package test runner.
 // `label` names the current test in the runner's output; `expectException` runs in the
 // guest (it needs the caller's function), so the host side only records labels.
 import { ungated, type HostModule } from '../types';

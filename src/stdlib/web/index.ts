@@ -1,4 +1,4 @@
-// Host side of the web platform globals (design.md §2): `fetch` is the `svc:http` verb of
+// Host side of the web platform globals: `fetch` is the `svc:http` verb of
 // its method (same capability, context, rules and outbound block: src/stdlib/http's
 // `exchange`), and crypto.subtle's digest, HMAC and AES-GCM run here, charged to host
 // fuel. Programs cannot import this module; the prelude's globals call it.

@@ -1,4 +1,4 @@
-// Unit tests for the RUST_LOG filter (server-operations §2.12): levels, targets and their
+// Unit tests for the RUST_LOG filter: levels, targets and their
 // `::` children, longest match, default info, invalid values ignored with a warning.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

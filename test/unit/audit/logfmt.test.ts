@@ -1,4 +1,4 @@
-// Unit tests for the logfmt encoder and parser (server-operations §7.2): quoting, keys,
+// Unit tests for the logfmt encoder and parser: quoting, keys,
 // value types, flattening order, limits, and a parse(encode(x)) round-trip property.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Unit tests for the audit redaction helpers (server-operations §7.3): variable lists and
+// Unit tests for the audit redaction helpers: variable lists and
 // quick-search context text sanitising.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // Outbound grants (network.allow_ip, allow_localhost, allow_private), MCP Host entries and
-// OAuth provider registrations (server-operations §2.9, §2.10).
+// OAuth provider registrations.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { refused, settingsOf } from './support';

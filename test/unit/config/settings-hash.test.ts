@@ -1,4 +1,4 @@
-// settings_hash (server-operations §7.10): stable over explicit defaults and source order,
+// settings_hash: stable over explicit defaults and source order,
 // changed by any effective setting, blind to credentials.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// API tokens and the authentication mode (server-operations §2.6): every refusal names the
+// API tokens and the authentication mode: every refusal names the
 // entry and never the token; only SHA-256 digests are kept.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';

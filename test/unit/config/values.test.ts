@@ -1,4 +1,4 @@
-// Value types of server-operations §2.3 (counts, megabytes/kibibytes/seconds, ports, IP
+// Value types of the settings (counts, megabytes/kibibytes/seconds, ports, IP
 // addresses, booleans, lists), ranges of every limit, and the same rules inside the file.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';

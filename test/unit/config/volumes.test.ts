@@ -1,4 +1,4 @@
-// Volume declarations (server-operations §2.8): names, kinds, paths, access, size limits,
+// Volume declarations: names, kinds, paths, access, size limits,
 // and overlap with server directories and with each other.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // JSON Schema to TypeScript (mcp-and-packages A.12), tool naming rules and the warnings of
-// A.13, and result mapping (program-runtime §6.14).
+// A.13, and result mapping.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogueTools, describeTool, isNamedExport, mapResult, renderDeclarations, schemaType } from '../../../src/mcp/client';

@@ -1,4 +1,4 @@
-// Decisions (blueprints-and-policy §4.3, §6.2–6.4): first match, defaults, per-caller
+// Decisions: first match, defaults, per-caller
 // lists, invariants, context normalisation, and the message of PermissionDeniedError.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

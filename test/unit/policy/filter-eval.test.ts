@@ -1,4 +1,4 @@
-// Filter evaluation (blueprints-and-policy §5.4): typed comparisons, the missing-field
+// Filter evaluation: typed comparisons, the missing-field
 // rule, variables, glob, linear-time regex search and array `contains`.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -182,11 +182,11 @@ describe('matches and contains', () => {
     assert.equal(check('tags matches "x"'), false);
   });
 
-  test('a catastrophic-backtracking pattern on a long input finishes fast (RE2, linear time)', () => {
+  test('a catastrophic-backtracking pattern on a long input finishes (RE2, linear time)', () => {
+    // A backtracking engine would not finish this in any useful time (the file's timeout
+    // fails it); no wall-clock bound here, so a busy machine cannot fail it.
     const filter = parseFilter('name matches "^(a+)+$" or name matches "(a|a)*c" or name matches "^(.*a){20}$"');
-    const started = performance.now();
     assert.equal(evaluateFilter(filter, { name: `${'a'.repeat(100_000)}b` }, {}), false);
-    assert.ok(performance.now() - started < 2_000, `took ${performance.now() - started} ms`);
   });
 
   test('contains tests array elements with == semantics and never searches strings', () => {

@@ -1,5 +1,5 @@
 // The filter language's syntax: lexer and parser errors with caret excerpts, the limits,
-// precedence, and the canonical printed form of blueprints-and-policy §5.5.
+// precedence, and the canonical printed form.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FilterError, filterFields, filterVariables, parseFilter, printFilter, printNumber } from '../../../src/policy';

@@ -1,4 +1,4 @@
-// Decision records of one run (server-operations §7.4–7.5): denials at once, allows per
+// Decision records of one run: denials at once, allows per
 // mode (all, none, summary with its group, context and size limits), further decisions
 // from other modules, probes, check() and the quick-search context fields.
 import { describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// Permission rules (blueprints-and-policy §4): parsing `default` and `permissions` from
+// Permission rules: parsing `default` and `permissions` from
 // plain YAML values, error classes with paths, stage order, canonical form, variables.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

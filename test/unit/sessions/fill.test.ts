@@ -1,7 +1,8 @@
 // Filling vfs path templates and git values with session variables, and the binding order.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { bindBlueprint, fillFileArea, fillGit, fillPathTemplate, type BindableBlueprint, type BindingDeclarations } from '../../../src/sessions';
+import type { BindingDeclarations } from '../../../src/blueprints';
+import { bindBlueprint, fillFileArea, fillGit, fillPathTemplate, type BindableBlueprint } from '../../../src/sessions';
 
 describe('fillPathTemplate', () => {
   test('a whole-component variable is replaced with its value', () => {

@@ -15,6 +15,7 @@ import { silentLog } from '../../../src/audit';
 import type { Blueprint } from '../../../src/blueprints';
 import type { ExecutionRequest, Executor, RefusedRequest } from '../../../src/execution';
 import type { AppEnv } from '../../../src/http';
+import { errorResponder } from '../../../src/http/errors';
 import { mountSessionRoutes, type RoutableBlueprint } from '../../../src/http/routes/sessions';
 import { IDEMPOTENCY_LEDGER_SQL, IdempotencyLedger, SessionDirectories, SessionManager, SessionRecordStore } from '../../../src/sessions';
 
@@ -81,6 +82,7 @@ function setup(previous?: { root: string; db: Database.Database; executor: FakeE
     await next();
   });
   mountSessionRoutes(app, { sessions, executor: executor as unknown as Executor, ledger, newId: randomUUID });
+  app.onError(errorResponder(silentLog));
   const send = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await app.request(route, {
       method,

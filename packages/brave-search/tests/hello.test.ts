@@ -1,7 +1,0 @@
-import { label } from "svc:test";
-import { hello } from "@svc/brave-search";
-
-export function main() {
-  label("hello greets by name");
-  assert(hello("svc") === "Hello, svc!");
-}

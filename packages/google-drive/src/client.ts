@@ -1,0 +1,163 @@
+// The Google Drive API v3 client of @svc/google-drive: one request per call with the shared
+// Google access token (never refreshed), Google's error shape turned into DriveError. Each
+// Google Package carries its own client because curated Packages declare no dependency on
+// each other.
+import secrets from "svc:secrets";
+import { get, post, put, patch, del } from "svc:http";
+
+const API = "https://www.googleapis.com/drive/v3/";
+/** The resumable-upload endpoint; sessions continue at the same URL with their `upload_id`. */
+const UPLOAD = "https://www.googleapis.com/upload/drive/v3/files";
+
+/** Google `errors[].reason` values that mean a rate or quota limit, even on HTTP 403. */
+const RATE_REASONS = new Set(["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "dailyLimitExceeded", "quotaExceeded"]);
+
+/**
+ * A failed Drive call. `code` is one of `missing_token`, `invalid_argument`,
+ * `invalid_response`, `unauthorized`, `forbidden`, `not_found`, `rate_limited` or
+ * `http_error`; `status` is the HTTP status (0 for local failures).
+ */
+export class DriveError extends Error {
+  /** Machine-readable code (see the class summary). */
+  readonly code: string;
+  /** HTTP status of Google's answer, 0 when no answer was involved. */
+  readonly status: number;
+  /** Google's `error.status` (`PERMISSION_DENIED`, ...) or null. */
+  readonly googleStatus: string | null;
+  /** The first `error.errors[].reason` (`insufficientFilePermissions`, `userRateLimitExceeded`, ...) or null. */
+  readonly reason: string | null;
+  /** Seconds to wait before retrying, from `Retry-After`; otherwise null. */
+  readonly retryAfterSeconds: number | null;
+
+  constructor(code: string, message: string, status = 0, extra: { googleStatus?: string | null; reason?: string | null; retryAfterSeconds?: number | null } = {}) {
+    super(message);
+    this.name = "DriveError";
+    this.code = code;
+    this.status = status;
+    this.googleStatus = extra.googleStatus ?? null;
+    this.reason = extra.reason ?? null;
+    this.retryAfterSeconds = extra.retryAfterSeconds ?? null;
+  }
+}
+
+/** A JSON object as Google returns it. */
+export type Json = Record<string, unknown>;
+
+/** Query parameters; undefined and null are left out. */
+export type Query = Record<string, string | number | boolean | null | undefined>;
+
+/** The `Authorization` header; throws missing_token without the secret. */
+export function authorization(): Record<string, string> {
+  const token = secrets.get("GOOGLE_ACCESS_TOKEN");
+  if (token == null || token === "") throw new DriveError("missing_token", "GOOGLE_ACCESS_TOKEN is not set: declare and bind it in the Blueprint's secrets (it is never refreshed by the Package)");
+  return { authorization: "Bearer " + token };
+}
+
+/** `?a=1&b=2` with every call on shared drives too. */
+export function queryString(params: Query): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries({ ...params, supportsAllDrives: true })) {
+    if (value == null) continue;
+    parts.push(encodeURIComponent(key) + "=" + encodeURIComponent(String(value)));
+  }
+  return "?" + parts.join("&");
+}
+
+const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };
+
+export function apiGet(what: string, path: string, params: Query = {}): Json {
+  const headers = authorization();
+  const r = get(API + path + queryString(params), headers);
+  return answer(what, r.status, r.headers, r.body);
+}
+
+/** GET whose answer is text (exports and `alt=media`), not JSON. */
+export function apiGetText(what: string, path: string, params: Query = {}): string {
+  const headers = authorization();
+  const r = get(API + path + queryString(params), headers);
+  if (r.status < 200 || r.status > 299) throw googleError(what, r.status, r.headers, r.body);
+  return r.body;
+}
+
+export function apiPost(what: string, path: string, body: unknown, params: Query = {}): Json {
+  const headers = authorization();
+  const r = post(API + path + queryString(params), body ?? {}, { ...headers, ...JSON_TYPE });
+  return answer(what, r.status, r.headers, r.body);
+}
+
+export function apiPatch(what: string, path: string, body: unknown, params: Query = {}): Json {
+  const headers = authorization();
+  const r = patch(API + path + queryString(params), body ?? {}, { ...headers, ...JSON_TYPE });
+  return answer(what, r.status, r.headers, r.body);
+}
+
+export function apiDelete(what: string, path: string, params: Query = {}): void {
+  const headers = authorization();
+  const r = del(API + path + queryString(params), headers);
+  if (r.status < 200 || r.status > 299) throw googleError(what, r.status, r.headers, r.body);
+}
+
+/** Opens a resumable upload session; returns its `upload_id`. */
+export function startUpload(metadata: Json, contentType: string, length: number, params: Query): string {
+  const headers = authorization();
+  const r = post(UPLOAD + queryString({ ...params, uploadType: "resumable" }), metadata, { ...headers, ...JSON_TYPE, "x-upload-content-type": contentType, "x-upload-content-length": String(length) });
+  if (r.status < 200 || r.status > 299) throw googleError("upload", r.status, r.headers, r.body);
+  const location = r.headers.get("location") ?? "";
+  // The session URL is ours to rebuild from its id, so a Location elsewhere is never followed.
+  const match = /^https:\/\/www\.googleapis\.com\/upload\/drive\/v3\/files\?(?:.*&)?upload_id=([A-Za-z0-9_-]+)/.exec(location);
+  if (!match) throw new DriveError("invalid_response", "Drive did not answer the resumable upload with a session Location on www.googleapis.com", r.status);
+  return match[1];
+}
+
+/** The state of a session after one chunk: the next byte Drive expects, or the file when done. */
+export type ChunkResult = { done: false; next: number } | { done: true; file: Json };
+
+/** Sends bytes `[offset, offset + chunk.length)` of a `total`-byte upload. */
+export function putChunk(uploadId: string, chunk: Uint8Array, offset: number, total: number, params: Query): ChunkResult {
+  const headers = authorization();
+  const range = total === 0 ? "bytes */0" : `bytes ${offset}-${offset + chunk.length - 1}/${total}`;
+  const r = put(UPLOAD + queryString({ ...params, uploadType: "resumable", upload_id: uploadId }), chunk, { ...headers, "content-range": range });
+  if (r.status === 308) {
+    // "Resume Incomplete": Range says what Drive has stored (none yet when absent).
+    const stored = /^bytes=0-(\d+)$/.exec(r.headers.get("range") ?? "");
+    return { done: false, next: stored ? Number(stored[1]) + 1 : 0 };
+  }
+  return { done: true, file: answer("upload", r.status, r.headers, r.body) };
+}
+
+function answer(what: string, status: number, headers: Map<string, string>, text: string): Json {
+  if (status < 200 || status > 299) throw googleError(what, status, headers, text);
+  if (text.trim() === "") return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new DriveError("invalid_response", `Drive ${what} answered with a body that is not JSON`, status);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new DriveError("invalid_response", `Drive ${what} answered with JSON that is not an object`, status);
+  return parsed as Json;
+}
+
+/** Maps Google's `{error: {code, status, message, errors: [{reason}]}}` answer to a DriveError. */
+export function googleError(what: string, status: number, headers: Map<string, string>, text: string): DriveError {
+  let googleStatus: string | null = null;
+  let reason: string | null = null;
+  let detail = "";
+  try {
+    const error = (JSON.parse(text) as { error?: { status?: unknown; message?: unknown; errors?: Array<{ reason?: unknown }> } }).error;
+    if (error && typeof error === "object") {
+      if (typeof error.status === "string") googleStatus = error.status;
+      if (typeof error.message === "string") detail = error.message;
+      const first = Array.isArray(error.errors) ? error.errors.find((e) => e && typeof e.reason === "string") : undefined;
+      if (first) reason = first.reason as string;
+    }
+  } catch {
+    // Not Google's JSON error shape: the status alone decides.
+  }
+  const seconds = Number(headers.get("retry-after"));
+  const retryAfterSeconds = headers.has("retry-after") && Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
+  const rateLimited = status === 429 || (status === 403 && reason !== null && RATE_REASONS.has(reason));
+  const code = rateLimited ? "rate_limited" : status === 401 ? "unauthorized" : status === 403 ? "forbidden" : status === 404 ? "not_found" : "http_error";
+  const message = `Drive ${what} failed: HTTP ${status}` + (detail ? `: ${detail}` : "") + (retryAfterSeconds != null ? `; retry after ${retryAfterSeconds} s` : "");
+  return new DriveError(code, message, status, { googleStatus, reason, retryAfterSeconds });
+}

@@ -1,0 +1,116 @@
+// The file area as `svc:fs` and the modules built on it (`svc:code`, `svc:git`, `svc:http`
+// downloads) use it: the run's area, checked paths, host errors turned into guest messages,
+// the read-only and size-limit checks, and the atomic write.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ContextError, normalizeVfsPath, PermissionDeniedError, QuotaExceededError } from '../../policy';
+import { FileAreaError, type FileArea, type Place } from '../../vfs';
+import type { AllowedGate, HostCall, RunContext } from '../types';
+
+declare module '../types' {
+  interface RunServices {
+    files?: FileArea;
+  }
+}
+
+export const MAX_READ_SIZE = 52_428_800;
+
+export function area(call: RunContext, fn: string): FileArea {
+  const files = call.services.files;
+  if (!files || files.mode === 'none') throw new Error(`fs.${fn}: the file system is disabled for this Blueprint (vfs: none)`);
+  return files;
+}
+
+/**
+ * A guest path normalised by the policy's normaliser (the one the gate uses), for
+ * operations no capability governs; gated ones take the path from their allowed context.
+ */
+export function guest(files: FileArea, raw: string, fn: string): string {
+  try {
+    return normalizeVfsPath(raw, files.cwd, `fs.${fn}`, 'path');
+  } catch (error) {
+    if (error instanceof ContextError) throw new Error(`fs.${fn} ${raw}: the path climbs above /`);
+    throw error;
+  }
+}
+
+/** A path field of an allowed gate's context: normalised by the policy, never the guest's text. */
+export function allowedPath(allowed: readonly AllowedGate[], field = 'path', index = 0): string {
+  const value = allowed[index]?.context[field];
+  if (typeof value !== 'string') throw new Error(`internal: the allowed context has no ${field}`);
+  return value;
+}
+
+const reasons: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EEXIST: 'already exists',
+  ENOTDIR: 'a parent is not a directory',
+  EISDIR: 'is a directory',
+  ENOTEMPTY: 'the directory is not empty; pass recursive: true to remove it with its contents',
+  EACCES: 'permission denied by the host file system',
+  EPERM: 'operation not permitted',
+  ELOOP: 'too many symbolic links',
+};
+
+/** Runs host file work; turns host errors into `fs.<fn> <guest path>: <reason>`. */
+export function hostWork<T>(fn: string, guestPath: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof FileAreaError || error instanceof PermissionDeniedError || error instanceof QuotaExceededError) {
+      if (error instanceof FileAreaError) throw new Error(`fs.${fn} ${guestPath}: ${error.message}`);
+      throw error;
+    }
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    throw new Error(`fs.${fn} ${guestPath}: ${reasons[code] ?? 'the operation failed'}`);
+  }
+}
+
+export function requireWritable(call: HostCall, place: Place, capability: string, context: Record<string, unknown>, guestPath: string): void {
+  if (place.access === 'read_write') return;
+  const error = new PermissionDeniedError(call.caller, capability, `${guestPath} is in the volume mounted read-only at ${place.guestRoot}`, 'read_only');
+  throw call.refuse(capability, context, 'read_only', error);
+}
+
+export function requireRoom(call: HostCall, files: FileArea, place: Place, fn: string, guestPath: string, adding: number, replacing: number, context: Record<string, unknown>): void {
+  if (place.sizeLimit === null) return;
+  const inUse = files.usage(place);
+  const needed = adding - replacing;
+  if (inUse + needed <= place.sizeLimit) return;
+  const error = new QuotaExceededError(
+    `fs.${fn} ${guestPath}: the filesystem's size limit of ${place.sizeLimit} bytes would be exceeded: ${inUse} bytes are in use and this needs ${Math.max(0, needed)} more`,
+  );
+  throw call.refuse('fs.write', context, 'quota', error);
+}
+
+export function existingSize(hostPath: string): number {
+  try {
+    const stat = fs.lstatSync(hostPath);
+    return stat.isFile() ? stat.size : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export function atomicWrite(hostPath: string, content: Buffer): void {
+  const temporary = path.join(path.dirname(hostPath), `${TEMPORARY_PREFIX}${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  fs.writeFileSync(temporary, content, { mode: 0o600 });
+  try {
+    fs.renameSync(temporary, hostPath);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** Names of an atomic write's temporary files, which listings and walks never show. */
+export const TEMPORARY_PREFIX = '.svc-write-';
+
+export function copyTree(from: string, to: string): void {
+  const stat = fs.lstatSync(from);
+  if (stat.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(from), to);
+  else if (stat.isDirectory()) {
+    fs.mkdirSync(to, { recursive: true });
+    for (const name of fs.readdirSync(from)) copyTree(path.join(from, name), path.join(to, name));
+  } else fs.copyFileSync(from, to);
+}
