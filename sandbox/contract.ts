@@ -38,6 +38,8 @@ export interface PackageScript {
   packageImports: string[];
   /** Content hash of `code`: runners keep compiled scripts by it. */
   key: string;
+  /** True when the Package mentions `Temporal` (the runtime then loads the polyfill). */
+  usesTemporal: boolean;
 }
 
 export type CompileResult = { ok: true; script: ProgramScript } | { ok: false; error: CompileErrorReport };

@@ -77,6 +77,7 @@ export async function compilePackage(input: PackageSource): Promise<PackageCompi
     hostModules: imported.filter((name) => name.startsWith('svc:')),
     packageImports: imported.filter((name) => !name.startsWith('svc:')),
     key: createHash('sha256').update(code).digest('hex'),
+    usesTemporal: /\bTemporal\b/.test(input.code),
   };
   let composed: string | null = null;
   Object.defineProperty(script, 'sourceMap', {

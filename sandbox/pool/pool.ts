@@ -194,7 +194,7 @@ export class RunnerPool {
       hostModules: job.hostModules,
       guestModules: job.guestModules ?? {},
       limits: job.limits,
-      usesTemporal: job.script.usesTemporal,
+      usesTemporal: job.script.usesTemporal || (job.packages?.some((p) => p.script.usesTemporal) ?? false),
       ...(job.packages?.length ? { packages: job.packages.map(({ script, imports, listed }) => ({ name: script.name, key: script.key, code: script.code, filename: script.filename, imports, listed })) } : {}),
     };
     runner.child.send(message);

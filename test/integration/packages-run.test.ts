@@ -46,6 +46,15 @@ export function note(text: string): number {
 }
 
 /**
+ * The day after a date (Temporal, which the program itself never mentions).
+ * @param date An ISO date.
+ * @returns The next day.
+ */
+export function nextDay(date: string): string {
+  return Temporal.PlainDate.from(date).add({ days: 1 }).toString();
+}
+
+/**
  * Spins forever (fuel test).
  * @returns never.
  */
@@ -197,6 +206,12 @@ describe('running Packages', () => {
     await register({ name: 'spin', default: 'allow', packages: ['@acme/core'], permissions: { '@acme/core': [{ capability: 'fs.write', action: 'allow' }] } });
     const reply = await execute('spin', 'import { spin } from "@acme/core";\nexport function main() { return spin(); }');
     assert.equal(reply.json.error?.kind, 'fuel_exhausted', reply.text);
+  });
+
+  test('a Package that uses Temporal gets it (with frozen built-ins) even when the program does not mention it', async () => {
+    const reply = await execute('spin', 'import { nextDay } from "@acme/core";\nexport function main() { return nextDay("2028-02-28"); }');
+    assert.equal(reply.json.error, null, reply.text);
+    assert.equal(reply.json.result, '2028-02-29');
   });
 
   test('a closure that cannot load ends the run as package_resolution before anything runs', async () => {
