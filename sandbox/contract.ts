@@ -42,6 +42,9 @@ export interface PackageScript {
   usesTemporal: boolean;
 }
 
+/** How a run ends, in the audit vocabulary (owned here; the pool, the runner and the audit import it). */
+export type RunOutcomeKind = 'ok' | 'error' | 'fuel_exhausted' | 'timeout' | 'memory_exhausted' | 'stack_exhausted' | 'cancelled';
+
 export type CompileResult = { ok: true; script: ProgramScript } | { ok: false; error: CompileErrorReport };
 
 export interface DiagnosticNote {

@@ -1,5 +1,5 @@
 // Rendering of compile diagnostics and runtime stacks against the submitted source
-// (program-runtime §5): `program.ts:line:column`, the source line and a caret.
+//: `program.ts:line:column`, the source line and a caret.
 import type { Diagnostic } from '../contract';
 import { PROGRAM_FILENAME } from '../contract';
 

@@ -1,5 +1,4 @@
-// Fuel and stack metering inserted into esbuild's JavaScript output (program-runtime
-// §10): each region (the unit's top level, every function body, every loop iteration)
+// Fuel and stack metering inserted into esbuild's JavaScript output: each region (the unit's top level, every function body, every loop iteration)
 // charges its ESTree node count to a closure-local counter; ordinary functions that make calls count
 // depth; every catch clause first asks the runtime whether the caught value ends the run.
 import type { Node } from 'acorn';

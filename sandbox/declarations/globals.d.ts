@@ -1,4 +1,4 @@
-// Declarations of the globals svc adds to V8's built-ins (program-runtime §3).
+// Declarations of the globals svc adds to V8's built-ins.
 interface Console {
   log(...data: unknown[]): void;
   info(...data: unknown[]): void;
@@ -61,7 +61,7 @@ declare function atob(data: string): string;
 /** A deep copy of plain data, Maps, Sets, Dates, RegExps, typed arrays. */
 declare function structuredClone<T>(value: T): T;
 
-// --- Web platform globals (design.md §2): as in Deno and browsers. -------------------
+// --- Web platform globals: as in Deno and browsers. -------------------
 /** One svc:http request: gated as http.<method> with the same rules, outbound block, auth_proxy and redirect checks. Non-2xx resolves; a denial or network failure rejects with a TypeError whose `cause` is the PermissionDeniedError or the network error. No cookies, CORS or credentials mode. */
 declare function fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
 interface RequestInit {

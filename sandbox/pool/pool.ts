@@ -72,7 +72,7 @@ function argsFromWire(text: string): unknown[] {
   return args;
 }
 
-/** Limit messages begin with the stable markers of program-runtime §5.3. */
+/** Limit messages begin with stable markers (agents and tests read them). */
 function limitMessage(kind: string, limits: RunJob['limits']): string {
   switch (kind) {
     case 'fuel_exhausted':
@@ -365,7 +365,7 @@ function outcomeOf(job: RunJob, raw: CheckedOutcome, onRenderFailure: (error: un
     return { ...base, outcome: 'error', result: null, error: { kind: 'runtime_error', message } };
   }
   const headline = limitMessage(raw.kind, job.limits);
-  // A fuel end names where the run stopped, with the excerpt (program-runtime §5.3).
+  // A fuel end names where the run stopped, with the excerpt.
   const message = raw.kind === 'fuel_exhausted' && raw.limitStack ? render(headline, raw.limitStack, job, onRenderFailure) : headline;
   return { ...base, outcome: raw.kind, result: null, error: { kind: raw.kind, message } };
 }

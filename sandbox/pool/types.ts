@@ -1,5 +1,7 @@
 // Public types of the runtime: a run job, host calls and replies, and the outcome.
-import type { HostErrorShape, HostReply, PackageScript, ProgramScript } from '../contract';
+import type { HostErrorShape, HostReply, PackageScript, ProgramScript, RunOutcomeKind } from '../contract';
+
+export type { RunOutcomeKind };
 import type { Attribution } from '../runner/protocol';
 
 export type { Attribution };
@@ -42,7 +44,6 @@ export interface HostCall {
 
 export type HostHandler = (call: HostCall) => Promise<HostReply>;
 
-export type RunOutcomeKind = 'ok' | 'error' | 'fuel_exhausted' | 'timeout' | 'memory_exhausted' | 'stack_exhausted' | 'cancelled';
 
 export interface RunError {
   kind: string;

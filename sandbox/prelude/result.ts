@@ -1,4 +1,4 @@
-// The result text of `main` (program-runtime §2.3): strings as is, undefined → null,
+// The result text of `main`: strings as is, undefined → null,
 // other values as JSON text; values JSON would silently mangle are refused with their
 // type and JSON path. The text is always a string, whatever the program patched.
 import {

@@ -1,4 +1,5 @@
 // Messages between the server's RunnerPool and a runner child process (IPC).
+import type { RunOutcomeKind } from '../contract';
 import type { RunLimits } from '../pool/types';
 
 export interface RunMessage {
@@ -53,7 +54,7 @@ export interface GuestFailure {
 
 export interface RunnerOutcome {
   /** How the run ended, in the audit vocabulary, plus `error` for program failures. */
-  kind: 'ok' | 'error' | 'fuel_exhausted' | 'timeout' | 'memory_exhausted' | 'stack_exhausted' | 'cancelled' | 'crashed';
+  kind: RunOutcomeKind | 'crashed';
   result: string | null;
   failure: GuestFailure | null;
   /** Stack at the limit end (fuel), for the location in the message. */

@@ -25,7 +25,6 @@ export {
   type DecisionRecord,
   type DecisionSource,
   type ExecutionRecord,
-  type ExecutionOutcome,
   type SessionAuditRecord,
   type AdminRecord,
   type AuthRecord,

@@ -1,6 +1,7 @@
 // Typed audit records (interface.md "Events"). Capabilities hand the writer one of these;
 // the writer adds the header, `event_id` and `schema`, sorts, flattens and writes it.
 // Also the two redaction helpers the record producers share.
+import type { RunOutcomeKind } from '../../sandbox/contract';
 import { compareByteOrder } from './logfmt';
 
 /** Token name on the request, or `unauthenticated` in that mode. */
@@ -34,7 +35,6 @@ export interface DecisionRecord {
   reason?: string;
 }
 
-export type ExecutionOutcome = 'ok' | 'error' | 'fuel_exhausted' | 'timeout' | 'memory_exhausted' | 'stack_exhausted' | 'cancelled';
 
 export interface ExecutionRecord {
   type: 'execution';
@@ -48,7 +48,8 @@ export interface ExecutionRecord {
   vars: VariableEntry[];
   source_hash: string;
   source_size: number;
-  outcome?: ExecutionOutcome;
+  /** How the run ended (the sandbox owns this vocabulary). */
+  outcome?: RunOutcomeKind;
   error_class?: string;
   fuel?: number;
   wasm_fuel?: number;

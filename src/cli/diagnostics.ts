@@ -2,7 +2,7 @@
 //   error: <file>:<line>:<col>: <message>
 //     at <diagnostic path>
 //     <what to do next>
-// from the server's error body (blueprints-and-policy §10) or a local check.
+// from the server's error body or a local check.
 import { CliError } from './errors';
 
 export interface BlueprintDiagnostic {

@@ -1,5 +1,5 @@
-// Typed failures of the svc CLI. Each carries the exit status it ends the process with
-// (server-operations §10): 1 refused/unreachable/server error, 2 usage error, and for
+// Typed failures of the svc CLI. Each carries the exit status it ends the process with:
+// 1 refused/unreachable/server error, 2 usage error, and for
 // `svc run` 3 when the run could not be attempted.
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;

@@ -14,7 +14,7 @@ import { CliError, EXIT_NOT_ATTEMPTED, UsageError } from './errors';
 import type { CliIo } from './io';
 import { runLocally } from './local-executor';
 
-/** A compute-only Blueprint (blueprints-and-policy §12.1) for runs without --blueprint. */
+/** A compute-only Blueprint for runs without --blueprint. */
 const BUILT_IN_BLUEPRINT = 'name: local\ndefault: deny\n';
 
 export async function runHere(io: CliIo, version: string, options: RunOptions, code: string, variables: Record<string, string>, secrets: Record<string, string>) {

@@ -1,5 +1,5 @@
 // Typed errors of the packages capability. `code` is the install/remove error of
-// server-operations §4.5 (or a build-time class); the HTTP layer maps codes to statuses.
+// of the install and remove endpoints (or a build-time class); the HTTP layer maps codes to statuses.
 export type PackageErrorCode =
   | 'invalid_url'
   | 'github_access'
@@ -35,7 +35,7 @@ export class PackageError extends Error {
   }
 }
 
-/** HTTP status of each code (server-operations §4.5). */
+/** HTTP status of each code. */
 export const packageErrorStatus: Record<PackageErrorCode, 400 | 404 | 409 | 500 | 502 | 503> = {
   invalid_url: 400,
   github_access: 400,

@@ -1,5 +1,4 @@
-// What Blueprint registration needs of a stored Package (blueprints-and-policy §9 checks
-// 5-7): its dependencies, the grants its own code requires, the fields it provides.
+// What Blueprint registration needs of a stored Package: its dependencies, the grants its own code requires, the fields it provides.
 import type { PackageRequirements } from '../blueprints';
 import type { StoredPackage } from './store';
 

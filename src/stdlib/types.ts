@@ -59,7 +59,7 @@ export interface HostCall extends RunContext {
   probe(capability: string, context: Record<string, unknown>): boolean;
   /** Records a further refusal after an allow (read_only, quota, egress_guard) and returns the error to throw. */
   refuse(capability: string, context: Record<string, unknown>, source: 'read_only' | 'quota' | 'egress_guard', error: Error): Error;
-  /** Host fuel for work done (cost classes of program-runtime §10.1). */
+  /** Host fuel for work done (its cost class). */
   charge(units: number): void;
 }
 
@@ -74,7 +74,7 @@ export interface HostCall extends RunContext {
 export interface GatedOperation<P = unknown[]> {
   /**
    * Whose rules judge it: the code that made the call (default), or, for a Package's
-   * `check()`, the consumer of that Package (runtime reference §1.2).
+   * `check()`, the consumer of that Package.
    */
   attribution?: 'caller' | 'consumer';
   parse?: (args: unknown[], run: RunContext) => P | Promise<P>;

@@ -1,4 +1,4 @@
-// The web platform globals (design.md §2): timers, performance, navigator, events and
+// The web platform globals: timers, performance, navigator, events and
 // aborts, Headers/Request/Response/Blob/File/FormData, fetch and crypto.subtle. The
 // prelude installs them once per isolate; `bindRun` links them to a run when it starts.
 import { AbortController, AbortSignal } from './abort';

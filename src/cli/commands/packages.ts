@@ -1,4 +1,4 @@
-// `svc packages install | remove | list` over the admin API (server-operations §4.5).
+// `svc packages install | remove | list` over the admin API.
 import type { Command } from 'commander';
 import { ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
 import { CliError } from '../errors';
