@@ -286,9 +286,22 @@ function numberOr(value: unknown, fallback: number): number {
   return typeof value === 'number' && NumberIsFinite(value) ? value : fallback;
 }
 
+/** A frozen, prototype-less object of these fields (what a compiled script links with). */
+function frozenFields(fields: Record<string, unknown>): object {
+  const table = ObjectCreate(null) as Record<string, unknown>;
+  const names = ObjectKeys(fields);
+  for (let i = 0; i < names.length; i++) ObjectDefineProperty(table, names[i], { value: fields[names[i]], enumerable: true });
+  return ObjectFreeze(table);
+}
+
+/** Every instrumented catch asks first: a caught overflow or failed allocation still ends the run. */
+function checkCaught(value: unknown): void {
+  if (isStackOverflow(value)) native.limit('stack_exhausted');
+  if (isAllocationFailure(value)) native.limit('memory_exhausted');
+}
+
 function makeRuntime(spec: unknown): object {
-  const rt = ObjectCreate(null) as Record<string, unknown>;
-  const fields: Record<string, unknown> = {
+  return frozenFields({
     fuelBudget: numberOr(own(spec, 'fuelBudget'), 0),
     maxDepth: numberOr(own(spec, 'maxDepth'), 16),
     fuelOut() {
@@ -305,14 +318,8 @@ function makeRuntime(spec: unknown): object {
     stackOut(fuelLeft: number) {
       native.limit('stack_exhausted', fuelLeft);
     },
-    checkCaught(value: unknown) {
-      if (isStackOverflow(value)) native.limit('stack_exhausted');
-      if (isAllocationFailure(value)) native.limit('memory_exhausted');
-    },
-  };
-  const names = ObjectKeys(fields);
-  for (let i = 0; i < names.length; i++) ObjectDefineProperty(rt, names[i], { value: fields[names[i]], enumerable: true });
-  return ObjectFreeze(rt);
+    checkCaught,
+  });
 }
 
 /** The Package entries of the spec, checked (the runner's JSON, but read field by field). */
@@ -332,22 +339,15 @@ function packageSpecs(spec: unknown): PackageSpec[] {
 
 /** The runtime object a Package's script links with: its fuel comes from the program's counter. */
 function packageRuntime(spec: unknown, takeFuel: (units: number) => void, left: () => number, fetch: unknown): object {
-  const rt = ObjectCreate(null) as Record<string, unknown>;
-  const fields: Record<string, unknown> = {
+  return frozenFields({
     maxDepth: numberOr(own(spec, 'maxDepth'), 16),
     takeFuel,
     fetch,
     stackOut() {
       native.limit('stack_exhausted', left());
     },
-    checkCaught(value: unknown) {
-      if (isStackOverflow(value)) native.limit('stack_exhausted');
-      if (isAllocationFailure(value)) native.limit('memory_exhausted');
-    },
-  };
-  const names = ObjectKeys(fields);
-  for (let i = 0; i < names.length; i++) ObjectDefineProperty(rt, names[i], { value: fields[names[i]], enumerable: true });
-  return ObjectFreeze(rt);
+    checkCaught,
+  });
 }
 
 function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: Array<(rt: unknown) => unknown>): void {

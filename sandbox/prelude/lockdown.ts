@@ -34,8 +34,23 @@ export const frozenIntrinsics = new SafeWeakSet<object>();
 /** Instance-assignable names on every frozen prototype (all of Object.prototype's). */
 const OVERRIDABLE = ['constructor', 'toString', 'toLocaleString', 'valueOf', 'name', 'message', 'toJSON'];
 
-function isObject(value: unknown): value is object {
+export function isObject(value: unknown): value is object {
   return value !== null && (typeof value === 'object' || typeof value === 'function');
+}
+
+/** Pushes what `object` leads to: its prototype and every own property's value, getter and setter. */
+export function pushNeighbours(object: object, into: unknown[]): void {
+  ArrayPrototypePush(into, ObjectGetPrototypeOf(object));
+  const keys = ReflectOwnKeys(object);
+  for (let i = 0; i < keys.length; i++) {
+    const descriptor = ObjectGetOwnPropertyDescriptor(object, keys[i]);
+    if (!descriptor) continue;
+    if ('value' in descriptor) ArrayPrototypePush(into, descriptor.value);
+    else {
+      ArrayPrototypePush(into, descriptor.get);
+      ArrayPrototypePush(into, descriptor.set);
+    }
+  }
 }
 
 /** Objects no global property leads to, reached through instances made here. */
@@ -75,17 +90,7 @@ function reachable(roots: unknown[]): object[] {
     if (!isObject(value) || SetPrototypeHas(seen, value)) continue;
     seen.add(value);
     ArrayPrototypePush(order, value);
-    ArrayPrototypePush(stack, ObjectGetPrototypeOf(value));
-    const keys = ReflectOwnKeys(value);
-    for (let i = 0; i < keys.length; i++) {
-      const descriptor = ObjectGetOwnPropertyDescriptor(value, keys[i]);
-      if (!descriptor) continue;
-      if ('value' in descriptor) ArrayPrototypePush(stack, descriptor.value);
-      else {
-        ArrayPrototypePush(stack, descriptor.get);
-        ArrayPrototypePush(stack, descriptor.set);
-      }
-    }
+    pushNeighbours(value, stack);
   }
   return order;
 }
@@ -123,24 +128,16 @@ export function lockdown(extraRoots: readonly unknown[]): void {
   removeRegExpLegacy();
   const roots: unknown[] = hiddenIntrinsics();
   for (let i = 0; i < extraRoots.length; i++) ArrayPrototypePush(roots, extraRoots[i]);
+  // The global object leads to everything else; it is walked, not frozen or tamed (below).
   const names = ReflectOwnKeys(global);
-  for (let i = 0; i < names.length; i++) {
-    const descriptor = ObjectGetOwnPropertyDescriptor(global, names[i]);
-    if (!descriptor) continue;
-    if ('value' in descriptor) ArrayPrototypePush(roots, descriptor.value);
-    else {
-      ArrayPrototypePush(roots, descriptor.get);
-      ArrayPrototypePush(roots, descriptor.set);
-    }
-  }
-  ArrayPrototypePush(roots, ObjectGetPrototypeOf(global));
+  ArrayPrototypePush(roots, global);
   const objects = reachable(roots);
 
   const objectKeys = ReflectOwnKeys(ObjectPrototype);
   for (let i = 0; i < objectKeys.length; i++) tameOverride(ObjectPrototype, objectKeys[i]);
   for (let i = 0; i < objects.length; i++) {
     const object = objects[i];
-    if (object === ObjectPrototype || !ObjectPrototypeHasOwnProperty(object, 'constructor')) continue;
+    if (object === ObjectPrototype || object === global || !ObjectPrototypeHasOwnProperty(object, 'constructor')) continue;
     for (let k = 0; k < OVERRIDABLE.length; k++) tameOverride(object, OVERRIDABLE[k]);
   }
 

@@ -23,8 +23,6 @@ import {
   ObjectCreate,
   ObjectDefineProperty,
   ObjectFreeze,
-  ObjectGetOwnPropertyDescriptor,
-  ObjectGetPrototypeOf,
   ObjectKeys,
   ObjectPrototype,
   ObjectPrototypeToString,
@@ -34,7 +32,6 @@ import {
   RangeError_,
   ReflectApply,
   ReflectConstruct,
-  ReflectOwnKeys,
   SafeMap,
   SafeWeakMap,
   SafeWeakSet,
@@ -47,7 +44,7 @@ import {
   TypedArrayPrototypeSet,
   Uint8Array_,
 } from './primordials';
-import { frozenIntrinsics } from './lockdown';
+import { frozenIntrinsics, isObject, pushNeighbours } from './lockdown';
 import { attribute, callbackBoundary } from './attribution';
 
 type Unit = (require: (name: string) => unknown, module: { exports: Record<string, unknown> }, exports: Record<string, unknown>) => void;
@@ -62,10 +59,6 @@ export interface PackageSpec {
 const MAX_COPY_DEPTH = 256;
 const hardened = new SafeWeakSet<object>();
 
-function isObject(value: unknown): value is object {
-  return value !== null && (typeof value === 'object' || typeof value === 'function');
-}
-
 /** Freezes `root` and everything reachable from it (own properties, accessors, prototypes). */
 export function harden(root: unknown): void {
   const stack: unknown[] = [root];
@@ -74,17 +67,7 @@ export function harden(root: unknown): void {
     if (!isObject(value) || hardened.has(value) || frozenIntrinsics.has(value)) continue;
     hardened.add(value);
     ObjectFreeze(value);
-    ArrayPrototypePush(stack, ObjectGetPrototypeOf(value));
-    const keys = ReflectOwnKeys(value);
-    for (let i = 0; i < keys.length; i++) {
-      const descriptor = ObjectGetOwnPropertyDescriptor(value, keys[i]);
-      if (!descriptor) continue;
-      if ('value' in descriptor) ArrayPrototypePush(stack, descriptor.value);
-      else {
-        ArrayPrototypePush(stack, descriptor.get);
-        ArrayPrototypePush(stack, descriptor.set);
-      }
-    }
+    pushNeighbours(value, stack);
   }
 }
 
