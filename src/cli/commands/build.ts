@@ -9,7 +9,7 @@ import { PackageError } from '../../packages';
 import { checkLocal, initProject, newPackage, publishLocal } from '../../packages/local';
 import { CliError, UsageError } from '../errors';
 import { withExample } from '../help';
-import { envValue, say, warn, type CliIo } from '../io';
+import { envValue, say, secretsFromEnvironment, warn, type CliIo } from '../io';
 import type { CliContext } from '../program';
 
 /** $SVC_HOME, else ~/.svc. */
@@ -69,11 +69,7 @@ function testSecrets(io: CliIo, options: TestOptions): Record<string, string> {
   const secrets: Record<string, string> = {};
   if (options.allEnv) for (const [name, value] of Object.entries(io.env)) if (value !== undefined) secrets[name] = value;
   if (options.envFile) Object.assign(secrets, readEnvFile(options.envFile, io));
-  for (const name of options.envVar) {
-    const value = io.env[name];
-    if (value === undefined) throw new UsageError(`--env-var ${name}: ${name} is not set in the environment`);
-    secrets[name] = value;
-  }
+  Object.assign(secrets, secretsFromEnvironment(options.envVar, io, '--env-var'));
   return secrets;
 }
 

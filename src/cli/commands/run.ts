@@ -10,7 +10,7 @@ import type { ExecuteResult } from '../../execution';
 import { ServerClient, serverMessage, withServerOptions, type ServerOptions } from '../client';
 import { CliError, EXIT_FAILURE, EXIT_NOT_ATTEMPTED, UsageError } from '../errors';
 import { withExample } from '../help';
-import { envValue, warn, type CliIo } from '../io';
+import { secretsFromEnvironment, warn, type CliIo } from '../io';
 import type { CliContext } from '../program';
 
 export interface RunOptions extends ServerOptions {
@@ -124,18 +124,6 @@ function parseVariables(entries: readonly string[]): Record<string, string> {
     variables[entry.slice(0, eq)] = entry.slice(eq + 1);
   }
   return variables;
-}
-
-/** Secret values come from the environment only, so none lands in shell history. */
-function secretsFromEnvironment(names: readonly string[], io: CliIo): Record<string, string> {
-  const secrets: Record<string, string> = {};
-  for (const name of names) {
-    if (name.includes('=')) throw new UsageError(`--secret takes a name, never a value: export ${name.split('=')[0]} in the environment and pass --secret ${name.split('=')[0]}`);
-    const value = envValue(io, name);
-    if (value === undefined) throw new UsageError(`--secret ${name}: the environment variable ${name} is not set (or empty)`);
-    secrets[name] = value;
-  }
-  return secrets;
 }
 
 async function runRemote(io: CliIo, options: RunOptions, code: string, variables: Record<string, string>, secrets: Record<string, string>) {
