@@ -210,6 +210,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       }
       const response = await undiciFetch(`${url}${route}`, { method, headers, body, dispatcher: insecureAgent });
       const text = await response.text();
+      // The server writes audit and log lines to its stdout pipe before it answers, but this
+      // process may see the answer first: let the pipe's pending data be read before returning,
+      // so `audit()` right after a request sees the request's records.
+      await stdoutCaughtUp();
       let json: unknown;
       try {
         json = text ? JSON.parse(text) : undefined;
@@ -225,6 +229,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     exited: () => exitPromise,
   };
   return server;
+}
+
+/** Two event-loop turns: a pipe that was readable when the answer arrived has been read. */
+async function stdoutCaughtUp(): Promise<void> {
+  for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
 }
 
 export interface FailedStart {
