@@ -2,7 +2,7 @@
 // contract: esbuild strips types (CommonJS output), acorn checks imports and `main`,
 // the instrumentation adds metering, and the source map leads back to program.ts.
 import { parse, type Node } from 'acorn';
-import { transform, type Message } from 'esbuild';
+import { transform, type Message } from './esbuild';
 import MagicString from 'magic-string';
 import remapping from '@jridgewell/remapping';
 import { PROGRAM_FILENAME, SCRIPT_FILENAME, type CompileResult, type Diagnostic, type ProgramScript } from '../contract';

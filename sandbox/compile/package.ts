@@ -5,7 +5,7 @@
 // the program's budget in small chunks (the run ends when the budget is spent, wherever).
 import { createHash } from 'node:crypto';
 import { parse, type Node } from 'acorn';
-import { transform, type Message } from 'esbuild';
+import { transform, type Message } from './esbuild';
 import MagicString from 'magic-string';
 import remapping from '@jridgewell/remapping';
 import { packageFilename, type PackageScript } from '../contract';

@@ -145,7 +145,7 @@ export class RunnerPool {
   private spawn(): Runner {
     const child = fork(this.entry, [String(this.options.memoryMb)], {
       execArgv: ['--no-node-snapshot', '--disallow-code-generation-from-strings', ...this.execArgv],
-      serialization: 'advanced',
+      serialization: 'json',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     const runner: Runner = { child, ready: false, active: null, lastHeard: Date.now(), catastrophic: null };

@@ -143,13 +143,21 @@ export class TextDecoder {
   }
 }
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const ENCODE: number[] = [];
-const DECODE = new Uint8Array_(256);
-for (let i = 0; i < 256; i++) DECODE[i] = 255;
-for (let i = 0; i < 64; i++) {
-  ArrayPrototypePush(ENCODE, StringPrototypeCharCodeAt(ALPHABET, i));
-  DECODE[StringPrototypeCharCodeAt(ALPHABET, i)] = i;
+// The base64 alphabet as arithmetic rather than lookup tables: nothing to build when
+// the prelude is evaluated (once per run).
+function digitCode(value: number): number {
+  if (value < 26) return 65 + value; // A-Z
+  if (value < 52) return 71 + value; // a-z
+  if (value < 62) return value - 4; // 0-9
+  return value === 62 ? 43 : 47; // + /
+}
+
+function digitValue(code: number): number {
+  if (code >= 65 && code <= 90) return code - 65;
+  if (code >= 97 && code <= 122) return code - 71;
+  if (code >= 48 && code <= 57) return code + 4;
+  if (code === 43) return 62;
+  return code === 47 ? 63 : 255;
 }
 const PAD = 61; // '='
 
@@ -161,10 +169,10 @@ function encodeBase64(length: number, byteAt: (i: number) => number): string {
     const b = i + 1 < length ? byteAt(i + 1) : 0;
     const c = i + 2 < length ? byteAt(i + 2) : 0;
     const n = (a << 16) | (b << 8) | c;
-    out.push(ENCODE[(n >> 18) & 63]);
-    out.push(ENCODE[(n >> 12) & 63]);
-    out.push(i + 1 < length ? ENCODE[(n >> 6) & 63] : PAD);
-    out.push(i + 2 < length ? ENCODE[n & 63] : PAD);
+    out.push(digitCode((n >> 18) & 63));
+    out.push(digitCode((n >> 12) & 63));
+    out.push(i + 1 < length ? digitCode((n >> 6) & 63) : PAD);
+    out.push(i + 2 < length ? digitCode(n & 63) : PAD);
   }
   return out.finish();
 }
@@ -187,7 +195,7 @@ function decodeBase64(text: string, what: string, emit: ((byte: number) => void)
       padding++;
       continue;
     }
-    const value = code < 256 ? DECODE[code] : 255;
+    const value = digitValue(code);
     if (value === 255 || padding > 0) throw new Error(`${what}: the string is not valid base64`);
     digits++;
     buffer = ((buffer << 6) | value) & 0xffffff;

@@ -4,8 +4,12 @@
 // a compiled program, `collect` reports how it ended once the microtasks have drained.
 // Everything here runs on the primordials (./primordials.ts): the program may patch any
 // built-in, but not the host calls, the fuel arithmetic or the report.
-import * as primordials from './primordials';
+import { primordialTable } from 'svc-build:primordial-table';
 import {
+  arrayFilter,
+  ArrayIsArray,
+  ArrayPrototypeIncludes,
+  ArrayPrototypeIndexOf,
   ArrayPrototypeJoin,
   ArrayPrototypePush,
   FunctionPrototypeCall,
@@ -26,6 +30,7 @@ import {
   own,
   PromisePrototypeThen,
   PromiseResolve,
+  SafeMap,
   String_,
   StringPrototypeCharCodeAt,
   StringPrototypePadStart,
@@ -91,7 +96,7 @@ const INTEGER_ARRAYS = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Ar
 
 function getRandomValues<T extends ArrayBufferView>(array: T): T {
   const kind = typedArrayKind(array);
-  if (kind === undefined || primordials.ArrayPrototypeIndexOf(INTEGER_ARRAYS, kind) === -1) throw new TypeError('crypto.getRandomValues needs an integer typed array');
+  if (kind === undefined || ArrayPrototypeIndexOf(INTEGER_ARRAYS, kind) === -1) throw new TypeError('crypto.getRandomValues needs an integer typed array');
   const byteLength = TypedArrayPrototypeGetByteLength(array);
   if (byteLength > 65536) throw new RangeError('crypto.getRandomValues can fill at most 65536 bytes at once');
   TypedArrayPrototypeSet(new Uint8Array_(TypedArrayPrototypeGetBuffer(array), TypedArrayPrototypeGetByteOffset(array), byteLength), randomBytes(byteLength));
@@ -199,21 +204,25 @@ function namespaceOf(meter: Meter, module: string, functions: readonly string[],
  * What guest factories receive as their second argument: every primordial plus the
  * trusted helpers they need (UTF-8, randomness). Frozen, no prototype.
  */
-const guestPrimordials = (() => {
+let guestPrimordialsTable: Readonly<Record<string, unknown>> | undefined;
+/** Built on first use: most runs load no module with guest-side code. */
+function guestPrimordials(): Readonly<Record<string, unknown>> {
+  if (guestPrimordialsTable !== undefined) return guestPrimordialsTable;
   const table = ObjectCreate(null) as Record<string, unknown>;
-  const names = ObjectKeys(primordials);
-  for (let i = 0; i < names.length; i++) ObjectDefineProperty(table, names[i], { value: (primordials as Record<string, unknown>)[names[i]], enumerable: true });
-  const extras: Record<string, unknown> = { utf8Encode, utf8Decode, randomBytes, randomUUID, renderValue, encodeJson: encodeValue, URL };
-  const extraNames = ObjectKeys(extras);
-  for (let i = 0; i < extraNames.length; i++) ObjectDefineProperty(table, extraNames[i], { value: extras[extraNames[i]], enumerable: true });
-  return ObjectFreeze(table);
-})();
+  const sources = [primordialTable(), { utf8Encode, utf8Decode, randomBytes, randomUUID, renderValue, encodeJson: encodeValue, URL }] as Record<string, unknown>[];
+  for (let s = 0; s < sources.length; s++) {
+    const names = ObjectKeys(sources[s]);
+    for (let i = 0; i < names.length; i++) ObjectDefineProperty(table, names[i], { value: sources[s][names[i]], enumerable: true });
+  }
+  guestPrimordialsTable = ObjectFreeze(table);
+  return guestPrimordialsTable;
+}
 
 /**
  * A guest factory builds a module's namespace: `factory(call, primordials, raw)`, where
  * `call(op, ...args)` is one host call and `raw` the module's operations as functions.
  */
-type GuestFactory = (call: (op: string, ...args: unknown[]) => unknown, primordialsTable: typeof guestPrimordials, raw: Record<string, unknown>) => unknown;
+type GuestFactory = (call: (op: string, ...args: unknown[]) => unknown, primordialsTable: Readonly<Record<string, unknown>>, raw: Record<string, unknown>) => unknown;
 
 // --- running -------------------------------------------------------------------------
 let outcome: Outcome | undefined;
@@ -326,13 +335,13 @@ function makeRuntime(spec: unknown): object {
 function packageSpecs(spec: unknown): PackageSpec[] {
   const list = own(spec, 'packages');
   const out: PackageSpec[] = [];
-  if (!primordials.ArrayIsArray(list)) return out;
+  if (!ArrayIsArray(list)) return out;
   for (let i = 0; i < list.length; i++) {
     const name = own(list[i], 'name');
     const filename = own(list[i], 'filename');
     const imports = own(list[i], 'imports');
-    if (typeof name !== 'string' || typeof filename !== 'string' || !primordials.ArrayIsArray(imports)) continue;
-    ArrayPrototypePush(out, { name, filename, imports: primordials.arrayFilter(imports, (x: unknown) => typeof x === 'string') as string[] });
+    if (typeof name !== 'string' || typeof filename !== 'string' || !ArrayIsArray(imports)) continue;
+    ArrayPrototypePush(out, { name, filename, imports: arrayFilter(imports, (x: unknown) => typeof x === 'string') as string[] });
   }
   return out;
 }
@@ -377,7 +386,7 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
     // Each principal imports its own namespaces, whose calls are its own wherever they run:
     // the program's `fs.write`, bound and slipped into a Package as a getter, a method or a
     // callback, is still the program's call (a stack capture alone would name the Package).
-    const tables = new primordials.SafeMap<string, Record<string, unknown>>();
+    const tables = new SafeMap<string, Record<string, unknown>>();
     const namespacesOf = (owner: string): Record<string, unknown> => {
       const known = tables.get(owner);
       if (known !== undefined) return known;
@@ -390,7 +399,7 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
         const module = factoryNames[i];
         const call = (op: string, ...args: unknown[]) => hostCall(runMeter, module, op, args, owner);
         const raw = ObjectPrototypeHasOwnProperty(table, module) ? (table[module] as Record<string, unknown>) : namespaceOf(runMeter, module, [], owner);
-        table[module] = ObjectFreeze(FunctionPrototypeCall(factories[module], undefined, call, guestPrimordials, raw));
+        table[module] = ObjectFreeze(FunctionPrototypeCall(factories[module], undefined, call, guestPrimordials(), raw));
       }
       // Shared with other principals' code (handed over as values): frozen through.
       if (attributing) harden(table);
@@ -422,7 +431,7 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
     }
     const listed = own(spec, 'listed');
     const require = (name: string) => {
-      if (packages !== null && typeof name === 'string' && primordials.ArrayIsArray(listed) && primordials.ArrayPrototypeIncludes(listed, name)) {
+      if (packages !== null && typeof name === 'string' && ArrayIsArray(listed) && ArrayPrototypeIncludes(listed, name)) {
         const namespace = packages.get(name);
         if (namespace !== undefined) return namespace;
       }

@@ -11,7 +11,7 @@ import type { Blueprint, BlueprintRegistry } from '../blueprints';
 import type { AllowsMode } from '../config';
 import type { RegistryLookup } from '../discovery';
 import { executionIdOf, HostDispatcher, type Executor } from '../execution';
-import type { AppEnv } from '../http';
+import { bodyText, type AppEnv } from '../http';
 import { RunDecisions } from '../policy';
 import { SessionError, type SessionManager, type SessionView } from '../sessions';
 import type { HostModule, RunServices } from '../stdlib';
@@ -87,7 +87,7 @@ export class McpEndpoint {
 
     let body: unknown;
     try {
-      body = JSON.parse(await c.req.text());
+      body = JSON.parse(await bodyText(c));
     } catch {
       return c.json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null }, 400);
     }

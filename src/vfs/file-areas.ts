@@ -7,6 +7,10 @@ import type { Settings, VolumeDeclaration } from '../config';
 import type { FilledVfs, VolumeAccess } from '../blueprints';
 import { FileArea, FileAreaError, type Place } from './file-area';
 
+function removeIfPresent(dir: string): void {
+  if (fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
 export class FileAreas {
   private readonly ephemeralRoot: string;
   private readonly volumes: Map<string, VolumeDeclaration>;
@@ -52,13 +56,15 @@ export class FileAreas {
       case 'ephemeral': {
         const dir = path.join(this.ephemeralRoot, ids.runId);
         const root: Place = { guestRoot: '/', hostRoot: dir, access: 'read_write', sizeLimit: limit, volume: '', create: true };
-        return new FileArea('ephemeral', vfs.cwd, [root, ...mounts], () => fs.rmSync(dir, { recursive: true, force: true }));
+        // Created on first use: most runs never touch a file, and removing a directory that
+        // does not exist still costs an lstat and an error object per run.
+        return new FileArea('ephemeral', vfs.cwd, [root, ...mounts], () => removeIfPresent(dir));
       }
       case 'per_session': {
         const dir = path.join(this.settings.paths.vfsSessionDir, ids.sessionId);
         const root: Place = { guestRoot: '/', hostRoot: dir, access: 'read_write', sizeLimit: limit, volume: '', create: true };
         // A one-off run's throw-away session takes its directory with it.
-        return new FileArea('per_session', vfs.cwd, [root, ...mounts], options.throwaway ? () => fs.rmSync(dir, { recursive: true, force: true }) : null);
+        return new FileArea('per_session', vfs.cwd, [root, ...mounts], options.throwaway ? () => removeIfPresent(dir) : null);
       }
       case 'named':
         return new FileArea('named', vfs.cwd, [this.volumePlace('/', vfs.volume ?? '', vfs.subPath, vfs.access), ...mounts]);
