@@ -2,42 +2,61 @@
 // JSON syntax (400), JSON shape (422) and required query parameters (400). All answer
 // with plain-text bodies, before the endpoint runs.
 import type { Context, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
 import type { AppEnv } from './types';
 
 export const MAX_JSON_BODY_BYTES = 2 * 1024 * 1024;
 
-/** Stops reading once the body passes 2 MiB (also without Content-Length). */
-export const jsonBodyLimit: MiddlewareHandler<AppEnv> = bodyLimit({
-  maxSize: MAX_JSON_BODY_BYTES,
-  onError: (c) => c.text('request body is larger than 2 MiB', 413),
-});
+const TOO_LARGE = 'request body is larger than 2 MiB';
 
 /**
- * The request body as text (UTF-8, a BOM dropped, as `Request.text()` decodes it). When the
- * request has a Content-Length (already checked by `jsonBodyLimit`) and nothing has
- * started reading it, the body is read straight from Node's request: building a web
- * `Request` around it cost about a third of a small request's CPU. Anything else goes
- * through hono's request, which keeps the limit on chunked bodies.
+ * A declared Content-Length over 2 MiB is refused before anything reads the body; a
+ * chunked body is measured while `bodyText` reads it. (hono's bodyLimit would build a web
+ * `Request` around every body just to look at it.)
+ */
+export const jsonBodyLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const length = c.req.header('content-length');
+  if (length !== undefined && c.req.header('transfer-encoding') === undefined && Number(length) > MAX_JSON_BODY_BYTES) return c.text(TOO_LARGE, 413);
+  return next();
+};
+
+/** The body passed 2 MiB while it was read. */
+export class BodyTooLargeError extends Error {
+  constructor() {
+    super(TOO_LARGE);
+  }
+}
+
+/** The 413 answer for a body that passed the limit. */
+export function bodyTooLarge(c: Context<AppEnv>): Response {
+  return c.text(TOO_LARGE, 413);
+}
+
+/**
+ * The request body as text (UTF-8, a BOM dropped, as `Request.text()` decodes it), read
+ * straight from Node's request: building a web `Request` around it cost about a third of
+ * a small request's CPU. Throws BodyTooLargeError past 2 MiB; what the client still sends
+ * is read and dropped by the listener once the answer is out.
  */
 export async function bodyText(c: Context<AppEnv>): Promise<string> {
   const incoming = c.env?.incoming;
-  const direct = incoming !== undefined && c.req.header('content-length') !== undefined && c.req.header('transfer-encoding') === undefined && incoming.readableFlowing === null && !incoming.readableEnded;
-  if (!direct) return c.req.text();
+  // Without Node's request (app.request in tests) or once something else reads it, hono's request does.
+  if (incoming === undefined || incoming.readableFlowing !== null || incoming.readableEnded) return c.req.text();
   const chunks: Buffer[] = [];
   let size = 0;
   await new Promise<void>((resolve, reject) => {
-    incoming.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_JSON_BODY_BYTES) {
-        incoming.destroy();
-        reject(new Error('request body is larger than 2 MiB'));
+      if (size <= MAX_JSON_BODY_BYTES) {
+        chunks.push(chunk);
         return;
       }
-      chunks.push(chunk);
-    });
-    incoming.once('end', resolve);
+      incoming.off('data', onData);
+      chunks.length = 0;
+      reject(new BodyTooLargeError());
+    };
+    incoming.on('data', onData);
+    incoming.once('end', () => resolve());
     incoming.once('error', reject);
     incoming.once('close', () => (incoming.readableEnded ? resolve() : reject(new Error('the client closed the connection before the body arrived'))));
   });
@@ -69,8 +88,7 @@ export function jsonBody<S extends z.ZodType>(schema: S): MiddlewareHandler<AppE
     try {
       text = await bodyText(c);
     } catch (error) {
-      // bodyLimit aborts the stream with its own response; anything else is a client read error.
-      if (c.res && c.res.status === 413) return c.res;
+      if (error instanceof BodyTooLargeError) return bodyTooLarge(c);
       return c.text(`could not read the request body: ${(error as Error).message}`, 400);
     }
     let value: unknown;

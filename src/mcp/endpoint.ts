@@ -11,7 +11,7 @@ import type { Blueprint, BlueprintRegistry } from '../blueprints';
 import type { AllowsMode } from '../config';
 import type { RegistryLookup } from '../discovery';
 import { executionIdOf, HostDispatcher, type Executor } from '../execution';
-import { bodyText, type AppEnv } from '../http';
+import { bodyText, bodyTooLarge, BodyTooLargeError, type AppEnv } from '../http';
 import { RunDecisions } from '../policy';
 import { SessionError, type SessionManager, type SessionView } from '../sessions';
 import type { HostModule, RunServices } from '../stdlib';
@@ -88,7 +88,8 @@ export class McpEndpoint {
     let body: unknown;
     try {
       body = JSON.parse(await bodyText(c));
-    } catch {
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return bodyTooLarge(c);
       return c.json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null }, 400);
     }
     const principal = c.get('principal').name;
