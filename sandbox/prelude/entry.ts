@@ -172,6 +172,8 @@ let attributing = false;
 
 function hostCall(meter: Meter, module: string, op: string, args: readonly unknown[], owner: string | null = null): unknown {
   const what = `${StringPrototypeSlice(module, 4)}.${op}`;
+  // Nothing has left the isolate yet: the runner discards this attempt and runs the program again where it may call out.
+  if (native.mayBlock() !== true) throw new Error(`${what}: the run is being restarted so that it can call the host`);
   const wire = encodeArgs(args, what);
   // COPY: one unit per 8 bytes each way (two bytes per UTF-16 unit).
   meter.take(MathCeil((wire.length * 2) / 8));

@@ -31,6 +31,12 @@ export const native = {
   console: sync(own(installed, 'console')),
   /** (kind, fuelLeft?, stack?) → never returns: ends the run (the isolate is disposed). */
   limit: sync(own(installed, 'limit')),
+  /**
+   * () → true when a host call may block the isolate. False while the runner runs the
+   * program synchronously on its own thread (a fast first attempt for programs that seem
+   * to need no host): the runner then starts the run again, asynchronously.
+   */
+  mayBlock: sync(own(installed, 'mayBlock')),
   /** (byteCount) → base64 random bytes. */
   random: sync(own(installed, 'random')),
   /** (input, base) → JSON of URL parts, or of the failure. */

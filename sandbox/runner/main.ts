@@ -54,6 +54,10 @@ interface Slot {
   nextCallId: number;
   /** Wakes the timer loop's wait when the run ends (limit, timeout, cancel). */
   wake: (() => void) | null;
+  /** The program runs synchronously on this thread: a host call cannot block here. */
+  syncSlice: boolean;
+  /** The synchronous attempt wanted the host or ran past its slice: run it again. */
+  restart: boolean;
 }
 
 /** A warm isolate: reused across runs, each of which gets its own fresh context. */
@@ -110,6 +114,8 @@ function newSlot(): Slot {
     pendingCalls: new Map(),
     nextCallId: 1,
     wake: null,
+    syncSlice: false,
+    restart: false,
   };
 }
 
@@ -265,6 +271,11 @@ function prepareContext(engine: Engine): Prepared {
     slot.consoleBytes += line.length;
   };
   const limit = (kind: RunnerOutcome['kind'], fuelLeft?: number, stack?: string) => endRun(isolate, slot, kind, fuelLeft, stack);
+  const mayBlock = () => {
+    if (!slot.syncSlice) return true;
+    slot.restart = true;
+    return false;
+  };
   const random = (count: number) => randomBytes(Math.max(0, Math.min(65536, Number(count) || 0))).toString('base64');
 
   jail.setSync('__svc_native', new ivm.ExternalCopy({}).copyInto());
@@ -272,6 +283,7 @@ function prepareContext(engine: Engine): Prepared {
   native.setSync('hostCall', new ivm.Reference(hostCall));
   native.setSync('console', new ivm.Reference(consoleLine));
   native.setSync('limit', new ivm.Reference(limit));
+  native.setSync('mayBlock', new ivm.Reference(mayBlock));
   native.setSync('random', new ivm.Reference(random));
   native.setSync('url', new ivm.Reference(parseUrlParts));
   engine.prelude.runSync(context);
@@ -368,27 +380,56 @@ function watchForStuckIsolate(message: RunMessage, isolate: ivm.Isolate, slot: S
   }, 100);
 }
 
-async function handleRun(message: RunMessage): Promise<void> {
-  const started = Date.now();
-  let prepared: Prepared;
-  try {
-    prepared = takePrepared(message.limits.memoryMb);
-  } catch (error) {
-    retire();
-    const outcome: RunnerOutcome = { kind: 'error', result: null, failure: { name: 'Error', message: `the run failed inside the sandbox: ${(error as Error).message}` }, console: [], wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs: Date.now() - started };
-    send({ type: 'done', runId: message.runId, outcome });
-    return;
-  }
+type Collected = ({ ok: true; result: string | null } | ({ ok: false } & GuestFailure)) & { fuelLeft?: number | null };
+
+/** How one attempt at a run ended. */
+interface Attempt {
+  collected: Collected | null;
+  crash: string | null;
+  /** A synchronous attempt that must be run again asynchronously (nothing of it left the isolate). */
+  restart: boolean;
+}
+
+/**
+ * A program that imports nothing from the host is first run synchronously on this thread,
+ * for at most this long: an asynchronous call moves the isolate to another thread, which
+ * cost about half a millisecond per run. If the program wants the host, runs longer, or
+ * runs out of stack (this thread's stack is not the one an asynchronous run gets), the
+ * attempt is discarded, and the run starts again asynchronously in a fresh context. Only
+ * what stayed in the isolate happened: no host call, console line or fuel of the attempt
+ * is kept.
+ */
+const SYNC_SLICE_MS = 3;
+
+/** Programs whose synchronous attempt was discarded lately: they go straight to an asynchronous run. */
+const restartedPrograms = new Set<string>();
+const RESTARTED_PROGRAMS_KEPT = 64;
+
+function noteRestarted(code: string): void {
+  restartedPrograms.add(code);
+  if (restartedPrograms.size > RESTARTED_PROGRAMS_KEPT) restartedPrograms.delete(restartedPrograms.values().next().value as string);
+}
+
+function trySyncFirst(message: RunMessage): boolean {
+  if (restartedPrograms.has(message.code)) return false;
+  if (message.usesTemporal || (message.packages?.length ?? 0) > 0) return false;
+  if (Object.keys(message.hostModules ?? {}).length > 0 || Object.keys(message.guestModules ?? {}).length > 0) return false;
+  if (message.limits.timeMs > 0 && message.limits.timeMs <= SYNC_SLICE_MS) return false;
+  // Names of the web platform's host-backed globals: such a program would restart.
+  return !/\b(?:fetch|subtle)\b/.test(message.code);
+}
+
+async function attemptRun(prepared: Prepared, message: RunMessage, started: number, sync: boolean): Promise<Attempt> {
   const { engine, context, slot } = prepared;
   const { isolate } = engine;
   slot.runId = message.runId;
   slot.live = true;
   current = { runId: message.runId, prepared };
   let timer: NodeJS.Timeout | null = null;
-  if (message.limits.timeMs > 0) timer = setTimeout(() => endRun(isolate, slot, 'timeout'), message.limits.timeMs);
+  if (message.limits.timeMs > 0) timer = setTimeout(() => endRun(isolate, slot, 'timeout'), Math.max(0, message.limits.timeMs - (Date.now() - started)));
   const stuck = watchForStuckIsolate(message, isolate, slot, started);
 
-  let collected: ({ ok: true; result: string | null } | ({ ok: false } & GuestFailure)) & { fuelLeft?: number | null } | null = null;
+  let collected: Collected | null = null;
   let crash: string | null = null;
   try {
     if (message.usesTemporal) {
@@ -427,11 +468,26 @@ async function handleRun(message: RunMessage): Promise<void> {
       packages: packages.map((p) => ({ name: p.name, filename: p.filename, imports: p.imports })),
       listed: packages.filter((p) => p.listed).map((p) => p.name),
     });
-    try {
-      await prepared.run.apply(undefined, [link.derefInto(), spec, ...packageLinks.map((l) => l.derefInto())]);
-    } catch (error) {
-      // A rejection nobody handled surfaces here; the program's own outcome still counts.
-      if (isolate.isDisposed) throw error;
+    const args: Parameters<Prepared['run']['apply']>[1] = [link.derefInto(), spec, ...packageLinks.map((l) => l.derefInto())];
+    if (sync) {
+      slot.syncSlice = true;
+      try {
+        prepared.run.applySync(undefined, args, { timeout: SYNC_SLICE_MS });
+      } catch (error) {
+        if (isolate.isDisposed) throw error;
+        // Past the slice (V8 terminated it), or an unhandled rejection: only the former restarts.
+        if (/timed out/i.test((error as Error).message ?? '')) slot.restart = true;
+      } finally {
+        slot.syncSlice = false;
+      }
+      if (slot.restart) return { collected: null, crash: null, restart: true };
+    } else {
+      try {
+        await prepared.run.apply(undefined, args);
+      } catch (error) {
+        // A rejection nobody handled surfaces here; the program's own outcome still counts.
+        if (isolate.isDisposed) throw error;
+      }
     }
     await runTimers(isolate, slot, prepared.timers);
     // Microtasks have drained and no timer can fire: main has settled, or it never will.
@@ -445,6 +501,57 @@ async function handleRun(message: RunMessage): Promise<void> {
     if (timer) clearTimeout(timer);
     clearInterval(stuck);
   }
+  const restart = sync && (slot.restart || slot.limit?.kind === 'stack_exhausted');
+  return { collected, crash, restart };
+}
+
+function failedToStart(message: RunMessage, started: number, error: unknown): void {
+  retire();
+  const outcome: RunnerOutcome = { kind: 'error', result: null, failure: { name: 'Error', message: `the run failed inside the sandbox: ${(error as Error).message}` }, console: [], wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs: Date.now() - started };
+  current = null;
+  send({ type: 'done', runId: message.runId, outcome });
+}
+
+async function handleRun(message: RunMessage): Promise<void> {
+  const started = Date.now();
+  let prepared: Prepared;
+  try {
+    prepared = takePrepared(message.limits.memoryMb);
+  } catch (error) {
+    failedToStart(message, started, error);
+    return;
+  }
+  let attempt = await attemptRun(prepared, message, started, trySyncFirst(message));
+  if (attempt.restart) {
+    noteRestarted(message.code);
+    const first = prepared;
+    first.slot.live = false;
+    try {
+      if (first.engine.isolate.isDisposed) {
+        retire();
+        engine = createEngine(message.limits.memoryMb);
+      } else releaseContext(first);
+      prepared = prepareContext(engine ?? first.engine);
+      if (prepared.base > first.base + GC_SLACK_BYTES) {
+        // The attempt's garbage still counts (array buffers are freed after the collection,
+        // not by it): it would inflate this run's memory, so a fresh isolate takes the run.
+        releaseContext(prepared);
+        retire();
+        engine = createEngine(message.limits.memoryMb);
+        prepared = prepareContext(engine);
+      }
+    } catch (error) {
+      failedToStart(message, started, error);
+      prepareNext(message.limits.memoryMb);
+      return;
+    }
+    // A finalizer the attempt registered lives in the isolate: it still retires it.
+    prepared.slot.leftState = first.slot.leftState;
+    attempt = await attemptRun(prepared, message, started, false);
+  }
+  const { engine: runEngine, slot } = prepared;
+  const { isolate } = runEngine;
+  const { collected, crash } = attempt;
 
   const limits = message.limits;
   const limitBytes = limits.memoryMb * 1024 * 1024;
@@ -485,9 +592,9 @@ async function handleRun(message: RunMessage): Promise<void> {
   let keep = (kind === 'ok' || kind === 'error') && crash === null && !slot.leftState && !isolate.isDisposed;
   if (keep) {
     releaseContext(prepared);
-    engine.runs++;
+    runEngine.runs++;
     try {
-      keep = engine.runs < MAX_RUNS_PER_ISOLATE && memoryInUse(isolate) < engine.memoryMb * 1024 * 1024 * RETIRE_HEAP_SHARE;
+      keep = runEngine.runs < MAX_RUNS_PER_ISOLATE && memoryInUse(isolate) < runEngine.memoryMb * 1024 * 1024 * RETIRE_HEAP_SHARE;
     } catch {
       keep = false;
     }
