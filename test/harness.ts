@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -132,29 +133,57 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     else env[k] = v;
   }
 
-  const child = spawn(serverBin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The server's stdout goes to a file that is read on demand: the server writes a record
+  // before it answers, and a file (unlike a pipe this process has not read yet) already
+  // holds it when the answer arrives, so `audit()` right after any call sees its records.
+  const stdoutPath = path.join(tempDir(), 'stdout.log');
+  const stdoutFd = fs.openSync(stdoutPath, 'w');
+  let child: ChildProcess;
+  try {
+    child = spawn(serverBin, args, { env, stdio: ['ignore', stdoutFd, 'pipe'] });
+  } finally {
+    fs.closeSync(stdoutFd);
+  }
   const stdoutLines: string[] = [];
-  let stderr = '';
+  const decoder = new StringDecoder('utf8');
+  let stdoutOffset = 0;
   let partial = '';
+  /** Appends the lines written since the last read; returns how many lines there were before. */
+  const readStdout = (): number => {
+    const before = stdoutLines.length;
+    const fd = fs.openSync(stdoutPath, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      if (size <= stdoutOffset) return before;
+      const chunk = Buffer.alloc(size - stdoutOffset);
+      const read = fs.readSync(fd, chunk, 0, chunk.length, stdoutOffset);
+      stdoutOffset += read;
+      partial += decoder.write(chunk.subarray(0, read));
+    } finally {
+      fs.closeSync(fd);
+    }
+    const parts = partial.split('\n');
+    partial = parts.pop() ?? '';
+    stdoutLines.push(...parts);
+    return before;
+  };
+  let stderr = '';
   const exitPromise = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.stdout!.setEncoding('utf8');
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => (stderr += chunk));
 
   const listening = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in time; stderr: ${stderr}`)), options.timeoutMs ?? 60_000);
-    child.stdout!.on('data', (chunk: string) => {
-      partial += chunk;
-      const parts = partial.split('\n');
-      partial = parts.pop() ?? '';
-      for (const line of parts) {
-        stdoutLines.push(line);
-        if (line.includes('msg="svc-server listening"')) {
-          clearTimeout(timer);
-          resolve(Object.fromEntries(parseLogfmt(line)).addr);
-        }
+    const watch = setInterval(() => {
+      const from = readStdout();
+      const line = stdoutLines.slice(from).find((l) => l.includes('msg="svc-server listening"'));
+      if (line) {
+        clearInterval(watch);
+        clearTimeout(timer);
+        resolve(Object.fromEntries(parseLogfmt(line)).addr);
       }
-    });
+    }, 20);
+    void exitPromise.then(() => clearInterval(watch));
     // With a log file the listening line lands there, not on stdout.
     const logFile = env.SVC_LOG_FILE;
     if (logFile) {
@@ -194,10 +223,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     adminToken,
     userToken,
     child,
-    lines: () => [...stdoutLines],
+    lines: () => (readStdout(), [...stdoutLines]),
     stderr: () => stderr,
-    audit: (filter) => parseRecords(stdoutLines, 'audit', filter),
-    logs: (filter) => parseRecords(stdoutLines, 'log', filter),
+    audit: (filter) => (readStdout(), parseRecords(stdoutLines, 'audit', filter)),
+    logs: (filter) => (readStdout(), parseRecords(stdoutLines, 'log', filter)),
     async request(method, route, requestOptions = {}) {
       const headers: Record<string, string> = { ...(requestOptions.headers ?? {}) };
       const token = requestOptions.token === undefined ? adminToken : requestOptions.token;
@@ -210,10 +239,6 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       }
       const response = await undiciFetch(`${url}${route}`, { method, headers, body, dispatcher: insecureAgent });
       const text = await response.text();
-      // The server writes audit and log lines to its stdout pipe before it answers, but this
-      // process may see the answer first: let the pipe's pending data be read before returning,
-      // so `audit()` right after a request sees the request's records.
-      await stdoutCaughtUp();
       let json: unknown;
       try {
         json = text ? JSON.parse(text) : undefined;
@@ -229,11 +254,6 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     exited: () => exitPromise,
   };
   return server;
-}
-
-/** Two event-loop turns: a pipe that was readable when the answer arrived has been read. */
-async function stdoutCaughtUp(): Promise<void> {
-  for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
 }
 
 export interface FailedStart {
