@@ -34,14 +34,16 @@ function within(child: string, parent: string): boolean {
 
 export class FileArea {
   private released = false;
+  /** A directory of this area was created (or found) on disk during the run. */
+  private touched = false;
 
   constructor(
     readonly mode: VfsMode,
     readonly cwd: string,
     /** Root place first, then mounts (longest guest path first). */
     private readonly places: Place[],
-    /** Removes an ephemeral directory at the end of the run. */
-    private readonly onRelease: (() => void) | null = null,
+    /** Removes an ephemeral directory at the end of the run; told whether the run touched the disk. */
+    private readonly onRelease: ((touched: boolean) => void) | null = null,
   ) {
     this.places.sort((a, b) => b.guestRoot.length - a.guestRoot.length);
   }
@@ -68,7 +70,10 @@ export class FileArea {
 
   resolve(guestPath: string): Resolved {
     const place = this.placeOf(guestPath);
-    if (place.create) fs.mkdirSync(place.hostRoot, { recursive: true, mode: 0o700 });
+    if (place.create) {
+      fs.mkdirSync(place.hostRoot, { recursive: true, mode: 0o700 });
+      this.touched = true;
+    }
     if (!fs.existsSync(place.hostRoot)) throw new FileAreaError(`the volume '${place.volume || 'file area'}' is not available on this server`);
     const relative = place.guestRoot === '/' ? guestPath.slice(1) : guestPath.slice(place.guestRoot.length + 1);
     const hostPath = relative === '' ? place.hostRoot : path.join(place.hostRoot, ...relative.split('/'));
@@ -133,6 +138,6 @@ export class FileArea {
   release(): void {
     if (this.released) return;
     this.released = true;
-    this.onRelease?.();
+    this.onRelease?.(this.touched);
   }
 }

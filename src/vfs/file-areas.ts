@@ -56,9 +56,11 @@ export class FileAreas {
       case 'ephemeral': {
         const dir = path.join(this.ephemeralRoot, ids.runId);
         const root: Place = { guestRoot: '/', hostRoot: dir, access: 'read_write', sizeLimit: limit, volume: '', create: true };
-        // Created on first use: most runs never touch a file, and removing a directory that
-        // does not exist still costs an lstat and an error object per run.
-        return new FileArea('ephemeral', vfs.cwd, [root, ...mounts], () => removeIfPresent(dir));
+        // Created on first use: most runs never touch a file, and even asking the disk
+        // whether the directory exists costs more than the rest of a run's clean-up.
+        return new FileArea('ephemeral', vfs.cwd, [root, ...mounts], (touched) => {
+          if (touched) removeIfPresent(dir);
+        });
       }
       case 'per_session': {
         const dir = path.join(this.settings.paths.vfsSessionDir, ids.sessionId);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { registerBlueprint, openSession, execute, sessionDir, WRITE_NOTE, READ_NOTE } from '../support/sessions';
-import { startServer, type TestServer } from '../harness';
+import { startServer, tempDir, type TestServer } from '../harness';
 
 const NOTES = `name: notes
 default: allow
@@ -181,5 +181,29 @@ describe('session lifecycle', () => {
     assert.equal(evicted[0]?.blueprint, 'doomed');
     assert.equal((await execute(server, id, READ_NOTE)).status, 404);
     assert.equal(fs.existsSync(sessionDir(server, id)), false);
+  });
+});
+
+describe('ephemeral file areas on disk', () => {
+  test('every run\'s directory is gone after it: one that wrote files, one that touched none, and one-off runs', async () => {
+    const dir = tempDir();
+    const server = await startServer({ config: { vfs_ephemeral_dir: dir } });
+    try {
+      await registerBlueprint(server, SCRATCH);
+      const root = path.join(dir, `svc-ephemeral-${server.child.pid}`);
+      const leftovers = () => (fs.existsSync(root) ? fs.readdirSync(root) : []);
+      const id = await openSession(server, { blueprint: 'scratch' });
+      const wrote = await execute(server, id, WRITE_NOTE);
+      assert.equal(wrote.json.error, null, wrote.text);
+      assert.ok(fs.existsSync(root), 'the run made its directory under vfs_ephemeral_dir');
+      assert.deepEqual(leftovers(), []);
+      assert.equal((await execute(server, id, 'export function main() { return 1; }')).json.result, '1');
+      assert.deepEqual(leftovers(), []);
+      const oneOff = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'scratch', code: WRITE_NOTE } });
+      assert.equal(oneOff.json.error, null, oneOff.text);
+      assert.deepEqual(leftovers(), []);
+    } finally {
+      await server.stop();
+    }
   });
 });
