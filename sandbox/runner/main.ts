@@ -393,7 +393,7 @@ interface Attempt {
 /**
  * A program that imports nothing from the host is first run synchronously on this thread,
  * for at most this long: an asynchronous call moves the isolate to another thread, which
- * cost about half a millisecond per run. If the program wants the host, runs longer, or
+ * cost 0.2-0.5 ms per run (more than a hello-world run itself). If the program wants the host, runs longer, or
  * runs out of stack (this thread's stack is not the one an asynchronous run gets), the
  * attempt is discarded, and the run starts again asynchronously in a fresh context. Only
  * what stayed in the isolate happened: no host call, console line or fuel of the attempt
