@@ -38,13 +38,7 @@ describe('@svc/google-calendar', () => {
     await c?.close();
   });
 
-  async function call(body: string, withSecret = true) {
-    const first = c.api.requests.length;
-    const out = await c.run(program(body), withSecret ? { secrets } : {});
-    assert.equal(out.error, undefined, JSON.stringify(out.error));
-    assert.ok(out.value && typeof out.value === 'object', `unexpected result ${out.result}`);
-    return { ...out.value, sent: c.api.requests.slice(first) };
-  }
+  const call = (body: string, withSecret = true) => c.call(program(body), withSecret ? { secrets } : {});
 
   test('the build derives exactly the requires of B.12', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/google-calendar'), [

@@ -50,12 +50,7 @@ describe('@svc/notion', () => {
     await c?.close();
   });
 
-  async function call(body: string, withSecret = true) {
-    const before = c.api.requests.length;
-    const out = await c.run(program(body), withSecret ? { secrets } : {});
-    assert.equal(out.error, undefined, JSON.stringify(out.error));
-    return { ...out.value, sent: c.api.requests.slice(before) };
-  }
+  const call = (body: string, withSecret = true) => c.call(program(body), withSecret ? { secrets } : {});
   const route = (s: any) => `${s.method} ${new URL(s.path, 'https://api.notion.com').pathname}`;
 
   test('search posts the query with the token and Notion-Version, and pages with next_cursor', async () => {
@@ -128,6 +123,7 @@ describe('@svc/notion', () => {
       views: notion.listViews("${DATABASE}"), q: notion.queryView("${VIEW}", { pageSize: 1 }), more: notion.continueViewQuery("${VIEW}", "${QUERY}", "view-2"),
       me: notion.getSelf(), users: notion.listUsers() };`);
     const rows = r.sent.find((s: any) => route(s) === `POST /v1/data_sources/${DATA_SOURCE}/query`);
+    assert.ok(rows, 'the data source query was sent');
     assert.deepEqual(rows.json, { filter: { property: 'Status', select: { equals: 'Open' } }, sorts: [{ property: 'Name', direction: 'ascending' }], page_size: 5 });
     assert.ok(r.sent.some((s: any) => s.path === `/v1/views?database_id=${DATABASE}`));
     assert.ok(r.sent.some((s: any) => s.path === `/v1/views/${VIEW}/queries/${QUERY}?start_cursor=view-2`));

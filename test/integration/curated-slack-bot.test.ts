@@ -43,12 +43,7 @@ describe('@svc/slack-bot', () => {
     await c?.close();
   });
 
-  async function call(body: string, withSecret = true) {
-    const before = c.api.requests.length;
-    const out = await c.run(program(body), withSecret ? { secrets } : {});
-    assert.equal(out.error, undefined, JSON.stringify(out.error));
-    return { ...out.value, sent: c.api.requests.slice(before) };
-  }
+  const call = (body: string, withSecret = true) => c.call(program(body), withSecret ? { secrets } : {});
 
   test('sendMessage posts JSON to chat.postMessage with the bot token and returns the posted message', async () => {
     const r = await call(`return slack.sendMessage("C0123ABCD", "Deploy done", { threadTs: "1712345000.000100", unfurlLinks: false });`);

@@ -45,12 +45,7 @@ describe('@svc/slack-user', () => {
     await c?.close();
   });
 
-  async function call(body: string, withSecret = true) {
-    const before = c.api.requests.length;
-    const out = await c.run(program(body), withSecret ? { secrets } : {});
-    assert.equal(out.error, undefined, JSON.stringify(out.error));
-    return { ...out.value, sent: c.api.requests.slice(before) };
-  }
+  const call = (body: string, withSecret = true) => c.call(program(body), withSecret ? { secrets } : {});
 
   test('search sends search.messages with the user token and a "*" cursor first, then the returned cursor', async () => {
     const r = await call(`const first = slack.search("deploy failed", { sort: "timestamp", limit: 1 }); return { first, next: slack.search("deploy failed", { pageToken: first.nextPageToken }) };`);

@@ -15,7 +15,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { repoRoot, startServer, tempDir, type Reply, type TestServer } from '../harness';
 import { runSvc } from './cli';
-import { serverOptions, startStandIn, type StandIn, type StandInHandler } from './stand-in';
+import { serverOptions, startStandIn, type StandIn, type StandInHandler, type StandInRequest } from './stand-in';
 
 /** The curated Package project (packages/svc.toml). */
 export const curatedRoot = path.join(repoRoot, 'packages');
@@ -74,6 +74,12 @@ export interface Curated {
   blueprint: string;
   /** Executes a one-off program under the Blueprint; `secrets` are harness secrets for this run. */
   run(code: string, options?: { secrets?: Record<string, string>; variables?: Record<string, string> }): Promise<RunOutput>;
+  /**
+   * Runs a program whose `main` returns an object (its tests' `program()` wrappers do), asserts
+   * the run itself did not fail, and returns that object with the requests the stand-in
+   * received meanwhile as `sent`.
+   */
+  call(code: string, options?: { secrets?: Record<string, string> }): Promise<Record<string, any> & { sent: StandInRequest[] }>;
   /** Audit `decision` records for a capability (newest last). */
   decisions(capability: string): Array<Record<string, string>>;
   close(): Promise<void>;
@@ -109,7 +115,7 @@ export async function startCurated(options: CuratedOptions): Promise<Curated> {
   }
   const running = server;
   const blueprint = options.blueprint ?? 'curated';
-  return {
+  const curated: Curated = {
     server: running,
     api,
     home,
@@ -129,6 +135,13 @@ export async function startCurated(options: CuratedOptions): Promise<Curated> {
       }
       return { reply, result, value, error: reply.json.error ?? undefined };
     },
+    async call(code, callOptions = {}) {
+      const first = api.requests.length;
+      const out = await curated.run(code, callOptions);
+      assert.equal(out.error, undefined, JSON.stringify(out.error));
+      assert.ok(out.value && typeof out.value === 'object', `unexpected result ${out.result}`);
+      return { ...out.value, sent: api.requests.slice(first) };
+    },
     decisions: (capability) => running.audit({ type: 'decision', capability }),
     async close() {
       await running.stop();
@@ -136,4 +149,5 @@ export async function startCurated(options: CuratedOptions): Promise<Curated> {
       fs.rmSync(home, { recursive: true, force: true });
     },
   };
+  return curated;
 }
