@@ -16,7 +16,7 @@ const TOO_LARGE = 'request body is larger than 2 MiB';
  */
 export const jsonBodyLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   const length = c.req.header('content-length');
-  if (length !== undefined && c.req.header('transfer-encoding') === undefined && Number(length) > MAX_JSON_BODY_BYTES) return c.text(TOO_LARGE, 413);
+  if (length !== undefined && c.req.header('transfer-encoding') === undefined && Number(length) > MAX_JSON_BODY_BYTES) return bodyTooLarge(c);
   return next();
 };
 
