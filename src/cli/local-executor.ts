@@ -42,7 +42,7 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
   const { blueprint, settings } = run;
   // Scratch space of this process only, removed afterwards.
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-run-'));
-  const fileAreas = new FileAreas({ paths: scratchPaths(scratch), volumes: [] });
+  const fileAreas = new FileAreas({ paths: scratchPaths(scratch), volumes: [], limits: settings.limits });
   const outbound = new EgressGuard({ grants: settings.network, hosts: settings.network.hosts }).dispatcher();
   const pool = new RunnerPool({ size: 1, memoryMb: settings.limits.max_execution_memory });
   const sessionId = randomUUID();

@@ -1,14 +1,18 @@
 // A run's file area: the program's `/` (an ephemeral directory, the session's directory
-// or a named volume) plus named-volume mounts. Resolves guest paths to host paths with
-// containment (no `..` escape, no symlink pointing out), knows each place's access and
-// size limit, and never lets a host path reach a message.
+// or a named volume) plus named-volume mounts. Resolves guest paths to host paths beneath
+// the place's root without passing through a symbolic link (src/vfs/beneath.ts), knows
+// each place's access and size limit, and never lets a host path reach a message.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { VfsMode, VolumeAccess } from '../blueprints';
+import { beneath, FileAreaError, type FinalLink } from './beneath';
 
 export interface Place {
   /** Guest path of this place's root: `/` or a mount point. */
   guestRoot: string;
+  /** The directory the server itself chose (volume directory, run or session directory). */
+  anchor: string;
+  /** `anchor` or a subPath below it; the subPath is walked like any guest path. */
   hostRoot: string;
   access: VolumeAccess;
   /** Bytes, or null for no limit. */
@@ -24,12 +28,13 @@ export interface Resolved {
   place: Place;
 }
 
-export class FileAreaError extends Error {}
+export { FileAreaError };
 
 // Guest paths arrive normalised by the policy's normaliser (src/policy/normalize.ts).
 
-function within(child: string, parent: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+function guestJoin(guestRoot: string, components: readonly string[]): string {
+  const tail = components.join('/');
+  return guestRoot === '/' ? `/${tail}` : tail === '' ? guestRoot : `${guestRoot}/${tail}`;
 }
 
 export class FileArea {
@@ -68,32 +73,43 @@ export class FileArea {
     return this.places.some((p) => p.guestRoot === guestPath);
   }
 
-  resolve(guestPath: string): Resolved {
+  /**
+   * The host path of a normalised guest path. No component may be a symbolic link; with
+   * `finalLink: 'itself'` the last one may, for operations that never follow it (stat,
+   * list, remove, rename).
+   */
+  resolve(guestPath: string, finalLink: FinalLink = 'refuse'): Resolved {
     const place = this.placeOf(guestPath);
-    if (place.create) {
-      fs.mkdirSync(place.hostRoot, { recursive: true, mode: 0o700 });
-      this.touched = true;
-    }
-    if (!fs.existsSync(place.hostRoot)) throw new FileAreaError(`the volume '${place.volume || 'file area'}' is not available on this server`);
+    const root = this.rootOf(place);
     const relative = place.guestRoot === '/' ? guestPath.slice(1) : guestPath.slice(place.guestRoot.length + 1);
-    const hostPath = relative === '' ? place.hostRoot : path.join(place.hostRoot, ...relative.split('/'));
-    this.checkContainment(hostPath, place);
+    const components = relative === '' ? [] : relative.split('/');
+    const hostPath = beneath(root, components, (i) => guestJoin(place.guestRoot, components.slice(0, i + 1)), finalLink);
     return { guestPath, hostPath, place };
   }
 
-  /** Symlinks may be followed only while the target stays inside the place. */
-  private checkContainment(hostPath: string, place: Place): void {
-    const rootReal = fs.realpathSync(place.hostRoot);
-    let probe = hostPath;
-    // The deepest existing ancestor decides where the path really leads.
-    while (!fs.existsSync(probe) && probe !== place.hostRoot) probe = path.dirname(probe);
-    let real: string;
-    try {
-      real = fs.realpathSync(probe);
-    } catch {
-      return; // a dangling link: the operation itself will fail without leaving the area
+  /**
+   * The same walk for a host path some library composed (isomorphic-git joins its own
+   * paths): refused unless it lies lexically beneath the place's root.
+   */
+  resolveHost(place: Place, hostPath: string, finalLink: FinalLink = 'refuse'): string {
+    const root = this.rootOf(place);
+    const relative = path.relative(root, path.resolve(hostPath));
+    if (relative.startsWith('..') || path.isAbsolute(relative)) throw new FileAreaError('the path leads outside the file area');
+    const components = relative === '' ? [] : relative.split(path.sep);
+    return beneath(root, components, (i) => guestJoin(place.guestRoot, components.slice(0, i + 1)), finalLink);
+  }
+
+  /** The place's root directory, its subPath walked without links, created when it should be. */
+  private rootOf(place: Place): string {
+    const below = path.relative(place.anchor, place.hostRoot);
+    const components = below === '' ? [] : below.split(path.sep);
+    const root = beneath(place.anchor, components, (i) => `the subPath ${components.slice(0, i + 1).join('/')} of the volume '${place.volume || 'file area'}'`);
+    if (place.create) {
+      fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+      this.touched = true;
     }
-    if (!within(real, rootReal)) throw new FileAreaError('the path leads outside the file area through a symbolic link');
+    if (!fs.existsSync(root)) throw new FileAreaError(`the volume '${place.volume || 'file area'}' is not available on this server`);
+    return root;
   }
 
   /** Bytes in use under a place (files only, symlinks not followed). */

@@ -3,7 +3,7 @@
 // directories, named volumes with subPath and access narrowing, and mounts.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Settings, VolumeDeclaration } from '../config';
+import { limitDefaults, type Limits, type Settings, type VolumeDeclaration } from '../config';
 import type { FilledVfs, VolumeAccess } from '../blueprints';
 import { FileArea, FileAreaError, type Place } from './file-area';
 
@@ -14,11 +14,14 @@ function removeIfPresent(dir: string): void {
 export class FileAreas {
   private readonly ephemeralRoot: string;
   private readonly volumes: Map<string, VolumeDeclaration>;
+  /** Bytes of an ephemeral area whose Blueprint sets no size_limit. */
+  private readonly ephemeralSizeLimit: number;
 
-  constructor(private readonly settings: Pick<Settings, 'paths' | 'volumes'>) {
+  constructor(private readonly settings: Pick<Settings, 'paths' | 'volumes'> & { limits?: Pick<Limits, 'max_ephemeral_vfs_size'> }) {
     // A private subdirectory of the (possibly shared) temp directory, removed at exit.
     this.ephemeralRoot = path.join(settings.paths.vfsEphemeralDir, `svc-ephemeral-${process.pid}`);
     this.volumes = new Map(settings.volumes.map((v) => [v.name, v]));
+    this.ephemeralSizeLimit = (settings.limits?.max_ephemeral_vfs_size ?? limitDefaults.max_ephemeral_vfs_size) * 1024 * 1024;
   }
 
   private volumePlace(guestRoot: string, name: string, subPath: string | undefined, access: VolumeAccess | undefined): Place {
@@ -29,6 +32,7 @@ export class FileAreas {
     const hostRoot = subPath ? path.join(volume.directory, ...subPath.split('/')) : volume.directory;
     return {
       guestRoot,
+      anchor: volume.directory,
       hostRoot,
       access: effective,
       sizeLimit: volume.sizeLimit === 'unlimited' ? null : volume.sizeLimit,
@@ -55,7 +59,9 @@ export class FileAreas {
         return new FileArea('none', '/', []);
       case 'ephemeral': {
         const dir = path.join(this.ephemeralRoot, ids.runId);
-        const root: Place = { guestRoot: '/', hostRoot: dir, access: 'read_write', sizeLimit: limit, volume: '', create: true };
+        // Without its own size_limit an ephemeral area gets the server's default: a run's
+        // scratch space is not an unbounded claim on the server's disk.
+        const root: Place = { guestRoot: '/', anchor: dir, hostRoot: dir, access: 'read_write', sizeLimit: limit ?? this.ephemeralSizeLimit, volume: '', create: true };
         // Created on first use: most runs never touch a file, and even asking the disk
         // whether the directory exists costs more than the rest of a run's clean-up.
         return new FileArea('ephemeral', vfs.cwd, [root, ...mounts], (touched) => {
@@ -64,7 +70,7 @@ export class FileAreas {
       }
       case 'per_session': {
         const dir = path.join(this.settings.paths.vfsSessionDir, ids.sessionId);
-        const root: Place = { guestRoot: '/', hostRoot: dir, access: 'read_write', sizeLimit: limit, volume: '', create: true };
+        const root: Place = { guestRoot: '/', anchor: dir, hostRoot: dir, access: 'read_write', sizeLimit: limit, volume: '', create: true };
         // A one-off run's throw-away session takes its directory with it.
         return new FileArea('per_session', vfs.cwd, [root, ...mounts], options.throwaway ? () => removeIfPresent(dir) : null);
       }

@@ -20,11 +20,12 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } });
 }
 
-/** A bare repository `name.git` with one commit on main holding `files`. */
-export function seedRepository(root: string, name: string, files: Record<string, string>): void {
+/** A bare repository `name.git` with one commit on main holding `files` and symbolic `links` (name → target). */
+export function seedRepository(root: string, name: string, files: Record<string, string>, links: Record<string, string> = {}): void {
   const work = tempDir('svc-git-work-');
   git(work, 'init', '-q', '-b', 'main');
   for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(work, file), content);
+  for (const [link, target] of Object.entries(links)) fs.symlinkSync(target, path.join(work, link));
   git(work, 'add', '.');
   git(work, 'commit', '-q', '-m', 'seed');
   git(root, 'clone', '-q', '--bare', work, `${name}.git`);

@@ -1,12 +1,11 @@
 // Host side of `svc:code`, the operation table: line windows, RE2 search, globbing, trees,
 // exact edits, insertions, unified diffs and patches. It has no capability of its own:
 // every read and write is an fs.* check.
-import fs from 'node:fs';
 import path from 'node:path';
 import { applyPatch as applyUnifiedPatch, createTwoFilesPatch, parsePatch, type StructuredPatch } from 'diff';
 import picomatch from 'picomatch';
 import { RE2JS } from 're2js';
-import type { FileArea } from '../../vfs';
+import { readNoFollow, type FileArea } from '../../vfs';
 import { allowedPath, area, atomicWrite, existingSize, hostWork, requireRoom, requireWritable } from '../fs/area';
 import { decodeText } from '../fs/encoding';
 import { walkTree, type WalkedEntry } from '../fs/walk';
@@ -30,7 +29,7 @@ function intArg(value: unknown, fn: string, name: string, fallback: number, min:
 /** Reads a file whose `fs.read` gate was allowed (target from the allowed context). */
 function readText(call: HostCall, files: FileArea, fn: string, target: string): { target: string; text: string } {
   const text = hostWork(fn, target, () => {
-    const content = fs.readFileSync(files.resolve(target).hostPath);
+    const content = readNoFollow(files.resolve(target).hostPath);
     call.charge(HOST_FUEL.SYSCALL + content.length / 4);
     return decodeText(content);
   });
@@ -68,7 +67,7 @@ function walk(files: FileArea, rootGuest: string, maxDepth: number, skipHidden: 
 
 function gitignoreMatcher(files: FileArea, rootGuest: string): (relative: string) => boolean {
   try {
-    const text = fs.readFileSync(path.join(files.resolve(rootGuest).hostPath, '.gitignore'), 'utf8');
+    const text = readNoFollow(files.resolve(rootGuest === '/' ? '/.gitignore' : `${rootGuest}/.gitignore`).hostPath).toString('utf8');
     const patterns = text
       .split(/\r?\n/)
       .map((l) => l.trim())
@@ -142,7 +141,7 @@ export const codeOperations: Record<string, HostOperation> = {
         if (!call.probe('fs.read', { path: entry.guestPath, recursive: true })) continue;
         let text: string;
         try {
-          text = decodeText(fs.readFileSync(entry.hostPath));
+          text = decodeText(readNoFollow(entry.hostPath));
         } catch {
           continue;
         }

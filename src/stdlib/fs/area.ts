@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ContextError, normalizeVfsPath, PermissionDeniedError, QuotaExceededError } from '../../policy';
-import { FileAreaError, type FileArea, type Place } from '../../vfs';
+import { createExclusive, FileAreaError, readNoFollow, type FileArea, type Place } from '../../vfs';
 import type { AllowedGate, HostCall, RunContext } from '../types';
 
 declare module '../types' {
@@ -49,7 +49,8 @@ const reasons: Record<string, string> = {
   ENOTEMPTY: 'the directory is not empty; pass recursive: true to remove it with its contents',
   EACCES: 'permission denied by the host file system',
   EPERM: 'operation not permitted',
-  ELOOP: 'too many symbolic links',
+  // O_NOFOLLOW met a link at the last step.
+  ELOOP: 'is a symbolic link; file operations never follow links',
 };
 
 /** Runs host file work; turns host errors into `fs.<fn> <guest path>: <reason>`. */
@@ -92,9 +93,10 @@ export function existingSize(hostPath: string): number {
   }
 }
 
+/** Temporary file (created exclusively, so never through a link) renamed over the target; rename replaces a link, never follows it. */
 export function atomicWrite(hostPath: string, content: Buffer): void {
   const temporary = path.join(path.dirname(hostPath), `${TEMPORARY_PREFIX}${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
-  fs.writeFileSync(temporary, content, { mode: 0o600 });
+  createExclusive(temporary, content);
   try {
     fs.renameSync(temporary, hostPath);
   } catch (error) {
@@ -106,11 +108,27 @@ export function atomicWrite(hostPath: string, content: Buffer): void {
 /** Names of an atomic write's temporary files, which listings and walks never show. */
 export const TEMPORARY_PREFIX = '.svc-write-';
 
+/**
+ * Copies a file (replacing a file at `to` atomically) or a directory tree into a new
+ * directory. Links are neither followed nor copied: the caller refuses a tree holding one
+ * (`linkInside`) before anything is written.
+ */
 export function copyTree(from: string, to: string): void {
   const stat = fs.lstatSync(from);
-  if (stat.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(from), to);
-  else if (stat.isDirectory()) {
-    fs.mkdirSync(to, { recursive: true });
-    for (const name of fs.readdirSync(from)) copyTree(path.join(from, name), path.join(to, name));
-  } else fs.copyFileSync(from, to);
+  if (stat.isDirectory()) {
+    fs.mkdirSync(to, { recursive: true, mode: 0o700 });
+    const copyInto = (source: string, target: string) => {
+      for (const entry of fs.readdirSync(source, { withFileTypes: true })) {
+        const s = path.join(source, entry.name);
+        const t = path.join(target, entry.name);
+        if (entry.isDirectory()) {
+          fs.mkdirSync(t, { mode: 0o700 });
+          copyInto(s, t);
+        } else if (entry.isFile()) createExclusive(t, readNoFollow(s));
+        else throw Object.assign(new Error('not a plain file'), { code: entry.isSymbolicLink() ? 'ELOOP' : 'EPERM' });
+      }
+    };
+    copyInto(from, to);
+  } else if (stat.isFile()) atomicWrite(to, readNoFollow(from));
+  else throw Object.assign(new Error('not a plain file'), { code: stat.isSymbolicLink() ? 'ELOOP' : 'EPERM' });
 }

@@ -3,7 +3,7 @@
 // limits, then works on the run's file area. Messages name guest paths only.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FileArea } from '../../vfs';
+import { appendNoFollow, linkRefused, openReadNoFollow, type FileArea } from '../../vfs';
 import { HOST_FUEL } from '../fuel';
 import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
 import { allowedPath, area, atomicWrite, copyTree, existingSize, hostWork, MAX_READ_SIZE, requireRoom, requireWritable } from './area';
@@ -49,23 +49,34 @@ function writeOperation(fn: string, mode: 'replace' | 'append'): HostOperation {
         requireRoom(call, files, place, fn, target, content.length, mode === 'replace' ? existingSize(hostPath) : 0, context);
         call.charge(HOST_FUEL.SYSCALL + content.length / 4);
         if (mode === 'replace') atomicWrite(hostPath, content);
-        else fs.appendFileSync(hostPath, content);
+        else appendNoFollow(hostPath, content);
         return undefined;
       });
     },
   });
 }
 
-function readWhole(call: HostCall, files: FileArea, fn: string, target: string): Buffer | null {
-  return hostWork(fn, target, () => {
-    const { hostPath } = files.resolve(target);
-    const stat = fs.statSync(hostPath);
+/** Runs `work` on a descriptor of the file at `target`, opened without following a link; a directory is EISDIR. */
+function withFile<T>(files: FileArea, target: string, work: (fd: number, stat: fs.Stats) => T): T {
+  const fd = openReadNoFollow(files.resolve(target).hostPath);
+  try {
+    const stat = fs.fstatSync(fd);
     if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-    if (stat.size > MAX_READ_SIZE) return null;
-    const content = fs.readFileSync(hostPath);
-    call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-    return content;
-  });
+    return work(fd, stat);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function readWhole(call: HostCall, files: FileArea, fn: string, target: string): Buffer | null {
+  return hostWork(fn, target, () =>
+    withFile(files, target, (fd, stat) => {
+      if (stat.size > MAX_READ_SIZE) return null;
+      const content = fs.readFileSync(fd);
+      call.charge(HOST_FUEL.SYSCALL + content.length / 4);
+      return content;
+    }),
+  );
 }
 
 /** The shape of most fs operations: the file area and one path argument. */
@@ -110,7 +121,7 @@ export const fsOperations: Record<string, HostOperation> = {
     run: (call, { files }, allowed) => {
       call.charge(HOST_FUEL.SYSCALL);
       try {
-        fs.lstatSync(files.resolve(allowedPath(allowed)).hostPath);
+        fs.lstatSync(files.resolve(allowedPath(allowed), 'itself').hostPath);
         return true;
       } catch {
         return false;
@@ -127,7 +138,7 @@ export const fsOperations: Record<string, HostOperation> = {
       return hostWork('stat', target, () => {
         let stat: fs.Stats;
         try {
-          stat = fs.lstatSync(files.resolve(target).hostPath);
+          stat = fs.lstatSync(files.resolve(target, 'itself').hostPath);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
           throw error;
@@ -145,9 +156,7 @@ export const fsOperations: Record<string, HostOperation> = {
       const target = allowedPath(allowed);
       call.charge(HOST_FUEL.SYSCALL);
       return hostWork('size', target, () => {
-        const stat = fs.statSync(files.resolve(target).hostPath);
-        if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-        return stat.size;
+        return withFile(files, target, (_fd, stat) => stat.size);
       });
     },
   }),
@@ -169,17 +178,14 @@ export const fsOperations: Record<string, HostOperation> = {
     gate: ({ raw, length }) => ({ capability: 'fs.read', context: { path: raw, length } }),
     run: (call, { files, offset, length }, allowed) => {
       const target = allowedPath(allowed);
-      return hostWork('readBytes', target, () => {
-        const fd = fs.openSync(files.resolve(target).hostPath, 'r');
-        try {
+      return hostWork('readBytes', target, () =>
+        withFile(files, target, (fd) => {
           const buffer = Buffer.alloc(length);
           const read = fs.readSync(fd, buffer, 0, length, offset);
           call.charge(HOST_FUEL.SYSCALL + read / 4);
           return new Uint8Array(buffer.subarray(0, read));
-        } finally {
-          fs.closeSync(fd);
-        }
-      });
+        }),
+      );
     },
   }),
 
@@ -194,17 +200,16 @@ export const fsOperations: Record<string, HostOperation> = {
     gate: ({ raw, chunkSize }) => ({ capability: 'fs.read', context: { path: raw, chunkSize } }),
     run: (call, { files, chunkSize }, allowed) => {
       const target = allowedPath(allowed);
-      return hostWork('bytes', target, () => {
-        const { hostPath } = files.resolve(target);
-        const stat = fs.statSync(hostPath);
-        if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-        if (stat.size > MAX_READ_SIZE) throw new RangeError(`fs.bytes ${target}: the file is larger than ${MAX_READ_SIZE} bytes`);
-        const content = fs.readFileSync(hostPath);
-        call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-        const chunks: Uint8Array[] = [];
-        for (let at = 0; at < content.length; at += chunkSize) chunks.push(new Uint8Array(content.subarray(at, at + chunkSize)));
-        return chunks;
-      });
+      return hostWork('bytes', target, () =>
+        withFile(files, target, (fd, stat) => {
+          if (stat.size > MAX_READ_SIZE) throw new RangeError(`fs.bytes ${target}: the file is larger than ${MAX_READ_SIZE} bytes`);
+          const content = fs.readFileSync(fd);
+          call.charge(HOST_FUEL.SYSCALL + content.length / 4);
+          const chunks: Uint8Array[] = [];
+          for (let at = 0; at < content.length; at += chunkSize) chunks.push(new Uint8Array(content.subarray(at, at + chunkSize)));
+          return chunks;
+        }),
+      );
     },
   }),
 
@@ -223,20 +228,14 @@ export const fsOperations: Record<string, HostOperation> = {
     gate: ({ raw }) => ({ capability: 'fs.stat', context: { path: raw } }),
     run: (call, { files }, allowed) => {
       const target = allowedPath(allowed);
-      return hostWork('peek', target, () => {
-        const { hostPath } = files.resolve(target);
-        const stat = fs.statSync(hostPath);
-        if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-        const fd = fs.openSync(hostPath, 'r');
-        const head = Buffer.alloc(Math.min(256, stat.size));
-        try {
+      return hostWork('peek', target, () =>
+        withFile(files, target, (fd, stat) => {
+          const head = Buffer.alloc(Math.min(256, stat.size));
           fs.readSync(fd, head, 0, head.length, 0);
-        } finally {
-          fs.closeSync(fd);
-        }
-        call.charge(HOST_FUEL.SYSCALL * 2);
-        return { ...describeEncoding(head), size: stat.size };
-      });
+          call.charge(HOST_FUEL.SYSCALL * 2);
+          return { ...describeEncoding(head), size: stat.size };
+        }),
+      );
     },
   }),
 
@@ -309,7 +308,8 @@ export const fsOperations: Record<string, HostOperation> = {
       const target = allowedPath(allowed);
       return hostWork('remove', target, () => {
         if (files.isMountPoint(target)) throw new Error(`fs.remove ${target}: a mount point or / cannot be removed`);
-        const { hostPath, place } = files.resolve(target);
+        // A link is removed itself; rm never descends through one.
+        const { hostPath, place } = files.resolve(target, 'itself');
         requireWritable(call, place, 'fs.remove', allowed[0].context, target);
         call.charge(HOST_FUEL.SYSCALL);
         const stat = fs.lstatSync(hostPath);
@@ -329,14 +329,16 @@ export const fsOperations: Record<string, HostOperation> = {
       const context = allowed[0].context;
       return hostWork('move', from, () => {
         if (files.isMountPoint(from) || files.isMountPoint(to)) throw new Error(`fs.move ${from}: a mount point or / cannot be moved or replaced`);
-        const source = files.resolve(from);
-        const target = files.resolve(to);
+        // rename moves or replaces a link itself, never what it points to.
+        const source = files.resolve(from, 'itself');
+        const target = files.resolve(to, 'itself');
         requireWritable(call, source.place, 'fs.move', context, from);
         requireWritable(call, target.place, 'fs.move', context, to);
         if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
         call.charge(HOST_FUEL.SYSCALL * 2);
         if (source.place === target.place) fs.renameSync(source.hostPath, target.hostPath);
         else {
+          refuseLinksIn(source.hostPath, from);
           requireRoom(call, files, target.place, 'move', to, files.usage({ ...source.place, hostRoot: source.hostPath }) || existingSize(source.hostPath), existingSize(target.hostPath), context);
           copyTree(source.hostPath, target.hostPath);
           fs.rmSync(source.hostPath, { recursive: true });
@@ -359,6 +361,7 @@ export const fsOperations: Record<string, HostOperation> = {
         requireWritable(call, target.place, 'fs.copy', context, to);
         const stat = fs.lstatSync(source.hostPath);
         if (stat.isDirectory() && !recursive) throw new Error(`fs.copy ${from}: is a directory; pass recursive: true`);
+        refuseLinksIn(source.hostPath, from);
         if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
         const adding = stat.isDirectory() ? files.usage({ ...source.place, hostRoot: source.hostPath }) : stat.size;
         requireRoom(call, files, target.place, 'copy', to, adding, existingSize(target.hostPath), context);
@@ -389,6 +392,13 @@ export const fsOperations: Record<string, HostOperation> = {
     },
   }),
 };
+
+/** Copies never follow or recreate links: a tree holding one is refused before anything is written. */
+function refuseLinksIn(hostPath: string, guestPath: string): void {
+  if (fs.lstatSync(hostPath).isSymbolicLink()) throw linkRefused(guestPath);
+  const link = walkTree(hostPath, guestPath, { maxDepth: 64 }).find((e) => e.kind === 'symlink');
+  if (link) throw linkRefused(link.guestPath);
+}
 
 /** What a writer's handle stands for: the target as checked at open. */
 interface OpenWriter {

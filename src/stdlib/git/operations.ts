@@ -8,7 +8,7 @@ import git from 'isomorphic-git';
 import type { Dispatcher } from 'undici';
 import { EgressBlockedError } from '../../network';
 import { QuotaExceededError } from '../../policy';
-import type { FileArea, Place } from '../../vfs';
+import { placeFs, type FileArea, type Place, type PlaceFs } from '../../vfs';
 import { area, guest, hostWork, requireWritable } from '../fs/area';
 import { HOST_FUEL } from '../fuel';
 import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
@@ -34,6 +34,8 @@ interface Repo {
   guestPath: string;
   dir: string;
   place: Place;
+  /** The place's file system, confined and link-free: the only one isomorphic-git is given. */
+  fs: PlaceFs;
 }
 
 function services(call: RunContext): GitServices {
@@ -47,12 +49,12 @@ function repoAt(call: RunContext, raw: unknown, fn: string): Repo {
   const files = area(call, fn);
   const guestPath = guest(files, raw, fn);
   const { hostPath, place } = hostWork(fn, guestPath, () => files.resolve(guestPath));
-  return { files, guestPath, dir: hostPath, place };
+  return { files, guestPath, dir: hostPath, place, fs: placeFs(files, place) };
 }
 
 function openRepo(call: RunContext, raw: unknown, fn: string): Repo {
   const repo = repoAt(call, raw, fn);
-  if (!nodeFs.existsSync(path.join(repo.dir, '.git'))) throw new Error(`git.${fn} ${repo.guestPath}: not a repository root`);
+  if (!nodeFs.lstatSync(path.join(repo.dir, '.git'), { throwIfNoEntry: false })?.isDirectory()) throw new Error(`git.${fn} ${repo.guestPath}: not a repository root`);
   return repo;
 }
 
@@ -77,7 +79,7 @@ async function remoteParams(run: RunContext, args: unknown[], fn: string) {
   const repo = openRepo(run, args[0], fn);
   const remoteName = typeof args[1] === 'string' && args[1] !== '' ? args[1] : 'origin';
   const branch = typeof args[2] === 'string' ? args[2] : '';
-  const remote = (await git.listRemotes({ fs: nodeFs, dir: repo.dir })).find((r) => r.remote === remoteName)?.url;
+  const remote = (await git.listRemotes({ fs: repo.fs, dir: repo.dir })).find((r) => r.remote === remoteName)?.url;
   if (!remote) throw new Error(`git.${fn} ${repo.guestPath}: no remote named ${remoteName}`);
   return { g, repo, remoteName, branch, context: { path: repo.guestPath, remoteName, remote, branch } };
 }
@@ -134,8 +136,8 @@ function author(g: GitServices, fn: string) {
   return { name: g.identity.name, email: g.identity.email };
 }
 
-async function currentBranch(dir: string): Promise<string> {
-  return (await git.currentBranch({ fs: nodeFs, dir, fullname: false })) ?? '';
+async function currentBranch(repo: Repo): Promise<string> {
+  return (await git.currentBranch({ fs: repo.fs, dir: repo.dir, fullname: false })) ?? '';
 }
 
 export const gitOperations: Record<string, HostOperation> = {
@@ -161,7 +163,7 @@ export const gitOperations: Record<string, HostOperation> = {
     run: async (call, { repo, branch }, allowed) => {
       writable(call, repo, 'git.init', allowed[0].context);
       nodeFs.mkdirSync(repo.dir, { recursive: true });
-      await git.init({ fs: nodeFs, dir: repo.dir, defaultBranch: branch });
+      await git.init({ fs: repo.fs, dir: repo.dir, defaultBranch: branch });
       call.charge(HOST_FUEL.SYSCALL * 4);
       return repo.guestPath;
     },
@@ -185,14 +187,14 @@ export const gitOperations: Record<string, HostOperation> = {
       const undo = () => (created ? nodeFs.rmSync(repo.dir, { recursive: true, force: true }) : nodeFs.rmSync(path.join(repo.dir, '.git'), { recursive: true, force: true }));
       try {
         await networkCall(call, 'clone', 'git.clone', context, () =>
-          git.clone({ fs: nodeFs, dir: repo.dir, url: remote, ref: options.branch, singleBranch: options.branch !== undefined, depth: options.depth, ...network(call, g) }),
+          git.clone({ fs: repo.fs, dir: repo.dir, url: remote, ref: options.branch, singleBranch: options.branch !== undefined, depth: options.depth, ...network(call, g) }),
         );
       } catch (error) {
         undo();
         throw error;
       }
       // Each branch actually fetched is checked too.
-      const fetched = await git.listBranches({ fs: nodeFs, dir: repo.dir, remote: 'origin' });
+      const fetched = await git.listBranches({ fs: repo.fs, dir: repo.dir, remote: 'origin' });
       for (const branch of fetched.filter((b) => b !== 'HEAD')) {
         try {
           call.gate('git.clone', { ...context, branch });
@@ -207,7 +209,7 @@ export const gitOperations: Record<string, HostOperation> = {
   }),
 
   status: onRepo('status', LOCAL_READ, async (call, repo) => {
-    const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
+    const matrix = await git.statusMatrix({ fs: repo.fs, dir: repo.dir });
     const entries = matrix
       .filter(([, head, work, stage]) => !(head === 1 && work === 1 && stage === 1))
       .map(([filepath, head, work, stage]) => {
@@ -217,7 +219,7 @@ export const gitOperations: Record<string, HostOperation> = {
         return { path: filepath, staged, unstaged, untracked };
       });
     call.charge(HOST_FUEL.ELEM * matrix.length);
-    const branch = await currentBranch(repo.dir);
+    const branch = await currentBranch(repo);
     return { entries, clean: entries.length === 0, ...(branch ? { branch } : {}) };
   }),
 
@@ -229,7 +231,7 @@ export const gitOperations: Record<string, HostOperation> = {
     if (!Number.isInteger(offset) || offset < 0) throw new RangeError('git.log: offset must be a non-negative whole number');
     let commits: Awaited<ReturnType<typeof git.log>> = [];
     try {
-      commits = await git.log({ fs: nodeFs, dir: repo.dir, depth: offset + limit + 1 });
+      commits = await git.log({ fs: repo.fs, dir: repo.dir, depth: offset + limit + 1 });
     } catch {
       commits = []; // no commits yet
     }
@@ -238,14 +240,14 @@ export const gitOperations: Record<string, HostOperation> = {
   }),
 
   branches: onRepo('branches', LOCAL_READ, async (_call, repo) => {
-    const current = await currentBranch(repo.dir);
-    const names = await git.listBranches({ fs: nodeFs, dir: repo.dir });
+    const current = await currentBranch(repo);
+    const names = await git.listBranches({ fs: repo.fs, dir: repo.dir });
     const out = [];
-    for (const name of names) out.push({ name, id: await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: name }), current: name === current });
+    for (const name of names) out.push({ name, id: await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: name }), current: name === current });
     return out;
   }),
 
-  remotes: onRepo('remotes', LOCAL_READ, async (_call, repo) => (await git.listRemotes({ fs: nodeFs, dir: repo.dir })).map((r) => ({ name: r.remote, url: r.url }))),
+  remotes: onRepo('remotes', LOCAL_READ, async (_call, repo) => (await git.listRemotes({ fs: repo.fs, dir: repo.dir })).map((r) => ({ name: r.remote, url: r.url }))),
 
   add: onRepo('add', LOCAL_CHANGE, async (call, repo, args) => {
     const paths = args[1];
@@ -254,7 +256,7 @@ export const gitOperations: Record<string, HostOperation> = {
     for (const p of paths as string[]) {
       const relative = p === '.' ? '.' : p.startsWith('/') ? path.posix.relative(repo.guestPath, p) : p;
       if (relative.startsWith('..')) throw new Error(`git.add ${p}: the path is outside the repository`);
-      await git.add({ fs: nodeFs, dir: repo.dir, filepath: relative });
+      await git.add({ fs: repo.fs, dir: repo.dir, filepath: relative });
     }
     return undefined;
   }),
@@ -264,16 +266,16 @@ export const gitOperations: Record<string, HostOperation> = {
       const g = services(run);
       const repo = openRepo(run, args[0], 'commit');
       if (typeof args[1] !== 'string' || args[1].trim() === '') throw new TypeError('git.commit: message must be a non-empty string');
-      return { g, repo, message: args[1], branch: await currentBranch(repo.dir) };
+      return { g, repo, message: args[1], branch: await currentBranch(repo) };
     },
     gate: ({ repo, branch }) => ({ capability: 'git.commit', context: { path: repo.guestPath, branch } }),
     run: async (call, { g, repo, message }, allowed) => {
       writable(call, repo, 'git.commit', allowed[0].context);
-      const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
-      const hasHead = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: 'HEAD' }).then(() => true, () => false);
+      const matrix = await git.statusMatrix({ fs: repo.fs, dir: repo.dir });
+      const hasHead = await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'HEAD' }).then(() => true, () => false);
       if (!matrix.some(([, head, , stage]) => head !== stage) && hasHead) throw new Error(`git.commit ${repo.guestPath}: nothing is staged; an empty commit is refused`);
       const who = author(g, 'commit');
-      return git.commit({ fs: nodeFs, dir: repo.dir, message, author: who, committer: who });
+      return git.commit({ fs: repo.fs, dir: repo.dir, message, author: who, committer: who });
     },
   }),
 
@@ -281,30 +283,30 @@ export const gitOperations: Record<string, HostOperation> = {
     if (typeof args[1] !== 'string' || args[1] === '' || Buffer.byteLength(args[1]) > 250) throw new TypeError('git.createBranch: name must be 1 to 250 bytes');
     writable(call, repo, 'git.createBranch', { path: repo.guestPath });
     const start = typeof args[2] === 'string' ? args[2] : 'HEAD';
-    await git.branch({ fs: nodeFs, dir: repo.dir, ref: args[1], object: start });
+    await git.branch({ fs: repo.fs, dir: repo.dir, ref: args[1], object: start });
     return undefined;
   }),
 
   switchBranch: onRepo('switchBranch', LOCAL_CHANGE, async (call, repo, args) => {
     if (typeof args[1] !== 'string' || args[1] === '') throw new TypeError('git.switchBranch: name must be a non-empty string');
     writable(call, repo, 'git.switchBranch', { path: repo.guestPath });
-    const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
+    const matrix = await git.statusMatrix({ fs: repo.fs, dir: repo.dir });
     if (matrix.some(([, head, work, stage]) => !(head === 1 && work === 1 && stage === 1) && !(head === 0 && work === 2 && stage === 0))) {
       throw new Error(`git.switchBranch ${repo.guestPath}: the working tree has changes; commit them first`);
     }
-    await git.checkout({ fs: nodeFs, dir: repo.dir, ref: args[1] });
+    await git.checkout({ fs: repo.fs, dir: repo.dir, ref: args[1] });
     return undefined;
   }),
 
   addRemote: onRepo('addRemote', LOCAL_CHANGE, async (_call, repo, args) => {
     if (typeof args[1] !== 'string' || args[1] === '' || Buffer.byteLength(args[1]) > 250) throw new TypeError('git.addRemote: name must be 1 to 250 bytes');
-    await git.addRemote({ fs: nodeFs, dir: repo.dir, remote: args[1], url: httpsRemote(args[2], 'addRemote') });
+    await git.addRemote({ fs: repo.fs, dir: repo.dir, remote: args[1], url: httpsRemote(args[2], 'addRemote') });
     return undefined;
   }),
 
   setRemoteUrl: onRepo('setRemoteUrl', LOCAL_CHANGE, async (_call, repo, args) => {
     if (typeof args[1] !== 'string' || args[1] === '') throw new TypeError('git.setRemoteUrl: name must be a non-empty string');
-    await git.setConfig({ fs: nodeFs, dir: repo.dir, path: `remote.${args[1]}.url`, value: httpsRemote(args[2], 'setRemoteUrl') });
+    await git.setConfig({ fs: repo.fs, dir: repo.dir, path: `remote.${args[1]}.url`, value: httpsRemote(args[2], 'setRemoteUrl') });
     return undefined;
   }),
 
@@ -316,10 +318,10 @@ export const gitOperations: Record<string, HostOperation> = {
       writable(call, repo, 'git.fetch', context);
       call.charge(HOST_FUEL.SYSCALL);
       await networkCall(call, 'fetch', 'git.fetch', context, () =>
-        git.fetch({ fs: nodeFs, dir: repo.dir, remote: remoteName, ref: branch || undefined, singleBranch: branch !== '', ...network(call, g) }),
+        git.fetch({ fs: repo.fs, dir: repo.dir, remote: remoteName, ref: branch || undefined, singleBranch: branch !== '', ...network(call, g) }),
       );
       checkQuota(call, repo, 'fetch', 'git.fetch', context);
-      const branches = await git.listBranches({ fs: nodeFs, dir: repo.dir, remote: remoteName });
+      const branches = await git.listBranches({ fs: repo.fs, dir: repo.dir, remote: remoteName });
       return { branches: branches.filter((b) => b !== 'HEAD') };
     },
   }),
@@ -331,13 +333,13 @@ export const gitOperations: Record<string, HostOperation> = {
       const context = allowed[0].context;
       writable(call, repo, 'git.fetch', context);
       call.charge(HOST_FUEL.SYSCALL);
-      const previous = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: 'HEAD' });
+      const previous = await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'HEAD' });
       const who = g.identity ?? { name: 'svc', email: 'svc@localhost' };
       await networkCall(call, 'pull', 'git.fetch', context, () =>
-        git.pull({ fs: nodeFs, dir: repo.dir, remote: remoteName, remoteRef: branch || undefined, fastForwardOnly: true, singleBranch: true, author: who, committer: who, ...network(call, g) }),
+        git.pull({ fs: repo.fs, dir: repo.dir, remote: remoteName, remoteRef: branch || undefined, fastForwardOnly: true, singleBranch: true, author: who, committer: who, ...network(call, g) }),
       );
       checkQuota(call, repo, 'pull', 'git.fetch', context);
-      return { previous, current: await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: 'HEAD' }) };
+      return { previous, current: await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'HEAD' }) };
     },
   }),
   diff: onRepo('diff', LOCAL_READ, async (_call, repo, args) => {
@@ -348,17 +350,17 @@ export const gitOperations: Record<string, HostOperation> = {
     const { unifiedDiff } = await import('../code');
     const read = async (ref: 'WORKDIR' | 'STAGE' | string, filepath: string): Promise<Buffer | null> => {
       try {
-        if (ref === 'WORKDIR') return nodeFs.readFileSync(path.join(repo.dir, filepath));
-        if (ref === 'STAGE') return Buffer.from((await git.readBlob({ fs: nodeFs, dir: repo.dir, oid: await stagedOid(repo.dir, filepath) })).blob);
-        const commit = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref });
-        const { blob } = await git.readBlob({ fs: nodeFs, dir: repo.dir, oid: commit, filepath });
+        if (ref === 'WORKDIR') return await readWorkingFile(repo, filepath);
+        if (ref === 'STAGE') return Buffer.from((await git.readBlob({ fs: repo.fs, dir: repo.dir, oid: await stagedOid(repo, filepath) })).blob);
+        const commit = await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref });
+        const { blob } = await git.readBlob({ fs: repo.fs, dir: repo.dir, oid: commit, filepath });
         return Buffer.from(blob);
       } catch {
         return null;
       }
     };
     const [left, right] = mode === 'unstaged' ? ['STAGE', 'WORKDIR'] : mode === 'staged' ? ['HEAD', 'STAGE'] : [options.from!, options.to ?? 'HEAD'];
-    const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
+    const matrix = await git.statusMatrix({ fs: repo.fs, dir: repo.dir });
     const paths = matrix.map(([p]) => p);
     let patch = '';
     const binaryPaths: string[] = [];
@@ -378,16 +380,23 @@ export const gitOperations: Record<string, HostOperation> = {
 
   show: onRepo('show', LOCAL_READ, async (_call, repo, args) => {
     if (typeof args[1] !== 'string' || typeof args[2] !== 'string') throw new TypeError('git.show: ref and path must be strings');
-    const oid = await git.resolveRef({ fs: nodeFs, dir: repo.dir, ref: args[1] }).catch(() => args[1] as string);
-    const { blob } = await git.readBlob({ fs: nodeFs, dir: repo.dir, oid, filepath: args[2].replace(/^\//, '') });
+    const oid = await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: args[1] }).catch(() => args[1] as string);
+    const { blob } = await git.readBlob({ fs: repo.fs, dir: repo.dir, oid, filepath: args[2].replace(/^\//, '') });
     return new Uint8Array(blob);
   }),
 };
 
-async function stagedOid(dir: string, filepath: string): Promise<string> {
+/** A working-tree file as git sees it: a link is its target text (as git diffs links), never followed. */
+async function readWorkingFile(repo: Repo, filepath: string): Promise<Buffer> {
+  const at = path.join(repo.dir, filepath);
+  const stat = await repo.fs.lstat(at);
+  return Buffer.from(stat.isSymbolicLink() ? await repo.fs.readlink(at) : await repo.fs.readFile(at));
+}
+
+async function stagedOid(repo: Repo, filepath: string): Promise<string> {
   const entries = await git.walk({
-    fs: nodeFs,
-    dir,
+    fs: repo.fs,
+    dir: repo.dir,
     trees: [git.STAGE()],
     map: async (p, [entry]) => (p === filepath && entry ? entry.oid() : undefined),
   });

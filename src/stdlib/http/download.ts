@@ -84,7 +84,7 @@ export async function download(call: HostCall, params: DownloadParams, allowed: 
 
   const started = Date.now();
   const { response, url: finalUrl } = await follow(call, http, 'download', { verb: 'GET', url, headers, body: null, capability: 'http.download', context });
-  const room = place.sizeLimit === null ? Number.POSITIVE_INFINITY : place.sizeLimit - files.usage(place) + (fs.existsSync(hostPath) ? fs.statSync(hostPath).size : 0);
+  const room = place.sizeLimit === null ? Number.POSITIVE_INFINITY : place.sizeLimit - files.usage(place) + (fs.lstatSync(hostPath, { throwIfNoEntry: false })?.size ?? 0);
   const temporary = path.join(path.dirname(hostPath), `.svc-write-download-${process.pid}-${Date.now()}`);
   let written = 0;
   const counter = new Transform({
@@ -101,7 +101,7 @@ export async function download(call: HostCall, params: DownloadParams, allowed: 
   const decoder = decompress ? decoderFor(response.headers['content-encoding'] as string | undefined, finalUrl.pathname) : null;
   const timer = setTimeout(() => response.body.destroy(new Error(`http.download: timed out after ${timeout} ms`)), timeout);
   try {
-    const stages = [response.body, ...(decoder ? [decoder] : []), counter, fs.createWriteStream(temporary, { mode: 0o600 })] as unknown as Parameters<typeof pipeline>;
+    const stages = [response.body, ...(decoder ? [decoder] : []), counter, fs.createWriteStream(temporary, { mode: 0o600, flags: 'wx' })] as unknown as Parameters<typeof pipeline>;
     await pipeline(...stages);
     fs.renameSync(temporary, hostPath);
   } catch (error) {
