@@ -1,8 +1,14 @@
 // What programs see of `svc:fs` (served by discovery; kept beside the implementation).
 export const fsDeclarations = `declare module "svc:fs" {
+  /*
+   * Symbolic links are never followed: a path through a link or ending at one throws
+   * Error ("... is a symbolic link; file operations never follow links"). stat, exists
+   * and list show a link as kind "symlink"; remove and a move within one volume act on the
+   * link itself; copy refuses a link or a tree holding one. Programs cannot create links.
+   */
   /** Largest file read()/readText() load whole: 52,428,800 bytes. */
   export function maxReadSize(): number;
-  /** The file area's configuration. Never reveals host paths. */
+  /** The file area's configuration (sizeLimit -1: none). Never reveals host paths. */
   export function info(): Info;
   /** The working directory relative paths resolve against. */
   export function cwd(): string;

@@ -40,6 +40,13 @@ export const gitModule: HostModule = {
   declarations: `declare module "svc:git" {
   export interface StatusEntry { path: string; staged: "" | "added" | "modified" | "deleted"; unstaged: "" | "added" | "modified" | "deleted"; untracked: boolean; }
   export interface CommitInfo { id: string; message: string; authorName: string; authorEmail: string; }
+  /**
+   * A repository's symbolic links are checked out as plain files holding the link's
+   * target text (git's core.symlinks=false); commits made in the clone record those paths
+   * as plain files.
+   * A link already in the working tree is read as its target text (diff, add), never
+   * followed. Working-tree writes obey read-only volumes and size limits.
+   */
   export class Repository {
     /** Open an existing repository (Error if path is not a repository root). */
     constructor(path: string);
