@@ -8,6 +8,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../harness';
 import { seedRepository, startGitServer, type GitServer } from '../support/git-server';
@@ -19,7 +21,14 @@ describe('file areas and symbolic links', () => {
   let remote: GitServer;
   let server: TestServer;
   let outside: string;
+  let far: http.Server;
+  const farRequests: string[] = [];
   before(async () => {
+    far = http.createServer((req, res) => {
+      farRequests.push(req.url ?? '');
+      res.end('downloaded\n');
+    });
+    await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
     outside = tempDir('svc-outside-');
     fs.writeFileSync(path.join(outside, 'host.txt'), HOST_SECRET);
     remote = await startGitServer();
@@ -37,13 +46,14 @@ describe('file areas and symbolic links', () => {
       },
     );
     server = await startServer({ args: ['--allow-localhost'], env: { NODE_EXTRA_CA_CERTS: remote.certFile }, config: { max_ephemeral_vfs_size: 1 } });
-    const rules = ['fs.read', 'fs.write', 'fs.stat', 'fs.list', 'fs.copy', 'fs.move', 'fs.remove', 'fs.mkdir', 'git.clone', 'git.commit']
+    const rules = ['fs.read', 'fs.write', 'fs.stat', 'fs.list', 'fs.copy', 'fs.move', 'fs.remove', 'fs.mkdir', 'git.clone', 'git.commit', 'http.download']
       .map((capability) => `    - {capability: ${capability}, action: allow}`)
       .join('\n');
     const created = await server.request('POST', '/v1/blueprints', {
       body: {
         yaml: `name: links
 vfs: per_session
+allow_insecure_http: true
 git: {identity: {name: Bot, email: bot@example.com}}
 permissions:
   main:
@@ -62,6 +72,7 @@ ${rules}
   after(async () => {
     await server.stop();
     remote.close();
+    far.close();
   });
 
   async function session(): Promise<{ id: string; dir: string; exec: (code: string) => Promise<any> }> {
@@ -149,9 +160,11 @@ export function main() { Repository.clone("${remote.url}/links.git", "/repo"); f
 
     const result = await exec(`import * as fs from "svc:fs";
 import * as code from "svc:code";
+import * as http from "svc:http";
 import { Repository } from "svc:git";
 export function main() {
   ${attempt}
+  const base = "http://127.0.0.1:${(far.address() as AddressInfo).port}";
   const repo = Repository.open("/repo");
   const diff = attempt(() => repo.diff());
   return {
@@ -173,6 +186,10 @@ export function main() {
     copyOnto: attempt(() => fs.copy("/plain.txt", "/repo/dangle2")),
     copyFrom: attempt(() => fs.copy("/repo/hostlink", "/copied.txt")),
     copyTree: attempt(() => fs.copy("/repo", "/repo-copy", true)),
+    download: attempt(() => http.download(base + "/a", "/repo/dangle2")),
+    downloadOver: attempt(() => http.download(base + "/b", "/repo/hostlink", { overwrite: true })),
+    downloadThroughDir: attempt(() => http.download(base + "/c", "/linkdir/d.txt")),
+    downloaded: attempt(() => { http.download(base + "/d", "/repo/plain-download.txt"); return fs.readText("/repo/plain-download.txt"); }),
     search: code.search("host file beside").files,
     stat: fs.stat("/repo/hostlink"),
     exists: fs.exists("/repo/dangle2"),
@@ -208,6 +225,11 @@ export function main() {
     refused(value.copyOnto, 'fs.copy', '/repo/dangle2');
     refused(value.copyFrom, 'fs.copy', '/repo/hostlink');
     refused(value.copyTree, 'fs.copy', '/repo/');
+    refused(value.download, 'fs.download', '/repo/dangle2');
+    refused(value.downloadOver, 'fs.download', '/repo/hostlink');
+    refused(value.downloadThroughDir, 'fs.download', '/linkdir');
+    assert.deepEqual(value.downloaded, ['ok', 'downloaded\n']);
+    assert.deepEqual(farRequests, ['/d']);
     assert.deepEqual(value.search, []);
     assert.equal(value.stat.kind, 'symlink');
     assert.equal(value.exists, true);
