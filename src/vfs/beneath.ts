@@ -11,7 +11,7 @@ export class FileAreaError extends Error {}
 /** What the last component may be: refused when a link, or a link taken as itself (never followed). */
 export type FinalLink = 'refuse' | 'itself';
 
-const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW } = fs.constants;
+const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 
 export function linkRefused(guestPath: string): FileAreaError {
   return new FileAreaError(`${guestPath} is a symbolic link; file operations never follow links`);
@@ -43,9 +43,61 @@ export function beneath(root: string, components: readonly string[], guestOf: (i
   return current;
 }
 
+/** A host path found by the walk, with the real path of the place's root it must stay beneath. */
+export interface Located {
+  hostPath: string;
+  /** fs.realpathSync of the place's root. */
+  root: string;
+}
+
+// Linux names what a descriptor really opened: a directory swapped for a link between the
+// walk and the open is caught there, before a byte is read or written.
+const openedPaths = fs.existsSync('/proc/self/fd');
+
+function leftTheArea(): FileAreaError {
+  return new FileAreaError('the path changed into a symbolic link while it was being opened; file operations never follow links');
+}
+
+/** Closes and refuses a descriptor that was opened outside `at.root`; `created` files are removed again. */
+function checkOpened(fd: number, at: Located, created: boolean): void {
+  if (!openedPaths) return;
+  let real: string;
+  try {
+    real = fs.readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return;
+  }
+  if (real === at.root || real.startsWith(at.root.endsWith(path.sep) ? at.root : at.root + path.sep)) return;
+  fs.closeSync(fd);
+  if (created) fs.rmSync(real, { force: true });
+  throw leftTheArea();
+}
+
+/** Opens for writing without following a link: the existing file, else a new one created exclusively. */
+function openForWrite(at: Located, flags: number, mode: number): number {
+  let fd: number;
+  let created = false;
+  try {
+    fd = fs.openSync(at.hostPath, O_WRONLY | O_NOFOLLOW | flags);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    fd = fs.openSync(at.hostPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | flags, mode);
+    created = true;
+  }
+  checkOpened(fd, at, created);
+  return fd;
+}
+
+/** A read descriptor opened without following a link, checked to lie beneath the root (the caller closes it). */
+export function openReadNoFollow(at: Located): number {
+  const fd = fs.openSync(at.hostPath, O_RDONLY | O_NOFOLLOW);
+  checkOpened(fd, at, false);
+  return fd;
+}
+
 /** A whole file, opened without following a link; EISDIR for a directory. */
-export function readNoFollow(hostPath: string): Buffer {
-  const fd = fs.openSync(hostPath, O_RDONLY | O_NOFOLLOW);
+export function readNoFollow(at: Located): Buffer {
+  const fd = openReadNoFollow(at);
   try {
     if (fs.fstatSync(fd).isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
     return fs.readFileSync(fd);
@@ -54,32 +106,35 @@ export function readNoFollow(hostPath: string): Buffer {
   }
 }
 
-/** A read descriptor opened without following a link (the caller closes it). */
-export function openReadNoFollow(hostPath: string): number {
-  return fs.openSync(hostPath, O_RDONLY | O_NOFOLLOW);
-}
-
 /** Appends, creating the file if missing; a link at the path is refused (ELOOP), never followed. */
-export function appendNoFollow(hostPath: string, content: Uint8Array): void {
-  const fd = fs.openSync(hostPath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0o600);
+export function appendNoFollow(at: Located, content: Uint8Array): void {
+  const fd = openForWrite(at, O_APPEND, 0o600);
   try {
-    fs.writeSync(fd, content);
+    fs.writeFileSync(fd, content);
   } finally {
     fs.closeSync(fd);
   }
 }
 
-/** Creates or truncates a file; a link at the path is refused (ELOOP), never followed. */
-export function writeNoFollow(hostPath: string, content: Uint8Array | string, mode = 0o600): void {
-  const fd = fs.openSync(hostPath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode);
+/** Creates or replaces a file's content in place; a link at the path is refused (ELOOP), never followed. */
+export function writeNoFollow(at: Located, content: Uint8Array | string, mode = 0o600): void {
+  const fd = openForWrite(at, 0, mode);
   try {
-    fs.writeSync(fd, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
+    // Truncated only once the descriptor is known to be inside the area.
+    fs.ftruncateSync(fd, 0);
+    fs.writeFileSync(fd, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
   } finally {
     fs.closeSync(fd);
   }
 }
 
 /** Creates a new file (O_CREAT|O_EXCL: fails on anything already there, a dangling link included). */
-export function createExclusive(hostPath: string, content: Uint8Array, mode = 0o600): void {
-  fs.writeFileSync(hostPath, content, { mode, flag: 'wx' });
+export function createExclusive(at: Located, content: Uint8Array, mode = 0o600): void {
+  const fd = fs.openSync(at.hostPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  checkOpened(fd, at, true);
+  try {
+    fs.writeFileSync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
 }

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { VfsMode, VolumeAccess } from '../blueprints';
-import { beneath, FileAreaError, type FinalLink } from './beneath';
+import { beneath, FileAreaError, type FinalLink, type Located } from './beneath';
 
 export interface Place {
   /** Guest path of this place's root: `/` or a mount point. */
@@ -22,9 +22,8 @@ export interface Place {
   create: boolean;
 }
 
-export interface Resolved {
+export interface Resolved extends Located {
   guestPath: string;
-  hostPath: string;
   place: Place;
 }
 
@@ -41,6 +40,8 @@ export class FileArea {
   private released = false;
   /** A directory of this area was created (or found) on disk during the run. */
   private touched = false;
+  /** Real path of each place's root, asked once per run. */
+  private readonly realRoots = new Map<Place, string>();
 
   constructor(
     readonly mode: VfsMode,
@@ -80,27 +81,27 @@ export class FileArea {
    */
   resolve(guestPath: string, finalLink: FinalLink = 'refuse'): Resolved {
     const place = this.placeOf(guestPath);
-    const root = this.rootOf(place);
+    const { root, real } = this.rootOf(place);
     const relative = place.guestRoot === '/' ? guestPath.slice(1) : guestPath.slice(place.guestRoot.length + 1);
     const components = relative === '' ? [] : relative.split('/');
     const hostPath = beneath(root, components, (i) => guestJoin(place.guestRoot, components.slice(0, i + 1)), finalLink);
-    return { guestPath, hostPath, place };
+    return { guestPath, hostPath, place, root: real };
   }
 
   /**
    * The same walk for a host path some library composed (isomorphic-git joins its own
    * paths): refused unless it lies lexically beneath the place's root.
    */
-  resolveHost(place: Place, hostPath: string, finalLink: FinalLink = 'refuse'): string {
-    const root = this.rootOf(place);
+  resolveHost(place: Place, hostPath: string, finalLink: FinalLink = 'refuse'): Located {
+    const { root, real } = this.rootOf(place);
     const relative = path.relative(root, path.resolve(hostPath));
     if (relative.startsWith('..') || path.isAbsolute(relative)) throw new FileAreaError('the path leads outside the file area');
     const components = relative === '' ? [] : relative.split(path.sep);
-    return beneath(root, components, (i) => guestJoin(place.guestRoot, components.slice(0, i + 1)), finalLink);
+    return { hostPath: beneath(root, components, (i) => guestJoin(place.guestRoot, components.slice(0, i + 1)), finalLink), root: real };
   }
 
   /** The place's root directory, its subPath walked without links, created when it should be. */
-  private rootOf(place: Place): string {
+  private rootOf(place: Place): { root: string; real: string } {
     const below = path.relative(place.anchor, place.hostRoot);
     const components = below === '' ? [] : below.split(path.sep);
     const root = beneath(place.anchor, components, (i) => `the subPath ${components.slice(0, i + 1).join('/')} of the volume '${place.volume || 'file area'}'`);
@@ -108,8 +109,16 @@ export class FileArea {
       fs.mkdirSync(root, { recursive: true, mode: 0o700 });
       this.touched = true;
     }
-    if (!fs.existsSync(root)) throw new FileAreaError(`the volume '${place.volume || 'file area'}' is not available on this server`);
-    return root;
+    let real = this.realRoots.get(place);
+    if (real === undefined) {
+      try {
+        real = fs.realpathSync(root);
+      } catch {
+        throw new FileAreaError(`the volume '${place.volume || 'file area'}' is not available on this server`);
+      }
+      this.realRoots.set(place, real);
+    }
+    return { root, real };
   }
 
   /** Bytes in use under a place (files only, symlinks not followed). */

@@ -30,17 +30,18 @@ export interface PlaceFs {
 
 /** The place's file system as isomorphic-git (or any node-style caller) uses it. */
 export function placeFs(files: FileArea, place: Place): PlaceFs {
-  const at = (p: string) => files.resolveHost(place, p);
-  const itself = (p: string) => files.resolveHost(place, p, 'itself');
+  const located = (p: string) => files.resolveHost(place, p);
+  const at = (p: string) => located(p).hostPath;
+  const itself = (p: string) => files.resolveHost(place, p, 'itself').hostPath;
   return {
     async readFile(p, options) {
-      const content = readNoFollow(at(p));
+      const content = readNoFollow(located(p));
       const encoding = encodingOf(options);
       return encoding ? content.toString(encoding) : content;
     },
     async writeFile(p, data, options) {
       const mode = typeof options === 'object' && options?.mode ? options.mode : 0o644;
-      writeNoFollow(at(p), data, mode);
+      writeNoFollow(located(p), data, mode);
     },
     async mkdir(p, options) {
       fs.mkdirSync(at(p), { recursive: options?.recursive ?? false });
@@ -71,7 +72,7 @@ export function placeFs(files: FileArea, place: Place): PlaceFs {
       return encoding && encoding !== ('buffer' as BufferEncoding) ? target.toString(encoding) : target;
     },
     async symlink(target, p) {
-      createExclusive(at(p), Buffer.from(target, 'utf8'), 0o644);
+      createExclusive(located(p), Buffer.from(target, 'utf8'), 0o644);
     },
   };
 }

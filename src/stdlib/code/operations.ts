@@ -29,7 +29,7 @@ function intArg(value: unknown, fn: string, name: string, fallback: number, min:
 /** Reads a file whose `fs.read` gate was allowed (target from the allowed context). */
 function readText(call: HostCall, files: FileArea, fn: string, target: string): { target: string; text: string } {
   const text = hostWork(fn, target, () => {
-    const content = readNoFollow(files.resolve(target).hostPath);
+    const content = readNoFollow(files.resolve(target));
     call.charge(HOST_FUEL.SYSCALL + content.length / 4);
     return decodeText(content);
   });
@@ -41,11 +41,11 @@ function writeText(call: HostCall, files: FileArea, fn: string, target: string, 
   const content = Buffer.from(text, 'utf8');
   const context = call.gate('fs.write', { path: target, length: content.length, diff });
   hostWork(fn, target, () => {
-    const { hostPath, place } = files.resolve(target);
-    requireWritable(call, place, 'fs.write', context, target);
-    requireRoom(call, files, place, fn, target, content.length, existingSize(hostPath), context);
+    const resolved = files.resolve(target);
+    requireWritable(call, resolved.place, 'fs.write', context, target);
+    requireRoom(call, files, resolved.place, fn, target, content.length, existingSize(resolved.hostPath), context);
     call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-    atomicWrite(hostPath, content);
+    atomicWrite(resolved, content);
   });
 }
 
@@ -67,7 +67,7 @@ function walk(files: FileArea, rootGuest: string, maxDepth: number, skipHidden: 
 
 function gitignoreMatcher(files: FileArea, rootGuest: string): (relative: string) => boolean {
   try {
-    const text = readNoFollow(files.resolve(rootGuest === '/' ? '/.gitignore' : `${rootGuest}/.gitignore`).hostPath).toString('utf8');
+    const text = readNoFollow(files.resolve(rootGuest === '/' ? '/.gitignore' : `${rootGuest}/.gitignore`)).toString('utf8');
     const patterns = text
       .split(/\r?\n/)
       .map((l) => l.trim())
@@ -134,6 +134,7 @@ export const codeOperations: Record<string, HostOperation> = {
       const ignored = gitignoreMatcher(files, root);
       const result = { matches: [] as unknown[], files: [] as string[], counts: [] as Array<{ path: string; count: number }>, truncated: false };
       let total = 0;
+      const within = hostWork('search', root, () => files.resolve(root).root);
       for (const entry of walk(files, root, 64, true)) {
         if (entry.kind !== 'file') continue;
         const relative = path.posix.relative(root, entry.guestPath);
@@ -141,7 +142,7 @@ export const codeOperations: Record<string, HostOperation> = {
         if (!call.probe('fs.read', { path: entry.guestPath, recursive: true })) continue;
         let text: string;
         try {
-          text = decodeText(readNoFollow(entry.hostPath));
+          text = decodeText(readNoFollow({ hostPath: entry.hostPath, root: within }));
         } catch {
           continue;
         }

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ContextError, normalizeVfsPath, PermissionDeniedError, QuotaExceededError } from '../../policy';
-import { createExclusive, FileAreaError, readNoFollow, type FileArea, type Place } from '../../vfs';
+import { createExclusive, FileAreaError, readNoFollow, type FileArea, type Located, type Place } from '../../vfs';
 import type { AllowedGate, HostCall, RunContext } from '../types';
 
 declare module '../types' {
@@ -94,11 +94,11 @@ export function existingSize(hostPath: string): number {
 }
 
 /** Temporary file (created exclusively, so never through a link) renamed over the target; rename replaces a link, never follows it. */
-export function atomicWrite(hostPath: string, content: Buffer): void {
-  const temporary = path.join(path.dirname(hostPath), `${TEMPORARY_PREFIX}${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
-  createExclusive(temporary, content);
+export function atomicWrite(at: Located, content: Buffer): void {
+  const temporary = path.join(path.dirname(at.hostPath), `${TEMPORARY_PREFIX}${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  createExclusive({ hostPath: temporary, root: at.root }, content);
   try {
-    fs.renameSync(temporary, hostPath);
+    fs.renameSync(temporary, at.hostPath);
   } catch (error) {
     fs.rmSync(temporary, { force: true });
     throw error;
@@ -113,22 +113,24 @@ export const TEMPORARY_PREFIX = '.svc-write-';
  * directory. Links are neither followed nor copied: the caller refuses a tree holding one
  * (`linkInside`) before anything is written.
  */
-export function copyTree(from: string, to: string): void {
+export function copyTree(source: Located, target: Located): void {
+  const from = source.hostPath;
+  const to = target.hostPath;
   const stat = fs.lstatSync(from);
   if (stat.isDirectory()) {
     fs.mkdirSync(to, { recursive: true, mode: 0o700 });
-    const copyInto = (source: string, target: string) => {
-      for (const entry of fs.readdirSync(source, { withFileTypes: true })) {
-        const s = path.join(source, entry.name);
-        const t = path.join(target, entry.name);
+    const copyInto = (fromDir: string, toDir: string) => {
+      for (const entry of fs.readdirSync(fromDir, { withFileTypes: true })) {
+        const s = path.join(fromDir, entry.name);
+        const t = path.join(toDir, entry.name);
         if (entry.isDirectory()) {
           fs.mkdirSync(t, { mode: 0o700 });
           copyInto(s, t);
-        } else if (entry.isFile()) createExclusive(t, readNoFollow(s));
+        } else if (entry.isFile()) createExclusive({ hostPath: t, root: target.root }, readNoFollow({ hostPath: s, root: source.root }));
         else throw Object.assign(new Error('not a plain file'), { code: entry.isSymbolicLink() ? 'ELOOP' : 'EPERM' });
       }
     };
     copyInto(from, to);
-  } else if (stat.isFile()) atomicWrite(to, readNoFollow(from));
+  } else if (stat.isFile()) atomicWrite(target, readNoFollow(source));
   else throw Object.assign(new Error('not a plain file'), { code: stat.isSymbolicLink() ? 'ELOOP' : 'EPERM' });
 }

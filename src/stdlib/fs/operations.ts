@@ -44,12 +44,12 @@ function writeOperation(fn: string, mode: 'replace' | 'append'): HostOperation {
       const context = allowed[0].context;
       return hostWork(fn, target, () => {
         if (files.isMountPoint(target)) throw new Error(`fs.${fn} ${target}: a mount point or / cannot be written`);
-        const { hostPath, place } = files.resolve(target);
-        requireWritable(call, place, 'fs.write', context, target);
-        requireRoom(call, files, place, fn, target, content.length, mode === 'replace' ? existingSize(hostPath) : 0, context);
+        const resolved = files.resolve(target);
+        requireWritable(call, resolved.place, 'fs.write', context, target);
+        requireRoom(call, files, resolved.place, fn, target, content.length, mode === 'replace' ? existingSize(resolved.hostPath) : 0, context);
         call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-        if (mode === 'replace') atomicWrite(hostPath, content);
-        else appendNoFollow(hostPath, content);
+        if (mode === 'replace') atomicWrite(resolved, content);
+        else appendNoFollow(resolved, content);
         return undefined;
       });
     },
@@ -58,7 +58,7 @@ function writeOperation(fn: string, mode: 'replace' | 'append'): HostOperation {
 
 /** Runs `work` on a descriptor of the file at `target`, opened without following a link; a directory is EISDIR. */
 function withFile<T>(files: FileArea, target: string, work: (fd: number, stat: fs.Stats) => T): T {
-  const fd = openReadNoFollow(files.resolve(target).hostPath);
+  const fd = openReadNoFollow(files.resolve(target));
   try {
     const stat = fs.fstatSync(fd);
     if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
@@ -270,11 +270,11 @@ export const fsOperations: Record<string, HostOperation> = {
       const target = allowedPath(allowed);
       const context = allowed[0].context;
       return hostWork('writer', target, () => {
-        const { hostPath, place } = files.resolve(target);
-        requireWritable(call, place, 'fs.write', context, target);
-        requireRoom(call, files, place, 'writer', target, content.length, existingSize(hostPath), context);
+        const resolved = files.resolve(target);
+        requireWritable(call, resolved.place, 'fs.write', context, target);
+        requireRoom(call, files, resolved.place, 'writer', target, content.length, existingSize(resolved.hostPath), context);
         call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-        atomicWrite(hostPath, content);
+        atomicWrite(resolved, content);
         void writer;
         return undefined;
       });
@@ -340,7 +340,7 @@ export const fsOperations: Record<string, HostOperation> = {
         else {
           refuseLinksIn(source.hostPath, from);
           requireRoom(call, files, target.place, 'move', to, files.usage({ ...source.place, hostRoot: source.hostPath }) || existingSize(source.hostPath), existingSize(target.hostPath), context);
-          copyTree(source.hostPath, target.hostPath);
+          copyTree(source, target);
           fs.rmSync(source.hostPath, { recursive: true });
         }
         return undefined;
@@ -366,7 +366,7 @@ export const fsOperations: Record<string, HostOperation> = {
         const adding = stat.isDirectory() ? files.usage({ ...source.place, hostRoot: source.hostPath }) : stat.size;
         requireRoom(call, files, target.place, 'copy', to, adding, existingSize(target.hostPath), context);
         call.charge(HOST_FUEL.SYSCALL * 2 + adding / 4);
-        copyTree(source.hostPath, target.hostPath);
+        copyTree(source, target);
         return undefined;
       });
     },
