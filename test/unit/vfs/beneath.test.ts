@@ -37,6 +37,13 @@ describe('no-follow file primitives', () => {
     assert.throws(() => files.resolveHost(files.root!, path.join(area, '..', 'outside', 'kept.txt')), /outside the file area/);
   });
 
+  test("a volume's subPath is walked the same way: a link in it makes the volume unavailable, never followed", () => {
+    const volume = { guestRoot: '/', anchor: area, hostRoot: path.join(area, 'swapped'), access: 'read_write' as const, sizeLimit: null, volume: 'notes', create: true };
+    const files = new FileArea('named', '/', [volume]);
+    assert.throws(() => files.resolve('/new.txt'), (e: Error) => e instanceof FileAreaError && e.message === "the subPath swapped of the volume 'notes' is a symbolic link; file operations never follow links");
+    assert.deepEqual(fs.readdirSync(outside), ['kept.txt']);
+  });
+
   test('a final link is refused by O_NOFOLLOW: no read, no write, no file created', () => {
     assert.throws(() => readNoFollow(at('final')), { code: 'ELOOP' });
     assert.throws(() => appendNoFollow(at('final'), Buffer.from('x')), { code: 'ELOOP' });
