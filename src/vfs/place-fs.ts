@@ -5,7 +5,7 @@
 // target text (git's core.symlinks=false), so a checkout never creates a link.
 import fs from 'node:fs';
 import type { FileArea, Place } from './file-area';
-import { createExclusive, readNoFollow, writeNoFollow } from './beneath';
+import { createExclusive, FileAreaError, readNoFollow, writeNoFollow } from './beneath';
 
 type Encoding = BufferEncoding | { encoding?: BufferEncoding | null; mode?: number } | undefined;
 
@@ -33,6 +33,16 @@ export function placeFs(files: FileArea, place: Place): PlaceFs {
   const located = (p: string) => files.resolveHost(place, p);
   const at = (p: string) => located(p).hostPath;
   const itself = (p: string) => files.resolveHost(place, p, 'itself').hostPath;
+  const statItself = (p: string) => {
+    let hostPath: string;
+    try {
+      hostPath = itself(p);
+    } catch (error) {
+      if (error instanceof FileAreaError) throw Object.assign(new Error(error.message), { code: 'ENOENT' });
+      throw error;
+    }
+    return fs.lstatSync(hostPath);
+  };
   return {
     async readFile(p, options) {
       const content = readNoFollow(located(p));
@@ -56,12 +66,13 @@ export function placeFs(files: FileArea, place: Place): PlaceFs {
     async unlink(p) {
       fs.unlinkSync(itself(p));
     },
-    // Links are never followed here: stat answers like lstat.
+    // Links are never followed here: stat answers like lstat, and a path beyond a link
+    // does not exist (as git says of paths "beyond a symbolic link").
     async stat(p) {
-      return fs.lstatSync(itself(p));
+      return statItself(p);
     },
     async lstat(p) {
-      return fs.lstatSync(itself(p));
+      return statItself(p);
     },
     async readdir(p) {
       return fs.readdirSync(at(p));

@@ -157,6 +157,7 @@ export function main() { Repository.clone("${remote.url}/links.git", "/repo"); f
     fs.symlinkSync('../../../../../x.txt', path.join(repo, 'rel2'));
     fs.symlinkSync(path.join(outside, 'host.txt'), path.join(repo, 'hostlink'));
     fs.symlinkSync(outside, path.join(dir, 'linkdir'));
+    fs.symlinkSync(outside, path.join(repo, 'linkeddir'));
 
     const result = await exec(`import * as fs from "svc:fs";
 import * as code from "svc:code";
@@ -196,7 +197,7 @@ export function main() {
     listed: fs.list("/repo").filter((e) => e.kind === "symlink").map((e) => e.name),
     diff,
     status: attempt(() => repo.status().entries.map((e) => e.path)),
-    added: attempt(() => { repo.add(["."]); repo.commit("links as links"); return new TextDecoder().decode(repo.show("HEAD", "hostlink")); }),
+    added: attempt(() => { repo.add(["."]); repo.commit("links as links"); return ["hostlink", "linkeddir"].map((p) => new TextDecoder().decode(repo.show("HEAD", p))); }),
     removed: attempt(() => fs.remove("/repo/alias2")),
     moved: attempt(() => fs.move("/plain.txt", "/repo/dangle2")),
   };
@@ -233,13 +234,14 @@ export function main() {
     assert.deepEqual(value.search, []);
     assert.equal(value.stat.kind, 'symlink');
     assert.equal(value.exists, true);
-    assert.deepEqual(value.listed.sort(), ['alias2', 'dangle2', 'hostlink', 'rel2']);
+    assert.deepEqual(value.listed.sort(), ['alias2', 'dangle2', 'hostlink', 'linkeddir', 'rel2']);
     // git shows a link as its target text, as git itself does, and stores it as a link.
     assert.equal(value.diff[0], 'ok', JSON.stringify(value.diff));
     assert.doesNotMatch(JSON.stringify(value.diff), /host file beside|the secret line/);
     assert.match(value.diff[1].patch, new RegExp(`\\+${path.join(outside, 'host.txt').replaceAll('/', '\\/')}`));
     assert.equal(value.status[0], 'ok');
-    assert.deepEqual(value.added, ['ok', path.join(outside, 'host.txt')]);
+    assert.deepEqual(value.added, ['ok', [path.join(outside, 'host.txt'), outside]]);
+    assert.ok(!`${server.lines().join('\n')}${server.stderr()}`.includes('host file beside'));
     assert.deepEqual(value.removed, ['ok', null]);
     assert.deepEqual(value.moved, ['ok', null]);
 
