@@ -128,10 +128,16 @@ export function writeNoFollow(at: Located, content: Uint8Array | string, mode = 
   }
 }
 
-/** Creates a new file (O_CREAT|O_EXCL: fails on anything already there, a dangling link included). */
-export function createExclusive(at: Located, content: Uint8Array, mode = 0o600): void {
+/** A write descriptor of a new file (O_CREAT|O_EXCL: fails on anything already there, a dangling link included), checked like every open. */
+export function openExclusive(at: Located, mode = 0o600): number {
   const fd = fs.openSync(at.hostPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
   checkOpened(fd, at, true);
+  return fd;
+}
+
+/** Creates a new file with `content` (see openExclusive). */
+export function createExclusive(at: Located, content: Uint8Array, mode = 0o600): void {
+  const fd = openExclusive(at, mode);
   try {
     fs.writeFileSync(fd, content);
   } finally {

@@ -2,7 +2,7 @@
 // following links, the no-follow file primitives, and a confined node-style file system.
 export { FileArea, FileAreaError, type Place, type Resolved } from './file-area';
 export { FileAreas } from './file-areas';
-export { appendNoFollow, createExclusive, linkRefused, openReadNoFollow, readNoFollow, writeNoFollow, type FinalLink, type Located } from './beneath';
+export { appendNoFollow, createExclusive, linkRefused, openExclusive, openReadNoFollow, readNoFollow, writeNoFollow, type FinalLink, type Located } from './beneath';
 export { placeFs, type PlaceFs } from './place-fs';
 /** The filled `vfs` a run's file area is built from (declared in src/blueprints). */
 export type { FilledVfs } from '../blueprints';

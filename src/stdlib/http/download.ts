@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { QuotaExceededError } from '../../policy';
-import type { FileArea } from '../../vfs';
+import { openExclusive, type FileArea } from '../../vfs';
 import { allowedPath, area, hostWork, requireWritable } from '../fs/area';
 import type { AllowedGate, GateRequest, HostCall, RunContext } from '../types';
 import { follow, headersOf, hostOf, parseUrl, services, type HttpServices } from './client';
@@ -77,7 +77,7 @@ export async function download(call: HostCall, params: DownloadParams, allowed: 
   const context = allowed[0].context;
   const writeContext = allowed[1].context;
   const target = allowedPath(allowed, 'path', 1);
-  const { hostPath, place } = hostWork('download', target, () => files.resolve(target));
+  const { hostPath, place, root } = hostWork('download', target, () => files.resolve(target));
   requireWritable(call, place, 'fs.write', writeContext, target);
   if (!overwrite && fs.existsSync(hostPath)) throw new Error(`http.download ${target}: the file exists; pass overwrite: true to replace it`);
   if (!fs.existsSync(path.dirname(hostPath))) throw new Error(`http.download ${target}: the parent directory does not exist`);
@@ -98,10 +98,18 @@ export async function download(call: HostCall, params: DownloadParams, allowed: 
       done(null, chunk);
     },
   });
+  let fd: number;
+  try {
+    // Created exclusively and checked to lie inside the area (src/vfs), never through a link.
+    fd = hostWork('download', target, () => openExclusive({ hostPath: temporary, root }));
+  } catch (error) {
+    response.body.destroy();
+    throw error;
+  }
   const decoder = decompress ? decoderFor(response.headers['content-encoding'] as string | undefined, finalUrl.pathname) : null;
   const timer = setTimeout(() => response.body.destroy(new Error(`http.download: timed out after ${timeout} ms`)), timeout);
   try {
-    const stages = [response.body, ...(decoder ? [decoder] : []), counter, fs.createWriteStream(temporary, { mode: 0o600, flags: 'wx' })] as unknown as Parameters<typeof pipeline>;
+    const stages = [response.body, ...(decoder ? [decoder] : []), counter, fs.createWriteStream('', { fd })] as unknown as Parameters<typeof pipeline>;
     await pipeline(...stages);
     fs.renameSync(temporary, hostPath);
   } catch (error) {
