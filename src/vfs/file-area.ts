@@ -95,7 +95,7 @@ export class FileArea {
   resolveHost(place: Place, hostPath: string, finalLink: FinalLink = 'refuse'): Located {
     const { root, real } = this.rootOf(place);
     const relative = path.relative(root, path.resolve(hostPath));
-    if (relative.startsWith('..') || path.isAbsolute(relative)) throw new FileAreaError('the path leads outside the file area');
+    if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) throw new FileAreaError('the path leads outside the file area');
     const components = relative === '' ? [] : relative.split(path.sep);
     return { hostPath: beneath(root, components, (i) => guestJoin(place.guestRoot, components.slice(0, i + 1)), finalLink), root: real };
   }
