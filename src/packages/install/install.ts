@@ -195,7 +195,7 @@ async function fetchRepository(host: CodeHost, owner: string, repo: string, sha:
   }
   const root = path.join(workspace, `${owner}-${repo}-${sha}`.toLowerCase());
   try {
-    extractTarGz(download.archive, root);
+    await extractTarGz(download.archive, root);
   } catch (error) {
     if (error instanceof ArchiveError) throw new PackageError(failure, `${owner}/${repo}@${sha}: ${error.message}`);
     throw error;
