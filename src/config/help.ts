@@ -14,6 +14,7 @@ const placeholder: Record<ScalarKind, string> = {
   seconds: '<seconds>',
   whole: '<n>',
   url: '<url>',
+  repository: '<owner/repo>',
 };
 
 function table(rows: Array<[string, string]>): string[] {
