@@ -28,6 +28,12 @@ export interface ExtractLimits {
 
 const defaultLimits: ExtractLimits = { maxEntries: MAX_ENTRIES, maxUnpackedBytes: MAX_UNPACKED_BYTES };
 
+/** A name from the archive as an error message shows it: control characters escaped, at most 200 characters. */
+function shown(name: string): string {
+  const printable = name.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return printable.length > 200 ? `${printable.slice(0, 200)}…` : printable;
+}
+
 function text(block: Buffer, offset: number, length: number): string {
   const raw = block.subarray(offset, offset + length);
   const end = raw.indexOf(0);
@@ -40,7 +46,7 @@ function octal(block: Buffer, offset: number, length: number, what: string): num
   if (raw[0]! & 0x80) throw new ArchiveError(`the archive header's ${what} uses the base-256 form, which is not accepted`);
   const digits = raw.toString('latin1').replace(/[\0 ]+$/, '').replace(/^ +/, '');
   if (digits === '') return 0;
-  if (!/^[0-7]+$/.test(digits)) throw new ArchiveError(`the archive header's ${what} is not an octal number ('${digits.slice(0, 20)}')`);
+  if (!/^[0-7]+$/.test(digits)) throw new ArchiveError(`the archive header's ${what} is not an octal number ('${shown(digits.slice(0, 20))}')`);
   return parseInt(digits, 8);
 }
 
@@ -178,7 +184,7 @@ class StrictTarWriter {
     try {
       while (at < data.length) at += fs.writeSync(fd, data, at, data.length - at);
     } catch (error) {
-      throw new ArchiveError(`the archive entry '${name}' could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new ArchiveError(`the archive entry '${shown(name)}' could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
   }
 
@@ -190,15 +196,15 @@ class StrictTarWriter {
     }
     if (this.zeroBlocks > 0) throw new ArchiveError('the archive has a lone zero block before more entries');
     const shownName = text(block, 0, 100);
-    if (!checksumMatches(block)) throw new ArchiveError(`the archive has a header with a bad checksum (entry '${shownName}')`);
+    if (!checksumMatches(block)) throw new ArchiveError(`the archive has a header with a bad checksum (entry '${shown(shownName)}')`);
     const magic = block.subarray(257, 265).toString('latin1');
-    if (magic !== 'ustar\u000000' && magic !== 'ustar  \u0000') throw new ArchiveError(`the archive entry '${shownName}' is not in ustar format`);
+    if (magic !== 'ustar\u000000' && magic !== 'ustar  \u0000') throw new ArchiveError(`the archive entry '${shown(shownName)}' is not in ustar format`);
     const type = String.fromCharCode(block[156]!);
     const headerSize = octal(block, 124, 12, 'size');
     const paxSize = type === 'x' || type === 'g' ? undefined : this.pax.get('size');
-    if (paxSize !== undefined && !/^[0-9]{1,15}$/.test(paxSize)) throw new ArchiveError(`the archive's pax size '${paxSize.slice(0, 20)}' is not a number`);
+    if (paxSize !== undefined && !/^[0-9]{1,15}$/.test(paxSize)) throw new ArchiveError(`the archive's pax size '${shown(paxSize.slice(0, 20))}' is not a number`);
     const size = paxSize !== undefined ? Number(paxSize) : headerSize;
-    if (size > this.limits.maxUnpackedBytes) throw new ArchiveError(`the archive entry '${shownName}' declares ${size} bytes, more than the ${this.limits.maxUnpackedBytes} bytes an archive may unpack to`);
+    if (size > this.limits.maxUnpackedBytes) throw new ArchiveError(`the archive entry '${shown(shownName)}' declares ${size} bytes, more than the ${this.limits.maxUnpackedBytes} bytes an archive may unpack to`);
     const padding = (BLOCK - (size % BLOCK)) % BLOCK;
     if (type === 'x' || type === 'g' || type === 'L') {
       if (size > MAX_META_BYTES) throw new ArchiveError(`the archive has an extended header of ${size} bytes (at most ${MAX_META_BYTES})`);
@@ -222,28 +228,28 @@ class StrictTarWriter {
       case '7':
         break;
       case '5':
-        if (size !== 0) throw new ArchiveError(`the archive entry '${name}' is a directory with ${size} bytes of data`);
+        if (size !== 0) throw new ArchiveError(`the archive entry '${shown(name)}' is a directory with ${size} bytes of data`);
         break;
       case '1':
-        throw new ArchiveError(`the archive entry '${name}' is a hard link (to '${linkName}'); links are not accepted in a Package archive`);
+        throw new ArchiveError(`the archive entry '${shown(name)}' is a hard link (to '${shown(linkName)}'); links are not accepted in a Package archive`);
       case '2':
-        throw new ArchiveError(`the archive entry '${name}' is a symbolic link (to '${linkName}'); links are not accepted in a Package archive`);
+        throw new ArchiveError(`the archive entry '${shown(name)}' is a symbolic link (to '${shown(linkName)}'); links are not accepted in a Package archive`);
       case 'K':
         throw new ArchiveError(`the archive has a GNU long link name; links are not accepted in a Package archive`);
       case '3':
       case '4':
       case '6':
-        throw new ArchiveError(`the archive entry '${name}' is a device or FIFO, which is not accepted`);
+        throw new ArchiveError(`the archive entry '${shown(name)}' is a device or FIFO, which is not accepted`);
       default:
-        throw new ArchiveError(`the archive entry '${name}' has type '${type.replace(/[^\x20-\x7e]/g, '?')}', which is not accepted (only regular files and directories are)`);
+        throw new ArchiveError(`the archive entry '${shown(name)}' has type '${type.replace(/[^\x20-\x7e]/g, '?')}', which is not accepted (only regular files and directories are)`);
     }
     const relative = this.relativeParts(name);
     if (relative === null) {
       if (type === '5') return; // the top-level directory itself
-      throw new ArchiveError(`the archive entry '${name}' is not inside the top-level directory`);
+      throw new ArchiveError(`the archive entry '${shown(name)}' is not inside the top-level directory`);
     }
     const key = relative.join('/');
-    if (this.seen.has(key)) throw new ArchiveError(`the archive entry '${name}' appears more than once`);
+    if (this.seen.has(key)) throw new ArchiveError(`the archive entry '${shown(name)}' appears more than once`);
     this.seen.add(key);
     const destination = path.join(this.target, ...relative);
     try {
@@ -257,20 +263,20 @@ class StrictTarWriter {
       if (size === 0) fs.closeSync(fd);
       else this.pending = { kind: 'file', name, fd, remaining: size, padding };
     } catch (error) {
-      throw new ArchiveError(`the archive entry '${name}' could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new ArchiveError(`the archive entry '${shown(name)}' could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
   }
 
   /** The parts below the top-level directory, or null for the top-level directory itself. */
   private relativeParts(name: string): string[] | null {
-    if (name.includes('\0')) throw new ArchiveError(`the archive entry '${name.replace(/\0/g, '\\0')}' has a NUL in its name`);
-    if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) throw new ArchiveError(`the archive entry '${name}' has an absolute path`);
+    if (name.includes('\0')) throw new ArchiveError(`the archive entry '${shown(name)}' has a NUL in its name`);
+    if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) throw new ArchiveError(`the archive entry '${shown(name)}' has an absolute path`);
     const parts = name.split('/').filter((p) => p !== '' && p !== '.');
-    if (parts.includes('..')) throw new ArchiveError(`the archive entry '${name}' climbs out with '..'`);
+    if (parts.includes('..')) throw new ArchiveError(`the archive entry '${shown(name)}' climbs out with '..'`);
     const top = parts[0];
     if (top === undefined) throw new ArchiveError(`the archive has an entry with an empty name`);
     if (this.prefix === null) this.prefix = top;
-    else if (top !== this.prefix) throw new ArchiveError(`the archive has more than one top-level directory ('${this.prefix}', '${top}')`);
+    else if (top !== this.prefix) throw new ArchiveError(`the archive has more than one top-level directory ('${shown(this.prefix)}', '${shown(top)}')`);
     return parts.length > 1 ? parts.slice(1) : null;
   }
 }

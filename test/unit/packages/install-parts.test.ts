@@ -32,24 +32,27 @@ test('bad specs are invalid_url with what is accepted', () => {
   }
 });
 
+/** One pax record `<length> <key>=<value>\n`, its length counting itself (UTF-8 bytes). */
+function paxRecord(key: string, value: string): string {
+  const body = ` ${key}=${value}\n`;
+  const bytes = Buffer.byteLength(body);
+  let length = bytes + 1;
+  while (String(length).length + bytes !== length) length++;
+  return `${length}${body}`;
+}
+
 test('extraction strips the top directory and keeps files, directories, long names (ustar prefix, pax path, GNU long name) and empty files', async () => {
   const target = path.join(tempDir(), 'out');
   const paxPath = 'repo-abc/' + 'p'.repeat(150) + '/pax.txt';
-  const record = (key: string, value: string) => {
-    const body = ` ${key}=${value}\n`;
-    let length = body.length + 1;
-    while (String(length).length + body.length !== length) length++;
-    return `${length}${body}`;
-  };
   await extractTarGz(
     tarGz([
-      { name: 'pax_global_header', type: 'g', body: record('comment', 'a'.repeat(40)) },
+      { name: 'pax_global_header', type: 'g', body: paxRecord('comment', 'a'.repeat(40)) },
       { name: 'repo-abc/', type: '5' },
       { name: 'repo-abc/svc.toml', body: 'x' },
       { name: 'repo-abc/src/lib.ts', body: 'y'.repeat(1500) },
       { name: 'repo-abc/empty', body: '' },
       { name: `repo-abc/${'d'.repeat(120)}/f`, body: 'long' },
-      { name: 'PaxHeader', type: 'x', body: record('path', paxPath) },
+      { name: 'PaxHeader', type: 'x', body: paxRecord('path', paxPath) },
       { name: 'ignored', body: 'pax' },
       { name: '././@LongLink', type: 'L', body: `repo-abc/${'g'.repeat(200)}.txt\0` },
       { name: 'ignored-too', body: 'gnu' },
@@ -99,6 +102,13 @@ test('escapes, devices, unknown types, duplicates and several top directories ar
   await refuses(tarGz([{ name: 'top/a', body: '1' }, { name: 'top/a', body: '2' }]), /'top\/a' appears more than once/);
   await refuses(tarGz([{ name: 'a/x', body: '1' }, { name: 'b/y', body: '2' }]), /more than one top-level directory \('a', 'b'\)/);
   await refuses(tarGz([{ name: 'lonely.txt', body: '1' }]), /'lonely\.txt' is not inside the top-level directory/);
+  // A name from the archive is shown escaped and cut short in the message.
+  const hostileName = `top/\u001b[31m${'x'.repeat(5000)}/../evil`;
+  const root = tempDir();
+  await assert.rejects(extractTarGz(tarGz([{ name: 'PaxHeader', type: 'x', body: paxRecord('path', hostileName) }, { name: 'x', body: '' }]), path.join(root, 'out')), (error: unknown) => {
+    const message = (error as Error).message;
+    return error instanceof ArchiveError && message.includes("'top/\\x1b[31mxxx") && message.length < 300 && !message.includes('\u001b');
+  });
 });
 
 test('bad checksums, other formats, malformed pax headers, truncation and non-gzip data are refused', async () => {
