@@ -70,6 +70,7 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     mcpOAuthProviders: parseOAuthProviders(file),
     githubTokenFile: githubTokenFile(file),
     githubApiUrl: resolver.text('github_api_url') ?? 'https://api.github.com',
+    officialRepository: officialRepository(resolver),
     paths: serverPaths,
     secretStore: { dir: secretStoreDir, key: readStoreKey(resolver, env) },
     volumes,
@@ -213,6 +214,14 @@ function mcpAllowedHosts({ flags, env, file }: Sources): string[] {
   parseList(env.get('SVC_MCP_ALLOWED_HOSTS') ?? '').forEach((h) => hosts.add(canonicalMcpHost(h, '$SVC_MCP_ALLOWED_HOSTS')));
   splitRepeated(flags.repeated.get('mcp-allowed-host')).forEach((h) => hosts.add(canonicalMcpHost(h, '--mcp-allowed-host')));
   return [...hosts];
+}
+
+/** `official_repository` as owner/repo (validated by its kind), or null when unset. */
+function officialRepository(resolver: Resolver): Settings['officialRepository'] {
+  const text = resolver.text('official_repository');
+  if (text === undefined) return null;
+  const [owner, repo] = text.split('/') as [string, string];
+  return { owner, repo };
 }
 
 function githubTokenFile(file: ConfigFile | null): string | null {

@@ -14,6 +14,7 @@ const placeholder: Record<ScalarKind, string> = {
   seconds: '<seconds>',
   whole: '<n>',
   url: '<url>',
+  repository: '<owner/repo>',
 };
 
 function table(rows: Array<[string, string]>): string[] {
@@ -25,9 +26,9 @@ export function helpText(): string {
   const flags: Array<[string, string]> = [
     ['--config <path>', 'YAML config file ($SVC_CONFIG)'],
     ...scalarSettings.map((s): [string, string] => [`--${s.flag} ${placeholder[s.kind]}`, `${s.help} ($${s.env})`]),
-    ['--allow-ip <ip|cidr>', 'let outbound calls reach these addresses; repeatable, comma lists ($SVC_ALLOW_IP)'],
+    ['--allow-ip <ip|cidr>', 'let outbound calls reach these addresses (any blocked range, e.g. 198.18.0.0/15); repeatable, comma lists ($SVC_ALLOW_IP)'],
     ['--add-host <name=ip>', 'send outbound calls for this host name to this address, before DNS; repeatable, comma lists ($SVC_ADD_HOSTS; file network.hosts)'],
-    ['--allow-localhost', 'let outbound calls reach loopback ($SVC_ALLOW_LOCALHOST)'],
+    ['--allow-localhost', 'let outbound calls reach loopback and this host\'s own addresses ($SVC_ALLOW_LOCALHOST)'],
     ['--allow-private', 'let outbound calls reach private ranges ($SVC_ALLOW_PRIVATE)'],
     ['--mcp-allowed-host <host[:port]>', 'extra Host value the MCP endpoint accepts; repeatable, comma lists ($SVC_MCP_ALLOWED_HOSTS)'],
     ['--deny-warnings', 'refuse every Package install that has a code warning ($SVC_DENY_WARNINGS=1; file deny_warnings)'],

@@ -1,6 +1,6 @@
 // The table of scalar settings: file key, flag, variable and value type. Parsing,
 // precedence and help text are all driven by this one table.
-export type ScalarKind = 'ip' | 'port' | 'path' | 'name' | 'count' | 'megabytes' | 'kibibytes' | 'seconds' | 'whole' | 'endpoint' | 'url';
+export type ScalarKind = 'ip' | 'port' | 'path' | 'name' | 'count' | 'megabytes' | 'kibibytes' | 'seconds' | 'whole' | 'endpoint' | 'url' | 'repository';
 
 export interface ScalarSetting {
   key: string; // dotted file key
@@ -37,6 +37,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   { key: 'vfs_ephemeral_dir', flag: 'vfs-ephemeral-dir', env: 'SVC_VFS_EPHEMERAL_DIR', kind: 'path', help: 'per-run scratch directories (default: OS temp dir)' },
   { key: 'package_store_dir', flag: 'package-store-dir', env: 'SVC_PACKAGE_STORE_DIR', kind: 'path', help: 'installed Packages' },
   { key: 'github_api_url', flag: 'github-api-url', env: 'SVC_GITHUB_API_URL', kind: 'url', help: 'code host API for Package installs (default https://api.github.com; GitHub Enterprise: https://<host>/api/v3)' },
+  { key: 'official_repository', flag: 'official-repository', env: 'SVC_OFFICIAL_REPOSITORY', kind: 'repository', help: 'owner/repo on the code host whose Packages may use the reserved scope @svc (default: none, so no install may publish @svc/…)' },
   { key: 'volume_dir', flag: 'volume-dir', env: 'SVC_VOLUME_DIR', kind: 'path', help: 'root of managed-local volumes' },
   { key: 'secret_store.dir', flag: 'secret-store-dir', env: 'SVC_SECRET_STORE_DIR', kind: 'path', help: 'sealed secret store' },
   { key: 'secret_store.key_file', flag: 'secret-store-key-file', env: 'SVC_SECRET_STORE_KEY_FILE', kind: 'path', help: 'file holding the store key (base64 of 32 bytes)' },

@@ -57,6 +57,8 @@ export function computeSettingsHash(settings: Settings, boundAddr: string): stri
     limits: settings.limits,
     deny_warnings: settings.denyWarnings,
     github_api_url: settings.githubApiUrl,
+    // Only when set, so hashes of servers without one stay as they were.
+    ...(settings.officialRepository !== null ? { official_repository: `${settings.officialRepository.owner}/${settings.officialRepository.repo}` } : {}),
     telemetry: settings.telemetry,
     telemetry_include_source: settings.telemetryIncludeSource,
     // Only when set, so hashes of servers without one stay as they were.

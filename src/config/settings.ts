@@ -65,6 +65,8 @@ export interface Settings {
   githubTokenFile: string | null;
   /** Code host API base for Package installs (GitHub or GitHub Enterprise Server), no trailing slash. */
   githubApiUrl: string;
+  /** `official_repository`: the one repository whose Packages may use the reserved scope `svc` (its owner's scope too, like any repository); null = none. */
+  officialRepository: { owner: string; repo: string } | null;
   paths: {
     databasePath: string; // may be ':memory:'
     blueprintDir: string;

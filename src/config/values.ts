@@ -50,6 +50,13 @@ export function parseReportUrl(raw: string, label: string): string {
   return url.href;
 }
 
+/** A repository on the code host as `owner/repo` (GitHub's rules for both names); the case is kept. */
+export function parseRepositoryName(raw: string, label: string): { owner: string; repo: string } {
+  const match = /^([A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38})\/([A-Za-z0-9._-]{1,100})$/.exec(raw.trim());
+  if (!match || match[2] === '.' || match[2] === '..') throw invalid(`${label}: expected a repository as owner/repo (e.g. acme/svc), got \`${raw}\``);
+  return { owner: match[1], repo: match[2].replace(/\.git$/i, '') };
+}
+
 export function parseBooleanVariable(raw: string): boolean {
   return ['1', 'true', 'yes', 'on'].includes(raw.trim().toLowerCase());
 }

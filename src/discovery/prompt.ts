@@ -43,7 +43,8 @@ export function visibleModules(blueprint: Blueprint): string[] {
 function hostPhrase(filterText: string | undefined): string {
   if (!filterText) return 'any host';
   const eq = /host == "([^"]+)"/.exec(filterText);
-  if (eq) return eq[1];
+  const port = /port == ([0-9]+)/.exec(filterText);
+  if (eq) return port ? `${eq[1]}:${port[1]}` : eq[1];
   const glob = /host glob "([^"]+)"/.exec(filterText);
   if (glob) return glob[1] === '*' ? 'any host' : glob[1];
   const re = /host matches "([^"]+)"/.exec(filterText);
@@ -106,7 +107,7 @@ export function executePrompt(blueprint: Blueprint, tools: ToolNames): string {
     `Standard-library calls are synchronous (they return values; \`await\` is optional). Modules: ${modules.map((m) => `\`svc:${m}\``).join(', ')}. Packages: ${blueprint.packages.length ? blueprint.packages.map((n) => `\`${n}\``).join(', ') : 'none'}. Find more with ${tools.search}; read exact signatures with ${tools.docs} before importing.`,
     `Built-ins without import: ${builtinsText()}. Standard JavaScript; declarations via ${tools.builtinsDocs} (dotted paths such as Math.max work).`,
   ];
-  if (has('http')) parts.push('Both `fetch` and `svc:http` work and follow the same rules: a request is gated as `http.<method>` (host, path, body size), goes through the outbound block and gets the operator\'s credentials either way; `fetch` is asynchronous, resolves for any HTTP status and rejects with a `TypeError` whose `cause` is the `PermissionDeniedError` or network error, while `svc:http` calls return directly and throw those errors themselves.');
+  if (has('http')) parts.push('Both `fetch` and `svc:http` work and follow the same rules: a request is gated as `http.<method>` (host, port, path, body size), goes through the outbound block and gets the operator\'s credentials either way; `fetch` is asynchronous, resolves for any HTTP status and rejects with a `TypeError` whose `cause` is the `PermissionDeniedError` or network error, while `svc:http` calls return directly and throw those errors themselves.');
   if (has('http')) parts.push('Never build `Authorization` headers or put keys in query strings: the operator injects credentials for configured hosts.');
   parts.push(
     'Denials are final: a `PermissionDeniedError` ("permission denied: … capability=…") means every route to that effect is forbidden. Do not retry, switch Package or alter arguments; report it. The same holds for HTTP 401/403 answers.',

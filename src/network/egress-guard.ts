@@ -6,7 +6,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { AddressPolicy, type AddressGrants, type BlockedKind } from './address-policy';
+import { AddressPolicy, type AddressGrants, type BlockedKind, type HostAddresses } from './address-policy';
 import { metrics } from '../metrics';
 
 export type Lookup = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
@@ -30,6 +30,8 @@ export interface EgressGuardOptions {
   /** Static entries (setting `network.hosts`): lower-cased host name → IP, used instead of DNS. */
   hosts?: Readonly<Record<string, string>>;
   lookup?: Lookup;
+  /** This host's interface addresses (default: os.networkInterfaces(), read at each check). */
+  hostAddresses?: HostAddresses;
   /** Called once per refused connection (the caller audits it as an egress_guard denial). */
   onBlocked?: (host: string, kinds: BlockedKind[]) => void;
 }
@@ -39,7 +41,7 @@ export class EgressGuard {
   private readonly lookup: Lookup;
 
   constructor(private readonly options: EgressGuardOptions) {
-    this.policy = new AddressPolicy(options.grants);
+    this.policy = new AddressPolicy(options.grants, options.hostAddresses);
     this.lookup = options.lookup ?? systemLookup;
   }
 

@@ -7,7 +7,7 @@ export { parseCapabilities, renderCapabilities, type CapabilityFile, type Provid
 export { SCHEMA_VERSION, type Artifact, type Metadata, type GithubSource } from './artifact';
 export { PackageService, type ListedPackage, type RemoveResult } from './service';
 export type { InstallRequest, InstallResult, InstalledEntry } from './install/install';
-export { OFFICIAL_REPOSITORY } from './install/install';
+export type { RepositoryName } from './install/install';
 export { packageRequirements } from './requirements';
 export { PackageRuntime, preparePackages, resolveClosure, storeLookup, type LoadablePackage, type PackageLookup, type Preparation, type PreparedPackages } from './runtime';
 export { installFromRepository } from './install/install';

@@ -24,6 +24,7 @@ const from = { type: 'string', description: 'Source VFS path' } as const;
 const to = { type: 'string', description: 'Destination VFS path' } as const;
 const httpFields: Record<string, FieldInfo> = {
   host: { type: 'string', description: 'Lower-case host without port' },
+  port: { type: 'number', description: 'Port the request goes to (443 for https, 80 for http when the URL names none)' },
   path: { type: 'string', description: 'URL path without the query' },
   method: { type: 'string', description: 'Upper-case HTTP verb' },
   body_size: { type: 'number', description: 'Encoded request body length in bytes' },
@@ -58,6 +59,7 @@ const entries: CatalogueEntry[] = [
     summary: 'Stream a response into a file',
     fields: {
       host: httpFields.host,
+      port: httpFields.port,
       url_path: { type: 'string', description: 'URL path without the query' },
       vfs_path: { type: 'string', description: 'Destination VFS path' },
       max_bytes: { type: 'number', description: 'Size cap after decompression' },

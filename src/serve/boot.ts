@@ -97,6 +97,7 @@ export async function boot(options: BootOptions): Promise<void> {
       tokenFile: settings.githubTokenFile,
       denyWarnings: settings.denyWarnings,
       svcVersion: options.version,
+      officialRepository: settings.officialRepository,
     },
     (name, error) => log.warn('svc_server::packages', 'package artifact cannot be loaded', { package: name, error: error.message }),
   );

@@ -1,14 +1,15 @@
 // `svc packages install <the official repository> @svc/<name>` through a real server: the
 // code-host stand-in serves this repository's own packages/ project (svc.toml in packages/,
-// not at the root) under the official owner/repo, so the reserved @svc scope is accepted.
-import { test, describe } from 'node:test';
+// not at the root) under the repository named by `official_repository`, so the reserved
+// @svc scope is accepted; the owner/scope rule still binds it and every other repository.
+import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startServer, tempDir } from '../harness';
-import { startCodeHost } from '../support/code-host';
+import { startServer, tempDir, type TestServer } from '../harness';
+import { startCodeHost, type CodeHost } from '../support/code-host';
 import { curatedRoot } from '../support/curated';
-import { OFFICIAL_REPOSITORY } from '../../src/packages';
+import { manifest } from '../support/packages';
 
 /** packages/ as repository files (build output left out). */
 function curatedFiles(): Record<string, string> {
@@ -26,22 +27,55 @@ function curatedFiles(): Record<string, string> {
   return files;
 }
 
-describe('installing a curated Package from the official repository', () => {
+const OFFICIAL = 'svc-project/svc';
+const simple = (name: string): Record<string, string> => ({ 'svc.toml': manifest([{ name }]), 'docs/readme.md': `# ${name}\n`, 'src/lib.ts': '/** One. */\nexport const one = 1;\n' });
+
+describe('installing a curated Package from the official repository (setting official_repository)', () => {
+  let host: CodeHost;
+  let server: TestServer;
+  before(async () => {
+    host = await startCodeHost(tempDir());
+    server = await startServer({ env: { NODE_EXTRA_CA_CERTS: host.certFile, SVC_GITHUB_API_URL: host.url, SVC_OFFICIAL_REPOSITORY: OFFICIAL }, timeoutMs: 60_000 });
+  });
+  after(async () => {
+    await server?.stop();
+    host?.close();
+  });
+
   test('the server finds packages/svc.toml, builds @svc/github and installs it with the archive digest', async () => {
-    const host = await startCodeHost(tempDir());
-    const official = `${OFFICIAL_REPOSITORY.owner}/${OFFICIAL_REPOSITORY.repo}`;
-    const commit = host.addCommit(official, ['main'], curatedFiles());
-    const server = await startServer({ env: { NODE_EXTRA_CA_CERTS: host.certFile, SVC_GITHUB_API_URL: host.url }, timeoutMs: 60_000 });
-    try {
-      const reply = await server.request('POST', '/v1/packages/install', { body: { url: `${official}@main`, package: '@svc/github' } });
-      assert.equal(reply.status, 200, reply.text);
-      assert.deepEqual(reply.json.installed, [{ name: '@svc/github', version: '0.1.0', digest: host.digestOf(commit) }]);
-      assert.deepEqual(reply.json.warnings, []);
-      const listed = await server.request('GET', '/v1/packages');
-      assert.ok(listed.json.packages.some((p: { name: string; managed: boolean }) => p.name === '@svc/github' && p.managed));
-    } finally {
-      await server.stop();
-      host.close();
-    }
+    const commit = host.addCommit(OFFICIAL, ['main'], curatedFiles());
+    const reply = await server.request('POST', '/v1/packages/install', { body: { url: `${OFFICIAL}@main`, package: '@svc/github' } });
+    assert.equal(reply.status, 200, reply.text);
+    assert.deepEqual(reply.json.installed, [{ name: '@svc/github', version: '0.1.0', digest: host.digestOf(commit) }]);
+    assert.deepEqual(reply.json.warnings, []);
+    const listed = await server.request('GET', '/v1/packages');
+    assert.ok(listed.json.packages.some((p: { name: string; managed: boolean }) => p.name === '@svc/github' && p.managed));
+  });
+
+  test('the scope rule has no exception: the official repository cannot publish a foreign scope, others cannot publish @svc or a foreign scope', async () => {
+    const refused = async (repository: string, name: string, message: RegExp) => {
+      host.addCommit(repository, ['main'], simple(name));
+      const reply = await server.request('POST', '/v1/packages/install', { body: { url: `${repository}@main` } });
+      assert.equal(reply.status, 400, reply.text);
+      assert.equal(reply.json.error, 'scope_mismatch');
+      assert.match(reply.json.message, message);
+      const names = (await server.request('GET', '/v1/packages')).json.packages.map((p: { name: string }) => p.name);
+      assert.ok(!names.includes(name), `${name} was not installed`);
+    };
+    // The official repository is bound by the owner rule for every scope but @svc.
+    host.addCommit(OFFICIAL, ['foreign'], simple('@acme/claimed'));
+    const foreign = await server.request('POST', '/v1/packages/install', { body: { url: `${OFFICIAL}@foreign` } });
+    assert.equal(foreign.status, 400, foreign.text);
+    assert.equal(foreign.json.error, 'scope_mismatch');
+    assert.match(foreign.json.message, /@acme\/claimed: the scope @acme differs from the repository owner 'svc-project'/);
+    // Another repository claiming a foreign scope, and the old placeholder svc/svc claiming @svc.
+    await refused('mallory/pkgs', '@acme/billing', /@acme\/billing: the scope @acme differs from the repository owner 'mallory'/);
+    await refused('svc/svc', '@svc/fake', /the scope @svc is reserved for the official svc repository; svc\/svc may not publish it \(the official repository is svc-project\/svc\)/);
+    await refused('svc/svc', '@acme/x', /the scope @acme differs from the repository owner 'svc'/);
+    // Its own owner's scope is fine, like for any repository.
+    host.addCommit(OFFICIAL, ['own'], simple('@svc-project/tools'));
+    const own = await server.request('POST', '/v1/packages/install', { body: { url: `${OFFICIAL}@own` } });
+    assert.equal(own.status, 200, own.text);
+    assert.equal(own.json.installed[0].name, '@svc-project/tools');
   });
 });

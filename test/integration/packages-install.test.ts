@@ -183,7 +183,7 @@ describe('package install from a code host', () => {
     host.addCommit('acme/wrongscope', ['main'], simple('@other/thing'));
     await refused({ url: 'acme/wrongscope@main' }, 400, 'scope_mismatch', /differs from the repository owner 'acme'/);
     host.addCommit('svc/not-official', ['main'], simple('@svc/fake'));
-    await refused({ url: 'svc/not-official@main' }, 400, 'scope_mismatch', /reserved for the official svc repository/);
+    await refused({ url: 'svc/not-official@main' }, 400, 'scope_mismatch', /reserved for the official svc repository; svc\/not-official may not publish it \(no official repository is configured \(setting official_repository\)\)/);
     host.addCommit('acme/warns', ['main'], simple('@acme/warns', 'export const undocumented = 1;\n'));
     const denied = await refused({ url: 'acme/warns@main', deny_warnings: true }, 400, 'warnings_denied', /^1 warning treated as errors/);
     assert.equal(denied.json.warnings.length, 1);

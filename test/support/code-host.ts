@@ -38,23 +38,32 @@ function header(name: string, size: number, type: string, linkName = ''): Buffer
 
 export interface TarEntry {
   name: string;
-  body?: string;
-  /** '0' file (default), '5' directory, '2' symlink, '3' character device. */
+  body?: string | Buffer;
+  /** '0' file (default), '5' directory, '2' symlink, '1' hard link, '3' character device, 'x' pax header, 'L' GNU long name. */
   type?: string;
   link?: string;
 }
 
-/** A gzip'd ustar archive of raw entries (names used as given). */
-export function tarGz(entries: TarEntry[]): Buffer {
+/** Entry types whose body follows the header. */
+const WITH_DATA = new Set(['0', 'x', 'g', 'L']);
+
+/** An uncompressed ustar stream of raw entries (names used as given), with its two end blocks. */
+export function tarStream(entries: TarEntry[]): Buffer {
   const blocks: Buffer[] = [];
   for (const entry of entries) {
     const body = Buffer.from(entry.body ?? '');
     const type = entry.type ?? '0';
-    blocks.push(header(entry.name, type === '0' ? body.length : 0, type, entry.link));
-    if (type === '0' && body.length > 0) blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
+    const size = WITH_DATA.has(type) ? body.length : 0;
+    blocks.push(header(entry.name, size, type, entry.link));
+    if (size > 0) blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
   }
   blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks));
+  return Buffer.concat(blocks);
+}
+
+/** A gzip'd ustar archive of raw entries (names used as given). */
+export function tarGz(entries: TarEntry[]): Buffer {
+  return gzipSync(tarStream(entries));
 }
 
 /** The archive GitHub would serve for a commit: every file under `<owner>-<repo>-<sha7>/`. */

@@ -50,7 +50,7 @@ export type StandInHandler = (request: StandInRequest) => StandInReply | Promise
 
 export interface StandIn {
   hosts: string[];
-  /** Loopback address it listens on (127.0.0.1 unless `defaultPort`). */
+  /** Address it listens on (127.0.0.1 unless `defaultPort` or `address`). */
   address: string;
   port: number;
   /** `https://<host>:<port>`; host defaults to the first one. */
@@ -78,6 +78,8 @@ export interface StandInOptions {
    * right to bind port 443 (root, or net.ipv4.ip_unprivileged_port_start=0).
    */
   defaultPort?: boolean;
+  /** Listen on this address (e.g. one of the machine's own interface addresses) instead of 127.0.0.1. */
+  address?: string;
 }
 
 export async function startStandIn(hosts: string[], handler: StandInHandler = () => ({ status: 404, json: { error: 'no handler' } }), options: StandInOptions = {}): Promise<StandIn> {
@@ -132,7 +134,8 @@ export async function startStandIn(hosts: string[], handler: StandInHandler = ()
   if (options.defaultPort) {
     standIn.address = await listenOnFreeLoopback443(server);
   } else {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    standIn.address = options.address ?? '127.0.0.1';
+    await new Promise<void>((resolve) => server.listen(0, standIn.address, resolve));
   }
   standIn.port = (server.address() as AddressInfo).port;
   return standIn;

@@ -1,10 +1,12 @@
 // `svc install <spec> [@scope/name]`: the server's install procedure (B.7) into the CLI's
 // own store $SVC_HOME/packages, with GH_TOKEN / GITHUB_TOKEN when set.
 import type { Command } from 'commander';
+import { ConfigError, parseRepositoryName } from '../../config';
 import { installFromRepository, PackageStore } from '../../packages';
 import { localStoreRoot } from '../../packages/local';
 import { withExample } from '../help';
-import { envValue, say, warn } from '../io';
+import { UsageError } from '../errors';
+import { envValue, say, warn, type CliIo } from '../io';
 import type { CliContext } from '../program';
 import { denyWarnings, packageFailure, svcHome } from './build';
 
@@ -13,7 +15,7 @@ export function registerInstallCommand(root: Command, context: CliContext): void
   withExample(
     root
       .command('install')
-      .description('install Packages from a GitHub repository into the local store $SVC_HOME/packages')
+      .description('install Packages from a GitHub repository into the local store $SVC_HOME/packages (SVC_OFFICIAL_REPOSITORY=owner/repo names the repository that may publish @svc/…)')
       .argument('<repo>', 'owner/repo, github.com/owner/repo or https://github.com/owner/repo, optionally @<ref>')
       .argument('[package]', 'only this Package of the repository (and what it needs)')
       .option('--ref <ref>', 'branch, tag or commit (wins over @<ref>)')
@@ -31,6 +33,7 @@ export function registerInstallCommand(root: Command, context: CliContext): void
           denyWarnings: false,
           svcVersion: context.version,
           store: new PackageStore(localStoreRoot(svcHome(io))),
+          officialRepository: officialRepository(io),
         },
       );
       for (const line of result.warnings) warn(io, line);
@@ -40,4 +43,16 @@ export function registerInstallCommand(root: Command, context: CliContext): void
       packageFailure(error);
     }
   });
+}
+
+/** SVC_OFFICIAL_REPOSITORY (owner/repo), as the server's `official_repository`; unset = none. */
+function officialRepository(io: CliIo): { owner: string; repo: string } | null {
+  const raw = envValue(io, 'SVC_OFFICIAL_REPOSITORY');
+  if (raw === undefined) return null;
+  try {
+    return parseRepositoryName(raw, '$SVC_OFFICIAL_REPOSITORY');
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
 }

@@ -15,8 +15,28 @@ import { CodeHost } from './codehost';
 import { parseRepositorySpec } from './spec';
 import { ArchiveError, extractTarGz } from './tar';
 
-/** The official svc repository: the only one that may publish `@svc/…` (a constant of the build). */
-export const OFFICIAL_REPOSITORY = { owner: 'svc', repo: 'svc' } as const;
+/** A repository on the code host. */
+export interface RepositoryName {
+  owner: string;
+  repo: string;
+}
+
+/**
+ * The scope rule (B.7 step 9): a Package's scope is its repository's owner; the reserved
+ * scope `svc` is published only by the official repository (setting `official_repository`),
+ * which is otherwise bound by the same rule. Returns why `name` may not come from `source`, or null.
+ */
+export function scopeProblem(name: string, source: RepositoryName, official: RepositoryName | null): string | null {
+  const scope = scopeOf(name).toLowerCase();
+  const isOfficial = official !== null && source.owner.toLowerCase() === official.owner.toLowerCase() && source.repo.toLowerCase() === official.repo.toLowerCase();
+  if (scope === CURATED_SCOPE) {
+    if (isOfficial) return null;
+    const which = official === null ? 'no official repository is configured (setting official_repository)' : `the official repository is ${official.owner}/${official.repo}`;
+    return `${name}: the scope @${CURATED_SCOPE} is reserved for the official svc repository; ${source.owner}/${source.repo} may not publish it (${which})`;
+  }
+  if (scope === source.owner.toLowerCase()) return null;
+  return `${name}: the scope @${scopeOf(name)} differs from the repository owner '${source.owner}'; rename the Package to @${source.owner.toLowerCase()}/… or publish it from a repository of '${scopeOf(name)}'`;
+}
 
 export interface InstallRequest {
   url: string;
@@ -36,6 +56,8 @@ export interface InstallSettings {
   svcVersion: string;
   /** Owned store (written) with its read-only fallback. */
   store: PackageStore;
+  /** The repository that may publish `@svc/…` (setting `official_repository`), or null. */
+  officialRepository: RepositoryName | null;
 }
 
 export interface InstalledEntry {
@@ -115,16 +137,10 @@ export async function installFromRepository(request: InstallRequest, settings: I
     };
     await buildRepository(main, select, []);
 
-    // Scope rule: a Package's scope is its repository's owner; `svc` only from the official repository.
+    // Scope rule, for every built Package (dependencies included), with no exception.
     for (const { package: item, source } of built.values()) {
-      const scope = scopeOf(item.entry.name);
-      const official = source.owner.toLowerCase() === OFFICIAL_REPOSITORY.owner && source.repo.toLowerCase() === OFFICIAL_REPOSITORY.repo;
-      if (scope.toLowerCase() === CURATED_SCOPE && !official) {
-        throw new PackageError('scope_mismatch', `${item.entry.name}: the scope @${CURATED_SCOPE} is reserved for the official svc repository; ${source.owner}/${source.repo} may not publish it`, warnings);
-      }
-      if (scope.toLowerCase() !== source.owner.toLowerCase() && !official) {
-        throw new PackageError('scope_mismatch', `${item.entry.name}: the scope @${scope} differs from the repository owner '${source.owner}'; rename the Package to @${source.owner.toLowerCase()}/… or publish it from a repository of '${scope}'`, warnings);
-      }
+      const problem = scopeProblem(item.entry.name, source, settings.officialRepository);
+      if (problem !== null) throw new PackageError('scope_mismatch', problem, warnings);
     }
 
     if ((settings.denyWarnings || request.denyWarnings) && warnings.length > 0) {
@@ -195,7 +211,7 @@ async function fetchRepository(host: CodeHost, owner: string, repo: string, sha:
   }
   const root = path.join(workspace, `${owner}-${repo}-${sha}`.toLowerCase());
   try {
-    extractTarGz(download.archive, root);
+    await extractTarGz(download.archive, root);
   } catch (error) {
     if (error instanceof ArchiveError) throw new PackageError(failure, `${owner}/${repo}@${sha}: ${error.message}`);
     throw error;

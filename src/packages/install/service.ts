@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { PackageError, type PackageErrorCode } from '../errors';
 import { PackageStore } from '../store';
-import { installFromRepository, type InstallRequest, type InstallResult } from './install';
+import { installFromRepository, type InstallRequest, type InstallResult, type RepositoryName } from './install';
 
 export interface InstallerSettings {
   owned: string;
@@ -13,6 +13,7 @@ export interface InstallerSettings {
   tokenFile: string | null;
   denyWarnings: boolean;
   svcVersion: string;
+  officialRepository: RepositoryName | null;
 }
 
 export interface InstallJob {

@@ -103,6 +103,11 @@ export function hostOf(url: URL): string {
   return url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.+$/, '');
 }
 
+/** The port the request goes to: the URL's, else the scheme's default (443 for https, 80 for http). */
+export function portOf(url: URL): number {
+  return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
 /** Injects the first matching auth_proxy rule (caller main only); returns whether it did. */
 function inject(call: HostCall, http: HttpServices, prepared: Prepared): boolean {
   if (call.caller !== 'main') return false;
@@ -162,7 +167,7 @@ export async function readCapped(body: Dispatcher.ResponseData['body'], url: URL
 }
 
 export function contextFor(url: URL, method: string, bodySize: number, withTimeout: boolean): Record<string, unknown> {
-  return { host: hostOf(url), path: url.pathname, method, body_size: bodySize, ...(withTimeout ? { timeout_ms: VERB_TIMEOUT_MS } : {}) };
+  return { host: hostOf(url), port: portOf(url), path: url.pathname, method, body_size: bodySize, ...(withTimeout ? { timeout_ms: VERB_TIMEOUT_MS } : {}) };
 }
 
 /** Sends the request and follows redirects, checking every hop; returns the final response. */
@@ -199,7 +204,7 @@ export async function follow(
     }
     if (next.origin !== url.origin) for (const h of ['authorization', 'cookie', 'proxy-authorization']) delete headers[h];
     url = next;
-    if (capability === 'http.download') context = { ...context, host: hostOf(url), url_path: url.pathname };
+    if (capability === 'http.download') context = { ...context, host: hostOf(url), port: portOf(url), url_path: url.pathname };
     else {
       capability = `http.${verb.toLowerCase()}`;
       context = contextFor(url, verb, body?.length ?? 0, !toGet);

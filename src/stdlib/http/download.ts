@@ -10,7 +10,7 @@ import { QuotaExceededError } from '../../policy';
 import { openExclusive, type FileArea } from '../../vfs';
 import { allowedPath, area, hostWork, requireWritable } from '../fs/area';
 import type { AllowedGate, GateRequest, HostCall, RunContext } from '../types';
-import { follow, headersOf, hostOf, parseUrl, services, type HttpServices } from './client';
+import { follow, headersOf, hostOf, parseUrl, portOf, services, type HttpServices } from './client';
 
 const MAX_DOWNLOAD_BYTES = 52_428_800;
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -66,7 +66,7 @@ export function prepareDownload(run: RunContext, args: unknown[]): DownloadParam
   const headers = headersOf(options.headers, 'download');
   headers['user-agent'] ??= http.userAgent;
   const gates = [
-    { capability: 'http.download', context: { host: hostOf(url), url_path: url.pathname, vfs_path: rawPath, max_bytes: maxBytes, overwrite, decompress } },
+    { capability: 'http.download', context: { host: hostOf(url), port: portOf(url), url_path: url.pathname, vfs_path: rawPath, max_bytes: maxBytes, overwrite, decompress } },
     { capability: 'fs.write', context: { path: rawPath, max_bytes: maxBytes } },
   ];
   return { http, files, url, headers, maxBytes, timeout, overwrite, decompress, gates };

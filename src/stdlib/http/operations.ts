@@ -33,7 +33,7 @@ export function prepare(run: RunContext, fn: string, method: unknown, urlArg: un
   return { http, fn, verb, url, headers, body };
 }
 
-/** The verb's gate: `http.<method>` with host, path, body size and timeout. */
+/** The verb's gate: `http.<method>` with host, port, path, body size and timeout. */
 export function verbGate({ verb, url, body }: VerbParams) {
   return { capability: `http.${verb.toLowerCase()}`, context: contextFor(url, verb, body?.length ?? 0, true) };
 }
@@ -58,7 +58,7 @@ async function perform(call: HostCall, params: VerbParams, context: Record<strin
   return { status: reply.status, statusText: '', headers: reply.headers, body: new TextDecoder('utf-8').decode(reply.content), url: reply.url };
 }
 
-/** Gated as `http.<method>` with host, path, body size and timeout, before anything is sent. */
+/** Gated as `http.<method>` with host, port, path, body size and timeout, before anything is sent. */
 function verbOperation(parse: (args: unknown[], run: RunContext) => VerbParams): HostOperation {
   return gated({
     parse,

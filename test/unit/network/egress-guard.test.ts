@@ -87,7 +87,7 @@ test('a network.hosts entry replaces DNS for its name (case and trailing dot ign
     const lookups: string[] = [];
     const lookup = async (name: string) => {
       lookups.push(name);
-      return [{ address: '192.0.2.1', family: 4 }];
+      return [{ address: '93.184.216.34', family: 4 }];
     };
     const hosts = { 'api.stand-in.example': '127.0.0.1' };
     const blocked = new EgressGuard({ grants: none, hosts, lookup });
@@ -101,7 +101,7 @@ test('a network.hosts entry replaces DNS for its name (case and trailing dot ign
     assert.equal(hits(), 2);
     assert.deepEqual(lookups, []);
     // Other names still go to DNS.
-    assert.deepEqual(await open.resolve('other.example'), { address: '192.0.2.1', family: 4 });
+    assert.deepEqual(await open.resolve('other.example'), { address: '93.184.216.34', family: 4 });
     assert.deepEqual(lookups, ['other.example']);
   });
 });
