@@ -38,6 +38,7 @@ export interface Limits {
   max_execution_fuel: number; // count
   max_execution_stack: number; // kibibytes
   max_session_state_memory: number; // megabytes
+  max_last_run_memory: number; // megabytes
   max_llm_tokens: number;
   max_execution_llm_tokens: number;
   max_llm_concurrency: number;
