@@ -93,7 +93,7 @@ function oversizeField(context: Record<string, unknown>): { field: string; chars
 function requireBoundedContext(capability: string, context: Record<string, unknown>): void {
   const over = oversizeField(context);
   if (!over) return;
-  const size = typeof context[over.field] === 'string' ? `is ${over.chars} characters long` : 'holds too much text';
+  const size = typeof context[over.field] === 'string' ? `is ${over.chars} characters long` : `holds too much text (or nests deeper than ${MAX_CONTEXT_DEPTH} levels)`;
   throw new RangeError(`${capability}: \`${over.field}\` ${size}; a permission check takes at most ${MAX_CHECK_CONTEXT_CHARS} characters in all (paths, hosts, names and other checked values), so nothing was run`);
 }
 
