@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderRuntimeError } from '../compile';
 import { BYTES_TAG, type ProgramScript } from '../contract';
-import type { FromRunner, ToRunner } from '../runner/protocol';
+import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type ToRunner } from '../runner/protocol';
 import { readHostCall, readOutcome, type CheckedOutcome } from './report';
 import type { HostHandler, HostReply, RunError, RunJob, RunOutcome } from './types';
 
@@ -263,6 +263,8 @@ export class RunnerPool {
     if (!active || active.runId !== message.runId) return;
     let reply: HostReply;
     try {
+      // The runner refuses these already; a message over the bound is never parsed.
+      if (message.args.length > MAX_HOST_CALL_ARGS_CHARS) throw new RangeError(hostCallTooLarge(message.module, message.op, message.args.length));
       reply = await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft, ...(message.attribution ? { attribution: message.attribution } : {}) });
     } catch (error) {
       reply = { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } };

@@ -9,6 +9,20 @@ const DENIAL_SOURCES: ReadonlySet<string> = new Set(['policy', 'invariant', 'rea
 /** Text fields are capped so a report cannot grow the server's memory without bound. */
 const MAX_TEXT = 1024 * 1024;
 const MAX_CONSOLE_LINES = 10_001;
+/** The runner keeps 1 MiB of console text plus one note of what it dropped. */
+const MAX_CONSOLE_CHARS = 1024 * 1024 + 4096;
+/** The guest refuses results over 16 MiB of UTF-8; a longer text cannot be an honest result. */
+const MAX_RESULT_CHARS = 16 * 1024 * 1024;
+
+function consoleWithinBound(lines: unknown[]): boolean {
+  let chars = 0;
+  for (const line of lines) {
+    if (typeof line !== 'string') return false;
+    chars += line.length;
+    if (chars > MAX_CONSOLE_CHARS) return false;
+  }
+  return true;
+}
 
 export type CheckedOutcome = RunnerOutcome;
 
@@ -52,10 +66,10 @@ function failureOf(value: unknown): GuestFailure | null | undefined {
 export function readOutcome(raw: unknown, limits: RunLimits): CheckedOutcome | null {
   if (!isRecord(raw) || typeof raw.kind !== 'string' || !KINDS.has(raw.kind)) return null;
   const kind = raw.kind as RunnerOutcome['kind'];
-  if (kind === 'ok' && raw.result !== null && typeof raw.result !== 'string') return null;
+  if (kind === 'ok' && raw.result !== null && (typeof raw.result !== 'string' || raw.result.length > MAX_RESULT_CHARS)) return null;
   const failure = failureOf(raw.failure);
   if (failure === undefined) return null;
-  if (!Array.isArray(raw.console) || raw.console.length > MAX_CONSOLE_LINES || !raw.console.every((line) => typeof line === 'string')) return null;
+  if (!Array.isArray(raw.console) || raw.console.length > MAX_CONSOLE_LINES || !consoleWithinBound(raw.console)) return null;
   const budget = Number.isFinite(limits.fuel) && limits.fuel > 0 ? limits.fuel : Number.MAX_SAFE_INTEGER;
   const hostFuel = figure(raw.hostFuel, budget);
   return {

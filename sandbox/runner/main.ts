@@ -8,7 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import ivm from 'isolated-vm';
-import type { FromRunner, GuestFailure, HostReplyMessage, RunMessage, RunnerOutcome, ToRunner } from './protocol';
+import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type GuestFailure, type HostReplyMessage, type RunMessage, type RunnerOutcome, type ToRunner } from './protocol';
 
 const HEARTBEAT_MS = 250;
 const MAX_CONSOLE_LINES = 10_000;
@@ -248,6 +248,7 @@ function prepareContext(engine: Engine): Prepared {
 
   const hostCall = (module: string, op: string, args: string, fuelLeft: number, caller?: unknown, consumer?: unknown) => {
     if (!slot.live) return Promise.reject(new Error('the run has ended'));
+    if (args.length > MAX_HOST_CALL_ARGS_CHARS) return Promise.reject(new RangeError(hostCallTooLarge(module, op, args.length)));
     slot.lastFuelLeft = fuelLeft;
     const callId = slot.nextCallId++;
     if (prepared) notePeak(prepared);

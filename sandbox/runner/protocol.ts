@@ -2,6 +2,18 @@
 import type { RunOutcomeKind } from '../contract';
 import type { RunLimits } from '../pool/types';
 
+/**
+ * The most a host call's encoded arguments may hold (UTF-16 units of the JSON text): the
+ * runner refuses a larger call before sending it and the pool before parsing it, so one
+ * call cannot make the server hold or parse an unbounded message.
+ */
+export const MAX_HOST_CALL_ARGS_CHARS = 64 * 1024 * 1024;
+
+/** The refusal a program sees for a call over MAX_HOST_CALL_ARGS_CHARS. */
+export function hostCallTooLarge(module: string, op: string, chars: number): string {
+  return `${module}.${op}: the call's arguments encode to ${chars} characters; a host call takes at most ${MAX_HOST_CALL_ARGS_CHARS} (write large data in pieces)`;
+}
+
 export interface RunMessage {
   type: 'run';
   runId: number;

@@ -111,15 +111,18 @@ export function auditVariables(vars: Record<string, string>): VariableEntry[] {
 }
 
 const MAX_CONTEXT_TEXT = 512;
+/** A longer URL is not parsed (it counts as unparseable): the work stays small whatever the guest sends. */
+const MAX_PARSED_URL = 8192;
 
 /**
  * Quick-search context text: a URL loses user, password, query
- * and fragment (unparseable: `[redacted]`); other text is cut at its first `?` or `#`;
- * then at most 512 code points.
+ * and fragment (unparseable or over 8,192 characters: `[redacted]`); other text is cut at
+ * its first `?` or `#`; then at most 512 code points.
  */
 export function sanitizeContextText(value: string): string {
   let text: string;
   if (value.includes('://')) {
+    if (value.length > MAX_PARSED_URL) return '[redacted]';
     try {
       const url = new URL(value);
       url.username = '';
@@ -134,6 +137,8 @@ export function sanitizeContextText(value: string): string {
     const cut = value.search(/[?#]/);
     text = cut === -1 ? value : value.slice(0, cut);
   }
-  const points = Array.from(text);
-  return points.length > MAX_CONTEXT_TEXT ? points.slice(0, MAX_CONTEXT_TEXT).join('') : text;
+  if (text.length <= MAX_CONTEXT_TEXT) return text;
+  // 512 code points fit in 1,024 UTF-16 units: only that much is split into code points.
+  const points = Array.from(text.slice(0, MAX_CONTEXT_TEXT * 2));
+  return points.length > MAX_CONTEXT_TEXT ? points.slice(0, MAX_CONTEXT_TEXT).join('') : text.slice(0, MAX_CONTEXT_TEXT * 2);
 }

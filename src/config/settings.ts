@@ -39,6 +39,7 @@ export interface Limits {
   max_execution_stack: number; // kibibytes
   max_ephemeral_vfs_size: number; // megabytes, for ephemeral areas without their own size_limit
   max_session_state_memory: number; // megabytes
+  max_last_run_memory: number; // megabytes
   max_llm_tokens: number;
   max_execution_llm_tokens: number;
   max_llm_concurrency: number;

@@ -52,6 +52,51 @@ function errorReply(error: unknown, fuel: number): HostReply {
   return { ok: false, fuel, error: { name: 'Error', message: String(error) } };
 }
 
+/**
+ * Text a permission check may carry in all (paths, hosts, names, a Package's check
+ * context). A larger context is refused before normalisation, rule matching or audit
+ * touch it, so a huge argument costs the server one bounded walk, not seconds.
+ */
+export const MAX_CHECK_CONTEXT_CHARS = 64 * 1024;
+const MAX_CONTEXT_DEPTH = 32;
+
+/** Characters of text (keys included) in a context, counted until `budget` is passed; the top-level field that passed it. */
+function oversizeField(context: Record<string, unknown>): { field: string; chars: number } | null {
+  let total = 0;
+  let nodes = 0;
+  const walk = (value: unknown, depth: number): void => {
+    if (total > MAX_CHECK_CONTEXT_CHARS) return;
+    if (++nodes > MAX_CHECK_CONTEXT_CHARS || depth > MAX_CONTEXT_DEPTH) {
+      total = MAX_CHECK_CONTEXT_CHARS + 1;
+      return;
+    }
+    if (typeof value === 'string') total += value.length;
+    else if (value instanceof Uint8Array) total += value.byteLength;
+    else if (value !== null && typeof value === 'object') {
+      for (const key of Object.keys(value)) {
+        total += key.length;
+        walk((value as Record<string, unknown>)[key], depth + 1);
+        if (total > MAX_CHECK_CONTEXT_CHARS) return;
+      }
+    }
+  };
+  for (const field of Object.keys(context)) {
+    const before = total;
+    total += field.length;
+    walk(context[field], 1);
+    if (total > MAX_CHECK_CONTEXT_CHARS) return { field, chars: typeof context[field] === 'string' ? (context[field] as string).length : total - before };
+  }
+  return null;
+}
+
+/** Throws the RangeError the program sees when a check's context is over the bound. */
+function requireBoundedContext(capability: string, context: Record<string, unknown>): void {
+  const over = oversizeField(context);
+  if (!over) return;
+  const size = typeof context[over.field] === 'string' ? `is ${over.chars} characters long` : `holds too much text (or nests deeper than ${MAX_CONTEXT_DEPTH} levels)`;
+  throw new RangeError(`${capability}: \`${over.field}\` ${size}; a permission check takes at most ${MAX_CHECK_CONTEXT_CHARS} characters in all (paths, hosts, names and other checked values), so nothing was run`);
+}
+
 function gateList(requests: GateRequest | readonly GateRequest[]): readonly GateRequest[] {
   return Array.isArray(requests) ? requests : [requests as GateRequest];
 }
@@ -124,6 +169,7 @@ export class HostDispatcher {
       caller,
       gate(capability, context, gateOptions) {
         fuel.spent += HOST_FUEL.GATE;
+        requireBoundedContext(capability, context);
         try {
           if (invariant !== undefined) decisions.refuseInvariant(caller, capability, context, invariant);
           return decisions.gate(caller, capability, context, gateOptions).context;
@@ -134,6 +180,7 @@ export class HostDispatcher {
       },
       probe(capability, context) {
         fuel.spent += HOST_FUEL.GATE;
+        requireBoundedContext(capability, context);
         try {
           return decisions.probe(caller, capability, context);
         } catch (error) {

@@ -2,4 +2,4 @@
 export { Executor, type ExecutionRequest, type RefusedRequest, type ExecutorOptions, type EntryPoint, type RunBlueprint } from './executor';
 export type { ExecuteResult, ExecuteError, LastRunRecord, ExecutionReport } from './result';
 export { executionIdOf } from './result';
-export { HostDispatcher, type IssuedDenial, type DispatchOptions } from './host-dispatch';
+export { HostDispatcher, MAX_CHECK_CONTEXT_CHARS, type IssuedDenial, type DispatchOptions } from './host-dispatch';

@@ -5,6 +5,7 @@
 import type { Context } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditWriter } from '../audit';
 import type { Blueprint, BlueprintRegistry } from '../blueprints';
@@ -13,7 +14,7 @@ import type { RegistryLookup } from '../discovery';
 import { executionIdOf, HostDispatcher, type Executor } from '../execution';
 import { bodyText, bodyTooLarge, BodyTooLargeError, type AppEnv } from '../http';
 import { RunDecisions } from '../policy';
-import { SessionError, type SessionManager, type SessionView } from '../sessions';
+import { SessionError, type SessionActor, type SessionManager, type SessionView } from '../sessions';
 import type { HostModule, RunServices } from '../stdlib';
 import { checkArguments, discoveryTool, errorAnswer, filesTool, toolList, type McpViews, type ToolAnswer } from './tools';
 
@@ -70,6 +71,23 @@ function parseSecretsHeader(value: string | undefined): Record<string, string> {
   throw new SessionError('invalid_binding', 'invalid secrets: the svc-secrets header must be base64url of a JSON object of strings');
 }
 
+/**
+ * The requesting token travels to the tool handlers as the SDK's per-request auth info:
+ * a transport outlives requests, and each request names its own principal (the audit
+ * must name the token that asked, never the session's opener). The credential itself is
+ * never put there.
+ */
+function authInfoOf(actor: SessionActor): AuthInfo {
+  return { token: '', clientId: actor.name, scopes: [], extra: { role: actor.role } };
+}
+
+function actorOf(authInfo: AuthInfo | undefined): SessionActor | null {
+  const role = authInfo?.extra?.role;
+  return authInfo && typeof role === 'string' ? { name: authInfo.clientId, role } : null;
+}
+
+const SESSION_NOT_FOUND = { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null } as const;
+
 const answer = (a: ToolAnswer) => ({ content: [{ type: 'text', text: a.text }], ...(a.structured ? { structuredContent: a.structured } : {}), ...(a.isError ? { isError: true } : {}) });
 
 export class McpEndpoint {
@@ -92,7 +110,8 @@ export class McpEndpoint {
       if (error instanceof BodyTooLargeError) return bodyTooLarge(c);
       return c.json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null }, 400);
     }
-    const principal = c.get('principal').name;
+    const actor: SessionActor = c.get('principal');
+    const principal = actor.name;
     if (!sessionId) {
       const init = Array.isArray(body) ? body.find((m) => m?.method === 'initialize') : (body as { method?: string })?.method === 'initialize' ? body : null;
       if (!init) return c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: no MCP session; start with initialize' }, id: null }, 400);
@@ -106,26 +125,28 @@ export class McpEndpoint {
         if (error instanceof SessionError) return c.text(error.message, error.code === 'unknown_blueprint' ? 404 : 400);
         throw error;
       }
-      const transport = this.open(created, blueprintName, principal, false);
-      return transport.handleRequest(c.req.raw, { parsedBody: body });
+      const transport = this.open(created, blueprintName, false);
+      return transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: authInfoOf(actor) });
     }
-    const session = this.deps.sessions.get(sessionId);
-    if (!session || session.blueprintName !== blueprintName) return c.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, 404);
-    const transport = this.transports.get(sessionId) ?? this.open(sessionId, blueprintName, principal, true);
-    return transport.handleRequest(c.req.raw, { parsedBody: body });
+    // Someone else's session answers exactly as an unknown one.
+    const session = this.deps.sessions.get(sessionId, actor);
+    if (!session || session.blueprintName !== blueprintName) return c.json(SESSION_NOT_FOUND, 404);
+    const transport = this.transports.get(sessionId) ?? this.open(sessionId, blueprintName, true);
+    return transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: authInfoOf(actor) });
   }
 
   private async remove(c: Context<AppEnv>, blueprintName: string, sessionId: string | undefined): Promise<Response> {
-    const session = sessionId ? this.deps.sessions.get(sessionId) : null;
+    const actor: SessionActor = c.get('principal');
+    const session = sessionId ? this.deps.sessions.get(sessionId, actor) : null;
     if (!sessionId || !session || session.blueprintName !== blueprintName) return c.body(null, 404);
-    this.deps.sessions.delete(sessionId, c.get('principal').name);
+    this.deps.sessions.delete(sessionId, actor);
     await this.transports.get(sessionId)?.close();
     this.transports.delete(sessionId);
     return c.body(null, 204);
   }
 
   /** A transport bound to an svc session; `resumed` after a restart (the client already initialized). */
-  private open(sessionId: string, blueprintName: string, principal: string, resumed: boolean): WebStandardStreamableHTTPServerTransport {
+  private open(sessionId: string, blueprintName: string, resumed: boolean): WebStandardStreamableHTTPServerTransport {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId, enableJsonResponse: true });
     if (resumed) {
       // The SDK keeps its session state in memory; a session that survived a restart is
@@ -140,15 +161,20 @@ export class McpEndpoint {
       const blueprint = this.deps.registry.get(blueprintName);
       return { tools: blueprint ? toolList(blueprint) : [] };
     });
-    server.setRequestHandler(CallToolRequestSchema, async (request) => answer(await this.call(sessionId, blueprintName, principal, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>)));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const actor = actorOf(extra.authInfo);
+      if (!actor) throw new McpError(ErrorCode.InternalError, 'the request carried no principal');
+      return answer(await this.call(sessionId, blueprintName, actor, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>));
+    });
     void server.connect(transport);
     this.transports.set(sessionId, transport);
     return transport;
   }
 
-  private async call(sessionId: string, blueprintName: string, principal: string, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+  private async call(sessionId: string, blueprintName: string, actor: SessionActor, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+    const principal = actor.name;
     const blueprint = this.deps.registry.get(blueprintName);
-    const session = this.deps.sessions.get(sessionId);
+    const session = this.deps.sessions.get(sessionId, actor);
     if (!blueprint || !session) return { text: `session ${sessionId} has ended or its Blueprint is gone`, isError: true };
     const checked = checkArguments(name, args);
     if (!checked.ok) return checked.answer;
@@ -157,9 +183,9 @@ export class McpEndpoint {
     if (discovery) return discovery;
     switch (name) {
       case 'svc__typescript__execute':
-        return this.execute(session, blueprint, principal, args);
+        return this.execute(session, blueprint, actor, args);
       case 'svc__typescript__last_run': {
-        const last = this.deps.sessions.lastRun(sessionId);
+        const last = this.deps.sessions.lastRun(sessionId, actor);
         if (!last) return errorAnswer('no_previous_run', 'no run has been recorded in this session yet; run a program with svc__typescript__execute first');
         const body = { result: last.result, console: last.console, error: last.error, execution_id: executionIdOf(last) };
         return { structured: body, text: JSON.stringify(body) };
@@ -172,10 +198,11 @@ export class McpEndpoint {
     }
   }
 
-  private async execute(session: SessionView, blueprint: Blueprint, principal: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+  private async execute(session: SessionView, blueprint: Blueprint, actor: SessionActor, args: Record<string, unknown>): Promise<ToolAnswer> {
     if (typeof args.code !== 'string') return { text: 'svc__typescript__execute needs {code: string}', isError: true };
+    const principal = actor.name;
     try {
-      const { session: view } = this.deps.sessions.prepareRun(session.id);
+      const { session: view } = this.deps.sessions.prepareRun(session.id, actor);
       const done = this.deps.sessions.runStarted(session.id);
       try {
         const report = await this.deps.executor.execute({

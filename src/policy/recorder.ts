@@ -1,7 +1,10 @@
 // Decision records of one run and the gate every gated
-// operation calls: denials are written at once, one by one; allows per
-// `logging.audit.allows`: `all` one each, `none` nothing, `summary` grouped per
+// operation calls: denials are written at once, one by one, until the same refusal
+// (caller, capability, source, rule) has been written DENIALS_WRITTEN_EACH times in the
+// run; further ones are counted and written as one record when the run finishes. Allows
+// per `logging.audit.allows`: `all` one each, `none` nothing, `summary` grouped per
 // (caller, capability, rule) and written in first-seen order when the run finishes.
+// Every record is bounded: long context values are cut with a marker and their size.
 import { auditRecordFits, sanitizeContextText, type AuditWriter, type DecisionRecord, type DecisionSource } from '../audit';
 import { decide, invariantRefusal, type Decision } from './decide';
 import { metrics } from '../metrics';
@@ -32,13 +35,29 @@ export const QUICK_SEARCH_FIELDS: readonly string[] = [
 ];
 export const SUMMARY_LIMITS = { groups: 1024, contextsPerGroup: 10, retainedContextBytes: 1024 * 1024 } as const;
 
-/** The full context as one JSON text; a context JSON cannot represent still gets a record. */
+/** Identical refusals in one run written one by one before the rest are counted into one record. */
+export const DENIALS_WRITTEN_EACH = 5;
+
+/** A context text value longer than this is cut in `payload_json`, with a marker giving its size. */
+export const AUDIT_VALUE_CHARS = 1024;
+/** A `payload_json` longer than this (after cutting values) is replaced by a note of its size. */
+export const AUDIT_PAYLOAD_CHARS = 64 * 1024;
+
+function boundedValue(_key: string, value: unknown): unknown {
+  if (typeof value === 'string' && value.length > AUDIT_VALUE_CHARS) return `${value.slice(0, AUDIT_VALUE_CHARS)}…[truncated: ${Buffer.byteLength(value, 'utf8')} bytes]`;
+  return value;
+}
+
+/** The context as one JSON text, bounded; a context JSON cannot represent still gets a record. */
 function payloadJson(context: Record<string, unknown>): string {
+  let text: string;
   try {
-    return JSON.stringify(context) ?? '{}';
+    text = JSON.stringify(context, boundedValue) ?? '{}';
   } catch {
     return '"[context not representable as JSON]"';
   }
+  if (text.length <= AUDIT_PAYLOAD_CHARS) return text;
+  return JSON.stringify(`[context of ${Buffer.byteLength(text, 'utf8')} bytes not kept: payload_json keeps at most ${AUDIT_PAYLOAD_CHARS} characters]`);
 }
 
 function auditContextWith(payload: string, context: Record<string, unknown>): Record<string, unknown> {
@@ -96,8 +115,22 @@ interface AllowGroup {
   overflow: boolean;
 }
 
+/** Refusals of one kind in a run past the first DENIALS_WRITTEN_EACH: counted, a few contexts kept. */
+interface DenialGroup {
+  caller: string;
+  capability: string;
+  source: DecisionSource;
+  decision?: Decision;
+  /** Refusals seen in the run, the ones written one by one included. */
+  seen: number;
+  contexts: Array<Record<string, unknown>>;
+  payloads: Set<string>;
+  overflow: boolean;
+}
+
 export class RunDecisions {
   private readonly groups = new Map<string, AllowGroup>();
+  private readonly denials = new Map<string, DenialGroup>();
   private retainedBytes = 0;
 
   constructor(
@@ -142,10 +175,12 @@ export class RunDecisions {
     this.writeDenial(caller, capability, context, outcome.source);
   }
 
-  /** Writes the summary groups in first-seen order (run end, whatever its outcome). Safe to call twice. */
+  /** Writes the summary groups, then the counted refusals, in first-seen order (run end, whatever its outcome). Safe to call twice. */
   flush(): void {
     for (const group of this.groups.values()) this.audit.write(this.groupRecord(group));
+    for (const group of this.denials.values()) if (group.seen > DENIALS_WRITTEN_EACH) this.audit.write(this.denialGroupRecord(group));
     this.groups.clear();
+    this.denials.clear();
     this.retainedBytes = 0;
   }
 
@@ -166,6 +201,7 @@ export class RunDecisions {
 
   private writeDenial(caller: string, capability: string, context: Record<string, unknown>, source: DecisionSource, decision?: Decision): void {
     metrics.decisions.inc({ source, decision: 'deny' });
+    if (!this.countDenial(caller, capability, context, source, decision)) return;
     this.audit.write({
       ...recordBase(this.scope, caller, capability),
       context: auditContext(context),
@@ -173,6 +209,49 @@ export class RunDecisions {
       source,
       ...(decision && source === 'policy' ? ruleFields(decision) : {}),
       reason: denialReason(source, decision),
+    });
+  }
+
+  /**
+   * True when this refusal is written now: the first DENIALS_WRITTEN_EACH of a kind, and
+   * any refusal once the run has as many kinds as the summary allows. Later ones are
+   * counted (a few distinct contexts kept) for the record written at the run's end.
+   */
+  private countDenial(caller: string, capability: string, context: Record<string, unknown>, source: DecisionSource, decision?: Decision): boolean {
+    const rule = decision && source === 'policy' ? String(decision.rule) : '';
+    const key = `${caller}\u0000${capability}\u0000${source}\u0000${rule}`;
+    let group = this.denials.get(key);
+    if (!group) {
+      if (this.denials.size >= SUMMARY_LIMITS.groups) return true;
+      group = { caller, capability, source, decision, seen: 0, contexts: [], payloads: new Set(), overflow: false };
+      this.denials.set(key, group);
+    }
+    group.seen++;
+    if (group.seen <= DENIALS_WRITTEN_EACH) return true;
+    if (group.overflow) return false;
+    const payload = payloadJson(context);
+    if (group.payloads.has(payload)) return false;
+    const bytes = Buffer.byteLength(payload, 'utf8');
+    if (group.contexts.length >= SUMMARY_LIMITS.contextsPerGroup || this.retainedBytes + bytes > SUMMARY_LIMITS.retainedContextBytes) {
+      group.overflow = true;
+      return false;
+    }
+    this.retainedBytes += bytes;
+    group.payloads.add(payload);
+    group.contexts.push(auditContextWith(payload, context));
+    return false;
+  }
+
+  private denialGroupRecord(group: DenialGroup): DecisionRecord {
+    return this.fitted({
+      ...recordBase(this.scope, group.caller, group.capability),
+      decision: 'deny',
+      source: group.source,
+      ...(group.decision && group.source === 'policy' ? ruleFields(group.decision) : {}),
+      reason: denialReason(group.source, group.decision),
+      count: group.seen - DENIALS_WRITTEN_EACH,
+      contexts: group.contexts,
+      ...(group.overflow ? { summary_overflow: true } : {}),
     });
   }
 
@@ -225,9 +304,8 @@ export class RunDecisions {
     group.contexts.push(auditContextWith(payload, decision.context));
   }
 
-  /** The group's record; contexts dropped from the end until it encodes within 1 MiB. */
   private groupRecord(group: AllowGroup): DecisionRecord {
-    let record: DecisionRecord = {
+    return this.fitted({
       ...recordBase(this.scope, group.caller, group.capability),
       decision: 'allow',
       source: 'policy',
@@ -235,7 +313,11 @@ export class RunDecisions {
       count: group.count,
       contexts: group.contexts,
       ...(group.overflow ? { summary_overflow: true } : {}),
-    };
+    });
+  }
+
+  /** A group record with contexts dropped from the end until it encodes within 1 MiB. */
+  private fitted(record: DecisionRecord): DecisionRecord {
     while (!auditRecordFits(record) && record.contexts!.length > 0) {
       record = { ...record, contexts: record.contexts!.slice(0, -1), summary_overflow: true };
     }

@@ -214,6 +214,7 @@ export async function boot(options: BootOptions): Promise<void> {
 
   const { sessions, ledger } = startSessionServices({
     sessionStoreDir: settings.paths.sessionStoreDir,
+    oneOffLastRunBytes: settings.limits.max_last_run_memory * 1024 * 1024,
     vfsSessionDir: settings.paths.vfsSessionDir,
     db,
     audit,
@@ -248,7 +249,7 @@ export async function boot(options: BootOptions): Promise<void> {
     mountExecuteRoutes(app, {
       executor,
       resolveBlueprint: (name) => registry.get(name),
-      rememberLastRun: (sessionId, lastRun) => sessions.rememberOneOffRun(sessionId, lastRun),
+      rememberLastRun: (sessionId, lastRun, owner) => sessions.rememberOneOffRun(sessionId, lastRun, owner),
       newId: randomUUID,
     }),
   );

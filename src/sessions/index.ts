@@ -19,13 +19,14 @@ export {
   REAP_INTERVAL_MS,
   type SessionBlueprint,
   type SessionView,
+  type SessionActor,
   type SessionErrorCode,
   type SessionManagerOptions,
 } from './manager';
 export type { RecoverySummary } from './recovery';
 export { SessionRecordStore, type SessionRecord, type LoadedRecord } from './record-store';
 export { SessionDirectories, type SessionFileAreas } from './file-areas';
-export { OneOffLastRuns, ONE_OFF_LAST_RUNS_KEPT, type LastRun } from './last-runs';
+export { OneOffLastRuns, DEFAULT_LAST_RUN_MEMORY_MB, LAST_RUN_RESULT_BYTES, type LastRun } from './last-runs';
 export {
   IdempotencyLedger,
   IdempotencyError,

@@ -1,6 +1,8 @@
-// Last-run records: one per open session, plus the 1,000 most
-// recent one-off runs, whose throw-away sessions can only be read back through last-run.
-// Memory only; nothing survives a restart.
+// Last-run records: one per open session, plus recent one-off runs, whose throw-away
+// sessions can only be read back through last-run. One-off records are kept by total
+// bytes (`max_last_run_memory`), not by count, so large results cannot grow the server
+// without bound; every record's result is capped on its own. Memory only; nothing
+// survives a restart.
 
 /** Shape of interface.md "Last-run record"; the error object is the execute result's. */
 export interface LastRun {
@@ -9,28 +11,93 @@ export interface LastRun {
   error: unknown;
 }
 
-export const ONE_OFF_LAST_RUNS_KEPT = 1000;
+/** Default of `max_last_run_memory`, in megabytes. */
+export const DEFAULT_LAST_RUN_MEMORY_MB = 64;
+
+/**
+ * A result longer than this (UTF-8 bytes) is not kept in a last-run record: the execute
+ * response already carried it. Console and error are kept; the runner bounds them.
+ */
+export const LAST_RUN_RESULT_BYTES = 1024 * 1024;
+
+/**
+ * The record as it is retained: a result over LAST_RUN_RESULT_BYTES becomes null with a
+ * console line saying so (a marker in `result` would read as the program's own value).
+ */
+export function retainedLastRun(record: LastRun): LastRun {
+  const result = record.result;
+  // Length is a lower bound of the UTF-8 size; only a long text needs counting.
+  if (result === null || result.length <= LAST_RUN_RESULT_BYTES / 3 || Buffer.byteLength(result, 'utf8') <= LAST_RUN_RESULT_BYTES) return record;
+  const bytes = Buffer.byteLength(result, 'utf8');
+  return {
+    ...record,
+    result: null,
+    console: [...record.console, `[svc: the result (${bytes} bytes) was not kept for last-run, which keeps results of at most ${LAST_RUN_RESULT_BYTES} bytes; the execute response carried it]`],
+  };
+}
+
+/** UTF-8 bytes a retained record holds (result, console lines and the error's JSON). */
+export function lastRunBytes(record: LastRun): number {
+  let bytes = record.result === null ? 0 : Buffer.byteLength(record.result, 'utf8');
+  for (const line of record.console) bytes += Buffer.byteLength(line, 'utf8');
+  if (record.error !== null && record.error !== undefined) {
+    try {
+      bytes += Buffer.byteLength(JSON.stringify(record.error) ?? '', 'utf8');
+    } catch {
+      // An error the response could not have carried either; count nothing more.
+    }
+  }
+  return bytes;
+}
+
+interface Retained {
+  record: LastRun;
+  /** Name of the token whose request ran it: only it (and admin tokens) may read it back. */
+  owner: string;
+  bytes: number;
+}
 
 export class OneOffLastRuns {
   // A Map iterates in insertion order, so the first key is always the oldest.
-  private readonly records = new Map<string, LastRun>();
+  private readonly records = new Map<string, Retained>();
+  private total = 0;
 
-  constructor(private readonly capacity = ONE_OFF_LAST_RUNS_KEPT) {}
+  /** `budgetBytes`: the most the retained records may hold together; the oldest go first. */
+  constructor(private readonly budgetBytes = DEFAULT_LAST_RUN_MEMORY_MB * 1024 * 1024) {}
 
-  remember(sessionId: string, record: LastRun): void {
-    this.records.delete(sessionId);
-    this.records.set(sessionId, record);
-    while (this.records.size > this.capacity) {
+  remember(sessionId: string, record: LastRun, owner: string): void {
+    this.forget(sessionId);
+    const retained = retainedLastRun(record);
+    const bytes = lastRunBytes(retained);
+    // A record the whole budget cannot hold is not kept (its last-run answers 404).
+    if (bytes > this.budgetBytes) return;
+    this.records.set(sessionId, { record: retained, owner, bytes });
+    this.total += bytes;
+    while (this.total > this.budgetBytes) {
       const oldest = this.records.keys().next().value as string;
-      this.records.delete(oldest);
+      this.forget(oldest);
     }
   }
 
-  get(sessionId: string): LastRun | null {
-    return this.records.get(sessionId) ?? null;
+  /** The record and who owns it; null when none is kept. */
+  get(sessionId: string): { record: LastRun; owner: string } | null {
+    const retained = this.records.get(sessionId);
+    return retained ? { record: retained.record, owner: retained.owner } : null;
   }
 
   get size(): number {
     return this.records.size;
+  }
+
+  /** Bytes the retained records hold together. */
+  get bytes(): number {
+    return this.total;
+  }
+
+  private forget(sessionId: string): void {
+    const retained = this.records.get(sessionId);
+    if (!retained) return;
+    this.records.delete(sessionId);
+    this.total -= retained.bytes;
   }
 }

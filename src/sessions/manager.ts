@@ -5,7 +5,7 @@ import { auditVariables, type AuditWriter, type ServerLog, type SessionAuditReco
 import { bindBlueprint, bindHarnessSecrets, missingRequiredSecrets, type BindableBlueprint } from './binding';
 import type { SessionFileAreas } from './file-areas';
 import type { FilledVfs } from '../blueprints';
-import { OneOffLastRuns, type LastRun } from './last-runs';
+import { OneOffLastRuns, retainedLastRun, type LastRun } from './last-runs';
 import type { IdempotencyLedger } from './ledger';
 import type { SessionRecord, SessionRecordStore } from './record-store';
 import { fileAreaOf, recoverSessions, type RecoverySummary } from './recovery';
@@ -33,6 +33,20 @@ export class SessionError extends Error {
     super(message);
     this.name = 'SessionError';
   }
+}
+
+/**
+ * Who asks, as the auth layer knows the token: its name (never its value) and role. A
+ * session answers its owner and admin tokens; to anyone else it does not exist.
+ */
+export interface SessionActor {
+  readonly name: string;
+  readonly role: string;
+}
+
+/** Owners and admin tokens may act on a session; a record without an owner (written before owners existed) answers admin tokens only. */
+function mayAct(owner: string | undefined, actor: SessionActor): boolean {
+  return actor.role === 'admin' || (owner !== undefined && owner === actor.name);
 }
 
 /** An open session as other modules see it. */
@@ -67,6 +81,8 @@ export interface SessionManagerOptions<B extends SessionBlueprint> {
   now?: () => number;
   /** Called whenever a session ends, so other capabilities (svc:session state) drop theirs. */
   onSessionEnded?: (sessionId: string) => void;
+  /** Bytes the one-off last-run records may hold together (`max_last_run_memory`). */
+  oneOffLastRunBytes?: number;
   reapIntervalMs?: number;
   activityDebounceMs?: number;
 }
@@ -75,17 +91,18 @@ type EndEvent = { event: 'deleted'; reason: 'disconnect' } | { event: 'evicted';
 
 export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   private readonly sessions = new Map<string, OpenSession>();
-  private readonly oneOffRuns = new OneOffLastRuns();
+  private readonly oneOffRuns: OneOffLastRuns;
   private readonly now: () => number;
   private reaper: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: SessionManagerOptions<B>) {
     this.now = options.now ?? Date.now;
+    this.oneOffRuns = new OneOffLastRuns(options.oneOffLastRunBytes);
   }
 
   // ---- opening and binding -------------------------------------------------------------
 
-  /** `POST /v1/sessions`: the Blueprint, then the binding (variables, vfs, git, secrets), then the session. */
+  /** `POST /v1/sessions`: the Blueprint, then the binding (variables, vfs, git, secrets), then the session, owned by `principal` (the token's name). */
   create(request: { blueprint: string; variables?: Record<string, string>; secrets?: Record<string, string>; principal: string; mcp?: unknown }): { sessionId: string; fileArea: FilledVfs } {
     const blueprint = this.options.resolveBlueprint(request.blueprint);
     if (!blueprint) {
@@ -101,6 +118,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
       session_id: sessionId,
       blueprint: blueprint.name,
       principal: request.principal,
+      owner: request.principal,
       variables: binding.value.variables,
       file_area: binding.value.fileArea,
       created_at_ms: now,
@@ -135,15 +153,15 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   }
 
   /** `POST /v1/sessions/{id}/rebind`: a full replacement of the harness secrets. */
-  rebind(sessionId: string, secrets: Record<string, string>, principal: string): void {
-    const session = this.openSession(sessionId);
+  rebind(sessionId: string, secrets: Record<string, string>, actor: SessionActor): void {
+    const session = this.openSession(sessionId, actor);
     const blueprint = this.currentBlueprint(session);
     this.touchSession(session);
     const bound = bindHarnessSecrets(blueprint.declarations, secrets);
     if (!bound.ok) throw new SessionError('invalid_binding', bound.error, { sessionId });
     session.secrets = bound.value;
     const vars = auditVariables(session.record.variables);
-    this.auditSession({ type: 'session', event: 'rebound', session_id: sessionId, principal, vars, old_vars: vars });
+    this.auditSession({ type: 'session', event: 'rebound', session_id: sessionId, principal: actor.name, vars, old_vars: vars });
   }
 
   // ---- runs ------------------------------------------------------------------------------
@@ -152,8 +170,8 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
    * The session-level checks of a session execute, in order: unknown session, Blueprint no
    * longer exists, required harness secrets missing. Counts as activity.
    */
-  prepareRun(sessionId: string): { session: SessionView; blueprint: B } {
-    const session = this.openSession(sessionId);
+  prepareRun(sessionId: string, actor: SessionActor): { session: SessionView; blueprint: B } {
+    const session = this.openSession(sessionId, actor);
     this.touchSession(session);
     const blueprint = this.currentBlueprint(session);
     const missing = missingRequiredSecrets(blueprint.declarations, session.secrets);
@@ -181,24 +199,27 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     };
   }
 
+  /** The run's last-run record (its result capped as for one-off runs). */
   recordLastRun(sessionId: string, lastRun: LastRun): void {
     const session = this.sessions.get(sessionId);
-    if (session) session.lastRun = lastRun;
+    if (session) session.lastRun = retainedLastRun(lastRun);
   }
 
-  /** The last-run record of a one-off run's throw-away session (kept for the newest 1,000). */
-  rememberOneOffRun(sessionId: string, lastRun: LastRun): void {
-    this.oneOffRuns.remember(sessionId, lastRun);
+  /** The last-run record of a one-off run's throw-away session, readable by `owner` (kept within the byte budget, newest first). */
+  rememberOneOffRun(sessionId: string, lastRun: LastRun, owner: string): void {
+    this.oneOffRuns.remember(sessionId, lastRun, owner);
   }
 
-  /** Last run of an open session or a recent one-off run; null when none. Counts as activity. */
-  lastRun(sessionId: string): LastRun | null {
+  /** Last run of an open session or a recent one-off run the actor may read; null when none. Counts as activity. */
+  lastRun(sessionId: string, actor: SessionActor): LastRun | null {
     const session = this.liveSession(sessionId);
     if (session) {
+      if (!mayAct(session.record.owner, actor)) return null;
       this.touchSession(session);
       return session.lastRun;
     }
-    return this.oneOffRuns.get(sessionId);
+    const oneOff = this.oneOffRuns.get(sessionId);
+    return oneOff && mayAct(oneOff.owner, actor) ? oneOff.record : null;
   }
 
   /** Any request on the session: keeps it from idling out. */
@@ -207,9 +228,10 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     if (session) this.touchSession(session);
   }
 
-  get(sessionId: string): SessionView | null {
+  /** The open session as the actor may see it; null when unknown or not theirs. */
+  get(sessionId: string, actor: SessionActor): SessionView | null {
     const session = this.liveSession(sessionId);
-    return session ? viewOf(session) : null;
+    return session && mayAct(session.record.owner, actor) ? viewOf(session) : null;
   }
 
   activeCount(): number {
@@ -219,10 +241,10 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   // ---- ending --------------------------------------------------------------------------
 
   /** `DELETE /v1/sessions/{id}`; false when the session is unknown. */
-  delete(sessionId: string, principal: string): boolean {
+  delete(sessionId: string, actor: SessionActor): boolean {
     const session = this.liveSession(sessionId);
-    if (!session) return false;
-    this.end(session, { event: 'deleted', reason: 'disconnect' }, principal);
+    if (!session || !mayAct(session.record.owner, actor)) return false;
+    this.end(session, { event: 'deleted', reason: 'disconnect' }, actor.name);
     return true;
   }
 
@@ -326,10 +348,10 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
 
   // ---- internals -----------------------------------------------------------------------
 
-  /** The open session, or SessionError `unknown_session`. */
-  private openSession(sessionId: string): OpenSession {
+  /** The open session the actor may use, or SessionError `unknown_session` (the same for someone else's). */
+  private openSession(sessionId: string, actor: SessionActor): OpenSession {
     const session = this.liveSession(sessionId);
-    if (!session) throw new SessionError('unknown_session', `session '${sessionId}' is not open on this server`, { sessionId });
+    if (!session || !mayAct(session.record.owner, actor)) throw new SessionError('unknown_session', `session '${sessionId}' is not open on this server`, { sessionId });
     return session;
   }
 

@@ -9,6 +9,12 @@ export interface SessionRecord {
   session_id: string;
   blueprint: string;
   principal: string;
+  /**
+   * Name of the API token that opened the session and alone (with admin tokens) may use
+   * it; never the token value. Absent in records written before sessions had owners:
+   * those sessions answer only admin tokens.
+   */
+  owner?: string;
   variables: Record<string, string>;
   /** The filled `vfs` at session open (fixed for the session's life); opaque here. */
   file_area: unknown;
@@ -67,6 +73,8 @@ export class SessionRecordStore {
           out.push({ ok: false, file: name, reason: 'unexpected record shape' });
           continue;
         }
+        // An owner that is not a name counts as none: the session answers admin tokens only.
+        if (record.owner !== undefined && typeof record.owner !== 'string') delete record.owner;
         out.push({ ok: true, record, file: name });
       } catch (error) {
         out.push({ ok: false, file: name, reason: (error as Error).message });

@@ -19,6 +19,8 @@ export interface SessionServicesOptions<B extends SessionBlueprint> {
   resolveBlueprint: (name: string) => B | null;
   newId?: () => string;
   onSessionEnded?: (sessionId: string) => void;
+  /** `max_last_run_memory` in bytes. */
+  oneOffLastRunBytes?: number;
 }
 
 export interface SessionServices<B extends SessionBlueprint> {
@@ -42,6 +44,7 @@ export function startSessionServices<B extends SessionBlueprint>(options: Sessio
     resolveBlueprint: options.resolveBlueprint,
     newId,
     onSessionEnded: options.onSessionEnded,
+    oneOffLastRunBytes: options.oneOffLastRunBytes,
   });
   sessions.recover();
   sessions.start();

@@ -15,8 +15,8 @@ export interface ExecuteRouteDependencies {
   executor: Executor;
   /** The Blueprint in force, or null when it is not registered or not usable. */
   resolveBlueprint: (name: string) => OneOffBlueprint | null;
-  /** Keeps the last-run record of a one-off run (readable by its session id). */
-  rememberLastRun: (sessionId: string, lastRun: LastRunRecord) => void;
+  /** Keeps the last-run record of a one-off run (readable by its session id, for the token `owner` names). */
+  rememberLastRun: (sessionId: string, lastRun: LastRunRecord, owner: string) => void;
   newId: () => string;
 }
 
@@ -70,7 +70,7 @@ export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependen
       harnessSecrets: binding.value.secrets,
       throwaway: true,
     });
-    if (report.lastRun) deps.rememberLastRun(sessionId, report.lastRun);
+    if (report.lastRun) deps.rememberLastRun(sessionId, report.lastRun, principal);
     return c.json(report.response);
   });
 }

@@ -58,7 +58,7 @@ export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependen
   app.post('/v1/sessions/:id/rebind', jsonBody(rebindBody), (c) => {
     const body = bodyOf<z.infer<typeof rebindBody>>(c);
     try {
-      deps.sessions.rebind(c.req.param('id'), body.secrets, c.get('principal').name);
+      deps.sessions.rebind(c.req.param('id'), body.secrets, c.get('principal'));
       return c.body(null, 204);
     } catch (error) {
       throw sessionRefusal(error);
@@ -66,13 +66,13 @@ export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependen
   });
 
   app.get('/v1/sessions/:id/last-run', (c) => {
-    const record = deps.sessions.lastRun(c.req.param('id'));
+    const record = deps.sessions.lastRun(c.req.param('id'), c.get('principal'));
     if (!record) return c.body(null, 404);
     return c.json({ result: record.result, console: record.console, error: record.error });
   });
 
   app.delete('/v1/sessions/:id', (c) => {
-    const ended = deps.sessions.delete(c.req.param('id'), c.get('principal').name);
+    const ended = deps.sessions.delete(c.req.param('id'), c.get('principal'));
     return c.body(null, ended ? 204 : 404);
   });
 }
@@ -115,7 +115,8 @@ function rawHeadersOf(c: Context<AppEnv>): readonly string[] {
 async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependencies): Promise<Response> {
   const sessionId = c.req.param('id') ?? '';
   const { code } = bodyOf<z.infer<typeof executeBody>>(c);
-  const principal = c.get('principal').name;
+  const actor = c.get('principal');
+  const principal = actor.name;
   const executionId = deps.newId();
   c.header('mcp-session-id', sessionId);
   const refuse = (errorClass: string, blueprintName: string, blueprintHash?: string) =>
@@ -127,16 +128,16 @@ async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependenci
     key = idempotencyKeyFrom(rawHeadersOf(c));
   } catch (error) {
     if (!(error instanceof IdempotencyError)) throw error;
-    refuse(error.code, deps.sessions.get(sessionId)?.blueprintName ?? '');
+    refuse(error.code, deps.sessions.get(sessionId, actor)?.blueprintName ?? '');
     throw idempotencyRefusal(error, executionId, sessionId);
   }
 
   let prepared: { session: SessionView; blueprint: RoutableBlueprint };
   try {
-    prepared = deps.sessions.prepareRun(sessionId);
+    prepared = deps.sessions.prepareRun(sessionId, actor);
   } catch (error) {
     if (!(error instanceof SessionError)) throw error;
-    refuse(errorClassOf(error), error.details.name ?? deps.sessions.get(sessionId)?.blueprintName ?? '');
+    refuse(errorClassOf(error), error.details.name ?? deps.sessions.get(sessionId, actor)?.blueprintName ?? '');
     throw sessionRefusal(error, executionId);
   }
 

@@ -58,4 +58,11 @@ describe('sanitizeContextText', () => {
     assert.equal(result, '🙂'.repeat(512));
     assert.equal(sanitizeContextText('a'.repeat(512)), 'a'.repeat(512));
   });
+
+  test('a URL over 8,192 characters is not parsed (redacted); long text is cut without splitting all of it', () => {
+    assert.equal(sanitizeContextText(`https://bob:pw@${'u'.repeat(9000)}.example.com/`), '[redacted]');
+    const huge = 'é'.repeat(6 * 1024 * 1024);
+    assert.equal(sanitizeContextText(huge), 'é'.repeat(512));
+    assert.equal(sanitizeContextText(`${'a'.repeat(700)}?q`), 'a'.repeat(512));
+  });
 });

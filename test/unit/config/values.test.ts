@@ -78,6 +78,7 @@ describe('ranges', () => {
       max_execution_stack: 512,
       max_ephemeral_vfs_size: 64,
       max_session_state_memory: 1024,
+      max_last_run_memory: 64,
       max_llm_tokens: 20_000_000,
       max_execution_llm_tokens: 1_000_000,
       max_llm_concurrency: 4,
@@ -97,7 +98,7 @@ describe('ranges', () => {
     refused({ argv: ['--max-execution-stack', '0'] }, /max execution stack must be at least 1 KiB, got 0/);
     assert.equal(settingsOf({ argv: ['--max-execution-stack', '16384'] }).limits.max_execution_stack, 16384);
   });
-  for (const key of ['max_execution_fuel', 'max_ephemeral_vfs_size', 'max_session_state_memory', 'max_llm_tokens', 'max_execution_llm_tokens', 'max_llm_concurrency', 'max_embedding_tokens', 'max_execution_embedding_tokens', 'max_execution_embedding_requests', 'max_embedding_concurrency']) {
+  for (const key of ['max_execution_fuel', 'max_ephemeral_vfs_size', 'max_session_state_memory', 'max_last_run_memory', 'max_llm_tokens', 'max_execution_llm_tokens', 'max_llm_concurrency', 'max_embedding_tokens', 'max_execution_embedding_tokens', 'max_execution_embedding_requests', 'max_embedding_concurrency']) {
     test(`${key} must be at least 1`, () => {
       refused({ config: { [key]: 0 } }, new RegExp(`${key.replaceAll('_', ' ')} must be at least 1`));
     });

@@ -5,7 +5,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { HostDispatcher } from '../../../src/execution';
+import { HostDispatcher, MAX_CHECK_CONTEXT_CHARS } from '../../../src/execution';
 import { parsePermissionPolicy, PermissionDeniedError, RunDecisions, type PermissionPolicy } from '../../../src/policy';
 import { checkModule, hostModules, type HostModule } from '../../../src/stdlib';
 import { FileAreas } from '../../../src/vfs';
@@ -99,6 +99,20 @@ describe('gating is structural', () => {
     await host.invoke('svc:fs', 'writeText', ['/x/../allowed.txt', 'normalised']);
     assert.equal(fs.readFileSync(files.resolve('/allowed.txt').hostPath, 'utf8'), 'normalised');
     await assert.rejects(host.invoke('svc:fs', 'writeText', ['/../etc/passwd', 'x']), (e: PermissionDeniedError) => e.source === 'invariant');
+  });
+
+  test('a check context over 64 KiB of text is a RangeError before any rule or record; the same check within it is decided', async () => {
+    const { host, written } = dispatcher();
+    const huge = `/${'a'.repeat(MAX_CHECK_CONTEXT_CHARS)}`;
+    await assert.rejects(host.invoke('svc:fs', 'readText', [huge]), (e: Error) => e.name === 'RangeError' && /^fs\.read: `path` is 65537 characters long/.test(e.message));
+    await assert.rejects(host.invoke('svc:fs', 'writeText', [huge, 'x']), RangeError);
+    assert.equal(written.length, 0, 'no decision was made or written');
+    assert.equal(host.denials.length, 0);
+    // Nested text counts too (a Package's check() context is the guest's own object).
+    const nested = { rows: Array.from({ length: 100 }, () => ({ note: 'n'.repeat(1000) })) };
+    await assert.rejects(host.invoke('svc:security', 'check', ['acme.com/op', nested]), (e: Error) => e.name === 'RangeError' && /`rows` holds too much text/.test(e.message));
+    await assert.rejects(host.invoke('svc:fs', 'readText', [`/${'a'.repeat(1000)}`]), (e: Error) => e.name !== 'RangeError' && e.message.startsWith('fs.readText /aaa'));
+    assert.equal(written.length, 1, 'a path within the bound is decided and recorded');
   });
 
   test('an unknown operation or one inherited from Object.prototype is a TypeError', async () => {

@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { auditRecordFits, encodeAuditRecord, type AuditRecord } from '../../../src/audit';
-import { auditContext, parsePermissionPolicy, PermissionDeniedError, RunDecisions, serverEgressDecision, type AllowsMode, type PermissionPolicy } from '../../../src/policy';
+import { AUDIT_VALUE_CHARS, auditContext, DENIALS_WRITTEN_EACH, parsePermissionPolicy, PermissionDeniedError, RunDecisions, serverEgressDecision, type AllowsMode, type PermissionPolicy } from '../../../src/policy';
 
 type Written = Record<string, any>;
 
@@ -195,29 +195,65 @@ describe('allows', () => {
 
   test('summary: past 1 MiB of kept contexts, groups stop keeping contexts and new groups are written at once', () => {
     const { decisions, written } = recorder('summary', policyOf('allow', undefined));
-    const big = (i: number) => ({ path: `/f${i}`, blob: 'x'.repeat(300_000) });
-    for (let i = 0; i < 4; i++) decisions.gate('main', 'fs.read', big(i));
-    decisions.gate('main', 'fs.stat', big(9));
+    // About 50 KB of context each (values stay under the per-value cut).
+    const big = (i: number) => ({ path: `/f${i}`, blob: Array.from({ length: 50 }, () => 'x'.repeat(1000)) });
+    for (let i = 0; i < 10; i++) decisions.gate('main', 'fs.read', big(i));
+    for (let i = 10; i < 19; i++) decisions.gate('main', 'fs.write', big(i));
+    decisions.gate('main', 'fs.stat', big(19));
+    decisions.gate('main', 'fs.stat', big(20));
+    assert.equal(written.length, 0);
+    decisions.gate('main', 'fs.mkdir', big(21));
     assert.equal(written.length, 1);
-    assert.deepEqual([written[0].capability, written[0].summary_overflow, written[0].context.path], ['fs.stat', true, '/f9']);
+    assert.deepEqual([written[0].capability, written[0].summary_overflow, written[0].context.path], ['fs.mkdir', true, '/f21']);
     decisions.gate('main', 'fs.list', { path: '/small' });
     decisions.flush();
-    const [, reads, lists] = written;
-    assert.deepEqual([reads.capability, reads.count, reads.contexts.length, reads.summary_overflow], ['fs.read', 4, 3, true]);
+    const [, reads, writes, stats, lists] = written;
+    assert.deepEqual([reads.capability, reads.count, reads.contexts.length, reads.summary_overflow], ['fs.read', 10, 10, undefined]);
+    assert.deepEqual([writes.capability, writes.count, writes.contexts.length], ['fs.write', 9, 9]);
+    assert.deepEqual([stats.capability, stats.count, stats.contexts.length, stats.summary_overflow], ['fs.stat', 2, 1, true]);
     assert.deepEqual([lists.capability, lists.count, lists.contexts.length, lists.summary_overflow], ['fs.list', 1, 1, undefined]);
   });
 
   test('summary: a group record that would encode over 1 MiB drops contexts from the end until it fits', () => {
     const { decisions, written } = recorder('summary', policyOf('allow', undefined));
-    for (let i = 0; i < 3; i++) decisions.gate('main', 'acme.com/q.run', { i, quotes: '"'.repeat(150_000) });
+    // Quotes are escaped twice (JSON, then logfmt): about 120 KB encoded per context.
+    for (let i = 0; i < 10; i++) decisions.gate('main', 'acme.com/q.run', { i, quotes: Array.from({ length: 30 }, () => '"'.repeat(1000)) });
     decisions.flush();
     const [group] = written;
-    assert.equal(group.count, 3);
-    assert.ok(group.contexts.length < 3 && group.contexts.length > 0, `kept ${group.contexts.length}`);
+    assert.equal(group.count, 10);
+    assert.ok(group.contexts.length < 10 && group.contexts.length > 0, `kept ${group.contexts.length}`);
     assert.equal(JSON.parse(group.contexts[0].payload_json).i, 0);
     assert.equal(group.summary_overflow, true);
     assert.ok(auditRecordFits(group as AuditRecord));
     assert.ok(Buffer.byteLength(encodeAuditRecord(group as AuditRecord, new Date(0), '00000000-0000-4000-8000-000000000000')) <= 1_048_576);
+  });
+
+  test('a long context value is cut in payload_json with a marker and its byte length; a huge context is replaced by its size', () => {
+    const { decisions, written } = recorder('all', policyOf('allow', undefined));
+    decisions.gate('main', 'fs.read', { path: `/${'é'.repeat(5000)}` });
+    const payload = JSON.parse(written[0].context.payload_json);
+    assert.match(payload.path, /^\/é+…\[truncated: 10001 bytes\]$/);
+    assert.equal(payload.path.length, AUDIT_VALUE_CHARS + '…[truncated: 10001 bytes]'.length);
+    assert.equal(Array.from(written[0].context.path).length, 512, 'the quick-search copy keeps 512 code points');
+    decisions.gate('main', 'acme.com/q.run', { rows: Array.from({ length: 100 }, () => 'y'.repeat(1000)) });
+    assert.match(JSON.parse(written[1].context.payload_json), /^\[context of \d+ bytes not kept: payload_json keeps at most 65536 characters\]$/);
+  });
+});
+
+describe('refusals coalesced per run', () => {
+  test('after the first five identical refusals the rest are counted into one record at the run\'s end', () => {
+    for (const mode of ['summary', 'all', 'none'] as const) {
+      const { decisions, written } = recorder(mode, policyOf('deny', undefined));
+      for (let i = 0; i < 10_000; i++) assert.throws(() => decisions.gate('main', 'fs.write', { path: `/x${i % 3}` }), isDenied('policy'));
+      assert.throws(() => decisions.gate('main', 'fs.read', { path: '/r' }), isDenied('policy'));
+      assert.equal(written.length, DENIALS_WRITTEN_EACH + 1, 'the first five, then a different refusal, written at once');
+      decisions.flush();
+      assert.equal(written.length, DENIALS_WRITTEN_EACH + 2, mode);
+      const summary = written.at(-1)!;
+      assert.deepEqual([summary.capability, summary.decision, summary.source, summary.rule, summary.reason, summary.count], ['fs.write', 'deny', 'policy', 'default', 'denied by policy', 10_000 - DENIALS_WRITTEN_EACH]);
+      assert.deepEqual(summary.contexts.map((c: { path: string }) => c.path).sort(), ['/x0', '/x1', '/x2']);
+      assert.equal(summary.context, undefined);
+    }
   });
 });
 

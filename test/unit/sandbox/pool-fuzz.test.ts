@@ -128,6 +128,17 @@ test('a non-string stack, a non-string result or forged fuel figures are refused
   assert.equal(fuel.wasmFuel, limits.fuel);
 });
 
+test('a report whose result or console is longer than the runner may send is refused: the run ends as an error', async () => {
+  const hugeResult = await runScenario([{ type: 'done', runId, outcome: { ...good, result: 'r'.repeat(16 * 1024 * 1024 + 1) } }]);
+  assertWellFormed(hugeResult);
+  assert.deepEqual([hugeResult.outcome, hugeResult.result], ['error', null]);
+  const hugeConsole = await runScenario([{ type: 'done', runId, outcome: { ...good, console: ['c'.repeat(600_000), 'c'.repeat(600_000)] } }]);
+  assertWellFormed(hugeConsole);
+  assert.deepEqual([hugeConsole.outcome, hugeConsole.console], ['error', []]);
+  const withinBounds = await runScenario([{ type: 'done', runId, outcome: { ...good, console: ['c'.repeat(1024 * 1024)] } }]);
+  assert.equal(withinBounds.outcome, 'ok');
+});
+
 test('40 random hostile scenarios: every run settles well-formed, nothing throws in the server, the pool still serves', async () => {
   const next = random(12);
   for (let i = 0; i < 40; i++) {

@@ -16,6 +16,7 @@ import {
   SessionManager,
   SessionRecordStore,
   codeFingerprint,
+  LAST_RUN_RESULT_BYTES,
   type SessionBlueprint,
 } from '../../../src/sessions';
 
@@ -40,7 +41,7 @@ interface Fixture {
   blueprints: Map<string, SessionBlueprint>;
   ended: string[];
   db: Database.Database;
-  manager: () => SessionManager;
+  manager: (options?: { oneOffLastRunBytes?: number }) => SessionManager;
 }
 
 function fixture(): Fixture {
@@ -51,8 +52,9 @@ function fixture(): Fixture {
   const ended: string[] = [];
   const db = new Database(':memory:');
   db.exec(IDEMPOTENCY_LEDGER_SQL);
-  const manager = () =>
+  const manager = (options: { oneOffLastRunBytes?: number } = {}) =>
     new SessionManager({
+      ...options,
       records: new SessionRecordStore(path.join(root, 'records')),
       fileAreas: new SessionDirectories(path.join(root, 'files')),
       ledger: new IdempotencyLedger({ db, generation: randomUUID(), newId: randomUUID, log: silentLog }),
@@ -65,6 +67,11 @@ function fixture(): Fixture {
     });
   return { root, clock, audit, blueprints, ended, db, manager };
 }
+
+const harness = { name: 'harness', role: 'user' } as const;
+const alice = { name: 'alice', role: 'user' } as const;
+const mallory = { name: 'mallory', role: 'user' } as const;
+const admin = { name: 'ops', role: 'admin' } as const;
 
 function sessionEvents(f: Fixture) {
   return f.audit.filter((r) => r.type === 'session').map((r) => (r as { event: string }).event);
@@ -120,24 +127,24 @@ describe('SessionManager', () => {
   });
 
   test('prepareRun checks unknown session, then the blueprint, then required secrets', () => {
-    assert.throws(() => sessions.prepareRun(randomUUID()), refusedWith('unknown_session'));
+    assert.throws(() => sessions.prepareRun(randomUUID(), harness), refusedWith('unknown_session'));
     const id = open();
-    assert.equal(sessions.prepareRun(id).session.secrets.USER_TOKEN, 't');
+    assert.equal(sessions.prepareRun(id, harness).session.secrets.USER_TOKEN, 't');
     f.blueprints.delete('notes');
-    assert.throws(() => sessions.prepareRun(id), refusedWith('blueprint_gone'));
+    assert.throws(() => sessions.prepareRun(id, harness), refusedWith('blueprint_gone'));
   });
 
   test('rebind replaces the secrets, validates them and audits rebound', () => {
     const id = open();
-    assert.throws(() => sessions.rebind(id, { OTHER: 'x' }, 'harness'), /invalid secrets: secret 'OTHER' is not declared/);
-    assert.throws(() => sessions.rebind(id, {}, 'harness'), /required harness secret 'USER_TOKEN' is missing or empty/);
-    sessions.rebind(id, { USER_TOKEN: 'u2' }, 'ops');
-    assert.equal(sessions.get(id)?.secrets.USER_TOKEN, 'u2');
+    assert.throws(() => sessions.rebind(id, { OTHER: 'x' }, harness), /invalid secrets: secret 'OTHER' is not declared/);
+    assert.throws(() => sessions.rebind(id, {}, harness), /required harness secret 'USER_TOKEN' is missing or empty/);
+    sessions.rebind(id, { USER_TOKEN: 'u2' }, { name: 'ops', role: 'admin' });
+    assert.equal(sessions.get(id, harness)?.secrets.USER_TOKEN, 'u2');
     const rebound = f.audit.at(-1) as Record<string, unknown>;
     assert.equal(rebound.event, 'rebound');
     assert.equal(rebound.principal, 'ops');
     assert.deepEqual(rebound.old_vars, [{ name: 'team', value: 'blue' }]);
-    assert.throws(() => sessions.rebind(randomUUID(), { USER_TOKEN: 'x' }, 'harness'), refusedWith('unknown_session'));
+    assert.throws(() => sessions.rebind(randomUUID(), { USER_TOKEN: 'x' }, harness), refusedWith('unknown_session'));
   });
 
   test('delete removes record, files, ledger rows, last-run and other state, and audits deleted', async () => {
@@ -147,14 +154,14 @@ describe('SessionManager', () => {
     const ledger = new IdempotencyLedger({ db: f.db, generation: 'g', newId: randomUUID, log: silentLog });
     const run = await ledger.begin(id, 'k', codeFingerprint('x'));
     if (run.kind === 'run') run.reservation.complete(200, Buffer.from('{}'));
-    assert.equal(sessions.delete(id, 'harness'), true);
+    assert.equal(sessions.delete(id, harness), true);
     assert.equal(fs.existsSync(path.join(f.root, 'files', id)), false);
     assert.equal(fs.existsSync(path.join(f.root, 'records', `${id}.json`)), false);
     assert.equal(f.db.prepare('SELECT count(*) FROM idempotent_requests').pluck().get(), 0);
-    assert.equal(sessions.lastRun(id), null);
+    assert.equal(sessions.lastRun(id, harness), null);
     assert.deepEqual(f.ended, [id]);
     assert.deepEqual(f.audit.at(-1), { type: 'session', event: 'deleted', session_id: id, principal: 'harness', reason: 'disconnect' });
-    assert.equal(sessions.delete(id, 'harness'), false);
+    assert.equal(sessions.delete(id, harness), false);
   });
 
   test('evictBlueprint ends only that blueprint\'s sessions, naming the blueprint', () => {
@@ -162,8 +169,8 @@ describe('SessionManager', () => {
     const a = open();
     const b = sessions.create({ blueprint: 'other', variables: { team: 'red' }, secrets: { USER_TOKEN: 't' }, principal: 'harness' }).sessionId;
     assert.equal(sessions.evictBlueprint('notes', 'admin'), 1);
-    assert.equal(sessions.get(a), null);
-    assert.ok(sessions.get(b));
+    assert.equal(sessions.get(a, harness), null);
+    assert.ok(sessions.get(b, harness));
     assert.deepEqual(f.audit.at(-1), { type: 'session', event: 'evicted', session_id: a, principal: 'admin', reason: 'blueprint_deleted', blueprint: 'notes' });
   });
 
@@ -176,11 +183,11 @@ describe('SessionManager', () => {
     assert.equal(sessions.reap(), 0);
     f.clock.now += 2_000;
     assert.equal(sessions.reap(), 1);
-    assert.equal(sessions.get(idle), null);
+    assert.equal(sessions.get(idle, harness), null);
     assert.equal(fs.existsSync(path.join(f.root, 'files', idle)), false);
     assert.deepEqual(f.audit.at(-1), { type: 'session', event: 'expired', session_id: idle, principal: 'harness', reason: 'idle_timeout' });
     runEnded();
-    assert.ok(sessions.get(busy), 'the end of a run counts as activity');
+    assert.ok(sessions.get(busy, harness), 'the end of a run counts as activity');
   });
 
   test('activity keeps a session open; a lookup after the timeout expires it at once', () => {
@@ -189,9 +196,9 @@ describe('SessionManager', () => {
     f.clock.now += 8_000;
     sessions.touch(id);
     f.clock.now += 8_000;
-    assert.ok(sessions.get(id));
+    assert.ok(sessions.get(id, harness));
     f.clock.now += 11_000;
-    assert.equal(sessions.lastRun(id), null);
+    assert.equal(sessions.lastRun(id, harness), null);
     assert.deepEqual(sessionEvents(f), ['created', 'expired']);
   });
 
@@ -213,17 +220,65 @@ describe('SessionManager', () => {
     assert.equal(written(), created + 36_000);
   });
 
-  test('last-run: per open session, and for the 1,000 most recent one-off runs', () => {
+  test('last-run: per open session, and for recent one-off runs', () => {
     const id = open();
-    assert.equal(sessions.lastRun(id), null);
+    assert.equal(sessions.lastRun(id, harness), null);
     sessions.recordLastRun(id, { result: null, console: ['x'], error: null });
-    assert.deepEqual(sessions.lastRun(id), { result: null, console: ['x'], error: null });
-    const oneOffIds = Array.from({ length: 1001 }, () => randomUUID());
-    for (const oneOff of oneOffIds) sessions.rememberOneOffRun(oneOff, { result: 'r', console: [], error: null });
-    assert.equal(sessions.lastRun(oneOffIds[0]), null, 'the oldest is dropped first');
-    assert.equal(sessions.lastRun(oneOffIds[1000])?.result, 'r');
-    assert.equal(sessions.get(oneOffIds[1000]), null, 'a one-off session is not addressable');
+    assert.deepEqual(sessions.lastRun(id, harness), { result: null, console: ['x'], error: null });
+    const oneOff = randomUUID();
+    sessions.rememberOneOffRun(oneOff, { result: 'r', console: [], error: null }, 'harness');
+    assert.equal(sessions.lastRun(oneOff, harness)?.result, 'r');
+    assert.equal(sessions.get(oneOff, harness), null, 'a one-off session is not addressable');
     assert.equal(sessions.activeCount(), 1);
+  });
+
+  test('a session answers its owner and admin tokens; to another user token it does not exist', () => {
+    const id = open();
+    const record = JSON.parse(fs.readFileSync(path.join(f.root, 'records', `${id}.json`), 'utf8'));
+    assert.equal(record.owner, 'harness', 'the owner (a token name, never a token) is persisted');
+    sessions.recordLastRun(id, { result: '1', console: [], error: null });
+    assert.equal(sessions.get(id, mallory), null);
+    assert.equal(sessions.lastRun(id, mallory), null);
+    assert.throws(() => sessions.prepareRun(id, mallory), refusedWith('unknown_session'));
+    assert.throws(() => sessions.rebind(id, { USER_TOKEN: 'm' }, mallory), refusedWith('unknown_session'));
+    assert.equal(sessions.delete(id, mallory), false);
+    assert.equal(sessions.get(id, harness)?.secrets.USER_TOKEN, 't', 'nothing the other token did changed the session');
+    assert.equal(sessions.lastRun(id, admin)?.result, '1');
+    assert.equal(sessions.delete(id, admin), true);
+    assert.deepEqual(f.audit.at(-1), { type: 'session', event: 'deleted', session_id: id, principal: 'ops', reason: 'disconnect' });
+  });
+
+  test('one-off last-runs answer only the token that ran them (and admin tokens)', () => {
+    const oneOff = randomUUID();
+    sessions.rememberOneOffRun(oneOff, { result: 'r', console: [], error: null }, 'harness');
+    assert.equal(sessions.lastRun(oneOff, mallory), null);
+    assert.equal(sessions.lastRun(oneOff, harness)?.result, 'r');
+    assert.equal(sessions.lastRun(oneOff, admin)?.result, 'r');
+  });
+
+  test('a record written before owners existed answers admin tokens only', () => {
+    const id = open();
+    const file = path.join(f.root, 'records', `${id}.json`);
+    const record = JSON.parse(fs.readFileSync(file, 'utf8'));
+    delete record.owner;
+    fs.writeFileSync(file, JSON.stringify(record));
+    const restarted = f.manager();
+    restarted.recover();
+    assert.equal(restarted.get(id, harness), null, 'not even the token named as principal');
+    assert.ok(restarted.get(id, admin));
+  });
+
+  test('one-off last-runs are kept by total bytes, oldest first; a huge result is not kept, its console is', () => {
+    const small = f.manager({ oneOffLastRunBytes: 1000 });
+    const ids = Array.from({ length: 5 }, () => randomUUID());
+    for (const id of ids) small.rememberOneOffRun(id, { result: 'x'.repeat(300), console: [], error: null }, 'harness');
+    assert.deepEqual(ids.map((id) => small.lastRun(id, harness) !== null), [false, false, true, true, true]);
+    const huge = randomUUID();
+    sessions.rememberOneOffRun(huge, { result: 'y'.repeat(LAST_RUN_RESULT_BYTES + 1), console: ['kept'], error: null }, 'harness');
+    const kept = sessions.lastRun(huge, harness)!;
+    assert.equal(kept.result, null);
+    assert.equal(kept.console[0], 'kept');
+    assert.match(kept.console[1], /the result \(1048577 bytes\) was not kept for last-run/);
   });
 });
 
@@ -267,8 +322,8 @@ describe('boot recovery', () => {
     assert.deepEqual(f.db.prepare('SELECT session_id, state FROM idempotent_requests').all(), [{ session_id: kept, state: 'indeterminate' }]);
 
     assert.equal(second.activeCount(), 1);
-    assert.throws(() => second.prepareRun(kept), (error: unknown) => error instanceof SessionError && error.code === 'session_requires_secrets' && error.details.required?.[0] === 'USER_TOKEN');
-    second.rebind(kept, { USER_TOKEN: 'again' }, 'alice');
-    assert.equal(second.prepareRun(kept).session.fileArea.cwd, '/teams/blue');
+    assert.throws(() => second.prepareRun(kept, alice), (error: unknown) => error instanceof SessionError && error.code === 'session_requires_secrets' && error.details.required?.[0] === 'USER_TOKEN');
+    second.rebind(kept, { USER_TOKEN: 'again' }, alice);
+    assert.equal(second.prepareRun(kept, alice).session.fileArea.cwd, '/teams/blue');
   });
 });
