@@ -200,6 +200,11 @@ interface Viewed {
 }
 
 const viewed = new SafeWeakMap<object, Viewed>();
+/** True for a handle made here (already as frozen as it can be: hardening skips it). */
+export function isView(value: object): boolean {
+  return viewed.has(value);
+}
+
 /** Per holder: real value to its view; methods per object they were read from. */
 const viewsByHolder = new SafeMap<string, { values: WeakMap<object, object>; methods: WeakMap<object, WeakMap<object, object>> }>();
 /** Instances a holder's subclass of a Package class constructed (their methods keep them as `this`). */

@@ -6,7 +6,7 @@
 // getter, as a toString) still speaks for the program.
 import { ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectKeys, ObjectPrototype, own, ReflectApply, SafeMap, SafeWeakSet, String_ } from './primordials';
 import { frozenIntrinsics, isObject, pushNeighbours } from './lockdown';
-import { expose, type Charge } from './boundary';
+import { expose, isView, type Charge } from './boundary';
 
 type Unit = (require: (name: string) => unknown, module: { exports: Record<string, unknown> }, exports: Record<string, unknown>) => void;
 
@@ -24,7 +24,7 @@ export function harden(root: unknown): void {
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const value = stack.pop();
-    if (!isObject(value) || hardened.has(value) || frozenIntrinsics.has(value)) continue;
+    if (!isObject(value) || hardened.has(value) || frozenIntrinsics.has(value) || isView(value)) continue;
     hardened.add(value);
     ObjectFreeze(value);
     pushNeighbours(value, stack);
