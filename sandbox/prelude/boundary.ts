@@ -394,7 +394,8 @@ function makeView(real: object, self: object | undefined, holder: string, charge
       if (hasInstance === null) hasInstance = hasInstanceOf(real);
       return hasInstance;
     }
-    return exposeProperty(ReflectGet(real, key, real), real, holder, charge);
+    // A getter is the Package's code run for the holder, like a call.
+    return entryBoundary(holder, () => exposeProperty(ReflectGet(real, key, real), real, holder, charge));
   };
   handler.getOwnPropertyDescriptor = (target, key) => {
     const descriptor = ReflectGetOwnPropertyDescriptor(real, key);
@@ -413,7 +414,7 @@ function makeView(real: object, self: object | undefined, holder: string, charge
   handler.ownKeys = () => ReflectOwnKeys(real);
   handler.has = (_shadow, key) => ReflectHas(real, key);
   handler.getPrototypeOf = () => expose(ReflectGetPrototypeOf(real), holder, charge) as object | null;
-  handler.set = (_shadow, key, value) => ReflectSet(real, key, copyIn(value, charge, holder), real);
+  handler.set = (_shadow, key, value) => entryBoundary(holder, () => ReflectSet(real, key, copyIn(value, charge, holder), real)) as boolean;
   handler.defineProperty = (_shadow, key, descriptor) => ReflectDefineProperty(real, key, copyDescriptor(descriptor, holder, charge));
   handler.deleteProperty = (_shadow, key) => ReflectDeleteProperty(real, key);
   // The shadow stays extensible and prototype-less: the view cannot be frozen or re-parented.
