@@ -63,11 +63,11 @@ import {
   ReflectSet,
   SafeMap,
   SafeWeakMap,
-  SafeWeakSet,
   Set_,
   SetPrototypeForEach,
   TypedArrayPrototypeGetByteLength,
   TypedArrayPrototypeSet,
+  TypeError_,
   Uint8Array_,
 } from './primordials';
 import { frozenIntrinsics, isObject } from './lockdown';
@@ -207,8 +207,6 @@ export function isView(value: object): boolean {
 
 /** Per holder: real value to its view; methods per object they were read from. */
 const viewsByHolder = new SafeMap<string, { values: WeakMap<object, object>; methods: WeakMap<object, WeakMap<object, object>> }>();
-/** Instances a holder's subclass of a Package class constructed (their methods keep them as `this`). */
-const constructed = new SafeWeakSet<object>();
 
 /** Tags of built-in objects whose methods need the real object as `this`. */
 const SLOTTED_TAGS = ['[object Map Iterator]', '[object Set Iterator]', '[object Array Iterator]', '[object String Iterator]', '[object RegExp String Iterator]', '[object Generator]', '[object AsyncGenerator]'];
@@ -368,7 +366,6 @@ function makeView(real: object, self: object | undefined, holder: string, charge
     if (isObject(given)) {
       const behind = viewed.get(given);
       if (behind !== undefined) return behind.self !== undefined ? undefined : behind.real;
-      if (constructed.has(given)) return given;
     }
     return copyThis(given, charge, holder);
   };
@@ -380,12 +377,9 @@ function makeView(real: object, self: object | undefined, holder: string, charge
       });
     handler.construct = (_shadow, args, newTarget) =>
       entryBoundary(holder, () => {
-        const copied = copyArguments(args, charge, holder);
-        if (newTarget === view) return expose(ReflectConstruct(real as new (...a: unknown[]) => object, copied, real), holder, charge);
-        // The holder's own subclass: its instance is the holder's object, kept as `this` by the Package's methods.
-        const made = ReflectConstruct(real as new (...a: unknown[]) => object, copied, newTarget);
-        constructed.add(made);
-        return made;
+        // A subclass would see the Package's object itself as its `this`, with whatever functions it holds.
+        if (newTarget !== view) throw new TypeError_(`a class of a Package cannot be extended by another principal (${holder}): use an instance instead`);
+        return expose(ReflectConstruct(real as new (...a: unknown[]) => object, copyArguments(args, charge, holder), real), holder, charge);
       }) as object;
   }
   let hasInstance: ((value: unknown) => boolean) | null = null;

@@ -580,6 +580,9 @@ export async function main() {
     'core\'s sender as app returns it': { body: 'return widget().greet({ toString: sender().bind(null, note) });', expect: 'deny' },
     'core\'s sender from an object app exports': { body: 'return widget().greet({ toString: tools.send.bind(null, note) });', expect: 'deny' },
     'core\'s sender app returns, called by the program': { body: 'return sender()(note);', expect: 'deny' },
+    'a subclass of app\'s class whose render is bound send': { body: 'class Evil extends Widget { render = send.bind(null, note); } return new Evil().show();', expect: 'none' },
+    'bound send stored with Object.assign on a returned object': { body: 'const w = widget(); Object.assign(w, { render: send.bind(null, note) }); return w.show();', expect: 'deny' },
+    'bound send as an accessor defined on a returned object through its prototype view': { body: 'const w = widget(); Object.defineProperty(w, "render", { get: () => send.bind(null, note) }); return w.show();', expect: 'deny' },
   };
   for (const [name, route] of Object.entries(routes)) {
     test(`no call under app's grant with the program's data: ${name}`, async () => {
