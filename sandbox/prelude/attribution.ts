@@ -104,13 +104,23 @@ export function installAttribution(programFile: string, packageFiles: ReadonlyAr
  * inside this frame (a Proxy's traps in the result are the supplier's too).
  */
 export function callbackBoundary(supplier: string, run: () => unknown): unknown {
-  ArrayPrototypePush(suppliers, supplier);
-  ArrayPrototypePush(entries, false);
+  return enter(supplier, false, run);
+}
+
+/**
+ * Pushes a boundary's principal for the frames of `run`. The stack is cut back to its depth
+ * on the way out whatever happened (a stack overflow between two pushes included), so a
+ * failed entry never leaves a principal behind for an outer frame to be mistaken for.
+ */
+function enter(principal: string, entry: boolean, run: () => unknown): unknown {
+  const depth = suppliers.length;
   try {
+    suppliers[depth] = principal;
+    entries[depth] = entry;
     return run();
   } finally {
-    suppliers.length -= 1;
-    entries.length -= 1;
+    suppliers.length = depth;
+    entries.length = depth;
   }
 }
 
@@ -119,14 +129,7 @@ export function callbackBoundary(supplier: string, run: () => unknown): unknown 
  * handed to the holder). While it runs, this frame stands for the holder (see the header).
  */
 export function entryBoundary(holder: string, run: () => unknown): unknown {
-  ArrayPrototypePush(suppliers, holder);
-  ArrayPrototypePush(entries, true);
-  try {
-    return run();
-  } finally {
-    suppliers.length -= 1;
-    entries.length -= 1;
-  }
+  return enter(holder, true, run);
 }
 const BOUNDARY_NAME = callbackBoundary.name;
 const ENTRY_NAME = entryBoundary.name;

@@ -284,7 +284,8 @@ function methodView(fn: AnyFunction, self: object, holder: string, charge: Charg
 
 /** A property value read through a view of `real`. */
 function exposeProperty(value: unknown, real: object, holder: string, charge: Charge): unknown {
-  if (typeof value !== 'function') return expose(value, holder, charge);
+  // Not a function, or one of another holder's handles (re-made for this holder as it stands).
+  if (typeof value !== 'function' || viewed.has(value)) return expose(value, holder, charge);
   // A built-in's method reads the real object's internal slots; others are generic (a view as `this` works).
   if (frozenIntrinsics.has(value)) return needsRealThis(real) ? methodView(value as AnyFunction, real, holder, charge) : value;
   return methodView(value as AnyFunction, real, holder, charge);

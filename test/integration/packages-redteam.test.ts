@@ -377,6 +377,8 @@ export class Mailer {
 export class Widget {
   /** What renders the widget. */
   render: () => unknown = () => "plain";
+  /** Core's sender, as app holds it. */
+  sender = send;
   /**
    * Renders.
    * @returns The text.
@@ -580,6 +582,8 @@ export async function main() {
     'core\'s sender as app returns it': { body: 'return widget().greet({ toString: sender().bind(null, note) });', expect: 'deny' },
     'core\'s sender from an object app exports': { body: 'return widget().greet({ toString: tools.send.bind(null, note) });', expect: 'deny' },
     'core\'s sender app returns, called by the program': { body: 'return sender()(note);', expect: 'deny' },
+    'core\'s sender read from a field of an object app returns': { body: 'return widget().greet({ toString: widget().sender.bind(null, note) });', expect: 'deny' },
+    'core\'s sender read from a field of an object app returns, called by the program': { body: 'return widget().sender(note);', expect: 'deny' },
     'a subclass of app\'s class whose render is bound send': { body: 'class Evil extends Widget { render = send.bind(null, note); } return new Evil().show();', expect: 'none' },
     'bound send stored with Object.assign on a returned object': { body: 'const w = widget(); Object.assign(w, { render: send.bind(null, note) }); return w.show();', expect: 'deny' },
     'bound send as an accessor defined on a returned object through its prototype view': { body: 'const w = widget(); Object.defineProperty(w, "render", { get: () => send.bind(null, note) }); return w.show();', expect: 'deny' },
