@@ -334,6 +334,16 @@ function copyThis(given: unknown, charge: Charge, holder: string): unknown {
   return out;
 }
 
+/** True when `ancestor` is `object` or on its prototype chain (a bounded walk). */
+function inherits(object: object, ancestor: object): boolean {
+  let at: unknown = object;
+  for (let i = 0; i < 64 && isObject(at); i++) {
+    if (at === ancestor) return true;
+    at = ReflectGetPrototypeOf(at);
+  }
+  return false;
+}
+
 /** `x instanceof view`: answered for the real function, with a view's real object (a Package's error, thrown as it is, passes too). */
 function hasInstanceOf(real: object): (value: unknown) => boolean {
   return ObjectFreeze((value: unknown) => {
@@ -365,8 +375,10 @@ function makeView(real: object, self: object | undefined, holder: string, charge
     if (self === undefined) return undefined;
     if (given === undefined || given === view) return self;
     if (isObject(given)) {
+      // The real object behind the holder's view, when the method is its own or inherited:
+      // another object (another Package's) reaches the method only as a copy.
       const behind = viewed.get(given);
-      if (behind !== undefined) return behind.self !== undefined ? undefined : behind.real;
+      if (behind !== undefined && behind.self === undefined && inherits(behind.real, self)) return behind.real;
     }
     return copyThis(given, charge, holder);
   };
