@@ -488,6 +488,16 @@ export function sender(): (text: string) => number {
   return send;
 }
 
+/**
+ * Fails, with core's sender attached to the error (errors reach the caller as they are).
+ * @returns Never.
+ */
+export function fail(): never {
+  const error = new Error("failed") as Error & { retry?: unknown };
+  error.retry = send;
+  throw error;
+}
+
 /** Core's sender in an exported object. */
 export const tools = { send };
 
@@ -506,7 +516,7 @@ describe('a Package acting for the program (confused deputy)', () => {
       .filter((d) => d.capability === 'rt.test/send')
       .map((d) => [d.caller, d.decision]);
   const program = (body: string) => `import { send, Mailer } from "@rt/core";
-import { widget, Widget, status, sender, tools, relay } from "@rt/app";
+import { widget, Widget, status, sender, tools, relay, fail } from "@rt/app";
 const note = ${JSON.stringify(NOTE)};
 export async function main() {
   try { return { got: await (async () => { ${body} })() }; } catch (e) { return { refused: (e as Error).name, message: String((e as Error).message) }; }
@@ -584,6 +594,8 @@ export async function main() {
     'core\'s sender app returns, called by the program': { body: 'return sender()(note);', expect: 'deny' },
     'core\'s sender read from a field of an object app returns': { body: 'return widget().greet({ toString: widget().sender.bind(null, note) });', expect: 'deny' },
     'core\'s sender read from a field of an object app returns, called by the program': { body: 'return widget().sender(note);', expect: 'deny' },
+    'core\'s sender app attaches to an error it throws, called by the program': { body: 'try { fail(); } catch (e) { return (e as any).retry(note); }', expect: 'deny' },
+    'core\'s sender app attaches to an error it throws, handed back to app as toString': { body: 'try { fail(); } catch (e) { return widget().greet({ toString: (e as any).retry.bind(null, note) }); }', expect: 'deny' },
     'a subclass of app\'s class whose render is bound send': { body: 'class Evil extends Widget { render = send.bind(null, note); } return new Evil().show();', expect: 'none' },
     'bound send stored with Object.assign on a returned object': { body: 'const w = widget(); Object.assign(w, { render: send.bind(null, note) }); return w.show();', expect: 'deny' },
     'bound send as an accessor defined on a returned object through its prototype view': { body: 'const w = widget(); Object.defineProperty(w, "render", { get: () => send.bind(null, note) }); return w.show();', expect: 'deny' },
