@@ -89,8 +89,11 @@ const FunctionPrototypeHasInstance = Function.prototype[Symbol.hasInstance] as (
  */
 export function copyIn(value: unknown, charge: Charge, supplier: string): unknown {
   const copies = new SafeMap<object, unknown>();
-  const copy = (v: unknown, depth: number): unknown => {
-    if (!isObject(v)) return v;
+  const copy = (value: unknown, depth: number): unknown => {
+    if (!isObject(value)) return value;
+    // A handle of a Package's object is copied from the object itself (a Map stays a Map); a handle of a function stays a handle.
+    const behind = typeof value === 'function' ? undefined : viewed.get(value);
+    const v = behind === undefined ? value : behind.real;
     const known = copies.get(v);
     if (known !== undefined) return known;
     if (depth > MAX_COPY_DEPTH) throw new RangeError_(`a value passed to a Package is nested more than ${MAX_COPY_DEPTH} levels deep`);
@@ -205,16 +208,20 @@ export function isView(value: object): boolean {
   return viewed.has(value);
 }
 
-/** Per holder: real value to its view; methods per object they were read from. */
-const viewsByHolder = new SafeMap<string, { values: WeakMap<object, object>; methods: WeakMap<object, WeakMap<object, object>> }>();
+/** One holder's views: of each value, and of each method per object it was read from. */
+interface HolderViews {
+  values: SafeWeakMap<object, object>;
+  methods: SafeWeakMap<object, SafeWeakMap<object, object>>;
+}
+const viewsByHolder = new SafeMap<string, HolderViews>();
 
 /** Tags of built-in objects whose methods need the real object as `this`. */
 const SLOTTED_TAGS = ['[object Map Iterator]', '[object Set Iterator]', '[object Array Iterator]', '[object String Iterator]', '[object RegExp String Iterator]', '[object Generator]', '[object AsyncGenerator]'];
 
-function cacheOf(holder: string) {
+function cacheOf(holder: string): HolderViews {
   let cache = viewsByHolder.get(holder);
   if (cache === undefined) {
-    cache = { values: new SafeWeakMap<object, object>() as unknown as WeakMap<object, object>, methods: new SafeWeakMap<object, WeakMap<object, object>>() as unknown as WeakMap<object, WeakMap<object, object>> };
+    cache = { values: new SafeWeakMap<object, object>(), methods: new SafeWeakMap<object, SafeWeakMap<object, object>>() };
     viewsByHolder.set(holder, cache);
   }
   return cache;
@@ -272,7 +279,7 @@ function methodView(fn: AnyFunction, self: object, holder: string, charge: Charg
   const cache = cacheOf(holder);
   let perObject = cache.methods.get(self);
   if (perObject === undefined) {
-    perObject = new SafeWeakMap<object, object>() as unknown as WeakMap<object, object>;
+    perObject = new SafeWeakMap<object, object>();
     cache.methods.set(self, perObject);
   }
   const existing = perObject.get(fn);

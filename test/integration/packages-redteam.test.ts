@@ -498,6 +498,28 @@ export function fail(): never {
   throw error;
 }
 
+/**
+ * Counts of words.
+ * @param words The words.
+ * @returns Each word's count.
+ */
+export function counts(words: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const word of words) out.set(word, (out.get(word) ?? 0) + 1);
+  return out;
+}
+
+/**
+ * The sum of counts.
+ * @param counted Counts of words.
+ * @returns Their sum.
+ */
+export function total(counted: Map<string, number>): number {
+  let sum = 0;
+  for (const n of counted.values()) sum += n;
+  return sum;
+}
+
 /** Core's sender in an exported object. */
 export const tools = { send };
 
@@ -565,6 +587,25 @@ export async function main() {
     assert.equal(JSON.parse(direct.json.result).refused, 'PermissionDeniedError', direct.text);
     assert.deepEqual(sendDecisions(direct.json.execution_id), [['main', 'deny']]);
     assert.equal(api.requests.length, before + 1);
+  });
+
+  test('what a Package returns still works as the program uses it: methods, instanceof, iteration, and a Map passed on to a Package', async () => {
+    const reply = await run(`import { Mailer } from "@rt/core";
+import { widget, Widget, counts, total } from "@rt/app";
+export function main() {
+  const w = widget();
+  const m = counts(["a", "b", "a"]);
+  const entries: unknown[] = [];
+  for (const [k, v] of m) entries.push([k, v]);
+  return {
+    greet: w.greet("you"), sorted: w.sorted([3, 1, 2], (a: any, b: any) => a - b), isWidget: w instanceof Widget, same: w.greet === w.greet,
+    mailer: new Mailer("x").text, size: m.size, a: m.get("a"), entries, total: total(m), json: JSON.stringify(w.sorted([2, 1])),
+  };
+}`);
+    assert.equal(reply.status, 200, reply.text);
+    assert.deepEqual(JSON.parse(reply.json.result), {
+      greet: 'hi you', sorted: [1, 2, 3], isWidget: true, same: true, mailer: 'x', size: 2, a: 2, entries: [['a', 2], ['b', 1]], total: 3, json: '[1,2]',
+    });
   });
 
   // Each route: `deny` when core's check runs and must name the program; `none` when the
