@@ -8,6 +8,16 @@
 // own `error.stack` strings, never for a capture), `Error.stackTraceLimit` is raised for
 // the capture, `Error.captureStackTrace` and the CallSite's `getFileName` were taken
 // before any program code ran (and CallSite's prototype is frozen by lockdown).
+//
+// Two kinds of prelude frame stand for a principal. A callback boundary is a function one
+// principal handed another (the supplier's). An entry boundary is a call through a handle,
+// the view of another Package's function or object that one principal holds (boundary.ts):
+// the Package's check there speaks for the holder, whoever invoked the handle, because a
+// bound handle, a getter, a coercion or a Proxy trap leaves no frame of the one who set it
+// up. When the code that invoked the handle belongs to another principal the least
+// privileged of the two answers: the program whenever it is one of them (its hand is in the
+// call; speaking for it gains nobody more than the program has), and nobody (refused) when
+// two Packages disagree.
 import { ArrayIsArray, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectGetPrototypeOf, ReflectApply, SafeMap } from './primordials';
 
 export interface Attribution {
@@ -31,8 +41,10 @@ let getFileName: ((site: Site) => unknown) | null = null;
 let getFunctionName: ((site: Site) => unknown) | null = null;
 let preludeFile: unknown = null;
 const owners = new SafeMap<string, string>();
-/** Who handed each callback now running through `callbackBoundary` (innermost last; '' = unidentified). */
+/** Who handed each callback now running through `callbackBoundary`, or holds each handle running through `entryBoundary` (innermost last; '' = unidentified). */
 const suppliers: string[] = [];
+/** Parallel to `suppliers`: true for an entry boundary. */
+const entries: boolean[] = [];
 
 function captureSites(): Site[] {
   capturing = true;
@@ -92,40 +104,91 @@ export function installAttribution(programFile: string, packageFiles: ReadonlyAr
  * inside this frame (a Proxy's traps in the result are the supplier's too).
  */
 export function callbackBoundary(supplier: string, run: () => unknown): unknown {
-  ArrayPrototypePush(suppliers, supplier);
+  return enter(supplier, false, run);
+}
+
+/**
+ * Pushes a boundary's principal for the frames of `run`. The stack is cut back to its depth
+ * on the way out whatever happened (a stack overflow between two pushes included), so a
+ * failed entry never leaves a principal behind for an outer frame to be mistaken for.
+ */
+function enter(principal: string, entry: boolean, run: () => unknown): unknown {
+  const depth = suppliers.length;
   try {
+    suppliers[depth] = principal;
+    entries[depth] = entry;
     return run();
   } finally {
-    suppliers.length -= 1;
+    suppliers.length = depth;
+    entries.length = depth;
   }
 }
-const BOUNDARY_NAME = callbackBoundary.name;
 
-/** Owner of each site: its script's principal, a boundary's supplier, or null (runtime frames). */
-function ownersOf(sites: readonly Site[]): Array<string | null> {
+/**
+ * Runs a call through a handle `holder` holds (a Package's function or an object's method as
+ * handed to the holder). While it runs, this frame stands for the holder (see the header).
+ */
+export function entryBoundary(holder: string, run: () => unknown): unknown {
+  return enter(holder, true, run);
+}
+const BOUNDARY_NAME = callbackBoundary.name;
+const ENTRY_NAME = entryBoundary.name;
+
+interface Owners {
+  /** Owner of each site: its script's principal, a boundary's principal, or null (runtime frames). */
+  owners: Array<string | null>;
+  /** True where the site is an entry boundary. */
+  entry: boolean[];
+}
+
+function ownersOf(sites: readonly Site[]): Owners {
   const out: Array<string | null> = [];
+  const entry: boolean[] = [];
   let boundaries = 0;
   for (let i = 0; i < sites.length; i++) {
     let owner: string | null = null;
+    let isEntry = false;
     const file = getFileName === null ? null : getFileName(sites[i]);
     if (typeof file === 'string') {
       owner = owners.get(file) ?? null;
-      if (owner === null && file === preludeFile && getFunctionName !== null && getFunctionName(sites[i]) === BOUNDARY_NAME) {
-        boundaries++;
-        const at = suppliers.length - boundaries;
-        owner = at >= 0 ? suppliers[at] : '';
+      if (owner === null && file === preludeFile && getFunctionName !== null) {
+        const name = getFunctionName(sites[i]);
+        if (name === BOUNDARY_NAME || name === ENTRY_NAME) {
+          boundaries++;
+          const at = suppliers.length - boundaries;
+          owner = at >= 0 ? suppliers[at] : '';
+          isEntry = at >= 0 ? entries[at] : true;
+        }
       }
     }
     ArrayPrototypePush(out, owner);
+    ArrayPrototypePush(entry, isEntry);
   }
-  return out;
+  return { owners: out, entry };
+}
+
+/**
+ * Who the principal found at `at` speaks for: itself, or at an entry boundary the least
+ * privileged of the holder and the code that invoked the handle (null: refused).
+ */
+function speaker(found: Owners, at: number, truncated: boolean): string | null {
+  const holder = found.owners[at];
+  if (!found.entry[at]) return holder;
+  for (let i = at + 1; i < found.owners.length; i++) {
+    const invoker = found.owners[i];
+    if (invoker === null) continue;
+    if (invoker === holder) return holder;
+    return invoker === 'main' || holder === 'main' ? 'main' : null;
+  }
+  // Nobody's code invoked it (a promise job, a timer): the holder's; beyond a truncated capture, unknown.
+  return truncated ? null : holder;
 }
 
 /** True when no Package (nor a callback a Package handed over) has a frame on the stack. */
 function programOnly(): boolean {
   const sites = captureSites();
   if (sites.length >= CAPTURE_LIMIT) return false;
-  const found = ownersOf(sites);
+  const found = ownersOf(sites).owners;
   for (let i = 0; i < found.length; i++) if (found[i] !== null && found[i] !== 'main') return false;
   return true;
 }
@@ -134,10 +197,11 @@ function programOnly(): boolean {
 export function attribute(): Attribution {
   const sites = captureSites();
   const found = ownersOf(sites);
+  const truncated = sites.length >= CAPTURE_LIMIT;
   let caller: string | null = null;
   let at = -1;
   for (let i = 0; i < sites.length; i++) {
-    const owner = found[i];
+    const owner = found.owners[i];
     if (owner !== null) {
       caller = owner;
       at = i;
@@ -145,42 +209,41 @@ export function attribute(): Attribution {
     }
   }
   if (caller === null) return { caller: null, consumer: null };
-  let consumer: string | null = null;
   for (let i = at + 1; i < sites.length; i++) {
-    const owner = found[i];
+    const owner = found.owners[i];
     if (owner !== null && owner !== caller) {
-      consumer = owner;
-      break;
+      // Program code running inside a Package call (a callback, a toJSON) cannot speak for it.
+      if (caller === 'main') return { caller, consumer: null };
+      return { caller, consumer: speaker(found, i, truncated) };
     }
   }
-  // Program code running inside a Package call (a callback, a toJSON) cannot speak for it.
-  if (caller === 'main' && consumer !== null) return { caller, consumer: null };
   // One principal on the whole stack: `main` (a truncated capture proves nothing).
-  if (consumer === null) consumer = sites.length >= CAPTURE_LIMIT ? null : 'main';
-  return { caller, consumer };
+  return { caller, consumer: truncated ? null : 'main' };
 }
 
 /**
  * The attribution of a call made through `owner`'s own standard-library namespace: the call
  * is the owner's wherever it runs. A `check()` there speaks for the owner's consumer: the
- * first other principal outward from the owner's innermost frame; the program's own `check`
- * inside a Package call speaks for nobody.
+ * first other principal outward from the owner's innermost frame (weighed against the
+ * handle's invoker at an entry boundary); the program's own `check` inside a Package call
+ * speaks for nobody.
  */
 export function attributeAs(owner: string): Attribution {
   const sites = captureSites();
   const found = ownersOf(sites);
+  const owners = found.owners;
   const truncated = sites.length >= CAPTURE_LIMIT;
   if (owner === 'main') {
-    for (let i = 0; i < found.length; i++) if (found[i] !== null && found[i] !== 'main') return { caller: owner, consumer: null };
+    for (let i = 0; i < owners.length; i++) if (owners[i] !== null && owners[i] !== 'main') return { caller: owner, consumer: null };
     return { caller: owner, consumer: truncated ? null : 'main' };
   }
   let from = 0;
-  for (let i = 0; i < found.length; i++) {
-    if (found[i] === owner) {
+  for (let i = 0; i < owners.length; i++) {
+    if (owners[i] === owner) {
       from = i;
       break;
     }
   }
-  for (let i = from; i < found.length; i++) if (found[i] !== null && found[i] !== owner) return { caller: owner, consumer: found[i] };
+  for (let i = from; i < owners.length; i++) if (owners[i] !== null && owners[i] !== owner) return { caller: owner, consumer: speaker(found, i, truncated) };
   return { caller: owner, consumer: truncated ? null : 'main' };
 }

@@ -25,6 +25,11 @@ export const ReflectConstruct = ReflectObject.construct;
 export const ReflectOwnKeys = ReflectObject.ownKeys;
 export const ReflectGetPrototypeOf = ReflectObject.getPrototypeOf;
 export const ReflectDefineProperty = ReflectObject.defineProperty;
+export const ReflectGet = ReflectObject.get;
+export const ReflectSet = ReflectObject.set;
+export const ReflectHas = ReflectObject.has;
+export const ReflectDeleteProperty = ReflectObject.deleteProperty;
+export const ReflectGetOwnPropertyDescriptor = ReflectObject.getOwnPropertyDescriptor;
 
 /** `fn.call(self, ...args)` as `uncurried(self, ...args)`, built from the captured Reflect.apply. */
 export function uncurryThis<T, A extends unknown[], R>(fn: (this: T, ...args: A) => R): (self: T, ...args: A) => R {

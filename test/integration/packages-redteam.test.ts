@@ -302,3 +302,359 @@ export function main() {
     assertNoSecret(server.stderr());
   });
 });
+
+// A Package acting for the program (confused deputy): @rt/app is granted rt.test/send and
+// depends on @rt/core, which checks rt.test/send for its caller, reads its secret and calls
+// out. The program is not granted rt.test/send; it imports both and hands core's `send`
+// to app's objects so that app's code, not the program's, makes the call.
+const RT_HOST = 'rt.example.test';
+const RT_SECRET = 'rt-core-key-55aa90';
+
+const deputySources = (api: string) => ({
+  'svc.toml': manifest([
+    { name: '@rt/core', path: 'core' },
+    { name: '@rt/app', path: 'app', dependencies: ['@rt/core'] },
+  ]),
+  'core/docs/readme.md': '# core\n',
+  'core/src/lib.ts': `import { check } from "svc:security";
+import secrets from "svc:secrets";
+import { post } from "svc:http";
+
+const API = ${JSON.stringify(api)};
+
+/**
+ * Sends a note.
+ * @param text The note.
+ * @returns The HTTP status.
+ * @capability rt.test/send { text }
+ */
+export function send(text: string): number {
+  check("rt.test/send", { text });
+  const r = post(API + "/send", { text: String(text) }, { authorization: "Bearer " + String(secrets.get("RT_KEY")) });
+  return r.status;
+}
+
+/** A sender holding its note. */
+export class Mailer {
+  /** The note. */
+  text: string;
+  /**
+   * A sender.
+   * @param text The note.
+   */
+  constructor(text: string) {
+    this.text = String(text);
+  }
+  /**
+   * Sends the note.
+   * @returns The HTTP status.
+   */
+  deliver(): number {
+    return send(this.text);
+  }
+  /**
+   * A sender of a note.
+   * @param text The note.
+   * @returns The sender.
+   */
+  static of(text: string): Mailer {
+    return new Mailer(text);
+  }
+  /**
+   * Sends a note at once.
+   * @param text The note.
+   * @returns The HTTP status.
+   */
+  static now(text: string): number {
+    return send(text);
+  }
+}
+`,
+  'app/docs/readme.md': '# app\n',
+  'app/src/lib.ts': `import { send } from "@rt/core";
+
+/** A widget app hands out; its methods run app's code on what the caller gives. */
+export class Widget {
+  /** What renders the widget. */
+  render: () => unknown = () => "plain";
+  /** Core's sender, as app holds it. */
+  sender = send;
+  /**
+   * Renders.
+   * @returns The text.
+   */
+  show(): string {
+    return String(this.render());
+  }
+  /**
+   * A title from the label.
+   * @returns The title.
+   */
+  title(): string {
+    return "[" + String((this as unknown as { label: unknown }).label) + "]";
+  }
+  /**
+   * Greets.
+   * @param who Whom.
+   * @returns The greeting.
+   */
+  greet(who: unknown): string {
+    return "hi " + who;
+  }
+  /**
+   * Adds one.
+   * @param n A number.
+   * @returns n + 1.
+   */
+  add(n: unknown): number {
+    return (n as number) + 1;
+  }
+  /**
+   * Sorts items.
+   * @param items The items.
+   * @param compare The order.
+   * @returns The sorted items.
+   */
+  sorted(items: unknown[], compare?: (a: unknown, b: unknown) => number): unknown[] {
+    return [...items].sort(compare);
+  }
+  /**
+   * Serialises a value.
+   * @param value The value.
+   * @returns JSON text.
+   */
+  dump(value: unknown): string {
+    return JSON.stringify(value);
+  }
+  /**
+   * Awaits a value.
+   * @param value A value or a thenable.
+   * @returns What it settled with.
+   */
+  async wait(value: unknown): Promise<unknown> {
+    return await value;
+  }
+  /**
+   * Collects an async iterable.
+   * @param items The iterable.
+   * @returns Its items.
+   */
+  async collect(items: AsyncIterable<unknown>): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for await (const item of items) out.push(item);
+    return out;
+  }
+  /**
+   * Applies a function.
+   * @param fn The function.
+   * @param args Its arguments.
+   * @returns What it returned.
+   */
+  invoke(fn: (...args: unknown[]) => unknown, args: unknown[]): unknown {
+    return Reflect.apply(fn, undefined, args);
+  }
+  /**
+   * Reads a key of a value.
+   * @param value The value.
+   * @returns Its key.
+   */
+  keyOf(value: Record<string, unknown>): unknown {
+    return value.key;
+  }
+}
+
+/**
+ * A widget.
+ * @returns A new widget.
+ */
+export function widget(): Widget {
+  return new Widget();
+}
+
+/**
+ * Sends a status line under app's own authority.
+ * @param text The status.
+ * @returns The HTTP status.
+ */
+export function status(text: string): number {
+  return send("status: " + String(text));
+}
+
+/**
+ * Core's sender, handed out.
+ * @returns It.
+ */
+export function sender(): (text: string) => number {
+  return send;
+}
+
+/**
+ * Fails, with core's sender attached to the error (errors reach the caller as they are).
+ * @returns Never.
+ */
+export function fail(): never {
+  const error = new Error("failed") as Error & { retry?: unknown };
+  error.retry = send;
+  throw error;
+}
+
+/**
+ * Counts of words.
+ * @param words The words.
+ * @returns Each word's count.
+ */
+export function counts(words: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const word of words) out.set(word, (out.get(word) ?? 0) + 1);
+  return out;
+}
+
+/**
+ * The sum of counts.
+ * @param counted Counts of words.
+ * @returns Their sum.
+ */
+export function total(counted: Map<string, number>): number {
+  let sum = 0;
+  for (const n of counted.values()) sum += n;
+  return sum;
+}
+
+/** Core's sender in an exported object. */
+export const tools = { send };
+
+export { send as relay } from "@rt/core";
+`,
+});
+
+describe('a Package acting for the program (confused deputy)', () => {
+  let server: TestServer;
+  let api: StandIn;
+  const NOTE = 'from-main-7731';
+  const run = (code: string) => server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'deputy', code, secrets: { RT_KEY: RT_SECRET } } });
+  const sendDecisions = (executionId: string) =>
+    server
+      .audit({ type: 'decision', execution_id: executionId })
+      .filter((d) => d.capability === 'rt.test/send')
+      .map((d) => [d.caller, d.decision]);
+  const program = (body: string) => `import { send, Mailer } from "@rt/core";
+import { widget, Widget, status, sender, tools, relay, fail } from "@rt/app";
+const note = ${JSON.stringify(NOTE)};
+export async function main() {
+  try { return { got: await (async () => { ${body} })() }; } catch (e) { return { refused: (e as Error).name, message: String((e as Error).message) }; }
+}`;
+
+  before(async () => {
+    api = await startStandIn([RT_HOST], () => ({ status: 201, json: { ok: true } }));
+    const home = tempDir();
+    const project = writeFiles(tempDir(), deputySources(api.origin(RT_HOST)));
+    const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
+    assert.equal(published.code, 0, published.stderr);
+    server = await startServer({ home, ...serverOptions(api), timeoutMs: 60_000 });
+    const blueprint = {
+      name: 'deputy',
+      default: 'deny',
+      packages: ['@rt/app', '@rt/core'],
+      secrets: { RT_KEY: { harness: {} } },
+      permissions: {
+        '@rt/core': [
+          { capability: 'http.post', filter: `host == "${RT_HOST}"`, action: 'allow' },
+          { capability: 'secrets.get', filter: 'name == "RT_KEY"', action: 'allow' },
+        ],
+        '@rt/app': [{ capability: 'rt.test/send', action: 'allow' }],
+      },
+    };
+    const reply = await server.request('POST', '/v1/blueprints', { body: { yaml: YAML.stringify(blueprint) } });
+    assert.ok(reply.status < 300, reply.text);
+  });
+  after(async () => {
+    await server?.stop();
+    await api?.close();
+  });
+
+  test('app sends under its own grant; the program calling core itself is denied by name', async () => {
+    const before = api.requests.length;
+    const own = await run(program('return status("up");'));
+    assert.equal(own.status, 200, own.text);
+    assert.deepEqual(JSON.parse(own.json.result), { got: 201 });
+    assert.deepEqual(sendDecisions(own.json.execution_id), [['@rt/app', 'allow']]);
+    const sent = api.requests.slice(before);
+    assert.equal(sent.length, 1);
+    assert.deepEqual(sent[0].json, { text: 'status: up' });
+    assert.equal(sent[0].headers.authorization, `Bearer ${RT_SECRET}`);
+
+    const direct = await run(program('return send(note);'));
+    assert.equal(JSON.parse(direct.json.result).refused, 'PermissionDeniedError', direct.text);
+    assert.deepEqual(sendDecisions(direct.json.execution_id), [['main', 'deny']]);
+    assert.equal(api.requests.length, before + 1);
+  });
+
+  test('what a Package returns still works as the program uses it: methods, instanceof, iteration, and a Map passed on to a Package', async () => {
+    const reply = await run(`import { Mailer } from "@rt/core";
+import { widget, Widget, counts, total } from "@rt/app";
+export function main() {
+  const w = widget();
+  const m = counts(["a", "b", "a"]);
+  const entries: unknown[] = [];
+  for (const [k, v] of m) entries.push([k, v]);
+  return {
+    greet: w.greet("you"), sorted: w.sorted([3, 1, 2], (a: any, b: any) => a - b), isWidget: w instanceof Widget, same: w.greet === w.greet,
+    mailer: new Mailer("x").text, size: m.size, a: m.get("a"), entries, total: total(m), json: JSON.stringify(w.sorted([2, 1])),
+  };
+}`);
+    assert.equal(reply.status, 200, reply.text);
+    assert.deepEqual(JSON.parse(reply.json.result), {
+      greet: 'hi you', sorted: [1, 2, 3], isWidget: true, same: true, mailer: 'x', size: 2, a: 2, entries: [['a', 2], ['b', 1]], total: 3, json: '[1,2]',
+    });
+  });
+
+  // Each route: `deny` when core's check runs and must name the program; `none` when the
+  // route no longer reaches core at all (the copy leaves no code to run).
+  const routes: Record<string, { body: string; expect: 'deny' | 'none' }> = {
+    'bound send as this.render of a returned object': { body: 'const w = widget(); w.render = send.bind(null, note); return w.show();', expect: 'deny' },
+    'bound send as this.render of a forged this': { body: 'return Widget.prototype.show.call({ render: send.bind(null, note) });', expect: 'deny' },
+    'bound send as a getter on a returned object': { body: 'const w = widget(); Object.defineProperty(w, "label", { get: send.bind(null, note) }); return w.title();', expect: 'deny' },
+    'bound send as a getter on a forged this': { body: 'return Widget.prototype.title.call(Object.defineProperty({}, "label", { get: send.bind(null, note) }));', expect: 'deny' },
+    'bound send as toString of an argument': { body: 'return widget().greet({ toString: send.bind(null, note) });', expect: 'deny' },
+    'bound send as valueOf of an argument': { body: 'return widget().add({ valueOf: send.bind(null, note) });', expect: 'deny' },
+    'bound send as Symbol.toPrimitive of an argument': { body: 'return widget().greet({ [Symbol.toPrimitive]: send.bind(null, note) });', expect: 'none' },
+    'bound send as a sort comparator': { body: 'return widget().sorted([2, 1, 3], send.bind(null, note) as any);', expect: 'deny' },
+    'items whose toString is bound send, sorted by app': { body: 'return widget().sorted([{ toString: send.bind(null, note) }, { toString: send.bind(null, note) }]);', expect: 'deny' },
+    'bound send in a promise reaction (no Package frame at all)': { body: 'return await Promise.resolve().then(send.bind(null, note));', expect: 'deny' },
+    'bound send as a thenable app awaits': { body: 'return await widget().wait({ then: (send as any).bind(null, note) });', expect: 'deny' },
+    'bound send as a Proxy trap in an argument': { body: 'return widget().keyOf(new Proxy({ key: 1 }, { ownKeys: send.bind(null, note) as any }));', expect: 'deny' },
+    'bound send as a toJSON app serialises': { body: 'return widget().dump({ toJSON: send.bind(null, note) });', expect: 'deny' },
+    'bound send as an async iterator app consumes': { body: 'return await widget().collect({ [Symbol.asyncIterator]: send.bind(null, note) } as any);', expect: 'none' },
+    'bound send through Reflect.apply in an app method': { body: 'return widget().invoke(send, [note]);', expect: 'deny' },
+    'a core method handed to app as toString': { body: 'const m = new Mailer(note); return widget().greet({ toString: m.deliver });', expect: 'deny' },
+    'a core static method as this.render': { body: 'const w = widget(); w.render = Mailer.now.bind(null, note); return w.show();', expect: 'deny' },
+    'a core method reached through the prototype, as a getter': { body: 'const deliver = Object.getPrototypeOf(new Mailer("x")).deliver; return widget().title.call(Object.defineProperty({}, "label", { get: deliver.bind(new Mailer(note)) }));', expect: 'deny' },
+    'core\'s sender as app re-exports it': { body: 'return widget().greet({ toString: relay.bind(null, note) });', expect: 'deny' },
+    'core\'s sender as app returns it': { body: 'return widget().greet({ toString: sender().bind(null, note) });', expect: 'deny' },
+    'core\'s sender from an object app exports': { body: 'return widget().greet({ toString: tools.send.bind(null, note) });', expect: 'deny' },
+    'core\'s sender app returns, called by the program': { body: 'return sender()(note);', expect: 'deny' },
+    'core\'s sender read from a field of an object app returns': { body: 'return widget().greet({ toString: widget().sender.bind(null, note) });', expect: 'deny' },
+    'core\'s sender read from a field of an object app returns, called by the program': { body: 'return widget().sender(note);', expect: 'deny' },
+    'core\'s sender app attaches to an error it throws, called by the program': { body: 'try { fail(); } catch (e) { return (e as any).retry(note); }', expect: 'deny' },
+    'core\'s sender app attaches to an error it throws, handed back to app as toString': { body: 'try { fail(); } catch (e) { return widget().greet({ toString: (e as any).retry.bind(null, note) }); }', expect: 'deny' },
+    'a subclass of app\'s class whose render is bound send': { body: 'class Evil extends Widget { render = send.bind(null, note); } return new Evil().show();', expect: 'none' },
+    'bound send stored with Object.assign on a returned object': { body: 'const w = widget(); Object.assign(w, { render: send.bind(null, note) }); return w.show();', expect: 'deny' },
+    'bound send as an accessor defined on a returned object through its prototype view': { body: 'const w = widget(); Object.defineProperty(w, "render", { get: () => send.bind(null, note) }); return w.show();', expect: 'deny' },
+  };
+  for (const [name, route] of Object.entries(routes)) {
+    test(`no call under app's grant with the program's data: ${name}`, async () => {
+      const before = api.requests.length;
+      const reply = await run(program(route.body));
+      assert.equal(reply.status, 200, reply.text);
+      assert.ok(!reply.text.includes(RT_SECRET), reply.text);
+      const seen = sendDecisions(reply.json.execution_id);
+      // The far end received nothing: no request under app's grant carrying the program's note.
+      assert.deepEqual(api.requests.slice(before).map((r) => r.json), [], `${name}: ${reply.text}`);
+      assert.ok(!seen.some(([, decision]) => decision === 'allow'), `${name}: ${JSON.stringify(seen)}`);
+      if (route.expect === 'deny') {
+        assert.ok(seen.length >= 1, `${name}: no decision recorded (${reply.text})`);
+        for (const [caller] of seen) assert.equal(caller, 'main', `${name}: ${JSON.stringify(seen)}`);
+      } else assert.deepEqual(seen, [], `${name}: ${reply.text}`);
+    });
+  }
+});
