@@ -7,7 +7,7 @@ import MagicString from 'magic-string';
 import remapping from '@jridgewell/remapping';
 import { PROGRAM_FILENAME, SCRIPT_FILENAME, type CompileResult, type Diagnostic, type ProgramScript } from '../contract';
 import { positionOf, renderCompileError } from './diagnostics';
-import { instrument } from './instrument';
+import { childNodes, instrument } from './instrument';
 
 type AnyNode = Node & Record<string, any>;
 
@@ -25,9 +25,19 @@ const RESERVED_PREFIX = '__svc';
 /** Fuel moved from the reserve into the counter at a time: a V8 small integer (< 2^30). */
 export const FUEL_CHUNK = 0x20000000;
 
+/** A program's source is at most this many bytes (a request body holds at most 2 MiB). */
+export const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
+/** Diagnostics reported per compile: each costs a pass over the source to place and render. */
+export const MAX_DIAGNOSTICS = 20;
+
 function failure(diagnostics: Diagnostic[], source: string): CompileResult {
-  return { ok: false, error: { kind: 'compile_error', message: renderCompileError(diagnostics, source), diagnostics } };
+  const kept = diagnostics.slice(0, MAX_DIAGNOSTICS);
+  if (diagnostics.length > kept.length) kept.push({ severity: 'error', line: 1, column: 1, message: `more errors follow; the first ${MAX_DIAGNOSTICS} are shown` });
+  return { ok: false, error: { kind: 'compile_error', message: renderCompileError(kept, source), diagnostics: kept } };
 }
+
+const isStackOverflow = (error: unknown) => error instanceof RangeError && /call stack/i.test(error.message);
+const TOO_DEEP = 'the program nests too deeply to compile (expressions, blocks or literals inside each other thousands of levels deep); flatten the nesting';
 
 export function fromEsbuild(message: Message, severity: 'error' | 'warning'): Diagnostic {
   const location = message.location;
@@ -50,13 +60,16 @@ function locateInSource(source: string, needle: string): { line: number; column:
   return { line: 1, column: 1 };
 }
 
-export function walk(node: AnyNode, visit: (node: AnyNode) => void): void {
-  visit(node);
-  for (const key of Object.keys(node)) {
-    const value = node[key];
-    if (Array.isArray(value)) {
-      for (const item of value) if (item && typeof item.type === 'string') walk(item, visit);
-    } else if (value && typeof value.type === 'string' && key !== 'loc') walk(value, visit);
+/** Every node in pre-order, iteratively (a program's nesting must not cost call stack). */
+export function walk(root: AnyNode, visit: (node: AnyNode) => void): void {
+  const pending: AnyNode[] = [root];
+  const children: AnyNode[] = [];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    visit(node);
+    children.length = 0;
+    childNodes(node, children);
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
   }
 }
 
@@ -69,6 +82,8 @@ export function checkImports(ast: AnyNode, input: CompileInput): { diagnostics: 
   const diagnostics: Diagnostic[] = [];
   const imported = new Set<string>();
   walk(ast, (node) => {
+    // Placing a diagnostic scans the source: past the shown ones, the compile has failed anyway.
+    if (diagnostics.length > MAX_DIAGNOSTICS) return;
     if (node.type === 'Identifier' && node.name.startsWith(RESERVED_PREFIX)) {
       const at = locateInSource(input.source, node.name);
       diagnostics.push({ severity: 'error', ...at, message: `identifiers starting with \`${RESERVED_PREFIX}\` are reserved by the runtime; rename \`${node.name}\`` });
@@ -148,7 +163,24 @@ export function hideModuleWrapper(ast: AnyNode, s: MagicString): void {
   }
 }
 
-export async function compileProgram(input: CompileInput): Promise<CompileResult> {
+/**
+ * Compiles in this thread. The server calls compileProgram (./workers), which runs this in
+ * a worker thread; whatever the source, this returns a result and never throws.
+ */
+export async function compileHere(input: CompileInput): Promise<CompileResult> {
+  const bytes = Buffer.byteLength(input.source, 'utf8');
+  if (bytes > MAX_SOURCE_BYTES) {
+    return failure([{ severity: 'error', line: 1, column: 1, message: `the program is ${bytes} bytes; a program's source may be at most ${MAX_SOURCE_BYTES} bytes (2 MiB)` }], input.source);
+  }
+  try {
+    return await compileChecked(input);
+  } catch (error) {
+    if (isStackOverflow(error)) return failure([{ severity: 'error', line: 1, column: 1, message: TOO_DEEP }], input.source);
+    return failure([{ severity: 'error', line: 1, column: 1, message: `the program could not be compiled: ${(error as Error)?.message ?? String(error)}` }], input.source);
+  }
+}
+
+async function compileChecked(input: CompileInput): Promise<CompileResult> {
   let output: { code: string; map: string; warnings: Message[] };
   try {
     output = await transform(input.source, {
@@ -172,6 +204,7 @@ export async function compileProgram(input: CompileInput): Promise<CompileResult
   try {
     ast = parse(output.code, { ecmaVersion: 'latest', sourceType: 'script', preserveParens: true, allowReturnOutsideFunction: false }) as AnyNode;
   } catch (error) {
+    if (isStackOverflow(error)) return failure([{ severity: 'error', line: 1, column: 1, message: TOO_DEEP }], input.source);
     return failure([{ severity: 'error', line: 1, column: 1, message: `program could not be parsed after type stripping: ${(error as Error).message}` }], input.source);
   }
 
@@ -225,17 +258,8 @@ export async function compileProgram(input: CompileInput): Promise<CompileResult
     hostModules: imported,
     usesTemporal: /\bTemporal\b/.test(input.source),
   };
-  // Composed only when an error needs rendering: most runs never read it.
-  let composed: string | null = null;
-  Object.defineProperty(script, 'sourceMap', {
-    enumerable: true,
-    get() {
-      if (composed === null) {
-        const instrumentedMap = s.generateMap({ hires: true, source: 'esbuild-output.js', file: SCRIPT_FILENAME, includeContent: false });
-        composed = remapping(instrumentedMap.toString(), (file) => (file === 'esbuild-output.js' ? esbuildMap : null)).toString();
-      }
-      return composed;
-    },
-  });
+  // Composed here, in the compile worker: the runner maps a failed run's stack with it.
+  const instrumentedMap = s.generateMap({ hires: true, source: 'esbuild-output.js', file: SCRIPT_FILENAME, includeContent: false });
+  script.sourceMap = remapping(instrumentedMap.toString(), (file) => (file === 'esbuild-output.js' ? esbuildMap : null)).toString();
   return { ok: true, script };
 }

@@ -6,8 +6,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderRuntimeError } from '../compile';
-import { BYTES_TAG, type ProgramScript } from '../contract';
+import { BYTES_TAG, PROGRAM_FILENAME } from '../contract';
 import type { FromRunner, ToRunner } from '../runner/protocol';
 import { readHostCall, readOutcome, type CheckedOutcome } from './report';
 import type { HostHandler, HostReply, RunError, RunJob, RunOutcome } from './types';
@@ -195,7 +194,12 @@ export class RunnerPool {
       guestModules: job.guestModules ?? {},
       limits: job.limits,
       usesTemporal: job.script.usesTemporal || (job.packages?.some((p) => p.script.usesTemporal) ?? false),
-      ...(job.packages?.length ? { packages: job.packages.map(({ script, imports, listed }) => ({ name: script.name, key: script.key, code: script.code, filename: script.filename, imports, listed })) } : {}),
+      // The runner maps a failure's stack itself (sandbox/runner/render-stack.ts).
+      sourceMap: job.script.sourceMap,
+      source: job.script.sources[PROGRAM_FILENAME] ?? '',
+      ...(job.packages?.length
+        ? { packages: job.packages.map(({ script, imports, listed }) => ({ name: script.name, key: script.key, code: script.code, filename: script.filename, sourceMap: script.sourceMap, imports, listed })) }
+        : {}),
     };
     runner.child.send(message);
     if (job.limits.timeMs > 0) {
@@ -334,7 +338,7 @@ export class RunnerPool {
       this.options.onLog?.('error', 'a runner reported a run in a shape the server does not accept; the run ends as an error', { execution_id: job.executionId });
       return this.ended(job, 'error', 0);
     }
-    return outcomeOf(job, checked, (error) => this.options.onLog?.('warn', 'a runtime stack could not be mapped to the program; the message has no frames', { execution_id: job.executionId, error: describe(error) }));
+    return outcomeOf(job, checked);
   }
 }
 
@@ -342,23 +346,18 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Maps a stack to program.ts; a stack the source map cannot place leaves the headline alone. */
-function render(headline: string, stack: string | undefined, job: RunJob, onFailure: (error: unknown) => void): string {
-  try {
-    return renderRuntimeError(headline, stack, job.script, job.packages?.map((p) => p.script));
-  } catch (error) {
-    onFailure(error);
-    return headline;
-  }
+/** The headline with the runner's rendered trace (frames and excerpt) under it. */
+function withTrace(headline: string, trace: string | undefined): string {
+  return trace ? `${headline}\n${trace}` : headline;
 }
 
-function outcomeOf(job: RunJob, raw: CheckedOutcome, onRenderFailure: (error: unknown) => void): RunOutcome {
+function outcomeOf(job: RunJob, raw: CheckedOutcome): RunOutcome {
   const base = { console: raw.console, wasmFuel: raw.wasmFuel, hostFuel: raw.hostFuel, memoryPeak: raw.memoryPeak, wallMs: raw.wallMs };
   if (raw.kind === 'ok') return { ...base, outcome: 'ok', result: raw.result, error: null };
   if (raw.kind === 'error' || raw.kind === 'crashed') {
     const failure = raw.failure ?? { name: 'Error', message: 'the run failed inside the sandbox' };
     const headline = failure.headline ?? (failure.message === '' ? failure.name : `${failure.name}: ${failure.message}`);
-    const message = render(headline, failure.stack, job, onRenderFailure);
+    const message = withTrace(headline, failure.trace);
     if (failure.denied) {
       return { ...base, outcome: 'error', result: null, error: { kind: 'permission_denied', message, caller: failure.denied.caller, capability: failure.denied.capability, source: failure.denied.source } };
     }
@@ -366,6 +365,6 @@ function outcomeOf(job: RunJob, raw: CheckedOutcome, onRenderFailure: (error: un
   }
   const headline = limitMessage(raw.kind, job.limits);
   // A fuel end names where the run stopped, with the excerpt.
-  const message = raw.kind === 'fuel_exhausted' && raw.limitStack ? render(headline, raw.limitStack, job, onRenderFailure) : headline;
+  const message = raw.kind === 'fuel_exhausted' ? withTrace(headline, raw.limitTrace) : headline;
   return { ...base, outcome: raw.kind, result: null, error: { kind: raw.kind, message } };
 }
