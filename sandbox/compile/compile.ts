@@ -36,7 +36,8 @@ function failure(diagnostics: Diagnostic[], source: string): CompileResult {
   return { ok: false, error: { kind: 'compile_error', message: renderCompileError(kept, source), diagnostics: kept } };
 }
 
-const isStackOverflow = (error: unknown) => error instanceof RangeError && /call stack/i.test(error.message);
+// V8's overflow, or acorn's own check before it overflows.
+const isStackOverflow = (error: unknown) => error instanceof Error && /call stack size|not enough stack space/i.test(error.message);
 const TOO_DEEP = 'the program nests too deeply to compile (expressions, blocks or literals inside each other thousands of levels deep); flatten the nesting';
 
 export function fromEsbuild(message: Message, severity: 'error' | 'warning'): Diagnostic {
@@ -163,6 +164,42 @@ export function hideModuleWrapper(ast: AnyNode, s: MagicString): void {
   }
 }
 
+/** Brackets nested deeper than this are refused before any parser sees them. */
+export const MAX_NESTING = 1000;
+
+/**
+ * Where brackets (`(`, `[`, `{`) first nest deeper than MAX_NESTING, or null. One pass, no
+ * parser: esbuild's printing and parsing of deep nesting cost far more than linear time
+ * (20,000 nested arrow functions took 30 s), and acorn refuses a few thousand levels
+ * anyway. Comments and quoted strings are skipped; other text may count a bracket more or
+ * less, which only moves where a program this deep is refused.
+ */
+export function tooDeep(source: string): number | null {
+  let depth = 0;
+  for (let i = 0; i < source.length; i++) {
+    const code = source.charCodeAt(i);
+    if (code === 40 || code === 91 || code === 123) {
+      if (++depth > MAX_NESTING) return i;
+    } else if (code === 41 || code === 93 || code === 125) {
+      if (depth > 0) depth--;
+    } else if (code === 47 && source.charCodeAt(i + 1) === 47) {
+      const end = source.indexOf('\n', i);
+      i = end === -1 ? source.length : end;
+    } else if (code === 47 && source.charCodeAt(i + 1) === 42) {
+      const end = source.indexOf('*/', i + 2);
+      i = end === -1 ? source.length : end + 1;
+    } else if (code === 34 || code === 39) {
+      // A quoted string ends at its quote or, unterminated, at the line's end.
+      for (i++; i < source.length; i++) {
+        const c = source.charCodeAt(i);
+        if (c === 92) i++;
+        else if (c === code || c === 10) break;
+      }
+    }
+  }
+  return null;
+}
+
 /**
  * Compiles in this thread. The server calls compileProgram (./workers), which runs this in
  * a worker thread; whatever the source, this returns a result and never throws.
@@ -171,6 +208,10 @@ export async function compileHere(input: CompileInput): Promise<CompileResult> {
   const bytes = Buffer.byteLength(input.source, 'utf8');
   if (bytes > MAX_SOURCE_BYTES) {
     return failure([{ severity: 'error', line: 1, column: 1, message: `the program is ${bytes} bytes; a program's source may be at most ${MAX_SOURCE_BYTES} bytes (2 MiB)` }], input.source);
+  }
+  const deep = tooDeep(input.source);
+  if (deep !== null) {
+    return failure([{ severity: 'error', ...positionOf(input.source, deep), message: `brackets nest more than ${MAX_NESTING} levels deep here; flatten the nesting (split deep expressions into variables or functions)` }], input.source);
   }
   try {
     return await compileChecked(input);
@@ -188,6 +229,9 @@ async function compileChecked(input: CompileInput): Promise<CompileResult> {
       format: 'cjs',
       target: 'es2022',
       sourcemap: 'external',
+      // No indentation: esbuild indents nested blocks, so printed output would grow with the
+      // square of the nesting depth (20,000 nested blocks printed half a gigabyte).
+      minifyWhitespace: true,
       sourcefile: PROGRAM_FILENAME,
       logLevel: 'silent',
       supported: { 'dynamic-import': true },
