@@ -16,7 +16,8 @@ export type CompileReply = { id: number } & ({ ok: true; result: CompileResult |
 
 /** Heap of one compile worker: a 2 MiB program's syntax tree fits many times over. */
 const WORKER_HEAP_MB = 512;
-const POOL_SIZE = Math.max(1, Math.min(4, Math.ceil(os.availableParallelism() / 2)));
+/** At least two, so one large program never holds back a small one behind it. */
+const POOL_SIZE = Math.max(2, Math.min(4, os.availableParallelism()));
 
 function builtWorker(): URL | null {
   // The server bundle sits beside it; the CLI's chunks one folder down.
