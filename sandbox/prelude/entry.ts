@@ -252,6 +252,8 @@ function readText(read: () => unknown): string | undefined {
  */
 const MAX_STACK_CHARS = 64 * 1024;
 /** V8's own `stack` getter, where the engine defines `stack` as an accessor (newer V8). */
+/** Captured before the program runs: a replaced global `Error` never runs here. */
+const ErrorConstructor = Error;
 const ErrorPrototype = Error.prototype;
 const engineStackGetter: unknown = own(ObjectGetOwnPropertyDescriptor(new Error('probe'), 'stack'), 'get') ?? own(ObjectGetOwnPropertyDescriptor(ErrorPrototype, 'stack'), 'get');
 
@@ -338,8 +340,14 @@ function makeRuntime(spec: unknown): object {
     fuelBudget: numberOr(own(spec, 'fuelBudget'), 0),
     maxDepth: numberOr(own(spec, 'maxDepth'), 16),
     fuelOut() {
-      // The stack names where the run stopped; the pool maps it to program.ts.
-      native.limit('fuel_exhausted', 0, stackText(new Error('fuel')) ?? '');
+      // The stack names where the run stopped; the runner maps it to program.ts.
+      let where = '';
+      try {
+        where = stackText(new ErrorConstructor('fuel')) ?? '';
+      } catch {
+        where = '';
+      }
+      native.limit('fuel_exhausted', 0, where);
     },
     stackOut(fuelLeft: number) {
       native.limit('stack_exhausted', fuelLeft);
