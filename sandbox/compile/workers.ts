@@ -39,8 +39,14 @@ class CompilePool {
 
   constructor(private readonly file: URL) {}
 
+  /** Never rejects: a worker that cannot start or dies answers as a failed compile. */
   run(job: Omit<CompileJob, 'id'>): Promise<CompileReply> {
-    const slot = this.leastBusy();
+    let slot: Slot;
+    try {
+      slot = this.leastBusy();
+    } catch (error) {
+      return Promise.resolve({ id: -1, ok: false, message: `the compiler could not start: ${(error as Error)?.message ?? String(error)}` });
+    }
     const id = ++this.nextId;
     return new Promise((resolve) => {
       slot.pending.set(id, resolve);
