@@ -1,6 +1,7 @@
 // Compiles a submitted TypeScript program into the isolate script of the sandbox
 // contract: esbuild strips types (CommonJS output), acorn checks imports and `main`,
 // the instrumentation adds metering, and the source map leads back to program.ts.
+import { createHash } from 'node:crypto';
 import { parse, type Node } from 'acorn';
 import { transform, type Message } from './esbuild';
 import MagicString from 'magic-string';
@@ -301,9 +302,11 @@ async function compileChecked(input: CompileInput): Promise<CompileResult> {
     sources: { [PROGRAM_FILENAME]: input.source },
     hostModules: imported,
     usesTemporal: /\bTemporal\b/.test(input.source),
+    key: '',
   };
   // Composed here, in the compile worker: the runner maps a failed run's stack with it.
   const instrumentedMap = s.generateMap({ hires: true, source: 'esbuild-output.js', file: SCRIPT_FILENAME, includeContent: false });
   script.sourceMap = remapping(instrumentedMap.toString(), (file) => (file === 'esbuild-output.js' ? esbuildMap : null)).toString();
+  script.key = createHash('sha256').update(script.code).update('\0').update(input.source).digest('hex');
   return { ok: true, script };
 }

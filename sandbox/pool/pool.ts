@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BYTES_TAG, PROGRAM_FILENAME } from '../contract';
-import type { FromRunner, ToRunner } from '../runner/protocol';
+import { PROGRAM_MAP_BYTES, PROGRAM_MAPS_KEPT, type FromRunner, type ToRunner } from '../runner/protocol';
+import { Recent } from '../runner/recent';
 import { readHostCall, readOutcome, type CheckedOutcome } from './report';
 import type { HostHandler, HostReply, RunError, RunJob, RunOutcome } from './types';
 
@@ -44,6 +45,8 @@ interface Runner {
   active: ActiveRun | null;
   lastHeard: number;
   catastrophic: string | null;
+  /** Programs whose source map and source this runner holds (half its own budget). */
+  maps: Recent<true>;
 }
 
 function defaultEntry(): { entry: string; execArgv: string[] } {
@@ -147,7 +150,7 @@ export class RunnerPool {
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
-    const runner: Runner = { child, ready: false, active: null, lastHeard: Date.now(), catastrophic: null };
+    const runner: Runner = { child, ready: false, active: null, lastHeard: Date.now(), catastrophic: null, maps: new Recent(PROGRAM_MAPS_KEPT / 2, PROGRAM_MAP_BYTES / 2) };
     this.runners.push(runner);
     child.on('message', (message: unknown) => this.onMessage(runner, message));
     child.on('exit', (code, signal) => this.onExit(runner, code, signal));
@@ -185,6 +188,10 @@ export class RunnerPool {
     runner.active = active;
     runner.lastHeard = Date.now();
     const { job } = active;
+    const source = job.script.sources[PROGRAM_FILENAME] ?? '';
+    // The runner maps a failure's stack itself (sandbox/runner/render-stack.ts); a large
+    // program's map is sent once per runner, not with every run.
+    const known = this.holds(runner, job.script.key, job.script.sourceMap.length + source.length);
     const message: ToRunner = {
       type: 'run',
       runId: active.runId,
@@ -194,11 +201,10 @@ export class RunnerPool {
       guestModules: job.guestModules ?? {},
       limits: job.limits,
       usesTemporal: job.script.usesTemporal || (job.packages?.some((p) => p.script.usesTemporal) ?? false),
-      // The runner maps a failure's stack itself (sandbox/runner/render-stack.ts).
-      sourceMap: job.script.sourceMap,
-      source: job.script.sources[PROGRAM_FILENAME] ?? '',
+      programKey: job.script.key,
+      ...(known ? {} : { sourceMap: job.script.sourceMap, source }),
       ...(job.packages?.length
-        ? { packages: job.packages.map(({ script, imports, listed }) => ({ name: script.name, key: script.key, code: script.code, filename: script.filename, sourceMap: script.sourceMap, imports, listed })) }
+        ? { packages: job.packages.map(({ script, imports, listed }) => ({ name: script.name, key: script.key, code: script.code, filename: script.filename, ...this.mapFor(runner, script.key, script.sourceMap), imports, listed })) }
         : {}),
     };
     runner.child.send(message);
@@ -216,6 +222,17 @@ export class RunnerPool {
       signal.addEventListener('abort', onAbort, { once: true });
       active.detach = () => signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** Whether `runner` holds the map kept under `key` (then it is left out); notes it as sent otherwise. */
+  private holds(runner: Runner, key: string, bytes: number): boolean {
+    if (runner.maps.get(key) !== undefined) return true;
+    runner.maps.set(key, true, bytes);
+    return false;
+  }
+
+  private mapFor(runner: Runner, key: string, sourceMap: string): { sourceMap?: string } {
+    return this.holds(runner, key, sourceMap.length) ? {} : { sourceMap };
   }
 
   /** Whatever a runner sends, the server keeps serving: a failure ends that run, logged. */

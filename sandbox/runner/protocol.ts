@@ -11,20 +11,33 @@ export interface RunMessage {
   guestModules: Record<string, string>;
   limits: RunLimits;
   usesTemporal: boolean;
-  /** Source map of `code` (v3 JSON) and the program's source: the runner maps a failure's stack with them. */
-  sourceMap: string;
-  source: string;
+  /** Content hash of the program (`ProgramScript.key`). */
+  programKey: string;
+  /**
+   * Source map of `code` (v3 JSON) and the program's source: the runner maps a failure's
+   * stack with them. Left out when this runner was sent them for `programKey` lately (see
+   * PROGRAM_MAPS_KEPT).
+   */
+  sourceMap?: string;
+  source?: string;
   /** Packages the run loads, in dependency order (`key` names the compiled script a runner may keep). */
   packages?: RunPackage[];
 }
+
+/**
+ * How many programs' maps a runner keeps (by recency, within PROGRAM_MAP_BYTES); the pool
+ * assumes half of each, so a map it leaves out is always still in the runner.
+ */
+export const PROGRAM_MAPS_KEPT = 64;
+export const PROGRAM_MAP_BYTES = 64 * 1024 * 1024;
 
 export interface RunPackage {
   name: string;
   key: string;
   code: string;
   filename: string;
-  /** Source map of `code` back to the Package's sources (for its stack frames). */
-  sourceMap: string;
+  /** Source map of `code` back to the Package's sources (for its stack frames); left out like RunMessage.sourceMap. */
+  sourceMap?: string;
   /** Packages this one may import (its declared dependencies). */
   imports: string[];
   /** The Blueprint lists it: the program may import it (dependencies alone it may not). */
