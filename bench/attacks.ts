@@ -10,6 +10,8 @@ import { startServer, type TestServer } from '../test/harness';
 const HOSTILE_STACK = '"at " + "a (".repeat(100000)';
 
 export const ATTACKS: Record<string, string> = {
+  // Not an attack: how the machine answers health requests during an ordinary run (noise floor).
+  'control: a 200 ms loop': 'export function main() { const end = Date.now() + 200; let n = 0; while (Date.now() < end) n++; return n > 0; }',
   'thrown error, 300 kB stack line': `export function main() { const e = new Error("x"); Object.defineProperty(e, "stack", { value: ${HOSTILE_STACK} }); throw e; }`,
   'thrown Proxy, stack getter': `export function main() { const text = ${HOSTILE_STACK}; throw new Proxy(new Error("x"), { get(target, key) { return key === "stack" ? text : Reflect.get(target, key); } }); }`,
   '1.5 MB program': `export function main() { return 1; }\n${Array.from({ length: 30_000 }, (_, i) => `function f${i}(a: number): number { return a * ${i} + 1; }`).join('\n')}`,
