@@ -19,6 +19,8 @@ export interface ProgramScript {
   hostModules: string[];
   /** True when the program mentions `Temporal` (the runtime loads the polyfill lazily). */
   usesTemporal: boolean;
+  /** Content hash of `code`: a runner keeps the source map and source of recent programs by it. */
+  key: string;
 }
 
 /**

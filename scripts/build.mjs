@@ -13,6 +13,8 @@ const entryPoints = { server: 'src/main.ts' };
 if (existsSync(path.join(root, 'sandbox/runner/main.ts'))) entryPoints.runner = 'sandbox/runner/main.ts';
 // Package installs run in a worker thread, off the server's event loop.
 if (existsSync(path.join(root, 'src/packages/install/worker.ts'))) entryPoints['packages-worker'] = 'src/packages/install/worker.ts';
+// Programs and Package scripts compile in worker threads, off the server's event loop.
+if (existsSync(path.join(root, 'sandbox/compile/worker.ts'))) entryPoints['compile-worker'] = 'sandbox/compile/worker.ts';
 
 await build({
   absWorkingDir: root,

@@ -1,13 +1,14 @@
 // Compiles a submitted TypeScript program into the isolate script of the sandbox
 // contract: esbuild strips types (CommonJS output), acorn checks imports and `main`,
 // the instrumentation adds metering, and the source map leads back to program.ts.
+import { createHash } from 'node:crypto';
 import { parse, type Node } from 'acorn';
 import { transform, type Message } from './esbuild';
 import MagicString from 'magic-string';
 import remapping from '@jridgewell/remapping';
 import { PROGRAM_FILENAME, SCRIPT_FILENAME, type CompileResult, type Diagnostic, type ProgramScript } from '../contract';
 import { positionOf, renderCompileError } from './diagnostics';
-import { instrument } from './instrument';
+import { childNodes, instrument } from './instrument';
 
 type AnyNode = Node & Record<string, any>;
 
@@ -25,9 +26,20 @@ const RESERVED_PREFIX = '__svc';
 /** Fuel moved from the reserve into the counter at a time: a V8 small integer (< 2^30). */
 export const FUEL_CHUNK = 0x20000000;
 
+/** A program's source is at most this many bytes (a request body holds at most 2 MiB). */
+export const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
+/** Diagnostics reported per compile: each costs a pass over the source to place and render. */
+export const MAX_DIAGNOSTICS = 20;
+
 function failure(diagnostics: Diagnostic[], source: string): CompileResult {
-  return { ok: false, error: { kind: 'compile_error', message: renderCompileError(diagnostics, source), diagnostics } };
+  const kept = diagnostics.slice(0, MAX_DIAGNOSTICS);
+  if (diagnostics.length > kept.length) kept.push({ severity: 'error', line: 1, column: 1, message: `more errors follow; the first ${MAX_DIAGNOSTICS} are shown` });
+  return { ok: false, error: { kind: 'compile_error', message: renderCompileError(kept, source), diagnostics: kept } };
 }
+
+// V8's overflow, or acorn's own check before it overflows.
+const isStackOverflow = (error: unknown) => error instanceof Error && /call stack size|not enough stack space/i.test(error.message);
+const TOO_DEEP = 'the program nests too deeply to compile (expressions, blocks or literals inside each other thousands of levels deep); flatten the nesting';
 
 export function fromEsbuild(message: Message, severity: 'error' | 'warning'): Diagnostic {
   const location = message.location;
@@ -50,13 +62,16 @@ function locateInSource(source: string, needle: string): { line: number; column:
   return { line: 1, column: 1 };
 }
 
-export function walk(node: AnyNode, visit: (node: AnyNode) => void): void {
-  visit(node);
-  for (const key of Object.keys(node)) {
-    const value = node[key];
-    if (Array.isArray(value)) {
-      for (const item of value) if (item && typeof item.type === 'string') walk(item, visit);
-    } else if (value && typeof value.type === 'string' && key !== 'loc') walk(value, visit);
+/** Every node in pre-order, iteratively (a program's nesting must not cost call stack). */
+export function walk(root: AnyNode, visit: (node: AnyNode) => void): void {
+  const pending: AnyNode[] = [root];
+  const children: AnyNode[] = [];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    visit(node);
+    children.length = 0;
+    childNodes(node, children);
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
   }
 }
 
@@ -69,6 +84,8 @@ export function checkImports(ast: AnyNode, input: CompileInput): { diagnostics: 
   const diagnostics: Diagnostic[] = [];
   const imported = new Set<string>();
   walk(ast, (node) => {
+    // Placing a diagnostic scans the source: past the shown ones, the compile has failed anyway.
+    if (diagnostics.length > MAX_DIAGNOSTICS) return;
     if (node.type === 'Identifier' && node.name.startsWith(RESERVED_PREFIX)) {
       const at = locateInSource(input.source, node.name);
       diagnostics.push({ severity: 'error', ...at, message: `identifiers starting with \`${RESERVED_PREFIX}\` are reserved by the runtime; rename \`${node.name}\`` });
@@ -148,7 +165,64 @@ export function hideModuleWrapper(ast: AnyNode, s: MagicString): void {
   }
 }
 
-export async function compileProgram(input: CompileInput): Promise<CompileResult> {
+/** Brackets nested deeper than this are refused before any parser sees them. */
+export const MAX_NESTING = 1000;
+
+/**
+ * Where brackets (`(`, `[`, `{`) first nest deeper than MAX_NESTING, or null. One pass, no
+ * parser: esbuild's printing and parsing of deep nesting cost far more than linear time
+ * (20,000 nested arrow functions took 30 s), and acorn refuses a few thousand levels
+ * anyway. Comments and quoted strings are skipped; other text may count a bracket more or
+ * less, which only moves where a program this deep is refused.
+ */
+export function tooDeep(source: string): number | null {
+  let depth = 0;
+  for (let i = 0; i < source.length; i++) {
+    const code = source.charCodeAt(i);
+    if (code === 40 || code === 91 || code === 123) {
+      if (++depth > MAX_NESTING) return i;
+    } else if (code === 41 || code === 93 || code === 125) {
+      if (depth > 0) depth--;
+    } else if (code === 47 && source.charCodeAt(i + 1) === 47) {
+      const end = source.indexOf('\n', i);
+      i = end === -1 ? source.length : end;
+    } else if (code === 47 && source.charCodeAt(i + 1) === 42) {
+      const end = source.indexOf('*/', i + 2);
+      i = end === -1 ? source.length : end + 1;
+    } else if (code === 34 || code === 39) {
+      // A quoted string ends at its quote or, unterminated, at the line's end.
+      for (i++; i < source.length; i++) {
+        const c = source.charCodeAt(i);
+        if (c === 92) i++;
+        else if (c === code || c === 10) break;
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * Compiles in this thread. The server calls compileProgram (./workers), which runs this in
+ * a worker thread; whatever the source, this returns a result and never throws.
+ */
+export async function compileHere(input: CompileInput): Promise<CompileResult> {
+  const bytes = Buffer.byteLength(input.source, 'utf8');
+  if (bytes > MAX_SOURCE_BYTES) {
+    return failure([{ severity: 'error', line: 1, column: 1, message: `the program is ${bytes} bytes; a program's source may be at most ${MAX_SOURCE_BYTES} bytes (2 MiB)` }], input.source);
+  }
+  const deep = tooDeep(input.source);
+  if (deep !== null) {
+    return failure([{ severity: 'error', ...positionOf(input.source, deep), message: `brackets nest more than ${MAX_NESTING} levels deep here; flatten the nesting (split deep expressions into variables or functions)` }], input.source);
+  }
+  try {
+    return await compileChecked(input);
+  } catch (error) {
+    if (isStackOverflow(error)) return failure([{ severity: 'error', line: 1, column: 1, message: TOO_DEEP }], input.source);
+    return failure([{ severity: 'error', line: 1, column: 1, message: `the program could not be compiled: ${(error as Error)?.message ?? String(error)}` }], input.source);
+  }
+}
+
+async function compileChecked(input: CompileInput): Promise<CompileResult> {
   let output: { code: string; map: string; warnings: Message[] };
   try {
     output = await transform(input.source, {
@@ -156,6 +230,9 @@ export async function compileProgram(input: CompileInput): Promise<CompileResult
       format: 'cjs',
       target: 'es2022',
       sourcemap: 'external',
+      // No indentation: esbuild indents nested blocks, so printed output would grow with the
+      // square of the nesting depth (20,000 nested blocks printed half a gigabyte).
+      minifyWhitespace: true,
       sourcefile: PROGRAM_FILENAME,
       logLevel: 'silent',
       supported: { 'dynamic-import': true },
@@ -172,6 +249,7 @@ export async function compileProgram(input: CompileInput): Promise<CompileResult
   try {
     ast = parse(output.code, { ecmaVersion: 'latest', sourceType: 'script', preserveParens: true, allowReturnOutsideFunction: false }) as AnyNode;
   } catch (error) {
+    if (isStackOverflow(error)) return failure([{ severity: 'error', line: 1, column: 1, message: TOO_DEEP }], input.source);
     return failure([{ severity: 'error', line: 1, column: 1, message: `program could not be parsed after type stripping: ${(error as Error).message}` }], input.source);
   }
 
@@ -224,18 +302,11 @@ export async function compileProgram(input: CompileInput): Promise<CompileResult
     sources: { [PROGRAM_FILENAME]: input.source },
     hostModules: imported,
     usesTemporal: /\bTemporal\b/.test(input.source),
+    key: '',
   };
-  // Composed only when an error needs rendering: most runs never read it.
-  let composed: string | null = null;
-  Object.defineProperty(script, 'sourceMap', {
-    enumerable: true,
-    get() {
-      if (composed === null) {
-        const instrumentedMap = s.generateMap({ hires: true, source: 'esbuild-output.js', file: SCRIPT_FILENAME, includeContent: false });
-        composed = remapping(instrumentedMap.toString(), (file) => (file === 'esbuild-output.js' ? esbuildMap : null)).toString();
-      }
-      return composed;
-    },
-  });
+  // Composed here, in the compile worker: the runner maps a failed run's stack with it.
+  const instrumentedMap = s.generateMap({ hires: true, source: 'esbuild-output.js', file: SCRIPT_FILENAME, includeContent: false });
+  script.sourceMap = remapping(instrumentedMap.toString(), (file) => (file === 'esbuild-output.js' ? esbuildMap : null)).toString();
+  script.key = createHash('sha256').update(script.code).update('\0').update(input.source).digest('hex');
   return { ok: true, script };
 }

@@ -3,12 +3,31 @@
 import type { Diagnostic } from '../contract';
 import { PROGRAM_FILENAME } from '../contract';
 
-/** Two lines: the source text and a caret under the 1-based column. */
+/** Characters of a source line an excerpt shows at most (a minified line can be megabytes). */
+const EXCERPT_WIDTH = 160;
+
+/** Two lines: the source text and a caret under the 1-based column (a long line shows a window around it). */
 export function excerpt(source: string, line: number, column: number): string {
-  const text = source.split(/\r?\n/)[line - 1];
-  if (text === undefined) return '';
+  let start = 0;
+  for (let n = 1; n < line; n++) {
+    const next = source.indexOf('\n', start);
+    if (next === -1) return '';
+    start = next + 1;
+  }
+  if (line < 1 || start > source.length) return '';
+  let end = source.indexOf('\n', start);
+  if (end === -1) end = source.length;
+  if (end > start && source.charCodeAt(end - 1) === 13) end--;
+  const caret = Math.max(0, Math.min(column - 1, end - start));
+  let from = start;
+  let to = end;
+  if (to - from > EXCERPT_WIDTH) {
+    from = Math.max(start, Math.min(start + caret - EXCERPT_WIDTH / 2, end - EXCERPT_WIDTH));
+    to = from + EXCERPT_WIDTH;
+  }
+  const text = `${from > start ? '…' : ''}${source.slice(from, to)}${to < end ? '…' : ''}`;
   const gutter = `${line} | `;
-  return `${gutter}${text}\n${' '.repeat(gutter.length + Math.max(0, column - 1))}^`;
+  return `${gutter}${text}\n${' '.repeat(gutter.length + (from > start ? 1 : 0) + start + caret - from)}^`;
 }
 
 export function renderCompileError(diagnostics: Diagnostic[], source: string): string {

@@ -1,5 +1,6 @@
 // Public API of the compile pipeline.
-export { compileProgram, type CompileInput } from './compile';
-export { compilePackage, type PackageSource, type PackageCompileResult } from './package';
+export { type CompileInput, MAX_SOURCE_BYTES } from './compile';
+export { compileProgram, compilePackage } from './workers';
+export { type PackageSource, type PackageCompileResult } from './package';
 export { renderCompileError, excerpt } from './diagnostics';
 export { mapRuntimeStack, renderRuntimeError } from './stack';

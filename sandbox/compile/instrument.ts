@@ -13,8 +13,12 @@ const LOOP_TYPES = new Set(['ForStatement', 'ForInStatement', 'ForOfStatement', 
 export const chargeCode = (units: number) => `if ((__svc_fuel -= ${units}) < 0) __svc_refill();`;
 const ENTER_CODE = 'if (++__svc_depth > __svc_maxDepth) __svc_rt.stackOut(__svc_reserve + __svc_fuel);';
 
-function childNodes(node: AnyNode): AnyNode[] {
-  const out: AnyNode[] = [];
+/**
+ * The node's children, appended to `out` (no spread: a 150,000-element array literal would
+ * pass 150,000 arguments and overflow the stack). Every walk here is iterative, so the
+ * nesting of a program costs heap, never call stack.
+ */
+export function childNodes(node: AnyNode, out: AnyNode[] = []): AnyNode[] {
   for (const key of Object.keys(node)) {
     if (key === 'type' || key === 'start' || key === 'end' || key === 'loc' || key === 'range') continue;
     const value = node[key];
@@ -33,7 +37,7 @@ function countRegion(roots: AnyNode[]): number {
     const node = stack.pop()!;
     count++;
     if (FUNCTION_TYPES.has(node.type) || LOOP_TYPES.has(node.type)) continue;
-    stack.push(...childNodes(node));
+    childNodes(node, stack);
   }
   return Math.max(1, count);
 }
@@ -52,7 +56,7 @@ function makesCalls(roots: AnyNode[]): boolean {
     const node = stack.pop()!;
     if (CALL_TYPES.has(node.type)) return true;
     if (FUNCTION_TYPES.has(node.type)) continue;
-    stack.push(...childNodes(node));
+    childNodes(node, stack);
   }
   return false;
 }
@@ -94,9 +98,18 @@ export function instrument(ast: AnyNode, s: MagicString): InstrumentResult {
     } else if (node.type === 'CatchClause') {
       instrumentCatch(node, s);
     }
-    for (const child of childNodes(node)) visit(child);
   };
-  for (const statement of ast.body) visit(statement);
+  // Pre-order, children in source order (the order of insertions at equal offsets depends on it).
+  const pending: AnyNode[] = [];
+  for (let i = ast.body.length - 1; i >= 0; i--) pending.push(ast.body[i]);
+  const children: AnyNode[] = [];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    visit(node);
+    children.length = 0;
+    childNodes(node, children);
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
+  }
   return { regions };
 }
 
@@ -114,7 +127,7 @@ function ownReturns(body: AnyNode): AnyNode[] {
     const node = stack.pop()!;
     if (node.type === 'ReturnStatement') out.push(node);
     if (FUNCTION_TYPES.has(node.type)) continue;
-    stack.push(...childNodes(node));
+    childNodes(node, stack);
   }
   return out;
 }

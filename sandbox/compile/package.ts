@@ -29,7 +29,16 @@ export interface PackageSource {
 
 export type PackageCompileResult = { ok: true; script: PackageScript } | { ok: false; message: string };
 
-export async function compilePackage(input: PackageSource): Promise<PackageCompileResult> {
+/** Compiles in this thread (the server goes through ./workers); never throws. */
+export async function compilePackageHere(input: PackageSource): Promise<PackageCompileResult> {
+  try {
+    return await compileChecked(input);
+  } catch (error) {
+    return { ok: false, message: `package '${input.name}' cannot be prepared: ${(error as Error)?.message ?? String(error)}; reinstall it` };
+  }
+}
+
+async function compileChecked(input: PackageSource): Promise<PackageCompileResult> {
   const filename = packageFilename(input.name);
   const fail = (why: string): PackageCompileResult => ({ ok: false, message: `package '${input.name}' cannot be prepared: ${why}; reinstall it` });
   let output: { code: string; map: string };
@@ -79,29 +88,21 @@ export async function compilePackage(input: PackageSource): Promise<PackageCompi
     key: createHash('sha256').update(code).digest('hex'),
     usesTemporal: /\bTemporal\b/.test(input.code),
   };
-  let composed: string | null = null;
-  Object.defineProperty(script, 'sourceMap', {
-    enumerable: true,
-    get() {
-      if (composed === null) {
-        const instrumented = s.generateMap({ hires: true, source: 'esbuild-output.js', file: 'out.js', includeContent: false }).toString();
-        const map = JSON.parse(
-          remapping(instrumented, (file) => {
-            if (file.endsWith('esbuild-output.js')) return esbuildMap;
-            if (file.endsWith(filename) && libMap) return libMap;
-            return null;
-          }).toString(),
-        ) as { sources: Array<string | null> };
-        // Sources resolve relative to each other's directories; frames name `@scope/name/src/...`.
-        map.sources = map.sources.map((source) => {
-          if (source === null) return source;
-          const at = source.lastIndexOf(`${input.name}/`);
-          return at === -1 ? source : source.slice(at);
-        });
-        composed = JSON.stringify(map);
-      }
-      return composed;
-    },
+  // Composed here, in the compile worker: the runner maps a failed run's stack with it.
+  const instrumented = s.generateMap({ hires: true, source: 'esbuild-output.js', file: 'out.js', includeContent: false }).toString();
+  const map = JSON.parse(
+    remapping(instrumented, (file) => {
+      if (file.endsWith('esbuild-output.js')) return esbuildMap;
+      if (file.endsWith(filename) && libMap) return libMap;
+      return null;
+    }).toString(),
+  ) as { sources: Array<string | null> };
+  // Sources resolve relative to each other's directories; frames name `@scope/name/src/...`.
+  map.sources = map.sources.map((source) => {
+    if (source === null) return source;
+    const at = source.lastIndexOf(`${input.name}/`);
+    return at === -1 ? source : source.slice(at);
   });
+  script.sourceMap = JSON.stringify(map);
   return { ok: true, script };
 }

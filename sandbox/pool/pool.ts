@@ -6,9 +6,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderRuntimeError } from '../compile';
-import { BYTES_TAG, type ProgramScript } from '../contract';
-import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type ToRunner } from '../runner/protocol';
+import { BYTES_TAG, PROGRAM_FILENAME } from '../contract';
+import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, PROGRAM_MAP_BYTES, PROGRAM_MAPS_KEPT, type FromRunner, type ToRunner } from '../runner/protocol';
+import { Recent } from '../runner/recent';
 import { readHostCall, readOutcome, type CheckedOutcome } from './report';
 import type { HostHandler, HostReply, RunError, RunJob, RunOutcome } from './types';
 
@@ -45,6 +45,8 @@ interface Runner {
   active: ActiveRun | null;
   lastHeard: number;
   catastrophic: string | null;
+  /** Programs whose source map and source this runner holds (half its own budget). */
+  maps: Recent<true>;
 }
 
 function defaultEntry(): { entry: string; execArgv: string[] } {
@@ -148,7 +150,7 @@ export class RunnerPool {
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
-    const runner: Runner = { child, ready: false, active: null, lastHeard: Date.now(), catastrophic: null };
+    const runner: Runner = { child, ready: false, active: null, lastHeard: Date.now(), catastrophic: null, maps: new Recent(PROGRAM_MAPS_KEPT / 2, PROGRAM_MAP_BYTES / 2) };
     this.runners.push(runner);
     child.on('message', (message: unknown) => this.onMessage(runner, message));
     child.on('exit', (code, signal) => this.onExit(runner, code, signal));
@@ -186,6 +188,10 @@ export class RunnerPool {
     runner.active = active;
     runner.lastHeard = Date.now();
     const { job } = active;
+    const source = job.script.sources[PROGRAM_FILENAME] ?? '';
+    // The runner maps a failure's stack itself (sandbox/runner/render-stack.ts); a large
+    // program's map is sent once per runner, not with every run.
+    const known = this.holds(runner, job.script.key, job.script.sourceMap.length + source.length);
     const message: ToRunner = {
       type: 'run',
       runId: active.runId,
@@ -195,7 +201,11 @@ export class RunnerPool {
       guestModules: job.guestModules ?? {},
       limits: job.limits,
       usesTemporal: job.script.usesTemporal || (job.packages?.some((p) => p.script.usesTemporal) ?? false),
-      ...(job.packages?.length ? { packages: job.packages.map(({ script, imports, listed }) => ({ name: script.name, key: script.key, code: script.code, filename: script.filename, imports, listed })) } : {}),
+      programKey: job.script.key,
+      ...(known ? {} : { sourceMap: job.script.sourceMap, source }),
+      ...(job.packages?.length
+        ? { packages: job.packages.map(({ script, imports, listed }) => ({ name: script.name, key: script.key, code: script.code, filename: script.filename, ...this.mapFor(runner, script.key, script.sourceMap), imports, listed })) }
+        : {}),
     };
     runner.child.send(message);
     if (job.limits.timeMs > 0) {
@@ -212,6 +222,17 @@ export class RunnerPool {
       signal.addEventListener('abort', onAbort, { once: true });
       active.detach = () => signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** Whether `runner` holds the map kept under `key` (then it is left out); notes it as sent otherwise. */
+  private holds(runner: Runner, key: string, bytes: number): boolean {
+    if (runner.maps.get(key) !== undefined) return true;
+    runner.maps.set(key, true, bytes);
+    return false;
+  }
+
+  private mapFor(runner: Runner, key: string, sourceMap: string): { sourceMap?: string } {
+    return this.holds(runner, key, sourceMap.length) ? {} : { sourceMap };
   }
 
   /** Whatever a runner sends, the server keeps serving: a failure ends that run, logged. */
@@ -336,7 +357,7 @@ export class RunnerPool {
       this.options.onLog?.('error', 'a runner reported a run in a shape the server does not accept; the run ends as an error', { execution_id: job.executionId });
       return this.ended(job, 'error', 0);
     }
-    return outcomeOf(job, checked, (error) => this.options.onLog?.('warn', 'a runtime stack could not be mapped to the program; the message has no frames', { execution_id: job.executionId, error: describe(error) }));
+    return outcomeOf(job, checked);
   }
 }
 
@@ -344,23 +365,18 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Maps a stack to program.ts; a stack the source map cannot place leaves the headline alone. */
-function render(headline: string, stack: string | undefined, job: RunJob, onFailure: (error: unknown) => void): string {
-  try {
-    return renderRuntimeError(headline, stack, job.script, job.packages?.map((p) => p.script));
-  } catch (error) {
-    onFailure(error);
-    return headline;
-  }
+/** The headline with the runner's rendered trace (frames and excerpt) under it. */
+function withTrace(headline: string, trace: string | undefined): string {
+  return trace ? `${headline}\n${trace}` : headline;
 }
 
-function outcomeOf(job: RunJob, raw: CheckedOutcome, onRenderFailure: (error: unknown) => void): RunOutcome {
+function outcomeOf(job: RunJob, raw: CheckedOutcome): RunOutcome {
   const base = { console: raw.console, wasmFuel: raw.wasmFuel, hostFuel: raw.hostFuel, memoryPeak: raw.memoryPeak, wallMs: raw.wallMs };
   if (raw.kind === 'ok') return { ...base, outcome: 'ok', result: raw.result, error: null };
   if (raw.kind === 'error' || raw.kind === 'crashed') {
     const failure = raw.failure ?? { name: 'Error', message: 'the run failed inside the sandbox' };
     const headline = failure.headline ?? (failure.message === '' ? failure.name : `${failure.name}: ${failure.message}`);
-    const message = render(headline, failure.stack, job, onRenderFailure);
+    const message = withTrace(headline, failure.trace);
     if (failure.denied) {
       return { ...base, outcome: 'error', result: null, error: { kind: 'permission_denied', message, caller: failure.denied.caller, capability: failure.denied.capability, source: failure.denied.source } };
     }
@@ -368,6 +384,6 @@ function outcomeOf(job: RunJob, raw: CheckedOutcome, onRenderFailure: (error: un
   }
   const headline = limitMessage(raw.kind, job.limits);
   // A fuel end names where the run stopped, with the excerpt.
-  const message = raw.kind === 'fuel_exhausted' && raw.limitStack ? render(headline, raw.limitStack, job, onRenderFailure) : headline;
+  const message = raw.kind === 'fuel_exhausted' ? withTrace(headline, raw.limitTrace) : headline;
   return { ...base, outcome: raw.kind, result: null, error: { kind: raw.kind, message } };
 }

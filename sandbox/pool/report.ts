@@ -1,13 +1,15 @@
 // What a runner sends is data to check, not to trust: the run report and host-call
 // messages are read field by field into known shapes. A report in any other shape is
 // refused (the run ends as an error); figures are clamped to what the run could spend.
-import type { FromRunner, GuestFailure, RunnerOutcome } from '../runner/protocol';
+import type { FromRunner, ReportedFailure, RunReport } from '../runner/protocol';
 import type { RunLimits } from './types';
 
 const KINDS: ReadonlySet<string> = new Set(['ok', 'error', 'fuel_exhausted', 'timeout', 'memory_exhausted', 'stack_exhausted', 'cancelled', 'crashed']);
 const DENIAL_SOURCES: ReadonlySet<string> = new Set(['policy', 'invariant', 'read_only']);
 /** Text fields are capped so a report cannot grow the server's memory without bound. */
 const MAX_TEXT = 1024 * 1024;
+/** A rendered trace: 20 frames and a bounded excerpt fit many times over. */
+const MAX_TRACE = 16 * 1024;
 const MAX_CONSOLE_LINES = 10_001;
 /** The runner keeps 1 MiB of console text plus one note of what it dropped. */
 const MAX_CONSOLE_CHARS = 1024 * 1024 + 4096;
@@ -24,7 +26,7 @@ function consoleWithinBound(lines: unknown[]): boolean {
   return true;
 }
 
-export type CheckedOutcome = RunnerOutcome;
+export type CheckedOutcome = RunReport;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -41,17 +43,17 @@ function figure(value: unknown, max: number): number {
   return Math.min(value, max);
 }
 
-function failureOf(value: unknown): GuestFailure | null | undefined {
+function failureOf(value: unknown): ReportedFailure | null | undefined {
   if (value === null || value === undefined) return null;
   if (!isRecord(value)) return undefined;
   const name = text(value.name, 4096);
   const message = text(value.message);
   if (name === undefined || message === undefined) return undefined;
-  const failure: GuestFailure = { name, message };
+  const failure: ReportedFailure = { name, message };
   const headline = text(value.headline);
   if (headline !== undefined) failure.headline = headline;
-  const stack = text(value.stack);
-  if (stack !== undefined) failure.stack = stack;
+  const trace = text(value.trace, MAX_TRACE);
+  if (trace !== undefined) failure.trace = trace;
   const denied = value.denied;
   if (isRecord(denied)) {
     const caller = text(denied.caller, 4096);
@@ -65,7 +67,7 @@ function failureOf(value: unknown): GuestFailure | null | undefined {
 /** The run report in its known shape, or null when the runner sent something else. */
 export function readOutcome(raw: unknown, limits: RunLimits): CheckedOutcome | null {
   if (!isRecord(raw) || typeof raw.kind !== 'string' || !KINDS.has(raw.kind)) return null;
-  const kind = raw.kind as RunnerOutcome['kind'];
+  const kind = raw.kind as RunReport['kind'];
   if (kind === 'ok' && raw.result !== null && (typeof raw.result !== 'string' || raw.result.length > MAX_RESULT_CHARS)) return null;
   const failure = failureOf(raw.failure);
   if (failure === undefined) return null;
@@ -76,7 +78,7 @@ export function readOutcome(raw: unknown, limits: RunLimits): CheckedOutcome | n
     kind,
     result: kind === 'ok' ? ((raw.result as string | null) ?? null) : null,
     failure,
-    limitStack: text(raw.limitStack),
+    limitTrace: text(raw.limitTrace, MAX_TRACE),
     console: raw.console as string[],
     // The run cannot have spent more than its budget, whatever the report says.
     wasmFuel: figure(raw.wasmFuel, Math.max(0, budget - hostFuel)),

@@ -23,6 +23,7 @@ import {
   ObjectCreate,
   ObjectDefineProperty,
   ObjectFreeze,
+  ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
   ObjectKeys,
   ObjectPrototypeHasOwnProperty,
@@ -245,6 +246,36 @@ function readText(read: () => unknown): string | undefined {
   }
 }
 
+/**
+ * Stack text a failure keeps: the runner maps at most this much, whatever the program made
+ * its `stack`. (The runner cuts again: this text is the program's, this code only tries.)
+ */
+const MAX_STACK_CHARS = 64 * 1024;
+/** V8's own `stack` getter, where the engine defines `stack` as an accessor (newer V8). */
+/** Captured before the program runs: a replaced global `Error` never runs here. */
+const ErrorConstructor = Error;
+const ErrorPrototype = Error.prototype;
+const engineStackGetter: unknown = own(ObjectGetOwnPropertyDescriptor(new Error('probe'), 'stack'), 'get') ?? own(ObjectGetOwnPropertyDescriptor(ErrorPrototype, 'stack'), 'get');
+
+/**
+ * An error's `stack` as text, cut to MAX_STACK_CHARS. Only a data property or the engine's
+ * own getter is read: a getter the program defined (or a Proxy's `get` trap) is never run.
+ */
+function stackText(error: object): string | undefined {
+  let text: unknown;
+  try {
+    const descriptor = ObjectGetOwnPropertyDescriptor(error, 'stack') ?? ObjectGetOwnPropertyDescriptor(ErrorPrototype, 'stack');
+    if (descriptor === undefined) return undefined;
+    const getter: unknown = own(descriptor, 'get');
+    if (ObjectPrototypeHasOwnProperty(descriptor, 'value')) text = own(descriptor, 'value');
+    else if (engineStackGetter !== undefined && getter === engineStackGetter) text = FunctionPrototypeCall(getter as () => unknown, error);
+  } catch {
+    return undefined;
+  }
+  if (typeof text !== 'string') return undefined;
+  return text.length > MAX_STACK_CHARS ? StringPrototypeSlice(text, 0, MAX_STACK_CHARS) : text;
+}
+
 /** isolated-vm refuses an array buffer past the isolate's memory limit with this RangeError. */
 function isAllocationFailure(value: unknown): boolean {
   return value !== null && typeof value === 'object' && ObjectGetPrototypeOf(value) === RangeErrorPrototype && own(value, 'message') === 'Array buffer allocation failed';
@@ -257,14 +288,7 @@ function failure(error: unknown): Outcome {
     const e = error as Error;
     const name = readText(() => e.name) ?? 'Error';
     const message = readText(() => e.message) ?? '';
-    let stack: string | undefined;
-    try {
-      const value: unknown = e.stack;
-      stack = typeof value === 'string' ? value : undefined;
-    } catch {
-      stack = undefined;
-    }
-    const out: Outcome = { ok: false, name, message, stack };
+    const out: Outcome = { ok: false, name, message, stack: stackText(e) };
     // The host's facts, not the (editable) fields of the object that escaped.
     const denied = runtimeDenial(error);
     if (denied) out.denied = { caller: denied.caller, capability: denied.capability, source: denied.source };
@@ -316,11 +340,10 @@ function makeRuntime(spec: unknown): object {
     fuelBudget: numberOr(own(spec, 'fuelBudget'), 0),
     maxDepth: numberOr(own(spec, 'maxDepth'), 16),
     fuelOut() {
-      // The stack names where the run stopped; the pool maps it to program.ts.
+      // The stack names where the run stopped; the runner maps it to program.ts.
       let where = '';
       try {
-        const stack: unknown = new Error('fuel').stack;
-        where = typeof stack === 'string' ? stack : '';
+        where = stackText(new ErrorConstructor('fuel')) ?? '';
       } catch {
         where = '';
       }

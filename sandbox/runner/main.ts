@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import ivm from 'isolated-vm';
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type GuestFailure, type HostReplyMessage, type RunMessage, type RunnerOutcome, type ToRunner } from './protocol';
+import { reportOf } from './render-stack';
 
 const HEARTBEAT_MS = 250;
 const MAX_CONSOLE_LINES = 10_000;
@@ -586,7 +587,7 @@ async function handleRun(message: RunMessage): Promise<void> {
   };
   slot.live = false;
   current = null;
-  send({ type: 'done', runId: message.runId, outcome });
+  send({ type: 'done', runId: message.runId, outcome: reportOf(outcome, message) });
   // The context is never used again. The isolate is, unless the run ended by a limit or
   // a crash, could have left something behind (a finalizer), ran often enough, or left a
   // large heap.

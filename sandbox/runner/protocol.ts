@@ -23,15 +23,33 @@ export interface RunMessage {
   guestModules: Record<string, string>;
   limits: RunLimits;
   usesTemporal: boolean;
+  /** Content hash of the program (`ProgramScript.key`). */
+  programKey: string;
+  /**
+   * Source map of `code` (v3 JSON) and the program's source: the runner maps a failure's
+   * stack with them. Left out when this runner was sent them for `programKey` lately (see
+   * PROGRAM_MAPS_KEPT).
+   */
+  sourceMap?: string;
+  source?: string;
   /** Packages the run loads, in dependency order (`key` names the compiled script a runner may keep). */
   packages?: RunPackage[];
 }
+
+/**
+ * How many programs' maps a runner keeps (by recency, within PROGRAM_MAP_BYTES); the pool
+ * assumes half of each, so a map it leaves out is always still in the runner.
+ */
+export const PROGRAM_MAPS_KEPT = 64;
+export const PROGRAM_MAP_BYTES = 64 * 1024 * 1024;
 
 export interface RunPackage {
   name: string;
   key: string;
   code: string;
   filename: string;
+  /** Source map of `code` back to the Package's sources (for its stack frames); left out like RunMessage.sourceMap. */
+  sourceMap?: string;
   /** Packages this one may import (its declared dependencies). */
   imports: string[];
   /** The Blueprint lists it: the program may import it (dependencies alone it may not). */
@@ -60,6 +78,7 @@ export interface GuestFailure {
   message: string;
   /** Replaces `name: message` as the first line (a thrown non-Error value: `Uncaught <value>`). */
   headline?: string;
+  /** The program's own stack text, cut to size in the isolate; it never leaves the runner. */
   stack?: string;
   denied?: { caller: string; capability: string; source: string };
 }
@@ -88,10 +107,23 @@ export interface Attribution {
   consumer: string | null;
 }
 
+/** A failure as reported: the stack already mapped to the sources and rendered (render-stack.ts). */
+export interface ReportedFailure extends Omit<GuestFailure, 'stack'> {
+  /** Frames and source excerpt shown under the headline; bounded in size. */
+  trace?: string;
+}
+
+/** The outcome a runner reports to the server: no guest stack text, only rendered traces. */
+export interface RunReport extends Omit<RunnerOutcome, 'failure' | 'limitStack'> {
+  failure: ReportedFailure | null;
+  /** Where a fuel end stopped, rendered like `trace`. */
+  limitTrace?: string;
+}
+
 export type FromRunner =
   | { type: 'ready' }
   | { type: 'heartbeat' }
   | { type: 'host-call'; runId: number; callId: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution }
   /** `retiring`: this runner is about to exit and must not get another run. */
-  | { type: 'done'; runId: number; outcome: RunnerOutcome; retiring?: boolean }
+  | { type: 'done'; runId: number; outcome: RunReport; retiring?: boolean }
   | { type: 'catastrophic'; message: string };

@@ -81,12 +81,13 @@ function hostile(next: () => number): unknown {
   const values: unknown[] = [null, { $: 'undefined' }, { $: 'nan' }, { $: 'inf' }, { $: 'bigint', v: '12' }, { $: 'map' }, { $: 'date' }, -1, 1e308, 'text', [], {}, [1, 'a', null], { toString: 'x' }, pick(STACKS)];
   const value = () => pick(values);
   const failure = () =>
-    pick([null, value(), { name: value(), message: value(), stack: value() }, { name: 'Error', message: 'm', stack: pick(STACKS), headline: value() }, { name: 'PermissionDeniedError', message: 'm', denied: { caller: value(), capability: 'fs.read', source: pick(['policy', 'nope', value()]) } }]);
+    pick([null, value(), { name: value(), message: value(), stack: value(), trace: value() }, { name: 'Error', message: 'm', stack: pick(STACKS), trace: pick(STACKS), headline: value() }, { name: 'PermissionDeniedError', message: 'm', denied: { caller: value(), capability: 'fs.read', source: pick(['policy', 'nope', value()]) } }]);
   const outcome = () => ({
     kind: pick(['ok', 'error', 'crashed', 'fuel_exhausted', 'timeout', 'bogus', value()]),
     result: value(),
     failure: failure(),
     limitStack: pick([...STACKS, value()]),
+    limitTrace: pick([...STACKS, value()]),
     console: pick([[], ['a', 'b'], [value(), 'x'], value()]),
     wasmFuel: value(),
     hostFuel: value(),
@@ -114,6 +115,20 @@ test('a report with a stack the source map cannot place ends the run with its he
     assert.match(outcome.error!.message, /^Error: x/);
   }
   assert.equal((await runScenario([{ type: 'done', runId, outcome: good }])).result, 'fine');
+});
+
+test('the server never reads a stack: only the trace the runner rendered, cut to 16 KiB', async () => {
+  // A raw stack naming a real position of the program: the old server mapped it itself.
+  const raw = await runScenario([{ type: 'done', runId, outcome: { ...good, kind: 'error', result: null, failure: { name: 'Error', message: 'x', stack: 'Error: x\n    at main (svc-program.js:9:3)' } } }]);
+  assert.equal(raw.error?.message, 'Error: x');
+  const hostile = await runScenario([{ type: 'done', runId, outcome: { ...good, kind: 'error', result: null, failure: { name: 'Error', message: 'x', stack: `at ${'a ('.repeat(400_000)}` } } }]);
+  assert.equal(hostile.error?.message, 'Error: x');
+  const traced = await runScenario([{ type: 'done', runId, outcome: { ...good, kind: 'error', result: null, failure: { name: 'Error', message: 'x', trace: '    at main (program.ts:2:9)' } } }]);
+  assert.equal(traced.error?.message, 'Error: x\n    at main (program.ts:2:9)');
+  const long = await runScenario([{ type: 'done', runId, outcome: { ...good, kind: 'error', result: null, failure: { name: 'Error', message: 'x', trace: 't'.repeat(1_000_000) } } }]);
+  assert.ok(long.error!.message.length <= 'Error: x\n'.length + 16 * 1024 + 1, String(long.error!.message.length));
+  const fuel = await runScenario([{ type: 'done', runId, outcome: { ...good, kind: 'fuel_exhausted', result: null, limitStack: 'at main (svc-program.js:9:3)', limitTrace: '    at main (program.ts:2:9)' } }]);
+  assert.match(fuel.error!.message, /^fuel exhausted: .*\n {4}at main \(program\.ts:2:9\)$/);
 });
 
 test('a non-string stack, a non-string result or forged fuel figures are refused or clamped', async () => {
