@@ -1,11 +1,11 @@
 // @svc/slack-bot: the Slack Web API as the workspace's bot (SLACK_BOT_TOKEN).
 import { check } from "svc:security";
-import { callGet, callPost, nextCursor, SlackError, type Json } from "./client";
+import { nextCursor, toConversation, toIdentity, toMessage, toUser, type Conversation, type Identity, type Message, type Page, type PostedMessage, type User } from "@svc/kit";
+import { callGet, callPost, field, items, SlackError, type Json } from "./client";
 import { blocksArg, channelIdArg, emojiArg, flagArg, limitArg, optionsArg, pageTokenArg, textArg, tsArg, typesArg, userIdArg, userIdsArg } from "./args";
-import { field, items, toConversation, toIdentity, toMessage, toUser, type Conversation, type Identity, type Message, type Page, type PostedMessage, type User } from "./model";
 
 export { SlackError };
-export type { Conversation, Identity, Message, MessageFile, Page, PostedMessage, Reaction, User } from "./model";
+export type { Conversation, Identity, Message, MessageFile, Page, PostedMessage, Reaction, User } from "@svc/kit";
 
 /** Options of the message-sending functions. */
 export interface SendOptions {

@@ -1,13 +1,14 @@
 // @svc/slack-user: the Slack Web API as the authenticated user (SLACK_USER_TOKEN).
 import { check } from "svc:security";
-import secrets from "svc:secrets";
 import { download } from "svc:http";
-import { callGet, callPost, nextCursor, SlackError, type Json } from "./client";
+import { nextCursor, toConversation, toIdentity, toMessage, toUser, type Conversation, type Identity, type Message, type Page, type PostedMessage, type User } from "@svc/kit";
+import { callGet, callPost, field, items, SlackError, tokenHeader, type Json } from "./client";
 import { blocksArg, channelIdArg, emailArg, emojiArg, fileIdArg, filesUrlArg, flagArg, limitArg, optionsArg, pageTokenArg, pathArg, queryArg, textArg, tsArg, typesArg, userIdArg, userIdsArg } from "./args";
-import { field, items, toConversation, toFile, toIdentity, toMessage, toSearchPage, toUser, type Conversation, type Identity, type Message, type Page, type PostedMessage, type SearchPage, type SlackFile, type User } from "./model";
+import { toFile, toSearchPage, type SearchPage, type SlackFile } from "./model";
 
 export { SlackError };
-export type { Conversation, Identity, Message, MessageFile, Page, PostedMessage, Reaction, SearchMatch, SearchPage, SlackFile, User } from "./model";
+export type { Conversation, Identity, Message, MessageFile, Page, PostedMessage, Reaction, User } from "@svc/kit";
+export type { SearchMatch, SearchPage, SlackFile } from "./model";
 
 const FILES = "https://files.slack.com/";
 /** Largest file `downloadFile` writes (bytes). */
@@ -351,9 +352,7 @@ export function downloadFile(url: string, path: string, options?: { overwrite?: 
   const overwrite = flagArg(optionsArg(options).overwrite, "options.overwrite") ?? false;
   check("slack.com/user/downloadFile", { path: destination });
   check("fs.write", { path: destination, max_bytes: MAX_DOWNLOAD });
-  const token = secrets.get("SLACK_USER_TOKEN");
-  if (token == null || token === "") throw new SlackError("missing_token", "SLACK_USER_TOKEN is not set: declare and bind it in the Blueprint's secrets");
-  const result = download(FILES + rest, destination, { headers: { authorization: "Bearer " + token }, maxBytes: MAX_DOWNLOAD, overwrite });
+  const result = download(FILES + rest, destination, { headers: tokenHeader(), maxBytes: MAX_DOWNLOAD, overwrite });
   if (result.status === 429) throw new SlackError("rate_limited", "Slack file download is rate limited; the file written holds Slack's answer", 429, { slackError: "ratelimited" });
   if (result.status < 200 || result.status > 299) {
     const code = result.status === 401 ? "unauthorized" : result.status === 403 ? "forbidden" : result.status === 404 ? "not_found" : "http_error";
