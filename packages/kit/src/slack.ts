@@ -111,17 +111,33 @@ export interface SlackAnswers {
   field(body: Json, key: string, method: string): Json;
   /** The array under `key` of an answer; invalid_response when it is missing. */
   items(body: Json, key: string, method: string): unknown[];
+  /** chat.postMessage's answer as the posted message (sent to `channel`). */
+  posted(body: Json, channel: string): PostedMessage;
+  /** The id of the conversation conversations.open answered with. */
+  openedChannel(body: Json): string;
+  /** A page of the `messages` of an answer to `method`, read in `channel`. */
+  messagePage(body: Json, method: string, channel: string): Page<Message>;
 }
 
 /**
  * Reading Slack's answers, raising errors of the caller's class.
  * @param errorClass The Package's SlackError (`code`, `message`, `status`, `{ slackError, retryAfterSeconds, neededScope }`).
  * @param moreNotFound Slack error strings this Package also maps to `not_found` (e.g. `file_not_found`).
- * @returns `answer`, `field` and `items`.
+ * @returns `answer`, `field`, `items` and the readers of posted messages, opened conversations and message pages.
  */
 export function slackAnswers(errorClass: ErrorClass, moreNotFound: string[] = []): SlackAnswers {
   const notFound = new Set([...NOT_FOUND, ...moreNotFound]);
   const missing = (key: string, method: string) => new errorClass("invalid_response", `Slack ${method} answered without \`${key}\``, 200);
+  const field = (body: Json, key: string, method: string): Json => {
+    const value = body[key];
+    if (value === null || typeof value !== "object" || Array.isArray(value)) throw missing(key, method);
+    return value as Json;
+  };
+  const items = (body: Json, key: string, method: string): unknown[] => {
+    const value = body[key];
+    if (!Array.isArray(value)) throw missing(key, method);
+    return value;
+  };
   return {
     answer(method, status, headers, body) {
       if (status === 429) {
@@ -139,15 +155,21 @@ export function slackAnswers(errorClass: ErrorClass, moreNotFound: string[] = []
       const code = UNAUTHORIZED.includes(slackError) ? "unauthorized" : FORBIDDEN.includes(slackError) ? "forbidden" : notFound.has(slackError) ? "not_found" : slackError === "ratelimited" ? "rate_limited" : "slack_error";
       throw new errorClass(code, `Slack ${method} failed: ${slackError}` + (neededScope ? ` (needs scope ${neededScope})` : ""), status, { slackError, neededScope });
     },
-    field(body, key, method) {
-      const value = body[key];
-      if (value === null || typeof value !== "object" || Array.isArray(value)) throw missing(key, method);
-      return value as Json;
+    field,
+    items,
+    posted(body, channel) {
+      const channelId = typeof body.channel === "string" ? body.channel : channel;
+      const ts = typeof body.ts === "string" ? body.ts : "";
+      if (ts === "") throw new errorClass("invalid_response", "Slack chat.postMessage answered without `ts`", 200);
+      return { channelId, ts, message: toMessage(body.message ?? { ts }, channelId) };
     },
-    items(body, key, method) {
-      const value = body[key];
-      if (!Array.isArray(value)) throw missing(key, method);
-      return value;
+    openedChannel(body) {
+      const id = field(body, "channel", "conversations.open").id;
+      if (typeof id !== "string") throw new errorClass("invalid_response", "Slack conversations.open answered without a channel id", 200);
+      return id;
+    },
+    messagePage(body, method, channel) {
+      return { items: items(body, "messages", method).map((m) => toMessage(m, channel)), nextPageToken: nextCursor(body) };
     },
   };
 }
@@ -273,6 +295,8 @@ export interface SlackArgumentChecks extends ArgumentChecks {
   blocksArg(value: unknown, name?: string): unknown[] | undefined;
   /** Conversation kinds for conversations.list (`fallback` when omitted). */
   typesArg(value: unknown, fallback: string[], name?: string): string[];
+  /** The optional fields of chat.postMessage (`threadTs`, `replyBroadcast`, `blocks`, `unfurlLinks`), validated, in Slack's names. */
+  sendExtras(options: Record<string, unknown>): Json;
 }
 
 /**
@@ -287,6 +311,15 @@ export function slackArgumentChecks(errorClass: ErrorClass): SlackArgumentChecks
     if (typeof value !== "string" || !/^[UW][A-Z0-9]{2,}$/.test(value.trim())) throw invalid(`${name} must be a Slack user id such as "U0123ABCD" (U or W followed by upper-case letters and digits)`);
     return value.trim();
   };
+  const tsArg = (value: unknown, name = "ts"): string => {
+    if (typeof value !== "string" || !/^\d+\.\d+$/.test(value.trim())) throw invalid(`${name} must be a Slack message timestamp such as "1712345678.123456"`);
+    return value.trim();
+  };
+  const blocksArg = (value: unknown, name = "options.blocks"): unknown[] | undefined => {
+    if (value == null) return undefined;
+    if (!Array.isArray(value) || value.some((b) => b === null || typeof b !== "object")) throw invalid(`${name} must be an array of Block Kit block objects`);
+    return value;
+  };
   return {
     ...common,
     channelIdArg(value, name = "channelId") {
@@ -300,10 +333,7 @@ export function slackArgumentChecks(errorClass: ErrorClass): SlackArgumentChecks
       if (ids.length < 2 || ids.length > 8) throw invalid(`${name} must name 2 to 8 distinct users (got ${ids.length}); use the direct-message function for one user`);
       return ids;
     },
-    tsArg(value, name = "ts") {
-      if (typeof value !== "string" || !/^\d+\.\d+$/.test(value.trim())) throw invalid(`${name} must be a Slack message timestamp such as "1712345678.123456"`);
-      return value.trim();
-    },
+    tsArg,
     textArg(value, name = "text") {
       if (typeof value !== "string" || value.trim() === "") throw invalid(`${name} must be a non-empty string`);
       if (value.length > 40000) throw invalid(`${name} must be at most 40000 characters (got ${value.length})`);
@@ -317,16 +347,23 @@ export function slackArgumentChecks(errorClass: ErrorClass): SlackArgumentChecks
     limitArg(value, name = "options.limit", max = 1000) {
       return common.limitArg(value, name, max);
     },
-    blocksArg(value, name = "options.blocks") {
-      if (value == null) return undefined;
-      if (!Array.isArray(value) || value.some((b) => b === null || typeof b !== "object")) throw invalid(`${name} must be an array of Block Kit block objects`);
-      return value;
-    },
+    blocksArg,
     typesArg(value, fallback, name = "options.types") {
       if (value == null) return fallback;
       const allowed = ["public_channel", "private_channel", "mpim", "im"];
       if (!Array.isArray(value) || value.length === 0 || value.some((t) => typeof t !== "string" || !allowed.includes(t))) throw invalid(`${name} must be a non-empty array of ${allowed.map((a) => `"${a}"`).join(", ")}`);
       return [...new Set(value as string[])];
+    },
+    sendExtras(options) {
+      const extras: Json = {};
+      if (options.threadTs != null) extras.thread_ts = tsArg(options.threadTs, "options.threadTs");
+      const broadcast = common.flagArg(options.replyBroadcast, "options.replyBroadcast");
+      if (broadcast !== undefined) extras.reply_broadcast = broadcast;
+      const blocks = blocksArg(options.blocks);
+      if (blocks) extras.blocks = blocks;
+      const unfurl = common.flagArg(options.unfurlLinks, "options.unfurlLinks");
+      if (unfurl !== undefined) extras.unfurl_links = unfurl;
+      return extras;
     },
   };
 }

@@ -4,4 +4,4 @@
 import { slackArgumentChecks } from "@svc/kit";
 import { SlackError } from "./client";
 
-export const { blocksArg, channelIdArg, emojiArg, flagArg, limitArg, optionsArg, pageTokenArg, textArg, tsArg, typesArg, userIdArg, userIdsArg } = slackArgumentChecks(SlackError);
+export const { blocksArg, channelIdArg, emojiArg, flagArg, limitArg, optionsArg, pageTokenArg, sendExtras, textArg, tsArg, typesArg, userIdArg, userIdsArg } = slackArgumentChecks(SlackError);

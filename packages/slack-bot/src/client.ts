@@ -36,12 +36,12 @@ export class SlackError extends Error {
 }
 
 export type { Json };
-export { field, items };
+export { field, items, messagePage, posted };
 
 /** Query and body parameters; undefined and null values are left out. */
 export type Params = Record<string, unknown>;
 
-const { answer, field, items } = slackAnswers(SlackError);
+const { answer, field, items, messagePage, openedChannel, posted } = slackAnswers(SlackError);
 
 /** The `Authorization` header with this Package's token; missing_token without it. */
 export function tokenHeader(): Record<string, string> {
@@ -58,4 +58,9 @@ export function callGet(method: string, params: Params = {}): Json {
 export function callPost(method: string, params: Params = {}): Json {
   const r = post(API + method, compact(params), { ...tokenHeader(), "content-type": "application/json; charset=utf-8" });
   return answer(method, r.status, r.headers, r.body);
+}
+
+/** Opens (or finds) the direct or group direct message with `users`; returns its id. */
+export function openConversation(users: string[]): string {
+  return openedChannel(callPost("conversations.open", { users: users.join(","), return_im: true }));
 }

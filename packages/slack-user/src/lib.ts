@@ -2,8 +2,8 @@
 import { check } from "svc:security";
 import { download } from "svc:http";
 import { nextCursor, toConversation, toIdentity, toMessage, toUser, type Conversation, type Identity, type Message, type Page, type PostedMessage, type User } from "@svc/kit";
-import { callGet, callPost, field, items, SlackError, tokenHeader, type Json } from "./client";
-import { blocksArg, channelIdArg, emailArg, emojiArg, fileIdArg, filesUrlArg, flagArg, limitArg, optionsArg, pageTokenArg, pathArg, queryArg, textArg, tsArg, typesArg, userIdArg, userIdsArg } from "./args";
+import { callGet, callPost, field, items, messagePage, openConversation, posted, SlackError, tokenHeader, type Json } from "./client";
+import { channelIdArg, emailArg, emojiArg, fileIdArg, filesUrlArg, flagArg, limitArg, optionsArg, pageTokenArg, pathArg, queryArg, sendExtras, textArg, tsArg, typesArg, userIdArg, userIdsArg } from "./args";
 import { toFile, toSearchPage, type SearchPage, type SlackFile } from "./model";
 
 export { SlackError };
@@ -70,37 +70,6 @@ export interface ListMessagesOptions extends PageOptions {
   latest?: string | null;
   /** Include messages exactly at `oldest` / `latest`. */
   inclusive?: boolean | null;
-}
-
-/** The optional fields of chat.postMessage, validated. */
-function sendExtras(options: Record<string, unknown>): Json {
-  const extras: Json = {};
-  if (options.threadTs != null) extras.thread_ts = tsArg(options.threadTs, "options.threadTs");
-  const broadcast = flagArg(options.replyBroadcast, "options.replyBroadcast");
-  if (broadcast !== undefined) extras.reply_broadcast = broadcast;
-  const blocks = blocksArg(options.blocks);
-  if (blocks) extras.blocks = blocks;
-  const unfurl = flagArg(options.unfurlLinks, "options.unfurlLinks");
-  if (unfurl !== undefined) extras.unfurl_links = unfurl;
-  return extras;
-}
-
-function posted(body: Json, channel: string): PostedMessage {
-  const channelId = typeof body.channel === "string" ? body.channel : channel;
-  const ts = typeof body.ts === "string" ? body.ts : "";
-  if (ts === "") throw new SlackError("invalid_response", "Slack chat.postMessage answered without `ts`", 200);
-  return { channelId, ts, message: toMessage(body.message ?? { ts }, channelId) };
-}
-
-function openConversation(users: string[]): string {
-  const body = callPost("conversations.open", { users: users.join(","), return_im: true });
-  const id = field(body, "channel", "conversations.open").id;
-  if (typeof id !== "string") throw new SlackError("invalid_response", "Slack conversations.open answered without a channel id", 200);
-  return id;
-}
-
-function messagePage(body: Json, method: string, channel: string): Page<Message> {
-  return { items: items(body, "messages", method).map((m) => toMessage(m, channel)), nextPageToken: nextCursor(body) };
 }
 
 /**
