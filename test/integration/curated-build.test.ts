@@ -35,6 +35,8 @@ const REQUIRES: Record<string, Array<{ capability: string; filter?: string }>> =
     ...each(['http.delete', 'http.download', 'http.get', 'http.patch', 'http.post', 'http.put'], host('www.googleapis.com')),
     secret('GOOGLE_ACCESS_TOKEN'),
   ],
+  // The shared helpers read no secret and send nothing: the consuming Package owns every grant.
+  kit: [],
   jina: [
     { capability: 'fs.write' },
     { capability: 'http.download', filter: host('r.jina.ai') },

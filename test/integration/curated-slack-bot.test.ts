@@ -198,4 +198,26 @@ describe('@svc/slack-bot', () => {
     assert.equal(bad.error.code, 'invalid_response');
     c.api.handle(slackHandler);
   });
+
+  test('with @svc/kit underneath, the request, the token and the errors stay @svc/slack-bot\'s own', async () => {
+    const audited = () => [...c.decisions('http.post'), ...c.decisions('http.get'), ...c.decisions('secrets.get')].length;
+    const before = audited();
+    const r = await call(`
+      const posted = slack.sendMessage("C0123ABCD", "kit check");
+      const kinds: boolean[] = [];
+      for (const f of [() => slack.getUser("someone"), () => slack.getConversation("C0GONE")]) {
+        try { f(); kinds.push(false); } catch (e) { kinds.push(e instanceof slack.SlackError && e.name === "SlackError"); }
+      }
+      return { ts: posted.ts, kinds };`);
+    assert.equal(r.value.ts, '1712345678.000100');
+    // The kit raised both errors (an argument check and Slack's ok:false), as the Package's own class.
+    assert.deepEqual(r.value.kinds, [true, true]);
+    const records = [...c.decisions('http.post'), ...c.decisions('http.get'), ...c.decisions('secrets.get')];
+    assert.ok(audited() >= before + 3, 'the post, the lookup and their token reads were judged');
+    for (const record of records) {
+      const text = JSON.stringify(record);
+      assert.match(text, /@svc\/slack-bot/, text);
+      assert.doesNotMatch(text, /@svc\/kit/, text);
+    }
+  });
 });

@@ -1,46 +1,20 @@
 // Argument checks of @svc/gmail: each returns the normalised value or throws
 // GmailError("invalid_argument") naming the parameter and what is accepted, before any
-// permission check or request.
+// permission check or request. The checks every curated Package shares come from @svc/kit.
+import { argumentChecks } from "@svc/kit";
 import { GmailError } from "./client";
 import { recipientsArg, type Mailbox } from "./mime";
 
-function invalid(message: string): GmailError {
-  return new GmailError("invalid_argument", message);
-}
+const checks = argumentChecks(GmailError);
+const { invalid } = checks;
+/** The checks every curated Package shares (@svc/kit). */
+export const { optionsArg, limitArg: maxResultsArg, pageTokenArg, flagArg } = checks;
 
 /** A Gmail message, thread, draft or label id (letters, digits, `_` and `-`). */
 export function idArg(value: unknown, name: string): string {
   const id = typeof value === "string" ? value.trim() : "";
   if (!/^[A-Za-z0-9_-]{1,4096}$/.test(id)) throw invalid(`${name} must be a Gmail id such as "18c2f0a1b2c3d4e5" (letters, digits, "_" and "-")`);
   return id;
-}
-
-/** An options object (undefined and null mean none). */
-export function optionsArg(value: unknown, name = "options"): Record<string, unknown> {
-  if (value == null) return {};
-  if (typeof value !== "object" || Array.isArray(value)) throw invalid(`${name} must be an object or omitted`);
-  return value as Record<string, unknown>;
-}
-
-/** A page size between 1 and `max`, or undefined for Gmail's default. */
-export function maxResultsArg(value: unknown, name: string, max: number): number | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) throw invalid(`${name} must be an integer from 1 to ${max}`);
-  return value;
-}
-
-/** A `nextPageToken` returned by an earlier call, or undefined. */
-export function pageTokenArg(value: unknown, name = "options.pageToken"): string | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== "string" || value === "") throw invalid(`${name} must be the nextPageToken string of an earlier page`);
-  return value;
-}
-
-/** An optional boolean. */
-export function flagArg(value: unknown, name: string): boolean | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== "boolean") throw invalid(`${name} must be true or false`);
-  return value;
 }
 
 /** An optional string (a search query, a body); `allowEmpty` keeps "". */

@@ -1,11 +1,14 @@
 // Argument checks of @svc/google-calendar: each returns the normalised value or throws
 // CalendarError("invalid_argument") naming the parameter and what is accepted, before any
-// permission check or request.
+// permission check or request. The checks every curated Package shares come from @svc/kit.
+
+import { argumentChecks } from "@svc/kit";
 import { CalendarError, type Json } from "./client";
 
-function invalid(message: string): CalendarError {
-  return new CalendarError("invalid_argument", message);
-}
+const checks = argumentChecks(CalendarError);
+const { invalid } = checks;
+/** The checks every curated Package shares (@svc/kit). */
+export const { optionsArg, intArg, pageTokenArg, flagArg } = checks;
 
 /** A calendar id: `primary`, an address, or a group calendar id; trimmed. */
 export function calendarIdArg(value: unknown, name = "calendarId"): string {
@@ -29,13 +32,6 @@ export function eventIdArg(value: unknown, name = "eventId"): string {
   const id = typeof value === "string" ? value.trim() : "";
   if (!/^[A-Za-z0-9_@.-]{1,1024}$/.test(id) || id === "." || id === "..") throw invalid(`${name} must be an event id from listEvents or getEvent`);
   return id;
-}
-
-/** An options object (undefined and null mean none). */
-export function optionsArg(value: unknown, name = "options"): Record<string, unknown> {
-  if (value == null) return {};
-  if (typeof value !== "object" || Array.isArray(value)) throw invalid(`${name} must be an object or omitted`);
-  return value as Record<string, unknown>;
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -62,27 +58,6 @@ export function timeZoneArg(value: unknown, name: string): string | undefined {
     throw invalid(`${name} must be an IANA time zone such as "Europe/Berlin" (got ${JSON.stringify(value)})`);
   }
   return value.trim();
-}
-
-/** An integer in [min, max], or undefined. */
-export function intArg(value: unknown, name: string, min: number, max: number): number | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) throw invalid(`${name} must be an integer from ${min} to ${max}`);
-  return value;
-}
-
-/** A `nextPageToken` returned by an earlier call, or undefined. */
-export function pageTokenArg(value: unknown, name = "options.pageToken"): string | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== "string" || value === "") throw invalid(`${name} must be the nextPageToken string of an earlier page`);
-  return value;
-}
-
-/** An optional boolean. */
-export function flagArg(value: unknown, name: string): boolean | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== "boolean") throw invalid(`${name} must be true or false`);
-  return value;
 }
 
 /** An optional string. */

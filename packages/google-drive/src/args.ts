@@ -1,11 +1,14 @@
 // Argument checks of @svc/google-drive: each returns the normalised value or throws
 // DriveError("invalid_argument") naming the parameter and what is accepted, before any
-// permission check or request.
+// permission check or request. The checks every curated Package shares come from @svc/kit.
+
+import { argumentChecks } from "@svc/kit";
 import { DriveError } from "./client";
 
-function invalid(message: string): DriveError {
-  return new DriveError("invalid_argument", message);
-}
+const checks = argumentChecks(DriveError);
+const { invalid } = checks;
+/** The checks every curated Package shares (@svc/kit). */
+export const { optionsArg, intArg, pageTokenArg, flagArg } = checks;
 
 /** A Drive file, folder or permission id (letters, digits, `_`, `-`). */
 export function idArg(value: unknown, name: string): string {
@@ -17,34 +20,6 @@ export function idArg(value: unknown, name: string): string {
 /** A parent folder id; `root` (My Drive) when omitted. */
 export function parentArg(value: unknown, name: string): string {
   return value == null ? "root" : idArg(value, name);
-}
-
-/** An options object (undefined and null mean none). */
-export function optionsArg(value: unknown, name = "options"): Record<string, unknown> {
-  if (value == null) return {};
-  if (typeof value !== "object" || Array.isArray(value)) throw invalid(`${name} must be an object or omitted`);
-  return value as Record<string, unknown>;
-}
-
-/** An integer in [min, max], or undefined. */
-export function intArg(value: unknown, name: string, min: number, max: number): number | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) throw invalid(`${name} must be an integer from ${min} to ${max}`);
-  return value;
-}
-
-/** A `nextPageToken` returned by an earlier call, or undefined. */
-export function pageTokenArg(value: unknown, name = "options.pageToken"): string | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== "string" || value === "") throw invalid(`${name} must be the nextPageToken string of an earlier page`);
-  return value;
-}
-
-/** An optional boolean. */
-export function flagArg(value: unknown, name: string): boolean | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== "boolean") throw invalid(`${name} must be true or false`);
-  return value;
 }
 
 /** A file name: non-empty, one line, at most 1024 characters (Drive allows "/" in names). */

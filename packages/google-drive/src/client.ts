@@ -1,16 +1,13 @@
-// The Google Drive API v3 client of @svc/google-drive: one request per call with the shared
-// Google access token (never refreshed), Google's error shape turned into DriveError. Each
-// Google Package carries its own client because curated Packages declare no dependency on
-// each other.
+// The Google Drive API v3 client of @svc/google-drive: one request per call with the shared Google access
+// token GOOGLE_ACCESS_TOKEN (never refreshed), read by this Package itself; Google's answers
+// and its error shape are read into DriveError by @svc/kit (shared with the other Google Packages).
 import secrets from "svc:secrets";
 import { get, post, put, patch, del } from "svc:http";
+import { authorization as bearer, googleAnswers, queryString as query, type Json } from "@svc/kit";
 
 const API = "https://www.googleapis.com/drive/v3/";
 /** The resumable-upload endpoint; sessions continue at the same URL with their `upload_id`. */
 const UPLOAD = "https://www.googleapis.com/upload/drive/v3/files";
-
-/** Google `errors[].reason` values that mean a rate or quota limit, even on HTTP 403. */
-const RATE_REASONS = new Set(["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "dailyLimitExceeded", "quotaExceeded"]);
 
 /**
  * A failed Drive call. `code` is one of `missing_token`, `invalid_argument`,
@@ -40,27 +37,21 @@ export class DriveError extends Error {
   }
 }
 
-/** A JSON object as Google returns it. */
-export type Json = Record<string, unknown>;
+export type { Json };
+
+const { answer, failure: googleError } = googleAnswers(DriveError, { service: "Drive", rateReasons: ["sharingRateLimitExceeded"], emptyBodyIsObject: true });
 
 /** Query parameters; undefined and null are left out. */
 export type Query = Record<string, string | number | boolean | null | undefined>;
 
 /** The `Authorization` header; throws missing_token without the secret. */
 export function authorization(): Record<string, string> {
-  const token = secrets.get("GOOGLE_ACCESS_TOKEN");
-  if (token == null || token === "") throw new DriveError("missing_token", "GOOGLE_ACCESS_TOKEN is not set: declare and bind it in the Blueprint's secrets (it is never refreshed by the Package)");
-  return { authorization: "Bearer " + token };
+  return bearer(secrets.get("GOOGLE_ACCESS_TOKEN"), DriveError, "GOOGLE_ACCESS_TOKEN is not set: declare and bind it in the Blueprint's secrets (it is never refreshed by the Package)");
 }
 
 /** `?a=1&b=2` with every call on shared drives too. */
 export function queryString(params: Query): string {
-  const parts: string[] = [];
-  for (const [key, value] of Object.entries({ ...params, supportsAllDrives: true })) {
-    if (value == null) continue;
-    parts.push(encodeURIComponent(key) + "=" + encodeURIComponent(String(value)));
-  }
-  return "?" + parts.join("&");
+  return query({ ...params, supportsAllDrives: true });
 }
 
 const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };
@@ -123,41 +114,4 @@ export function putChunk(uploadId: string, chunk: Uint8Array, offset: number, to
     return { done: false, next: stored ? Number(stored[1]) + 1 : 0 };
   }
   return { done: true, file: answer("upload", r.status, r.headers, r.body) };
-}
-
-function answer(what: string, status: number, headers: Map<string, string>, text: string): Json {
-  if (status < 200 || status > 299) throw googleError(what, status, headers, text);
-  if (text.trim() === "") return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new DriveError("invalid_response", `Drive ${what} answered with a body that is not JSON`, status);
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new DriveError("invalid_response", `Drive ${what} answered with JSON that is not an object`, status);
-  return parsed as Json;
-}
-
-/** Maps Google's `{error: {code, status, message, errors: [{reason}]}}` answer to a DriveError. */
-export function googleError(what: string, status: number, headers: Map<string, string>, text: string): DriveError {
-  let googleStatus: string | null = null;
-  let reason: string | null = null;
-  let detail = "";
-  try {
-    const error = (JSON.parse(text) as { error?: { status?: unknown; message?: unknown; errors?: Array<{ reason?: unknown }> } }).error;
-    if (error && typeof error === "object") {
-      if (typeof error.status === "string") googleStatus = error.status;
-      if (typeof error.message === "string") detail = error.message;
-      const first = Array.isArray(error.errors) ? error.errors.find((e) => e && typeof e.reason === "string") : undefined;
-      if (first) reason = first.reason as string;
-    }
-  } catch {
-    // Not Google's JSON error shape: the status alone decides.
-  }
-  const seconds = Number(headers.get("retry-after"));
-  const retryAfterSeconds = headers.has("retry-after") && Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
-  const rateLimited = status === 429 || (status === 403 && reason !== null && RATE_REASONS.has(reason));
-  const code = rateLimited ? "rate_limited" : status === 401 ? "unauthorized" : status === 403 ? "forbidden" : status === 404 ? "not_found" : "http_error";
-  const message = `Drive ${what} failed: HTTP ${status}` + (detail ? `: ${detail}` : "") + (retryAfterSeconds != null ? `; retry after ${retryAfterSeconds} s` : "");
-  return new DriveError(code, message, status, { googleStatus, reason, retryAfterSeconds });
 }

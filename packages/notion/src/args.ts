@@ -1,10 +1,17 @@
 // Argument checks of @svc/notion: each returns the normalised value or throws
 // NotionError("invalid_argument") naming the parameter and what is accepted, before any
-// permission check or request.
+// permission check or request. The checks every curated Package shares come from @svc/kit.
+import { argumentChecks } from "@svc/kit";
 import { NotionError } from "./client";
 
-function invalid(message: string): NotionError {
-  return new NotionError("invalid_argument", message);
+const checks = argumentChecks(NotionError);
+const { invalid } = checks;
+/** The checks every curated Package shares (@svc/kit). */
+export const { optionsArg, pageTokenArg, flagArg } = checks;
+
+/** A page size from 1 to 100, or undefined for Notion's default. */
+export function pageSizeArg(value: unknown, name = "options.pageSize"): number | undefined {
+  return checks.limitArg(value, name, 100);
 }
 
 /**
@@ -26,13 +33,6 @@ export function idArg(value: unknown, name: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-/** An options object (undefined and null mean none). */
-export function optionsArg(value: unknown, name = "options"): Record<string, unknown> {
-  if (value == null) return {};
-  if (typeof value !== "object" || Array.isArray(value)) throw invalid(`${name} must be an object or omitted`);
-  return value as Record<string, unknown>;
-}
-
 /** A required plain object sent to Notion as is (filters, property schemas, block content). */
 export function objectArg(value: unknown, name: string): Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalid(`${name} must be an object`);
@@ -52,20 +52,6 @@ export function objectsArg(value: unknown, name: string, max = 100): Record<stri
   return value as Record<string, unknown>[];
 }
 
-/** A page size from 1 to 100, or undefined for Notion's default. */
-export function pageSizeArg(value: unknown, name = "options.pageSize"): number | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 100) throw invalid(`${name} must be an integer from 1 to 100`);
-  return value;
-}
-
-/** A `nextPageToken` of an earlier page, or undefined. */
-export function pageTokenArg(value: unknown, name = "options.pageToken"): string | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== "string" || value === "") throw invalid(`${name} must be the nextPageToken string of an earlier page`);
-  return value;
-}
-
 /** A non-empty string. */
 export function textArg(value: unknown, name: string, max = 1000000): string {
   if (typeof value !== "string" || value.trim() === "") throw invalid(`${name} must be a non-empty string`);
@@ -77,13 +63,6 @@ export function textArg(value: unknown, name: string, max = 1000000): string {
 export function optionalTextArg(value: unknown, name: string): string | undefined {
   if (value == null) return undefined;
   if (typeof value !== "string") throw invalid(`${name} must be a string`);
-  return value;
-}
-
-/** An optional boolean. */
-export function flagArg(value: unknown, name: string): boolean | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== "boolean") throw invalid(`${name} must be true or false`);
   return value;
 }
 

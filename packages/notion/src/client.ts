@@ -2,6 +2,7 @@
 // call, Notion's error objects and HTTP failures turned into NotionError.
 import secrets from "svc:secrets";
 import { get, patch, post } from "svc:http";
+import { authorization, queryString } from "@svc/kit";
 
 const API = "https://api.notion.com/v1/";
 /** The API version with data sources, views and the Markdown endpoints. */
@@ -41,20 +42,12 @@ export class NotionError extends Error {
 export type Json = Record<string, unknown>;
 
 function headers(extra: Record<string, string> = {}): Record<string, string> {
-  const token = secrets.get("NOTION_ACCESS_TOKEN");
-  if (token == null || token === "") throw new NotionError("missing_token", "NOTION_ACCESS_TOKEN is not set: declare and bind it in the Blueprint's secrets");
-  return { authorization: "Bearer " + token, "notion-version": NOTION_VERSION, ...extra };
+  const token = authorization(secrets.get("NOTION_ACCESS_TOKEN"), NotionError, "NOTION_ACCESS_TOKEN is not set: declare and bind it in the Blueprint's secrets");
+  return { ...token, "notion-version": NOTION_VERSION, ...extra };
 }
 
 /** `?a=1&b=2` from the defined values (arrays repeat the key). */
-export function query(params: Record<string, unknown>): string {
-  const parts: string[] = [];
-  for (const [key, value] of Object.entries(params)) {
-    if (value == null) continue;
-    for (const item of Array.isArray(value) ? value : [value]) parts.push(encodeURIComponent(key) + "=" + encodeURIComponent(String(item)));
-  }
-  return parts.length > 0 ? "?" + parts.join("&") : "";
-}
+export { queryString as query };
 
 /** GET `path` (relative to /v1/, query included). */
 export function notionGet(path: string): Json {

@@ -1,11 +1,11 @@
 // @svc/slack-bot: the Slack Web API as the workspace's bot (SLACK_BOT_TOKEN).
 import { check } from "svc:security";
-import { callGet, callPost, nextCursor, SlackError, type Json } from "./client";
-import { blocksArg, channelIdArg, emojiArg, flagArg, limitArg, optionsArg, pageTokenArg, textArg, tsArg, typesArg, userIdArg, userIdsArg } from "./args";
-import { field, items, toConversation, toIdentity, toMessage, toUser, type Conversation, type Identity, type Message, type Page, type PostedMessage, type User } from "./model";
+import { nextCursor, toConversation, toIdentity, toMessage, toUser, type Conversation, type Identity, type Message, type Page, type PostedMessage, type User } from "@svc/kit";
+import { callGet, callPost, field, items, messagePage, openConversation, posted, SlackError, type Json } from "./client";
+import { blocksArg, channelIdArg, emojiArg, flagArg, limitArg, optionsArg, pageTokenArg, sendExtras, textArg, tsArg, typesArg, userIdArg, userIdsArg } from "./args";
 
 export { SlackError };
-export type { Conversation, Identity, Message, MessageFile, Page, PostedMessage, Reaction, User } from "./model";
+export type { Conversation, Identity, Message, MessageFile, Page, PostedMessage, Reaction, User } from "@svc/kit";
 
 /** Options of the message-sending functions. */
 export interface SendOptions {
@@ -43,37 +43,6 @@ export interface ListMessagesOptions extends PageOptions {
   latest?: string | null;
   /** Include messages exactly at `oldest` / `latest`. */
   inclusive?: boolean | null;
-}
-
-/** The optional fields of chat.postMessage, validated. */
-function sendExtras(options: Record<string, unknown>): Json {
-  const extras: Json = {};
-  if (options.threadTs != null) extras.thread_ts = tsArg(options.threadTs, "options.threadTs");
-  const broadcast = flagArg(options.replyBroadcast, "options.replyBroadcast");
-  if (broadcast !== undefined) extras.reply_broadcast = broadcast;
-  const blocks = blocksArg(options.blocks);
-  if (blocks) extras.blocks = blocks;
-  const unfurl = flagArg(options.unfurlLinks, "options.unfurlLinks");
-  if (unfurl !== undefined) extras.unfurl_links = unfurl;
-  return extras;
-}
-
-function posted(body: Json, channel: string): PostedMessage {
-  const channelId = typeof body.channel === "string" ? body.channel : channel;
-  const ts = typeof body.ts === "string" ? body.ts : "";
-  if (ts === "") throw new SlackError("invalid_response", "Slack chat.postMessage answered without `ts`", 200);
-  return { channelId, ts, message: toMessage(body.message ?? { ts }, channelId) };
-}
-
-function openConversation(users: string[]): string {
-  const body = callPost("conversations.open", { users: users.join(","), return_im: true });
-  const id = field(body, "channel", "conversations.open").id;
-  if (typeof id !== "string") throw new SlackError("invalid_response", "Slack conversations.open answered without a channel id", 200);
-  return id;
-}
-
-function messagePage(body: Json, method: string, channel: string): Page<Message> {
-  return { items: items(body, "messages", method).map((m) => toMessage(m, channel)), nextPageToken: nextCursor(body) };
 }
 
 /**

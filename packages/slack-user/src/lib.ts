@@ -1,13 +1,14 @@
 // @svc/slack-user: the Slack Web API as the authenticated user (SLACK_USER_TOKEN).
 import { check } from "svc:security";
-import secrets from "svc:secrets";
 import { download } from "svc:http";
-import { callGet, callPost, nextCursor, SlackError, type Json } from "./client";
-import { blocksArg, channelIdArg, emailArg, emojiArg, fileIdArg, filesUrlArg, flagArg, limitArg, optionsArg, pageTokenArg, pathArg, queryArg, textArg, tsArg, typesArg, userIdArg, userIdsArg } from "./args";
-import { field, items, toConversation, toFile, toIdentity, toMessage, toSearchPage, toUser, type Conversation, type Identity, type Message, type Page, type PostedMessage, type SearchPage, type SlackFile, type User } from "./model";
+import { nextCursor, toConversation, toIdentity, toMessage, toUser, type Conversation, type Identity, type Message, type Page, type PostedMessage, type User } from "@svc/kit";
+import { callGet, callPost, field, items, messagePage, openConversation, posted, SlackError, tokenHeader, type Json } from "./client";
+import { channelIdArg, emailArg, emojiArg, fileIdArg, filesUrlArg, flagArg, limitArg, optionsArg, pageTokenArg, pathArg, queryArg, sendExtras, textArg, tsArg, typesArg, userIdArg, userIdsArg } from "./args";
+import { toFile, toSearchPage, type SearchPage, type SlackFile } from "./model";
 
 export { SlackError };
-export type { Conversation, Identity, Message, MessageFile, Page, PostedMessage, Reaction, SearchMatch, SearchPage, SlackFile, User } from "./model";
+export type { Conversation, Identity, Message, MessageFile, Page, PostedMessage, Reaction, User } from "@svc/kit";
+export type { SearchMatch, SearchPage, SlackFile } from "./model";
 
 const FILES = "https://files.slack.com/";
 /** Largest file `downloadFile` writes (bytes). */
@@ -69,37 +70,6 @@ export interface ListMessagesOptions extends PageOptions {
   latest?: string | null;
   /** Include messages exactly at `oldest` / `latest`. */
   inclusive?: boolean | null;
-}
-
-/** The optional fields of chat.postMessage, validated. */
-function sendExtras(options: Record<string, unknown>): Json {
-  const extras: Json = {};
-  if (options.threadTs != null) extras.thread_ts = tsArg(options.threadTs, "options.threadTs");
-  const broadcast = flagArg(options.replyBroadcast, "options.replyBroadcast");
-  if (broadcast !== undefined) extras.reply_broadcast = broadcast;
-  const blocks = blocksArg(options.blocks);
-  if (blocks) extras.blocks = blocks;
-  const unfurl = flagArg(options.unfurlLinks, "options.unfurlLinks");
-  if (unfurl !== undefined) extras.unfurl_links = unfurl;
-  return extras;
-}
-
-function posted(body: Json, channel: string): PostedMessage {
-  const channelId = typeof body.channel === "string" ? body.channel : channel;
-  const ts = typeof body.ts === "string" ? body.ts : "";
-  if (ts === "") throw new SlackError("invalid_response", "Slack chat.postMessage answered without `ts`", 200);
-  return { channelId, ts, message: toMessage(body.message ?? { ts }, channelId) };
-}
-
-function openConversation(users: string[]): string {
-  const body = callPost("conversations.open", { users: users.join(","), return_im: true });
-  const id = field(body, "channel", "conversations.open").id;
-  if (typeof id !== "string") throw new SlackError("invalid_response", "Slack conversations.open answered without a channel id", 200);
-  return id;
-}
-
-function messagePage(body: Json, method: string, channel: string): Page<Message> {
-  return { items: items(body, "messages", method).map((m) => toMessage(m, channel)), nextPageToken: nextCursor(body) };
 }
 
 /**
@@ -351,9 +321,7 @@ export function downloadFile(url: string, path: string, options?: { overwrite?: 
   const overwrite = flagArg(optionsArg(options).overwrite, "options.overwrite") ?? false;
   check("slack.com/user/downloadFile", { path: destination });
   check("fs.write", { path: destination, max_bytes: MAX_DOWNLOAD });
-  const token = secrets.get("SLACK_USER_TOKEN");
-  if (token == null || token === "") throw new SlackError("missing_token", "SLACK_USER_TOKEN is not set: declare and bind it in the Blueprint's secrets");
-  const result = download(FILES + rest, destination, { headers: { authorization: "Bearer " + token }, maxBytes: MAX_DOWNLOAD, overwrite });
+  const result = download(FILES + rest, destination, { headers: tokenHeader(), maxBytes: MAX_DOWNLOAD, overwrite });
   if (result.status === 429) throw new SlackError("rate_limited", "Slack file download is rate limited; the file written holds Slack's answer", 429, { slackError: "ratelimited" });
   if (result.status < 200 || result.status > 299) {
     const code = result.status === 401 ? "unauthorized" : result.status === 403 ? "forbidden" : result.status === 404 ? "not_found" : "http_error";

@@ -1,0 +1,28 @@
+// @svc/kit: what the curated Packages share, so each of them keeps only what is its own.
+// Everything here is a pure helper or a factory bound to the caller's error class: the kit
+// reads no secret, makes no request and checks no capability, so it requires nothing and a
+// secret, a grant and a decision always belong to the consuming Package.
+export type { ErrorClass, Json } from "./errors";
+export { argumentChecks, type ArgumentChecks } from "./args";
+export { authorization, compact, jsonObject, queryString, retryAfter } from "./http";
+export { list, number, object, text, textOrNull } from "./json";
+export {
+  nextCursor,
+  slackAnswers,
+  slackArgumentChecks,
+  toConversation,
+  toIdentity,
+  toMessage,
+  toUser,
+  type Conversation,
+  type Identity,
+  type Message,
+  type MessageFile,
+  type Page,
+  type PostedMessage,
+  type Reaction,
+  type SlackAnswers,
+  type SlackArgumentChecks,
+  type User,
+} from "./slack";
+export { googleAnswers, type GoogleAnswers, type GoogleService } from "./google";

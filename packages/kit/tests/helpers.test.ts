@@ -1,0 +1,41 @@
+import { label, expectException } from "svc:test";
+import { argumentChecks, authorization, googleAnswers, queryString, slackAnswers, slackArgumentChecks } from "@svc/kit";
+
+class KitTestError extends Error {
+  code: string;
+  status: number;
+  extra: Record<string, unknown>;
+  constructor(code: string, message: string, status = 0, extra: Record<string, unknown> = {}) {
+    super(message);
+    this.name = "KitTestError";
+    this.code = code;
+    this.status = status;
+    this.extra = extra;
+  }
+}
+
+export function main() {
+  label("argument checks raise the caller's own error class, naming the parameter");
+  const checks = argumentChecks(KitTestError);
+  const bad = expectException(() => checks.limitArg(0, "options.limit", 10), "KitTestError") as KitTestError;
+  assert(bad instanceof KitTestError && bad.code === "invalid_argument" && bad.message.includes("options.limit"));
+  assert(checks.optionsArg(null).constructor === Object);
+  label("a missing token is missing_token of the caller's class");
+  assert((expectException(() => authorization(undefined, KitTestError, "bind it"), "KitTestError") as KitTestError).code === "missing_token");
+  assert(authorization("t", KitTestError, "bind it").authorization === "Bearer t");
+  label("query strings leave out null and repeat or join arrays");
+  assert(queryString({ a: 1, b: null, c: ["x", "y"] }) === "?a=1&c=x&c=y");
+  assert(queryString({ c: ["x", "y"] }, "comma") === "?c=x%2Cy");
+  label("Slack ok:false answers map to codes, with the Package's extra not-found strings");
+  const slack = slackAnswers(KitTestError, ["file_not_found"]);
+  const none = new Map<string, string>();
+  assert((expectException(() => slack.answer("files.info", 200, none, '{"ok":false,"error":"file_not_found"}'), "KitTestError") as KitTestError).code === "not_found");
+  assert((expectException(() => slackAnswers(KitTestError).answer("files.info", 200, none, '{"ok":false,"error":"file_not_found"}'), "KitTestError") as KitTestError).code === "slack_error");
+  assert(slack.answer("auth.test", 200, none, '{"ok":true,"user":"u"}').user === "u");
+  assert((expectException(() => slackArgumentChecks(KitTestError).channelIdArg("#general"), "KitTestError") as KitTestError).code === "invalid_argument");
+  label("Google errors: a rate reason on 403 is rate_limited, Retry-After is kept");
+  const google = googleAnswers(KitTestError, { service: "Drive", rateReasons: ["sharingRateLimitExceeded"] });
+  const limited = google.failure("files", 403, new Map([["retry-after", "7"]]), '{"error":{"status":"PERMISSION_DENIED","errors":[{"reason":"sharingRateLimitExceeded"}]}}') as KitTestError;
+  assert(limited.code === "rate_limited" && limited.extra.retryAfterSeconds === 7 && limited.message.startsWith("Drive files failed: HTTP 403"));
+  assert((expectException(() => google.answer("files", 200, none, ""), "KitTestError") as KitTestError).code === "invalid_response");
+}
