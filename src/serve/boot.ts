@@ -195,8 +195,14 @@ export async function boot(options: BootOptions): Promise<void> {
   };
 
   const moduleTable = hostModules();
-  // Prepared Packages per Blueprint, dropped after every install or removal.
-  const packageRuntime = new PackageRuntime(storeLookup(packages.store), () => [...moduleTable.keys()].filter((name) => name.startsWith('svc:')));
+  // Prepared Packages per Blueprint, reused while the store's files are unchanged (a CLI
+  // `publish-local` into the fallback store takes effect on the next run) and dropped
+  // after every install or removal.
+  const packageRuntime = new PackageRuntime(
+    storeLookup(packages.store),
+    () => [...moduleTable.keys()].filter((name) => name.startsWith('svc:')),
+    (name) => packages.store.stamp(name),
+  );
   packages.onChange(() => packageRuntime.evict());
   const executor = new Executor({
     pool,
