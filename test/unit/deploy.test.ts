@@ -59,6 +59,7 @@ describe('deployment files', () => {
     const config = YAML.parse(compose.configs.server_yaml.content);
     assert.equal(config.api_tokens[0].token_file, '/run/secrets/svc_admin_token');
     assert.equal(config.secret_store.key_file, '/run/secrets/svc_store_key');
+    assert.equal(config.max_execution_time, 60, 'a runaway run ends');
   });
 
   it('the Dockerfile runs as a non-root user with a health check and a /data volume', () => {
@@ -80,6 +81,7 @@ describe('deployment files', () => {
     assert.ok(Number(keys.get('TimeoutStopSec')?.[0]) >= 5 + 2);
     assert.equal(keys.get('LoadCredential')?.length, 2);
     assert.equal(keys.has('MemoryDenyWriteExecute'), false);
+    assert.ok(keys.get('Environment')?.includes('SVC_MAX_EXECUTION_TIME=60'), 'a runaway run ends');
     for (const section of ['[Unit]', '[Service]', '[Install]']) assert.ok(text.includes(section));
   });
 
@@ -108,6 +110,7 @@ describe('deployment files', () => {
     assert.equal(config.secret_store.key_file, '/run/svc-auth/store-key');
     assert.ok(config.mcp_allowed_hosts.includes('demo-server.tools.svc:8128'));
     assert.equal(config.shutdown_grace, 5);
+    assert.equal(config.max_execution_time, 60, 'a runaway run ends');
     assert.equal(byKind(list, 'ServiceMonitor').length, 0, 'off by default');
     assert.equal(byKind(list, 'Deployment').length, 0, 'no router for one replica');
   });
