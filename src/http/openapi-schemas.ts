@@ -75,7 +75,7 @@ export const BlueprintSummary = z.object({
   variables: z.array(z.string()),
   mcp_servers: z.array(z.string()),
   auth_proxy_hosts: z.array(z.string()),
-  default_action: z.string().nullable(),
+  default_action: z.enum(['allow', 'deny', 'ask-human']).describe('The Blueprint\'s `default` (deny when it has none)'),
   caller_count: z.number().int(),
   rule_count: z.number().int(),
   capability_count: z.number().int(),

@@ -80,7 +80,7 @@ export interface BlueprintSummary {
   variables: string[];
   mcp_servers: string[];
   auth_proxy_hosts: string[];
-  default_action: string | null;
+  default_action: 'allow' | 'deny' | 'ask-human';
   caller_count: number;
   rule_count: number;
   capability_count: number;

@@ -43,7 +43,7 @@ export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependen
     const blueprint = deps.resolveBlueprint(body.blueprint);
     if (!blueprint) {
       const executionId = deps.executor.refuse({ entryPoint: 'http', principal, sessionId, blueprintName: body.blueprint, code: body.code, errorClass: 'blueprint_not_found' });
-      return c.json(refusal(executionId, sessionId, 'blueprint_not_found', `blueprint '${body.blueprint}' is not registered on this server (or cannot be used)`));
+      return c.json(refusal(executionId, sessionId, 'blueprint_not_found', `blueprint '${body.blueprint}' is not registered on this server (or cannot be used); register it with \`svc blueprint apply <file>.yaml\` or POST /v1/blueprints {"yaml": "name: ${body.blueprint}\\n..."}`));
     }
     const binding = bindBlueprint(blueprint, body.variables, body.secrets);
     if (!binding.ok) {
