@@ -9,6 +9,7 @@ import { registerSecretCommands } from './commands/secret';
 import { registerServerCommands } from './commands/server';
 import { registerBuildCommands } from './commands/build';
 import { registerDocsCommand } from './commands/docs';
+import { registerCapabilitiesCommand } from './commands/capabilities';
 import { registerInstallCommand } from './commands/install';
 import { registerPackagesCommands } from './commands/packages';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors';
@@ -36,6 +37,7 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerInstallCommand,
   registerPackagesCommands,
   registerDocsCommand,
+  registerCapabilitiesCommand,
   registerMcpCommands,
 ];
 

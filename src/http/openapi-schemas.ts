@@ -85,7 +85,7 @@ export const Capabilities = z.object({
   groups: z.array(
     z.object({
       source: z.string(),
-      kind: z.string(),
+      kind: z.enum(['stdlib', 'package']),
       capabilities: z.array(
         z.object({
           name: z.string(),
@@ -96,6 +96,7 @@ export const Capabilities = z.object({
           main_denial: z.string().optional(),
         }),
       ),
+      requires: z.array(z.object({ capability: z.string(), filter: z.string().optional() })).optional().describe('Package groups: what its own code requires'),
     }),
   ),
 });

@@ -10,4 +10,4 @@ export { decide, decideCheck, targetSuffix, invariantRefusal, MAIN_REFUSALS, UNI
 export { PermissionDeniedError, QuotaExceededError, AUDIT_REASONS, type DeniedSource } from './errors';
 export { normalizeContext, normalizeVfsPath, normalizeHost, normalizeRemote, ContextError } from './normalize';
 export { RunDecisions, auditContext, serverEgressDecision, QUICK_SEARCH_FIELDS, SUMMARY_LIMITS, type DecisionScope, type AllowsMode, type FurtherSource } from './recorder';
-export { capabilityCatalogue, reportedFields, type CatalogueEntry, type FieldInfo } from './catalogue';
+export { capabilityCatalogue, reportedFields, unknownCapabilityProblem, type CatalogueEntry, type FieldInfo } from './catalogue';

@@ -245,7 +245,7 @@ export async function boot(options: BootOptions): Promise<void> {
   );
   // Discovery paths under /v1/blueprints/{name}/… are registered before the admin routes.
   mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules(), packages: (name) => packages.describe(name), mcpViews: (blueprint, only) => mcpViews(mcpDiscovery, blueprint, {}, only) }));
-  mounts.push((app) => mountBlueprintRoutes(app, { registry, audit, log }));
+  mounts.push((app) => mountBlueprintRoutes(app, { registry, audit, log, packageCapabilities: () => packages.capabilities() }));
   mounts.push((app) => mountSecretRoutes(app, { store: secretStore, audit, log }));
   mounts.push((app) => mountPackageRoutes(app, { packages, audit, log }));
   mounts.push((app) => mountMcpOAuthRoutes(app, { oauth, audit, log }));
