@@ -10,4 +10,5 @@ export { decide, decideCheck, targetSuffix, invariantRefusal, MAIN_REFUSALS, UNI
 export { PermissionDeniedError, QuotaExceededError, AUDIT_REASONS, type DeniedSource } from './errors';
 export { normalizeContext, normalizeVfsPath, normalizeHost, normalizeRemote, ContextError } from './normalize';
 export { RunDecisions, auditContext, serverEgressDecision, QUICK_SEARCH_FIELDS, SUMMARY_LIMITS, type DecisionScope, type AllowsMode, type FurtherSource } from './recorder';
+export { allowingRule } from './hints';
 export { capabilityCatalogue, reportedFields, unknownCapabilityProblem, type CatalogueEntry, type FieldInfo } from './catalogue';

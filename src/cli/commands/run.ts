@@ -12,6 +12,7 @@ import { CliError, EXIT_FAILURE, EXIT_NOT_ATTEMPTED, UsageError } from '../error
 import { withExample } from '../help';
 import { secretsFromEnvironment, warn, type CliIo } from '../io';
 import type { CliContext } from '../program';
+import { operatorHints } from '../run-hints';
 
 export interface RunOptions extends ServerOptions {
   blueprint?: string;
@@ -81,6 +82,7 @@ export function registerRunCommand(root: Command, context: CliContext): void {
     for (const entry of result.discovery_warnings ?? []) warn(io, `warning: ${entry}`);
     if (result.error) {
       warn(io, `error: ${nameTheFile(result.error.message, file)}`);
+      for (const hint of await operatorHints(result, options.remote === true)) warn(io, hint);
       context.setExitCode(NOT_ATTEMPTED_KINDS.has(result.error.kind) ? EXIT_NOT_ATTEMPTED : EXIT_FAILURE);
       return;
     }
