@@ -51,7 +51,11 @@ export const PackageSearch = z.object({
 });
 export const PackageDocs = z.object({ name: z.string(), source: z.string(), description: z.string(), declarations: z.string() });
 export const DiscoveryError = z.object({ error: z.string(), message: z.string(), name: z.string().optional(), did_you_mean: z.string().optional() });
-export const BuiltinsList = z.object({ namespaces: z.array(z.string()), types: z.array(z.string()) });
+export const BuiltinsList = z.object({
+  namespaces: z.array(z.string()),
+  types: z.array(z.string()),
+  functions: z.array(z.string()).describe('Global functions, the web platform\'s among them (fetch, setTimeout, queueMicrotask, ...)'),
+});
 export const BuiltinsDocs = z.object({
   results: z.array(
     z.union([

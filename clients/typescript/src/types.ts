@@ -54,6 +54,8 @@ export type PackageDocs =
 export interface BuiltinsList {
   namespaces: string[];
   types: string[];
+  /** Global functions (fetch, timers, queueMicrotask, ...). */
+  functions: string[];
 }
 
 export interface BuiltinsDocs {
