@@ -62,6 +62,18 @@ describe('deployment files', () => {
     assert.equal(config.max_execution_time, 60, 'a runaway run ends');
   });
 
+  it('the chart pulls the image the Dockerfile builds, tagged with the package version; the build context leaves out secrets and state', () => {
+    const values = YAML.parse(readFileSync(path.join(root, 'deploy/helm/svc/values.yaml'), 'utf8'));
+    const version = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version;
+    assert.equal(values.image.repository, 'svc-server');
+    assert.equal(values.image.tag, version);
+    assert.doesNotMatch(readFileSync(path.join(root, 'deploy/helm/svc/values.yaml'), 'utf8'), /registry\.example|example\.com\/svc/);
+    const ignored = readFileSync(path.join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    for (const entry of ['.git', 'node_modules', 'deploy/secrets', 'dist']) assert.ok(ignored.includes(entry), `.dockerignore lists ${entry}`);
+    const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    for (const copied of [...dockerfile.matchAll(/^COPY (?!--from)(\S+)/gm)].map((m) => m[1])) assert.ok(!ignored.includes(copied), `${copied} is copied, so it is not ignored`);
+  });
+
   it('the Dockerfile runs as a non-root user with a health check and a /data volume', () => {
     const text = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
     assert.match(text, /^USER 65532:65532$/m);
