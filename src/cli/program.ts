@@ -10,6 +10,7 @@ import { registerServerCommands } from './commands/server';
 import { registerBuildCommands } from './commands/build';
 import { registerDocsCommand } from './commands/docs';
 import { registerCapabilitiesCommand } from './commands/capabilities';
+import { registerSessionCommands } from './commands/session';
 import { registerInstallCommand } from './commands/install';
 import { registerPackagesCommands } from './commands/packages';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors';
@@ -33,6 +34,7 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerSecretCommands,
   registerServerCommands,
   registerRunCommand,
+  registerSessionCommands,
   registerBuildCommands,
   registerInstallCommand,
   registerPackagesCommands,
