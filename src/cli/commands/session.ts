@@ -15,7 +15,7 @@ const sessionPath = (id: string) => `/v1/sessions/${encodeURIComponent(id)}`;
 export function registerSessionCommands(root: Command, context: CliContext): void {
   const { io } = context;
   const session = root.command('session').alias('sessions').description('open a session on the server, run programs in it, read its last run, close it');
-  withExample(session, 'id=$(svc session open --blueprint support --var customerId=42) && svc session run $id step.ts && svc session close $id');
+  withExample(session, 'svc session open --blueprint support --var customerId=42', 'svc session run <id> step.ts', 'svc session close <id>');
 
   withExample(
     withServerOptions(
