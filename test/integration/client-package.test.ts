@@ -20,12 +20,18 @@ describe('the @svc/client tarball', () => {
 
   test('npm pack, install from the tarball, run a program', () => {
     const out = tempDir();
-    const packed = spawnSync('npm', ['pack', '--pack-destination', out, '--json'], { cwd: path.join(repoRoot, 'clients', 'typescript'), encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const client = path.join(repoRoot, 'clients', 'typescript');
+    const npmEnv = { ...process.env, npm_config_update_notifier: 'false' };
+    // `npm pack` builds through `prepack`; `npm test` has built dist/ already, and other
+    // test files import it, so build only when it is missing and pack without scripts.
+    if (!fs.existsSync(path.join(client, 'dist', 'index.js'))) assert.equal(spawnSync('npm', ['run', 'build'], { cwd: client, env: npmEnv }).status, 0);
+    const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--pack-destination', out, '--json'], { cwd: client, encoding: 'utf8', env: npmEnv });
     assert.equal(packed.status, 0, packed.stderr);
     const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[')));
     const files = info.files.map((f: { path: string }) => f.path);
     for (const file of ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']) assert.ok(files.includes(file), `${file} is packed`);
     assert.ok(!files.some((f: string) => f.startsWith('src/') || f.startsWith('test/')), 'only the build is packed');
+    assert.equal(JSON.parse(fs.readFileSync(path.join(client, 'package.json'), 'utf8')).scripts.prepack, 'npm run build', 'a plain `npm pack` builds dist/ first');
 
     const project = tempDir();
     const target = path.join(project, 'node_modules', '@svc', 'client');
