@@ -33,6 +33,8 @@ export interface DecisionRecord {
   rule?: number | 'default';
   rule_name?: string;
   reason?: string;
+  /** Denials, for the operator: the rule (policy) or server setting (egress_guard) that would allow it. */
+  allowed_by?: string;
 }
 
 

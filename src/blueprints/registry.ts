@@ -206,7 +206,8 @@ export function blueprintSummary(b: Blueprint) {
     variables: [...b.declarations.variables.keys()].sort(byteOrder),
     mcp_servers: Object.keys(b.mcp).sort(byteOrder),
     auth_proxy_hosts: [...new Set(b.authProxy.map((r) => r.host))],
-    default_action: b.policy.default ?? null,
+    // An absent `default` denies: the summary says so rather than null.
+    default_action: b.policy.default ?? 'deny',
     caller_count: b.policy.callers.size,
     rule_count: ruleCount,
     capability_count: capabilities.size,

@@ -135,6 +135,8 @@ export class ServerClient {
 /** `message` of an error body, else the plain text, else the status. */
 export function serverMessage(reply: ApiReply): string {
   if (reply.json && typeof reply.json.message === 'string') return reply.json.message;
+  // Idempotency refusals say what happened in `detail` (`{error, session_id, detail}`).
+  if (reply.json && typeof reply.json.error === 'string' && typeof reply.json.detail === 'string') return `${reply.json.error}: ${reply.json.detail}`;
   if (reply.json && typeof reply.json.error === 'string') return reply.json.error;
   return reply.text.trim() || `the server answered ${reply.status}`;
 }

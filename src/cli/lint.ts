@@ -4,6 +4,7 @@
 // against a server's state (declared volumes, stored secrets, installed Packages) happen
 // at `apply`.
 import { parseBlueprint, registrationProblem, type Blueprint } from '../blueprints';
+import { unknownCapabilityProblem } from '../policy';
 import type { VolumeDeclaration } from '../config';
 import { blueprintError, renderPath, type BlueprintFailure } from './diagnostics';
 import { readBlueprintFile } from './blueprint-file';
@@ -61,7 +62,7 @@ function serverStateAssumedPresent(blueprint: Blueprint) {
   return { volumes, secretStoreEnabled: true, hasSecret: () => true, isPackageInstalled: () => true };
 }
 
-/** Rules shadowed by an earlier unfiltered rule for the same capability, and ask-human. */
+/** Rules shadowed by an earlier unfiltered rule for the same capability, ask-human, and unknown capability names. */
 export function policyWarnings(blueprint: Blueprint): LintWarning[] {
   const warnings: LintWarning[] = [];
   if (blueprint.policy.default === 'ask-human') warnings.push({ path: ['default'], message: '`default: ask-human` is not supported and counts as a denial' });
@@ -74,6 +75,8 @@ export function policyWarnings(blueprint: Blueprint): LintWarning[] {
           message: `\`permissions.${caller}\` rule ${index + 1} for \`${rule.capability}\` can never match: rule ${earlier + 1} has no filter and matches every use first; move this rule above it or remove it`,
         });
       }
+      const unknown = unknownCapabilityProblem(rule.capability, Object.keys(blueprint.mcp));
+      if (unknown) warnings.push({ path: ['permissions', caller, index, 'capability'], message: `\`permissions.${caller}\` rule ${index + 1}: ${unknown}` });
       if (rule.action === 'ask-human') warnings.push({ path: ['permissions', caller, index, 'action'], message: `\`permissions.${caller}\` rule ${index + 1}: ask-human is not supported and counts as a denial` });
     });
   }

@@ -25,6 +25,8 @@ export interface PackageTestOptions {
   secrets: Record<string, string>;
   settings: RunSettings;
   svcVersion: string;
+  /** Let the tests' calls use plain `http://` (a local stand-in service). */
+  allowInsecureHttp?: boolean;
 }
 
 export interface TestReport {
@@ -88,7 +90,7 @@ export async function runPackageTests(io: CliIo, options: PackageTestOptions): P
   for (const { entry } of selected) {
     const directory = path.join(built.root, entry.path);
     say(io, `${entry.name} ${entry.version}`);
-    const parsed = parseBlueprint(`name: package-tests\ndefault: allow\npackages: [${JSON.stringify(entry.name)}]\n`);
+    const parsed = parseBlueprint(`name: package-tests\ndefault: allow\n${options.allowInsecureHttp ? 'allow_insecure_http: true\n' : ''}packages: [${JSON.stringify(entry.name)}]\n`);
     if (!parsed.ok) throw new Error(`the test Blueprint for ${entry.name} does not parse: ${parsed.problem.message}`);
     const blueprint = parsed.blueprint;
     for (const file of testFiles(directory, options.skipNetwork)) {

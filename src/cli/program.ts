@@ -9,6 +9,8 @@ import { registerSecretCommands } from './commands/secret';
 import { registerServerCommands } from './commands/server';
 import { registerBuildCommands } from './commands/build';
 import { registerDocsCommand } from './commands/docs';
+import { registerCapabilitiesCommand } from './commands/capabilities';
+import { registerSessionCommands } from './commands/session';
 import { registerInstallCommand } from './commands/install';
 import { registerPackagesCommands } from './commands/packages';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors';
@@ -32,10 +34,12 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerSecretCommands,
   registerServerCommands,
   registerRunCommand,
+  registerSessionCommands,
   registerBuildCommands,
   registerInstallCommand,
   registerPackagesCommands,
   registerDocsCommand,
+  registerCapabilitiesCommand,
   registerMcpCommands,
 ];
 

@@ -16,6 +16,8 @@ export const BUILTIN_TYPES = [
   'Uint16Array', 'Uint32Array', 'Uint8Array', 'Uint8ClampedArray', 'WeakMap', 'WeakRef', 'WeakSet',
 ];
 /** Answered by builtins-docs though not listed. */
+/** The global functions a program calls without an import (the web platform's among them). */
+export const BUILTIN_FUNCTIONS = ['assert', 'atob', 'btoa', 'structuredClone', 'fetch', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI'];
 export const BUILTIN_VALUES = ['assert', 'atob', 'btoa', 'structuredClone', 'fetch', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI', 'globalThis', 'NaN', 'Infinity', 'undefined'];
 
 const require = createRequire(import.meta.url);
@@ -108,9 +110,15 @@ function whole(name: string): string | null {
 }
 
 /** `Math.max`, `Array.prototype.map`, `Temporal.Instant.from`: that member wrapped in its owner. */
+/** Global objects declared as `declare var x: T` (and their typed members): look members up on T. */
+const TYPED_OBJECTS: Readonly<Record<string, string>> = { console: 'Console', crypto: 'Crypto', 'crypto.subtle': 'SubtleCrypto', performance: 'Performance', navigator: 'Navigator' };
+
 function member(pathText: string): string | null {
   const { byName, text } = load();
   if (byName.has(pathText)) return byName.get(pathText)!.map((n) => text.get(n)!).join('\n\n');
+  if (TYPED_OBJECTS[pathText] && byName.has(TYPED_OBJECTS[pathText])) return byName.get(TYPED_OBJECTS[pathText])!.map((n) => text.get(n)!).join('\n\n');
+  const typed = Object.keys(TYPED_OBJECTS).find((object) => pathText.startsWith(`${object}.`) && !pathText.slice(object.length + 1).includes('.'));
+  if (typed) return member(`${TYPED_OBJECTS[typed]}.${pathText.slice(typed.length + 1)}`);
   const parts = pathText.split('.');
   const memberName = parts.pop()!;
   const ownerPath = parts.filter((p) => p !== 'prototype');
@@ -146,5 +154,5 @@ export function isBuiltinName(name: string): boolean {
 
 /** The prompt's `{builtins}` text. */
 export function builtinsText(): string {
-  return `${BUILTIN_TYPES.join(', ')}; namespaces ${BUILTIN_NAMESPACES.join(', ')}`;
+  return `${BUILTIN_TYPES.join(', ')}; namespaces ${BUILTIN_NAMESPACES.join(', ')}; functions ${BUILTIN_FUNCTIONS.join(', ')}`;
 }

@@ -156,6 +156,8 @@ export function packageDocs(blueprint: Blueprint, modules: ReadonlyMap<string, H
     if (found) return { kind: 'markdown', text: packageMarkdown(found) };
     return { kind: 'not_found', body: { error: 'unknown_package', message: `Package '${name}' is listed in this Blueprint but is not installed on this server (or its artifact will not load); ask the operator to install it with \`svc packages install <owner/repo> ${name}\`` } };
   }
+  const hidden = modules.has(wanted) ? hiddenModuleReason(wanted.slice(4), blueprint) : null;
+  if (hidden) return { kind: 'not_found', body: { error: 'unknown_package', message: `${wanted} exists but is not available to this Blueprint: ${hidden}` } };
   if (name.startsWith('@mcp/')) {
     const server = name.slice(5);
     if (!(server in blueprint.mcp)) {
@@ -170,6 +172,28 @@ export function packageDocs(blueprint: Blueprint, modules: ReadonlyMap<string, H
   const candidates = [...entries.map((e) => e.name), ...entries.map((e) => e.name.slice(4)), ...blueprint.packages, ...mcpEntries(mcp).map((e) => e.name), ...BUILTIN_TYPES, ...BUILTIN_NAMESPACES];
   const did = suggest(name, candidates);
   return { kind: 'not_found', body: { error: 'unknown_package', message: `no Package or module named '${name}' is available to this Blueprint`, ...(did ? { did_you_mean: did } : {}) } };
+}
+
+/** Why a standard-library module is not offered under this Blueprint (it needs a rule or a block to do anything). */
+function hiddenModuleReason(short: string, blueprint: Blueprint): string | null {
+  const rules = (names: string, example: string) => `no rule in its permissions could allow ${names}, so the module could do nothing; the operator can add one (e.g. \`- {capability: ${example}, action: allow}\` under \`permissions.main\`)`;
+  switch (short) {
+    case 'session':
+      return rules('`session.read` or `session.write`', 'session.read');
+    case 'fs':
+    case 'code':
+      return rules('`fs.read`, `fs.write` or another `fs.*` capability', 'fs.read');
+    case 'http':
+      return rules('`http.get` or another `http.*` capability', 'http.get');
+    case 'llm':
+      return `it needs models under \`llm.models\` and a rule that could allow \`llm.call\`${Object.keys(blueprint.llm.models ?? {}).length === 0 ? ' (it declares no model)' : ''}`;
+    case 'embedding':
+      return `it needs models under \`llm.embedding_models\` and a rule that could allow \`embedding.embed\``;
+    case 'git':
+      return 'the Blueprint has no `git:` block (a commit identity)';
+    default:
+      return null;
+  }
 }
 
 export function builtinsDocs(blueprint: Blueprint, modules: ReadonlyMap<string, HostModule>, names: string[], docsTool: string) {

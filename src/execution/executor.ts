@@ -55,6 +55,8 @@ export interface ExecutionRequest {
   harnessSecrets: Readonly<Record<string, string>>;
   throwaway?: boolean;
   executionId?: string;
+  /** Aborted when the requester has gone (a one-off run's closed connection): the run ends as `cancelled`. */
+  signal?: AbortSignal;
 }
 
 /** A request refused before anything ran (unknown Blueprint, invalid bindings, ...). */
@@ -236,13 +238,15 @@ export class Executor {
       audit,
       this.options.allows,
     );
-    // The run's own signal: aborted when it ends or when the server cancels; the listener
-    // on the server-wide signal goes with the run (it would otherwise keep the run alive).
+    // The run's own signal: aborted when it ends, when the server cancels or when the
+    // requester has gone; the listeners go with the run (they would otherwise keep it alive).
     const runEnded = new AbortController();
-    const shutdown = this.options.shutdown;
+    const cancellers = [this.options.shutdown, ...(request.signal ? [request.signal] : [])];
     const onCancel = () => runEnded.abort(RUN_ENDED);
-    shutdown.addEventListener('abort', onCancel, { once: true });
-    if (shutdown.aborted) runEnded.abort(RUN_ENDED);
+    for (const signal of cancellers) {
+      signal.addEventListener('abort', onCancel, { once: true });
+      if (signal.aborted) runEnded.abort(RUN_ENDED);
+    }
     let outcome: RunOutcome;
     let dispatcher: HostDispatcher | undefined;
     try {
@@ -276,7 +280,7 @@ export class Executor {
       );
     } finally {
       dispatcher?.end();
-      shutdown.removeEventListener('abort', onCancel);
+      for (const signal of cancellers) signal.removeEventListener('abort', onCancel);
       runEnded.abort(RUN_ENDED);
       decisions.flush();
     }

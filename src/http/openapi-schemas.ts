@@ -51,7 +51,11 @@ export const PackageSearch = z.object({
 });
 export const PackageDocs = z.object({ name: z.string(), source: z.string(), description: z.string(), declarations: z.string() });
 export const DiscoveryError = z.object({ error: z.string(), message: z.string(), name: z.string().optional(), did_you_mean: z.string().optional() });
-export const BuiltinsList = z.object({ namespaces: z.array(z.string()), types: z.array(z.string()) });
+export const BuiltinsList = z.object({
+  namespaces: z.array(z.string()),
+  types: z.array(z.string()),
+  functions: z.array(z.string()).describe('Global functions, the web platform\'s among them (fetch, setTimeout, queueMicrotask, ...)'),
+});
 export const BuiltinsDocs = z.object({
   results: z.array(
     z.union([
@@ -75,7 +79,7 @@ export const BlueprintSummary = z.object({
   variables: z.array(z.string()),
   mcp_servers: z.array(z.string()),
   auth_proxy_hosts: z.array(z.string()),
-  default_action: z.string().nullable(),
+  default_action: z.enum(['allow', 'deny', 'ask-human']).describe('The Blueprint\'s `default` (deny when it has none)'),
   caller_count: z.number().int(),
   rule_count: z.number().int(),
   capability_count: z.number().int(),
@@ -85,7 +89,7 @@ export const Capabilities = z.object({
   groups: z.array(
     z.object({
       source: z.string(),
-      kind: z.string(),
+      kind: z.enum(['stdlib', 'package']),
       capabilities: z.array(
         z.object({
           name: z.string(),
@@ -96,6 +100,7 @@ export const Capabilities = z.object({
           main_denial: z.string().optional(),
         }),
       ),
+      requires: z.array(z.object({ capability: z.string(), filter: z.string().optional() })).optional().describe('Package groups: what its own code requires'),
     }),
   ),
 });

@@ -83,6 +83,7 @@ const idempotencyKey = {
   description: 'Printable ASCII, 1 to 120 bytes, sent once: the same key with the same code replays the recorded outcome',
   schema: { type: 'string', minLength: 1, maxLength: 120, pattern: '^[\\x20-\\x7e]+$' },
 };
+const replayedHeader = { 'Idempotent-Replayed': '`true` when the answer was replayed from an earlier request with the same Idempotency-Key (nothing ran, no audit records); absent for a run' };
 const notRegistered = json('DiscoveryError', 'Blueprint not registered (`not_found`)');
 
 /** Every /v1 route the server serves. */
@@ -93,7 +94,7 @@ export const routeDocs: readonly RouteDoc[] = [
 
   { method: 'post', path: '/v1/sessions', role: 'user', tag: 'sessions', summary: 'Open a session', body: 'CreateSessionRequest', responseHeaders: mcpSessionHeader,
     responses: { 200: json('SessionCreated', 'Opened'), 400: json('SessionError', 'Invalid variables, secrets or filled paths'), 404: json('SessionError', 'Unknown Blueprint'), 500: json('SessionError', 'The session could not be created') } },
-  { method: 'post', path: '/v1/sessions/{session_id}/execute', role: 'user', tag: 'sessions', summary: 'Run a program in a session', body: 'ExecuteInSessionRequest', headers: [idempotencyKey], responseHeaders: mcpSessionHeader,
+  { method: 'post', path: '/v1/sessions/{session_id}/execute', role: 'user', tag: 'sessions', summary: 'Run a program in a session', body: 'ExecuteInSessionRequest', headers: [idempotencyKey], responseHeaders: { ...mcpSessionHeader, ...replayedHeader },
     responses: { 200: json('ExecuteResult', 'Every program outcome, failures included'), 400: json('IdempotencyRefusal', 'Invalid Idempotency-Key'), 404: json('SessionError', 'Unknown session, or its Blueprint is gone'), 409: json('SessionError', '`session_requires_secrets`, `idempotency_conflict` or `idempotency_incomplete`'), 503: json('IdempotencyRefusal', '`idempotency_in_progress` or `idempotency_unavailable`') } },
   { method: 'post', path: '/v1/sessions/{session_id}/rebind', role: 'user', tag: 'sessions', summary: 'Replace the harness secrets', body: 'RebindRequest',
     responses: { 204: { empty: 'Rebound' }, 400: json('SessionError', 'Invalid secrets'), 404: json('SessionError', 'Unknown session, or its Blueprint is gone') } },

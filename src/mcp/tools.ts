@@ -1,7 +1,7 @@
 // The eight MCP tools (mcp-and-packages A.7), answered for one svc session. Descriptions
 // are computed from the Blueprint in force on every tools/list.
 import type { Blueprint } from '../blueprints';
-import { builtinsDocs, BUILTIN_NAMESPACES, BUILTIN_TYPES, executePrompt, packageDocs, searchPackages, toolDescriptions, type McpPackageView, type ToolNames, type RegistryLookup } from '../discovery';
+import { builtinsDocs, BUILTIN_FUNCTIONS, BUILTIN_NAMESPACES, BUILTIN_TYPES, executePrompt, packageDocs, searchPackages, toolDescriptions, type McpPackageView, type ToolNames, type RegistryLookup } from '../discovery';
 import type { HostModule } from '../stdlib';
 import path from 'node:path';
 
@@ -150,7 +150,7 @@ export async function discoveryTool(name: string, args: Record<string, unknown>,
       return { structured: answer.body, text: JSON.stringify(answer.body), isError: answer.kind !== 'json' };
     }
     case 'svc__typescript__builtins__list': {
-      const out = { namespaces: BUILTIN_NAMESPACES, types: BUILTIN_TYPES };
+      const out = { namespaces: BUILTIN_NAMESPACES, types: BUILTIN_TYPES, functions: BUILTIN_FUNCTIONS };
       return { structured: out, text: JSON.stringify(out) };
     }
     case 'svc__typescript__builtins__docs': {

@@ -188,3 +188,16 @@ export class AddressPolicy {
     return null;
   }
 }
+
+/**
+ * The operator's settings that would let a refused destination through, for the
+ * operator's view (log, audit, CLI hints): loopback and private ranges have their own
+ * switch, every kind can be granted address by address with `network.allow_ip`.
+ */
+export function settingsThatAllow(kinds: readonly BlockedKind[]): string {
+  const settings: string[] = [];
+  if (kinds.includes('loopback')) settings.push('network.allow_localhost (--allow-localhost, SVC_ALLOW_LOCALHOST=1)');
+  if (kinds.includes('private')) settings.push('network.allow_private (--allow-private, SVC_ALLOW_PRIVATE=1)');
+  settings.push('network.allow_ip with the address (--allow-ip, SVC_ALLOW_IP)');
+  return settings.join(' or ');
+}

@@ -2,7 +2,9 @@
 // dependency closure, in dependency order, each dependency at exactly the version its
 // dependent was built against, compiled for the isolate. Anything missing, unreadable or
 // mismatched is a resolution failure: the run does not start. Prepared sets are cached by
-// Blueprint until a Package is installed or removed.
+// Blueprint and reused only while every Package of the closure is still the same files in
+// the store (a stat per file per run), so a `publish-local` or install by any process takes
+// effect on the next run.
 import fs from 'node:fs';
 import path from 'node:path';
 import { compilePackage, type PackageScript } from '../../sandbox';
@@ -20,6 +22,9 @@ export interface LoadablePackage {
 
 /** Finds a Package by name: null when absent; throws PackageError('unloadable') for a broken one. */
 export type PackageLookup = (name: string) => LoadablePackage | null;
+
+/** A cheap identity of the files a lookup of `name` would read now (changes when they do). */
+export type PackageStamp = (name: string) => string;
 
 /** A run's Packages, ready for the sandbox. */
 export interface PreparedPackages {
@@ -92,9 +97,13 @@ export function resolveClosure(listed: readonly string[], lookup: PackageLookup)
 export async function preparePackages(listed: readonly string[], lookup: PackageLookup, svcModules: readonly string[]): Promise<Preparation> {
   const closure = resolveClosure(listed, lookup);
   if (!closure.ok) return closure;
+  return compileClosure(listed, closure.order, svcModules);
+}
+
+async function compileClosure(listed: readonly string[], order: readonly LoadablePackage[], svcModules: readonly string[]): Promise<Preparation> {
   const packages: PreparedPackages['packages'] = [];
   const hostModules = new Set<string>();
-  for (const found of closure.order) {
+  for (const found of order) {
     const imports = found.dependencies.map((d) => d.name);
     const compiled = await compilePackage({ name: found.name, code: found.lib, sourceMap: found.map, availableModules: [...svcModules, ...imports] });
     if (!compiled.ok) return { ok: false, message: compiled.message };
@@ -104,31 +113,50 @@ export async function preparePackages(listed: readonly string[], lookup: Package
   return { ok: true, value: { listed: [...listed].sort(), packages, hostModules: [...hostModules].sort() } };
 }
 
-/** Prepared sets by Blueprint (name and hash), dropped whenever a Package changes. */
-export class PackageRuntime {
-  private readonly prepared = new Map<string, Promise<Preparation>>();
+interface CacheEntry {
+  preparation: Promise<Preparation>;
+  /** The closure's names and their stamps when it was read. */
+  names: string[];
+  stamp: string;
+}
 
+/** Prepared sets by Blueprint (name and hash), valid while the closure's files are unchanged. */
+export class PackageRuntime {
+  private readonly prepared = new Map<string, CacheEntry>();
+
+  /** @param stamp identity of a Package's files; the default (none) keeps a set until evict(). */
   constructor(
     private readonly lookup: PackageLookup,
     private readonly svcModules: () => readonly string[],
+    private readonly stamp: PackageStamp = () => '',
   ) {}
 
   prepare(blueprint: { name: string; hash: string; packages: readonly string[] }): Promise<Preparation> {
     const key = `${blueprint.name}\u0000${blueprint.hash}`;
-    let entry = this.prepared.get(key);
-    if (!entry) {
-      entry = preparePackages(blueprint.packages, this.lookup, this.svcModules());
-      this.prepared.set(key, entry);
-      // A failure is not kept: the operator's install should take effect on the next run.
-      void entry.then((result) => {
-        if (!result.ok && this.prepared.get(key) === entry) this.prepared.delete(key);
-      });
+    const cached = this.prepared.get(key);
+    if (cached && this.stampOf(cached.names) === cached.stamp) return cached.preparation;
+    const closure = resolveClosure(blueprint.packages, this.lookup);
+    // A failure is not kept: the operator's install should take effect on the next run.
+    if (!closure.ok) {
+      this.prepared.delete(key);
+      return Promise.resolve(closure);
     }
-    return entry;
+    // Stamped right after the synchronous reads, so the entry describes the files compiled.
+    const names = closure.order.map((found) => found.name);
+    const entry: CacheEntry = { preparation: compileClosure(blueprint.packages, closure.order, this.svcModules()), names, stamp: this.stampOf(names) };
+    this.prepared.set(key, entry);
+    void entry.preparation.then((result) => {
+      if (!result.ok && this.prepared.get(key) === entry) this.prepared.delete(key);
+    });
+    return entry.preparation;
   }
 
   /** After an install or removal (success or failure). */
   evict(): void {
     this.prepared.clear();
+  }
+
+  private stampOf(names: readonly string[]): string {
+    return names.map((name) => `${name}=${this.stamp(name)}`).join('\u0000');
   }
 }

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RegistryPackage } from '../discovery';
+import type { CapabilityFile } from './capabilities';
 import { PackageError } from './errors';
 import { PackageInstaller, type InstallerSettings } from './install/service';
 import type { InstallRequest, InstallResult } from './install/install';
@@ -61,6 +62,11 @@ export class PackageService {
       managed: p.managed,
       digest: p.metadata.source?.github.digest ?? null,
     }));
+  }
+
+  /** Each loadable Package's capabilities manifest (GET /v1/capabilities). */
+  capabilities(): Array<{ name: string; capabilities: CapabilityFile }> {
+    return this.store.list(this.onBroken).map((p) => ({ name: p.name, capabilities: p.capabilities }));
   }
 
   /** A loadable Package, or null when absent or broken (broken ones are logged). */

@@ -73,6 +73,24 @@ export class PackageStore {
     return null;
   }
 
+  /**
+   * Identity of the files a find(name) would read now: the root it comes from and the
+   * inode, size and change times of metadata.json and lib.js (a store write renames a new
+   * directory into place, so every publish or install changes it). Stats only, no reads.
+   */
+  stamp(name: string): string {
+    if (packageNameProblem(name) !== null) return '';
+    for (const root of this.roots) {
+      const directory = directoryOf(root, name);
+      const metadata = fs.statSync(path.join(directory, 'metadata.json'), { bigint: true, throwIfNoEntry: false });
+      if (!metadata && !fs.existsSync(directory)) continue;
+      const lib = fs.statSync(path.join(directory, 'lib.js'), { bigint: true, throwIfNoEntry: false });
+      const of = (stat: fs.BigIntStats | undefined) => (stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : '-');
+      return `${directory}|${of(metadata)}|${of(lib)}`;
+    }
+    return '';
+  }
+
   /** Only the owned copy (for install decisions and removal). */
   findOwned(name: string): StoredPackage | null {
     if (packageNameProblem(name) !== null) return null;

@@ -98,3 +98,29 @@ export function reportedFields(capability: string, mcpServers: readonly string[]
   if (/^http\.[a-z]+$/.test(capability)) return Object.keys(httpFields).sort();
   return null;
 }
+
+/**
+ * Why a rule's capability name is not one anything would ask for, or null when it is:
+ * a catalogue name, `mcp.<declared server>`, or a Package's `domain/name` (checked against
+ * the installed Packages at registration). A near catalogue name is suggested.
+ */
+export function unknownCapabilityProblem(capability: string, mcpServers: readonly string[]): string | null {
+  if (byName.has(capability) || capability.includes('/')) return null;
+  if (capability.startsWith('mcp.') && mcpServers.includes(capability.slice(4))) return null;
+  if (capability.startsWith('mcp.')) return `\`${capability}\` names no server of this Blueprint's \`mcp:\` block${mcpServers.length ? ` (${mcpServers.map((s) => `mcp.${s}`).join(', ')})` : ''}`;
+  const near = entries.map((e) => e.name).filter((name) => editDistance(name, capability) <= 2);
+  const custom = /^http\.[a-z]+$/.test(capability) ? `; a program's fetch with the custom method ${capability.slice(5).toUpperCase()} is judged as it, so keep it if that is meant` : '';
+  return `unknown capability \`${capability}\`${near.length ? `; did you mean ${near.map((n) => `\`${n}\``).join(' or ')}?` : ''}${custom} (\`svc capabilities\` lists them)`;
+}
+
+/** Levenshtein distance, for short names only (capability names are a few dozen bytes). */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2 || a.length > 64 || b.length > 64) return Number.POSITIVE_INFINITY;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length];
+}

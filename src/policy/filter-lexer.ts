@@ -52,6 +52,7 @@ class Lexer {
       else if (c === '$') this.variable();
       else if (c === '-' || (c >= '0' && c <= '9')) this.number();
       else if (WORD_START.test(c)) this.word();
+      else if (c === '&' || c === '|') this.symbolicLogic(c);
       else this.fail(`unexpected character \`${c}\``, this.i, this.i + c.length);
     }
     return this.tokens;
@@ -70,6 +71,12 @@ class Lexer {
   private notEquals(): void {
     if (this.source[this.i + 1] !== '=') this.fail('expected `!=`; write `not` for boolean negation', this.i, this.i + 1);
     this.push({ type: 'op', value: '!=' }, this.i + 2);
+  }
+
+  /** `&&` and `||` as other languages write them: name the keyword the grammar uses. */
+  private symbolicLogic(c: '&' | '|'): never {
+    const written = this.source[this.i + 1] === c ? c + c : c;
+    this.fail(`\`${written}\` is not an operator here; write \`${c === '&' ? 'and' : 'or'}\``, this.i, this.i + written.length);
   }
 
   private string(): void {

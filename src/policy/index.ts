@@ -10,4 +10,5 @@ export { decide, decideCheck, targetSuffix, invariantRefusal, MAIN_REFUSALS, UNI
 export { PermissionDeniedError, QuotaExceededError, AUDIT_REASONS, type DeniedSource } from './errors';
 export { normalizeContext, normalizeVfsPath, normalizeHost, normalizeRemote, ContextError } from './normalize';
 export { RunDecisions, auditContext, serverEgressDecision, QUICK_SEARCH_FIELDS, SUMMARY_LIMITS, DENIALS_WRITTEN_EACH, AUDIT_VALUE_CHARS, AUDIT_PAYLOAD_CHARS, type DecisionScope, type AllowsMode, type FurtherSource } from './recorder';
-export { capabilityCatalogue, reportedFields, type CatalogueEntry, type FieldInfo } from './catalogue';
+export { allowingRule } from './hints';
+export { capabilityCatalogue, reportedFields, unknownCapabilityProblem, type CatalogueEntry, type FieldInfo } from './catalogue';

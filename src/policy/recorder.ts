@@ -9,6 +9,7 @@ import { auditRecordFits, sanitizeContextText, type AuditWriter, type DecisionRe
 import { decide, invariantRefusal, type Decision } from './decide';
 import { metrics } from '../metrics';
 import { AUDIT_REASONS, PermissionDeniedError } from './errors';
+import { allowingRule } from './hints';
 import type { PermissionPolicy } from './rules';
 
 export type AllowsMode = 'summary' | 'all' | 'none';
@@ -209,6 +210,8 @@ export class RunDecisions {
       source,
       ...(decision && source === 'policy' ? ruleFields(decision) : {}),
       reason: denialReason(source, decision),
+      // The operator's view only (never in the program's message).
+      ...(source === 'policy' ? { allowed_by: allowingRule(caller, capability, context) } : {}),
     });
   }
 

@@ -27,7 +27,8 @@ import { fillGit, startSessionServices } from '../sessions';
 import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
 import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
-import { EgressGuard } from '../network';
+import { EgressGuard, settingsThatAllow } from '../network';
+import { serverEgressDecision } from '../policy';
 import { RunnerPool } from '../../sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
@@ -138,7 +139,12 @@ export async function boot(options: BootOptions): Promise<void> {
       dispatcher: outbound,
     };
   };
-  const egress = new EgressGuard({ grants: settings.network, hosts: settings.network.hosts });
+  // Every refused destination is logged for the operator with the setting that would allow it.
+  const egress = new EgressGuard({
+    grants: settings.network,
+    hosts: settings.network.hosts,
+    onBlocked: (host, kinds) => log.warn('svc_server::network', 'outbound connection blocked', { host, kinds: [...new Set(kinds)].join(','), allowed_by: settingsThatAllow(kinds) }),
+  });
   const outbound = egress.dispatcher();
   const modelBudgets = new ModelBudgets(settings.limits, outbound);
   closers.push(() => outbound.close());
@@ -154,7 +160,19 @@ export async function boot(options: BootOptions): Promise<void> {
     },
   });
   const tokens = new TokenManager({ service: oauth, dispatcher: outbound });
-  const mcpDiscovery = new McpDiscovery({ dispatcher: outbound, storeSecret: (key) => secretStore.get(key), tokens: (blueprint, server, failed) => tokens.token(blueprint, server, failed), log, version: options.version });
+  const mcpDiscovery = new McpDiscovery({
+    dispatcher: outbound,
+    storeSecret: (key) => secretStore.get(key),
+    tokens: (blueprint, server, failed) => tokens.token(blueprint, server, failed),
+    log,
+    version: options.version,
+    // A refusal outside any operation: caller `server`, capability `network.egress`.
+    onBlocked: (blueprint, server, blocked) =>
+      audit.write({
+        ...serverEgressDecision({ blueprint: blueprint.name, blueprint_hash: blueprint.hash, principal: 'server' }, { host: blocked.host, server }),
+        allowed_by: settingsThatAllow(blocked.kinds),
+      }),
+  });
   registry.onDeleted((name) => mcpDiscovery.evict(name));
   /** Per-run services: the file area, svc:session state, and secret values for Packages. */
   const runServices = (
@@ -196,8 +214,14 @@ export async function boot(options: BootOptions): Promise<void> {
   };
 
   const moduleTable = hostModules();
-  // Prepared Packages per Blueprint, dropped after every install or removal.
-  const packageRuntime = new PackageRuntime(storeLookup(packages.store), () => [...moduleTable.keys()].filter((name) => name.startsWith('svc:')));
+  // Prepared Packages per Blueprint, reused while the store's files are unchanged (a CLI
+  // `publish-local` into the fallback store takes effect on the next run) and dropped
+  // after every install or removal.
+  const packageRuntime = new PackageRuntime(
+    storeLookup(packages.store),
+    () => [...moduleTable.keys()].filter((name) => name.startsWith('svc:')),
+    (name) => packages.store.stamp(name),
+  );
   packages.onChange(() => packageRuntime.evict());
   const executor = new Executor({
     pool,
@@ -241,7 +265,7 @@ export async function boot(options: BootOptions): Promise<void> {
   );
   // Discovery paths under /v1/blueprints/{name}/… are registered before the admin routes.
   mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules(), packages: (name) => packages.describe(name), mcpViews: (blueprint, only) => mcpViews(mcpDiscovery, blueprint, {}, only) }));
-  mounts.push((app) => mountBlueprintRoutes(app, { registry, audit, log }));
+  mounts.push((app) => mountBlueprintRoutes(app, { registry, audit, log, packageCapabilities: () => packages.capabilities() }));
   mounts.push((app) => mountSecretRoutes(app, { store: secretStore, audit, log }));
   mounts.push((app) => mountPackageRoutes(app, { packages, audit, log }));
   mounts.push((app) => mountMcpOAuthRoutes(app, { oauth, audit, log }));

@@ -46,6 +46,10 @@ describe('svc run --remote', () => {
     assert.deepEqual([retried.code, retried.stdout], [0, '1\n'], retried.stderr);
     const next = await runSvc(['run', 'count.ts', '--remote', '--session', id], { cwd: dir, env });
     assert.deepEqual([next.code, next.stdout], [0, '2\n'], next.stderr);
+    // The same key with other code: 409, and the CLI shows the server's `detail`.
+    const conflict = await runSvc(['run', 'throws.ts', '--remote', '--session', id, '--idempotency-key', 'step-1'], { cwd: dir, env });
+    assert.equal(conflict.code, 3);
+    assert.match(conflict.stderr, /HTTP 409\): idempotency_conflict: \S.*/);
     const gone = await runSvc(['run', 'count.ts', '--remote', '--session', 'no-such-session'], { cwd: dir, env });
     assert.equal(gone.code, 3);
     assert.match(gone.stderr, /HTTP 404/);

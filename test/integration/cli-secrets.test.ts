@@ -57,6 +57,13 @@ describe('svc secret and tokens against a server', () => {
     const badKey = await runSvc(['secret', 'put', '../x'], { env, stdin: 'v' });
     assert.equal(badKey.code, 1);
     assert.match(badKey.stderr, /A–Z a–z 0–9/);
+    assert.ok((await runSvc(['secret', 'put', 'solo'], { env, stdin: 'v' })).code === 0);
+    const listed = await runSvc(['secret', 'list'], { env });
+    assert.deepEqual([listed.code, listed.stdout], [0, 'solo\nteam/api\n'], listed.stderr);
+    const prefixed = await runSvc(['secret', 'list', '--prefix', 'team/', '--json'], { env });
+    assert.deepEqual(JSON.parse(prefixed.stdout), ['team/api']);
+    assert.ok(!listed.stdout.includes(VALUE) && !prefixed.stdout.includes(VALUE), 'values are never listed');
+    assert.equal((await runSvc(['secret', 'delete', 'solo'], { env })).code, 0);
     const deleted = await runSvc(['secret', 'delete', 'team/api'], { env });
     assert.deepEqual([deleted.code, deleted.stdout], [0, "Deleted secret 'team/api'\n"]);
     assert.deepEqual((await server.request('GET', '/v1/secrets')).json.keys, []);

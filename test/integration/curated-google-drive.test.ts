@@ -66,6 +66,15 @@ describe('@svc/google-drive', () => {
     ]);
   });
 
+  test('searchFiles with no arguments lists every file not in the trash, newest first', async () => {
+    const r = await call(`return drive.searchFiles();`);
+    assert.equal(r.sent.length, 1);
+    const q = url(r.sent[0].path).searchParams;
+    assert.equal(q.get('q'), 'trashed = false');
+    assert.equal(q.get('orderBy'), 'modifiedTime desc');
+    assert.equal(r.value.files.length > 0, true);
+  });
+
   test('searchFiles builds a Drive query over name and content, with the Bearer token, on all drives', async () => {
     const r = await call(`return { hits: drive.searchFiles("it's plan", { folderId: "1FolderAbc", pageSize: 10 }), names: drive.searchFiles("plan", { nameOnly: true, mimeType: "application/vnd.google-apps.document" }) };`);
     assert.deepEqual(r.sent.map((s: any) => [s.method, url(s.path).pathname]), [['GET', '/drive/v3/files'], ['GET', '/drive/v3/files']]);

@@ -64,6 +64,14 @@ describe('@svc/notion', () => {
     assert.equal(r.value.nextPageToken, 'cursor-2');
   });
 
+  test('search with no arguments lists everything shared (no query sent)', async () => {
+    const r = await call(`return notion.search();`);
+    assert.equal(r.sent.length, 1);
+    assert.equal(route(r.sent[0]), 'POST /v1/search');
+    assert.deepEqual(r.sent[0].json, {});
+    assert.equal(r.value.items.length, 2);
+  });
+
   test('fetchPage takes a Notion URL and flattens properties; readPageMarkdown reads the Markdown endpoint', async () => {
     const r = await call(`return { page: notion.fetchPage("https://www.notion.so/acme/Quarterly-planning-${compact(PAGE)}?pvs=4"), md: notion.readPageMarkdown("${compact(PAGE)}", { includeTranscript: true }) };`);
     assert.deepEqual(r.sent.map((s: any) => s.path), [`/v1/pages/${PAGE}`, `/v1/pages/${PAGE}/markdown?include_transcript=true`]);

@@ -116,6 +116,22 @@ describe('discovery', () => {
     assert.equal(docs[4].did_you_mean, 'Map');
   });
 
+  test('the web platform globals are listed and documented: fetch, timers, queueMicrotask, crypto.subtle', async () => {
+    const list = (await get('/v1/blueprints/nothing/builtins')).json;
+    for (const name of ['fetch', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask']) assert.ok(list.functions.includes(name), name);
+    const inScope = await server.request('POST', '/v1/execute', {
+      token: server.userToken,
+      body: { blueprint: 'nothing', code: `export function main() { const g = globalThis as any; return ${JSON.stringify(list.functions)}.filter((n) => typeof g[n] !== "function"); }` },
+    });
+    assert.equal(inScope.json.result, '[]', inScope.text);
+    const docs = (await get('/v1/blueprints/nothing/builtins/docs?name=fetch&name=setTimeout&name=queueMicrotask&name=crypto.subtle&name=crypto.subtle.digest')).json.results;
+    assert.match(docs[0].declarations, /function fetch\(/);
+    assert.match(docs[1].declarations, /function setTimeout/);
+    assert.match(docs[2].declarations, /function queueMicrotask/);
+    assert.match(docs[3].declarations, /interface SubtleCrypto/);
+    assert.match(docs[4].declarations, /digest\(/);
+  });
+
   test('lookups are counted in /v1/status', async () => {
     const status = (await server.request('GET', '/v1/status')).json;
     assert.ok(status.lookups.package_search >= 1 && status.lookups.builtins_docs >= 5, JSON.stringify(status.lookups));

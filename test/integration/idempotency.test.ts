@@ -68,6 +68,8 @@ describe('idempotent session execute', () => {
     assert.equal(replay.text, first.text);
     assert.equal(replay.headers.get('content-type'), 'application/json');
     assert.equal(replay.headers.get('mcp-session-id'), id);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true', 'a replay says so');
+    assert.equal(first.headers.get('idempotent-replayed'), null, 'a run does not');
     assert.equal(await runsIn(server, id), 1);
     assert.equal(server.audit().length, auditBefore, 'a replay writes no audit records');
   });

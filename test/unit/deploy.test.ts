@@ -59,6 +59,19 @@ describe('deployment files', () => {
     const config = YAML.parse(compose.configs.server_yaml.content);
     assert.equal(config.api_tokens[0].token_file, '/run/secrets/svc_admin_token');
     assert.equal(config.secret_store.key_file, '/run/secrets/svc_store_key');
+    assert.equal(config.max_execution_time, 60, 'a runaway run ends');
+  });
+
+  it('the chart pulls the image the Dockerfile builds, tagged with the package version; the build context leaves out secrets and state', () => {
+    const values = YAML.parse(readFileSync(path.join(root, 'deploy/helm/svc/values.yaml'), 'utf8'));
+    const version = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version;
+    assert.equal(values.image.repository, 'svc-server');
+    assert.equal(values.image.tag, version);
+    assert.doesNotMatch(readFileSync(path.join(root, 'deploy/helm/svc/values.yaml'), 'utf8'), /registry\.example|example\.com\/svc/);
+    const ignored = readFileSync(path.join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    for (const entry of ['.git', 'node_modules', 'deploy/secrets', 'dist']) assert.ok(ignored.includes(entry), `.dockerignore lists ${entry}`);
+    const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    for (const copied of [...dockerfile.matchAll(/^COPY (?!--from)(\S+)/gm)].map((m) => m[1])) assert.ok(!ignored.includes(copied), `${copied} is copied, so it is not ignored`);
   });
 
   it('the Dockerfile runs as a non-root user with a health check and a /data volume', () => {
@@ -80,6 +93,7 @@ describe('deployment files', () => {
     assert.ok(Number(keys.get('TimeoutStopSec')?.[0]) >= 5 + 2);
     assert.equal(keys.get('LoadCredential')?.length, 2);
     assert.equal(keys.has('MemoryDenyWriteExecute'), false);
+    assert.ok(keys.get('Environment')?.includes('SVC_MAX_EXECUTION_TIME=60'), 'a runaway run ends');
     for (const section of ['[Unit]', '[Service]', '[Install]']) assert.ok(text.includes(section));
   });
 
@@ -108,6 +122,7 @@ describe('deployment files', () => {
     assert.equal(config.secret_store.key_file, '/run/svc-auth/store-key');
     assert.ok(config.mcp_allowed_hosts.includes('demo-server.tools.svc:8128'));
     assert.equal(config.shutdown_grace, 5);
+    assert.equal(config.max_execution_time, 60, 'a runaway run ends');
     assert.equal(byKind(list, 'ServiceMonitor').length, 0, 'off by default');
     assert.equal(byKind(list, 'Deployment').length, 0, 'no router for one replica');
   });

@@ -54,6 +54,8 @@ export type PackageDocs =
 export interface BuiltinsList {
   namespaces: string[];
   types: string[];
+  /** Global functions (fetch, timers, queueMicrotask, ...). */
+  functions: string[];
 }
 
 export interface BuiltinsDocs {
@@ -80,7 +82,7 @@ export interface BlueprintSummary {
   variables: string[];
   mcp_servers: string[];
   auth_proxy_hosts: string[];
-  default_action: string | null;
+  default_action: 'allow' | 'deny' | 'ask-human';
   caller_count: number;
   rule_count: number;
   capability_count: number;

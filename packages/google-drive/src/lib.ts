@@ -86,14 +86,14 @@ export interface ShareOptions {
 
 /**
  * Search files by text in their name or content, optionally by type and folder, one page at a time.
- * @param text Words to look for; empty lists everything the filters allow.
+ * @param text Words to look for; omitted or empty lists everything the filters allow.
  * @param options `mimeType`, `folderId`, `nameOnly`, `includeTrashed`, `pageSize`, `pageToken`.
  * @returns A page of files, most recently modified first.
  * @capability svc/google-drive.searchFiles {}
  */
-export function searchFiles(text: string, options?: SearchOptions | null): FilePage {
-  if (typeof text !== "string") throw new DriveError("invalid_argument", "text must be a string (\"\" for no text filter)");
-  const words = text.trim();
+export function searchFiles(text?: string | null, options?: SearchOptions | null): FilePage {
+  if (text != null && typeof text !== "string") throw new DriveError("invalid_argument", "text must be a string (omit it, or \"\", for no text filter)");
+  const words = (text ?? "").trim();
   const o = optionsArg(options);
   const mimeType = mimeArg(o.mimeType, "options.mimeType");
   const folderId = o.folderId == null ? undefined : idArg(o.folderId, "options.folderId");

@@ -162,21 +162,21 @@ function multipart(filename: string, type: string, bytes: Uint8Array): { body: U
 
 /**
  * Search pages and data sources shared with the connection by title.
- * @param query Words to look for in titles ("" lists everything shared).
+ * @param query Words to look for in titles (omitted or "" lists everything shared).
  * @param options `filter` (`page` or `data_source`), `sort` (`descending` or `ascending` by last edit), `pageSize`, `pageToken`.
  * @returns A page of results, each `{ kind, id, title, url }`.
  * @capability svc/notion.search {}
  */
-export function search(query: string, options?: ({ filter?: "page" | "data_source" | null; sort?: "ascending" | "descending" | null } & PageOptions) | null): Page<{ kind: string; id: string; title: string; url: string | null }> {
-  if (typeof query !== "string") throw new NotionError("invalid_argument", "query must be a string");
-  const text = query;
+export function search(query?: string | null, options?: ({ filter?: "page" | "data_source" | null; sort?: "ascending" | "descending" | null } & PageOptions) | null): Page<{ kind: string; id: string; title: string; url: string | null }> {
+  if (query != null && typeof query !== "string") throw new NotionError("invalid_argument", "query must be a string (omit it, or \"\", to list everything shared)");
+  const text = query ?? "";
   const o = optionsArg(options);
   const filter = choiceArg(o.filter, "options.filter", ["page", "data_source"] as const);
   const sort = choiceArg(o.sort, "options.sort", ["ascending", "descending"] as const);
   const pageSize = pageSizeArg(o.pageSize);
   const cursor = pageTokenArg(o.pageToken);
   check("svc/notion.search", {});
-  const body: Json = { query: text };
+  const body: Json = text === "" ? {} : { query: text };
   if (filter) body.filter = { property: "object", value: filter };
   if (sort) body.sort = { direction: sort, timestamp: "last_edited_time" };
   if (pageSize) body.page_size = pageSize;

@@ -92,7 +92,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
     const rows = summaries.map((s) => [
       String(s.name),
       `vfs=${s.vfs_mode}`,
-      `default=${s.default_action ?? 'deny'}`,
+      `default=${s.default_action}`,
       `rules=${s.rule_count}`,
       `packages=${Array.isArray(s.packages) && s.packages.length > 0 ? s.packages.join(',') : '-'}`,
     ]);

@@ -39,6 +39,9 @@ interface BuildOptions {
 
 interface TestOptions extends BuildOptions {
   skipNetwork?: boolean;
+  allowLocalhost?: boolean;
+  allowInsecureHttp?: boolean;
+  addHost: string[];
   envVar: string[];
   envFile?: string;
   allEnv?: boolean;
@@ -123,14 +126,19 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
       .option('--skip-network', 'skip tests/network*.test.ts')
       .option('--env-var <name>', 'a secret the tests may read, from the environment (repeatable)', (value: string, list: string[]) => [...list, value], [])
       .option('--env-file <file>', 'secrets the tests may read, as NAME=VALUE lines')
-      .option('--all-env', 'the tests may read the whole environment as secrets'),
+      .option('--all-env', 'the tests may read the whole environment as secrets')
+      .option('--allow-localhost', 'let the tests reach services on loopback (a local stand-in of the real API)')
+      .option('--add-host <name=ip>', "resolve this host name to this address, like /etc/hosts (repeatable), e.g. the API's name to 127.0.0.1", (value: string, list: string[]) => [...list, value], [])
+      .option('--allow-insecure-http', 'let the tests use plain http:// URLs'),
     'svc build test',
+    'svc build test --allow-localhost --allow-insecure-http --add-host api.acme.com=127.0.0.1',
     'svc build test -p @acme/billing --skip-network',
     'BILLING_API_KEY=... svc build test --env-var BILLING_API_KEY',
   ).action(async (options: TestOptions) => {
     let settings;
     try {
-      settings = parseRunSettings({ argv: [], env: io.env, cwd: io.cwd });
+      const grants = [...(options.allowLocalhost ? ['--allow-localhost'] : []), ...options.addHost.flatMap((entry) => ['--add-host', entry])];
+      settings = parseRunSettings({ argv: grants, env: io.env, cwd: io.cwd });
     } catch (error) {
       if (error instanceof ConfigError) throw new UsageError(error.message);
       throw error;
@@ -147,6 +155,7 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
         secrets: testSecrets(io, options),
         settings,
         svcVersion: context.version,
+        allowInsecureHttp: options.allowInsecureHttp === true,
       });
       if (report.failed > 0) context.setExitCode(1);
     } catch (error) {

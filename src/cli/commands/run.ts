@@ -12,6 +12,7 @@ import { CliError, EXIT_FAILURE, EXIT_NOT_ATTEMPTED, UsageError } from '../error
 import { withExample } from '../help';
 import { secretsFromEnvironment, warn, type CliIo } from '../io';
 import type { CliContext } from '../program';
+import { operatorHints } from '../run-hints';
 
 export interface RunOptions extends ServerOptions {
   blueprint?: string;
@@ -58,34 +59,39 @@ export function registerRunCommand(root: Command, context: CliContext): void {
     'svc run step.ts --remote --session 3f0c… --idempotency-key step-7',
   );
   run.addHelpText('after', '\nLimits come from the SVC_MAX_* variables (as for svc-server); outbound grants also from SVC_ALLOW_*.\nExit status: 0 ok, 1 the program failed, 2 usage error, 3 the run could not be attempted.\n');
-  run.action(async (file: string, given: Partial<RunOptions>) => {
-    const options: RunOptions = { ...given, var: given.var ?? [], secret: given.secret ?? [], allowIp: given.allowIp ?? [], addHost: given.addHost ?? [] };
-    checkCombination(options);
-    const code = readProgram(file, io);
-    const variables = parseVariables(options.var);
-    const secrets = secretsFromEnvironment(options.secret, io);
-    let result: ExecuteResult & { consoleAll?: string[] };
-    try {
-      if (options.remote) result = await runRemote(io, options, code, variables, secrets);
-      else {
-        // Loaded on demand: the sandbox and standard library are only needed for local runs.
-        const { runHere } = await import('../local-run');
-        result = await runHere(io, context.version, options, code, variables, secrets);
-      }
-    } catch (error) {
-      // Anything that stopped the run before the program could run is status 3.
-      if (error instanceof CliError && error.exitCode === EXIT_FAILURE) throw new CliError(error.message, EXIT_NOT_ATTEMPTED, error.details);
-      throw error;
+  run.action(async (file: string, given: Partial<RunOptions>) => runAndReport(context, file, given));
+}
+
+/** `svc run` (and `svc session run`): runs the program and prints the result, console, error and hints. */
+export async function runAndReport(context: CliContext, file: string, given: Partial<RunOptions>): Promise<void> {
+  const { io } = context;
+  const options: RunOptions = { ...given, var: given.var ?? [], secret: given.secret ?? [], allowIp: given.allowIp ?? [], addHost: given.addHost ?? [] };
+  checkCombination(options);
+  const code = readProgram(file, io);
+  const variables = parseVariables(options.var);
+  const secrets = secretsFromEnvironment(options.secret, io);
+  let result: ExecuteResult & { consoleAll?: string[] };
+  try {
+    if (options.remote) result = await runRemote(io, options, code, variables, secrets);
+    else {
+      // Loaded on demand: the sandbox and standard library are only needed for local runs.
+      const { runHere } = await import('../local-run');
+      result = await runHere(io, context.version, options, code, variables, secrets);
     }
-    for (const line of result.consoleAll ?? result.console) warn(io, line);
-    for (const entry of result.discovery_warnings ?? []) warn(io, `warning: ${entry}`);
-    if (result.error) {
-      warn(io, `error: ${nameTheFile(result.error.message, file)}`);
-      context.setExitCode(NOT_ATTEMPTED_KINDS.has(result.error.kind) ? EXIT_NOT_ATTEMPTED : EXIT_FAILURE);
-      return;
-    }
-    if (result.result !== null) io.stdout(result.result.endsWith('\n') ? result.result : `${result.result}\n`);
-  });
+  } catch (error) {
+    // Anything that stopped the run before the program could run is status 3.
+    if (error instanceof CliError && error.exitCode === EXIT_FAILURE) throw new CliError(error.message, EXIT_NOT_ATTEMPTED, error.details);
+    throw error;
+  }
+  for (const line of result.consoleAll ?? result.console) warn(io, line);
+  for (const entry of result.discovery_warnings ?? []) warn(io, `warning: ${entry}`);
+  if (result.error) {
+    warn(io, `error: ${nameTheFile(result.error.message, file)}`);
+    for (const hint of await operatorHints(result, options.remote === true)) warn(io, hint);
+    context.setExitCode(NOT_ATTEMPTED_KINDS.has(result.error.kind) ? EXIT_NOT_ATTEMPTED : EXIT_FAILURE);
+    return;
+  }
+  if (result.result !== null) io.stdout(result.result.endsWith('\n') ? result.result : `${result.result}\n`);
 }
 
 /** The runtime calls every program `program.ts`; the operator knows it by the file they gave. */
@@ -116,7 +122,7 @@ function readProgram(file: string, io: CliIo): string {
   }
 }
 
-function parseVariables(entries: readonly string[]): Record<string, string> {
+export function parseVariables(entries: readonly string[]): Record<string, string> {
   const variables: Record<string, string> = {};
   for (const entry of entries) {
     const eq = entry.indexOf('=');

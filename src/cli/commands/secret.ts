@@ -1,10 +1,11 @@
-// `svc secret put | delete`: the server's sealed secret store (POST /v1/secrets,
-// DELETE /v1/secrets/{key}). A value is never a command-line argument.
+// `svc secret put | list | delete`: the server's sealed secret store (POST /v1/secrets,
+// GET /v1/secrets, DELETE /v1/secrets/{key}). A value is never a command-line argument
+// and never printed.
 import type { Command } from 'commander';
 import { ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
 import { CliError } from '../errors';
 import { withExample } from '../help';
-import { say } from '../io';
+import { say, warn } from '../io';
 import type { CliContext } from '../program';
 import { readSecretValue } from '../secret-input';
 
@@ -41,6 +42,26 @@ export function registerSecretCommands(root: Command, context: CliContext): void
     const reply = await client.request('POST', '/v1/secrets', { body: { key, value } });
     if (reply.status !== 200) throw storeError(reply);
     say(io, `Stored secret '${reply.json.key}'`);
+  });
+
+  withExample(
+    withServerOptions(
+      secret
+        .command('list')
+        .description('list the stored keys, one a line (never the values)')
+        .option('--prefix <prefix>', 'only keys that start with this text, e.g. team/')
+        .option('--json', 'print the keys as a JSON array'),
+    ),
+    'svc secret list',
+    'svc secret list --prefix team/',
+  ).action(async (options: ServerOptions & { prefix?: string; json?: boolean }) => {
+    const client = ServerClient.from(options, io);
+    const reply = await client.request('GET', `/v1/secrets${options.prefix !== undefined ? `?prefix=${encodeURIComponent(options.prefix)}` : ''}`);
+    if (reply.status !== 200) throw storeError(reply);
+    const keys: string[] = Array.isArray(reply.json?.keys) ? reply.json.keys : [];
+    if (options.json) say(io, JSON.stringify(keys));
+    else if (keys.length === 0) warn(io, options.prefix !== undefined ? `no stored keys start with '${options.prefix}'` : 'no secrets are stored (add one with `svc secret put <key>`)');
+    else for (const key of keys) say(io, key);
   });
 
   withExample(

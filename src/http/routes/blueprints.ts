@@ -4,6 +4,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { AuditWriter, ServerLog } from '../../audit';
 import { blueprintSummary, BlueprintStoreError, type BlueprintRegistry, type MutationFailure, type MutationResult } from '../../blueprints';
+import type { CapabilityFile } from '../../packages';
 import { capabilityCatalogue } from '../../policy';
 import { adminAudit, noteAdminAudit } from '../admin-audit';
 import { HttpError } from '../errors';
@@ -14,6 +15,24 @@ export interface BlueprintRouteDependencies {
   registry: BlueprintRegistry;
   audit: AuditWriter;
   log: ServerLog;
+  /** Installed Packages' capabilities manifests (a group each in GET /v1/capabilities). */
+  packageCapabilities?: () => Array<{ name: string; capabilities: CapabilityFile }>;
+}
+
+/** A Package's group: what its check() calls ask for, and what its own code requires. */
+function packageGroup(name: string, file: CapabilityFile) {
+  return {
+    source: name,
+    kind: 'package',
+    capabilities: file.provides.map((provided) => ({
+      name: provided.name,
+      summary: provided.description ?? '',
+      filter_fields: Object.keys(provided.fields).sort(),
+      fields: Object.fromEntries(Object.entries(provided.fields).map(([field, info]) => [field, { type: info.type, description: info.description ?? '' }])),
+      example_filter: null,
+    })),
+    requires: file.requires.map((required) => ({ capability: required.capability, ...(required.filter !== undefined ? { filter: required.filter } : {}) })),
+  };
 }
 
 export const yamlBody = z.object({ yaml: z.string() });
@@ -45,7 +64,8 @@ export function mountBlueprintRoutes(app: Hono<AppEnv>, deps: BlueprintRouteDepe
 
   app.get('/v1/blueprints', (c) => c.json({ blueprints: registry.usable().map(blueprintSummary) }));
 
-  // The capability catalogue, grouped by the module that provides each capability.
+  // The capability catalogue, grouped by the module that provides each capability, then
+  // one group per installed Package (those with neither provides nor requires are omitted).
   app.get('/v1/capabilities', (c) => {
     const groups = new Map<string, Array<Record<string, unknown>>>();
     for (const entry of capabilityCatalogue) {
@@ -60,7 +80,9 @@ export function mountBlueprintRoutes(app: Hono<AppEnv>, deps: BlueprintRouteDepe
       });
       groups.set(entry.source, list);
     }
-    return c.json({ groups: [...groups].map(([source, capabilities]) => ({ source, kind: 'stdlib', capabilities })) });
+    const stdlib = [...groups].map(([source, capabilities]) => ({ source, kind: 'stdlib', capabilities }));
+    const installed = (deps.packageCapabilities?.() ?? []).filter((p) => p.capabilities.provides.length + p.capabilities.requires.length > 0).map((p) => packageGroup(p.name, p.capabilities));
+    return c.json({ groups: [...stdlib, ...installed] });
   });
 
   app.post('/v1/blueprints', jsonBody(yamlBody), adminAudit(audit, 'blueprint_created'), (c) => {

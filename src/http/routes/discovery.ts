@@ -2,7 +2,7 @@
 // search and docs, built-ins list and docs. Unregistered Blueprints answer 404 not_found.
 import type { Context, Hono } from 'hono';
 import type { Blueprint, BlueprintRegistry } from '../../blueprints';
-import { BUILTIN_NAMESPACES, BUILTIN_TYPES, builtinsDocs, executePrompt, lookupCounters, packageDocs, REST_TOOL_NAMES, searchPackages, toolDescriptions, type RegistryLookup, type McpPackageView } from '../../discovery';
+import { BUILTIN_FUNCTIONS, BUILTIN_NAMESPACES, BUILTIN_TYPES, builtinsDocs, executePrompt, lookupCounters, packageDocs, REST_TOOL_NAMES, searchPackages, toolDescriptions, type RegistryLookup, type McpPackageView } from '../../discovery';
 import type { HostModule } from '../../stdlib';
 import { HttpError } from '../errors';
 import type { AppEnv } from '../types';
@@ -45,7 +45,7 @@ export function mountDiscoveryRoutes(app: Hono<AppEnv>, deps: DiscoveryRouteDepe
   app.get('/v1/blueprints/:name/builtins', (c) =>
     withBlueprint(deps, c, () => {
       lookupCounters.builtins_list++;
-      return c.json({ namespaces: BUILTIN_NAMESPACES, types: BUILTIN_TYPES });
+      return c.json({ namespaces: BUILTIN_NAMESPACES, types: BUILTIN_TYPES, functions: BUILTIN_FUNCTIONS });
     }),
   );
 

@@ -1,7 +1,8 @@
 // POST /v1/execute: a one-off run in a throw-away session. Every outcome is a 200 execute
 // result with the `mcp-session-id` header: an unknown Blueprint is `blueprint_not_found`,
 // invalid variables, secrets or the paths they fill are `invalid_request`. The run's
-// last-run record stays readable through GET /v1/sessions/{id}/last-run.
+// last-run record stays readable through GET /v1/sessions/{id}/last-run. A client that
+// disconnects cancels its run.
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Executor, ExecuteResult, LastRunRecord, RunBlueprint } from '../../execution';
@@ -42,7 +43,7 @@ export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependen
     const blueprint = deps.resolveBlueprint(body.blueprint);
     if (!blueprint) {
       const executionId = deps.executor.refuse({ entryPoint: 'http', principal, sessionId, blueprintName: body.blueprint, code: body.code, errorClass: 'blueprint_not_found' });
-      return c.json(refusal(executionId, sessionId, 'blueprint_not_found', `blueprint '${body.blueprint}' is not registered on this server (or cannot be used)`));
+      return c.json(refusal(executionId, sessionId, 'blueprint_not_found', `blueprint '${body.blueprint}' is not registered on this server (or cannot be used); register it with \`svc blueprint apply <file>.yaml\` or POST /v1/blueprints {"yaml": "name: ${body.blueprint}\\n..."}`));
     }
     const binding = bindBlueprint(blueprint, body.variables, body.secrets);
     if (!binding.ok) {
@@ -69,6 +70,9 @@ export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependen
       fileArea: binding.value.fileArea,
       harnessSecrets: binding.value.secrets,
       throwaway: true,
+      // Nobody can read a one-off's result once its client has gone (it has no
+      // Idempotency-Key to come back with): the run stops as `cancelled` and frees its runner.
+      signal: c.req.raw.signal,
     });
     if (report.lastRun) deps.rememberLastRun(sessionId, report.lastRun, principal);
     return c.json(report.response);

@@ -104,6 +104,9 @@ function errorClassOf(error: SessionError): string {
   return error.code;
 }
 
+/** Set (to `true`) on an answer replayed from the idempotency ledger instead of a run. */
+export const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
+
 function rawHeadersOf(c: Context<AppEnv>): readonly string[] {
   const incoming = c.env?.incoming;
   if (incoming?.rawHeaders) return incoming.rawHeaders;
@@ -147,8 +150,12 @@ async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependenci
       if (!deps.ledger) throw new IdempotencyError('idempotency_unavailable', 'this server has no idempotency ledger; send the request without Idempotency-Key');
       const decision = await deps.ledger.begin(sessionId, key, codeFingerprint(code));
       // A replay runs nothing and writes no audit records; the request still counted as activity.
-      if (decision.kind === 'replay') metrics.idempotencyReplays.inc();
-      if (decision.kind === 'replay') return jsonBytes(c, decision.status, decision.body);
+      if (decision.kind === 'replay') {
+        metrics.idempotencyReplays.inc();
+        // The stored answer, byte for byte; the header tells a replay from a run.
+        c.header(IDEMPOTENT_REPLAYED, 'true');
+        return jsonBytes(c, decision.status, decision.body);
+      }
       reservation = decision.reservation;
     } catch (error) {
       if (!(error instanceof IdempotencyError)) throw error;

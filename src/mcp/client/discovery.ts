@@ -3,6 +3,7 @@
 // (Blueprint, server), or per session when the headers need harness secrets.
 import type { Dispatcher } from 'undici';
 import type { ServerLog } from '../../audit';
+import type { EgressBlockedError } from '../../network';
 import type { Blueprint, McpServerDeclaration } from '../../blueprints';
 import { catalogueTools, packageDescription, renderDeclarations, type CatalogueTool, type UpstreamTool } from './declarations';
 import { Upstream, UpstreamError } from './upstream';
@@ -34,6 +35,8 @@ export interface McpDiscoveryOptions {
   log: ServerLog;
   version: string;
   now?: () => number;
+  /** Discovery's connection was refused by the outbound block (the caller audits it). */
+  onBlocked?: (blueprint: Blueprint, server: string, blocked: EgressBlockedError) => void;
 }
 
 const SECRET_REF = /\$\{secrets\.([A-Za-z0-9_]+)\}/g;
@@ -167,6 +170,7 @@ export class McpDiscovery {
     } catch (error) {
       if (budget.signal.aborted) return timedOut();
       const explained = upstream.explain(error);
+      if (upstream.blocked) this.options.onBlocked?.(blueprint, server, upstream.blocked);
       if (explained instanceof UpstreamError && explained.kind === 'too_large') return unavailable('tool listing too large');
       if (explained instanceof UpstreamError && explained.kind === 'http' && /^HTTP 401/.test(explained.message) && declaration.auth?.type === 'oauth2') {
         const token = headers.Authorization?.slice('Bearer '.length);

@@ -56,6 +56,7 @@ describe('denials', () => {
       source: 'policy',
       rule: 'default',
       reason: 'denied by policy',
+      allowed_by: `permissions.main: - {capability: fs.write, filter: 'path == "/y"', action: allow}`,
     });
   });
 

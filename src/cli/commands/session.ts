@@ -1,0 +1,73 @@
+// `svc session open | run | last-run | close`: a harness's session from the shell (POST
+// /v1/sessions, POST /v1/sessions/{id}/execute, GET …/last-run, DELETE …). Harness
+// secrets come from environment variables named on the command line, never values.
+import type { Command } from 'commander';
+import { ServerClient, serverMessage, withServerOptions, type ServerOptions } from '../client';
+import { CliError } from '../errors';
+import { withExample } from '../help';
+import { say, secretsFromEnvironment } from '../io';
+import type { CliContext } from '../program';
+import { parseVariables, runAndReport } from './run';
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+const sessionPath = (id: string) => `/v1/sessions/${encodeURIComponent(id)}`;
+
+export function registerSessionCommands(root: Command, context: CliContext): void {
+  const { io } = context;
+  const session = root.command('session').alias('sessions').description('open a session on the server, run programs in it, read its last run, close it');
+  withExample(session, 'svc session open --blueprint support --var customerId=42', 'svc session run <id> step.ts', 'svc session close <id>');
+
+  withExample(
+    withServerOptions(
+      session
+        .command('open')
+        .description('open a session under a registered Blueprint and print its id')
+        .requiredOption('--blueprint <name>', 'registered Blueprint name')
+        .option('--var <name=value>', 'bind a Blueprint variable (repeatable)', collect)
+        .option('--secret <NAME>', 'bind harness secret NAME from the environment variable NAME (repeatable; never a value)', collect),
+    ),
+    'svc session open --blueprint support --var customerId=42 --secret CRM_TOKEN',
+  ).action(async (options: ServerOptions & { blueprint: string; var?: string[]; secret?: string[] }) => {
+    const client = ServerClient.from(options, io);
+    const body = { blueprint: options.blueprint, variables: parseVariables(options.var ?? []), secrets: secretsFromEnvironment(options.secret ?? [], io) };
+    const reply = await client.request('POST', '/v1/sessions', { body });
+    if (reply.status !== 200) throw new CliError(`the server refused the session (HTTP ${reply.status}): ${serverMessage(reply)}`, 1);
+    say(io, String(reply.json.session_id));
+  });
+
+  withExample(
+    withServerOptions(
+      session
+        .command('run')
+        .description('run a program in the session: result on stdout, console lines on stderr (as `svc run --remote --session`)')
+        .argument('<id>', 'session id')
+        .argument('<program>', 'TypeScript program file defining main()')
+        .option('--idempotency-key <key>', 'run at most once for this key (retries get the recorded result)'),
+    ),
+    'svc session run 3f0c… step.ts --idempotency-key step-7',
+  ).action(async (id: string, file: string, options: ServerOptions & { idempotencyKey?: string }) => {
+    await runAndReport(context, file, { ...options, remote: true, session: id });
+  });
+
+  withExample(
+    withServerOptions(session.command('last-run').description("print the session's last-run record as JSON (result, full console, error)").argument('<id>', 'session id')),
+    'svc session last-run 3f0c…',
+  ).action(async (id: string, options: ServerOptions) => {
+    const client = ServerClient.from(options, io);
+    const reply = await client.request('GET', `${sessionPath(id)}/last-run`);
+    if (reply.status === 404) throw new CliError(`no run is recorded for session ${id} (unknown, ended, or nothing ran yet)`, 1);
+    if (reply.status !== 200) throw new CliError(`the server answered ${reply.status}: ${serverMessage(reply)}`, 1);
+    say(io, JSON.stringify(reply.json, null, 2));
+  });
+
+  withExample(
+    withServerOptions(session.command('close').description('end the session (its state and per-session files go)').argument('<id>', 'session id')),
+    'svc session close 3f0c…',
+  ).action(async (id: string, options: ServerOptions) => {
+    const client = ServerClient.from(options, io);
+    const reply = await client.request('DELETE', sessionPath(id));
+    if (reply.status === 404) throw new CliError(`session ${id} is unknown (already closed or expired)`, 1);
+    if (reply.status !== 204) throw new CliError(`the server answered ${reply.status}: ${serverMessage(reply)}`, 1);
+    say(io, `Closed session ${id}`);
+  });
+}
