@@ -28,6 +28,8 @@ export interface RunJob {
   guestModules?: Record<string, string>;
   limits: RunLimits;
   signal?: AbortSignal;
+  /** Who sent the run (the token's principal): admission shares run slots fairly among them. */
+  tenant?: string;
   /** Packages the run loads, in dependency order, each with the Packages it may import. */
   packages?: Array<{ script: PackageScript; imports: string[]; listed: boolean }>;
 }

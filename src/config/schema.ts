@@ -57,6 +57,10 @@ export const scalarSettings: readonly ScalarSetting[] = [
   { key: 'shutdown_grace', flag: 'shutdown-grace', env: 'SVC_SHUTDOWN_GRACE', kind: 'seconds', help: 'seconds to drain after a stop (default 5)', min: 0, label: 'shutdown grace' },
   { key: 'telemetry_endpoint', flag: 'telemetry-endpoint', env: 'SVC_TELEMETRY_ENDPOINT', kind: 'endpoint', help: 'HTTPS URL that receives telemetry reports when telemetry is on (svc extension)' },
   { key: 'runner_pool_size', flag: 'runner-pool-size', env: 'SVC_RUNNER_POOL_SIZE', kind: 'whole', help: 'runner child processes that run programs, 1-64 (default 2; svc extension)', min: 1, max: 64, label: 'runner pool size' },
+  { key: 'runs_per_runner', flag: 'runs-per-runner', env: 'SVC_RUNS_PER_RUNNER', kind: 'whole', help: 'runs one runner process hosts at once; a runner crash ends at most these; 1 = one run per process (default: runs in flight / runners; svc extension)', min: 1, max: 4096, label: 'runs per runner' },
+  { key: 'max_runs_in_flight', flag: 'max-runs-in-flight', env: 'SVC_MAX_RUNS_IN_FLIGHT', kind: 'whole', help: 'runs in flight at once, server-wide; more queue (default: max_runs_memory / max_execution_memory, at most 1024; svc extension)', min: 1, max: 100000, label: 'max runs in flight' },
+  { key: 'max_runs_memory', flag: 'max-runs-memory', env: 'SVC_MAX_RUNS_MEMORY', kind: 'megabytes', help: 'sum of the memory limits of the runs in flight, MB (default: half the machine\'s memory; svc extension)', min: 1, label: 'max runs memory' },
+  { key: 'max_queued_runs', flag: 'max-queued-runs', env: 'SVC_MAX_QUEUED_RUNS', kind: 'whole', help: 'runs waiting for admission; past it a run fails at once naming the limit (default 1024; svc extension)', min: 0, max: 1000000, label: 'max queued runs' },
 ];
 
 export const booleanFlags = ['allow-unauthenticated', 'allow-localhost', 'allow-private', 'deny-warnings', 'health-check', 'help', 'version'] as const;

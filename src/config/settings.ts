@@ -113,4 +113,11 @@ export interface Settings {
   shutdownGraceSeconds: number;
   /** Runner child processes, 1-64, default 2: our extension, not in the reference settings. Key `runner_pool_size`, flag `--runner-pool-size`, SVC_RUNNER_POOL_SIZE. */
   runnerPoolSize: number;
+  /** Admission of runs (svc extension): ceilings on runs in flight, their memory limits and the queue; runs one runner hosts. */
+  admission: {
+    runsInFlight: number;
+    runsMemoryMb: number;
+    queuedRuns: number;
+    runsPerRunner: number;
+  };
 }

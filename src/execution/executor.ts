@@ -270,6 +270,7 @@ export class Executor {
           guestModules: this.guestSources(imported, modules),
           limits: this.runLimits(),
           signal: runEnded.signal,
+          tenant: request.principal,
           ...(prepared ? { packages: prepared.packages } : {}),
         },
         dispatcher.handle,

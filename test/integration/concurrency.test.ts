@@ -1,0 +1,137 @@
+// Runs that wait hold no runner: many runs are in flight at once in a few runner
+// processes. Proven without clocks: a loopback far end answers only once N requests are
+// waiting on it (a barrier), so the runs complete only if they really overlap.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startServer, type TestServer } from '../harness';
+
+interface FarEnd {
+  port: number;
+  /** Paths of the requests that arrived, in order. */
+  hits: string[];
+  /** Requests whose connection closed before they were answered. */
+  closedEarly: number;
+  /** Answers every waiting /barrier request once `size` of them wait. */
+  barrier(size: number): void;
+  /** Answers every request held at /hold. */
+  releaseHeld(): void;
+  close(): void;
+}
+
+/** /barrier/<id> waits for the barrier; /hold waits until released. */
+async function farEnd(): Promise<FarEnd> {
+  let size = Infinity;
+  const waiting: http.ServerResponse[] = [];
+  const held: http.ServerResponse[] = [];
+  const far: FarEnd = {
+    port: 0,
+    hits: [],
+    closedEarly: 0,
+    barrier(n) {
+      size = n;
+    },
+    releaseHeld() {
+      for (const res of held.splice(0)) res.end('released');
+    },
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? '/';
+    far.hits.push(url);
+    res.on('close', () => {
+      if (!res.writableFinished) far.closedEarly++;
+    });
+    if (url.startsWith('/barrier')) {
+      waiting.push(res);
+      if (waiting.length >= size) for (const r of waiting.splice(0)) r.end(`met ${size}`);
+      return;
+    }
+    if (url.startsWith('/hold')) {
+      held.push(res);
+      return;
+    }
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  far.port = (server.address() as AddressInfo).port;
+  return far;
+}
+
+const BLUEPRINT = 'name: waits\nallow_insecure_http: true\ndefault: allow\n';
+
+async function execute(server: TestServer, code: string) {
+  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'waits', code } });
+  assert.equal(reply.status, 200, JSON.stringify(reply.json));
+  return reply.json as { result: string | null; error: { kind: string; message: string } | null };
+}
+
+/** Runs waiting for admission, as the server's metrics say. */
+async function queueDepth(server: TestServer): Promise<number> {
+  const reply = await server.request('GET', '/metrics');
+  return Number(/^svc_runner_queue_depth (\d+)$/m.exec(reply.text)?.[1] ?? 0);
+}
+
+const waitAt = (port: number, path: string) => `import * as http from "svc:http";\nexport function main() { return http.get("http://127.0.0.1:${port}${path}").body; }`;
+
+describe('many runs per runner', () => {
+  let far: FarEnd;
+  before(async () => {
+    far = await farEnd();
+  });
+  after(() => far.close());
+
+  test('six runs, each waiting on the far end, complete together on two runners (a barrier of six)', async () => {
+    const server = await startServer({ args: ['--allow-localhost', '--runner-pool-size', '2'], config: { max_execution_time: 120 } });
+    try {
+      await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+      far.barrier(6);
+      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => execute(server, waitAt(far.port, `/barrier/${i}`))));
+      for (const result of results) assert.deepEqual([result.error, result.result], [null, 'met 6']);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a full queue answers at once with the limit and the setting; the queued and running runs still finish', async () => {
+    const server = await startServer({ args: ['--allow-localhost', '--max-runs-in-flight', '1', '--max-queued-runs', '1'], config: { max_execution_time: 120 } });
+    try {
+      await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+      const before = far.hits.length;
+      const running = execute(server, waitAt(far.port, '/hold/1'));
+      // The first run is in flight once the far end holds its request.
+      while (far.hits.length === before) await new Promise((resolve) => setImmediate(resolve));
+      const queued = execute(server, 'export function main() { return "queued ran"; }');
+      while ((await queueDepth(server)) < 1) await new Promise((resolve) => setImmediate(resolve));
+      const refused = await execute(server, 'export function main() { return "never"; }');
+      assert.equal(refused.result, null);
+      assert.equal(refused.error?.kind, 'runtime_error');
+      assert.match(refused.error?.message ?? '', /at capacity.*max_queued_runs 1.*raise max_queued_runs or max_runs_in_flight/);
+      far.releaseHeld();
+      assert.equal((await running).result, 'released');
+      assert.equal((await queued).result, 'queued ran');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('runs_per_runner 1: a run that hangs its runner natively ends as memory_exhausted; a waiting run on the other runner is untouched', async () => {
+    const server = await startServer({ args: ['--allow-localhost', '--runner-pool-size', '2', '--runs-per-runner', '1'], config: { max_execution_time: 120 } });
+    try {
+      await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+      const before = far.hits.length;
+      const waiting = execute(server, waitAt(far.port, '/hold/2'));
+      while (far.hits.length === before) await new Promise((resolve) => setImmediate(resolve));
+      const hang = await execute(server, 'export function main() { const a = Array(2e8).fill(0); return a.length; }');
+      assert.equal(hang.error?.kind, 'memory_exhausted');
+      far.releaseHeld();
+      assert.deepEqual(await waiting, { ...(await waiting), error: null, result: 'released' });
+    } finally {
+      await server.stop();
+    }
+  });
+});
