@@ -51,6 +51,8 @@ interface ActiveRun {
   /** Admitted (counted in flight) and given to this runner. */
   admitted: boolean;
   runner: Runner | null;
+  /** Host calls being answered, by call id: a cancellation from the guest aborts one. */
+  calls: Map<number, AbortController>;
   /** Removes the run's abort listener (a listener left behind keeps the whole job alive). */
   detach?: () => void;
 }
@@ -150,7 +152,7 @@ export class RunnerPool {
   run(job: RunJob, host: HostHandler): Promise<RunOutcome> {
     if (this.stopped) return Promise.resolve(this.ended(job, 'cancelled', 0));
     return new Promise((resolve) => {
-      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null };
+      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map() };
       const signal = job.signal;
       if (signal?.aborted) {
         resolve(this.ended(job, 'cancelled', 0));
@@ -294,6 +296,11 @@ export class RunnerPool {
       case 'catastrophic':
         runner.catastrophic = { message: typeof message.message === 'string' ? message.message : 'catastrophic error', runId: typeof message.runId === 'number' ? message.runId : null };
         return;
+      case 'host-cancel': {
+        const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
+        active?.calls.get(message.callId)?.abort(new DOMException('the program aborted the call', 'AbortError'));
+        return;
+      }
       case 'host-call': {
         const call = readHostCall(message);
         if (!call) throw new Error('a malformed host call');
@@ -334,12 +341,17 @@ export class RunnerPool {
     const active = runner.runs.get(message.runId);
     if (!active) return;
     let reply: HostReply;
+    const cancel = new AbortController();
+    active.calls.set(message.callId, cancel);
     try {
-      reply = await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft, ...(message.attribution ? { attribution: message.attribution } : {}) });
+      reply = await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft, signal: cancel.signal, ...(message.attribution ? { attribution: message.attribution } : {}) });
     } catch (error) {
       reply = { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } };
+    } finally {
+      active.calls.delete(message.callId);
     }
-    if (active.settled || !runner.child.connected) return; // the run ended meanwhile: discard
+    // The run ended, or the program gave up on the call, meanwhile: discard.
+    if (active.settled || cancel.signal.aborted || !runner.child.connected) return;
     let wire: string;
     try {
       wire = replyToWire(reply);
@@ -411,6 +423,8 @@ export class RunnerPool {
     if (active.settled) return;
     active.settled = true;
     active.detach?.();
+    for (const call of active.calls.values()) call.abort(new DOMException('the run has ended', 'AbortError'));
+    active.calls.clear();
     for (const timer of active.timers) clearTimeout(timer);
     active.resolve(outcome);
   }

@@ -42,6 +42,8 @@ export interface HostCall {
   fuelLeft: number;
   /** Who made the call (runs with Packages only; without it the caller is `main`). */
   attribution?: Attribution;
+  /** Aborted when the program gives up on this call (an AbortSignal) or the run ends: stop the work. */
+  signal?: AbortSignal;
 }
 
 export type HostHandler = (call: HostCall) => Promise<HostReply>;

@@ -26,7 +26,12 @@ export interface Slot {
   memoryPeak: number;
   /** The program registered a finalizer: its callback could run during a later run. */
   leftState: boolean;
+  /** Host calls awaiting their reply: synchronous ones resolve the blocked isolate; asynchronous ones queue a delivery. */
   pendingCalls: Map<number, (reply: HostReplyMessage) => void>;
+  /** Asynchronous calls in flight (the run loop waits while any is). */
+  asyncCalls: number;
+  /** Replies to deliver into the isolate, in arrival order. */
+  deliveries: Array<{ callId: number; reply: string }>;
   nextCallId: number;
   /** Wakes the run loop's wait when the run ends (limit, timeout, cancel). */
   wake: (() => void) | null;
@@ -42,6 +47,9 @@ export interface GuestTimers {
   fireTimers: ivm.Reference<(now: number) => void>;
 }
 
+/** Asynchronous host calls one run may have in flight at once. */
+export const MAX_HOST_CALLS_IN_FLIGHT = 64;
+
 /** A context with the prelude evaluated, ready for exactly one run. */
 export interface Prepared {
   engine: Engine;
@@ -49,6 +57,8 @@ export interface Prepared {
   run: ivm.Reference<(link: unknown, spec: string, ...packageLinks: unknown[]) => void>;
   collect: ivm.Reference<() => string>;
   timers: GuestTimers;
+  /** Settles an asynchronous host call in the guest with its reply. */
+  deliver: ivm.Reference<(callId: number, reply: string) => void>;
   /** Host-side handles into the context: released with it, or they keep it alive. */
   handles: Array<{ release(): void }>;
   slot: Slot;
@@ -75,6 +85,8 @@ function newSlot(isolate: ivm.Isolate): Slot {
     memoryPeak: 0,
     leftState: false,
     pendingCalls: new Map(),
+    asyncCalls: 0,
+    deliveries: [],
     nextCallId: 1,
     wake: null,
     syncSlice: false,
@@ -138,6 +150,30 @@ export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
       link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...(attribution ? { attribution } : {}) });
     });
   };
+  const attributionOf = (caller: unknown, consumer: unknown) => (caller === undefined ? {} : { attribution: { caller: typeof caller === 'string' ? caller : null, consumer: typeof consumer === 'string' ? consumer : null } });
+  // Starts a call and returns at once (the guest's thread is not held): the reply waits in
+  // `deliveries` until the run loop hands it to the guest.
+  const hostStart = (module: string, op: string, args: string, fuelLeft: number, caller?: unknown, consumer?: unknown): number | string => {
+    if (!slot.live) return 'the run has ended';
+    if (slot.asyncCalls >= MAX_HOST_CALLS_IN_FLIGHT) return `${MAX_HOST_CALLS_IN_FLIGHT} host calls are already in flight in this run (the most one run may have); await some before starting more`;
+    slot.lastFuelLeft = fuelLeft;
+    const callId = slot.nextCallId++;
+    if (prepared) notePeak(prepared);
+    slot.asyncCalls++;
+    slot.pendingCalls.set(callId, (reply) => {
+      slot.asyncCalls--;
+      slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8);
+      slot.deliveries.push({ callId, reply: reply.reply });
+      slot.wake?.();
+    });
+    link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...attributionOf(caller, consumer) });
+    return callId;
+  };
+  const hostCancel = (callId: unknown) => {
+    if (typeof callId !== 'number' || !slot.pendingCalls.delete(callId)) return;
+    slot.asyncCalls--;
+    link.send({ type: 'host-cancel', runId: slot.runId, callId });
+  };
   const consoleLine = (line: unknown) => {
     // The isolate's value is data: only a string is a console line.
     if (!slot.live || typeof line !== 'string') return;
@@ -159,6 +195,8 @@ export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
   jail.setSync('__svc_native', new ivm.ExternalCopy({}).copyInto());
   const native = jail.getSync('__svc_native', { reference: true }) as ivm.Reference<Record<string, unknown>>;
   native.setSync('hostCall', new ivm.Reference(hostCall));
+  native.setSync('hostStart', new ivm.Reference(hostStart));
+  native.setSync('hostCancel', new ivm.Reference(hostCancel));
   native.setSync('console', new ivm.Reference(consoleLine));
   native.setSync('limit', new ivm.Reference(limit));
   native.setSync('mayBlock', new ivm.Reference(mayBlock));
@@ -174,8 +212,9 @@ export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
     nextTimer: entry.getSync('nextTimer', { reference: true }) as GuestTimers['nextTimer'],
     fireTimers: entry.getSync('fireTimers', { reference: true }) as GuestTimers['fireTimers'],
   };
+  const deliver = entry.getSync('deliver', { reference: true }) as Prepared['deliver'];
   jail.deleteSync('__svc_entry');
-  prepared = { engine, context, run, collect, timers, handles: [native, entry, run, collect, timers.nextTimer, timers.fireTimers], slot, base };
+  prepared = { engine, context, run, collect, timers, deliver, handles: [native, entry, run, collect, timers.nextTimer, timers.fireTimers, deliver], slot, base };
   return prepared;
 }
 

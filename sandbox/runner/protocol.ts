@@ -85,6 +85,8 @@ export type FromRunner =
    */
   | { type: 'slice'; runId: number }
   | { type: 'host-call'; runId: number; callId: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution }
+  /** The program gave up on an asynchronous call (an abort): the host stops its work, and no reply is wanted. */
+  | { type: 'host-cancel'; runId: number; callId: number }
   /** `retiring`: this runner holds an isolate that cannot stop; it must get no further run and be replaced once its other runs end. */
   | { type: 'done'; runId: number; outcome: RunnerOutcome; retiring?: boolean }
   /** `runId`: the run whose isolate failed (the process exits; its other runs end as crashes). */

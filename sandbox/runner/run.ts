@@ -3,7 +3,7 @@
 // how it ended. Many runs are in flight at once in one runner, each on its own isolate.
 import ivm from 'isolated-vm';
 import { temporalSource } from './engines';
-import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, type GuestTimers, type Prepared, type RunnerLink, type Slot } from './context';
+import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
 import type { GuestFailure, RunMessage, RunnerOutcome } from './protocol';
 
@@ -17,25 +17,36 @@ export interface RunHost extends RunnerLink {
 }
 
 /**
- * The run loop for timers: while main is pending and a timer is, wait until the next one
- * is due and let the guest fire it (one per call, so microtasks drain between callbacks).
- * The wait counts against the time limit; a limit or cancellation wakes it and ends the loop.
+ * The run's event loop: while main is pending, hand the guest each host reply as it
+ * arrives and fire each timer when due, one per call into the isolate (microtasks drain
+ * after each, on the isolate's thread, never this one). It ends when main has settled,
+ * or when nothing is left that could settle it (no timer, no host call in flight). Waits
+ * count against the time limit; a limit or cancellation wakes it and ends the loop.
  */
-async function runTimers(isolate: ivm.Isolate, slot: Slot, timers: GuestTimers): Promise<void> {
+async function runLoop(prepared: Prepared): Promise<void> {
+  const { slot, timers } = prepared;
+  const { isolate } = slot;
   while (!isolate.isDisposed) {
-    // Runs no program code (microtasks drained when the last call returned): no thread hop.
+    const delivery = slot.deliveries.shift();
+    if (delivery) {
+      await prepared.deliver.apply(undefined, [delivery.callId, delivery.reply]);
+      continue;
+    }
+    // Runs no program code (microtasks drained when the last call returned).
     const due = timers.nextTimer.applySync(undefined, [], { result: { copy: true } }) as number;
-    if (typeof due !== 'number' || due < 0) return;
-    const wait = due - Date.now();
+    if (typeof due !== 'number' || due === -2) return;
+    if (due < 0 && slot.asyncCalls === 0) return;
+    const wait = due < 0 ? Infinity : due - Date.now();
     if (wait > 0) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
+        const timer = wait === Infinity ? null : setTimeout(resolve, wait);
         slot.wake = () => {
-          clearTimeout(timer);
+          if (timer) clearTimeout(timer);
           resolve();
         };
       });
       slot.wake = null;
+      continue;
     }
     if (isolate.isDisposed) return;
     await timers.fireTimers.apply(undefined, [Date.now()]);
@@ -220,7 +231,7 @@ export class Run {
           if (isolate.isDisposed) throw error;
         }
       }
-      await runTimers(isolate, slot, prepared.timers);
+      await runLoop(prepared);
       // Microtasks have drained and no timer can fire: main has settled, or it never will.
       if (!isolate.isDisposed) {
         notePeak(prepared);

@@ -135,3 +135,67 @@ describe('many runs per runner', () => {
     }
   });
 });
+
+describe('asynchronous host calls inside one program', () => {
+  let far: FarEnd;
+  let server: TestServer;
+  before(async () => {
+    far = await farEnd();
+    server = await startServer({ args: ['--allow-localhost'], config: { max_execution_time: 120 } });
+    await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+  });
+  after(async () => {
+    await server.stop();
+    far.close();
+  });
+
+  test('eight fetches in Promise.all are in flight together (a barrier of eight)', async () => {
+    far.barrier(8);
+    const result = await execute(server, `export async function main() {
+      const texts = await Promise.all(Array.from({ length: 8 }, (_, i) => fetch("http://127.0.0.1:${far.port}/barrier/f" + i).then((r) => r.text())));
+      return texts;
+    }`);
+    assert.equal(result.error, null);
+    assert.deepEqual(JSON.parse(result.result ?? 'null'), Array(8).fill('met 8'));
+  });
+
+  test('an abort cancels a fetch the far end never answers: it rejects with AbortError and the far end sees the connection close', async () => {
+    const closedBefore = far.closedEarly;
+    const hitsBefore = far.hits.length;
+    const result = await execute(server, `export async function main() {
+      const controller = new AbortController();
+      const pending = fetch("http://127.0.0.1:${far.port}/hold/abort", { signal: controller.signal });
+      // Abort once the request is out: a timer fires after the host call started.
+      setTimeout(() => controller.abort(), 0);
+      try { await pending; return "resolved"; } catch (e) { return e.name; }
+    }`);
+    assert.deepEqual([result.error, result.result], [null, 'AbortError']);
+    assert.equal(far.hits.length, hitsBefore + 1);
+    while (far.closedEarly === closedBefore) await new Promise((resolve) => setImmediate(resolve));
+  });
+
+  test('AbortSignal.timeout rejects a fetch the far end never answers with TimeoutError', async () => {
+    const result = await execute(server, `export async function main() {
+      try { await fetch("http://127.0.0.1:${far.port}/hold/timeout", { signal: AbortSignal.any([AbortSignal.timeout(50)]) }); return "resolved"; } catch (e) { return e.name; }
+    }`);
+    assert.deepEqual([result.error, result.result], [null, 'TimeoutError']);
+  });
+
+  test('a run ended by its time limit while a request is in flight makes no later request', async () => {
+    const limited = await startServer({ args: ['--allow-localhost'], config: { max_execution_time: 1 } });
+    try {
+      await limited.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+      const result = await execute(limited, `export async function main() {
+        await fetch("http://127.0.0.1:${far.port}/hold/limit");
+        await fetch("http://127.0.0.1:${far.port}/after-limit");
+      }`);
+      assert.equal(result.error?.kind, 'timeout');
+      far.releaseHeld();
+      // One more run on the same server proves the reply, had it come, found no run to continue.
+      assert.equal((await execute(limited, 'export function main() { return 1; }')).result, '1');
+      assert.ok(!far.hits.includes('/after-limit'), far.hits.join(' '));
+    } finally {
+      await limited.stop();
+    }
+  });
+});
