@@ -67,7 +67,7 @@ const BLUEPRINT = 'name: waits\nallow_insecure_http: true\ndefault: allow\n';
 async function execute(server: TestServer, code: string) {
   const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'waits', code } });
   assert.equal(reply.status, 200, JSON.stringify(reply.json));
-  return reply.json as { result: string | null; error: { kind: string; message: string } | null };
+  return reply.json as { result: string | null; error: { kind: string; message: string } | null; execution_id: string };
 }
 
 /** Runs waiting for admission, as the server's metrics say. */
@@ -157,6 +157,31 @@ describe('asynchronous host calls inside one program', () => {
     }`);
     assert.equal(result.error, null);
     assert.deepEqual(JSON.parse(result.result ?? 'null'), Array(8).fill('met 8'));
+  });
+
+  test('svc:http/async: eight requests in Promise.all are in flight together, with the same decision records as svc:http', async () => {
+    far.barrier(8);
+    const result = await execute(server, `import * as http from "svc:http/async";
+    export async function main() {
+      const replies = await Promise.all(Array.from({ length: 8 }, (_, i) => http.get("http://127.0.0.1:${far.port}/barrier/h" + i)));
+      return replies.map((r) => [r.status, r.ok, r.body]);
+    }`);
+    assert.equal(result.error, null);
+    assert.deepEqual(JSON.parse(result.result ?? 'null'), Array(8).fill([200, true, 'met 8']));
+  });
+
+  test('svc:http/async: a refused request rejects with the error and the decision record of svc:http', async () => {
+    const outcome = async (module: string, call: string) => {
+      const result = await execute(server, `import * as http from "${module}";
+      export async function main() { try { ${call}; return "sent"; } catch (e) { return e.name + ": " + e.message; } }`);
+      assert.equal(result.error, null);
+      return { said: result.result, records: server.audit({ type: 'decision', execution_id: result.execution_id, source: 'egress_guard' }).length };
+    };
+    const sync = await outcome('svc:http', 'http.get("http://10.255.255.1/x")');
+    const async_ = await outcome('svc:http/async', 'await http.get("http://10.255.255.1/x")');
+    assert.match(sync.said ?? '', /blocked by network policy/);
+    assert.deepEqual(async_, sync);
+    assert.equal(sync.records, 1);
   });
 
   test('an abort cancels a fetch the far end never answers: it rejects with AbortError and the far end sees the connection close', async () => {
