@@ -224,3 +224,41 @@ describe('asynchronous host calls inside one program', () => {
     }
   });
 });
+
+describe('promise reactions never run on the runner\'s own thread', () => {
+  let far: FarEnd;
+  let server: TestServer;
+  before(async () => {
+    far = await farEnd();
+    server = await startServer({ args: ['--allow-localhost', '--runs-per-runner', '4'], config: { max_execution_time: 1 } });
+    await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+  });
+  after(async () => {
+    await server.stop();
+    far.close();
+  });
+
+  test('a reaction that computes past the time limit ends as timeout, never memory_exhausted', async () => {
+    for (const code of [
+      'export async function main() { await null; for (;;) {} }',
+      'export function main() { Promise.resolve().then(() => { for (;;) {} }); return new Promise(() => {}); }',
+      'export async function main() { await new Promise((r) => setTimeout(r, 0)); for (;;) {} }',
+    ]) {
+      const result = await execute(server, code);
+      assert.equal(result.error?.kind, 'timeout', `${code}: ${result.error?.message}`);
+    }
+  });
+
+  test('host calls from reactions work: after an await, in a then callback, in a timer', async () => {
+    const result = await execute(server, `import * as http from "svc:http";
+    export async function main() {
+      await null;
+      const a = http.get("http://127.0.0.1:${far.port}/a").body;
+      const b = await Promise.resolve().then(() => http.get("http://127.0.0.1:${far.port}/b").body);
+      const c = await new Promise((resolve) => setTimeout(() => resolve(http.get("http://127.0.0.1:${far.port}/c").body), 0));
+      const d = await fetch("http://127.0.0.1:${far.port}/d").then(() => http.get("http://127.0.0.1:${far.port}/e").body);
+      return [a, b, c, d];
+    }`);
+    assert.deepEqual([result.error, JSON.parse(result.result ?? 'null')], [null, ['ok', 'ok', 'ok', 'ok']]);
+  });
+});
