@@ -14,6 +14,8 @@ export interface RunLimits {
   timeMs: number;
   fuel: number;
   stackKib: number;
+  /** Asynchronous host calls the run may have in flight at once (default 64). */
+  hostCallsInFlight?: number;
 }
 
 export interface RunJob {

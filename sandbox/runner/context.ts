@@ -30,6 +30,8 @@ export interface Slot {
   pendingCalls: Map<number, (reply: HostReplyMessage) => void>;
   /** Asynchronous calls in flight (the run loop waits while any is). */
   asyncCalls: number;
+  /** The run's ceiling on asynchronous calls in flight (max_host_calls_in_flight). */
+  maxAsyncCalls: number;
   /** Replies to deliver into the isolate, in arrival order. */
   deliveries: Array<{ callId: number; reply: string }>;
   nextCallId: number;
@@ -47,7 +49,7 @@ export interface GuestTimers {
   fireTimers: ivm.Reference<(now: number) => void>;
 }
 
-/** Asynchronous host calls one run may have in flight at once. */
+/** Asynchronous host calls one run may have in flight at once, unless its limits say otherwise. */
 export const MAX_HOST_CALLS_IN_FLIGHT = 64;
 
 /** A context with the prelude evaluated, ready for exactly one run. */
@@ -86,6 +88,7 @@ function newSlot(isolate: ivm.Isolate): Slot {
     leftState: false,
     pendingCalls: new Map(),
     asyncCalls: 0,
+    maxAsyncCalls: MAX_HOST_CALLS_IN_FLIGHT,
     deliveries: [],
     nextCallId: 1,
     wake: null,
@@ -155,7 +158,7 @@ export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
   // `deliveries` until the run loop hands it to the guest.
   const hostStart = (module: string, op: string, args: string, fuelLeft: number, caller?: unknown, consumer?: unknown): number | string => {
     if (!slot.live) return 'the run has ended';
-    if (slot.asyncCalls >= MAX_HOST_CALLS_IN_FLIGHT) return `${MAX_HOST_CALLS_IN_FLIGHT} host calls are already in flight in this run (the most one run may have); await some before starting more`;
+    if (slot.asyncCalls >= slot.maxAsyncCalls) return `${slot.maxAsyncCalls} host calls are already in flight in this run (max_host_calls_in_flight); await some before starting more`;
     slot.lastFuelLeft = fuelLeft;
     const callId = slot.nextCallId++;
     if (prepared) notePeak(prepared);

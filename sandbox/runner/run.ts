@@ -164,6 +164,8 @@ export class Run {
     engine.owner = message.runId;
     slot.runId = message.runId;
     slot.live = true;
+    const ceiling = message.limits.hostCallsInFlight;
+    if (typeof ceiling === 'number' && Number.isInteger(ceiling) && ceiling > 0) slot.maxAsyncCalls = ceiling;
     this.host.attach(message.runId, slot);
     let timer: NodeJS.Timeout | null = null;
     if (message.limits.timeMs > 0) timer = setTimeout(() => endRun(slot, 'timeout'), Math.max(0, message.limits.timeMs - (Date.now() - this.started)));

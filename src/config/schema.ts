@@ -53,6 +53,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   limit('max_execution_embedding_tokens', 'count', 'embedding tokens of one run (default 2M)'),
   limit('max_execution_embedding_requests', 'count', 'embedding requests of one run (default 1K)'),
   limit('max_embedding_concurrency', 'whole', 'embedding requests of one call in flight (default 4)'),
+  limit('max_host_calls_in_flight', 'whole', 'asynchronous host calls (fetch, <module>/async) one run may have in flight (default 64; svc extension)', { max: 4096 }),
   { key: 'logging.file', flag: 'log-file', env: 'SVC_LOG_FILE', kind: 'path', help: 'append the server log to this file (default stdout)' },
   { key: 'shutdown_grace', flag: 'shutdown-grace', env: 'SVC_SHUTDOWN_GRACE', kind: 'seconds', help: 'seconds to drain after a stop (default 5)', min: 0, label: 'shutdown grace' },
   { key: 'telemetry_endpoint', flag: 'telemetry-endpoint', env: 'SVC_TELEMETRY_ENDPOINT', kind: 'endpoint', help: 'HTTPS URL that receives telemetry reports when telemetry is on (svc extension)' },
@@ -79,6 +80,7 @@ export const limitDefaults = {
   max_execution_embedding_tokens: 2_000_000,
   max_execution_embedding_requests: 1_000,
   max_embedding_concurrency: 4,
+  max_host_calls_in_flight: 64,
 } as const;
 
 /** Accepted keys per mapping of the config file. */

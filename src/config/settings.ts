@@ -45,6 +45,8 @@ export interface Limits {
   max_execution_embedding_tokens: number;
   max_execution_embedding_requests: number;
   max_embedding_concurrency: number;
+  /** Asynchronous host calls one run may have in flight (svc extension). */
+  max_host_calls_in_flight: number;
 }
 
 export type AllowsMode = 'summary' | 'all' | 'none';

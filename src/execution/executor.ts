@@ -337,6 +337,7 @@ export class Executor {
       timeMs: limits.max_execution_time * 1000,
       fuel: limits.max_execution_fuel,
       stackKib: limits.max_execution_stack,
+      hostCallsInFlight: limits.max_host_calls_in_flight,
     };
   }
 

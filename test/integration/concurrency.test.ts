@@ -20,11 +20,12 @@ interface FarEnd {
   close(): void;
 }
 
-/** /barrier/<id> waits for the barrier; /hold waits until released. */
+/** /barrier/<id> waits for the barrier; /hold waits until released; /when-held answers once a request waits at /hold. */
 async function farEnd(): Promise<FarEnd> {
   let size = Infinity;
   const waiting: http.ServerResponse[] = [];
   const held: http.ServerResponse[] = [];
+  const whenHeld: http.ServerResponse[] = [];
   const far: FarEnd = {
     port: 0,
     hits: [],
@@ -53,6 +54,12 @@ async function farEnd(): Promise<FarEnd> {
     }
     if (url.startsWith('/hold')) {
       held.push(res);
+      for (const r of whenHeld.splice(0)) r.end('held');
+      return;
+    }
+    if (url.startsWith('/when-held')) {
+      if (held.length > 0) res.end('held');
+      else whenHeld.push(res);
       return;
     }
     res.end('ok');
@@ -190,12 +197,13 @@ describe('asynchronous host calls inside one program', () => {
     const result = await execute(server, `export async function main() {
       const controller = new AbortController();
       const pending = fetch("http://127.0.0.1:${far.port}/hold/abort", { signal: controller.signal });
-      // Abort once the request is out: a timer fires after the host call started.
-      setTimeout(() => controller.abort(), 0);
+      // Abort once the far end holds the request.
+      await fetch("http://127.0.0.1:${far.port}/when-held");
+      controller.abort();
       try { await pending; return "resolved"; } catch (e) { return e.name; }
     }`);
     assert.deepEqual([result.error, result.result], [null, 'AbortError']);
-    assert.equal(far.hits.length, hitsBefore + 1);
+    assert.ok(far.hits.slice(hitsBefore).includes('/hold/abort'));
     while (far.closedEarly === closedBefore) await new Promise((resolve) => setImmediate(resolve));
   });
 
@@ -223,6 +231,25 @@ describe('asynchronous host calls inside one program', () => {
       await limited.stop();
     }
   });
+});
+
+test('max_host_calls_in_flight bounds the calls one run has in flight: past it a call fails at once, naming the setting, and is never sent', async () => {
+  const far = await farEnd();
+  const server = await startServer({ args: ['--allow-localhost'], config: { max_execution_time: 120, max_host_calls_in_flight: 2 } });
+  try {
+    await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+    const result = await execute(server, `import * as http from "svc:http/async";
+    export async function main() {
+      const held = [fetch("http://127.0.0.1:${far.port}/hold/c1"), http.get("http://127.0.0.1:${far.port}/hold/c2")];
+      try { await http.get("http://127.0.0.1:${far.port}/third"); return "third sent"; } catch (e) { return e.message; }
+    }`);
+    assert.equal(result.error, null);
+    assert.match(result.result ?? '', /2 host calls are already in flight in this run \(max_host_calls_in_flight\)/);
+    assert.ok(!far.hits.includes('/third'), far.hits.join(' '));
+  } finally {
+    await server.stop();
+    far.close();
+  }
 });
 
 describe('promise reactions never run on the runner\'s own thread', () => {
