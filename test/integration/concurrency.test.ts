@@ -5,7 +5,10 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startServer, type TestServer } from '../harness';
+import fs from 'node:fs';
+import path from 'node:path';
+import { listTree, startServer, type TestServer } from '../harness';
+import { execute as executeIn, openSession, sessionDir } from '../support/sessions';
 
 interface FarEnd {
   port: number;
@@ -227,6 +230,26 @@ describe('asynchronous host calls inside one program', () => {
       // One more run on the same server proves the reply, had it come, found no run to continue.
       assert.equal((await execute(limited, 'export function main() { return 1; }')).result, '1');
       assert.ok(!far.hits.includes('/after-limit'), far.hits.join(' '));
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  test('a run ended by its time limit during a download into its file area writes nothing afterwards', async () => {
+    const limited = await startServer({ args: ['--allow-localhost'], config: { max_execution_time: 1 } });
+    try {
+      await limited.request('POST', '/v1/blueprints', { body: { yaml: 'name: files\nallow_insecure_http: true\ndefault: allow\nvfs: per_session\n' } });
+      const id = await openSession(limited, { blueprint: 'files' });
+      const closedBefore = far.closedEarly;
+      const ended = await executeIn(limited, id, `import * as http from "svc:http/async";\nexport async function main() { await http.download("http://127.0.0.1:${far.port}/hold/download", "late.bin"); }`);
+      assert.equal(ended.json.error?.kind, 'timeout', ended.text);
+      // The host dropped the request when the run ended; an answer now has nowhere to go.
+      while (far.closedEarly === closedBefore) await new Promise((resolve) => setImmediate(resolve));
+      far.releaseHeld();
+      const after = await executeIn(limited, id, 'import * as fs from "svc:fs";\nexport function main() { return fs.exists("late.bin"); }');
+      assert.equal(after.json.result, 'false', after.text);
+      const dir = sessionDir(limited, id);
+      assert.deepEqual(fs.existsSync(dir) ? listTree(dir).filter((f) => path.basename(f).startsWith('late')) : [], []);
     } finally {
       await limited.stop();
     }
