@@ -4,7 +4,8 @@
 //  (b) CPU-bound workloads instrumented (our compile pipeline) vs the same code uninstrumented
 //      in a bare isolate, as a ratio;
 //  (c) server RSS idle and under load;
-//  (d) the same hello world when the greeting comes from a Package (frozen built-ins, attribution).
+//  (d) the same hello world when the greeting comes from a Package (frozen built-ins, attribution);
+//  (e) runs that wait: many at once, a program's fan-out, memory per parked run (bench/waits.ts).
 // Numbers are printed, never asserted: speed is measured, not tested.
 import { Agent, request } from 'undici';
 import fs from 'node:fs';
@@ -12,6 +13,8 @@ import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../test/harness';
 import { runSvc } from '../test/support/cli';
 import { measureInstrumentation } from './instrumentation';
+import { cpuOf, rssOf } from './proc';
+import { measureWaits } from './waits';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
 const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT ?? 2000);
@@ -20,46 +23,6 @@ const CONCURRENCY = 16;
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-function rssOf(pid: number): number {
-  // Resident set of the server process and its runner children, from /proc (Linux).
-  const pids = [pid, ...childPids(pid)];
-  let total = 0;
-  for (const p of pids) {
-    try {
-      const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
-      const match = /VmRSS:\s+(\d+) kB/.exec(status);
-      if (match) total += Number(match[1]) * 1024;
-    } catch {
-      // The process ended between listing and reading; it holds no memory any more.
-    }
-  }
-  return total;
-}
-
-/** CPU time (user + system, ms) of one process, from /proc; 0 once it has ended. */
-function cpuOfProcess(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU time (ms) of the server process itself and of its children (runners, esbuild's service). */
-function cpuOf(pid: number): { server: number; children: number } {
-  return { server: cpuOfProcess(pid), children: childPids(pid).reduce((sum, child) => sum + cpuOfProcess(child), 0) };
-}
-
-function childPids(pid: number): number[] {
-  try {
-    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-    return children ? children.split(/\s+/).map(Number).flatMap((c) => [c, ...childPids(c)]) : [];
-  } catch {
-    return [];
-  }
 }
 
 let programCounter = 0;
@@ -124,13 +87,14 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   };
 }
 
-// BENCH_ONLY=http or BENCH_ONLY=cpu runs one half.
+// BENCH_ONLY=http, BENCH_ONLY=waits or BENCH_ONLY=cpu runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
   const rows: Record<string, string> = {};
-  if (ONLY !== 'cpu') await httpRows(rows);
-  if (ONLY !== 'http') Object.assign(rows, await measureInstrumentation());
+  if (ONLY === '' || ONLY === 'http') await httpRows(rows);
+  if (ONLY === '' || ONLY === 'waits') Object.assign(rows, await measureWaits());
+  if (ONLY === '' || ONLY === 'cpu') Object.assign(rows, await measureInstrumentation());
   const width = Math.max(...Object.keys(rows).map((k) => k.length));
   console.log(`\n${'measurement'.padEnd(width)}  value`);
   console.log(`${'-'.repeat(width)}  -----`);

@@ -62,7 +62,7 @@ declare function atob(data: string): string;
 declare function structuredClone<T>(value: T): T;
 
 // --- Web platform globals: as in Deno and browsers. -------------------
-/** One svc:http request: gated as http.<method> with the same rules, outbound block, auth_proxy and redirect checks. Non-2xx resolves; a denial or network failure rejects with a TypeError whose `cause` is the PermissionDeniedError or the network error. No cookies, CORS or credentials mode. */
+/** One svc:http request: gated as http.<method> with the same rules, outbound block, auth_proxy and redirect checks. Non-2xx resolves; a denial or network failure rejects with a TypeError whose `cause` is the PermissionDeniedError or the network error. Asynchronous: many fetches run concurrently; an abort (AbortController, AbortSignal.timeout/any) cancels the request and rejects at once with the signal's reason. No cookies, CORS or credentials mode. */
 declare function fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
 interface RequestInit {
   method?: string;

@@ -1,7 +1,9 @@
-// The server side of the sandbox: a pool of runner child processes. It dispatches one run
-// per idle runner (queueing the rest), answers the runner's host calls through the
+// The server side of the sandbox: a pool of runner child processes, each hosting many runs
+// at once (a waiting run holds memory, not a process). Admission bounds the runs in flight
+// and queues the rest fairly; the pool answers the runners' host calls through the
 // execution layer's HostHandler, owns the watchdogs (heartbeats, deadline margin,
-// cancellation) and replaces any runner that crashes or hangs. Other runs never notice.
+// cancellation) and replaces any runner that crashes or hangs: only the runs it hosted
+// (at most `runsPerRunner`) notice.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,14 +13,22 @@ import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, PROGRAM_MAP_BYTES, PROGRAM_
 import { Recent } from '../runner/recent';
 import { readHostCall, readOutcome, type CheckedOutcome } from './report';
 import type { HostHandler, HostReply, RunError, RunJob, RunOutcome } from './types';
+import { Admission, type AdmissionLimits } from './admission';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 const DEADLINE_MARGIN_MS = 2_000;
 const CANCEL_GRACE_MS = 1_000;
+/** What a run hears when another run crashed the runner process they shared. */
+const SHARED_CRASH = 'the run was stopped because the runner process hosting it crashed (another run it hosted broke it); the server replaced the runner: run it again';
 
 export interface RunnerPoolOptions {
+  /** Runner child processes. */
   size: number;
   memoryMb: number;
+  /** Runs one runner hosts at once (1: each run in its own process); a runner crash ends at most this many. */
+  runsPerRunner?: number;
+  /** Server-wide ceilings on runs in flight and queued (defaults: no ceiling beyond the runners, a queue of 1024). */
+  admission?: Partial<AdmissionLimits>;
   /** Runner entry (defaults to dist/runner.js next to the server bundle, or the TS source). */
   runnerEntry?: string;
   execArgv?: string[];
@@ -35,6 +45,14 @@ interface ActiveRun {
   started: number;
   timers: NodeJS.Timeout[];
   settled: boolean;
+  /** Who sent the run (admission shares slots fairly among them). */
+  tenant: string;
+  memoryMb: number;
+  /** Admitted (counted in flight) and given to this runner. */
+  admitted: boolean;
+  runner: Runner | null;
+  /** Host calls being answered, by call id: a cancellation from the guest aborts one. */
+  calls: Map<number, AbortController>;
   /** Removes the run's abort listener (a listener left behind keeps the whole job alive). */
   detach?: () => void;
 }
@@ -42,12 +60,19 @@ interface ActiveRun {
 interface Runner {
   child: ChildProcess;
   ready: boolean;
-  active: ActiveRun | null;
+  /** Runs this runner hosts, by run id. */
+  runs: Map<number, ActiveRun>;
   lastHeard: number;
-  catastrophic: string | null;
+  catastrophic: { message: string; runId: number | null } | null;
+  /** The run whose synchronous attempt holds the runner's main thread, if it said so. */
+  slicing: number | null;
+  /** Holds an isolate that cannot stop: gets no further run, replaced once its runs end. */
+  draining: boolean;
   /** Programs whose source map and source this runner holds (half its own budget). */
   maps: Recent<true>;
 }
+
+const DEFAULT_QUEUED_RUNS = 1024;
 
 function defaultEntry(): { entry: string; execArgv: string[] } {
   const here = path.dirname(fileURLToPath(import.meta.url));
@@ -88,29 +113,35 @@ function limitMessage(kind: string, limits: RunJob['limits']): string {
     case 'cancelled':
       return 'cancelled: the run was stopped before it finished (the server cancelled it, for example while shutting down)';
     default:
-      return 'the run crashed the sandbox; the server replaced the runner and other runs are unaffected';
+      return 'the run crashed the sandbox; the server replaced the runner';
   }
 }
 
 export class RunnerPool {
   private readonly runners: Runner[] = [];
-  private readonly queue: Array<ActiveRun> = [];
+  private readonly admission: Admission<ActiveRun>;
+  private readonly runsPerRunner: number;
   private nextRunId = 1;
-  private nextStart = 0;
   private stopped = false;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly entry: string;
   private readonly execArgv: string[];
 
-  /** Runs waiting for a free runner (for the metrics). */
+  /** Runs waiting for admission (for the metrics). */
   get queueDepth(): number {
-    return this.queue.length;
+    return this.admission.queueDepth;
   }
 
   constructor(private readonly options: RunnerPoolOptions) {
     const fallback = defaultEntry();
     this.entry = options.runnerEntry ?? fallback.entry;
     this.execArgv = options.execArgv ?? fallback.execArgv;
+    this.runsPerRunner = Math.max(1, options.runsPerRunner ?? 1);
+    this.admission = new Admission({
+      runsInFlight: options.admission?.runsInFlight ?? options.size * this.runsPerRunner,
+      memoryMb: options.admission?.memoryMb ?? Number.MAX_SAFE_INTEGER,
+      queued: options.admission?.queued ?? DEFAULT_QUEUED_RUNS,
+    });
   }
 
   async start(): Promise<void> {
@@ -123,12 +154,22 @@ export class RunnerPool {
   run(job: RunJob, host: HostHandler): Promise<RunOutcome> {
     if (this.stopped) return Promise.resolve(this.ended(job, 'cancelled', 0));
     return new Promise((resolve) => {
-      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false };
-      if (job.signal?.aborted) {
+      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map() };
+      const signal = job.signal;
+      if (signal?.aborted) {
         resolve(this.ended(job, 'cancelled', 0));
         return;
       }
-      this.queue.push(active);
+      const refusal = this.admission.offer(active);
+      if (refusal) {
+        resolve(this.ended(job, 'error', 0, refusal.refused));
+        return;
+      }
+      if (signal) {
+        const onAbort = () => this.abort(active);
+        signal.addEventListener('abort', onAbort, { once: true });
+        active.detach = () => signal.removeEventListener('abort', onAbort);
+      }
       this.dispatch();
     });
   }
@@ -136,9 +177,10 @@ export class RunnerPool {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.watchdog) clearInterval(this.watchdog);
-    for (const queued of this.queue.splice(0)) this.finish(queued, this.ended(queued.job, 'cancelled', Date.now() - queued.started));
+    for (const queued of this.admission.drain()) this.finish(queued, this.ended(queued.job, 'cancelled', Date.now() - queued.started));
     for (const runner of this.runners) {
-      if (runner.active) this.finish(runner.active, this.ended(runner.active.job, 'cancelled', Date.now() - runner.active.started));
+      for (const active of runner.runs.values()) this.finish(active, this.ended(active.job, 'cancelled', Date.now() - active.started));
+      runner.runs.clear();
       runner.child.kill('SIGKILL');
     }
     this.runners.length = 0;
@@ -150,7 +192,7 @@ export class RunnerPool {
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
-    const runner: Runner = { child, ready: false, active: null, lastHeard: Date.now(), catastrophic: null, maps: new Recent(PROGRAM_MAPS_KEPT / 2, PROGRAM_MAP_BYTES / 2) };
+    const runner: Runner = { child, ready: false, runs: new Map(), lastHeard: Date.now(), catastrophic: null, slicing: null, draining: false, maps: new Recent(PROGRAM_MAPS_KEPT / 2, PROGRAM_MAP_BYTES / 2) };
     this.runners.push(runner);
     child.on('message', (message: unknown) => this.onMessage(runner, message));
     child.on('exit', (code, signal) => this.onExit(runner, code, signal));
@@ -172,21 +214,30 @@ export class RunnerPool {
     });
   }
 
+  /** The runner with the most room (runs spread over the cores), or null when all are full. */
+  private roomiest(): Runner | null {
+    let best: Runner | null = null;
+    for (const runner of this.runners) {
+      if (!runner.ready || runner.draining || !runner.child.connected || runner.runs.size >= this.runsPerRunner) continue;
+      if (best === null || runner.runs.size < best.runs.size) best = runner;
+    }
+    return best;
+  }
+
   private dispatch(): void {
-    // Start after the runner used last, so a runner that just finished can prepare its
-    // next isolate while another takes the following run.
-    const count = this.runners.length;
-    for (let step = 0; step < count && this.queue.length > 0; step++) {
-      const runner = this.runners[(this.nextStart + step) % count];
-      if (!runner.ready || runner.active || !runner.child.connected) continue;
-      this.nextStart = (this.runners.indexOf(runner) + 1) % count;
-      this.assign(runner, this.queue.shift()!);
+    while (this.admission.queueDepth > 0) {
+      const runner = this.roomiest();
+      if (!runner) return;
+      const active = this.admission.next();
+      if (!active) return;
+      active.admitted = true;
+      this.assign(runner, active);
     }
   }
 
   private assign(runner: Runner, active: ActiveRun): void {
-    runner.active = active;
-    runner.lastHeard = Date.now();
+    runner.runs.set(active.runId, active);
+    active.runner = runner;
     const { job } = active;
     const source = job.script.sources[PROGRAM_FILENAME] ?? '';
     // The runner maps a failure's stack itself (sandbox/runner/render-stack.ts); a large
@@ -210,18 +261,21 @@ export class RunnerPool {
     runner.child.send(message);
     if (job.limits.timeMs > 0) {
       // The runner enforces the limit; this catches a runner that cannot.
-      active.timers.push(setTimeout(() => this.replace(runner, 'timeout'), job.limits.timeMs + DEADLINE_MARGIN_MS));
+      active.timers.push(setTimeout(() => this.replace(runner, 'timeout', active.runId), job.limits.timeMs + DEADLINE_MARGIN_MS));
     }
-    if (job.signal) {
-      const onAbort = () => {
-        if (active.settled) return;
-        runner.child.send({ type: 'cancel', runId: active.runId } satisfies ToRunner);
-        active.timers.push(setTimeout(() => this.replace(runner, 'cancelled'), CANCEL_GRACE_MS));
-      };
-      const signal = job.signal;
-      signal.addEventListener('abort', onAbort, { once: true });
-      active.detach = () => signal.removeEventListener('abort', onAbort);
+  }
+
+  /** The run's caller gave up: a queued run leaves the queue, a running one is cancelled in its runner. */
+  private abort(active: ActiveRun): void {
+    if (active.settled) return;
+    if (!active.admitted) {
+      if (this.admission.withdraw(active)) this.finish(active, this.ended(active.job, 'cancelled', Date.now() - active.started));
+      return;
     }
+    const runner = active.runner;
+    if (!runner) return;
+    runner.child.send({ type: 'cancel', runId: active.runId } satisfies ToRunner);
+    active.timers.push(setTimeout(() => this.replace(runner, 'cancelled', active.runId), CANCEL_GRACE_MS));
   }
 
   /** Whether `runner` holds the map kept under `key` (then it is left out); notes it as sent otherwise. */
@@ -240,7 +294,7 @@ export class RunnerPool {
     try {
       this.handleMessage(runner, message);
     } catch (error) {
-      this.options.onLog?.('error', 'a runner message could not be handled; the run ends as an error and the runner is replaced', { error: describe(error) });
+      this.options.onLog?.('error', 'a runner message could not be handled; its runs end as errors and the runner is replaced', { error: describe(error) });
       if (this.runners.includes(runner)) this.replace(runner, 'error');
     }
   }
@@ -255,10 +309,19 @@ export class RunnerPool {
         this.dispatch();
         return;
       case 'heartbeat':
+        runner.slicing = null;
+        return;
+      case 'slice':
+        runner.slicing = typeof message.runId === 'number' ? message.runId : null;
         return;
       case 'catastrophic':
-        runner.catastrophic = typeof message.message === 'string' ? message.message : 'catastrophic error';
+        runner.catastrophic = { message: typeof message.message === 'string' ? message.message : 'catastrophic error', runId: typeof message.runId === 'number' ? message.runId : null };
         return;
+      case 'host-cancel': {
+        const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
+        active?.calls.get(message.callId)?.abort(new DOMException('the program aborted the call', 'AbortError'));
+        return;
+      }
       case 'host-call': {
         const call = readHostCall(message);
         if (!call) throw new Error('a malformed host call');
@@ -266,11 +329,11 @@ export class RunnerPool {
         return;
       }
       case 'done': {
-        const active = runner.active;
-        if (!active || active.runId !== message.runId) return;
-        runner.active = null;
+        const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
+        if (!active) return;
+        this.release(runner, active);
         this.finish(active, this.toOutcome(active.job, message.outcome));
-        if (message.retiring === true) this.replace(runner, 'error');
+        if (message.retiring === true) this.drain(runner);
         this.dispatch();
         return;
       }
@@ -279,18 +342,39 @@ export class RunnerPool {
     }
   }
 
+  /** The run no longer occupies its runner or its admission slot. */
+  private release(runner: Runner, active: ActiveRun): void {
+    if (!runner.runs.delete(active.runId)) return;
+    this.admission.ended(active);
+    if (runner.draining && runner.runs.size === 0) this.replace(runner, 'error');
+  }
+
+  /** A runner holds an isolate that cannot stop: a fresh one takes its share now; it goes once its runs end. */
+  private drain(runner: Runner): void {
+    if (runner.draining) return;
+    runner.draining = true;
+    this.options.onRestart?.('error');
+    if (runner.runs.size === 0) this.replace(runner, 'error');
+    else if (!this.stopped) this.startReplacement();
+  }
+
   private async answerHostCall(runner: Runner, message: Extract<FromRunner, { type: 'host-call' }>): Promise<void> {
-    const active = runner.active;
-    if (!active || active.runId !== message.runId) return;
+    const active = runner.runs.get(message.runId);
+    if (!active) return;
     let reply: HostReply;
+    const cancel = new AbortController();
+    active.calls.set(message.callId, cancel);
     try {
       // The runner refuses these already; a message over the bound is never parsed.
       if (message.args.length > MAX_HOST_CALL_ARGS_CHARS) throw new RangeError(hostCallTooLarge(message.module, message.op, message.args.length));
-      reply = await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft, ...(message.attribution ? { attribution: message.attribution } : {}) });
+      reply = await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft, signal: cancel.signal, ...(message.attribution ? { attribution: message.attribution } : {}) });
     } catch (error) {
       reply = { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } };
+    } finally {
+      active.calls.delete(message.callId);
     }
-    if (runner.active !== active || !runner.child.connected) return; // the run ended meanwhile: discard
+    // The run ended, or the program gave up on the call, meanwhile: discard.
+    if (active.settled || cancel.signal.aborted || !runner.child.connected) return;
     let wire: string;
     try {
       wire = replyToWire(reply);
@@ -306,47 +390,70 @@ export class RunnerPool {
     const now = Date.now();
     for (const runner of [...this.runners]) {
       if (runner.ready && now - runner.lastHeard > HEARTBEAT_TIMEOUT_MS) {
-        this.options.onLog?.('warn', 'runner stopped answering; replacing it', { pid: runner.child.pid });
-        this.replace(runner, 'memory_exhausted');
+        // Programs run on isolated-vm's threads; only a synchronous attempt runs on the
+        // runner's main thread, under a 3 ms slice that V8 enforces, so a runner that stops
+        // answering is stuck in an allocation V8 cannot interrupt (measured: Array(2e8).fill(0)
+        // under a 50 MB limit): that run's memory. The others it hosted end as crashes (or timeouts).
+        const culprit = runner.slicing ?? (runner.runs.size === 1 ? [...runner.runs.keys()][0] : undefined);
+        this.options.onLog?.('warn', 'runner stopped answering; replacing it', { pid: runner.child.pid, runs: runner.runs.size });
+        this.replace(runner, culprit === undefined ? 'error' : 'memory_exhausted', culprit);
       }
     }
   }
 
-  /** Kills a runner, ends its run with `kind`, and starts a replacement. */
-  private replace(runner: Runner, kind: RunOutcome['outcome']): void {
-    const active = runner.active;
-    runner.active = null;
-    runner.ready = false;
+  /**
+   * Kills a runner, ends each run it hosted, and starts a replacement. The run that caused
+   * it (`culprit`) ends with `kind`; the others it hosted end as crashes, or as timeouts
+   * when they are past their own deadline.
+   */
+  private replace(runner: Runner, kind: RunOutcome['outcome'], culprit?: number): void {
     const index = this.runners.indexOf(runner);
-    if (index !== -1) this.runners.splice(index, 1);
+    if (index === -1) return;
+    this.runners.splice(index, 1);
+    const runs = [...runner.runs.values()];
+    runner.runs.clear();
+    runner.ready = false;
     runner.child.removeAllListeners('exit');
     runner.child.kill('SIGKILL');
     this.options.onRestart?.(kind);
-    if (active) this.finish(active, this.ended(active.job, kind, Date.now() - active.started));
-    if (!this.stopped) {
-      const fresh = this.spawn();
-      this.whenReady(fresh).catch((error) => this.options.onLog?.('error', 'replacement runner failed to start', { error: (error as Error).message }));
+    const now = Date.now();
+    for (const active of runs) {
+      this.admission.ended(active);
+      const late = active.job.limits.timeMs > 0 && now - active.started >= active.job.limits.timeMs;
+      const own = culprit === undefined || culprit === active.runId ? kind : late ? 'timeout' : 'error';
+      const message = own === 'error' && culprit !== undefined ? SHARED_CRASH : undefined;
+      this.finish(active, this.ended(active.job, own === 'error' && late ? 'timeout' : own, now - active.started, message));
     }
+    if (!this.stopped && !runner.draining) this.startReplacement();
+    this.dispatch();
+  }
+
+  private startReplacement(): void {
+    const fresh = this.spawn();
+    this.whenReady(fresh).catch((error) => this.options.onLog?.('error', 'replacement runner failed to start', { error: (error as Error).message }));
   }
 
   private onExit(runner: Runner, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.stopped) return;
-    this.options.onLog?.('warn', 'runner process exited; replacing it', { code, signal, catastrophic: runner.catastrophic ?? undefined });
-    // isolated-vm's catastrophic error follows an allocation the engine could not survive;
-    // any other exit during a run crashed the sandbox (runtime_error).
-    this.replace(runner, runner.catastrophic ? 'memory_exhausted' : 'error');
+    this.options.onLog?.('warn', 'runner process exited; replacing it', { code, signal, catastrophic: runner.catastrophic?.message ?? undefined });
+    // isolated-vm's catastrophic error follows an allocation the engine could not survive:
+    // that run's memory; any other exit during a run crashed the sandbox (runtime_error).
+    if (runner.catastrophic) this.replace(runner, 'memory_exhausted', runner.catastrophic.runId ?? undefined);
+    else this.replace(runner, 'error');
   }
 
   private finish(active: ActiveRun, outcome: RunOutcome): void {
     if (active.settled) return;
     active.settled = true;
     active.detach?.();
+    for (const call of active.calls.values()) call.abort(new DOMException('the run has ended', 'AbortError'));
+    active.calls.clear();
     for (const timer of active.timers) clearTimeout(timer);
     active.resolve(outcome);
   }
 
-  private ended(job: RunJob, kind: RunOutcome['outcome'], wallMs: number): RunOutcome {
-    const error: RunError | null = kind === 'ok' ? null : { kind: kind === 'error' ? 'runtime_error' : kind, message: limitMessage(kind, job.limits) };
+  private ended(job: RunJob, kind: RunOutcome['outcome'], wallMs: number, message?: string): RunOutcome {
+    const error: RunError | null = kind === 'ok' ? null : { kind: kind === 'error' ? 'runtime_error' : kind, message: message ?? limitMessage(kind, job.limits) };
     return { outcome: kind, result: null, console: [], error, wasmFuel: kind === 'fuel_exhausted' ? job.limits.fuel : 0, hostFuel: 0, memoryPeak: kind === 'memory_exhausted' ? job.limits.memoryMb * 1048576 : 0, wallMs };
   }
 

@@ -14,6 +14,8 @@ export interface RunLimits {
   timeMs: number;
   fuel: number;
   stackKib: number;
+  /** Asynchronous host calls the run may have in flight at once (default 64). */
+  hostCallsInFlight?: number;
 }
 
 export interface RunJob {
@@ -28,6 +30,8 @@ export interface RunJob {
   guestModules?: Record<string, string>;
   limits: RunLimits;
   signal?: AbortSignal;
+  /** Who sent the run (the token's principal): admission shares run slots fairly among them. */
+  tenant?: string;
   /** Packages the run loads, in dependency order, each with the Packages it may import. */
   packages?: Array<{ script: PackageScript; imports: string[]; listed: boolean }>;
 }
@@ -40,6 +44,8 @@ export interface HostCall {
   fuelLeft: number;
   /** Who made the call (runs with Packages only; without it the caller is `main`). */
   attribution?: Attribution;
+  /** Aborted when the program gives up on this call (an AbortSignal) or the run ends: stop the work. */
+  signal?: AbortSignal;
 }
 
 export type HostHandler = (call: HostCall) => Promise<HostReply>;

@@ -29,6 +29,8 @@ import {
   ObjectPrototypeHasOwnProperty,
   ObjectPrototypeToString,
   own,
+  PromiseCtor,
+  ReflectApply,
   PromisePrototypeThen,
   PromiseResolve,
   SafeMap,
@@ -53,7 +55,7 @@ import { makeConsole } from './console';
 import { resultText } from './result';
 import { renderValue } from './render';
 import { decodeWire, encodeArgs, encodeValue } from './wire';
-import { fetchFor, installWeb, startWebRun, webTimers } from './web';
+import { fetchFor, installWeb, startWebRun, webTimers, type StartedCall } from './web';
 import { attribute, attributeAs, installAttribution } from './attribution';
 import { lockdown } from './lockdown';
 import { harden, loadPackages, type PackageSpec } from './packages';
@@ -190,6 +192,156 @@ function hostCall(meter: Meter, module: string, op: string, args: readonly unkno
   meter.take(fuelUnits(own(reply, 'fuel')));
   if (own(reply, 'ok') === true) return own(reply, 'value');
   throw guestError(own(reply, 'error'));
+}
+
+/** Asynchronous host calls in flight: settled by `deliver` when the runner has the reply. */
+interface PendingCall {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  meter: Meter;
+}
+const pendingCalls = new SafeMap<number, PendingCall>();
+
+/**
+ * One host call that does not block the isolate: started now (arguments encoded and charged
+ * as for a synchronous call), settled when the runner delivers the reply (the reply charged
+ * then). Waiting costs no fuel; the same calls charge the same fuel in any order.
+ */
+function hostCallAsync(meter: Meter, module: string, op: string, args: readonly unknown[], owner: string | null = null): StartedCall {
+  const what = `${StringPrototypeSlice(module, 4)}.${op}`;
+  if (native.mayBlock() !== true) throw new Error(`${what}: the run is being restarted so that it can call the host`);
+  const wire = encodeArgs(args, what);
+  meter.take(MathCeil((wire.length * 2) / 8));
+  let id: unknown;
+  if (attributing) {
+    const who = owner === null ? attribute() : attributeAs(owner);
+    id = native.hostStart(module, op, wire, meter.left(), who.caller, who.consumer);
+  } else id = native.hostStart(module, op, wire, meter.left());
+  if (typeof id !== 'number') throw new Error(`${what}: ${typeof id === 'string' ? id : 'the host did not start the call'}`);
+  const callId = id;
+  let settle: PendingCall | undefined;
+  const promise = new PromiseCtor<unknown>((resolve, reject) => {
+    settle = { resolve, reject, meter };
+  });
+  pendingCalls.set(callId, settle!);
+  return {
+    promise,
+    cancel() {
+      if (pendingCalls.delete(callId)) native.hostCancel(callId);
+    },
+  };
+}
+
+/** The runner delivers a reply (microtasks drain after this call, on the isolate's thread). */
+function deliver(callId: number, replyText: string): void {
+  const pending = pendingCalls.get(callId);
+  if (pending === undefined) return;
+  pendingCalls.delete(callId);
+  try {
+    pending.meter.take(MathCeil((replyText.length * 2) / 8));
+    const reply = decodeWire(replyText);
+    pending.meter.take(fuelUnits(own(reply, 'fuel')));
+    if (own(reply, 'ok') === true) pending.resolve(own(reply, 'value'));
+    else pending.reject(guestError(own(reply, 'error')));
+  } catch (error) {
+    pending.reject(error);
+  }
+}
+
+/** The suffix of a module's asynchronous form (`svc:http/async`): same operations, promises instead of values. */
+const ASYNC_SUFFIX = '/async';
+/** Thrown inside a replay when the namespace function needs a host reply not yet received. */
+const NEEDS_REPLY = ObjectFreeze({ needsReply: true });
+
+interface Replay {
+  replies: Array<{ ok: boolean; value: unknown }>;
+  index: number;
+  needed: { op: string; args: unknown[] } | null;
+}
+
+function isAsyncForm(module: string): boolean {
+  return module.length > ASYNC_SUFFIX.length && StringPrototypeSlice(module, module.length - ASYNC_SUFFIX.length) === ASYNC_SUFFIX;
+}
+
+/**
+ * The namespace of a module's asynchronous form. Its functions are the synchronous form's
+ * (the same guest factory, so the same argument handling and result objects), replayed:
+ * each call of a function runs it with the replies received so far; when it needs one
+ * more, that host call starts asynchronously (the same operation of the same module, so
+ * the same gate, record, fuel and audit) and the function runs again once the reply is in.
+ * Guest factories are trusted, unmetered and deterministic, so a replay repeats exactly.
+ */
+function asyncNamespaceOf(meter: Meter, module: string, functions: readonly string[], factory: GuestFactory | undefined, owner: string | null): Record<string, unknown> {
+  const base = StringPrototypeSlice(module, 0, module.length - ASYNC_SUFFIX.length);
+  let replay: Replay | null = null;
+  const callWith = (op: string, args: unknown[]): unknown => {
+    const current = replay;
+    if (current === null) throw new Error(`${module}: its functions return promises; call them, then await the result`);
+    if (current.index < current.replies.length) {
+      const reply = current.replies[current.index++];
+      if (reply.ok) return reply.value;
+      throw reply.value;
+    }
+    current.needed = { op, args };
+    throw NEEDS_REPLY;
+  };
+  const call = (op: string, ...args: unknown[]): unknown => callWith(op, args);
+  const raw = ObjectCreate(null) as Record<string, unknown>;
+  for (let i = 0; i < functions.length; i++) {
+    const op = functions[i];
+    if (typeof op === 'string') ObjectDefineProperty(raw, op, { value: (...args: unknown[]) => callWith(op, args), enumerable: true });
+  }
+  const sync = (factory === undefined ? raw : FunctionPrototypeCall(factory, undefined, call, guestPrimordials(), ObjectFreeze(raw))) as Record<string, unknown>;
+  const run = (fn: (...args: unknown[]) => unknown, args: unknown[]): Promise<unknown> =>
+    new PromiseCtor<unknown>((resolve, reject) => {
+      const replies: Replay['replies'] = [];
+      const step = (): void => {
+        const state: Replay = { replies, index: 0, needed: null };
+        replay = state;
+        let value: unknown;
+        let failed = false;
+        try {
+          value = ReflectApply(fn, undefined, args);
+        } catch (error) {
+          failed = true;
+          value = error;
+        }
+        replay = null;
+        const needed = state.needed as Replay['needed'];
+        if (needed === null) {
+          if (failed) reject(value);
+          else resolve(value);
+          return;
+        }
+        let started: StartedCall;
+        try {
+          started = hostCallAsync(meter, base, needed.op, needed.args, owner);
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        PromisePrototypeThen(
+          started.promise,
+          (reply) => {
+            ArrayPrototypePush(replies, { ok: true, value: reply });
+            step();
+          },
+          (error) => {
+            ArrayPrototypePush(replies, { ok: false, value: error });
+            step();
+          },
+        );
+      };
+      step();
+    });
+  const namespace = ObjectCreate(null) as Record<string, unknown>;
+  const names = ObjectKeys(sync);
+  for (let i = 0; i < names.length; i++) {
+    const member = sync[names[i]];
+    const value = typeof member === 'function' ? (...args: unknown[]) => run(member as (...args: unknown[]) => unknown, args) : member;
+    ObjectDefineProperty(namespace, names[i], { value, enumerable: true });
+  }
+  return ObjectFreeze(namespace);
 }
 
 /** The module's operations as plain functions (frozen, no prototype). */
@@ -402,7 +554,11 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
     meter = runMeter;
     // An error nothing caught in a timer, microtask or listener ends the run, as in Deno.
     // In runs with Packages the global fetch is the program's; each Package's code sees its own (its script binds it).
-    startWebRun((op, ...args) => hostCall(runMeter, 'web', op, args, attributing ? 'main' : null), fail);
+    startWebRun(
+      (op, ...args) => hostCall(runMeter, 'web', op, args, attributing ? 'main' : null),
+      (op, ...args) => hostCallAsync(runMeter, 'web', op, args, attributing ? 'main' : null),
+      fail,
+    );
     const hostModules = own(spec, 'hostModules') ?? {};
     const moduleNames = ObjectKeys(hostModules);
     const factories = (global.__svc_guest_modules ?? {}) as Record<string, GuestFactory>;
@@ -418,10 +574,12 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
       const table = ObjectCreate(null) as Record<string, unknown>;
       for (let i = 0; i < moduleNames.length; i++) {
         const module = moduleNames[i];
-        table[module] = namespaceOf(runMeter, module, own(hostModules, module) ?? [], owner);
+        if (isAsyncForm(module)) table[module] = asyncNamespaceOf(runMeter, module, own(hostModules, module) ?? [], own(factories, module), owner);
+        else table[module] = namespaceOf(runMeter, module, own(hostModules, module) ?? [], owner);
       }
       for (let i = 0; i < factoryNames.length; i++) {
         const module = factoryNames[i];
+        if (isAsyncForm(module)) continue;
         const call = (op: string, ...args: unknown[]) => hostCall(runMeter, module, op, args, owner);
         const raw = ObjectPrototypeHasOwnProperty(table, module) ? (table[module] as Record<string, unknown>) : namespaceOf(runMeter, module, [], owner);
         table[module] = ObjectFreeze(FunctionPrototypeCall(factories[module], undefined, call, guestPrimordials(), raw));
@@ -446,7 +604,7 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
       const units: Array<Parameters<typeof loadPackages>[1][number]> = [];
       for (let i = 0; i < specs.length; i++) {
         const owner = specs[i].name;
-        const packageFetch = fetchFor((op, ...args) => hostCall(runMeter, 'web', op, args, owner));
+        const packageFetch = fetchFor((op, ...args) => hostCallAsync(runMeter, 'web', op, args, owner));
         const packageLinked = packageLinks[i](packageRuntime(spec, takeFuel, left, packageFetch));
         const packageLeft = own(packageLinked, 'fuelLeft');
         if (typeof packageLeft === 'function') ArrayPrototypePush(packageFuel, packageLeft as () => number);
@@ -491,7 +649,7 @@ function collect(): string {
   const now = outcome ?? {
     ok: false as const,
     name: 'Error',
-    message: 'main returned a promise that can never settle: nothing is left that could resolve it (no timer is pending, and host calls are synchronous)',
+    message: 'main returned a promise that can never settle: nothing is left that could resolve it (no timer and no host call is pending)',
   };
   const dropped = outcome === undefined ? 0 : webTimers.pendingCount();
   if (dropped > 0) native.console(`[${dropped} pending timer${dropped === 1 ? ' was' : 's were'} dropped: the run ends when main settles]`);
@@ -501,9 +659,9 @@ function collect(): string {
   return `{"ok":false${field('name', now.name)}${field('message', now.message)}${field('headline', now.headline)}${field('stack', now.stack)}${denied}${field('fuelLeft', fuelLeft)}}`;
 }
 
-/** The runner's timer loop: the next due time while main is pending (-1: nothing to wait for). */
+/** The runner's event loop: the next due time while main is pending (-1: no timer; -2: main has settled). */
 function nextTimer(): number {
-  return outcome === undefined ? webTimers.nextDue() : -1;
+  return outcome === undefined ? webTimers.nextDue() : -2;
 }
 
 /** Runs one due timer; the runner calls it again after the microtasks drain. */
@@ -511,4 +669,4 @@ function fireTimers(now: number): void {
   webTimers.fireDue(now);
 }
 
-define('__svc_entry', { run, collect, nextTimer, fireTimers });
+define('__svc_entry', { run, collect, nextTimer, fireTimers, deliver });

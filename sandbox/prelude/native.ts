@@ -27,6 +27,13 @@ delete globals.__svc_native;
 export const native = {
   /** (module, op, argsJson, fuelLeft) → replyJson, via the server (blocks the isolate). */
   hostCall: blocking(own(installed, 'hostCall')),
+  /**
+   * (module, op, argsJson, fuelLeft) → call id: starts a host call without blocking; the
+   * runner delivers the reply through the entry's `deliver` (a number: started; else refused).
+   */
+  hostStart: sync(own(installed, 'hostStart')),
+  /** (callId) → void: the program gave up on the call; the host cancels its work. */
+  hostCancel: sync(own(installed, 'hostCancel')),
   /** (line) → void: one console line. */
   console: sync(own(installed, 'console')),
   /** (kind, fuelLeft?, stack?) → never returns: ends the run (the isolate is disposed). */

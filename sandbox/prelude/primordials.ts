@@ -193,6 +193,7 @@ export function jsonQuote(text: string): string {
 export const Error_ = Error;
 export const TypeError_ = TypeError;
 export const RangeError_ = RangeError;
+export const PromiseCtor = Promise;
 export const PromiseResolve = FunctionPrototypeBind(Promise.resolve, Promise) as <T>(value: T) => Promise<Awaited<T>>;
 export const PromisePrototypeThen = uncurryThis(Promise.prototype.then) as <T>(promise: Promise<T>, onFulfilled: (value: T) => unknown, onRejected: (reason: unknown) => unknown) => Promise<unknown>;
 

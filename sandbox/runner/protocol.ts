@@ -123,7 +123,15 @@ export interface RunReport extends Omit<RunnerOutcome, 'failure' | 'limitStack'>
 export type FromRunner =
   | { type: 'ready' }
   | { type: 'heartbeat' }
+  /**
+   * The run's synchronous attempt starts on the runner's main thread (sent only while other
+   * runs share the runner): if the thread never comes back, the pool knows whose run hung it.
+   */
+  | { type: 'slice'; runId: number }
   | { type: 'host-call'; runId: number; callId: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution }
-  /** `retiring`: this runner is about to exit and must not get another run. */
+  /** The program gave up on an asynchronous call (an abort): the host stops its work, and no reply is wanted. */
+  | { type: 'host-cancel'; runId: number; callId: number }
+  /** `retiring`: this runner holds an isolate that cannot stop; it must get no further run and be replaced once its other runs end. */
   | { type: 'done'; runId: number; outcome: RunReport; retiring?: boolean }
-  | { type: 'catastrophic'; message: string };
+  /** `runId`: the run whose isolate failed (the process exits; its other runs end as crashes). */
+  | { type: 'catastrophic'; message: string; runId?: number };

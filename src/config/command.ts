@@ -2,6 +2,7 @@
 // serve (with frozen Settings), probe (--health-check), or print help/version. Everything
 // is validated here, before anything is written to disk; the only file touched is the
 // server log, opened for appending to prove it can be.
+import os from 'node:os';
 import path from 'node:path';
 import { healthCheckTarget, resolveBindAndPort } from './address';
 import { parseFlags, type ParsedFlags } from './argv';
@@ -60,6 +61,7 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
   const volumes = parseVolumes(file?.root.get('volumes'), paths.volumeDir);
   checkVolumeOverlaps(volumes, serverDirectories(paths, logging, file));
   const telemetry = telemetrySetting(sources, 'telemetry', 'SVC_TELEMETRY');
+  const limits = parseLimits(resolver);
   return {
     home,
     configFile: file ? path.resolve(file.path) : null,
@@ -75,7 +77,7 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     secretStore: { dir: secretStoreDir, key: readStoreKey(resolver, env) },
     volumes,
     network: outboundGrants(sources),
-    limits: parseLimits(resolver),
+    limits,
     denyWarnings: denyWarnings(sources),
     telemetry,
     // Attaching source only means something when reports are made at all.
@@ -84,6 +86,7 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     logging,
     shutdownGraceSeconds: resolver.number('shutdown_grace') ?? 5,
     runnerPoolSize: runnerPoolSize(resolver),
+    admission: admission(resolver, limits.max_execution_memory, runnerPoolSize(resolver)),
   };
 }
 
@@ -246,7 +249,7 @@ function loggingSettings({ resolver, env, file }: Sources, warnings: StartupWarn
 function parseLimits(resolver: Resolver): Limits {
   const limits = { ...limitDefaults } as Limits;
   for (const setting of scalarSettings) {
-    if (!setting.key.startsWith('max_')) continue;
+    if (!(setting.key in limitDefaults)) continue;
     const value = resolver.number(setting.key);
     if (value === undefined) continue;
     const unit = setting.kind === 'megabytes' ? ' MB' : setting.kind === 'kibibytes' ? ' KiB' : '';
@@ -255,6 +258,30 @@ function parseLimits(resolver: Resolver): Limits {
     (limits as unknown as Record<string, number>)[setting.key] = value;
   }
   return limits;
+}
+
+/** A whole-number setting within its table range, or the fallback. */
+function ranged(resolver: Resolver, key: string, fallback: number): number {
+  const value = resolver.number(key);
+  if (value === undefined) return fallback;
+  const setting = scalarSettings.find((s) => s.key === key)!;
+  const unit = setting.kind === 'megabytes' ? ' MB' : '';
+  if (setting.min !== undefined && value < setting.min) throw invalid(`${setting.label} must be at least ${setting.min}${unit}, got ${value}`);
+  if (setting.max !== undefined && value > setting.max) throw invalid(`${setting.label} must be at most ${setting.max}${unit}, got ${value}`);
+  return value;
+}
+
+/**
+ * Our extension: how many runs are in flight at once. A waiting run holds memory, not a
+ * CPU, so the defaults come from the machine's memory: half of it for the runs' memory
+ * limits, as many runs as fit (at least one per core, at most 1024), spread over the runners.
+ */
+function admission(resolver: Resolver, runMemoryMb: number, runners: number): Settings['admission'] {
+  const runsMemoryMb = ranged(resolver, 'max_runs_memory', Math.max(runMemoryMb, Math.floor(os.totalmem() / 1048576 / 2)));
+  const fitting = Math.floor(runsMemoryMb / runMemoryMb);
+  const runsInFlight = ranged(resolver, 'max_runs_in_flight', Math.max(1, Math.min(1024, Math.max(os.availableParallelism(), fitting))));
+  const runsPerRunner = ranged(resolver, 'runs_per_runner', Math.max(1, Math.ceil(runsInFlight / runners)));
+  return { runsInFlight, runsMemoryMb, queuedRuns: ranged(resolver, 'max_queued_runs', 1024), runsPerRunner };
 }
 
 /** Our extension: runner child processes, 1 to 64, default 2. */

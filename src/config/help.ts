@@ -60,7 +60,8 @@ export function helpText(): string {
     '',
     'Config file only: api_tokens, volumes, mcp_oauth.providers, github_token_file (re-read per install),',
     'logging.audit.{enabled,file,allows}, telemetry, telemetry_include_source.',
-    '--runner-pool-size (runner_pool_size) and --telemetry-endpoint (telemetry_endpoint) are svc',
+    '--runner-pool-size, --runs-per-runner, --max-runs-in-flight, --max-runs-memory, --max-queued-runs',
+    'and --telemetry-endpoint (telemetry_endpoint) are svc',
     'extensions, not in the reference settings.',
   ].join('\n');
 }

@@ -56,10 +56,15 @@ export const scalarSettings: readonly ScalarSetting[] = [
   limit('max_execution_embedding_tokens', 'count', 'embedding tokens of one run (default 2M)'),
   limit('max_execution_embedding_requests', 'count', 'embedding requests of one run (default 1K)'),
   limit('max_embedding_concurrency', 'whole', 'embedding requests of one call in flight (default 4)'),
+  limit('max_host_calls_in_flight', 'whole', 'asynchronous host calls (fetch, <module>/async) one run may have in flight (default 64; svc extension)', { max: 4096 }),
   { key: 'logging.file', flag: 'log-file', env: 'SVC_LOG_FILE', kind: 'path', help: 'append the server log to this file (default stdout)' },
   { key: 'shutdown_grace', flag: 'shutdown-grace', env: 'SVC_SHUTDOWN_GRACE', kind: 'seconds', help: 'seconds to drain after a stop (default 5)', min: 0, label: 'shutdown grace' },
   { key: 'telemetry_endpoint', flag: 'telemetry-endpoint', env: 'SVC_TELEMETRY_ENDPOINT', kind: 'endpoint', help: 'HTTPS URL that receives telemetry reports when telemetry is on (svc extension)' },
   { key: 'runner_pool_size', flag: 'runner-pool-size', env: 'SVC_RUNNER_POOL_SIZE', kind: 'whole', help: 'runner child processes that run programs, 1-64 (default 2; svc extension)', min: 1, max: 64, label: 'runner pool size' },
+  { key: 'runs_per_runner', flag: 'runs-per-runner', env: 'SVC_RUNS_PER_RUNNER', kind: 'whole', help: 'runs one runner process hosts at once; a runner crash ends at most these; 1 = one run per process (default: runs in flight / runners; svc extension)', min: 1, max: 4096, label: 'runs per runner' },
+  { key: 'max_runs_in_flight', flag: 'max-runs-in-flight', env: 'SVC_MAX_RUNS_IN_FLIGHT', kind: 'whole', help: 'runs in flight at once, server-wide; more queue (default: max_runs_memory / max_execution_memory, at most 1024; svc extension)', min: 1, max: 100000, label: 'max runs in flight' },
+  { key: 'max_runs_memory', flag: 'max-runs-memory', env: 'SVC_MAX_RUNS_MEMORY', kind: 'megabytes', help: 'sum of the memory limits of the runs in flight, MB (default: half the machine\'s memory; svc extension)', min: 1, label: 'max runs memory' },
+  { key: 'max_queued_runs', flag: 'max-queued-runs', env: 'SVC_MAX_QUEUED_RUNS', kind: 'whole', help: 'runs waiting for admission; past it a run fails at once naming the limit (default 1024; svc extension)', min: 0, max: 1000000, label: 'max queued runs' },
 ];
 
 export const booleanFlags = ['allow-unauthenticated', 'allow-localhost', 'allow-private', 'deny-warnings', 'health-check', 'help', 'version'] as const;
@@ -80,6 +85,7 @@ export const limitDefaults = {
   max_execution_embedding_tokens: 2_000_000,
   max_execution_embedding_requests: 1_000,
   max_embedding_concurrency: 4,
+  max_host_calls_in_flight: 64,
 } as const;
 
 /** Accepted keys per mapping of the config file. */

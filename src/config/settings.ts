@@ -47,6 +47,8 @@ export interface Limits {
   max_execution_embedding_tokens: number;
   max_execution_embedding_requests: number;
   max_embedding_concurrency: number;
+  /** Asynchronous host calls one run may have in flight (svc extension). */
+  max_host_calls_in_flight: number;
 }
 
 export type AllowsMode = 'summary' | 'all' | 'none';
@@ -117,4 +119,11 @@ export interface Settings {
   shutdownGraceSeconds: number;
   /** Runner child processes, 1-64, default 2: our extension, not in the reference settings. Key `runner_pool_size`, flag `--runner-pool-size`, SVC_RUNNER_POOL_SIZE. */
   runnerPoolSize: number;
+  /** Admission of runs (svc extension): ceilings on runs in flight, their memory limits and the queue; runs one runner hosts. */
+  admission: {
+    runsInFlight: number;
+    runsMemoryMb: number;
+    queuedRuns: number;
+    runsPerRunner: number;
+  };
 }

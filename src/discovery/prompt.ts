@@ -16,6 +16,13 @@ export const REST_TOOL_NAMES: ToolNames = { search: 'search', docs: 'docs', buil
 
 const MODULE_ORDER = ['code', 'fs', 'http', 'url', 'crypto', 'uuid', 'session', 'llm', 'embedding', 'git'];
 
+/** The asynchronous forms this run may import (the modules that wait on the network), or nothing. */
+function asyncFormsText(modules: readonly string[], mcp: boolean): string {
+  const forms = [...modules.filter((m) => m.endsWith('/async')).map((m) => `\`svc:${m}\``), ...(mcp ? ['`@mcp/<server>/async`'] : [])];
+  if (forms.length === 0) return '';
+  return ` Those that wait on the network also come as ${forms.join(', ')}: the same functions returning promises, under the same rules, so \`await Promise.all(items.map(...))\` runs them concurrently (at most 64 calls in flight per run).`;
+}
+
 /** Whether `main` could be allowed something for this capability (filters ignored). */
 export function hasPotential(policy: PermissionPolicy, capability: (name: string) => boolean): boolean {
   if (policy.default !== undefined && policy.default !== 'deny') return true;
@@ -104,7 +111,7 @@ export function executePrompt(blueprint: Blueprint, tools: ToolNames): string {
       '; there is no npm, no Node.js module, no `require`, `process` or `eval`. `fetch` and timers work as on the web: a `fetch` is checked exactly like the HTTP module\'s request of its method, and waiting for a timer counts against the time limit.',
     'Write one coherent program per task: loops, batching, pagination and data dependencies belong in code. Come back only when judgment is needed.',
     'Filter and aggregate inside the program; return only the fields, ids and short excerpts you need, say when a result is partial, never dump whole files, and stop once the evidence suffices.',
-    `Standard-library calls are synchronous (they return values; \`await\` is optional). Modules: ${modules.map((m) => `\`svc:${m}\``).join(', ')}. Packages: ${blueprint.packages.length ? blueprint.packages.map((n) => `\`${n}\``).join(', ') : 'none'}. Find more with ${tools.search}; read exact signatures with ${tools.docs} before importing.`,
+    `Standard-library calls are synchronous (they return values; \`await\` is optional).${asyncFormsText(modules, Object.keys(blueprint.mcp).length > 0)} Modules: ${modules.map((m) => `\`svc:${m}\``).join(', ')}. Packages: ${blueprint.packages.length ? blueprint.packages.map((n) => `\`${n}\``).join(', ') : 'none'}. Find more with ${tools.search}; read exact signatures with ${tools.docs} before importing.`,
     `Built-ins without import: ${builtinsText()}. Standard JavaScript; declarations via ${tools.builtinsDocs} (dotted paths such as Math.max work).`,
   ];
   if (has('http')) parts.push('Both `fetch` and `svc:http` work and follow the same rules: a request is gated as `http.<method>` (host, port, path, body size), goes through the outbound block and gets the operator\'s credentials either way; `fetch` is asynchronous, resolves for any HTTP status and rejects with a `TypeError` whose `cause` is the `PermissionDeniedError` or network error, while `svc:http` calls return directly and throw those errors themselves.');

@@ -274,6 +274,7 @@ export class Executor {
           guestModules: this.guestSources(imported, modules),
           limits: this.runLimits(),
           signal: runEnded.signal,
+          tenant: request.principal,
           ...(prepared ? { packages: prepared.packages } : {}),
         },
         dispatcher.handle,
@@ -340,6 +341,7 @@ export class Executor {
       timeMs: limits.max_execution_time * 1000,
       fuel: limits.max_execution_fuel,
       stackKib: limits.max_execution_stack,
+      hostCallsInFlight: limits.max_host_calls_in_flight,
     };
   }
 

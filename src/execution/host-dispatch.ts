@@ -112,7 +112,7 @@ export class HostDispatcher {
   readonly handle: HostHandler = async (request) => {
     const fuel = { spent: HOST_FUEL.CALL };
     try {
-      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution);
+      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution, request.signal);
       return { ok: true, value, fuel: fuel.spent };
     } catch (error) {
       return errorReply(error, fuel.spent);
@@ -120,11 +120,11 @@ export class HostDispatcher {
   };
 
   /** Validates, gates and runs one operation (for `main` without attribution: the MCP file tools). */
-  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }, attribution?: Attribution): Promise<unknown> {
+  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }, attribution?: Attribution, signal?: AbortSignal): Promise<unknown> {
     const module = this.options.modules.get(moduleName);
     const operation: HostOperation | undefined = module && Object.prototype.hasOwnProperty.call(module.operations, op) ? module.operations[op] : undefined;
     if (!operation) throw new TypeError(`${moduleName} has no function ${op}`);
-    const call = this.hostCall(this.judged(operation, attribution), fuel);
+    const call = this.hostCall(this.judged(operation, attribution), fuel, signal);
     const params = operation.parse ? await operation.parse(args, call) : args;
     if (operation.gate === 'none') return operation.run(call, params);
     const requests = gateList(operation.gate(params, call));
@@ -157,7 +157,7 @@ export class HostDispatcher {
     return { caller: known(attribution.caller) };
   }
 
-  private hostCall(judged: Judged, fuel: { spent: number }): HostCall {
+  private hostCall(judged: Judged, fuel: { spent: number }, signal?: AbortSignal): HostCall {
     const { decisions } = this.options;
     const { caller, invariant } = judged;
     const denied = (error: unknown) => {
@@ -165,6 +165,8 @@ export class HostDispatcher {
     };
     return {
       ...this.options.run,
+      // The call's own cancellation (the program aborted it) joins the run's.
+      signal: signal ? AbortSignal.any([this.options.run.signal, signal]) : this.options.run.signal,
       resources: this.resources,
       caller,
       gate(capability, context, gateOptions) {

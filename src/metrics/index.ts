@@ -48,7 +48,7 @@ export const metrics = {
   }),
   runnerQueueDepth: new Gauge({
     name: 'svc_runner_queue_depth',
-    help: 'Runs waiting for a free runner',
+    help: 'Runs waiting for admission (max_runs_in_flight, max_runs_memory)',
     registers,
     collect() {
       if (state) this.set(state.queueDepth());

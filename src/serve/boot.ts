@@ -119,6 +119,8 @@ export async function boot(options: BootOptions): Promise<void> {
   const pool = new RunnerPool({
     size: settings.runnerPoolSize,
     memoryMb: settings.limits.max_execution_memory,
+    runsPerRunner: settings.admission.runsPerRunner,
+    admission: { runsInFlight: settings.admission.runsInFlight, memoryMb: settings.admission.runsMemoryMb, queued: settings.admission.queuedRuns },
     onLog: (level, msg, fields) => log[level]('svc_server::sandbox', msg, fields),
     onRestart: (reason) => metrics.runnerRestarts.inc({ reason }),
   });

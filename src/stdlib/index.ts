@@ -2,6 +2,7 @@
 export type { RunContext, RunServices, HostCall, HostOperation, HostModule } from './types';
 export { HOST_FUEL } from './fuel';
 export { hostModules, checkModule } from './registry';
+export { asyncForm, withAsyncForm, ASYNC_SUFFIX } from './async-form';
 export { SessionStates } from './session';
 export { RunResources, ResourceError, MAX_OPEN_RESOURCES } from './resources';
 export { gated, ungated, type GateRequest, type AllowedGate, type GatedOperation, type UngatedOperation } from './types';

@@ -11,12 +11,14 @@ import { secretsModule } from './secrets';
 import { securityModule } from './security';
 import { sessionModule } from './session';
 import type { HostModule } from './types';
+import { asyncForm } from './async-form';
 import { urlModule } from './url';
 import { testModule } from './test';
 import { uuidModule } from './uuid';
 import { webModule } from './web';
 
-const modules: HostModule[] = [fsModule, codeModule, httpModule, gitModule, sessionModule, llmModule, embeddingModule, cryptoModule, urlModule, uuidModule, secretsModule, securityModule, webModule];
+// The modules that wait on the network also come in an asynchronous form (src/stdlib/async-form.ts).
+const modules: HostModule[] = [fsModule, codeModule, httpModule, asyncForm(httpModule), gitModule, sessionModule, llmModule, asyncForm(llmModule), embeddingModule, asyncForm(embeddingModule), cryptoModule, urlModule, uuidModule, secretsModule, securityModule, webModule];
 
 /**
  * Refuses a module with an operation that declares no gate: every operation is either

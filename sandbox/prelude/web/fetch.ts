@@ -1,17 +1,18 @@
 // Request, Response and fetch. fetch is the `svc:http` verb of its method, done by the
 // host (src/stdlib/web): same capability, context, rules, outbound block, https-only
-// rule, auth_proxy, redirect checks, size cap and timeouts. Host calls are synchronous,
-// so the promise fetch returns is already settled; WHATWG semantics otherwise: a non-2xx
+// rule, auth_proxy, redirect checks, size cap and timeouts. The host call is asynchronous:
+// fetches run concurrently, and an abort cancels the request on the host and rejects at
+// once with the signal's reason; WHATWG semantics otherwise: a non-2xx
 // status resolves, a denial or network failure rejects with a TypeError whose cause is
 // the PermissionDeniedError or network error, an aborted signal rejects with its reason.
 import { URL } from '../url';
 import { AbortSignal, deadlineOf } from './abort';
 import { asArrayBuffer, asBlob, asBytes, asFormData, asJson, asText, bodyBytesNow, bodyStream, bodyUsed, extractBody, type BodyState } from './body';
 import { Blob, FormData } from './blob';
-import { DOMException } from './events';
+import { DOMException, EventTarget } from './events';
 import { freezeHeaders, headerRecord, Headers, type HeadersInit } from './headers';
-import { host, type HostCaller } from './host';
-import { ArrayPrototypeJoin, DateNow, JSONStringify, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectKeys, ReflectApply, PromiseReject, PromiseResolve, RegExpPrototypeTest, StringCtor, StringPrototypeToUpperCase } from './primordials';
+import { hostAsync, type AsyncHostCaller, type StartedCall } from './host';
+import { ArrayPrototypeJoin, DateNow, PromiseCtor, PromisePrototypeThen, JSONStringify, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectKeys, ReflectApply, PromiseReject, PromiseResolve, RegExpPrototypeTest, StringCtor, StringPrototypeToUpperCase } from './primordials';
 import type { ReadableStream } from './streams';
 
 const METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -21,6 +22,8 @@ const REDIRECTS = ['follow', 'manual', 'error'];
 const NULL_BODY_STATUS = [101, 103, 204, 205, 304];
 const REDIRECT_STATUS = [301, 302, 303, 307, 308];
 const urlHref = ObjectGetOwnPropertyDescriptor(URL.prototype, 'href')!.get!;
+const addListener = EventTarget.prototype.addEventListener;
+const removeListener = EventTarget.prototype.removeEventListener;
 
 function includes(list: readonly unknown[], value: unknown): boolean {
   for (let i = 0; i < list.length; i++) if (list[i] === value) return true;
@@ -306,22 +309,22 @@ function failed(error: unknown, url: string): TypeError {
   return new TypeError(`fetch ${url} failed: ${reason}`, { cause: error });
 }
 
-/** The global fetch: one svc:http operation; the returned promise is already settled. */
+/** The global fetch: one svc:http operation, asynchronous on the host. */
 export function fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  return fetchThrough(host, input, init);
+  return fetchThrough(hostAsync, input, init);
 }
 
 /**
  * A fetch whose host calls go through `call` (a Package's own fetch: its requests are its
  * own wherever the function runs, as with its standard-library namespaces).
  */
-export function fetchFor(call: HostCaller): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+export function fetchFor(call: AsyncHostCaller): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
   return ObjectFreeze(function fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     return fetchThrough(call, input, init);
   });
 }
 
-function fetchThrough(host: HostCaller, input: string | URL | Request, init?: RequestInit): Promise<Response> {
+function fetchThrough(host: AsyncHostCaller, input: string | URL | Request, init?: RequestInit): Promise<Response> {
   let request: Request;
   try {
     request = new Request(input, init);
@@ -340,12 +343,38 @@ function fetchThrough(host: HostCaller, input: string | URL | Request, init?: Re
   const deadline = signal === null ? -1 : deadlineOf(signal);
   const timeoutMs = deadline < 0 ? undefined : deadline - DateNow();
   if (timeoutMs !== undefined && timeoutMs <= 0) return PromiseReject(new DOMException('signal timed out', 'TimeoutError'));
-  let reply: FetchedParts;
+  let started: StartedCall;
   try {
-    reply = host('fetch', { method: parts.method, url: parts.url, headers: headerRecord(parts.headers), body, redirect: parts.redirect, ...(timeoutMs === undefined ? {} : { timeoutMs }) }) as FetchedParts;
+    started = host('fetch', { method: parts.method, url: parts.url, headers: headerRecord(parts.headers), body, redirect: parts.redirect, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
   } catch (error) {
-    if (timeoutMs !== undefined && error instanceof Error && error.name === 'TimeoutError') return PromiseReject(new DOMException('signal timed out', 'TimeoutError'));
     return PromiseReject(failed(error, parts.url));
   }
-  return PromiseResolve(fetchedResponse(reply));
+  return new PromiseCtor<Response>((resolve, reject) => {
+    let onAbort: (() => void) | null = null;
+    const detach = () => {
+      if (signal !== null && onAbort !== null) ReflectApply(removeListener, signal, ['abort', onAbort]);
+      onAbort = null;
+    };
+    if (signal !== null) {
+      // The host drops the request (the far end sees the connection close); the program hears at once.
+      onAbort = () => {
+        detach();
+        started.cancel(signal.reason);
+        reject(signal.reason);
+      };
+      ReflectApply(addListener, signal, ['abort', onAbort]);
+    }
+    PromisePrototypeThen(
+      started.promise,
+      (reply) => {
+        detach();
+        resolve(fetchedResponse(reply as FetchedParts));
+      },
+      (error) => {
+        detach();
+        if (timeoutMs !== undefined && error instanceof Error && error.name === 'TimeoutError') reject(new DOMException('signal timed out', 'TimeoutError'));
+        else reject(failed(error, parts.url));
+      },
+    );
+  });
 }

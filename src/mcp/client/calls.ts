@@ -3,7 +3,7 @@
 // failure), the 60-second limit, result mapping.
 import type { Dispatcher } from 'undici';
 import type { Blueprint } from '../../blueprints';
-import { gated, HOST_FUEL, type HostCall, type HostModule } from '../../stdlib';
+import { gated, HOST_FUEL, withAsyncForm, type HostCall, type HostModule } from '../../stdlib';
 import type { CatalogueTool } from './declarations';
 import { isNamedExport } from './declarations';
 import type { DiscoveryScope, McpDiscovery, ServerCatalogue } from './discovery';
@@ -70,7 +70,7 @@ export class McpRun {
   /** Servers the source imports (`"@mcp/<name>"` specifiers) that the Blueprint declares. */
   importedServers(source: string): string[] {
     const found = new Set<string>();
-    for (const m of source.matchAll(/["'`]@mcp\/([A-Za-z0-9_-]+)["'`]/g)) if (m[1] in this.options.blueprint.mcp) found.add(m[1]);
+    for (const m of source.matchAll(/["'`]@mcp\/([A-Za-z0-9_-]+)(?:\/async)?["'`]/g)) if (m[1] in this.options.blueprint.mcp) found.add(m[1]);
     return [...found].sort();
   }
 
@@ -87,7 +87,7 @@ export class McpRun {
         continue;
       }
       this.warnings.push(...c.warnings);
-      modules.push(this.moduleOf(c));
+      modules.push(...withAsyncForm(this.moduleOf(c)));
     }
     return { modules, warnings: this.warnings, unavailable };
   }

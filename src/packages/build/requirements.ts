@@ -34,7 +34,8 @@ export type CallKind = { capability: string; url?: 'first' | 'second' } | { capa
  * its verb from a literal first argument (`literalMethod`), else is unfiltered `http.*`.
  */
 export function stdlibCapability(module: string, name: string, literalMethod?: string): CallKind {
-  switch (module) {
+  // An asynchronous form (`svc:http/async`) needs what its synchronous form needs.
+  switch (module.endsWith('/async') ? module.slice(0, -'/async'.length) : module) {
     case 'svc:http':
       if (name === 'download') return { capability: 'http.download', url: 'first' };
       if (name === 'request') return literalMethod ? { capability: `http.${literalMethod.toLowerCase()}`, url: 'second' } : { capability: null };

@@ -86,6 +86,7 @@ describe('ranges', () => {
       max_execution_embedding_tokens: 2_000_000,
       max_execution_embedding_requests: 1_000,
       max_embedding_concurrency: 4,
+      max_host_calls_in_flight: 64,
     });
     const s = settingsOf();
     assert.deepEqual([s.shutdownGraceSeconds, s.runnerPoolSize], [5, 2]);

@@ -1,0 +1,43 @@
+// Resident memory and CPU time of a process and its children, from /proc (Linux).
+import fs from 'node:fs';
+
+export function rssOf(pid: number): number {
+  // Resident set of the server process and its runner children, from /proc (Linux).
+  const pids = [pid, ...childPids(pid)];
+  let total = 0;
+  for (const p of pids) {
+    try {
+      const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
+      const match = /VmRSS:\s+(\d+) kB/.exec(status);
+      if (match) total += Number(match[1]) * 1024;
+    } catch {
+      // The process ended between listing and reading; it holds no memory any more.
+    }
+  }
+  return total;
+}
+
+/** CPU time (user + system, ms) of one process, from /proc; 0 once it has ended. */
+function cpuOfProcess(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time (ms) of the server process itself and of its children (runners, esbuild's service). */
+export function cpuOf(pid: number): { server: number; children: number } {
+  return { server: cpuOfProcess(pid), children: childPids(pid).reduce((sum, child) => sum + cpuOfProcess(child), 0) };
+}
+
+function childPids(pid: number): number[] {
+  try {
+    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    return children ? children.split(/\s+/).map(Number).flatMap((c) => [c, ...childPids(c)]) : [];
+  } catch {
+    return [];
+  }
+}
+

@@ -1,0 +1,105 @@
+// Runs that wait (issue 26): 64 concurrent runs each waiting 500 ms on svc:http against one
+// such run; a program's fan-out of 8 (svc:http/async and fetch in Promise.all) against one
+// call; the memory of a parked run (RSS of the server and runners with 64 runs parked,
+// minus idle, divided by 64). Printed, never asserted.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startServer, type TestServer } from '../test/harness';
+import { rssOf } from './proc';
+
+const WAIT_MS = 500;
+const RUNS = 64;
+const FAN_OUT = 8;
+
+interface FarEnd {
+  port: number;
+  arrived: number;
+  release(): void;
+  close(): void;
+}
+
+/** /wait answers after WAIT_MS; /hold answers when released. */
+async function farEnd(): Promise<FarEnd> {
+  const held: http.ServerResponse[] = [];
+  const far: FarEnd = {
+    port: 0,
+    arrived: 0,
+    release: () => {
+      for (const res of held.splice(0)) res.end('released');
+    },
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+  const server = http.createServer((req, res) => {
+    far.arrived++;
+    if (req.url?.startsWith('/hold')) held.push(res);
+    else setTimeout(() => res.end('waited'), WAIT_MS);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  far.port = (server.address() as AddressInfo).port;
+  return far;
+}
+
+async function execute(server: TestServer, code: string): Promise<void> {
+  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'waits', code } });
+  const body = reply.json as { error: { message: string } | null };
+  if (reply.status !== 200 || body.error) throw new Error(`bench run failed: ${reply.text}`);
+}
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}
+
+export async function measureWaits(): Promise<Record<string, string>> {
+  const far = await farEnd();
+  const server = await startServer({ args: ['--allow-localhost'], env: { RUST_LOG: 'warn,svc_server::serve=info' }, config: { logging: { audit: { enabled: false } } } });
+  try {
+    await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: waits\nallow_insecure_http: true\ndefault: allow\n' } });
+    const url = `http://127.0.0.1:${far.port}`;
+    const one = `import * as http from "svc:http";\nexport function main() { return http.get("${url}/wait").status; }`;
+    await execute(server, one);
+    const single = await timed(() => execute(server, one));
+    const many = await timed(() => Promise.all(Array.from({ length: RUNS }, () => execute(server, one))));
+    const manyAgain = await timed(() => Promise.all(Array.from({ length: RUNS }, () => execute(server, one))));
+    const oneAsync = `import * as http from "svc:http/async";\nexport async function main() { return (await http.get("${url}/wait")).status; }`;
+    const fanAsync = `import * as http from "svc:http/async";\nexport async function main() { return (await Promise.all(Array.from({ length: ${FAN_OUT} }, () => http.get("${url}/wait")))).length; }`;
+    const oneFetch = `export async function main() { return (await fetch("${url}/wait")).status; }`;
+    const fanFetch = `export async function main() { return (await Promise.all(Array.from({ length: ${FAN_OUT} }, () => fetch("${url}/wait")))).length; }`;
+    for (const code of [oneAsync, fanAsync, oneFetch, fanFetch]) await execute(server, code);
+    const asyncOne = await timed(() => execute(server, oneAsync));
+    const asyncFan = await timed(() => execute(server, fanAsync));
+    const timerWait = `export async function main() { await new Promise((r) => setTimeout(r, ${WAIT_MS})); return 1; }`;
+    await execute(server, timerWait);
+    const manyTimers = await timed(() => Promise.all(Array.from({ length: RUNS }, () => execute(server, timerWait))));
+    const manyHello = await timed(() => Promise.all(Array.from({ length: RUNS }, () => execute(server, 'export function main() { return 1; }'))));
+    const manyAsync = await timed(() => Promise.all(Array.from({ length: RUNS }, () => execute(server, oneAsync))));
+    const fetchOne = await timed(() => execute(server, oneFetch));
+    const fetchFan = await timed(() => execute(server, fanFetch));
+
+    const idle = rssOf(server.child.pid!);
+    const before = far.arrived;
+    const parked = Promise.all(Array.from({ length: RUNS }, (_, i) => execute(server, `import * as http from "svc:http";\nexport function main() { return http.get("${url}/hold/${i}").status; }`)));
+    while (far.arrived - before < RUNS) await new Promise((resolve) => setTimeout(resolve, 20));
+    const loaded = rssOf(server.child.pid!);
+    far.release();
+    await parked;
+    return {
+      [`one run waiting ${WAIT_MS} ms on svc:http (ms)`]: single.toFixed(0),
+      [`${RUNS} such runs at once (ms; ratio to one)`]: `${many.toFixed(0)} (${(many / single).toFixed(2)}x)`,
+      [`the same ${RUNS} again (ms; ratio)`]: `${manyAgain.toFixed(0)} (${(manyAgain / single).toFixed(2)}x)`,
+      [`${RUNS} runs each awaiting a ${WAIT_MS} ms timer (ms; ratio)`]: `${manyTimers.toFixed(0)} (${(manyTimers / single).toFixed(2)}x)`,
+      [`${RUNS} hello-world runs at once (ms)`]: manyHello.toFixed(0),
+      [`${RUNS} runs each awaiting one svc:http/async call (ms; ratio)`]: `${manyAsync.toFixed(0)} (${(manyAsync / single).toFixed(2)}x)`,
+      [`fan-out of ${FAN_OUT} svc:http/async calls vs one (ms)`]: `${asyncFan.toFixed(0)} vs ${asyncOne.toFixed(0)} (${(asyncFan / asyncOne).toFixed(2)}x)`,
+      [`fan-out of ${FAN_OUT} fetches vs one (ms)`]: `${fetchFan.toFixed(0)} vs ${fetchOne.toFixed(0)} (${(fetchFan / fetchOne).toFixed(2)}x)`,
+      [`memory per parked run: (RSS with ${RUNS} parked - idle) / ${RUNS} (MiB)`]: `${((loaded - idle) / RUNS / 1048576).toFixed(2)} (idle ${(idle / 1048576).toFixed(0)}, parked ${(loaded / 1048576).toFixed(0)})`,
+    };
+  } finally {
+    await server.stop();
+    far.close();
+  }
+}

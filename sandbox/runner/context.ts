@@ -1,0 +1,241 @@
+// Context preparation: a fresh context on a warm isolate with the prelude evaluated and
+// the native callbacks installed (host calls, console, limits), ready for exactly one run.
+import { randomBytes } from 'node:crypto';
+import ivm from 'isolated-vm';
+import { memoryInUse, type Engine } from './engines';
+import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type HostReplyMessage, type RunnerOutcome } from './protocol';
+
+export const MAX_CONSOLE_LINES = 10_000;
+const MAX_CONSOLE_BYTES = 1024 * 1024;
+/** Garbage tolerated before a run (bounds how much memory_peak may under-count). */
+export const GC_SLACK_BYTES = 1024 * 1024;
+
+/** Run-specific state the context's native callbacks reach through. */
+export interface Slot {
+  runId: number;
+  isolate: ivm.Isolate;
+  /** False once the run has ended: callbacks of an old context do nothing. */
+  live: boolean;
+  limit: { kind: RunnerOutcome['kind']; fuelLeft?: number; stack?: string } | null;
+  console: string[];
+  consoleBytes: number;
+  consoleDropped: number;
+  hostFuel: number;
+  lastFuelLeft: number | null;
+  /** Highest heap plus array-buffer use seen, in bytes of the isolate. */
+  memoryPeak: number;
+  /** The program registered a finalizer: its callback could run during a later run. */
+  leftState: boolean;
+  /** Host calls awaiting their reply: synchronous ones resolve the blocked isolate; asynchronous ones queue a delivery. */
+  pendingCalls: Map<number, (reply: HostReplyMessage) => void>;
+  /** Asynchronous calls in flight (the run loop waits while any is). */
+  asyncCalls: number;
+  /** The run's ceiling on asynchronous calls in flight (max_host_calls_in_flight). */
+  maxAsyncCalls: number;
+  /** Replies to deliver into the isolate, in arrival order. */
+  deliveries: Array<{ callId: number; reply: string }>;
+  nextCallId: number;
+  /** Wakes the run loop's wait when the run ends (limit, timeout, cancel). */
+  wake: (() => void) | null;
+  /** The program runs synchronously on this thread: a host call cannot block here. */
+  syncSlice: boolean;
+  /** The synchronous attempt wanted the host or ran past its slice: run it again. */
+  restart: boolean;
+}
+
+/** The guest's timer entry points (sandbox/prelude/web/timers.ts). */
+export interface GuestTimers {
+  nextTimer: ivm.Reference<() => number>;
+  fireTimers: ivm.Reference<(now: number) => void>;
+}
+
+/** Asynchronous host calls one run may have in flight at once, unless its limits say otherwise. */
+export const MAX_HOST_CALLS_IN_FLIGHT = 64;
+
+/** A context with the prelude evaluated, ready for exactly one run. */
+export interface Prepared {
+  engine: Engine;
+  context: ivm.Context;
+  run: ivm.Reference<(link: unknown, spec: string, ...packageLinks: unknown[]) => void>;
+  collect: ivm.Reference<() => string>;
+  timers: GuestTimers;
+  /** Settles an asynchronous host call in the guest with its reply. */
+  deliver: ivm.Reference<(callId: number, reply: string) => void>;
+  /** Host-side handles into the context: released with it, or they keep it alive. */
+  handles: Array<{ release(): void }>;
+  slot: Slot;
+  /** Isolate heap before this context was made (earlier runs' leftovers). */
+  base: number;
+}
+
+/** What a context's callbacks need from the runner process. */
+export interface RunnerLink {
+  send(message: FromRunner): void;
+}
+
+function newSlot(isolate: ivm.Isolate): Slot {
+  return {
+    runId: -1,
+    isolate,
+    live: false,
+    limit: null,
+    console: [],
+    consoleBytes: 0,
+    consoleDropped: 0,
+    hostFuel: 0,
+    lastFuelLeft: null,
+    memoryPeak: 0,
+    leftState: false,
+    pendingCalls: new Map(),
+    asyncCalls: 0,
+    maxAsyncCalls: MAX_HOST_CALLS_IN_FLIGHT,
+    deliveries: [],
+    nextCallId: 1,
+    wake: null,
+    syncSlice: false,
+    restart: false,
+  };
+}
+
+/** Ends the run by a limit or a cancellation: the isolate goes, so nothing of the run continues. */
+export function endRun(slot: Slot, kind: RunnerOutcome['kind'], fuelLeft?: number, stack?: string): void {
+  if (!slot.live) return;
+  if (slot.limit === null) slot.limit = { kind, fuelLeft, stack: typeof stack === 'string' ? stack : undefined };
+  if (!slot.isolate.isDisposed) slot.isolate.dispose();
+  slot.wake?.();
+}
+
+function parseUrlParts(input: string, base: string | null): string {
+  try {
+    const url = base === null ? new URL(input) : new URL(input, base);
+    const { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } = url;
+    return JSON.stringify({ ok: true, parts: { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } });
+  } catch {
+    return JSON.stringify({ ok: false, message: `Invalid URL: ${input}` });
+  }
+}
+
+export function notePeak(prepared: Prepared): void {
+  const { engine, slot } = prepared;
+  if (engine.isolate.isDisposed) return;
+  try {
+    slot.memoryPeak = Math.max(slot.memoryPeak, memoryInUse(engine.isolate));
+  } catch {
+    // The isolate was disposed meanwhile (a limit); the peak stays as measured.
+  }
+}
+
+export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
+  const { isolate } = engine;
+  const slot = newSlot(isolate);
+  let base = memoryInUse(isolate);
+  if (base > engine.floor + GC_SLACK_BYTES) {
+    // Earlier runs left garbage; collected now (off the request path) it cannot make this
+    // run's memory_peak look smaller than it is.
+    engine.maintenance.evalSync('gc()');
+    base = memoryInUse(isolate);
+  }
+  const context = isolate.createContextSync();
+  const jail = context.global;
+  let prepared: Prepared | null = null;
+
+  const hostCall = (module: string, op: string, args: string, fuelLeft: number, caller?: unknown, consumer?: unknown) => {
+    if (!slot.live) return Promise.reject(new Error('the run has ended'));
+    if (args.length > MAX_HOST_CALL_ARGS_CHARS) return Promise.reject(new RangeError(hostCallTooLarge(module, op, args.length)));
+    slot.lastFuelLeft = fuelLeft;
+    const callId = slot.nextCallId++;
+    if (prepared) notePeak(prepared);
+    return new Promise<string>((resolve) => {
+      slot.pendingCalls.set(callId, (reply) => {
+        slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8);
+        resolve(reply.reply);
+      });
+      const attribution = caller === undefined ? undefined : { caller: typeof caller === 'string' ? caller : null, consumer: typeof consumer === 'string' ? consumer : null };
+      link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...(attribution ? { attribution } : {}) });
+    });
+  };
+  const attributionOf = (caller: unknown, consumer: unknown) => (caller === undefined ? {} : { attribution: { caller: typeof caller === 'string' ? caller : null, consumer: typeof consumer === 'string' ? consumer : null } });
+  // Starts a call and returns at once (the guest's thread is not held): the reply waits in
+  // `deliveries` until the run loop hands it to the guest.
+  const hostStart = (module: string, op: string, args: string, fuelLeft: number, caller?: unknown, consumer?: unknown): number | string => {
+    if (!slot.live) return 'the run has ended';
+    if (args.length > MAX_HOST_CALL_ARGS_CHARS) return hostCallTooLarge(module, op, args.length);
+    if (slot.asyncCalls >= slot.maxAsyncCalls) return `${slot.maxAsyncCalls} host calls are already in flight in this run (max_host_calls_in_flight); await some before starting more`;
+    slot.lastFuelLeft = fuelLeft;
+    const callId = slot.nextCallId++;
+    if (prepared) notePeak(prepared);
+    slot.asyncCalls++;
+    slot.pendingCalls.set(callId, (reply) => {
+      slot.asyncCalls--;
+      slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8);
+      slot.deliveries.push({ callId, reply: reply.reply });
+      slot.wake?.();
+    });
+    link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...attributionOf(caller, consumer) });
+    return callId;
+  };
+  const hostCancel = (callId: unknown) => {
+    if (typeof callId !== 'number' || !slot.pendingCalls.delete(callId)) return;
+    slot.asyncCalls--;
+    link.send({ type: 'host-cancel', runId: slot.runId, callId });
+  };
+  const consoleLine = (line: unknown) => {
+    // The isolate's value is data: only a string is a console line.
+    if (!slot.live || typeof line !== 'string') return;
+    if (slot.console.length >= MAX_CONSOLE_LINES || slot.consoleBytes + line.length > MAX_CONSOLE_BYTES) {
+      slot.consoleDropped++;
+      return;
+    }
+    slot.console.push(line);
+    slot.consoleBytes += line.length;
+  };
+  const limit = (kind: RunnerOutcome['kind'], fuelLeft?: number, stack?: string) => endRun(slot, kind, fuelLeft, stack);
+  const mayBlock = () => {
+    if (!slot.syncSlice) return true;
+    slot.restart = true;
+    return false;
+  };
+  const random = (count: number) => randomBytes(Math.max(0, Math.min(65536, Number(count) || 0))).toString('base64');
+
+  jail.setSync('__svc_native', new ivm.ExternalCopy({}).copyInto());
+  const native = jail.getSync('__svc_native', { reference: true }) as ivm.Reference<Record<string, unknown>>;
+  native.setSync('hostCall', new ivm.Reference(hostCall));
+  native.setSync('hostStart', new ivm.Reference(hostStart));
+  native.setSync('hostCancel', new ivm.Reference(hostCancel));
+  native.setSync('console', new ivm.Reference(consoleLine));
+  native.setSync('limit', new ivm.Reference(limit));
+  native.setSync('mayBlock', new ivm.Reference(mayBlock));
+  native.setSync('random', new ivm.Reference(random));
+  native.setSync('url', new ivm.Reference(parseUrlParts));
+  engine.prelude.runSync(context);
+  jail.setSync('__svc_finalizer_mark', new ivm.Reference(() => (slot.leftState = true)));
+  engine.finalizerWatch.runSync(context);
+  const entry = jail.getSync('__svc_entry', { reference: true }) as ivm.Reference<Record<string, unknown>>;
+  const run = entry.getSync('run', { reference: true }) as Prepared['run'];
+  const collect = entry.getSync('collect', { reference: true }) as ivm.Reference<() => string>;
+  const timers: GuestTimers = {
+    nextTimer: entry.getSync('nextTimer', { reference: true }) as GuestTimers['nextTimer'],
+    fireTimers: entry.getSync('fireTimers', { reference: true }) as GuestTimers['fireTimers'],
+  };
+  const deliver = entry.getSync('deliver', { reference: true }) as Prepared['deliver'];
+  jail.deleteSync('__svc_entry');
+  prepared = { engine, context, run, collect, timers, deliver, handles: [native, entry, run, collect, timers.nextTimer, timers.fireTimers, deliver], slot, base };
+  return prepared;
+}
+
+/** Lets V8 collect a context: every host handle into it goes, then the context itself. */
+export function releaseContext(prepared: Prepared): void {
+  for (const handle of prepared.handles) {
+    try {
+      handle.release();
+    } catch {
+      // Already released, or the isolate is gone.
+    }
+  }
+  prepared.handles.length = 0;
+  try {
+    prepared.context.release();
+  } catch {
+    // The isolate is gone.
+  }
+}

@@ -1,0 +1,98 @@
+// Warm isolates: one per run in flight, reused across runs (never their contexts), with
+// the prelude compiled from a shared code cache and a maintenance context for `gc()`.
+import fs from 'node:fs';
+import v8 from 'node:v8';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ivm from 'isolated-vm';
+
+function readBundle(name: string): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (const candidate of [path.join(here, name), path.join(here, '..', '..', 'dist', name)]) {
+    if (fs.existsSync(candidate)) return fs.readFileSync(candidate, 'utf8');
+  }
+  throw new Error(`runner: ${name} not found; run \`npm run build\``);
+}
+
+const preludeSource = readBundle('prelude.js');
+let preludeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
+let temporal: string | null = null;
+
+/** The Temporal polyfill's classic-script build (the package's exports do not expose it; it sits beside the entry). */
+export function temporalSource(): string {
+  temporal ??= fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.resolve('temporal-polyfill'))), 'global.js'), 'utf8');
+  return temporal;
+}
+
+/** A warm isolate: reused across runs, each of which gets its own fresh context. */
+export interface Engine {
+  isolate: ivm.Isolate;
+  memoryMb: number;
+  prelude: ivm.Script;
+  /** FINALIZER_WATCH, compiled for this isolate. */
+  finalizerWatch: ivm.Script;
+  temporal: ivm.Script | null;
+  runs: number;
+  /** A context no program sees, with V8's `gc()`: collects earlier runs' garbage before a run. */
+  maintenance: ivm.Context;
+  /** Heap of the isolate before its first context: added to each run's own growth. */
+  floor: number;
+  /** Compiled Package scripts by content key (isolate-bound; they go with the isolate). */
+  packageScripts: Map<string, ivm.Script>;
+  /** The run this isolate serves now (named when the engine fails catastrophically). */
+  owner: number | null;
+}
+
+/** isolated-vm gave up on an isolate: the process cannot be trusted after this. */
+export type CatastrophicHandler = (engine: Engine, message: string) => void;
+
+/** Heap plus array buffers of the isolate (isolated-vm counts buffers as external memory). */
+export function memoryInUse(isolate: ivm.Isolate): number {
+  const stats = isolate.getHeapStatisticsSync() as ivm.HeapStatistics & { externally_allocated_size?: number };
+  return stats.used_heap_size + (stats.externally_allocated_size ?? 0);
+}
+
+export function createEngine(memoryMb: number, onCatastrophic: CatastrophicHandler): Engine {
+  let engine: Engine | null = null;
+  const isolate = new ivm.Isolate({
+    memoryLimit: memoryMb,
+    onCatastrophicError: (message: string) => {
+      if (engine) onCatastrophic(engine, message);
+    },
+  });
+  // V8's code cache for the prelude makes every further isolate cheaper to prepare.
+  const prelude = isolate.compileScriptSync(preludeSource, { filename: 'svc-prelude.js', ...(preludeCache ? { cachedData: preludeCache } : { produceCachedData: true }) });
+  const produced = (prelude as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
+  if (!preludeCache && produced) preludeCache = produced;
+  // Only this context gets `gc`: the flag is read when a context is created.
+  v8.setFlagsFromString('--expose-gc');
+  let maintenance: ivm.Context;
+  try {
+    maintenance = isolate.createContextSync();
+  } finally {
+    v8.setFlagsFromString('--no-expose-gc');
+  }
+  const finalizerWatch = isolate.compileScriptSync(FINALIZER_WATCH, { filename: 'svc-finalizer-watch.js' });
+  engine = { isolate, memoryMb, prelude, finalizerWatch, temporal: null, runs: 0, maintenance, floor: 0, packageScripts: new Map(), owner: null };
+  engine.floor = memoryInUse(isolate);
+  return engine;
+}
+
+export function disposeEngine(engine: Engine): void {
+  if (!engine.isolate.isDisposed) engine.isolate.dispose();
+}
+
+// Marks the slot when the program registers a finalizer (its callback runs outside the run).
+// Compiled once per isolate (a per-context evalClosure compiled it on every run); the mark
+// callback arrives as a global the script takes and deletes before any program code runs.
+const FINALIZER_WATCH = `(() => {
+const mark = globalThis.__svc_finalizer_mark;
+delete globalThis.__svc_finalizer_mark;
+const FR = globalThis.FinalizationRegistry;
+if (FR) {
+  const register = FR.prototype.register;
+  const apply = Reflect.apply;
+  let marked = false;
+  Object.defineProperty(FR.prototype, 'register', { value: { register(...args) { if (!marked) { marked = true; mark.applySync(undefined, []); } return apply(register, this, args); } }.register, writable: true, configurable: true });
+}
+})();`;

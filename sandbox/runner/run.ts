@@ -1,0 +1,339 @@
+// One run: links the program into a prepared context, runs it (first synchronously when
+// it seems to need no host), waits out its timers, enforces the time limit, and reports
+// how it ended. Many runs are in flight at once in one runner, each on its own isolate.
+import ivm from 'isolated-vm';
+import { temporalSource } from './engines';
+import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, type Prepared, type RunnerLink, type Slot } from './context';
+import type { Shelf } from './shelf';
+import type { GuestFailure, RunMessage, RunnerOutcome } from './protocol';
+import { mapsOf, reportOf, type RunMaps } from './render-stack';
+
+/** What a run needs from the runner process. */
+export interface RunHost extends RunnerLink {
+  shelf: Shelf;
+  /** The slot this run's host replies and cancellation reach (null: the run has ended). */
+  attach(runId: number, slot: Slot | null): void;
+  /** Runs this runner hosts now. */
+  runsInFlight(): number;
+}
+
+/**
+ * The run's event loop: while main is pending, hand the guest each host reply as it
+ * arrives and fire each timer when due, one per call into the isolate (microtasks drain
+ * after each, on the isolate's thread, never this one). It ends when main has settled,
+ * or when nothing is left that could settle it (no timer, no host call in flight). Waits
+ * count against the time limit; a limit or cancellation wakes it and ends the loop.
+ */
+async function runLoop(prepared: Prepared): Promise<void> {
+  const { slot, timers } = prepared;
+  const { isolate } = slot;
+  while (!isolate.isDisposed) {
+    const delivery = slot.deliveries.shift();
+    if (delivery) {
+      await prepared.deliver.apply(undefined, [delivery.callId, delivery.reply]);
+      continue;
+    }
+    // Runs no program code (microtasks drained when the last call returned).
+    const due = timers.nextTimer.applySync(undefined, [], { result: { copy: true } }) as number;
+    if (typeof due !== 'number' || due === -2) return;
+    if (due < 0 && slot.asyncCalls === 0) return;
+    const wait = due < 0 ? Infinity : due - Date.now();
+    if (wait > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = wait === Infinity ? null : setTimeout(resolve, wait);
+        slot.wake = () => {
+          if (timer) clearTimeout(timer);
+          resolve();
+        };
+      });
+      slot.wake = null;
+      continue;
+    }
+    if (isolate.isDisposed) return;
+    await timers.fireTimers.apply(undefined, [Date.now()]);
+  }
+}
+
+/** This run's memory as a fresh isolate would report it: its context and growth over what it found, plus the isolate's floor. */
+function runMemory(prepared: Prepared): number {
+  return Math.max(prepared.engine.floor, prepared.slot.memoryPeak - prepared.base + prepared.engine.floor);
+}
+
+function classifyFailure(message: string): RunnerOutcome['kind'] | null {
+  if (/memory limit/i.test(message)) return 'memory_exhausted';
+  return null;
+}
+
+type Collected = ({ ok: true; result: string | null } | ({ ok: false } & GuestFailure)) & { fuelLeft?: number | null };
+
+/** How one attempt at a run ended. */
+interface Attempt {
+  collected: Collected | null;
+  crash: string | null;
+  /** A synchronous attempt that must be run again asynchronously (nothing of it left the isolate). */
+  restart: boolean;
+}
+
+/**
+ * A program that imports nothing from the host is first run synchronously on this thread,
+ * for at most this long: an asynchronous call moves the isolate to another thread, which
+ * cost 0.2-0.5 ms per run (more than a hello-world run itself). If the program wants the host, runs longer, or
+ * runs out of stack (this thread's stack is not the one an asynchronous run gets), the
+ * attempt is discarded, and the run starts again asynchronously in a fresh context. Only
+ * what stayed in the isolate happened: no host call, console line or fuel of the attempt
+ * is kept.
+ */
+const SYNC_SLICE_MS = 3;
+
+/** Programs whose synchronous attempt was discarded lately: they go straight to an asynchronous run. */
+const restartedPrograms = new Set<string>();
+const RESTARTED_PROGRAMS_KEPT = 64;
+
+function noteRestarted(code: string): void {
+  restartedPrograms.add(code);
+  if (restartedPrograms.size > RESTARTED_PROGRAMS_KEPT) restartedPrograms.delete(restartedPrograms.values().next().value as string);
+}
+
+function trySyncFirst(message: RunMessage): boolean {
+  if (restartedPrograms.has(message.code)) return false;
+  if (message.usesTemporal || (message.packages?.length ?? 0) > 0) return false;
+  if (Object.keys(message.hostModules ?? {}).length > 0 || Object.keys(message.guestModules ?? {}).length > 0) return false;
+  if (message.limits.timeMs > 0 && message.limits.timeMs <= SYNC_SLICE_MS) return false;
+  // Names of the web platform's host-backed globals: such a program would restart.
+  return !/\b(?:fetch|subtle)\b/.test(message.code);
+}
+
+/** One run from its message to its report; the runner keeps serving other runs meanwhile. */
+export class Run {
+  private readonly started = Date.now();
+  /** The report has been sent (a stuck isolate reports early; the run's own end then stays silent). */
+  private reported = false;
+  /** The source maps its failure is rendered with, kept as the message arrived. */
+  private readonly maps: RunMaps;
+
+  constructor(
+    private readonly message: RunMessage,
+    private readonly host: RunHost,
+  ) {
+    this.maps = mapsOf(message);
+  }
+
+  async execute(): Promise<void> {
+    const { message, host } = this;
+    let prepared: Prepared;
+    try {
+      prepared = host.shelf.take(message.limits.memoryMb);
+    } catch (error) {
+      this.failedToStart(error);
+      return;
+    }
+    let attempt = await this.attempt(prepared, trySyncFirst(message));
+    if (attempt.restart) {
+      noteRestarted(message.code);
+      const first = prepared;
+      first.slot.live = false;
+      try {
+        prepared = this.again(first);
+      } catch (error) {
+        host.shelf.giveBack(first, false);
+        this.failedToStart(error);
+        return;
+      }
+      // A finalizer the attempt registered lives in the isolate: it still retires it.
+      prepared.slot.leftState = first.slot.leftState;
+      attempt = await this.attempt(prepared, false);
+    }
+    const { kind, crash } = this.report(prepared, attempt);
+    host.attach(message.runId, null);
+    host.shelf.giveBack(prepared, (kind === 'ok' || kind === 'error') && crash === null && !prepared.slot.leftState);
+  }
+
+  /** The context for the asynchronous run after a discarded synchronous attempt. */
+  private again(first: Prepared): Prepared {
+    const { shelf } = this.host;
+    const memoryMb = this.message.limits.memoryMb;
+    if (first.engine.isolate.isDisposed) return shelf.fresh(memoryMb);
+    releaseContext(first);
+    const next = shelf.prepareOn(first.engine);
+    if (next.base <= first.base + GC_SLACK_BYTES) return next;
+    // The attempt's garbage still counts (array buffers are freed after the collection,
+    // not by it): it would inflate this run's memory, so a fresh isolate takes the run.
+    shelf.giveBack(next, false);
+    return shelf.fresh(memoryMb);
+  }
+
+  private async attempt(prepared: Prepared, sync: boolean): Promise<Attempt> {
+    const { message } = this;
+    const { engine, context, slot } = prepared;
+    const { isolate } = engine;
+    engine.owner = message.runId;
+    slot.runId = message.runId;
+    slot.live = true;
+    const ceiling = message.limits.hostCallsInFlight;
+    if (typeof ceiling === 'number' && Number.isInteger(ceiling) && ceiling > 0) slot.maxAsyncCalls = ceiling;
+    this.host.attach(message.runId, slot);
+    let timer: NodeJS.Timeout | null = null;
+    if (message.limits.timeMs > 0) timer = setTimeout(() => endRun(slot, 'timeout'), Math.max(0, message.limits.timeMs - (Date.now() - this.started)));
+    const stuck = this.watchForStuckIsolate(slot);
+
+    let collected: Collected | null = null;
+    let crash: string | null = null;
+    try {
+      if (message.usesTemporal) {
+        engine.temporal ??= await isolate.compileScript(temporalSource(), { filename: 'svc-temporal.js' });
+        await engine.temporal.run(context);
+      }
+      const guestEntries = Object.entries(message.guestModules ?? {});
+      if (guestEntries.length > 0) {
+        // Guest-side module code is ours; the prelude takes (and deletes) it before the program runs.
+        const table = guestEntries.map(([name, source]) => `${JSON.stringify(name)}: (${source})`).join(',\n');
+        isolate.compileScriptSync(`globalThis.__svc_guest_modules = {\n${table}\n};`, { filename: 'svc-modules.js' }).runSync(context);
+      }
+      // Compiling and linking run no program code (the script is one function expression),
+      // so they happen synchronously; only the run itself needs the event loop (host calls).
+      const script = isolate.compileScriptSync(message.code, { filename: message.filename });
+      const link = script.runSync(context, { reference: true }) as ivm.Reference<unknown>;
+      prepared.handles.push(script, link);
+      // Packages: each its own script under its own file name (its frames' owner), kept
+      // compiled in the isolate by content key; linking runs none of their code.
+      const packages = Array.isArray(message.packages) ? message.packages : [];
+      const packageLinks: ivm.Reference<unknown>[] = [];
+      for (const entry of packages) {
+        let compiled = engine.packageScripts.get(entry.key);
+        if (!compiled) {
+          compiled = isolate.compileScriptSync(entry.code, { filename: entry.filename });
+          engine.packageScripts.set(entry.key, compiled);
+        }
+        const packageLink = compiled.runSync(context, { reference: true }) as ivm.Reference<unknown>;
+        prepared.handles.push(packageLink);
+        packageLinks.push(packageLink);
+      }
+      const spec = JSON.stringify({
+        fuelBudget: message.limits.fuel,
+        maxDepth: Math.max(16, message.limits.stackKib * 4),
+        hostModules: message.hostModules,
+        packages: packages.map((p) => ({ name: p.name, filename: p.filename, imports: p.imports })),
+        listed: packages.filter((p) => p.listed).map((p) => p.name),
+      });
+      const args: Parameters<Prepared['run']['apply']>[1] = [link.derefInto(), spec, ...packageLinks.map((l) => l.derefInto())];
+      if (sync) {
+        // A native hang here stops the heartbeat: alone, the run is known; with others, it is named first.
+        if (this.host.runsInFlight() > 1) this.host.send({ type: 'slice', runId: message.runId });
+        slot.syncSlice = true;
+        try {
+          prepared.run.applySync(undefined, args, { timeout: SYNC_SLICE_MS });
+        } catch (error) {
+          if (isolate.isDisposed) throw error;
+          // Past the slice (V8 terminated it), or an unhandled rejection: only the former restarts.
+          if (/timed out/i.test((error as Error).message ?? '')) slot.restart = true;
+        } finally {
+          slot.syncSlice = false;
+        }
+        if (slot.restart) return { collected: null, crash: null, restart: true };
+      } else {
+        try {
+          await prepared.run.apply(undefined, args);
+        } catch (error) {
+          // A rejection nobody handled surfaces here; the program's own outcome still counts.
+          if (isolate.isDisposed) throw error;
+        }
+      }
+      await runLoop(prepared);
+      // Microtasks have drained and no timer can fire: main has settled, or it never will.
+      if (!isolate.isDisposed) {
+        notePeak(prepared);
+        collected = JSON.parse(prepared.collect.applySync(undefined, [], { result: { copy: true } }) as string);
+      }
+    } catch (error) {
+      crash = (error as Error).message ?? String(error);
+    } finally {
+      if (timer) clearTimeout(timer);
+      clearInterval(stuck);
+    }
+    const restart = sync && (slot.restart || slot.limit?.kind === 'stack_exhausted');
+    return { collected, crash, restart };
+  }
+
+  /** Reports how the run ended; returns the kind (the isolate's reuse depends on it). */
+  private report(prepared: Prepared, attempt: Attempt): { kind: RunnerOutcome['kind']; crash: string | null } {
+    const { message } = this;
+    const { slot } = prepared;
+    const { collected, crash } = attempt;
+    const limits = message.limits;
+    const limitBytes = limits.memoryMb * 1024 * 1024;
+    const memoryPeak = runMemory(prepared);
+    let kind: RunnerOutcome['kind'];
+    if (slot.limit) kind = slot.limit.kind;
+    else if (crash !== null) kind = classifyFailure(crash) ?? 'error';
+    // V8 admits one large allocation past the heap limit, and array buffers live outside
+    // the heap; the limit still applies to both.
+    else if (memoryPeak > limitBytes) kind = 'memory_exhausted';
+    else kind = collected?.ok ? 'ok' : 'error';
+
+    const fuelLeft = kind === 'fuel_exhausted' ? 0 : (slot.limit?.fuelLeft ?? collected?.fuelLeft ?? slot.lastFuelLeft ?? limits.fuel);
+    const wasmFuel = Math.max(0, limits.fuel - Math.max(0, fuelLeft) - slot.hostFuel);
+    const consoleLines = slot.consoleDropped > 0 ? [...slot.console, `[${slot.consoleDropped} more console lines were dropped: a run keeps at most ${MAX_CONSOLE_LINES} lines and 1 MiB]`] : slot.console;
+    let failure: GuestFailure | null = null;
+    if (kind === 'error') {
+      if (collected && !collected.ok) failure = { name: collected.name, message: collected.message, headline: collected.headline, stack: collected.stack, denied: collected.denied };
+      else failure = { name: 'Error', message: `the run failed inside the sandbox: ${crash ?? 'unknown failure'}` };
+    }
+    slot.live = false;
+    this.send({
+      kind,
+      result: kind === 'ok' && collected?.ok ? collected.result : null,
+      failure,
+      limitStack: slot.limit?.stack,
+      console: consoleLines,
+      wasmFuel,
+      hostFuel: slot.hostFuel,
+      memoryPeak: kind === 'memory_exhausted' ? limitBytes : memoryPeak,
+      wallMs: Date.now() - this.started,
+    });
+    return { kind, crash };
+  }
+
+  private send(outcome: RunnerOutcome, retiring = false): void {
+    if (this.reported) return;
+    this.reported = true;
+    this.host.send({ type: 'done', runId: this.message.runId, outcome: reportOf(outcome, this.message, this.maps), ...(retiring ? { retiring: true } : {}) });
+  }
+
+  private failedToStart(error: unknown): void {
+    this.host.attach(this.message.runId, null);
+    this.send({ kind: 'error', result: null, failure: { name: 'Error', message: `the run failed inside the sandbox: ${(error as Error).message}` }, console: [], wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs: Date.now() - this.started });
+  }
+
+  /**
+   * Some allocations inside V8 builtins cannot be interrupted: the isolate is disposed (by a
+   * limit) but never stops, and its thread may never come back. Report the run as ended and
+   * ask to be retired: the pool sends this runner no further run and replaces it once the
+   * other runs it hosts have ended.
+   */
+  private watchForStuckIsolate(slot: Slot): NodeJS.Timeout {
+    const { message } = this;
+    let disposedAt: number | null = null;
+    const interval = setInterval(() => {
+      if (!slot.isolate.isDisposed) return;
+      disposedAt ??= Date.now();
+      if (Date.now() - disposedAt < 500) return;
+      const kind = slot.limit?.kind ?? 'memory_exhausted';
+      this.host.attach(message.runId, null);
+      this.send(
+        {
+          kind,
+          result: null,
+          failure: null,
+          console: slot.console,
+          wasmFuel: kind === 'fuel_exhausted' ? Math.max(0, message.limits.fuel - slot.hostFuel) : 0,
+          hostFuel: slot.hostFuel,
+          memoryPeak: kind === 'memory_exhausted' ? message.limits.memoryMb * 1024 * 1024 : slot.memoryPeak,
+          wallMs: Date.now() - this.started,
+        },
+        true,
+      );
+      clearInterval(interval);
+    }, 100);
+    return interval;
+  }
+}
