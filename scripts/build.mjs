@@ -13,6 +13,8 @@ const entryPoints = { server: 'src/main.ts' };
 if (existsSync(path.join(root, 'sandbox/runner/main.ts'))) entryPoints.runner = 'sandbox/runner/main.ts';
 // Package installs run in a worker thread, off the server's event loop.
 if (existsSync(path.join(root, 'src/packages/install/worker.ts'))) entryPoints['packages-worker'] = 'src/packages/install/worker.ts';
+// Program type checks run in a worker thread, off the server's event loop.
+if (existsSync(path.join(root, 'sandbox/typecheck/worker.ts'))) entryPoints['typecheck-worker'] = 'sandbox/typecheck/worker.ts';
 
 await build({
   absWorkingDir: root,

@@ -14,6 +14,7 @@ export type {
   LlmDeclaration,
   VfsMode,
   VolumeAccess,
+  TypecheckMode,
 } from './model';
 export { parseBlueprint, type ParseResult, type BlueprintProblem, type Diagnostic } from './parse';
 export { registrationProblem, type RegistrationContext, type PackageRequirements } from './registration';

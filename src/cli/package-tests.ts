@@ -61,7 +61,7 @@ function projectLookup(built: ReturnType<typeof checkLocal>, home: string): Pack
   const fresh = new Map<string, LoadablePackage>();
   for (const { artifact } of built.packages) {
     const metadata = artifact.metadata;
-    fresh.set(metadata.package_name, { name: metadata.package_name, version: metadata.package_version, dependencies: metadata.dependencies, lib: artifact.lib, map: artifact.map });
+    fresh.set(metadata.package_name, { name: metadata.package_name, version: metadata.package_version, dependencies: metadata.dependencies, lib: artifact.lib, map: artifact.map, declarations: artifact.declarations });
   }
   const store = storeLookup(new PackageStore(localStoreRoot(home)));
   return (name) => fresh.get(name) ?? store(name);

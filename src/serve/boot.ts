@@ -28,7 +28,7 @@ import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../s
 import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
 import { EgressGuard } from '../network';
-import { RunnerPool } from '../../sandbox';
+import { RunnerPool, Typechecker } from '../../sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
 import { bindServerState, counterTotals, metrics, observedAuditWriter } from '../metrics';
@@ -198,9 +198,13 @@ export async function boot(options: BootOptions): Promise<void> {
   // Prepared Packages per Blueprint, dropped after every install or removal.
   const packageRuntime = new PackageRuntime(storeLookup(packages.store), () => [...moduleTable.keys()].filter((name) => name.startsWith('svc:')));
   packages.onChange(() => packageRuntime.evict());
+  // Programs are type-checked in a worker thread; its warm checkers follow the declaration sets.
+  const typecheck = new Typechecker();
+  closers.push(() => typecheck.close());
   const executor = new Executor({
     pool,
     packages: packageRuntime,
+    typecheck,
     shutdown: cancel.signal,
     runServices: (run) => runServices(run.sessionId, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
     modules: moduleTable,
