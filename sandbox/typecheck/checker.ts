@@ -98,6 +98,8 @@ class WarmChecker {
   /** Schemas are derived with null checks on, so `string | null` keeps its null in every mode. */
   private readonly schemaOptions: TypeScript.CompilerOptions;
   private last: TypeScript.Program | undefined;
+  /** `on` (not `strict`): JavaScript habits such as filling `const out = {}` property by property pass. */
+  private readonly lenient: boolean;
 
   constructor(
     private readonly ts: typeof TypeScript,
@@ -105,6 +107,7 @@ class WarmChecker {
     mode: TypecheckMode,
   ) {
     this.options = compilerOptions(ts, mode);
+    this.lenient = mode !== 'strict';
     this.schemaOptions = mode === 'strict' ? this.options : { ...this.options, strictNullChecks: true };
     for (const [fileName, file] of libraryFiles()) this.files.set(fileName, file);
     const declarations = [globals(), ...set.modules];
@@ -124,7 +127,7 @@ class WarmChecker {
     if (built.getSyntacticDiagnostics(file).length > 0) return { ok: true, edits: [] };
     const found = built.getSemanticDiagnostics(file);
     if (found.some((d) => LEFT_TO_COMPILE.has(d.code))) return { ok: true, edits: [] };
-    const diagnostics = found.filter((d) => d.category === ts.DiagnosticCategory.Error).map((d) => toDiagnostic(ts, d, file));
+    const diagnostics = found.filter((d) => d.category === ts.DiagnosticCategory.Error && !(this.lenient && isExpandoOnEmptyObject(ts, d))).map((d) => toDiagnostic(ts, d, file));
     if (diagnostics.length > 0) return { ok: false, diagnostics: diagnostics.slice(0, MAX_DIAGNOSTICS) };
     // Cheap gate: without an import of svc:llm there is no typed call to derive a schema for.
     if (!source.includes('svc:llm') || llmCallSites(ts, built.getTypeChecker(), file).length === 0) return { ok: true, edits: [] };
@@ -161,6 +164,11 @@ class WarmChecker {
     };
     return ts.createProgram({ rootNames: this.roots, options, host, oldProgram });
   }
+}
+
+/** "Property 'x' does not exist on type '{}'": an object built up property by property, as JavaScript does. */
+function isExpandoOnEmptyObject(ts: typeof TypeScript, d: TypeScript.Diagnostic): boolean {
+  return d.code === 2339 && /on type '\{\}'\.$/.test(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
 function position(file: TypeScript.SourceFile, offset: number): { line: number; column: number } {
@@ -220,21 +228,28 @@ function isInModule(ts: typeof TypeScript, node: TypeScript.Node, name: string):
 
 /** Warm checkers by declaration-set hash and mode; the least recently used go beyond the limit. */
 export class Checkers {
-  private readonly warm = new Map<string, WarmChecker>();
+  private readonly checkers = new Map<string, WarmChecker>();
 
   constructor(private readonly limit = 16) {}
 
   check(request: CheckRequest): CheckResult {
     const key = `${request.set.hash}:${request.mode}`;
-    let checker = this.warm.get(key);
-    if (checker) this.warm.delete(key);
+    let checker = this.checkers.get(key);
+    if (checker) this.checkers.delete(key);
     else checker = new WarmChecker(typescript(), request.set, request.mode);
-    this.warm.set(key, checker);
-    if (this.warm.size > this.limit) this.warm.delete(this.warm.keys().next().value as string);
+    this.checkers.set(key, checker);
+    if (this.checkers.size > this.limit) this.checkers.delete(this.checkers.keys().next().value as string);
     return checker.check(request.source);
   }
 
+  /** Loads TypeScript, the library files and the globals ahead of the first check. */
+  warm(): void {
+    typescript();
+    libraryFiles();
+    globals();
+  }
+
   get size(): number {
-    return this.warm.size;
+    return this.checkers.size;
   }
 }

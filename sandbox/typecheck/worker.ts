@@ -7,7 +7,8 @@ import type { CheckRequest } from './types';
 
 const checkers = new Checkers();
 
-parentPort!.on('message', (job: CheckRequest & { id: number }) => {
+parentPort!.on('message', (job: (CheckRequest & { id: number }) | { warm: true }) => {
+  if ('warm' in job) return checkers.warm();
   try {
     parentPort!.postMessage({ id: job.id, ok: true, result: checkers.check(job) });
   } catch (error) {
