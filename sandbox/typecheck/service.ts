@@ -51,8 +51,9 @@ export class Typechecker {
   private readonly pending = new Map<number, { worker: Worker; resolve: (reply: WorkerReply) => void; timer: NodeJS.Timeout }>();
   private nextId = 1;
 
-  constructor(options: { worker?: boolean } = {}) {
-    this.workerFile = options.worker === false ? null : workerFile();
+  /** `worker: false` checks in-process; `workerFile` names the built worker (benchmarks run from sources). */
+  constructor(options: { worker?: boolean; workerFile?: URL } = {}) {
+    this.workerFile = options.worker === false ? null : (options.workerFile ?? workerFile());
   }
 
   async check(input: TypecheckInput): Promise<TypecheckOutcome> {
