@@ -127,7 +127,7 @@ class WarmChecker {
     if (built.getSyntacticDiagnostics(file).length > 0) return { ok: true, edits: [] };
     const found = built.getSemanticDiagnostics(file);
     if (found.some((d) => LEFT_TO_COMPILE.has(d.code))) return { ok: true, edits: [] };
-    const diagnostics = found.filter((d) => d.category === ts.DiagnosticCategory.Error && !(this.lenient && isExpandoOnEmptyObject(ts, d))).map((d) => toDiagnostic(ts, d, file));
+    const diagnostics = found.filter((d) => d.category === ts.DiagnosticCategory.Error && !(this.lenient && isLenientException(ts, d))).map((d) => toDiagnostic(ts, d, file));
     if (diagnostics.length > 0) return { ok: false, diagnostics: diagnostics.slice(0, MAX_DIAGNOSTICS) };
     // Cheap gate: without an import of svc:llm there is no typed call to derive a schema for.
     if (!source.includes('svc:llm') || llmCallSites(ts, built.getTypeChecker(), file).length === 0) return { ok: true, edits: [] };
@@ -166,8 +166,13 @@ class WarmChecker {
   }
 }
 
-/** "Property 'x' does not exist on type '{}'": an object built up property by property, as JavaScript does. */
-function isExpandoOnEmptyObject(ts: typeof TypeScript, d: TypeScript.Diagnostic): boolean {
+/**
+ * What `on` lets through that `strict` reports: a cast the checker finds unlikely (`x as T`
+ * is the agent's own assertion), and "Property 'x' does not exist on type '{}'" (an object
+ * built up property by property, as JavaScript does).
+ */
+function isLenientException(ts: typeof TypeScript, d: TypeScript.Diagnostic): boolean {
+  if (d.code === 2352) return true;
   return d.code === 2339 && /on type '\{\}'\.$/.test(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 

@@ -5,13 +5,13 @@
 // readme's `ts` fences are compiled (syntax and imports), not run. Loaded only for this command.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseBlueprint } from '../blueprints';
+import { parseBlueprint, type TypecheckMode } from '../blueprints';
 import type { RunSettings } from '../config';
-import { PackageStore, storeLookup, type LoadablePackage, type PackageLookup } from '../packages';
+import { ambientModule, PackageStore, storeLookup, type LoadablePackage, type PackageLookup } from '../packages';
 import { checkLocal, localStoreRoot } from '../packages/local';
 import { fillFileArea } from '../sessions';
 import { hostModules } from '../stdlib';
-import { compileProgram } from '../../sandbox';
+import { compileProgram, Typechecker } from '../../sandbox';
 import { say, warn, type CliIo } from './io';
 import { runLocally } from './local-executor';
 
@@ -25,6 +25,8 @@ export interface PackageTestOptions {
   secrets: Record<string, string>;
   settings: RunSettings;
   svcVersion: string;
+  /** Whether test programs and readme examples are type-checked (default `on`). */
+  typecheck?: TypecheckMode;
 }
 
 export interface TestReport {
@@ -74,6 +76,7 @@ export async function runPackageTests(io: CliIo, options: PackageTestOptions): P
   const svcModules = [...hostModules({ packageTests: true }).keys()];
   const selected = built.packages.filter(({ entry }) => options.package === undefined || entry.name === options.package);
   const report: TestReport = { passed: 0, failed: 0 };
+  const typechecker = new Typechecker();
   const outcome = (name: string, error: { message: string } | null) => {
     if (error) {
       report.failed++;
@@ -88,7 +91,8 @@ export async function runPackageTests(io: CliIo, options: PackageTestOptions): P
   for (const { entry } of selected) {
     const directory = path.join(built.root, entry.path);
     say(io, `${entry.name} ${entry.version}`);
-    const parsed = parseBlueprint(`name: package-tests\ndefault: allow\npackages: [${JSON.stringify(entry.name)}]\n`);
+    const typecheck = options.typecheck ?? 'on';
+    const parsed = parseBlueprint(`name: package-tests\ndefault: allow\npackages: [${JSON.stringify(entry.name)}]\ntypecheck: ${typecheck}\n`);
     if (!parsed.ok) throw new Error(`the test Blueprint for ${entry.name} does not parse: ${parsed.problem.message}`);
     const blueprint = parsed.blueprint;
     for (const file of testFiles(directory, options.skipNetwork)) {
@@ -117,11 +121,16 @@ export async function runPackageTests(io: CliIo, options: PackageTestOptions): P
     // The readme's examples must compile against this Package (they are not run).
     const readme = fs.readFileSync(path.join(directory, 'docs', 'readme.md'), 'utf8');
     const examples = readmeExamples(readme);
+    const declarations = [...hostModules({ packageTests: true }).values()].map((m) => m.declarations);
+    const own = built.packages.find((p) => p.entry.name === entry.name)!.artifact.declarations;
     for (let i = 0; i < examples.length; i++) {
-      const compiled = await compileProgram({ source: examples[i], availableModules: [...svcModules, entry.name], requireMain: false });
+      // Type-checked first (as a program of a Blueprint listing this Package would be), then compiled.
+      const checked = await typechecker.check({ source: examples[i], mode: typecheck, modules: [...declarations, ambientModule(entry.name, own)] });
+      const compiled = checked.ok ? await compileProgram({ source: examples[i], availableModules: [...svcModules, entry.name], requireMain: false }) : checked;
       outcome(`example ${i + 1} (compile)`, compiled.ok ? null : { message: compiled.error.message });
     }
   }
+  await typechecker.close();
   say(io, `${report.passed} passed, ${report.failed} failed`);
   return report;
 }

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { TYPECHECK_MODES } from '../../blueprints';
 import { ConfigError, parseRunSettings } from '../../config';
 import { PackageError } from '../../packages';
 import { checkLocal, initProject, newPackage, publishLocal } from '../../packages/local';
@@ -42,6 +43,7 @@ interface TestOptions extends BuildOptions {
   envVar: string[];
   envFile?: string;
   allEnv?: boolean;
+  typecheck: string;
 }
 
 /** `NAME=VALUE` lines (blank lines and `#` comments skipped; optional quotes removed). */
@@ -123,11 +125,14 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
       .option('--skip-network', 'skip tests/network*.test.ts')
       .option('--env-var <name>', 'a secret the tests may read, from the environment (repeatable)', (value: string, list: string[]) => [...list, value], [])
       .option('--env-file <file>', 'secrets the tests may read, as NAME=VALUE lines')
-      .option('--all-env', 'the tests may read the whole environment as secrets'),
+      .option('--all-env', 'the tests may read the whole environment as secrets')
+      .option('--typecheck <mode>', 'type-check the test programs and readme examples: strict, on or off (as a Blueprint\'s `typecheck`)', 'on'),
     'svc build test',
     'svc build test -p @acme/billing --skip-network',
     'BILLING_API_KEY=... svc build test --env-var BILLING_API_KEY',
   ).action(async (options: TestOptions) => {
+    const typecheck = TYPECHECK_MODES.find((mode) => mode === options.typecheck);
+    if (!typecheck) throw new UsageError(`--typecheck: unknown mode '${options.typecheck}'; expected strict, on or off`);
     let settings;
     try {
       settings = parseRunSettings({ argv: [], env: io.env, cwd: io.cwd });
@@ -147,6 +152,7 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
         secrets: testSecrets(io, options),
         settings,
         svcVersion: context.version,
+        typecheck,
       });
       if (report.failed > 0) context.setExitCode(1);
     } catch (error) {
