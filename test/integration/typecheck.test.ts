@@ -233,6 +233,27 @@ export function main() {
     assertCompileError(await run(code, 'tc-strict'), /possibly 'null'/);
   });
 
+  test('when an MCP server\'s tools change, the declarations (and so the check) follow its new catalogue', async () => {
+    const code = `import { mul } from "@mcp/calc";\nexport function main() { return mul({ a: 6, b: 7 }).product; }\n`;
+    assertCompileError(await run(code), /has no exported member 'mul'/);
+    calc.setTools([
+      {
+        name: 'mul',
+        description: 'Multiplies two numbers.',
+        inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+        outputSchema: { type: 'object', properties: { product: { type: 'number' } }, required: ['product'] },
+        call: (args) => ({ content: [], structuredContent: { product: Number(args.a) * Number(args.b) } }),
+      },
+    ]);
+    // A new version of the Blueprint discovers the server again (the catalogue is cached per version).
+    const replaced = await server.request('PUT', '/v1/blueprints/tc', { body: { yaml: blueprintYaml('tc', calc, provider, 'idle_timeout: 23h\n') } });
+    assert.equal(replaced.status, 200, replaced.text);
+    const json = await run(code);
+    assert.equal(json.error, null, JSON.stringify(json.error));
+    assert.equal(json.result, '42');
+    assertCompileError(await run(`import { add } from "@mcp/calc";\nexport function main() { return add({ a: 1, b: 2 }); }\n`), /has no exported member 'add'/);
+  });
+
   test('an upgraded Package changes what the checker accepts', async () => {
     const code = `import { greet } from "@acme/greeter";\nexport function main() { return greet("Ada", "!", 2); }\n`;
     assertCompileError(await run(code), /Expected 2 arguments, but got 3/);
