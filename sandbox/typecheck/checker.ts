@@ -127,19 +127,30 @@ class WarmChecker {
     if (built.getSyntacticDiagnostics(file).length > 0) return { ok: true, edits: [] };
     const found = built.getSemanticDiagnostics(file);
     if (found.some((d) => LEFT_TO_COMPILE.has(d.code))) return { ok: true, edits: [] };
-    const diagnostics = found.filter((d) => d.category === ts.DiagnosticCategory.Error && !(this.lenient && isLenientException(ts, d))).map((d) => toDiagnostic(ts, d, file));
+    const diagnostics = found.filter((d) => d.category === ts.DiagnosticCategory.Error && !(this.lenient && isLenientException(ts, d, file))).map((d) => toDiagnostic(ts, d, file));
     if (diagnostics.length > 0) return { ok: false, diagnostics: diagnostics.slice(0, MAX_DIAGNOSTICS) };
     // Cheap gate: without an import of svc:llm there is no typed call to derive a schema for.
     if (!source.includes('svc:llm') || llmCallSites(ts, built.getTypeChecker(), file).length === 0) return { ok: true, edits: [] };
     const schemas = this.schemaOptions === this.options ? built : this.program(source, this.schemaOptions, undefined);
     const schemaFile = schemas.getSourceFile(PROGRAM_FILE)!;
     const checker = schemas.getTypeChecker();
+    // Each schema becomes a hoisted function at the end of the source and the call passes
+    // `, $svcSchema0()`: the lines before and the line of the call stay readable in excerpts.
     const edits: SchemaEdit[] = [];
+    const definitions: string[] = [];
+    let prefix = '$svcSchema';
+    while (source.includes(prefix)) prefix += '_';
     for (const site of llmCallSites(ts, checker, schemaFile)) {
       const derived = deriveSchema(ts, checker, checker.getTypeFromTypeNode(site.typeArgument), site.typeArgument);
-      if (derived.ok) edits.push({ offset: site.insertAt, text: `, ${JSON.stringify(derived.schema)}` });
-      else diagnostics.push({ severity: 'error', ...position(schemaFile, site.typeArgument.getStart(schemaFile)), message: derived.message });
+      if (!derived.ok) {
+        diagnostics.push({ severity: 'error', ...position(schemaFile, site.typeArgument.getStart(schemaFile)), message: derived.message });
+        continue;
+      }
+      const name = `${prefix}${definitions.length}`;
+      edits.push({ offset: site.insertAt, text: `, ${name}()` });
+      definitions.push(`function ${name}() { return ${JSON.stringify(derived.schema)}; }`);
     }
+    if (definitions.length > 0) edits.push({ offset: source.length, text: `\n${definitions.join('\n')}\n` });
     if (diagnostics.length > 0) return { ok: false, diagnostics: diagnostics.slice(0, MAX_DIAGNOSTICS) };
     return { ok: true, edits };
   }
@@ -171,9 +182,22 @@ class WarmChecker {
  * is the agent's own assertion), and "Property 'x' does not exist on type '{}'" (an object
  * built up property by property, as JavaScript does).
  */
-function isLenientException(ts: typeof TypeScript, d: TypeScript.Diagnostic): boolean {
+function isLenientException(ts: typeof TypeScript, d: TypeScript.Diagnostic, file: TypeScript.SourceFile): boolean {
   if (d.code === 2352) return true;
+  // `typeof require`, `typeof process`: feature detection of a name that may not exist.
+  if ((d.code === 2304 || d.code === 2580 || d.code === 2591) && d.start !== undefined) {
+    const node = identifierAt(ts, file, d.start);
+    if (node?.parent && ts.isTypeOfExpression(node.parent)) return true;
+  }
   return d.code === 2339 && /on type '\{\}'\.$/.test(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+}
+
+function identifierAt(ts: typeof TypeScript, file: TypeScript.SourceFile, offset: number): TypeScript.Node | undefined {
+  const descend = (node: TypeScript.Node): TypeScript.Node | undefined => {
+    if (ts.isIdentifier(node) && node.getStart(file) === offset) return node;
+    return ts.forEachChild(node, (child) => (child.pos <= offset && offset < child.end ? descend(child) : undefined));
+  };
+  return descend(file);
 }
 
 function position(file: TypeScript.SourceFile, offset: number): { line: number; column: number } {

@@ -111,6 +111,14 @@ describe('modes', () => {
     const source = 'import * as llm from "svc:llm";\nexport function main() { return [llm.call<{ a: number[] }>("m", "p"), llm.call<{ b: string }>("m", "p", { type: "object" })]; }';
     const checked = await check(source, svcDeclarations);
     assert.ok(checked.ok);
-    assert.equal(checked.source, source.replace('"m", "p")', '"m", "p", {"type":"object","properties":{"a":{"type":"array","items":{"type":"number"}}},"required":["a"],"additionalProperties":false})'));
+    assert.equal(checked.source, `${source.replace('"m", "p")', '"m", "p", $svcSchema0())')}\nfunction $svcSchema0() { return {"type":"object","properties":{"a":{"type":"array","items":{"type":"number"}}},"required":["a"],"additionalProperties":false}; }\n`);
+  });
+
+  test('schema functions are named apart from the program\'s own names', async () => {
+    const source = 'import * as llm from "svc:llm";\nconst $svcSchema0 = 1;\nexport function main() { return llm.call<{ a: string }>("m", "p"); }';
+    const checked = await check(source, svcDeclarations);
+    assert.ok(checked.ok);
+    assert.match(checked.source, /"p", \$svcSchema_0\(\)\)/);
+    assert.match(checked.source, /\nfunction \$svcSchema_0\(\) \{ return \{"type":"object"/);
   });
 });
