@@ -177,13 +177,16 @@ class WarmChecker {
   }
 }
 
+/** "'x' is possibly 'null'" and kin: null checks are `strict`'s (TypeScript still reports some, around `in`, without strictNullChecks). */
+const NULL_CHECKS = new Set([2531, 2532, 2533, 18047, 18048, 18049]);
+
 /**
- * What `on` lets through that `strict` reports: a cast the checker finds unlikely (`x as T`
- * is the agent's own assertion), and "Property 'x' does not exist on type '{}'" (an object
+ * What `on` lets through that `strict` reports: null checks, a cast the checker finds
+ * unlikely (`x as T` is the agent's own assertion), `typeof` of an absent name, and "Property 'x' does not exist on type '{}'" (an object
  * built up property by property, as JavaScript does).
  */
 function isLenientException(ts: typeof TypeScript, d: TypeScript.Diagnostic, file: TypeScript.SourceFile): boolean {
-  if (d.code === 2352) return true;
+  if (d.code === 2352 || NULL_CHECKS.has(d.code)) return true;
   // `typeof require`, `typeof process`: feature detection of a name that may not exist.
   if ((d.code === 2304 || d.code === 2580 || d.code === 2591) && d.start !== undefined) {
     const node = identifierAt(ts, file, d.start);
