@@ -20,6 +20,8 @@ export interface TypecheckInput {
   mode: TypecheckMode;
   /** Ambient `declare module` texts in scope (svc: modules, `@mcp/` servers, Packages). */
   modules: readonly string[];
+  /** When it aborts (the server is shutting down) the program is no longer waited on: it goes on unchecked. */
+  signal?: AbortSignal;
 }
 
 const RESULT_CACHE_SIZE = 512;
@@ -41,6 +43,16 @@ export function applyEdits(source: string, edits: readonly SchemaEdit[]): string
   let out = source;
   for (const edit of [...edits].sort((a, b) => b.offset - a.offset)) out = out.slice(0, edit.offset) + edit.text + out.slice(edit.offset);
   return out;
+}
+
+/** The check, or a rejection as soon as the signal aborts (the check itself goes on). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 export class Typechecker {
@@ -73,7 +85,7 @@ export class Typechecker {
     if (this.results.size > RESULT_CACHE_SIZE) this.results.delete(this.results.keys().next().value as string);
     let checked: CheckResult;
     try {
-      checked = await result;
+      checked = await (input.signal ? untilAborted(result, input.signal) : result);
     } catch {
       // The checker is a help, not a boundary: when it cannot answer (too slow, crashed) the
       // program runs unchecked, as with `typecheck: off`, rather than not at all.

@@ -100,6 +100,13 @@ describe('modes', () => {
     }
   });
 
+  test('when the server shuts down, a program is no longer held for its check: it goes on unchecked', async () => {
+    const source = 'export function main() { return nope(); }';
+    const shutdown = new AbortController();
+    shutdown.abort();
+    assert.deepEqual(await checker.check({ source, mode: 'on', modules: [...svcDeclarations, '/* shutdown */'], signal: shutdown.signal }), { ok: true, source });
+  });
+
   test('at most 20 diagnostics', async () => {
     const source = `export function main() {\n${Array.from({ length: 30 }, (_, i) => `  nope${i}();`).join('\n')}\n}`;
     const checked = await check(source, svcDeclarations);
