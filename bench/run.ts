@@ -6,6 +6,8 @@
 //  (c) server RSS idle and under load;
 //  (d) the same hello world when the greeting comes from a Package (frozen built-ins, attribution);
 //  (e) runs that wait: many at once, a program's fan-out, memory per parked run (bench/waits.ts).
+//  (f) new programs with `typecheck: off` (the `fresh` rows are type-checked, the default), and
+//      the checker alone (bench/typecheck.ts): cold first check, new and repeated programs, memory.
 // Numbers are printed, never asserted: speed is measured, not tested.
 import { Agent, request } from 'undici';
 import fs from 'node:fs';
@@ -15,6 +17,7 @@ import { runSvc } from '../test/support/cli';
 import { measureInstrumentation } from './instrumentation';
 import { cpuOf, rssOf } from './proc';
 import { measureWaits } from './waits';
+import { measureTypecheck } from './typecheck';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
 const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT ?? 2000);
@@ -26,16 +29,16 @@ function percentile(sorted: number[], p: number): number {
 }
 
 let programCounter = 0;
-type Variant = 'same' | 'fresh' | 'package';
+type Variant = 'same' | 'fresh' | 'fresh-off' | 'package';
 
 /** A hello-world program; `fresh`: a different source each call (no compile-cache hit); `package`: the greeting comes from a Package. */
 function helloBody(variant: Variant): string {
   if (variant === 'package') return JSON.stringify({ blueprint: 'bench-package', code: 'import { hello } from "@bench/hello";\nexport function main() { return hello(); }' });
-  const code = variant === 'fresh' ? `export function main() { const n = ${programCounter++}; return n >= 0 ? "hello" : "x"; }` : 'export function main() { return "hello"; }';
-  return JSON.stringify({ blueprint: 'bench', code });
+  const code = variant !== 'same' ? `export function main() { const n = ${programCounter++}; return n >= 0 ? "hello" : "x"; }` : 'export function main() { return "hello"; }';
+  return JSON.stringify({ blueprint: variant === 'fresh-off' ? 'bench-off' : 'bench', code });
 }
 
-const LABELS: Record<Variant, string> = { same: 'same program', fresh: 'new program each request', package: 'program importing a Package' };
+const LABELS: Record<Variant, string> = { same: 'same program', fresh: 'new program each request', 'fresh-off': 'new program each request, typecheck: off', package: 'program importing a Package' };
 
 async function executeLatency(server: TestServer, variant: Variant): Promise<Record<string, string>> {
   const label = LABELS[variant];
@@ -87,7 +90,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   };
 }
 
-// BENCH_ONLY=http, BENCH_ONLY=waits or BENCH_ONLY=cpu runs one part.
+// BENCH_ONLY=http, BENCH_ONLY=waits, BENCH_ONLY=cpu or BENCH_ONLY=typecheck runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
@@ -95,6 +98,7 @@ async function main(): Promise<void> {
   if (ONLY === '' || ONLY === 'http') await httpRows(rows);
   if (ONLY === '' || ONLY === 'waits') Object.assign(rows, await measureWaits());
   if (ONLY === '' || ONLY === 'cpu') Object.assign(rows, await measureInstrumentation());
+  if (ONLY === '' || ONLY === 'typecheck') Object.assign(rows, await measureTypecheck());
   const width = Math.max(...Object.keys(rows).map((k) => k.length));
   console.log(`\n${'measurement'.padEnd(width)}  value`);
   console.log(`${'-'.repeat(width)}  -----`);
@@ -127,12 +131,12 @@ async function httpRows(rows: Record<string, string>): Promise<void> {
   if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
   const server = await startServer({ home: await homeWithPackage(), env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile }, config: { logging: { audit: { enabled: process.env.BENCH_AUDIT === '1' } } } });
   try {
-    for (const yaml of ['name: bench\ndefault: deny\n', 'name: bench-package\ndefault: deny\npackages: ["@bench/hello"]\n']) {
+    for (const yaml of ['name: bench\ndefault: deny\n', 'name: bench-off\ndefault: deny\ntypecheck: off\n', 'name: bench-package\ndefault: deny\npackages: ["@bench/hello"]\n']) {
       const created = await server.request('POST', '/v1/blueprints', { body: { yaml } });
       if (created.status >= 300) throw new Error(`could not register a bench Blueprint: ${created.text}`);
     }
     // BENCH_VARIANTS=same,fresh,package picks the rows (all by default).
-    const variants = (process.env.BENCH_VARIANTS ?? 'same,fresh,package').split(',') as Variant[];
+    const variants = (process.env.BENCH_VARIANTS ?? 'same,fresh,fresh-off,package').split(',') as Variant[];
     for (const variant of variants) Object.assign(rows, await executeLatency(server, variant));
   } finally {
     await server.stop();

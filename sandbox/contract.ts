@@ -61,6 +61,8 @@ export interface Diagnostic {
   column: number;
   message: string;
   notes?: DiagnosticNote[];
+  /** A suggested fix (the type checker's spelling suggestion: "did you mean `readText`?"). */
+  help?: string;
 }
 
 export interface CompileErrorReport {

@@ -15,6 +15,8 @@ if (existsSync(path.join(root, 'sandbox/runner/main.ts'))) entryPoints.runner = 
 if (existsSync(path.join(root, 'src/packages/install/worker.ts'))) entryPoints['packages-worker'] = 'src/packages/install/worker.ts';
 // Programs and Package scripts compile in worker threads, off the server's event loop.
 if (existsSync(path.join(root, 'sandbox/compile/worker.ts'))) entryPoints['compile-worker'] = 'sandbox/compile/worker.ts';
+// Program type checks run in a worker thread, off the server's event loop.
+if (existsSync(path.join(root, 'sandbox/typecheck/worker.ts'))) entryPoints['typecheck-worker'] = 'sandbox/typecheck/worker.ts';
 
 await build({
   absWorkingDir: root,

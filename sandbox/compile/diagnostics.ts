@@ -34,7 +34,8 @@ export function renderCompileError(diagnostics: Diagnostic[], source: string): s
   const blocks = diagnostics.map((d) => {
     const head = `${PROGRAM_FILENAME}:${d.line}:${d.column}: ${d.severity}: ${d.message}`;
     const notes = (d.notes ?? []).map((n) => `  note (${n.line}:${n.column}): ${n.message}`);
-    return [head, excerpt(source, d.line, d.column), ...notes].filter((part) => part !== '').join('\n');
+    const help = d.help ? [`  help: ${d.help}`] : [];
+    return [head, excerpt(source, d.line, d.column), ...notes, ...help].filter((part) => part !== '').join('\n');
   });
   const count = diagnostics.filter((d) => d.severity === 'error').length;
   return `compile error${count === 1 ? '' : `s (${count})`} in ${PROGRAM_FILENAME}\n${blocks.join('\n\n')}`;

@@ -171,8 +171,8 @@ declare class AbortController {
   abort(reason?: unknown): void;
 }
 /** Runs `callback` after `delay` ms; the wait counts against the run's time limit. The run ends when main settles: pending timers are dropped. */
-declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, delay?: number, ...args: A): number;
-declare function setInterval<A extends unknown[]>(callback: (...args: A) => void, delay?: number, ...args: A): number;
+declare function setTimeout(callback: (...args: any[]) => void, delay?: number, ...args: any[]): number;
+declare function setInterval(callback: (...args: any[]) => void, delay?: number, ...args: any[]): number;
 declare function clearTimeout(id?: number): void;
 declare function clearInterval(id?: number): void;
 declare function queueMicrotask(callback: () => void): void;

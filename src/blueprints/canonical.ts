@@ -49,6 +49,8 @@ export function canonicalModel(b: Validated): Record<string, unknown> {
     llmModel.embedding_models = Object.fromEntries(Object.entries(llm.embedding_models).map(([n, m]) => [n, { ...m, max_input_bytes: m.max_input_bytes === 32_768 ? undefined : m.max_input_bytes }]));
   }
   if (Object.keys(llmModel).length > 0) model.llm = llmModel;
+  // `on` is the default and omitted, so Blueprints written before the key keep their hash.
+  if (b.typecheck !== 'on') model.typecheck = b.typecheck;
   return stripUndefined(model) as Record<string, unknown>;
 }
 

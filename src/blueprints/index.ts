@@ -14,7 +14,9 @@ export type {
   LlmDeclaration,
   VfsMode,
   VolumeAccess,
+  TypecheckMode,
 } from './model';
+export { TYPECHECK_MODES } from './model';
 export { parseBlueprint, type ParseResult, type BlueprintProblem, type Diagnostic } from './parse';
 export { registrationProblem, type RegistrationContext, type PackageRequirements } from './registration';
 export { BlueprintRegistry, BlueprintStoreError, blueprintSummary, type StoredBlueprint, type MutationResult, type MutationFailure } from './registry';

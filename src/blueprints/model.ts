@@ -1,6 +1,7 @@
 // The parsed Blueprint: everything later capabilities read, typed. The one owner of the
 // declaration model: sessions bind and fill it, vfs builds file areas from it.
 import type { PermissionPolicy } from '../policy';
+import type { TypecheckMode } from '../../sandbox';
 
 export type VfsMode = 'none' | 'ephemeral' | 'per_session' | 'named';
 export type VolumeAccess = 'read_only' | 'read_write';
@@ -71,6 +72,10 @@ export interface LlmDeclaration {
   embedding_models?: Record<string, { provider: string; dimensions: number; max_input_bytes?: number; max_input_tokens?: number; description?: string }>;
 }
 
+/** The `typecheck` values (the checker in sandbox/typecheck owns what each means). */
+export const TYPECHECK_MODES = ['strict', 'on', 'off'] as const satisfies readonly TypecheckMode[];
+export type { TypecheckMode };
+
 export interface Blueprint {
   name: string;
   allowInsecureHttp: boolean;
@@ -83,6 +88,8 @@ export interface Blueprint {
   policy: PermissionPolicy;
   mcp: Record<string, McpServerDeclaration>;
   llm: LlmDeclaration;
+  /** Whether programs are type-checked before they run (default `on`). */
+  typecheck: TypecheckMode;
   /** SHA-256 of the canonical JSON. */
   hash: string;
   /** The submitted text, byte for byte. */

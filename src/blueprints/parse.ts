@@ -54,6 +54,7 @@ export function parseBlueprint(yaml: string): ParseResult {
       policy: validated.policy,
       mcp: validated.mcp,
       llm: validated.llm,
+      typecheck: validated.typecheck,
       hash: blueprintHash(model),
       yaml,
     };

@@ -3,7 +3,7 @@
 // runs the semantic checks in the reference's fixed order. The first fault wins and becomes
 // one diagnostic.
 import { parsePermissionPolicy } from '../policy';
-import type { AuthProxyRule, GitDeclaration, LlmDeclaration, McpServerDeclaration, SecretDeclaration, VariableDeclaration, VfsDeclaration } from './model';
+import { TYPECHECK_MODES, type AuthProxyRule, type GitDeclaration, type LlmDeclaration, type McpServerDeclaration, type SecretDeclaration, type TypecheckMode, type VariableDeclaration, type VfsDeclaration } from './model';
 import { checkAuthProxyRule, parseAuthProxy } from './auth-proxy-section';
 import { checkGit, parseGit } from './git-section';
 import { checkLlm, parseLlm } from './llm-section';
@@ -16,7 +16,7 @@ import { checkVariables, parseVariables } from './variables-section';
 import { checkVfsTemplates, parseVfs } from './vfs-section';
 import type { TreeNode } from './yaml-tree';
 
-const TOP_KEYS = ['kind', 'name', 'allow_insecure_http', 'idle_timeout', 'vfs', 'secrets', 'variables', 'packages', 'auth_proxy', 'git', 'default', 'permissions', 'mcp', 'llm'];
+const TOP_KEYS = ['kind', 'name', 'allow_insecure_http', 'idle_timeout', 'vfs', 'secrets', 'variables', 'packages', 'auth_proxy', 'git', 'default', 'permissions', 'mcp', 'llm', 'typecheck'];
 
 /** Stage-2 results of the top-level keys, filled in document order. */
 interface Sections {
@@ -33,6 +33,15 @@ interface Sections {
   git: GitDeclaration | null;
   mcp: Record<string, McpServerDeclaration>;
   llm: LlmDeclaration;
+  typecheck: TypecheckMode;
+}
+
+/** `typecheck`: whether programs are type-checked before they run. */
+function parseTypecheck(node: TreeNode): TypecheckMode {
+  const value = text(node, ['typecheck']);
+  const mode = TYPECHECK_MODES.find((m) => m === value);
+  if (!mode) fail('parse_error', `typecheck: unknown value '${value}': expected \`strict\`, \`on\` (the default) or \`off\``, ['typecheck'], node);
+  return mode;
 }
 
 /** Stage 2: each present top-level key's structure, walked in document order (first fault wins). */
@@ -49,6 +58,7 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
     git: null,
     mcp: {},
     llm: {},
+    typecheck: 'on',
   };
   for (const entry of doc.entries) {
     const node = entry.value;
@@ -99,6 +109,9 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
       case 'llm':
         sections.llm = parseLlm(node);
         break;
+      case 'typecheck':
+        sections.typecheck = parseTypecheck(node);
+        break;
       default:
         checkKeys({ ...doc, entries: [entry] }, TOP_KEYS, []);
     }
@@ -111,7 +124,7 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
 export function validateDocument(root: TreeNode) {
   const doc = asMap(root, [])!;
   const sections = readSections(doc, root);
-  const { kind, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, variableNodes, packages, authProxy, git, mcp, llm } = sections;
+  const { kind, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, variableNodes, packages, authProxy, git, mcp, llm, typecheck } = sections;
   const name = sections.name!;
   const kindNode = get(doc, 'kind');
   const nameNode = get(doc, 'name')!;
@@ -137,5 +150,5 @@ export function validateDocument(root: TreeNode) {
   checkMcp(mcp, secrets, policy, allowInsecureHttp);
   checkLlm(llm, secrets, policy);
 
-  return { name, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, packages, authProxy, git, policy, mcp, llm };
+  return { name, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, packages, authProxy, git, policy, mcp, llm, typecheck };
 }

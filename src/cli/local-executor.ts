@@ -16,7 +16,7 @@ import { PackageRuntime, type PackageLookup } from '../packages';
 import { fillGit, type FilledFileArea } from '../sessions';
 import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
 import { FileAreas } from '../vfs';
-import { RunnerPool } from '../../sandbox';
+import { RunnerPool, Typechecker } from '../../sandbox';
 
 export interface LocalRun {
   code: string;
@@ -37,6 +37,10 @@ export interface LocalRun {
     secretValue: (name: string) => string | undefined;
   };
 }
+
+/** One checker for the CLI process: `svc build test` runs many programs against few declaration sets. */
+let typechecker: Typechecker | null = null;
+const localTypechecker = (): Typechecker => (typechecker ??= new Typechecker());
 
 export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
   const { blueprint, settings } = run;
@@ -90,6 +94,7 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
     const executor = new Executor({
       pool,
       packages: new PackageRuntime(run.packages, () => svcModules),
+      typecheck: localTypechecker(),
       // A local run is never cancelled from outside; the run's own limits end it.
       shutdown: new AbortController().signal,
       runServices: services,
@@ -104,7 +109,7 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
       entryPoint: 'http',
       principal: 'local',
       sessionId,
-      blueprint: { name: blueprint.name, hash: blueprint.hash, policy: blueprint.policy, packages: blueprint.packages },
+      blueprint: { name: blueprint.name, hash: blueprint.hash, policy: blueprint.policy, packages: blueprint.packages, typecheck: blueprint.typecheck },
       variables: run.variables,
       cwd: run.fileArea.cwd,
       code: run.code,

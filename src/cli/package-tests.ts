@@ -5,13 +5,13 @@
 // readme's `ts` fences are compiled (syntax and imports), not run. Loaded only for this command.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseBlueprint } from '../blueprints';
+import { parseBlueprint, type TypecheckMode } from '../blueprints';
 import type { RunSettings } from '../config';
-import { PackageStore, storeLookup, type LoadablePackage, type PackageLookup } from '../packages';
+import { ambientModule, PackageStore, storeLookup, type LoadablePackage, type PackageLookup } from '../packages';
 import { checkLocal, localStoreRoot } from '../packages/local';
 import { fillFileArea } from '../sessions';
 import { hostModules } from '../stdlib';
-import { compileProgram } from '../../sandbox';
+import { compileProgram, Typechecker } from '../../sandbox';
 import { say, warn, type CliIo } from './io';
 import { runLocally } from './local-executor';
 
@@ -27,6 +27,8 @@ export interface PackageTestOptions {
   svcVersion: string;
   /** Let the tests' calls use plain `http://` (a local stand-in service). */
   allowInsecureHttp?: boolean;
+  /** Whether test programs and readme examples are type-checked (default `on`). */
+  typecheck?: TypecheckMode;
 }
 
 export interface TestReport {
@@ -63,7 +65,7 @@ function projectLookup(built: ReturnType<typeof checkLocal>, home: string): Pack
   const fresh = new Map<string, LoadablePackage>();
   for (const { artifact } of built.packages) {
     const metadata = artifact.metadata;
-    fresh.set(metadata.package_name, { name: metadata.package_name, version: metadata.package_version, dependencies: metadata.dependencies, lib: artifact.lib, map: artifact.map });
+    fresh.set(metadata.package_name, { name: metadata.package_name, version: metadata.package_version, dependencies: metadata.dependencies, lib: artifact.lib, map: artifact.map, declarations: artifact.declarations });
   }
   const store = storeLookup(new PackageStore(localStoreRoot(home)));
   return (name) => fresh.get(name) ?? store(name);
@@ -76,6 +78,7 @@ export async function runPackageTests(io: CliIo, options: PackageTestOptions): P
   const svcModules = [...hostModules({ packageTests: true }).keys()];
   const selected = built.packages.filter(({ entry }) => options.package === undefined || entry.name === options.package);
   const report: TestReport = { passed: 0, failed: 0 };
+  const typechecker = new Typechecker();
   const outcome = (name: string, error: { message: string } | null) => {
     if (error) {
       report.failed++;
@@ -90,7 +93,8 @@ export async function runPackageTests(io: CliIo, options: PackageTestOptions): P
   for (const { entry } of selected) {
     const directory = path.join(built.root, entry.path);
     say(io, `${entry.name} ${entry.version}`);
-    const parsed = parseBlueprint(`name: package-tests\ndefault: allow\n${options.allowInsecureHttp ? 'allow_insecure_http: true\n' : ''}packages: [${JSON.stringify(entry.name)}]\n`);
+    const typecheck = options.typecheck ?? 'on';
+    const parsed = parseBlueprint(`name: package-tests\ndefault: allow\n${options.allowInsecureHttp ? 'allow_insecure_http: true\n' : ''}packages: [${JSON.stringify(entry.name)}]\ntypecheck: ${typecheck}\n`);
     if (!parsed.ok) throw new Error(`the test Blueprint for ${entry.name} does not parse: ${parsed.problem.message}`);
     const blueprint = parsed.blueprint;
     for (const file of testFiles(directory, options.skipNetwork)) {
@@ -119,11 +123,16 @@ export async function runPackageTests(io: CliIo, options: PackageTestOptions): P
     // The readme's examples must compile against this Package (they are not run).
     const readme = fs.readFileSync(path.join(directory, 'docs', 'readme.md'), 'utf8');
     const examples = readmeExamples(readme);
+    const declarations = [...hostModules({ packageTests: true }).values()].map((m) => m.declarations);
+    const own = built.packages.find((p) => p.entry.name === entry.name)!.artifact.declarations;
     for (let i = 0; i < examples.length; i++) {
-      const compiled = await compileProgram({ source: examples[i], availableModules: [...svcModules, entry.name], requireMain: false });
+      // Type-checked first (as a program of a Blueprint listing this Package would be), then compiled.
+      const checked = await typechecker.check({ source: examples[i], mode: typecheck, modules: [...declarations, ambientModule(entry.name, own)] });
+      const compiled = checked.ok ? await compileProgram({ source: examples[i], availableModules: [...svcModules, entry.name], requireMain: false }) : checked;
       outcome(`example ${i + 1} (compile)`, compiled.ok ? null : { message: compiled.error.message });
     }
   }
+  await typechecker.close();
   say(io, `${report.passed} passed, ${report.failed} failed`);
   return report;
 }

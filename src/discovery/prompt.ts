@@ -98,13 +98,18 @@ function sandboxPhrase(blueprint: Blueprint): string {
   return `Sandbox: file system ${mode}${mounts.length ? `; mounted volumes: ${mounts.join(', ')}` : ''}${v.cwd && v.cwd !== '/' ? `; working directory ${v.cwd}` : ''}.`;
 }
 
+function typecheckPhrase(blueprint: Blueprint, tools: ToolNames): string {
+  if (blueprint.typecheck === 'off') return 'types are stripped, not checked.';
+  return `the program is type-checked first${blueprint.typecheck === 'strict' ? ' (strict: null checks and implicit any too)' : ''} against the declarations of the built-ins and of what it may import: a type error is a compile_error and nothing runs, so read signatures with ${tools.docs} first; untyped values (JSON, session values, untyped tool results) need no casts.`;
+}
+
 export function executePrompt(blueprint: Blueprint, tools: ToolNames): string {
   const modules = visibleModules(blueprint);
   const has = (m: string) => modules.includes(m);
   const p = blueprint.policy;
   const cap = (name: string) => hasPotential(p, (c) => c === name);
   const parts: string[] = [
-    `Runs one TypeScript (or JavaScript) program in a sandboxed V8 isolate under the "${blueprint.name}" Blueprint's rules; types are stripped, not checked.`,
+    `Runs one TypeScript (or JavaScript) program in a sandboxed V8 isolate under the "${blueprint.name}" Blueprint's rules; ${typecheckPhrase(blueprint, tools)}`,
     'Define `main` (sync or async) and return the result from it. Import only the `svc:` modules below' +
       (blueprint.packages.length ? ', the listed Packages' : '') +
       (Object.keys(blueprint.mcp).length ? ' and `@mcp/` Packages' : '') +
@@ -123,7 +128,7 @@ export function executePrompt(blueprint: Blueprint, tools: ToolNames): string {
     'Nothing enforces types at run time: validate parsed JSON, HTTP and session data yourself.',
   );
   if (Object.keys(blueprint.mcp).length > 0) parts.push(`MCP servers are configured: search \`@mcp/\` with ${tools.search}, read their docs, then import (e.g. \`import linear from "@mcp/linear"\`); check optional fields of results.`);
-  if (has('llm')) parts.push(`\`svc:llm\` models: ${Object.keys(blueprint.llm.models ?? {}).map((m) => `\`${m}\``).join(', ')}. \`call(model, prompt)\` returns a Completion (check \`ok\`, \`reason\`, \`retryable\`); with a JSON Schema as third argument it returns the parsed value or throws; \`batch\` keeps prompt order (at most 128).`);
+  if (has('llm')) parts.push(`\`svc:llm\` models: ${Object.keys(blueprint.llm.models ?? {}).map((m) => `\`${m}\``).join(', ')}. \`call(model, prompt)\` returns a Completion (check \`ok\`, \`reason\`, \`retryable\`); with a JSON Schema as third argument it returns the parsed value or throws${blueprint.typecheck === 'off' ? '' : ', and so does `call<T>(model, prompt)`: the schema is derived from `T` (an explicit schema wins)'}; \`batch\` keeps prompt order (at most 128).`);
   if (has('embedding')) parts.push(`\`svc:embedding\` models: ${Object.keys(blueprint.llm.embedding_models ?? {}).map((m) => `\`${m}\``).join(', ')}. \`embed(model, texts, "query" | "document")\` returns unit vectors (\`vector(i)\`, \`bytes(i)\`); compare only vectors with the same \`identity\`.`);
   if (has('git')) parts.push('`svc:git` is available (read its docs): init, clone, fetch, pull and commit need git capabilities; the rest does not; there is no push.');
   const situation: string[] = [];

@@ -7,7 +7,7 @@ import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
 import { runTokenUsage, type HostModule, type RunServices } from '../stdlib';
 import type { FilledVfs } from '../vfs';
-import { compileProgram, type CompileResult, type RunnerPool, type RunOutcome } from '../../sandbox';
+import { compileProgram, type CompileResult, type RunnerPool, type RunOutcome, type Typechecker, type TypecheckMode } from '../../sandbox';
 import type { PreparedPackages } from '../packages';
 import { HostDispatcher, type IssuedDenial } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
@@ -23,6 +23,8 @@ export interface RunBlueprint {
   policy: PermissionPolicy;
   /** The Packages the Blueprint lists (the program may import them). */
   packages?: readonly string[];
+  /** Whether the program is type-checked before it runs (default `on`; needs the executor's checker). */
+  typecheck?: TypecheckMode;
 }
 
 /** Prepares a Blueprint's Packages for a run (src/packages); a failure names what is missing. */
@@ -82,6 +84,8 @@ export interface ExecutorOptions {
   modules: ReadonlyMap<string, HostModule>;
   /** Without it a Blueprint that lists Packages cannot run (package_resolution). */
   packages?: PackagePreparer;
+  /** Type checks programs against the declarations in scope; without it nothing is checked. */
+  typecheck?: Typechecker;
   audit: AuditWriter;
   log: ServerLog;
   limits: Limits;
@@ -215,7 +219,12 @@ export class Executor {
       }
       prepared = preparation.value;
     }
-    const compiled = await this.compile(request.code, base.source_hash, services, modules, mcp?.unavailable ?? {}, prepared?.listed ?? []);
+    // Type errors are compile errors; a passing check may add derived schema arguments (llm.call<T>).
+    const checked = await this.typecheck(request, base.source_hash, services, modules, prepared);
+    const source = checked.ok ? checked.source : request.code;
+    const compiled = checked.ok
+      ? await this.compile(source, source === request.code ? base.source_hash : sourceFacts(source).source_hash, services, modules, mcp?.unavailable ?? {}, prepared?.listed ?? [])
+      : checked;
     if (!compiled.ok) {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
@@ -298,6 +307,14 @@ export class Executor {
       tokens: runTokenUsage(services.models),
     });
     return executeResult(ids, outcome.result, outcome.console, error, warnings);
+  }
+
+  /** The program checked against exactly the declarations this run has in scope. */
+  private typecheck(request: ExecutionRequest, sourceHash: string, services: RunServices, modules: ReadonlyMap<string, HostModule>, prepared: PreparedPackages | null) {
+    const mode = request.blueprint.typecheck ?? 'on';
+    if (!this.options.typecheck || mode === 'off') return { ok: true as const, source: request.code };
+    const inScope = this.availableModules(services, modules).map((name) => modules.get(name)!.declarations);
+    return this.options.typecheck.check({ source: request.code, sourceHash, mode, modules: [...inScope, ...(prepared?.declarations ?? [])], signal: this.options.shutdown });
   }
 
   /** Compiles through a small LRU cache keyed by the source hash and the available modules. */

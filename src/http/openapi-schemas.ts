@@ -19,7 +19,7 @@ export const ExecuteError = z.object({
   caller: z.string().optional(),
   capability: z.string().optional(),
   source: z.string().optional().describe('permission_denied only: policy, invariant or read_only'),
-  diagnostics: z.array(z.object({ severity: z.string(), line: z.number().int(), column: z.number().int(), message: z.string(), notes: z.array(Note).optional() })).optional(),
+  diagnostics: z.array(z.object({ severity: z.string(), line: z.number().int(), column: z.number().int(), message: z.string(), notes: z.array(Note).optional(), help: z.string().optional() })).optional(),
 });
 
 export const ExecuteResult = z.object({

@@ -11,3 +11,4 @@ export type { RepositoryName } from './install/install';
 export { packageRequirements } from './requirements';
 export { PackageRuntime, preparePackages, resolveClosure, storeLookup, type LoadablePackage, type PackageLookup, type PackageStamp, type Preparation, type PreparedPackages } from './runtime';
 export { installFromRepository } from './install/install';
+export { ambientModule } from './build';

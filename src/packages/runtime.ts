@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { compilePackage, type PackageScript } from '../../sandbox';
+import { ambientModule } from './build/program';
 import { PackageError } from './errors';
 import type { PackageStore } from './store';
 
@@ -18,6 +19,8 @@ export interface LoadablePackage {
   dependencies: ReadonlyArray<{ name: string; version: string }>;
   lib: string;
   map: string | null;
+  /** Its declarations.d.ts (what programs are type-checked against). */
+  declarations?: string;
 }
 
 /** Finds a Package by name: null when absent; throws PackageError('unloadable') for a broken one. */
@@ -34,6 +37,8 @@ export interface PreparedPackages {
   packages: Array<{ script: PackageScript; imports: string[]; listed: boolean }>;
   /** svc: modules the Packages import (the run must provide them even if the program does not). */
   hostModules: string[];
+  /** `declare module "<name>"` texts of the listed Packages, for the type check of programs. */
+  declarations: string[];
 }
 
 export type Preparation = { ok: true; value: PreparedPackages } | { ok: false; message: string };
@@ -50,6 +55,7 @@ export function storeLookup(store: PackageStore): PackageLookup {
         dependencies: found.metadata.dependencies,
         lib: fs.readFileSync(path.join(found.directory, 'lib.js'), 'utf8'),
         map: fs.readFileSync(path.join(found.directory, 'lib.js.map'), 'utf8'),
+        declarations: fs.readFileSync(path.join(found.directory, 'declarations.d.ts'), 'utf8'),
       };
     } catch (error) {
       throw new PackageError('unloadable', `package '${name}' at ${found.directory} cannot be loaded: ${(error as Error).message}; reinstall it`);
@@ -110,7 +116,8 @@ async function compileClosure(listed: readonly string[], order: readonly Loadabl
     for (const module of compiled.script.hostModules) hostModules.add(module);
     packages.push({ script: compiled.script, imports, listed: listed.includes(found.name) });
   }
-  return { ok: true, value: { listed: [...listed].sort(), packages, hostModules: [...hostModules].sort() } };
+  const declarations = order.filter((found) => listed.includes(found.name) && found.declarations !== undefined).map((found) => ambientModule(found.name, found.declarations!));
+  return { ok: true, value: { listed: [...listed].sort(), packages, hostModules: [...hostModules].sort(), declarations } };
 }
 
 interface CacheEntry {

@@ -29,7 +29,7 @@ import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
 import { EgressGuard, settingsThatAllow } from '../network';
 import { serverEgressDecision } from '../policy';
-import { RunnerPool } from '../../sandbox';
+import { RunnerPool, Typechecker } from '../../sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
 import { bindServerState, counterTotals, metrics, observedAuditWriter } from '../metrics';
@@ -225,9 +225,14 @@ export async function boot(options: BootOptions): Promise<void> {
     (name) => packages.store.stamp(name),
   );
   packages.onChange(() => packageRuntime.evict());
+  // Programs are type-checked in a worker thread; its warm checkers follow the declaration sets.
+  const typecheck = new Typechecker();
+  typecheck.warm();
+  closers.push(() => typecheck.close());
   const executor = new Executor({
     pool,
     packages: packageRuntime,
+    typecheck,
     shutdown: cancel.signal,
     runServices: (run) => runServices(run.sessionId, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
     modules: moduleTable,

@@ -68,6 +68,22 @@ describe('svc build test', () => {
     assert.match(result.stdout, /^1 passed, 3 failed$/m);
   });
 
+  test('readme examples and test programs are type-checked; --typecheck off keeps the old behaviour', async () => {
+    const files = { ...greetSources('\n```ts\nimport { greet } from "@acme/greet";\nconst text = greet(42);\n```\n'), 'tests/typo.test.ts': 'import { greet } from "@acme/greet";\nexport function main() { return greet("ann").toUpperCas(); }\n' };
+    const project = writeFiles(tempDir(), files);
+    const checked = await runSvc(['build', 'test', '--skip-network', '--env-var', 'GREET_KEY'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'abcdef' } });
+    assert.equal(checked.code, 1, checked.stdout + checked.stderr);
+    assert.match(checked.stdout, /^FAIL tests\/typo\.test\.ts\n[\s\S]*?Property 'toUpperCas' does not exist on type 'string'[\s\S]*?help: did you mean `toUpperCase`\?/m);
+    assert.match(checked.stdout, /^FAIL example 2 \(compile\)\n[\s\S]*?Argument of type 'number' is not assignable to parameter of type 'string'/m);
+    assert.match(checked.stdout, /^ok {3}example 1 \(compile\)$/m);
+    const unchecked = await runSvc(['build', 'test', '--skip-network', '--env-var', 'GREET_KEY', '--typecheck', 'off'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'abcdef' } });
+    assert.match(unchecked.stdout, /^ok {3}example 2 \(compile\)$/m);
+    assert.match(unchecked.stdout, /^FAIL tests\/typo\.test\.ts\n {4}TypeError: .*toUpperCas is not a function/m);
+    const usage = await runSvc(['build', 'test', '--typecheck', 'sometimes'], { cwd: project, env: { SVC_HOME: tempDir() } });
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--typecheck: unknown mode 'sometimes'; expected strict, on or off/);
+  });
+
   test('--env-file supplies secrets; --env-var naming an unset variable is a usage error', async () => {
     const project = writeFiles(tempDir(), greetSources());
     fs.writeFileSync(path.join(project, '.env'), '# test secrets\nGREET_KEY="abcdef"\n');
@@ -95,6 +111,20 @@ describe('svc run (local) with Packages', () => {
     const missing = await runSvc(['run', 'program.ts', '--blueprint', 'bp.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: tempDir(), GREET_KEY: 'k1' } });
     assert.equal(missing.code, 3, missing.stderr);
     assert.match(missing.stderr, /package '@acme\/greet' is not installed/);
+  });
+
+  test('the Blueprint file\'s typecheck decides whether a wrong call is refused before it runs', async () => {
+    const home = tempDir();
+    const project = writeFiles(tempDir(), greetSources());
+    assert.equal((await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } })).code, 0);
+    const blueprint = (extra: string) => `name: local\ndefault: allow\npackages: ["@acme/greet"]\nsecrets:\n  GREET_KEY:\n    harness: {}\n${extra}`;
+    const work = writeFiles(tempDir(), { 'on.yaml': blueprint(''), 'off.yaml': blueprint('typecheck: off\n'), 'program.ts': 'import { greet } from "@acme/greet";\nexport function main() { return greet(7); }\n' });
+    const refused = await runSvc(['run', 'program.ts', '--blueprint', 'on.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } });
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /program\.ts:2:39: error: Argument of type 'number' is not assignable to parameter of type 'string'/);
+    const ran = await runSvc(['run', 'program.ts', '--blueprint', 'off.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(ran.stdout, 'hello 7 (2)\n');
   });
 });
 

@@ -68,7 +68,7 @@ function handler(request: StandInRequest): StandInReply {
 const catching = (call: string) => `import * as fc from "@svc/firecrawl";
 import { readText } from "svc:fs";
 export function main() {
-  try { const value = fc.${call}; return { value, file: value && typeof value === "object" && "bytesWritten" in value ? readText(value.path) : null }; }
+  try { const value = fc.${call}; return { value, file: value && typeof value === "object" && "bytesWritten" in value ? readText((value as any).path) : null }; }
   catch (e: any) { return { name: e.name, code: e.code ?? null, status: e.status ?? null, retryAfterSeconds: e.retryAfterSeconds ?? null, capability: e.capability ?? null, message: e.message }; }
 }`;
 

@@ -122,7 +122,7 @@ describe('@svc/gmail', () => {
   });
 
   test("an attachment outside the caller's fs.read rule is denied before anything is read or sent", async () => {
-    const r = await call(`return gmail.sendEmail({ to: "bob@example.org", subject: "x", text: "y", attachments: ["/private/key.pem"] });`);
+    const r = await call(`return gmail.sendEmail({ to: "bob@example.org", subject: "x", text: "y", attachments: ["/private/key.pem"] as any });`);
     assert.equal(r.error.name, 'PermissionDeniedError');
     assert.equal(r.error.capability, 'fs.read');
     assert.equal(r.sent.length, 0);
@@ -203,7 +203,7 @@ describe('@svc/gmail', () => {
 
   test('multi-megabyte attachments are sent and saved within the default run memory', async () => {
     const size = 2 * 1024 * 1024;
-    const sent = await call(`mkdir("/outbox"); writeText("/outbox/big.txt", "ab".repeat(${size / 2})); return gmail.sendEmail({ to: "bob@example.org", subject: "big", text: "see attached", attachments: ["/outbox/big.txt"] });`);
+    const sent = await call(`mkdir("/outbox"); writeText("/outbox/big.txt", "ab".repeat(${size / 2})); return gmail.sendEmail({ to: "bob@example.org", subject: "big", text: "see attached", attachments: ["/outbox/big.txt"] as any });`);
     assert.equal(sent.error, undefined, JSON.stringify(sent.error));
     const parts = base64Parts(decodeRaw(sent.sent[0].json.raw));
     assert.equal(parts[1].length, size);

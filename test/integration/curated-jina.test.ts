@@ -57,7 +57,7 @@ function handler(request: StandInRequest): StandInReply {
 const catching = (call: string) => `import { read, readJson, search, searchJson, downloadRead, downloadSearch } from "@svc/jina";
 import { readText } from "svc:fs";
 export function main() {
-  try { const value = ${call}; return { value, file: value && typeof value === "object" && "bytesWritten" in value ? readText(value.path) : null }; }
+  try { const value = ${call}; return { value, file: value && typeof value === "object" && "bytesWritten" in value ? readText((value as any).path) : null }; }
   catch (e: any) { return { name: e.name, code: e.code ?? null, status: e.status ?? null, retryAfterSeconds: e.retryAfterSeconds ?? null, capability: e.capability ?? null, message: e.message }; }
 }`;
 

@@ -99,7 +99,7 @@ describe('@svc/typesafe against a System One stand-in', () => {
 
   test('choice takes options as an object or a Map and returns a plain-object answer', async () => {
     const before = c.api.requests.length;
-    const out = await c.run(catching('choice({ message: "charged twice" }, "Which team?", new Map([["billing", "Refunds"], ["technical", ["Bugs"]], ["other", null]]), { model: "jev-1.13" })'), { secrets });
+    const out = await c.run(catching('choice({ message: "charged twice" }, "Which team?", new Map<string, any>([["billing", "Refunds"], ["technical", ["Bugs"]], ["other", null]]), { model: "jev-1.13" })'), { secrets });
     const sent = c.api.requests.slice(before);
     assert.deepEqual(sent[0].json, {
       state: { message: 'charged twice' },
@@ -154,7 +154,7 @@ describe('@svc/typesafe against a System One stand-in', () => {
     const out = await c.run(catching('score("s", "How bad?", ["only one"])'), { secrets });
     assert.equal(out.value.code, 'invalid_argument');
     assert.match(out.value.message, /criteria of a score/);
-    const batchOut = await c.run(catching('batch({ state: "s", questions: { a: { type: "maybe", instructions: "?" } } })'), { secrets });
+    const batchOut = await c.run(catching('batch({ state: "s", questions: { a: { type: "maybe" as any, instructions: "?" } } })'), { secrets });
     assert.match(batchOut.value.message, /questions\.a\.type must be noul, choice or score/);
     assert.equal(c.api.requests.length, before);
   });

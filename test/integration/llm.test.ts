@@ -497,7 +497,7 @@ describe('svc:embedding', () => {
         ${attempt('embedding.embed("gw-embed", [], "query")')},
         ${attempt('embedding.embed("gw-embed", Array.from({ length: 129 }, () => "x"), "query")')},
         ${attempt('embedding.embed("text-embedding-3-small", Array.from({ length: 70 }, () => "y".repeat(32768)), "query")')},
-        ${attempt('embedding.embed("gw-embed", ["x"], "sideways")')},
+        ${attempt('embedding.embed("gw-embed", ["x"], "sideways" as any)')},
         ${attempt('embedding.embed("nope", ["x"], "query")')},
       ];`),
     );

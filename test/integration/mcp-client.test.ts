@@ -226,7 +226,7 @@ export function main() {
   test('a denied call throws PermissionDeniedError and nothing reaches the server', async () => {
     const before = tracker.calls.length;
     const reply = await run(`import { secret_op } from "@mcp/tracker";
-export function main() { try { secret_op({}); return "sent"; } catch (e) { return e.name + "|" + e.message; } }`);
+export function main() { try { secret_op(); return "sent"; } catch (e) { return e.name + "|" + e.message; } }`);
     assert.equal(reply.json.error, null);
     assert.match(reply.json.result, /^PermissionDeniedError\|permission denied: caller=main capability=mcp\.tracker/);
     assert.equal(tracker.calls.length, before);

@@ -83,7 +83,7 @@ const ATTEMPTS: Record<string, string> = {
   'a setter named authorization on Object.prototype': 'Object.defineProperty(Object.prototype, "authorization", { set(v: unknown) { leaks.push(v); }, configurable: true });',
   'a toJSON on Object.prototype': '(Object.prototype as any).toJSON = function (this: unknown) { leaks.push(this); return {}; };',
   'globalThis.encodeURIComponent': '(globalThis as any).encodeURIComponent = (v: string) => { leaks.push(v); return v; };',
-  'Error.prepareStackTrace and stackTraceLimit (attribution)': 'Error.stackTraceLimit = 0; (Error as any).prepareStackTrace = () => "forged"; (Error as any).captureStackTrace = () => {};',
+  'Error.prepareStackTrace and stackTraceLimit (attribution)': '(Error as any).stackTraceLimit = 0; (Error as any).prepareStackTrace = () => "forged"; (Error as any).captureStackTrace = () => {};',
 };
 
 function attemptProgram(attempt: string): string {

@@ -8,7 +8,8 @@ import { startServer, type TestServer } from '../harness';
 let server: TestServer;
 before(async () => {
   server = await startServer();
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\n' } });
+  // Wrong arguments are sent on purpose (the runtime's own validation is tested): no type check.
+  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ntypecheck: off\n' } });
   assert.ok(created.status < 300, created.text);
 });
 after(async () => server.stop());

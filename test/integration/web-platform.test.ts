@@ -69,7 +69,7 @@ test('discovery lists and documents the web globals; the prompt says fetch and s
   for (const name of ['navigator', 'performance', 'crypto']) assert.ok(list.namespaces.includes(name), name);
   const docs = (await get('/v1/blueprints/web/builtins/docs?name=fetch&name=setTimeout&name=Response.json&name=crypto&name=AbortSignal.timeout')).json.results;
   assert.match(docs[0].declarations, /declare function fetch\(input: string \| URL \| Request, init\?: RequestInit\): Promise<Response>/);
-  assert.match(docs[1].declarations, /declare function setTimeout<A extends unknown\[\]>\(callback: \(...args: A\) => void, delay\?: number/);
+  assert.match(docs[1].declarations, /declare function setTimeout\(callback: \(...args: any\[\]\) => void, delay\?: number/);
   assert.match(docs[2].declarations, /static json\(data: unknown/);
   assert.match(docs[3].declarations, /readonly subtle: SubtleCrypto/);
   assert.match(docs[4].declarations, /static timeout\(milliseconds: number\): AbortSignal/);

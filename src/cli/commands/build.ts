@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { TYPECHECK_MODES } from '../../blueprints';
 import { ConfigError, parseRunSettings } from '../../config';
 import { PackageError } from '../../packages';
 import { checkLocal, initProject, newPackage, publishLocal } from '../../packages/local';
@@ -45,6 +46,7 @@ interface TestOptions extends BuildOptions {
   envVar: string[];
   envFile?: string;
   allEnv?: boolean;
+  typecheck: string;
 }
 
 /** `NAME=VALUE` lines (blank lines and `#` comments skipped; optional quotes removed). */
@@ -129,12 +131,15 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
       .option('--all-env', 'the tests may read the whole environment as secrets')
       .option('--allow-localhost', 'let the tests reach services on loopback (a local stand-in of the real API)')
       .option('--add-host <name=ip>', "resolve this host name to this address, like /etc/hosts (repeatable), e.g. the API's name to 127.0.0.1", (value: string, list: string[]) => [...list, value], [])
-      .option('--allow-insecure-http', 'let the tests use plain http:// URLs'),
+      .option('--allow-insecure-http', 'let the tests use plain http:// URLs')
+      .option('--typecheck <mode>', 'type-check the test programs and readme examples: strict, on or off (as a Blueprint\'s `typecheck`)', 'on'),
     'svc build test',
     'svc build test --allow-localhost --allow-insecure-http --add-host api.acme.com=127.0.0.1',
     'svc build test -p @acme/billing --skip-network',
     'BILLING_API_KEY=... svc build test --env-var BILLING_API_KEY',
   ).action(async (options: TestOptions) => {
+    const typecheck = TYPECHECK_MODES.find((mode) => mode === options.typecheck);
+    if (!typecheck) throw new UsageError(`--typecheck: unknown mode '${options.typecheck}'; expected strict, on or off`);
     let settings;
     try {
       const grants = [...(options.allowLocalhost ? ['--allow-localhost'] : []), ...options.addHost.flatMap((entry) => ['--add-host', entry])];
@@ -156,6 +161,7 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
         settings,
         svcVersion: context.version,
         allowInsecureHttp: options.allowInsecureHttp === true,
+        typecheck,
       });
       if (report.failed > 0) context.setExitCode(1);
     } catch (error) {

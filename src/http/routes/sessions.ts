@@ -187,7 +187,7 @@ async function runGuarded(
       entryPoint: 'session',
       principal: c.get('principal').name,
       sessionId: session.id,
-      blueprint: { name: blueprint.name, hash: blueprint.hash, policy: blueprint.policy, packages: blueprint.packages },
+      blueprint: { name: blueprint.name, hash: blueprint.hash, policy: blueprint.policy, packages: blueprint.packages, typecheck: blueprint.typecheck },
       variables: { ...session.variables },
       cwd: session.fileArea.cwd,
       code,

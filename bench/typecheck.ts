@@ -1,0 +1,84 @@
+// The type checker alone (sandbox/typecheck), through the same worker thread the server uses:
+// the first check ever (TypeScript and the library files loaded), the first check of a new
+// declaration set (a new Blueprint), a new program against a warm set (p50/p99), a repeated
+// program (the result cache), and the heap each warm checker keeps (in-process, after GC).
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { Typechecker } from '../sandbox';
+import { Checkers } from '../sandbox/typecheck/checker';
+import { declarationSet } from '../sandbox/typecheck/declarations';
+import { hostModules } from '../src/stdlib';
+import { repoRoot } from '../test/harness';
+
+const RUNS = Number(process.env.BENCH_TYPECHECK_RUNS ?? 300);
+const svc = [...hostModules().values()].map((m) => m.declarations);
+
+let counter = 0;
+/** A program like an agent's (svc:fs, svc:session, JSON), different each call. */
+const agentProgram = () => `import * as fs from "svc:fs";
+import * as session from "svc:session";
+export function main() {
+  const text = fs.readText("/notes/${counter++}.md") ?? "";
+  const lines = text.split("\\n").filter((l) => l.startsWith("- "));
+  const seen = session.get("seen") ?? { count: 0 };
+  seen.count += lines.length;
+  session.set("seen", seen);
+  return { items: lines.length, total: seen.count, first: JSON.parse("[1]")[0] };
+}
+`;
+const helloProgram = () => `export function main() { const n = ${counter++}; return n >= 0 ? "hello" : "x"; }`;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+
+async function timedCheck(checker: Typechecker, source: string, modules: string[]): Promise<number> {
+  const start = process.hrtime.bigint();
+  const result = await checker.check({ source, mode: 'on', modules });
+  if (!result.ok) throw new Error(`bench program refused: ${result.error.message}`);
+  return ms(start);
+}
+
+export async function measureTypecheck(): Promise<Record<string, string>> {
+  const rows: Record<string, string> = {};
+  const checker = new Typechecker({ workerFile: pathToFileURL(path.join(repoRoot, 'dist', 'typecheck-worker.js')) });
+  try {
+    rows['typecheck: first check in a new worker (load TypeScript + lib) (ms)'] = (await timedCheck(checker, helloProgram(), svc)).toFixed(1);
+    const cold: number[] = [];
+    for (let i = 0; i < 5; i++) cold.push(await timedCheck(checker, helloProgram(), [...svc, `declare module "svc:bench${i}" { export const n: number; }`]));
+    cold.sort((a, b) => a - b);
+    rows['typecheck: first check of a new declaration set, median of 5 (ms)'] = percentile(cold, 50).toFixed(1);
+    for (const [label, make] of [['hello world', helloProgram], ['agent-like program (fs, session, JSON)', agentProgram]] as const) {
+      for (let i = 0; i < 20; i++) await timedCheck(checker, make(), svc); // warm-up
+      const times: number[] = [];
+      for (let i = 0; i < RUNS; i++) times.push(await timedCheck(checker, make(), svc));
+      times.sort((a, b) => a - b);
+      // The minimum is what a busy shared machine distorts least.
+      rows[`typecheck: new ${label}, p50 / p99 / min (ms)`] = `${percentile(times, 50).toFixed(2)} / ${percentile(times, 99).toFixed(2)} / ${times[0].toFixed(2)}`;
+    }
+    const repeated = agentProgram();
+    await timedCheck(checker, repeated, svc);
+    const again: number[] = [];
+    for (let i = 0; i < RUNS; i++) again.push(await timedCheck(checker, repeated, svc));
+    again.sort((a, b) => a - b);
+    rows['typecheck: repeated program (cached result), p50 (ms)'] = percentile(again, 50).toFixed(3);
+  } finally {
+    await checker.close();
+  }
+
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const checkers = new Checkers(64);
+  const heap = () => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  checkers.check({ source: helloProgram(), mode: 'on', set: declarationSet(svc) });
+  const base = heap();
+  const SETS = 10;
+  for (let i = 0; i < SETS; i++) checkers.check({ source: agentProgram(), mode: 'on', set: declarationSet([...svc, `declare module "svc:bench${i}" { export const n: number; }`]) });
+  rows['typecheck: heap per warm checker (declaration set), after GC (MiB)'] = ((heap() - base) / SETS / 1048576).toFixed(2);
+  return rows;
+}

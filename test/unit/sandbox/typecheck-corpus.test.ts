@@ -1,0 +1,131 @@
+// The checker against its corpus (fixtures/typecheck-corpus): realistic agent programs and
+// the curated Packages' readme examples must pass; each mistake must fail with a diagnostic
+// that says what is wrong (and the spelling suggestion as help where there is one).
+import { test, describe, before } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Typechecker } from '../../../sandbox';
+import { hostModules } from '../../../src/stdlib';
+import { catalogueTools, renderDeclarations, type UpstreamTool } from '../../../src/mcp/client';
+import { ambientModule } from '../../../src/packages/build';
+import { buildProject, readManifest } from '../../../src/packages/project';
+import { readmeExamples } from '../../../src/cli/package-tests';
+import { repoRoot } from '../../harness';
+
+const corpus = path.join(repoRoot, 'fixtures', 'typecheck-corpus');
+const read = (dir: string) => fs.readdirSync(path.join(corpus, dir)).filter((f) => f.endsWith('.ts')).sort().map((f) => ({ name: `${dir}/${f}`, source: fs.readFileSync(path.join(corpus, dir, f), 'utf8') }));
+
+const checker = new Typechecker({ worker: false });
+const svcDeclarations = [...hostModules().values()].map((m) => m.declarations);
+const tools = JSON.parse(fs.readFileSync(path.join(corpus, 'mcp-tools.json'), 'utf8')) as UpstreamTool[];
+const trackerDeclarations = renderDeclarations('tracker', catalogueTools('tracker', tools).tools);
+const check = (source: string, modules: string[], mode: 'on' | 'strict' = 'on') => checker.check({ source, mode, modules });
+
+describe('type-check corpus', () => {
+  for (const program of read('pass')) {
+    test(`${program.name} passes`, async () => {
+      const checked = await check(program.source, [...svcDeclarations, trackerDeclarations]);
+      assert.ok(checked.ok, checked.ok ? '' : checked.error.message);
+    });
+  }
+
+  for (const program of read('fail')) {
+    test(`${program.name} fails with a useful diagnostic`, async () => {
+      const expect = /^\/\/ expect: (.*)$/m.exec(program.source)![1];
+      const help = /^\/\/ help: (.*)$/m.exec(program.source)?.[1];
+      const checked = await check(program.source, [...svcDeclarations, trackerDeclarations]);
+      assert.ok(!checked.ok, `${program.name} passed the checker`);
+      const first = checked.error.diagnostics[0];
+      assert.match(first.message, new RegExp(expect));
+      assert.ok(first.line >= 1 && first.column >= 1);
+      if (help) assert.equal(first.help, help);
+      assert.match(checked.error.message, /^compile errors? (\(\d+\) )?in program\.ts\nprogram\.ts:\d+:\d+: error: /);
+    });
+  }
+});
+
+describe('the curated Packages\' readme examples', () => {
+  let built: ReturnType<typeof buildProject>;
+  before(() => {
+    const root = path.join(repoRoot, 'packages');
+    built = buildProject({ root, manifest: readManifest(root), svcVersion: '0.1.0', external: () => null });
+  });
+
+  test('every example passes against its Package\'s declarations', async () => {
+    let count = 0;
+    for (const { entry, artifact } of built.packages) {
+      const readme = fs.readFileSync(path.join(built.root, entry.path, 'docs', 'readme.md'), 'utf8');
+      for (const [index, example] of readmeExamples(readme).entries()) {
+        const checked = await check(example, [...svcDeclarations, ambientModule(entry.name, artifact.declarations)]);
+        assert.ok(checked.ok, `${entry.name} example ${index + 1}:\n${checked.ok ? '' : checked.error.message}`);
+        count++;
+      }
+    }
+    assert.ok(count >= 13, `only ${count} examples`);
+  });
+
+  test('the README\'s svc:llm and @mcp examples pass', async () => {
+    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const examples = readmeExamples(readme).filter((e) => /from "(svc:|@mcp\/)/.test(e));
+    assert.ok(examples.length >= 2);
+    const linear = renderDeclarations('linear', catalogueTools('linear', [
+      { name: 'get_issue', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, outputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } },
+      { name: 'create-issue', inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } },
+    ]).tools);
+    for (const example of examples) {
+      const checked = await check(example, [...svcDeclarations, linear]);
+      assert.ok(checked.ok, checked.ok ? '' : checked.error.message);
+    }
+  });
+});
+
+describe('modes', () => {
+  test('on lets possibly-null values through; strict refuses them', async () => {
+    const source = 'import * as fs from "svc:fs";\nexport function main() { return fs.readText("/a").length; }\n';
+    assert.ok((await check(source, svcDeclarations)).ok);
+    const strict = await check(source, svcDeclarations, 'strict');
+    assert.ok(!strict.ok);
+    assert.match(strict.error.diagnostics[0].message, /possibly 'null'/);
+  });
+
+  test('off checks nothing', async () => {
+    const source = 'export function main() { return nope(); }';
+    assert.deepEqual(await checker.check({ source, mode: 'off', modules: svcDeclarations }), { ok: true, source });
+  });
+
+  test('syntax errors, refused imports and top-level await are left to the compile step', async () => {
+    for (const source of ['export function main() { return 1 +; }', 'import x from "node:fs";\nexport function main() { return x; }', 'await 1;\nexport function main() {}']) {
+      assert.deepEqual(await check(source, svcDeclarations), { ok: true, source });
+    }
+  });
+
+  test('when the server shuts down, a program is no longer held for its check: it goes on unchecked', async () => {
+    const source = 'export function main() { return nope(); }';
+    const shutdown = new AbortController();
+    shutdown.abort();
+    assert.deepEqual(await checker.check({ source, mode: 'on', modules: [...svcDeclarations, '/* shutdown */'], signal: shutdown.signal }), { ok: true, source });
+  });
+
+  test('at most 20 diagnostics', async () => {
+    const source = `export function main() {\n${Array.from({ length: 30 }, (_, i) => `  nope${i}();`).join('\n')}\n}`;
+    const checked = await check(source, svcDeclarations);
+    assert.ok(!checked.ok);
+    assert.equal(checked.error.diagnostics.length, 20);
+  });
+
+  test('a derived schema is inserted after the prompt argument; an explicit schema is left alone', async () => {
+    const source = 'import * as llm from "svc:llm";\nexport function main() { return [llm.call<{ a: number[] }>("m", "p"), llm.call<{ b: string }>("m", "p", { type: "object" })]; }';
+    const checked = await check(source, svcDeclarations);
+    assert.ok(checked.ok);
+    assert.equal(checked.source, `${source.replace('"m", "p")', '"m", "p", $svcSchema0())')}\nfunction $svcSchema0() { return {"type":"object","properties":{"a":{"type":"array","items":{"type":"number"}}},"required":["a"],"additionalProperties":false}; }\n`);
+  });
+
+  test('schema functions are named apart from the program\'s own names', async () => {
+    const source = 'import * as llm from "svc:llm";\nconst $svcSchema0 = 1;\nexport function main() { return llm.call<{ a: string }>("m", "p"); }';
+    const checked = await check(source, svcDeclarations);
+    assert.ok(checked.ok);
+    assert.match(checked.source, /"p", \$svcSchema_0\(\)\)/);
+    assert.match(checked.source, /\nfunction \$svcSchema_0\(\) \{ return \{"type":"object"/);
+  });
+});
