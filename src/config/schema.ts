@@ -57,6 +57,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   limit('max_embedding_concurrency', 'whole', 'embedding requests of one call in flight (default 4)'),
   { key: 'logging.file', flag: 'log-file', env: 'SVC_LOG_FILE', kind: 'path', help: 'append the server log to this file (default stdout)' },
   { key: 'shutdown_grace', flag: 'shutdown-grace', env: 'SVC_SHUTDOWN_GRACE', kind: 'seconds', help: 'seconds to drain after a stop (default 5)', min: 0, label: 'shutdown grace' },
+  { key: 'session_reap_interval', flag: 'session-reap-interval', env: 'SVC_SESSION_REAP_INTERVAL', kind: 'seconds', help: 'seconds between sweeps that end sessions idle past their idle_timeout (default 30; svc extension)', min: 1, label: 'session reap interval' },
   { key: 'telemetry_endpoint', flag: 'telemetry-endpoint', env: 'SVC_TELEMETRY_ENDPOINT', kind: 'endpoint', help: 'HTTPS URL that receives telemetry reports when telemetry is on (svc extension)' },
   { key: 'runner_pool_size', flag: 'runner-pool-size', env: 'SVC_RUNNER_POOL_SIZE', kind: 'whole', help: 'runner child processes that run programs, 1-64 (default 2; svc extension)', min: 1, max: 64, label: 'runner pool size' },
 ];

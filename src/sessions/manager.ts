@@ -308,7 +308,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     });
   }
 
-  /** Starts the idle reaper (every 30 seconds). */
+  /** Starts the idle reaper (every `reapIntervalMs`, default 30 seconds). */
   start(): void {
     if (this.reaper) return;
     this.reaper = setInterval(() => this.reap(), this.options.reapIntervalMs ?? REAP_INTERVAL_MS);

@@ -19,6 +19,8 @@ export interface SessionServicesOptions<B extends SessionBlueprint> {
   resolveBlueprint: (name: string) => B | null;
   newId?: () => string;
   onSessionEnded?: (sessionId: string) => void;
+  /** How often the reaper sweeps for idle sessions (the `session_reap_interval` setting). */
+  reapIntervalMs?: number;
 }
 
 export interface SessionServices<B extends SessionBlueprint> {
@@ -42,6 +44,7 @@ export function startSessionServices<B extends SessionBlueprint>(options: Sessio
     resolveBlueprint: options.resolveBlueprint,
     newId,
     onSessionEnded: options.onSessionEnded,
+    reapIntervalMs: options.reapIntervalMs,
   });
   sessions.recover();
   sessions.start();
