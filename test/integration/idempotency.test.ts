@@ -32,10 +32,12 @@ function execute(server: TestServer, sessionId: string, code: string, key?: stri
 /** Every run answers something new, so identical bytes mean nothing ran again. */
 const RANDOM_RUN = 'export function main() { return crypto.randomUUID(); }';
 
-/** Runs of the program in a session, from the audit trail (refusals are not `ok`). */
-async function runsIn(server: TestServer, sessionId: string): Promise<number> {
-  // Audit lines arrive on the server's stdout, a moment after the response.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+/**
+ * Runs of the program in a session, from the audit trail (refusals are not `ok`). The
+ * server writes `finished` synchronously before it answers, so every run whose reply has
+ * arrived is already counted: no wait is needed, and a count of 1 means no second run.
+ */
+function runsIn(server: TestServer, sessionId: string): number {
   return server.audit({ type: 'execution', event: 'finished', session_id: sessionId, outcome: 'ok' }).length;
 }
 
@@ -61,14 +63,14 @@ describe('idempotent session execute', () => {
     const first = await execute(server, id, RANDOM_RUN, 'order-1');
     assert.equal(first.status, 200);
     assert.equal(first.json.error, null, first.text);
-    assert.equal(await runsIn(server, id), 1);
+    assert.equal(runsIn(server, id), 1);
     const auditBefore = server.audit().length;
     const replay = await execute(server, id, RANDOM_RUN, 'order-1');
     assert.equal(replay.status, 200);
     assert.equal(replay.text, first.text);
     assert.equal(replay.headers.get('content-type'), 'application/json');
     assert.equal(replay.headers.get('mcp-session-id'), id);
-    assert.equal(await runsIn(server, id), 1);
+    assert.equal(runsIn(server, id), 1);
     assert.equal(server.audit().length, auditBefore, 'a replay writes no audit records');
   });
 
@@ -99,7 +101,7 @@ describe('idempotent session execute', () => {
       assert.equal(reply.text, replies[0].text);
     }
     assert.equal(replies[0].json.error, null, replies[0].text);
-    assert.equal(await runsIn(server, id), 1);
+    assert.equal(runsIn(server, id), 1);
   });
 
   test('the same key with different code is 409 idempotency_conflict and runs nothing', async () => {
@@ -110,7 +112,7 @@ describe('idempotent session execute', () => {
     assert.equal(conflict.json.error, 'idempotency_conflict');
     assert.equal(conflict.json.session_id, id);
     assert.equal(typeof conflict.json.detail, 'string');
-    assert.equal(await runsIn(server, id), 1);
+    assert.equal(runsIn(server, id), 1);
     const finished = server.audit({ type: 'execution', event: 'finished', execution_id: conflict.json.execution_id });
     assert.equal(finished[0]?.error_class, 'idempotency_conflict');
   });
@@ -122,12 +124,12 @@ describe('idempotent session execute', () => {
       assert.equal(reply.status, 400, `key of ${key.length} bytes: ${reply.text}`);
       assert.equal(reply.json.error, 'idempotency_key_invalid');
     }
-    assert.equal(await runsIn(server, id), 0);
+    assert.equal(runsIn(server, id), 0);
     const longest = await execute(server, id, RANDOM_RUN, 'k'.repeat(120));
     const again = await execute(server, id, RANDOM_RUN, 'k'.repeat(120));
     assert.equal(longest.json.error, null, longest.text);
     assert.equal(again.text, longest.text, 'a 120-byte key is accepted and guards');
-    assert.equal(await runsIn(server, id), 1);
+    assert.equal(runsIn(server, id), 1);
   });
 
   test('the same key in two sessions runs in each', async () => {
@@ -136,8 +138,8 @@ describe('idempotent session execute', () => {
     const inA = await execute(server, a, RANDOM_RUN, 'shared');
     const inB = await execute(server, b, RANDOM_RUN, 'shared');
     assert.notEqual(inA.json.result, inB.json.result);
-    assert.equal(await runsIn(server, a), 1);
-    assert.equal(await runsIn(server, b), 1);
+    assert.equal(runsIn(server, a), 1);
+    assert.equal(runsIn(server, b), 1);
   });
 
   test('a compile error records nothing, so the key can be used again', async () => {
@@ -183,7 +185,7 @@ describe('idempotency across a restart', () => {
       assert.equal(incomplete.json.session_id, id);
       const replay = await execute(server, id, RANDOM_RUN, 'finished-before');
       assert.equal(replay.text, done.text, 'completed records survive the restart');
-      assert.equal(await runsIn(server, id), 0, 'neither request ran the program');
+      assert.equal(runsIn(server, id), 0, 'neither request ran the program');
     } finally {
       await server.stop();
     }
