@@ -4,7 +4,8 @@
 //  (b) CPU-bound workloads instrumented (our compile pipeline) vs the same code uninstrumented
 //      in a bare isolate, as a ratio;
 //  (c) server RSS idle and under load;
-//  (d) the same hello world when the greeting comes from a Package (frozen built-ins, attribution).
+//  (d) the same hello world when the greeting comes from a Package (frozen built-ins, attribution);
+//  (e) latencies the tests check only by outcome (limits, refusals, shutdown): bench/latencies.ts.
 // Numbers are printed, never asserted: speed is measured, not tested.
 import { Agent, request } from 'undici';
 import fs from 'node:fs';
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../test/harness';
 import { runSvc } from '../test/support/cli';
 import { measureInstrumentation } from './instrumentation';
+import { measureLatencies } from './latencies';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
 const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT ?? 2000);
@@ -124,13 +126,14 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   };
 }
 
-// BENCH_ONLY=http or BENCH_ONLY=cpu runs one half.
+// BENCH_ONLY=http, BENCH_ONLY=cpu or BENCH_ONLY=latencies runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
   const rows: Record<string, string> = {};
-  if (ONLY !== 'cpu') await httpRows(rows);
-  if (ONLY !== 'http') Object.assign(rows, await measureInstrumentation());
+  if (ONLY === '' || ONLY === 'http') await httpRows(rows);
+  if (ONLY === '' || ONLY === 'cpu') Object.assign(rows, await measureInstrumentation());
+  if (ONLY === '' || ONLY === 'latencies') Object.assign(rows, await measureLatencies());
   const width = Math.max(...Object.keys(rows).map((k) => k.length));
   console.log(`\n${'measurement'.padEnd(width)}  value`);
   console.log(`${'-'.repeat(width)}  -----`);
