@@ -2,7 +2,7 @@
 // recent one-off runs, whose throw-away sessions can only be read back through last-run.
 // Memory only; nothing survives a restart.
 
-/** Shape of interface.md "Last-run record"; the error object is the execute result's. */
+/** What GET last-run answers; the error object is the execute result's. */
 export interface LastRun {
   result: string | null;
   console: string[];

@@ -1,4 +1,4 @@
-// The session lifecycle (interface.md "Session lifecycle"): open, activity with a debounced
+// The session lifecycle: open, activity with a debounced
 // durable idle clock, rebind, end (deleted, evicted, expired) and the idle reaper; boot
 // recovery lives in recovery.ts. Holds harness secrets in memory only.
 import { auditVariables, type AuditWriter, type ServerLog, type SessionAuditRecord } from '../audit';

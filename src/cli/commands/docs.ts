@@ -1,5 +1,5 @@
 // `svc docs <name>`: a Package's name, description and declarations from this machine's
-// stores (the server's own store under $SVC_HOME, then the CLI's), no readme (B.11).
+// stores (the server's own store under $SVC_HOME, then the CLI's); the readme is not printed.
 import path from 'node:path';
 import fs from 'node:fs';
 import type { Command } from 'commander';
