@@ -29,7 +29,7 @@ mcp: {linear: {url: "https://mcp.linear.app/mcp"}}
 describe('discovery', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: ['--runner-pool-size', '1'] });
     for (const yaml of [NOTHING, FILES_AND_HTTP, EVERYTHING]) {
       const reply = await server.request('POST', '/v1/blueprints', { body: { yaml } });
       assert.equal(reply.status, 200, reply.text);

@@ -9,6 +9,9 @@ import Database from 'better-sqlite3';
 import { codeFingerprint } from '../../src/sessions';
 import { startServer, tempDir, type TestServer } from '../harness';
 
+/** No test here runs two programs at once: one runner process starts faster than two. */
+const ONE_RUNNER = ['--runner-pool-size', '1'];
+
 const COUNTER = 'name: counter\ndefault: allow\nvfs: per_session\n';
 
 /** Each run adds one to count.txt and returns the new count. */
@@ -50,7 +53,7 @@ async function runCount(server: TestServer, sessionId: string): Promise<number> 
 describe('idempotent session execute', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: ONE_RUNNER });
     const created = await server.request('POST', '/v1/blueprints', { body: { yaml: COUNTER } });
     assert.ok(created.status < 300, created.text);
   });
@@ -161,7 +164,7 @@ describe('idempotent session execute', () => {
 describe('idempotency across a restart', () => {
   test('a run that started but never recorded an outcome answers 409 idempotency_incomplete', async () => {
     const home = tempDir();
-    let server = await startServer({ home });
+    let server = await startServer({ home, args: ONE_RUNNER });
     const tokens = { adminToken: server.adminToken, userToken: server.userToken };
     const created = await server.request('POST', '/v1/blueprints', { body: { yaml: COUNTER } });
     assert.ok(created.status < 300, created.text);
@@ -177,7 +180,7 @@ describe('idempotency across a restart', () => {
     ).run(id, codeFingerprint(RANDOM_RUN));
     db.close();
 
-    server = await startServer({ home, ...tokens });
+    server = await startServer({ home, ...tokens, args: ONE_RUNNER });
     try {
       const incomplete = await execute(server, id, RANDOM_RUN, 'mid-run');
       assert.equal(incomplete.status, 409, incomplete.text);

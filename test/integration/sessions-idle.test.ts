@@ -10,6 +10,9 @@ import { registerBlueprint, openSession, execute, sessionDir } from '../support/
 import { eventually } from '../support/wait';
 import { startServer, type TestServer } from '../harness';
 
+/** No test here runs two programs at once: one runner process starts faster than two. */
+const ONE_RUNNER = ['--runner-pool-size', '1'];
+
 const TRIVIAL = 'export function main() { return "alive"; }';
 /** The shortest idle_timeout a Blueprint accepts. */
 const BRIEF = 'name: brief\ndefault: allow\nidle_timeout: 1s\nvfs: per_session\n';
@@ -20,7 +23,7 @@ describe('idle expiry', () => {
   let onRequest: TestServer;
   let sweeping: TestServer;
   before(async () => {
-    [onRequest, sweeping] = await Promise.all([startServer({ args: ['--session-reap-interval', '3600'] }), startServer({ args: ['--session-reap-interval', '1'] })]);
+    [onRequest, sweeping] = await Promise.all([startServer({ args: ['--session-reap-interval', '3600', ...ONE_RUNNER] }), startServer({ args: ['--session-reap-interval', '1', ...ONE_RUNNER] })]);
     await Promise.all([registerBlueprint(onRequest, BRIEF), registerBlueprint(sweeping, BRIEF)]);
   });
   after(async () => {

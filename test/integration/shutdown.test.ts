@@ -9,6 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { startServer, type TestServer } from '../harness';
 import { eventually } from '../support/wait';
 
+/** No test here runs two programs at once: one runner process starts faster than two. */
+const ONE_RUNNER = ['--runner-pool-size', '1'];
+
 /** A loopback server that holds every request until `release()`; `arrived` settles on the first. */
 async function heldFarEnd(): Promise<{ port: number; arrived: Promise<void>; release: () => void; close: () => void }> {
   let arrive!: () => void;
@@ -36,7 +39,7 @@ async function heldFarEnd(): Promise<{ port: number; arrived: Promise<void>; rel
 /** Starts a server with the given grace and a Blueprint whose program waits on the far end. */
 async function serverWithHeldRun(grace: number): Promise<{ server: TestServer; far: Awaited<ReturnType<typeof heldFarEnd>>; reply: Promise<Awaited<ReturnType<TestServer['request']>>> }> {
   const far = await heldFarEnd();
-  const server = await startServer({ args: ['--shutdown-grace', String(grace), '--allow-localhost'] });
+  const server = await startServer({ args: ['--shutdown-grace', String(grace), '--allow-localhost', ...ONE_RUNNER] });
   const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: held\nallow_insecure_http: true\ndefault: allow\nvfs: none\n' } });
   assert.equal(created.status, 200, created.text);
   const code = `import * as http from "svc:http";\nexport function main() { return http.get("http://127.0.0.1:${far.port}/held").json().answer; }`;
@@ -87,14 +90,14 @@ test('a second SIGTERM skips the remaining grace', async () => {
 
 test('an idle server exits on SIGINT without waiting for the grace', async () => {
   // With a one-hour grace, an exit at all shows nothing was waited for.
-  const server = await startServer({ args: ['--shutdown-grace', '3600'] });
+  const server = await startServer({ args: ['--shutdown-grace', '3600', ...ONE_RUNNER] });
   assert.equal(await server.stop('SIGINT'), 0);
   assert.equal(server.logs({ msg: 'SIGINT received' }).length, 1);
   assert.equal(server.logs({ msg: 'stopped waiting with requests still in flight; their connections are dropped' }).length, 0);
 });
 
 test('POST /v1/shutdown answers 200, audits shutdown_requested and exits 0', async () => {
-  const server = await startServer();
+  const server = await startServer({ args: ONE_RUNNER });
   const denied = await server.request('POST', '/v1/shutdown', { token: server.userToken });
   assert.equal(denied.status, 403);
   const reply = await server.request('POST', '/v1/shutdown');
@@ -110,7 +113,7 @@ test('POST /v1/shutdown answers 200, audits shutdown_requested and exits 0', asy
 
 test('a run still going at the end of the grace is cancelled: the client gets outcome cancelled and the audit says so', async () => {
   // Grace 0: the deadline is at once, so nothing is waited out.
-  const server = await startServer({ args: ['--shutdown-grace', '0'] });
+  const server = await startServer({ args: ['--shutdown-grace', '0', ...ONE_RUNNER] });
   const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: forever\n' } });
   assert.equal(created.status, 200);
   const running = server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'forever', code: 'export function main() { for (;;) {} }' } });
