@@ -8,6 +8,7 @@
 //  (e) runs that wait: many at once, a program's fan-out, memory per parked run (bench/waits.ts).
 //  (f) new programs with `typecheck: off` (the `fresh` rows are type-checked, the default), and
 //      the checker alone (bench/typecheck.ts): cold first check, new and repeated programs, memory.
+//  (g) latencies the tests check only by outcome (limits, refusals, shutdown): bench/latencies.ts.
 // Numbers are printed, never asserted: speed is measured, not tested.
 import { Agent, request } from 'undici';
 import fs from 'node:fs';
@@ -18,6 +19,7 @@ import { measureInstrumentation } from './instrumentation';
 import { cpuOf, rssOf } from './proc';
 import { measureWaits } from './waits';
 import { measureTypecheck } from './typecheck';
+import { measureLatencies } from './latencies';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
 const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT ?? 2000);
@@ -90,7 +92,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   };
 }
 
-// BENCH_ONLY=http, BENCH_ONLY=waits, BENCH_ONLY=cpu or BENCH_ONLY=typecheck runs one part.
+// BENCH_ONLY=http, BENCH_ONLY=waits, BENCH_ONLY=cpu, BENCH_ONLY=typecheck or BENCH_ONLY=latencies runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
@@ -99,6 +101,7 @@ async function main(): Promise<void> {
   if (ONLY === '' || ONLY === 'waits') Object.assign(rows, await measureWaits());
   if (ONLY === '' || ONLY === 'cpu') Object.assign(rows, await measureInstrumentation());
   if (ONLY === '' || ONLY === 'typecheck') Object.assign(rows, await measureTypecheck());
+  if (ONLY === '' || ONLY === 'latencies') Object.assign(rows, await measureLatencies());
   const width = Math.max(...Object.keys(rows).map((k) => k.length));
   console.log(`\n${'measurement'.padEnd(width)}  value`);
   console.log(`${'-'.repeat(width)}  -----`);

@@ -43,6 +43,8 @@ export interface StartOptions {
   /** Config file content (written as YAML to <home>/config.yaml and passed with --config). */
   config?: Record<string, unknown>;
   args?: string[];
+  /** Runner processes (`--runner-pool-size`); 1 starts faster when no test runs two programs at once. Default: the server's (2). */
+  runners?: number;
   /** Reuse a home directory (e.g. for restart tests). */
   home?: string;
   /** Set up SVC_SERVER_TOKEN plus a `harness` user token (default true). */
@@ -115,7 +117,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const adminToken = options.adminToken ?? newToken();
   const userToken = options.userToken ?? newToken();
   const env: Record<string, string> = { ...baseEnv(home) };
-  const args = [...(options.args ?? [])];
+  const args = [...(options.args ?? []), ...(options.runners === undefined ? [] : ['--runner-pool-size', String(options.runners)])];
   let config = options.config ? { ...options.config } : undefined;
   if (options.tokens !== false) {
     env.SVC_SERVER_TOKEN = adminToken;

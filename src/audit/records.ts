@@ -1,5 +1,5 @@
-// Typed audit records (interface.md "Events"). Capabilities hand the writer one of these;
-// the writer adds the header, `event_id` and `schema`, sorts, flattens and writes it.
+// Typed audit records, one shape per `type`/`event` pair. Capabilities hand the writer one
+// of these; the writer adds the header, `event_id` and `schema`, sorts, flattens and writes it.
 // Also the two redaction helpers the record producers share.
 import type { RunOutcomeKind } from '../../sandbox/contract';
 import { compareByteOrder } from './logfmt';

@@ -18,8 +18,8 @@ export interface StoredBlueprint {
 }
 
 /**
- * A refused mutation: `stage` says whether the document itself is invalid (section 2) or
- * this server refused it (name conflict, section 9 checks); `name` is the file's name when
+ * A refused mutation: `stage` says whether the document itself is invalid or this server
+ * refused it (a name conflict, or a check against this server's settings); `name` is the file's name when
  * it could be read.
  */
 export type MutationFailure = { ok: false; problem: BlueprintProblem; name?: string; stage: 'document' | 'server' };

@@ -1,4 +1,4 @@
-// `svc build test` (mcp-and-packages B.5): check the project, then run each Package's
+// `svc build test`: check the project, then run each Package's
 // `tests/**/*.test.ts` as a program importing the Package by name, through the same local
 // executor as `svc run`, with no Blueprint: every gated call and every check is allowed,
 // and each check is printed. Secrets come from --env-var / --env-file / --all-env. The

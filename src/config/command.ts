@@ -85,6 +85,7 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     telemetryEndpoint: resolver.text('telemetry_endpoint') ?? null,
     logging,
     shutdownGraceSeconds: resolver.number('shutdown_grace') ?? 5,
+    sessionReapIntervalSeconds: sessionReapInterval(resolver),
     runnerPoolSize: runnerPoolSize(resolver),
     admission: admission(resolver, limits.max_execution_memory, runnerPoolSize(resolver)),
   };
@@ -285,6 +286,12 @@ function admission(resolver: Resolver, runMemoryMb: number, runners: number): Se
 }
 
 /** Our extension: runner child processes, 1 to 64, default 2. */
+function sessionReapInterval(resolver: Resolver): number {
+  const seconds = resolver.number('session_reap_interval') ?? 30;
+  if (seconds < 1) throw invalid(`session reap interval must be at least 1 second, got ${seconds}`);
+  return seconds;
+}
+
 function runnerPoolSize(resolver: Resolver): number {
   const size = resolver.number('runner_pool_size') ?? 2;
   if (size < 1 || size > 64) throw invalid(`runner pool size must be between 1 and 64, got ${size}`);

@@ -59,6 +59,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   limit('max_host_calls_in_flight', 'whole', 'asynchronous host calls (fetch, <module>/async) one run may have in flight (default 64; svc extension)', { max: 4096 }),
   { key: 'logging.file', flag: 'log-file', env: 'SVC_LOG_FILE', kind: 'path', help: 'append the server log to this file (default stdout)' },
   { key: 'shutdown_grace', flag: 'shutdown-grace', env: 'SVC_SHUTDOWN_GRACE', kind: 'seconds', help: 'seconds to drain after a stop (default 5)', min: 0, label: 'shutdown grace' },
+  { key: 'session_reap_interval', flag: 'session-reap-interval', env: 'SVC_SESSION_REAP_INTERVAL', kind: 'seconds', help: 'seconds between sweeps that end sessions idle past their idle_timeout (default 30; svc extension)', min: 1, label: 'session reap interval' },
   { key: 'telemetry_endpoint', flag: 'telemetry-endpoint', env: 'SVC_TELEMETRY_ENDPOINT', kind: 'endpoint', help: 'HTTPS URL that receives telemetry reports when telemetry is on (svc extension)' },
   { key: 'runner_pool_size', flag: 'runner-pool-size', env: 'SVC_RUNNER_POOL_SIZE', kind: 'whole', help: 'runner child processes that run programs, 1-64 (default 2; svc extension)', min: 1, max: 64, label: 'runner pool size' },
   { key: 'runs_per_runner', flag: 'runs-per-runner', env: 'SVC_RUNS_PER_RUNNER', kind: 'whole', help: 'runs one runner process hosts at once; a runner crash ends at most these; 1 = one run per process (default: runs in flight / runners; svc extension)', min: 1, max: 4096, label: 'runs per runner' },

@@ -201,8 +201,3 @@ export class HostDispatcher {
     };
   }
 }
-
-/** Kept for callers that only need the handler. */
-export function hostDispatcher(options: DispatchOptions): HostHandler {
-  return new HostDispatcher(options).handle;
-}

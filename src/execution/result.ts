@@ -1,4 +1,4 @@
-// The execute result and last-run record (interface.md "Execute result") built from a
+// The execute result and last-run record, built from a
 // sandbox outcome or from a refusal before the program ran.
 
 export interface ExecuteError {
@@ -50,7 +50,7 @@ export function executeResult(ids: { executionId: string; sessionId: string }, r
       // The execute result carries console lines only on failure; last-run always has them.
       console: error ? consoleLines : [],
       error,
-      // Present only when non-empty (interface.md "Execute result").
+      // Present only when non-empty.
       ...(discoveryWarnings.length > 0 ? { discovery_warnings: [...discoveryWarnings] } : {}),
     },
     lastRun,

@@ -1,6 +1,6 @@
 // Assembles the HTTP API: drain guard, per-request cancel signal, authentication by path,
 // then each resource's routes, then 405/404 for what no route handled. Route modules are
-// mounted from the composition root (src/server.ts) through `mounts`.
+// mounted from the composition root (src/serve/boot.ts) through `mounts`.
 import { Hono } from 'hono';
 import type { AuditWriter, ServerLog } from '../audit';
 import type { TokenEntry } from '../config';

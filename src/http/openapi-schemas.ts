@@ -1,5 +1,5 @@
 // Wire shapes of the /v1 responses as zod schemas, for the OpenAPI document (request bodies
-// come from the route modules that validate them). Field meanings: interface.md.
+// come from the route modules that validate them).
 import { z } from 'zod';
 
 export const ErrorBody = z.looseObject({ error: z.string(), message: z.string().optional() }).describe('`error` is a stable code, `message` is for people; some routes add fields');

@@ -1,4 +1,4 @@
-// The MCP endpoint `/mcp/<blueprint>` (mcp-and-packages part A): Streamable HTTP,
+// The MCP endpoint `/mcp/<blueprint>`: Streamable HTTP,
 // stateful, one svc session per MCP session (the same id), bindings from the
 // `svc-variables`/`svc-secrets` headers or `_meta`, a Host-header check against DNS
 // rebinding, and the eight tools.

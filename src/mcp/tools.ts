@@ -1,4 +1,4 @@
-// The eight MCP tools (mcp-and-packages A.7), answered for one svc session. Descriptions
+// The eight MCP tools, answered for one svc session. Descriptions
 // are computed from the Blueprint in force on every tools/list.
 import type { Blueprint } from '../blueprints';
 import { builtinsDocs, BUILTIN_FUNCTIONS, BUILTIN_NAMESPACES, BUILTIN_TYPES, executePrompt, packageDocs, searchPackages, toolDescriptions, type McpPackageView, type ToolNames, type RegistryLookup } from '../discovery';
@@ -15,7 +15,7 @@ export const MCP_TOOL_NAMES: ToolNames = {
 const object = (properties: Record<string, Schema>, required: string[] = []) => ({ type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false as const });
 const READ_ONLY = { readOnlyHint: true };
 
-/** Input schemas of the eight tools (A.7); arguments are validated against them before any work. */
+/** Input schemas of the eight tools; arguments are validated against them before any work. */
 export const TOOL_SCHEMAS: Record<string, { type: string; properties: Record<string, Schema>; required?: string[]; additionalProperties: false }> = {
   svc__typescript__execute: object({ code: { type: 'string', description: 'TypeScript program defining main()' } }, ['code']),
   svc__typescript__last_run: object({}),
@@ -62,7 +62,7 @@ export function toolList(blueprint: Blueprint) {
 
 const typesOf = (schema: Schema): string[] => (schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type]);
 
-/** A.9: clients that send every argument as a string get booleans, numbers and `names` converted. */
+/** Clients that send every argument as a string get booleans, numbers and `names` converted. */
 function coerce(name: string, key: string, value: unknown, schema: Schema): unknown {
   if (typeof value !== 'string') return value;
   const types = typesOf(schema);
@@ -104,7 +104,7 @@ function matches(value: unknown, schema: Schema): string | null {
   return null;
 }
 
-/** Coerces (A.9) and validates a tool's arguments; unknown properties are refused (A.8). */
+/** Coerces and validates a tool's arguments; unknown properties are refused. */
 export function checkArguments(name: string, raw: Record<string, unknown>): { ok: true; args: Record<string, unknown> } | { ok: false; answer: ToolAnswer } {
   const schema = TOOL_SCHEMAS[name];
   if (!schema) return { ok: true, args: raw };
@@ -125,7 +125,7 @@ export function checkArguments(name: string, raw: Record<string, unknown>): { ok
   return { ok: true, args };
 }
 
-/** `isError` results carry `{error: {kind, message}}` (A.7–A.8). */
+/** `isError` results carry `{error: {kind, message}}`. */
 export function errorAnswer(kind: string, message: string): ToolAnswer {
   const body = { error: { kind, message } };
   return { structured: body, text: JSON.stringify(body), isError: true };
@@ -177,7 +177,7 @@ function fileMessage(message: string): string {
 export type InvokeOperation = (module: string, op: string, args: unknown[]) => Promise<unknown>;
 
 /**
- * The two file tools (A.7) over the standard library's own operations, so the decision,
+ * The two file tools over the standard library's own operations, so the decision,
  * path normalisation and file-area rules are the runtime's; only the shapes are the tool's.
  */
 export async function filesTool(name: 'svc__files__read' | 'svc__files__list', invoke: InvokeOperation, cwd: string, args: Record<string, unknown>): Promise<ToolAnswer> {

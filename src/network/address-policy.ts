@@ -1,6 +1,5 @@
-// The outbound address block (interface.md "Outbound network block", server-operations
-// 2.9): which resolved addresses a program's connections may reach, given the server's
-// grants. Every range of the IANA IPv4 and IPv6 special-purpose registries that is not
+// The outbound address block: which resolved addresses a program's connections may reach,
+// given the server's grants. Every range of the IANA IPv4 and IPv6 special-purpose registries that is not
 // globally reachable is blocked (multicast too); IPv4 carried inside IPv6 (mapped,
 // translated, compatible, NAT64, 6to4, Teredo) is judged as the IPv4 it carries; the
 // server host's own interface addresses count as loopback.

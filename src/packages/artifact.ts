@@ -1,4 +1,4 @@
-// A built Package as stored (mcp-and-packages B.8): metadata.json, lib.js and its map,
+// A built Package as stored: metadata.json, lib.js and its map,
 // declarations.d.ts, capabilities.yaml and docs/readme.md.
 import type { CapabilityFile } from './capabilities';
 

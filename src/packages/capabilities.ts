@@ -1,4 +1,4 @@
-// `capabilities.yaml` (mcp-and-packages B.4): what a Package provides to its callers and
+// `capabilities.yaml`: what a Package provides to its callers and
 // what its own code requires. Written by the build, read by registration and tooling.
 import { parse, stringify } from 'yaml';
 import type { FieldType } from './build/tags';

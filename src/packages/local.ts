@@ -1,4 +1,4 @@
-// The local verbs behind `svc build init | new | check | publish-local` (B.2, B.5, B.6), as
+// The local verbs behind `svc build init | new | check | publish-local`, as
 // plain functions: the CLI parses arguments and prints; these do the work.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -117,7 +117,7 @@ export function checkLocal(options: LocalBuildOptions): ProjectBuild {
   return build;
 }
 
-/** The lock file of a project with repository dependencies (B.2). */
+/** The lock file of a project with repository dependencies: the commit each one resolved to. */
 export const LOCK_FILE = 'svc.lock';
 
 interface LockEntry {

@@ -1,9 +1,9 @@
-// `svc.toml` (mcp-and-packages B.2): one or more `[[package]]` tables and optional
+// `svc.toml`: one or more `[[package]]` tables and optional
 // `[dependencies]`. Unknown keys are ignored; every error names the key and the fix.
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { PackageError } from './errors';
-import { CURATED_SCOPE, packageNameProblem, RESERVED_SCOPE, scopeOf } from './names';
+import { packageNameProblem, RESERVED_SCOPE, scopeOf } from './names';
 
 export const MANIFEST_FILE = 'svc.toml';
 
@@ -117,9 +117,4 @@ function parseDependencies(raw: unknown): Map<string, DependencySpec> {
     out.set(name, { kind: 'github', github, rev: rev.toLowerCase() });
   }
   return out;
-}
-
-/** Refuses the reserved `svc` scope outside the official repository. */
-export function curatedScope(name: string): boolean {
-  return scopeOf(name).toLowerCase() === CURATED_SCOPE;
 }

@@ -1,4 +1,4 @@
-// Package names (`@scope/leaf`, mcp-and-packages B.2) and reserved scopes.
+// Package names (`@scope/leaf`) and reserved scopes.
 const SCOPE = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
 const LEAF = /^[A-Za-z0-9._-]+$/;
 

@@ -110,7 +110,7 @@ export function buildProject(options: BuildProjectOptions): ProjectBuild {
   return { root, manifest, packages, warnings: packages.flatMap((p) => p.warnings.map(renderDiagnostic)) };
 }
 
-/** Rewrites each built Package's capabilities.yaml in its project directory (B.2). */
+/** Rewrites each built Package's capabilities.yaml in its project directory. */
 export function writeDerivedFiles(build: ProjectBuild): void {
   for (const { entry, artifact } of build.packages) {
     fs.writeFileSync(path.join(build.root, entry.path, 'capabilities.yaml'), renderCapabilities(artifact.capabilities));

@@ -1,4 +1,4 @@
-// Preparing a run's Packages (mcp-and-packages B.9): the Blueprint's Packages and their
+// Preparing a run's Packages: the Blueprint's Packages and their
 // dependency closure, in dependency order, each dependency at exactly the version its
 // dependent was built against, compiled for the isolate. Anything missing, unreadable or
 // mismatched is a resolution failure: the run does not start. Prepared sets are cached by

@@ -1,4 +1,4 @@
-// The Package store (mcp-and-packages B.8): `<root>/@scope/leaf/` per Package, one version
+// The Package store: `<root>/@scope/leaf/` per Package, one version
 // per name. The server owns one root and reads the CLI's root as a read-only fallback;
 // an owned copy that exists but is broken is an error, never a silent fall-through.
 import fs from 'node:fs';

@@ -252,6 +252,7 @@ export async function boot(options: BootOptions): Promise<void> {
     log,
     resolveBlueprint: (name) => registry.get(name),
     onSessionEnded: (sessionId) => sessionStates.drop(sessionId),
+    reapIntervalMs: settings.sessionReapIntervalSeconds * 1000,
   });
   closers.push(() => sessions.close());
   registry.onDeleted((name, principal) => sessions.evictBlueprint(name, principal));

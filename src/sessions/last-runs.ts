@@ -4,7 +4,7 @@
 // without bound; every record's result is capped on its own. Memory only; nothing
 // survives a restart.
 
-/** Shape of interface.md "Last-run record"; the error object is the execute result's. */
+/** What GET last-run answers; the error object is the execute result's. */
 export interface LastRun {
   result: string | null;
   console: string[];

@@ -1,4 +1,4 @@
-// The session lifecycle (interface.md "Session lifecycle"): open, activity with a debounced
+// The session lifecycle: open, activity with a debounced
 // durable idle clock, rebind, end (deleted, evicted, expired) and the idle reaper; boot
 // recovery lives in recovery.ts. Holds harness secrets in memory only.
 import { auditVariables, type AuditWriter, type ServerLog, type SessionAuditRecord } from '../audit';
@@ -330,7 +330,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     });
   }
 
-  /** Starts the idle reaper (every 30 seconds). */
+  /** Starts the idle reaper (every `reapIntervalMs`, default 30 seconds). */
   start(): void {
     if (this.reaper) return;
     this.reaper = setInterval(() => this.reap(), this.options.reapIntervalMs ?? REAP_INTERVAL_MS);

@@ -21,6 +21,8 @@ export interface SessionServicesOptions<B extends SessionBlueprint> {
   onSessionEnded?: (sessionId: string) => void;
   /** `max_last_run_memory` in bytes. */
   oneOffLastRunBytes?: number;
+  /** How often the reaper sweeps for idle sessions (the `session_reap_interval` setting). */
+  reapIntervalMs?: number;
 }
 
 export interface SessionServices<B extends SessionBlueprint> {
@@ -45,6 +47,7 @@ export function startSessionServices<B extends SessionBlueprint>(options: Sessio
     newId,
     onSessionEnded: options.onSessionEnded,
     oneOffLastRunBytes: options.oneOffLastRunBytes,
+    reapIntervalMs: options.reapIntervalMs,
   });
   sessions.recover();
   sessions.start();

@@ -1,4 +1,4 @@
-// `svc build test` (B.5) and local `svc run` with Packages, through the real `bin/svc`:
+// `svc build test` and local `svc run` with Packages, through the real `bin/svc`:
 // test programs import the Package by name and run with every call and check allowed
 // (checks printed), labels name the tests, secrets come only from --env-var/--env-file,
 // network tests can be skipped, readme fences are compiled, and failures set exit 1.

@@ -29,7 +29,7 @@ describe('special-purpose and own addresses are blocked', () => {
     const api = await startStandIn([HOST], () => ({ status: 200, body: 'reached' }), { address: own });
     try {
       // allow_private too: a private interface address would pass the range check alone.
-      const blocked = await startServer({ args: ['--allow-private', '--add-host', `${HOST}=${own}`], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
+      const blocked = await startServer({ runners: 1,  args: ['--allow-private', '--add-host', `${HOST}=${own}`], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
       try {
         await blocked.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
         const reply = await blocked.request('POST', '/v1/execute', { token: blocked.userToken, body: { blueprint: 'web', code: getProgram(`${api.origin()}/x`) } });
@@ -41,7 +41,7 @@ describe('special-purpose and own addresses are blocked', () => {
         await blocked.stop();
       }
       // The same call with the address granted reaches the stand-in: the block was what stopped it.
-      const granted = await startServer({ args: ['--allow-ip', own!, '--add-host', `${HOST}=${own}`], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
+      const granted = await startServer({ runners: 1,  args: ['--allow-ip', own!, '--add-host', `${HOST}=${own}`], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
       try {
         await granted.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
         const reply = await granted.request('POST', '/v1/execute', { token: granted.userToken, body: { blueprint: 'web', code: getProgram(`${api.origin()}/x`) } });
@@ -65,7 +65,7 @@ describe('special-purpose and own addresses are blocked', () => {
       'nat64.test': '64:ff9b::7f00:1',
       'sixtofour.test': '2002:7f00:1::1',
     };
-    const server = await startServer({ args: Object.entries(targets).flatMap(([name, address]) => ['--add-host', `${name}=${address}`]), timeoutMs: START_MS });
+    const server = await startServer({ runners: 1,  args: Object.entries(targets).flatMap(([name, address]) => ['--add-host', `${name}=${address}`]), timeoutMs: START_MS });
     try {
       await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
       const code = `import * as http from "svc:http";\nexport function main() { return ${JSON.stringify(Object.keys(targets))}.map((name) => { try { return http.get("https://" + name + ":9/").status; } catch (e) { return e.message; } }); }`;
@@ -103,7 +103,7 @@ describe('`port` in http.* contexts', () => {
 
   test('a rule `host == … and port == …` allows that port only, for svc:http and fetch; an https URL without a port is judged as port 443', async () => {
     // Every allow audited one by one, so each decision's context can be read.
-    const server = await startServer({ ...serverOptions(allowed), config: { logging: { audit: { allows: 'all' } } }, timeoutMs: START_MS });
+    const server = await startServer({ runners: 1,  ...serverOptions(allowed), config: { logging: { audit: { allows: 'all' } } }, timeoutMs: START_MS });
     try {
       const yaml = [
         'name: ports',

@@ -9,6 +9,9 @@ import Database from 'better-sqlite3';
 import { codeFingerprint } from '../../src/sessions';
 import { startServer, tempDir, type TestServer } from '../harness';
 
+/** No test here runs two programs at once: one runner process starts faster than two. */
+const ONE_RUNNER = ['--runner-pool-size', '1'];
+
 const COUNTER = 'name: counter\ndefault: allow\nvfs: per_session\n';
 
 /** Each run adds one to count.txt and returns the new count. */
@@ -32,10 +35,12 @@ function execute(server: TestServer, sessionId: string, code: string, key?: stri
 /** Every run answers something new, so identical bytes mean nothing ran again. */
 const RANDOM_RUN = 'export function main() { return crypto.randomUUID(); }';
 
-/** Runs of the program in a session, from the audit trail (refusals are not `ok`). */
-async function runsIn(server: TestServer, sessionId: string): Promise<number> {
-  // Audit lines arrive on the server's stdout, a moment after the response.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+/**
+ * Runs of the program in a session, from the audit trail (refusals are not `ok`). The
+ * server writes `finished` synchronously before it answers, so every run whose reply has
+ * arrived is already counted: no wait is needed, and a count of 1 means no second run.
+ */
+function runsIn(server: TestServer, sessionId: string): number {
   return server.audit({ type: 'execution', event: 'finished', session_id: sessionId, outcome: 'ok' }).length;
 }
 
@@ -48,7 +53,7 @@ async function runCount(server: TestServer, sessionId: string): Promise<number> 
 describe('idempotent session execute', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: ONE_RUNNER });
     const created = await server.request('POST', '/v1/blueprints', { body: { yaml: COUNTER } });
     assert.ok(created.status < 300, created.text);
   });
@@ -61,7 +66,7 @@ describe('idempotent session execute', () => {
     const first = await execute(server, id, RANDOM_RUN, 'order-1');
     assert.equal(first.status, 200);
     assert.equal(first.json.error, null, first.text);
-    assert.equal(await runsIn(server, id), 1);
+    assert.equal(runsIn(server, id), 1);
     const auditBefore = server.audit().length;
     const replay = await execute(server, id, RANDOM_RUN, 'order-1');
     assert.equal(replay.status, 200);
@@ -70,7 +75,7 @@ describe('idempotent session execute', () => {
     assert.equal(replay.headers.get('mcp-session-id'), id);
     assert.equal(replay.headers.get('idempotent-replayed'), 'true', 'a replay says so');
     assert.equal(first.headers.get('idempotent-replayed'), null, 'a run does not');
-    assert.equal(await runsIn(server, id), 1);
+    assert.equal(runsIn(server, id), 1);
     assert.equal(server.audit().length, auditBefore, 'a replay writes no audit records');
   });
 
@@ -101,7 +106,7 @@ describe('idempotent session execute', () => {
       assert.equal(reply.text, replies[0].text);
     }
     assert.equal(replies[0].json.error, null, replies[0].text);
-    assert.equal(await runsIn(server, id), 1);
+    assert.equal(runsIn(server, id), 1);
   });
 
   test('the same key with different code is 409 idempotency_conflict and runs nothing', async () => {
@@ -112,7 +117,7 @@ describe('idempotent session execute', () => {
     assert.equal(conflict.json.error, 'idempotency_conflict');
     assert.equal(conflict.json.session_id, id);
     assert.equal(typeof conflict.json.detail, 'string');
-    assert.equal(await runsIn(server, id), 1);
+    assert.equal(runsIn(server, id), 1);
     const finished = server.audit({ type: 'execution', event: 'finished', execution_id: conflict.json.execution_id });
     assert.equal(finished[0]?.error_class, 'idempotency_conflict');
   });
@@ -124,12 +129,12 @@ describe('idempotent session execute', () => {
       assert.equal(reply.status, 400, `key of ${key.length} bytes: ${reply.text}`);
       assert.equal(reply.json.error, 'idempotency_key_invalid');
     }
-    assert.equal(await runsIn(server, id), 0);
+    assert.equal(runsIn(server, id), 0);
     const longest = await execute(server, id, RANDOM_RUN, 'k'.repeat(120));
     const again = await execute(server, id, RANDOM_RUN, 'k'.repeat(120));
     assert.equal(longest.json.error, null, longest.text);
     assert.equal(again.text, longest.text, 'a 120-byte key is accepted and guards');
-    assert.equal(await runsIn(server, id), 1);
+    assert.equal(runsIn(server, id), 1);
   });
 
   test('the same key in two sessions runs in each', async () => {
@@ -138,8 +143,8 @@ describe('idempotent session execute', () => {
     const inA = await execute(server, a, RANDOM_RUN, 'shared');
     const inB = await execute(server, b, RANDOM_RUN, 'shared');
     assert.notEqual(inA.json.result, inB.json.result);
-    assert.equal(await runsIn(server, a), 1);
-    assert.equal(await runsIn(server, b), 1);
+    assert.equal(runsIn(server, a), 1);
+    assert.equal(runsIn(server, b), 1);
   });
 
   test('a compile error records nothing, so the key can be used again', async () => {
@@ -161,7 +166,7 @@ describe('idempotent session execute', () => {
 describe('idempotency across a restart', () => {
   test('a run that started but never recorded an outcome answers 409 idempotency_incomplete', async () => {
     const home = tempDir();
-    let server = await startServer({ home });
+    let server = await startServer({ home, args: ONE_RUNNER });
     const tokens = { adminToken: server.adminToken, userToken: server.userToken };
     const created = await server.request('POST', '/v1/blueprints', { body: { yaml: COUNTER } });
     assert.ok(created.status < 300, created.text);
@@ -177,7 +182,7 @@ describe('idempotency across a restart', () => {
     ).run(id, codeFingerprint(RANDOM_RUN));
     db.close();
 
-    server = await startServer({ home, ...tokens });
+    server = await startServer({ home, ...tokens, args: ONE_RUNNER });
     try {
       const incomplete = await execute(server, id, RANDOM_RUN, 'mid-run');
       assert.equal(incomplete.status, 409, incomplete.text);
@@ -185,7 +190,7 @@ describe('idempotency across a restart', () => {
       assert.equal(incomplete.json.session_id, id);
       const replay = await execute(server, id, RANDOM_RUN, 'finished-before');
       assert.equal(replay.text, done.text, 'completed records survive the restart');
-      assert.equal(await runsIn(server, id), 0, 'neither request ran the program');
+      assert.equal(runsIn(server, id), 0, 'neither request ran the program');
     } finally {
       await server.stop();
     }

@@ -1,4 +1,4 @@
-// svc as an MCP client (mcp-and-packages A.10–A.14): real upstream MCP servers built with
+// svc as an MCP client: real upstream MCP servers built with
 // the official SDK on loopback HTTPS; discovery, declarations from schemas, calls allowed
 // and denied (nothing sent when denied), result mapping, unavailable servers and
 // discovery_warnings, static headers from store and harness secrets.

@@ -4,8 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, type TestServer } from '../harness';
+import { eventually } from '../support/wait';
 
 type Samples = Map<string, number>;
 
@@ -98,11 +98,10 @@ describe('Prometheus metrics', () => {
     const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
     assert.ok(children.length >= 1, 'runner processes are children of the server');
     process.kill(children[0], 'SIGKILL');
-    let after = before;
-    for (let i = 0; i < 200 && after === before; i++) {
-      await sleep(50);
-      after = (await scrape()).get('svc_runner_restarts_total{reason="error"}') ?? 0;
-    }
+    const after = await eventually('the restart to be counted', async () => {
+      const count = (await scrape()).get('svc_runner_restarts_total{reason="error"}') ?? 0;
+      return count > before ? count : null;
+    });
     assert.equal(after, before + 1);
     const run = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code: 'export function main() { return 5; }' } });
     assert.equal(run.json.result, '5');

@@ -21,7 +21,7 @@ describe('network.hosts', () => {
     `import * as http from "svc:http";\nexport function main() { try { const r = http.get("https://${HOST}:${port}/v1/ping?x=1"); return [r.status, r.json()]; } catch (e) { return String(e.message); } }`;
 
   test('a flag entry sends the real host name to the stand-in, TLS verified against the test CA', async () => {
-    const server = await startServer({ ...serverOptions(api), timeoutMs: START_MS });
+    const server = await startServer({ runners: 1,  ...serverOptions(api), timeoutMs: START_MS });
     try {
       await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
       const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code: program(api.port) } });
@@ -34,11 +34,11 @@ describe('network.hosts', () => {
   });
 
   test('the config file and SVC_ADD_HOSTS work too, and the entry changes settings_hash', async () => {
-    const plain = await startServer({ args: ['--allow-localhost'], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
+    const plain = await startServer({ runners: 1,  args: ['--allow-localhost'], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
     const plainHash = plain.audit({ type: 'server', event: 'started' })[0]?.settings_hash;
     await plain.stop();
     for (const options of [{ config: { network: { hosts: { [HOST]: '127.0.0.1' } } } }, { env: { SVC_ADD_HOSTS: `other.test=127.0.0.9, ${HOST}=127.0.0.1` } }]) {
-      const server = await startServer({ args: ['--allow-localhost'], ...options, env: { NODE_EXTRA_CA_CERTS: testCa().certFile, ...('env' in options ? options.env : {}) }, timeoutMs: START_MS });
+      const server = await startServer({ runners: 1,  args: ['--allow-localhost'], ...options, env: { NODE_EXTRA_CA_CERTS: testCa().certFile, ...('env' in options ? options.env : {}) }, timeoutMs: START_MS });
       try {
         assert.notEqual(server.audit({ type: 'server', event: 'started' })[0]?.settings_hash, plainHash);
         await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
@@ -51,7 +51,7 @@ describe('network.hosts', () => {
   });
 
   test('without allow_localhost the loopback entry is blocked: nothing is sent, an egress_guard denial is recorded', async () => {
-    const server = await startServer({ args: ['--add-host', `${HOST}=127.0.0.1`], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
+    const server = await startServer({ runners: 1,  args: ['--add-host', `${HOST}=127.0.0.1`], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
     try {
       await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
       const before = api.requests.length;

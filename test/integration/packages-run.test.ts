@@ -1,6 +1,6 @@
 // Running Packages in the real server: Packages published with the real
 // `svc build publish-local` into the server's fallback store, a Blueprint listing them,
-// and programs importing them. The billing Package of B.3 calls a loopback HTTPS stand-in
+// and programs importing them. The billing sample Package calls a loopback HTTPS stand-in
 // with its secret; decision records carry the right caller (the Package for its own calls,
 // the consumer for its checks); dependencies load first and are not importable by the
 // program; Package errors are catchable; stacks map to the Package's sources; fuel covers

@@ -10,7 +10,7 @@ import { selfSignedCertificate } from '../support/tls';
 
 describe('listen address precedence', () => {
   test('PORT alone binds 0.0.0.0', async () => {
-    const server = await startServer({ env: { SVC_PORT: undefined, PORT: '0' } });
+    const server = await startServer({ runners: 1,  env: { SVC_PORT: undefined, PORT: '0' } });
     try {
       const listening = server.logs({ msg: 'svc-server listening' })[0];
       assert.match(listening.addr, /^0\.0\.0\.0:\d+$/);
@@ -20,7 +20,7 @@ describe('listen address precedence', () => {
   });
 
   test('a loopback bind in the config file survives an ambient PORT', async () => {
-    const server = await startServer({ env: { SVC_PORT: undefined, PORT: '1' }, config: { bind: '127.0.0.1', port: 0 } });
+    const server = await startServer({ runners: 1,  env: { SVC_PORT: undefined, PORT: '1' }, config: { bind: '127.0.0.1', port: 0 } });
     try {
       const listening = server.logs({ msg: 'svc-server listening' })[0];
       assert.match(listening.addr, /^127\.0\.0\.1:\d+$/);
@@ -31,7 +31,7 @@ describe('listen address precedence', () => {
   });
 
   test('garbage HOST and PORT are ignored when SVC_BIND and SVC_PORT are set', async () => {
-    const server = await startServer({ env: { HOST: 'not-an-address', PORT: 'eighty', SVC_BIND: '127.0.0.1', SVC_PORT: '0' } });
+    const server = await startServer({ runners: 1,  env: { HOST: 'not-an-address', PORT: 'eighty', SVC_BIND: '127.0.0.1', SVC_PORT: '0' } });
     try {
       const listening = server.logs({ msg: 'svc-server listening' })[0];
       assert.match(listening.addr, /^127\.0\.0\.1:\d+$/);

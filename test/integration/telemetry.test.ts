@@ -58,7 +58,7 @@ describe('telemetry', () => {
 
   test('on with an endpoint: one report at shutdown with counters and the failure, scrubbed', async () => {
     const from = sink.received.length;
-    const server = await startServer({ env: { SVC_TELEMETRY: '1', SVC_TELEMETRY_ENDPOINT: sink.url, NODE_EXTRA_CA_CERTS: sink.certFile }, timeoutMs: 60_000 });
+    const server = await startServer({ runners: 1,  env: { SVC_TELEMETRY: '1', SVC_TELEMETRY_ENDPOINT: sink.url, NODE_EXTRA_CA_CERTS: sink.certFile }, timeoutMs: 60_000 });
     await exercise(server);
     assert.equal(await server.stop(), 0);
     const reports = sink.received.slice(from);
@@ -88,6 +88,7 @@ describe('telemetry', () => {
   test('telemetry_include_source adds the (scrubbed) source and full error', async () => {
     const from = sink.received.length;
     const server = await startServer({
+      runners: 1,
       timeoutMs: 60_000,
       env: { SVC_TELEMETRY: '1', SVC_TELEMETRY_INCLUDE_SOURCE: 'yes', SVC_TELEMETRY_ENDPOINT: sink.url, NODE_EXTRA_CA_CERTS: sink.certFile },
     });
@@ -105,7 +106,7 @@ describe('telemetry', () => {
       { env: { SVC_TELEMETRY_ENDPOINT: sink.url, NODE_EXTRA_CA_CERTS: sink.certFile } },
       { env: { SVC_TELEMETRY: '1', SVC_TELEMETRY_ENDPOINT: sink.url, NODE_EXTRA_CA_CERTS: sink.certFile }, config: { telemetry: false } },
     ]) {
-      const server = await startServer({ ...options, timeoutMs: 60_000 });
+      const server = await startServer({ runners: 1,  ...options, timeoutMs: 60_000 });
       await exercise(server);
       await server.stop();
     }
@@ -113,7 +114,7 @@ describe('telemetry', () => {
   });
 
   test('an endpoint that is not https is refused at startup, naming the variable', async () => {
-    const server = startServer({ env: { SVC_TELEMETRY: '1', SVC_TELEMETRY_ENDPOINT: 'http://collector.example.com/r' }, timeoutMs: 60_000 });
+    const server = startServer({ runners: 1,  env: { SVC_TELEMETRY: '1', SVC_TELEMETRY_ENDPOINT: 'http://collector.example.com/r' }, timeoutMs: 60_000 });
     await assert.rejects(server, /SVC_TELEMETRY_ENDPOINT: expected an https:\/\/ URL/);
   });
 });

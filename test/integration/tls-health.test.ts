@@ -9,7 +9,7 @@ describe('TLS and health check', () => {
   test('serves HTTPS with both files and --health-check accepts the configured key', async () => {
     const scratch = tempDir();
     const { certFile, keyFile } = selfSignedCertificate(scratch);
-    const server = await startServer({ env: { SVC_TLS_CERT_FILE: certFile, SVC_TLS_KEY_FILE: keyFile } });
+    const server = await startServer({ runners: 1,  env: { SVC_TLS_CERT_FILE: certFile, SVC_TLS_KEY_FILE: keyFile } });
     try {
       assert.ok(server.url.startsWith('https://'));
       const listening = server.logs({ msg: 'svc-server listening' })[0];
@@ -32,7 +32,7 @@ describe('TLS and health check', () => {
   });
 
   test('--health-check exits 0 against a running HTTP server and 1 when nothing listens', async () => {
-    const server = await startServer();
+    const server = await startServer({ runners: 1 });
     const port = server.port;
     try {
       const up = await runServerBinary(['--health-check'], { SVC_PORT: String(port) }, tempDir());
@@ -46,7 +46,7 @@ describe('TLS and health check', () => {
   });
 
   test('--health-check never needs a token', async () => {
-    const server = await startServer({ adminToken: newToken() });
+    const server = await startServer({ runners: 1,  adminToken: newToken() });
     try {
       const result = await runServerBinary(['--health-check', '--port', String(server.port)], {}, tempDir());
       assert.equal(result.code, 0, result.stderr);

@@ -1,5 +1,5 @@
-// Package projects written at test time: a file map on disk, and the billing sample of
-// mcp-and-packages B.3 (with a loopback-friendly API constant when asked).
+// Package projects written at test time: a file map on disk, and a billing sample
+// Package (with a loopback-friendly API constant when asked).
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir as makeTempDir } from './temp-dirs';
@@ -34,7 +34,7 @@ export function manifest(entries: Array<{ name: string; version?: string; descri
   return `${tables.join('\n\n')}\n${extra}`;
 }
 
-/** The billing Package of B.3: a capability, a check, a secret and one literal HTTP call. */
+/** The billing sample Package: a capability, a check, a secret and one literal HTTP call. */
 export function billingSources(api = 'https://billing.internal.example.com'): FileMap {
   return {
     'docs/readme.md': '# Billing\n\nApply credits.\n\n```ts\nimport { applyCredit } from "@acme/billing";\n```\n',

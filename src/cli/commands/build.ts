@@ -1,4 +1,4 @@
-// `svc build init | new | check | publish-local` (mcp-and-packages B.2, B.5, B.6): Package
+// `svc build init | new | check | publish-local`: Package
 // projects on this machine. publish-local installs into $SVC_HOME/packages, which a server
 // with the same SVC_HOME reads as its read-only fallback store.
 import fs from 'node:fs';
@@ -20,7 +20,7 @@ export function svcHome(io: CliIo): string {
   return path.resolve(io.cwd, home);
 }
 
-/** --deny-warnings, or SVC_DENY_WARNINGS=1; any other non-empty value is a usage error (B.6). */
+/** --deny-warnings, or SVC_DENY_WARNINGS=1; any other non-empty value is a usage error. */
 export function denyWarnings(io: CliIo, flag: boolean | undefined): boolean {
   const raw = io.env.SVC_DENY_WARNINGS;
   if (raw !== undefined && raw !== '' && raw !== '1') throw new UsageError('SVC_DENY_WARNINGS: expected `1` (on) or empty/unset (off)');

@@ -1,7 +1,7 @@
 // `svc docs <name>`: a standard-library module's (`svc:fs`, or `fs`) or a built-in's
 // (`fetch`, `crypto.subtle`) declarations, else a Package's name, description and
 // declarations from this machine's stores (the server's own store under $SVC_HOME, then
-// the CLI's), no readme (B.11).
+// the CLI's); the readme is not printed.
 import path from 'node:path';
 import fs from 'node:fs';
 import type { Command } from 'commander';

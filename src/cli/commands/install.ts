@@ -1,4 +1,4 @@
-// `svc install <spec> [@scope/name]`: the server's install procedure (B.7) into the CLI's
+// `svc install <spec> [@scope/name]`: the server's install procedure into the CLI's
 // own store $SVC_HOME/packages, with GH_TOKEN / GITHUB_TOKEN when set.
 import type { Command } from 'commander';
 import { ConfigError, parseRepositoryName } from '../../config';

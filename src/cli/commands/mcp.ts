@@ -1,4 +1,4 @@
-// `svc mcp …`: OAuth logins for a Blueprint's upstream MCP servers (mcp-and-packages A.15).
+// `svc mcp …`: OAuth logins for a Blueprint's upstream MCP servers.
 // `authenticate` runs the authorization-code flow with PKCE (S256) on the operator's
 // machine: the server supplies the auth config, the browser signs in, a loopback listener
 // takes the code, and the server exchanges it. `deauthenticate` and `auth-status` call the

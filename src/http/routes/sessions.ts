@@ -1,6 +1,6 @@
 // The session endpoints: open, execute (optionally guarded by `Idempotency-Key`), rebind,
-// last-run and delete. Statuses and bodies follow interface.md "Session endpoints" and
-// "Idempotency refusals"; the lifecycle itself lives in src/sessions.
+// last-run and delete: statuses and bodies of the session routes and of idempotency
+// refusals; the lifecycle itself lives in src/sessions.
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
@@ -77,7 +77,7 @@ export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependen
   });
 }
 
-/** Session-level refusals as interface.md "Session endpoints" spells them. */
+/** Session-level refusals as HTTP errors: status, `error` code and message. */
 function sessionRefusal(error: unknown, executionId?: string): HttpError {
   if (!(error instanceof SessionError)) throw error;
   const withId = executionId ? { execution_id: executionId } : {};

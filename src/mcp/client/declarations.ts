@@ -1,6 +1,6 @@
-// Tools of an upstream MCP server as functions of `@mcp/<server>` (mcp-and-packages A.12):
+// Tools of an upstream MCP server as functions of `@mcp/<server>`:
 // which names become named exports, which are degraded or dropped, JSON Schema to
-// TypeScript declarations, and the warnings these choices produce (A.13).
+// TypeScript declarations, and the warnings these choices produce.
 
 /** One tool as the upstream server listed it (the fields we read). */
 export interface UpstreamTool {
@@ -60,7 +60,11 @@ function scalar(type: string, schema: Json): string {
   return type === 'integer' ? 'number' : type;
 }
 
-/** JSON Schema → TypeScript type text (A.12 table); anything else is `unknown`. */
+/**
+ * JSON Schema → TypeScript type text: scalars and string enums, unions of scalars
+ * (anyOf/oneOf or a type list), arrays and objects; anything else (`$ref`, `allOf`, `not`,
+ * nesting past the depth limit) is `unknown`, marked lossy.
+ */
 export function schemaType(schema: unknown, depth = 0): Rendered {
   if (!isObject(schema) || depth > DEPTH_LIMIT) return { text: 'unknown', lossy: true };
   if ('$ref' in schema || 'allOf' in schema || 'not' in schema) return { text: 'unknown', lossy: true };

@@ -1,4 +1,4 @@
-// Discovery of a Blueprint's upstream MCP servers (mcp-and-packages A.11): credentials,
+// Discovery of a Blueprint's upstream MCP servers: credentials,
 // connect, initialize, tools/list with paging, within 10 seconds; the catalogue cached per
 // (Blueprint, server), or per session when the headers need harness secrets.
 import type { Dispatcher } from 'undici';

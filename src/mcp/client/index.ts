@@ -1,4 +1,4 @@
-// svc as an MCP client: `@mcp/<server>` Packages (mcp-and-packages A.10–A.14).
+// svc as an MCP client: `@mcp/<server>` Packages: discovery, declarations, calls and result mapping.
 import type { HostModule } from '../../stdlib';
 
 export { McpDiscovery, DISCOVERY_BUDGET_MS, type ServerCatalogue, type DiscoveryScope, type TokenSource, type McpDiscoveryOptions } from './discovery';

@@ -1,5 +1,5 @@
 // Outbound requests of the OAuth flows (metadata, registration, token endpoint): through
-// the egress guard, 30-second timeout, 64 KiB cap on the answer (mcp-and-packages A.15).
+// the egress guard, 30-second timeout, 64 KiB cap on the answer.
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 
 export const OAUTH_TIMEOUT_MS = 30_000;

@@ -1,4 +1,4 @@
-// OAuth endpoint discovery for an MCP server (mcp-and-packages A.15): protected-resource
+// OAuth endpoint discovery for an MCP server: protected-resource
 // metadata (RFC 9728), then the issuer's authorization-server metadata (RFC 8414, with the
 // OpenID configuration as the fallback), each path-aware first, then at the origin.
 import type { Dispatcher } from 'undici';

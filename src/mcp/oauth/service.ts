@@ -174,7 +174,7 @@ export class OAuthService {
     return { blueprint: blueprint.name, state: this.state(blueprint).state, servers };
   }
 
-  /** Both endpoints: pinned in the Blueprint, or discovered (A.15). */
+  /** Both endpoints: pinned in the Blueprint, or discovered from the server's metadata. */
   async endpoints(blueprint: Blueprint, declaration: McpServerDeclaration): Promise<ServerMetadata> {
     const auth = declaration.auth!;
     const authorization = this.resolve(blueprint, auth.authorization_endpoint, 'authorization_endpoint');

@@ -1,4 +1,4 @@
-// The process-wide token manager (mcp-and-packages A.15 "Refresh behaviour"): access
+// The process-wide token manager: access
 // tokens cached per (Blueprint, server) behind a per-key lock so concurrent misses share
 // one refresh; rotation written back; `invalid_grant` retried after 1 s and 2 s, then the
 // login is expired (the credential is kept for the operator to replace).

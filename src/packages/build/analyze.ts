@@ -1,6 +1,6 @@
 // What a Package's sources declare and use, read with the TypeScript checker: its exports,
 // their doc comments and `@capability` tags, the `check(...)` calls that enforce them, and
-// the standard-library calls its own code makes (B.3, B.4), with the diagnostics of B.3.
+// the standard-library calls its own code makes, with the build's diagnostics about them.
 import type TypeScript from 'typescript';
 import type { CapabilityFile, ProvidedCapability, ProvidedField, RequiredCapability } from '../capabilities';
 import type { BuildDiagnostic } from './diagnostics';

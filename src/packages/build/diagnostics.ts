@@ -12,7 +12,7 @@ export function renderDiagnostic(d: BuildDiagnostic): string {
   return `${d.file}:${d.line}:${d.column}: ${d.severity}: ${d.message}`;
 }
 
-/** The message of a deny-warnings failure (B.6). */
+/** The message of a deny-warnings failure (`--deny-warnings` turns any warning into a failed build). */
 export function deniedWarningsMessage(warnings: readonly string[]): string {
   return `${warnings.length} warning${warnings.length === 1 ? '' : 's'} treated as errors:\n${warnings.map((w) => `  ${w}`).join('\n')}`;
 }

@@ -1,5 +1,5 @@
 // Builds one Package of a project: TypeScript diagnostics and declarations, the analysis
-// of tags, checks and calls, capabilities.yaml and the bundled lib.js (B.3-B.4, B.8).
+// of tags, checks and calls, capabilities.yaml and the bundled lib.js.
 import fs from 'node:fs';
 import path from 'node:path';
 import { hostModules } from '../../stdlib';

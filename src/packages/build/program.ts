@@ -1,6 +1,6 @@
 // The TypeScript program of one Package: its own sources plus virtual declaration files
 // for the `svc:` modules, the sandbox globals and its dependencies. Type errors are
-// warnings (B.3); syntax errors and unresolvable imports are errors.
+// warnings; syntax errors and unresolvable imports are errors.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';

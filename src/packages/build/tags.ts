@@ -1,4 +1,4 @@
-// The `@capability <name> [{ <bindings> }] [description]` doc tag (mcp-and-packages B.3).
+// The `@capability <name> [{ <bindings> }] [description]` doc tag.
 export type Binding =
   | { kind: 'param'; field: string; param: string; path: string[] }
   | { kind: 'computed'; field: string; type: FieldType }

@@ -1,5 +1,5 @@
 // The code host (GitHub or GitHub Enterprise Server through `github_api_url`): resolve a ref
-// to a commit and download the commit's tarball, following its redirect (B.7 steps 2-4).
+// to a commit and download the commit's tarball, following its redirect.
 // Failures become the install error codes.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Installing Packages from a repository on the code host (mcp-and-packages B.7): resolve,
+// Installing Packages from a repository on the code host: resolve,
 // download, digest, extract, read svc.toml, fetch repository dependencies, build, apply the
 // scope rule, decide per Package (install / up_to_date / already_installed / upgrade), write.
 import fs from 'node:fs';
@@ -22,7 +22,7 @@ export interface RepositoryName {
 }
 
 /**
- * The scope rule (B.7 step 9): a Package's scope is its repository's owner; the reserved
+ * The scope rule: a Package's scope is its repository's owner; the reserved
  * scope `svc` is published only by the official repository (setting `official_repository`),
  * which is otherwise bound by the same rule. Returns why `name` may not come from `source`, or null.
  */

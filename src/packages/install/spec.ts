@@ -1,4 +1,4 @@
-// Repository specs of B.7: `owner/repo`, `github.com/owner/repo`, `https://github.com/owner/repo`,
+// Repository specs accepted by installs: `owner/repo`, `github.com/owner/repo`, `https://github.com/owner/repo`,
 // `git@github.com:owner/repo.git`, `ssh://git@github.com/owner/repo.git`, optional `.git`,
 // and a ref as `@<ref>`, `/tree/<ref>` or `/commit/<sha>`. SSH forms only name the repository.
 import { PackageError } from '../errors';

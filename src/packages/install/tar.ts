@@ -1,4 +1,4 @@
-// Extraction of a code host's .tar.gz into a directory (B.7 step 5), strictly: the gzip
+// Extraction of a code host's .tar.gz into a directory, strictly: the gzip
 // stream is inflated chunk by chunk under a bound on the unpacked bytes (never whole into
 // memory); every header's checksum and ustar magic is verified; an archive that ends
 // before its end-of-archive blocks is truncated. Only regular files and directories are

@@ -1,4 +1,4 @@
-// Token budgets of model and embedding calls (interface.md limits table): a reservation is
+// Token budgets of model and embedding calls (max_llm_tokens and friends): a reservation is
 // taken against the run's pool and the server's pool in one synchronous step (host calls
 // of every run share this process's event loop, so check-and-take is atomic across runs),
 // then settled with what the provider reported, or the full reservation when it reported

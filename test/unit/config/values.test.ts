@@ -108,6 +108,13 @@ describe('ranges', () => {
     const s = settingsOf({ argv: ['--max-execution-time', '0', '--shutdown-grace', '0'] });
     assert.deepEqual([s.limits.max_execution_time, s.shutdownGraceSeconds], [0, 0]);
   });
+  test('session_reap_interval (our extension) is whole seconds, at least 1, default 30', () => {
+    assert.equal(settingsOf().sessionReapIntervalSeconds, 30);
+    assert.equal(settingsOf({ argv: ['--session-reap-interval', '1'] }).sessionReapIntervalSeconds, 1);
+    assert.equal(settingsOf({ env: { SVC_SESSION_REAP_INTERVAL: '300' } }).sessionReapIntervalSeconds, 300);
+    assert.equal(settingsOf({ config: { session_reap_interval: 5 } }).sessionReapIntervalSeconds, 5);
+    refused({ argv: ['--session-reap-interval', '0'] }, /session reap interval must be at least 1/);
+  });
   test('runner_pool_size (our extension) is a whole number from 1 to 64', () => {
     assert.equal(settingsOf({ argv: ['--runner-pool-size', '8'] }).runnerPoolSize, 8);
     assert.equal(settingsOf({ env: { SVC_RUNNER_POOL_SIZE: '64' } }).runnerPoolSize, 64);

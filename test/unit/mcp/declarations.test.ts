@@ -1,10 +1,10 @@
-// JSON Schema to TypeScript (mcp-and-packages A.12), tool naming rules and the warnings of
-// A.13, and result mapping.
+// JSON Schema to TypeScript, tool naming rules and the warnings they produce, and result
+// mapping.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogueTools, describeTool, isNamedExport, mapResult, renderDeclarations, schemaType } from '../../../src/mcp/client';
 
-test('schema to type: every row of the A.12 table', () => {
+test('schema to type: every supported schema form', () => {
   const cases: Array<[unknown, string]> = [
     [{ type: 'string' }, 'string'],
     [{ type: 'string', enum: ['a', 'b'] }, '"a" | "b"'],

@@ -1,5 +1,5 @@
 // The Package build: capabilities.yaml derived from tags, checks and literal calls; the
-// B.3 errors and warnings; the stored artifact of B.8 through publish-local; deny-warnings.
+// build errors and warnings; the stored artifact through publish-local; deny-warnings.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,7 +15,7 @@ function project(files: FileMap, name = '@acme/billing'): { root: string; home: 
   return { root, home: tempDir('svc-home-') };
 }
 
-test('the billing sample derives provides and requires, builds with no warning, and publish-local writes the B.8 layout', () => {
+test('the billing sample derives provides and requires, builds with no warning, and publish-local writes the stored layout', () => {
   const { root, home } = project(billingSources());
   const { build, installed } = publishLocal(options(root, home));
   assert.deepEqual(build.warnings, []);
@@ -77,7 +77,7 @@ test('build errors: a check payload key missing from the tag, a non-literal capa
   buildFails({ 'src/lib.ts': '/** D. */\nexport const x = 1;\n' }, 'build_failed', /docs\/readme\.md is missing/);
 });
 
-test('build warnings of B.3, each once', () => {
+test('build warnings, each once', () => {
   const warnings = warningsOf(
     lib(`const BASE = "https://api.example.com";
 /**

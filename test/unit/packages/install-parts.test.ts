@@ -1,4 +1,4 @@
-// Install building blocks: repository specs of B.7 and strict archive extraction (top
+// Install building blocks: repository specs and strict archive extraction (top
 // directory stripped; links of any kind, absolute paths, `..`, devices, bad checksums,
 // truncation and archives over the entry or unpacked-size bound refused).
 import { test } from 'node:test';
@@ -12,7 +12,7 @@ import { ArchiveError, extractTarGz } from '../../../src/packages/install/tar';
 import { tarGz, tarStream } from '../../support/code-host';
 import { tempDir } from '../../support/packages';
 
-test('every spec form of B.7 names the repository and the ref', () => {
+test('every accepted spec form names the repository and the ref', () => {
   const cases: Array<[string, string, string, string | null]> = [
     ['acme/pkgs', 'acme', 'pkgs', null],
     ['acme/pkgs@v1.2', 'acme', 'pkgs', 'v1.2'],

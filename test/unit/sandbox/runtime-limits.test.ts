@@ -58,29 +58,25 @@ describe('fuel', () => {
 });
 
 describe('time', () => {
-  test('an infinite loop under a 1 s limit ends as timeout within 3 s', async () => {
-    const started = Date.now();
+  // How soon after the limit a run ends is measured by bench/latencies.ts, not asserted here.
+  test('an infinite loop under a 1 s limit ends as timeout', async () => {
     const outcome = await runProgram(pool, 'export function main() { for (;;) { try { for (;;) {} } catch { } } }', { limits: { timeMs: 1000 } });
     assert.equal(outcome.outcome, 'timeout');
     assert.equal(outcome.error?.kind, 'timeout');
     assert.match(outcome.error!.message, /^timeout exceeded/);
-    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
     await assertHealthy(pool);
   });
 
   test('an async main looping between awaits ends as timeout', async () => {
-    const started = Date.now();
     const outcome = await runProgram(pool, 'export async function main() { for (;;) { await null; } }', { limits: { timeMs: 1000 } });
     assert.equal(outcome.outcome, 'timeout');
-    assert.ok(Date.now() - started < 3000);
   });
 
-  test('a promise that can never settle is a runtime_error at once, not a timeout', async () => {
-    const started = Date.now();
-    const outcome = await runProgram(pool, 'export async function main() { await new Promise(() => {}); return "never"; }', { limits: { timeMs: 10_000 } });
+  test('a promise that can never settle is a runtime_error, not a timeout', async () => {
+    // No time limit at all: only the never-settle check can end this run.
+    const outcome = await runProgram(pool, 'export async function main() { await new Promise(() => {}); return "never"; }', { limits: { timeMs: 0 } });
     assert.equal(outcome.error?.kind, 'runtime_error');
     assert.match(outcome.error!.message, /never settle/);
-    assert.ok(Date.now() - started < 2000);
   });
 
   test('an aborted signal cancels a running program', async () => {

@@ -78,7 +78,9 @@ describe('synchronous first attempts', () => {
     assert.equal(first.error, null, first.error?.message);
     assert.equal(first.result, second.result);
     assert.equal(first.wasmFuel, second.wasmFuel);
-    assert.ok(first.wallMs >= 5, `wall ${first.wallMs} ms`);
+    // Twenty million iterations are far past the runner's 3 ms slice on any machine; the
+    // fuel shows the whole loop ran (a wall-clock check here would depend on the machine).
+    assert.ok(first.wasmFuel > 20_000_000, `wasm fuel ${first.wasmFuel}`);
   });
 
   test('a stack overflow ends as stack_exhausted with the same fuel each time', async () => {
