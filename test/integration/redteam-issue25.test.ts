@@ -1,0 +1,46 @@
+// Red-team probes of the issue-25 hardening through the real server.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { registerBlueprint } from '../support/sessions';
+import { startServer, type TestServer } from '../harness';
+
+const CLOSED = 'name: closed\ndefault: deny\nvfs: ephemeral\n';
+
+function oneOff(server: TestServer, blueprint: string, code: string) {
+  return server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint, code } });
+}
+
+describe('red team: audit and argument bounds', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+    await registerBlueprint(server, CLOSED);
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test('check() from main with ever new capability names cannot flood the audit: long names are refused, new kinds counted together', async () => {
+    const linesBefore = server.lines().length;
+    // Before: 2,000 such refusals with 100 KB names wrote 2,003 records, 201 MB of audit.
+    const code = `import { check } from "svc:security";
+export function main() {
+  let long = "";
+  try { check("c" + "x".repeat(100000), {}); } catch (e) { long = e.name + ": " + e.message; }
+  let refused = 0;
+  for (let i = 0; i < 5000; i++) { try { check("acme.com/op" + i + "x".repeat(200), { blob: "y".repeat(1000) }); } catch (e) { refused++; } }
+  return { long, refused };
+}`;
+    const run = await oneOff(server, 'closed', code);
+    assert.equal(run.json.error, null, run.text.slice(0, 500));
+    const result = JSON.parse(run.json.result);
+    assert.match(result.long, /^RangeError: security\.check: capability is 100001 characters long; a capability name takes at most 256/);
+    assert.equal(result.refused, 5000);
+    const lines = server.lines().slice(linesBefore).filter((line) => line.includes('msg=decision') && line.includes(run.json.execution_id));
+    const bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    assert.ok(bytes < 4 * 1024 * 1024, `${lines.length} decision records, ${bytes} bytes`);
+    const counted = server.audit({ type: 'decision', execution_id: run.json.execution_id, capability: '*' });
+    assert.equal(counted.length, 1, 'the kinds past the limit end in one counted record');
+    assert.equal(counted[0].count, String(5000 - 1024));
+  });
+});
