@@ -20,7 +20,7 @@ export interface SessionServicesOptions<B extends SessionBlueprint> {
   newId?: () => string;
   onSessionEnded?: (sessionId: string) => void;
   /** `max_last_run_memory` in bytes. */
-  oneOffLastRunBytes?: number;
+  lastRunBytes?: number;
 }
 
 export interface SessionServices<B extends SessionBlueprint> {
@@ -44,7 +44,7 @@ export function startSessionServices<B extends SessionBlueprint>(options: Sessio
     resolveBlueprint: options.resolveBlueprint,
     newId,
     onSessionEnded: options.onSessionEnded,
-    oneOffLastRunBytes: options.oneOffLastRunBytes,
+    lastRunBytes: options.lastRunBytes,
   });
   sessions.recover();
   sessions.start();

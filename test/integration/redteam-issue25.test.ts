@@ -44,3 +44,35 @@ export function main() {
     assert.equal(counted[0].count, String(5000 - 1024));
   });
 });
+
+describe('red team: open sessions\' last-runs', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ args: ['--max-last-run-memory', '1'] });
+    await registerBlueprint(server, 'name: open\ndefault: allow\nvfs: ephemeral\n');
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test('are kept by total bytes like one-off runs: opening more sessions cannot grow the server without bound', async () => {
+    // Before: each open session kept its last run (up to 1 MiB of result and of console) whatever their number.
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const opened = await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'open' } });
+      assert.equal(opened.status, 200, opened.text);
+      const id = opened.json.session_id;
+      const run = await server.request('POST', `/v1/sessions/${id}/execute`, { token: server.userToken, body: { code: `export function main() { return "${i}".repeat(300000); }` } });
+      assert.equal(run.json.error, null, run.text.slice(0, 500));
+      ids.push(id);
+    }
+    const statuses = [];
+    for (const id of ids) statuses.push((await server.request('GET', `/v1/sessions/${id}/last-run`, { token: server.userToken })).status);
+    assert.deepEqual(statuses, [404, 404, 200, 200, 200]);
+    const newest = await server.request('GET', `/v1/sessions/${ids[4]}/last-run`, { token: server.userToken });
+    assert.equal(newest.json.result, '4'.repeat(300000));
+    const again = await server.request('POST', `/v1/sessions/${ids[0]}/execute`, { token: server.userToken, body: { code: 'export function main() { return "again"; }' } });
+    assert.equal(again.json.error, null);
+    assert.equal((await server.request('GET', `/v1/sessions/${ids[0]}/last-run`, { token: server.userToken })).json.result, 'again', 'a session that runs again has its record back');
+  });
+});
