@@ -3,6 +3,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { registerBlueprint } from '../support/sessions';
 import { startServer, type TestServer } from '../harness';
+import { serverOptions, startStandIn, type StandIn } from '../support/stand-in';
 
 const CLOSED = 'name: closed\ndefault: deny\nvfs: ephemeral\n';
 
@@ -74,5 +75,46 @@ describe('red team: open sessions\' last-runs', () => {
     const again = await server.request('POST', `/v1/sessions/${ids[0]}/execute`, { token: server.userToken, body: { code: 'export function main() { return "again"; }' } });
     assert.equal(again.json.error, null);
     assert.equal((await server.request('GET', `/v1/sessions/${ids[0]}/last-run`, { token: server.userToken })).json.result, 'again', 'a session that runs again has its record back');
+  });
+});
+
+describe('red team: redirects and the `port` of http.* contexts', () => {
+  const HOST = 'ports.rt.test';
+  let allowed: StandIn;
+  let other: StandIn;
+  let server: TestServer;
+  before(async () => {
+    other = await startStandIn([HOST], () => ({ status: 200, body: 'other port' }));
+    allowed = await startStandIn([HOST], (request) => ({ status: 302, headers: { location: request.path === '/hop-host' ? 'https://127.0.0.1:' + other.port + '/x' : `https://${HOST}:${other.port}/x` } }));
+    server = await startServer({ ...serverOptions(allowed), timeoutMs: 60_000 });
+    const yaml = ['name: ports', 'permissions:', '  main:', `    - {capability: http.get, filter: 'host == "${HOST}" and port == ${allowed.port}', action: allow}`, ''].join('\n');
+    assert.equal((await server.request('POST', '/v1/blueprints', { body: { yaml } })).status, 200);
+  });
+  after(async () => {
+    await server?.stop();
+    await allowed?.close();
+    await other?.close();
+  });
+
+  test('a redirect to another port or host of the far end is judged again and refused, for svc:http and fetch', async () => {
+    const program = `import * as http from "svc:http";
+export async function main() {
+  const attempt = async (f) => { try { return await f(); } catch (e) { return e.name + ": " + (e.cause ?? e).message; } };
+  const base = "https://${HOST}:" + PORT;
+  return [
+    await attempt(() => http.get(base + "/hop-port").body),
+    await attempt(async () => (await fetch(base + "/hop-port")).text()),
+    await attempt(() => http.get(base + "/hop-host").body),
+    await attempt(async () => (await fetch(base + "/hop-host")).text()),
+  ];
+}`.replace('PORT', String(allowed.port));
+    const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'ports', code: program } });
+    assert.equal(reply.status, 200, reply.text);
+    const results: string[] = JSON.parse(reply.json.result);
+    assert.equal(results.length, 4);
+    for (const result of results) assert.match(result, /permission denied: caller=main capability=http\.get/, JSON.stringify(results));
+    const denied = server.audit({ type: 'decision', execution_id: reply.json.execution_id, decision: 'deny' }).map((r) => [JSON.parse(r['context.payload_json']).host, JSON.parse(r['context.payload_json']).port]);
+    assert.deepEqual(denied, [[HOST, other.port], [HOST, other.port], ['127.0.0.1', other.port], ['127.0.0.1', other.port]]);
+    assert.equal(other.requests.length, 0, 'nothing reached the other port or host');
   });
 });
