@@ -1,7 +1,7 @@
 // Decision records of one run and the gate every gated
 // operation calls: denials are written at once, one by one, until the same refusal
 // (caller, capability, source, rule) has been written DENIALS_WRITTEN_EACH times in the
-// run or the run's refusals written so far reach DENIAL_BYTES_WRITTEN_EACH_RUN; further
+// run or the run's refusals written so far reach SINGLE_RECORD_BYTES_EACH_RUN; further
 // ones are counted and written as one record per kind when the run finishes (kinds past
 // SUMMARY_LIMITS.groups are counted together per caller and source). Allows
 // per `logging.audit.allows`: `all` one each, `none` nothing, `summary` grouped per
@@ -39,8 +39,8 @@ export const SUMMARY_LIMITS = { groups: 1024, contextsPerGroup: 10, retainedCont
 
 /** Identical refusals in one run written one by one before the rest are counted into one record. */
 export const DENIALS_WRITTEN_EACH = 5;
-/** Refusals written one by one in a run stop once their contexts reach this many characters; the rest are counted. */
-export const DENIAL_BYTES_WRITTEN_EACH_RUN = 1024 * 1024;
+/** Refusals written one by one in a run stop once their contexts reach this many characters, and so do allows past the summary limits; the rest are counted. */
+export const SINGLE_RECORD_BYTES_EACH_RUN = 1024 * 1024;
 
 /** A context text value longer than this is cut in `payload_json`, with a marker giving its size. */
 export const AUDIT_VALUE_CHARS = 1024;
@@ -117,6 +117,8 @@ interface AllowGroup {
   contexts: Array<Record<string, unknown>>;
   seen: Set<string>;
   overflow: boolean;
+  /** Allows of many capabilities and rules counted together (no rule fields). */
+  mixed?: boolean;
 }
 
 /** Refusals of one kind in a run past the first DENIALS_WRITTEN_EACH: counted, a few contexts kept. */
@@ -139,6 +141,7 @@ export class RunDecisions {
   private readonly denials = new Map<string, DenialGroup>();
   private retainedBytes = 0;
   private deniedBytes = 0;
+  private overflowAllowBytes = 0;
 
   constructor(
     private readonly scope: DecisionScope,
@@ -190,6 +193,7 @@ export class RunDecisions {
     this.denials.clear();
     this.retainedBytes = 0;
     this.deniedBytes = 0;
+    this.overflowAllowBytes = 0;
   }
 
   private inputs(caller: string | undefined, capability: string, context: Record<string, unknown>) {
@@ -222,7 +226,7 @@ export class RunDecisions {
 
   /**
    * True when this refusal is written now: the first DENIALS_WRITTEN_EACH of a kind while
-   * the run has written less than DENIAL_BYTES_WRITTEN_EACH_RUN of refusals. Later ones are
+   * the run has written less than SINGLE_RECORD_BYTES_EACH_RUN of refusals. Later ones are
    * counted (a few distinct contexts kept) for the record written at the run's end; kinds
    * past SUMMARY_LIMITS.groups are counted together per caller and source (capability '*'),
    * so neither distinct names nor large contexts can flood the audit.
@@ -240,7 +244,7 @@ export class RunDecisions {
       this.denials.set(key, group);
     }
     group.seen++;
-    if (group.written < DENIALS_WRITTEN_EACH && this.deniedBytes < DENIAL_BYTES_WRITTEN_EACH_RUN) {
+    if (group.written < DENIALS_WRITTEN_EACH && this.deniedBytes < SINGLE_RECORD_BYTES_EACH_RUN) {
       group.written++;
       this.deniedBytes += capability.length + payloadJson(context).length;
       return true;
@@ -298,8 +302,18 @@ export class RunDecisions {
     const payload = payloadJson(decision.context);
     const bytes = Buffer.byteLength(payload, 'utf8');
     if (this.groups.size >= SUMMARY_LIMITS.groups || this.retainedBytes + bytes > SUMMARY_LIMITS.retainedContextBytes) {
-      // Beyond a limit the operation is not lost: it is written on its own, flagged.
-      return this.writeAllow(caller, capability, decision, true, payload);
+      // Beyond a limit the operation is not lost: it is written on its own, flagged, until
+      // the run wrote SINGLE_RECORD_BYTES_EACH_RUN of such records; then it is counted
+      // per caller under capability '*' (distinct check names cannot flood the audit).
+      if (this.overflowAllowBytes < SINGLE_RECORD_BYTES_EACH_RUN) {
+        this.overflowAllowBytes += capability.length + payload.length;
+        return this.writeAllow(caller, capability, decision, true, payload);
+      }
+      const overflowKey = `${caller}\u0000*\u0000overflow`;
+      const counted = this.groups.get(overflowKey);
+      if (counted) counted.count++;
+      else this.groups.set(overflowKey, { caller, capability: '*', decision, count: 1, contexts: [], seen: new Set(), overflow: true, mixed: true });
+      return;
     }
     this.retainedBytes += bytes;
     this.groups.set(key, { caller, capability, decision, count: 1, contexts: [auditContextWith(payload, decision.context)], seen: new Set([payload]), overflow: false });
@@ -326,7 +340,7 @@ export class RunDecisions {
       ...recordBase(this.scope, group.caller, group.capability),
       decision: 'allow',
       source: 'policy',
-      ...ruleFields(group.decision),
+      ...(group.mixed ? {} : ruleFields(group.decision)),
       count: group.count,
       contexts: group.contexts,
       ...(group.overflow ? { summary_overflow: true } : {}),
