@@ -118,3 +118,28 @@ export async function main() {
     assert.equal(other.requests.length, 0, 'nothing reached the other port or host');
   });
 });
+
+describe('red team: address forms', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ args: ['--add-host', 'cgnat.rt.test=100.64.0.1', '--add-host', 'mapped.rt.test=::ffff:127.0.0.1', '--add-host', 'teredo.rt.test=2001:0:4136:e378:8000:63bf:80ff:fffe'] });
+    await registerBlueprint(server, 'name: web\ndefault: allow\n');
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test('IPv4 literals in decimal, hex, octal and short forms, IPv6 forms and names mapped to special ranges are all refused before connecting', async () => {
+    const urls = [
+      'https://2130706433:9/', 'https://0x7f.1:9/', 'https://0177.0.0.1:9/', 'https://127.1:9/', 'https://0:9/',
+      'https://[::ffff:127.0.0.1]:9/', 'https://[::ffff:7f00:1]:9/', 'https://[::]:9/', 'https://[64:ff9b:1::7f00:1]:9/',
+      'https://169.254.169.254/', 'https://cgnat.rt.test:9/', 'https://mapped.rt.test:9/', 'https://teredo.rt.test:9/',
+    ];
+    const code = `import * as http from "svc:http";
+export function main() { return ${JSON.stringify(urls)}.map((u) => { try { return http.get(u).status; } catch (e) { return String(e.message); } }); }`;
+    const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code } });
+    assert.equal(reply.json.error, null, reply.text.slice(0, 500));
+    const results: string[] = JSON.parse(reply.json.result);
+    results.forEach((result, i) => assert.match(String(result), /blocked by network policy/, `${urls[i]}: ${result}`));
+  });
+});
