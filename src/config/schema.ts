@@ -48,7 +48,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   limit('max_execution_stack', 'kibibytes', 'stack of one run in KiB, 1-16384 (default 512)', { max: 16384 }),
   limit('max_ephemeral_vfs_size', 'megabytes', 'megabytes an ephemeral file area may hold when its Blueprint sets no vfs size_limit (default 64)'),
   limit('max_session_state_memory', 'megabytes', 'megabytes of all sessions\' svc:session state (default 1024)'),
-  limit('max_last_run_memory', 'megabytes', 'megabytes of one-off runs\' last-run records kept for reading back, oldest dropped first (default 64)'),
+  limit('max_last_run_memory', 'megabytes', 'megabytes of last-run records kept for reading back, for one-off runs and again for open sessions, oldest dropped first (default 64)'),
   limit('max_llm_tokens', 'count', 'model tokens across all runs (default 20M)'),
   limit('max_execution_llm_tokens', 'count', 'model tokens of one run (default 1M)'),
   limit('max_llm_concurrency', 'whole', 'prompts of one batch in flight (default 4)'),

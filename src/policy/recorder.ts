@@ -1,7 +1,9 @@
 // Decision records of one run and the gate every gated
 // operation calls: denials are written at once, one by one, until the same refusal
 // (caller, capability, source, rule) has been written DENIALS_WRITTEN_EACH times in the
-// run; further ones are counted and written as one record when the run finishes. Allows
+// run or the run's refusals written so far reach SINGLE_RECORD_BYTES_EACH_RUN; further
+// ones are counted and written as one record per kind when the run finishes (kinds past
+// SUMMARY_LIMITS.groups are counted together per caller and source). Allows
 // per `logging.audit.allows`: `all` one each, `none` nothing, `summary` grouped per
 // (caller, capability, rule) and written in first-seen order when the run finishes.
 // Every record is bounded: long context values are cut with a marker and their size.
@@ -38,6 +40,8 @@ export const SUMMARY_LIMITS = { groups: 1024, contextsPerGroup: 10, retainedCont
 
 /** Identical refusals in one run written one by one before the rest are counted into one record. */
 export const DENIALS_WRITTEN_EACH = 5;
+/** Refusals written one by one in a run stop once their contexts reach this many characters, and so do allows past the summary limits; the rest are counted. */
+export const SINGLE_RECORD_BYTES_EACH_RUN = 1024 * 1024;
 
 /** A context text value longer than this is cut in `payload_json`, with a marker giving its size. */
 export const AUDIT_VALUE_CHARS = 1024;
@@ -114,6 +118,8 @@ interface AllowGroup {
   contexts: Array<Record<string, unknown>>;
   seen: Set<string>;
   overflow: boolean;
+  /** Allows of many capabilities and rules counted together (no rule fields). */
+  mixed?: boolean;
 }
 
 /** Refusals of one kind in a run past the first DENIALS_WRITTEN_EACH: counted, a few contexts kept. */
@@ -124,6 +130,8 @@ interface DenialGroup {
   decision?: Decision;
   /** Refusals seen in the run, the ones written one by one included. */
   seen: number;
+  /** Of those, written one by one when they happened. */
+  written: number;
   contexts: Array<Record<string, unknown>>;
   payloads: Set<string>;
   overflow: boolean;
@@ -133,6 +141,8 @@ export class RunDecisions {
   private readonly groups = new Map<string, AllowGroup>();
   private readonly denials = new Map<string, DenialGroup>();
   private retainedBytes = 0;
+  private deniedBytes = 0;
+  private overflowAllowBytes = 0;
 
   constructor(
     private readonly scope: DecisionScope,
@@ -179,10 +189,12 @@ export class RunDecisions {
   /** Writes the summary groups, then the counted refusals, in first-seen order (run end, whatever its outcome). Safe to call twice. */
   flush(): void {
     for (const group of this.groups.values()) this.audit.write(this.groupRecord(group));
-    for (const group of this.denials.values()) if (group.seen > DENIALS_WRITTEN_EACH) this.audit.write(this.denialGroupRecord(group));
+    for (const group of this.denials.values()) if (group.seen > group.written) this.audit.write(this.denialGroupRecord(group));
     this.groups.clear();
     this.denials.clear();
     this.retainedBytes = 0;
+    this.deniedBytes = 0;
+    this.overflowAllowBytes = 0;
   }
 
   private inputs(caller: string | undefined, capability: string, context: Record<string, unknown>) {
@@ -216,21 +228,30 @@ export class RunDecisions {
   }
 
   /**
-   * True when this refusal is written now: the first DENIALS_WRITTEN_EACH of a kind, and
-   * any refusal once the run has as many kinds as the summary allows. Later ones are
-   * counted (a few distinct contexts kept) for the record written at the run's end.
+   * True when this refusal is written now: the first DENIALS_WRITTEN_EACH of a kind while
+   * the run has written less than SINGLE_RECORD_BYTES_EACH_RUN of refusals. Later ones are
+   * counted (a few distinct contexts kept) for the record written at the run's end; kinds
+   * past SUMMARY_LIMITS.groups are counted together per caller and source (capability '*'),
+   * so neither distinct names nor large contexts can flood the audit.
    */
   private countDenial(caller: string, capability: string, context: Record<string, unknown>, source: DecisionSource, decision?: Decision): boolean {
     const rule = decision && source === 'policy' ? String(decision.rule) : '';
-    const key = `${caller}\u0000${capability}\u0000${source}\u0000${rule}`;
+    let key = `${caller}\u0000${capability}\u0000${source}\u0000${rule}`;
+    if (!this.denials.has(key) && this.denials.size >= SUMMARY_LIMITS.groups) key = `${caller}\u0000*\u0000${source}\u0000overflow`;
     let group = this.denials.get(key);
     if (!group) {
-      if (this.denials.size >= SUMMARY_LIMITS.groups) return true;
-      group = { caller, capability, source, decision, seen: 0, contexts: [], payloads: new Set(), overflow: false };
+      const overflowKind = key.endsWith('\u0000overflow');
+      group = overflowKind
+        ? { caller, capability: '*', source, seen: 0, written: 0, contexts: [], payloads: new Set(), overflow: true }
+        : { caller, capability, source, decision, seen: 0, written: 0, contexts: [], payloads: new Set(), overflow: false };
       this.denials.set(key, group);
     }
     group.seen++;
-    if (group.seen <= DENIALS_WRITTEN_EACH) return true;
+    if (group.written < DENIALS_WRITTEN_EACH && this.deniedBytes < SINGLE_RECORD_BYTES_EACH_RUN) {
+      group.written++;
+      this.deniedBytes += capability.length + payloadJson(context).length;
+      return true;
+    }
     if (group.overflow) return false;
     const payload = payloadJson(context);
     if (group.payloads.has(payload)) return false;
@@ -252,7 +273,7 @@ export class RunDecisions {
       source: group.source,
       ...(group.decision && group.source === 'policy' ? ruleFields(group.decision) : {}),
       reason: denialReason(group.source, group.decision),
-      count: group.seen - DENIALS_WRITTEN_EACH,
+      count: group.seen - group.written,
       contexts: group.contexts,
       ...(group.overflow ? { summary_overflow: true } : {}),
     });
@@ -284,8 +305,18 @@ export class RunDecisions {
     const payload = payloadJson(decision.context);
     const bytes = Buffer.byteLength(payload, 'utf8');
     if (this.groups.size >= SUMMARY_LIMITS.groups || this.retainedBytes + bytes > SUMMARY_LIMITS.retainedContextBytes) {
-      // Beyond a limit the operation is not lost: it is written on its own, flagged.
-      return this.writeAllow(caller, capability, decision, true, payload);
+      // Beyond a limit the operation is not lost: it is written on its own, flagged, until
+      // the run wrote SINGLE_RECORD_BYTES_EACH_RUN of such records; then it is counted
+      // per caller under capability '*' (distinct check names cannot flood the audit).
+      if (this.overflowAllowBytes < SINGLE_RECORD_BYTES_EACH_RUN) {
+        this.overflowAllowBytes += capability.length + payload.length;
+        return this.writeAllow(caller, capability, decision, true, payload);
+      }
+      const overflowKey = `${caller}\u0000*\u0000overflow`;
+      const counted = this.groups.get(overflowKey);
+      if (counted) counted.count++;
+      else this.groups.set(overflowKey, { caller, capability: '*', decision, count: 1, contexts: [], seen: new Set(), overflow: true, mixed: true });
+      return;
     }
     this.retainedBytes += bytes;
     this.groups.set(key, { caller, capability, decision, count: 1, contexts: [auditContextWith(payload, decision.context)], seen: new Set([payload]), overflow: false });
@@ -312,7 +343,7 @@ export class RunDecisions {
       ...recordBase(this.scope, group.caller, group.capability),
       decision: 'allow',
       source: 'policy',
-      ...ruleFields(group.decision),
+      ...(group.mixed ? {} : ruleFields(group.decision)),
       count: group.count,
       contexts: group.contexts,
       ...(group.overflow ? { summary_overflow: true } : {}),

@@ -245,7 +245,7 @@ export async function boot(options: BootOptions): Promise<void> {
 
   const { sessions, ledger } = startSessionServices({
     sessionStoreDir: settings.paths.sessionStoreDir,
-    oneOffLastRunBytes: settings.limits.max_last_run_memory * 1024 * 1024,
+    lastRunBytes: settings.limits.max_last_run_memory * 1024 * 1024,
     vfsSessionDir: settings.paths.vfsSessionDir,
     db,
     audit,

@@ -1,8 +1,8 @@
 // Last-run records: one per open session, plus recent one-off runs, whose throw-away
-// sessions can only be read back through last-run. One-off records are kept by total
-// bytes (`max_last_run_memory`), not by count, so large results cannot grow the server
-// without bound; every record's result is capped on its own. Memory only; nothing
-// survives a restart.
+// sessions can only be read back through last-run. Each kind is kept by total bytes
+// (`max_last_run_memory` each), not by count, so large results cannot grow the server
+// without bound however many runs or sessions there are; every record's result is capped
+// on its own. Memory only; nothing survives a restart.
 
 /** What GET last-run answers; the error object is the execute result's. */
 export interface LastRun {
@@ -57,7 +57,7 @@ interface Retained {
   bytes: number;
 }
 
-export class OneOffLastRuns {
+export class LastRunStore {
   // A Map iterates in insertion order, so the first key is always the oldest.
   private readonly records = new Map<string, Retained>();
   private total = 0;
@@ -94,7 +94,8 @@ export class OneOffLastRuns {
     return this.total;
   }
 
-  private forget(sessionId: string): void {
+  /** Drops the record of a session (ended, or evicted by newer ones). */
+  forget(sessionId: string): void {
     const retained = this.records.get(sessionId);
     if (!retained) return;
     this.records.delete(sessionId);

@@ -5,7 +5,7 @@ import { auditVariables, type AuditWriter, type ServerLog, type SessionAuditReco
 import { bindBlueprint, bindHarnessSecrets, missingRequiredSecrets, type BindableBlueprint } from './binding';
 import type { SessionFileAreas } from './file-areas';
 import type { FilledVfs } from '../blueprints';
-import { OneOffLastRuns, retainedLastRun, type LastRun } from './last-runs';
+import { LastRunStore, type LastRun } from './last-runs';
 import type { IdempotencyLedger } from './ledger';
 import type { SessionRecord, SessionRecordStore } from './record-store';
 import { fileAreaOf, recoverSessions, type RecoverySummary } from './recovery';
@@ -62,7 +62,6 @@ export interface SessionView {
 interface OpenSession {
   record: SessionRecord;
   secrets: Record<string, string>;
-  lastRun: LastRun | null;
   runsInFlight: number;
   lastActivityMs: number;
   lastWrittenActivityMs: number;
@@ -82,7 +81,7 @@ export interface SessionManagerOptions<B extends SessionBlueprint> {
   /** Called whenever a session ends, so other capabilities (svc:session state) drop theirs. */
   onSessionEnded?: (sessionId: string) => void;
   /** Bytes the one-off last-run records may hold together (`max_last_run_memory`). */
-  oneOffLastRunBytes?: number;
+  lastRunBytes?: number;
   reapIntervalMs?: number;
   activityDebounceMs?: number;
 }
@@ -91,13 +90,16 @@ type EndEvent = { event: 'deleted'; reason: 'disconnect' } | { event: 'evicted';
 
 export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   private readonly sessions = new Map<string, OpenSession>();
-  private readonly oneOffRuns: OneOffLastRuns;
+  private readonly oneOffRuns: LastRunStore;
+  /** Open sessions' last runs, under a byte budget of their own: many sessions cannot grow the server without bound. */
+  private readonly sessionRuns: LastRunStore;
   private readonly now: () => number;
   private reaper: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: SessionManagerOptions<B>) {
     this.now = options.now ?? Date.now;
-    this.oneOffRuns = new OneOffLastRuns(options.oneOffLastRunBytes);
+    this.oneOffRuns = new LastRunStore(options.lastRunBytes);
+    this.sessionRuns = new LastRunStore(options.lastRunBytes);
   }
 
   // ---- opening and binding -------------------------------------------------------------
@@ -127,7 +129,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
       mcp: request.mcp ?? null,
     };
     this.persistNewSession(record);
-    this.sessions.set(sessionId, { record, secrets: binding.value.secrets, lastRun: null, runsInFlight: 0, lastActivityMs: now, lastWrittenActivityMs: now });
+    this.sessions.set(sessionId, { record, secrets: binding.value.secrets, runsInFlight: 0, lastActivityMs: now, lastWrittenActivityMs: now });
     this.auditSession({
       type: 'session',
       event: 'created',
@@ -199,10 +201,10 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     };
   }
 
-  /** The run's last-run record (its result capped as for one-off runs). */
+  /** The run's last-run record (its result capped as for one-off runs; the oldest of all sessions' records go first past the byte budget). */
   recordLastRun(sessionId: string, lastRun: LastRun): void {
     const session = this.sessions.get(sessionId);
-    if (session) session.lastRun = retainedLastRun(lastRun);
+    if (session) this.sessionRuns.remember(sessionId, lastRun, session.record.owner ?? '');
   }
 
   /** The last-run record of a one-off run's throw-away session, readable by `owner` (kept within the byte budget, newest first). */
@@ -216,7 +218,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     if (session) {
       if (!mayAct(session.record.owner, actor)) return null;
       this.touchSession(session);
-      return session.lastRun;
+      return this.sessionRuns.get(sessionId)?.record ?? null;
     }
     const oneOff = this.oneOffRuns.get(sessionId);
     return oneOff && mayAct(oneOff.owner, actor) ? oneOff.record : null;
@@ -267,6 +269,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   private end(session: OpenSession, how: EndEvent, principal: string): void {
     const sessionId = session.record.session_id;
     this.sessions.delete(sessionId);
+    this.sessionRuns.forget(sessionId);
     this.discardSessionData(session.record);
     this.auditSession({
       type: 'session',
@@ -318,7 +321,6 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
         this.sessions.set(record.session_id, {
           record,
           secrets: {},
-          lastRun: null,
           runsInFlight: 0,
           lastActivityMs: record.last_activity_ms,
           lastWrittenActivityMs: record.last_activity_ms,

@@ -20,7 +20,7 @@ export interface SessionServicesOptions<B extends SessionBlueprint> {
   newId?: () => string;
   onSessionEnded?: (sessionId: string) => void;
   /** `max_last_run_memory` in bytes. */
-  oneOffLastRunBytes?: number;
+  lastRunBytes?: number;
   /** How often the reaper sweeps for idle sessions (the `session_reap_interval` setting). */
   reapIntervalMs?: number;
 }
@@ -46,7 +46,7 @@ export function startSessionServices<B extends SessionBlueprint>(options: Sessio
     resolveBlueprint: options.resolveBlueprint,
     newId,
     onSessionEnded: options.onSessionEnded,
-    oneOffLastRunBytes: options.oneOffLastRunBytes,
+    lastRunBytes: options.lastRunBytes,
     reapIntervalMs: options.reapIntervalMs,
   });
   sessions.recover();

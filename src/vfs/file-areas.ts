@@ -12,16 +12,28 @@ function removeIfPresent(dir: string): void {
 }
 
 export class FileAreas {
-  private readonly ephemeralRoot: string;
+  /** Made on first use (see ephemeralRoot()). */
+  private ephemeralDir: string | null = null;
   private readonly volumes: Map<string, VolumeDeclaration>;
   /** Bytes of an ephemeral area whose Blueprint sets no size_limit. */
   private readonly ephemeralSizeLimit: number;
 
   constructor(private readonly settings: Pick<Settings, 'paths' | 'volumes'> & { limits?: Pick<Limits, 'max_ephemeral_vfs_size'> }) {
-    // A private subdirectory of the (possibly shared) temp directory, removed at exit.
-    this.ephemeralRoot = path.join(settings.paths.vfsEphemeralDir, `svc-ephemeral-${process.pid}`);
     this.volumes = new Map(settings.volumes.map((v) => [v.name, v]));
     this.ephemeralSizeLimit = (settings.limits?.max_ephemeral_vfs_size ?? limitDefaults.max_ephemeral_vfs_size) * 1024 * 1024;
+  }
+
+  /**
+   * A private subdirectory of the (possibly shared) temp directory, removed at exit: made
+   * with a random name and mode 0700 (mkdtemp), never a fixed name someone else could
+   * create first, as a directory they own or a link leading elsewhere.
+   */
+  private ephemeralRoot(): string {
+    if (this.ephemeralDir === null) {
+      fs.mkdirSync(this.settings.paths.vfsEphemeralDir, { recursive: true });
+      this.ephemeralDir = fs.mkdtempSync(path.join(this.settings.paths.vfsEphemeralDir, `svc-ephemeral-${process.pid}-`));
+    }
+    return this.ephemeralDir;
   }
 
   private volumePlace(guestRoot: string, name: string, subPath: string | undefined, access: VolumeAccess | undefined): Place {
@@ -58,7 +70,7 @@ export class FileAreas {
       case 'none':
         return new FileArea('none', '/', []);
       case 'ephemeral': {
-        const dir = path.join(this.ephemeralRoot, ids.runId);
+        const dir = path.join(this.ephemeralRoot(), ids.runId);
         // Without its own size_limit an ephemeral area gets the server's default: a run's
         // scratch space is not an unbounded claim on the server's disk.
         const root: Place = { guestRoot: '/', anchor: dir, hostRoot: dir, access: 'read_write', sizeLimit: limit ?? this.ephemeralSizeLimit, volume: '', create: true };
@@ -81,6 +93,7 @@ export class FileAreas {
 
   /** At exit: the private ephemeral directory goes. */
   close(): void {
-    fs.rmSync(this.ephemeralRoot, { recursive: true, force: true });
+    if (this.ephemeralDir !== null) fs.rmSync(this.ephemeralDir, { recursive: true, force: true });
+    this.ephemeralDir = null;
   }
 }

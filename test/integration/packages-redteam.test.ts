@@ -640,6 +640,12 @@ export function main() {
     'a subclass of app\'s class whose render is bound send': { body: 'class Evil extends Widget { render = send.bind(null, note); } return new Evil().show();', expect: 'none' },
     'bound send stored with Object.assign on a returned object': { body: 'const w = widget(); Object.assign(w, { render: send.bind(null, note) }); return w.show();', expect: 'deny' },
     'bound send as an accessor defined on a returned object through its prototype view': { body: 'const w = widget(); Object.defineProperty(w, "render", { get: () => send.bind(null, note) }); return w.show();', expect: 'deny' },
+    'an instance made by Reflect.construct with a program prototype whose label getter is bound send': { body: 'function Evil() {} Evil.prototype = Object.defineProperty({}, "label", { get: send.bind(null, note) }); const w = Reflect.construct(Widget, [], Evil) as any; return w.title();', expect: 'none' },
+    'a label getter defined on the prototype of app\'s class': { body: 'try { Object.defineProperty(Widget.prototype, "label", { get: send.bind(null, note), configurable: true }); } catch { return "frozen"; } return widget().title();', expect: 'none' },
+    'a returned object given a program prototype with a label getter': { body: 'const w = widget(); Object.setPrototypeOf(w, Object.defineProperty(Object.create(Widget.prototype), "label", { get: send.bind(null, note) })); return w.title();', expect: 'none' },
+    'send called through Function.prototype.call bound to it, applied by app': { body: 'return widget().invoke(Function.prototype.call.bind(send), [null, note]);', expect: 'deny' },
+    'an array argument whose element is a getter of bound send': { body: 'return widget().sorted(Object.defineProperty([1, 2], 0, { get: send.bind(null, note), enumerable: true }));', expect: 'deny' },
+    'a promise of a program reaction calling send, awaited by app': { body: 'return await widget().wait(Promise.resolve().then(() => send(note)));', expect: 'deny' },
   };
   for (const [name, route] of Object.entries(routes)) {
     test(`no call under app's grant with the program's data: ${name}`, async () => {

@@ -190,12 +190,13 @@ describe('ephemeral file areas on disk', () => {
     const server = await startServer({ config: { vfs_ephemeral_dir: dir } });
     try {
       await registerBlueprint(server, SCRATCH);
-      const root = path.join(dir, `svc-ephemeral-${server.child.pid}`);
-      const leftovers = () => (fs.existsSync(root) ? fs.readdirSync(root) : []);
+      // The server's private directory: svc-ephemeral-<pid>-<random>, made on first use.
+      const roots = () => fs.readdirSync(dir).filter((name) => name.startsWith(`svc-ephemeral-${server.child.pid}-`));
+      const leftovers = () => roots().flatMap((name) => fs.readdirSync(path.join(dir, name)));
       const id = await openSession(server, { blueprint: 'scratch' });
       const wrote = await execute(server, id, WRITE_NOTE);
       assert.equal(wrote.json.error, null, wrote.text);
-      assert.ok(fs.existsSync(root), 'the run made its directory under vfs_ephemeral_dir');
+      assert.equal(roots().length, 1, 'the run made its directory under vfs_ephemeral_dir');
       assert.deepEqual(leftovers(), []);
       assert.equal((await execute(server, id, 'export function main() { return 1; }')).json.result, '1');
       assert.deepEqual(leftovers(), []);

@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { auditRecordFits, encodeAuditRecord, type AuditRecord } from '../../../src/audit';
-import { AUDIT_VALUE_CHARS, auditContext, DENIALS_WRITTEN_EACH, parsePermissionPolicy, PermissionDeniedError, RunDecisions, serverEgressDecision, type AllowsMode, type PermissionPolicy } from '../../../src/policy';
+import { AUDIT_VALUE_CHARS, auditContext, SINGLE_RECORD_BYTES_EACH_RUN, DENIALS_WRITTEN_EACH, SUMMARY_LIMITS, parsePermissionPolicy, PermissionDeniedError, RunDecisions, serverEgressDecision, type AllowsMode, type PermissionPolicy } from '../../../src/policy';
 
 type Written = Record<string, any>;
 
@@ -255,6 +255,48 @@ describe('refusals coalesced per run', () => {
       assert.deepEqual(summary.contexts.map((c: { path: string }) => c.path).sort(), ['/x0', '/x1', '/x2']);
       assert.equal(summary.context, undefined);
     }
+  });
+});
+
+describe('refusals bounded per run (red team)', () => {
+  test('refusals of ever new capability names are counted together past the kinds a run keeps, not written one by one', () => {
+    const { decisions, written } = recorder('summary', policyOf('deny', undefined));
+    const runs = SUMMARY_LIMITS.groups + 2000;
+    for (let i = 0; i < runs; i++) assert.throws(() => decisions.check('main', `acme.com/op${i}`, {}), isDenied('policy'));
+    // One record per kind up to the limit, then five of the overflow bucket; 2,000 were written one each before.
+    assert.equal(written.length, SUMMARY_LIMITS.groups + DENIALS_WRITTEN_EACH);
+    decisions.flush();
+    const counted = written.at(-1)!;
+    assert.deepEqual([counted.capability, counted.count, counted.summary_overflow, counted.caller], ['*', 2000 - DENIALS_WRITTEN_EACH, true, 'main']);
+  });
+
+  test('refusals with large contexts stop being written one by one once the run wrote a mebibyte of them', () => {
+    const { decisions, written } = recorder('none', policyOf('deny', undefined));
+    // Each context is about 60 KB (values stay under the per-value cut); one kind per call.
+    const big = (i: number) => ({ i, blob: Array.from({ length: 60 }, () => 'x'.repeat(1000)) });
+    for (let i = 0; i < 500; i++) assert.throws(() => decisions.check('main', `acme.com/op${i}`, big(i)), isDenied('policy'));
+    const bytes = written.reduce((sum, record) => sum + record.context.payload_json.length, 0);
+    assert.ok(written.length < 25, `${written.length} refusals written one by one`);
+    assert.ok(bytes <= SINGLE_RECORD_BYTES_EACH_RUN + 64 * 1024, `${bytes} characters written`);
+    decisions.flush();
+    const total = written.reduce((sum, record) => sum + (record.count === undefined ? 1 : Number(record.count)), 0);
+    assert.equal(total, 500, 'every refusal is still accounted for');
+  });
+});
+
+describe('allows past the summary limits (red team)', () => {
+  test('allowed checks of ever new names with large contexts are written one by one only up to a mebibyte per run, then counted under \'*\'', () => {
+    const { decisions, written } = recorder('summary', policyOf('allow', undefined));
+    const big = (i: number) => ({ i, blob: Array.from({ length: 60 }, () => 'x'.repeat(1000)) });
+    for (let i = 0; i < 3000; i++) decisions.check('main', `acme.com/op${i}`, big(i));
+    // Before: past 1 MiB of kept contexts every new name was written at once, 60 KB each.
+    const bytes = written.reduce((sum, record) => sum + record.context.payload_json.length, 0);
+    assert.ok(bytes <= SINGLE_RECORD_BYTES_EACH_RUN + 64 * 1024, `${written.length} records, ${bytes} characters written during the run`);
+    decisions.flush();
+    const counted = written.at(-1)!;
+    assert.deepEqual([counted.capability, counted.summary_overflow, counted.rule], ['*', true, undefined]);
+    const total = written.reduce((sum, record) => sum + (record.count === undefined ? 1 : Number(record.count)), 0);
+    assert.equal(total, 3000, 'every allow is accounted for');
   });
 });
 

@@ -41,7 +41,7 @@ interface Fixture {
   blueprints: Map<string, SessionBlueprint>;
   ended: string[];
   db: Database.Database;
-  manager: (options?: { oneOffLastRunBytes?: number }) => SessionManager;
+  manager: (options?: { lastRunBytes?: number }) => SessionManager;
 }
 
 function fixture(): Fixture {
@@ -52,7 +52,7 @@ function fixture(): Fixture {
   const ended: string[] = [];
   const db = new Database(':memory:');
   db.exec(IDEMPOTENCY_LEDGER_SQL);
-  const manager = (options: { oneOffLastRunBytes?: number } = {}) =>
+  const manager = (options: { lastRunBytes?: number } = {}) =>
     new SessionManager({
       ...options,
       records: new SessionRecordStore(path.join(root, 'records')),
@@ -269,7 +269,7 @@ describe('SessionManager', () => {
   });
 
   test('one-off last-runs are kept by total bytes, oldest first; a huge result is not kept, its console is', () => {
-    const small = f.manager({ oneOffLastRunBytes: 1000 });
+    const small = f.manager({ lastRunBytes: 1000 });
     const ids = Array.from({ length: 5 }, () => randomUUID());
     for (const id of ids) small.rememberOneOffRun(id, { result: 'x'.repeat(300), console: [], error: null }, 'harness');
     assert.deepEqual(ids.map((id) => small.lastRun(id, harness) !== null), [false, false, true, true, true]);
@@ -279,6 +279,20 @@ describe('SessionManager', () => {
     assert.equal(kept.result, null);
     assert.equal(kept.console[0], 'kept');
     assert.match(kept.console[1], /the result \(1048577 bytes\) was not kept for last-run/);
+  });
+});
+
+describe('open sessions\' last-runs (red team)', () => {
+  test('are kept by total bytes too: many sessions with large runs cannot grow the server without bound; an ended session\'s record goes', () => {
+    const f = fixture();
+    const small = f.manager({ lastRunBytes: 1000 });
+    small.recover();
+    const ids = Array.from({ length: 5 }, () => small.create({ blueprint: 'notes', variables: { team: 'blue' }, secrets: { USER_TOKEN: 't' }, principal: 'harness' }).sessionId);
+    for (const id of ids) small.recordLastRun(id, { result: 'x'.repeat(300), console: [], error: null });
+    assert.deepEqual(ids.map((id) => small.lastRun(id, harness) !== null), [false, false, true, true, true]);
+    assert.equal(small.lastRun(ids[4], harness)!.result, 'x'.repeat(300));
+    assert.ok(small.delete(ids[4], harness));
+    assert.equal(small.lastRun(ids[4], harness), null);
   });
 });
 
