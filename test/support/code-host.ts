@@ -45,7 +45,7 @@ export interface TarEntry {
 }
 
 /** Entry types whose body follows the header. */
-const WITH_DATA = new Set(['0', 'x', 'g', 'L']);
+const WITH_DATA = new Set(['0', 'x', 'g', 'L', 'K']);
 
 /** An uncompressed ustar stream of raw entries (names used as given), with its two end blocks. */
 export function tarStream(entries: TarEntry[]): Buffer {

@@ -1,22 +1,23 @@
-// Extraction of a code host's .tar.gz into a directory, strictly: the gzip
-// stream is inflated chunk by chunk under a bound on the unpacked bytes (never whole into
-// memory); every header's checksum and ustar magic is verified; an archive that ends
-// before its end-of-archive blocks is truncated. Only regular files and directories are
-// accepted: links (symbolic or hard), devices and any other entry type are refused naming
-// the entry, so nothing written can lead out of the target. The single top-level
-// directory is stripped; absolute paths and `..` components are refused. Pax extended
-// headers (`path`, `size`) and GNU long names are understood.
+// Extraction of a code host's .tar.gz into a directory, strictly. Tar parsing is node-tar's
+// Parser (strict: header checksums, pax and GNU long names, truncation); the rules are ours.
+// The gzip stream is inflated here, chunk by chunk, so the unpacked bytes are counted and
+// bounded (node-tar bounds only the inflation ratio and keeps what follows the end-of-archive
+// blocks in memory); the Parser sees plain tar, with its own decompression sniffing off.
+// Only regular files and directories are accepted: links (symbolic or hard), devices and any
+// other entry type are refused naming the entry, so nothing written can lead out of the
+// target. The single top-level directory is stripped; absolute paths and `..` are refused;
+// each file is streamed to a new file opened with O_EXCL|O_NOFOLLOW, never held whole.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { Parser, type ReadEntry } from 'tar';
 
 export const MAX_ENTRIES = 200_000;
 /** Bytes the gzip stream may inflate to (the tar stream, headers and padding included). */
 export const MAX_UNPACKED_BYTES = 1024 * 1024 * 1024;
 /** A pax extended header or GNU long name larger than this is refused. */
 const MAX_META_BYTES = 1024 * 1024;
-const BLOCK = 512;
 const FEED_CHUNK = 64 * 1024;
 
 export class ArchiveError extends Error {}
@@ -34,218 +35,64 @@ function shown(name: string): string {
   return printable.length > 200 ? `${printable.slice(0, 200)}…` : printable;
 }
 
-function text(block: Buffer, offset: number, length: number): string {
-  const raw = block.subarray(offset, offset + length);
-  const end = raw.indexOf(0);
-  return raw.subarray(0, end < 0 ? length : end).toString('utf8');
+function writeFailure(name: string, error: unknown): ArchiveError {
+  return new ArchiveError(`the archive entry '${shown(name)}' could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
 }
 
-/** A ustar numeric field: octal digits, optionally padded with spaces and ended by NUL or space. Base-256 is refused. */
-function octal(block: Buffer, offset: number, length: number, what: string): number {
-  const raw = block.subarray(offset, offset + length);
-  if (raw[0]! & 0x80) throw new ArchiveError(`the archive header's ${what} uses the base-256 form, which is not accepted`);
-  const digits = raw.toString('latin1').replace(/[\0 ]+$/, '').replace(/^ +/, '');
-  if (digits === '') return 0;
-  if (!/^[0-7]+$/.test(digits)) throw new ArchiveError(`the archive header's ${what} is not an octal number ('${shown(digits.slice(0, 20))}')`);
-  return parseInt(digits, 8);
-}
-
-/** The header checksum (bytes 148-155 counted as spaces), unsigned as POSIX says, or signed as some old tars wrote it. */
-function checksumMatches(header: Buffer): boolean {
-  const stored = octal(header, 148, 8, 'checksum');
-  let unsigned = 0;
-  let signed = 0;
-  for (let i = 0; i < BLOCK; i++) {
-    const byte = i >= 148 && i < 156 ? 0x20 : header[i]!;
-    unsigned += byte;
-    signed += byte > 127 ? byte - 256 : byte;
+/** node-tar's strict-mode failures as our errors (its warnings carry `tarCode` and the header). */
+function fromParser(error: Error & { tarCode?: string; header?: { path?: string; linkpath?: string } }, sawEnd: boolean): ArchiveError {
+  if (error instanceof ArchiveError) return error;
+  const name = shown(error.header?.path ?? '');
+  if (error.tarCode === 'TAR_ENTRY_INVALID') {
+    if (/checksum/.test(error.message)) return new ArchiveError(`the archive has a header with a bad checksum (entry '${name}')`);
+    if (/linkpath forbidden/.test(error.message)) return new ArchiveError(`the archive entry '${name}' carries a link name (to '${shown(error.header?.linkpath ?? '')}'); links are not accepted in a Package archive`);
+    return new ArchiveError(`the archive has an invalid header (entry '${name}': ${error.message.replace(/^TAR_ENTRY_INVALID: /, '')})`);
   }
-  return stored === unsigned || stored === signed;
+  if (error.tarCode === 'TAR_BAD_ARCHIVE' && !sawEnd) return new ArchiveError('the archive is truncated (it ends before its end-of-archive blocks)');
+  return new ArchiveError(`the archive is not a valid tar archive (${error.message.replace(/^TAR_[A-Z_]+: /, '')})`);
 }
 
-function isZeroBlock(block: Buffer): boolean {
-  for (let i = 0; i < BLOCK; i++) if (block[i] !== 0) return false;
-  return true;
-}
-
-/** Pax records `<length> <key>=<value>\n`; anything malformed is refused. */
-function paxRecords(data: Buffer): Map<string, string> {
-  const out = new Map<string, string>();
-  let at = 0;
-  while (at < data.length) {
-    if (data[at] === 0) break; // NUL padding after the last record
-    const space = data.indexOf(0x20, at);
-    const lengthText = space < 0 ? '' : data.subarray(at, space).toString('latin1');
-    const length = /^[1-9][0-9]{0,8}$/.test(lengthText) ? Number(lengthText) : NaN;
-    if (!Number.isFinite(length) || at + length > data.length || data[at + length - 1] !== 0x0a) throw new ArchiveError('the archive has a malformed pax extended header');
-    const record = data.subarray(space + 1, at + length - 1).toString('utf8');
-    const eq = record.indexOf('=');
-    if (eq <= 0) throw new ArchiveError('the archive has a malformed pax extended header');
-    out.set(record.slice(0, eq), record.slice(eq + 1));
-    at += length;
-  }
-  return out;
-}
-
-/** Data still to read after a header: an extended header's text, or a file's bytes; then its padding. */
-type Pending = { kind: 'pax' | 'global' | 'longname'; size: number; have: number; chunks: Buffer[]; padding: number } | { kind: 'file'; name: string; fd: number; remaining: number; padding: number };
-
-/** Parses the tar stream block by block and writes what it accepts beneath `target`. */
-class StrictTarWriter {
-  private buffered: Buffer[] = [];
-  private bufferedBytes = 0;
-  private pending: Pending | null = null;
-  /** Padding still to skip after an entry's data. */
-  private padding = 0;
+/** Our rules on the entries node-tar reads, and the writing of what they accept beneath `target`. */
+class EntryWriter {
   private entries = 0;
-  private zeroBlocks = 0;
   private prefix: string | null = null;
-  private pax = new Map<string, string>();
-  private longName: string | null = null;
   private readonly seen = new Set<string>();
+  /** The file being written, closed when its entry ends or extraction stops. */
+  private open: { fd: number; name: string } | null = null;
 
   constructor(
     private readonly target: string,
     private readonly limits: ExtractLimits,
   ) {}
 
-  get finished(): boolean {
-    return this.zeroBlocks >= 2;
-  }
-
-  write(chunk: Buffer): void {
-    if (this.finished) return; // bytes after the end-of-archive blocks (record padding)
-    this.buffered.push(chunk);
-    this.bufferedBytes += chunk.length;
-    while (!this.finished && this.step()) {
-      /* keep consuming */
-    }
-  }
-
-  /** Checks the stream ended where an archive may end. */
-  end(): void {
-    if (!this.finished) throw new ArchiveError('the archive is truncated (it ends before its end-of-archive blocks)');
-  }
-
-  closeFile(): void {
-    if (this.pending?.kind === 'file') {
-      fs.closeSync(this.pending.fd);
-      this.pending = null;
-    }
-  }
-
-  private take(length: number): Buffer {
-    const all = this.buffered.length === 1 ? this.buffered[0]! : Buffer.concat(this.buffered, this.bufferedBytes);
-    const taken = all.subarray(0, length);
-    const rest = all.subarray(length);
-    this.buffered = rest.length > 0 ? [rest] : [];
-    this.bufferedBytes = rest.length;
-    return taken;
-  }
-
-  /** Consumes what it can; false when more input is needed. */
-  private step(): boolean {
-    if (this.bufferedBytes === 0) return false;
-    if (this.padding > 0) {
-      this.padding -= this.take(Math.min(this.padding, this.bufferedBytes)).length;
-      return true;
-    }
-    const pending = this.pending;
-    if (pending === null) {
-      if (this.bufferedBytes < BLOCK) return false;
-      this.header(Buffer.from(this.take(BLOCK)));
-      return true;
-    }
-    if (pending.kind === 'file') {
-      const piece = this.take(Math.min(pending.remaining, this.bufferedBytes));
-      this.writeAll(pending.fd, piece, pending.name);
-      pending.remaining -= piece.length;
-      if (pending.remaining === 0) {
-        this.closeFile();
-        this.padding = pending.padding;
-      }
-      return true;
-    }
-    const piece = this.take(Math.min(pending.size - pending.have, this.bufferedBytes));
-    pending.chunks.push(Buffer.from(piece));
-    pending.have += piece.length;
-    if (pending.have < pending.size) return true;
-    this.pending = null;
-    this.padding = pending.padding;
-    const data = Buffer.concat(pending.chunks);
-    if (pending.kind === 'pax') this.pax = paxRecords(data);
-    else if (pending.kind === 'global') paxRecords(data); // validated, then ignored (the commit id)
-    else this.longName = data.toString('utf8').replace(/\0+$/, '');
-    return true;
-  }
-
-  private writeAll(fd: number, data: Buffer, name: string): void {
-    let at = 0;
-    try {
-      while (at < data.length) at += fs.writeSync(fd, data, at, data.length - at);
-    } catch (error) {
-      throw new ArchiveError(`the archive entry '${shown(name)}' could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    }
-  }
-
-  private header(block: Buffer): void {
-    if (isZeroBlock(block)) {
-      if (this.pax.size > 0 || this.longName !== null) throw new ArchiveError('the archive ends right after an extended header');
-      this.zeroBlocks++;
-      return;
-    }
-    if (this.zeroBlocks > 0) throw new ArchiveError('the archive has a lone zero block before more entries');
-    const shownName = text(block, 0, 100);
-    if (!checksumMatches(block)) throw new ArchiveError(`the archive has a header with a bad checksum (entry '${shown(shownName)}')`);
-    const magic = block.subarray(257, 265).toString('latin1');
-    if (magic !== 'ustar\u000000' && magic !== 'ustar  \u0000') throw new ArchiveError(`the archive entry '${shown(shownName)}' is not in ustar format`);
-    const type = String.fromCharCode(block[156]!);
-    const headerSize = octal(block, 124, 12, 'size');
-    const paxSize = type === 'x' || type === 'g' ? undefined : this.pax.get('size');
-    if (paxSize !== undefined && !/^[0-9]{1,15}$/.test(paxSize)) throw new ArchiveError(`the archive's pax size '${shown(paxSize.slice(0, 20))}' is not a number`);
-    const size = paxSize !== undefined ? Number(paxSize) : headerSize;
-    if (size > this.limits.maxUnpackedBytes) throw new ArchiveError(`the archive entry '${shown(shownName)}' declares ${size} bytes, more than the ${this.limits.maxUnpackedBytes} bytes an archive may unpack to`);
-    const padding = (BLOCK - (size % BLOCK)) % BLOCK;
-    if (type === 'x' || type === 'g' || type === 'L') {
-      if (size > MAX_META_BYTES) throw new ArchiveError(`the archive has an extended header of ${size} bytes (at most ${MAX_META_BYTES})`);
-      if (size === 0) throw new ArchiveError('the archive has an empty extended header');
-      this.pending = { kind: type === 'x' ? 'pax' : type === 'g' ? 'global' : 'longname', size, have: 0, chunks: [], padding };
-      return;
-    }
-    const ustarPrefix = text(block, 345, 155);
-    const name = this.pax.get('path') ?? this.longName ?? (ustarPrefix ? `${ustarPrefix}/${shownName}` : shownName);
-    const linkName = this.pax.get('linkpath') ?? text(block, 157, 100);
-    this.pax = new Map();
-    this.longName = null;
+  /** Checks the entry and starts writing it; throws ArchiveError to refuse it. */
+  accept(entry: ReadEntry, onFailure: (error: ArchiveError) => void): void {
+    const name = entry.path;
     if (++this.entries > this.limits.maxEntries) throw new ArchiveError(`the archive has more than ${this.limits.maxEntries} entries`);
-    this.entry(type, name, linkName, size, padding);
-  }
-
-  private entry(type: string, name: string, linkName: string, size: number, padding: number): void {
-    switch (type) {
-      case '0':
-      case '\0':
-      case '7':
+    if (entry.size > this.limits.maxUnpackedBytes) throw new ArchiveError(`the archive entry '${shown(name)}' declares ${entry.size} bytes, more than the ${this.limits.maxUnpackedBytes} bytes an archive may unpack to`);
+    const link = shown(entry.linkpath ?? '');
+    switch (entry.type) {
+      case 'File':
+      case 'OldFile':
+      case 'ContiguousFile':
+      case 'Directory':
+        // A GNU long link name or pax linkpath before a file or directory still names a link.
+        if (entry.linkpath) throw new ArchiveError(`the archive entry '${shown(name)}' carries a link name (to '${link}'); links are not accepted in a Package archive`);
         break;
-      case '5':
-        if (size !== 0) throw new ArchiveError(`the archive entry '${shown(name)}' is a directory with ${size} bytes of data`);
-        break;
-      case '1':
-        throw new ArchiveError(`the archive entry '${shown(name)}' is a hard link (to '${shown(linkName)}'); links are not accepted in a Package archive`);
-      case '2':
-        throw new ArchiveError(`the archive entry '${shown(name)}' is a symbolic link (to '${shown(linkName)}'); links are not accepted in a Package archive`);
-      case 'K':
-        throw new ArchiveError(`the archive has a GNU long link name; links are not accepted in a Package archive`);
-      case '3':
-      case '4':
-      case '6':
+      case 'Link':
+        throw new ArchiveError(`the archive entry '${shown(name)}' is a hard link (to '${link}'); links are not accepted in a Package archive`);
+      case 'SymbolicLink':
+        throw new ArchiveError(`the archive entry '${shown(name)}' is a symbolic link (to '${link}'); links are not accepted in a Package archive`);
+      case 'CharacterDevice':
+      case 'BlockDevice':
+      case 'FIFO':
         throw new ArchiveError(`the archive entry '${shown(name)}' is a device or FIFO, which is not accepted`);
       default:
-        throw new ArchiveError(`the archive entry '${shown(name)}' has type '${type.replace(/[^\x20-\x7e]/g, '?')}', which is not accepted (only regular files and directories are)`);
+        throw unacceptedType(entry);
     }
     const relative = this.relativeParts(name);
     if (relative === null) {
-      if (type === '5') return; // the top-level directory itself
+      if (entry.type === 'Directory') return; // the top-level directory itself
       throw new ArchiveError(`the archive entry '${shown(name)}' is not inside the top-level directory`);
     }
     const key = relative.join('/');
@@ -253,18 +100,33 @@ class StrictTarWriter {
     this.seen.add(key);
     const destination = path.join(this.target, ...relative);
     try {
-      if (type === '5') {
+      if (entry.type === 'Directory') {
         fs.mkdirSync(destination, { recursive: true });
         return;
       }
       fs.mkdirSync(path.dirname(destination), { recursive: true });
       // Never through a link, never over something that exists.
       const fd = fs.openSync(destination, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o644);
-      if (size === 0) fs.closeSync(fd);
-      else this.pending = { kind: 'file', name, fd, remaining: size, padding };
+      this.open = { fd, name };
     } catch (error) {
-      throw new ArchiveError(`the archive entry '${shown(name)}' could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw writeFailure(name, error);
     }
+    const file = this.open;
+    entry.on('data', (chunk: Buffer) => {
+      if (this.open !== file) return; // extraction already stopped
+      try {
+        for (let at = 0; at < chunk.length; ) at += fs.writeSync(file.fd, chunk, at, chunk.length - at);
+      } catch (error) {
+        onFailure(writeFailure(name, error));
+      }
+    });
+    entry.on('end', () => this.close());
+  }
+
+  close(): void {
+    if (this.open === null) return;
+    fs.closeSync(this.open.fd);
+    this.open = null;
   }
 
   /** The parts below the top-level directory, or null for the top-level directory itself. */
@@ -281,13 +143,52 @@ class StrictTarWriter {
   }
 }
 
+function unacceptedType(entry: ReadEntry): ArchiveError {
+  const code = entry.header.typeKey.replace(/[^\x20-\x7e]/g, '?');
+  return new ArchiveError(`the archive entry '${shown(entry.path)}' has type '${code}', which is not accepted (only regular files and directories are)`);
+}
+
 /**
  * Extracts `archive` (gzip'd tar) into `target` (created). Throws ArchiveError naming the
  * bad entry; on error, what was written stays in `target` for the caller to remove.
  */
 export async function extractTarGz(archive: Buffer, target: string, limits: ExtractLimits = defaultLimits): Promise<void> {
   fs.mkdirSync(target, { recursive: true });
-  const writer = new StrictTarWriter(target, limits);
+  const writer = new EntryWriter(target, limits);
+  let failure: ArchiveError | null = null;
+  let sawEnd = false;
+  /** An extended header (pax, GNU long name or link name) not yet followed by its entry. */
+  let metaPending = false;
+  // brotli/zstd off: the Parser must not decompress the (already inflated) tar stream again.
+  const parser = new Parser({ strict: true, brotli: false, zstd: false, maxMetaEntrySize: MAX_META_BYTES });
+  const fail = (error: ArchiveError) => {
+    failure ??= error;
+    writer.close();
+    parser.abort(error); // stops reading further blocks; reported through 'error'
+  };
+  parser.on('error', (error: Error) => fail(fromParser(error, sawEnd)));
+  parser.on('meta', () => (metaPending = true));
+  parser.on('eof', () => {
+    if (metaPending) fail(new ArchiveError('the archive ends right after an extended header'));
+    sawEnd = true;
+  });
+  parser.on('ignoredEntry', (entry: ReadEntry) => {
+    // node-tar skips types it does not know, and extended headers over maxMetaEntrySize.
+    fail(entry.meta ? new ArchiveError(`the archive has an extended header of ${entry.size} bytes (at most ${MAX_META_BYTES})`) : unacceptedType(entry));
+  });
+  parser.on('entry', (entry: ReadEntry) => {
+    metaPending = false;
+    if (failure !== null) return void entry.resume();
+    try {
+      writer.accept(entry, fail);
+    } catch (error) {
+      entry.resume();
+      fail(error instanceof ArchiveError ? error : writeFailure(entry.path, error));
+    }
+    // An entry with no data listener (a directory) is drained so the Parser moves on.
+    if (entry.listenerCount('data') === 0) entry.resume();
+  });
+
   const gunzip = createGunzip({ chunkSize: FEED_CHUNK });
   const source = Readable.from(
     (function* () {
@@ -303,7 +204,12 @@ export async function extractTarGz(archive: Buffer, target: string, limits: Extr
       for await (const chunk of gunzip as AsyncIterable<Buffer>) {
         unpacked += chunk.length;
         if (unpacked > limits.maxUnpackedBytes) throw new ArchiveError(`the archive unpacks to more than ${limits.maxUnpackedBytes} bytes`);
-        writer.write(chunk);
+        // Bytes after the end-of-archive blocks (record padding) are counted, not parsed.
+        if (!sawEnd) {
+          if (unpacked === chunk.length && chunk[0] === 0x1f && chunk[1] === 0x8b) throw new ArchiveError('the archive is gzip inside gzip, which is not accepted');
+          parser.write(chunk);
+        }
+        if (failure !== null) throw failure;
       }
     } catch (error) {
       if (error instanceof ArchiveError) throw error;
@@ -311,9 +217,11 @@ export async function extractTarGz(archive: Buffer, target: string, limits: Extr
       if (code === 'Z_BUF_ERROR') throw new ArchiveError('the archive is truncated (the gzip stream ends early)');
       throw new ArchiveError(`the archive is not valid gzip data (${(error as Error).message})`);
     }
-    writer.end();
+    parser.end();
+    if (failure !== null) throw failure;
+    if (!sawEnd) throw new ArchiveError('the archive is truncated (it ends before its end-of-archive blocks)');
   } finally {
-    writer.closeFile();
+    writer.close();
     source.unpipe(gunzip);
     source.destroy();
     gunzip.destroy();
