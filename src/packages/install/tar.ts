@@ -67,6 +67,7 @@ class EntryWriter {
 
   /** Checks the entry and starts writing it; throws ArchiveError to refuse it. */
   accept(entry: ReadEntry, onFailure: (error: ArchiveError) => void): void {
+    this.close(); // the previous file, had its entry not ended
     const name = entry.path;
     if (++this.entries > this.limits.maxEntries) throw new ArchiveError(`the archive has more than ${this.limits.maxEntries} entries`);
     if (entry.size > this.limits.maxUnpackedBytes) throw new ArchiveError(`the archive entry '${shown(name)}' declares ${entry.size} bytes, more than the ${this.limits.maxUnpackedBytes} bytes an archive may unpack to`);
@@ -199,6 +200,8 @@ export async function extractTarGz(archive: Buffer, target: string, limits: Extr
   source.on('error', () => undefined);
   source.pipe(gunzip);
   let unpacked = 0;
+  /** The first two bytes of the tar stream, to refuse gzip inside gzip before the Parser sniffs them. */
+  let head = Buffer.alloc(0);
   try {
     try {
       for await (const chunk of gunzip as AsyncIterable<Buffer>) {
@@ -206,7 +209,10 @@ export async function extractTarGz(archive: Buffer, target: string, limits: Extr
         if (unpacked > limits.maxUnpackedBytes) throw new ArchiveError(`the archive unpacks to more than ${limits.maxUnpackedBytes} bytes`);
         // Bytes after the end-of-archive blocks (record padding) are counted, not parsed.
         if (!sawEnd) {
-          if (unpacked === chunk.length && chunk[0] === 0x1f && chunk[1] === 0x8b) throw new ArchiveError('the archive is gzip inside gzip, which is not accepted');
+          if (head.length < 2) {
+            head = Buffer.concat([head, chunk.subarray(0, 2 - head.length)]);
+            if (head.length === 2 && head[0] === 0x1f && head[1] === 0x8b) throw new ArchiveError('the archive is gzip inside gzip, which is not accepted');
+          }
           parser.write(chunk);
         }
         if (failure !== null) throw failure;

@@ -149,3 +149,20 @@ test('the entry count and the unpacked size are bounded, while inflating', async
   // Within the bounds the same shapes extract.
   await extractTarGz(many, path.join(tempDir(), 'ok'), { maxEntries: 7, maxUnpackedBytes: 1 << 20 });
 });
+
+test('what node-tar reads is judged by our rules: a pax linkpath on a file, base-256 sizes, oversized extended headers, gzip inside gzip', async () => {
+  await refuses(tarGz([{ name: 'PaxHeader', type: 'x', body: paxRecord('linkpath', '/etc/passwd') }, { name: 'top/a', body: 'a' }]), /'top\/a' carries a link name \(to '\/etc\/passwd'\); links are not accepted/);
+  // A base-256 size (which the old reader could not read) is decoded and refused from the header alone.
+  const header = tarStream([{ name: 'top/huge', body: 'x' }]).subarray(0, 512);
+  header.fill(0, 124, 136);
+  header[124] = 0x80;
+  header.writeUIntBE(2 ** 33, 130, 6);
+  header.write('        ', 148);
+  let sum = 0;
+  for (const byte of header) sum += byte;
+  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+  await refuses(gzipSync(header), /'top\/huge' declares 8589934592 bytes/);
+  await refuses(tarGz([{ name: 'PaxHeader', type: 'x', body: paxRecord('comment', 'c'.repeat(1024 * 1024)) }, { name: 'top/a', body: 'a' }]), /an extended header of 1048\d{3} bytes \(at most 1048576\)/);
+  // The Parser would inflate a gzip stream it finds inside, beyond our count of unpacked bytes.
+  await refuses(gzipSync(tarGz([{ name: 'top/a', body: 'a' }])), /gzip inside gzip/);
+});
