@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseBlueprint, type TypecheckMode } from '../blueprints';
 import type { RunSettings } from '../config';
-import { ambientModule, PackageStore, storeLookup, type LoadablePackage, type PackageLookup } from '../packages';
+import { ambientModule, closureDeclarations, PackageStore, resolveClosure, storeLookup, type LoadablePackage, type PackageLookup } from '../packages';
 import { checkLocal, localStoreRoot } from '../packages/local';
 import { fillFileArea } from '../sessions';
 import { hostModules } from '../stdlib';
@@ -125,9 +125,12 @@ export async function runPackageTests(io: CliIo, options: PackageTestOptions): P
     const examples = readmeExamples(readme);
     const declarations = [...hostModules({ packageTests: true }).values()].map((m) => m.declarations);
     const own = built.packages.find((p) => p.entry.name === entry.name)!.artifact.declarations;
+    // Its dependencies' declarations too: its types may come from them.
+    const closure = resolveClosure([entry.name], lookup);
+    const packageDeclarations = closure.ok ? closureDeclarations(closure.order) : [ambientModule(entry.name, own)];
     for (let i = 0; i < examples.length; i++) {
       // Type-checked first (as a program of a Blueprint listing this Package would be), then compiled.
-      const checked = await typechecker.check({ source: examples[i], mode: typecheck, modules: [...declarations, ambientModule(entry.name, own)] });
+      const checked = await typechecker.check({ source: examples[i], mode: typecheck, modules: [...declarations, ...packageDeclarations] });
       const compiled = checked.ok ? await compileProgram({ source: examples[i], availableModules: [...svcModules, entry.name], requireMain: false }) : checked;
       outcome(`example ${i + 1} (compile)`, compiled.ok ? null : { message: compiled.error.message });
     }

@@ -221,6 +221,13 @@ export class Executor {
     }
     // Type errors are compile errors; a passing check may add derived schema arguments (llm.call<T>).
     const checked = await this.typecheck(request, base.source_hash, services, modules, prepared);
+    // Cancelled while it was checked (the shutdown grace ended, the requester left): the
+    // answer is due now, before a compile the run would never use.
+    if (this.options.shutdown.aborted || request.signal?.aborted) {
+      const error: ExecuteError = { kind: 'cancelled', message: 'cancelled: the run was stopped before it started (the server is shutting down, or the client went away)' };
+      this.finish(base, { outcome: 'cancelled', errorClass: 'cancelled', wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs: this.now() - started });
+      return executeResult(ids, null, [], error, warnings);
+    }
     const source = checked.ok ? checked.source : request.code;
     const compiled = checked.ok
       ? await this.compile(source, source === request.code ? base.source_hash : sourceFacts(source).source_hash, services, modules, mcp?.unavailable ?? {}, prepared?.listed ?? [])

@@ -9,6 +9,6 @@ export { PackageService, type ListedPackage, type RemoveResult } from './service
 export type { InstallRequest, InstallResult, InstalledEntry } from './install/install';
 export type { RepositoryName } from './install/install';
 export { packageRequirements } from './requirements';
-export { PackageRuntime, preparePackages, resolveClosure, storeLookup, type LoadablePackage, type PackageLookup, type PackageStamp, type Preparation, type PreparedPackages } from './runtime';
+export { PackageRuntime, closureDeclarations, preparePackages, resolveClosure, storeLookup, type LoadablePackage, type PackageLookup, type PackageStamp, type Preparation, type PreparedPackages } from './runtime';
 export { installFromRepository } from './install/install';
 export { ambientModule } from './build';

@@ -37,7 +37,7 @@ export interface PreparedPackages {
   packages: Array<{ script: PackageScript; imports: string[]; listed: boolean }>;
   /** svc: modules the Packages import (the run must provide them even if the program does not). */
   hostModules: string[];
-  /** `declare module "<name>"` texts of the listed Packages, for the type check of programs. */
+  /** `declare module "<name>"` texts of the Packages and their dependencies, for the type check of programs. */
   declarations: string[];
 }
 
@@ -116,8 +116,16 @@ async function compileClosure(listed: readonly string[], order: readonly Loadabl
     for (const module of compiled.script.hostModules) hostModules.add(module);
     packages.push({ script: compiled.script, imports, listed: listed.includes(found.name) });
   }
-  const declarations = order.filter((found) => listed.includes(found.name) && found.declarations !== undefined).map((found) => ambientModule(found.name, found.declarations!));
-  return { ok: true, value: { listed: [...listed].sort(), packages, hostModules: [...hostModules].sort(), declarations } };
+  return { ok: true, value: { listed: [...listed].sort(), packages, hostModules: [...hostModules].sort(), declarations: closureDeclarations(order) } };
+}
+
+/**
+ * `declare module` texts of a whole closure, for type-checking programs: a listed Package's
+ * types may come from its dependencies (a page shape from @svc/kit); importing an unlisted
+ * one is still refused by the compile step.
+ */
+export function closureDeclarations(order: readonly LoadablePackage[]): string[] {
+  return order.filter((found) => found.declarations !== undefined).map((found) => ambientModule(found.name, found.declarations!));
 }
 
 interface CacheEntry {

@@ -57,7 +57,9 @@ describe('the curated Packages\' readme examples', () => {
     for (const { entry, artifact } of built.packages) {
       const readme = fs.readFileSync(path.join(built.root, entry.path, 'docs', 'readme.md'), 'utf8');
       for (const [index, example] of readmeExamples(readme).entries()) {
-        const checked = await check(example, [...svcDeclarations, ambientModule(entry.name, artifact.declarations)]);
+        // Its dependencies' declarations too (the curated Packages' shapes from @svc/kit), as a run has them.
+        const closure = [entry.name, ...entry.dependencies].map((name) => built.packages.find((p) => p.entry.name === name)!);
+        const checked = await check(example, [...svcDeclarations, ...closure.map((p) => ambientModule(p.entry.name, p.artifact.declarations))]);
         assert.ok(checked.ok, `${entry.name} example ${index + 1}:\n${checked.ok ? '' : checked.error.message}`);
         count++;
       }
