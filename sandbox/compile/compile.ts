@@ -8,7 +8,7 @@ import MagicString from 'magic-string';
 import remapping from '@jridgewell/remapping';
 import { PROGRAM_FILENAME, SCRIPT_FILENAME, type CompileResult, type Diagnostic, type ProgramScript } from '../contract';
 import { positionOf, renderCompileError } from './diagnostics';
-import { childNodes, instrument } from './instrument';
+import { instrument, walk } from './instrument';
 
 type AnyNode = Node & Record<string, any>;
 
@@ -60,19 +60,6 @@ function locateInSource(source: string, needle: string): { line: number; column:
     if (at !== -1) return positionOf(source, at);
   }
   return { line: 1, column: 1 };
-}
-
-/** Every node in pre-order, iteratively (a program's nesting must not cost call stack). */
-export function walk(root: AnyNode, visit: (node: AnyNode) => void): void {
-  const pending: AnyNode[] = [root];
-  const children: AnyNode[] = [];
-  while (pending.length > 0) {
-    const node = pending.pop()!;
-    visit(node);
-    children.length = 0;
-    childNodes(node, children);
-    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
-  }
 }
 
 function describeAvailable(available: string[]): string {

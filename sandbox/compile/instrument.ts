@@ -18,6 +18,19 @@ const ENTER_CODE = 'if (++__svc_depth > __svc_maxDepth) __svc_rt.stackOut(__svc_
  * pass 150,000 arguments and overflow the stack). Every walk here is iterative, so the
  * nesting of a program costs heap, never call stack.
  */
+/** Every node in pre-order, children in source order, iteratively (a program's nesting must not cost call stack). */
+export function walk(root: AnyNode, visit: (node: AnyNode) => void): void {
+  const pending: AnyNode[] = [root];
+  const children: AnyNode[] = [];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    visit(node);
+    children.length = 0;
+    childNodes(node, children);
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
+  }
+}
+
 export function childNodes(node: AnyNode, out: AnyNode[] = []): AnyNode[] {
   for (const key of Object.keys(node)) {
     if (key === 'type' || key === 'start' || key === 'end' || key === 'loc' || key === 'range') continue;
@@ -100,16 +113,7 @@ export function instrument(ast: AnyNode, s: MagicString): InstrumentResult {
     }
   };
   // Pre-order, children in source order (the order of insertions at equal offsets depends on it).
-  const pending: AnyNode[] = [];
-  for (let i = ast.body.length - 1; i >= 0; i--) pending.push(ast.body[i]);
-  const children: AnyNode[] = [];
-  while (pending.length > 0) {
-    const node = pending.pop()!;
-    visit(node);
-    children.length = 0;
-    childNodes(node, children);
-    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
-  }
+  for (const statement of ast.body) walk(statement as AnyNode, visit);
   return { regions };
 }
 
