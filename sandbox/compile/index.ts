@@ -1,5 +1,5 @@
 // Public API of the compile pipeline.
-export { type CompileInput, MAX_SOURCE_BYTES } from './compile';
+export { type CompileInput, MAX_SOURCE_BYTES, tooDeep } from './compile';
 export { compileProgram, compilePackage } from './workers';
 export { type PackageSource, type PackageCompileResult } from './package';
 export { renderCompileError, excerpt } from './diagnostics';

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { CompileErrorReport } from '../contract';
-import { renderCompileError } from '../compile';
+import { MAX_SOURCE_BYTES, renderCompileError, tooDeep } from '../compile';
 import { Checkers } from './checker';
 import { declarationSet } from './declarations';
 import type { CheckRequest, CheckResult, SchemaEdit, TypecheckMode } from './types';
@@ -70,6 +70,10 @@ export class Typechecker {
 
   async check(input: TypecheckInput): Promise<TypecheckOutcome> {
     if (input.mode === 'off') return { ok: true, source: input.source };
+    // A program the compile step refuses for its size or nesting never reaches the checker:
+    // its compile error comes next, and the checker's own cost on such input is unbounded
+    // (5,000 nested brackets held the one checker thread, and every other check, for 30 s).
+    if (Buffer.byteLength(input.source, 'utf8') > MAX_SOURCE_BYTES || tooDeep(input.source) !== null) return { ok: true, source: input.source };
     const set = declarationSet(input.modules);
     const sourceHash = input.sourceHash ?? createHash('sha256').update(input.source, 'utf8').digest('hex');
     const key = `${sourceHash}:${set.hash}:${input.mode}`;
