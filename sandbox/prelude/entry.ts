@@ -169,29 +169,37 @@ function flattenRepeat(): void {
 }
 
 // --- host calls ----------------------------------------------------------------------
-/** One host call: arguments encoded from the data itself, fuel charged with captured arithmetic. */
 /** True once the run loads Packages: every host call then says who made it. */
 let attributing = false;
 
-function hostCall(meter: Meter, module: string, op: string, args: readonly unknown[], owner: string | null = null): unknown {
+/** Who makes a call, when the run attributes calls: a namespace function is its owner's; a global (fetch, timers) is whoever's code runs. */
+type CallMaker = { caller: unknown; consumer: unknown } | null;
+
+/** A call's arguments encoded from the data itself and charged (one unit per 8 bytes, two bytes per UTF-16 unit). */
+function startCall(meter: Meter, module: string, op: string, args: readonly unknown[], owner: string | null): { what: string; wire: string; who: CallMaker } {
   const what = `${StringPrototypeSlice(module, 4)}.${op}`;
   // Nothing has left the isolate yet: the runner discards this attempt and runs the program again where it may call out.
   if (native.mayBlock() !== true) throw new Error(`${what}: the run is being restarted so that it can call the host`);
   const wire = encodeArgs(args, what);
-  // COPY: one unit per 8 bytes each way (two bytes per UTF-16 unit).
   meter.take(MathCeil((wire.length * 2) / 8));
-  let replyText: unknown;
-  if (attributing) {
-    // A namespace function is its owner's; a global (fetch, timers) is whoever's code runs.
-    const who = owner === null ? attribute() : attributeAs(owner);
-    replyText = native.hostCall(module, op, wire, meter.left(), who.caller, who.consumer);
-  } else replyText = native.hostCall(module, op, wire, meter.left());
-  if (typeof replyText !== 'string') throw new Error(`${what}: the host sent no reply`);
+  return { what, wire, who: attributing ? (owner === null ? attribute() : attributeAs(owner)) : null };
+}
+
+/** A reply's value, charged with captured arithmetic; a refusal or failure is thrown as the guest sees it. */
+function replyValue(meter: Meter, replyText: string): unknown {
   meter.take(MathCeil((replyText.length * 2) / 8));
   const reply = decodeWire(replyText);
   meter.take(fuelUnits(own(reply, 'fuel')));
   if (own(reply, 'ok') === true) return own(reply, 'value');
   throw guestError(own(reply, 'error'));
+}
+
+/** One host call, blocking the isolate until the reply. */
+function hostCall(meter: Meter, module: string, op: string, args: readonly unknown[], owner: string | null = null): unknown {
+  const { what, wire, who } = startCall(meter, module, op, args, owner);
+  const replyText = who === null ? native.hostCall(module, op, wire, meter.left()) : native.hostCall(module, op, wire, meter.left(), who.caller, who.consumer);
+  if (typeof replyText !== 'string') throw new Error(`${what}: the host sent no reply`);
+  return replyValue(meter, replyText);
 }
 
 /** Asynchronous host calls in flight: settled by `deliver` when the runner has the reply. */
@@ -208,15 +216,8 @@ const pendingCalls = new SafeMap<number, PendingCall>();
  * then). Waiting costs no fuel; the same calls charge the same fuel in any order.
  */
 function hostCallAsync(meter: Meter, module: string, op: string, args: readonly unknown[], owner: string | null = null): StartedCall {
-  const what = `${StringPrototypeSlice(module, 4)}.${op}`;
-  if (native.mayBlock() !== true) throw new Error(`${what}: the run is being restarted so that it can call the host`);
-  const wire = encodeArgs(args, what);
-  meter.take(MathCeil((wire.length * 2) / 8));
-  let id: unknown;
-  if (attributing) {
-    const who = owner === null ? attribute() : attributeAs(owner);
-    id = native.hostStart(module, op, wire, meter.left(), who.caller, who.consumer);
-  } else id = native.hostStart(module, op, wire, meter.left());
+  const { what, wire, who } = startCall(meter, module, op, args, owner);
+  const id = who === null ? native.hostStart(module, op, wire, meter.left()) : native.hostStart(module, op, wire, meter.left(), who.caller, who.consumer);
   if (typeof id !== 'number') throw new Error(`${what}: ${typeof id === 'string' ? id : 'the host did not start the call'}`);
   const callId = id;
   let settle: PendingCall | undefined;
@@ -238,11 +239,7 @@ function deliver(callId: number, replyText: string): void {
   if (pending === undefined) return;
   pendingCalls.delete(callId);
   try {
-    pending.meter.take(MathCeil((replyText.length * 2) / 8));
-    const reply = decodeWire(replyText);
-    pending.meter.take(fuelUnits(own(reply, 'fuel')));
-    if (own(reply, 'ok') === true) pending.resolve(own(reply, 'value'));
-    else pending.reject(guestError(own(reply, 'error')));
+    pending.resolve(replyValue(pending.meter, replyText));
   } catch (error) {
     pending.reject(error);
   }
