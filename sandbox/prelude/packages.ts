@@ -4,7 +4,7 @@
 // its own namespace of handles (boundary.ts): a call through it copies the arguments in and
 // runs under the importer's name, so a handle the program hands a Package (bound, as a
 // getter, as a toString) still speaks for the program.
-import { ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectKeys, ObjectPrototype, own, ReflectApply, SafeMap, SafeWeakSet, String_ } from './primordials';
+import { arrayFilter, ArrayIsArray, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectKeys, ObjectPrototype, own, ReflectApply, SafeMap, SafeWeakSet, String_ } from './primordials';
 import { frozenIntrinsics, isObject, pushNeighbours } from './lockdown';
 import { expose, isView, type Charge } from './boundary';
 
@@ -15,6 +15,21 @@ export interface PackageSpec {
   name: string;
   filename: string;
   imports: string[];
+}
+
+/** The Package entries of the spec, checked (the runner's JSON, but read field by field). */
+export function packageSpecs(spec: unknown): PackageSpec[] {
+  const list = own(spec, 'packages');
+  const out: PackageSpec[] = [];
+  if (!ArrayIsArray(list)) return out;
+  for (let i = 0; i < list.length; i++) {
+    const name = own(list[i], 'name');
+    const filename = own(list[i], 'filename');
+    const imports = own(list[i], 'imports');
+    if (typeof name !== 'string' || typeof filename !== 'string' || !ArrayIsArray(imports)) continue;
+    ArrayPrototypePush(out, { name, filename, imports: arrayFilter(imports, (x: unknown) => typeof x === 'string') as string[] });
+  }
+  return out;
 }
 
 const hardened = new SafeWeakSet<object>();

@@ -1,0 +1,75 @@
+// The globals every program has: installed once per isolate, before any program, with the
+// built-ins that would escape fuel metering (WebAssembly, code from strings) taken away.
+import { ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, String_, StringPrototypeCharCodeAt, StringPrototypeRepeat } from './primordials';
+import { installErrorGlobals } from './errors';
+import { atob, btoa, TextDecoder, TextEncoder } from './encoding';
+import { URL, URLSearchParams } from './url';
+import { structuredClone } from './clone';
+import { makeConsole } from './console';
+import { installWeb } from './web';
+import { getRandomValues, randomUUID } from './random';
+
+export const define = (name: string, value: unknown) => ObjectDefineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+
+export function installGlobals(): void {
+  installErrorGlobals();
+  define('console', makeConsole());
+  define('TextEncoder', TextEncoder);
+  define('TextDecoder', TextDecoder);
+  define('atob', atob);
+  define('btoa', btoa);
+  // Trusted guest code (svc:url) uses these classes: their methods must stay ours.
+  ObjectFreeze(URL.prototype);
+  ObjectFreeze(URLSearchParams.prototype);
+  define('URL', URL);
+  define('URLSearchParams', URLSearchParams);
+  define('structuredClone', structuredClone);
+  define('assert', (condition: unknown, message?: string) => {
+    if (!condition) throw new Error(message === undefined || message === null ? 'assertion failed' : String_(message));
+  });
+  define('crypto', { getRandomValues, randomUUID });
+  installWeb(define);
+  // No WebAssembly and no code generation from strings: both would escape fuel metering.
+  const global = globalThis as Record<string, unknown>;
+  delete global.WebAssembly;
+  delete global.SharedArrayBuffer;
+  delete global.Atomics;
+  disableCodeGeneration();
+  flattenRepeat();
+}
+
+function disableCodeGeneration(): void {
+  const refuse = (what: string) =>
+    function () {
+      throw new EvalError(`${what} is not available in svc programs: code generation from strings is disabled (it would escape fuel metering); write the code directly`);
+    };
+  const blockedFunction = refuse('the Function constructor');
+  const constructors = [
+    Function,
+    ObjectGetPrototypeOf(async function () {}).constructor,
+    ObjectGetPrototypeOf(function* () {}).constructor,
+    ObjectGetPrototypeOf(async function* () {}).constructor,
+  ] as Array<{ prototype: object }>;
+  for (let i = 0; i < constructors.length; i++) {
+    ObjectDefineProperty(constructors[i].prototype, 'constructor', { value: blockedFunction, writable: false, configurable: false });
+  }
+  ObjectDefineProperty(blockedFunction, 'prototype', { value: Function.prototype });
+  define('Function', blockedFunction);
+  define('eval', refuse('eval'));
+}
+
+/**
+ * V8 builds `repeat` results as ropes that take almost no memory until read; flatten
+ * them so a large string counts against the memory limit when it is made.
+ */
+function flattenRepeat(): void {
+  ObjectDefineProperty(String.prototype, 'repeat', {
+    value: function (this: string, count: number) {
+      const result = StringPrototypeRepeat(this, count);
+      if (result.length > 4096) StringPrototypeCharCodeAt(result, result.length >> 1);
+      return result;
+    },
+    writable: true,
+    configurable: true,
+  });
+}
