@@ -98,6 +98,16 @@ export interface HostErrorShape {
   source?: string;
 }
 
+/**
+ * Who made a host call, from the guest's stack (only in runs that load Packages):
+ * `caller` owns the innermost program or Package frame; `consumer` is who a Package's
+ * `check()` speaks for. `null`: not identifiable (refused as an invariant).
+ */
+export interface Attribution {
+  caller: string | null;
+  consumer: string | null;
+}
+
 /** The reply to one host call. `fuel` is the host fuel the call cost. */
 export type HostReply = { ok: true; value: unknown; fuel: number } | { ok: false; error: HostErrorShape; fuel: number };
 

@@ -1,4 +1,5 @@
 // Public API of the runtime side of the sandbox.
 export { RunnerPool, type RunnerPoolOptions } from './pool';
 export type { AdmissionLimits } from './admission';
-export type { Attribution, RunJob, RunLimits, HostCall, HostReply, HostHandler, HostErrorShape, RunOutcome, RunOutcomeKind, RunError } from './types';
+export type { RunLimits } from '../runner/protocol';
+export type { RunJob, HostCall, HostReply, HostHandler, HostErrorShape, RunOutcome, RunOutcomeKind, RunError } from './types';

@@ -1,8 +1,7 @@
 // What a runner sends is data to check, not to trust: the run report and host-call
 // messages are read field by field into known shapes. A report in any other shape is
 // refused (the run ends as an error); figures are clamped to what the run could spend.
-import type { FromRunner, ReportedFailure, RunReport } from '../runner/protocol';
-import type { RunLimits } from './types';
+import type { FromRunner, ReportedFailure, RunLimits, RunReport } from '../runner/protocol';
 
 const KINDS: ReadonlySet<string> = new Set(['ok', 'error', 'fuel_exhausted', 'timeout', 'memory_exhausted', 'stack_exhausted', 'cancelled', 'crashed']);
 const DENIAL_SOURCES: ReadonlySet<string> = new Set(['policy', 'invariant', 'read_only']);
@@ -88,7 +87,8 @@ export function readOutcome(raw: unknown, limits: RunLimits): CheckedOutcome | n
   };
 }
 
-type HostCallMessage = Extract<FromRunner, { type: 'host-call' }>;
+/** A runner's host-call message. */
+export type HostCallMessage = Extract<FromRunner, { type: 'host-call' }>;
 
 /** A host-call message in its known shape, or null. */
 export function readHostCall(raw: unknown): HostCallMessage | null {

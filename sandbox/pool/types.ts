@@ -1,22 +1,8 @@
 // Public types of the runtime: a run job, host calls and replies, and the outcome.
-import type { HostErrorShape, HostReply, PackageScript, ProgramScript, RunOutcomeKind } from '../contract';
+import type { Attribution, HostErrorShape, HostReply, PackageScript, ProgramScript, RunOutcomeKind } from '../contract';
+import type { RunLimits } from '../runner/protocol';
 
-export type { RunOutcomeKind };
-import type { Attribution } from '../runner/protocol';
-
-export type { Attribution };
-
-export type { HostErrorShape, HostReply };
-
-export interface RunLimits {
-  memoryMb: number;
-  /** 0 = no limit. */
-  timeMs: number;
-  fuel: number;
-  stackKib: number;
-  /** Asynchronous host calls the run may have in flight at once (default 64). */
-  hostCallsInFlight?: number;
-}
+export type { HostErrorShape, HostReply, RunOutcomeKind };
 
 export interface RunJob {
   executionId: string;

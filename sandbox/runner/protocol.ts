@@ -1,6 +1,5 @@
 // Messages between the server's RunnerPool and a runner child process (IPC).
-import type { RunOutcomeKind } from '../contract';
-import type { RunLimits } from '../pool/types';
+import type { Attribution, RunOutcomeKind } from '../contract';
 
 /**
  * The most a host call's encoded arguments may hold (UTF-16 units of the JSON text): the
@@ -12,6 +11,17 @@ export const MAX_HOST_CALL_ARGS_CHARS = 64 * 1024 * 1024;
 /** The refusal a program sees for a call over MAX_HOST_CALL_ARGS_CHARS. */
 export function hostCallTooLarge(module: string, op: string, chars: number): string {
   return `${module}.${op}: the call's arguments encode to ${chars} characters; a host call takes at most ${MAX_HOST_CALL_ARGS_CHARS} (write large data in pieces)`;
+}
+
+/** What one run may use; the runner enforces each (the pool only backs the time limit up). */
+export interface RunLimits {
+  memoryMb: number;
+  /** 0 = no limit. */
+  timeMs: number;
+  fuel: number;
+  stackKib: number;
+  /** Asynchronous host calls the run may have in flight at once (default 64). */
+  hostCallsInFlight?: number;
 }
 
 export interface RunMessage {
@@ -95,16 +105,6 @@ export interface RunnerOutcome {
   hostFuel: number;
   memoryPeak: number;
   wallMs: number;
-}
-
-/**
- * Who made a host call, from the guest's stack (only in runs that load Packages):
- * `caller` owns the innermost program or Package frame; `consumer` is who a Package's
- * `check()` speaks for. `null`: not identifiable (refused as an invariant).
- */
-export interface Attribution {
-  caller: string | null;
-  consumer: string | null;
 }
 
 /** A failure as reported: the stack already mapped to the sources and rendered (render-stack.ts). */

@@ -1,0 +1,90 @@
+// One runner child process as the pool sees it: how it is started, when it is ready, and
+// the run message it is sent (with only the source maps it does not hold yet).
+import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PROGRAM_FILENAME } from '../contract';
+import { PROGRAM_MAP_BYTES, PROGRAM_MAPS_KEPT, type RunMessage } from '../runner/protocol';
+import { Recent } from '../runner/recent';
+import type { ActiveRun, Runner } from './runs';
+
+/** The runner entry: dist/runner.js next to the server bundle, or the TypeScript source through tsx. */
+export function defaultEntry(): { entry: string; execArgv: string[] } {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const bundled = [path.join(here, 'runner.js'), path.join(here, '..', '..', 'dist', 'runner.js')].find((p) => fs.existsSync(p));
+  if (bundled) return { entry: bundled, execArgv: [] };
+  return { entry: path.join(here, '..', 'runner', 'main.ts'), execArgv: ['--import', 'tsx'] };
+}
+
+export interface RunnerEvents {
+  message(runner: Runner, message: unknown): void;
+  exit(runner: Runner, code: number | null, signal: NodeJS.Signals | null): void;
+  error(error: Error): void;
+}
+
+/** Starts a runner process (not ready until it says so: see whenReady). */
+export function spawnRunner(entry: string, execArgv: readonly string[], memoryMb: number, events: RunnerEvents): Runner {
+  const child = fork(entry, [String(memoryMb)], {
+    execArgv: ['--no-node-snapshot', '--disallow-code-generation-from-strings', ...execArgv],
+    serialization: 'json',
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const runner: Runner = { child, ready: false, runs: new Map(), lastHeard: Date.now(), catastrophic: null, slicing: null, draining: false, maps: new Recent(PROGRAM_MAPS_KEPT / 2, PROGRAM_MAP_BYTES / 2) };
+  child.on('message', (message: unknown) => events.message(runner, message));
+  child.on('exit', (code, signal) => events.exit(runner, code, signal));
+  child.on('error', (error) => events.error(error));
+  return runner;
+}
+
+/** Resolves when the runner says it is ready; rejects when it exits first. */
+export function whenReady(runner: Runner): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (runner.ready) return resolve();
+    const onMessage = (message: unknown) => {
+      if (message !== null && typeof message === 'object' && (message as { type?: unknown }).type === 'ready') {
+        runner.child.off('message', onMessage);
+        resolve();
+      }
+    };
+    runner.child.on('message', onMessage);
+    runner.child.once('exit', (code) => reject(new Error(`runner exited during start (code ${code})`)));
+  });
+}
+
+/**
+ * The message that starts `active` in `runner`. The runner maps a failure's stack itself
+ * (sandbox/runner/render-stack.ts); a large program's map is sent once per runner, not
+ * with every run.
+ */
+export function runMessage(runner: Runner, active: ActiveRun): RunMessage {
+  const { job } = active;
+  const source = job.script.sources[PROGRAM_FILENAME] ?? '';
+  const known = holds(runner, job.script.key, job.script.sourceMap.length + source.length);
+  return {
+    type: 'run',
+    runId: active.runId,
+    code: job.script.code,
+    filename: job.script.filename,
+    hostModules: job.hostModules,
+    guestModules: job.guestModules ?? {},
+    limits: job.limits,
+    usesTemporal: job.script.usesTemporal || (job.packages?.some((p) => p.script.usesTemporal) ?? false),
+    programKey: job.script.key,
+    ...(known ? {} : { sourceMap: job.script.sourceMap, source }),
+    ...(job.packages?.length
+      ? { packages: job.packages.map(({ script, imports, listed }) => ({ name: script.name, key: script.key, code: script.code, filename: script.filename, ...mapFor(runner, script.key, script.sourceMap), imports, listed })) }
+      : {}),
+  };
+}
+
+/** Whether `runner` holds the map kept under `key` (then it is left out); notes it as sent otherwise. */
+function holds(runner: Runner, key: string, bytes: number): boolean {
+  if (runner.maps.get(key) !== undefined) return true;
+  runner.maps.set(key, true, bytes);
+  return false;
+}
+
+function mapFor(runner: Runner, key: string, sourceMap: string): { sourceMap?: string } {
+  return holds(runner, key, sourceMap.length) ? {} : { sourceMap };
+}

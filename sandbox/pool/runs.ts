@@ -1,0 +1,39 @@
+// What the pool keeps of each run it was given and of each runner process it hosts them in.
+import type { ChildProcess } from 'node:child_process';
+import type { Recent } from '../runner/recent';
+import type { HostHandler, RunJob, RunOutcome } from './types';
+
+export interface ActiveRun {
+  runId: number;
+  job: RunJob;
+  host: HostHandler;
+  resolve: (outcome: RunOutcome) => void;
+  started: number;
+  timers: NodeJS.Timeout[];
+  settled: boolean;
+  /** Who sent the run (admission shares slots fairly among them). */
+  tenant: string;
+  memoryMb: number;
+  /** Admitted (counted in flight) and given to this runner. */
+  admitted: boolean;
+  runner: Runner | null;
+  /** Host calls being answered, by call id: a cancellation from the guest aborts one. */
+  calls: Map<number, AbortController>;
+  /** Removes the run's abort listener (a listener left behind keeps the whole job alive). */
+  detach?: () => void;
+}
+
+export interface Runner {
+  child: ChildProcess;
+  ready: boolean;
+  /** Runs this runner hosts, by run id. */
+  runs: Map<number, ActiveRun>;
+  lastHeard: number;
+  catastrophic: { message: string; runId: number | null } | null;
+  /** The run whose synchronous attempt holds the runner's main thread, if it said so. */
+  slicing: number | null;
+  /** Holds an isolate that cannot stop: gets no further run, replaced once its runs end. */
+  draining: boolean;
+  /** Programs whose source map and source this runner holds (half its own budget). */
+  maps: Recent<true>;
+}
