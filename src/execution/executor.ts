@@ -1,20 +1,23 @@
-// One run end to end: audit `started`, compile, dispatch to a runner with the host
-// dispatcher, flush decision summaries, audit `finished`, the server-log usage line, and
-// the execute result. Requests refused before the program runs get the same audit pair.
-import { createHash } from 'node:crypto';
-import { auditVariables, type AuditWriter, type ServerLog } from '../audit';
+// One run end to end: audit `started`, prepare Packages, type-check and compile (cached,
+// ./compile-cache.ts), dispatch to a runner with the host dispatcher, flush decision
+// summaries, audit `finished` with the server-log usage line (./run-record.ts), and the
+// execute result. Requests refused before the program runs get the same audit pair.
+import { auditVariables, type AuditWriter, type ExecutionRecord, type ServerLog } from '../audit';
 import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
 import { runTokenUsage, type HostModule, type RunServices } from '../stdlib';
 import type { FilledVfs } from '../vfs';
-import { compileProgram, type CompileResult, type RunnerPool, type RunOutcome, type Typechecker, type TypecheckMode } from '../../sandbox';
+import type { CompileResult, RunnerPool, RunOutcome, Typechecker, TypecheckMode } from '../../sandbox';
 import type { PreparedPackages } from '../packages';
-import { HostDispatcher, type IssuedDenial } from './host-dispatch';
+import { confirmDenial, HostDispatcher } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
-import { metrics, timed } from '../metrics';
 import { reportRunFailure } from '../telemetry';
+import { CompileCache } from './compile-cache';
+import { guestModules, guestSources, runLimits } from './run-job';
+import { NO_USAGE, recordFinished, recordRefused, sourceFacts, type ExecutionRecordBase, type RunUsage } from './run-record';
 
-export type EntryPoint = 'http' | 'session' | 'mcp';
+/** Where a run came in (the audit record's `entry_point` owns the list). */
+export type EntryPoint = ExecutionRecord['entry_point'];
 
 /** The Blueprint facts a run needs (the version in force when it starts). */
 export interface RunBlueprint {
@@ -75,6 +78,9 @@ export interface RefusedRequest {
   executionId?: string;
 }
 
+/** A run's record fields: a run always has its session and Blueprint hash. */
+type RunRecordBase = ExecutionRecordBase & Required<Pick<ExecutionRecordBase, 'session_id' | 'blueprint_hash'>>;
+
 export interface ExecutorOptions {
   pool: RunnerPool;
   /** The server's cancellation: aborted at the end of the shutdown grace; every run listens. */
@@ -94,43 +100,15 @@ export interface ExecutorOptions {
   now?: () => number;
 }
 
-type RecordBase = Record<string, unknown> & { execution_id: string; blueprint: string; session_id: string; source_hash: string };
-
 /**
  * The reason every run's signal is aborted with. `abort()` without one builds a
  * DOMException (with a stack) per run; nothing reads the reason.
  */
 const RUN_ENDED = new DOMException('the run has ended', 'AbortError');
 
-/** Compiled programs by source hash: agents often resend the same program (retries, loops). */
-const COMPILE_CACHE_SIZE = 256;
-
-const zeroUsage = { fuel: 0, wasm_fuel: 0, host_fuel: 0, memory_peak: 0, model_tokens: 0, embedding_tokens: 0, wall_ms: 0 };
-
-function sourceFacts(code: string) {
-  return { source_hash: createHash('sha256').update(code, 'utf8').digest('hex'), source_size: Buffer.byteLength(code, 'utf8') };
-}
-
-/** The server-log outcome vocabulary folds every other failure into `error`. */
-function logOutcome(outcome: string): string {
-  return ['ok', 'fuel_exhausted', 'timeout', 'memory_exhausted'].includes(outcome) ? outcome : 'error';
-}
-
-/**
- * A report of `permission_denied` counts only when the host issued that refusal in this
- * run (same caller, capability and source); anything else the guest claims is a runtime error.
- */
-export function confirmDenial(error: ExecuteError, issued: readonly IssuedDenial[]): ExecuteError {
-  if (error.kind !== 'permission_denied') return error;
-  const matches = issued.some((d) => d.caller === error.caller && d.capability === error.capability && d.source === error.source);
-  if (matches) return error;
-  const { caller: _caller, capability: _capability, source: _source, ...rest } = error;
-  return { ...rest, kind: 'runtime_error' };
-}
-
 export class Executor {
   private readonly now: () => number;
-  private readonly compiled = new Map<string, CompileResult>();
+  private readonly compiled = new CompileCache();
 
   constructor(private readonly options: ExecutorOptions) {
     this.now = options.now ?? Date.now;
@@ -149,8 +127,8 @@ export class Executor {
   /** Writes the audit pair for a request that never reached the program. */
   refuse(request: RefusedRequest): string {
     const executionId = request.executionId ?? this.options.newId();
-    const base = {
-      type: 'execution' as const,
+    recordRefused(this.options.audit, {
+      type: 'execution',
       execution_id: executionId,
       entry_point: request.entryPoint,
       principal: request.principal,
@@ -159,18 +137,16 @@ export class Executor {
       ...(request.sessionId ? { session_id: request.sessionId } : {}),
       ...(request.blueprintHash ? { blueprint_hash: request.blueprintHash } : {}),
       ...sourceFacts(request.code),
-    };
-    this.options.audit.write({ ...base, event: 'started' });
-    this.options.audit.write({ ...base, event: 'finished', outcome: 'error', error_class: request.errorClass, ...zeroUsage });
+    }, request.errorClass);
     return executionId;
   }
 
   async execute(request: ExecutionRequest): Promise<ExecutionReport> {
-    const { audit, log } = this.options;
+    const { audit } = this.options;
     const executionId = request.executionId ?? this.options.newId();
     const ids = { executionId, sessionId: request.sessionId };
-    const base = {
-      type: 'execution' as const,
+    const base: RunRecordBase = {
+      type: 'execution',
       execution_id: executionId,
       entry_point: request.entryPoint,
       session_id: request.sessionId,
@@ -198,7 +174,7 @@ export class Executor {
     }
   }
 
-  private async run(request: ExecutionRequest, base: RecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number): Promise<ExecutionReport> {
+  private async run(request: ExecutionRequest, base: RunRecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number): Promise<ExecutionReport> {
     const { audit } = this.options;
     const executionId = ids.executionId;
     // `@mcp/<server>` Packages the program imports are discovered for this run only.
@@ -214,7 +190,7 @@ export class Executor {
         : { ok: false as const, message: 'this svc cannot load Packages here' };
       if (!preparation.ok) {
         const error: ExecuteError = { kind: 'package_resolution', message: preparation.message };
-        this.finish(base, { outcome: 'error', errorClass: 'package_resolution', wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs: this.now() - started });
+        this.finish(base, { ...NO_USAGE, outcome: 'error', errorClass: 'package_resolution', wallMs: this.now() - started });
         return executeResult(ids, null, [], error, warnings);
       }
       prepared = preparation.value;
@@ -225,7 +201,7 @@ export class Executor {
     // answer is due now, before a compile the run would never use.
     if (this.options.shutdown.aborted || request.signal?.aborted) {
       const error: ExecuteError = { kind: 'cancelled', message: 'cancelled: the run was stopped before it started (the server is shutting down, or the client went away)' };
-      this.finish(base, { outcome: 'cancelled', errorClass: 'cancelled', wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs: this.now() - started });
+      this.finish(base, { ...NO_USAGE, outcome: 'cancelled', errorClass: 'cancelled', wallMs: this.now() - started });
       return executeResult(ids, null, [], error, warnings);
     }
     const source = checked.ok ? checked.source : request.code;
@@ -235,7 +211,7 @@ export class Executor {
     if (!compiled.ok) {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
-      this.finish(base, { outcome: 'error', errorClass: 'compile_error', wasmFuel: 0, hostFuel: 0, memoryPeak: 0, wallMs });
+      this.finish(base, { ...NO_USAGE, outcome: 'error', errorClass: 'compile_error', wallMs });
       reportRunFailure(request.entryPoint, error, request.code);
       return executeResult(ids, null, [], error, warnings);
     }
@@ -286,9 +262,9 @@ export class Executor {
         {
           executionId,
           script: compiled.script,
-          hostModules: this.guestModules(imported, modules),
-          guestModules: this.guestSources(imported, modules),
-          limits: this.runLimits(),
+          hostModules: guestModules(imported, modules),
+          guestModules: guestSources(imported, modules),
+          limits: runLimits(this.options.limits),
           signal: runEnded.signal,
           tenant: request.principal,
           ...(prepared ? { packages: prepared.packages } : {}),
@@ -324,79 +300,12 @@ export class Executor {
     return this.options.typecheck.check({ source: request.code, sourceHash, mode, modules: [...inScope, ...(prepared?.declarations ?? [])], signal: this.options.shutdown });
   }
 
-  /** Compiles through a small LRU cache keyed by the source hash and the available modules. */
-  private async compile(code: string, sourceHash: string, services: RunServices, modules: ReadonlyMap<string, HostModule>, unavailable: Readonly<Record<string, string>>, packages: readonly string[]): Promise<CompileResult> {
-    const availableModules = [...this.availableModules(services, modules), ...packages];
-    const key = `${sourceHash}:${availableModules.join(',')}:${JSON.stringify(unavailable)}`;
-    const cached = this.compiled.get(key);
-    if (cached) {
-      this.compiled.delete(key);
-      this.compiled.set(key, cached);
-      return cached;
-    }
-    const result = await timed(metrics.compileDuration, compileProgram({ source: code, availableModules, unavailable }));
-    this.compiled.set(key, result);
-    if (this.compiled.size > COMPILE_CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value as string);
-    return result;
+  /** Compiles through the cache, keyed by the source hash and the modules in scope. */
+  private compile(code: string, sourceHash: string, services: RunServices, modules: ReadonlyMap<string, HostModule>, unavailable: Readonly<Record<string, string>>, packages: readonly string[]): Promise<CompileResult> {
+    return this.compiled.compile({ source: code, sourceHash, availableModules: [...this.availableModules(services, modules), ...packages], unavailable });
   }
 
-  private guestSources(imported: string[], modules: ReadonlyMap<string, HostModule>): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const name of imported) {
-      const guest = modules.get(name)?.guest;
-      if (guest) out[name] = guest;
-    }
-    return out;
-  }
-
-  private guestModules(imported: string[], modules: ReadonlyMap<string, HostModule>): Record<string, string[]> {
-    const out: Record<string, string[]> = {};
-    for (const name of imported) {
-      const module = modules.get(name);
-      if (module) out[name] = Object.keys(module.operations);
-    }
-    return out;
-  }
-
-  private runLimits() {
-    const { limits } = this.options;
-    return {
-      memoryMb: limits.max_execution_memory,
-      timeMs: limits.max_execution_time * 1000,
-      fuel: limits.max_execution_fuel,
-      stackKib: limits.max_execution_stack,
-      hostCallsInFlight: limits.max_host_calls_in_flight,
-    };
-  }
-
-  private finish(
-    base: RecordBase,
-    usage: { outcome: string; errorClass?: string; wasmFuel: number; hostFuel: number; memoryPeak: number; wallMs: number; tokens?: { model_tokens: number; embedding_tokens: number } },
-  ): void {
-    const fuel = usage.wasmFuel + usage.hostFuel;
-    this.options.audit.write({
-      ...(base as any),
-      event: 'finished',
-      outcome: usage.outcome,
-      ...(usage.outcome !== 'ok' && usage.errorClass ? { error_class: usage.errorClass } : {}),
-      fuel,
-      wasm_fuel: usage.wasmFuel,
-      host_fuel: usage.hostFuel,
-      memory_peak: usage.memoryPeak,
-      model_tokens: usage.tokens?.model_tokens ?? 0,
-      embedding_tokens: usage.tokens?.embedding_tokens ?? 0,
-      wall_ms: usage.wallMs,
-    });
-    this.options.log.info('svc_server::execute', 'execution finished', {
-      execution_id: base.execution_id,
-      blueprint: base.blueprint,
-      session: base.session_id,
-      fuel,
-      wasm_fuel: usage.wasmFuel,
-      host_fuel: usage.hostFuel,
-      memory_peak: usage.memoryPeak,
-      wall_ms: usage.wallMs,
-      outcome: logOutcome(usage.outcome),
-    });
+  private finish(base: RunRecordBase, usage: RunUsage): void {
+    recordFinished(this.options.audit, this.options.log, base, usage);
   }
 }

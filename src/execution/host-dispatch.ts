@@ -5,6 +5,7 @@
 // so a run report can only claim a denial the host really made.
 import type { Attribution, HostHandler, HostReply } from '../../sandbox';
 import { PermissionDeniedError, type RunDecisions } from '../policy';
+import type { ExecuteError } from './result';
 import { HOST_FUEL, RunResources, type AllowedGate, type GateRequest, type HostCall, type HostModule, type HostOperation, type RunContext } from '../stdlib';
 
 /** A refusal the host issued to this run (what a reported permission_denied must match). */
@@ -12,6 +13,18 @@ export interface IssuedDenial {
   caller: string;
   capability: string;
   source: string;
+}
+
+/**
+ * A report of `permission_denied` counts only when the host issued that refusal in this
+ * run (same caller, capability and source); anything else the guest claims is a runtime error.
+ */
+export function confirmDenial(error: ExecuteError, issued: readonly IssuedDenial[]): ExecuteError {
+  if (error.kind !== 'permission_denied') return error;
+  const matches = issued.some((d) => d.caller === error.caller && d.capability === error.capability && d.source === error.source);
+  if (matches) return error;
+  const { caller: _caller, capability: _capability, source: _source, ...rest } = error;
+  return { ...rest, kind: 'runtime_error' };
 }
 
 export interface DispatchOptions {
