@@ -6,7 +6,6 @@ import { createAuditWriter, type AuditWriter } from './audit';
 import { FileDestination, StdoutDestination, StreamDestination, type LineDestination } from './destination';
 import { LevelFilter } from './filter';
 import { createServerLog, type ServerLog } from './log';
-import { metrics } from '../metrics';
 
 export interface LogOutputs {
   log: ServerLog;
@@ -32,6 +31,8 @@ export interface LogOutputOptions {
   stderr?: (line: string) => void;
   /** Replaces standard output (tests). */
   stdout?: NodeJS.WritableStream;
+  /** Called for each audit record that could not be written (the server counts them in its metrics). */
+  onAuditWriteFailure?: () => void;
 }
 
 function writeStderr(line: string): void {
@@ -47,7 +48,10 @@ export function openLogOutputs(options: LogOutputOptions): LogOutputs {
   const report = options.stderr ?? writeStderr;
   const clock = options.clock ?? (() => new Date());
   const logDestination = openLogDestination(options, report);
-  const auditReport = (line: string) => (metrics.auditWriteFailures.inc(), report(line));
+  const auditReport = (line: string) => {
+    options.onAuditWriteFailure?.();
+    report(line);
+  };
   const auditDestination = options.audit.enabled && options.audit.file !== null ? FileDestination.openLenient(options.audit.file, auditReport) : logDestination;
   const destinations: LineDestination[] = auditDestination === logDestination ? [logDestination] : [logDestination, auditDestination];
 

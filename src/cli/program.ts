@@ -15,14 +15,8 @@ import { registerInstallCommand } from './commands/install';
 import { registerPackagesCommands } from './commands/packages';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors';
 import { withExample } from './help';
+import type { CliContext } from './context';
 import type { CliIo } from './io';
-
-export interface CliContext {
-  io: CliIo;
-  version: string;
-  /** Sets the exit status for a command that reports its own failures (e.g. `apply` of several files). */
-  setExitCode(code: number): void;
-}
 
 /** What the entry point supplies; runCli adds the exit-status holder. */
 export type CliEnvironment = Omit<CliContext, 'setExitCode'>;

@@ -52,6 +52,7 @@ export async function boot(options: BootOptions): Promise<void> {
     logFile: settings.logging.file,
     filter: settings.logging.filter,
     audit: { enabled: settings.logging.audit.enabled, file: settings.logging.audit.file },
+    onAuditWriteFailure: () => metrics.auditWriteFailures.inc(),
   });
   const { log } = outputs;
   const audit = observedAuditWriter(outputs.audit);

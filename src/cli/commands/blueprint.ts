@@ -8,7 +8,7 @@ import { blueprintError, failureFromBody } from '../diagnostics';
 import { CliError, UsageError } from '../errors';
 import { alignColumns, withExample } from '../help';
 import { envValue, say, warn, type CliIo } from '../io';
-import type { CliContext } from '../program';
+import type { CliContext } from '../context';
 import { svcHome } from './build';
 import { positionOf } from '../yaml-position';
 

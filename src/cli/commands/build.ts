@@ -11,7 +11,7 @@ import { checkLocal, initProject, newPackage, publishLocal } from '../../package
 import { CliError, UsageError } from '../errors';
 import { withExample } from '../help';
 import { envValue, say, secretsFromEnvironment, warn, type CliIo } from '../io';
-import type { CliContext } from '../program';
+import type { CliContext } from '../context';
 
 /** $SVC_HOME, else ~/.svc. */
 export function svcHome(io: CliIo): string {

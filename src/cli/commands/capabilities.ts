@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { expectOk, ServerClient, withServerOptions, type ServerOptions } from '../client';
 import { withExample } from '../help';
 import { say } from '../io';
-import type { CliContext } from '../program';
+import type { CliContext } from '../context';
 
 interface CapabilityView {
   name: string;

@@ -10,7 +10,7 @@ import { localStoreRoot } from '../../packages/local';
 import { CliError } from '../errors';
 import { withExample } from '../help';
 import { say } from '../io';
-import type { CliContext } from '../program';
+import type { CliContext } from '../context';
 import { packageFailure, svcHome } from './build';
 
 export function registerDocsCommand(root: Command, context: CliContext): void {

@@ -7,7 +7,7 @@ import { localStoreRoot } from '../../packages/local';
 import { withExample } from '../help';
 import { UsageError } from '../errors';
 import { envValue, say, warn, type CliIo } from '../io';
-import type { CliContext } from '../program';
+import type { CliContext } from '../context';
 import { denyWarnings, packageFailure, svcHome } from './build';
 
 export function registerInstallCommand(root: Command, context: CliContext): void {

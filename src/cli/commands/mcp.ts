@@ -14,7 +14,7 @@ import { ServerClient, withServerOptions, type ApiReply, type ServerOptions } fr
 import { CliError, UsageError } from '../errors';
 import { alignColumns, withExample } from '../help';
 import { envValue, say, warn, type CliIo } from '../io';
-import type { CliContext } from '../program';
+import type { CliContext } from '../context';
 
 const DEFAULT_REDIRECT_PORT = 8765;
 const LOGIN_TIMEOUT_MS = 5 * 60_000;

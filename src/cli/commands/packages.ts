@@ -4,7 +4,7 @@ import { ServerClient, withServerOptions, type ApiReply, type ServerOptions } fr
 import { CliError } from '../errors';
 import { alignColumns, withExample } from '../help';
 import { say, warn } from '../io';
-import type { CliContext } from '../program';
+import type { CliContext } from '../context';
 import { denyWarnings } from './build';
 
 function refusal(reply: ApiReply): CliError {

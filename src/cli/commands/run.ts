@@ -11,7 +11,7 @@ import { ServerClient, serverMessage, withServerOptions, type ServerOptions } fr
 import { CliError, EXIT_FAILURE, EXIT_NOT_ATTEMPTED, UsageError } from '../errors';
 import { withExample } from '../help';
 import { secretsFromEnvironment, warn, type CliIo } from '../io';
-import type { CliContext } from '../program';
+import type { CliContext } from '../context';
 import { operatorHints } from '../run-hints';
 
 export interface RunOptions extends ServerOptions {

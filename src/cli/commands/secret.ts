@@ -6,7 +6,7 @@ import { ServerClient, withServerOptions, type ApiReply, type ServerOptions } fr
 import { CliError } from '../errors';
 import { withExample } from '../help';
 import { say, warn } from '../io';
-import type { CliContext } from '../program';
+import type { CliContext } from '../context';
 import { readSecretValue } from '../secret-input';
 
 const STORE_HINTS: Record<string, string> = {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { expectOk, ServerClient, ServerUnreachableError, withServerOptions, type ServerOptions } from '../client';
 import { say } from '../io';
 import { withExample } from '../help';
-import type { CliContext } from '../program';
+import type { CliContext } from '../context';
 
 export function registerServerCommands(root: Command, context: CliContext): void {
   const { io } = context;

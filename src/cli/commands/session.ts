@@ -6,7 +6,7 @@ import { ServerClient, serverMessage, withServerOptions, type ServerOptions } fr
 import { CliError } from '../errors';
 import { withExample } from '../help';
 import { say, secretsFromEnvironment } from '../io';
-import type { CliContext } from '../program';
+import type { CliContext } from '../context';
 import { parseVariables, runAndReport } from './run';
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
