@@ -1,8 +1,8 @@
 // The MCP endpoint `/mcp/<blueprint>`: Streamable HTTP,
 // stateful, one svc session per MCP session (the same id), bindings from the
 // `svc-variables`/`svc-secrets` headers or `_meta`, a Host-header check against DNS
-// rebinding, and the eight tools.
-import type { Context } from 'hono';
+// rebinding, and the eight tools. The HTTP layer mounts it (src/http/routes/mcp.ts) and
+// hands each request over as an McpHttpRequest; nothing here depends on the HTTP layer.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -12,7 +12,6 @@ import type { Blueprint, BlueprintRegistry } from '../blueprints';
 import type { AllowsMode } from '../config';
 import type { RegistryLookup } from '../discovery';
 import { executionIdOf, HostDispatcher, type Executor } from '../execution';
-import { bodyText, bodyTooLarge, BodyTooLargeError, type AppEnv } from '../http';
 import { RunDecisions } from '../policy';
 import { SessionError, type SessionActor, type SessionManager, type SessionView } from '../sessions';
 import type { HostModule, RunServices } from '../stdlib';
@@ -33,6 +32,26 @@ export interface McpEndpointDependencies {
   mcpViews?: (blueprint: Blueprint, session: SessionView) => McpViews;
   version: string;
 }
+
+/** One request to `/mcp/<blueprint>`, as the HTTP layer hands it over. */
+export interface McpHttpRequest {
+  method: string;
+  blueprint: string;
+  /** Who sent it (the authenticated principal). */
+  actor: SessionActor;
+  header(name: string): string | undefined;
+  /** The request itself: the MCP transport reads its headers and answers it. */
+  raw: Request;
+  /** The body's text (bounded by the HTTP layer); null when it is over the bound. */
+  body(): Promise<string | null>;
+}
+
+/** An answer the HTTP layer renders: plain text, JSON, no body, or the HTTP layer's own "too large" answer. */
+export type McpHttpAnswer =
+  | { status: 400 | 403 | 404 | 405; text: string }
+  | { status: 400 | 404; json: unknown }
+  | { status: 204 | 404; empty: true }
+  | { status: 413; tooLarge: true };
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
@@ -95,54 +114,55 @@ export class McpEndpoint {
 
   constructor(private readonly deps: McpEndpointDependencies) {}
 
-  async handle(c: Context<AppEnv>): Promise<Response> {
-    if (!hostAllowed(c.req.header('host'), this.deps.allowedHosts)) return c.text('the Host header is not allowed for the MCP endpoint (DNS-rebinding guard); add it to mcp_allowed_hosts', 403);
-    const blueprintName = c.req.param('blueprint') ?? '';
-    const sessionId = c.req.header('mcp-session-id');
-    if (c.req.method === 'GET') return c.text('GET is not supported on the MCP endpoint; send JSON-RPC with POST', 405);
-    if (c.req.method === 'DELETE') return this.remove(c, blueprintName, sessionId);
-    if (c.req.method !== 'POST') return c.text('method not allowed', 405);
+  async handle(c: McpHttpRequest): Promise<Response | McpHttpAnswer> {
+    if (!hostAllowed(c.header('host'), this.deps.allowedHosts)) return { status: 403, text: 'the Host header is not allowed for the MCP endpoint (DNS-rebinding guard); add it to mcp_allowed_hosts' };
+    const blueprintName = c.blueprint;
+    const sessionId = c.header('mcp-session-id');
+    if (c.method === 'GET') return { status: 405, text: 'GET is not supported on the MCP endpoint; send JSON-RPC with POST' };
+    if (c.method === 'DELETE') return this.remove(c, blueprintName, sessionId);
+    if (c.method !== 'POST') return { status: 405, text: 'method not allowed' };
 
     let body: unknown;
     try {
-      body = JSON.parse(await bodyText(c));
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) return bodyTooLarge(c);
-      return c.json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null }, 400);
+      const text = await c.body();
+      if (text === null) return { status: 413, tooLarge: true };
+      body = JSON.parse(text);
+    } catch {
+      return { status: 400, json: { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null } };
     }
-    const actor: SessionActor = c.get('principal');
+    const actor = c.actor;
     const principal = actor.name;
     if (!sessionId) {
       const init = Array.isArray(body) ? body.find((m) => m?.method === 'initialize') : (body as { method?: string })?.method === 'initialize' ? body : null;
-      if (!init) return c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: no MCP session; start with initialize' }, id: null }, 400);
+      if (!init) return { status: 400, json: { jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: no MCP session; start with initialize' }, id: null } };
       let created: string;
       try {
         const meta = ((init as { params?: { _meta?: { variables?: Record<string, string>; secrets?: Record<string, string> } } }).params?._meta ?? {}) as { variables?: Record<string, string>; secrets?: Record<string, string> };
-        const variables = { ...parseVariablesHeader(c.req.header('svc-variables')), ...(meta.variables ?? {}) };
-        const secrets = { ...parseSecretsHeader(c.req.header('svc-secrets')), ...(meta.secrets ?? {}) };
+        const variables = { ...parseVariablesHeader(c.header('svc-variables')), ...(meta.variables ?? {}) };
+        const secrets = { ...parseSecretsHeader(c.header('svc-secrets')), ...(meta.secrets ?? {}) };
         created = this.deps.sessions.create({ blueprint: blueprintName, variables, secrets, principal, mcp: { protocolVersion: (init as { params?: { protocolVersion?: string } }).params?.protocolVersion ?? null } }).sessionId;
       } catch (error) {
-        if (error instanceof SessionError) return c.text(error.message, error.code === 'unknown_blueprint' ? 404 : 400);
+        if (error instanceof SessionError) return { status: error.code === 'unknown_blueprint' ? 404 : 400, text: error.message };
         throw error;
       }
       const transport = this.open(created, blueprintName, false);
-      return transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: authInfoOf(actor) });
+      return transport.handleRequest(c.raw, { parsedBody: body, authInfo: authInfoOf(actor) });
     }
     // Someone else's session answers exactly as an unknown one.
     const session = this.deps.sessions.get(sessionId, actor);
-    if (!session || session.blueprintName !== blueprintName) return c.json(SESSION_NOT_FOUND, 404);
+    if (!session || session.blueprintName !== blueprintName) return { status: 404, json: SESSION_NOT_FOUND };
     const transport = this.transports.get(sessionId) ?? this.open(sessionId, blueprintName, true);
-    return transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: authInfoOf(actor) });
+    return transport.handleRequest(c.raw, { parsedBody: body, authInfo: authInfoOf(actor) });
   }
 
-  private async remove(c: Context<AppEnv>, blueprintName: string, sessionId: string | undefined): Promise<Response> {
-    const actor: SessionActor = c.get('principal');
+  private async remove(c: McpHttpRequest, blueprintName: string, sessionId: string | undefined): Promise<McpHttpAnswer> {
+    const actor = c.actor;
     const session = sessionId ? this.deps.sessions.get(sessionId, actor) : null;
-    if (!sessionId || !session || session.blueprintName !== blueprintName) return c.body(null, 404);
+    if (!sessionId || !session || session.blueprintName !== blueprintName) return { status: 404, empty: true };
     this.deps.sessions.delete(sessionId, actor);
     await this.transports.get(sessionId)?.close();
     this.transports.delete(sessionId);
-    return c.body(null, 204);
+    return { status: 204, empty: true };
   }
 
   /** A transport bound to an svc session; `resumed` after a restart (the client already initialized). */

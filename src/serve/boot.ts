@@ -16,6 +16,7 @@ import { McpEndpoint } from '../mcp';
 import { McpDiscovery, McpRun, mcpViews } from '../mcp/client';
 import { OAuthService, TokenManager } from '../mcp/oauth';
 import { mountMcpOAuthRoutes } from '../http/routes/mcp-oauth';
+import { mountMcpRoutes } from '../http/routes/mcp';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountPackageRoutes } from '../http/routes/packages';
@@ -299,7 +300,7 @@ export async function boot(options: BootOptions): Promise<void> {
     version: options.version,
     mcpViews: (blueprint, session) => (only) => mcpViews(mcpDiscovery, blueprint, { sessionId: session.id, harness: session.secrets }, only),
   });
-  mounts.push((app) => app.all('/mcp/:blueprint', (c) => mcp.handle(c)));
+  mounts.push((app) => mountMcpRoutes(app, mcp));
   mounts.push((app) =>
     mountSessionRoutes(app, {
       sessions,
