@@ -1,5 +1,5 @@
 // Public types of the runtime: a run job, host calls and replies, and the outcome.
-import type { HostErrorShape, HostReply, PackageScript, ProgramScript, RunOutcomeKind } from '../contract';
+import type { HostErrorShape, HostReply, PackageScript, ProgramScript, RunErrorKind, RunOutcomeKind } from '../contract';
 
 export type { RunOutcomeKind };
 import type { Attribution } from '../runner/protocol';
@@ -52,7 +52,7 @@ export type HostHandler = (call: HostCall) => Promise<HostReply>;
 
 
 export interface RunError {
-  kind: string;
+  kind: RunErrorKind;
   message: string;
   caller?: string;
   capability?: string;
