@@ -45,7 +45,15 @@ export interface PackageScript {
 }
 
 /** How a run ends, in the audit vocabulary (owned here; the pool, the runner and the audit import it). */
-export type RunOutcomeKind = 'ok' | 'error' | 'fuel_exhausted' | 'timeout' | 'memory_exhausted' | 'stack_exhausted' | 'cancelled';
+export const RUN_OUTCOME_KINDS = ['ok', 'error', 'fuel_exhausted', 'timeout', 'memory_exhausted', 'stack_exhausted', 'cancelled'] as const;
+export type RunOutcomeKind = (typeof RUN_OUTCOME_KINDS)[number];
+
+/**
+ * The error kinds a run itself ends with (the execute result's `error.kind` adds those of
+ * refusals before the run: src/execution/result.ts).
+ */
+export const RUN_ERROR_KINDS = ['runtime_error', 'permission_denied', 'fuel_exhausted', 'timeout', 'memory_exhausted', 'stack_exhausted', 'cancelled'] as const;
+export type RunErrorKind = (typeof RUN_ERROR_KINDS)[number];
 
 export type CompileResult = { ok: true; script: ProgramScript } | { ok: false; error: CompileErrorReport };
 

@@ -2,8 +2,10 @@
 // messages are read field by field into known shapes. A report in any other shape is
 // refused (the run ends as an error); figures are clamped to what the run could spend.
 import type { FromRunner, ReportedFailure, RunLimits, RunReport } from '../runner/protocol';
+import { RUN_OUTCOME_KINDS } from '../contract';
 
-const KINDS: ReadonlySet<string> = new Set(['ok', 'error', 'fuel_exhausted', 'timeout', 'memory_exhausted', 'stack_exhausted', 'cancelled', 'crashed']);
+/** The outcomes a runner may report: the run's own, or that it crashed. */
+const KINDS: ReadonlySet<string> = new Set([...RUN_OUTCOME_KINDS, 'crashed']);
 const DENIAL_SOURCES: ReadonlySet<string> = new Set(['policy', 'invariant', 'read_only']);
 /** Text fields are capped so a report cannot grow the server's memory without bound. */
 const MAX_TEXT = 1024 * 1024;

@@ -1,5 +1,5 @@
 // Public types of the runtime: a run job, host calls and replies, and the outcome.
-import type { Attribution, HostErrorShape, HostReply, PackageScript, ProgramScript, RunOutcomeKind } from '../contract';
+import type { Attribution, HostErrorShape, HostReply, PackageScript, ProgramScript, RunErrorKind, RunOutcomeKind } from '../contract';
 import type { RunLimits } from '../runner/protocol';
 
 export type { HostErrorShape, HostReply, RunOutcomeKind };
@@ -38,7 +38,7 @@ export type HostHandler = (call: HostCall) => Promise<HostReply>;
 
 
 export interface RunError {
-  kind: string;
+  kind: RunErrorKind;
   message: string;
   caller?: string;
   capability?: string;

@@ -1,29 +1,73 @@
-// The execute result and last-run record, built from a
-// sandbox outcome or from a refusal before the program ran.
+// The execute result and last-run record, built from a sandbox outcome or from a refusal
+// before the program ran. The zod schemas here are the one owner of these wire shapes: the
+// TypeScript types are inferred from them, the OpenAPI document (src/http) and the MCP
+// tool answers (src/mcp) use them, and the TypeScript client's types are generated from
+// that document. `z` comes from @hono/zod-openapi so `.openapi(name)` can name a schema
+// as a component of the document.
+import { z } from '@hono/zod-openapi';
+import { RUN_ERROR_KINDS, type Diagnostic } from '../../sandbox';
 
-export interface ExecuteError {
-  kind: string;
-  message: string;
-  caller?: string;
-  capability?: string;
-  source?: string;
-  diagnostics?: Array<{ severity: string; line: number; column: number; message: string; notes?: Array<{ line: number; column: number; message: string }> }>;
-}
+/** Every `error.kind` of an execute result: the run's own, then refusals before it ran. */
+export const EXECUTE_ERROR_KINDS = [...RUN_ERROR_KINDS, 'compile_error', 'package_resolution', 'blueprint_not_found', 'invalid_request'] as const;
+export type ExecuteErrorKind = (typeof EXECUTE_ERROR_KINDS)[number];
 
-export interface ExecuteResult {
-  execution_id: string;
-  session_id: string;
-  result: string | null;
-  console: string[];
-  error: ExecuteError | null;
-  discovery_warnings?: string[];
-}
+/** `true` only when A and B are the same type (a schema proven to match a type owned elsewhere). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
-export interface LastRunRecord {
-  result: string | null;
-  console: string[];
-  error: ExecuteError | null;
-}
+/**
+ * A compile or type-check diagnostic on the wire. The type is owned by sandbox/contract.ts
+ * (the runner and compile workers load no zod); the check below fails the build when the
+ * two part.
+ */
+export const CompileDiagnostic = z.object({
+  severity: z.enum(['error', 'warning']),
+  line: z.number().int(),
+  column: z.number().int(),
+  message: z.string(),
+  notes: z.array(z.object({ line: z.number().int(), column: z.number().int(), message: z.string() })).optional(),
+  help: z.string().optional().describe('A suggested fix (the type checker\'s spelling suggestion)'),
+});
+const compileDiagnosticMatches: Same<z.infer<typeof CompileDiagnostic>, Diagnostic> = true;
+void compileDiagnosticMatches;
+
+export const ExecuteError = z
+  .object({
+    kind: z.enum(EXECUTE_ERROR_KINDS),
+    message: z.string(),
+    caller: z.string().optional(),
+    capability: z.string().optional(),
+    source: z.string().optional().describe('permission_denied only: policy, invariant or read_only'),
+    diagnostics: z.array(CompileDiagnostic).optional(),
+  })
+  .openapi('ExecuteError');
+export type ExecuteError = z.infer<typeof ExecuteError>;
+
+// `z.union([X, z.null()])` rather than `.nullable()`: zod-to-openapi would otherwise make
+// the named component itself nullable.
+const errorOrNull = z.union([ExecuteError, z.null()]);
+
+export const ExecuteResult = z
+  .object({
+    execution_id: z.string(),
+    session_id: z.string(),
+    result: z.string().nullable(),
+    console: z.array(z.string()),
+    error: errorOrNull,
+    discovery_warnings: z.array(z.string()).optional(),
+  })
+  .openapi('ExecuteResult');
+export type ExecuteResult = z.infer<typeof ExecuteResult>;
+
+export const LastRunRecord = z.object({ result: z.string().nullable(), console: z.array(z.string()), error: errorOrNull }).openapi('LastRunRecord');
+export type LastRunRecord = z.infer<typeof LastRunRecord>;
+
+/** The MCP execute tool's structured answer: the execute result without the session id (the MCP session carries it). */
+export const ToolExecuteResult = ExecuteResult.omit({ session_id: true });
+export type ToolExecuteResult = z.infer<typeof ToolExecuteResult>;
+
+/** The MCP last-run tool's structured answer: the record and the run it came from. */
+export const ToolLastRun = LastRunRecord.extend({ execution_id: z.string().nullable() });
+export type ToolLastRun = z.infer<typeof ToolLastRun>;
 
 /** What one execution produced: the response body and the session's last-run record. */
 export interface ExecutionReport {

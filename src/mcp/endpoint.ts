@@ -11,7 +11,7 @@ import type { AuditWriter } from '../audit';
 import type { Blueprint, BlueprintRegistry } from '../blueprints';
 import type { AllowsMode } from '../config';
 import type { RegistryLookup } from '../discovery';
-import { executionIdOf, HostDispatcher, type Executor } from '../execution';
+import { executionIdOf, HostDispatcher, type ExecuteError, type Executor, type ToolExecuteResult, type ToolLastRun } from '../execution';
 import { RunDecisions } from '../policy';
 import { SessionError, type SessionActor, type SessionManager, type SessionView } from '../sessions';
 import type { HostModule, RunServices } from '../stdlib';
@@ -207,7 +207,8 @@ export class McpEndpoint {
       case 'svc__typescript__last_run': {
         const last = this.deps.sessions.lastRun(sessionId, actor);
         if (!last) return errorAnswer('no_previous_run', 'no run has been recorded in this session yet; run a program with svc__typescript__execute first');
-        const body = { result: last.result, console: last.console, error: last.error, execution_id: executionIdOf(last) };
+        // src/sessions keeps the record's error untyped; it is the execute result's.
+        const body: ToolLastRun = { result: last.result, console: last.console, error: last.error as ExecuteError | null, execution_id: executionIdOf(last) };
         return { structured: body, text: JSON.stringify(body) };
       }
       case 'svc__files__read':
@@ -238,7 +239,7 @@ export class McpEndpoint {
         });
         if (report.lastRun) this.deps.sessions.recordLastRun(session.id, report.lastRun);
         const r = report.response;
-        const body = { result: r.result, console: r.console, error: r.error, execution_id: r.execution_id, ...(r.discovery_warnings ? { discovery_warnings: r.discovery_warnings } : {}) };
+        const body: ToolExecuteResult = { result: r.result, console: r.console, error: r.error, execution_id: r.execution_id, ...(r.discovery_warnings ? { discovery_warnings: r.discovery_warnings } : {}) };
         return { structured: body, text: JSON.stringify(body) };
       } finally {
         done();

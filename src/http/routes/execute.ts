@@ -5,7 +5,7 @@
 // disconnects cancels its run.
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { Executor, ExecuteResult, LastRunRecord, RunBlueprint } from '../../execution';
+import type { Executor, ExecuteErrorKind, ExecuteResult, LastRunRecord, RunBlueprint } from '../../execution';
 import { bindBlueprint, type BindableBlueprint } from '../../sessions';
 import { bodyOf, jsonBody } from '../validation';
 import type { AppEnv } from '../types';
@@ -29,7 +29,7 @@ export const oneOffBody = z.object({
   secrets: stringMap.optional(),
 });
 
-function refusal(executionId: string, sessionId: string, kind: string, message: string): ExecuteResult {
+function refusal(executionId: string, sessionId: string, kind: ExecuteErrorKind, message: string): ExecuteResult {
   return { execution_id: executionId, session_id: sessionId, result: null, console: [], error: { kind, message } };
 }
 

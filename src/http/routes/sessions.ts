@@ -4,7 +4,7 @@
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
-import type { ExecutionReport, Executor, RunBlueprint } from '../../execution';
+import type { ExecuteErrorKind, ExecutionReport, Executor, RunBlueprint } from '../../execution';
 import {
   codeFingerprint,
   IdempotencyError,
@@ -39,7 +39,7 @@ export const executeBody = z.object({ code: z.string() });
 export const rebindBody = z.object({ secrets: stringMap });
 
 /** Error kinds that end a run before the program is dispatched (nothing is recorded). */
-const NOT_DISPATCHED = new Set(['compile_error', 'package_resolution']);
+const NOT_DISPATCHED: ReadonlySet<ExecuteErrorKind> = new Set(['compile_error', 'package_resolution']);
 
 export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependencies): void {
   app.post('/v1/sessions', jsonBody(createBody), (c) => {
@@ -207,7 +207,7 @@ async function runGuarded(
  * Before dispatch nothing is recorded; a run the server cancelled (shutdown) has unknown
  * effects, so it stays reserved and later retries see `idempotency_incomplete`.
  */
-function resolveReservation(reservation: Reservation, errorKind: string | null, body: Buffer): void {
+function resolveReservation(reservation: Reservation, errorKind: ExecuteErrorKind | null, body: Buffer): void {
   if (errorKind !== null && NOT_DISPATCHED.has(errorKind)) reservation.release();
   else if (errorKind === 'cancelled') reservation.abandon();
   else reservation.complete(200, body);
