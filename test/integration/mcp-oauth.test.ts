@@ -53,13 +53,24 @@ describe('MCP OAuth', () => {
   let secure: McpUpstream;
   let teamAuth: OAuthStandIn;
   let team: McpUpstream;
+  let gathering = Infinity;
+  const gathered: Array<() => void> = [];
   const PROVIDER_SECRET = `provider-secret-${randomBytes(8).toString('hex')}`;
 
   before(async () => {
     auth = await startOAuthStandIn({ host: 'auth.secure-example.com', code: CODE, verifier: VERIFIER });
     secure = await startMcpUpstream({
       host: 'mcp.secure-example.com',
-      tools: [{ name: 'whoami', call: () => ({ content: [{ type: 'text', text: 'authorised' }] }) }],
+      tools: [
+        { name: 'whoami', call: () => ({ content: [{ type: 'text', text: 'authorised' }] }) },
+        // Answers, then the access token is revoked (the next requests get 401).
+        { name: 'revoke', call: () => (setImmediate(() => auth.revokeAccess()), { content: [{ type: 'text', text: 'revoking' }] }) },
+        // Answers once `gathering` calls wait at once.
+        { name: 'gather', call: () => new Promise((resolve) => {
+          gathered.push(() => resolve({ content: [{ type: 'text', text: 'gathered' }] }));
+          if (gathered.length >= gathering) for (const r of gathered.splice(0)) r();
+        }) },
+      ],
       requireAuthorization: () => `Bearer ${auth.currentAccess ?? 'none'}`,
       documents: { '/.well-known/oauth-protected-resource/mcp': { resource: 'x', authorization_servers: [auth.issuer], scopes_supported: ['read', 'write'] } },
     });
@@ -188,6 +199,24 @@ permissions:
     // Rotation was written back: the refresh token now used is the one the last answer issued.
     assert.notEqual(refreshes.at(-1)!.refresh_token, usedRefresh);
     assert.equal(refreshes.at(-1)!.client_id, 'registered-client');
+  });
+
+  test('@mcp/<server>/async: concurrent calls refused together share one refresh and one new session, and are retried together', async () => {
+    gathering = 6;
+    const before = auth.tokenRequests.length;
+    const requestsBefore = secure.requests.length;
+    const reply = await run(`import s from "@mcp/secure/async";
+    export async function main() {
+      await s.revoke();
+      return (await Promise.all(Array.from({ length: 6 }, () => s.gather()))).join(",");
+    }`);
+    assert.equal(reply.json.error, null, JSON.stringify(reply.json));
+    assert.equal(reply.json.result, Array(6).fill('gathered').join(','));
+    assert.equal(auth.tokenRequests.slice(before).filter((r) => r.grant_type === 'refresh_token').length, 1);
+    const fresh = `Bearer ${auth.currentAccess}`;
+    const retried = secure.requests.slice(requestsBefore).filter((r) => r.authorization === fresh && r.rpc.includes('tools/call'));
+    assert.equal(retried.length, 6);
+    assert.equal(new Set(retried.map((r) => r.sessionId)).size, 1);
   });
 
   test('invalid_grant after the retries throws a catchable McpAuthExpiredError; the credential is kept', async () => {

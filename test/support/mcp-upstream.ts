@@ -17,8 +17,8 @@ export interface UpstreamTool {
   description?: string;
   inputSchema?: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
-  /** The tools/call result (content, structuredContent, isError). */
-  call?: (args: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** The tools/call result (content, structuredContent, isError); `signal` aborts when the client cancels the request or ends the session. */
+  call?: (args: Record<string, unknown>, request: { signal: AbortSignal }) => Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
 export interface UpstreamRequest {
@@ -81,12 +81,12 @@ function buildServer(state: { tools: UpstreamTool[]; calls: McpUpstream['calls']
     }));
     return { tools: page, ...(start + size < state.tools.length ? { nextCursor: String(start + size) } : {}) };
   });
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     state.calls.push({ name: request.params.name, arguments: args });
     const tool = state.tools.find((t) => t.name === request.params.name);
     if (!tool) return { content: [{ type: 'text', text: `no tool ${request.params.name}` }], isError: true };
-    return (tool.call ? await tool.call(args) : { content: [{ type: 'text', text: JSON.stringify({ echo: args }) }] }) as never;
+    return (tool.call ? await tool.call(args, { signal: extra.signal }) : { content: [{ type: 'text', text: JSON.stringify({ echo: args }) }] }) as never;
   });
   return mcp;
 }

@@ -1,14 +1,15 @@
 // crypto.subtle: digest (SHA-1/256/384/512), HMAC and AES-GCM keys (generate, import and
 // export as raw or JWK), sign/verify and encrypt/decrypt. The hashing and ciphers run on
-// the host (src/stdlib/web), charged to host fuel; keys live in private fields here, so a
+// the host (src/stdlib/web) as asynchronous host calls (like fetch: counted against the
+// run's calls in flight, dropped when the run ends), charged to host fuel; keys live in private fields here, so a
 // program can neither forge a CryptoKey nor read a non-extractable key's bytes.
 import { native } from '../native';
 import { base64ToBytes, bytesToBase64 } from '../encoding';
 import { bufferSource, toArrayBuffer } from './bytes';
 import { DOMException } from './events';
 import { listOf } from './headers';
-import { host } from './host';
-import { ArrayPrototypePush, ErrorCtor, ObjectFreeze, PromiseReject, PromiseResolve, StringCtor, StringPrototypeToUpperCase, TypedArrayPrototypeSlice } from './primordials';
+import { hostAsync } from './host';
+import { ArrayPrototypePush, ErrorCtor, ObjectFreeze, PromiseCtor, PromisePrototypeThen, PromiseReject, PromiseResolve, StringCtor, StringPrototypeSlice, StringPrototypeToUpperCase, TypedArrayPrototypeSlice } from './primordials';
 
 type Usage = 'encrypt' | 'decrypt' | 'sign' | 'verify';
 const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
@@ -147,20 +148,53 @@ function checkAesLength(bits: number, fn: string): void {
   if (bits !== 128 && bits !== 192 && bits !== 256) throw new DOMException(`crypto.subtle.${fn}: an AES key is 128, 192 or 256 bits, not ${bits}`, 'DataError');
 }
 
-/** Host errors named OperationError become DOMExceptions, as Web Crypto reports them. */
-function hostCrypto(op: string, ...args: unknown[]): unknown {
+/**
+ * One operation on the host, started now (its bytes are read now) and settled when the
+ * host replies, shaped by `shape`. Host errors named OperationError become DOMExceptions,
+ * as Web Crypto reports them.
+ */
+function onHost<T>(fn: string, shape: (reply: unknown) => T, op: string, ...args: unknown[]): Promise<T> {
+  let started: ReturnType<typeof hostAsync>;
   try {
-    return host(op, ...args);
+    started = hostAsync(op, ...args);
   } catch (error) {
-    if (error instanceof ErrorCtor && error.name === 'OperationError') throw new DOMException(error.message, 'OperationError');
-    throw error;
+    // Not started (too many calls in flight, the run ending): the reason, under this function's name.
+    const reason = error instanceof ErrorCtor ? error.message : StringCtor(error);
+    const prefix = `.${op}: `;
+    const text = StringPrototypeSlice(reason, 0, prefix.length) === prefix ? StringPrototypeSlice(reason, prefix.length) : reason;
+    return PromiseReject(new ErrorCtor(`crypto.subtle.${fn}: ${text}`));
   }
+  return new PromiseCtor<T>((resolve, reject) => {
+    PromisePrototypeThen(
+      started.promise,
+      (reply) => {
+        try {
+          resolve(shape(reply));
+        } catch (error) {
+          reject(error);
+        }
+      },
+      (error) => reject(error instanceof ErrorCtor && error.name === 'OperationError' ? new DOMException(error.message, 'OperationError') : error),
+    );
+  });
 }
+
+const arrayBufferOf = (reply: unknown): ArrayBuffer => toArrayBuffer(reply as Uint8Array);
+const isTrue = (reply: unknown): boolean => reply === true;
 
 /** Runs a step and returns its value as a settled promise (errors become rejections). */
 function settled<T>(step: () => T): Promise<T> {
   try {
     return PromiseResolve(step()) as Promise<T>;
+  } catch (error) {
+    return PromiseReject(error);
+  }
+}
+
+/** Runs a step that returns a promise of its own (errors thrown before it become rejections). */
+function started<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return step();
   } catch (error) {
     return PromiseReject(error);
   }
@@ -179,9 +213,9 @@ function aesParams(algorithm: unknown, fn: string): { iv: Uint8Array; additional
 
 export const subtle = ObjectFreeze({
   digest(algorithm: unknown, data: unknown): Promise<ArrayBuffer> {
-    return settled(() => {
+    return started(() => {
       const name = algorithmName(algorithm, HASHES, 'digest');
-      return toArrayBuffer(hostCrypto('digest', name, bufferSource(data, 'crypto.subtle.digest: data')) as Uint8Array);
+      return onHost('digest', arrayBufferOf, 'digest', name, bufferSource(data, 'crypto.subtle.digest: data'));
     });
   },
   importKey(format: unknown, keyData: unknown, algorithm: unknown, extractable: unknown, keyUsages: unknown): Promise<CryptoKey> {
@@ -230,31 +264,31 @@ export const subtle = ObjectFreeze({
     });
   },
   sign(algorithm: unknown, key: unknown, data: unknown): Promise<ArrayBuffer> {
-    return settled(() => {
+    return started(() => {
       algorithmName(algorithm, ['HMAC'], 'sign');
       const parts = keyParts(key, 'sign', 'sign', 'HMAC');
-      return toArrayBuffer(hostCrypto('hmacSign', parts.algorithm.hash!.name, parts.raw, bufferSource(data, 'crypto.subtle.sign: data')) as Uint8Array);
+      return onHost('sign', arrayBufferOf, 'hmacSign', parts.algorithm.hash!.name, parts.raw, bufferSource(data, 'crypto.subtle.sign: data'));
     });
   },
   verify(algorithm: unknown, key: unknown, signature: unknown, data: unknown): Promise<boolean> {
-    return settled(() => {
+    return started(() => {
       algorithmName(algorithm, ['HMAC'], 'verify');
       const parts = keyParts(key, 'verify', 'verify', 'HMAC');
-      return hostCrypto('hmacVerify', parts.algorithm.hash!.name, parts.raw, bufferSource(signature, 'crypto.subtle.verify: signature'), bufferSource(data, 'crypto.subtle.verify: data')) === true;
+      return onHost('verify', isTrue, 'hmacVerify', parts.algorithm.hash!.name, parts.raw, bufferSource(signature, 'crypto.subtle.verify: signature'), bufferSource(data, 'crypto.subtle.verify: data'));
     });
   },
   encrypt(algorithm: unknown, key: unknown, data: unknown): Promise<ArrayBuffer> {
-    return settled(() => {
+    return started(() => {
       const params = aesParams(algorithm, 'encrypt');
       const parts = keyParts(key, 'encrypt', 'encrypt', 'AES-GCM');
-      return toArrayBuffer(hostCrypto('aesGcm', 'encrypt', parts.raw, params.iv, bufferSource(data, 'crypto.subtle.encrypt: data'), params.additionalData, params.tagLength) as Uint8Array);
+      return onHost('encrypt', arrayBufferOf, 'aesGcm', 'encrypt', parts.raw, params.iv, bufferSource(data, 'crypto.subtle.encrypt: data'), params.additionalData, params.tagLength);
     });
   },
   decrypt(algorithm: unknown, key: unknown, data: unknown): Promise<ArrayBuffer> {
-    return settled(() => {
+    return started(() => {
       const params = aesParams(algorithm, 'decrypt');
       const parts = keyParts(key, 'decrypt', 'decrypt', 'AES-GCM');
-      return toArrayBuffer(hostCrypto('aesGcm', 'decrypt', parts.raw, params.iv, bufferSource(data, 'crypto.subtle.decrypt: data'), params.additionalData, params.tagLength) as Uint8Array);
+      return onHost('decrypt', arrayBufferOf, 'aesGcm', 'decrypt', parts.raw, params.iv, bufferSource(data, 'crypto.subtle.decrypt: data'), params.additionalData, params.tagLength);
     });
   },
 });

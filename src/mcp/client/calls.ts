@@ -1,13 +1,14 @@
 // Calls from a run to its `@mcp/<server>` Packages: the capability check before any byte
-// is sent, one upstream session per server per run (serialised, reconnected after a
-// failure), the 60-second limit, result mapping.
+// is sent, one upstream session per server per run (shared by concurrent calls, reopened
+// after a failure), the 60-second limit, result mapping.
 import type { Dispatcher } from 'undici';
 import type { Blueprint } from '../../blueprints';
 import { gated, HOST_FUEL, withAsyncForm, type HostCall, type HostModule } from '../../stdlib';
 import type { CatalogueTool } from './declarations';
 import { isNamedExport } from './declarations';
 import type { DiscoveryScope, McpDiscovery, ServerCatalogue } from './discovery';
-import { Upstream, UpstreamError } from './upstream';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Exchange, Upstream, UpstreamError } from './upstream';
 
 export const CALL_LIMIT_MS = 60_000;
 const MAX_RESPONSE_BYTES = 50 * 1024 * 1024;
@@ -46,6 +47,8 @@ export function mapResult(result: ToolResult): { value: unknown; text: string } 
 interface Connection {
   upstream: Upstream;
   token?: string;
+  /** Why the session was dropped, for the calls that were in flight on it. */
+  failure?: string;
 }
 
 export interface McpRunOptions {
@@ -56,13 +59,26 @@ export interface McpRunOptions {
   version: string;
 }
 
-/** One run's upstream MCP sessions; `close()` at the end of the run. */
+/** The run ended (returned, limit, cancelled): nothing more is sent. */
+const RUN_ENDED = 'the run has ended';
+
+/**
+ * One run's upstream MCP sessions; `close()` at the end of the run. Calls to one server
+ * run concurrently over its one session. A session that fails (an HTTP status, the
+ * transport, an oversized response) is dropped once, by the first call that sees it
+ * fail; the calls still in flight on it fail too (a tool call that may have arrived is
+ * not sent again), and the next call opens one new session, shared by every call that
+ * asks meanwhile. A call's own limit or abort cancels only that request
+ * (notifications/cancelled) and leaves the session to the others.
+ */
 export class McpRun {
   private readonly connections = new Map<string, Connection>();
-  /** Per server: the tail of its call chain (calls to one server are serialised). */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  /** Per server: the session being opened, shared by every call that needs it meanwhile. */
+  private readonly opening = new Map<string, Promise<Connection>>();
   /** The bearer token last sent to each OAuth server (refused ones are passed back on refresh). */
   private readonly lastToken = new Map<string, string>();
+  /** Aborted by `close()`: sessions being opened stop, and no call opens another. */
+  private readonly ended = new AbortController();
   readonly warnings: string[] = [];
 
   constructor(private readonly options: McpRunOptions) {}
@@ -110,35 +126,21 @@ export class McpRun {
     };
   }
 
-  private call(call: HostCall, server: string, name: string, args: Record<string, unknown>, context: Record<string, unknown>): Promise<unknown> {
+  /** One tool call under the 60-second limit (token and connection included), cancelled when the run ends or the program gives up on it. */
+  private async call(call: HostCall, server: string, tool: string, args: Record<string, unknown>, context: Record<string, unknown>): Promise<unknown> {
+    const where = `@mcp/${server}.${tool}`;
     const sent = JSON.stringify(args);
     call.charge(HOST_FUEL.COPY_PER_8_BYTES * (Buffer.byteLength(sent) / 8) + HOST_FUEL.IO_PER_4_BYTES * (Buffer.byteLength(sent) / 4));
-    const previous = this.queues.get(server) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.limited(call, server, name, args, context));
-    this.queues.set(server, next);
-    return next;
-  }
-
-  private async limited(call: HostCall, server: string, tool: string, args: Record<string, unknown>, context: Record<string, unknown>): Promise<unknown> {
-    const where = `@mcp/${server}.${tool}`;
     const limit = new AbortController();
-    const onRunEnd = () => limit.abort();
-    call.signal.addEventListener('abort', onRunEnd, { once: true });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        limit.abort();
-        reject(new Error(`${where}: the tool timed out after ${CALL_LIMIT_MS / 1000} seconds`));
-      }, CALL_LIMIT_MS);
-    });
+    const onEnd = () => limit.abort(new Error(`${where}: ${RUN_ENDED}`));
+    call.signal.addEventListener('abort', onEnd, { once: true });
+    if (call.signal.aborted || this.ended.signal.aborted) onEnd();
+    const timer = setTimeout(() => limit.abort(new Error(`${where}: the tool timed out after ${CALL_LIMIT_MS / 1000} seconds`)), CALL_LIMIT_MS);
     try {
-      return await Promise.race([this.attempt(call, server, tool, args, context, limit.signal), timeout]);
-    } catch (error) {
-      if (limit.signal.aborted) this.drop(server);
-      throw error;
+      return await untilAborted(this.attempt(call, server, tool, args, context, limit.signal), limit.signal);
     } finally {
       clearTimeout(timer);
-      call.signal.removeEventListener('abort', onRunEnd);
+      call.signal.removeEventListener('abort', onEnd);
     }
   }
 
@@ -148,28 +150,39 @@ export class McpRun {
     let failedToken: string | undefined;
     for (let round = 0; ; round++) {
       let connection: Connection | undefined;
+      const exchange = new Exchange();
       let result: ToolResult;
       try {
-        connection = await this.connection(server, signal, failedToken);
-        connection.upstream.resetCount();
-        result = (await connection.upstream.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: CALL_LIMIT_MS })) as ToolResult;
+        connection = await untilAborted(this.connection(server, failedToken), signal);
+        const upstream = connection.upstream;
+        // The SDK's own timeout is a backstop: the call's limit (above) fires first.
+        result = (await upstream.within(exchange, () => upstream.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: CALL_LIMIT_MS + 5_000 }))) as ToolResult;
       } catch (error) {
-        const explained = connection ? connection.upstream.explain(error) : error;
-        this.drop(server);
-        const retryable = !(explained instanceof McpAuthExpiredError) && !(explained instanceof UpstreamError && explained.kind === 'blocked');
-        // OAuth: any failure forces one refresh (passing the failed token) and one retry.
-        if (oauth && round === 0 && !signal.aborted && retryable) {
+        if (signal.aborted) throw signal.reason;
+        const explained = connection ? this.explain(connection, error, exchange) : error;
+        if (connection && !answeredBySession(error)) this.drop(server, connection, explained);
+        const retryable = !(explained instanceof McpAuthExpiredError) && !(explained instanceof UpstreamError && explained.kind === 'blocked') && !answeredBySession(error);
+        // OAuth: a failed session forces one refresh (passing the failed token) and one retry.
+        if (oauth && round === 0 && retryable) {
           failedToken = connection?.token ?? this.lastToken.get(server);
           continue;
         }
         throw this.callError(call, where, explained, context);
       }
-      const bytes = connection.upstream.bytes;
+      const bytes = exchange.received;
       call.charge(HOST_FUEL.COPY_PER_8_BYTES * (bytes / 8) + HOST_FUEL.IO_PER_4_BYTES * (bytes / 4));
       const mapped = mapResult(result);
       if (result.isError) throw new Error(`${where}: ${mapped.text || 'the tool reported an error without text'}`);
       return mapped.value;
     }
+  }
+
+  /** A call's failure in words; a call cut off because a sibling dropped the session says why. */
+  private explain(connection: Connection, error: unknown, exchange: Exchange): unknown {
+    if (connection.failure !== undefined && error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      return new UpstreamError(`the session failed while the call was in flight (${connection.failure})`, 'transport');
+    }
+    return connection.upstream.explain(error, exchange);
   }
 
   private callError(call: HostCall, where: string, error: unknown, context: Record<string, unknown>): Error {
@@ -185,36 +198,82 @@ export class McpRun {
     return new Error(`${where}: ${message}`);
   }
 
-  private async connection(server: string, signal: AbortSignal, failedToken?: string): Promise<Connection> {
+  /** The server's open session, or one new session opened once for every call that asks meanwhile. */
+  private connection(server: string, failedToken?: string): Promise<Connection> {
     const open = this.connections.get(server);
-    if (open) return open;
+    if (open) return Promise.resolve(open);
+    const pending = this.opening.get(server);
+    if (pending) return pending;
+    const opened = this.open(server, failedToken).finally(() => this.opening.delete(server));
+    this.opening.set(server, opened);
+    return opened;
+  }
+
+  private async open(server: string, failedToken?: string): Promise<Connection> {
+    if (this.ended.signal.aborted) throw new Error(RUN_ENDED);
     const headers = await this.options.discovery.credentials(this.options.blueprint, server, this.options.scope, failedToken);
     const token = headers.Authorization?.startsWith('Bearer ') ? headers.Authorization.slice(7) : undefined;
     if (token) this.lastToken.set(server, token);
-    const upstream = new Upstream({ url: this.options.blueprint.mcp[server].url, headers, dispatcher: this.options.dispatcher, version: this.options.version, maxBytes: MAX_RESPONSE_BYTES, signal });
+    if (this.ended.signal.aborted) throw new Error(RUN_ENDED);
+    // Opened for every waiting call, so only the end of the run stops it (each call has its own limit).
+    const upstream = new Upstream({ url: this.options.blueprint.mcp[server].url, headers, dispatcher: this.options.dispatcher, version: this.options.version, maxBytes: MAX_RESPONSE_BYTES, signal: this.ended.signal });
     try {
       await upstream.connect();
     } catch (error) {
       void upstream.close();
       throw error;
     }
-    const connection = { upstream, token };
+    if (this.ended.signal.aborted) {
+      void upstream.close();
+      throw new Error(RUN_ENDED);
+    }
+    const connection: Connection = { upstream, token };
     this.connections.set(server, connection);
     return connection;
   }
 
-  private drop(server: string): void {
-    const open = this.connections.get(server);
+  /** Drops a failed session, unless another call already replaced it. */
+  private drop(server: string, connection: Connection, why: unknown): void {
+    if (this.connections.get(server) !== connection) return;
     this.connections.delete(server);
-    if (open) void open.upstream.close();
+    connection.failure = (why as Error)?.message ?? String(why);
+    void connection.upstream.close();
   }
 
-  /** End of run: every upstream session ends (DELETE when the server issued an id). */
+  /** End of run: calls still in flight are cancelled (their signals), every upstream session ends (DELETE when the server issued an id). */
   async close(): Promise<void> {
+    this.ended.abort();
     const open = [...this.connections.values()];
     this.connections.clear();
     await Promise.all(open.map((c) => c.upstream.close()));
   }
+}
+
+/** A JSON-RPC error the server answered on a live session: the call failed, the session did not. */
+function answeredBySession(error: unknown): boolean {
+  return error instanceof McpError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout;
+}
+
+/** The work's outcome, or a rejection with the signal's reason as soon as it aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** A tool call's arguments: a listed tool, and an object (omitted sends `{}`). */

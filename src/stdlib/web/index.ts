@@ -1,9 +1,11 @@
 // Host side of the web platform globals: `fetch` is the `svc:http` verb of
 // its method (same capability, context, rules and outbound block: src/stdlib/http's
 // `exchange`), and crypto.subtle's digest, HMAC and AES-GCM run here, charged to host
-// fuel. Programs cannot import this module; the prelude's globals call it.
+// fuel, on Node's Web Crypto (libuv's thread pool: a large digest holds neither the
+// program, which gets a promise, nor the server's event loop). Programs cannot import
+// this module; the prelude's globals call it.
 import { STATUS_CODES } from 'node:http';
-import { type CipherGCMTypes, createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { webcrypto } from 'node:crypto';
 import { HOST_FUEL } from '../fuel';
 import { exchange, prepare, verbGate, type RedirectMode, type VerbParams } from '../http/operations';
 import { gated, ungated, type HostCall, type HostModule } from '../types';
@@ -11,7 +13,7 @@ import { gated, ungated, type HostCall, type HostModule } from '../types';
 /** Why the Web Crypto operations need no capability. */
 const PURE = 'pure computation on the caller\'s own bytes, like svc:crypto';
 const REDIRECTS: readonly RedirectMode[] = ['follow', 'manual', 'error'];
-const HASHES: Record<string, string> = { 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
+const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
 const AES_TAG_BITS = [32, 64, 96, 104, 112, 120, 128];
 
 /** A Web Crypto failure the guest rethrows as a DOMException of this name. */
@@ -52,18 +54,31 @@ const fetchOperation = gated({
   },
 });
 
-function bytes(value: unknown, fn: string, name: string): Buffer {
+function bytes(value: unknown, fn: string, name: string): Uint8Array {
   if (!(value instanceof Uint8Array)) throw new TypeError(`crypto.subtle.${fn}: ${name} must be bytes`);
-  return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  return value;
 }
 
 function hashName(value: unknown, fn: string): string {
-  const name = typeof value === 'string' ? HASHES[value.toUpperCase()] : undefined;
-  if (!name) throw new TypeError(`crypto.subtle.${fn}: the hash must be one of ${Object.keys(HASHES).join(', ')}`);
+  const name = typeof value === 'string' ? value.toUpperCase() : '';
+  if (!HASHES.includes(name)) throw new TypeError(`crypto.subtle.${fn}: the hash must be one of ${HASHES.join(', ')}`);
   return name;
 }
 
-function aesGcm(call: HostCall, args: unknown[]): Uint8Array {
+/** Node's Web Crypto refusing the bytes (an empty key, ...) is the guest's OperationError. */
+async function operation<T>(fn: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw new OperationError(`crypto.subtle.${fn}: ${(error as Error)?.message ?? String(error)}`);
+  }
+}
+
+function hmacKey(hash: string, key: Uint8Array, fn: 'sign' | 'verify'): Promise<webcrypto.CryptoKey> {
+  return webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash }, false, [fn]);
+}
+
+async function aesGcm(call: HostCall, args: unknown[]): Promise<Uint8Array> {
   const [direction, keyArg, ivArg, dataArg, aadArg, tagArg] = args;
   const fn = direction === 'decrypt' ? 'decrypt' : 'encrypt';
   const key = bytes(keyArg, fn, 'the key');
@@ -74,20 +89,13 @@ function aesGcm(call: HostCall, args: unknown[]): Uint8Array {
   const aad = aadArg === null || aadArg === undefined ? null : bytes(aadArg, fn, 'additionalData');
   const tagBits = tagArg === undefined || tagArg === null ? 128 : tagArg;
   if (typeof tagBits !== 'number' || !AES_TAG_BITS.includes(tagBits)) throw new OperationError(`crypto.subtle.${fn}: tagLength must be one of ${AES_TAG_BITS.join(', ')}`);
-  const tagLength = tagBits / 8;
-  const algorithm = `aes-${key.length * 8}-gcm`;
+  if (fn === 'decrypt' && data.length < tagBits / 8) throw new OperationError('crypto.subtle.decrypt: the data is shorter than the tag');
   call.charge(HOST_FUEL.HASH_PER_BYTE * (data.length + (aad?.length ?? 0)));
-  if (fn === 'encrypt') {
-    const cipher = createCipheriv(algorithm as CipherGCMTypes, key, iv, { authTagLength: tagLength });
-    if (aad) cipher.setAAD(aad);
-    return new Uint8Array(Buffer.concat([cipher.update(data), cipher.final(), cipher.getAuthTag()]));
-  }
-  if (data.length < tagLength) throw new OperationError('crypto.subtle.decrypt: the data is shorter than the tag');
-  const decipher = createDecipheriv(algorithm as CipherGCMTypes, key, iv, { authTagLength: tagLength });
-  if (aad) decipher.setAAD(aad);
-  decipher.setAuthTag(data.subarray(data.length - tagLength));
+  const params = { name: 'AES-GCM', iv, tagLength: tagBits, ...(aad ? { additionalData: aad } : {}) };
+  const cryptoKey = await operation(fn, () => webcrypto.subtle.importKey('raw', key, 'AES-GCM', false, [fn]));
+  if (fn === 'encrypt') return new Uint8Array(await operation(fn, () => webcrypto.subtle.encrypt(params, cryptoKey, data)));
   try {
-    return new Uint8Array(Buffer.concat([decipher.update(data.subarray(0, data.length - tagLength)), decipher.final()]));
+    return new Uint8Array(await webcrypto.subtle.decrypt(params, cryptoKey, data));
   } catch {
     throw new OperationError('crypto.subtle.decrypt: the data or the additional data does not match its tag (wrong key, iv or tampered data)');
   }
@@ -101,24 +109,24 @@ export const webModule: HostModule = {
     fetch: fetchOperation,
     digest: ungated(PURE, {
       parse: (args) => ({ algorithm: hashName(args[0], 'digest'), data: bytes(args[1], 'digest', 'data') }),
-      run: (call, { algorithm, data }: { algorithm: string; data: Buffer }) => {
+      run: async (call, { algorithm, data }: { algorithm: string; data: Uint8Array }) => {
         call.charge(HOST_FUEL.HASH_PER_BYTE * data.length);
-        return new Uint8Array(createHash(algorithm).update(data).digest());
+        return new Uint8Array(await operation('digest', () => webcrypto.subtle.digest(algorithm, data)));
       },
     }),
     hmacSign: ungated(PURE, {
       parse: (args) => ({ algorithm: hashName(args[0], 'sign'), key: bytes(args[1], 'sign', 'the key'), data: bytes(args[2], 'sign', 'data') }),
-      run: (call, { algorithm, key, data }: { algorithm: string; key: Buffer; data: Buffer }) => {
+      run: async (call, { algorithm, key, data }: { algorithm: string; key: Uint8Array; data: Uint8Array }) => {
         call.charge(HOST_FUEL.HASH_PER_BYTE * (key.length + data.length));
-        return new Uint8Array(createHmac(algorithm, key).update(data).digest());
+        return new Uint8Array(await operation('sign', async () => webcrypto.subtle.sign('HMAC', await hmacKey(algorithm, key, 'sign'), data)));
       },
     }),
     hmacVerify: ungated(PURE, {
       parse: (args) => ({ algorithm: hashName(args[0], 'verify'), key: bytes(args[1], 'verify', 'the key'), signature: bytes(args[2], 'verify', 'signature'), data: bytes(args[3], 'verify', 'data') }),
-      run: (call, { algorithm, key, signature, data }: { algorithm: string; key: Buffer; signature: Buffer; data: Buffer }) => {
+      // Web Crypto's verify compares in constant time.
+      run: async (call, { algorithm, key, signature, data }: { algorithm: string; key: Uint8Array; signature: Uint8Array; data: Uint8Array }) => {
         call.charge(HOST_FUEL.HASH_PER_BYTE * (key.length + data.length));
-        const expected = createHmac(algorithm, key).update(data).digest();
-        return expected.length === signature.length && timingSafeEqual(expected, signature);
+        return operation('verify', async () => webcrypto.subtle.verify('HMAC', await hmacKey(algorithm, key, 'verify'), signature, data));
       },
     }),
     aesGcm: ungated(PURE, { run: (call, args: unknown[]) => aesGcm(call, args) }),
