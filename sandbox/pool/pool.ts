@@ -14,6 +14,8 @@ import { Recent } from '../runner/recent';
 import { readHostCall, readOutcome, type CheckedOutcome } from './report';
 import type { HostHandler, HostReply, RunError, RunJob, RunOutcome } from './types';
 import { Admission, type AdmissionLimits } from './admission';
+import { CpuGate } from './cpu-gate';
+import { defaultComputingRuns } from './cpu-slots';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 const DEADLINE_MARGIN_MS = 2_000;
@@ -29,6 +31,8 @@ export interface RunnerPoolOptions {
   runsPerRunner?: number;
   /** Server-wide ceilings on runs in flight and queued (defaults: no ceiling beyond the runners, a queue of 1024). */
   admission?: Partial<AdmissionLimits>;
+  /** Runs computing at once, server-wide, shared fairly across tenants (default: one per core, at least 2). */
+  computingRuns?: number;
   /** Runner entry (defaults to dist/runner.js next to the server bundle, or the TS source). */
   runnerEntry?: string;
   execArgv?: string[];
@@ -120,6 +124,8 @@ function limitMessage(kind: string, limits: RunJob['limits']): string {
 export class RunnerPool {
   private readonly runners: Runner[] = [];
   private readonly admission: Admission<ActiveRun>;
+  /** Which admitted runs compute now: CPU slots shared across tenants (cpu-gate.ts). */
+  private readonly cpu: CpuGate<ActiveRun>;
   private readonly runsPerRunner: number;
   private nextRunId = 1;
   private stopped = false;
@@ -132,6 +138,11 @@ export class RunnerPool {
     return this.admission.queueDepth;
   }
 
+  /** Runs holding a CPU slot, and runs waiting for one (for the metrics). */
+  get cpuSlots(): { computing: number; waiting: number } {
+    return { computing: this.cpu.computingRuns, waiting: this.cpu.waitingRuns };
+  }
+
   constructor(private readonly options: RunnerPoolOptions) {
     const fallback = defaultEntry();
     this.entry = options.runnerEntry ?? fallback.entry;
@@ -141,6 +152,9 @@ export class RunnerPool {
       runsInFlight: options.admission?.runsInFlight ?? options.size * this.runsPerRunner,
       memoryMb: options.admission?.memoryMb ?? Number.MAX_SAFE_INTEGER,
       queued: options.admission?.queued ?? DEFAULT_QUEUED_RUNS,
+    });
+    this.cpu = new CpuGate<ActiveRun>(options.computingRuns ?? defaultComputingRuns(), (active, message) => {
+      if (!active.settled && active.runner?.child.connected) active.runner.child.send(message);
     });
   }
 
@@ -253,6 +267,7 @@ export class RunnerPool {
       limits: job.limits,
       usesTemporal: job.script.usesTemporal || (job.packages?.some((p) => p.script.usesTemporal) ?? false),
       programKey: job.script.key,
+      ...(this.cpu.start(active) ? {} : { waitForCpu: true }),
       ...(known ? {} : { sourceMap: job.script.sourceMap, source }),
       ...(job.packages?.length
         ? { packages: job.packages.map(({ script, imports, listed }) => ({ name: script.name, key: script.key, code: script.code, filename: script.filename, ...this.mapFor(runner, script.key, script.sourceMap), imports, listed })) }
@@ -322,9 +337,18 @@ export class RunnerPool {
         active?.calls.get(message.callId)?.abort(new DOMException('the program aborted the call', 'AbortError'));
         return;
       }
+      case 'cpu-free':
+      case 'cpu-want': {
+        const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
+        if (active) this.cpu[message.type === 'cpu-free' ? 'park' : 'want'](active);
+        return;
+      }
       case 'host-call': {
         const call = readHostCall(message);
         if (!call) throw new Error('a malformed host call');
+        // The isolate waits for this reply: its CPU slot goes to another run meanwhile.
+        const caller = call.blocking ? runner.runs.get(call.runId) : undefined;
+        if (caller) this.cpu.park(caller);
         void this.answerHostCall(runner, call).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
         return;
       }
@@ -383,7 +407,7 @@ export class RunnerPool {
       wire = replyToWire(reply);
     }
     const fuel = Number.isFinite(reply.fuel) && reply.fuel >= 0 ? reply.fuel : 0;
-    runner.child.send({ type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire, fuel } satisfies ToRunner);
+    this.cpu.reply(active, { type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire, fuel });
   }
 
   private checkHeartbeats(): void {
@@ -445,6 +469,7 @@ export class RunnerPool {
   private finish(active: ActiveRun, outcome: RunOutcome): void {
     if (active.settled) return;
     active.settled = true;
+    this.cpu.end(active);
     active.detach?.();
     for (const call of active.calls.values()) call.abort(new DOMException('the run has ended', 'AbortError'));
     active.calls.clear();
