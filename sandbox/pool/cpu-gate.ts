@@ -12,6 +12,8 @@ export interface GatedRun {
 
 interface Turn {
   state: 'computing' | 'parked' | 'waiting';
+  /** The isolate waits on a synchronous call: only that reply can let it compute again. */
+  blocked: boolean;
   /** Replies that arrived while the run was parked or waiting, in order. */
   held: HostReplyMessage[];
 }
@@ -38,15 +40,16 @@ export class CpuGate<T extends GatedRun> {
   /** The run goes to its runner: true when it may compute at once, false when it waits for a `cpu-grant`. */
   start(run: T): boolean {
     const computing = this.slots.request(run);
-    this.turns.set(run, { state: computing ? 'computing' : 'waiting', held: [] });
+    this.turns.set(run, { state: computing ? 'computing' : 'waiting', blocked: false, held: [] });
     return computing;
   }
 
-  /** The run parked (a blocking host call, or `cpu-free`): its slot goes to the next. */
-  park(run: T): void {
+  /** The run parked (`blocking`: on a synchronous host call; else `cpu-free`): its slot goes to the next. */
+  park(run: T, blocking = false): void {
     const turn = this.turns.get(run);
     if (!turn || turn.state !== 'computing') return;
     turn.state = 'parked';
+    turn.blocked = blocking;
     this.slots.release(run);
   }
 
@@ -58,15 +61,22 @@ export class CpuGate<T extends GatedRun> {
     if (this.slots.request(run)) this.granted(run);
   }
 
-  /** A host reply for the run: sent at once while it computes; otherwise it waits for the run's slot and carries it. */
-  reply(run: T, message: HostReplyMessage): void {
+  /**
+   * A host reply for the run (`blocking`: it answers a synchronous call): sent at once while
+   * the run computes; otherwise it waits for the run's slot and carries it. While the isolate
+   * is blocked, other replies wait with no slot asked for: they could not run code anyway.
+   */
+  reply(run: T, message: HostReplyMessage, blocking = false): void {
     const turn = this.turns.get(run);
     if (!turn || turn.state === 'computing') {
       this.send(run, message);
       return;
     }
-    turn.held.push(message);
-    if (turn.state === 'parked') this.want(run);
+    if (blocking) {
+      turn.blocked = false;
+      turn.held.unshift(message);
+    } else turn.held.push(message);
+    if (turn.state === 'parked' && !turn.blocked) this.want(run);
   }
 
   /** The run ended: its slot or its place in the queue goes. */

@@ -348,7 +348,7 @@ export class RunnerPool {
         if (!call) throw new Error('a malformed host call');
         // The isolate waits for this reply: its CPU slot goes to another run meanwhile.
         const caller = call.blocking ? runner.runs.get(call.runId) : undefined;
-        if (caller) this.cpu.park(caller);
+        if (caller) this.cpu.park(caller, true);
         void this.answerHostCall(runner, call).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
         return;
       }
@@ -407,7 +407,7 @@ export class RunnerPool {
       wire = replyToWire(reply);
     }
     const fuel = Number.isFinite(reply.fuel) && reply.fuel >= 0 ? reply.fuel : 0;
-    this.cpu.reply(active, { type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire, fuel });
+    this.cpu.reply(active, { type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire, fuel }, message.blocking === true);
   }
 
   private checkHeartbeats(): void {
