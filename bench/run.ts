@@ -9,6 +9,7 @@
 //  (f) new programs with `typecheck: off` (the `fresh` rows are type-checked, the default), and
 //      the checker alone (bench/typecheck.ts): cold first check, new and repeated programs, memory.
 //  (g) latencies the tests check only by outcome (limits, refusals, shutdown): bench/latencies.ts.
+//  (h) CPU fairness: one token's brief run while another runs runaway loops (bench/fairness.ts).
 // Numbers are printed, never asserted: speed is measured, not tested.
 import { Agent, request } from 'undici';
 import fs from 'node:fs';
@@ -20,6 +21,7 @@ import { cpuOf, rssOf } from './proc';
 import { measureWaits } from './waits';
 import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
+import { measureFairness } from './fairness';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
 const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT ?? 2000);
@@ -92,7 +94,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   };
 }
 
-// BENCH_ONLY=http, BENCH_ONLY=waits, BENCH_ONLY=cpu, BENCH_ONLY=typecheck or BENCH_ONLY=latencies runs one part.
+// BENCH_ONLY=http, waits, cpu, typecheck, latencies or fairness runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
@@ -102,6 +104,7 @@ async function main(): Promise<void> {
   if (ONLY === '' || ONLY === 'cpu') Object.assign(rows, await measureInstrumentation());
   if (ONLY === '' || ONLY === 'typecheck') Object.assign(rows, await measureTypecheck());
   if (ONLY === '' || ONLY === 'latencies') Object.assign(rows, await measureLatencies());
+  if (ONLY === '' || ONLY === 'fairness') Object.assign(rows, await measureFairness());
   const width = Math.max(...Object.keys(rows).map((k) => k.length));
   console.log(`\n${'measurement'.padEnd(width)}  value`);
   console.log(`${'-'.repeat(width)}  -----`);

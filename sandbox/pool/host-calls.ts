@@ -3,7 +3,7 @@
 // call ended meanwhile. Whatever the handler throws becomes a reply the program sees.
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type ToRunner } from '../runner/protocol';
 import type { HostCallMessage } from './report';
-import type { Runner } from './runs';
+import type { ActiveRun, Runner } from './runs';
 import type { HostReply } from './types';
 import { argsFromWire, replyToWire } from './wire';
 
@@ -12,7 +12,10 @@ export function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export async function answerHostCall(runner: Runner, message: HostCallMessage): Promise<void> {
+/** Hands a reply to its run: through the CPU gate, which holds it until the run may compute. */
+export type DeliverReply = (active: ActiveRun, reply: Extract<ToRunner, { type: 'host-reply' }>, blocking: boolean) => void;
+
+export async function answerHostCall(runner: Runner, message: HostCallMessage, deliver: DeliverReply): Promise<void> {
   const active = runner.runs.get(message.runId);
   if (!active) return;
   let reply: HostReply;
@@ -37,5 +40,5 @@ export async function answerHostCall(runner: Runner, message: HostCallMessage): 
     wire = replyToWire(reply);
   }
   const fuel = Number.isFinite(reply.fuel) && reply.fuel >= 0 ? reply.fuel : 0;
-  runner.child.send({ type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire, fuel } satisfies ToRunner);
+  deliver(active, { type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire, fuel }, message.blocking === true);
 }

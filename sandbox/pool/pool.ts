@@ -12,6 +12,8 @@ import type { ActiveRun, Runner } from './runs';
 import { defaultEntry, runMessage, spawnRunner, whenReady } from './runner-process';
 import { answerHostCall, describe } from './host-calls';
 import { endedOutcome, reportedOutcome, SHARED_CRASH } from './outcomes';
+import { CpuGate } from './cpu-gate';
+import { defaultComputingRuns } from './cpu-slots';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 const DEADLINE_MARGIN_MS = 2_000;
@@ -25,6 +27,8 @@ export interface RunnerPoolOptions {
   runsPerRunner?: number;
   /** Server-wide ceilings on runs in flight and queued (defaults: no ceiling beyond the runners, a queue of 1024). */
   admission?: Partial<AdmissionLimits>;
+  /** Runs computing at once, server-wide, shared fairly across tenants (default: one per core, at least 2). */
+  computingRuns?: number;
   /** Runner entry (defaults to dist/runner.js next to the server bundle, or the TS source). */
   runnerEntry?: string;
   execArgv?: string[];
@@ -38,6 +42,8 @@ const DEFAULT_QUEUED_RUNS = 1024;
 export class RunnerPool {
   private readonly runners: Runner[] = [];
   private readonly admission: Admission<ActiveRun>;
+  /** Which admitted runs compute now: CPU slots shared across tenants (cpu-gate.ts). */
+  private readonly cpu: CpuGate<ActiveRun>;
   private readonly runsPerRunner: number;
   private nextRunId = 1;
   private stopped = false;
@@ -50,6 +56,11 @@ export class RunnerPool {
     return this.admission.queueDepth;
   }
 
+  /** Runs holding a CPU slot, and runs waiting for one (for the metrics). */
+  get cpuSlots(): { computing: number; waiting: number } {
+    return { computing: this.cpu.computingRuns, waiting: this.cpu.waitingRuns };
+  }
+
   constructor(private readonly options: RunnerPoolOptions) {
     const fallback = defaultEntry();
     this.entry = options.runnerEntry ?? fallback.entry;
@@ -59,6 +70,9 @@ export class RunnerPool {
       runsInFlight: options.admission?.runsInFlight ?? options.size * this.runsPerRunner,
       memoryMb: options.admission?.memoryMb ?? Number.MAX_SAFE_INTEGER,
       queued: options.admission?.queued ?? DEFAULT_QUEUED_RUNS,
+    });
+    this.cpu = new CpuGate<ActiveRun>(options.computingRuns ?? defaultComputingRuns(), (active, message) => {
+      if (!active.settled && active.runner?.child.connected) active.runner.child.send(message);
     });
   }
 
@@ -139,7 +153,7 @@ export class RunnerPool {
     runner.runs.set(active.runId, active);
     active.runner = runner;
     const { job } = active;
-    runner.child.send(runMessage(runner, active) satisfies ToRunner);
+    runner.child.send({ ...runMessage(runner, active), ...(this.cpu.start(active) ? {} : { waitForCpu: true }) } satisfies ToRunner);
     if (job.limits.timeMs > 0) {
       // The runner enforces the limit; this catches a runner that cannot.
       active.timers.push(setTimeout(() => this.replace(runner, 'timeout', active.runId), job.limits.timeMs + DEADLINE_MARGIN_MS));
@@ -192,10 +206,19 @@ export class RunnerPool {
         active?.calls.get(message.callId)?.abort(new DOMException('the program aborted the call', 'AbortError'));
         return;
       }
+      case 'cpu-free':
+      case 'cpu-want': {
+        const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
+        if (active) this.cpu[message.type === 'cpu-free' ? 'park' : 'want'](active);
+        return;
+      }
       case 'host-call': {
         const call = readHostCall(message);
         if (!call) throw new Error('a malformed host call');
-        void answerHostCall(runner, call).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
+        // The isolate waits for this reply: its CPU slot goes to another run meanwhile.
+        const caller = call.blocking ? runner.runs.get(call.runId) : undefined;
+        if (caller) this.cpu.park(caller, true);
+        void answerHostCall(runner, call, (active, reply, blocking) => this.cpu.reply(active, reply, blocking)).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
         return;
       }
       case 'done': {
@@ -287,6 +310,7 @@ export class RunnerPool {
   private finish(active: ActiveRun, outcome: RunOutcome): void {
     if (active.settled) return;
     active.settled = true;
+    this.cpu.end(active);
     active.detach?.();
     for (const call of active.calls.values()) call.abort(new DOMException('the run has ended', 'AbortError'));
     active.calls.clear();

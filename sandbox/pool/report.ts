@@ -100,5 +100,6 @@ export function readHostCall(raw: unknown): HostCallMessage | null {
   const call: HostCallMessage = { type: 'host-call', runId, callId, module, op, args, fuelLeft: typeof fuelLeft === 'number' && Number.isFinite(fuelLeft) ? fuelLeft : 0 };
   // Names only, checked against the run's principals by the host; anything else is "unknown".
   if (isRecord(attribution)) call.attribution = { caller: text(attribution.caller, 256) ?? null, consumer: text(attribution.consumer, 256) ?? null };
+  if (raw.blocking === true) call.blocking = true;
   return call;
 }

@@ -151,7 +151,7 @@ export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
         resolve(reply.reply);
       });
       const attribution = caller === undefined ? undefined : { caller: typeof caller === 'string' ? caller : null, consumer: typeof consumer === 'string' ? consumer : null };
-      link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...(attribution ? { attribution } : {}) });
+      link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...(attribution ? { attribution } : {}), blocking: true });
     });
   };
   const attributionOf = (caller: unknown, consumer: unknown) => (caller === undefined ? {} : { attribution: { caller: typeof caller === 'string' ? caller : null, consumer: typeof consumer === 'string' ? consumer : null } });

@@ -8,6 +8,7 @@ import type { Slot } from './context';
 import { endRun } from './context';
 import { Run, type RunHost } from './run';
 import { Shelf } from './shelf';
+import { CpuTurns } from './cpu';
 import type { FromRunner, ToRunner } from './protocol';
 
 const HEARTBEAT_MS = 250;
@@ -25,24 +26,34 @@ function catastrophic(engine: Engine, message: string): void {
 /** The slot of each run in flight, by run id: host replies and cancellations go there. */
 const slots = new Map<number, Slot>();
 const shelf = new Shelf({ send }, catastrophic);
+const cpu = new CpuTurns(send);
 const host: RunHost = {
   send,
   shelf,
+  cpu,
   runsInFlight: () => slots.size,
   attach(runId, slot) {
     if (slot) slots.set(runId, slot);
-    else slots.delete(runId);
+    else {
+      slots.delete(runId);
+      cpu.end(runId);
+    }
   },
 };
 
 process.on('message', (message: ToRunner) => {
   switch (message.type) {
     case 'run':
+      cpu.begin(message.runId, message.waitForCpu !== true);
       void new Run(message, host).execute();
+      break;
+    case 'cpu-grant':
+      cpu.granted(message.runId);
       break;
     case 'host-reply': {
       const slot = slots.get(message.runId);
       if (!slot) return;
+      if (message.grant === true) cpu.granted(message.runId);
       const resolve = slot.pendingCalls.get(message.callId);
       slot.pendingCalls.delete(message.callId);
       resolve?.(message);

@@ -44,6 +44,8 @@ export interface RunMessage {
   source?: string;
   /** Packages the run loads, in dependency order (`key` names the compiled script a runner may keep). */
   packages?: RunPackage[];
+  /** No CPU slot yet: the run runs no code until a `cpu-grant` (absent: the message is the grant). */
+  waitForCpu?: true;
 }
 
 /**
@@ -74,6 +76,14 @@ export interface HostReplyMessage {
   reply: string;
   /** Host fuel the reply charges (also inside `reply`). */
   fuel: number;
+  /** The run, parked, holds a CPU slot again with this reply (sandbox/pool/cpu-slots.ts). */
+  grant?: true;
+}
+
+/** A run that parked or waited to start may compute again: it holds a CPU slot. */
+export interface CpuGrantMessage {
+  type: 'cpu-grant';
+  runId: number;
 }
 
 export interface CancelMessage {
@@ -81,7 +91,7 @@ export interface CancelMessage {
   runId: number;
 }
 
-export type ToRunner = RunMessage | HostReplyMessage | CancelMessage;
+export type ToRunner = RunMessage | HostReplyMessage | CancelMessage | CpuGrantMessage;
 
 export interface GuestFailure {
   name: string;
@@ -128,7 +138,12 @@ export type FromRunner =
    * runs share the runner): if the thread never comes back, the pool knows whose run hung it.
    */
   | { type: 'slice'; runId: number }
-  | { type: 'host-call'; runId: number; callId: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution }
+  /** `blocking`: the isolate waits for the reply (a synchronous call), so the run gives back its CPU slot. */
+  | { type: 'host-call'; runId: number; callId: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution; blocking?: true }
+  /** The run parked (awaiting the host or a timer): it gives back its CPU slot. */
+  | { type: 'cpu-free'; runId: number }
+  /** The parked run has work (a reply arrived, a timer is due): it waits for a `cpu-grant`. */
+  | { type: 'cpu-want'; runId: number }
   /** The program gave up on an asynchronous call (an abort): the host stops its work, and no reply is wanted. */
   | { type: 'host-cancel'; runId: number; callId: number }
   /** `retiring`: this runner holds an isolate that cannot stop; it must get no further run and be replaced once its other runs end. */

@@ -5,12 +5,15 @@ import ivm from 'isolated-vm';
 import { temporalSource } from './engines';
 import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
+import type { CpuTurns } from './cpu';
 import type { GuestFailure, RunMessage, RunnerOutcome } from './protocol';
 import { mapsOf, reportOf, type RunMaps } from './render-stack';
 
 /** What a run needs from the runner process. */
 export interface RunHost extends RunnerLink {
   shelf: Shelf;
+  /** Whether each run holds a CPU slot; it computes only while it does. */
+  cpu: CpuTurns;
   /** The slot this run's host replies and cancellation reach (null: the run has ended). */
   attach(runId: number, slot: Slot | null): void;
   /** Runs this runner hosts now. */
@@ -24,12 +27,14 @@ export interface RunHost extends RunnerLink {
  * or when nothing is left that could settle it (no timer, no host call in flight). Waits
  * count against the time limit; a limit or cancellation wakes it and ends the loop.
  */
-async function runLoop(prepared: Prepared): Promise<void> {
+async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
   const { slot, timers } = prepared;
-  const { isolate } = slot;
+  const { isolate, runId } = slot;
   while (!isolate.isDisposed) {
-    const delivery = slot.deliveries.shift();
-    if (delivery) {
+    if (slot.deliveries.length > 0) {
+      await cpu.hold(runId, slot);
+      const delivery = slot.deliveries.shift();
+      if (!delivery || isolate.isDisposed) continue;
       await prepared.deliver.apply(undefined, [delivery.callId, delivery.reply]);
       continue;
     }
@@ -39,6 +44,8 @@ async function runLoop(prepared: Prepared): Promise<void> {
     if (due < 0 && slot.asyncCalls === 0) return;
     const wait = due < 0 ? Infinity : due - Date.now();
     if (wait > 0) {
+      // Waiting computes nothing: the slot goes to another run meanwhile.
+      cpu.park(runId);
       await new Promise<void>((resolve) => {
         const timer = wait === Infinity ? null : setTimeout(resolve, wait);
         slot.wake = () => {
@@ -49,6 +56,7 @@ async function runLoop(prepared: Prepared): Promise<void> {
       slot.wake = null;
       continue;
     }
+    await cpu.hold(runId, slot);
     if (isolate.isDisposed) return;
     await timers.fireTimers.apply(undefined, [Date.now()]);
   }
@@ -179,6 +187,9 @@ export class Run {
     let collected: Collected | null = null;
     let crash: string | null = null;
     try {
+      // No code of the run runs before it holds a CPU slot (its time limit counts the wait).
+      await this.host.cpu.hold(message.runId, slot);
+      if (isolate.isDisposed) throw new Error('the run ended while it waited for a CPU slot');
       if (message.usesTemporal) {
         engine.temporal ??= await isolate.compileScript(temporalSource(), { filename: 'svc-temporal.js' });
         await engine.temporal.run(context);
@@ -238,7 +249,7 @@ export class Run {
           if (isolate.isDisposed) throw error;
         }
       }
-      await runLoop(prepared);
+      await runLoop(prepared, this.host.cpu);
       // Microtasks have drained and no timer can fire: main has settled, or it never will.
       if (!isolate.isDisposed) {
         notePeak(prepared);

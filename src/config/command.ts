@@ -282,7 +282,9 @@ function admission(resolver: Resolver, runMemoryMb: number, runners: number): Se
   const fitting = Math.floor(runsMemoryMb / runMemoryMb);
   const runsInFlight = ranged(resolver, 'max_runs_in_flight', Math.max(1, Math.min(1024, Math.max(os.availableParallelism(), fitting))));
   const runsPerRunner = ranged(resolver, 'runs_per_runner', Math.max(1, Math.ceil(runsInFlight / runners)));
-  return { runsInFlight, runsMemoryMb, queuedRuns: ranged(resolver, 'max_queued_runs', 1024), runsPerRunner };
+  // Unset: the runner pool's default (one per core, at least 2).
+  const computingRuns = resolver.number('max_computing_runs') === undefined ? null : ranged(resolver, 'max_computing_runs', 0);
+  return { runsInFlight, runsMemoryMb, queuedRuns: ranged(resolver, 'max_queued_runs', 1024), runsPerRunner, computingRuns };
 }
 
 /** Our extension: runner child processes, 1 to 64, default 2. */

@@ -65,6 +65,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   { key: 'runs_per_runner', flag: 'runs-per-runner', env: 'SVC_RUNS_PER_RUNNER', kind: 'whole', help: 'runs one runner process hosts at once; a runner crash ends at most these; 1 = one run per process (default: runs in flight / runners; svc extension)', min: 1, max: 4096, label: 'runs per runner' },
   { key: 'max_runs_in_flight', flag: 'max-runs-in-flight', env: 'SVC_MAX_RUNS_IN_FLIGHT', kind: 'whole', help: 'runs in flight at once, server-wide; more queue (default: max_runs_memory / max_execution_memory, at most 1024; svc extension)', min: 1, max: 100000, label: 'max runs in flight' },
   { key: 'max_runs_memory', flag: 'max-runs-memory', env: 'SVC_MAX_RUNS_MEMORY', kind: 'megabytes', help: 'sum of the memory limits of the runs in flight, MB (default: half the machine\'s memory; svc extension)', min: 1, label: 'max runs memory' },
+  { key: 'max_computing_runs', flag: 'max-computing-runs', env: 'SVC_MAX_COMPUTING_RUNS', kind: 'whole', help: 'runs executing code at once, server-wide (runs waiting on the host or a timer take none); shared fairly across tokens, and a token below its share may start past it, up to twice it (default: one per core, at least 2; svc extension)', min: 1, max: 4096, label: 'max computing runs' },
   { key: 'max_queued_runs', flag: 'max-queued-runs', env: 'SVC_MAX_QUEUED_RUNS', kind: 'whole', help: 'runs waiting for admission; past it a run fails at once naming the limit (default 1024; svc extension)', min: 0, max: 1000000, label: 'max queued runs' },
 ];
 

@@ -127,5 +127,7 @@ export interface Settings {
     runsMemoryMb: number;
     queuedRuns: number;
     runsPerRunner: number;
+    /** Runs executing code at once, server-wide, shared fairly across tokens (`max_computing_runs`; null: the pool's default, one per core, at least 2). */
+    computingRuns: number | null;
   };
 }

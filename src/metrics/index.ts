@@ -12,6 +12,8 @@ collectDefaultMetrics({ register: registry, prefix: 'svc_' });
 export interface ServerState {
   poolSize: () => number;
   queueDepth: () => number;
+  /** Runs holding a CPU slot, and runs waiting for one (max_computing_runs). */
+  cpuSlots: () => { computing: number; waiting: number };
   openSessions: () => number;
   lookups: () => Record<string, number>;
   /** Server-wide token pools (svc:llm and svc:embedding budgets). */
@@ -52,6 +54,22 @@ export const metrics = {
     registers,
     collect() {
       if (state) this.set(state.queueDepth());
+    },
+  }),
+  runsComputing: new Gauge({
+    name: 'svc_runs_computing',
+    help: 'Runs executing code now, each holding a CPU slot (max_computing_runs); runs waiting on the host or a timer hold none',
+    registers,
+    collect() {
+      if (state) this.set(state.cpuSlots().computing);
+    },
+  }),
+  runsWaitingForCpu: new Gauge({
+    name: 'svc_runs_waiting_for_cpu',
+    help: 'Runs with code to execute waiting for a CPU slot (max_computing_runs, shared fairly across tokens)',
+    registers,
+    collect() {
+      if (state) this.set(state.cpuSlots().waiting);
     },
   }),
   openSessions: new Gauge({

@@ -122,6 +122,7 @@ export async function boot(options: BootOptions): Promise<void> {
     size: settings.runnerPoolSize,
     memoryMb: settings.limits.max_execution_memory,
     runsPerRunner: settings.admission.runsPerRunner,
+    ...(settings.admission.computingRuns === null ? {} : { computingRuns: settings.admission.computingRuns }),
     admission: { runsInFlight: settings.admission.runsInFlight, memoryMb: settings.admission.runsMemoryMb, queued: settings.admission.queuedRuns },
     onLog: (level, msg, fields) => log[level]('svc_server::sandbox', msg, fields),
     onRestart: (reason) => metrics.runnerRestarts.inc({ reason }),
@@ -315,6 +316,7 @@ export async function boot(options: BootOptions): Promise<void> {
   bindServerState({
     poolSize: () => settings.runnerPoolSize,
     queueDepth: () => pool.queueDepth,
+    cpuSlots: () => pool.cpuSlots,
     openSessions: () => sessions.activeCount(),
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),

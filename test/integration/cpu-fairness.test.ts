@@ -1,0 +1,126 @@
+// CPU slots are shared across tokens (max_computing_runs): one token's runaway loops cannot
+// starve another token's run, and a run that waits (on the host, a timer that never fires)
+// holds no slot. Proven without clocks: what the server reports (svc_runs_computing,
+// svc_runs_waiting_for_cpu) and which requests have answered, never how long anything took.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startServer, type TestServer } from '../harness';
+
+const BLUEPRINT = 'name: cpu\nallow_insecure_http: true\ndefault: allow\n';
+const RUNAWAY = 'export function main() { for (;;) {} }';
+const BRIEF = 'export function main() { let sum = 0; for (let i = 0; i < 10000; i++) sum += i; return sum; }';
+
+interface Pending {
+  settled: boolean;
+  reply: Promise<{ result: string | null; error: { kind: string } | null } | null>;
+}
+
+/** Sends a run without waiting for it; `settled` says whether its answer has arrived. */
+function start(server: TestServer, token: string, code: string): Pending {
+  const pending: Pending = { settled: false, reply: Promise.resolve(null) };
+  pending.reply = server
+    .request('POST', '/v1/execute', { token, body: { blueprint: 'cpu', code } })
+    .then((reply) => reply.json as { result: string | null; error: { kind: string } | null })
+    // A run still in flight when the server stops has no answer to give.
+    .catch(() => null)
+    .finally(() => (pending.settled = true));
+  return pending;
+}
+
+async function execute(server: TestServer, token: string, code: string) {
+  const reply = await server.request('POST', '/v1/execute', { token, body: { blueprint: 'cpu', code } });
+  assert.equal(reply.status, 200, reply.text);
+  return reply.json as { result: string | null; error: { kind: string; message: string } | null };
+}
+
+async function cpuGauges(server: TestServer): Promise<{ computing: number; waiting: number }> {
+  const text = (await server.request('GET', '/metrics')).text;
+  const gauge = (name: string) => {
+    const match = new RegExp(`^${name} (\\d+)$`, 'm').exec(text);
+    assert.ok(match, `${name} is not among the metrics`);
+    return Number(match[1]);
+  };
+  return { computing: gauge('svc_runs_computing'), waiting: gauge('svc_runs_waiting_for_cpu') };
+}
+
+async function until(server: TestServer, wanted: { computing: number; waiting: number }): Promise<void> {
+  for (;;) {
+    const seen = await cpuGauges(server);
+    if (seen.computing === wanted.computing && seen.waiting === wanted.waiting) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+for (const [label, args] of [
+  ['many runs per runner', ['--runner-pool-size', '1']],
+  ['runs_per_runner 1', ['--runner-pool-size', '4', '--runs-per-runner', '1']],
+] as const) {
+  test(`${label}: token A's runaways past the slots wait for one; token B's brief run starts at once and returns while all of A's are in flight`, async () => {
+    const server = await startServer({ args: ['--max-computing-runs', '2', ...args], config: { max_execution_time: 120 } });
+    const runaways: Pending[] = [];
+    try {
+      await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+      for (let i = 0; i < 3; i++) runaways.push(start(server, server.adminToken, RUNAWAY));
+      // Two slots: two of A's loops compute, the third waits for a slot.
+      await until(server, { computing: 2, waiting: 1 });
+      const brief = await execute(server, server.userToken, BRIEF);
+      assert.deepEqual([brief.error, brief.result], [null, '49995000']);
+      assert.deepEqual(
+        runaways.map((run) => run.settled),
+        [false, false, false],
+        "none of A's runs has ended",
+      );
+      // B went past A's waiting run: that one still has not started.
+      assert.deepEqual(await cpuGauges(server), { computing: 2, waiting: 1 });
+      // A, above its share, waits again with a brief run of its own; B's next starts at once.
+      const aBrief = start(server, server.adminToken, BRIEF);
+      await until(server, { computing: 2, waiting: 2 });
+      assert.equal((await execute(server, server.userToken, BRIEF)).result, '49995000');
+      assert.equal(aBrief.settled, false);
+    } finally {
+      await server.stop();
+      await Promise.all(runaways.map((run) => run.reply));
+    }
+  });
+}
+
+describe('a run that waits holds no CPU slot', () => {
+  let server: TestServer;
+  let far: http.Server;
+  let port = 0;
+  const held: http.ServerResponse[] = [];
+  const arrived: string[] = [];
+  before(async () => {
+    far = http.createServer((req, res) => {
+      arrived.push(req.url ?? '');
+      if (req.url?.startsWith('/hold')) held.push(res);
+      else res.end('ok');
+    });
+    await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
+    port = (far.address() as AddressInfo).port;
+    server = await startServer({ args: ['--allow-localhost', '--max-computing-runs', '1', '--runner-pool-size', '1'], config: { max_execution_time: 120 } });
+    await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+  });
+  after(async () => {
+    await server.stop();
+    far.closeAllConnections();
+    far.close();
+  });
+
+  test('with one slot, runs parked on a synchronous call, a fetch and a timer that never fires hold none; a brief run computes meanwhile; each reply gets the slot in turn', async () => {
+    const sync = start(server, server.adminToken, `import * as http from "svc:http";\nexport function main() { return http.get("http://127.0.0.1:${port}/hold/sync").body; }`);
+    const fetched = start(server, server.adminToken, `export async function main() { return await (await fetch("http://127.0.0.1:${port}/hold/fetch")).text(); }`);
+    const timer = start(server, server.adminToken, `export async function main() { await fetch("http://127.0.0.1:${port}/timer-set"); await new Promise((resolve) => setTimeout(resolve, 3_600_000)); }`);
+    while (!(arrived.includes('/hold/sync') && arrived.includes('/hold/fetch') && arrived.includes('/timer-set'))) await new Promise((resolve) => setImmediate(resolve));
+    // All three wait: none computes, none waits for the one slot.
+    await until(server, { computing: 0, waiting: 0 });
+    assert.equal((await execute(server, server.userToken, BRIEF)).result, '49995000');
+    assert.equal((await execute(server, server.adminToken, BRIEF)).result, '49995000');
+    for (const response of held.splice(0)) response.end('released');
+    assert.deepEqual([(await sync.reply)?.result, (await fetched.reply)?.result], ['released', 'released']);
+    assert.equal(timer.settled, false, 'the timer has not fired');
+    await until(server, { computing: 0, waiting: 0 });
+  });
+});
