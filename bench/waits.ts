@@ -5,7 +5,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startServer, type TestServer } from '../test/harness';
-import { rssOf } from './proc';
+import path from 'node:path';
+import fs from 'node:fs';
+import { cpuOf, rssOf } from './proc';
 
 const WAIT_MS = 500;
 const RUNS = 64;
@@ -54,17 +56,34 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
+/** CPU time (ms) the server and its children (runners, esbuild) spent on `work`: what load on a shared machine distorts least. */
+async function cpuSpent(server: TestServer, work: () => Promise<unknown>): Promise<{ server: number; children: number; wall: number }> {
+  const before = cpuOf(server.child.pid!);
+  const wall = await timed(work);
+  const after = cpuOf(server.child.pid!);
+  return { server: after.server - before.server, children: after.children - before.children, wall };
+}
+
+const cpuText = (cpu: { server: number; children: number }) => `server ${cpu.server.toFixed(0)}, runners ${cpu.children.toFixed(0)}`;
+
 export async function measureWaits(): Promise<Record<string, string>> {
   const far = await farEnd();
-  const server = await startServer({ args: ['--allow-localhost'], env: { RUST_LOG: 'warn,svc_server::serve=info' }, config: { logging: { audit: { enabled: false } } } });
+  // BENCH_PROFILE=<dir>: CPU profiles of the server and its runners (bench/profile.ts reads them).
+  const profile = process.env.BENCH_PROFILE
+    ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
+    : {};
+  if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
+  const server = await startServer({ args: ['--allow-localhost'], env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile }, config: { logging: { audit: { enabled: false } } } });
   try {
     await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: waits\nallow_insecure_http: true\ndefault: allow\n' } });
     const url = `http://127.0.0.1:${far.port}`;
     const one = `import * as http from "svc:http";\nexport function main() { return http.get("${url}/wait").status; }`;
     await execute(server, one);
     const single = await timed(() => execute(server, one));
-    const many = await timed(() => Promise.all(Array.from({ length: RUNS }, () => execute(server, one))));
-    const manyAgain = await timed(() => Promise.all(Array.from({ length: RUNS }, () => execute(server, one))));
+    const manyCpu = await cpuSpent(server, () => Promise.all(Array.from({ length: RUNS }, () => execute(server, one))));
+    const many = manyCpu.wall;
+    const againCpu = await cpuSpent(server, () => Promise.all(Array.from({ length: RUNS }, () => execute(server, one))));
+    const manyAgain = againCpu.wall;
     const oneAsync = `import * as http from "svc:http/async";\nexport async function main() { return (await http.get("${url}/wait")).status; }`;
     const fanAsync = `import * as http from "svc:http/async";\nexport async function main() { return (await Promise.all(Array.from({ length: ${FAN_OUT} }, () => http.get("${url}/wait")))).length; }`;
     const oneFetch = `export async function main() { return (await fetch("${url}/wait")).status; }`;
@@ -90,7 +109,9 @@ export async function measureWaits(): Promise<Record<string, string>> {
     return {
       [`one run waiting ${WAIT_MS} ms on svc:http (ms)`]: single.toFixed(0),
       [`${RUNS} such runs at once (ms; ratio to one)`]: `${many.toFixed(0)} (${(many / single).toFixed(2)}x)`,
+      [`  CPU of that burst (ms)`]: cpuText(manyCpu),
       [`the same ${RUNS} again (ms; ratio)`]: `${manyAgain.toFixed(0)} (${(manyAgain / single).toFixed(2)}x)`,
+      [`  CPU of that burst (ms) `]: cpuText(againCpu),
       [`${RUNS} runs each awaiting a ${WAIT_MS} ms timer (ms; ratio)`]: `${manyTimers.toFixed(0)} (${(manyTimers / single).toFixed(2)}x)`,
       [`${RUNS} hello-world runs at once (ms)`]: manyHello.toFixed(0),
       [`${RUNS} runs each awaiting one svc:http/async call (ms; ratio)`]: `${manyAsync.toFixed(0)} (${(manyAsync / single).toFixed(2)}x)`,

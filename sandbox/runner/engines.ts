@@ -16,6 +16,7 @@ function readBundle(name: string): string {
 
 const preludeSource = readBundle('prelude.js');
 let preludeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
+let preludeCacheWarm = false;
 let temporal: string | null = null;
 
 /** The Temporal polyfill's classic-script build (the package's exports do not expose it; it sits beside the entry). */
@@ -76,6 +77,23 @@ export function createEngine(memoryMb: number, onCatastrophic: CatastrophicHandl
   engine = { isolate, memoryMb, prelude, finalizerWatch, temporal: null, runs: 0, maintenance, floor: 0, packageScripts: new Map(), owner: null };
   engine.floor = memoryInUse(isolate);
   return engine;
+}
+
+/**
+ * Makes the prelude's code cache again once a context has evaluated it. V8 compiles inner
+ * functions lazily, and a cache made at compile time holds only the top level: every new
+ * isolate then compiled the prelude's functions on its first context (~7 ms, against ~1 ms
+ * with them cached; measured). Compiling the same source again in the same isolate returns
+ * the script V8 already holds, now with those functions compiled, and the cache made from
+ * it carries them. Only our prelude ran in the isolate: no program code is in the cache.
+ */
+export function warmPreludeCache(engine: Engine): void {
+  if (preludeCacheWarm || engine.isolate.isDisposed) return;
+  preludeCacheWarm = true;
+  const again = engine.isolate.compileScriptSync(preludeSource, { filename: 'svc-prelude.js', produceCachedData: true });
+  const produced = (again as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
+  if (produced) preludeCache = produced;
+  again.release();
 }
 
 export function disposeEngine(engine: Engine): void {

@@ -25,7 +25,7 @@ function catastrophic(engine: Engine, message: string): void {
 
 /** The slot of each run in flight, by run id: host replies and cancellations go there. */
 const slots = new Map<number, Slot>();
-const shelf = new Shelf({ send }, catastrophic);
+const shelf = new Shelf({ send }, catastrophic, () => slots.size);
 const cpu = new CpuTurns(send);
 const host: RunHost = {
   send,

@@ -1,40 +1,95 @@
 // The runner's warm isolates: contexts prepared ahead for the next runs (so a burst of runs
-// starts without preparing on its path), and isolates idle between runs. Each run in
-// flight owns its isolate until it gives it back.
-import { createEngine, disposeEngine, memoryInUse, type CatastrophicHandler, type Engine } from './engines';
+// starts without preparing on its path), as many as this runner's recent demand, and
+// isolates idle between runs. Each run in flight owns its isolate until it gives it back.
+import { createEngine, disposeEngine, memoryInUse, warmPreludeCache, type CatastrophicHandler, type Engine } from './engines';
 import { prepareContext, releaseContext, type Prepared, type RunnerLink } from './context';
 
 /** Isolate retirement: after this many runs, or when the heap left after a run passes this share of the limit. */
 const MAX_RUNS_PER_ISOLATE = 200;
 const RETIRE_HEAP_SHARE = 0.4;
 /**
- * Contexts kept prepared, and idle isolates kept beyond them: a burst of runs needs one
- * each, and preparing costs this thread ~15-25 ms per isolate (measured, 2 busy cores); a
- * prepared isolate holds ~2 MB. Refilled one per turn of the event loop, off the request path.
+ * Isolates kept, counting those busy with runs: at least READY_FLOOR, and up to the most
+ * runs this runner had in flight at once lately, never more than READY_CEILING. A burst
+ * like a recent one then finds a prepared context each, and the isolates it gives back
+ * become the next burst's contexts, instead of new isolates made on the path of its
+ * requests and the returned ones thrown away (before: 16 made and 16 disposed per runner
+ * per burst of 64). A prepared isolate holds about 1 MiB of RSS; the shelf shrinks back
+ * to the floor once the demand has not been seen for two windows. While runs are in
+ * flight, new isolates are made only to keep SPARE_READY contexts beyond the demand.
+ * Refilled one per turn of the event loop, off the request path.
  */
-const READY_KEPT = 16;
-const IDLE_ENGINES_KEPT = 16;
+const READY_FLOOR = 16;
+const READY_CEILING = 64;
+const SPARE_READY = 4;
+const DEMAND_WINDOW_MS = 60_000;
+
+/** The most runs in flight at once over the current and the previous window. */
+export class RecentPeak {
+  private current = 0;
+  private previous = 0;
+  private windowStart: number;
+
+  constructor(
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.windowStart = now();
+  }
+
+  note(inFlight: number): void {
+    this.roll();
+    if (inFlight > this.current) this.current = inFlight;
+  }
+
+  get value(): number {
+    this.roll();
+    return Math.max(this.current, this.previous);
+  }
+
+  private roll(): void {
+    const now = this.now();
+    if (now - this.windowStart < this.windowMs) return;
+    // A whole window or more without a note: the older window says nothing any more.
+    this.previous = now - this.windowStart < 2 * this.windowMs ? this.current : 0;
+    this.current = 0;
+    this.windowStart = now;
+  }
+}
 
 export class Shelf {
   private readonly idle: Engine[] = [];
   private readonly ready: Prepared[] = [];
   private preparing = false;
   private memoryMb = 0;
+  private readonly demand = new RecentPeak(DEMAND_WINDOW_MS);
 
   constructor(
     private readonly link: RunnerLink,
     private readonly onCatastrophic: CatastrophicHandler,
+    /** Runs this runner hosts now (the shelf's demand). */
+    private readonly runsInFlight: () => number,
   ) {}
+
+  /** Isolates to keep now, busy or on the shelf. */
+  get wanted(): number {
+    return Math.min(READY_CEILING, Math.max(READY_FLOOR, this.demand.value));
+  }
 
   /** At start: one context ready for the first run. */
   warm(memoryMb: number): void {
     this.memoryMb = memoryMb;
-    this.ready.push(prepareContext(createEngine(memoryMb, this.onCatastrophic), this.link));
+    const first = prepareContext(createEngine(memoryMb, this.onCatastrophic), this.link);
+    warmPreludeCache(first.engine);
+    this.ready.push(first);
     this.prepareAhead(memoryMb);
+    // An idle runner still gives back what an old burst left on the shelf.
+    setInterval(() => this.prepareAhead(this.memoryMb), DEMAND_WINDOW_MS).unref();
   }
 
   /** A fresh context for a run with this memory limit (the prepared one when it fits). */
   take(memoryMb: number): Prepared {
+    // The run asking is not attached yet.
+    this.demand.note(this.runsInFlight() + 1);
     while (this.ready.length > 0) {
       const ready = this.ready.pop()!;
       if (ready.engine.memoryMb === memoryMb && !ready.engine.isolate.isDisposed) {
@@ -80,7 +135,7 @@ export class Shelf {
         keep = false;
       }
     }
-    if (keep && this.idle.length < IDLE_ENGINES_KEPT) this.idle.push(engine);
+    if (keep && this.idle.length + this.ready.length < this.wanted) this.idle.push(engine);
     else disposeEngine(engine);
     this.prepareAhead(engine.memoryMb);
   }
@@ -88,11 +143,15 @@ export class Shelf {
   /** Off the request path: contexts for the next runs (on idle isolates, or new ones), one per turn. */
   prepareAhead(memoryMb: number): void {
     this.memoryMb = memoryMb;
-    if (this.ready.length >= READY_KEPT || this.preparing) return;
+    if (this.preparing) return;
+    if (!this.shouldPrepare()) {
+      this.trim();
+      return;
+    }
     this.preparing = true;
     setImmediate(() => {
       this.preparing = false;
-      if (this.ready.length >= READY_KEPT) return;
+      if (!this.shouldPrepare()) return;
       try {
         this.ready.push(this.prepareOn(this.engineFor(this.memoryMb)));
       } catch {
@@ -100,6 +159,24 @@ export class Shelf {
       }
       this.prepareAhead(this.memoryMb);
     });
+  }
+
+  /** An idle isolate to prepare while the shelf holds fewer than wanted, or a new one while fewer than the runs to come need. */
+  private shouldPrepare(): boolean {
+    const wanted = this.wanted;
+    if (this.idle.length > 0 && this.ready.length < wanted) return true;
+    return this.ready.length < Math.max(SPARE_READY, wanted - this.runsInFlight());
+  }
+
+  /** Demand fell: isolates beyond it go (prepared ones last, newest kept). */
+  private trim(): void {
+    const wanted = this.wanted;
+    while (this.idle.length > 0 && this.idle.length + this.ready.length > wanted) disposeEngine(this.idle.shift()!);
+    while (this.ready.length > wanted) {
+      const surplus = this.ready.shift()!;
+      releaseContext(surplus);
+      disposeEngine(surplus.engine);
+    }
   }
 
   private engineFor(memoryMb: number): Engine {

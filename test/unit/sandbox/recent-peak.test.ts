@@ -1,0 +1,22 @@
+// The runner's shelf keeps as many warm isolates as the most runs it had in flight lately:
+// the peak holds for the current and the previous window, then falls back.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { RecentPeak } from '../../../sandbox/runner/shelf';
+
+test('the peak of the current and the previous window; nothing after two quiet windows', () => {
+  let now = 0;
+  const peak = new RecentPeak(1000, () => now);
+  assert.equal(peak.value, 0);
+  peak.note(3);
+  peak.note(32);
+  peak.note(5);
+  assert.equal(peak.value, 32);
+  now = 1500; // the next window: the burst is still remembered
+  peak.note(2);
+  assert.equal(peak.value, 32);
+  now = 2600; // a further window: only the last one counts
+  assert.equal(peak.value, 2);
+  now = 5000; // quiet for longer than a window: nothing is remembered
+  assert.equal(peak.value, 0);
+});
