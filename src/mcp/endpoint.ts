@@ -122,7 +122,7 @@ export class McpEndpoint {
         const secrets = { ...parseSecretsHeader(c.req.header('svc-secrets')), ...(meta.secrets ?? {}) };
         created = this.deps.sessions.create({ blueprint: blueprintName, variables, secrets, principal, mcp: { protocolVersion: (init as { params?: { protocolVersion?: string } }).params?.protocolVersion ?? null } }).sessionId;
       } catch (error) {
-        if (error instanceof SessionError) return c.text(error.message, error.code === 'unknown_blueprint' ? 404 : 400);
+        if (error instanceof SessionError) return c.text(error.message, error.code === 'unknown_blueprint' ? 404 : error.code === 'session_limit' ? 429 : 400);
         throw error;
       }
       const transport = this.open(created, blueprintName, false);

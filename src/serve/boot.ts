@@ -246,6 +246,12 @@ export async function boot(options: BootOptions): Promise<void> {
   const { sessions, ledger } = startSessionServices({
     sessionStoreDir: settings.paths.sessionStoreDir,
     lastRunBytes: settings.limits.max_last_run_memory * 1024 * 1024,
+    sessionsPerToken: settings.limits.max_sessions_per_token,
+    ledgerBounds: {
+      recordsPerSession: settings.limits.max_idempotency_records,
+      bytesPerSession: settings.limits.max_idempotency_session_size * 1024 * 1024,
+      totalBytes: settings.limits.max_idempotency_size * 1024 * 1024,
+    },
     vfsSessionDir: settings.paths.vfsSessionDir,
     db,
     audit,
