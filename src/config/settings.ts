@@ -46,6 +46,8 @@ export interface Limits {
   max_idempotency_records: number;
   max_idempotency_session_size: number; // megabytes of recorded answers per session
   max_idempotency_size: number; // megabytes of recorded answers server-wide
+  /** KiB past which a program is type-checked on the second checker thread (svc extension). */
+  typecheck_large_program: number;
   max_llm_tokens: number;
   max_execution_llm_tokens: number;
   max_llm_concurrency: number;

@@ -226,7 +226,7 @@ export async function boot(options: BootOptions): Promise<void> {
   );
   packages.onChange(() => packageRuntime.evict());
   // Programs are type-checked in a worker thread; its warm checkers follow the declaration sets.
-  const typecheck = new Typechecker();
+  const typecheck = new Typechecker({ largeProgramBytes: settings.limits.typecheck_large_program * 1024 });
   typecheck.warm();
   closers.push(() => typecheck.close());
   const executor = new Executor({
