@@ -135,6 +135,22 @@ export class McpEndpoint {
     return transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: authInfoOf(actor) });
   }
 
+  /**
+   * A session ended however it ended (REST delete, idle timeout, its Blueprint deleted): its
+   * protocol state goes with it, or a token that opens and ends sessions grows it forever.
+   */
+  sessionEnded(sessionId: string): void {
+    const transport = this.transports.get(sessionId);
+    if (!transport) return;
+    this.transports.delete(sessionId);
+    void transport.close().catch(() => {});
+  }
+
+  /** MCP sessions whose protocol state is held. */
+  get transportCount(): number {
+    return this.transports.size;
+  }
+
   private async remove(c: Context<AppEnv>, blueprintName: string, sessionId: string | undefined): Promise<Response> {
     const actor: SessionActor = c.get('principal');
     const session = sessionId ? this.deps.sessions.get(sessionId, actor) : null;

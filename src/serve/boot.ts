@@ -243,6 +243,7 @@ export async function boot(options: BootOptions): Promise<void> {
     newId: randomUUID,
   });
 
+  let mcpEndpoint: McpEndpoint | null = null;
   const { sessions, ledger } = startSessionServices({
     sessionStoreDir: settings.paths.sessionStoreDir,
     lastRunBytes: settings.limits.max_last_run_memory * 1024 * 1024,
@@ -257,7 +258,11 @@ export async function boot(options: BootOptions): Promise<void> {
     audit,
     log,
     resolveBlueprint: (name) => registry.get(name),
-    onSessionEnded: (sessionId) => sessionStates.drop(sessionId),
+    onSessionEnded: (sessionId) => {
+      sessionStates.drop(sessionId);
+      // Null only during boot recovery, before the endpoint exists (it holds nothing then).
+      mcpEndpoint?.sessionEnded(sessionId);
+    },
     reapIntervalMs: settings.sessionReapIntervalSeconds * 1000,
   });
   closers.push(() => sessions.close());
@@ -304,6 +309,7 @@ export async function boot(options: BootOptions): Promise<void> {
     version: options.version,
     mcpViews: (blueprint, session) => (only) => mcpViews(mcpDiscovery, blueprint, { sessionId: session.id, harness: session.secrets }, only),
   });
+  mcpEndpoint = mcp;
   mounts.push((app) => app.all('/mcp/:blueprint', (c) => mcp.handle(c)));
   mounts.push((app) =>
     mountSessionRoutes(app, {
@@ -320,6 +326,7 @@ export async function boot(options: BootOptions): Promise<void> {
     poolSize: () => settings.runnerPoolSize,
     queueDepth: () => pool.queueDepth,
     openSessions: () => sessions.activeCount(),
+    mcpTransports: () => mcp.transportCount,
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),
   });

@@ -210,3 +210,38 @@ describe('max_last_run_memory is each token\'s own', () => {
     assert.equal(kept.status, 200);
   });
 });
+
+describe('MCP protocol state of ended sessions', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ runners: 1 });
+    await registerBlueprint(server, OPEN);
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  const transports = async () => {
+    const metrics = await server.request('GET', '/metrics');
+    const line = metrics.text.split('\n').find((l) => l.startsWith('svc_mcp_transports '));
+    assert.ok(line, 'the svc_mcp_transports gauge is exported');
+    return Number(line.split(' ')[1]);
+  };
+
+  test('an MCP session ended over REST (or by idling out, or its Blueprint going) leaves no MCP state behind', async () => {
+    const before = await transports();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const opened = await initializeMcp(server, server.userToken);
+      assert.equal(opened.status, 200, await opened.text());
+      ids.push(opened.headers.get('mcp-session-id')!);
+    }
+    assert.equal(await transports(), before + 3);
+    // Ended through the REST route, not the MCP endpoint: the user can open and end sessions forever.
+    for (const id of ids.slice(0, 2)) assert.equal((await server.request('DELETE', `/v1/sessions/${id}`, { token: server.userToken })).status, 204);
+    assert.equal(await transports(), before + 1);
+    // Deleting the Blueprint ends the rest.
+    assert.equal((await server.request('DELETE', '/v1/blueprints/open')).status < 300, true);
+    assert.equal(await transports(), before);
+  });
+});
