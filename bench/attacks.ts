@@ -1,11 +1,14 @@
 // `node --no-node-snapshot --import tsx bench/attacks.ts`: how long `/healthz` waits while one
+// BENCH_ATTACKS_ONLY=checker: only the checker wait (another token's small program behind a 1.5 MB one).
 // hostile request is in flight (issue 25, "one request stalls the server"). For each attack
 // it sends the request and, until its answer arrives, asks `/healthz` one request after the
 // other; it prints the worst and median health latency, how many health answers came back
 // during the attack, and the attack's own status and time. Numbers are printed, never
 // asserted (the machine may be shared: compare runs made back to back).
 import { Agent, request } from 'undici';
-import { startServer, type TestServer } from '../test/harness';
+import fs from 'node:fs';
+import path from 'node:path';
+import { newToken, startServer, tempDir, type TestServer } from '../test/harness';
 
 const HOSTILE_STACK = '"at " + "a (".repeat(100000)';
 
@@ -58,8 +61,55 @@ async function measure(server: TestServer, code: string, dispatcher: Agent): Pro
   };
 }
 
+/**
+ * Issue 25's checker wait: another token's small new program sent while a 1.5 MB program is
+ * in the type checker, against the same small program sent alone. Each small program is new
+ * (no cached check).
+ */
+async function checkerWait(server: TestServer, otherToken: string, dispatcher: Agent): Promise<Record<string, string>> {
+  let salt = 0;
+  const oneOff = async (token: string, code: string) => {
+    const started = process.hrtime.bigint();
+    const reply = await request(`${server.url}/v1/execute`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ blueprint: 'attacks', code }),
+      dispatcher,
+    });
+    await reply.body.text();
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  };
+  const small = () => `export function main() { const n: number = ${salt++}; return n; }`;
+  const alone: number[] = [];
+  for (let i = 0; i < 5; i++) alone.push(await oneOff(server.userToken, small()));
+  const behind: number[] = [];
+  const large: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const before = server.audit({ event: 'started', principal: 'other' }).length;
+    // A different large program each time: a cached check would not wait.
+    const attack = oneOff(otherToken, `${ATTACKS['1.5 MB program']}\nexport const salt${i} = ${salt++};`);
+    while (server.audit({ event: 'started', principal: 'other' }).length === before) await new Promise((resolve) => setTimeout(resolve, 5));
+    behind.push(await oneOff(server.userToken, small()));
+    large.push(await attack);
+  }
+  alone.sort((a, b) => a - b);
+  behind.sort((a, b) => a - b);
+  return {
+    'small new program alone, median ms': median(alone).toFixed(0),
+    'small new program behind a 1.5 MB program, median / worst ms': `${median(behind).toFixed(0)} / ${behind[behind.length - 1].toFixed(0)}`,
+    'the 1.5 MB program itself, median ms': median(large.sort((a, b) => a - b)).toFixed(0),
+  };
+}
+
 async function main(): Promise<void> {
-  const server = await startServer({ env: { RUST_LOG: 'warn,svc_server::serve=info' } });
+  const home = tempDir();
+  const otherToken = newToken();
+  fs.writeFileSync(path.join(home, 'other.token'), `${otherToken}\n`);
+  const server = await startServer({
+    home,
+    env: { RUST_LOG: 'warn,svc_server::serve=info' },
+    config: { api_tokens: [{ name: 'other', role: 'user', token_file: path.join(home, 'other.token') }] },
+  });
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 4 });
   try {
     const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: attacks\n' } });
@@ -67,14 +117,16 @@ async function main(): Promise<void> {
     // Warm: the first run of a server pays for loading.
     await measure(server, 'export function main() { return 1; }', dispatcher);
     const rows: Record<string, Record<string, string | number>> = {};
-    for (const [name, code] of Object.entries(ATTACKS)) {
+    // BENCH_ATTACKS_ONLY=checker measures only the checker wait below.
+    for (const [name, code] of process.env.BENCH_ATTACKS_ONLY === 'checker' ? [] : Object.entries(ATTACKS)) {
       try {
         rows[name] = await measure(server, code, dispatcher);
       } catch (error) {
         rows[name] = { 'attack status': `failed: ${(error as Error).message}` };
       }
     }
-    console.table(rows);
+    if (Object.keys(rows).length > 0) console.table(rows);
+    console.table(await checkerWait(server, otherToken, dispatcher));
   } finally {
     await dispatcher.close();
     await server.stop();

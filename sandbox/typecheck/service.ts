@@ -1,13 +1,15 @@
 // Type checks for the server and the CLI: results cached per (program, declaration set,
-// mode), so a repeated program is not checked again; checks themselves run in one worker
-// thread when the built worker is present (in-process otherwise: tests under tsx).
+// mode), so a repeated program is not checked again; checks themselves run in worker
+// threads when the built worker is present (in-process otherwise: tests under tsx): one
+// for ordinary programs and one of their own for large ones, which take seconds to check
+// and would otherwise hold every smaller program (any token's) behind them.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import type { CompileErrorReport } from '../contract';
 import { MAX_SOURCE_BYTES, renderCompileError, tooDeep } from '../compile';
 import { Checkers } from './checker';
 import { declarationSet } from './declarations';
+import { CheckerThread } from './thread';
 import type { CheckRequest, CheckResult, SchemaEdit, TypecheckMode } from './types';
 
 /** What a check answers: the source to compile (with derived schema arguments) or the compile error. */
@@ -25,10 +27,9 @@ export interface TypecheckInput {
 }
 
 const RESULT_CACHE_SIZE = 512;
-/** A check that runs longer is abandoned (the worker restarts): a type can be made to take forever. */
-const CHECK_LIMIT_MS = 30_000;
 
-type WorkerReply = { id: number } & ({ ok: true; result: CheckResult } | { ok: false; message: string });
+/** Default of `typecheck_large_program`, in KiB: larger programs are checked on the second thread. */
+export const DEFAULT_LARGE_PROGRAM_KIB = 64;
 
 function workerFile(): URL | null {
   // dist/server.js and dist/cli.js sit beside the worker; CLI chunks one level down.
@@ -57,15 +58,22 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 export class Typechecker {
   private readonly results = new Map<string, Promise<CheckResult>>();
-  private readonly workerFile: URL | null;
-  private worker: Worker | null = null;
+  /** Ordinary programs. */
+  private readonly thread: CheckerThread | null;
+  /** Programs over `largeProgramBytes`: started on the first such program. */
+  private readonly largeThread: CheckerThread | null;
+  private readonly largeProgramBytes: number;
   private inProcess: Checkers | null = null;
-  private readonly pending = new Map<number, { worker: Worker; resolve: (reply: WorkerReply) => void; timer: NodeJS.Timeout }>();
-  private nextId = 1;
 
-  /** `worker: false` checks in-process; `workerFile` names the built worker (benchmarks run from sources). */
-  constructor(options: { worker?: boolean; workerFile?: URL } = {}) {
-    this.workerFile = options.worker === false ? null : (options.workerFile ?? workerFile());
+  /**
+   * `worker: false` checks in-process; `workerFile` names the built worker (benchmarks run
+   * from sources); `largeProgramBytes` (UTF-8) is where a program goes to the second thread.
+   */
+  constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number } = {}) {
+    const file = options.worker === false ? null : (options.workerFile ?? workerFile());
+    this.thread = file ? new CheckerThread(file) : null;
+    this.largeThread = file ? new CheckerThread(file) : null;
+    this.largeProgramBytes = options.largeProgramBytes ?? DEFAULT_LARGE_PROGRAM_KIB * 1024;
   }
 
   async check(input: TypecheckInput): Promise<TypecheckOutcome> {
@@ -73,7 +81,8 @@ export class Typechecker {
     // A program the compile step refuses for its size or nesting never reaches the checker:
     // its compile error comes next, and the checker's own cost on such input is unbounded
     // (5,000 nested brackets held the one checker thread, and every other check, for 30 s).
-    if (Buffer.byteLength(input.source, 'utf8') > MAX_SOURCE_BYTES || tooDeep(input.source) !== null) return { ok: true, source: input.source };
+    const bytes = Buffer.byteLength(input.source, 'utf8');
+    if (bytes > MAX_SOURCE_BYTES || tooDeep(input.source) !== null) return { ok: true, source: input.source };
     const set = declarationSet(input.modules);
     const sourceHash = input.sourceHash ?? createHash('sha256').update(input.source, 'utf8').digest('hex');
     const key = `${sourceHash}:${set.hash}:${input.mode}`;
@@ -81,7 +90,7 @@ export class Typechecker {
     if (result) {
       this.results.delete(key);
     } else {
-      result = this.run({ source: input.source, mode: input.mode, set });
+      result = this.run({ source: input.source, mode: input.mode, set }, bytes > this.largeProgramBytes);
       // A failed check is not kept: it may have been the worker, not the program.
       void result.catch(() => this.results.delete(key));
     }
@@ -101,64 +110,19 @@ export class Typechecker {
 
   /** Loads TypeScript and the library declarations now (server start), not on the first program. */
   warm(): void {
-    if (!this.workerFile) return;
-    const worker = (this.worker ??= this.startWorker());
-    worker.postMessage({ warm: true });
+    this.thread?.warm();
   }
 
-  /** Stops the worker (server shutdown; the worker is unref'd while idle, so this is tidiness). */
+  /** Stops the workers (server shutdown; they are unref'd while idle, so this is tidiness). */
   async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = null;
-    if (worker) await worker.terminate();
+    await Promise.all([this.thread?.close(), this.largeThread?.close()]);
   }
 
-  private async run(request: CheckRequest): Promise<CheckResult> {
-    if (!this.workerFile) return (this.inProcess ??= new Checkers()).check(request);
-    const reply = await this.ask(request);
+  private async run(request: CheckRequest, large: boolean): Promise<CheckResult> {
+    const thread = large ? this.largeThread : this.thread;
+    if (!thread) return (this.inProcess ??= new Checkers()).check(request);
+    const reply = await thread.ask(request);
     if (!reply.ok) throw new Error(reply.message);
     return reply.result;
-  }
-
-  private ask(request: CheckRequest): Promise<WorkerReply> {
-    const worker = (this.worker ??= this.startWorker());
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        resolve({ id, ok: false, message: `it did not finish within ${CHECK_LIMIT_MS / 1000} s` });
-        // The worker is stuck on this check: every other waiting check fails with it, and the next starts a new one.
-        if (this.worker === worker) this.worker = null;
-        void worker.terminate();
-      }, CHECK_LIMIT_MS);
-      this.pending.set(id, { worker, resolve, timer });
-      worker.ref();
-      worker.postMessage({ id, ...request });
-    });
-  }
-
-  private startWorker(): Worker {
-    const worker = new Worker(this.workerFile!, { resourceLimits: { maxOldGenerationSizeMb: 1024 } });
-    worker.on('message', (reply: WorkerReply) => {
-      const waiting = this.pending.get(reply.id);
-      if (!waiting) return;
-      this.pending.delete(reply.id);
-      clearTimeout(waiting.timer);
-      if (![...this.pending.values()].some((p) => p.worker === worker)) worker.unref();
-      waiting.resolve(reply);
-    });
-    const failAll = (message: string) => {
-      if (this.worker === worker) this.worker = null;
-      for (const [id, waiting] of this.pending) {
-        if (waiting.worker !== worker) continue;
-        this.pending.delete(id);
-        clearTimeout(waiting.timer);
-        waiting.resolve({ id, ok: false, message });
-      }
-    };
-    worker.on('error', (error) => failAll(error.message));
-    worker.on('exit', () => failAll('the type checker stopped'));
-    worker.unref();
-    return worker;
   }
 }

@@ -39,7 +39,15 @@ export interface Limits {
   max_execution_stack: number; // kibibytes
   max_ephemeral_vfs_size: number; // megabytes, for ephemeral areas without their own size_limit
   max_session_state_memory: number; // megabytes
-  max_last_run_memory: number; // megabytes
+  max_last_run_memory: number; // megabytes, per token
+  /** Sessions one token may have open at once (svc extension). */
+  max_sessions_per_token: number;
+  /** Idempotency records one session keeps (svc extension). */
+  max_idempotency_records: number;
+  max_idempotency_session_size: number; // megabytes of recorded answers per session
+  max_idempotency_size: number; // megabytes of recorded answers server-wide
+  /** KiB past which a program is type-checked on the second checker thread (svc extension). */
+  typecheck_large_program: number;
   max_llm_tokens: number;
   max_execution_llm_tokens: number;
   max_llm_concurrency: number;

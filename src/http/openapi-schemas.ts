@@ -34,7 +34,7 @@ export const ExecuteResult = z.object({
 export const LastRunRecord = z.object({ result: z.string().nullable(), console: z.array(z.string()), error: ExecuteError.nullable() });
 
 export const SessionCreated = z.object({ session_id: z.string() });
-export const SessionError = z.looseObject({ error: z.string(), message: z.string().optional(), name: z.string().optional(), session_id: z.string().optional(), required: z.array(z.string()).optional() });
+export const SessionError = z.looseObject({ error: z.string(), message: z.string().optional(), name: z.string().optional(), session_id: z.string().optional(), required: z.array(z.string()).optional(), limit: z.number().int().optional() });
 export const IdempotencyRefusal = z.object({ execution_id: z.string().optional(), error: z.string(), session_id: z.string(), detail: z.string() });
 
 export const Prompt = z.object({

@@ -48,7 +48,7 @@ export interface McpHttpRequest {
 
 /** An answer the HTTP layer renders: plain text, JSON, no body, or the HTTP layer's own "too large" answer. */
 export type McpHttpAnswer =
-  | { status: 400 | 403 | 404 | 405; text: string }
+  | { status: 400 | 403 | 404 | 405 | 429; text: string }
   | { status: 400 | 404; json: unknown }
   | { status: 204 | 404; empty: true }
   | { status: 413; tooLarge: true };
@@ -142,7 +142,7 @@ export class McpEndpoint {
         const secrets = { ...parseSecretsHeader(c.header('svc-secrets')), ...(meta.secrets ?? {}) };
         created = this.deps.sessions.create({ blueprint: blueprintName, variables, secrets, principal, mcp: { protocolVersion: (init as { params?: { protocolVersion?: string } }).params?.protocolVersion ?? null } }).sessionId;
       } catch (error) {
-        if (error instanceof SessionError) return { status: error.code === 'unknown_blueprint' ? 404 : 400, text: error.message };
+        if (error instanceof SessionError) return { status: error.code === 'unknown_blueprint' ? 404 : error.code === 'session_limit' ? 429 : 400, text: error.message };
         throw error;
       }
       const transport = this.open(created, blueprintName, false);
@@ -153,6 +153,22 @@ export class McpEndpoint {
     if (!session || session.blueprintName !== blueprintName) return { status: 404, json: SESSION_NOT_FOUND };
     const transport = this.transports.get(sessionId) ?? this.open(sessionId, blueprintName, true);
     return transport.handleRequest(c.raw, { parsedBody: body, authInfo: authInfoOf(actor) });
+  }
+
+  /**
+   * A session ended however it ended (REST delete, idle timeout, its Blueprint deleted): its
+   * protocol state goes with it, or a token that opens and ends sessions grows it forever.
+   */
+  sessionEnded(sessionId: string): void {
+    const transport = this.transports.get(sessionId);
+    if (!transport) return;
+    this.transports.delete(sessionId);
+    void transport.close().catch(() => {});
+  }
+
+  /** MCP sessions whose protocol state is held. */
+  get transportCount(): number {
+    return this.transports.size;
   }
 
   private async remove(c: McpHttpRequest, blueprintName: string, sessionId: string | undefined): Promise<McpHttpAnswer> {

@@ -15,6 +15,8 @@ export interface ServerState {
   /** Runs holding a CPU slot, and runs waiting for one (max_computing_runs). */
   cpuSlots: () => { computing: number; waiting: number };
   openSessions: () => number;
+  /** MCP sessions whose protocol state (transport and server objects) is held in memory. */
+  mcpTransports?: () => number;
   lookups: () => Record<string, number>;
   /** Server-wide token pools (svc:llm and svc:embedding budgets). */
   tokens: () => Record<'model_tokens' | 'embedding_tokens', { spent: number; reserved: number; budget: number }>;
@@ -78,6 +80,14 @@ export const metrics = {
     registers,
     collect() {
       if (state) this.set(state.openSessions());
+    },
+  }),
+  mcpTransports: new Gauge({
+    name: 'svc_mcp_transports',
+    help: 'MCP sessions whose protocol state the server holds in memory (at most the open MCP sessions)',
+    registers,
+    collect() {
+      if (state?.mcpTransports) this.set(state.mcpTransports());
     },
   }),
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),

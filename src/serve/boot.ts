@@ -229,7 +229,7 @@ export async function boot(options: BootOptions): Promise<void> {
   );
   packages.onChange(() => packageRuntime.evict());
   // Programs are type-checked in a worker thread; its warm checkers follow the declaration sets.
-  const typecheck = new Typechecker();
+  const typecheck = new Typechecker({ largeProgramBytes: settings.limits.typecheck_large_program * 1024 });
   typecheck.warm();
   closers.push(() => typecheck.close());
   const executor = new Executor({
@@ -246,15 +246,26 @@ export async function boot(options: BootOptions): Promise<void> {
     newId: randomUUID,
   });
 
+  let mcpEndpoint: McpEndpoint | null = null;
   const { sessions, ledger } = startSessionServices({
     sessionStoreDir: settings.paths.sessionStoreDir,
     lastRunBytes: settings.limits.max_last_run_memory * 1024 * 1024,
+    sessionsPerToken: settings.limits.max_sessions_per_token,
+    ledgerBounds: {
+      recordsPerSession: settings.limits.max_idempotency_records,
+      bytesPerSession: settings.limits.max_idempotency_session_size * 1024 * 1024,
+      totalBytes: settings.limits.max_idempotency_size * 1024 * 1024,
+    },
     vfsSessionDir: settings.paths.vfsSessionDir,
     db,
     audit,
     log,
     resolveBlueprint: (name) => registry.get(name),
-    onSessionEnded: (sessionId) => sessionStates.drop(sessionId),
+    onSessionEnded: (sessionId) => {
+      sessionStates.drop(sessionId);
+      // Null only during boot recovery, before the endpoint exists (it holds nothing then).
+      mcpEndpoint?.sessionEnded(sessionId);
+    },
     reapIntervalMs: settings.sessionReapIntervalSeconds * 1000,
   });
   closers.push(() => sessions.close());
@@ -301,6 +312,7 @@ export async function boot(options: BootOptions): Promise<void> {
     version: options.version,
     mcpViews: (blueprint, session) => (only) => mcpViews(mcpDiscovery, blueprint, { sessionId: session.id, harness: session.secrets }, only),
   });
+  mcpEndpoint = mcp;
   mounts.push((app) => mountMcpRoutes(app, mcp));
   mounts.push((app) =>
     mountSessionRoutes(app, {
@@ -318,6 +330,7 @@ export async function boot(options: BootOptions): Promise<void> {
     queueDepth: () => pool.queueDepth,
     cpuSlots: () => pool.cpuSlots,
     openSessions: () => sessions.activeCount(),
+    mcpTransports: () => mcp.transportCount,
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),
   });

@@ -35,6 +35,8 @@ export {
   IDEMPOTENCY_LEDGER_SQL,
   IDEMPOTENCY_LEDGER_MIGRATION,
   IDEMPOTENCY_WAIT_MS,
+  DEFAULT_LEDGER_BOUNDS,
+  type LedgerBounds,
   type IdempotencyErrorCode,
   type LedgerDecision,
   type Reservation,

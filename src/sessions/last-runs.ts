@@ -1,8 +1,9 @@
 // Last-run records: one per open session, plus recent one-off runs, whose throw-away
-// sessions can only be read back through last-run. Each kind is kept by total bytes
-// (`max_last_run_memory` each), not by count, so large results cannot grow the server
-// without bound however many runs or sessions there are; every record's result is capped
-// on its own. Memory only; nothing survives a restart.
+// sessions can only be read back through last-run. Each kind is kept by total bytes per
+// token (`max_last_run_memory` each), not by count, so large results cannot grow the server
+// without bound however many runs or sessions there are, and one token's runs never evict
+// another's; every record's result is capped on its own. Memory only; nothing survives a
+// restart.
 
 /** What GET last-run answers; the error object is the execute result's. */
 export interface LastRun {
@@ -57,12 +58,23 @@ interface Retained {
   bytes: number;
 }
 
+/** One token's records, oldest first, and the bytes they hold. */
+interface Share {
+  sessionIds: Set<string>;
+  bytes: number;
+}
+
+/**
+ * Records by session, under a byte budget per token: a token's new records push out only its
+ * own oldest, so one tenant's large results cannot evict another's.
+ */
 export class LastRunStore {
-  // A Map iterates in insertion order, so the first key is always the oldest.
   private readonly records = new Map<string, Retained>();
+  // A Set iterates in insertion order, so a share's first id is always its oldest.
+  private readonly shares = new Map<string, Share>();
   private total = 0;
 
-  /** `budgetBytes`: the most the retained records may hold together; the oldest go first. */
+  /** `budgetBytes`: the most one token's retained records may hold together; its oldest go first. */
   constructor(private readonly budgetBytes = DEFAULT_LAST_RUN_MEMORY_MB * 1024 * 1024) {}
 
   remember(sessionId: string, record: LastRun, owner: string): void {
@@ -73,10 +85,11 @@ export class LastRunStore {
     if (bytes > this.budgetBytes) return;
     this.records.set(sessionId, { record: retained, owner, bytes });
     this.total += bytes;
-    while (this.total > this.budgetBytes) {
-      const oldest = this.records.keys().next().value as string;
-      this.forget(oldest);
-    }
+    let share = this.shares.get(owner);
+    if (!share) this.shares.set(owner, (share = { sessionIds: new Set(), bytes: 0 }));
+    share.sessionIds.add(sessionId);
+    share.bytes += bytes;
+    while (share.bytes > this.budgetBytes) this.forget(share.sessionIds.values().next().value as string);
   }
 
   /** The record and who owns it; null when none is kept. */
@@ -89,16 +102,20 @@ export class LastRunStore {
     return this.records.size;
   }
 
-  /** Bytes the retained records hold together. */
+  /** Bytes the retained records of all tokens hold together. */
   get bytes(): number {
     return this.total;
   }
 
-  /** Drops the record of a session (ended, or evicted by newer ones). */
+  /** Drops the record of a session (ended, or evicted by its owner's newer ones). */
   forget(sessionId: string): void {
     const retained = this.records.get(sessionId);
     if (!retained) return;
     this.records.delete(sessionId);
     this.total -= retained.bytes;
+    const share = this.shares.get(retained.owner)!;
+    share.sessionIds.delete(sessionId);
+    share.bytes -= retained.bytes;
+    if (share.sessionIds.size === 0) this.shares.delete(retained.owner);
   }
 }

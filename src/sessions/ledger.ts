@@ -1,6 +1,7 @@
 // The idempotency ledger: one SQLite row per (session, key) holding
 // the recorded status and exact body bytes, plus in-process claims so a concurrent
-// duplicate waits for the original instead of running twice.
+// duplicate waits for the original instead of running twice. Rows are kept within a count
+// and a byte budget per session and a byte budget server-wide, oldest dropped first.
 import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { ServerLog } from '../audit';
@@ -96,8 +97,28 @@ export interface Reservation {
   abandon(): void;
 }
 
+/** How much the ledger keeps; past a bound the oldest rows go (a retry with their key runs again). */
+export interface LedgerBounds {
+  /** Rows one session keeps (`max_idempotency_records`). */
+  recordsPerSession: number;
+  /** Bytes of recorded answers one session keeps (`max_idempotency_session_size`). */
+  bytesPerSession: number;
+  /** Bytes of recorded answers all sessions keep together (`max_idempotency_size`). */
+  totalBytes: number;
+}
+
+export const DEFAULT_LEDGER_BOUNDS: LedgerBounds = { recordsPerSession: 1_000, bytesPerSession: 64 * 1024 * 1024, totalBytes: 1024 * 1024 * 1024 };
+
+interface StoredRow {
+  id: number;
+  request_key: string;
+  state: LedgerRow['state'];
+  bytes: number;
+}
+
 export interface IdempotencyLedgerOptions {
   db: Database;
+  bounds?: LedgerBounds;
   /** UUID minted per server process. */
   generation: string;
   newId: () => string;
@@ -110,10 +131,14 @@ export class IdempotencyLedger {
   private readonly claims = new Map<string, Claim>();
   private readonly now: () => number;
   private readonly waitMs: number;
+  private readonly bounds: LedgerBounds;
+  /** Bytes of recorded answers in the table; null when unknown (counted again when next needed). */
+  private storedBytes: number | null = null;
 
   constructor(private readonly options: IdempotencyLedgerOptions) {
     this.now = options.now ?? Date.now;
     this.waitMs = options.waitMs ?? IDEMPOTENCY_WAIT_MS;
+    this.bounds = options.bounds ?? DEFAULT_LEDGER_BOUNDS;
   }
 
   /** Boot: rows of sessions that did not come back go; old reservations become indeterminate. */
@@ -126,13 +151,18 @@ export class IdempotencyLedger {
       db.prepare("UPDATE idempotent_requests SET state = 'indeterminate' WHERE state = 'reserved' AND owner_generation != ?").run(generation);
     });
     recover.immediate();
+    this.storedBytes = null;
   }
 
   /** Deletes the rows of an ended session. Failures are logged: the session ends anyway. */
   deleteSession(sessionId: string): void {
     try {
-      this.options.db.prepare('DELETE FROM idempotent_requests WHERE session_id = ?').run(sessionId);
+      const { db } = this.options;
+      const bytes = db.prepare('SELECT COALESCE(SUM(length(response_body)), 0) FROM idempotent_requests WHERE session_id = ?').pluck().get(sessionId) as number;
+      db.prepare('DELETE FROM idempotent_requests WHERE session_id = ?').run(sessionId);
+      if (this.storedBytes !== null) this.storedBytes -= bytes;
     } catch (error) {
+      this.storedBytes = null;
       this.options.log.error('svc_server::sessions', 'could not delete idempotency records of an ended session', { session: sessionId, error: (error as Error).message });
     }
   }
@@ -184,10 +214,10 @@ export class IdempotencyLedger {
     } catch (error) {
       throw this.unavailable('write', error);
     }
-    return { kind: 'run', reservation: this.reservation(reservationId, claimKey, claim) };
+    return { kind: 'run', reservation: this.reservation(sessionId, reservationId, claimKey, claim) };
   }
 
-  private reservation(reservationId: string, claimKey: string, claim: Claim): Reservation {
+  private reservation(sessionId: string, reservationId: string, claimKey: string, claim: Claim): Reservation {
     const { db, log } = this.options;
     let resolved = false;
     const once = (action: () => void) => {
@@ -201,15 +231,15 @@ export class IdempotencyLedger {
           // Waiters get the response first; a failed write must not hold them back.
           claim.settle({ kind: 'completed', status, body });
           try {
-            db.prepare("UPDATE idempotent_requests SET state = 'completed', response_status = ?, response_body = ? WHERE reservation_id = ? AND state = 'reserved'").run(
-              status,
-              body,
-              reservationId,
-            );
+            const updated = db
+              .prepare("UPDATE idempotent_requests SET state = 'completed', response_status = ?, response_body = ? WHERE reservation_id = ? AND state = 'reserved'")
+              .run(status, body, reservationId);
+            if (updated.changes > 0 && this.storedBytes !== null) this.storedBytes += body.length;
           } catch (error) {
             log.error('svc_server::sessions', 'could not record an idempotent response; retries will see idempotency_incomplete', { error: (error as Error).message });
           }
           this.claims.delete(claimKey);
+          this.keepWithinBounds(sessionId);
         }),
       release: () =>
         once(() => {
@@ -222,6 +252,64 @@ export class IdempotencyLedger {
         }),
       abandon: () => once(() => this.drop(claimKey, claim, { kind: 'abandoned' })),
     };
+  }
+
+  /**
+   * Drops the oldest rows of the session past its count or byte budget, then the oldest rows
+   * of any session past the server-wide byte budget. A row whose run is still in flight
+   * stays; an abandoned reservation may go like any other (its key then counts as new).
+   */
+  private keepWithinBounds(sessionId: string): void {
+    const { db, log } = this.options;
+    try {
+      const rows = db
+        .prepare('SELECT rowid AS id, request_key, state, COALESCE(length(response_body), 0) AS bytes FROM idempotent_requests WHERE session_id = ? ORDER BY rowid')
+        .all(sessionId) as StoredRow[];
+      const doomed = new Map<number, number>();
+      let count = rows.length;
+      let bytes = rows.reduce((sum, row) => sum + row.bytes, 0);
+      for (const row of rows) {
+        if (count <= this.bounds.recordsPerSession && bytes <= this.bounds.bytesPerSession) break;
+        if (this.inFlight(sessionId, row)) continue;
+        doomed.set(row.id, row.bytes);
+        count -= 1;
+        bytes -= row.bytes;
+      }
+      let total = this.totalStoredBytes() - sumOf(doomed);
+      const oldest = db.prepare(
+        "SELECT rowid AS id, session_id, request_key, state, COALESCE(length(response_body), 0) AS bytes FROM idempotent_requests WHERE rowid > ? ORDER BY rowid LIMIT 256",
+      );
+      let after = 0;
+      while (total > this.bounds.totalBytes) {
+        const page = oldest.all(after) as Array<StoredRow & { session_id: string }>;
+        if (page.length === 0) break;
+        for (const row of page) {
+          after = row.id;
+          if (total <= this.bounds.totalBytes) break;
+          if (doomed.has(row.id) || this.inFlight(row.session_id, row)) continue;
+          doomed.set(row.id, row.bytes);
+          total -= row.bytes;
+        }
+      }
+      if (doomed.size === 0) return;
+      const remove = db.prepare('DELETE FROM idempotent_requests WHERE rowid = ?');
+      db.transaction(() => {
+        for (const id of doomed.keys()) remove.run(id);
+      }).immediate();
+      if (this.storedBytes !== null) this.storedBytes -= sumOf(doomed);
+    } catch (error) {
+      this.storedBytes = null;
+      log.error('svc_server::sessions', 'could not drop old idempotency records', { error: (error as Error).message });
+    }
+  }
+
+  private inFlight(sessionId: string, row: StoredRow): boolean {
+    return row.state === 'reserved' && this.claims.has(`${sessionId}\u0000${row.request_key}`);
+  }
+
+  private totalStoredBytes(): number {
+    this.storedBytes ??= this.options.db.prepare('SELECT COALESCE(SUM(length(response_body)), 0) FROM idempotent_requests').pluck().get() as number;
+    return this.storedBytes;
   }
 
   private drop(claimKey: string, claim: Claim, outcome: ClaimOutcome): void {
@@ -246,6 +334,12 @@ export class IdempotencyLedger {
     this.options.log.error('svc_server::sessions', `idempotency ledger ${operation} failed`, { error: (error as Error).message });
     return new IdempotencyError('idempotency_unavailable', `the idempotency ledger could not be ${operation === 'read' ? 'read' : 'written'}; nothing was run; retry later`);
   }
+}
+
+function sumOf(bytesById: ReadonlyMap<number, number>): number {
+  let sum = 0;
+  for (const bytes of bytesById.values()) sum += bytes;
+  return sum;
 }
 
 function newClaim(fingerprint: string): Claim {

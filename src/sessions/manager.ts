@@ -21,14 +21,16 @@ export const DEFAULT_IDLE_TIMEOUT_SECS = 86_400;
 export const REAP_INTERVAL_MS = 30_000;
 export const ACTIVITY_WRITE_DEBOUNCE_MS = 30_000;
 
-export type SessionErrorCode = 'unknown_blueprint' | 'invalid_binding' | 'unknown_session' | 'blueprint_gone' | 'session_requires_secrets' | 'create_failed';
+export const DEFAULT_SESSIONS_PER_TOKEN = 64;
+
+export type SessionErrorCode = 'unknown_blueprint' | 'invalid_binding' | 'unknown_session' | 'blueprint_gone' | 'session_requires_secrets' | 'create_failed' | 'session_limit';
 
 /** A refusal of a session operation; src/http maps `code` to a status and body. */
 export class SessionError extends Error {
   constructor(
     readonly code: SessionErrorCode,
     message: string,
-    readonly details: { name?: string; sessionId?: string; required?: string[] } = {},
+    readonly details: { name?: string; sessionId?: string; required?: string[]; limit?: number } = {},
   ) {
     super(message);
     this.name = 'SessionError';
@@ -80,8 +82,10 @@ export interface SessionManagerOptions<B extends SessionBlueprint> {
   now?: () => number;
   /** Called whenever a session ends, so other capabilities (svc:session state) drop theirs. */
   onSessionEnded?: (sessionId: string) => void;
-  /** Bytes the one-off last-run records may hold together (`max_last_run_memory`). */
+  /** Bytes one token's last-run records may hold together, for one-off runs and again for open sessions (`max_last_run_memory`). */
   lastRunBytes?: number;
+  /** Sessions one token may have open at once (`max_sessions_per_token`). */
+  sessionsPerToken?: number;
   reapIntervalMs?: number;
   activityDebounceMs?: number;
 }
@@ -90,8 +94,10 @@ type EndEvent = { event: 'deleted'; reason: 'disconnect' } | { event: 'evicted';
 
 export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   private readonly sessions = new Map<string, OpenSession>();
+  /** Open sessions per owner (token name), for `max_sessions_per_token`. */
+  private readonly openPerOwner = new Map<string, number>();
   private readonly oneOffRuns: LastRunStore;
-  /** Open sessions' last runs, under a byte budget of their own: many sessions cannot grow the server without bound. */
+  /** Open sessions' last runs, under a byte budget per token of their own: many sessions cannot grow the server without bound. */
   private readonly sessionRuns: LastRunStore;
   private readonly now: () => number;
   private reaper: NodeJS.Timeout | null = null;
@@ -112,6 +118,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     }
     const binding = bindBlueprint(blueprint, request.variables, request.secrets);
     if (!binding.ok) throw new SessionError('invalid_binding', binding.error);
+    this.refusePastSessionLimit(request.principal);
 
     const sessionId = this.options.newId();
     const now = this.now();
@@ -129,7 +136,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
       mcp: request.mcp ?? null,
     };
     this.persistNewSession(record);
-    this.sessions.set(sessionId, { record, secrets: binding.value.secrets, runsInFlight: 0, lastActivityMs: now, lastWrittenActivityMs: now });
+    this.admit({ record, secrets: binding.value.secrets, runsInFlight: 0, lastActivityMs: now, lastWrittenActivityMs: now });
     this.auditSession({
       type: 'session',
       event: 'created',
@@ -140,6 +147,29 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
       file_area_mode: binding.value.fileArea.mode,
     });
     return { sessionId, fileArea: binding.value.fileArea };
+  }
+
+  /**
+   * Every token, admin ones too, is held to the limit: it counts the sessions a token opened
+   * (a leaking harness holding an admin token grows the server just the same), not the
+   * sessions an admin token may act on. Idle sessions first expire, so they do not count.
+   */
+  private refusePastSessionLimit(owner: string): void {
+    const limit = this.options.sessionsPerToken ?? DEFAULT_SESSIONS_PER_TOKEN;
+    if ((this.openPerOwner.get(owner) ?? 0) < limit) return;
+    this.reap();
+    if ((this.openPerOwner.get(owner) ?? 0) < limit) return;
+    throw new SessionError(
+      'session_limit',
+      `this token already has ${limit} open sessions, the most max_sessions_per_token allows; end one (DELETE /v1/sessions/{id}, or DELETE on the MCP endpoint) or ask the operator to raise max_sessions_per_token`,
+      { limit },
+    );
+  }
+
+  private admit(session: OpenSession): void {
+    this.sessions.set(session.record.session_id, session);
+    const owner = session.record.owner;
+    if (owner !== undefined) this.openPerOwner.set(owner, (this.openPerOwner.get(owner) ?? 0) + 1);
   }
 
   private persistNewSession(record: SessionRecord): void {
@@ -201,13 +231,13 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     };
   }
 
-  /** The run's last-run record (its result capped as for one-off runs; the oldest of all sessions' records go first past the byte budget). */
+  /** The run's last-run record (its result capped as for one-off runs; past the owner's byte budget the oldest of its sessions' records go first). */
   recordLastRun(sessionId: string, lastRun: LastRun): void {
     const session = this.sessions.get(sessionId);
     if (session) this.sessionRuns.remember(sessionId, lastRun, session.record.owner ?? '');
   }
 
-  /** The last-run record of a one-off run's throw-away session, readable by `owner` (kept within the byte budget, newest first). */
+  /** The last-run record of a one-off run's throw-away session, readable by `owner` (kept within the owner's byte budget, newest first). */
   rememberOneOffRun(sessionId: string, lastRun: LastRun, owner: string): void {
     this.oneOffRuns.remember(sessionId, lastRun, owner);
   }
@@ -269,6 +299,12 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   private end(session: OpenSession, how: EndEvent, principal: string): void {
     const sessionId = session.record.session_id;
     this.sessions.delete(sessionId);
+    const owner = session.record.owner;
+    if (owner !== undefined) {
+      const open = (this.openPerOwner.get(owner) ?? 1) - 1;
+      if (open > 0) this.openPerOwner.set(owner, open);
+      else this.openPerOwner.delete(owner);
+    }
     this.sessionRuns.forget(sessionId);
     this.discardSessionData(session.record);
     this.auditSession({
@@ -318,7 +354,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
       now: this.now,
       idleTimeoutOf: (name) => this.options.resolveBlueprint(name)?.idleTimeoutSecs ?? null,
       reopen: (record) =>
-        this.sessions.set(record.session_id, {
+        this.admit({
           record,
           secrets: {},
           runsInFlight: 0,

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { AuditWriter, ServerLog } from '../audit';
 import { SessionDirectories } from './file-areas';
-import { IDEMPOTENCY_LEDGER_SQL, IdempotencyLedger } from './ledger';
+import { IDEMPOTENCY_LEDGER_SQL, IdempotencyLedger, type LedgerBounds } from './ledger';
 import { SessionManager, type SessionBlueprint } from './manager';
 import { SessionRecordStore } from './record-store';
 
@@ -19,8 +19,12 @@ export interface SessionServicesOptions<B extends SessionBlueprint> {
   resolveBlueprint: (name: string) => B | null;
   newId?: () => string;
   onSessionEnded?: (sessionId: string) => void;
-  /** `max_last_run_memory` in bytes. */
+  /** `max_last_run_memory` in bytes: each token's budget. */
   lastRunBytes?: number;
+  /** `max_sessions_per_token`. */
+  sessionsPerToken?: number;
+  /** `max_idempotency_records`, `max_idempotency_session_size` and `max_idempotency_size`. */
+  ledgerBounds?: LedgerBounds;
   /** How often the reaper sweeps for idle sessions (the `session_reap_interval` setting). */
   reapIntervalMs?: number;
 }
@@ -36,7 +40,7 @@ export interface SessionServices<B extends SessionBlueprint> {
  */
 export function startSessionServices<B extends SessionBlueprint>(options: SessionServicesOptions<B>): SessionServices<B> {
   const newId = options.newId ?? randomUUID;
-  const ledger = options.db ? openLedger(options.db, newId, options.log) : null;
+  const ledger = options.db ? openLedger(options.db, newId, options.log, options.ledgerBounds) : null;
   const sessions = new SessionManager<B>({
     records: new SessionRecordStore(options.sessionStoreDir),
     fileAreas: new SessionDirectories(options.vfsSessionDir),
@@ -47,6 +51,7 @@ export function startSessionServices<B extends SessionBlueprint>(options: Sessio
     newId,
     onSessionEnded: options.onSessionEnded,
     lastRunBytes: options.lastRunBytes,
+    sessionsPerToken: options.sessionsPerToken,
     reapIntervalMs: options.reapIntervalMs,
   });
   sessions.recover();
@@ -54,8 +59,8 @@ export function startSessionServices<B extends SessionBlueprint>(options: Sessio
   return { sessions, ledger };
 }
 
-function openLedger(db: Database, newId: () => string, log: ServerLog): IdempotencyLedger {
+function openLedger(db: Database, newId: () => string, log: ServerLog, bounds: LedgerBounds | undefined): IdempotencyLedger {
   // Also a store migration; `IF NOT EXISTS` makes applying it here harmless either way.
   db.exec(IDEMPOTENCY_LEDGER_SQL);
-  return new IdempotencyLedger({ db, generation: randomUUID(), newId, log });
+  return new IdempotencyLedger({ db, generation: randomUUID(), newId, log, bounds });
 }

@@ -89,6 +89,8 @@ function sessionRefusal(error: unknown, executionId?: string): HttpError {
       return new HttpError(400, { error: error.message });
     case 'create_failed':
       return new HttpError(500, { error: error.message });
+    case 'session_limit':
+      return new HttpError(429, { error: 'session_limit', message: error.message, limit: error.details.limit });
     case 'unknown_session':
       return new HttpError(404, { ...withId, error: 'unknown session', session_id: sessionId });
     case 'blueprint_gone':
