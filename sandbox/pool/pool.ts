@@ -72,7 +72,8 @@ export class RunnerPool {
       queued: options.admission?.queued ?? DEFAULT_QUEUED_RUNS,
     });
     this.cpu = new CpuGate<ActiveRun>(options.computingRuns ?? defaultComputingRuns(), (active, message) => {
-      if (!active.settled && active.runner?.child.connected) active.runner.child.send(message);
+      // A runner being replaced (not ready) ends its runs: a grant to one of them goes nowhere.
+      if (!active.settled && active.runner?.ready && active.runner.child.connected) active.runner.child.send(message);
     });
   }
 
