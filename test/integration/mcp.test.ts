@@ -142,7 +142,7 @@ describe('MCP endpoint', () => {
     const paged = await client.callTool({ name: 'svc__files__read', arguments: { path: 'a/b/big.txt' } });
     const p = paged.structuredContent as { line_start: number; line_end: number; returned_lines: number; has_more: boolean; next_offset: number };
     assert.deepEqual([p.line_start, p.line_end, p.returned_lines, p.has_more, p.next_offset], [1, 2000, 2000, true, 2001]);
-    // Some clients send every argument as a string (A.9).
+    // Some clients send every argument as a string; the tools accept them.
     const stringly = await client.callTool({ name: 'svc__files__read', arguments: { path: '/a/b/big.txt', offset: '2', limit: '1' } });
     assert.equal((stringly.structuredContent as { content: string }).content, 'line 2');
     const listed = await client.callTool({ name: 'svc__files__list', arguments: { path: '/', recursive: true } });
@@ -214,7 +214,7 @@ describe('MCP endpoint', () => {
       assert.equal(answer.isError, true, name);
       assert.equal((answer.structuredContent as { error: { kind: string } }).error.kind, 'invalid_arguments', `${name} ${JSON.stringify(args)}`);
     }
-    // A.9: a single string for names becomes a one-element list.
+    // A single string for names becomes a one-element list.
     const docs = await client.callTool({ name: 'svc__typescript__builtins__docs', arguments: { names: 'Math.max' } });
     assert.equal(docs.isError, undefined);
     assert.equal((docs.structuredContent as { results: Array<{ name: string }> }).results[0].name, 'Math.max');
