@@ -45,7 +45,8 @@ export interface PackageScript {
 }
 
 /** How a run ends, in the audit vocabulary (owned here; the pool, the runner and the audit import it). */
-export type RunOutcomeKind = 'ok' | 'error' | 'fuel_exhausted' | 'timeout' | 'memory_exhausted' | 'stack_exhausted' | 'cancelled';
+export const RUN_OUTCOME_KINDS = ['ok', 'error', 'fuel_exhausted', 'timeout', 'memory_exhausted', 'stack_exhausted', 'cancelled'] as const;
+export type RunOutcomeKind = (typeof RUN_OUTCOME_KINDS)[number];
 
 export type CompileResult = { ok: true; script: ProgramScript } | { ok: false; error: CompileErrorReport };
 
