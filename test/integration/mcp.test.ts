@@ -112,6 +112,25 @@ describe('MCP endpoint', () => {
     assert.match(text, /Host header is not allowed/);
   });
 
+  test('a body over 2 MiB is 413, a body that is not JSON is a JSON-RPC parse error, GET and PUT are 405; none opens a session', async () => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const sessionsBefore = server.audit({ type: 'session', event: 'created' }).length;
+    const large = await server.request('POST', '/mcp/notes', { token: server.userToken, headers, rawBody: `"${'x'.repeat(2 * 1024 * 1024)}"` });
+    assert.equal(large.status, 413);
+    assert.match(large.text, /larger than 2 MiB/);
+    const garbled = await server.request('POST', '/mcp/notes', { token: server.userToken, headers, rawBody: '{"jsonrpc": "2.0", "method": "initialize"' });
+    assert.equal(garbled.status, 400);
+    assert.deepEqual(garbled.json, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null });
+    const noInit = await server.request('POST', '/mcp/notes', { token: server.userToken, headers, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    assert.equal(noInit.status, 400);
+    assert.match(noInit.text, /start with initialize/);
+    const get = await server.request('GET', '/mcp/notes', { token: server.userToken });
+    assert.equal(get.status, 405);
+    assert.match(get.text, /GET is not supported/);
+    assert.equal((await server.request('PUT', '/mcp/notes', { token: server.userToken, headers, body: {} })).status, 405);
+    assert.equal(server.audit({ type: 'session', event: 'created' }).length, sessionsBefore);
+  });
+
   test('DELETE ends the session (204) and later requests with its id are 404; an unknown id is 404', async () => {
     const { client, transport } = await connect(server, 'notes', { headers: { 'svc-variables': 'team=blue' } });
     const id = transport.sessionId!;
