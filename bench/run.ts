@@ -1,4 +1,5 @@
-// `npm run bench`: measures what design.md and issue 4 set targets for, and prints a table.
+// `npm run bench`: measures the server's latency, throughput and overheads the README's
+// benchmark section reports, and prints a table.
 //  (a) hello-world POST /v1/execute latency over loopback with keep-alive: sequential p50/p99,
 //      and throughput with 16 concurrent clients;
 //  (b) CPU-bound workloads instrumented (our compile pipeline) vs the same code uninstrumented

@@ -1,11 +1,11 @@
 // What a runner sends is data to check, not to trust: the run report and host-call
 // messages are read field by field into known shapes. A report in any other shape is
 // refused (the run ends as an error); figures are clamped to what the run could spend.
-import type { FromRunner, ReportedFailure, RunLimits, RunReport } from '../runner/protocol';
 import { RUN_OUTCOME_KINDS } from '../contract';
+import type { FromRunner, ReportedFailure, RunLimits, RunReport } from '../runner/protocol';
 
-/** The outcomes a runner may report: the run's own, or that it crashed. */
-const KINDS: ReadonlySet<string> = new Set([...RUN_OUTCOME_KINDS, 'crashed']);
+/** What a runner may report: a run outcome, or `crashed` (the runner's own failure). */
+const KINDS: ReadonlySet<string> = new Set<string>([...RUN_OUTCOME_KINDS, 'crashed']);
 const DENIAL_SOURCES: ReadonlySet<string> = new Set(['policy', 'invariant', 'read_only']);
 /** Text fields are capped so a report cannot grow the server's memory without bound. */
 const MAX_TEXT = 1024 * 1024;

@@ -1,4 +1,4 @@
-// The TypeScript checker of programs (design §2): one warm checker per declaration set and
+// The TypeScript checker of programs (run before compiling, unless the Blueprint turns it off): one warm checker per declaration set and
 // mode, holding the parsed library and declaration files, so a new program costs a parse
 // of itself, a new Program over cached files and the semantic check of program.ts only.
 // Runs in the typecheck worker thread (or in-process where that is not built).

@@ -14,7 +14,7 @@ const HEADER_KEYS: ReadonlySet<string> = new Set(['ts', 'level', 'stream', 'targ
 const LEVELS: ReadonlySet<string> = new Set(['error', 'warn', 'info', 'debug', 'trace']);
 const TIMESTAMP_SHAPE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-// `\s` with the u flag is what the reference names; the ranges are C0 and C1 controls.
+// Whitespace (`\s` with the u flag: Unicode spaces too), C0 and C1 controls, `=` and `"` force quotes.
 const VALUE_NEEDS_QUOTES = /[\s\u0000-\u001f\u007f-\u009f="]/u;
 const KEY_FORBIDDEN = /[\s\u0000-\u001f\u007f-\u009f="\\]/u;
 

@@ -1,4 +1,4 @@
-// Registration checks against this server, in the reference's
+// Registration checks against this server, always in this
 // order: declared volumes, access narrowing, store secrets with values, installed
 // packages (with their dependency closure), package grants, filter fields.
 import type { VolumeDeclaration } from '../config';

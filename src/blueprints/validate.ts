@@ -1,6 +1,6 @@
 // Validates a Blueprint document into the typed model, the one entry point over the
 // section files: stage 2 reads each top-level key's structure in document order, stage 3
-// runs the semantic checks in the reference's fixed order. The first fault wins and becomes
+// runs the semantic checks in one fixed order (validateDocument). The first fault wins and becomes
 // one diagnostic.
 import { parsePermissionPolicy } from '../policy';
 import { TYPECHECK_MODES, type AuthProxyRule, type GitDeclaration, type LlmDeclaration, type McpServerDeclaration, type SecretDeclaration, type TypecheckMode, type VariableDeclaration, type VfsDeclaration } from './model';
@@ -120,7 +120,7 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
   return sections;
 }
 
-/** Everything validated, in the reference's stage order. */
+/** Everything validated: structure first, then the semantic checks in their fixed order. */
 export function validateDocument(root: TreeNode) {
   const doc = asMap(root, [])!;
   const sections = readSections(doc, root);
@@ -135,7 +135,7 @@ export function validateDocument(root: TreeNode) {
   const permissionsNode = get(doc, 'permissions');
   const policyResult = parsePermissionPolicy(defaultNode ? text(defaultNode, ['default']) : undefined, permissionsNode ? toPlain(permissionsNode) : undefined);
 
-  // Stage 3: semantic checks in the reference's order.
+  // Stage 3: semantic checks, always in this order (the first fault is the one reported).
   if (kind !== undefined && kind !== 'blueprint') fail('invalid_kind', `unknown kind '${kind}': expected \`blueprint\` (or omit \`kind\`)`, ['kind'], kindNode);
   if (name === '') fail('invalid_name', 'blueprint name must not be empty', ['name'], nameNode);
   if (!NAME.test(name)) fail('invalid_name', `blueprint name '${name}' contains characters outside [A-Za-z0-9_-]`, ['name'], nameNode);

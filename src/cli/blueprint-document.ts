@@ -18,7 +18,7 @@ export interface RuleSpec {
 }
 
 const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
-/** Keep long filters and URLs on one line; flow maps as `{a: 1}`, the style of the reference examples. */
+/** Keep long filters and URLs on one line; flow maps as `{a: 1}`, the style of the examples in docs/blueprints.md. */
 const RENDER = { lineWidth: 0, flowCollectionPadding: false } as const;
 
 export class BlueprintDocument {

@@ -62,6 +62,6 @@ export function helpText(): string {
     'logging.audit.{enabled,file,allows}, telemetry, telemetry_include_source.',
     '--runner-pool-size, --runs-per-runner, --max-runs-in-flight, --max-runs-memory, --max-queued-runs',
     'and --telemetry-endpoint (telemetry_endpoint) are svc',
-    'extensions, not in the reference settings.',
+    'extensions: they have no counterpart in the common settings of other implementations.',
   ].join('\n');
 }

@@ -1,5 +1,5 @@
-// `mcp_oauth.providers`: host to match, client id, secret
-// reference and scopes; two providers for one host stop startup.
+// `mcp_oauth.providers`: host to match, client id, where the client secret comes from
+// (`${env.VAR}` or `${secrets.KEY}`) and scopes; two providers for one host stop startup.
 import ipaddr from 'ipaddr.js';
 import { invalid } from './errors';
 import { asList, asMap, asString, checkKeys, type ConfigFile } from './file';

@@ -51,7 +51,7 @@ export function computeSettingsHash(settings: Settings, boundAddr: string): stri
       allow_ip: [...settings.network.allowIp].sort(),
       allow_localhost: settings.network.allowLocalhost,
       allow_private: settings.network.allowPrivate,
-      // Our extension (issue 14): present only when set, so the reference shape hashes as before.
+      // Our extension: present only when set, so settings without it hash as they did before it existed.
       ...(Object.keys(settings.network.hosts).length > 0 ? { hosts: settings.network.hosts } : {}),
     },
     limits: settings.limits,

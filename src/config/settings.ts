@@ -127,7 +127,7 @@ export interface Settings {
   shutdownGraceSeconds: number;
   /** Seconds between idle-session sweeps, default 30: our extension. Key `session_reap_interval`, flag `--session-reap-interval`, SVC_SESSION_REAP_INTERVAL. */
   sessionReapIntervalSeconds: number;
-  /** Runner child processes, 1-64, default 2: our extension, not in the reference settings. Key `runner_pool_size`, flag `--runner-pool-size`, SVC_RUNNER_POOL_SIZE. */
+  /** Runner child processes, 1-64, default 2: an svc extension beyond the common settings. Key `runner_pool_size`, flag `--runner-pool-size`, SVC_RUNNER_POOL_SIZE. */
   runnerPoolSize: number;
   /** Admission of runs (svc extension): ceilings on runs in flight, their memory limits and the queue; runs one runner hosts. */
   admission: {

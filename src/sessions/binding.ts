@@ -1,5 +1,5 @@
 // Binding a Blueprint's declared variables and harness secrets to a session. Pure checks:
-// the first problem found is reported with the offending name, in the reference's order,
+// the first problem found is reported with the offending name, the checks always in the same order,
 // and nothing is bound on failure.
 import type { BindingDeclarations, FilledVfs, GitDeclaration, VfsDeclaration } from '../blueprints';
 import { fillFileArea, fillGit } from './fill';

@@ -1,7 +1,7 @@
 // Asynchronous forms of the modules that wait on the network (`svc:http/async`,
 // `@mcp/<server>/async`, ...): the same operations under a sibling name, whose functions
 // return promises, so `await Promise.all(...)` runs them concurrently. The guest builds
-// the namespace from the same guest code (sandbox/prelude/entry.ts, asyncNamespaceOf);
+// the namespace from the same guest code (sandbox/prelude/namespaces.ts, asyncNamespaceOf);
 // each call is the synchronous form's operation, with the same gate, record, fuel and audit.
 import type { HostModule } from './types';
 

@@ -77,7 +77,7 @@ describe('@svc/brave-search against a Brave stand-in', () => {
     await c?.close();
   });
 
-  test('the build derived exactly the requires of B.12', () => {
+  test('the build derived exactly the requires its readme documents', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/brave-search'), [
       { capability: 'http.get', filter: 'host == "api.search.brave.com"' },
       { capability: 'secrets.get', filter: 'name == "BRAVE_SEARCH_API_KEY"' },

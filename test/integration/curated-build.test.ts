@@ -1,6 +1,6 @@
-// The curated Package project as a whole (mcp-and-packages B.12): every Package builds with
+// The curated Package project as a whole: every Package builds with
 // no warning under --deny-warnings, its own tests and readme examples pass under
-// `svc build test`, and the build derives exactly the `requires` B.12 lists for it.
+// `svc build test`, and the build derives exactly the `requires` REQUIRES lists for it.
 import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,7 +15,7 @@ const hostPath = (name: string, p: string) => `host == "${name}" and path == "${
 const secret = (name: string) => ({ capability: 'secrets.get', filter: `name == "${name}"` });
 const each = (capabilities: string[], filter: string) => capabilities.map((capability) => ({ capability, filter }));
 
-/** B.12 "Grants each Package's own caller needs", as the build must derive them. */
+/** The grants each Package's own caller needs (what its readme documents), as the build must derive them. */
 const REQUIRES: Record<string, Array<{ capability: string; filter?: string }>> = {
   'brave-search': [{ capability: 'http.get', filter: host('api.search.brave.com') }, secret('BRAVE_SEARCH_API_KEY')],
   exa: [{ capability: 'http.post', filter: hostPath('api.exa.ai', '/contents') }, { capability: 'http.post', filter: hostPath('api.exa.ai', '/search') }, secret('EXA_API_KEY')],
@@ -71,7 +71,7 @@ describe('the curated Package project', () => {
   });
 
   for (const [name, expected] of Object.entries(REQUIRES)) {
-    test(`@svc/${name} derives exactly the requires of B.12`, () => {
+    test(`@svc/${name} derives exactly the requires its readme documents`, () => {
       const file = YAML.parse(fs.readFileSync(path.join(curatedRoot, name, 'capabilities.yaml'), 'utf8')) as { namespace: string; requires: Array<{ capability: string; filter?: string }> };
       assert.equal(file.namespace, 'svc');
       assert.deepEqual(file.requires.map(key).sort(), expected.map(key).sort());

@@ -71,7 +71,7 @@ describe('@svc/exa against an Exa stand-in', () => {
     await c?.close();
   });
 
-  test('the build derived exactly the requires of B.12', () => {
+  test('the build derived exactly the requires its readme documents', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/exa'), [
       { capability: 'http.post', filter: 'host == "api.exa.ai" and path == "/contents"' },
       { capability: 'http.post', filter: 'host == "api.exa.ai" and path == "/search"' },

@@ -109,7 +109,7 @@ describe('@svc/firecrawl against a Firecrawl v2 stand-in', () => {
     await c?.close();
   });
 
-  test('the build derived exactly the requires of B.12 (fs.write from http.download included)', () => {
+  test('the build derived exactly the requires its readme documents (fs.write from http.download included)', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/firecrawl'), B12_REQUIRES);
   });
 

@@ -13,7 +13,7 @@ import { BINARY, INITIAL_HEAD, LARGE, README, gitHubStandIn, type GitHubState } 
 const TOKEN = 'ghp_testtoken0123456789';
 const secrets = { GITHUB_TOKEN: TOKEN };
 
-/** Every capability @svc/github provides (B.12). */
+/** Every capability @svc/github provides. */
 const CAPABILITIES = [
   'branches.create', 'branches.delete', 'branches.get', 'branches.list', 'code.search', 'commits.create', 'commits.get', 'commits.list',
   'contents.listDirectory', 'contents.readFile', 'contents.readTextFile', 'issueComments.create', 'issueComments.list', 'issues.create', 'issues.get',
@@ -93,7 +93,7 @@ describe('@svc/github against an api.github.com stand-in', () => {
     return { value: JSON.parse(reply.json.result), sent: c.api.requests.slice(before) };
   }
 
-  test('the build derived exactly the requires of B.12', () => {
+  test('the build derived exactly the requires its readme documents', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/github'), [
       { capability: 'http.delete', filter: 'host == "api.github.com"' },
       { capability: 'http.get', filter: 'host == "api.github.com"' },

@@ -53,7 +53,7 @@ describe('@svc/gmail', () => {
 
   const call = (body: string, withSecret = true) => c.call(program(body), withSecret ? { secrets } : {});
 
-  test('the build derives exactly the requires of B.12', () => {
+  test('the build derives exactly the requires its readme documents', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/gmail'), [
       { capability: 'fs.read' },
       { capability: 'fs.stat' },

@@ -40,7 +40,7 @@ describe('@svc/google-calendar', () => {
 
   const call = (body: string, withSecret = true) => c.call(program(body), withSecret ? { secrets } : {});
 
-  test('the build derives exactly the requires of B.12', () => {
+  test('the build derives exactly the requires its readme documents', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/google-calendar'), [
       { capability: 'http.delete', filter: 'host == "www.googleapis.com"' },
       { capability: 'http.get', filter: 'host == "www.googleapis.com"' },

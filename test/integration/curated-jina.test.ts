@@ -88,7 +88,7 @@ describe('@svc/jina against Jina Reader and Search stand-ins', () => {
     await c?.close();
   });
 
-  test('the build derived exactly the requires of B.12 (fs.write for the downloads included)', () => {
+  test('the build derived exactly the requires its readme documents (fs.write for the downloads included)', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/jina'), B12_REQUIRES);
   });
 

@@ -120,7 +120,7 @@ describe('@svc/linear against a Linear GraphQL stand-in', () => {
     await c?.close();
   });
 
-  test('the build derived exactly the requires of B.12', () => {
+  test('the build derived exactly the requires its readme documents', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/linear'), B12_REQUIRES);
   });
 

@@ -98,7 +98,7 @@ describe('@svc/sentry against a Sentry REST stand-in', () => {
     await c?.close();
   });
 
-  test('the build derived exactly the requires of B.12', () => {
+  test('the build derived exactly the requires its readme documents', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/sentry'), B12_REQUIRES);
   });
 

@@ -73,7 +73,7 @@ describe('@svc/typesafe against a System One stand-in', () => {
     await c?.close();
   });
 
-  test('the build derived exactly the requires of B.12', () => {
+  test('the build derived exactly the requires its readme documents', () => {
     assert.deepEqual(derivedRequires(c.home, '@svc/typesafe'), [
       { capability: 'http.post', filter: 'host == "api.typesafe.ai" and path == "/v1/systemone"' },
       { capability: 'secrets.get', filter: 'name == "TYPESAFE_AI_KEY"' },

@@ -112,6 +112,25 @@ describe('MCP endpoint', () => {
     assert.match(text, /Host header is not allowed/);
   });
 
+  test('a body over 2 MiB is 413, a body that is not JSON is a JSON-RPC parse error, GET and PUT are 405; none opens a session', async () => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const sessionsBefore = server.audit({ type: 'session', event: 'created' }).length;
+    const large = await server.request('POST', '/mcp/notes', { token: server.userToken, headers, rawBody: `"${'x'.repeat(2 * 1024 * 1024)}"` });
+    assert.equal(large.status, 413);
+    assert.match(large.text, /larger than 2 MiB/);
+    const garbled = await server.request('POST', '/mcp/notes', { token: server.userToken, headers, rawBody: '{"jsonrpc": "2.0", "method": "initialize"' });
+    assert.equal(garbled.status, 400);
+    assert.deepEqual(garbled.json, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null });
+    const noInit = await server.request('POST', '/mcp/notes', { token: server.userToken, headers, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    assert.equal(noInit.status, 400);
+    assert.match(noInit.text, /start with initialize/);
+    const get = await server.request('GET', '/mcp/notes', { token: server.userToken });
+    assert.equal(get.status, 405);
+    assert.match(get.text, /GET is not supported/);
+    assert.equal((await server.request('PUT', '/mcp/notes', { token: server.userToken, headers, body: {} })).status, 405);
+    assert.equal(server.audit({ type: 'session', event: 'created' }).length, sessionsBefore);
+  });
+
   test('DELETE ends the session (204) and later requests with its id are 404; an unknown id is 404', async () => {
     const { client, transport } = await connect(server, 'notes', { headers: { 'svc-variables': 'team=blue' } });
     const id = transport.sessionId!;
@@ -142,7 +161,7 @@ describe('MCP endpoint', () => {
     const paged = await client.callTool({ name: 'svc__files__read', arguments: { path: 'a/b/big.txt' } });
     const p = paged.structuredContent as { line_start: number; line_end: number; returned_lines: number; has_more: boolean; next_offset: number };
     assert.deepEqual([p.line_start, p.line_end, p.returned_lines, p.has_more, p.next_offset], [1, 2000, 2000, true, 2001]);
-    // Some clients send every argument as a string (A.9).
+    // Some clients send every argument as a string; the tools accept them.
     const stringly = await client.callTool({ name: 'svc__files__read', arguments: { path: '/a/b/big.txt', offset: '2', limit: '1' } });
     assert.equal((stringly.structuredContent as { content: string }).content, 'line 2');
     const listed = await client.callTool({ name: 'svc__files__list', arguments: { path: '/', recursive: true } });
@@ -214,7 +233,7 @@ describe('MCP endpoint', () => {
       assert.equal(answer.isError, true, name);
       assert.equal((answer.structuredContent as { error: { kind: string } }).error.kind, 'invalid_arguments', `${name} ${JSON.stringify(args)}`);
     }
-    // A.9: a single string for names becomes a one-element list.
+    // A single string for names becomes a one-element list.
     const docs = await client.callTool({ name: 'svc__typescript__builtins__docs', arguments: { names: 'Math.max' } });
     assert.equal(docs.isError, undefined);
     assert.equal((docs.structuredContent as { results: Array<{ name: string }> }).results[0].name, 'Math.max');

@@ -1,4 +1,4 @@
-// Programs are type-checked before they run (design §2): against exactly the declarations
+// Programs are type-checked before they run: against exactly the declarations
 // the Blueprint puts in scope — svc: modules, its Packages (installed from a loopback code
 // host) and its @mcp servers (declarations from a loopback MCP upstream's schemas). Each
 // class of mistake is a compile_error with a useful diagnostic and the far end shows that

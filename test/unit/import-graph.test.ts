@@ -106,3 +106,12 @@ test('no folder of src/ or sandbox/ imports itself through other folders', () =>
   const evidence = found.map((cycle) => why.filter((edge) => cycle.includes(folderOf(edge.split(' -> ')[0])) && cycle.includes(folderOf(edge.split(' -> ')[1]))));
   assert.deepEqual(found, [], JSON.stringify(evidence, null, 1));
 });
+
+test('guest stack text is mapped only in the runner: src/ and sandbox/pool neither import the stack mapper nor name its functions', () => {
+  const mapper = path.join('sandbox', 'compile', 'stack.ts');
+  const names = /\b(mapRuntimeStack|renderRuntimeError|renderTrace|mappable)\b/;
+  const serverSide = [...files.keys()].filter((file) => file.startsWith(`src${path.sep}`) || file.startsWith(`${path.join('sandbox', 'pool')}${path.sep}`) || file === path.join('sandbox', 'index.ts'));
+  assert.ok(serverSide.length > 50);
+  const offenders = serverSide.filter((file) => files.get(file)!.has(mapper) || names.test(readFileSync(path.join(root, file), 'utf8')));
+  assert.deepEqual(offenders, []);
+});

@@ -4,6 +4,14 @@
 import { argumentChecks } from "@svc/kit";
 import { NotionError } from "./client";
 
+/** Options of the paged lists. */
+export interface PageOptions {
+  /** Items per page, 1 to 100. */
+  pageSize?: number | null;
+  /** `nextPageToken` of the previous page. */
+  pageToken?: string | null;
+}
+
 const checks = argumentChecks(NotionError);
 const { invalid } = checks;
 /** The checks every curated Package shares (@svc/kit). */

@@ -1,5 +1,5 @@
 // Package admin routes: install from the code host, list, remove.
-// Failures answer `{error, message, warnings}` with the status of the reference table;
+// Failures answer `{error, message, warnings}` with the status packageErrorStatus gives each code;
 // installs and removals write one `admin` audit record each.
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';

@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
-import { compileProgram, mapRuntimeStack, renderRuntimeError, type ProgramScript } from '../../../sandbox';
+import { compileProgram, type ProgramScript } from '../../../sandbox';
+import { mapRuntimeStack, renderRuntimeError } from '../../../sandbox/compile';
 
 async function compiled(source: string, availableModules: string[] = []): Promise<ProgramScript> {
   const result = await compileProgram({ source, availableModules });
