@@ -5,7 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { Blueprint } from '../../blueprints';
 import { gated, HOST_FUEL, withAsyncForm, type HostCall, type HostModule } from '../../stdlib';
 import type { CatalogueTool } from './declarations';
-import { isNamedExport } from './declarations';
+import { isNamedExport, renderDeclarations } from './declarations';
 import type { DiscoveryScope, McpDiscovery, ServerCatalogue } from './discovery';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Exchange, Upstream, UpstreamError } from './upstream';
@@ -103,7 +103,7 @@ export class McpRun {
         continue;
       }
       this.warnings.push(...c.warnings);
-      modules.push(...withAsyncForm(this.moduleOf(c)));
+      modules.push(...withAsyncForm(this.moduleOf(c), renderDeclarations(c.server, c.tools, 'async')));
     }
     return { modules, warnings: this.warnings, unavailable };
   }
