@@ -134,6 +134,7 @@ export class McpRun {
     const limit = new AbortController();
     const onEnd = () => limit.abort(new Error(`${where}: ${RUN_ENDED}`));
     call.signal.addEventListener('abort', onEnd, { once: true });
+    this.ended.signal.addEventListener('abort', onEnd, { once: true });
     if (call.signal.aborted || this.ended.signal.aborted) onEnd();
     const timer = setTimeout(() => limit.abort(new Error(`${where}: the tool timed out after ${CALL_LIMIT_MS / 1000} seconds`)), CALL_LIMIT_MS);
     try {
@@ -141,6 +142,7 @@ export class McpRun {
     } finally {
       clearTimeout(timer);
       call.signal.removeEventListener('abort', onEnd);
+      this.ended.signal.removeEventListener('abort', onEnd);
     }
   }
 
