@@ -19,7 +19,7 @@ import { startServer, tempDir, type TestServer } from '../test/harness';
 import { runSvc } from '../test/support/cli';
 import { measureInstrumentation } from './instrumentation';
 import { cpuOf, rssOf } from './proc';
-import { measureWaits } from './waits';
+import { measureMcpFanOut, measureParkedCpu, measureWaits } from './waits';
 import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
 import { measureFairness } from './fairness';
@@ -95,13 +95,15 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   };
 }
 
-// BENCH_ONLY=http, waits, cpu, typecheck, latencies or fairness runs one part.
+// BENCH_ONLY=http, waits (mcp-fan and parked: two of its parts), cpu, typecheck, latencies or fairness runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
   const rows: Record<string, string> = {};
   if (ONLY === '' || ONLY === 'http') await httpRows(rows);
   if (ONLY === '' || ONLY === 'waits') Object.assign(rows, await measureWaits());
+  if (ONLY === '' || ONLY === 'waits' || ONLY === 'mcp-fan') Object.assign(rows, await measureMcpFanOut());
+  if (ONLY === '' || ONLY === 'waits' || ONLY === 'parked') Object.assign(rows, await measureParkedCpu());
   if (ONLY === '' || ONLY === 'cpu') Object.assign(rows, await measureInstrumentation());
   if (ONLY === '' || ONLY === 'typecheck') Object.assign(rows, await measureTypecheck());
   if (ONLY === '' || ONLY === 'latencies') Object.assign(rows, await measureLatencies());

@@ -8,6 +8,7 @@ import { startServer, type TestServer } from '../test/harness';
 import path from 'node:path';
 import fs from 'node:fs';
 import { cpuOf, rssOf } from './proc';
+import { startMcpUpstream, upstreamServerOptions } from '../test/support/mcp-upstream';
 
 const WAIT_MS = 500;
 const RUNS = 64;
@@ -122,5 +123,57 @@ export async function measureWaits(): Promise<Record<string, string>> {
   } finally {
     await server.stop();
     far.close();
+  }
+}
+
+/** `@mcp/<server>/async`: a fan-out of 8 tool calls to one server (each answering after WAIT_MS) against one call. */
+export async function measureMcpFanOut(): Promise<Record<string, string>> {
+  const upstream = await startMcpUpstream({
+    host: 'mcp.bench-example.com',
+    tools: [{ name: 'slow', call: () => new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: '1' }] }), WAIT_MS)) }],
+  });
+  const network = upstreamServerOptions(upstream);
+  const server = await startServer({ args: network.args, env: network.env, config: { logging: { audit: { enabled: false } } } });
+  try {
+    await server.request('POST', '/v1/blueprints', { body: { yaml: `name: mcpbench\nvfs: none\nmcp:\n  slow:\n    url: ${upstream.url}\npermissions:\n  main:\n    - {capability: mcp.slow, action: allow}\n` } });
+    const run = async (code: string) => {
+      const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'mcpbench', code } });
+      if (reply.status !== 200 || reply.json.error) throw new Error(`bench run failed: ${reply.text}`);
+    };
+    const one = 'import s from "@mcp/slow/async";\nexport async function main() { return await s.slow(); }';
+    const fan = `import s from "@mcp/slow/async";\nexport async function main() { return (await Promise.all(Array.from({ length: ${FAN_OUT} }, () => s.slow()))).length; }`;
+    for (const code of [one, fan]) await run(code);
+    const single = await timed(() => run(one));
+    const fanned = await timed(() => run(fan));
+    return { [`fan-out of ${FAN_OUT} @mcp/<server>/async calls to one server vs one (${WAIT_MS} ms each; ms)`]: `${fanned.toFixed(0)} vs ${single.toFixed(0)} (${(fanned / single).toFixed(2)}x)` };
+  } finally {
+    await server.stop();
+    await upstream.close();
+  }
+}
+
+/** CPU the server and its runners spend in one second while RUNS runs wait on a timer far ahead, against idle. */
+export async function measureParkedCpu(): Promise<Record<string, string>> {
+  const server = await startServer({ config: { logging: { audit: { enabled: false } } } });
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const second = async () => {
+    const before = cpuOf(server.child.pid!);
+    await pause(1000);
+    const after = cpuOf(server.child.pid!);
+    return after.server + after.children - before.server - before.children;
+  };
+  try {
+    await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: parked\n' } });
+    const run = (code: string) => server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'parked', code } });
+    await run('export function main() { return 1; }');
+    const idle = await second();
+    const parked = Promise.all(Array.from({ length: RUNS }, () => run('export async function main() { await new Promise((r) => setTimeout(r, 6000)); return 1; }')));
+    // The runs start during the first seconds; the later ones are all parked.
+    const seconds: number[] = [];
+    for (let i = 0; i < 5; i++) seconds.push(await second());
+    await parked;
+    return { [`CPU of server + runners per second, seconds 1-5 of ${RUNS} runs awaiting a 6 s timer, vs idle (ms)`]: `${seconds.join(', ')} vs ${idle}` };
+  } finally {
+    await server.stop();
   }
 }

@@ -202,7 +202,7 @@ declare class CryptoKey {
   readonly algorithm: { name: "HMAC" | "AES-GCM"; hash?: { name: HashAlgorithm }; length: number };
   readonly usages: ReadonlyArray<"encrypt" | "decrypt" | "sign" | "verify">;
 }
-/** The host does the work and charges host fuel. Errors are DOMExceptions (NotSupportedError, InvalidAccessError, DataError, OperationError) or TypeErrors. */
+/** The host does the work asynchronously (calls started together run at once) and charges host fuel. Errors are DOMExceptions (NotSupportedError, InvalidAccessError, DataError, OperationError) or TypeErrors. */
 interface SubtleCrypto {
   digest(algorithm: HashAlgorithm | { name: HashAlgorithm }, data: BufferSource): Promise<ArrayBuffer>;
   importKey(format: "raw" | "jwk", keyData: BufferSource | JsonWebKey, algorithm: HmacKeyAlgorithm | "AES-GCM" | { name: "AES-GCM" }, extractable: boolean, keyUsages: Array<"encrypt" | "decrypt" | "sign" | "verify">): Promise<CryptoKey>;

@@ -57,11 +57,7 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
     meter = runMeter;
     // An error nothing caught in a timer, microtask or listener ends the run, as in Deno.
     // In runs with Packages the global fetch is the program's; each Package's code sees its own (its script binds it).
-    startWebRun(
-      (op, ...args) => hostCall(runMeter, 'web', op, args, attributesCalls() ? 'main' : null),
-      (op, ...args) => hostCallAsync(runMeter, 'web', op, args, attributesCalls() ? 'main' : null),
-      fail,
-    );
+    startWebRun((op, args) => hostCallAsync(runMeter, 'web', op, args, attributesCalls() ? 'main' : null), fail);
     const hostModules = own(spec, 'hostModules') ?? {};
     const factories = (global.__svc_guest_modules ?? {}) as Record<string, GuestFactory>;
     delete global.__svc_guest_modules;
@@ -81,7 +77,7 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
       const units: Array<Parameters<typeof loadPackages>[1][number]> = [];
       for (let i = 0; i < specs.length; i++) {
         const owner = specs[i].name;
-        const packageFetch = fetchFor((op, ...args) => hostCallAsync(runMeter, 'web', op, args, owner));
+        const packageFetch = fetchFor((op, args) => hostCallAsync(runMeter, 'web', op, args, owner));
         const packageLinked = packageLinks[i](packageRuntime(spec, takeFuel, left, packageFetch));
         const packageLeft = own(packageLinked, 'fuelLeft');
         if (typeof packageLeft === 'function') ArrayPrototypePush(packageFuel, packageLeft as () => number);

@@ -80,6 +80,8 @@ export interface McpPackageView {
   ok: boolean;
   description?: string;
   declarations?: string;
+  /** The declarations of its asynchronous form, `@mcp/<server>/async`. */
+  asyncDeclarations?: string;
   toolNames?: string[];
   /** Why the server is unavailable. */
   reason?: string;
@@ -159,13 +161,15 @@ export function packageDocs(blueprint: Blueprint, modules: ReadonlyMap<string, H
   const hidden = modules.has(wanted) ? hiddenModuleReason(wanted.slice(4), blueprint) : null;
   if (hidden) return { kind: 'not_found', body: { error: 'unknown_package', message: `${wanted} exists but is not available to this Blueprint: ${hidden}` } };
   if (name.startsWith('@mcp/')) {
-    const server = name.slice(5);
+    const asyncForm = name.endsWith('/async');
+    const server = name.slice(5, asyncForm ? -'/async'.length : undefined);
     if (!(server in blueprint.mcp)) {
       const did = suggest(server, Object.keys(blueprint.mcp));
       return { kind: 'not_found', body: { error: 'unknown_mcp_server', message: `no MCP server named '${server}' is declared in this Blueprint`, ...(did ? { did_you_mean: `@mcp/${did}` } : {}) } };
     }
     const view = mcp.find((m) => m.server === server);
-    if (view?.ok) return { kind: 'markdown', text: `${view.description}\n\n## Declarations\n\n\`\`\`ts\n${view.declarations}\n\`\`\`\n` };
+    if (view?.ok && asyncForm) return { kind: 'markdown', text: `${view.description}; asynchronous form of \`@mcp/${server}\`: the same tools returning promises, so \`await Promise.all(...)\` calls them concurrently\n\n## Declarations\n\n\`\`\`ts\n${view.asyncDeclarations}\n\`\`\`\n` };
+    if (view?.ok) return { kind: 'markdown', text: `${view.description}\n\n## Declarations\n\n\`\`\`ts\n${view.declarations}\n\`\`\`\n\nTo call tools concurrently, import \`@mcp/${server}/async\`: the same tools returning promises (\`await Promise.all(...)\`).\n` };
     const why = view?.reason ?? `the policy gives \`main\` no access to mcp.${server}`;
     return { kind: 'not_found', body: { error: 'unknown_package', message: `@mcp/${server} is declared but unavailable: ${why}` } };
   }

@@ -113,7 +113,7 @@ export function executePrompt(blueprint: Blueprint, tools: ToolNames): string {
     'Define `main` (sync or async) and return the result from it. Import only the `svc:` modules below' +
       (blueprint.packages.length ? ', the listed Packages' : '') +
       (Object.keys(blueprint.mcp).length ? ' and `@mcp/` Packages' : '') +
-      '; there is no npm, no Node.js module, no `require`, `process` or `eval`. `fetch` and timers work as on the web: a `fetch` is checked exactly like the HTTP module\'s request of its method, and waiting for a timer counts against the time limit.',
+      '; there is no npm, no Node.js module, no `require`, `process` or `eval`. `fetch` and timers work as on the web: a `fetch` is checked exactly like the HTTP module\'s request of its method, and waiting for a timer counts against the time limit. `fetch` and `crypto.subtle` calls started together run concurrently (`Promise.all`).',
     'Write one coherent program per task: loops, batching, pagination and data dependencies belong in code. Come back only when judgment is needed.',
     'Filter and aggregate inside the program; return only the fields, ids and short excerpts you need, say when a result is partial, never dump whole files, and stop once the evidence suffices.',
     `Standard-library calls are synchronous (they return values; \`await\` is optional).${asyncFormsText(modules, Object.keys(blueprint.mcp).length > 0)} Modules: ${modules.map((m) => `\`svc:${m}\``).join(', ')}. Packages: ${blueprint.packages.length ? blueprint.packages.map((n) => `\`${n}\``).join(', ') : 'none'}. Find more with ${tools.search}; read exact signatures with ${tools.docs} before importing.`,

@@ -7,13 +7,13 @@ import type { HostModule } from './types';
 
 export const ASYNC_SUFFIX = '/async';
 
-/** The module's asynchronous sibling. */
-export function asyncForm(module: HostModule): HostModule {
+/** The module's asynchronous sibling; `declarations` when the module renders its own (else derived from the synchronous ones). */
+export function asyncForm(module: HostModule, declarations?: string): HostModule {
   return {
     ...module,
     name: `${module.name}${ASYNC_SUFFIX}`,
     description: `${module.description}; asynchronous form: the same functions returning promises (run many at once with Promise.all)`,
-    declarations: asyncDeclarations(module.name, module.declarations),
+    declarations: declarations ?? asyncDeclarations(module.name, module.declarations),
   };
 }
 
@@ -25,6 +25,6 @@ function asyncDeclarations(name: string, declarations: string): string {
 }
 
 /** A module and its asynchronous form. */
-export function withAsyncForm(module: HostModule): HostModule[] {
-  return [module, asyncForm(module)];
+export function withAsyncForm(module: HostModule, asyncDeclarations?: string): HostModule[] {
+  return [module, asyncForm(module, asyncDeclarations)];
 }

@@ -104,6 +104,16 @@ describe('@mcp/<server>/async', () => {
     return reply.json as { result: string | null; error: { kind: string; message: string } | null; execution_id: string };
   };
 
+  test('docs present the asynchronous form: its declarations return promises; the synchronous docs point to it', async () => {
+    const docs = await server.request('GET', '/v1/blueprints/mcpasync/packages/docs?name=@mcp/fan/async', { token: server.userToken });
+    assert.equal(docs.status, 200, docs.text);
+    assert.ok(docs.text.includes('declare module "@mcp/fan/async" {'), docs.text);
+    assert.match(docs.text, /export function meet\(args\?: \{ i\?: number \}\): Promise<unknown>;/);
+    const sync = await server.request('GET', '/v1/blueprints/mcpasync/packages/docs?name=@mcp/fan', { token: server.userToken });
+    assert.match(sync.text, /export function meet\(args\?: \{ i\?: number \}\): unknown;/);
+    assert.ok(sync.text.includes('import `@mcp/fan/async`'), sync.text);
+  });
+
   test('eight calls to one server in Promise.all are in flight together over one session (a barrier of eight)', async () => {
     meet.set(8);
     const from = fan.requests.length;
@@ -117,7 +127,9 @@ describe('@mcp/<server>/async', () => {
     // Every call over the run's one session (discovery has a session of its own).
     const sessions = new Set(seen.filter((r) => r.rpc.includes('tools/call')).map((r) => r.sessionId));
     assert.equal(sessions.size, 1);
-    assert.ok(seen.some((r) => r.method === 'DELETE'), 'the session ends with the run');
+    // The session ends with the run (its DELETE may follow the run's answer).
+    const session = [...sessions][0];
+    await until(() => fan.requests.slice(from).some((r) => r.method === 'DELETE' && r.sessionId === session));
   });
 
   test('calls to two servers in Promise.all are in flight together (a barrier of eight across both)', async () => {

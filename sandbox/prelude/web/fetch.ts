@@ -345,7 +345,7 @@ function fetchThrough(host: AsyncHostCaller, input: string | URL | Request, init
   if (timeoutMs !== undefined && timeoutMs <= 0) return PromiseReject(new DOMException('signal timed out', 'TimeoutError'));
   let started: StartedCall;
   try {
-    started = host('fetch', { method: parts.method, url: parts.url, headers: headerRecord(parts.headers), body, redirect: parts.redirect, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+    started = host('fetch', [{ method: parts.method, url: parts.url, headers: headerRecord(parts.headers), body, redirect: parts.redirect, ...(timeoutMs === undefined ? {} : { timeoutMs }) }]);
   } catch (error) {
     return PromiseReject(failed(error, parts.url));
   }

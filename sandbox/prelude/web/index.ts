@@ -10,7 +10,7 @@ export type { AsyncHostCaller, StartedCall } from './host';
 import { Headers } from './headers';
 import { CryptoKey, subtle } from './subtle';
 import { ReadableStream, ReadableStreamDefaultController, ReadableStreamDefaultReader } from './streams';
-import { bindRun, type AsyncHostCaller, type HostCaller } from './host';
+import { bindRun, type AsyncHostCaller } from './host';
 import { DateNow, MathFloor, ObjectDefineProperty, ObjectFreeze } from './primordials';
 import { clearInterval, clearTimeout, fireDue, nextDue, pendingCount, queueMicrotask, setInterval, setTimeout } from './timers';
 
@@ -66,9 +66,9 @@ export function installWeb(define: (name: string, value: unknown) => void): void
 }
 
 /** Called by the prelude when a run starts. */
-export function startWebRun(call: HostCaller, callAsync: AsyncHostCaller, report: (error: unknown) => void): void {
+export function startWebRun(callAsync: AsyncHostCaller, report: (error: unknown) => void): void {
   timeOrigin = DateNow();
-  bindRun(call, callAsync, report);
+  bindRun(callAsync, report);
 }
 
 /** The runner's seam for timers: next due time (-1: none), fire one due timer, count left. */

@@ -9,7 +9,7 @@ import { bufferSource, toArrayBuffer } from './bytes';
 import { DOMException } from './events';
 import { listOf } from './headers';
 import { hostAsync } from './host';
-import { ArrayPrototypePush, ErrorCtor, ObjectFreeze, PromiseCtor, PromisePrototypeThen, PromiseReject, PromiseResolve, StringCtor, StringPrototypeSlice, StringPrototypeToUpperCase, TypedArrayPrototypeSlice } from './primordials';
+import { ArrayPrototypePush, ErrorCtor, ObjectFreeze, PromiseCtor, PromisePrototypeThen, PromiseReject, PromiseResolve, StringCtor, StringPrototypeSlice, StringPrototypeToUpperCase, TypedArrayPrototypeGetLength, TypedArrayPrototypeSlice } from './primordials';
 
 type Usage = 'encrypt' | 'decrypt' | 'sign' | 'verify';
 const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
@@ -140,7 +140,7 @@ function hashOf(algorithm: unknown, fn: string): string {
 }
 
 function makeKey(name: 'HMAC' | 'AES-GCM', hash: string | null, raw: Uint8Array, extractable: boolean, usages: Usage[]): CryptoKey {
-  const algorithm: KeyAlgorithm = hash === null ? { name, length: raw.length * 8 } : { name, hash: ObjectFreeze({ name: hash }), length: raw.length * 8 };
+  const algorithm: KeyAlgorithm = hash === null ? { name, length: TypedArrayPrototypeGetLength(raw) * 8 } : { name, hash: ObjectFreeze({ name: hash }), length: TypedArrayPrototypeGetLength(raw) * 8 };
   return new CryptoKey(CONSTRUCT, algorithm, extractable === true, usages, raw);
 }
 
@@ -156,7 +156,7 @@ function checkAesLength(bits: number, fn: string): void {
 function onHost<T>(fn: string, shape: (reply: unknown) => T, op: string, ...args: unknown[]): Promise<T> {
   let started: ReturnType<typeof hostAsync>;
   try {
-    started = hostAsync(op, ...args);
+    started = hostAsync(op, args);
   } catch (error) {
     // Not started (too many calls in flight, the run ending): the reason, under this function's name.
     const reason = error instanceof ErrorCtor ? error.message : StringCtor(error);
@@ -231,8 +231,8 @@ export const subtle = ObjectFreeze({
         if (jwk.kty !== 'oct') throw new DOMException('crypto.subtle.importKey: a JWK for HMAC or AES-GCM has kty "oct"', 'DataError');
         raw = fromBase64url(jwk.k, 'importKey');
       } else throw notSupported(`crypto.subtle.importKey: the format ${StringCtor(format)} is not supported here (raw or jwk)`);
-      if (name === 'AES-GCM') checkAesLength(raw.length * 8, 'importKey');
-      else if (raw.length === 0) throw new DOMException('crypto.subtle.importKey: an HMAC key must not be empty', 'DataError');
+      if (name === 'AES-GCM') checkAesLength(TypedArrayPrototypeGetLength(raw) * 8, 'importKey');
+      else if (TypedArrayPrototypeGetLength(raw) === 0) throw new DOMException('crypto.subtle.importKey: an HMAC key must not be empty', 'DataError');
       return makeKey(name, hash, TypedArrayPrototypeSlice(raw), extractable === true, usages);
     });
   },
@@ -257,7 +257,7 @@ export const subtle = ObjectFreeze({
       if (!parts.extractable) throw new DOMException('crypto.subtle.exportKey: the key is not extractable', 'InvalidAccessError');
       if (format === 'raw') return toArrayBuffer(parts.raw);
       if (format !== 'jwk') throw notSupported(`crypto.subtle.exportKey: the format ${StringCtor(format)} is not supported here (raw or jwk)`);
-      const alg = parts.algorithm.name === 'HMAC' ? HMAC_JWK_ALG[parts.algorithm.hash!.name] : `A${parts.raw.length * 8}GCM`;
+      const alg = parts.algorithm.name === 'HMAC' ? HMAC_JWK_ALG[parts.algorithm.hash!.name] : `A${TypedArrayPrototypeGetLength(parts.raw) * 8}GCM`;
       const ops: string[] = [];
       for (let i = 0; i < parts.usages.length; i++) ArrayPrototypePush(ops, parts.usages[i]);
       return { kty: 'oct', k: base64url(parts.raw), alg, ext: true, key_ops: ops };

@@ -5,7 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { Blueprint } from '../../blueprints';
 import { gated, HOST_FUEL, withAsyncForm, type HostCall, type HostModule } from '../../stdlib';
 import type { CatalogueTool } from './declarations';
-import { isNamedExport } from './declarations';
+import { isNamedExport, renderDeclarations } from './declarations';
 import type { DiscoveryScope, McpDiscovery, ServerCatalogue } from './discovery';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Exchange, Upstream, UpstreamError } from './upstream';
@@ -103,7 +103,7 @@ export class McpRun {
         continue;
       }
       this.warnings.push(...c.warnings);
-      modules.push(...withAsyncForm(this.moduleOf(c)));
+      modules.push(...withAsyncForm(this.moduleOf(c), renderDeclarations(c.server, c.tools, 'async')));
     }
     return { modules, warnings: this.warnings, unavailable };
   }
@@ -134,6 +134,7 @@ export class McpRun {
     const limit = new AbortController();
     const onEnd = () => limit.abort(new Error(`${where}: ${RUN_ENDED}`));
     call.signal.addEventListener('abort', onEnd, { once: true });
+    this.ended.signal.addEventListener('abort', onEnd, { once: true });
     if (call.signal.aborted || this.ended.signal.aborted) onEnd();
     const timer = setTimeout(() => limit.abort(new Error(`${where}: the tool timed out after ${CALL_LIMIT_MS / 1000} seconds`)), CALL_LIMIT_MS);
     try {
@@ -141,6 +142,7 @@ export class McpRun {
     } finally {
       clearTimeout(timer);
       call.signal.removeEventListener('abort', onEnd);
+      this.ended.signal.removeEventListener('abort', onEnd);
     }
   }
 

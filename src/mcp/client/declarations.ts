@@ -174,20 +174,21 @@ function docComment(tool: CatalogueTool, indent: string): string {
   return lines.length === 1 ? `${indent}/** ${lines[0]} */` : [`${indent}/**`, ...lines.map((l) => `${indent} * ${l}`), `${indent} */`].join('\n');
 }
 
-/** The Package's declarations, served by the docs endpoint (documentation only). */
-export function renderDeclarations(server: string, tools: CatalogueTool[]): string {
+/** The Package's declarations (the asynchronous form `@mcp/<server>/async`: every tool returns a promise), served by the docs endpoint. */
+export function renderDeclarations(server: string, tools: CatalogueTool[], form: 'sync' | 'async' = 'sync'): string {
   const local = isNamedExport(server) ? server : 'server';
-  const out = [`declare module "@mcp/${server}" {`];
+  const returns = (tool: CatalogueTool) => (form === 'async' ? `Promise<${tool.returns}>` : tool.returns);
+  const out = [`declare module "@mcp/${server}${form === 'async' ? '/async' : ''}" {`];
   for (const tool of tools.filter((t) => t.named)) {
     out.push(docComment(tool, '  '));
-    out.push(`  export function ${tool.name}${tool.parameters}: ${tool.returns};`);
+    out.push(`  export function ${tool.name}${tool.parameters}: ${returns(tool)};`);
   }
   out.push(`  const ${local}: {`);
   for (const tool of tools) {
     if (tool.named) out.push(`    ${tool.name}: typeof ${tool.name};`);
     else {
       out.push(docComment(tool, '    '));
-      out.push(`    ${JSON.stringify(tool.name)}: ${tool.parameters} => ${tool.returns};`);
+      out.push(`    ${JSON.stringify(tool.name)}: ${tool.parameters} => ${returns(tool)};`);
     }
   }
   out.push('  };', `  export default ${local};`, '}');
