@@ -218,8 +218,8 @@ export class RunnerPool {
   /**
    * The runner with the most room (runs spread over the cores), or null when all are full.
    * Among equals, the one after the runner used last: a runner that just finished prepares
-   * its next context while another takes the following run (always the first runner made
-   * sequential runs wait for that preparation: p50 1.66 → 1.96 ms).
+   * its next context while another takes the following run (always picking the first
+   * runner made each sequential run wait for that runner's preparation).
    */
   private roomiest(): Runner | null {
     let best: Runner | null = null;
