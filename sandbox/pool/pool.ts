@@ -46,6 +46,7 @@ export class RunnerPool {
   private readonly cpu: CpuGate<ActiveRun>;
   private readonly runsPerRunner: number;
   private nextRunId = 1;
+  private nextStart = 0;
   private stopped = false;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly entry: string;
@@ -129,13 +130,21 @@ export class RunnerPool {
     return runner;
   }
 
-  /** The runner with the most room (runs spread over the cores), or null when all are full. */
+  /**
+   * The runner with the most room (runs spread over the cores), or null when all are full.
+   * Among equals, the one after the runner used last: a runner that just finished prepares
+   * its next context while another takes the following run (always picking the first
+   * runner made each sequential run wait for that runner's preparation).
+   */
   private roomiest(): Runner | null {
     let best: Runner | null = null;
-    for (const runner of this.runners) {
+    const count = this.runners.length;
+    for (let step = 0; step < count; step++) {
+      const runner = this.runners[(this.nextStart + step) % count];
       if (!runner.ready || runner.draining || !runner.child.connected || runner.runs.size >= this.runsPerRunner) continue;
       if (best === null || runner.runs.size < best.runs.size) best = runner;
     }
+    if (best) this.nextStart = (this.runners.indexOf(best) + 1) % count;
     return best;
   }
 
