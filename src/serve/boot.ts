@@ -16,6 +16,7 @@ import { McpEndpoint } from '../mcp';
 import { McpDiscovery, McpRun, mcpViews } from '../mcp/client';
 import { OAuthService, TokenManager } from '../mcp/oauth';
 import { mountMcpOAuthRoutes } from '../http/routes/mcp-oauth';
+import { mountMcpEndpoint } from '../http/routes/mcp-endpoint';
 import { mountExecuteRoutes } from '../http/routes/execute';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountPackageRoutes } from '../http/routes/packages';
@@ -298,7 +299,7 @@ export async function boot(options: BootOptions): Promise<void> {
     version: options.version,
     mcpViews: (blueprint, session) => (only) => mcpViews(mcpDiscovery, blueprint, { sessionId: session.id, harness: session.secrets }, only),
   });
-  mounts.push((app) => app.all('/mcp/:blueprint', (c) => mcp.handle(c)));
+  mounts.push((app) => mountMcpEndpoint(app, (c) => mcp.handle(c)));
   mounts.push((app) =>
     mountSessionRoutes(app, {
       sessions,
