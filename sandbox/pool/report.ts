@@ -2,12 +2,12 @@
 // messages are read field by field into known shapes. A report in any other shape is
 // refused (the run ends as an error); figures are clamped to what the run could spend.
 import type { FromRunner, ReportedFailure, RunReport } from '../runner/protocol';
-import { RUN_OUTCOME_KINDS } from '../contract';
+import { DENIAL_SOURCES, RUN_OUTCOME_KINDS } from '../contract';
 import type { RunLimits } from './types';
 
 /** The outcomes a runner may report: the run's own, or that it crashed. */
 const KINDS: ReadonlySet<string> = new Set([...RUN_OUTCOME_KINDS, 'crashed']);
-const DENIAL_SOURCES: ReadonlySet<string> = new Set(['policy', 'invariant', 'read_only']);
+const DENIALS: ReadonlySet<string> = new Set(DENIAL_SOURCES);
 /** Text fields are capped so a report cannot grow the server's memory without bound. */
 const MAX_TEXT = 1024 * 1024;
 /** A rendered trace: 20 frames and a bounded excerpt fit many times over. */
@@ -61,7 +61,7 @@ function failureOf(value: unknown): ReportedFailure | null | undefined {
     const caller = text(denied.caller, 4096);
     const capability = text(denied.capability, 4096);
     const source = text(denied.source, 64);
-    if (caller !== undefined && capability !== undefined && source !== undefined && DENIAL_SOURCES.has(source)) failure.denied = { caller, capability, source };
+    if (caller !== undefined && capability !== undefined && source !== undefined && DENIALS.has(source)) failure.denied = { caller, capability, source };
   }
   return failure;
 }
