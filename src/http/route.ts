@@ -61,16 +61,16 @@ export function defineRoute(spec: RouteSpec): ApiRoute {
 
 const text = { 'text/plain': { schema: { type: 'string' as const } } };
 const markdown = { 'text/markdown': { schema: { type: 'string' as const } } };
-const textAnswer = (description: string): Response => ({ description, content: text });
+const textAnswer = (description: string): OpenApiResponse => ({ description, content: text });
 
 /** An OpenAPI response as built here (content schemas are zod or plain JSON Schema). */
-interface Response {
+interface OpenApiResponse {
   description: string;
   content?: Record<string, { schema: unknown }>;
   headers?: Record<string, unknown>;
 }
 
-function answer(a: Answer): Response {
+function answer(a: Answer): OpenApiResponse {
   if ('schema' in a) return { description: a.description, content: { 'application/json': { schema: a.schema }, ...(a.orMarkdown ? markdown : {}) } };
   if ('object' in a) return { description: a.object, content: { 'application/json': { schema: { type: 'object' as const } } } };
   if ('markdown' in a) return { description: a.markdown, content: markdown };
@@ -86,7 +86,7 @@ function requiredQuery(query: z.ZodObject | undefined): string[] {
 }
 
 function operationOf(route: DocumentedRoute): RouteConfig {
-  const responses: Record<string, Response> = {};
+  const responses: Record<string, OpenApiResponse> = {};
   for (const [status, a] of Object.entries(route.responses)) responses[status] = answer(a);
   if (route.responseHeaders && responses['200']) {
     responses['200'].headers = Object.fromEntries(Object.entries(route.responseHeaders).map(([name, description]) => [name, { description, schema: { type: 'string' } }]));
