@@ -1,12 +1,12 @@
 // What a runner sends is data to check, not to trust: the run report and host-call
 // messages are read field by field into known shapes. A report in any other shape is
 // refused (the run ends as an error); figures are clamped to what the run could spend.
-import { RUN_OUTCOME_KINDS } from '../contract';
+import { DENIAL_SOURCES, RUN_OUTCOME_KINDS } from '../contract';
 import type { FromRunner, ReportedFailure, RunLimits, RunReport } from '../runner/protocol';
 
 /** What a runner may report: a run outcome, or `crashed` (the runner's own failure). */
 const KINDS: ReadonlySet<string> = new Set<string>([...RUN_OUTCOME_KINDS, 'crashed']);
-const DENIAL_SOURCES: ReadonlySet<string> = new Set(['policy', 'invariant', 'read_only']);
+const DENIALS: ReadonlySet<string> = new Set(DENIAL_SOURCES);
 /** Text fields are capped so a report cannot grow the server's memory without bound. */
 const MAX_TEXT = 1024 * 1024;
 /** A rendered trace: 20 frames and a bounded excerpt fit many times over. */
@@ -60,7 +60,7 @@ function failureOf(value: unknown): ReportedFailure | null | undefined {
     const caller = text(denied.caller, 4096);
     const capability = text(denied.capability, 4096);
     const source = text(denied.source, 64);
-    if (caller !== undefined && capability !== undefined && source !== undefined && DENIAL_SOURCES.has(source)) failure.denied = { caller, capability, source };
+    if (caller !== undefined && capability !== undefined && source !== undefined && DENIALS.has(source)) failure.denied = { caller, capability, source };
   }
   return failure;
 }

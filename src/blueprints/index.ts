@@ -17,7 +17,7 @@ export type {
   TypecheckMode,
 } from './model';
 export { TYPECHECK_MODES } from './model';
-export { parseBlueprint, type ParseResult, type BlueprintProblem, type Diagnostic } from './parse';
+export { parseBlueprint, BlueprintDiagnostic, type ParseResult, type BlueprintProblem, type Diagnostic } from './parse';
 export { registrationProblem, type RegistrationContext, type PackageRequirements } from './registration';
 export { BlueprintRegistry, BlueprintStoreError, blueprintSummary, type StoredBlueprint, type MutationResult, type MutationFailure } from './registry';
 export { canonicalModel, blueprintHash } from './canonical';

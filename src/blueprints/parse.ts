@@ -1,17 +1,15 @@
 // Parses and validates Blueprint YAML into the typed model with its hash, or one
 // diagnostic (error class, message, YAML path, line and column when known).
+import { z } from 'zod';
 import type { Blueprint } from './model';
 import { blueprintHash, canonicalModel } from './canonical';
 import { BlueprintValidationError, locate, type BlueprintErrorCode } from './readers';
 import { validateDocument } from './validate';
 import { readTree, TreeError, type ParsedTree, type TreeNode } from './yaml-tree';
 
-export interface Diagnostic {
-  path?: Array<string | number>;
-  line?: number;
-  col?: number;
-  message: string;
-}
+/** Where a Blueprint document is wrong: its YAML path, line and column when known (owned here; the HTTP answers and the CLI use it). */
+export const BlueprintDiagnostic = z.strictObject({ path: z.array(z.union([z.string(), z.number().int()])).optional(), line: z.number().int().optional(), col: z.number().int().optional(), message: z.string() });
+export type Diagnostic = z.infer<typeof BlueprintDiagnostic>;
 
 export interface BlueprintProblem {
   code: BlueprintErrorCode | 'name_mismatch' | 'undeclared_volume' | 'volume_access_exceeded' | 'unresolved_secret' | 'package_missing' | 'already_exists';

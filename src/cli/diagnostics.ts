@@ -3,14 +3,11 @@
 //     at <diagnostic path>
 //     <what to do next>
 // from the server's error body or a local check.
+import type { Diagnostic } from '../blueprints';
 import { CliError } from './errors';
 
-export interface BlueprintDiagnostic {
-  path?: Array<string | number>;
-  line?: number;
-  col?: number;
-  message?: string;
-}
+/** A Blueprint diagnostic as read from a server's answer (any field may be missing). */
+export type BlueprintDiagnostic = Partial<Diagnostic>;
 
 export interface BlueprintFailure {
   /** The error code (`parse_error`, `unresolved_secret`, …). */

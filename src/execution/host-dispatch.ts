@@ -3,7 +3,7 @@
 // it runs: an operation cannot skip its gates), then runs it with the allowed, normalised
 // contexts and shapes the reply the guest rethrows. It remembers the refusals it issued,
 // so a run report can only claim a denial the host really made.
-import type { Attribution, HostHandler, HostReply } from '../../sandbox';
+import type { Attribution, DenialSource, HostHandler, HostReply } from '../../sandbox';
 import { PermissionDeniedError, type RunDecisions } from '../policy';
 import type { ExecuteError } from './result';
 import { HOST_FUEL, RunResources, type AllowedGate, type GateRequest, type HostCall, type HostModule, type HostOperation, type RunContext } from '../stdlib';
@@ -12,7 +12,7 @@ import { HOST_FUEL, RunResources, type AllowedGate, type GateRequest, type HostC
 export interface IssuedDenial {
   caller: string;
   capability: string;
-  source: string;
+  source: DenialSource;
 }
 
 /**

@@ -19,19 +19,19 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
  * (the runner and compile workers load no zod); the check below fails the build when the
  * two part.
  */
-export const CompileDiagnostic = z.object({
+export const CompileDiagnostic = z.strictObject({
   severity: z.enum(['error', 'warning']),
   line: z.number().int(),
   column: z.number().int(),
   message: z.string(),
-  notes: z.array(z.object({ line: z.number().int(), column: z.number().int(), message: z.string() })).optional(),
+  notes: z.array(z.strictObject({ line: z.number().int(), column: z.number().int(), message: z.string() })).optional(),
   help: z.string().optional().describe('A suggested fix (the type checker\'s spelling suggestion)'),
 });
 const compileDiagnosticMatches: Same<z.infer<typeof CompileDiagnostic>, Diagnostic> = true;
 void compileDiagnosticMatches;
 
 export const ExecuteError = z
-  .object({
+  .strictObject({
     kind: z.enum(EXECUTE_ERROR_KINDS),
     message: z.string(),
     caller: z.string().optional(),
@@ -47,7 +47,7 @@ export type ExecuteError = z.infer<typeof ExecuteError>;
 const errorOrNull = z.union([ExecuteError, z.null()]);
 
 export const ExecuteResult = z
-  .object({
+  .strictObject({
     execution_id: z.string(),
     session_id: z.string(),
     result: z.string().nullable(),
@@ -58,7 +58,7 @@ export const ExecuteResult = z
   .openapi('ExecuteResult');
 export type ExecuteResult = z.infer<typeof ExecuteResult>;
 
-export const LastRunRecord = z.object({ result: z.string().nullable(), console: z.array(z.string()), error: errorOrNull }).openapi('LastRunRecord');
+export const LastRunRecord = z.strictObject({ result: z.string().nullable(), console: z.array(z.string()), error: errorOrNull }).openapi('LastRunRecord');
 export type LastRunRecord = z.infer<typeof LastRunRecord>;
 
 /** The MCP execute tool's structured answer: the execute result without the session id (the MCP session carries it). */

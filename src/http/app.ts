@@ -6,7 +6,7 @@ import type { AuditWriter, ServerLog } from '../audit';
 import type { TokenEntry } from '../config';
 import { authentication } from './auth';
 import { errorResponder } from './errors';
-import { roleForPath } from './route-roles';
+import { roleForPath } from './route-table';
 import { jsonBodyLimit } from './validation';
 import { requestMetrics } from './request-metrics';
 import type { AppEnv } from './types';

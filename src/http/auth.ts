@@ -6,7 +6,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AuditWriter } from '../audit';
 import type { TokenEntry } from '../config';
 import { HttpError } from './errors';
-import { roleForPath } from './route-roles';
+import { roleForPath } from './route-table';
 import type { AppEnv, Principal } from './types';
 import { remoteAddress } from './remote-address';
 

@@ -1,9 +1,10 @@
 // The errors a program sees when a gated operation is refused, and the fixed audit
 // `reason` texts per decision source.
 import type { DecisionSource } from '../audit';
+import type { DenialSource } from '../../sandbox';
 
-/** The sources whose refusal the program sees as a PermissionDeniedError. */
-export type DeniedSource = Extract<DecisionSource, 'policy' | 'invariant' | 'read_only'>;
+/** The sources whose refusal the program sees as a PermissionDeniedError (the list is the sandbox contract's). */
+export type DeniedSource = Extract<DecisionSource, DenialSource>;
 
 /** Audit `reason` texts: fixed per source, never carrying operation values. */
 export const AUDIT_REASONS = {

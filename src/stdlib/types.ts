@@ -2,6 +2,7 @@
 // A module is a table of plain operations `(call, args) => result`; each validates its
 // arguments, asks `call.gate(capability, context)` before any effect, then does the work.
 // The guest side (inside the isolate) calls them synchronously through the runner.
+import type { DecisionSource } from '../audit';
 import type { RunResources } from './resources';
 
 /** What an operation may know about the run it serves. */
@@ -58,7 +59,7 @@ export interface HostCall extends RunContext {
   /** A silent check for filtered listings: no record, no throw. */
   probe(capability: string, context: Record<string, unknown>): boolean;
   /** Records a further refusal after an allow (read_only, quota, egress_guard) and returns the error to throw. */
-  refuse(capability: string, context: Record<string, unknown>, source: 'read_only' | 'quota' | 'egress_guard', error: Error): Error;
+  refuse(capability: string, context: Record<string, unknown>, source: Exclude<DecisionSource, 'policy' | 'invariant'>, error: Error): Error;
   /** Host fuel for work done (its cost class). */
   charge(units: number): void;
 }

@@ -1,15 +1,17 @@
 // Blueprint admin routes: register, replace, read, list and delete, with the documented
 // error bodies and one `admin` audit record per mutation.
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import { z } from '@hono/zod-openapi';
 import type { AuditWriter, ServerLog } from '../../audit';
 import { blueprintSummary, BlueprintStoreError, type BlueprintRegistry, type MutationFailure, type MutationResult } from '../../blueprints';
 import type { CapabilityFile } from '../../packages';
 import { capabilityCatalogue } from '../../policy';
 import { adminAudit, noteAdminAudit } from '../admin-audit';
 import { HttpError } from '../errors';
+import { defineRoute, json, serve } from '../route';
+import { BlueprintError, BlueprintList, BlueprintName, BlueprintRegistered, BlueprintReplaced, BlueprintStored, Capabilities, ErrorBody } from '../schemas';
 import type { AppEnv } from '../types';
-import { bodyOf, jsonBody } from '../validation';
+import { bodyOf } from '../validation';
 
 export interface BlueprintRouteDependencies {
   registry: BlueprintRegistry;
@@ -35,7 +37,20 @@ function packageGroup(name: string, file: CapabilityFile) {
   };
 }
 
-export const yamlBody = z.object({ yaml: z.string() });
+export const yamlBody = z.object({ yaml: z.string() }).openapi('BlueprintDocument');
+
+const storeUnavailable = json(ErrorBody, 'Store unavailable');
+export const blueprintRoutes = {
+  create: defineRoute({ method: 'post', path: '/v1/blueprints', role: 'admin', tag: 'blueprints', summary: 'Register a Blueprint', body: yamlBody,
+    responses: { 200: json(BlueprintRegistered, 'Registered'), 400: json(BlueprintError, 'Invalid document or refused registration'), 409: json(BlueprintError, '`already_exists`'), 500: storeUnavailable } }),
+  list: defineRoute({ method: 'get', path: '/v1/blueprints', role: 'admin', tag: 'blueprints', summary: 'Usable Blueprints', responses: { 200: json(BlueprintList, 'Summaries, sorted by name') } }),
+  read: defineRoute({ method: 'get', path: '/v1/blueprints/{name}', role: 'admin', tag: 'blueprints', summary: 'Stored text and hash', responses: { 200: json(BlueprintStored, 'Stored document'), 404: json(BlueprintError, '`not_found`') } }),
+  replace: defineRoute({ method: 'put', path: '/v1/blueprints/{name}', role: 'admin', tag: 'blueprints', summary: 'Create or replace', body: yamlBody,
+    responses: { 200: json(BlueprintReplaced, 'Created or replaced'), 400: json(BlueprintError, 'Invalid document, refused registration or `name_mismatch`'), 500: storeUnavailable } }),
+  delete: defineRoute({ method: 'delete', path: '/v1/blueprints/{name}', role: 'admin', tag: 'blueprints', summary: 'Remove a Blueprint (ends its sessions)',
+    responses: { 200: json(BlueprintName, 'Removed'), 404: json(BlueprintError, '`not_found`'), 500: storeUnavailable } }),
+  capabilities: defineRoute({ method: 'get', path: '/v1/capabilities', role: 'admin', tag: 'blueprints', summary: 'Capability catalogue with filter fields', responses: { 200: json(Capabilities, 'Grouped by module') } }),
+};
 
 /**
  * A refused registration: `name` only for this server's refusals (not for an invalid
@@ -62,11 +77,11 @@ const notRegistered = (name: string) => HttpError.of(404, 'not_found', `blueprin
 export function mountBlueprintRoutes(app: Hono<AppEnv>, deps: BlueprintRouteDependencies): void {
   const { registry, audit, log } = deps;
 
-  app.get('/v1/blueprints', (c) => c.json({ blueprints: registry.usable().map(blueprintSummary) }));
+  serve(app, blueprintRoutes.list, (c) => c.json({ blueprints: registry.usable().map(blueprintSummary) }));
 
   // The capability catalogue, grouped by the module that provides each capability, then
   // one group per installed Package (those with neither provides nor requires are omitted).
-  app.get('/v1/capabilities', (c) => {
+  serve(app, blueprintRoutes.capabilities, (c) => {
     const groups = new Map<string, Array<Record<string, unknown>>>();
     for (const entry of capabilityCatalogue) {
       const list = groups.get(entry.source) ?? [];
@@ -85,7 +100,7 @@ export function mountBlueprintRoutes(app: Hono<AppEnv>, deps: BlueprintRouteDepe
     return c.json({ groups: [...stdlib, ...installed] });
   });
 
-  app.post('/v1/blueprints', jsonBody(yamlBody), adminAudit(audit, 'blueprint_created'), (c) => {
+  serve(app, blueprintRoutes.create, adminAudit(audit, 'blueprint_created'), (c) => {
     const { yaml } = bodyOf<z.infer<typeof yamlBody>>(c);
     let result: MutationResult;
     try {
@@ -101,15 +116,15 @@ export function mountBlueprintRoutes(app: Hono<AppEnv>, deps: BlueprintRouteDepe
     return c.json({ name: result.blueprint.name, hash: result.blueprint.hash });
   });
 
-  app.get('/v1/blueprints/:name', (c) => {
-    const name = c.req.param('name');
+  serve(app, blueprintRoutes.read, (c) => {
+    const name = c.req.param('name') ?? '';
     const stored = registry.stored(name);
     if (!stored) throw notRegistered(name);
     return c.json({ name, yaml: stored.yaml, hash: stored.blueprint?.hash ?? null });
   });
 
-  app.put('/v1/blueprints/:name', jsonBody(yamlBody), adminAudit(audit, 'blueprint_created'), (c) => {
-    const name = c.req.param('name');
+  serve(app, blueprintRoutes.replace, adminAudit(audit, 'blueprint_created'), (c) => {
+    const name = c.req.param('name') ?? '';
     const { yaml } = bodyOf<z.infer<typeof yamlBody>>(c);
     const existed = registry.stored(name) !== null;
     noteAdminAudit(c, { name }, existed ? 'blueprint_replaced' : 'blueprint_created');
@@ -124,8 +139,8 @@ export function mountBlueprintRoutes(app: Hono<AppEnv>, deps: BlueprintRouteDepe
     return c.json({ name, created: result.created, hash: result.blueprint.hash });
   });
 
-  app.delete('/v1/blueprints/:name', adminAudit(audit, 'blueprint_deleted'), (c) => {
-    const name = c.req.param('name');
+  serve(app, blueprintRoutes.delete, adminAudit(audit, 'blueprint_deleted'), (c) => {
+    const name = c.req.param('name') ?? '';
     noteAdminAudit(c, { name });
     let removed: { oldHash: string | null } | undefined;
     try {

@@ -4,10 +4,12 @@
 // last-run record stays readable through GET /v1/sessions/{id}/last-run. A client that
 // disconnects cancels its run.
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import { z } from '@hono/zod-openapi';
 import type { Executor, ExecuteErrorKind, ExecuteResult, LastRunRecord, RunBlueprint } from '../../execution';
 import { bindBlueprint, type BindableBlueprint } from '../../sessions';
-import { bodyOf, jsonBody } from '../validation';
+import { defineRoute, json, serve } from '../route';
+import { ExecuteResult as ExecuteResultBody } from '../schemas';
+import { bodyOf } from '../validation';
 import type { AppEnv } from '../types';
 
 export type OneOffBlueprint = RunBlueprint & BindableBlueprint;
@@ -27,14 +29,18 @@ export const oneOffBody = z.object({
   blueprint: z.string(),
   variables: stringMap.optional(),
   secrets: stringMap.optional(),
-});
+}).openapi('OneOffExecuteRequest');
+
+export const executeRoute = defineRoute({ method: 'post', path: '/v1/execute', role: 'user', tag: 'sessions', summary: 'One-off run in a throw-away session', body: oneOffBody,
+  responseHeaders: { 'mcp-session-id': 'The session the request ran in' },
+  responses: { 200: json(ExecuteResultBody, 'Every outcome, including `blueprint_not_found` and `invalid_request`') } });
 
 function refusal(executionId: string, sessionId: string, kind: ExecuteErrorKind, message: string): ExecuteResult {
   return { execution_id: executionId, session_id: sessionId, result: null, console: [], error: { kind, message } };
 }
 
 export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependencies): void {
-  app.post('/v1/execute', jsonBody(oneOffBody), async (c) => {
+  serve(app, executeRoute, async (c) => {
     const body = bodyOf<z.infer<typeof oneOffBody>>(c);
     const principal = c.get('principal').name;
     const sessionId = deps.newId();

@@ -2,14 +2,16 @@
 // removing a credential, and the code exchange of a login. Every mutating request writes
 // its admin audit record (blueprint, server) whatever the outcome; no token is ever echoed.
 import type { Context, Hono } from 'hono';
-import { z } from 'zod';
+import { z } from '@hono/zod-openapi';
 import type { ServerLog } from '../../audit';
 import type { AuditWriter } from '../../audit';
 import { OAuthError, type OAuthService } from '../../mcp/oauth';
 import { adminAudit, noteAdminAudit } from '../admin-audit';
 import { HttpError } from '../errors';
+import { defineRoute, json, serve } from '../route';
+import { ErrorBody, OAuthConfig, OAuthState, OAuthStatus } from '../schemas';
 import type { AppEnv } from '../types';
-import { bodyOf, jsonBody } from '../validation';
+import { bodyOf } from '../validation';
 
 export interface McpOAuthRouteDependencies {
   oauth: OAuthService;
@@ -25,8 +27,23 @@ export const credentialBody = z
     token_endpoint: z.string().url().optional(),
     scopes: z.array(z.string()).optional(),
   })
-  .strict();
-export const exchangeBody = z.object({ code: z.string().min(1), redirect_uri: z.string().min(1), code_verifier: z.string().min(1), client_id: z.string().min(1).optional() }).strict();
+  .strict()
+  .openapi('RefreshTokenRequest');
+export const exchangeBody = z.object({ code: z.string().min(1), redirect_uri: z.string().min(1), code_verifier: z.string().min(1), client_id: z.string().min(1).optional() }).strict().openapi('OAuthExchangeRequest');
+
+const unknownServer = json(ErrorBody, 'Unknown Blueprint or server');
+export const mcpOAuthRoutes = {
+  status: defineRoute({ method: 'get', path: '/v1/mcp/{blueprint}/auth-status', role: 'admin', tag: 'mcp', summary: 'OAuth state of a Blueprint\'s MCP servers', responses: { 200: json(OAuthStatus, 'State'), 404: json(ErrorBody, '`unknown_blueprint`') } }),
+  config: defineRoute({ method: 'get', path: '/v1/mcp/{blueprint}/{server}/auth-config', role: 'admin', tag: 'mcp', summary: 'OAuth metadata for a login',
+    query: z.object({ redirect_uri: z.string().optional().openapi({ param: { description: 'Enables dynamic client registration' } }) }),
+    responses: { 200: json(OAuthConfig, 'Metadata, never a secret'), 400: json(ErrorBody, 'Not an OAuth server'), 404: unknownServer, 502: json(ErrorBody, 'Discovery failed') } }),
+  setCredential: defineRoute({ method: 'post', path: '/v1/mcp/{blueprint}/{server}/refresh-token', role: 'admin', tag: 'mcp', summary: 'Store a refresh or access token', body: credentialBody,
+    responses: { 200: json(OAuthState, 'Stored'), 400: json(ErrorBody, 'Invalid credential'), 404: unknownServer, 503: json(ErrorBody, '`no_secret_store`') } }),
+  deleteCredential: defineRoute({ method: 'delete', path: '/v1/mcp/{blueprint}/{server}/refresh-token', role: 'admin', tag: 'mcp', summary: 'Remove the stored credential',
+    responses: { 200: json(OAuthState, 'Removed'), 404: json(ErrorBody, 'Nothing stored, or unknown Blueprint or server') } }),
+  exchange: defineRoute({ method: 'post', path: '/v1/mcp/{blueprint}/{server}/oauth/exchange', role: 'admin', tag: 'mcp', summary: 'Exchange an authorization code (PKCE)', body: exchangeBody,
+    responses: { 200: json(OAuthState, 'Exchanged and stored'), 400: json(ErrorBody, 'Invalid request'), 404: unknownServer, 502: json(ErrorBody, '`exchange_failed`') } }),
+};
 
 export function mountMcpOAuthRoutes(app: Hono<AppEnv>, deps: McpOAuthRouteDependencies): void {
   const params = (c: Context<AppEnv>) => ({ blueprint: c.req.param('blueprint') ?? '', server: c.req.param('server') ?? '' });
@@ -45,7 +62,7 @@ export function mountMcpOAuthRoutes(app: Hono<AppEnv>, deps: McpOAuthRouteDepend
     }
   };
 
-  app.get('/v1/mcp/:blueprint/auth-status', (c) => {
+  serve(app, mcpOAuthRoutes.status, (c) => {
     try {
       return c.json(deps.oauth.authStatus(params(c).blueprint));
     } catch (error) {
@@ -53,7 +70,7 @@ export function mountMcpOAuthRoutes(app: Hono<AppEnv>, deps: McpOAuthRouteDepend
     }
   });
 
-  app.get('/v1/mcp/:blueprint/:server/auth-config', async (c) => {
+  serve(app, mcpOAuthRoutes.config, async (c) => {
     const { blueprint, server } = params(c);
     try {
       return c.json(await deps.oauth.authConfig(blueprint, server, c.req.query('redirect_uri') || undefined));
@@ -62,13 +79,13 @@ export function mountMcpOAuthRoutes(app: Hono<AppEnv>, deps: McpOAuthRouteDepend
     }
   });
 
-  app.post('/v1/mcp/:blueprint/:server/refresh-token', jsonBody(credentialBody), adminAudit(deps.audit, 'oauth_refresh_token_set'), (c) =>
+  serve(app, mcpOAuthRoutes.setCredential, adminAudit(deps.audit, 'oauth_refresh_token_set'), (c) =>
     mutate(c, () => deps.oauth.setCredential(params(c).blueprint, params(c).server, bodyOf<z.infer<typeof credentialBody>>(c))),
   );
 
-  app.delete('/v1/mcp/:blueprint/:server/refresh-token', adminAudit(deps.audit, 'oauth_refresh_token_deleted'), (c) => mutate(c, () => deps.oauth.deleteCredential(params(c).blueprint, params(c).server)));
+  serve(app, mcpOAuthRoutes.deleteCredential, adminAudit(deps.audit, 'oauth_refresh_token_deleted'), (c) => mutate(c, () => deps.oauth.deleteCredential(params(c).blueprint, params(c).server)));
 
-  app.post('/v1/mcp/:blueprint/:server/oauth/exchange', jsonBody(exchangeBody), adminAudit(deps.audit, 'oauth_code_exchanged'), (c) =>
+  serve(app, mcpOAuthRoutes.exchange, adminAudit(deps.audit, 'oauth_code_exchanged'), (c) =>
     mutate(c, () => deps.oauth.exchange(params(c).blueprint, params(c).server, bodyOf<z.infer<typeof exchangeBody>>(c))),
   );
 }

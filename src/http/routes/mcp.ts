@@ -1,13 +1,17 @@
-// The MCP endpoint's route: `/mcp/<blueprint>`, any method. The MCP layer (src/mcp) owns
-// the protocol; this file hands it the request and renders its answer, so the HTTP layer
-// depends on the MCP layer and never the other way round.
+// /mcp/{blueprint} (user): the MCP Streamable HTTP endpoint, every method. The MCP layer
+// (src/mcp) owns the protocol; this file hands it the request and renders its answer, so
+// the HTTP layer depends on the MCP layer and never the other way round. Served outside
+// the OpenAPI document (MCP describes itself).
 import type { Hono } from 'hono';
 import type { McpEndpoint } from '../../mcp';
+import { defineRoute, serve } from '../route';
 import type { AppEnv } from '../types';
 import { bodyText, bodyTooLarge, BodyTooLargeError } from '../validation';
 
+export const mcpEndpointRoute = defineRoute({ method: 'all', path: '/mcp/{blueprint}', role: 'user', hidden: true });
+
 export function mountMcpRoutes(app: Hono<AppEnv>, endpoint: McpEndpoint): void {
-  app.all('/mcp/:blueprint', async (c) => {
+  serve(app, mcpEndpointRoute, async (c) => {
     const answer = await endpoint.handle({
       method: c.req.method,
       blueprint: c.req.param('blueprint') ?? '',

@@ -3,6 +3,8 @@ import type { Hono } from 'hono';
 import type { AuditWriter } from '../../audit';
 import { adminAudit } from '../admin-audit';
 import { HttpError } from '../errors';
+import { defineRoute, json, serve } from '../route';
+import { ErrorBody, ShutdownAccepted, Status, VolumeList } from '../schemas';
 import type { AppEnv } from '../types';
 
 export interface OpsDependencies {
@@ -18,10 +20,18 @@ export interface OpsDependencies {
   requestShutdown: (trigger: 'api') => void;
 }
 
-export function mountOpsRoutes(app: Hono<AppEnv>, deps: OpsDependencies): void {
-  app.get('/healthz', (c) => c.body(null, 200));
+export const opsRoutes = {
+  healthz: defineRoute({ method: 'get', path: '/healthz', role: 'none', hidden: true }),
+  status: defineRoute({ method: 'get', path: '/v1/status', role: 'admin', tag: 'ops', summary: 'Server status', responses: { 200: json(Status, 'Running'), 500: json(ErrorBody, 'Storage unavailable') } }),
+  shutdown: defineRoute({ method: 'post', path: '/v1/shutdown', role: 'admin', tag: 'ops', summary: 'Drain and exit', responses: { 200: json(ShutdownAccepted, 'The drain starts after this response') } }),
+  /** Declared (its path needs the admin role) but not served yet: an admin token gets 405. */
+  volumes: defineRoute({ method: 'get', path: '/v1/volumes', role: 'admin', tag: 'ops', summary: 'Declared volume names', responses: { 200: json(VolumeList, 'Sorted names') } }),
+};
 
-  app.get('/v1/status', (c) => {
+export function mountOpsRoutes(app: Hono<AppEnv>, deps: OpsDependencies): void {
+  serve(app, opsRoutes.healthz, (c) => c.body(null, 200));
+
+  serve(app, opsRoutes.status, (c) => {
     let blueprints: string[];
     try {
       blueprints = [...deps.blueprintNames()].sort();
@@ -39,7 +49,7 @@ export function mountOpsRoutes(app: Hono<AppEnv>, deps: OpsDependencies): void {
     });
   });
 
-  app.post('/v1/shutdown', adminAudit(deps.audit, 'shutdown_requested'), (c) => {
+  serve(app, opsRoutes.shutdown, adminAudit(deps.audit, 'shutdown_requested'), (c) => {
     // Deliver the response first; the drain starts right after.
     setImmediate(() => deps.requestShutdown('api'));
     return c.json({ status: 'shutting-down' }, 200);

@@ -3,13 +3,15 @@
 // installs and removals write one `admin` audit record each.
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { z } from 'zod';
+import { z } from '@hono/zod-openapi';
 import type { AuditWriter, ServerLog } from '../../audit';
 import { PackageError, packageErrorStatus, type PackageService } from '../../packages';
 import { adminAudit, noteAdminAudit } from '../admin-audit';
 import { HttpError } from '../errors';
+import { defineRoute, json, serve } from '../route';
+import { ErrorBody, PackageInstalled, PackageList, PackageRemoved } from '../schemas';
 import type { AppEnv } from '../types';
-import { bodyOf, jsonBody } from '../validation';
+import { bodyOf } from '../validation';
 
 export interface PackageRouteDependencies {
   packages: PackageService;
@@ -23,7 +25,15 @@ export const installBody = z.object({
   package: z.string().nullable().optional(),
   upgrade: z.boolean().optional(),
   deny_warnings: z.boolean().optional(),
-});
+}).openapi('PackageInstallRequest');
+
+export const packageRoutes = {
+  list: defineRoute({ method: 'get', path: '/v1/packages', role: 'admin', tag: 'packages', summary: 'Installed Packages', responses: { 200: json(PackageList, 'Packages of every store root') } }),
+  install: defineRoute({ method: 'post', path: '/v1/packages/install', role: 'admin', tag: 'packages', summary: 'Install Packages from a repository', body: installBody,
+    responses: { 200: json(PackageInstalled, 'Installed'), 400: json(ErrorBody, 'Invalid request or package'), 409: json(ErrorBody, '`dependency_conflict` or `already_installed`'), 502: json(ErrorBody, 'Download failed'), 503: json(ErrorBody, '`github_rate_limited`') } }),
+  remove: defineRoute({ method: 'delete', path: '/v1/packages/{name}', rest: true, role: 'admin', tag: 'packages', summary: 'Remove an installed Package',
+    responses: { 200: json(PackageRemoved, 'Removed'), 400: json(ErrorBody, '`invalid_name`'), 404: json(ErrorBody, '`not_found`'), 409: json(ErrorBody, '`not_managed`') } }),
+};
 
 export function mountPackageRoutes(app: Hono<AppEnv>, deps: PackageRouteDependencies): void {
   const { packages, audit, log } = deps;
@@ -37,7 +47,7 @@ export function mountPackageRoutes(app: Hono<AppEnv>, deps: PackageRouteDependen
     return HttpError.of(500, 'internal_error', 'the package operation failed; see the server log', withWarnings ? { warnings: [] } : {});
   };
 
-  app.post('/v1/packages/install', jsonBody(installBody), adminAudit(audit, 'package_installed'), async (c) => {
+  serve(app, packageRoutes.install, adminAudit(audit, 'package_installed'), async (c) => {
     const body = bodyOf<z.infer<typeof installBody>>(c);
     try {
       const result = await packages.install({ url: body.url, ref: body.ref ?? null, package: body.package ?? null, upgrade: body.upgrade ?? false, denyWarnings: body.deny_warnings ?? false });
@@ -51,9 +61,9 @@ export function mountPackageRoutes(app: Hono<AppEnv>, deps: PackageRouteDependen
     }
   });
 
-  app.get('/v1/packages', (c) => c.json({ roots: packages.store.roots, packages: packages.list() }));
+  serve(app, packageRoutes.list, (c) => c.json({ roots: packages.store.roots, packages: packages.list() }));
 
-  app.delete('/v1/packages/*', adminAudit(audit, 'package_removed'), (c) => {
+  serve(app, packageRoutes.remove, adminAudit(audit, 'package_removed'), (c) => {
     const raw = new URL(c.req.url).pathname.slice('/v1/packages/'.length);
     let name: string;
     try {

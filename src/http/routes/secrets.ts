@@ -2,13 +2,15 @@
 // never come back out; audit records carry the key only.
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { z } from 'zod';
+import { z } from '@hono/zod-openapi';
 import type { AuditWriter, ServerLog } from '../../audit';
 import { SecretStoreError, type SecretStore } from '../../secrets';
 import { adminAudit, noteAdminAudit } from '../admin-audit';
 import { HttpError } from '../errors';
+import { defineRoute, json, serve } from '../route';
+import { ErrorBody, SecretKey, SecretKeys } from '../schemas';
 import type { AppEnv } from '../types';
-import { bodyOf, jsonBody } from '../validation';
+import { bodyOf } from '../validation';
 
 export interface SecretRouteDependencies {
   store: SecretStore;
@@ -16,7 +18,18 @@ export interface SecretRouteDependencies {
   log: ServerLog;
 }
 
-export const putBody = z.object({ key: z.string(), value: z.string() });
+export const putBody = z.object({ key: z.string(), value: z.string() }).openapi('PutSecretRequest');
+
+const noStore = json(ErrorBody, '`no_secret_store`');
+export const secretRoutes = {
+  put: defineRoute({ method: 'post', path: '/v1/secrets', role: 'admin', tag: 'secrets', summary: 'Store a secret (never returned)', body: putBody,
+    responses: { 200: json(SecretKey, 'Stored'), 400: json(ErrorBody, '`invalid_key` or `invalid_value`'), 500: json(ErrorBody, 'Store failure'), 503: noStore } }),
+  list: defineRoute({ method: 'get', path: '/v1/secrets', role: 'admin', tag: 'secrets', summary: 'Secret keys',
+    query: z.object({ prefix: z.string().optional().openapi({ param: { description: 'Only keys starting with this' } }) }),
+    responses: { 200: json(SecretKeys, 'Byte-sorted keys'), 503: noStore } }),
+  delete: defineRoute({ method: 'delete', path: '/v1/secrets/{key}', rest: true, role: 'admin', tag: 'secrets', summary: 'Remove a secret (`/` allowed in the key, raw or `%2F`)',
+    responses: { 200: json(SecretKey, 'Removed'), 400: json(ErrorBody, '`invalid_key`'), 404: json(ErrorBody, '`not_found`'), 503: noStore } }),
+};
 const STATUS: Record<string, ContentfulStatusCode> = { no_secret_store: 503, invalid_key: 400, invalid_value: 400, not_found: 404, key_mismatch: 500, internal_error: 500 };
 
 export function mountSecretRoutes(app: Hono<AppEnv>, deps: SecretRouteDependencies): void {
@@ -27,7 +40,7 @@ export function mountSecretRoutes(app: Hono<AppEnv>, deps: SecretRouteDependenci
     return HttpError.of(500, 'internal_error', 'the secret store failed; see the server log');
   };
 
-  app.post('/v1/secrets', jsonBody(putBody), adminAudit(audit, 'secret_put'), (c) => {
+  serve(app, secretRoutes.put, adminAudit(audit, 'secret_put'), (c) => {
     const { key, value } = bodyOf<z.infer<typeof putBody>>(c);
     noteAdminAudit(c, { key });
     try {
@@ -38,7 +51,7 @@ export function mountSecretRoutes(app: Hono<AppEnv>, deps: SecretRouteDependenci
     return c.json({ key });
   });
 
-  app.get('/v1/secrets', (c) => {
+  serve(app, secretRoutes.list, (c) => {
     try {
       return c.json({ keys: store.list(c.req.query('prefix') ?? '') });
     } catch (error) {
@@ -46,7 +59,7 @@ export function mountSecretRoutes(app: Hono<AppEnv>, deps: SecretRouteDependenci
     }
   });
 
-  app.delete('/v1/secrets/*', adminAudit(audit, 'secret_deleted'), (c) => {
+  serve(app, secretRoutes.delete, adminAudit(audit, 'secret_deleted'), (c) => {
     const raw = new URL(c.req.url).pathname.slice('/v1/secrets/'.length);
     let key: string;
     try {

@@ -3,7 +3,7 @@
 // refusals; the lifecycle itself lives in src/sessions.
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { z } from 'zod';
+import { z } from '@hono/zod-openapi';
 import type { ExecuteErrorKind, ExecutionReport, Executor, RunBlueprint } from '../../execution';
 import {
   codeFingerprint,
@@ -17,7 +17,9 @@ import {
   type SessionView,
 } from '../../sessions';
 import { HttpError } from '../errors';
-import { bodyOf, jsonBody } from '../validation';
+import { defineRoute, json, serve } from '../route';
+import { ExecuteResult, IdempotencyRefusal, LastRunRecord, SessionCreated, SessionError as SessionErrorBody } from '../schemas';
+import { bodyOf } from '../validation';
 import { metrics } from '../../metrics';
 import type { AppEnv } from '../types';
 
@@ -34,15 +36,37 @@ export interface SessionRouteDependencies {
 }
 
 const stringMap = z.record(z.string(), z.string());
-export const createBody = z.object({ blueprint: z.string(), variables: stringMap.optional(), secrets: stringMap.optional() });
-export const executeBody = z.object({ code: z.string() });
-export const rebindBody = z.object({ secrets: stringMap });
+export const createBody = z.object({ blueprint: z.string(), variables: stringMap.optional(), secrets: stringMap.optional() }).openapi('CreateSessionRequest');
+export const executeBody = z.object({ code: z.string() }).openapi('ExecuteInSessionRequest');
+export const rebindBody = z.object({ secrets: stringMap }).openapi('RebindRequest');
+
+/** Set (to `true`) on an answer replayed from the idempotency ledger instead of a run. */
+export const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
+
+/** The session routes' hono patterns say `:id` (metrics label them by it). */
+const byId = { session_id: 'id' };
+const mcpSessionHeader = { 'mcp-session-id': 'The session the request ran in' };
+const gone = json(SessionErrorBody, 'Unknown session, or its Blueprint is gone');
+export const sessionRoutes = {
+  create: defineRoute({ method: 'post', path: '/v1/sessions', role: 'user', tag: 'sessions', summary: 'Open a session', body: createBody, responseHeaders: mcpSessionHeader,
+    responses: { 200: json(SessionCreated, 'Opened'), 400: json(SessionErrorBody, 'Invalid variables, secrets or filled paths'), 404: json(SessionErrorBody, 'Unknown Blueprint'), 429: json(SessionErrorBody, '`session_limit`: the token has `max_sessions_per_token` sessions open'), 500: json(SessionErrorBody, 'The session could not be created') } }),
+  execute: defineRoute({ method: 'post', path: '/v1/sessions/{session_id}/execute', routeParams: byId, role: 'user', tag: 'sessions', summary: 'Run a program in a session', body: executeBody,
+    headers: z.object({
+      'Idempotency-Key': z.string().min(1).max(120).regex(/^[\x20-\x7e]+$/).optional().openapi({ param: { description: 'Printable ASCII, 1 to 120 bytes, sent once: the same key with the same code replays the recorded outcome' } }),
+    }),
+    responseHeaders: { ...mcpSessionHeader, [IDEMPOTENT_REPLAYED]: '`true` when the answer was replayed from an earlier request with the same Idempotency-Key (nothing ran, no audit records); absent for a run' },
+    responses: { 200: json(ExecuteResult, 'Every program outcome, failures included'), 400: json(IdempotencyRefusal, 'Invalid Idempotency-Key'), 404: gone, 409: json(SessionErrorBody, '`session_requires_secrets`, `idempotency_conflict` or `idempotency_incomplete`'), 503: json(IdempotencyRefusal, '`idempotency_in_progress` or `idempotency_unavailable`') } }),
+  rebind: defineRoute({ method: 'post', path: '/v1/sessions/{session_id}/rebind', routeParams: byId, role: 'user', tag: 'sessions', summary: 'Replace the harness secrets', body: rebindBody,
+    responses: { 204: { empty: 'Rebound' }, 400: json(SessionErrorBody, 'Invalid secrets'), 404: gone } }),
+  lastRun: defineRoute({ method: 'get', path: '/v1/sessions/{session_id}/last-run', routeParams: byId, role: 'user', tag: 'sessions', summary: 'The last run with its full console', responses: { 200: json(LastRunRecord, 'The last run'), 404: { empty: 'No run recorded' } } }),
+  delete: defineRoute({ method: 'delete', path: '/v1/sessions/{session_id}', routeParams: byId, role: 'user', tag: 'sessions', summary: 'End a session', responses: { 204: { empty: 'Ended' }, 404: { empty: 'Unknown session' } } }),
+};
 
 /** Error kinds that end a run before the program is dispatched (nothing is recorded). */
 const NOT_DISPATCHED: ReadonlySet<ExecuteErrorKind> = new Set(['compile_error', 'package_resolution']);
 
 export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependencies): void {
-  app.post('/v1/sessions', jsonBody(createBody), (c) => {
+  serve(app, sessionRoutes.create, (c) => {
     const body = bodyOf<z.infer<typeof createBody>>(c);
     try {
       const { sessionId } = deps.sessions.create({ ...body, principal: c.get('principal').name });
@@ -53,26 +77,26 @@ export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependen
     }
   });
 
-  app.post('/v1/sessions/:id/execute', jsonBody(executeBody), (c) => executeInSession(c, deps));
+  serve(app, sessionRoutes.execute, (c) => executeInSession(c, deps));
 
-  app.post('/v1/sessions/:id/rebind', jsonBody(rebindBody), (c) => {
+  serve(app, sessionRoutes.rebind, (c) => {
     const body = bodyOf<z.infer<typeof rebindBody>>(c);
     try {
-      deps.sessions.rebind(c.req.param('id'), body.secrets, c.get('principal'));
+      deps.sessions.rebind(c.req.param('id') ?? '', body.secrets, c.get('principal'));
       return c.body(null, 204);
     } catch (error) {
       throw sessionRefusal(error);
     }
   });
 
-  app.get('/v1/sessions/:id/last-run', (c) => {
-    const record = deps.sessions.lastRun(c.req.param('id'), c.get('principal'));
+  serve(app, sessionRoutes.lastRun, (c) => {
+    const record = deps.sessions.lastRun(c.req.param('id') ?? '', c.get('principal'));
     if (!record) return c.body(null, 404);
     return c.json({ result: record.result, console: record.console, error: record.error });
   });
 
-  app.delete('/v1/sessions/:id', (c) => {
-    const ended = deps.sessions.delete(c.req.param('id'), c.get('principal'));
+  serve(app, sessionRoutes.delete, (c) => {
+    const ended = deps.sessions.delete(c.req.param('id') ?? '', c.get('principal'));
     return c.body(null, ended ? 204 : 404);
   });
 }
@@ -105,9 +129,6 @@ function errorClassOf(error: SessionError): string {
   if (error.code === 'blueprint_gone') return 'blueprint_not_found';
   return error.code;
 }
-
-/** Set (to `true`) on an answer replayed from the idempotency ledger instead of a run. */
-export const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
 
 function rawHeadersOf(c: Context<AppEnv>): readonly string[] {
   const incoming = c.env?.incoming;

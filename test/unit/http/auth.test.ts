@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { identifyToken, presentedToken } from '../../../src/http/auth';
-import { roleForPath } from '../../../src/http/route-roles';
+import { roleForPath } from '../../../src/http/route-table';
 
 const digest = (token: string) => createHash('sha256').update(token).digest();
 const tokens = [
