@@ -2,7 +2,8 @@
 // mode), so a repeated program is not checked again; checks themselves run in worker
 // threads when the built worker is present (in-process otherwise: tests under tsx): one
 // for ordinary programs and one of their own for large ones, which take seconds to check
-// and would otherwise hold every smaller program (any token's) behind them.
+// and would otherwise hold every smaller program (any token's) behind them. On each thread
+// tenants take turns (thread.ts).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { CompileErrorReport } from '../contract';
@@ -24,6 +25,8 @@ export interface TypecheckInput {
   modules: readonly string[];
   /** When it aborts (the server is shutting down) the program is no longer waited on: it goes on unchecked. */
   signal?: AbortSignal;
+  /** Who sent the program (a token's name): waiting checks are taken one tenant at a time. */
+  tenant?: string;
 }
 
 const RESULT_CACHE_SIZE = 512;
@@ -90,7 +93,7 @@ export class Typechecker {
     if (result) {
       this.results.delete(key);
     } else {
-      result = this.run({ source: input.source, mode: input.mode, set }, bytes > this.largeProgramBytes);
+      result = this.run({ source: input.source, mode: input.mode, set }, bytes > this.largeProgramBytes, input.tenant ?? '');
       // A failed check is not kept: it may have been the worker, not the program.
       void result.catch(() => this.results.delete(key));
     }
@@ -118,10 +121,10 @@ export class Typechecker {
     await Promise.all([this.thread?.close(), this.largeThread?.close()]);
   }
 
-  private async run(request: CheckRequest, large: boolean): Promise<CheckResult> {
+  private async run(request: CheckRequest, large: boolean, tenant: string): Promise<CheckResult> {
     const thread = large ? this.largeThread : this.thread;
     if (!thread) return (this.inProcess ??= new Checkers()).check(request);
-    const reply = await thread.ask(request);
+    const reply = await thread.ask(request, tenant);
     if (!reply.ok) throw new Error(reply.message);
     return reply.result;
   }

@@ -297,7 +297,7 @@ export class Executor {
     const mode = request.blueprint.typecheck ?? 'on';
     if (!this.options.typecheck || mode === 'off') return { ok: true as const, source: request.code };
     const inScope = this.availableModules(services, modules).map((name) => modules.get(name)!.declarations);
-    return this.options.typecheck.check({ source: request.code, sourceHash, mode, modules: [...inScope, ...(prepared?.declarations ?? [])], signal: this.options.shutdown });
+    return this.options.typecheck.check({ source: request.code, sourceHash, mode, modules: [...inScope, ...(prepared?.declarations ?? [])], signal: this.options.shutdown, tenant: request.principal });
   }
 
   /** Compiles through the cache, keyed by the source hash and the modules in scope. */

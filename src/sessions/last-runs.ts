@@ -37,9 +37,15 @@ export function retainedLastRun(record: LastRun): LastRun {
   };
 }
 
-/** UTF-8 bytes a retained record holds (result, console lines and the error's JSON). */
+/**
+ * What a record costs besides its text (the entry, its ids, the owner's name): counted so
+ * that records with no result, console or error cannot pile up without bound.
+ */
+const RECORD_OVERHEAD_BYTES = 256;
+
+/** UTF-8 bytes a retained record holds (result, console lines and the error's JSON), plus its overhead. */
 export function lastRunBytes(record: LastRun): number {
-  let bytes = record.result === null ? 0 : Buffer.byteLength(record.result, 'utf8');
+  let bytes = RECORD_OVERHEAD_BYTES + (record.result === null ? 0 : Buffer.byteLength(record.result, 'utf8'));
   for (const line of record.console) bytes += Buffer.byteLength(line, 'utf8');
   if (record.error !== null && record.error !== undefined) {
     try {

@@ -1,7 +1,8 @@
 // A large program's type check (seconds of checker time) does not hold up another token's
 // small new program: programs over `typecheck_large_program` are checked on a thread of
-// their own. Proven by order, not by time: the small program's check answers while the
-// large one, sent first and already in the checker, has not answered yet.
+// their own; and on each thread tokens take turns, so many programs of one token delay
+// another token's by one check at most. Proven by order, not by time: the small program's
+// answer comes while checks sent before it have not answered yet.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,16 +15,25 @@ import { newToken, startServer, tempDir, type TestServer } from '../harness';
 const LARGE = `${Array.from({ length: 5_000 }, (_, i) => `function f${i}(a: number): number { return a * ${i} + 1; }`).join('\n')}
 export function main() { const late: number = "large"; return late; }`;
 const SMALL = 'export function main() { const n: number = "small"; return n; }';
+/** About 290 KiB ending in a type error (an ordinary-thread program where the threshold is 2 MiB); `salt` makes each new. */
+const medium = (salt: number) => `${Array.from({ length: 5_000 }, (_, i) => `function g${i}(a: number): number { return a * ${i} + ${salt}; }`).join('\n')}
+export function main() { const late: number = "medium ${salt}"; return late; }`;
+
+/** A server with a second user token, `other`. */
+async function startWithOther(args: string[] = []): Promise<{ server: TestServer; other: string }> {
+  const home = tempDir();
+  const other = newToken();
+  fs.writeFileSync(path.join(home, 'other.token'), `${other}\n`);
+  const server = await startServer({ home, args, runners: 1, config: { api_tokens: [{ name: 'other', role: 'user', token_file: path.join(home, 'other.token') }] } });
+  await registerBlueprint(server, 'name: open\ndefault: allow\n');
+  return { server, other };
+}
 
 describe('type checks of large programs', () => {
   let server: TestServer;
   let other: string;
   before(async () => {
-    const home = tempDir();
-    other = newToken();
-    fs.writeFileSync(path.join(home, 'other.token'), `${other}\n`);
-    server = await startServer({ home, runners: 1, config: { api_tokens: [{ name: 'other', role: 'user', token_file: path.join(home, 'other.token') }] } });
-    await registerBlueprint(server, 'name: open\ndefault: allow\n');
+    ({ server, other } = await startWithOther());
   });
   after(async () => {
     await server.stop();
@@ -48,5 +58,41 @@ describe('type checks of large programs', () => {
     const late = (await large).reply;
     assert.equal(late.json.error?.kind, 'compile_error', late.text.slice(0, 500));
     assert.match(late.json.error.message, /not assignable/);
+  });
+});
+
+describe('type checks of many programs from one token', () => {
+  let server: TestServer;
+  let other: string;
+  before(async () => {
+    // Every program here is an ordinary one: the turns are those of one checker thread.
+    ({ server, other } = await startWithOther(['--typecheck-large-program', '2048']));
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  const oneOff = (token: string, code: string) => server.request('POST', '/v1/execute', { token, body: { blueprint: 'open', code } });
+
+  test("another token's queued programs do not all go before a small program sent after them", async () => {
+    const before = server.audit({ event: 'started', principal: 'other' }).length;
+    const queued = [1, 2, 3, 4].map((salt) => oneOff(other, medium(salt)).then((reply) => ({ which: `medium ${salt}`, reply })));
+    await eventually('the four runs to start', () => server.audit({ event: 'started', principal: 'other' }).length >= before + 4);
+    const small = oneOff(server.userToken, SMALL).then((reply) => ({ which: 'small', reply }));
+
+    const order: string[] = [];
+    await Promise.all(
+      [...queued, small].map((answer) =>
+        answer.then(({ which, reply }) => {
+          assert.equal(reply.json.error?.kind, 'compile_error', reply.text.slice(0, 300));
+          order.push(which);
+        }),
+      ),
+    );
+    // Checked one at a time, tokens taking turns: only the check running when it came (a
+    // second or more of checker time each) goes before the small program; first come, first
+    // served put it behind all four. Only if all four were checked before it arrived would
+    // it be last either way.
+    assert.notEqual(order.indexOf('small'), order.length - 1, `answers came in the order ${order.join(', ')}`);
   });
 });

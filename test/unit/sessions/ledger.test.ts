@@ -192,3 +192,41 @@ describe('IdempotencyLedger', () => {
     );
   });
 });
+
+describe('ledger bounds', () => {
+  const bounded = (db: Database.Database, bounds: { recordsPerSession: number; bytesPerSession: number; totalBytes: number }) =>
+    new IdempotencyLedger({ db, generation: randomUUID(), newId: randomUUID, log: silentLog, bounds });
+  const keys = (db: Database.Database) => (db.prepare('SELECT request_key FROM idempotent_requests ORDER BY rowid').pluck().all() as string[]);
+
+  test('a run still in flight keeps its reservation however old; an abandoned one goes like any record', async () => {
+    const db = openDb();
+    const ledger = bounded(db, { recordsPerSession: 2, bytesPerSession: 1 << 20, totalBytes: 1 << 20 });
+    const inFlight = await ledger.begin(S, 'in-flight', A);
+    const abandoned = await ledger.begin(S, 'abandoned', A);
+    assert.equal(inFlight.kind, 'run');
+    assert.equal(abandoned.kind, 'run');
+    if (abandoned.kind === 'run') abandoned.reservation.abandon();
+    for (const key of ['k1', 'k2']) {
+      const decision = await ledger.begin(S, key, A);
+      if (decision.kind === 'run') decision.reservation.complete(200, Buffer.from(`{"k":"${key}"}`));
+    }
+    // Two records allowed: the in-flight reservation stays, the oldest others go.
+    assert.deepEqual(keys(db), ['in-flight', 'k2']);
+    assert.equal((await ledger.begin(S, 'abandoned', A)).kind, 'run', 'an evicted key counts as new');
+  });
+
+  test('the server-wide byte budget drops the oldest records of any session, and sessions that end give their bytes back', async () => {
+    const db = openDb();
+    const ledger = bounded(db, { recordsPerSession: 100, bytesPerSession: 1 << 20, totalBytes: 250 });
+    const other = '22222222-2222-4222-8222-222222222222';
+    for (const [session, key] of [[S, 'a'], [other, 'b'], [S, 'c']] as const) {
+      const decision = await ledger.begin(session, key, A);
+      if (decision.kind === 'run') decision.reservation.complete(200, Buffer.alloc(100, 0x20));
+    }
+    assert.deepEqual(keys(db), ['b', 'c']);
+    ledger.deleteSession(other);
+    const decision = await ledger.begin(S, 'd', A);
+    if (decision.kind === 'run') decision.reservation.complete(200, Buffer.alloc(100, 0x20));
+    assert.deepEqual(keys(db), ['c', 'd'], 'the ended session\'s 100 bytes were given back: nothing else went');
+  });
+});

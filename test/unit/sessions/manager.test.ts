@@ -268,8 +268,9 @@ describe('SessionManager', () => {
     assert.ok(restarted.get(id, admin));
   });
 
+  // Each record counts its text plus a fixed overhead (256 bytes): three of 300 fit in 2,000 bytes, four do not.
   test('one-off last-runs are kept by total bytes, oldest first; a huge result is not kept, its console is', () => {
-    const small = f.manager({ lastRunBytes: 1000 });
+    const small = f.manager({ lastRunBytes: 2000 });
     const ids = Array.from({ length: 5 }, () => randomUUID());
     for (const id of ids) small.rememberOneOffRun(id, { result: 'x'.repeat(300), console: [], error: null }, 'harness');
     assert.deepEqual(ids.map((id) => small.lastRun(id, harness) !== null), [false, false, true, true, true]);
@@ -283,9 +284,10 @@ describe('SessionManager', () => {
 });
 
 describe('open sessions\' last-runs (red team)', () => {
+  // Each record counts its text plus a fixed overhead (256 bytes): three of 300 fit in 2,000 bytes, four do not.
   test('are kept by total bytes too: many sessions with large runs cannot grow the server without bound; an ended session\'s record goes', () => {
     const f = fixture();
-    const small = f.manager({ lastRunBytes: 1000 });
+    const small = f.manager({ lastRunBytes: 2000 });
     small.recover();
     const ids = Array.from({ length: 5 }, () => small.create({ blueprint: 'notes', variables: { team: 'blue' }, secrets: { USER_TOKEN: 't' }, principal: 'harness' }).sessionId);
     for (const id of ids) small.recordLastRun(id, { result: 'x'.repeat(300), console: [], error: null });
