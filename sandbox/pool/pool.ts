@@ -354,8 +354,9 @@ export class RunnerPool {
     if (runner.draining) return;
     runner.draining = true;
     this.options.onRestart?.('error');
+    // The replacement starts here: replace() starts none for a draining runner.
+    if (!this.stopped) this.startReplacement();
     if (runner.runs.size === 0) this.replace(runner, 'error');
-    else if (!this.stopped) this.startReplacement();
   }
 
   private async answerHostCall(runner: Runner, message: Extract<FromRunner, { type: 'host-call' }>): Promise<void> {
