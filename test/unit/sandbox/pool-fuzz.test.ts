@@ -23,7 +23,9 @@ before(async () => {
   const compiled = await compileProgram({ source: 'export function main() {\n  throw new Error("x");\n}\n', availableModules: [] });
   assert.ok(compiled.ok);
   script = compiled.script;
-  pool = new RunnerPool({ size: 2, memoryMb: 50, runnerEntry: entry, execArgv: [], onLog: (_level, msg) => logged.push(msg) });
+  // The scripted runner serialises 16 MB reports on its own thread, which stops its heartbeat
+  // for as long as a loaded machine takes: no scenario here is about a silent runner.
+  pool = new RunnerPool({ size: 2, memoryMb: 50, runnerEntry: entry, execArgv: [], heartbeatTimeoutMs: 600_000, onLog: (_level, msg) => logged.push(msg) });
   await pool.start();
 });
 after(async () => {
