@@ -42,8 +42,9 @@ const host: HostHandler = async (call) => {
   return { ok: true, value: call.args, fuel: Number.NaN };
 };
 
-function runScenario(messages: unknown[]): Promise<RunOutcome> {
-  return pool.run({ executionId: 'fuzz', script: { ...script, code: JSON.stringify({ messages }) }, hostModules: {}, limits: { ...limits, timeMs: 3_000 } }, host);
+/** `timeMs` ends scenarios that never report; one that does report gets a long one, so a slow machine's transfer is not a timeout. */
+function runScenario(messages: unknown[], timeMs = 3_000): Promise<RunOutcome> {
+  return pool.run({ executionId: 'fuzz', script: { ...script, code: JSON.stringify({ messages }) }, hostModules: {}, limits: { ...limits, timeMs } }, host);
 }
 
 function assertWellFormed(outcome: RunOutcome): void {
@@ -146,13 +147,13 @@ test('a non-string stack, a non-string result or forged fuel figures are refused
 });
 
 test('a report whose result or console is longer than the runner may send is refused: the run ends as an error', async () => {
-  const hugeResult = await runScenario([{ type: 'done', runId, outcome: { ...good, result: 'r'.repeat(16 * 1024 * 1024 + 1) } }]);
+  const hugeResult = await runScenario([{ type: 'done', runId, outcome: { ...good, result: 'r'.repeat(16 * 1024 * 1024 + 1) } }], 600_000);
   assertWellFormed(hugeResult);
   assert.deepEqual([hugeResult.outcome, hugeResult.result], ['error', null]);
-  const hugeConsole = await runScenario([{ type: 'done', runId, outcome: { ...good, console: ['c'.repeat(600_000), 'c'.repeat(600_000)] } }]);
+  const hugeConsole = await runScenario([{ type: 'done', runId, outcome: { ...good, console: ['c'.repeat(600_000), 'c'.repeat(600_000)] } }], 600_000);
   assertWellFormed(hugeConsole);
   assert.deepEqual([hugeConsole.outcome, hugeConsole.console], ['error', []]);
-  const withinBounds = await runScenario([{ type: 'done', runId, outcome: { ...good, console: ['c'.repeat(1024 * 1024)] } }]);
+  const withinBounds = await runScenario([{ type: 'done', runId, outcome: { ...good, console: ['c'.repeat(1024 * 1024)] } }], 600_000);
   assert.equal(withinBounds.outcome, 'ok');
 });
 
