@@ -1,16 +1,29 @@
-// Runs every test/**/*.test.ts with node:test (TypeScript through tsx).
-// Usage: node scripts/run-tests.mjs [path-substring ...] to run a subset (node:test's own
-// output); without arguments (or with --progress) each file prints one progress line.
+// Runs every test/**/*.test.ts with node:test.
+// Usage: node scripts/run-tests.mjs [path-substring ...] [--progress] [--jobs N]
+// to run a subset (node:test's own output); without arguments (or with --progress) each
+// file prints one progress line.
 // Integration tests start the built server, so dist/ is rebuilt first (esbuild, about a
-// second): a subset never runs against a stale build.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+// second): a subset never runs against a stale build. The selected test files are then
+// compiled once with esbuild into dist/tests/ (one bundle per file, shared code in chunks,
+// source maps), so no test process pays for a TypeScript loader transforming its imports.
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const progress = process.argv.includes('--progress');
-const filters = process.argv.slice(2).filter((arg) => arg !== '--progress');
+const args = process.argv.slice(2);
+const progress = args.includes('--progress');
+const jobsAt = args.indexOf('--jobs');
+// Files run at once. Most of a test file's time is spent waiting on the processes it starts
+// (the server, its runners, bin/svc), so 2 cores are kept busy by more than 2 files.
+const jobs = Number(jobsAt >= 0 ? args[jobsAt + 1] : process.env.SVC_TEST_JOBS ?? 3);
+if (!Number.isInteger(jobs) || jobs < 1) {
+  console.error('--jobs (or SVC_TEST_JOBS) takes a whole number of test files to run at once, at least 1');
+  process.exit(2);
+}
+const filters = args.filter((arg, i) => arg !== '--progress' && arg !== '--jobs' && args[i - 1] !== '--jobs');
 
 function collect(dir) {
   const out = [];
@@ -30,32 +43,102 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
-if (build.status !== 0) {
+const built = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
+if (built.status !== 0) {
   console.error('the build failed (node scripts/build.mjs); no tests were run');
-  process.exit(build.status ?? 1);
+  process.exit(built.status ?? 1);
 }
-const nodeArgs = ['--no-node-snapshot', '--import', 'tsx', '--test', '--test-timeout=300000'];
+
+// Code that finds files next to itself (fixtures, dist/, the runner entry) reads
+// import.meta.url; in a bundle that would name the bundle, so each of our source files gets
+// its own file's URL instead, and finds what it found when run from source.
+const ownLocation = {
+  name: 'own-location',
+  setup(builder) {
+    builder.onLoad({ filter: /\.[cm]?[jt]s$/ }, (loaded) => {
+      if (loaded.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+      const text = readFileSync(loaded.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(loaded.path).href)), loader: path.extname(loaded.path).slice(1).replace(/^[cm]/, '') };
+    });
+  },
+};
+// One directory per invocation (two subsets may run at once in one checkout), removed at
+// exit; one left by a run that was killed is removed by the next.
+const testsRoot = path.join(root, 'dist', 'tests');
+mkdirSync(testsRoot, { recursive: true });
+for (const name of readdirSync(testsRoot)) {
+  const pid = Number(/^run-(\d+)$/.exec(name)?.[1]);
+  if (pid && !isAlive(pid)) rmSync(path.join(testsRoot, name), { recursive: true, force: true });
+}
+const compiledRoot = path.join(testsRoot, `run-${process.pid}`);
+process.on('exit', () => rmSync(compiledRoot, { recursive: true, force: true }));
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+try {
+  await build({
+    absWorkingDir: root,
+    entryPoints: files,
+    outdir: compiledRoot,
+    outbase: '.',
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    plugins: [ownLocation],
+    banner: { js: "import { createRequire as __testCreateRequire } from 'node:module'; const require = __testCreateRequire(import.meta.url);" },
+  });
+} catch {
+  console.error('the tests did not compile (esbuild); no tests were run');
+  process.exit(1);
+}
+const compiled = (file) => path.join(compiledRoot, file.replace(/\.ts$/, '.mjs'));
+const nodeArgs = ['--no-node-snapshot', '--enable-source-maps', '--test-timeout=300000'];
 
 if (filters.length > 0 && !progress) {
   // A subset: node:test's own output (TAP when piped), as before.
-  const result = spawnSync(process.execPath, [...nodeArgs, '--test-concurrency=3', ...files], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [...nodeArgs, '--test', `--test-concurrency=${jobs}`, ...files.map(compiled)], { cwd: root, stdio: 'inherit' });
   process.exit(result.status ?? 1);
 }
 
-// The whole suite (`npm test`, about 8 minutes on 2 cores): three files at a time, one line
-// per finished file, the full output of a failing file, and the totals at the end.
+// The whole suite (`npm test`): `jobs` files at a time, the slowest ones (by the last run's
+// times, kept in dist/test-times.json) first so no long file starts last; one line per
+// finished file, the full output of a failing file, and the totals at the end.
+const timesFile = path.join(root, 'dist', 'test-times.json');
+let lastTimes = {};
+try {
+  lastTimes = JSON.parse(readFileSync(timesFile, 'utf8'));
+} catch {
+  // No earlier run: integration files (which start servers) first.
+}
+const expected = (file) => lastTimes[file] ?? (file.includes('integration') ? 30 : 5);
+const queue = [...files].sort((a, b) => expected(b) - expected(a));
 const started = Date.now();
 const totals = { pass: 0, fail: 0, skipped: 0 };
 const failed = [];
+const times = { ...lastTimes };
 let finished = 0;
-let next = 0;
 const counter = (text, name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
 
 function runFile(file) {
   return new Promise((resolve) => {
     const begun = Date.now();
-    const child = spawn(process.execPath, [...nodeArgs, '--test-reporter=tap', file], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Run directly (not under `node --test`, which would start a second process per file).
+    const child = spawn(process.execPath, [...nodeArgs, '--test-reporter=tap', compiled(file)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
@@ -64,8 +147,9 @@ function runFile(file) {
       const counts = { pass: counter(output, 'pass'), fail: counter(output, 'fail'), skipped: counter(output, 'skipped') };
       for (const key of Object.keys(totals)) totals[key] += counts[key];
       const ok = code === 0;
-      const seconds = ((Date.now() - begun) / 1000).toFixed(1);
-      process.stdout.write(`[${String(finished).padStart(String(files.length).length)}/${files.length}] ${ok ? 'ok    ' : 'FAILED'} ${file} (${counts.pass} passed${counts.fail ? `, ${counts.fail} failed` : ''}, ${seconds} s)\n`);
+      const seconds = (Date.now() - begun) / 1000;
+      times[file] = seconds;
+      process.stdout.write(`[${String(finished).padStart(String(files.length).length)}/${files.length}] ${ok ? 'ok    ' : 'FAILED'} ${file} (${counts.pass} passed${counts.fail ? `, ${counts.fail} failed` : ''}, ${seconds.toFixed(1)} s)\n`);
       if (!ok) {
         failed.push(file);
         process.stdout.write(`${output}\n`);
@@ -76,11 +160,13 @@ function runFile(file) {
 }
 
 async function worker() {
-  while (next < files.length) await runFile(files[next++]);
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) await runFile(file);
 }
 
-process.stdout.write(`${files.length} test files, three at a time\n`);
-await Promise.all([worker(), worker(), worker()]);
+process.stdout.write(`${files.length} test files, ${jobs} at a time\n`);
+await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+mkdirSync(path.dirname(timesFile), { recursive: true });
+writeFileSync(timesFile, `${JSON.stringify(times, null, 1)}\n`);
 const minutes = ((Date.now() - started) / 60000).toFixed(1);
 process.stdout.write(`\n${totals.pass} tests passed, ${totals.fail} failed, ${totals.skipped} skipped in ${files.length} files (${minutes} min)\n`);
 if (failed.length > 0) process.stdout.write(`failing files:\n${failed.map((f) => `  ${f}`).join('\n')}\n`);

@@ -32,6 +32,8 @@ export interface RunnerPoolOptions {
   /** Runner entry (defaults to dist/runner.js next to the server bundle, or the TS source). */
   runnerEntry?: string;
   execArgv?: string[];
+  /** Silence after which a runner counts as stuck and is replaced (default 3 s); tests whose stand-in runner blocks its own loop on purpose raise it. */
+  heartbeatTimeoutMs?: number;
   onLog?: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
   /** A runner was killed and replaced; `reason` is the outcome that ended its run. */
   onRestart?: (reason: string) => void;
@@ -257,14 +259,15 @@ export class RunnerPool {
     if (runner.draining) return;
     runner.draining = true;
     this.options.onRestart?.('error');
+    // The replacement starts here: replace() starts none for a draining runner.
+    if (!this.stopped) this.startReplacement();
     if (runner.runs.size === 0) this.replace(runner, 'error');
-    else if (!this.stopped) this.startReplacement();
   }
 
   private checkHeartbeats(): void {
     const now = Date.now();
     for (const runner of [...this.runners]) {
-      if (runner.ready && now - runner.lastHeard > HEARTBEAT_TIMEOUT_MS) {
+      if (runner.ready && now - runner.lastHeard > (this.options.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS)) {
         // Programs run on isolated-vm's threads; only a synchronous attempt runs on the
         // runner's main thread, under a 3 ms slice that V8 enforces, so a runner that stops
         // answering is stuck in an allocation V8 cannot interrupt (measured: Array(2e8).fill(0)

@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startServer, tempDir, type TestServer } from '../harness';
 import { runSvc } from '../support/cli';
 import { testCa } from '../support/stand-in';
+import { eventually } from '../support/wait';
 import { startMcpUpstream, upstreamServerOptions, type McpUpstream, type UpstreamTool } from '../support/mcp-upstream';
 
 const STORE_TOKEN = `store-${randomBytes(12).toString('hex')}`;
@@ -190,7 +191,7 @@ export function main() {
     assert.equal(reply.json.error, null, JSON.stringify(reply.json));
     // The DELETE is sent as the run ends; wait until the upstream has seen it.
     const callSessions = new Set(tracker.requests.slice(before).filter((r) => r.rpc.includes('tools/call')).map((r) => r.sessionId));
-    for (let i = 0; i < 100 && !tracker.requests.slice(before).some((r) => r.method === 'DELETE' && callSessions.has(r.sessionId)); i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually('the upstream to see the DELETE', () => tracker.requests.slice(before).some((r) => r.method === 'DELETE' && callSessions.has(r.sessionId)));
     const seen = tracker.requests.slice(before);
     const initializes = seen.filter((r) => r.rpc.includes('initialize'));
     assert.equal(callSessions.size, 1);

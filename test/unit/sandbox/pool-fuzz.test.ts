@@ -23,7 +23,9 @@ before(async () => {
   const compiled = await compileProgram({ source: 'export function main() {\n  throw new Error("x");\n}\n', availableModules: [] });
   assert.ok(compiled.ok);
   script = compiled.script;
-  pool = new RunnerPool({ size: 2, memoryMb: 50, runnerEntry: entry, execArgv: [], onLog: (_level, msg) => logged.push(msg) });
+  // The scripted runner serialises 16 MB reports on its own thread, which stops its heartbeat
+  // for as long as a loaded machine takes: no scenario here is about a silent runner.
+  pool = new RunnerPool({ size: 2, memoryMb: 50, runnerEntry: entry, execArgv: [], heartbeatTimeoutMs: 600_000, onLog: (_level, msg) => logged.push(msg) });
   await pool.start();
 });
 after(async () => {
@@ -40,8 +42,9 @@ const host: HostHandler = async (call) => {
   return { ok: true, value: call.args, fuel: Number.NaN };
 };
 
-function runScenario(messages: unknown[]): Promise<RunOutcome> {
-  return pool.run({ executionId: 'fuzz', script: { ...script, code: JSON.stringify({ messages }) }, hostModules: {}, limits: { ...limits, timeMs: 3_000 } }, host);
+/** `timeMs` ends scenarios that never report; one that does report gets a long one, so a slow machine's transfer is not a timeout. */
+function runScenario(messages: unknown[], timeMs = 3_000): Promise<RunOutcome> {
+  return pool.run({ executionId: 'fuzz', script: { ...script, code: JSON.stringify({ messages }) }, hostModules: {}, limits: { ...limits, timeMs } }, host);
 }
 
 function assertWellFormed(outcome: RunOutcome): void {
@@ -144,13 +147,13 @@ test('a non-string stack, a non-string result or forged fuel figures are refused
 });
 
 test('a report whose result or console is longer than the runner may send is refused: the run ends as an error', async () => {
-  const hugeResult = await runScenario([{ type: 'done', runId, outcome: { ...good, result: 'r'.repeat(16 * 1024 * 1024 + 1) } }]);
+  const hugeResult = await runScenario([{ type: 'done', runId, outcome: { ...good, result: 'r'.repeat(16 * 1024 * 1024 + 1) } }], 600_000);
   assertWellFormed(hugeResult);
   assert.deepEqual([hugeResult.outcome, hugeResult.result], ['error', null]);
-  const hugeConsole = await runScenario([{ type: 'done', runId, outcome: { ...good, console: ['c'.repeat(600_000), 'c'.repeat(600_000)] } }]);
+  const hugeConsole = await runScenario([{ type: 'done', runId, outcome: { ...good, console: ['c'.repeat(600_000), 'c'.repeat(600_000)] } }], 600_000);
   assertWellFormed(hugeConsole);
   assert.deepEqual([hugeConsole.outcome, hugeConsole.console], ['error', []]);
-  const withinBounds = await runScenario([{ type: 'done', runId, outcome: { ...good, console: ['c'.repeat(1024 * 1024)] } }]);
+  const withinBounds = await runScenario([{ type: 'done', runId, outcome: { ...good, console: ['c'.repeat(1024 * 1024)] } }], 600_000);
   assert.equal(withinBounds.outcome, 'ok');
 });
 
