@@ -124,7 +124,13 @@ export class CpuSlots<T extends Tenanted> {
   }
 }
 
-/** One slot per core, at least two (one runaway loop then never holds every slot). */
+/**
+ * Eight slots per core, at least 16. A run waiting for a slot is handed one by the server (a
+ * round trip through its event loop), and with one slot per core that hand-off left the
+ * cores idle between runs: 16 clients sending one CPU-bound program got about 25% fewer runs
+ * per second (`BENCH_ONLY=http`, same program). Operators who host many tenants with
+ * runaway programs lower it towards one per core (`BENCH_ONLY=fairness` measures both).
+ */
 export function defaultComputingRuns(): number {
-  return Math.max(2, os.availableParallelism());
+  return Math.max(16, os.availableParallelism() * 8);
 }
