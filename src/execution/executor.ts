@@ -2,6 +2,7 @@
 // ./compile-cache.ts), dispatch to a runner with the host dispatcher, flush decision
 // summaries, audit `finished` with the server-log usage line (./run-record.ts), and the
 // execute result. Requests refused before the program runs get the same audit pair.
+import { setMaxListeners } from 'node:events';
 import { auditVariables, type AuditWriter, type ExecutionRecord, type ServerLog } from '../audit';
 import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
@@ -233,6 +234,8 @@ export class Executor {
     // The run's own signal: aborted when it ends, when the server cancels or when the
     // requester has gone; the listeners go with the run (they would otherwise keep it alive).
     const runEnded = new AbortController();
+    // Each host call in flight listens to it (at most max_host_calls_in_flight, then gone).
+    setMaxListeners(0, runEnded.signal);
     const cancellers = [this.options.shutdown, ...(request.signal ? [request.signal] : [])];
     const onCancel = () => runEnded.abort(RUN_ENDED);
     for (const signal of cancellers) {

@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import { openLogOutputs, type LogOutputs } from '../audit';
 import { computeSettingsHash, type Settings } from '../config';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { BlueprintRegistry } from '../blueprints';
 import { Executor } from '../execution';
@@ -59,6 +60,9 @@ export async function boot(options: BootOptions): Promise<void> {
   const audit = observedAuditWriter(outputs.audit);
   const closers: Closer[] = [];
   const cancel = new AbortController();
+  // Every run in flight listens for the server's cancellation (and stops listening when it
+  // ends), so more than ten at once is normal, not a leak.
+  setMaxListeners(0, cancel.signal);
 
   const shutdown = new ShutdownCoordinator({
     log,

@@ -107,6 +107,21 @@ describe('many runs per runner', () => {
     }
   });
 
+  test('sixteen runs in flight together, one of them with sixteen async calls, leave no listener-leak warning on the server', async () => {
+    const server = await startServer({ args: ['--allow-localhost', '--runner-pool-size', '2'], config: { max_execution_time: 120 } });
+    try {
+      await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+      far.barrier(31);
+      const fanOut = `import * as http from "svc:http/async";\nexport async function main() { const r = await Promise.all(Array.from({ length: 16 }, (_, i) => http.get("http://127.0.0.1:${far.port}/barrier/a" + i))); return r.length; }`;
+      const results = await Promise.all([execute(server, fanOut), ...Array.from({ length: 15 }, (_, i) => execute(server, waitAt(far.port, `/barrier/r${i}`)))]);
+      for (const result of results) assert.equal(result.error, null);
+      assert.equal(results[0].result, '16');
+      assert.doesNotMatch(server.stderr(), /MaxListenersExceededWarning/);
+    } finally {
+      await server.stop();
+    }
+  });
+
   test('a full queue answers at once with the limit and the setting; the queued and running runs still finish', async () => {
     const server = await startServer({ args: ['--allow-localhost', '--max-runs-in-flight', '1', '--max-queued-runs', '1'], config: { max_execution_time: 120 } });
     try {
