@@ -269,6 +269,7 @@ export async function boot(options: BootOptions): Promise<void> {
       sessionStates.drop(sessionId);
       // Null only during boot recovery, before the endpoint exists (it holds nothing then).
       mcpEndpoint?.sessionEnded(sessionId);
+      mcpDiscovery.forgetSession(sessionId);
     },
     reapIntervalMs: settings.sessionReapIntervalSeconds * 1000,
   });

@@ -13,6 +13,12 @@ const MAX_TOOLS = 1000;
 const MAX_LISTING_BYTES = 4 * 1024 * 1024;
 const CACHE_TTL_MS = 10 * 60_000;
 const FAILURE_RETRY_MS = 30_000;
+/**
+ * Catalogues kept at once. Servers whose headers need harness secrets are cached per session,
+ * one-off runs' throw-away sessions included, so without a bound a token looping one-off runs
+ * would grow the cache for ever; the least recently stored go first.
+ */
+const MAX_CACHED = 1024;
 
 export type ServerCatalogue =
   | { ok: true; server: string; url: string; tools: CatalogueTool[]; warnings: string[]; description: string; declarations: string }
@@ -109,7 +115,7 @@ export class McpDiscovery {
     const running = this.inflight.get(key);
     if (running) return running;
     const work = this.discoverWithRefresh(blueprint, server, scope).then((value) => {
-      this.cache.set(key, { at: this.now(), value });
+      this.remember(key, value);
       if (!value.ok) this.options.log.warn('svc_server::mcp', 'MCP server unavailable', { blueprint: blueprint.name, server, reason: value.reason });
       else for (const warning of value.warnings) this.options.log.warn('svc_server::mcp', 'MCP tool catalogue warning', { blueprint: blueprint.name, server, warning });
       return value;
@@ -119,6 +125,26 @@ export class McpDiscovery {
       return await work;
     } finally {
       this.inflight.delete(key);
+    }
+  }
+
+  /** Catalogues held now (bounded by MAX_CACHED). */
+  get cachedCatalogues(): number {
+    return this.cache.size;
+  }
+
+  /** Drops the catalogues discovered for one session (it ended). */
+  forgetSession(sessionId: string): void {
+    const suffix = `\u0000session:${sessionId}`;
+    for (const key of [...this.cache.keys()]) if (key.endsWith(suffix)) this.cache.delete(key);
+  }
+
+  private remember(key: string, value: ServerCatalogue): void {
+    this.cache.delete(key);
+    this.cache.set(key, { at: this.now(), value });
+    for (const oldest of this.cache.keys()) {
+      if (this.cache.size <= MAX_CACHED) break;
+      this.cache.delete(oldest);
     }
   }
 
