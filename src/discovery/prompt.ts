@@ -20,7 +20,7 @@ const MODULE_ORDER = ['code', 'fs', 'http', 'url', 'crypto', 'uuid', 'session', 
 function asyncFormsText(modules: readonly string[], mcp: boolean): string {
   const forms = [...modules.filter((m) => m.endsWith('/async')).map((m) => `\`svc:${m}\``), ...(mcp ? ['`@mcp/<server>/async`'] : [])];
   if (forms.length === 0) return '';
-  return ` Those that wait on the network also come as ${forms.join(', ')}: the same functions returning promises, under the same rules, so \`await Promise.all(items.map(...))\` runs them concurrently (at most 64 calls in flight per run).`;
+  return ` Those that wait on the network also come as ${forms.join(', ')}: the same functions returning promises, under the same rules, so \`await Promise.all(items.map(...))\` runs them concurrently (up to the server's \`max_host_calls_in_flight\` per run; past it a call fails at once naming the limit).`;
 }
 
 /** Whether `main` could be allowed something for this capability (filters ignored). */
