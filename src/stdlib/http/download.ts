@@ -83,7 +83,8 @@ export async function download(call: HostCall, params: DownloadParams, allowed: 
   if (!fs.existsSync(path.dirname(hostPath))) throw new Error(`http.download ${target}: the parent directory does not exist`);
 
   const started = Date.now();
-  const { response, url: finalUrl } = await follow(call, http, 'download', { verb: 'GET', url, headers, body: null, capability: 'http.download', context });
+  // The timeout covers waiting for the answer too, not only its body.
+  const { response, url: finalUrl } = await follow(call, http, 'download', { verb: 'GET', url, headers, body: null, capability: 'http.download', context, timeoutMs: timeout });
   const room = place.sizeLimit === null ? Number.POSITIVE_INFINITY : place.sizeLimit - files.usage(place) + (fs.lstatSync(hostPath, { throwIfNoEntry: false })?.size ?? 0);
   const temporary = path.join(path.dirname(hostPath), `.svc-write-download-${process.pid}-${Date.now()}`);
   let written = 0;
@@ -107,7 +108,7 @@ export async function download(call: HostCall, params: DownloadParams, allowed: 
     throw error;
   }
   const decoder = decompress ? decoderFor(response.headers['content-encoding'] as string | undefined, finalUrl.pathname) : null;
-  const timer = setTimeout(() => response.body.destroy(new Error(`http.download: timed out after ${timeout} ms`)), timeout);
+  const timer = setTimeout(() => response.body.destroy(new Error(`http.download: timed out after ${timeout} ms`)), Math.max(1, timeout - (Date.now() - started)));
   try {
     const stages = [response.body, ...(decoder ? [decoder] : []), counter, fs.createWriteStream('', { fd })] as unknown as Parameters<typeof pipeline>;
     await pipeline(...stages);
