@@ -11,51 +11,53 @@ function oneOff(server: TestServer, blueprint: string, code: string) {
   return server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint, code } });
 }
 
-describe('red team: audit and argument bounds', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-    await registerBlueprint(server, CLOSED);
+// One server for the probes that need no stand-in: a small last-run budget (for the
+// last-runs probe; the other probes keep results of a few bytes) and names mapped to
+// special ranges (for the address probe). The redirect probe needs loopback allowed, so it
+// has its own.
+let server: TestServer;
+before(async () => {
+  server = await startServer({
+    runners: 1,
+    args: ['--max-last-run-memory', '1', '--add-host', 'cgnat.rt.test=100.64.0.1', '--add-host', 'mapped.rt.test=::ffff:127.0.0.1', '--add-host', 'teredo.rt.test=2001:0:4136:e378:8000:63bf:80ff:fffe'],
   });
-  after(async () => {
-    await server.stop();
-  });
+  await registerBlueprint(server, CLOSED);
+  await registerBlueprint(server, 'name: open\ndefault: allow\nvfs: ephemeral\n');
+  await registerBlueprint(server, 'name: web\ndefault: allow\n');
+});
+after(async () => {
+  await server?.stop();
+});
 
+describe('red team: audit and argument bounds', () => {
   test('check() from main with ever new capability names cannot flood the audit: long names are refused, new kinds counted together', async () => {
     const linesBefore = server.lines().length;
     // Before: 2,000 such refusals with 100 KB names wrote 2,003 records, 201 MB of audit.
+    // Past the 1,024 kinds written one by one, a few more are enough to show the rest counted.
+    const KINDS = 1100;
     const code = `import { check } from "svc:security";
 export function main() {
   let long = "";
   try { check("c" + "x".repeat(100000), {}); } catch (e) { long = e.name + ": " + e.message; }
   let refused = 0;
-  for (let i = 0; i < 5000; i++) { try { check("acme.com/op" + i + "x".repeat(200), { blob: "y".repeat(1000) }); } catch (e) { refused++; } }
+  for (let i = 0; i < ${KINDS}; i++) { try { check("acme.com/op" + i + "x".repeat(200), { blob: "y".repeat(1000) }); } catch (e) { refused++; } }
   return { long, refused };
 }`;
     const run = await oneOff(server, 'closed', code);
     assert.equal(run.json.error, null, run.text.slice(0, 500));
     const result = JSON.parse(run.json.result);
     assert.match(result.long, /^RangeError: security\.check: capability is 100001 characters long; a capability name takes at most 256/);
-    assert.equal(result.refused, 5000);
+    assert.equal(result.refused, KINDS);
     const lines = server.lines().slice(linesBefore).filter((line) => line.includes('msg=decision') && line.includes(run.json.execution_id));
     const bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
     assert.ok(bytes < 4 * 1024 * 1024, `${lines.length} decision records, ${bytes} bytes`);
     const counted = server.audit({ type: 'decision', execution_id: run.json.execution_id, capability: '*' });
     assert.equal(counted.length, 1, 'the kinds past the limit end in one counted record');
-    assert.equal(counted[0].count, String(5000 - 1024));
+    assert.equal(counted[0].count, String(KINDS - 1024));
   });
 });
 
 describe('red team: open sessions\' last-runs', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({ args: ['--max-last-run-memory', '1'] });
-    await registerBlueprint(server, 'name: open\ndefault: allow\nvfs: ephemeral\n');
-  });
-  after(async () => {
-    await server.stop();
-  });
-
   test('are kept by total bytes like one-off runs: opening more sessions cannot grow the server without bound', async () => {
     // Before: each open session kept its last run (up to 1 MiB of result and of console) whatever their number.
     const ids: string[] = [];
@@ -82,16 +84,16 @@ describe('red team: redirects and the `port` of http.* contexts', () => {
   const HOST = 'ports.rt.test';
   let allowed: StandIn;
   let other: StandIn;
-  let server: TestServer;
+  let portsServer: TestServer;
   before(async () => {
     other = await startStandIn([HOST], () => ({ status: 200, body: 'other port' }));
     allowed = await startStandIn([HOST], (request) => ({ status: 302, headers: { location: request.path === '/hop-host' ? 'https://127.0.0.1:' + other.port + '/x' : `https://${HOST}:${other.port}/x` } }));
-    server = await startServer({ ...serverOptions(allowed), timeoutMs: 60_000 });
+    portsServer = await startServer({ ...serverOptions(allowed), runners: 1, timeoutMs: 60_000 });
     const yaml = ['name: ports', 'permissions:', '  main:', `    - {capability: http.get, filter: 'host == "${HOST}" and port == ${allowed.port}', action: allow}`, ''].join('\n');
-    assert.equal((await server.request('POST', '/v1/blueprints', { body: { yaml } })).status, 200);
+    assert.equal((await portsServer.request('POST', '/v1/blueprints', { body: { yaml } })).status, 200);
   });
   after(async () => {
-    await server?.stop();
+    await portsServer?.stop();
     await allowed?.close();
     await other?.close();
   });
@@ -108,27 +110,18 @@ export async function main() {
     await attempt(async () => (await fetch(base + "/hop-host")).text()),
   ];
 }`.replace('PORT', String(allowed.port));
-    const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'ports', code: program } });
+    const reply = await portsServer.request('POST', '/v1/execute', { token: portsServer.userToken, body: { blueprint: 'ports', code: program } });
     assert.equal(reply.status, 200, reply.text);
     const results: string[] = JSON.parse(reply.json.result);
     assert.equal(results.length, 4);
     for (const result of results) assert.match(result, /permission denied: caller=main capability=http\.get/, JSON.stringify(results));
-    const denied = server.audit({ type: 'decision', execution_id: reply.json.execution_id, decision: 'deny' }).map((r) => [JSON.parse(r['context.payload_json']).host, JSON.parse(r['context.payload_json']).port]);
+    const denied = portsServer.audit({ type: 'decision', execution_id: reply.json.execution_id, decision: 'deny' }).map((r) => [JSON.parse(r['context.payload_json']).host, JSON.parse(r['context.payload_json']).port]);
     assert.deepEqual(denied, [[HOST, other.port], [HOST, other.port], ['127.0.0.1', other.port], ['127.0.0.1', other.port]]);
     assert.equal(other.requests.length, 0, 'nothing reached the other port or host');
   });
 });
 
 describe('red team: address forms', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({ args: ['--add-host', 'cgnat.rt.test=100.64.0.1', '--add-host', 'mapped.rt.test=::ffff:127.0.0.1', '--add-host', 'teredo.rt.test=2001:0:4136:e378:8000:63bf:80ff:fffe'] });
-    await registerBlueprint(server, 'name: web\ndefault: allow\n');
-  });
-  after(async () => {
-    await server.stop();
-  });
-
   test('IPv4 literals in decimal, hex, octal and short forms, IPv6 forms and names mapped to special ranges are all refused before connecting', async () => {
     const urls = [
       'https://2130706433:9/', 'https://0x7f.1:9/', 'https://0177.0.0.1:9/', 'https://127.1:9/', 'https://0:9/',
