@@ -11,6 +11,7 @@ import { registerBlueprint } from '../support/sessions';
 import { newToken, startServer, tempDir, type TestServer } from '../harness';
 
 const OPEN = 'name: open\ndefault: allow\n';
+const OPEN_MCP = 'name: open-mcp\ndefault: allow\n';
 
 /** Increments a counter in svc:session state: tells a run (new number) from a replay (same number). */
 const COUNTER = 'import * as session from "svc:session";\nexport function main() { const n = (session.get("n") ?? 0) + 1; session.set("n", n); return n; }';
@@ -39,8 +40,8 @@ async function openedAs(server: TestServer, token: string): Promise<string> {
   return reply.json.session_id;
 }
 
-function initializeMcp(server: TestServer, token: string) {
-  return fetch(`${server.url}/mcp/open`, {
+function initializeMcp(server: TestServer, token: string, blueprint = 'open') {
+  return fetch(`${server.url}/mcp/${blueprint}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
@@ -100,148 +101,138 @@ describe('max_sessions_per_token', () => {
   });
 });
 
-describe('idempotency ledger bounds per session', () => {
+// The per-session idempotency bounds and the per-token last-run budget are kept apart (the
+// ledger holds answers, last-run the latest run of each session), so one server has both.
+describe('a server with small per-session idempotency bounds and a small last-run budget', () => {
   let server: TestServer;
+  let other: string;
   before(async () => {
-    server = await startServer({ args: ['--max-idempotency-records', '3', '--max-idempotency-session-size', '1'], runners: 1 });
-    await registerBlueprint(server, OPEN);
+    ({ server, other } = await startWithOther(['--max-idempotency-records', '3', '--max-idempotency-session-size', '1', '--max-last-run-memory', '1']));
   });
   after(async () => {
-    await server.stop();
+    await server?.stop();
   });
 
-  const run = (sessionId: string, code: string, key: string) =>
-    server.request('POST', `/v1/sessions/${sessionId}/execute`, { token: server.userToken, body: { code }, headers: { 'Idempotency-Key': key } });
+  describe('idempotency ledger bounds per session', () => {
+    const run = (sessionId: string, code: string, key: string) =>
+      server.request('POST', `/v1/sessions/${sessionId}/execute`, { token: server.userToken, body: { code }, headers: { 'Idempotency-Key': key } });
 
-  async function answer(sessionId: string, code: string, key: string): Promise<{ replayed: boolean; result: string }> {
-    const reply = await run(sessionId, code, key);
-    assert.equal(reply.status, 200, reply.text.slice(0, 500));
-    assert.equal(reply.json.error, null, reply.text.slice(0, 500));
-    return { replayed: reply.headers.get('idempotent-replayed') === 'true', result: String(reply.json.result).split(':')[0] };
-  }
+    async function answer(sessionId: string, code: string, key: string): Promise<{ replayed: boolean; result: string }> {
+      const reply = await run(sessionId, code, key);
+      assert.equal(reply.status, 200, reply.text.slice(0, 500));
+      assert.equal(reply.json.error, null, reply.text.slice(0, 500));
+      return { replayed: reply.headers.get('idempotent-replayed') === 'true', result: String(reply.json.result).split(':')[0] };
+    }
 
-  test('a session keeps max_idempotency_records keys; the oldest goes and a retry with it runs again', async () => {
-    const id = await openedAs(server, server.userToken);
-    for (const [i, key] of ['k1', 'k2', 'k3', 'k4'].entries()) assert.deepEqual(await answer(id, COUNTER, key), { replayed: false, result: String(i + 1) });
-    assert.deepEqual(await answer(id, COUNTER, 'k4'), { replayed: true, result: '4' });
-    assert.deepEqual(await answer(id, COUNTER, 'k2'), { replayed: true, result: '2' });
-    // k1 was dropped for k4: its retry is a new request.
-    assert.deepEqual(await answer(id, COUNTER, 'k1'), { replayed: false, result: '5' });
+    test('a session keeps max_idempotency_records keys; the oldest goes and a retry with it runs again', async () => {
+      const id = await openedAs(server, server.userToken);
+      for (const [i, key] of ['k1', 'k2', 'k3', 'k4'].entries()) assert.deepEqual(await answer(id, COUNTER, key), { replayed: false, result: String(i + 1) });
+      assert.deepEqual(await answer(id, COUNTER, 'k4'), { replayed: true, result: '4' });
+      assert.deepEqual(await answer(id, COUNTER, 'k2'), { replayed: true, result: '2' });
+      // k1 was dropped for k4: its retry is a new request.
+      assert.deepEqual(await answer(id, COUNTER, 'k1'), { replayed: false, result: '5' });
+    });
+
+    test('a session keeps max_idempotency_session_size of answers; past it the oldest go', async () => {
+      const id = await openedAs(server, server.userToken);
+      const code = bigCounter(400_000);
+      for (const [i, key] of ['b1', 'b2', 'b3'].entries()) assert.deepEqual(await answer(id, code, key), { replayed: false, result: String(i + 1) });
+      // Three answers of 400 kB do not fit 1 MiB: b1 went.
+      assert.deepEqual(await answer(id, code, 'b3'), { replayed: true, result: '3' });
+      assert.deepEqual(await answer(id, code, 'b2'), { replayed: true, result: '2' });
+      assert.deepEqual(await answer(id, code, 'b1'), { replayed: false, result: '4' });
+    });
   });
 
-  test('a session keeps max_idempotency_session_size of answers; past it the oldest go', async () => {
-    const id = await openedAs(server, server.userToken);
-    const code = bigCounter(400_000);
-    for (const [i, key] of ['b1', 'b2', 'b3'].entries()) assert.deepEqual(await answer(id, code, key), { replayed: false, result: String(i + 1) });
-    // Three answers of 400 kB do not fit 1 MiB: b1 went.
-    assert.deepEqual(await answer(id, code, 'b3'), { replayed: true, result: '3' });
-    assert.deepEqual(await answer(id, code, 'b2'), { replayed: true, result: '2' });
-    assert.deepEqual(await answer(id, code, 'b1'), { replayed: false, result: '4' });
+  describe('max_last_run_memory is each token\'s own', () => {
+    const LARGE = 'export function main() { return "r".repeat(600000); }';
+
+    test('another token\'s large session results push out only its own older ones', async () => {
+      const mine = await openedAs(server, server.userToken);
+      const ran = await server.request('POST', `/v1/sessions/${mine}/execute`, { token: server.userToken, body: { code: LARGE } });
+      assert.equal(ran.json.error, null, ran.text.slice(0, 300));
+
+      const theirs = [await openedAs(server, other), await openedAs(server, other)];
+      for (const id of theirs) {
+        const reply = await server.request('POST', `/v1/sessions/${id}/execute`, { token: other, body: { code: LARGE } });
+        assert.equal(reply.json.error, null, reply.text.slice(0, 300));
+      }
+      const statuses = [];
+      for (const id of theirs) statuses.push((await server.request('GET', `/v1/sessions/${id}/last-run`, { token: other })).status);
+      assert.deepEqual(statuses, [404, 200], 'two 600 kB records do not fit one token\'s 1 MiB: its older one went');
+      const kept = await server.request('GET', `/v1/sessions/${mine}/last-run`, { token: server.userToken });
+      assert.equal(kept.status, 200, 'the first token\'s record stays');
+      assert.equal(kept.json.result, 'r'.repeat(600000));
+    });
+
+    test('another token\'s large one-off results push out only its own older ones', async () => {
+      const oneOff = (token: string) => server.request('POST', '/v1/execute', { token, body: { blueprint: 'open', code: LARGE } });
+      const mine = await oneOff(server.userToken);
+      assert.equal(mine.json.error, null, mine.text.slice(0, 300));
+      const theirs = [await oneOff(other), await oneOff(other)];
+      const statuses = [];
+      for (const reply of theirs) statuses.push((await server.request('GET', `/v1/sessions/${reply.json.session_id}/last-run`, { token: other })).status);
+      assert.deepEqual(statuses, [404, 200]);
+      const kept = await server.request('GET', `/v1/sessions/${mine.json.session_id}/last-run`, { token: server.userToken });
+      assert.equal(kept.status, 200);
+    });
   });
 });
 
-describe('idempotency ledger bound server-wide', () => {
+// The server-wide idempotency bound, and MCP sessions' protocol state (which keeps no answers).
+describe('a server with a small server-wide idempotency ledger', () => {
   let server: TestServer;
   before(async () => {
     server = await startServer({ args: ['--max-idempotency-size', '1'], runners: 1 });
     await registerBlueprint(server, OPEN);
+    await registerBlueprint(server, OPEN_MCP);
   });
   after(async () => {
-    await server.stop();
+    await server?.stop();
   });
 
-  test('all sessions together keep max_idempotency_size of answers; the oldest go first, whichever session they belong to', async () => {
-    const code = bigCounter(400_000);
-    const sessions = [await openedAs(server, server.userToken), await openedAs(server, server.userToken), await openedAs(server, server.userToken)];
-    for (const id of sessions) {
-      const first = await server.request('POST', `/v1/sessions/${id}/execute`, { token: server.userToken, body: { code }, headers: { 'Idempotency-Key': 'same' } });
-      assert.equal(first.json.error, null, first.text.slice(0, 300));
-    }
-    const retry = (id: string) => server.request('POST', `/v1/sessions/${id}/execute`, { token: server.userToken, body: { code }, headers: { 'Idempotency-Key': 'same' } });
-    const newest = await retry(sessions[2]);
-    assert.equal(newest.headers.get('idempotent-replayed'), 'true');
-    const middle = await retry(sessions[1]);
-    assert.equal(middle.headers.get('idempotent-replayed'), 'true');
-    const oldest = await retry(sessions[0]);
-    assert.equal(oldest.headers.get('idempotent-replayed'), null, 'the oldest answer was dropped: the retry ran');
-    assert.ok(String(oldest.json.result).startsWith('2:'), String(oldest.json.result).slice(0, 20));
-  });
-});
-
-describe('max_last_run_memory is each token\'s own', () => {
-  let server: TestServer;
-  let other: string;
-  before(async () => {
-    ({ server, other } = await startWithOther(['--max-last-run-memory', '1']));
-  });
-  after(async () => {
-    await server.stop();
+  describe('idempotency ledger bound server-wide', () => {
+    test('all sessions together keep max_idempotency_size of answers; the oldest go first, whichever session they belong to', async () => {
+      const code = bigCounter(400_000);
+      const sessions = [await openedAs(server, server.userToken), await openedAs(server, server.userToken), await openedAs(server, server.userToken)];
+      for (const id of sessions) {
+        const first = await server.request('POST', `/v1/sessions/${id}/execute`, { token: server.userToken, body: { code }, headers: { 'Idempotency-Key': 'same' } });
+        assert.equal(first.json.error, null, first.text.slice(0, 300));
+      }
+      const retry = (id: string) => server.request('POST', `/v1/sessions/${id}/execute`, { token: server.userToken, body: { code }, headers: { 'Idempotency-Key': 'same' } });
+      const newest = await retry(sessions[2]);
+      assert.equal(newest.headers.get('idempotent-replayed'), 'true');
+      const middle = await retry(sessions[1]);
+      assert.equal(middle.headers.get('idempotent-replayed'), 'true');
+      const oldest = await retry(sessions[0]);
+      assert.equal(oldest.headers.get('idempotent-replayed'), null, 'the oldest answer was dropped: the retry ran');
+      assert.ok(String(oldest.json.result).startsWith('2:'), String(oldest.json.result).slice(0, 20));
+    });
   });
 
-  const LARGE = 'export function main() { return "r".repeat(600000); }';
+  describe('MCP protocol state of ended sessions', () => {
+    const transports = async () => {
+      const metrics = await server.request('GET', '/metrics');
+      const line = metrics.text.split('\n').find((l) => l.startsWith('svc_mcp_transports '));
+      assert.ok(line, 'the svc_mcp_transports gauge is exported');
+      return Number(line.split(' ')[1]);
+    };
 
-  test('another token\'s large session results push out only its own older ones', async () => {
-    const mine = await openedAs(server, server.userToken);
-    const ran = await server.request('POST', `/v1/sessions/${mine}/execute`, { token: server.userToken, body: { code: LARGE } });
-    assert.equal(ran.json.error, null, ran.text.slice(0, 300));
-
-    const theirs = [await openedAs(server, other), await openedAs(server, other)];
-    for (const id of theirs) {
-      const reply = await server.request('POST', `/v1/sessions/${id}/execute`, { token: other, body: { code: LARGE } });
-      assert.equal(reply.json.error, null, reply.text.slice(0, 300));
-    }
-    const statuses = [];
-    for (const id of theirs) statuses.push((await server.request('GET', `/v1/sessions/${id}/last-run`, { token: other })).status);
-    assert.deepEqual(statuses, [404, 200], 'two 600 kB records do not fit one token\'s 1 MiB: its older one went');
-    const kept = await server.request('GET', `/v1/sessions/${mine}/last-run`, { token: server.userToken });
-    assert.equal(kept.status, 200, 'the first token\'s record stays');
-    assert.equal(kept.json.result, 'r'.repeat(600000));
-  });
-
-  test('another token\'s large one-off results push out only its own older ones', async () => {
-    const oneOff = (token: string) => server.request('POST', '/v1/execute', { token, body: { blueprint: 'open', code: LARGE } });
-    const mine = await oneOff(server.userToken);
-    assert.equal(mine.json.error, null, mine.text.slice(0, 300));
-    const theirs = [await oneOff(other), await oneOff(other)];
-    const statuses = [];
-    for (const reply of theirs) statuses.push((await server.request('GET', `/v1/sessions/${reply.json.session_id}/last-run`, { token: other })).status);
-    assert.deepEqual(statuses, [404, 200]);
-    const kept = await server.request('GET', `/v1/sessions/${mine.json.session_id}/last-run`, { token: server.userToken });
-    assert.equal(kept.status, 200);
-  });
-});
-
-describe('MCP protocol state of ended sessions', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({ runners: 1 });
-    await registerBlueprint(server, OPEN);
-  });
-  after(async () => {
-    await server.stop();
-  });
-
-  const transports = async () => {
-    const metrics = await server.request('GET', '/metrics');
-    const line = metrics.text.split('\n').find((l) => l.startsWith('svc_mcp_transports '));
-    assert.ok(line, 'the svc_mcp_transports gauge is exported');
-    return Number(line.split(' ')[1]);
-  };
-
-  test('an MCP session ended over REST (or by idling out, or its Blueprint going) leaves no MCP state behind', async () => {
-    const before = await transports();
-    const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const opened = await initializeMcp(server, server.userToken);
-      assert.equal(opened.status, 200, await opened.text());
-      ids.push(opened.headers.get('mcp-session-id')!);
-    }
-    assert.equal(await transports(), before + 3);
-    // Ended through the REST route, not the MCP endpoint: the user can open and end sessions forever.
-    for (const id of ids.slice(0, 2)) assert.equal((await server.request('DELETE', `/v1/sessions/${id}`, { token: server.userToken })).status, 204);
-    assert.equal(await transports(), before + 1);
-    // Deleting the Blueprint ends the rest.
-    assert.equal((await server.request('DELETE', '/v1/blueprints/open')).status < 300, true);
-    assert.equal(await transports(), before);
+    test('an MCP session ended over REST (or by idling out, or its Blueprint going) leaves no MCP state behind', async () => {
+      const before = await transports();
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const opened = await initializeMcp(server, server.userToken, 'open-mcp');
+        assert.equal(opened.status, 200, await opened.text());
+        ids.push(opened.headers.get('mcp-session-id')!);
+      }
+      assert.equal(await transports(), before + 3);
+      // Ended through the REST route, not the MCP endpoint: the user can open and end sessions forever.
+      for (const id of ids.slice(0, 2)) assert.equal((await server.request('DELETE', `/v1/sessions/${id}`, { token: server.userToken })).status, 204);
+      assert.equal(await transports(), before + 1);
+      // Deleting the Blueprint ends the rest.
+      assert.equal((await server.request('DELETE', '/v1/blueprints/open-mcp')).status < 300, true);
+      assert.equal(await transports(), before);
+    });
   });
 });
