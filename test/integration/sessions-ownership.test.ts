@@ -30,7 +30,7 @@ function intruderConfig(home: string, token: string) {
 async function startWithIntruder(reuse?: { home: string; adminToken: string; userToken: string; intruderToken: string }) {
   const home = reuse?.home ?? tempDir();
   const intruderToken = reuse?.intruderToken ?? newToken();
-  const server = await startServer({ home, config: intruderConfig(home, intruderToken), ...(reuse ? { adminToken: reuse.adminToken, userToken: reuse.userToken } : {}) });
+  const server = await startServer({ home, runners: 1, config: intruderConfig(home, intruderToken), ...(reuse ? { adminToken: reuse.adminToken, userToken: reuse.userToken } : {}) });
   return { server, intruderToken };
 }
 
@@ -46,17 +46,18 @@ async function open(server: TestServer): Promise<string> {
   return reply.json.session_id;
 }
 
-describe('session ownership over HTTP', () => {
-  let server: TestServer;
-  let intruder: string;
-  before(async () => {
-    ({ server, intruderToken: intruder } = await startWithIntruder());
-    await registerBlueprint(server, NOTES);
-  });
-  after(async () => {
-    await server.stop();
-  });
+// The HTTP and MCP checks share one server: each opens its own sessions.
+let server: TestServer;
+let intruder: string;
+before(async () => {
+  ({ server, intruderToken: intruder } = await startWithIntruder());
+  await registerBlueprint(server, NOTES);
+});
+after(async () => {
+  await server?.stop();
+});
 
+describe('session ownership over HTTP', () => {
   test('another user token gets the unknown-session answer on execute, rebind, last-run and delete; nothing changes', async () => {
     const id = await open(server);
     const wrote = await server.request('POST', `/v1/sessions/${id}/execute`, { token: server.userToken, body: { code: WRITE_NOTE } });
@@ -132,16 +133,6 @@ describe('session ownership over HTTP', () => {
 });
 
 describe('session ownership over MCP', () => {
-  let server: TestServer;
-  let intruder: string;
-  before(async () => {
-    ({ server, intruderToken: intruder } = await startWithIntruder());
-    await registerBlueprint(server, NOTES);
-  });
-  after(async () => {
-    await server.stop();
-  });
-
   async function connect(token: string, sessionId?: string) {
     const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/notes`), {
       requestInit: { headers: { authorization: `Bearer ${token}`, 'svc-secrets': Buffer.from(JSON.stringify({ USER_TOKEN: 'mcp-secret' })).toString('base64url') } },
