@@ -1,12 +1,12 @@
 // The secret store against the real server: values go in and never come out (not in
 // responses, the sealed files or the log), survive a restart with the same key, a wrong
 // key stops startup clearly, and no configured key answers no_secret_store.
-import { test } from 'node:test';
+import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runServerBinary, startServer, tempDir } from '../harness';
+import { runServerBinary, startServer, tempDir, type TestServer } from '../harness';
 
 const CANARY = 'canary-value-5f1e9a2b7c';
 
@@ -55,19 +55,6 @@ test('a stored value never comes back out and survives a restart with the same k
   assert.match(wrongKey.stderr, /does not match the stored secrets/);
 });
 
-test('without a store key the secret endpoints answer 503 no_secret_store', async () => {
-  const server = await startServer();
-  try {
-    const reply = await server.request('POST', '/v1/secrets', { body: { key: 'k', value: 'v' } });
-    assert.equal(reply.status, 503);
-    assert.equal(reply.json.error, 'no_secret_store');
-    const blueprint = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: s\nsecrets: {K: {store: k}}\n' } });
-    assert.equal(blueprint.json.error, 'unresolved_secret');
-  } finally {
-    await server.stop();
-  }
-});
-
 test('no response, audit line or log line carries a value; keys with slashes list by prefix and delete percent-encoded or not', async () => {
   const server = await startServer({ env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
   const bodies: string[] = [];
@@ -102,16 +89,29 @@ test('no response, audit line or log line carries a value; keys with slashes lis
   assert.ok(!server.stderr().includes(CANARY));
 });
 
-test('without a store key listing and deleting also answer 503 no_secret_store', async () => {
-  const server = await startServer();
-  try {
+describe('without a store key', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ runners: 1 });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test('the secret endpoints answer 503 no_secret_store', async () => {
+    const reply = await server.request('POST', '/v1/secrets', { body: { key: 'k', value: 'v' } });
+    assert.equal(reply.status, 503);
+    assert.equal(reply.json.error, 'no_secret_store');
+    const blueprint = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: s\nsecrets: {K: {store: k}}\n' } });
+    assert.equal(blueprint.json.error, 'unresolved_secret');
+  });
+
+  test('listing and deleting also answer 503 no_secret_store', async () => {
     const list = await server.request('GET', '/v1/secrets');
     assert.equal(list.status, 503);
     assert.match(list.json.message, /no secret store is configured on this server/);
     const removed = await server.request('DELETE', '/v1/secrets/k');
     assert.equal(removed.status, 503);
     assert.equal(server.audit({ type: 'admin', event: 'secret_deleted' })[0].status, '503');
-  } finally {
-    await server.stop();
-  }
+  });
 });
