@@ -42,11 +42,24 @@ async function connect(server: TestServer, blueprint: string, options: { headers
   return { client, transport };
 }
 
+function postWithHost(url: string, host: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { host, authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
 describe('MCP endpoint', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer();
-    for (const yaml of [NOTES, GUARDED]) assert.equal((await server.request('POST', '/v1/blueprints', { body: { yaml } })).status, 200);
+    // svc.internal is an allowed Host besides the server's own (the mcp_allowed_hosts test).
+    server = await startServer({ runners: 1, args: ['--mcp-allowed-host', 'svc.internal'] });
+    for (const yaml of [NOTES, GUARDED, 'name: other\n']) assert.equal((await server.request('POST', '/v1/blueprints', { body: { yaml } })).status, 200);
   });
   after(async () => server.stop());
 
@@ -249,25 +262,8 @@ describe('MCP endpoint', () => {
     assert.deepEqual(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name), ['svc__typescript__execute']);
     await client.close();
   });
-});
 
-function postWithHost(url: string, host: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { host, authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
-
-test('mcp_allowed_hosts admits a configured Host; a session id minted under one Blueprint is unknown under another', async () => {
-  const server = await startServer({ args: ['--mcp-allowed-host', 'svc.internal'] });
-  try {
-    await server.request('POST', '/v1/blueprints', { body: { yaml: NOTES } });
-    await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: other\n' } });
+  test('mcp_allowed_hosts admits a configured Host; a session id minted under one Blueprint is unknown under another', async () => {
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
     const admitted = await postWithHost(`${server.url}/mcp/notes`, 'svc.internal:8128', server.userToken, init, { 'svc-variables': 'team=blue' });
     assert.equal(admitted.status, 200, admitted.text);
@@ -277,19 +273,17 @@ test('mcp_allowed_hosts admits a configured Host; a session id minted under one 
     const crossed = await server.request('POST', '/mcp/other', { token: server.userToken, headers: { 'mcp-session-id': transport.sessionId!, accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
     assert.equal(crossed.status, 404);
     await client.close();
-  } finally {
-    await server.stop();
-  }
+  });
 });
 
 test('an MCP session survives a restart: the same id keeps working and its file is still there', async () => {
-  const first = await startServer();
+  const first = await startServer({ runners: 1 });
   await first.request('POST', '/v1/blueprints', { body: { yaml: NOTES } });
   const { client, transport } = await connect(first, 'notes', { headers: { 'svc-variables': 'team=blue' } });
   await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("/keep.txt", "kept"); }' } });
   const id = transport.sessionId!;
   await first.stop();
-  const second = await startServer({ home: first.home, adminToken: first.adminToken, userToken: first.userToken });
+  const second = await startServer({ runners: 1, home: first.home, adminToken: first.adminToken, userToken: first.userToken });
   try {
     const reply = await fetch(`${second.url}/mcp/notes`, {
       method: 'POST',
