@@ -38,14 +38,17 @@ const FAILING = `export function main() {
   throw new Error("fetch https://api.example.com/v1/items from 10.20.30.40 failed with key ghp_0123456789abcdefABCDEF0123\\nsecond line with details");
 }`;
 
-async function exercise(server: TestServer): Promise<void> {
+/** Usage a report would count; `runs` adds a good and a failing run (a runner and a type check). */
+async function exercise(server: TestServer, options: { runs: boolean } = { runs: true }): Promise<void> {
   assert.equal((await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } })).status, 200);
   const user = { token: server.userToken, headers: { 'x-forwarded-for': '203.0.113.9', 'user-agent': 'agent-harness/9.9' } };
   const opened = await server.request('POST', '/v1/sessions', { ...user, body: { blueprint: 'tel', secrets: { TOKEN: SECRET } } });
   const id = opened.json.session_id as string;
-  assert.equal((await server.request('POST', `/v1/sessions/${id}/execute`, { ...user, body: { code: 'export function main() { return 1; }' } })).json.result, '1');
-  const failed = await server.request('POST', `/v1/sessions/${id}/execute`, { ...user, body: { code: FAILING } });
-  assert.equal(failed.json.error.kind, 'runtime_error');
+  if (options.runs) {
+    assert.equal((await server.request('POST', `/v1/sessions/${id}/execute`, { ...user, body: { code: 'export function main() { return 1; }' } })).json.result, '1');
+    const failed = await server.request('POST', `/v1/sessions/${id}/execute`, { ...user, body: { code: FAILING } });
+    assert.equal(failed.json.error.kind, 'runtime_error');
+  }
   await server.request('GET', '/v1/blueprints/tel/packages/search?q=fs', user);
 }
 
@@ -107,7 +110,9 @@ describe('telemetry', () => {
       { env: { SVC_TELEMETRY: '1', SVC_TELEMETRY_ENDPOINT: sink.url, NODE_EXTRA_CA_CERTS: sink.certFile }, config: { telemetry: false } },
     ]) {
       const server = await startServer({ runners: 1,  ...options, timeoutMs: 60_000 });
-      await exercise(server);
+      // A Blueprint, a session and a search are usage a report would carry (an idle server
+      // sends none); runs would add only a runner's and a type check's start.
+      await exercise(server, { runs: false });
       await server.stop();
     }
     assert.equal(sink.received.length, from);
