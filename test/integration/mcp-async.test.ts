@@ -31,6 +31,8 @@ interface Holds {
   held: string[];
   cancelled: string[];
   whenHeld: Array<() => void>;
+  /** Called when the client cancels a held call. */
+  whenCancelled: Array<() => void>;
 }
 
 function tools(name: string, meet: ReturnType<typeof barrier>, holds: Holds, forget: () => void): UpstreamTool[] {
@@ -48,6 +50,7 @@ function tools(name: string, meet: ReturnType<typeof barrier>, holds: Holds, for
           for (const r of holds.whenHeld.splice(0)) r();
           signal.addEventListener('abort', () => {
             holds.cancelled.push(tag);
+            for (const r of holds.whenCancelled.splice(0)) r();
             reject(new Error('cancelled'));
           });
         }),
@@ -71,13 +74,14 @@ permissions:
     - {capability: mcp.side, action: allow}
 `;
 
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+/** Resolves once the client has cancelled the held call `tag` (an event, no polling). */
+async function cancelled(holds: Holds, tag: string): Promise<void> {
+  while (!holds.cancelled.includes(tag)) await new Promise<void>((resolve) => holds.whenCancelled.push(resolve));
 }
 
 describe('@mcp/<server>/async', () => {
   const meet = barrier();
-  const holds: Holds = { held: [], cancelled: [], whenHeld: [] };
+  const holds: Holds = { held: [], cancelled: [], whenHeld: [], whenCancelled: [] };
   let fan: McpUpstream;
   let side: McpUpstream;
   let server: TestServer;
@@ -129,7 +133,7 @@ describe('@mcp/<server>/async', () => {
     assert.equal(sessions.size, 1);
     // The session ends with the run (its DELETE may follow the run's answer).
     const session = [...sessions][0];
-    await until(() => fan.requests.slice(from).some((r) => r.method === 'DELETE' && r.sessionId === session));
+    await fan.requested((r) => r.method === 'DELETE' && r.sessionId === session, from);
   });
 
   test('calls to two servers in Promise.all are in flight together (a barrier of eight across both)', async () => {
@@ -168,7 +172,7 @@ describe('@mcp/<server>/async', () => {
     }`);
     assert.equal(result.error, null, JSON.stringify(result.error));
     assert.ok(holds.held.includes('returned'));
-    await until(() => holds.cancelled.includes('returned'));
+    await cancelled(holds, 'returned');
   });
 
   test('a run ended by its time limit while a call hangs: the far end sees the cancellation and no later call', async () => {
@@ -179,7 +183,7 @@ describe('@mcp/<server>/async', () => {
     }`);
     assert.equal(result.error?.kind, 'timeout', JSON.stringify(result));
     assert.ok(holds.held.includes('limit'), 'the call reached the far end before the limit');
-    await until(() => holds.cancelled.includes('limit'));
+    await cancelled(holds, 'limit');
     // One more run on the same server proves nothing of the ended run continues.
     assert.equal((await execute(limited, 'export function main() { return 1; }')).result, '1');
     assert.ok(!fan.calls.some((c) => c.arguments.tag === 'after-limit'), JSON.stringify(fan.calls));

@@ -12,7 +12,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startServer, tempDir, type TestServer } from '../harness';
 import { runSvc } from '../support/cli';
 import { testCa } from '../support/stand-in';
-import { eventually } from '../support/wait';
 import { startMcpUpstream, upstreamServerOptions, type McpUpstream, type UpstreamTool } from '../support/mcp-upstream';
 
 const STORE_TOKEN = `store-${randomBytes(12).toString('hex')}`;
@@ -191,7 +190,7 @@ export function main() {
     assert.equal(reply.json.error, null, JSON.stringify(reply.json));
     // The DELETE is sent as the run ends; wait until the upstream has seen it.
     const callSessions = new Set(tracker.requests.slice(before).filter((r) => r.rpc.includes('tools/call')).map((r) => r.sessionId));
-    await eventually('the upstream to see the DELETE', () => tracker.requests.slice(before).some((r) => r.method === 'DELETE' && callSessions.has(r.sessionId)));
+    await tracker.requested((r) => r.method === 'DELETE' && callSessions.has(r.sessionId), before);
     const seen = tracker.requests.slice(before);
     const initializes = seen.filter((r) => r.rpc.includes('initialize'));
     assert.equal(callSessions.size, 1);

@@ -35,6 +35,8 @@ export interface McpUpstream {
   hosts: string[];
   port: number;
   requests: UpstreamRequest[];
+  /** The first request at index `from` (default 0) or later that matches: one already received, or the next to arrive (an event, no polling). */
+  requested(match: (request: UpstreamRequest) => boolean, from?: number): Promise<UpstreamRequest>;
   /** tools/call requests received, by tool name. */
   calls: Array<{ name: string; arguments: Record<string, unknown> }>;
   setTools(tools: UpstreamTool[]): void;
@@ -95,6 +97,14 @@ export async function startMcpUpstream(options: UpstreamOptions): Promise<McpUps
   const { certFile, keyFile } = certificateFor(testCa(), [options.host], `mcp-${options.host}`);
   const state = { tools: options.tools, calls: [] as McpUpstream['calls'] };
   const requests: UpstreamRequest[] = [];
+  const waiters: Array<{ match: (request: UpstreamRequest) => boolean; resolve: (request: UpstreamRequest) => void }> = [];
+  const record = (request: UpstreamRequest) => {
+    requests.push(request);
+    for (const waiter of waiters.filter((w) => w.match(request))) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve(request);
+    }
+  };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const endpoint = options.path ?? '/mcp';
   const upstream: McpUpstream = {
@@ -102,6 +112,12 @@ export async function startMcpUpstream(options: UpstreamOptions): Promise<McpUps
     hosts: [options.host],
     port: 0,
     requests,
+    requested: (match, from = 0) =>
+      new Promise((resolve) => {
+        const found = requests.slice(from).find(match);
+        if (found) resolve(found);
+        else waiters.push({ match, resolve });
+      }),
     calls: state.calls,
     failWith: null,
     setTools: (tools) => {
@@ -126,7 +142,7 @@ export async function startMcpUpstream(options: UpstreamOptions): Promise<McpUps
     }
     const rpc = (Array.isArray(body) ? body : body ? [body] : []).map((m: { method?: string }) => m?.method ?? 'response');
     const sessionId = req.headers['mcp-session-id'] as string | undefined;
-    requests.push({ method: req.method ?? '', authorization: req.headers.authorization, sessionId, headers: { ...req.headers }, rpc });
+    record({ method: req.method ?? '', authorization: req.headers.authorization, sessionId, headers: { ...req.headers }, rpc });
     const document = options.documents?.[(req.url ?? '').split('?')[0]];
     if (req.method === 'GET' && document !== undefined) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
