@@ -32,16 +32,19 @@ vfs: per_session
 
 
 
-describe('session lifecycle', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-    for (const yaml of [NOTES, SCRATCH, NOFILES, GUARDED]) await registerBlueprint(server, yaml);
-  });
-  after(async () => {
-    await server.stop();
-  });
+// One server for every test: ephemeral areas go to a directory of the test's own, which
+// the on-disk test reads.
+const ephemeralDir = tempDir();
+let server: TestServer;
+before(async () => {
+  server = await startServer({ runners: 1, config: { vfs_ephemeral_dir: ephemeralDir } });
+  for (const yaml of [NOTES, SCRATCH, NOFILES, GUARDED]) await registerBlueprint(server, yaml);
+});
+after(async () => {
+  await server?.stop();
+});
 
+describe('session lifecycle', () => {
   test('create, write a per-session file, read it back, last-run, delete 204, then execute and delete 404', async () => {
     const id = await openSession(server, { blueprint: 'notes', variables: { team: 'blue' } });
     const created = server.audit({ type: 'session', event: 'created', session_id: id });
@@ -186,25 +189,18 @@ describe('session lifecycle', () => {
 
 describe('ephemeral file areas on disk', () => {
   test('every run\'s directory is gone after it: one that wrote files, one that touched none, and one-off runs', async () => {
-    const dir = tempDir();
-    const server = await startServer({ config: { vfs_ephemeral_dir: dir } });
-    try {
-      await registerBlueprint(server, SCRATCH);
-      // The server's private directory: svc-ephemeral-<pid>-<random>, made on first use.
-      const roots = () => fs.readdirSync(dir).filter((name) => name.startsWith(`svc-ephemeral-${server.child.pid}-`));
-      const leftovers = () => roots().flatMap((name) => fs.readdirSync(path.join(dir, name)));
-      const id = await openSession(server, { blueprint: 'scratch' });
-      const wrote = await execute(server, id, WRITE_NOTE);
-      assert.equal(wrote.json.error, null, wrote.text);
-      assert.equal(roots().length, 1, 'the run made its directory under vfs_ephemeral_dir');
-      assert.deepEqual(leftovers(), []);
-      assert.equal((await execute(server, id, 'export function main() { return 1; }')).json.result, '1');
-      assert.deepEqual(leftovers(), []);
-      const oneOff = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'scratch', code: WRITE_NOTE } });
-      assert.equal(oneOff.json.error, null, oneOff.text);
-      assert.deepEqual(leftovers(), []);
-    } finally {
-      await server.stop();
-    }
+    // The server's private directory: svc-ephemeral-<pid>-<random>, made on first use.
+    const roots = () => fs.readdirSync(ephemeralDir).filter((name) => name.startsWith(`svc-ephemeral-${server.child.pid}-`));
+    const leftovers = () => roots().flatMap((name) => fs.readdirSync(path.join(ephemeralDir, name)));
+    const id = await openSession(server, { blueprint: 'scratch' });
+    const wrote = await execute(server, id, WRITE_NOTE);
+    assert.equal(wrote.json.error, null, wrote.text);
+    assert.equal(roots().length, 1, 'the server keeps its ephemeral areas under vfs_ephemeral_dir');
+    assert.deepEqual(leftovers(), []);
+    assert.equal((await execute(server, id, 'export function main() { return 1; }')).json.result, '1');
+    assert.deepEqual(leftovers(), []);
+    const oneOff = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'scratch', code: WRITE_NOTE } });
+    assert.equal(oneOff.json.error, null, oneOff.text);
+    assert.deepEqual(leftovers(), []);
   });
 });
