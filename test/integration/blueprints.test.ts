@@ -8,16 +8,19 @@ import { startServer, tempDir, type TestServer } from '../harness';
 
 const NOTES = 'name: notes\n# a comment kept byte for byte\nvfs: per_session\ndefault: deny\n';
 
-describe('blueprint admin API', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({
-      config: {
-        volumes: { handbook: { kind: 'managed-local', access: 'read_only', size_limit: '10MB' }, shared: { kind: 'managed-local', size_limit: 'unlimited' } },
-      },
-    });
+// The admin API and the request pre-checks share one server (the pre-checks register nothing).
+let server: TestServer;
+before(async () => {
+  server = await startServer({
+    runners: 1,
+    config: {
+      volumes: { handbook: { kind: 'managed-local', access: 'read_only', size_limit: '10MB' }, shared: { kind: 'managed-local', size_limit: 'unlimited' } },
+    },
   });
-  after(async () => server.stop());
+});
+after(async () => server?.stop());
+
+describe('blueprint admin API', () => {
 
   test('POST registers, GET returns the stored text byte for byte, list shows the summary', async () => {
     const created = await server.request('POST', '/v1/blueprints', { body: { yaml: NOTES } });
@@ -193,12 +196,6 @@ test('Blueprints in the obsolete blueprint_dir are imported once, invalid ones s
 });
 
 describe('request pre-checks', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => server.stop());
-
   test('415 without Content-Type: application/json, as plain text', async () => {
     const reply = await server.request('POST', '/v1/blueprints', { rawBody: '{"yaml":"name: a"}', headers: { 'content-type': 'text/plain' } });
     assert.equal(reply.status, 415);
