@@ -6,7 +6,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import os from 'node:os';
-import { startServer } from '../harness';
+import { startServer, type TestServer } from '../harness';
 import { serverOptions, startStandIn, testCa, type StandIn } from '../support/stand-in';
 
 const HOST = 'api.example-service.test';
@@ -24,22 +24,38 @@ const getProgram = (url: string) =>
 
 describe('special-purpose and own addresses are blocked', () => {
   const own = ownAddress();
+  // Names mapped to special-purpose ranges and IPv6 forms carrying loopback.
+  const targets: Record<string, string> = {
+    'this-network.test': '0.0.0.7',
+    'ietf.test': '192.0.0.8',
+    'benchmark.test': '198.18.0.1',
+    'future.test': '240.0.0.1',
+    'compat.test': '::7f00:1',
+    'nat64.test': '64:ff9b::7f00:1',
+    'sixtofour.test': '2002:7f00:1::1',
+  };
+
+  // One server for the own-address refusal and the special ranges: allow_private (without
+  // it a private interface address would be refused by its range alone) leaves every
+  // special range above refused, none of them is private.
+  let blocked: TestServer;
+  before(async () => {
+    const hosts = { ...targets, ...(own === undefined ? {} : { [HOST]: own }) };
+    blocked = await startServer({ runners: 1, args: ['--allow-private', ...Object.entries(hosts).flatMap(([name, address]) => ['--add-host', `${name}=${address}`])], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
+    await blocked.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
+  });
+  after(async () => {
+    await blocked?.stop();
+  });
 
   test("this machine's own interface address is refused unless allow_ip covers it", { skip: own === undefined ? 'no non-loopback interface address on this machine' : false }, async () => {
     const api = await startStandIn([HOST], () => ({ status: 200, body: 'reached' }), { address: own });
     try {
-      // allow_private too: a private interface address would pass the range check alone.
-      const blocked = await startServer({ runners: 1,  args: ['--allow-private', '--add-host', `${HOST}=${own}`], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
-      try {
-        await blocked.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
-        const reply = await blocked.request('POST', '/v1/execute', { token: blocked.userToken, body: { blueprint: 'web', code: getProgram(`${api.origin()}/x`) } });
-        assert.equal(reply.status, 200, reply.text);
-        assert.match(reply.json.result, /blocked by network policy: api\.example-service\.test resolves only to (loopback|reserved) address space/);
-        assert.equal(api.requests.length, 0, 'nothing reached the stand-in');
-        assert.equal(blocked.audit({ type: 'decision', execution_id: reply.json.execution_id, source: 'egress_guard' }).length, 1);
-      } finally {
-        await blocked.stop();
-      }
+      const reply = await blocked.request('POST', '/v1/execute', { token: blocked.userToken, body: { blueprint: 'web', code: getProgram(`${api.origin()}/x`) } });
+      assert.equal(reply.status, 200, reply.text);
+      assert.match(reply.json.result, /blocked by network policy: api\.example-service\.test resolves only to (loopback|reserved) address space/);
+      assert.equal(api.requests.length, 0, 'nothing reached the stand-in');
+      assert.equal(blocked.audit({ type: 'decision', execution_id: reply.json.execution_id, source: 'egress_guard' }).length, 1);
       // The same call with the address granted reaches the stand-in: the block was what stopped it.
       const granted = await startServer({ runners: 1,  args: ['--allow-ip', own!, '--add-host', `${HOST}=${own}`], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
       try {
@@ -56,36 +72,21 @@ describe('special-purpose and own addresses are blocked', () => {
   });
 
   test('special-purpose ranges and IPv6 forms carrying loopback are refused before any connection, each audited', async () => {
-    const targets: Record<string, string> = {
-      'this-network.test': '0.0.0.7',
-      'ietf.test': '192.0.0.8',
-      'benchmark.test': '198.18.0.1',
-      'future.test': '240.0.0.1',
-      'compat.test': '::7f00:1',
-      'nat64.test': '64:ff9b::7f00:1',
-      'sixtofour.test': '2002:7f00:1::1',
-    };
-    const server = await startServer({ runners: 1,  args: Object.entries(targets).flatMap(([name, address]) => ['--add-host', `${name}=${address}`]), timeoutMs: START_MS });
-    try {
-      await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
-      const code = `import * as http from "svc:http";\nexport function main() { return ${JSON.stringify(Object.keys(targets))}.map((name) => { try { return http.get("https://" + name + ":9/").status; } catch (e) { return e.message; } }); }`;
-      const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code } });
-      assert.equal(reply.status, 200, reply.text);
-      assert.deepEqual(JSON.parse(reply.json.result), [
-        'blocked by network policy: this-network.test resolves only to unspecified address space, which this server does not let programs reach',
-        'blocked by network policy: ietf.test resolves only to reserved address space, which this server does not let programs reach',
-        'blocked by network policy: benchmark.test resolves only to reserved address space, which this server does not let programs reach',
-        'blocked by network policy: future.test resolves only to reserved address space, which this server does not let programs reach',
-        'blocked by network policy: compat.test resolves only to loopback address space, which this server does not let programs reach',
-        'blocked by network policy: nat64.test resolves only to loopback address space, which this server does not let programs reach',
-        'blocked by network policy: sixtofour.test resolves only to loopback address space, which this server does not let programs reach',
-      ]);
-      // Five refusals of one kind are written one by one, the rest counted into one record at the run's end.
-      const records = server.audit({ type: 'decision', execution_id: reply.json.execution_id, source: 'egress_guard' });
-      assert.equal(records.reduce((sum, record) => sum + (record.count === undefined ? 1 : Number(record.count)), 0), 7);
-    } finally {
-      await server.stop();
-    }
+    const code = `import * as http from "svc:http";\nexport function main() { return ${JSON.stringify(Object.keys(targets))}.map((name) => { try { return http.get("https://" + name + ":9/").status; } catch (e) { return e.message; } }); }`;
+    const reply = await blocked.request('POST', '/v1/execute', { token: blocked.userToken, body: { blueprint: 'web', code } });
+    assert.equal(reply.status, 200, reply.text);
+    assert.deepEqual(JSON.parse(reply.json.result), [
+      'blocked by network policy: this-network.test resolves only to unspecified address space, which this server does not let programs reach',
+      'blocked by network policy: ietf.test resolves only to reserved address space, which this server does not let programs reach',
+      'blocked by network policy: benchmark.test resolves only to reserved address space, which this server does not let programs reach',
+      'blocked by network policy: future.test resolves only to reserved address space, which this server does not let programs reach',
+      'blocked by network policy: compat.test resolves only to loopback address space, which this server does not let programs reach',
+      'blocked by network policy: nat64.test resolves only to loopback address space, which this server does not let programs reach',
+      'blocked by network policy: sixtofour.test resolves only to loopback address space, which this server does not let programs reach',
+    ]);
+    // Five refusals of one kind are written one by one, the rest counted into one record at the run's end.
+    const records = blocked.audit({ type: 'decision', execution_id: reply.json.execution_id, source: 'egress_guard' });
+    assert.equal(records.reduce((sum, record) => sum + (record.count === undefined ? 1 : Number(record.count)), 0), 7);
   });
 });
 
