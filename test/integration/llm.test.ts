@@ -411,7 +411,7 @@ permissions:
       assert.equal(first.value.name, 'QuotaExceededError');
       assert.match(first.value.message, /max_llm_tokens \(the server\) has 996 of 3000 tokens left; this call reserves 1002/);
       // The refused run may finish before the second held request has arrived.
-      while (p.openai.requests.length < before + 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      await p.openai.received(before + 2);
       p.openai.release();
       const results = await Promise.all(runs);
       assert.deepEqual(results.map((r) => r.value.name ?? 'ok').sort(), ['QuotaExceededError', 'ok', 'ok']);

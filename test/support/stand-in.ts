@@ -14,9 +14,10 @@
 //   api.close();
 //
 // Every request is recorded (method, host, path, headers, body text and parsed JSON) before
-// the handler runs; `inFlight` / `maxInFlight` count requests being answered, so tests can
-// assert concurrency ceilings without timing. A handler may return a promise and hold the
-// answer back (`release` patterns); `{ destroy: true }` drops the connection without a reply.
+// the handler runs, and `received(n)` resolves when the n-th has come; `inFlight` /
+// `maxInFlight` count requests being answered, so tests can assert concurrency ceilings
+// without timing. A handler may return a promise and hold the answer back (`release`
+// patterns); `{ destroy: true }` drops the connection without a reply.
 import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -56,6 +57,8 @@ export interface StandIn {
   /** `https://<host>:<port>`; host defaults to the first one. */
   origin(host?: string): string;
   requests: StandInRequest[];
+  /** Resolves once `count` requests in all have been received (an event, no polling). */
+  received(count: number): Promise<void>;
   inFlight: number;
   maxInFlight: number;
   /** Replace the handler (e.g. per test). */
@@ -85,12 +88,18 @@ export interface StandInOptions {
 export async function startStandIn(hosts: string[], handler: StandInHandler = () => ({ status: 404, json: { error: 'no handler' } }), options: StandInOptions = {}): Promise<StandIn> {
   const { certFile, keyFile } = certificateFor(testCa(), hosts, 'stand-in');
   let current = handler;
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
   const standIn: StandIn = {
     hosts,
     address: '127.0.0.1',
     port: 0,
     origin: (host = hosts[0]) => (standIn.port === 443 ? `https://${host}` : `https://${host}:${standIn.port}`),
     requests: [],
+    received: (count) =>
+      new Promise<void>((resolve) => {
+        if (standIn.requests.length >= count) resolve();
+        else waiters.push({ count, resolve });
+      }),
     inFlight: 0,
     maxInFlight: 0,
     handle: (next) => {
@@ -116,6 +125,10 @@ export async function startStandIn(hosts: string[], handler: StandInHandler = ()
       const host = String(req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
       const request: StandInRequest = { method: req.method ?? '', host, path: req.url ?? '/', headers: req.headers, body, json };
       standIn.requests.push(request);
+      for (const waiter of waiters.filter((w) => standIn.requests.length >= w.count)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
       standIn.inFlight++;
       standIn.maxInFlight = Math.max(standIn.maxInFlight, standIn.inFlight);
       let reply: StandInReply;
