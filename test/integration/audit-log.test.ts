@@ -8,7 +8,7 @@ import { parseLogfmt } from '../../src/audit';
 import { startServer, tempDir } from '../harness';
 
 test('audit lines parse as logfmt with the header first and the rest alphabetical; started then stopped', async () => {
-  const server = await startServer();
+  const server = await startServer({ runners: 1 });
   await server.request('GET', '/v1/status', { token: null });
   assert.equal(await server.stop('SIGTERM'), 0);
   const auditLines = server.lines().filter((l) => l.includes('stream=audit'));
@@ -36,7 +36,7 @@ test('logging.file and logging.audit.file receive the log and the audit records'
   const dir = tempDir();
   const logFile = path.join(dir, 'svc.log');
   const auditFile = path.join(dir, 'audit.log');
-  const server = await startServer({ config: { logging: { audit: { file: auditFile } } }, env: { SVC_LOG_FILE: logFile } }).catch((e) => {
+  const server = await startServer({ runners: 1, config: { logging: { audit: { file: auditFile } } }, env: { SVC_LOG_FILE: logFile } }).catch((e) => {
     throw e;
   });
   await server.stop();

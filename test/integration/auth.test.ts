@@ -7,7 +7,7 @@ import { newToken, startServer, type TestServer } from '../harness';
 describe('authentication', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ runners: 1 });
   });
   after(async () => {
     await server.stop();
@@ -84,7 +84,7 @@ describe('authentication', () => {
 
 describe('unauthenticated mode', () => {
   test('serves without tokens, warns in the log, and audits principal unauthenticated', async () => {
-    const server = await startServer({ tokens: false, args: ['--allow-unauthenticated'] });
+    const server = await startServer({ runners: 1, tokens: false, args: ['--allow-unauthenticated'] });
     try {
       const reply = await server.request('GET', '/v1/status', { token: null });
       assert.equal(reply.status, 200);

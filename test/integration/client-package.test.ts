@@ -13,7 +13,7 @@ import { START_TIMEOUT_MS } from '../support/cli';
 describe('the @svc/client tarball', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer({ timeoutMs: START_TIMEOUT_MS });
+    server = await startServer({ runners: 1, timeoutMs: START_TIMEOUT_MS });
     assert.ok((await server.request('POST', '/v1/blueprints', { body: { yaml: YAML.stringify({ name: 'calc' }) } })).status < 300);
   });
   after(async () => server?.stop());

@@ -102,12 +102,13 @@ let p: Record<Kind, ProviderStandIn>;
 let server: TestServer;
 let runLimited: TestServer;
 let serverLimited: TestServer;
-const RUN_LIMITS = ['--max-execution-llm-tokens', '7000', '--max-llm-concurrency', '2', '--max-execution-embedding-tokens', '1000', '--max-execution-embedding-requests', '5', '--max-embedding-concurrency', '2'];
+// `server` and `runLimited` never run two programs at once: one runner each.
+const RUN_LIMITS = ['--runner-pool-size', '1', '--max-execution-llm-tokens', '7000', '--max-llm-concurrency', '2', '--max-execution-embedding-tokens', '1000', '--max-execution-embedding-requests', '5', '--max-embedding-concurrency', '2'];
 const SERVER_LIMITS = ['--max-llm-tokens', '3000', '--max-embedding-tokens', '100', '--runner-pool-size', '3'];
 
 before(async () => {
   p = await startProviders();
-  [server, runLimited, serverLimited] = await Promise.all([startModelServer(p), startModelServer(p, { args: RUN_LIMITS }), startModelServer(p, { args: SERVER_LIMITS })]);
+  [server, runLimited, serverLimited] = await Promise.all([startModelServer(p, { args: ['--runner-pool-size', '1'] }), startModelServer(p, { args: RUN_LIMITS }), startModelServer(p, { args: SERVER_LIMITS })]);
 });
 after(async () => {
   await Promise.all([server, runLimited, serverLimited].map((s) => s?.stop()));

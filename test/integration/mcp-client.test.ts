@@ -95,7 +95,7 @@ describe('MCP client Packages', () => {
       ],
     });
     const network = upstreamServerOptions(tracker, paged, personal, flaky);
-    server = await startServer({ args: network.args, env: { ...network.env, SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
+    server = await startServer({ runners: 1, args: network.args, env: { ...network.env, SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
     assert.equal((await server.request('POST', '/v1/secrets', { body: { key: 'paged_token', value: STORE_TOKEN } })).status, 200);
     const registered = await server.request('POST', '/v1/blueprints', { body: { yaml: blueprint(tracker, paged, personal, flaky) } });
     assert.equal(registered.status, 200, registered.text);

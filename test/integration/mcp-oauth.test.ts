@@ -83,6 +83,7 @@ describe('MCP OAuth', () => {
     });
     const network = upstreamServerOptions(auth, secure, teamAuth, team);
     server = await startServer({
+      runners: 1,
       args: network.args,
       env: { ...network.env, SVC_SECRET_KEY: randomBytes(32).toString('base64'), PROVIDER_SECRET },
       config: { mcp_oauth: { providers: [{ match: 'login.team-example.com', client_id: 'provider-client', client_secret: '${env.PROVIDER_SECRET}', scopes: ['team:read'] }] } },
@@ -350,7 +351,7 @@ test('svc mcp provider add, list and remove keep the CLI providers file; a secre
 });
 
 test('without a secret store every MCP OAuth endpoint answers 503 no_secret_store', async () => {
-  const server = await startServer();
+  const server = await startServer({ runners: 1 });
   try {
     assert.equal((await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: o\nvfs: none\nmcp:\n  s:\n    url: https://example.com/mcp\n    auth: {type: oauth2}\n' } })).status, 200);
     for (const [method, route, body] of [

@@ -28,7 +28,7 @@ describe('Prometheus metrics', () => {
     return parse(reply.text);
   };
   before(async () => {
-    server = await startServer({ config: { logging: { audit: { file: path.join('no-such-directory', 'audit.log') } } }, timeoutMs: 60_000 });
+    server = await startServer({ runners: 1, config: { logging: { audit: { file: path.join('no-such-directory', 'audit.log') } } }, timeoutMs: 60_000 });
   });
   after(async () => {
     await server?.stop();
@@ -43,7 +43,7 @@ describe('Prometheus metrics', () => {
     assert.match(reply.text, /^svc_nodejs_heap_size_used_bytes \d/m);
     assert.match(reply.text, /^# TYPE svc_runner_restarts_total counter$/m);
     const samples = parse(reply.text);
-    assert.equal(samples.get('svc_runner_pool_size'), 2);
+    assert.equal(samples.get('svc_runner_pool_size'), 1);
     assert.equal(samples.get('svc_runner_queue_depth'), 0);
     assert.equal(samples.get('svc_token_budget{kind="model",state="budget"}'), 20_000_000);
     assert.equal(samples.get('svc_token_budget{kind="embedding",state="budget"}'), 50_000_000);
@@ -84,7 +84,7 @@ describe('Prometheus metrics', () => {
     assert.equal(delta(after, 'svc_decisions_total{source="egress_guard",decision="deny"}'), 1);
     assert.ok(delta(after, 'svc_decisions_total{source="policy",decision="allow"}') >= 1);
     assert.equal(delta(after, 'svc_outbound_connections_total{outcome="blocked"}'), 1);
-    assert.equal(after.get('svc_runner_pool_size'), 2);
+    assert.equal(after.get('svc_runner_pool_size'), 1);
     assert.equal(delta(after, 'svc_discovery_lookups_total{kind="package_search"}'), 1);
     assert.equal(delta(after, 'svc_blueprint_changes_total{event="blueprint_created"}'), 1);
     assert.equal(delta(after, 'svc_http_requests_total{method="POST",route="/v1/sessions/:id/execute",status="200"}'), 6);

@@ -41,7 +41,7 @@ describe('OpenAPI document', () => {
   }
 
   before(async () => {
-    server = await startServer({ env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') }, timeoutMs: 60_000 });
+    server = await startServer({ runners: 1, env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') }, timeoutMs: 60_000 });
     const reply = await server.request('GET', '/v1/openapi.json', { token: server.userToken });
     assert.equal(reply.status, 200);
     doc = reply.json;

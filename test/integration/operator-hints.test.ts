@@ -26,7 +26,7 @@ describe('operator hints', () => {
 
   before(async () => {
     far = await startStandIn([API, MCP], () => ({ status: 200, json: {} }));
-    server = await startServer({ args: ['--add-host', `${API}=127.0.0.1`, '--add-host', `${MCP}=127.0.0.1`], timeoutMs: START_TIMEOUT_MS });
+    server = await startServer({ runners: 1, args: ['--add-host', `${API}=127.0.0.1`, '--add-host', `${MCP}=127.0.0.1`], timeoutMs: START_TIMEOUT_MS });
     const yaml = YAML.stringify({
       name: 'hints',
       mcp: { tracker: { url: `${far.origin(MCP)}/mcp` } },
