@@ -30,7 +30,7 @@ vfs: {mode: ephemeral}
 describe('a program cannot write where its Blueprint forbids', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ runners: 1 });
     await register(server, NARROW);
   });
   after(async () => server.stop());
@@ -84,7 +84,7 @@ export function main() {
 describe('the run report cannot be forged', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer({ args: ['--max-execution-fuel', '5000000', '--max-execution-time', '60'] });
+    server = await startServer({ runners: 1, args: ['--max-execution-fuel', '5000000', '--max-execution-time', '60'] });
     await register(server, NARROW);
   });
   after(async () => server.stop());
