@@ -63,7 +63,7 @@ export function apply(amount: number): number {
     });
     const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
     assert.equal(published.code, 0, published.stdout + published.stderr);
-    server = await startServer({ home, timeoutMs: START_TIMEOUT_MS });
+    server = await startServer({ runners: 1, home, timeoutMs: START_TIMEOUT_MS });
   });
   after(async () => server?.stop());
 

@@ -50,7 +50,7 @@ function upload(server: TestServer, route: string, total: number, options: { chu
 describe('request bodies over 2 MiB', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer({ timeoutMs: 60_000 });
+    server = await startServer({ runners: 1, timeoutMs: 60_000 });
   });
   after(async () => {
     await server.stop();

@@ -1,6 +1,7 @@
 // Runs that wait hold no runner: many runs are in flight at once in a few runner
 // processes. Proven without clocks: a loopback far end answers only once N requests are
 // waiting on it (a barrier), so the runs complete only if they really overlap.
+// Tests with the same settings share one server (started on first use).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -9,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { listTree, startServer, type TestServer } from '../harness';
 import { execute as executeIn, openSession, sessionDir } from '../support/sessions';
+import { eventually } from '../support/wait';
 
 interface FarEnd {
   port: number;
@@ -74,6 +76,32 @@ async function farEnd(): Promise<FarEnd> {
 
 const BLUEPRINT = 'name: waits\nallow_insecure_http: true\ndefault: allow\n';
 
+const servers = new Map<string, Promise<TestServer>>();
+after(async () => Promise.all([...servers.values()].map(async (server) => (await server).stop())));
+
+/** The file's server with these arguments and settings (and the Blueprint `waits`), started on first use. */
+function serverWith(args: string[], config: Record<string, unknown>): Promise<TestServer> {
+  const key = JSON.stringify([args, config]);
+  if (!servers.has(key)) {
+    servers.set(key, (async () => {
+      const server = await startServer({ args: ['--allow-localhost', ...args], config });
+      await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+      return server;
+    })());
+  }
+  return servers.get(key)!;
+}
+
+/** Two runners (the default), many runs each, a long time limit. */
+const roomy = () => serverWith([], { max_execution_time: 120 });
+/** One run in flight, one queued, two host calls in flight per run: one runner. */
+const cramped = () => serverWith(['--max-runs-in-flight', '1', '--max-queued-runs', '1', '--runner-pool-size', '1'], { max_execution_time: 120, max_host_calls_in_flight: 2 });
+/** A 1 s time limit, four runs per runner. */
+const limited = () => serverWith(['--runs-per-runner', '4'], { max_execution_time: 1 });
+
+/** Waits for a condition of this process (the far end's counters): a pause between looks instead of a busy loop. */
+const until = (what: string, condition: () => boolean | Promise<boolean>) => eventually(what, condition, { intervalMs: 10, attempts: 6000 });
+
 async function execute(server: TestServer, code: string) {
   const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'waits', code } });
   assert.equal(reply.status, 200, JSON.stringify(reply.json));
@@ -96,61 +124,47 @@ describe('many runs per runner', () => {
   after(() => far.close());
 
   test('six runs, each waiting on the far end, complete together on two runners (a barrier of six)', async () => {
-    const server = await startServer({ args: ['--allow-localhost', '--runner-pool-size', '2'], config: { max_execution_time: 120 } });
-    try {
-      await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
-      far.barrier(6);
-      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => execute(server, waitAt(far.port, `/barrier/${i}`))));
-      for (const result of results) assert.deepEqual([result.error, result.result], [null, 'met 6']);
-    } finally {
-      await server.stop();
-    }
+    const server = await roomy();
+    far.barrier(6);
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => execute(server, waitAt(far.port, `/barrier/${i}`))));
+    for (const result of results) assert.deepEqual([result.error, result.result], [null, 'met 6']);
   });
 
   test('sixteen runs in flight together, one of them with sixteen async calls, leave no listener-leak warning on the server', async () => {
-    const server = await startServer({ args: ['--allow-localhost', '--runner-pool-size', '2'], config: { max_execution_time: 120 } });
-    try {
-      await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
-      far.barrier(31);
-      const fanOut = `import * as http from "svc:http/async";\nexport async function main() { const r = await Promise.all(Array.from({ length: 16 }, (_, i) => http.get("http://127.0.0.1:${far.port}/barrier/a" + i))); return r.length; }`;
-      const results = await Promise.all([execute(server, fanOut), ...Array.from({ length: 15 }, (_, i) => execute(server, waitAt(far.port, `/barrier/r${i}`)))]);
-      for (const result of results) assert.equal(result.error, null);
-      assert.equal(results[0].result, '16');
-      assert.doesNotMatch(server.stderr(), /MaxListenersExceededWarning/);
-    } finally {
-      await server.stop();
-    }
+    const server = await roomy();
+    far.barrier(31);
+    const fanOut = `import * as http from "svc:http/async";\nexport async function main() { const r = await Promise.all(Array.from({ length: 16 }, (_, i) => http.get("http://127.0.0.1:${far.port}/barrier/a" + i))); return r.length; }`;
+    const results = await Promise.all([execute(server, fanOut), ...Array.from({ length: 15 }, (_, i) => execute(server, waitAt(far.port, `/barrier/r${i}`)))]);
+    for (const result of results) assert.equal(result.error, null);
+    assert.equal(results[0].result, '16');
+    assert.doesNotMatch(server.stderr(), /MaxListenersExceededWarning/);
   });
 
   test('a full queue answers at once with the limit and the setting; the queued and running runs still finish', async () => {
-    const server = await startServer({ args: ['--allow-localhost', '--max-runs-in-flight', '1', '--max-queued-runs', '1'], config: { max_execution_time: 120 } });
-    try {
-      await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
-      const before = far.hits.length;
-      const running = execute(server, waitAt(far.port, '/hold/1'));
-      // The first run is in flight once the far end holds its request.
-      while (far.hits.length === before) await new Promise((resolve) => setImmediate(resolve));
-      const queued = execute(server, 'export function main() { return "queued ran"; }');
-      while ((await queueDepth(server)) < 1) await new Promise((resolve) => setImmediate(resolve));
-      const refused = await execute(server, 'export function main() { return "never"; }');
-      assert.equal(refused.result, null);
-      assert.equal(refused.error?.kind, 'runtime_error');
-      assert.match(refused.error?.message ?? '', /at capacity.*max_queued_runs 1.*raise max_queued_runs or max_runs_in_flight/);
-      far.releaseHeld();
-      assert.equal((await running).result, 'released');
-      assert.equal((await queued).result, 'queued ran');
-    } finally {
-      await server.stop();
-    }
+    const server = await cramped();
+    const before = far.hits.length;
+    const running = execute(server, waitAt(far.port, '/hold/1'));
+    // The first run is in flight once the far end holds its request.
+    await until('the first run to reach the far end', () => far.hits.length > before);
+    const queued = execute(server, 'export function main() { return "queued ran"; }');
+    await until('a run waiting for admission', async () => (await queueDepth(server)) >= 1);
+    const refused = await execute(server, 'export function main() { return "never"; }');
+    assert.equal(refused.result, null);
+    assert.equal(refused.error?.kind, 'runtime_error');
+    assert.match(refused.error?.message ?? '', /at capacity.*max_queued_runs 1.*raise max_queued_runs or max_runs_in_flight/);
+    far.releaseHeld();
+    assert.equal((await running).result, 'released');
+    assert.equal((await queued).result, 'queued ran');
   });
 
+  // A small memory limit: Array(2e8).fill reaches 16 MB much sooner than the default 50.
   test('runs_per_runner 1: a run that hangs its runner natively ends as memory_exhausted; a waiting run on the other runner is untouched', async () => {
-    const server = await startServer({ args: ['--allow-localhost', '--runner-pool-size', '2', '--runs-per-runner', '1'], config: { max_execution_time: 120 } });
+    const server = await startServer({ args: ['--allow-localhost', '--runner-pool-size', '2', '--runs-per-runner', '1', '--max-execution-memory', '16'], config: { max_execution_time: 120 } });
     try {
       await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
       const before = far.hits.length;
       const waiting = execute(server, waitAt(far.port, '/hold/2'));
-      while (far.hits.length === before) await new Promise((resolve) => setImmediate(resolve));
+      await until('the waiting run to reach the far end', () => far.hits.length > before);
       const hang = await execute(server, 'export function main() { const a = Array(2e8).fill(0); return a.length; }');
       assert.equal(hang.error?.kind, 'memory_exhausted');
       far.releaseHeld();
@@ -166,13 +180,9 @@ describe('asynchronous host calls inside one program', () => {
   let server: TestServer;
   before(async () => {
     far = await farEnd();
-    server = await startServer({ args: ['--allow-localhost'], config: { max_execution_time: 120 } });
-    await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+    server = await roomy();
   });
-  after(async () => {
-    await server.stop();
-    far.close();
-  });
+  after(() => far.close());
 
   test('eight fetches in Promise.all are in flight together (a barrier of eight)', async () => {
     far.barrier(8);
@@ -222,7 +232,7 @@ describe('asynchronous host calls inside one program', () => {
     }`);
     assert.deepEqual([result.error, result.result], [null, 'AbortError']);
     assert.ok(far.hits.slice(hitsBefore).includes('/hold/abort'));
-    while (far.closedEarly === closedBefore) await new Promise((resolve) => setImmediate(resolve));
+    await until('the far end to see the connection close', () => far.closedEarly > closedBefore);
   });
 
   test('AbortSignal.timeout rejects a fetch the far end never answers with TimeoutError', async () => {
@@ -233,49 +243,39 @@ describe('asynchronous host calls inside one program', () => {
   });
 
   test('a run ended by its time limit while a request is in flight makes no later request', async () => {
-    const limited = await startServer({ args: ['--allow-localhost'], config: { max_execution_time: 1 } });
-    try {
-      await limited.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
-      const result = await execute(limited, `export async function main() {
-        await fetch("http://127.0.0.1:${far.port}/hold/limit");
-        await fetch("http://127.0.0.1:${far.port}/after-limit");
-      }`);
-      assert.equal(result.error?.kind, 'timeout');
-      far.releaseHeld();
-      // One more run on the same server proves the reply, had it come, found no run to continue.
-      assert.equal((await execute(limited, 'export function main() { return 1; }')).result, '1');
-      assert.ok(!far.hits.includes('/after-limit'), far.hits.join(' '));
-    } finally {
-      await limited.stop();
-    }
+    const server = await limited();
+    const result = await execute(server, `export async function main() {
+      await fetch("http://127.0.0.1:${far.port}/hold/limit");
+      await fetch("http://127.0.0.1:${far.port}/after-limit");
+    }`);
+    assert.equal(result.error?.kind, 'timeout');
+    far.releaseHeld();
+    // One more run on the same server proves the reply, had it come, found no run to continue.
+    assert.equal((await execute(server, 'export function main() { return 1; }')).result, '1');
+    assert.ok(!far.hits.includes('/after-limit'), far.hits.join(' '));
   });
 
   test('a run ended by its time limit during a download into its file area writes nothing afterwards', async () => {
-    const limited = await startServer({ args: ['--allow-localhost'], config: { max_execution_time: 1 } });
-    try {
-      await limited.request('POST', '/v1/blueprints', { body: { yaml: 'name: files\nallow_insecure_http: true\ndefault: allow\nvfs: per_session\n' } });
-      const id = await openSession(limited, { blueprint: 'files' });
-      const closedBefore = far.closedEarly;
-      const ended = await executeIn(limited, id, `import * as http from "svc:http/async";\nexport async function main() { await http.download("http://127.0.0.1:${far.port}/hold/download", "late.bin"); }`);
-      assert.equal(ended.json.error?.kind, 'timeout', ended.text);
-      // The host dropped the request when the run ended; an answer now has nowhere to go.
-      while (far.closedEarly === closedBefore) await new Promise((resolve) => setImmediate(resolve));
-      far.releaseHeld();
-      const after = await executeIn(limited, id, 'import * as fs from "svc:fs";\nexport function main() { return fs.exists("late.bin"); }');
-      assert.equal(after.json.result, 'false', after.text);
-      const dir = sessionDir(limited, id);
-      assert.deepEqual(fs.existsSync(dir) ? listTree(dir).filter((f) => path.basename(f).startsWith('late')) : [], []);
-    } finally {
-      await limited.stop();
-    }
+    const server = await limited();
+    await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: files\nallow_insecure_http: true\ndefault: allow\nvfs: per_session\n' } });
+    const id = await openSession(server, { blueprint: 'files' });
+    const closedBefore = far.closedEarly;
+    const ended = await executeIn(server, id, `import * as http from "svc:http/async";\nexport async function main() { await http.download("http://127.0.0.1:${far.port}/hold/download", "late.bin"); }`);
+    assert.equal(ended.json.error?.kind, 'timeout', ended.text);
+    // The host dropped the request when the run ended; an answer now has nowhere to go.
+    await until('the far end to see the connection close', () => far.closedEarly > closedBefore);
+    far.releaseHeld();
+    const after = await executeIn(server, id, 'import * as fs from "svc:fs";\nexport function main() { return fs.exists("late.bin"); }');
+    assert.equal(after.json.result, 'false', after.text);
+    const dir = sessionDir(server, id);
+    assert.deepEqual(fs.existsSync(dir) ? listTree(dir).filter((f) => path.basename(f).startsWith('late')) : [], []);
   });
 });
 
 test('max_host_calls_in_flight bounds the calls one run has in flight: past it a call fails at once, naming the setting, and is never sent', async () => {
   const far = await farEnd();
-  const server = await startServer({ args: ['--allow-localhost'], config: { max_execution_time: 120, max_host_calls_in_flight: 2 } });
+  const server = await cramped();
   try {
-    await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
     const result = await execute(server, `import * as http from "svc:http/async";
     export async function main() {
       const held = [fetch("http://127.0.0.1:${far.port}/hold/c1"), http.get("http://127.0.0.1:${far.port}/hold/c2")];
@@ -285,7 +285,6 @@ test('max_host_calls_in_flight bounds the calls one run has in flight: past it a
     assert.match(result.result ?? '', /2 host calls are already in flight in this run \(max_host_calls_in_flight\)/);
     assert.ok(!far.hits.includes('/third'), far.hits.join(' '));
   } finally {
-    await server.stop();
     far.close();
   }
 });
@@ -295,13 +294,9 @@ describe('promise reactions never run on the runner\'s own thread', () => {
   let server: TestServer;
   before(async () => {
     far = await farEnd();
-    server = await startServer({ args: ['--allow-localhost', '--runs-per-runner', '4'], config: { max_execution_time: 1 } });
-    await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+    server = await limited();
   });
-  after(async () => {
-    await server.stop();
-    far.close();
-  });
+  after(() => far.close());
 
   test('a reaction that computes past the time limit ends as timeout, never memory_exhausted', async () => {
     for (const code of [

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startServer, type TestServer } from '../harness';
+import { eventually } from '../support/wait';
 
 const BLUEPRINT = 'name: cpu\nallow_insecure_http: true\ndefault: allow\n';
 const RUNAWAY = 'export function main() { for (;;) {} }';
@@ -45,12 +46,12 @@ async function cpuGauges(server: TestServer): Promise<{ computing: number; waiti
   return { computing: gauge('svc_runs_computing'), waiting: gauge('svc_runs_waiting_for_cpu') };
 }
 
+/** Waits for the gauges to read `wanted` (a pause between reads: asking back to back kept a core busy). */
 async function until(server: TestServer, wanted: { computing: number; waiting: number }): Promise<void> {
-  for (;;) {
+  await eventually(`${wanted.computing} runs computing and ${wanted.waiting} waiting for a CPU slot`, async () => {
     const seen = await cpuGauges(server);
-    if (seen.computing === wanted.computing && seen.waiting === wanted.waiting) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+    return seen.computing === wanted.computing && seen.waiting === wanted.waiting;
+  }, { intervalMs: 10, attempts: 6000 });
 }
 
 // With one run per process, a run waiting for a slot holds its process: four runners carry
@@ -60,7 +61,8 @@ for (const [label, args, again] of [
   ['runs_per_runner 1', ['--runner-pool-size', '4', '--runs-per-runner', '1'], false],
 ] as const) {
   test(`${label}: token A's runaways past the slots wait for one; token B's brief run starts at once and returns while all of A's are in flight`, async () => {
-    const server = await startServer({ args: ['--max-computing-runs', '2', ...args], config: { max_execution_time: 120 } });
+    // No grace at the stop: A's loops still in flight end at once instead of burning two cores for 5 s.
+    const server = await startServer({ args: ['--max-computing-runs', '2', '--shutdown-grace', '0', ...args], config: { max_execution_time: 120 } });
     const runaways: Pending[] = [];
     try {
       await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
@@ -103,7 +105,8 @@ describe('a run that waits holds no CPU slot', () => {
     });
     await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
     port = (far.address() as AddressInfo).port;
-    server = await startServer({ args: ['--allow-localhost', '--max-computing-runs', '1', '--runner-pool-size', '1'], config: { max_execution_time: 120 } });
+    // No grace at the stop: the timer run still in flight is cancelled at once.
+    server = await startServer({ args: ['--allow-localhost', '--max-computing-runs', '1', '--shutdown-grace', '0'], runners: 1, config: { max_execution_time: 120 } });
     await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
   });
   after(async () => {
@@ -116,7 +119,7 @@ describe('a run that waits holds no CPU slot', () => {
     const sync = start(server, server.adminToken, `import * as http from "svc:http";\nexport function main() { return http.get("http://127.0.0.1:${port}/hold/sync").body; }`);
     const fetched = start(server, server.adminToken, `export async function main() { return await (await fetch("http://127.0.0.1:${port}/hold/fetch")).text(); }`);
     const timer = start(server, server.adminToken, `export async function main() { await fetch("http://127.0.0.1:${port}/timer-set"); await new Promise((resolve) => setTimeout(resolve, 3_600_000)); }`);
-    while (!(arrived.includes('/hold/sync') && arrived.includes('/hold/fetch') && arrived.includes('/timer-set'))) await new Promise((resolve) => setImmediate(resolve));
+    await eventually('the three parked runs to reach the far end', () => ['/hold/sync', '/hold/fetch', '/timer-set'].every((url) => arrived.includes(url)), { intervalMs: 10, attempts: 6000 });
     // All three wait: none computes, none waits for the one slot.
     await until(server, { computing: 0, waiting: 0 });
     assert.equal((await execute(server, server.userToken, BRIEF)).result, '49995000');

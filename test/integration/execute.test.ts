@@ -15,7 +15,7 @@ async function execute(server: TestServer, code: string, extra: Record<string, u
 describe('one-off execute', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ runners: 1 });
     const created = await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
     assert.ok(created.status < 300, created.text);
   });

@@ -45,7 +45,7 @@ describe('file areas and symbolic links', () => {
         hostdir: outside,
       },
     );
-    server = await startServer({ args: ['--allow-localhost'], env: { NODE_EXTRA_CA_CERTS: remote.certFile }, config: { max_ephemeral_vfs_size: 1 } });
+    server = await startServer({ runners: 1, args: ['--allow-localhost'], env: { NODE_EXTRA_CA_CERTS: remote.certFile }, config: { max_ephemeral_vfs_size: 1 } });
     const rules = ['fs.read', 'fs.write', 'fs.stat', 'fs.list', 'fs.copy', 'fs.move', 'fs.remove', 'fs.mkdir', 'git.clone', 'git.commit', 'http.download']
       .map((capability) => `    - {capability: ${capability}, action: allow}`)
       .join('\n');

@@ -15,7 +15,7 @@ describe('svc:git', () => {
     remote = await startGitServer();
     seedRepository(remote.root, 'project', { 'README.md': '# project\n' });
     seedRepository(remote.root, 'secret', { 'x.txt': 'x\n' });
-    server = await startServer({ args: ['--allow-localhost'], env: { NODE_EXTRA_CA_CERTS: remote.certFile } });
+    server = await startServer({ runners: 1, args: ['--allow-localhost'], env: { NODE_EXTRA_CA_CERTS: remote.certFile } });
     const blueprint = await server.request('POST', '/v1/blueprints', {
       body: {
         yaml: `name: repos

@@ -52,6 +52,17 @@ async function run(server: TestServer, blueprint: string, code: string) {
   return reply.json;
 }
 
+// Servers several tests use, started on first use.
+const memo = (start: () => Promise<TestServer>) => {
+  let started: Promise<TestServer> | null = null;
+  after(async () => (await started)?.stop());
+  return () => (started ??= start());
+};
+/** Loopback allowed by flag, a secret store: the svc:http tests' server. */
+const loopback = memo(() => startServer({ runners: 1, args: ['--allow-localhost'], env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') } }));
+/** Loopback allowed in the config file, every allowed operation audited. */
+const audited = memo(() => startServer({ runners: 1, config: { network: { allow_ip: ['127.0.0.1'] }, logging: { audit: { allows: 'all' } } } }));
+
 describe('svc:http', () => {
   let far: Awaited<ReturnType<typeof farEnd>>;
   before(async () => {
@@ -60,7 +71,7 @@ describe('svc:http', () => {
   after(() => far.close());
 
   test('loopback is blocked by default (also through localhost): a catchable error, an egress_guard denial, and no hit', async () => {
-    const server = await startServer();
+    const server = await startServer({ runners: 1 });
     try {
       await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\nallow_insecure_http: true\ndefault: allow\n' } });
       const before = far.hits.length;
@@ -77,22 +88,24 @@ describe('svc:http', () => {
     }
   });
 
-  const grants: Array<[string, { args?: string[]; env?: Record<string, string>; config?: Record<string, unknown> }]> = [
-    ['--allow-localhost', { args: ['--allow-localhost'] }],
-    ['--allow-ip 127.0.0.0/8', { args: ['--allow-ip', '127.0.0.0/8'] }],
-    ['SVC_ALLOW_LOCALHOST=1', { env: { SVC_ALLOW_LOCALHOST: '1' } }],
-    ['network.allow_ip in the config file', { config: { network: { allow_ip: ['127.0.0.1'] } } }],
+  // Two grants are tested on servers the later tests use too (one program at a time each).
+  const grants: Array<[string, () => Promise<TestServer>, { env?: Record<string, string> }]> = [
+    ['--allow-localhost', loopback, {}],
+    ['--allow-ip 127.0.0.0/8', () => startServer({ runners: 1, args: ['--allow-ip', '127.0.0.0/8'] }), {}],
+    ['SVC_ALLOW_LOCALHOST=1', () => startServer({ runners: 1, env: { SVC_ALLOW_LOCALHOST: '1' } }), { env: { SVC_ALLOW_LOCALHOST: '1' } }],
+    ['network.allow_ip in the config file', audited, {}],
   ];
-  for (const [label, options] of grants) {
+  for (const [label, serverFor, options] of grants) {
     test(`${label} lets the call through`, async () => {
-      const server = await startServer(options);
+      const server = await serverFor();
+      const own = serverFor !== loopback && serverFor !== audited;
       try {
-        await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\nallow_insecure_http: true\ndefault: allow\n' } });
-        const result = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { const r = http.get("http://127.0.0.1:${far.port}/hello"); return [r.status, r.ok, r.headers.get("x-answer"), r.json().path]; }`);
+        await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: granted\nallow_insecure_http: true\ndefault: allow\n' } });
+        const result = await run(server, 'granted', `import * as http from "svc:http";\nexport function main() { const r = http.get("http://127.0.0.1:${far.port}/hello"); return [r.status, r.ok, r.headers.get("x-answer"), r.json().path]; }`);
         assert.equal(result.result, '[200,true,"42","/hello"]');
         if (options.env) assert.equal(server.audit({ type: 'server', event: 'started' })[0]['egress_grants.0'], 'SVC_ALLOW_LOCALHOST');
       } finally {
-        await server.stop();
+        if (own) await server.stop();
       }
     });
   }
@@ -101,7 +114,7 @@ describe('svc:http', () => {
     let server: TestServer;
     const secret = `key-${randomBytes(8).toString('hex')}`;
     before(async () => {
-      server = await startServer({ args: ['--allow-localhost'], env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
+      server = await loopback();
       await server.request('POST', '/v1/secrets', { body: { key: 'api', value: secret } });
       await server.request('POST', '/v1/blueprints', {
         body: {
@@ -252,17 +265,13 @@ export function main() {
     });
 
     test('decision records carry context.host and context.path without the query', async () => {
-      const audited = await startServer({ args: ['--allow-localhost'], config: { logging: { audit: { allows: 'all' } } } });
-      try {
-        await audited.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\nallow_insecure_http: true\ndefault: allow\n' } });
-        const result = await run(audited, 'web', `import * as http from "svc:http";\nexport function main() { http.get("http://127.0.0.1:${far.port}/q?token=abc123"); http.get("http://127.0.0.1:${far.port}/r"); }`);
-        const rows = audited.audit({ type: 'decision', execution_id: result.execution_id, capability: 'http.get' });
-        assert.equal(rows.length, 2);
-        assert.deepEqual(rows.map((r) => [r['context.host'], r['context.path']]), [['127.0.0.1', '/q'], ['127.0.0.1', '/r']]);
-        for (const line of audited.lines()) assert.ok(!line.includes('abc123'));
-      } finally {
-        await audited.stop();
-      }
+      const server = await audited();
+      await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\nallow_insecure_http: true\ndefault: allow\n' } });
+      const result = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { http.get("http://127.0.0.1:${far.port}/q?token=abc123"); http.get("http://127.0.0.1:${far.port}/r"); }`);
+      const rows = server.audit({ type: 'decision', execution_id: result.execution_id, capability: 'http.get' });
+      assert.equal(rows.length, 2);
+      assert.deepEqual(rows.map((r) => [r['context.host'], r['context.path']]), [['127.0.0.1', '/q'], ['127.0.0.1', '/r']]);
+      for (const line of server.lines()) assert.ok(!line.includes('abc123'));
     });
 
     test('http:// without allow_insecure_http, dot segments, credentials in URLs and forbidden headers are TypeErrors', async () => {

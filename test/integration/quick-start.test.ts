@@ -25,7 +25,7 @@ describe('the README quick start', () => {
   let server: TestServer;
 
   before(async () => {
-    server = await startServer({ args: ['--max-execution-time', '60'], env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') }, timeoutMs: START_TIMEOUT_MS });
+    server = await startServer({ runners: 1, args: ['--max-execution-time', '60'], env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') }, timeoutMs: START_TIMEOUT_MS });
   });
   after(async () => server?.stop());
 

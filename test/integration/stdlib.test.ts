@@ -18,26 +18,31 @@ async function register(server: TestServer, yaml: string) {
   assert.equal(reply.status, 200, reply.text);
 }
 
+// One server for the file (each describe registers its own Blueprints), except where a test
+// needs another audit mode; one program at a time, so one runner.
+const handbook = tempDir('svc-handbook-');
+fs.writeFileSync(path.join(handbook, 'rules.md'), '# Rules\nbe kind\n');
+const volumes = {
+  handbook: { kind: 'local-path', path: handbook, access: 'read_only', size_limit: 'unlimited' },
+  shared: { kind: 'managed-local', size_limit: '1MB' },
+};
+let sharedServer: Promise<TestServer> | null = null;
+/** The file's server: the volumes above, a 1 MB session-state budget, the default audit mode (summary) named. */
+function shared(): Promise<TestServer> {
+  sharedServer ??= startServer({ runners: 1, args: ['--max-session-state-memory', '1'], config: { volumes, logging: { audit: { allows: 'summary' } } } });
+  return sharedServer;
+}
+after(async () => (await sharedServer)?.stop());
+
 describe('svc:fs', () => {
   let server: TestServer;
-  let handbook: string;
   before(async () => {
-    handbook = tempDir('svc-handbook-');
-    fs.writeFileSync(path.join(handbook, 'rules.md'), '# Rules\nbe kind\n');
-    server = await startServer({
-      config: {
-        volumes: {
-          handbook: { kind: 'local-path', path: handbook, access: 'read_only', size_limit: 'unlimited' },
-          shared: { kind: 'managed-local', size_limit: '1MB' },
-        },
-      },
-    });
+    server = await shared();
     await register(server, 'name: files\ndefault: allow\nvfs:\n  mode: ephemeral\n  size_limit: 1KB\n  mounts:\n    /handbook: {mode: named, volume: handbook}\n');
     await register(server, 'name: shared-a\ndefault: allow\nvfs: {mode: named, volume: shared}\n');
     await register(server, 'name: shared-b\ndefault: allow\nvfs: {mode: named, volume: shared}\n');
     await register(server, 'name: guarded\npermissions:\n  main:\n    - {capability: fs.read, action: allow}\n    - {capability: fs.stat, action: allow}\n');
   });
-  after(async () => server.stop());
 
   test('write, read, append, list, copy, move, remove and stat against real files', async () => {
     const result = await run(
@@ -128,10 +133,9 @@ export function main() {
 describe('secrets, session state and pure modules', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer({ args: ['--max-session-state-memory', '1'] });
+    server = await shared();
     await register(server, 'name: open\ndefault: allow\nsecrets: {TOKEN: {harness: {}}}\npermissions:\n  main:\n    - {capability: secrets.get, action: allow}\n');
   });
-  after(async () => server.stop());
 
   test('secrets.get from main is refused as an invariant even under default allow and an allow rule', async () => {
     const result = await run(server, 'open', 'import * as secrets from "svc:secrets";\nexport function main() { return secrets.get("TOKEN"); }');
@@ -207,7 +211,9 @@ export function main() {
 
   for (const [mode, expectedReadRows] of [['all', 1000], ['summary', 1], ['none', 0]] as const) {
     test(`allows: ${mode} → ${expectedReadRows} fs.read rows, exactly one deny row, and the same fuel`, async () => {
-      const server = await startServer({ config: { logging: { audit: { allows: mode } } } });
+      // Summary is the file's server's mode; the others get a server of their own.
+      const own = mode !== 'summary';
+      const server = own ? await startServer({ runners: 1, config: { logging: { audit: { allows: mode } } } }) : await shared();
       try {
         await register(server, YAML);
         const result = await run(server, 'audited', PROGRAM);
@@ -224,7 +230,7 @@ export function main() {
         const finished = server.audit({ type: 'execution', event: 'finished', execution_id: result.execution_id })[0];
         fuelByMode.set(mode, finished.fuel);
       } finally {
-        await server.stop();
+        if (own) await server.stop();
       }
     });
   }
@@ -237,10 +243,9 @@ export function main() {
 describe('svc:fs streams, peek and writer', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer();
+    server = await shared();
     await register(server, 'name: streams\ndefault: allow\nvfs: per_session\n');
   });
-  after(async () => server.stop());
 
   test('writer commits on close and leaves no file when never closed; bytes, readBytes and peek read real files', async () => {
     const session = (await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'streams' } })).json.session_id;
@@ -281,10 +286,9 @@ export function main() {
 describe('svc:code', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer();
+    server = await shared();
     await register(server, 'name: code\ndefault: allow\npermissions:\n  main:\n    - {capability: fs.read, filter: \'path glob "/private/*"\', action: deny}\n');
   });
-  after(async () => server.stop());
 
   test('read windows, search (RE2, hidden and denied files skipped), glob, tree, edit, insertAt, diffs and patches', async () => {
     const result = await run(

@@ -85,7 +85,7 @@ describe('type-checked programs', () => {
     const cas = path.join(dir, 'cas.pem');
     fs.writeFileSync(cas, fs.readFileSync(testCa().certFile, 'utf8') + '\n' + fs.readFileSync(host.certFile, 'utf8'));
     const options = serverOptions(sink, provider, { hosts: calc.hosts });
-    server = await startServer({ args: options.args, env: { ...options.env, NODE_EXTRA_CA_CERTS: cas, SVC_GITHUB_API_URL: host.url, SVC_SECRET_KEY: randomBytes(32).toString('base64') }, timeoutMs: 90_000 });
+    server = await startServer({ runners: 1, args: options.args, env: { ...options.env, NODE_EXTRA_CA_CERTS: cas, SVC_GITHUB_API_URL: host.url, SVC_SECRET_KEY: randomBytes(32).toString('base64') }, timeoutMs: 90_000 });
     assert.equal((await server.request('POST', '/v1/secrets', { body: { key: 'openai_key', value: `sk-proj-${randomBytes(8).toString('hex')}` } })).status, 200);
     const installed = await server.request('POST', '/v1/packages/install', { body: { url: 'https://github.com/acme/greeter.git@v1' } });
     assert.equal(installed.status, 200, installed.text);

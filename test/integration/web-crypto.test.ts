@@ -7,7 +7,7 @@ import { startServer, type TestServer } from '../harness';
 
 let server: TestServer;
 before(async () => {
-  server = await startServer();
+  server = await startServer({ runners: 1 });
   // Wrong arguments are sent on purpose (the runtime's own validation is tested): no type check.
   const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ntypecheck: off\n' } });
   assert.ok(created.status < 300, created.text);

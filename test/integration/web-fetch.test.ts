@@ -41,7 +41,7 @@ before(async () => {
     }
   });
   const options = serverOptions(api);
-  server = await startServer({ args: [...options.args, '--add-host', `${INTERNAL}=10.255.255.1`], env: { ...options.env, SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
+  server = await startServer({ runners: 1, args: [...options.args, '--add-host', `${INTERNAL}=10.255.255.1`], env: { ...options.env, SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
   await server.request('POST', '/v1/secrets', { body: { key: 'weather', value: secret } });
   const created = await server.request('POST', '/v1/blueprints', {
     body: {

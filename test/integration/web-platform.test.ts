@@ -13,7 +13,7 @@ let server: TestServer;
 
 before(async () => {
   api = await startStandIn([HOST], (req) => (req.path === '/repos/svc/svc' ? { status: 200, json: { full_name: 'svc/svc', stargazers_count: 42 } } : { status: 404, json: { message: 'Not Found' } }));
-  server = await startServer(serverOptions(api));
+  server = await startServer({ ...serverOptions(api), runners: 1 });
   const yaml = `name: web\npermissions:\n  main:\n    - {capability: http.get, filter: 'host == "${HOST}"', action: allow}\n`;
   assert.ok((await server.request('POST', '/v1/blueprints', { body: { yaml } })).status < 300);
 });

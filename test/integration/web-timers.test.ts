@@ -9,7 +9,7 @@ import { startServer, type TestServer } from '../harness';
 let server: TestServer;
 
 before(async () => {
-  server = await startServer({ args: ['--max-execution-time', '3', '--max-execution-fuel', '20000000'] });
+  server = await startServer({ runners: 1, args: ['--max-execution-time', '3', '--max-execution-fuel', '20000000'] });
   const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\n' } });
   assert.ok(created.status < 300, created.text);
 });

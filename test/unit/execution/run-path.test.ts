@@ -12,6 +12,7 @@ import { parsePermissionPolicy } from '../../../src/policy';
 import { hostModules } from '../../../src/stdlib';
 import { RunnerPool } from '../../../sandbox';
 import type { ServerLog } from '../../../src/audit';
+import { eventually } from '../../support/wait';
 
 const parsed = parsePermissionPolicy('allow', undefined);
 if ('error' in parsed) throw new Error(parsed.error.message);
@@ -72,7 +73,9 @@ test('a run in flight is cancelled when the server cancels, whatever its entry p
   const shutdown = new AbortController();
   const run = executor(shutdown.signal);
   const pending = run.execute(request('export function main() { for (;;) {} }'));
-  setTimeout(() => shutdown.abort(), 200);
+  // Cancelled once the loop holds a CPU slot: the run is on its runner, computing.
+  await eventually('the loop to compute', () => pool.cpuSlots.computing > 0, { intervalMs: 10, attempts: 6000 });
+  shutdown.abort();
   const report = await pending;
   assert.equal(report.response.error?.kind, 'cancelled');
   assert.equal(getEventListeners(shutdown.signal, 'abort').length, 0);

@@ -13,7 +13,8 @@ const programs = fs.readdirSync(corpus).filter((name) => name.endsWith('.ts')).s
 
 let pool: RunnerPool;
 before(async () => {
-  pool = await startPool();
+  // One program at a time: one runner.
+  pool = await startPool(1);
 });
 after(async () => {
   await pool.stop();
@@ -28,9 +29,11 @@ for (const name of programs) {
   const source = fs.readFileSync(path.join(corpus, name), 'utf8');
   const expected = /^\/\/ expect: (\S+)/.exec(source)?.[1].split('|') ?? [];
   test(`${name} ends as ${expected.join(' or ')} and the pool stays healthy`, async () => {
-    // Programs meant to hit the time limit get a short one; the others a long one, so a busy
-    // machine cannot turn a memory or stack end into a timeout.
-    const outcome = await runProgram(pool, source, { limits: { timeMs: expected.includes('timeout') ? 2000 : 30_000 } });
+    // Programs meant to hit the time limit get a short one (each burns a core until it ends);
+    // the others a long one, so a busy machine cannot turn a memory or stack end into a
+    // timeout, and a small memory limit (Array(2e8).fill spent ~3 CPU-s reaching 50 MB).
+    const limits = expected.includes('timeout') ? { timeMs: 200 } : { timeMs: 30_000, memoryMb: 16 };
+    const outcome = await runProgram(pool, source, { limits });
     const kind = outcome.error?.kind ?? 'ok';
     assert.ok(expected.includes(kind), `${name}: got ${kind}: ${outcome.error?.message ?? outcome.result}`);
     if (kind !== 'ok') assert.equal(outcome.result, null);

@@ -3,8 +3,8 @@
 // promise chains, top level), and the pool keeps running ordinary jobs afterwards.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RunnerPool } from '../../../sandbox';
-import { assertHealthy, runProgram, startPool } from './runtime-harness';
+import type { HostHandler, RunnerPool } from '../../../sandbox';
+import { assertHealthy, runProgram, startPool, testHost } from './runtime-harness';
 
 let pool: RunnerPool;
 before(async () => {
@@ -59,8 +59,9 @@ describe('fuel', () => {
 
 describe('time', () => {
   // How soon after the limit a run ends is measured by bench/latencies.ts, not asserted here.
-  test('an infinite loop under a 1 s limit ends as timeout', async () => {
-    const outcome = await runProgram(pool, 'export function main() { for (;;) { try { for (;;) {} } catch { } } }', { limits: { timeMs: 1000 } });
+  // Short limits: each loop burns a core until it ends.
+  test('an infinite loop under a 200 ms limit ends as timeout', async () => {
+    const outcome = await runProgram(pool, 'export function main() { for (;;) { try { for (;;) {} } catch { } } }', { limits: { timeMs: 200 } });
     assert.equal(outcome.outcome, 'timeout');
     assert.equal(outcome.error?.kind, 'timeout');
     assert.match(outcome.error!.message, /^timeout exceeded/);
@@ -68,7 +69,7 @@ describe('time', () => {
   });
 
   test('an async main looping between awaits ends as timeout', async () => {
-    const outcome = await runProgram(pool, 'export async function main() { for (;;) { await null; } }', { limits: { timeMs: 1000 } });
+    const outcome = await runProgram(pool, 'export async function main() { for (;;) { await null; } }', { limits: { timeMs: 200 } });
     assert.equal(outcome.outcome, 'timeout');
   });
 
@@ -81,8 +82,13 @@ describe('time', () => {
 
   test('an aborted signal cancels a running program', async () => {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 300);
-    const outcome = await runProgram(pool, 'export function main() { for (;;) {} }', { signal: controller.signal, limits: { timeMs: 0 } });
+    // The program calls the host once, then loops: the abort comes once that call has been
+    // answered, so the program is in its loop (no clock decides when).
+    const host: HostHandler = async (call) => {
+      setImmediate(() => controller.abort());
+      return testHost(call);
+    };
+    const outcome = await runProgram(pool, 'import { echo } from "svc:test";\nexport function main() { echo(1); for (;;) {} }', { signal: controller.signal, limits: { timeMs: 0 }, host });
     assert.equal(outcome.outcome, 'cancelled');
     assert.equal(outcome.error?.kind, 'cancelled');
     await assertHealthy(pool);
