@@ -2,7 +2,7 @@
 // the native callbacks installed (host calls, console, limits), ready for exactly one run.
 import { randomBytes } from 'node:crypto';
 import ivm from 'isolated-vm';
-import { collectGarbage, memoryInUse, type Engine } from './engines';
+import { collectGarbage, collectGarbageAsync, holdsGarbage, memoryInUse, type Engine } from './engines';
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type HostReplyMessage, type RunnerOutcome } from './protocol';
 
 export const MAX_CONSOLE_LINES = 10_000;
@@ -133,28 +133,28 @@ export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
 }
 
 /**
- * The same, with the prelude's evaluation on isolated-vm's thread (this thread stays free
- * for other runs). The context itself is still made here, synchronously: `collectGarbage`
- * turns V8's process-wide `--expose-gc` on while it makes its own context, and a context
- * made on another thread in that moment would get `gc` too.
+ * The same, with the collection of earlier runs' garbage and the prelude's evaluation on
+ * isolated-vm's thread (this thread stays free for other runs). The context itself is
+ * still made here, synchronously: the maintenance context turns V8's process-wide
+ * `--expose-gc` on while it is made, and a context made on another thread in that moment
+ * would get `gc` too.
  */
 export async function prepareContextAsync(engine: Engine, link: RunnerLink): Promise<Prepared> {
-  const parts = contextParts(engine, link);
+  const collect = holdsGarbage(engine, GC_SLACK_BYTES);
+  if (collect) await collectGarbageAsync(engine);
+  const parts = contextParts(engine, link, !collect);
   await engine.prelude.run(parts.context);
   return parts.finish();
 }
 
 /** A fresh context with the native callbacks installed; `finish` after the prelude has run in it. */
-function contextParts(engine: Engine, link: RunnerLink): { context: ivm.Context; finish: () => Prepared } {
+function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { context: ivm.Context; finish: () => Prepared } {
   const { isolate } = engine;
   const slot = newSlot(isolate);
-  let base = memoryInUse(isolate);
-  if (base - engine.maintenanceBytes > engine.floor + GC_SLACK_BYTES) {
-    // Earlier runs left garbage; collected now (off the request path) it cannot make this
-    // run's memory_peak look smaller than it is.
-    collectGarbage(engine);
-    base = memoryInUse(isolate);
-  }
+  // Earlier runs' garbage, collected now (off the request path), cannot make this run's
+  // memory_peak look smaller than it is.
+  if (mayCollect && holdsGarbage(engine, GC_SLACK_BYTES)) collectGarbage(engine);
+  const base = memoryInUse(isolate);
   const context = isolate.createContextSync();
   const jail = context.global;
   let prepared: Prepared | null = null;

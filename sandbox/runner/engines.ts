@@ -112,21 +112,36 @@ export async function createEngineAsync(memoryMb: number, onCatastrophic: Catast
   }
 }
 
+/** The maintenance context, made here (synchronously) the first time it is needed. */
+function maintenanceOf(engine: Engine): ivm.Context {
+  if (engine.maintenance) return engine.maintenance;
+  const before = memoryInUse(engine.isolate);
+  // Only this context gets `gc`: the flag is read when a context is created (on this
+  // thread, synchronously: no other context is created meanwhile, contexts are only made
+  // here).
+  v8.setFlagsFromString('--expose-gc');
+  try {
+    engine.maintenance = engine.isolate.createContextSync();
+  } finally {
+    v8.setFlagsFromString('--no-expose-gc');
+  }
+  engine.maintenanceBytes = Math.max(0, memoryInUse(engine.isolate) - before);
+  return engine.maintenance;
+}
+
+/** Earlier runs left more garbage in the isolate than a run's memory_peak may hide. */
+export function holdsGarbage(engine: Engine, slackBytes: number): boolean {
+  return memoryInUse(engine.isolate) - engine.maintenanceBytes > engine.floor + slackBytes;
+}
+
 /** Collects the garbage of earlier runs in this isolate (V8's `gc()`, in the maintenance context). */
 export function collectGarbage(engine: Engine): void {
-  if (!engine.maintenance) {
-    const before = memoryInUse(engine.isolate);
-    // Only this context gets `gc`: the flag is read when a context is created (on this
-    // thread, synchronously: no other context can be created meanwhile).
-    v8.setFlagsFromString('--expose-gc');
-    try {
-      engine.maintenance = engine.isolate.createContextSync();
-    } finally {
-      v8.setFlagsFromString('--no-expose-gc');
-    }
-    engine.maintenanceBytes = Math.max(0, memoryInUse(engine.isolate) - before);
-  }
-  engine.maintenance.evalSync('gc()');
+  maintenanceOf(engine).evalSync('gc()');
+}
+
+/** The same on isolated-vm's thread. */
+export async function collectGarbageAsync(engine: Engine): Promise<void> {
+  await maintenanceOf(engine).eval('gc()');
 }
 
 /**

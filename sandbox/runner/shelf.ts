@@ -16,8 +16,9 @@ const RETIRE_HEAP_SHARE = 0.4;
  * per burst of 64). A prepared isolate holds about 2 MiB of RSS (measured: 1.9); the shelf shrinks back
  * to the floor once the demand has not been seen for two windows. While runs are in
  * flight, new isolates are made only to keep SPARE_READY contexts beyond the demand.
- * Refilled one per turn of the event loop, off the request path; a new isolate's compiles
- * and first prelude run happen on isolated-vm's threads (createEngineAsync).
+ * Refilled one per turn of the event loop, off the request path, with the heavy steps (a
+ * new isolate's compiles, collecting an old one's garbage, the prelude) on isolated-vm's
+ * threads: the main thread keeps serving the runs in flight.
  */
 const READY_FLOOR = 16;
 const READY_CEILING = 64;
@@ -125,7 +126,11 @@ export class Shelf {
 
   /** A context on a new isolate, made mostly on isolated-vm's threads. */
   private async prepareOnNew(memoryMb: number): Promise<Prepared> {
-    const engine = await createEngineAsync(memoryMb, this.onCatastrophic);
+    return this.prepareAsyncOn(await createEngineAsync(memoryMb, this.onCatastrophic));
+  }
+
+  /** A context on this isolate, its collection and prelude on isolated-vm's thread; the isolate goes if that fails. */
+  private async prepareAsyncOn(engine: Engine): Promise<Prepared> {
     try {
       return await prepareContextAsync(engine, this.link);
     } catch (error) {
@@ -183,7 +188,7 @@ export class Shelf {
       const memoryMb = this.memoryMb;
       const idle = this.idleEngine(memoryMb);
       try {
-        this.ready.push(idle ? this.prepareOn(idle) : await this.prepareOnNew(memoryMb));
+        this.ready.push(idle ? await this.prepareAsyncOn(idle) : await this.prepareOnNew(memoryMb));
       } catch {
         return;
       } finally {
