@@ -17,10 +17,10 @@ export function rssOf(pid: number): number {
   return total;
 }
 
-/** CPU time (user + system, ms) of one process, from /proc; 0 once it has ended. */
-function cpuOfProcess(pid: number): number {
+/** CPU time (user + system, ms) of one process (or, with `tid`, of one of its threads), from /proc; 0 once it has ended. */
+function cpuOfProcess(pid: number, tid?: number): number {
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux
   } catch {
     return 0;
@@ -30,6 +30,21 @@ function cpuOfProcess(pid: number): number {
 /** CPU time (ms) of the server process itself and of its children (runners, esbuild's service). */
 export function cpuOf(pid: number): { server: number; children: number } {
   return { server: cpuOfProcess(pid), children: childPids(pid).reduce((sum, child) => sum + cpuOfProcess(child), 0) };
+}
+
+/**
+ * CPU time (ms) of the main threads alone: the server's event loop, and the runners' (their
+ * isolates run on isolated-vm's threads). Work serialised there is what a burst waits for.
+ */
+export function mainThreadCpuOf(pid: number): { server: number; runners: number } {
+  const children = childPids(pid).filter((child) => {
+    try {
+      return fs.readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('runner');
+    } catch {
+      return false;
+    }
+  });
+  return { server: cpuOfProcess(pid, pid), runners: children.reduce((sum, child) => sum + cpuOfProcess(child, child), 0) };
 }
 
 function childPids(pid: number): number[] {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { startServer, type TestServer } from '../test/harness';
 import path from 'node:path';
 import fs from 'node:fs';
-import { cpuOf, rssOf } from './proc';
+import { cpuOf, mainThreadCpuOf, rssOf } from './proc';
 import { startMcpUpstream, upstreamServerOptions } from '../test/support/mcp-upstream';
 
 const WAIT_MS = 500;
@@ -58,14 +58,23 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** CPU time (ms) the server and its children (runners, esbuild) spent on `work`: what load on a shared machine distorts least. */
-async function cpuSpent(server: TestServer, work: () => Promise<unknown>): Promise<{ server: number; children: number; wall: number }> {
+async function cpuSpent(server: TestServer, work: () => Promise<unknown>): Promise<{ server: number; children: number; serverMain: number; runnersMain: number; wall: number }> {
   const before = cpuOf(server.child.pid!);
+  const mainBefore = mainThreadCpuOf(server.child.pid!);
   const wall = await timed(work);
   const after = cpuOf(server.child.pid!);
-  return { server: after.server - before.server, children: after.children - before.children, wall };
+  const mainAfter = mainThreadCpuOf(server.child.pid!);
+  return {
+    server: after.server - before.server,
+    children: after.children - before.children,
+    serverMain: mainAfter.server - mainBefore.server,
+    runnersMain: mainAfter.runners - mainBefore.runners,
+    wall,
+  };
 }
 
-const cpuText = (cpu: { server: number; children: number }) => `server ${cpu.server.toFixed(0)}, runners ${cpu.children.toFixed(0)}`;
+const cpuText = (cpu: { server: number; children: number; serverMain: number; runnersMain: number }) =>
+  `server ${cpu.server.toFixed(0)} (main thread ${cpu.serverMain.toFixed(0)}), runners ${cpu.children.toFixed(0)} (main threads ${cpu.runnersMain.toFixed(0)})`;
 
 export async function measureWaits(): Promise<Record<string, string>> {
   const far = await farEnd();

@@ -2,7 +2,7 @@
 // the native callbacks installed (host calls, console, limits), ready for exactly one run.
 import { randomBytes } from 'node:crypto';
 import ivm from 'isolated-vm';
-import { memoryInUse, type Engine } from './engines';
+import { collectGarbage, collectGarbageAsync, holdsGarbage, memoryInUse, type Engine } from './engines';
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type HostReplyMessage, type RunnerOutcome } from './protocol';
 
 export const MAX_CONSOLE_LINES = 10_000;
@@ -125,16 +125,36 @@ export function notePeak(prepared: Prepared): void {
   }
 }
 
+/** A context on this isolate, ready for exactly one run. */
 export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
+  const parts = contextParts(engine, link);
+  engine.prelude.runSync(parts.context);
+  return parts.finish();
+}
+
+/**
+ * The same, with the collection of earlier runs' garbage and the prelude's evaluation on
+ * isolated-vm's thread (this thread stays free for other runs). The context itself is
+ * still made here, synchronously: the maintenance context turns V8's process-wide
+ * `--expose-gc` on while it is made, and a context made on another thread in that moment
+ * would get `gc` too.
+ */
+export async function prepareContextAsync(engine: Engine, link: RunnerLink): Promise<Prepared> {
+  const collect = holdsGarbage(engine, GC_SLACK_BYTES);
+  if (collect) await collectGarbageAsync(engine);
+  const parts = contextParts(engine, link, !collect);
+  await engine.prelude.run(parts.context);
+  return parts.finish();
+}
+
+/** A fresh context with the native callbacks installed; `finish` after the prelude has run in it. */
+function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { context: ivm.Context; finish: () => Prepared } {
   const { isolate } = engine;
   const slot = newSlot(isolate);
-  let base = memoryInUse(isolate);
-  if (base > engine.floor + GC_SLACK_BYTES) {
-    // Earlier runs left garbage; collected now (off the request path) it cannot make this
-    // run's memory_peak look smaller than it is.
-    engine.maintenance.evalSync('gc()');
-    base = memoryInUse(isolate);
-  }
+  // Earlier runs' garbage, collected now (off the request path), cannot make this run's
+  // memory_peak look smaller than it is.
+  if (mayCollect && holdsGarbage(engine, GC_SLACK_BYTES)) collectGarbage(engine);
+  const base = memoryInUse(isolate);
   const context = isolate.createContextSync();
   const jail = context.global;
   let prepared: Prepared | null = null;
@@ -207,20 +227,22 @@ export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
   native.setSync('mayBlock', new ivm.Reference(mayBlock));
   native.setSync('random', new ivm.Reference(random));
   native.setSync('url', new ivm.Reference(parseUrlParts));
-  engine.prelude.runSync(context);
-  jail.setSync('__svc_finalizer_mark', new ivm.Reference(() => (slot.leftState = true)));
-  engine.finalizerWatch.runSync(context);
-  const entry = jail.getSync('__svc_entry', { reference: true }) as ivm.Reference<Record<string, unknown>>;
-  const run = entry.getSync('run', { reference: true }) as Prepared['run'];
-  const collect = entry.getSync('collect', { reference: true }) as ivm.Reference<() => string>;
-  const timers: GuestTimers = {
-    nextTimer: entry.getSync('nextTimer', { reference: true }) as GuestTimers['nextTimer'],
-    fireTimers: entry.getSync('fireTimers', { reference: true }) as GuestTimers['fireTimers'],
+  const finish = (): Prepared => {
+    jail.setSync('__svc_finalizer_mark', new ivm.Reference(() => (slot.leftState = true)));
+    engine.finalizerWatch.runSync(context);
+    const entry = jail.getSync('__svc_entry', { reference: true }) as ivm.Reference<Record<string, unknown>>;
+    const run = entry.getSync('run', { reference: true }) as Prepared['run'];
+    const collect = entry.getSync('collect', { reference: true }) as ivm.Reference<() => string>;
+    const timers: GuestTimers = {
+      nextTimer: entry.getSync('nextTimer', { reference: true }) as GuestTimers['nextTimer'],
+      fireTimers: entry.getSync('fireTimers', { reference: true }) as GuestTimers['fireTimers'],
+    };
+    const deliver = entry.getSync('deliver', { reference: true }) as Prepared['deliver'];
+    jail.deleteSync('__svc_entry');
+    prepared = { engine, context, run, collect, timers, deliver, handles: [native, entry, run, collect, timers.nextTimer, timers.fireTimers, deliver], slot, base };
+    return prepared;
   };
-  const deliver = entry.getSync('deliver', { reference: true }) as Prepared['deliver'];
-  jail.deleteSync('__svc_entry');
-  prepared = { engine, context, run, collect, timers, deliver, handles: [native, entry, run, collect, timers.nextTimer, timers.fireTimers, deliver], slot, base };
-  return prepared;
+  return { context, finish };
 }
 
 /** Lets V8 collect a context: every host handle into it goes, then the context itself. */

@@ -34,8 +34,14 @@ export interface Engine {
   finalizerWatch: ivm.Script;
   temporal: ivm.Script | null;
   runs: number;
-  /** A context no program sees, with V8's `gc()`: collects earlier runs' garbage before a run. */
-  maintenance: ivm.Context;
+  /**
+   * A context no program sees, with V8's `gc()`: collects earlier runs' garbage before a
+   * run. Made the first time there is garbage to collect (a new isolate's first run finds
+   * none), so an isolate made during a burst costs one context less.
+   */
+  maintenance: ivm.Context | null;
+  /** Heap the maintenance context holds (not the runs' garbage). */
+  maintenanceBytes: number;
   /** Heap of the isolate before its first context: added to each run's own growth. */
   floor: number;
   /** Compiled Package scripts by content key (isolate-bound; they go with the isolate). */
@@ -53,7 +59,7 @@ export function memoryInUse(isolate: ivm.Isolate): number {
   return stats.used_heap_size + (stats.externally_allocated_size ?? 0);
 }
 
-export function createEngine(memoryMb: number, onCatastrophic: CatastrophicHandler): Engine {
+function newIsolate(memoryMb: number, onCatastrophic: CatastrophicHandler): { isolate: ivm.Isolate; adopt: (engine: Engine) => void } {
   let engine: Engine | null = null;
   const isolate = new ivm.Isolate({
     memoryLimit: memoryMb,
@@ -61,22 +67,81 @@ export function createEngine(memoryMb: number, onCatastrophic: CatastrophicHandl
       if (engine) onCatastrophic(engine, message);
     },
   });
+  return { isolate, adopt: (made) => (engine = made) };
+}
+
+const PRELUDE_FILENAME = 'svc-prelude.js';
+const FINALIZER_WATCH_FILENAME = 'svc-finalizer-watch.js';
+
+function engineOf(isolate: ivm.Isolate, memoryMb: number, prelude: ivm.Script, finalizerWatch: ivm.Script): Engine {
+  const engine: Engine = { isolate, memoryMb, prelude, finalizerWatch, temporal: null, runs: 0, maintenance: null, maintenanceBytes: 0, floor: 0, packageScripts: new Map(), owner: null };
+  engine.floor = memoryInUse(isolate);
+  return engine;
+}
+
+export function createEngine(memoryMb: number, onCatastrophic: CatastrophicHandler): Engine {
+  const { isolate, adopt } = newIsolate(memoryMb, onCatastrophic);
   // V8's code cache for the prelude makes every further isolate cheaper to prepare.
-  const prelude = isolate.compileScriptSync(preludeSource, { filename: 'svc-prelude.js', ...(preludeCache ? { cachedData: preludeCache } : { produceCachedData: true }) });
+  const prelude = isolate.compileScriptSync(preludeSource, { filename: PRELUDE_FILENAME, ...(preludeCache ? { cachedData: preludeCache } : { produceCachedData: true }) });
   const produced = (prelude as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
   if (!preludeCache && produced) preludeCache = produced;
-  // Only this context gets `gc`: the flag is read when a context is created.
-  v8.setFlagsFromString('--expose-gc');
-  let maintenance: ivm.Context;
+  const finalizerWatch = isolate.compileScriptSync(FINALIZER_WATCH, { filename: FINALIZER_WATCH_FILENAME });
+  const engine = engineOf(isolate, memoryMb, prelude, finalizerWatch);
+  adopt(engine);
+  return engine;
+}
+
+/**
+ * The same engine with its compiles on isolated-vm's threads: only the `Isolate`
+ * constructor holds this thread (about a third of a new isolate's cost), so the runner
+ * keeps serving its other runs while a burst's new isolates are made. Needs the prelude's
+ * code cache (made by the first, synchronous engine).
+ */
+export async function createEngineAsync(memoryMb: number, onCatastrophic: CatastrophicHandler): Promise<Engine> {
+  if (!preludeCache) return createEngine(memoryMb, onCatastrophic);
+  const { isolate, adopt } = newIsolate(memoryMb, onCatastrophic);
   try {
-    maintenance = isolate.createContextSync();
+    const prelude = await isolate.compileScript(preludeSource, { filename: PRELUDE_FILENAME, cachedData: preludeCache });
+    const finalizerWatch = await isolate.compileScript(FINALIZER_WATCH, { filename: FINALIZER_WATCH_FILENAME });
+    const engine = engineOf(isolate, memoryMb, prelude, finalizerWatch);
+    adopt(engine);
+    return engine;
+  } catch (error) {
+    if (!isolate.isDisposed) isolate.dispose();
+    throw error;
+  }
+}
+
+/** The maintenance context, made here (synchronously) the first time it is needed. */
+function maintenanceOf(engine: Engine): ivm.Context {
+  if (engine.maintenance) return engine.maintenance;
+  const before = memoryInUse(engine.isolate);
+  // Only this context gets `gc`: the flag is read when a context is created (on this
+  // thread, synchronously: no other context is created meanwhile, contexts are only made
+  // here).
+  v8.setFlagsFromString('--expose-gc');
+  try {
+    engine.maintenance = engine.isolate.createContextSync();
   } finally {
     v8.setFlagsFromString('--no-expose-gc');
   }
-  const finalizerWatch = isolate.compileScriptSync(FINALIZER_WATCH, { filename: 'svc-finalizer-watch.js' });
-  engine = { isolate, memoryMb, prelude, finalizerWatch, temporal: null, runs: 0, maintenance, floor: 0, packageScripts: new Map(), owner: null };
-  engine.floor = memoryInUse(isolate);
-  return engine;
+  engine.maintenanceBytes = Math.max(0, memoryInUse(engine.isolate) - before);
+  return engine.maintenance;
+}
+
+/** Earlier runs left more garbage in the isolate than a run's memory_peak may hide. */
+export function holdsGarbage(engine: Engine, slackBytes: number): boolean {
+  return memoryInUse(engine.isolate) - engine.maintenanceBytes > engine.floor + slackBytes;
+}
+
+/** Collects the garbage of earlier runs in this isolate (V8's `gc()`, in the maintenance context). */
+export function collectGarbage(engine: Engine): void {
+  maintenanceOf(engine).evalSync('gc()');
+}
+
+/** The same on isolated-vm's thread. */
+export async function collectGarbageAsync(engine: Engine): Promise<void> {
+  await maintenanceOf(engine).eval('gc()');
 }
 
 /**
@@ -90,7 +155,7 @@ export function createEngine(memoryMb: number, onCatastrophic: CatastrophicHandl
 export function warmPreludeCache(engine: Engine): void {
   if (preludeCacheWarm || engine.isolate.isDisposed) return;
   preludeCacheWarm = true;
-  const again = engine.isolate.compileScriptSync(preludeSource, { filename: 'svc-prelude.js', produceCachedData: true });
+  const again = engine.isolate.compileScriptSync(preludeSource, { filename: PRELUDE_FILENAME, produceCachedData: true });
   const produced = (again as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
   if (produced) preludeCache = produced;
   again.release();

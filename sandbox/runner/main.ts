@@ -25,6 +25,9 @@ function catastrophic(engine: Engine, message: string): void {
 
 /** The slot of each run in flight, by run id: host replies and cancellations go there. */
 const slots = new Map<number, Slot>();
+/** Runs whose context is still being made (no slot yet), and those of them cancelled meanwhile. */
+const starting = new Set<number>();
+const cancelledWhileStarting = new Set<number>();
 const shelf = new Shelf({ send }, catastrophic, () => slots.size);
 const cpu = new CpuTurns(send);
 const host: RunHost = {
@@ -33,8 +36,12 @@ const host: RunHost = {
   cpu,
   runsInFlight: () => slots.size,
   attach(runId, slot) {
-    if (slot) slots.set(runId, slot);
-    else {
+    starting.delete(runId);
+    const cancelled = cancelledWhileStarting.delete(runId);
+    if (slot) {
+      slots.set(runId, slot);
+      if (cancelled) endRun(slot, 'cancelled');
+    } else {
       slots.delete(runId);
       cpu.end(runId);
     }
@@ -44,6 +51,7 @@ const host: RunHost = {
 process.on('message', (message: ToRunner) => {
   switch (message.type) {
     case 'run':
+      starting.add(message.runId);
       cpu.begin(message.runId, message.waitForCpu !== true);
       void new Run(message, host).execute();
       break;
@@ -62,6 +70,8 @@ process.on('message', (message: ToRunner) => {
     case 'cancel': {
       const slot = slots.get(message.runId);
       if (slot) endRun(slot, 'cancelled');
+      // Its context is still being made (a new isolate): it ends as soon as it has one.
+      else if (starting.has(message.runId)) cancelledWhileStarting.add(message.runId);
       break;
     }
   }

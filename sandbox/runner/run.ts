@@ -130,7 +130,7 @@ export class Run {
     const { message, host } = this;
     let prepared: Prepared;
     try {
-      prepared = host.shelf.take(message.limits.memoryMb);
+      prepared = await host.shelf.take(message.limits.memoryMb);
     } catch (error) {
       this.failedToStart(error);
       return;

@@ -1,8 +1,8 @@
 // The runner's warm isolates: contexts prepared ahead for the next runs (so a burst of runs
 // starts without preparing on its path), as many as this runner's recent demand, and
 // isolates idle between runs. Each run in flight owns its isolate until it gives it back.
-import { createEngine, disposeEngine, memoryInUse, warmPreludeCache, type CatastrophicHandler, type Engine } from './engines';
-import { prepareContext, releaseContext, type Prepared, type RunnerLink } from './context';
+import { createEngine, createEngineAsync, disposeEngine, memoryInUse, warmPreludeCache, type CatastrophicHandler, type Engine } from './engines';
+import { prepareContext, prepareContextAsync, releaseContext, type Prepared, type RunnerLink } from './context';
 
 /** Isolate retirement: after this many runs, or when the heap left after a run passes this share of the limit. */
 const MAX_RUNS_PER_ISOLATE = 200;
@@ -16,7 +16,9 @@ const RETIRE_HEAP_SHARE = 0.4;
  * per burst of 64). A prepared isolate holds about 2 MiB of RSS (measured: 1.9); the shelf shrinks back
  * to the floor once the demand has not been seen for two windows. While runs are in
  * flight, new isolates are made only to keep SPARE_READY contexts beyond the demand.
- * Refilled one per turn of the event loop, off the request path.
+ * Refilled one per turn of the event loop, off the request path, with the heavy steps (a
+ * new isolate's compiles, collecting an old one's garbage, the prelude) on isolated-vm's
+ * threads: the main thread keeps serving the runs in flight.
  */
 const READY_FLOOR = 16;
 const READY_CEILING = 64;
@@ -61,6 +63,8 @@ export class Shelf {
   private readonly idle: Engine[] = [];
   private readonly ready: Prepared[] = [];
   private preparing = false;
+  /** Runs whose context is being made on a new isolate (not attached yet, but demand). */
+  private starting = 0;
   private memoryMb = 0;
   private readonly demand = new RecentPeak(DEMAND_WINDOW_MS);
 
@@ -88,9 +92,9 @@ export class Shelf {
   }
 
   /** A fresh context for a run with this memory limit (the prepared one when it fits). */
-  take(memoryMb: number): Prepared {
+  async take(memoryMb: number): Promise<Prepared> {
     // The run asking is not attached yet.
-    this.demand.note(this.runsInFlight() + 1);
+    this.demand.note(this.runsInFlight() + this.starting + 1);
     while (this.ready.length > 0) {
       const ready = this.ready.pop()!;
       if (ready.engine.memoryMb === memoryMb && !ready.engine.isolate.isDisposed) {
@@ -100,13 +104,39 @@ export class Shelf {
       releaseContext(ready);
       disposeEngine(ready.engine);
     }
-    this.prepareAhead(memoryMb);
-    return this.prepareOn(this.engineFor(memoryMb));
+    const idle = this.idleEngine(memoryMb);
+    if (idle) {
+      this.prepareAhead(memoryMb);
+      return this.prepareOn(idle);
+    }
+    // A burst beyond the shelf: this run's isolate is made while the runner serves the others.
+    this.starting++;
+    try {
+      this.prepareAhead(memoryMb);
+      return await this.prepareOnNew(memoryMb);
+    } finally {
+      this.starting--;
+    }
   }
 
   /** A context on a new isolate (the run's own isolate was disposed or holds too much). */
   fresh(memoryMb: number): Prepared {
     return this.prepareOn(createEngine(memoryMb, this.onCatastrophic));
+  }
+
+  /** A context on a new isolate, made mostly on isolated-vm's threads. */
+  private async prepareOnNew(memoryMb: number): Promise<Prepared> {
+    return this.prepareAsyncOn(await createEngineAsync(memoryMb, this.onCatastrophic));
+  }
+
+  /** A context on this isolate, its collection and prelude on isolated-vm's thread; the isolate goes if that fails. */
+  private async prepareAsyncOn(engine: Engine): Promise<Prepared> {
+    try {
+      return await prepareContextAsync(engine, this.link);
+    } catch (error) {
+      disposeEngine(engine);
+      throw error;
+    }
   }
 
   /** A context on this isolate, or on a new one if preparing it fails. */
@@ -150,13 +180,19 @@ export class Shelf {
       return;
     }
     this.preparing = true;
-    const prepareOne = () => {
-      this.preparing = false;
-      if (!this.shouldPrepare()) return;
+    const prepareOne = async () => {
+      if (!this.shouldPrepare()) {
+        this.preparing = false;
+        return;
+      }
+      const memoryMb = this.memoryMb;
+      const idle = this.idleEngine(memoryMb);
       try {
-        this.ready.push(this.prepareOn(this.engineFor(this.memoryMb)));
+        this.ready.push(idle ? await this.prepareAsyncOn(idle) : await this.prepareOnNew(memoryMb));
       } catch {
         return;
+      } finally {
+        this.preparing = false;
       }
       this.prepareAhead(this.memoryMb);
     };
@@ -171,7 +207,7 @@ export class Shelf {
   private shouldPrepare(): boolean {
     const wanted = this.wanted;
     if (this.idle.length > 0 && this.ready.length < wanted) return true;
-    return this.ready.length < Math.max(SPARE_READY, wanted - this.runsInFlight());
+    return this.ready.length < Math.max(SPARE_READY, wanted - this.runsInFlight() - this.starting);
   }
 
   /** Demand fell: isolates beyond it go (prepared ones last, newest kept). */
@@ -185,12 +221,13 @@ export class Shelf {
     }
   }
 
-  private engineFor(memoryMb: number): Engine {
+  /** An idle isolate with this memory limit, if the shelf has one (others go). */
+  private idleEngine(memoryMb: number): Engine | null {
     while (this.idle.length > 0) {
       const engine = this.idle.pop()!;
       if (engine.memoryMb === memoryMb && !engine.isolate.isDisposed) return engine;
       disposeEngine(engine);
     }
-    return createEngine(memoryMb, this.onCatastrophic);
+    return null;
   }
 }

@@ -3,8 +3,9 @@
 // promise chains, top level), and the pool keeps running ordinary jobs afterwards.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { HostHandler, RunnerPool } from '../../../sandbox';
-import { assertHealthy, runProgram, startPool, testHost } from './runtime-harness';
+import { compileProgram, RunnerPool, type HostHandler, type HostReply } from '../../../sandbox';
+import { assertHealthy, DEFAULT_LIMITS, runProgram, startPool, testHost, TEST_MODULES } from './runtime-harness';
+import { eventually } from '../../support/wait';
 
 let pool: RunnerPool;
 before(async () => {
@@ -92,6 +93,36 @@ describe('time', () => {
     assert.equal(outcome.outcome, 'cancelled');
     assert.equal(outcome.error?.kind, 'cancelled');
     await assertHealthy(pool);
+  });
+});
+
+describe('cancellation while a run starts', () => {
+  test('a run cancelled while its isolate is still being made ends cancelled and its runner keeps the other runs', async () => {
+    // One runner hosting 24 runs: past the contexts it keeps ready, the last runs get new
+    // isolates, made asynchronously; the last run is cancelled right behind its dispatch,
+    // while its isolate is being made. A dropped cancellation would make the pool replace
+    // the runner after its grace, and the 23 runs held on the host would die with it.
+    const many = new RunnerPool({ size: 1, memoryMb: DEFAULT_LIMITS.memoryMb, runsPerRunner: 32 });
+    await many.start();
+    try {
+      const held: Array<() => void> = [];
+      const hold = (): Promise<HostReply> => new Promise((resolve) => held.push(() => resolve({ ok: true, value: 'released', fuel: 16 })));
+      const compiled = await compileProgram({ source: 'import { echo } from "svc:test";\nexport function main() { return echo("x"); }', availableModules: Object.keys(TEST_MODULES) });
+      assert.ok(compiled.ok);
+      const job = (executionId: string, signal?: AbortSignal) => ({ executionId, script: compiled.script, hostModules: { 'svc:test': TEST_MODULES['svc:test'] }, limits: DEFAULT_LIMITS, signal });
+      const others = Array.from({ length: 23 }, (_, i) => many.run(job(`held-${i}`), hold));
+      const controller = new AbortController();
+      // Dispatched at once (the runner has room), then the cancellation right behind it.
+      const cancelled = many.run(job('cancelled', controller.signal), hold);
+      controller.abort();
+      const outcome = await cancelled;
+      assert.equal(outcome.outcome, 'cancelled');
+      await eventually('the other runs wait on the host', () => held.length >= 23);
+      for (const release of held) release();
+      for (const other of await Promise.all(others)) assert.equal(other.result, 'released', other.error?.message);
+    } finally {
+      await many.stop();
+    }
   });
 });
 
