@@ -1,6 +1,7 @@
 // What a command may touch of its process: environment, working directory, the three
 // standard streams. Passed in (never read from `process` inside commands) so the entry
 // point is the only place that knows about the real process.
+import path from 'node:path';
 import { UsageError } from './errors';
 export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
@@ -36,4 +37,18 @@ export function secretsFromEnvironment(names: readonly string[], io: CliIo, flag
     secrets[name] = value;
   }
   return secrets;
+}
+
+/** $SVC_HOME, else ~/.svc: where this machine's Package store and OAuth providers live. */
+export function svcHome(io: CliIo): string {
+  const home = envValue(io, 'SVC_HOME') ?? (envValue(io, 'HOME') ? path.join(envValue(io, 'HOME')!, '.svc') : null);
+  if (!home) throw new UsageError('set SVC_HOME (or HOME) so the CLI knows where its package store is');
+  return path.resolve(io.cwd, home);
+}
+
+/** --deny-warnings, or SVC_DENY_WARNINGS=1; any other non-empty value is a usage error. */
+export function denyWarnings(io: CliIo, flag: boolean | undefined): boolean {
+  const raw = io.env.SVC_DENY_WARNINGS;
+  if (raw !== undefined && raw !== '' && raw !== '1') throw new UsageError('SVC_DENY_WARNINGS: expected `1` (on) or empty/unset (off)');
+  return flag === true || raw === '1';
 }

@@ -10,7 +10,6 @@ import { discardAudit, silentLog } from '../audit';
 import type { Blueprint } from '../blueprints';
 import type { RunSettings, Settings } from '../config';
 import { Executor, type ExecutionReport } from '../execution';
-import { McpDiscovery, McpRun } from '../mcp/client';
 import { EgressGuard } from '../network';
 import { PackageRuntime, type PackageLookup } from '../packages';
 import { fillGit, type FilledFileArea } from '../sessions';
@@ -62,10 +61,12 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
       return undefined;
     };
     const version = run.userAgent.replace(/^svc\//, '');
-    const mcpDiscovery = new McpDiscovery({ dispatcher: outbound, storeSecret, log: silentLog, version });
+    // The MCP client (its SDK and JSON Schema validator) loads only for a Blueprint with `mcp:` servers.
+    const mcpClient = Object.keys(blueprint.mcp).length > 0 ? await import('../mcp/client') : null;
+    const mcpDiscovery = mcpClient ? new mcpClient.McpDiscovery({ dispatcher: outbound, storeSecret, log: silentLog, version }) : null;
     const services = (): RunServices => {
       const files = fileAreas.open(run.fileArea, { sessionId, runId: randomUUID() }, { throwaway: true });
-      const mcp = Object.keys(blueprint.mcp).length > 0 ? new McpRun({ blueprint, scope: { sessionId, harness: run.secrets }, discovery: mcpDiscovery, dispatcher: outbound, version }) : undefined;
+      const mcp = mcpClient && mcpDiscovery ? new mcpClient.McpRun({ blueprint, scope: { sessionId, harness: run.secrets }, discovery: mcpDiscovery, dispatcher: outbound, version }) : undefined;
       return {
         files,
         sessionState: { state: sessionStates.of(sessionId), states: sessionStates },

@@ -4,14 +4,13 @@
 import { parseBlueprint, type Blueprint } from '../blueprints';
 import { PackageStore, storeLookup } from '../packages';
 import { localStoreRoot } from '../packages/local';
-import { svcHome } from './commands/build';
 import { ConfigError, parseRunSettings, type RunSettings } from '../config';
 import { bindHarnessSecrets, bindVariables, fillFileArea } from '../sessions';
 import { readBlueprintFile } from './blueprint-file';
 import type { RunOptions } from './commands/run';
 import { blueprintError } from './diagnostics';
 import { CliError, EXIT_NOT_ATTEMPTED, UsageError } from './errors';
-import type { CliIo } from './io';
+import { svcHome, type CliIo } from './io';
 import { runLocally } from './local-executor';
 
 /** A compute-only Blueprint for runs without --blueprint. */

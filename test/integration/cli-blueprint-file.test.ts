@@ -1,12 +1,13 @@
 // The local Blueprint-file verbs as a process: `lint` (the server's checks, warnings,
 // --deny-warnings / SVC_DENY_WARNINGS) and the editing verbs `add-mcp` and
 // `capability add`, which keep comments and key order and never write an invalid file.
+// The edits run as processes; lint's warning switches run in-process (svcInProcess).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../harness';
-import { runSvc } from '../support/cli';
+import { runSvc, svcInProcess } from '../support/cli';
 
 const dir = tempDir('svc-cli-bp-');
 const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text);
@@ -22,11 +23,11 @@ test('lint passes a valid file, locates a fault by file, line and column, warns 
   assert.match(run.stderr, /^error: fields\.yaml:5:15: `permissions\.main` rule 1 \(index 0\) for `fs\.read` tests `host`/m);
   assert.match(run.stderr, /^warning: shadowed\.yaml:5:7: `permissions\.main` rule 2 for `fs\.read` can never match: rule 1 has no filter/m);
 
-  const strict = await runSvc(['blueprint', 'lint', '--deny-warnings', 'shadowed.yaml'], { cwd: dir });
+  const strict = await svcInProcess(['blueprint', 'lint', '--deny-warnings', 'shadowed.yaml'], { cwd: dir });
   assert.equal(strict.code, 1);
   assert.match(strict.stderr, /shadowed\.yaml: 1 warning\(s\) treated as errors/);
-  assert.equal((await runSvc(['blueprint', 'lint', 'shadowed.yaml'], { cwd: dir, env: { SVC_DENY_WARNINGS: '1' } })).code, 1);
-  const badVariable = await runSvc(['blueprint', 'lint', 'good.yaml'], { cwd: dir, env: { SVC_DENY_WARNINGS: 'yes' } });
+  assert.equal((await svcInProcess(['blueprint', 'lint', 'shadowed.yaml'], { cwd: dir, env: { SVC_DENY_WARNINGS: '1' } })).code, 1);
+  const badVariable = await svcInProcess(['blueprint', 'lint', 'good.yaml'], { cwd: dir, env: { SVC_DENY_WARNINGS: 'yes' } });
   assert.equal(badVariable.code, 2);
   assert.match(badVariable.stderr, /\$SVC_DENY_WARNINGS: expected `1` or unset/);
 });

@@ -1,13 +1,14 @@
 // bin/svc blueprint apply/add/list/show/remove and server status against a real server:
 // output, exit status, file:line:col diagnostics with the next step, and the server's
-// state after each command.
+// state after each command. `apply` runs as a process; the other verbs' output checks run
+// in-process (svcInProcess).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../harness';
-import { START_TIMEOUT_MS, runSvc, serverEnv } from '../support/cli';
+import { START_TIMEOUT_MS, runSvc, serverEnv, svcInProcess } from '../support/cli';
 
 function writeFiles(dir: string, files: Record<string, string>): void {
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
@@ -46,13 +47,13 @@ describe('svc blueprint against a server', () => {
 
   test('add refuses a registered name and suggests apply; a server-side check failure names the file and the next step', async () => {
     writeFiles(dir, { 'gamma.yaml': 'name: gamma\n', 'stored.yaml': 'name: stored\nsecrets:\n  API: {store: missing_key}\n' });
-    const added = await runSvc(['blueprint', 'add', 'gamma.yaml'], { env, cwd: dir });
+    const added = await svcInProcess(['blueprint', 'add', 'gamma.yaml'], { env, cwd: dir });
     assert.deepEqual([added.code, added.stdout], [0, "Added blueprint 'gamma'\n"]);
-    const twice = await runSvc(['blueprint', 'add', 'gamma.yaml'], { env, cwd: dir });
+    const twice = await svcInProcess(['blueprint', 'add', 'gamma.yaml'], { env, cwd: dir });
     assert.equal(twice.code, 1);
     assert.match(twice.stderr, /already registered/);
     assert.match(twice.stderr, /svc blueprint apply gamma\.yaml/);
-    const unresolved = await runSvc(['blueprint', 'add', 'stored.yaml'], { env, cwd: dir });
+    const unresolved = await svcInProcess(['blueprint', 'add', 'stored.yaml'], { env, cwd: dir });
     assert.equal(unresolved.code, 1);
     assert.match(unresolved.stderr, /^error: stored\.yaml:3:8: secret check failed: missing secret 'API'/m);
     assert.match(unresolved.stderr, /svc secret put/);
@@ -60,18 +61,18 @@ describe('svc blueprint against a server', () => {
   });
 
   test('list prints one aligned line per Blueprint and --json the summaries; show prints the stored text byte for byte', async () => {
-    const list = await runSvc(['blueprint', 'list'], { env });
+    const list = await svcInProcess(['blueprint', 'list'], { env });
     assert.equal(list.code, 0);
     const lines = list.stdout.trimEnd().split('\n');
     assert.deepEqual(lines.map((l) => l.split(/\s+/)[0]), ['alpha', 'beta', 'gamma']);
     assert.match(lines[0], /^alpha\s+vfs=per_session\s+default=deny\s+rules=1\s+packages=-$/);
     assert.match(lines[1], /^beta\s+vfs=ephemeral\s+default=allow\s+rules=0\s+packages=-$/);
     assert.equal(new Set(lines.map((l) => l.indexOf('vfs='))).size, 1, 'columns line up');
-    const json = await runSvc(['blueprint', 'list', '--json'], { env });
+    const json = await svcInProcess(['blueprint', 'list', '--json'], { env });
     assert.deepEqual(JSON.parse(json.stdout), (await server.request('GET', '/v1/blueprints')).json.blueprints);
-    const show = await runSvc(['blueprint', 'show', 'alpha'], { env });
+    const show = await svcInProcess(['blueprint', 'show', 'alpha'], { env });
     assert.equal(show.stdout, fs.readFileSync(path.join(dir, 'alpha.yaml'), 'utf8'));
-    const unknown = await runSvc(['blueprint', 'show', 'nope'], { env });
+    const unknown = await svcInProcess(['blueprint', 'show', 'nope'], { env });
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /blueprint 'nope' is not registered/);
   });
@@ -79,15 +80,15 @@ describe('svc blueprint against a server', () => {
   test('remove ends the Blueprint\'s sessions; removing an unknown name fails', async () => {
     const session = await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'gamma' } });
     assert.equal(session.status, 200);
-    const removed = await runSvc(['blueprint', 'remove', 'gamma'], { env });
+    const removed = await svcInProcess(['blueprint', 'remove', 'gamma'], { env });
     assert.deepEqual([removed.code, removed.stdout], [0, "Removed blueprint 'gamma'; its open sessions were ended\n"]);
     assert.equal((await server.request('GET', '/v1/blueprints/gamma')).status, 404);
     assert.equal((await server.request('POST', `/v1/sessions/${session.json.session_id}/execute`, { token: server.userToken, body: { code: 'export function main() {}' } })).status, 404);
-    assert.equal((await runSvc(['blueprint', 'remove', 'gamma'], { env })).code, 1);
+    assert.equal((await svcInProcess(['blueprint', 'remove', 'gamma'], { env })).code, 1);
   });
 
   test('server status prints aligned fields with the registered Blueprints', async () => {
-    const status = await runSvc(['server', 'status'], { env });
+    const status = await svcInProcess(['server', 'status'], { env });
     assert.equal(status.code, 0, status.stderr);
     const port = server.url.split(':').pop();
     assert.equal(

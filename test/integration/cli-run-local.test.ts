@@ -1,8 +1,9 @@
 // `svc run` as a process, local runs in the CLI's own sandbox: result on stdout, console
 // lines on stderr, limits from SVC_MAX_*, Blueprint files with --var, exit statuses 0/1/2/3.
+// The option checks that refuse a run before it starts run in-process (svcInProcess).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runSvc, writeRunPrograms } from '../support/cli';
+import { runSvc, svcInProcess, writeRunPrograms } from '../support/cli';
 
 const dir = writeRunPrograms();
 
@@ -36,9 +37,9 @@ describe('svc run, local', () => {
 
   test('usage errors exit 2: --session without --remote, a --var without =, a --secret whose variable is unset or given as a value', async () => {
     for (const args of [['--session', 'abc'], ['--var', 'novalue'], ['--secret', 'UNSET_FOR_TEST'], ['--secret', 'API=literal']]) {
-      const run = await runSvc(['run', 'hello.ts', ...args], { cwd: dir });
+      const run = await svcInProcess(['run', 'hello.ts', ...args], { cwd: dir });
       assert.equal(run.code, 2, args.join(' '));
     }
-    assert.equal((await runSvc(['run', 'missing.ts'], { cwd: dir })).code, 2);
+    assert.equal((await svcInProcess(['run', 'missing.ts'], { cwd: dir })).code, 2);
   });
 });

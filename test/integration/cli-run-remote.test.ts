@@ -1,11 +1,12 @@
 // `svc run --remote` against a real server: one-off runs under a registered Blueprint and
 // session runs with an idempotency key; result on stdout, console lines on stderr, exit 0/1/2/3.
+// The one-off runs go through processes; the session and usage checks run in-process.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, type TestServer } from '../harness';
-import { START_TIMEOUT_MS, runSvc, serverEnv, writeRunPrograms } from '../support/cli';
+import { START_TIMEOUT_MS, runSvc, serverEnv, svcInProcess, writeRunPrograms } from '../support/cli';
 
 const dir = writeRunPrograms();
 
@@ -40,17 +41,17 @@ describe('svc run --remote', () => {
   test('--session runs inside an open session; the same --idempotency-key returns the recorded result without running again', async () => {
     const session = await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'counter', variables: { who: 'ops' } } });
     const id = session.json.session_id;
-    const first = await runSvc(['run', 'count.ts', '--remote', '--session', id, '--idempotency-key', 'step-1'], { cwd: dir, env });
+    const first = await svcInProcess(['run', 'count.ts', '--remote', '--session', id, '--idempotency-key', 'step-1'], { cwd: dir, env });
     assert.deepEqual([first.code, first.stdout], [0, '1\n'], first.stderr);
-    const retried = await runSvc(['run', 'count.ts', '--remote', '--session', id, '--idempotency-key', 'step-1'], { cwd: dir, env });
+    const retried = await svcInProcess(['run', 'count.ts', '--remote', '--session', id, '--idempotency-key', 'step-1'], { cwd: dir, env });
     assert.deepEqual([retried.code, retried.stdout], [0, '1\n'], retried.stderr);
-    const next = await runSvc(['run', 'count.ts', '--remote', '--session', id], { cwd: dir, env });
+    const next = await svcInProcess(['run', 'count.ts', '--remote', '--session', id], { cwd: dir, env });
     assert.deepEqual([next.code, next.stdout], [0, '2\n'], next.stderr);
     // The same key with other code: 409, and the CLI shows the server's `detail`.
-    const conflict = await runSvc(['run', 'throws.ts', '--remote', '--session', id, '--idempotency-key', 'step-1'], { cwd: dir, env });
+    const conflict = await svcInProcess(['run', 'throws.ts', '--remote', '--session', id, '--idempotency-key', 'step-1'], { cwd: dir, env });
     assert.equal(conflict.code, 3);
     assert.match(conflict.stderr, /HTTP 409\): idempotency_conflict: \S.*/);
-    const gone = await runSvc(['run', 'count.ts', '--remote', '--session', 'no-such-session'], { cwd: dir, env });
+    const gone = await svcInProcess(['run', 'count.ts', '--remote', '--session', 'no-such-session'], { cwd: dir, env });
     assert.equal(gone.code, 3);
     assert.match(gone.stderr, /HTTP 404/);
   });
@@ -59,9 +60,9 @@ describe('svc run --remote', () => {
     const thrown = await runSvc(['run', 'throws.ts', '--remote', '--blueprint', 'counter', '--var', 'who=x'], { cwd: dir, env });
     assert.equal(thrown.code, 1);
     assert.match(thrown.stderr, /^before the throw\nerror: Error: the widget is missing/);
-    assert.equal((await runSvc(['run', 'hello.ts', '--remote'], { cwd: dir, env })).code, 2);
-    assert.equal((await runSvc(['run', 'hello.ts', '--remote', '--blueprint', 'counter', '--allow-localhost'], { cwd: dir, env })).code, 2);
-    const closed = await runSvc(['run', 'hello.ts', '--remote', '--blueprint', 'counter'], { cwd: dir, env: { ...env, SVC_SERVER_URL: 'http://127.0.0.1:9' } });
+    assert.equal((await svcInProcess(['run', 'hello.ts', '--remote'], { cwd: dir, env })).code, 2);
+    assert.equal((await svcInProcess(['run', 'hello.ts', '--remote', '--blueprint', 'counter', '--allow-localhost'], { cwd: dir, env })).code, 2);
+    const closed = await svcInProcess(['run', 'hello.ts', '--remote', '--blueprint', 'counter'], { cwd: dir, env: { ...env, SVC_SERVER_URL: 'http://127.0.0.1:9' } });
     assert.equal(closed.code, 3);
     assert.match(closed.stderr, /no server at http:\/\/127\.0\.0\.1:9/);
   });

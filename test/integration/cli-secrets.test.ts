@@ -1,13 +1,15 @@
 // bin/svc secret put/delete and the token sources against a real server: --token-file,
 // SVC_SERVER_TOKEN_FILE, SVC_SERVER_TOKEN, the 401/403 messages, values from standard
 // input or a hidden terminal prompt, never printed, and the store's state afterwards.
+// Standard input and the terminal go through processes; the token sources' precedence and
+// the list and delete output run in-process (svcInProcess).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../harness';
-import { START_TIMEOUT_MS, runSvc, runSvcInTerminal, serverEnv } from '../support/cli';
+import { START_TIMEOUT_MS, runSvc, runSvcInTerminal, serverEnv, svcInProcess } from '../support/cli';
 
 const VALUE = `canary-${randomBytes(8).toString('hex')}`;
 
@@ -27,7 +29,7 @@ describe('svc secret and tokens against a server', () => {
     assert.equal(none.code, 1);
     assert.match(none.stderr, /needs a token and none was given/);
     assert.match(none.stderr, /SVC_SERVER_TOKEN_FILE/);
-    const wrong = await runSvc(['server', 'status'], { env: { ...env, SVC_SERVER_TOKEN: 'x'.repeat(40) } });
+    const wrong = await svcInProcess(['server', 'status'], { env: { ...env, SVC_SERVER_TOKEN: 'x'.repeat(40) } });
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /did not accept the token in SVC_SERVER_TOKEN/);
     assert.ok(!wrong.stderr.includes('x'.repeat(40)), 'the token is never printed');
@@ -35,11 +37,11 @@ describe('svc secret and tokens against a server', () => {
     fs.writeFileSync(path.join(dir, 'admin.token'), `  ${server.adminToken}\n`);
     fs.writeFileSync(path.join(dir, 'user.token'), server.userToken);
     // A file wins over the variable, the option over the file variable.
-    const fromFile = await runSvc(['server', 'status'], { env: { ...env, SVC_SERVER_TOKEN: 'y'.repeat(40), SVC_SERVER_TOKEN_FILE: path.join(dir, 'admin.token') } });
+    const fromFile = await svcInProcess(['server', 'status'], { env: { ...env, SVC_SERVER_TOKEN: 'y'.repeat(40), SVC_SERVER_TOKEN_FILE: path.join(dir, 'admin.token') } });
     assert.equal(fromFile.code, 0, fromFile.stderr);
-    const fromOption = await runSvc(['server', 'status', '--token-file', path.join(dir, 'admin.token')], { env: { ...env, SVC_SERVER_TOKEN_FILE: path.join(dir, 'user.token') } });
+    const fromOption = await svcInProcess(['server', 'status', '--token-file', path.join(dir, 'admin.token')], { env: { ...env, SVC_SERVER_TOKEN_FILE: path.join(dir, 'user.token') } });
     assert.equal(fromOption.code, 0, fromOption.stderr);
-    const user = await runSvc(['server', 'status', '--token-file', path.join(dir, 'user.token')], { env: { SVC_SERVER_URL: server.url } });
+    const user = await svcInProcess(['server', 'status', '--token-file', path.join(dir, 'user.token')], { env: { SVC_SERVER_URL: server.url } });
     assert.equal(user.code, 1);
     assert.match(user.stderr, /^error: .*admin.*user/m);
     assert.equal(server.audit({ type: 'auth', reason: 'admin_required' }).length >= 1, true);
@@ -54,20 +56,20 @@ describe('svc secret and tokens against a server', () => {
     const emptyValue = await runSvc(['secret', 'put', 'other'], { env, stdin: '' });
     assert.equal(emptyValue.code, 1);
     assert.match(emptyValue.stderr, /empty/);
-    const badKey = await runSvc(['secret', 'put', '../x'], { env, stdin: 'v' });
+    const badKey = await svcInProcess(['secret', 'put', '../x'], { env, stdin: 'v' });
     assert.equal(badKey.code, 1);
     assert.match(badKey.stderr, /A–Z a–z 0–9/);
-    assert.ok((await runSvc(['secret', 'put', 'solo'], { env, stdin: 'v' })).code === 0);
-    const listed = await runSvc(['secret', 'list'], { env });
+    assert.ok((await svcInProcess(['secret', 'put', 'solo'], { env, stdin: 'v' })).code === 0);
+    const listed = await svcInProcess(['secret', 'list'], { env });
     assert.deepEqual([listed.code, listed.stdout], [0, 'solo\nteam/api\n'], listed.stderr);
-    const prefixed = await runSvc(['secret', 'list', '--prefix', 'team/', '--json'], { env });
+    const prefixed = await svcInProcess(['secret', 'list', '--prefix', 'team/', '--json'], { env });
     assert.deepEqual(JSON.parse(prefixed.stdout), ['team/api']);
     assert.ok(!listed.stdout.includes(VALUE) && !prefixed.stdout.includes(VALUE), 'values are never listed');
-    assert.equal((await runSvc(['secret', 'delete', 'solo'], { env })).code, 0);
-    const deleted = await runSvc(['secret', 'delete', 'team/api'], { env });
+    assert.equal((await svcInProcess(['secret', 'delete', 'solo'], { env })).code, 0);
+    const deleted = await svcInProcess(['secret', 'delete', 'team/api'], { env });
     assert.deepEqual([deleted.code, deleted.stdout], [0, "Deleted secret 'team/api'\n"]);
     assert.deepEqual((await server.request('GET', '/v1/secrets')).json.keys, []);
-    assert.equal((await runSvc(['secret', 'delete', 'team/api'], { env })).code, 1);
+    assert.equal((await svcInProcess(['secret', 'delete', 'team/api'], { env })).code, 1);
     for (const line of server.lines()) assert.ok(!line.includes(VALUE), 'the value reached the server log');
   });
 

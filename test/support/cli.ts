@@ -1,9 +1,14 @@
 // Runs the real bin/svc as a process for CLI integration tests: a minimal environment
 // (no SVC_* leaking in from the developer's shell), optional standard input, and the
-// exit status with both output streams.
+// exit status with both output streams. svcInProcess runs the same command line through
+// runCli in the test's own process, for tests of parsing and output that need no process
+// of their own (a spawn costs a Node start; tests of the process itself keep runSvc).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { runCli } from '../../src/cli/program';
+import packageJson from '../../package.json';
 import { repoRoot, tempDir, type TestServer } from '../harness';
 
 export const svcBin = path.join(repoRoot, 'bin', 'svc');
@@ -25,12 +30,18 @@ export interface SvcOptions {
   cwd?: string;
 }
 
-export function runSvc(args: string[], options: SvcOptions = {}): Promise<SvcResult> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tempDir('svc-cli-home-') };
+/** The environment a command sees: PATH, a fresh HOME, and the test's variables. */
+function commandEnv(options: SvcOptions, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tempDir('svc-cli-home-'), ...extra };
   for (const [key, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
+  return env;
+}
+
+export function runSvc(args: string[], options: SvcOptions = {}): Promise<SvcResult> {
+  const env = commandEnv(options);
   return new Promise((resolve, reject) => {
     const child = spawn(svcBin, args, { env, cwd: options.cwd ?? repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -48,11 +59,7 @@ export function runSvc(args: string[], options: SvcOptions = {}): Promise<SvcRes
  * once `prompt` shows; stdout holds everything the terminal displayed.
  */
 export function runSvcInTerminal(args: string[], prompt: string, typed: string, options: SvcOptions = {}): Promise<SvcResult> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tempDir('svc-cli-home-'), TERM: 'dumb' };
-  for (const [key, value] of Object.entries(options.env ?? {})) {
-    if (value === undefined) delete env[key];
-    else env[key] = value;
-  }
+  const env = commandEnv(options, { TERM: 'dumb' });
   return new Promise((resolve, reject) => {
     const child = spawn('python3', [path.join(repoRoot, 'test', 'support', 'pty-run.py'), prompt, typed, svcBin, ...args], { env, cwd: options.cwd ?? repoRoot });
     let stdout = '';
@@ -62,6 +69,28 @@ export function runSvcInTerminal(args: string[], prompt: string, typed: string, 
     child.once('error', reject);
     child.once('exit', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * The command line through runCli in this process, with the environment, working
+ * directory and standard input runSvc would give the process: the exit status runCli
+ * returns and what the command wrote to each stream. Not for local runs (they start the
+ * sandbox) nor for what only a process shows (TLS trust from NODE_EXTRA_CA_CERTS, a terminal).
+ */
+export async function svcInProcess(args: string[], options: SvcOptions = {}): Promise<SvcResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    io: {
+      env: commandEnv(options),
+      cwd: options.cwd ?? repoRoot,
+      stdout: (text) => (stdout += text),
+      stderr: (text) => (stderr += text),
+      stdin: Readable.from([Buffer.from(options.stdin ?? '')]),
+    },
+    version: packageJson.version,
+  });
+  return { code, stdout, stderr };
 }
 
 /** The variables that point bin/svc at a test server with its admin token. */

@@ -2,25 +2,26 @@
 // local file tools (lint, add-mcp, capability add).
 import { Option, type Command } from 'commander';
 import type { RuleSpec } from '../blueprint-document';
-import { blueprintName, readBlueprintFile } from '../blueprint-file';
 import { expectOk, ServerAccessError, ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
 import { blueprintError, failureFromBody } from '../diagnostics';
 import { CliError, UsageError } from '../errors';
 import { alignColumns, withExample } from '../help';
-import { envValue, say, warn, type CliIo } from '../io';
+import { envValue, say, svcHome, warn, type CliIo } from '../io';
 import type { CliContext } from '../context';
-import { svcHome } from './build';
-import { positionOf } from '../yaml-position';
+
+/** The YAML parser loads for the verbs that read a file, not for `list` or help. */
+const blueprintFiles = () => import('../blueprint-file');
 
 /**
  * A failed Blueprint request rendered with the file's name and position: the server's,
  * or for registration checks (which report only a path) the path's place in the file.
  */
-function blueprintReplyError(file: string, reply: ApiReply, text?: string): CliError {
+async function blueprintReplyError(file: string, reply: ApiReply, text?: string): Promise<CliError> {
   const failure = failureFromBody(reply.json, reply.status);
   if (!failure) return new CliError(`${file}: ${reply.text.trim() || `the server answered ${reply.status}`}`);
   const diagnostic = failure.diagnostic;
   if (text !== undefined && diagnostic?.path && diagnostic.line === undefined) {
+    const { positionOf } = await import('../yaml-position');
     const at = positionOf(text, diagnostic.path);
     if (at) failure.diagnostic = { ...diagnostic, ...at };
   }
@@ -44,13 +45,14 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
     'svc blueprint apply support.yaml field-notes.yaml',
   ).action(async (files: string[], options: ServerOptions) => {
     const client = ServerClient.from(options, io);
+    const { blueprintName, readBlueprintFile } = await blueprintFiles();
     let failed = 0;
     for (const file of files) {
       try {
         const source = readBlueprintFile(file, io.cwd);
         const name = blueprintName(source);
         const reply = await client.request('PUT', `/v1/blueprints/${segment(name)}`, { body: { yaml: source.text } });
-        if (reply.status !== 200) throw blueprintReplyError(file, reply, source.text);
+        if (reply.status !== 200) throw await blueprintReplyError(file, reply, source.text);
         say(io, `${reply.json.created ? 'Added' : 'Updated'} blueprint '${reply.json.name}'`);
       } catch (error) {
         // 401/403/unreachable fail every file alike: stop at the first.
@@ -68,9 +70,10 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
     'svc blueprint add support.yaml',
   ).action(async (file: string, options: ServerOptions) => {
     const client = ServerClient.from(options, io);
+    const { readBlueprintFile } = await blueprintFiles();
     const source = readBlueprintFile(file, io.cwd);
     const reply = await client.request('POST', '/v1/blueprints', { body: { yaml: source.text } });
-    if (reply.status !== 200) throw blueprintReplyError(file, reply, source.text);
+    if (reply.status !== 200) throw await blueprintReplyError(file, reply, source.text);
     say(io, `Added blueprint '${reply.json.name}'`);
   });
 
@@ -105,7 +108,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
   ).action(async (name: string, options: ServerOptions) => {
     const client = ServerClient.from(options, io);
     const reply = await client.request('GET', `/v1/blueprints/${segment(name)}`);
-    if (reply.status !== 200) throw blueprintReplyError(name, reply);
+    if (reply.status !== 200) throw await blueprintReplyError(name, reply);
     io.stdout(reply.json.yaml);
   });
 
@@ -115,7 +118,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
   ).action(async (name: string, options: ServerOptions) => {
     const client = ServerClient.from(options, io);
     const reply = await client.request('DELETE', `/v1/blueprints/${segment(name)}`);
-    if (reply.status !== 200) throw blueprintReplyError(name, reply);
+    if (reply.status !== 200) throw await blueprintReplyError(name, reply);
     say(io, `Removed blueprint '${reply.json.name}'; its open sessions were ended`);
   });
 

@@ -4,34 +4,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { TYPECHECK_MODES } from '../../blueprints';
-import { ConfigError, parseRunSettings } from '../../config';
-import { PackageError } from '../../packages';
-import { checkLocal, initProject, newPackage, publishLocal } from '../../packages/local';
-import { CliError, UsageError } from '../errors';
+import { UsageError } from '../errors';
 import { withExample } from '../help';
-import { envValue, say, secretsFromEnvironment, warn, type CliIo } from '../io';
+import { denyWarnings, say, secretsFromEnvironment, svcHome, warn, type CliIo } from '../io';
 import type { CliContext } from '../context';
 
-/** $SVC_HOME, else ~/.svc. */
-export function svcHome(io: CliIo): string {
-  const home = envValue(io, 'SVC_HOME') ?? (envValue(io, 'HOME') ? path.join(envValue(io, 'HOME')!, '.svc') : null);
-  if (!home) throw new UsageError('set SVC_HOME (or HOME) so the CLI knows where its package store is');
-  return path.resolve(io.cwd, home);
-}
-
-/** --deny-warnings, or SVC_DENY_WARNINGS=1; any other non-empty value is a usage error. */
-export function denyWarnings(io: CliIo, flag: boolean | undefined): boolean {
-  const raw = io.env.SVC_DENY_WARNINGS;
-  if (raw !== undefined && raw !== '' && raw !== '1') throw new UsageError('SVC_DENY_WARNINGS: expected `1` (on) or empty/unset (off)');
-  return flag === true || raw === '1';
-}
-
-/** A PackageError as the CLI reports it (build diagnostics are in the message). */
-export function packageFailure(error: unknown): never {
-  if (error instanceof PackageError) throw new CliError(`${error.code}: ${error.message}`);
-  throw error;
-}
+/** The Package builder and store load when a verb runs, not to print help. */
+const packageTools = () => import('../package-tools');
 
 interface BuildOptions {
   package?: string;
@@ -86,7 +65,8 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
   withExample(
     build.command('init').description('start a project with one Package').argument('<name>', 'Package name, @scope/name').argument('[path]', 'project directory (default: the current directory)'),
     'svc build init @acme/billing billing',
-  ).action((name: string, target: string | undefined) => {
+  ).action(async (name: string, target: string | undefined) => {
+    const { initProject, packageFailure } = await packageTools();
     try {
       const manifest = initProject(name, path.resolve(io.cwd, target ?? '.'));
       say(io, `Created ${manifest} with ${name} (src/lib.ts, docs/readme.md, tests/)`);
@@ -98,7 +78,8 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
   withExample(
     build.command('new').description('add another Package to the nearest project').argument('<name>', 'Package name, @scope/name').argument('[path]', 'directory inside the project (default: the name after the scope)'),
     'svc build new @acme/invoices invoices',
-  ).action((name: string, target: string | undefined) => {
+  ).action(async (name: string, target: string | undefined) => {
+    const { newPackage, packageFailure } = await packageTools();
     try {
       const directory = newPackage(name, io.cwd, target);
       say(io, `Added ${name} in ${directory}`);
@@ -111,7 +92,8 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
     command.option('-p, --package <name>', 'only this Package (and the siblings it needs)').option('--deny-warnings', 'treat every warning as an error (also SVC_DENY_WARNINGS=1)');
 
   withExample(buildOptions(build.command('check').description('compile, derive capabilities.yaml and report diagnostics')), 'svc build check', 'svc build check -p @acme/billing --deny-warnings').action(
-    (options: BuildOptions) => {
+    async (options: BuildOptions) => {
+      const { checkLocal, packageFailure } = await packageTools();
       try {
         const result = checkLocal({ cwd: io.cwd, home: svcHome(io), package: options.package, denyWarnings: denyWarnings(io, options.denyWarnings), svcVersion: context.version });
         for (const line of result.warnings) warn(io, line);
@@ -138,6 +120,7 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
     'svc build test -p @acme/billing --skip-network',
     'BILLING_API_KEY=... svc build test --env-var BILLING_API_KEY',
   ).action(async (options: TestOptions) => {
+    const { ConfigError, packageFailure, parseRunSettings, TYPECHECK_MODES } = await packageTools();
     const typecheck = TYPECHECK_MODES.find((mode) => mode === options.typecheck);
     if (!typecheck) throw new UsageError(`--typecheck: unknown mode '${options.typecheck}'; expected strict, on or off`);
     let settings;
@@ -172,7 +155,8 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
   withExample(
     buildOptions(build.command('publish-local').description('check, then install into $SVC_HOME/packages (read by a server with the same SVC_HOME)')),
     'svc build publish-local',
-  ).action((options: BuildOptions) => {
+  ).action(async (options: BuildOptions) => {
+    const { packageFailure, publishLocal } = await packageTools();
     try {
       const { build: result, installed } = publishLocal({ cwd: io.cwd, home: svcHome(io), package: options.package, denyWarnings: denyWarnings(io, options.denyWarnings), svcVersion: context.version });
       for (const line of result.warnings) warn(io, line);

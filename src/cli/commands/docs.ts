@@ -5,13 +5,10 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { PackageStore } from '../../packages';
-import { localStoreRoot } from '../../packages/local';
 import { CliError } from '../errors';
 import { withExample } from '../help';
-import { say } from '../io';
+import { say, svcHome } from '../io';
 import type { CliContext } from '../context';
-import { packageFailure, svcHome } from './build';
 
 export function registerDocsCommand(root: Command, context: CliContext): void {
   const { io } = context;
@@ -43,6 +40,7 @@ export function registerDocsCommand(root: Command, context: CliContext): void {
       const known = [...modules.keys()].filter((m) => m.startsWith('svc:') && !['svc:security', 'svc:secrets', 'svc:test'].includes(m));
       throw new CliError(`'${name}' is not a standard-library module, a built-in or a Package name`, 1, [`modules: ${known.join(', ')}; Packages are named @scope/name`]);
     }
+    const { localStoreRoot, packageFailure, PackageStore } = await import('../package-tools');
     const home = svcHome(io);
     const store = new PackageStore(path.join(home, 'server', 'packages'), localStoreRoot(home));
     let found;

@@ -1,14 +1,10 @@
 // `svc install <spec> [@scope/name]`: the server's install procedure into the CLI's
 // own store $SVC_HOME/packages, with GH_TOKEN / GITHUB_TOKEN when set.
 import type { Command } from 'commander';
-import { ConfigError, parseRepositoryName } from '../../config';
-import { installFromRepository, PackageStore } from '../../packages';
-import { localStoreRoot } from '../../packages/local';
 import { withExample } from '../help';
 import { UsageError } from '../errors';
-import { envValue, say, warn, type CliIo } from '../io';
+import { denyWarnings, envValue, say, svcHome, warn, type CliIo } from '../io';
 import type { CliContext } from '../context';
-import { denyWarnings, packageFailure, svcHome } from './build';
 
 export function registerInstallCommand(root: Command, context: CliContext): void {
   const { io } = context;
@@ -23,6 +19,8 @@ export function registerInstallCommand(root: Command, context: CliContext): void
       .option('--deny-warnings', 'fail on any code warning (also SVC_DENY_WARNINGS=1)'),
     'svc install acme/billing-pkgs@v1.2.0 @acme/billing',
   ).action(async (repo: string, name: string | undefined, options: { ref?: string; upgrade?: boolean; denyWarnings?: boolean }) => {
+    const tools = await import('../package-tools');
+    const { installFromRepository, localStoreRoot, packageFailure, PackageStore } = tools;
     try {
       const result = await installFromRepository(
         { url: repo, ref: options.ref ?? null, package: name ?? null, upgrade: options.upgrade === true, denyWarnings: denyWarnings(io, options.denyWarnings) },
@@ -33,7 +31,7 @@ export function registerInstallCommand(root: Command, context: CliContext): void
           denyWarnings: false,
           svcVersion: context.version,
           store: new PackageStore(localStoreRoot(svcHome(io))),
-          officialRepository: officialRepository(io),
+          officialRepository: officialRepository(io, tools),
         },
       );
       for (const line of result.warnings) warn(io, line);
@@ -46,7 +44,7 @@ export function registerInstallCommand(root: Command, context: CliContext): void
 }
 
 /** SVC_OFFICIAL_REPOSITORY (owner/repo), as the server's `official_repository`; unset = none. */
-function officialRepository(io: CliIo): { owner: string; repo: string } | null {
+function officialRepository(io: CliIo, { ConfigError, parseRepositoryName }: typeof import('../package-tools')): { owner: string; repo: string } | null {
   const raw = envValue(io, 'SVC_OFFICIAL_REPOSITORY');
   if (raw === undefined) return null;
   try {

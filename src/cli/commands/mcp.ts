@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { Command } from 'commander';
-import YAML from 'yaml';
 import { ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
 import { CliError, UsageError } from '../errors';
 import { alignColumns, withExample } from '../help';
@@ -107,8 +106,12 @@ interface ProviderEntry {
   scopes?: string[];
 }
 
-function readProviders(file: string): ProviderEntry[] {
+/** The YAML parser loads for the provider verbs only. */
+const yaml = async () => (await import('yaml')).default;
+
+async function readProviders(file: string): Promise<ProviderEntry[]> {
   if (!fs.existsSync(file)) return [];
+  const YAML = await yaml();
   let doc: unknown;
   try {
     doc = YAML.parse(fs.readFileSync(file, 'utf8'));
@@ -120,7 +123,8 @@ function readProviders(file: string): ProviderEntry[] {
   return providers as ProviderEntry[];
 }
 
-function writeProviders(file: string, providers: ProviderEntry[]): void {
+async function writeProviders(file: string, providers: ProviderEntry[]): Promise<void> {
+  const YAML = await yaml();
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.tmp-${process.pid}`;
   fs.writeFileSync(temporary, YAML.stringify({ providers }), { mode: 0o600 });
@@ -208,32 +212,32 @@ export function registerMcpCommands(root: Command, context: CliContext): void {
       .option('--client-secret <reference>', 'where the client secret comes from: ${env.VAR} or ${secrets.KEY} (never the value itself)')
       .option('--scope <scope>', 'scope to request (repeatable)', (value: string, all: string[] = []) => [...all, value]),
     "svc mcp provider add github.com --client-id Iv1.abc123 --client-secret '${env.GITHUB_CLIENT_SECRET}' --scope repo",
-  ).action((match: string, options: { clientId: string; clientSecret?: string; scope?: string[] }) => {
+  ).action(async (match: string, options: { clientId: string; clientSecret?: string; scope?: string[] }) => {
     const host = providerHost(match);
     if (options.clientId.trim() === '') throw new UsageError('--client-id: expected a non-empty client id');
     if (options.clientSecret !== undefined && !/^\$\{(env|secrets)\.[^}]+\}$/.test(options.clientSecret)) {
       throw new UsageError('--client-secret: expected a reference, ${env.VAR} or ${secrets.KEY}; a secret value never goes on the command line');
     }
     const file = providersFile(io);
-    const providers = readProviders(file).filter((p) => p.match !== host);
+    const providers = (await readProviders(file)).filter((p) => p.match !== host);
     providers.push({ match: host, client_id: options.clientId, ...(options.clientSecret ? { client_secret: options.clientSecret } : {}), ...(options.scope?.length ? { scopes: options.scope } : {}) });
     providers.sort((a, b) => (a.match < b.match ? -1 : a.match > b.match ? 1 : 0));
-    writeProviders(file, providers);
+    await writeProviders(file, providers);
     say(io, `Registered the OAuth client for ${host}`);
   });
 
-  withExample(provider.command('list').description('list the registered OAuth clients (secrets are never shown)'), 'svc mcp provider list').action(() => {
-    const providers = readProviders(providersFile(io));
+  withExample(provider.command('list').description('list the registered OAuth clients (secrets are never shown)'), 'svc mcp provider list').action(async () => {
+    const providers = await readProviders(providersFile(io));
     if (providers.length === 0) return say(io, 'No OAuth providers registered (add one with `svc mcp provider add`)');
     for (const line of alignColumns([['MATCH', 'CLIENT ID', 'SECRET', 'SCOPES'], ...providers.map((p) => [p.match, p.client_id, p.client_secret ? 'set' : '-', p.scopes?.join(' ') || '-'])])) say(io, line);
   });
 
-  withExample(provider.command('remove').description('remove the registration for a host').argument('<match>', 'host of the authorization server'), 'svc mcp provider remove github.com').action((match: string) => {
+  withExample(provider.command('remove').description('remove the registration for a host').argument('<match>', 'host of the authorization server'), 'svc mcp provider remove github.com').action(async (match: string) => {
     const host = providerHost(match);
     const file = providersFile(io);
-    const providers = readProviders(file);
+    const providers = await readProviders(file);
     if (!providers.some((p) => p.match === host)) throw new CliError(`no OAuth provider is registered for ${host}`);
-    writeProviders(file, providers.filter((p) => p.match !== host));
+    await writeProviders(file, providers.filter((p) => p.match !== host));
     say(io, `Removed the OAuth client for ${host}`);
   });
 

@@ -3,9 +3,8 @@ import type { Command } from 'commander';
 import { ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
 import { CliError } from '../errors';
 import { alignColumns, withExample } from '../help';
-import { say, warn } from '../io';
+import { denyWarnings, say, warn } from '../io';
 import type { CliContext } from '../context';
-import { denyWarnings } from './build';
 
 function refusal(reply: ApiReply): CliError {
   const code = typeof reply.json?.error === 'string' ? `${reply.json.error}: ` : '';

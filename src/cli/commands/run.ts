@@ -12,7 +12,6 @@ import { CliError, EXIT_FAILURE, EXIT_NOT_ATTEMPTED, UsageError } from '../error
 import { withExample } from '../help';
 import { secretsFromEnvironment, warn, type CliIo } from '../io';
 import type { CliContext } from '../context';
-import { operatorHints } from '../run-hints';
 
 export interface RunOptions extends ServerOptions {
   blueprint?: string;
@@ -87,6 +86,7 @@ export async function runAndReport(context: CliContext, file: string, given: Par
   for (const entry of result.discovery_warnings ?? []) warn(io, `warning: ${entry}`);
   if (result.error) {
     warn(io, `error: ${nameTheFile(result.error.message, file)}`);
+    const { operatorHints } = await import('../run-hints');
     for (const hint of await operatorHints(result, options.remote === true)) warn(io, hint);
     context.setExitCode(NOT_ATTEMPTED_KINDS.has(result.error.kind) ? EXIT_NOT_ATTEMPTED : EXIT_FAILURE);
     return;
