@@ -1,5 +1,6 @@
 // Integration set-up for the curated Packages (packages/<name>): publish one into a fresh
-// SVC_HOME with the real `svc build publish-local`, start the real server on that home with
+// SVC_HOME (copied from the real `svc build publish-local`'s output, published once per
+// change: curated/published.ts), start the real server on that home with
 // a loopback HTTPS stand-in playing the service under its real host names (port 443 on a
 // loopback address, so the Package's literal base URL is used unchanged), register a
 // Blueprint whose Package caller gets exactly the derived `requires` rules, and run programs.
@@ -13,18 +14,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { repoRoot, startServer, tempDir, type Reply, type TestServer } from '../harness';
-import { runSvc } from './cli';
+import { startServer, tempDir, type Reply, type TestServer } from '../harness';
+import { curatedRoot, publishCurated } from './curated/published';
 import { serverOptions, startStandIn, type StandIn, type StandInHandler, type StandInRequest } from './stand-in';
 
-/** The curated Package project (packages/svc.toml). */
-export const curatedRoot = path.join(repoRoot, 'packages');
-
-/** Publishes `@svc/<name>` from packages/ into `<home>/packages` (the server's fallback store). */
-export async function publishCurated(home: string, packageName: string): Promise<void> {
-  const published = await runSvc(['build', 'publish-local', '-p', packageName], { cwd: curatedRoot, env: { SVC_HOME: home } });
-  assert.equal(published.code, 0, `publish-local ${packageName} failed:\n${published.stdout}\n${published.stderr}`);
-}
+export { curatedRoot, publishCurated };
 
 export interface Rule {
   capability: string;
