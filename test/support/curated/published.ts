@@ -1,10 +1,10 @@
 // The curated Packages as the real `svc build publish-local` publishes them, published once
 // per change instead of once per test file: one CLI run publishes the whole packages/
 // project into a cache under dist/, keyed by a hash of everything the output depends on
-// (the Packages' sources, the built CLI, the locked dependencies, node's version). Each test
-// copies the Package it needs, with the Packages it depends on, into its own SVC_HOME: the
-// same tree `publish-local -p <name>` writes there. Test files that start at once publish
-// once: one takes a lock, the others wait for the published tree to appear.
+// (the Packages' sources, the built CLI, the locked dependencies, node's version); the
+// curated tests' server home gets a copy of the whole tree (for one Package it is the tree
+// `publish-local -p <name>` writes). Test processes that start at once publish once: one
+// takes a lock, the others wait for the published tree to appear.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -129,22 +129,4 @@ export function publishedCurated(): Promise<string> {
     }
   })();
   return published;
-}
-
-/** `name` and every Package it depends on, as the store's metadata lists them. */
-function withDependencies(store: string, name: string, found = new Set<string>()): Set<string> {
-  if (found.has(name)) return found;
-  found.add(name);
-  const metadata = JSON.parse(fs.readFileSync(path.join(store, ...name.split('/'), 'metadata.json'), 'utf8')) as { dependencies: Array<{ name: string }> };
-  for (const dependency of metadata.dependencies) withDependencies(store, dependency.name, found);
-  return found;
-}
-
-/** Publishes `@svc/<name>` (and what it depends on) into `<home>/packages`, the server's fallback store. */
-export async function publishCurated(home: string, packageName: string): Promise<void> {
-  const store = await publishedCurated();
-  assert.ok(fs.existsSync(path.join(store, ...packageName.split('/'))), `${packageName} is not a curated Package`);
-  for (const name of withDependencies(store, packageName)) {
-    fs.cpSync(path.join(store, ...name.split('/')), path.join(home, 'packages', ...name.split('/')), { recursive: true });
-  }
 }
