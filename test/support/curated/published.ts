@@ -66,6 +66,15 @@ function takeLock(lock: string): boolean {
   }
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Whether a live process holds `lock` (one left by a process that died is removed). */
 function lockHeld(lock: string): boolean {
   let holder: number;
@@ -74,14 +83,9 @@ function lockHeld(lock: string): boolean {
   } catch {
     return false;
   }
-  try {
-    process.kill(holder, 0);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EPERM') return true;
-    fs.rmSync(lock, { force: true });
-    return false;
-  }
+  if (isAlive(holder)) return true;
+  fs.rmSync(lock, { force: true });
+  return false;
 }
 
 /** One real `svc build publish-local` of the whole project into `store`, written beside it and renamed into place. */
@@ -100,9 +104,11 @@ async function publishInto(store: string, key: string): Promise<void> {
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
   }
-  // Trees of earlier sources or builds are not read again.
+  // Trees of earlier sources or builds are not read again; half-written ones of processes that died are dropped.
   for (const name of fs.readdirSync(cacheRoot)) {
-    if (/^[0-9a-f]{64}$/.test(name) && name !== key) fs.rmSync(path.join(cacheRoot, name), { recursive: true, force: true });
+    const writer = Number(/^[0-9a-f]{64}\.tmp-(\d+)$/.exec(name)?.[1]);
+    const stale = /^[0-9a-f]{64}$/.test(name) ? name !== key : writer > 0 && !isAlive(writer);
+    if (stale) fs.rmSync(path.join(cacheRoot, name), { recursive: true, force: true });
   }
 }
 
