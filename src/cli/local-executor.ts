@@ -29,6 +29,8 @@ export interface LocalRun {
   userAgent: string;
   /** Where the Blueprint's Packages come from (the CLI's store, or a project's fresh build). */
   packages: PackageLookup;
+  /** A started pool (from `localPool`) that outlives this run: `svc build test` runs every test program in one. Default: a pool for this run only. */
+  pool?: RunnerPool;
   /** The Package test runner: svc:test, every check observed, secrets from its own sources. */
   packageTests?: {
     label: (description: string) => void;
@@ -37,9 +39,14 @@ export interface LocalRun {
   };
 }
 
-/** One checker for the CLI process: `svc build test` runs many programs against few declaration sets. */
+/** One checker for the CLI process: `svc build test` checks many programs and readme examples against few declaration sets (its threads are unref'd while idle). */
 let typechecker: Typechecker | null = null;
-const localTypechecker = (): Typechecker => (typechecker ??= new Typechecker());
+export const localTypechecker = (): Typechecker => (typechecker ??= new Typechecker());
+
+/** The runner pool of a local run: one runner process. */
+export function localPool(settings: RunSettings): RunnerPool {
+  return new RunnerPool({ size: 1, memoryMb: settings.limits.max_execution_memory });
+}
 
 export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
   const { blueprint, settings } = run;
@@ -47,11 +54,11 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-run-'));
   const fileAreas = new FileAreas({ paths: scratchPaths(scratch), volumes: [], limits: settings.limits });
   const outbound = new EgressGuard({ grants: settings.network, hosts: settings.network.hosts }).dispatcher();
-  const pool = new RunnerPool({ size: 1, memoryMb: settings.limits.max_execution_memory });
+  const pool = run.pool ?? localPool(settings);
   const sessionId = randomUUID();
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
   try {
-    await pool.start();
+    if (!run.pool) await pool.start();
     const secretValue = run.packageTests?.secretValue ?? ((name: string) => (blueprint.declarations.secrets.has(name) ? run.secrets[name] : undefined));
     const git = fillGit(blueprint.git, run.variables);
     const models = new ModelBudgets(settings.limits, outbound);
@@ -119,7 +126,7 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
       throwaway: true,
     });
   } finally {
-    await pool.stop();
+    if (!run.pool) await pool.stop();
     await outbound.close();
     fileAreas.close();
     fs.rmSync(scratch, { recursive: true, force: true });

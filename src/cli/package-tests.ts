@@ -11,9 +11,9 @@ import { ambientModule, closureDeclarations, PackageStore, resolveClosure, store
 import { checkLocal, localStoreRoot } from '../packages/local';
 import { fillFileArea } from '../sessions';
 import { hostModules } from '../stdlib';
-import { compileProgram, Typechecker } from '../../sandbox';
+import { compileProgram } from '../../sandbox';
 import { say, warn, type CliIo } from './io';
-import { runLocally } from './local-executor';
+import { localPool, localTypechecker, runLocally } from './local-executor';
 
 export interface PackageTestOptions {
   cwd: string;
@@ -78,7 +78,9 @@ export async function runPackageTests(io: CliIo, options: PackageTestOptions): P
   const svcModules = [...hostModules({ packageTests: true }).keys()];
   const selected = built.packages.filter(({ entry }) => options.package === undefined || entry.name === options.package);
   const report: TestReport = { passed: 0, failed: 0 };
-  const typechecker = new Typechecker();
+  // One checker and one runner process for every Package's test programs and readme examples (a runner per program cost more than most tests).
+  const typechecker = localTypechecker();
+  const pool = localPool(options.settings);
   const outcome = (name: string, error: { message: string } | null) => {
     if (error) {
       report.failed++;
@@ -90,52 +92,57 @@ export async function runPackageTests(io: CliIo, options: PackageTestOptions): P
     }
   };
 
-  for (const { entry } of selected) {
-    const directory = path.join(built.root, entry.path);
-    say(io, `${entry.name} ${entry.version}`);
-    const typecheck = options.typecheck ?? 'on';
-    const parsed = parseBlueprint(`name: package-tests\ndefault: allow\n${options.allowInsecureHttp ? 'allow_insecure_http: true\n' : ''}packages: [${JSON.stringify(entry.name)}]\ntypecheck: ${typecheck}\n`);
-    if (!parsed.ok) throw new Error(`the test Blueprint for ${entry.name} does not parse: ${parsed.problem.message}`);
-    const blueprint = parsed.blueprint;
-    for (const file of testFiles(directory, options.skipNetwork)) {
-      const relative = path.relative(directory, file);
-      let label: string | null = null;
-      const area = fillFileArea(blueprint.vfs, {});
-      if (!area.ok) throw new Error(area.error);
-      const result = await runLocally({
-        code: fs.readFileSync(file, 'utf8'),
-        blueprint,
-        variables: {},
-        secrets: {},
-        fileArea: area.value,
-        settings: options.settings,
-        userAgent: `svc/${options.svcVersion}`,
-        packages: lookup,
-        packageTests: {
-          label: (description) => (label = description),
-          observeCheck: (caller, capability, context) => say(io, `    [security] caller=${caller} capability=${capability} context=${JSON.stringify(context)}`),
-          secretValue: (name) => options.secrets[name],
-        },
-      });
-      for (const line of result.lastRun?.console ?? result.response.console) say(io, `    ${line}`);
-      outcome(label ? `${relative} — ${label}` : relative, result.response.error);
+  await pool.start();
+  try {
+    for (const { entry } of selected) {
+      const directory = path.join(built.root, entry.path);
+      say(io, `${entry.name} ${entry.version}`);
+      const typecheck = options.typecheck ?? 'on';
+      const parsed = parseBlueprint(`name: package-tests\ndefault: allow\n${options.allowInsecureHttp ? 'allow_insecure_http: true\n' : ''}packages: [${JSON.stringify(entry.name)}]\ntypecheck: ${typecheck}\n`);
+      if (!parsed.ok) throw new Error(`the test Blueprint for ${entry.name} does not parse: ${parsed.problem.message}`);
+      const blueprint = parsed.blueprint;
+      for (const file of testFiles(directory, options.skipNetwork)) {
+        const relative = path.relative(directory, file);
+        let label: string | null = null;
+        const area = fillFileArea(blueprint.vfs, {});
+        if (!area.ok) throw new Error(area.error);
+        const result = await runLocally({
+          code: fs.readFileSync(file, 'utf8'),
+          blueprint,
+          variables: {},
+          secrets: {},
+          fileArea: area.value,
+          settings: options.settings,
+          userAgent: `svc/${options.svcVersion}`,
+          packages: lookup,
+          pool,
+          packageTests: {
+            label: (description) => (label = description),
+            observeCheck: (caller, capability, context) => say(io, `    [security] caller=${caller} capability=${capability} context=${JSON.stringify(context)}`),
+            secretValue: (name) => options.secrets[name],
+          },
+        });
+        for (const line of result.lastRun?.console ?? result.response.console) say(io, `    ${line}`);
+        outcome(label ? `${relative} — ${label}` : relative, result.response.error);
+      }
+      // The readme's examples must compile against this Package (they are not run).
+      const readme = fs.readFileSync(path.join(directory, 'docs', 'readme.md'), 'utf8');
+      const examples = readmeExamples(readme);
+      const declarations = [...hostModules({ packageTests: true }).values()].map((m) => m.declarations);
+      const own = built.packages.find((p) => p.entry.name === entry.name)!.artifact.declarations;
+      // Its dependencies' declarations too: its types may come from them.
+      const closure = resolveClosure([entry.name], lookup);
+      const packageDeclarations = closure.ok ? closureDeclarations(closure.order) : [ambientModule(entry.name, own)];
+      for (let i = 0; i < examples.length; i++) {
+        // Type-checked first (as a program of a Blueprint listing this Package would be), then compiled.
+        const checked = await typechecker.check({ source: examples[i], mode: typecheck, modules: [...declarations, ...packageDeclarations] });
+        const compiled = checked.ok ? await compileProgram({ source: examples[i], availableModules: [...svcModules, entry.name], requireMain: false }) : checked;
+        outcome(`example ${i + 1} (compile)`, compiled.ok ? null : { message: compiled.error.message });
+      }
     }
-    // The readme's examples must compile against this Package (they are not run).
-    const readme = fs.readFileSync(path.join(directory, 'docs', 'readme.md'), 'utf8');
-    const examples = readmeExamples(readme);
-    const declarations = [...hostModules({ packageTests: true }).values()].map((m) => m.declarations);
-    const own = built.packages.find((p) => p.entry.name === entry.name)!.artifact.declarations;
-    // Its dependencies' declarations too: its types may come from them.
-    const closure = resolveClosure([entry.name], lookup);
-    const packageDeclarations = closure.ok ? closureDeclarations(closure.order) : [ambientModule(entry.name, own)];
-    for (let i = 0; i < examples.length; i++) {
-      // Type-checked first (as a program of a Blueprint listing this Package would be), then compiled.
-      const checked = await typechecker.check({ source: examples[i], mode: typecheck, modules: [...declarations, ...packageDeclarations] });
-      const compiled = checked.ok ? await compileProgram({ source: examples[i], availableModules: [...svcModules, entry.name], requireMain: false }) : checked;
-      outcome(`example ${i + 1} (compile)`, compiled.ok ? null : { message: compiled.error.message });
-    }
+  } finally {
+    await pool.stop();
   }
-  await typechecker.close();
   say(io, `${report.passed} passed, ${report.failed} failed`);
   return report;
 }

@@ -2,12 +2,12 @@
 // test programs import the Package by name and run with every call and check allowed
 // (checks printed), labels name the tests, secrets come only from --env-var/--env-file,
 // network tests can be skipped, readme fences are compiled, and failures set exit 1.
-import { test, describe } from 'node:test';
+import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../harness';
-import { runSvc } from '../support/cli';
+import { runSvc, type SvcResult } from '../support/cli';
 import { manifest, writeFiles } from '../support/packages';
 
 const greetSources = (extraReadme = '') => ({
@@ -46,6 +46,20 @@ export function main() {
   'tests/network-live.test.ts': 'export function main() { throw new Error("network test ran"); }\n',
 });
 
+/** An SVC_HOME with @acme/greet published by the real `svc build publish-local`, made once for the tests that only read it. */
+let greetHome: Promise<string> | undefined;
+function publishedGreet(): Promise<string> {
+  greetHome ??= (async () => {
+    const home = tempDir();
+    const project = writeFiles(tempDir(), greetSources());
+    const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
+    assert.equal(published.code, 0, published.stderr);
+    assert.match(published.stdout, /^published @acme\/greet 0\.1\.0 to /m);
+    return home;
+  })();
+  return greetHome;
+}
+
 describe('svc build test', () => {
   test('runs the tests with the secret from --env-var, prints each check, compiles the readme, exit 0', async () => {
     const project = writeFiles(tempDir(), greetSources());
@@ -58,26 +72,36 @@ describe('svc build test', () => {
     assert.match(result.stdout, /^2 passed, 0 failed$/m);
   });
 
-  test('without the secret the Package throws its own error; network tests run unless skipped; a bad fence fails; exit 1', async () => {
-    const project = writeFiles(tempDir(), greetSources('\n```ts\nimport { nothing } from "@acme/other";\n```\n'));
-    const result = await runSvc(['build', 'test'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'not-passed' } });
-    assert.equal(result.code, 1, result.stdout + result.stderr);
-    assert.match(result.stdout, /^FAIL tests\/greet\.test\.ts — greets with the key\n {4}GreetError: bind GREET_KEY/m);
-    assert.match(result.stdout, /^FAIL tests\/network-live\.test\.ts\n {4}Error: network test ran/m);
-    assert.match(result.stdout, /^FAIL example 2 \(compile\)\n[\s\S]*?cannot import `@acme\/other`/m);
-    assert.match(result.stdout, /^1 passed, 3 failed$/m);
+  // One project with a failure of every kind, run twice: checked, with its network tests and
+  // without the secret; unchecked, without network tests, with the secret from an env file.
+  const typeErrorFence = '\n```ts\nimport { greet } from "@acme/greet";\nconst text = greet(42);\n```\n';
+  const badImportFence = '\n```ts\nimport { nothing } from "@acme/other";\n```\n';
+  let project: string;
+  let checked: SvcResult;
+  let unchecked: SvcResult;
+  before(async () => {
+    project = writeFiles(tempDir(), {
+      ...greetSources(`${badImportFence}${typeErrorFence}`),
+      'tests/typo.test.ts': 'import { greet } from "@acme/greet";\nexport function main() { return greet("ann").toUpperCas(); }\n',
+      '.env': '# test secrets\nGREET_KEY="abcdef"\n',
+    });
+    checked = await runSvc(['build', 'test'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'not-passed' } });
+    unchecked = await runSvc(['build', 'test', '--skip-network', '--env-file', '.env', '--typecheck', 'off'], { cwd: project, env: { SVC_HOME: tempDir() } });
+  });
+
+  test('without the secret the Package throws its own error; network tests run unless skipped; a bad fence fails; exit 1', () => {
+    assert.equal(checked.code, 1, checked.stdout + checked.stderr);
+    assert.match(checked.stdout, /^FAIL tests\/greet\.test\.ts — greets with the key\n {4}GreetError: bind GREET_KEY/m);
+    assert.match(checked.stdout, /^FAIL tests\/network-live\.test\.ts\n {4}Error: network test ran/m);
+    assert.match(checked.stdout, /^FAIL example 2 \(compile\)\n[\s\S]*?cannot import `@acme\/other`/m);
+    assert.match(checked.stdout, /^1 passed, 5 failed$/m);
   });
 
   test('readme examples and test programs are type-checked; --typecheck off keeps the old behaviour', async () => {
-    const files = { ...greetSources('\n```ts\nimport { greet } from "@acme/greet";\nconst text = greet(42);\n```\n'), 'tests/typo.test.ts': 'import { greet } from "@acme/greet";\nexport function main() { return greet("ann").toUpperCas(); }\n' };
-    const project = writeFiles(tempDir(), files);
-    const checked = await runSvc(['build', 'test', '--skip-network', '--env-var', 'GREET_KEY'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'abcdef' } });
-    assert.equal(checked.code, 1, checked.stdout + checked.stderr);
     assert.match(checked.stdout, /^FAIL tests\/typo\.test\.ts\n[\s\S]*?Property 'toUpperCas' does not exist on type 'string'[\s\S]*?help: did you mean `toUpperCase`\?/m);
-    assert.match(checked.stdout, /^FAIL example 2 \(compile\)\n[\s\S]*?Argument of type 'number' is not assignable to parameter of type 'string'/m);
+    assert.match(checked.stdout, /^FAIL example 3 \(compile\)\n[\s\S]*?Argument of type 'number' is not assignable to parameter of type 'string'/m);
     assert.match(checked.stdout, /^ok {3}example 1 \(compile\)$/m);
-    const unchecked = await runSvc(['build', 'test', '--skip-network', '--env-var', 'GREET_KEY', '--typecheck', 'off'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'abcdef' } });
-    assert.match(unchecked.stdout, /^ok {3}example 2 \(compile\)$/m);
+    assert.match(unchecked.stdout, /^ok {3}example 3 \(compile\)$/m);
     assert.match(unchecked.stdout, /^FAIL tests\/typo\.test\.ts\n {4}TypeError: .*toUpperCas is not a function/m);
     const usage = await runSvc(['build', 'test', '--typecheck', 'sometimes'], { cwd: project, env: { SVC_HOME: tempDir() } });
     assert.equal(usage.code, 2);
@@ -85,10 +109,8 @@ describe('svc build test', () => {
   });
 
   test('--env-file supplies secrets; --env-var naming an unset variable is a usage error', async () => {
-    const project = writeFiles(tempDir(), greetSources());
-    fs.writeFileSync(path.join(project, '.env'), '# test secrets\nGREET_KEY="abcdef"\n');
-    const ok = await runSvc(['build', 'test', '--skip-network', '--env-file', '.env'], { cwd: project, env: { SVC_HOME: tempDir() } });
-    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(unchecked.stdout, /^ok {3}tests\/greet\.test\.ts — greets with the key$/m);
+    assert.doesNotMatch(unchecked.stdout, /network-live/);
     const usage = await runSvc(['build', 'test', '--env-var', 'NOT_SET_ANYWHERE'], { cwd: project, env: { SVC_HOME: tempDir() } });
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /NOT_SET_ANYWHERE is not set/);
@@ -97,10 +119,7 @@ describe('svc build test', () => {
 
 describe('svc run (local) with Packages', () => {
   test('a Blueprint file listing a published Package runs it from $SVC_HOME/packages; an unpublished one is package_resolution (exit 3)', async () => {
-    const home = tempDir();
-    const project = writeFiles(tempDir(), greetSources());
-    const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
-    assert.equal(published.code, 0, published.stderr);
+    const home = await publishedGreet();
     const work = writeFiles(tempDir(), {
       'bp.yaml': 'name: local\ndefault: deny\npackages: ["@acme/greet"]\nsecrets:\n  GREET_KEY:\n    harness: {}\npermissions:\n  "@acme/greet":\n    - capability: secrets.get\n      action: allow\n  main:\n    - capability: acme.com/greet\n      filter: who == "bo"\n      action: allow\n',
       'program.ts': 'import { greet } from "@acme/greet";\nexport function main() { return greet("bo"); }\n',
@@ -114,9 +133,7 @@ describe('svc run (local) with Packages', () => {
   });
 
   test('the Blueprint file\'s typecheck decides whether a wrong call is refused before it runs', async () => {
-    const home = tempDir();
-    const project = writeFiles(tempDir(), greetSources());
-    assert.equal((await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } })).code, 0);
+    const home = await publishedGreet();
     const blueprint = (extra: string) => `name: local\ndefault: allow\npackages: ["@acme/greet"]\nsecrets:\n  GREET_KEY:\n    harness: {}\n${extra}`;
     const work = writeFiles(tempDir(), { 'on.yaml': blueprint(''), 'off.yaml': blueprint('typecheck: off\n'), 'program.ts': 'import { greet } from "@acme/greet";\nexport function main() { return greet(7); }\n' });
     const refused = await runSvc(['run', 'program.ts', '--blueprint', 'on.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } });
@@ -130,9 +147,7 @@ describe('svc run (local) with Packages', () => {
 
 describe('svc blueprint add-package', () => {
   test('lists the Package, allows its derived requires under its caller, grants main only what is asked, warns about undeclared secrets', async () => {
-    const home = tempDir();
-    const project = writeFiles(tempDir(), greetSources());
-    assert.equal((await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } })).code, 0);
+    const home = await publishedGreet();
     const work = writeFiles(tempDir(), { 'bp.yaml': '# the support agent\nname: support\ndefault: deny\n' });
     const added = await runSvc(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml'], { cwd: work, env: { SVC_HOME: home } });
     assert.equal(added.code, 0, added.stderr);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../harness';
 import { startCodeHost, tarGz, type CodeHost } from '../support/code-host';
-import { billingSources, manifest, type FileMap } from '../support/packages';
+import { billingSources, manifest, writeFiles, type FileMap } from '../support/packages';
 import { runSvc, serverEnv } from '../support/cli';
 
 const billing = (extra: FileMap = {}): FileMap => ({ 'svc.toml': manifest([{ name: '@acme/billing', keywords: ['credits'] }]), ...billingSources(), ...extra });
@@ -31,16 +31,18 @@ describe('package install from a code host', () => {
     fs.writeFileSync(tokenFile, '  first-token\n');
     // publish-local into $SVC_HOME/packages (the server's read-only fallback), before the server starts.
     const home = tempDir();
-    for (const [name, files] of [['@acme/billing', billing()], ['@local/only', simple('@local/only')]] as const) {
-      const project = tempDir();
-      for (const [file, text] of Object.entries(files)) {
-        fs.mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
-        fs.writeFileSync(path.join(project, file), text);
-      }
-      const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
-      assert.equal(published.code, 0, published.stderr);
-      assert.match(published.stdout, new RegExp(`published ${name} 0\\.1\\.0 to `));
-    }
+    const within = (directory: string, files: FileMap) => Object.fromEntries(Object.entries(files).map(([file, text]) => [`${directory}/${file}`, text]));
+    const project = writeFiles(tempDir(), {
+      'svc.toml': manifest([
+        { name: '@acme/billing', keywords: ['credits'], path: 'billing' },
+        { name: '@local/only', path: 'only' },
+      ]),
+      ...within('billing', billingSources()),
+      ...within('only', { 'docs/readme.md': '# @local/only\n', 'src/lib.ts': '/** One. */\nexport const one = 1;\n' }),
+    });
+    const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
+    assert.equal(published.code, 0, published.stderr);
+    for (const name of ['@acme/billing', '@local/only']) assert.match(published.stdout, new RegExp(`published ${name} 0\\.1\\.0 to `));
     server = await startServer({ home, env: { NODE_EXTRA_CA_CERTS: host.certFile, SVC_GITHUB_API_URL: host.url }, config: { github_token_file: tokenFile } });
   });
   after(async () => {

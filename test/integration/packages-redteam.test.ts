@@ -14,11 +14,74 @@ import { serverOptions, startStandIn, type StandIn } from '../support/stand-in';
 const HOST = 'keeper.example.test';
 const SECRET = 'k33per-signing-key-90ab';
 
+// Both parts share one server and one published project (their Blueprints list different
+// Packages, each part's stand-in counts only its own API's requests).
+let server: TestServer;
+let keeperApi: StandIn;
+let rtApi: StandIn;
+
+before(async () => {
+  keeperApi = await startStandIn([HOST], () => ({ status: 201, json: { ok: true } }));
+  rtApi = await startStandIn([RT_HOST], () => ({ status: 201, json: { ok: true } }));
+  const home = tempDir();
+  const project = writeFiles(tempDir(), {
+    'svc.toml': manifest([
+      { name: '@acme/keeper', path: 'keeper' },
+      { name: '@rt/core', path: 'core' },
+      { name: '@rt/app', path: 'app', dependencies: ['@rt/core'] },
+    ]),
+    ...keeperSources(keeperApi.origin(HOST)),
+    ...deputySources(rtApi.origin(RT_HOST)),
+  });
+  const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
+  assert.equal(published.code, 0, published.stderr);
+  server = await startServer({ home, ...serverOptions(keeperApi, rtApi), timeoutMs: 60_000 });
+  const blueprints = [
+    {
+      name: 'keeper',
+      default: 'deny',
+      packages: ['@acme/keeper'],
+      secrets: { KEEPER_KEY: { harness: {} } },
+      permissions: {
+        // The Package may write files and post to its API; the program may do neither.
+        '@acme/keeper': [
+          { capability: 'http.post', filter: `host == "${HOST}"`, action: 'allow' },
+          { capability: 'http.get', filter: `host == "${HOST}"`, action: 'allow' },
+          { capability: 'secrets.get', filter: 'name == "KEEPER_KEY"', action: 'allow' },
+          { capability: 'fs.write', action: 'allow' },
+        ],
+        main: [{ capability: 'acme.com/notes.send', action: 'allow' }],
+      },
+    },
+    {
+      name: 'deputy',
+      default: 'deny',
+      packages: ['@rt/app', '@rt/core'],
+      secrets: { RT_KEY: { harness: {} } },
+      permissions: {
+        '@rt/core': [
+          { capability: 'http.post', filter: `host == "${RT_HOST}"`, action: 'allow' },
+          { capability: 'secrets.get', filter: 'name == "RT_KEY"', action: 'allow' },
+        ],
+        '@rt/app': [{ capability: 'rt.test/send', action: 'allow' }],
+      },
+    },
+  ];
+  for (const blueprint of blueprints) {
+    const reply = await server.request('POST', '/v1/blueprints', { body: { yaml: YAML.stringify(blueprint) } });
+    assert.ok(reply.status < 300, reply.text);
+  }
+});
+after(async () => {
+  await server?.stop();
+  await keeperApi?.close();
+  await rtApi?.close();
+});
+
 /** A Package that matches a regular expression over its secret, validates with an exported one, runs callbacks and formats its own errors. */
 const keeperSources = (api: string) => ({
-  'svc.toml': manifest([{ name: '@acme/keeper' }]),
-  'docs/readme.md': '# keeper\n',
-  'src/lib.ts': `import { check } from "svc:security";
+  'keeper/docs/readme.md': '# keeper\n',
+  'keeper/src/lib.ts': `import { check } from "svc:security";
 import secrets from "svc:secrets";
 import { post } from "svc:http";
 
@@ -105,47 +168,14 @@ export function failQuietly(): string {
 });
 
 describe('red-team routes around the Package boundary', () => {
-  let server: TestServer;
-  let api: StandIn;
   const run = (code: string) => server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'keeper', code, secrets: { KEEPER_KEY: SECRET } } });
   const assertNoSecret = (text: string) => {
     for (const piece of [SECRET, SECRET.slice(0, 6), SECRET.slice(7, 19), SECRET.slice(-8)]) assert.ok(!text.includes(piece), `a piece of the secret reached the program: ${text}`);
   };
   const decisions = (executionId: string) => server.audit({ type: 'decision', execution_id: executionId }).map((d) => [d.caller, d.capability, d.decision]);
 
-  before(async () => {
-    api = await startStandIn([HOST], () => ({ status: 201, json: { ok: true } }));
-    const home = tempDir();
-    const project = writeFiles(tempDir(), keeperSources(api.origin(HOST)));
-    const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
-    assert.equal(published.code, 0, published.stderr);
-    server = await startServer({ home, ...serverOptions(api), timeoutMs: 60_000 });
-    const blueprint = {
-      name: 'keeper',
-      default: 'deny',
-      packages: ['@acme/keeper'],
-      secrets: { KEEPER_KEY: { harness: {} } },
-      permissions: {
-        // The Package may write files and post to its API; the program may do neither.
-        '@acme/keeper': [
-          { capability: 'http.post', filter: `host == "${HOST}"`, action: 'allow' },
-          { capability: 'http.get', filter: `host == "${HOST}"`, action: 'allow' },
-          { capability: 'secrets.get', filter: 'name == "KEEPER_KEY"', action: 'allow' },
-          { capability: 'fs.write', action: 'allow' },
-        ],
-        main: [{ capability: 'acme.com/notes.send', action: 'allow' }],
-      },
-    };
-    const reply = await server.request('POST', '/v1/blueprints', { body: { yaml: YAML.stringify(blueprint) } });
-    assert.ok(reply.status < 300, reply.text);
-  });
-  after(async () => {
-    await server?.stop();
-    await api?.close();
-  });
-
   test('the legacy RegExp statics do not hand the program the last match a Package made over its secret', async () => {
-    const before = api.requests.length;
+    const before = keeperApi.requests.length;
     const reply = await run(`import { send } from "@acme/keeper";
 export function main() {
   const status = send("acct-1", "hi");
@@ -159,11 +189,11 @@ export function main() {
     assert.equal(out.status, 201);
     assert.ok(Object.values(out.statics).every((v) => v === 'undefined'), reply.json.result);
     assert.equal(out.compile, 'undefined');
-    assert.equal(api.requests.slice(before)[0].headers.authorization, `Bearer ${SECRET}`);
+    assert.equal(keeperApi.requests.slice(before)[0].headers.authorization, `Bearer ${SECRET}`);
   });
 
   test('a regular expression a Package exports cannot be recompiled to widen what it validates', async () => {
-    const before = api.requests.length;
+    const before = keeperApi.requests.length;
     const reply = await run(`import { ACCOUNT, send } from "@acme/keeper";
 export function main() {
   let changed: string;
@@ -174,7 +204,7 @@ export function main() {
 }`);
     assert.equal(reply.status, 200, reply.text);
     assert.deepEqual(JSON.parse(reply.json.result), { changed: 'TypeError', sent: 'not an account id: ../../admin', source: '^acct-[0-9]+$' });
-    assert.equal(api.requests.length, before);
+    assert.equal(keeperApi.requests.length, before);
   });
 
   test('a standard-library function handed to a Package as a callback runs as the program, never under the Package\'s grants', async () => {
@@ -239,19 +269,19 @@ export function main() {
   });
 
   test('fetch in a Package is the Package\'s; the program\'s fetch slipped into a Package (a getter on `this`) stays the program\'s', async () => {
-    const before = api.requests.length;
+    const before = keeperApi.requests.length;
     const own = await run(`import { ping } from "@acme/keeper";
 export async function main() { return await ping(); }`);
     assert.equal(own.json.result, '201', own.text);
     assert.deepEqual(decisions(own.json.execution_id), [['@acme/keeper', 'secrets.get', 'allow'], ['@acme/keeper', 'http.get', 'allow']]);
     const slipped = await run(`import { Notebook } from "@acme/keeper";
 export async function main() {
-  const self = Object.defineProperty({}, "dir", { get: (fetch as any).bind(null, ${JSON.stringify(`${api.origin(HOST)}/planted`)}) });
+  const self = Object.defineProperty({}, "dir", { get: (fetch as any).bind(null, ${JSON.stringify(`${keeperApi.origin(HOST)}/planted`)}) });
   return Notebook.prototype.path.call(self, "x");
 }`);
     assert.equal(slipped.status, 200, slipped.text);
     assert.deepEqual(decisions(slipped.json.execution_id), [['main', 'http.get', 'deny']]);
-    assert.deepEqual(api.requests.slice(before).map((r) => r.path), ['/ping']);
+    assert.deepEqual(keeperApi.requests.slice(before).map((r) => r.path), ['/ping']);
   });
 
   test('an async callback reaches the Package as a promise of a copy (not as an empty object)', async () => {
@@ -311,10 +341,6 @@ const RT_HOST = 'rt.example.test';
 const RT_SECRET = 'rt-core-key-55aa90';
 
 const deputySources = (api: string) => ({
-  'svc.toml': manifest([
-    { name: '@rt/core', path: 'core' },
-    { name: '@rt/app', path: 'app', dependencies: ['@rt/core'] },
-  ]),
   'core/docs/readme.md': '# core\n',
   'core/src/lib.ts': `import { check } from "svc:security";
 import secrets from "svc:secrets";
@@ -528,8 +554,6 @@ export { send as relay } from "@rt/core";
 });
 
 describe('a Package acting for the program (confused deputy)', () => {
-  let server: TestServer;
-  let api: StandIn;
   const NOTE = 'from-main-7731';
   const run = (code: string) => server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'deputy', code, secrets: { RT_KEY: RT_SECRET } } });
   const sendDecisions = (executionId: string) =>
@@ -544,41 +568,13 @@ export async function main() {
   try { return { got: await (async () => { ${body} })() }; } catch (e) { return { refused: (e as Error).name, message: String((e as Error).message) }; }
 }`;
 
-  before(async () => {
-    api = await startStandIn([RT_HOST], () => ({ status: 201, json: { ok: true } }));
-    const home = tempDir();
-    const project = writeFiles(tempDir(), deputySources(api.origin(RT_HOST)));
-    const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
-    assert.equal(published.code, 0, published.stderr);
-    server = await startServer({ home, ...serverOptions(api), timeoutMs: 60_000 });
-    const blueprint = {
-      name: 'deputy',
-      default: 'deny',
-      packages: ['@rt/app', '@rt/core'],
-      secrets: { RT_KEY: { harness: {} } },
-      permissions: {
-        '@rt/core': [
-          { capability: 'http.post', filter: `host == "${RT_HOST}"`, action: 'allow' },
-          { capability: 'secrets.get', filter: 'name == "RT_KEY"', action: 'allow' },
-        ],
-        '@rt/app': [{ capability: 'rt.test/send', action: 'allow' }],
-      },
-    };
-    const reply = await server.request('POST', '/v1/blueprints', { body: { yaml: YAML.stringify(blueprint) } });
-    assert.ok(reply.status < 300, reply.text);
-  });
-  after(async () => {
-    await server?.stop();
-    await api?.close();
-  });
-
   test('app sends under its own grant; the program calling core itself is denied by name', async () => {
-    const before = api.requests.length;
+    const before = rtApi.requests.length;
     const own = await run(program('return status("up");'));
     assert.equal(own.status, 200, own.text);
     assert.deepEqual(JSON.parse(own.json.result), { got: 201 });
     assert.deepEqual(sendDecisions(own.json.execution_id), [['@rt/app', 'allow']]);
-    const sent = api.requests.slice(before);
+    const sent = rtApi.requests.slice(before);
     assert.equal(sent.length, 1);
     assert.deepEqual(sent[0].json, { text: 'status: up' });
     assert.equal(sent[0].headers.authorization, `Bearer ${RT_SECRET}`);
@@ -586,7 +582,7 @@ export async function main() {
     const direct = await run(program('return send(note);'));
     assert.equal(JSON.parse(direct.json.result).refused, 'PermissionDeniedError', direct.text);
     assert.deepEqual(sendDecisions(direct.json.execution_id), [['main', 'deny']]);
-    assert.equal(api.requests.length, before + 1);
+    assert.equal(rtApi.requests.length, before + 1);
   });
 
   test('what a Package returns still works as the program uses it: methods, instanceof, iteration, and a Map passed on to a Package', async () => {
@@ -649,13 +645,13 @@ export function main() {
   };
   for (const [name, route] of Object.entries(routes)) {
     test(`no call under app's grant with the program's data: ${name}`, async () => {
-      const before = api.requests.length;
+      const before = rtApi.requests.length;
       const reply = await run(program(route.body));
       assert.equal(reply.status, 200, reply.text);
       assert.ok(!reply.text.includes(RT_SECRET), reply.text);
       const seen = sendDecisions(reply.json.execution_id);
       // The far end received nothing: no request under app's grant carrying the program's note.
-      assert.deepEqual(api.requests.slice(before).map((r) => r.json), [], `${name}: ${reply.text}`);
+      assert.deepEqual(rtApi.requests.slice(before).map((r) => r.json), [], `${name}: ${reply.text}`);
       assert.ok(!seen.some(([, decision]) => decision === 'allow'), `${name}: ${JSON.stringify(seen)}`);
       if (route.expect === 'deny') {
         assert.ok(seen.length >= 1, `${name}: no decision recorded (${reply.text})`);

@@ -23,12 +23,23 @@ async function publish(home: string, files: FileMap, packageName?: string): Prom
   assert.equal(result.code, 0, result.stdout + result.stderr);
 }
 
+/** The files of a project's Packages under their directories. */
+const within = (directory: string, files: FileMap): FileMap => Object.fromEntries(Object.entries(files).map(([file, text]) => [`${directory}/${file}`, text]));
+
+/** Two Packages of one project: @broke/app uses @broke/core (whose version a later publish changes under it). */
+const brokeProject = (coreVersion: string) => [
+  { name: '@broke/core', version: coreVersion, path: 'broke-core' },
+  { name: '@broke/app', path: 'broke-app', dependencies: ['@broke/core'] },
+];
+const brokeSources = (coreVersion: string): FileMap => ({
+  'broke-core/docs/readme.md': '# core\n',
+  'broke-core/src/lib.ts': `/** One (version ${coreVersion}). */\nexport const one = 1;\n`,
+  'broke-app/docs/readme.md': '# app\n',
+  'broke-app/src/lib.ts': 'import { one } from "@broke/core";\n/** Two. */\nexport const two = one + 1;\n',
+});
+
 /** Two Packages of one project: @acme/app uses @acme/core; core has its own capability and file call. */
-const layered = (coreVersion = '0.1.0'): FileMap => ({
-  'svc.toml': manifest([
-    { name: '@acme/core', version: coreVersion, path: 'core' },
-    { name: '@acme/app', path: 'app', dependencies: ['@acme/core'] },
-  ]),
+const layered = (): FileMap => ({
   'core/docs/readme.md': '# core\n',
   'core/src/lib.ts': `import { check } from "svc:security";
 import * as fs from "svc:fs";
@@ -94,8 +105,19 @@ describe('running Packages', () => {
   before(async () => {
     api = await startStandIn([BILLING_HOST], (req) => (req.path === '/credits' ? { status: 200, json: { balance: 1000 + (req.json?.amount ?? 0) } } : { status: 404, json: {} }));
     home = tempDir();
-    await publish(home, { 'svc.toml': manifest([{ name: '@acme/billing' }]), ...billingSources(api.origin(BILLING_HOST)) });
-    await publish(home, layered());
+    await publish(home, {
+      'svc.toml': manifest([
+        { name: '@acme/billing', path: 'billing' },
+        { name: '@acme/core', path: 'core' },
+        { name: '@acme/app', path: 'app', dependencies: ['@acme/core'] },
+        ...brokeProject('0.1.0'),
+      ]),
+      ...within('billing', billingSources(api.origin(BILLING_HOST))),
+      ...layered(),
+      ...brokeSources('0.1.0'),
+    });
+    // A closure that cannot load: @broke/core's version changes after @broke/app was built against it.
+    await publish(home, { 'svc.toml': manifest(brokeProject('0.2.0')), ...brokeSources('0.2.0') }, '@broke/core');
     const options = serverOptions(api);
     server = await startServer({ home, ...options, args: [...options.args, '--max-execution-fuel', '50000000'], timeoutMs: 60_000 });
     await register({
@@ -215,27 +237,17 @@ describe('running Packages', () => {
   });
 
   test('a closure that cannot load ends the run as package_resolution before anything runs', async () => {
-    // A separate home: break a dependency's version after the dependent was built against it.
-    const brokenHome = tempDir();
-    await publish(brokenHome, layered());
-    await publish(brokenHome, layered('0.2.0'), '@acme/core');
-    const broken = await startServer({ home: brokenHome, timeoutMs: 60_000 });
-    try {
-      const registered = await broken.request('POST', '/v1/blueprints', { body: { yaml: YAML.stringify({ name: 'b', default: 'allow', packages: ['@acme/app'], permissions: { '@acme/app': [{ capability: 'acme.com/notes.write', action: 'allow' }], '@acme/core': [{ capability: 'fs.write', action: 'allow' }] } }) } });
-      assert.ok(registered.status < 300, registered.text);
-      const mismatch = await broken.request('POST', '/v1/execute', { token: broken.userToken, body: { blueprint: 'b', code: 'import * as fs from "svc:fs";\nexport function main() { fs.write("/ran.txt", "x"); return 1; }' } });
-      assert.equal(mismatch.json.error?.kind, 'package_resolution', mismatch.text);
-      assert.match(mismatch.json.error.message, /'@acme\/app' needs '@acme\/core' version 0\.1\.0, but version 0\.2\.0 is installed/);
-      const finished = broken.audit({ type: 'execution', event: 'finished', execution_id: mismatch.json.execution_id })[0];
-      assert.equal(finished.error_class, 'package_resolution');
-      assert.equal(finished.fuel, '0');
-      // An artifact that lost a file: unloadable, named.
-      fs.rmSync(path.join(brokenHome, 'packages', '@acme', 'app', 'lib.js'));
-      const missing = await broken.request('POST', '/v1/execute', { token: broken.userToken, body: { blueprint: 'b', code: 'export function main() { return 1; }' } });
-      assert.equal(missing.json.error?.kind, 'package_resolution');
-      assert.match(missing.json.error.message, /@acme\/app/);
-    } finally {
-      await broken.stop();
-    }
+    await register({ name: 'broken', default: 'allow', packages: ['@broke/app'] });
+    const mismatch = await execute('broken', 'import * as fs from "svc:fs";\nexport function main() { fs.write("/ran.txt", "x"); return 1; }');
+    assert.equal(mismatch.json.error?.kind, 'package_resolution', mismatch.text);
+    assert.match(mismatch.json.error.message, /'@broke\/app' needs '@broke\/core' version 0\.1\.0, but version 0\.2\.0 is installed/);
+    const finished = server.audit({ type: 'execution', event: 'finished', execution_id: mismatch.json.execution_id })[0];
+    assert.equal(finished.error_class, 'package_resolution');
+    assert.equal(finished.fuel, '0');
+    // An artifact that lost a file: unloadable, named.
+    fs.rmSync(path.join(home, 'packages', '@broke', 'app', 'lib.js'));
+    const missing = await execute('broken', 'export function main() { return 1; }');
+    assert.equal(missing.json.error?.kind, 'package_resolution');
+    assert.match(missing.json.error.message, /@broke\/app/);
   });
 });

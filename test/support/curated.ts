@@ -1,8 +1,10 @@
-// Integration set-up for the curated Packages (packages/<name>): publish one into a fresh
-// SVC_HOME with the real `svc build publish-local`, start the real server on that home with
-// a loopback HTTPS stand-in playing the service under its real host names (port 443 on a
-// loopback address, so the Package's literal base URL is used unchanged), register a
-// Blueprint whose Package caller gets exactly the derived `requires` rules, and run programs.
+// Integration set-up for the curated Packages (packages/<name>): one real server per test
+// process on a home holding every curated Package (copied from the real `svc build
+// publish-local`'s output, published once per change: curated/published.ts), one loopback
+// HTTPS server on port 443 answering every curated host under its real name (so a Package's
+// literal base URL is used unchanged) and handing each request to the running test's
+// stand-in; each test registers a Blueprint whose Package caller gets exactly the derived
+// `requires` rules, and runs programs.
 //
 //   const c = await startCurated({ package: '@svc/jina', hosts: ['r.jina.ai', 's.jina.ai'], secret: 'JINA_API_KEY',
 //     main: [{ capability: 'jina.ai/read' }], handler: (req) => ({ status: 200, body: '# Title' }) });
@@ -13,18 +15,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { repoRoot, startServer, tempDir, type Reply, type TestServer } from '../harness';
-import { runSvc } from './cli';
-import { serverOptions, startStandIn, type StandIn, type StandInHandler, type StandInRequest } from './stand-in';
+import { startServer, tempDir, type Reply, type TestServer } from '../harness';
+import { curatedRoot, publishedCurated } from './curated/published';
+import { serverOptions, startStandIn, type StandIn, type StandInHandler, type StandInReply, type StandInRequest } from './stand-in';
 
-/** The curated Package project (packages/svc.toml). */
-export const curatedRoot = path.join(repoRoot, 'packages');
-
-/** Publishes `@svc/<name>` from packages/ into `<home>/packages` (the server's fallback store). */
-export async function publishCurated(home: string, packageName: string): Promise<void> {
-  const published = await runSvc(['build', 'publish-local', '-p', packageName], { cwd: curatedRoot, env: { SVC_HOME: home } });
-  assert.equal(published.code, 0, `publish-local ${packageName} failed:\n${published.stdout}\n${published.stderr}`);
-}
+export { curatedRoot };
 
 export interface Rule {
   capability: string;
@@ -98,23 +93,99 @@ export function blueprintYaml(options: CuratedOptions, packageRules: Rule[]): st
   return YAML.stringify(doc);
 }
 
+/** Every host name a curated Package calls: the shared stand-in's certificate and the server's `--add-host` entries. */
+export const CURATED_HOSTS = [
+  'api.search.brave.com',
+  'api.exa.ai',
+  'api.firecrawl.dev',
+  'api.github.com',
+  'gmail.googleapis.com',
+  'www.googleapis.com',
+  'r.jina.ai',
+  's.jina.ai',
+  'api.linear.app',
+  'api.notion.com',
+  'sentry.io',
+  'slack.com',
+  'files.slack.com',
+  'api.typesafe.ai',
+];
+
+interface SharedServer {
+  server: TestServer;
+  home: string;
+  /** The loopback HTTPS server answering every curated host (port 443), forwarding to the running test's stand-in. */
+  router: StandIn;
+}
+
+let shared: Promise<SharedServer> | undefined;
+/** The running test's stand-in: requests to its hosts go to it; any other host's connection is dropped, as an unknown host's would fail. */
+let receiver: ((request: StandInRequest) => Promise<StandInReply>) | null = null;
+
+/** One server (and one stand-in) for every curated test of this process, on a home holding every curated Package. */
+function sharedServer(): Promise<SharedServer> {
+  shared ??= (async () => {
+    const home = tempDir('svc-curated-');
+    fs.cpSync(await publishedCurated(), path.join(home, 'packages'), { recursive: true });
+    const router = await startStandIn(CURATED_HOSTS, (request) => (receiver ? receiver(request) : { destroy: true }), { defaultPort: true });
+    try {
+      return { server: await startServer({ home, ...serverOptions(router), timeoutMs: 60_000 }), home, router };
+    } catch (error) {
+      await router.close();
+      throw error;
+    }
+  })();
+  return shared;
+}
+
+/** Stops the shared server and stand-in (the curated test file's last `after`). */
+export async function stopCurated(): Promise<void> {
+  if (!shared) return;
+  const { server, router } = await shared;
+  shared = undefined;
+  await server.stop();
+  await router.close();
+}
+
+/**
+ * The Package's Blueprint on the shared server (created or replaced) and a stand-in of its
+ * service: only the requests for its hosts since it started, its own handler, its own audit
+ * window. Curated tests of one process run one after the other.
+ */
 export async function startCurated(options: CuratedOptions): Promise<Curated> {
-  const home = tempDir('svc-curated-');
-  await publishCurated(home, options.package);
-  const api = await startStandIn(options.hosts, options.handler, { defaultPort: true });
-  let server: TestServer | undefined;
-  try {
-    server = await startServer({ home, ...serverOptions(api), timeoutMs: 60_000 });
-    const yaml = blueprintYaml(options, options.packageRules ?? derivedRequires(home, options.package));
-    const registered = await server.request('POST', '/v1/blueprints', { body: { yaml } });
-    assert.ok(registered.status < 300, `Blueprint registration failed: ${registered.text}\n${yaml}`);
-  } catch (error) {
-    await server?.stop();
-    await api.close();
-    throw error;
-  }
-  const running = server;
+  const unknown = options.hosts.filter((host) => !CURATED_HOSTS.includes(host));
+  assert.deepEqual(unknown, [], 'add these hosts to CURATED_HOSTS');
+  const { server: running, home, router } = await sharedServer();
+  let handler: StandInHandler = options.handler ?? (() => ({ status: 404, json: { error: 'no handler' } }));
+  const api: StandIn = {
+    hosts: options.hosts,
+    address: router.address,
+    port: router.port,
+    origin: (host = options.hosts[0]) => router.origin(host),
+    requests: [],
+    inFlight: 0,
+    maxInFlight: 0,
+    handle: (next) => {
+      handler = next;
+    },
+    close: async () => {},
+  };
+  receiver = async (request) => {
+    if (!options.hosts.includes(request.host)) return { destroy: true };
+    api.requests.push(request);
+    api.inFlight++;
+    api.maxInFlight = Math.max(api.maxInFlight, api.inFlight);
+    try {
+      return await handler(request);
+    } finally {
+      api.inFlight--;
+    }
+  };
   const blueprint = options.blueprint ?? 'curated';
+  const yaml = blueprintYaml(options, options.packageRules ?? derivedRequires(home, options.package));
+  const registered = await running.request('PUT', `/v1/blueprints/${blueprint}`, { body: { yaml } });
+  assert.equal(registered.status, 200, `Blueprint registration failed: ${registered.text}\n${yaml}`);
+  const auditFrom = running.audit().length;
   const curated: Curated = {
     server: running,
     api,
@@ -142,11 +213,9 @@ export async function startCurated(options: CuratedOptions): Promise<Curated> {
       assert.ok(out.value && typeof out.value === 'object', `unexpected result ${out.result}`);
       return { ...out.value, sent: api.requests.slice(first) };
     },
-    decisions: (capability) => running.audit({ type: 'decision', capability }),
+    decisions: (capability) => running.audit().slice(auditFrom).filter((record) => record.type === 'decision' && record.capability === capability),
     async close() {
-      await running.stop();
-      await api.close();
-      fs.rmSync(home, { recursive: true, force: true });
+      receiver = null;
     },
   };
   return curated;

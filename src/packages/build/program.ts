@@ -16,6 +16,9 @@ const VIRTUAL = '/__svc_virtual__/';
 
 /** Parsed TypeScript library files, shared by every build of this process (they never change). */
 const libraryFiles = new Map<string, TypeScript.SourceFile>();
+/** Parsed ambient declarations by file name: every Package of a build (and of a process) has the same ones. */
+const ambientFiles = new Map<string, TypeScript.SourceFile>();
+const AMBIENT = `${VIRTUAL}ambient`;
 
 export interface ProgramInput {
   /** Absolute directory of the Package (holds src/). */
@@ -79,14 +82,21 @@ export function createPackageProgram(input: ProgramInput): PackageProgram {
     allowImportingTsExtensions: false,
   };
   const virtual = new Map<string, string>();
-  input.ambient.forEach((text, index) => virtual.set(`${VIRTUAL}ambient${index}.d.ts`, text));
+  input.ambient.forEach((text, index) => virtual.set(`${AMBIENT}${index}.d.ts`, text));
   [...input.dependencies].forEach(([name, text], index) => virtual.set(`${VIRTUAL}dependency${index}.d.ts`, ambientModule(name, text)));
   const host = ts.createCompilerHost(options, true);
   const libraryDirectory = path.dirname(host.getDefaultLibFileName(options));
   const baseGetSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
     const text = virtual.get(fileName);
-    if (text !== undefined) return ts.createSourceFile(fileName, text, languageVersion, true);
+    if (text !== undefined) {
+      if (!fileName.startsWith(AMBIENT)) return ts.createSourceFile(fileName, text, languageVersion, true);
+      const shared = ambientFiles.get(fileName);
+      if (shared?.text === text) return shared;
+      const parsed = ts.createSourceFile(fileName, text, languageVersion, true);
+      ambientFiles.set(fileName, parsed);
+      return parsed;
+    }
     const isLibrary = path.dirname(fileName) === libraryDirectory;
     const cached = isLibrary ? libraryFiles.get(fileName) : undefined;
     if (cached) return cached;

@@ -6,8 +6,8 @@
 // denials that send nothing.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { derivedRequires, startCurated, type Curated } from '../support/curated';
-import { DOC_TEXT, FIRST_STORED, GOOGLE_HOST, NOTES_TEXT, PDF_BYTES, UPLOAD_ID, driveHandler, upload } from '../support/curated/google-drive';
+import { derivedRequires, startCurated, type Curated } from '../../support/curated';
+import { DOC_TEXT, FIRST_STORED, GOOGLE_HOST, NOTES_TEXT, PDF_BYTES, UPLOAD_ID, driveHandler, upload } from '../../support/curated/google-drive';
 
 const TOKEN = 'ya29.test-drive-token';
 const secrets = { GOOGLE_ACCESS_TOKEN: TOKEN };

@@ -4,8 +4,8 @@
 // one denied host among several means no request at all) and Exa's error answers.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { blueprintYaml, derivedRequires, startCurated, type Curated, type CuratedOptions } from '../support/curated';
-import type { StandInRequest, StandInReply } from '../support/stand-in';
+import { blueprintYaml, derivedRequires, startCurated, type Curated, type CuratedOptions } from '../../support/curated';
+import type { StandInRequest, StandInReply } from '../../support/stand-in';
 
 const HOST = 'api.exa.ai';
 const KEY = 'exa-test-key';

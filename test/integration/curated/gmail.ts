@@ -6,8 +6,8 @@
 // and denials that send nothing.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { derivedRequires, startCurated, type Curated } from '../support/curated';
-import { ATTACHMENT_TEXT, GMAIL_HOST, MESSAGE, base64Parts, decodeRaw, gmailHandler } from '../support/curated/gmail';
+import { derivedRequires, startCurated, type Curated } from '../../support/curated';
+import { ATTACHMENT_TEXT, GMAIL_HOST, MESSAGE, base64Parts, decodeRaw, gmailHandler } from '../../support/curated/gmail';
 
 const TOKEN = 'ya29.test-google-access-token';
 const secrets = { GOOGLE_ACCESS_TOKEN: TOKEN };

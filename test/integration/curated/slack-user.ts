@@ -4,8 +4,8 @@
 // fs.write rule, error mapping, the missing token and denials that send nothing.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCurated, type Curated } from '../support/curated';
-import { FILE_BYTES, FILE_PATH, SLACK_HOSTS, slackCall, slackHandler } from '../support/curated/slack-bot';
+import { startCurated, type Curated } from '../../support/curated';
+import { FILE_BYTES, FILE_PATH, SLACK_HOSTS, slackCall, slackHandler } from '../../support/curated/slack-bot';
 
 const TOKEN = 'xoxp-test-user-token';
 const secrets = { SLACK_USER_TOKEN: TOKEN };

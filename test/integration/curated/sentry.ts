@@ -5,8 +5,8 @@
 // Sentry's error answers with their rate-limit headers.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { derivedRequires, startCurated, type Curated, type Rule } from '../support/curated';
-import type { StandInRequest, StandInReply } from '../support/stand-in';
+import { derivedRequires, startCurated, type Curated, type Rule } from '../../support/curated';
+import type { StandInRequest, StandInReply } from '../../support/stand-in';
 
 const TOKEN = 'sntrys_test_token';
 const B12_REQUIRES: Rule[] = [

@@ -5,8 +5,8 @@
 // issue first for its team), denials with no mutation sent, and Linear's error answers.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { derivedRequires, startCurated, type Curated, type Rule } from '../support/curated';
-import type { StandInRequest, StandInReply } from '../support/stand-in';
+import { derivedRequires, startCurated, type Curated, type Rule } from '../../support/curated';
+import type { StandInRequest, StandInReply } from '../../support/stand-in';
 
 const KEY = 'lin_api_testkey';
 const B12_REQUIRES: Rule[] = [

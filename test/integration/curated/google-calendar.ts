@@ -5,8 +5,8 @@
 // nothing.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { derivedRequires, startCurated, type Curated } from '../support/curated';
-import { GOOGLE_HOST, INVITE, calendarHandler } from '../support/curated/google-calendar';
+import { derivedRequires, startCurated, type Curated } from '../../support/curated';
+import { GOOGLE_HOST, INVITE, calendarHandler } from '../../support/curated/google-calendar';
 
 const TOKEN = 'ya29.test-calendar-token';
 const secrets = { GOOGLE_ACCESS_TOKEN: TOKEN };

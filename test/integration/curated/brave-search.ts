@@ -4,8 +4,8 @@
 // request sent) and Brave's error answers mapped to BraveSearchError codes.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { blueprintYaml, derivedRequires, startCurated, type Curated, type CuratedOptions } from '../support/curated';
-import type { StandInRequest, StandInReply } from '../support/stand-in';
+import { blueprintYaml, derivedRequires, startCurated, type Curated, type CuratedOptions } from '../../support/curated';
+import type { StandInRequest, StandInReply } from '../../support/stand-in';
 
 const HOST = 'api.search.brave.com';
 const KEY = 'brave-test-key';

@@ -5,8 +5,8 @@
 // denials (no request sent) and Jina's error answers.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { blueprintYaml, derivedRequires, startCurated, type Curated, type CuratedOptions, type Rule } from '../support/curated';
-import type { StandInRequest, StandInReply } from '../support/stand-in';
+import { blueprintYaml, derivedRequires, startCurated, type Curated, type CuratedOptions, type Rule } from '../../support/curated';
+import type { StandInRequest, StandInReply } from '../../support/stand-in';
 
 const KEY = 'jina-test-key';
 const B12_REQUIRES: Rule[] = [

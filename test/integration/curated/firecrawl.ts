@@ -6,8 +6,8 @@
 // Firecrawl's error answers mapped to FirecrawlError codes.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { blueprintYaml, derivedRequires, startCurated, type Curated, type CuratedOptions, type Rule } from '../support/curated';
-import type { StandInRequest, StandInReply } from '../support/stand-in';
+import { blueprintYaml, derivedRequires, startCurated, type Curated, type CuratedOptions, type Rule } from '../../support/curated';
+import type { StandInRequest, StandInReply } from '../../support/stand-in';
 
 const KEY = 'fc-test-key';
 const JOB = '5f0c2b1e-3a4d-4c5e-9f60-7a8b9c0d1e2f';

@@ -4,8 +4,8 @@
 // SlackError codes, the missing token, and denials that send nothing.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCurated, type Curated } from '../support/curated';
-import { SLACK_HOSTS, slackCall, slackHandler } from '../support/curated/slack-bot';
+import { startCurated, type Curated } from '../../support/curated';
+import { SLACK_HOSTS, slackCall, slackHandler } from '../../support/curated/slack-bot';
 
 const TOKEN = 'xoxb-test-bot-token';
 const secrets = { SLACK_BOT_TOKEN: TOKEN };

@@ -5,8 +5,8 @@
 // missing token and denials that send nothing.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCurated, type Curated } from '../support/curated';
-import { BLOCK, DATABASE, DATA_SOURCE, FOREIGN_BLOCK, MISSING, NESTED_BLOCK, NOTION_HOSTS, OTHER_PAGE, PAGE, QUERY, UPLOAD, USER, VIEW, notionHandler } from '../support/curated/notion';
+import { startCurated, type Curated } from '../../support/curated';
+import { BLOCK, DATABASE, DATA_SOURCE, FOREIGN_BLOCK, MISSING, NESTED_BLOCK, NOTION_HOSTS, OTHER_PAGE, PAGE, QUERY, UPLOAD, USER, VIEW, notionHandler } from '../../support/curated/notion';
 
 const TOKEN = 'ntn_test_token';
 const secrets = { NOTION_ACCESS_TOKEN: TOKEN };

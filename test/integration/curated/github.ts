@@ -6,9 +6,9 @@
 // request sent), the missing token, and GitHub's error answers mapped to codes.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { blueprintYaml, derivedRequires, startCurated, type Curated, type CuratedOptions, type Rule } from '../support/curated';
-import type { StandInRequest } from '../support/stand-in';
-import { BINARY, INITIAL_HEAD, LARGE, README, gitHubStandIn, type GitHubState } from '../support/curated/github';
+import { blueprintYaml, derivedRequires, startCurated, type Curated, type CuratedOptions, type Rule } from '../../support/curated';
+import type { StandInRequest } from '../../support/stand-in';
+import { BINARY, INITIAL_HEAD, LARGE, README, gitHubStandIn, type GitHubState } from '../../support/curated/github';
 
 const TOKEN = 'ghp_testtoken0123456789';
 const secrets = { GITHUB_TOKEN: TOKEN };

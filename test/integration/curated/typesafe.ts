@@ -4,8 +4,8 @@
 // key, a denied capability (no request sent) and the service's error answers.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { blueprintYaml, derivedRequires, startCurated, type Curated, type CuratedOptions } from '../support/curated';
-import type { StandInRequest, StandInReply } from '../support/stand-in';
+import { blueprintYaml, derivedRequires, startCurated, type Curated, type CuratedOptions } from '../../support/curated';
+import type { StandInRequest, StandInReply } from '../../support/stand-in';
 
 const HOST = 'api.typesafe.ai';
 const KEY = 'typesafe-test-key';
