@@ -157,12 +157,18 @@ export async function startCurated(options: CuratedOptions): Promise<Curated> {
   assert.deepEqual(unknown, [], 'add these hosts to CURATED_HOSTS');
   const { server: running, home, router } = await sharedServer();
   let handler: StandInHandler = options.handler ?? (() => ({ status: 404, json: { error: 'no handler' } }));
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
   const api: StandIn = {
     hosts: options.hosts,
     address: router.address,
     port: router.port,
     origin: (host = options.hosts[0]) => router.origin(host),
     requests: [],
+    received: (count) =>
+      new Promise<void>((resolve) => {
+        if (api.requests.length >= count) resolve();
+        else waiters.push({ count, resolve });
+      }),
     inFlight: 0,
     maxInFlight: 0,
     handle: (next) => {
@@ -173,6 +179,10 @@ export async function startCurated(options: CuratedOptions): Promise<Curated> {
   receiver = async (request) => {
     if (!options.hosts.includes(request.host)) return { destroy: true };
     api.requests.push(request);
+    for (const waiter of waiters.filter((w) => api.requests.length >= w.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
     api.inFlight++;
     api.maxInFlight = Math.max(api.maxInFlight, api.inFlight);
     try {
