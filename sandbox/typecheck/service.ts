@@ -70,12 +70,15 @@ export class Typechecker {
 
   /**
    * `worker: false` checks in-process; `workerFile` names the built worker (benchmarks run
-   * from sources); `largeProgramBytes` (UTF-8) is where a program goes to the second thread.
+   * from sources); `largeProgramBytes` (UTF-8) is where a program goes to the second thread;
+   * `codeCacheDirectory` keeps the compiler's code cache for the next checker thread
+   * (compiler.ts), `onNotice` hears when it could not be written.
    */
-  constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number } = {}) {
+  constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number; codeCacheDirectory?: string; onNotice?: (message: string) => void } = {}) {
     const file = options.worker === false ? null : (options.workerFile ?? workerFile());
-    this.thread = file ? new CheckerThread(file) : null;
-    this.largeThread = file ? new CheckerThread(file) : null;
+    const threadOptions = { codeCacheDirectory: options.codeCacheDirectory ?? null, ...(options.onNotice ? { onNotice: options.onNotice } : {}) };
+    this.thread = file ? new CheckerThread(file, threadOptions) : null;
+    this.largeThread = file ? new CheckerThread(file, threadOptions) : null;
     this.largeProgramBytes = options.largeProgramBytes ?? DEFAULT_LARGE_PROGRAM_KIB * 1024;
   }
 
@@ -111,12 +114,7 @@ export class Typechecker {
     return { ok: true, source: checked.edits.length > 0 ? applyEdits(input.source, checked.edits) : input.source };
   }
 
-  /** Loads TypeScript and the library declarations now (server start), not on the first program. */
-  warm(): void {
-    this.thread?.warm();
-  }
-
-  /** Stops the workers (server shutdown; they are unref'd while idle, so this is tidiness). */
+  /** Stops the workers, if they started (server shutdown; they are unref'd while idle, so this is tidiness). */
   async close(): Promise<void> {
     await Promise.all([this.thread?.close(), this.largeThread?.close()]);
   }

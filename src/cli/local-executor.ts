@@ -137,5 +137,6 @@ function scratchPaths(scratch: string): Settings['paths'] {
     packageStoreDir: scratch,
     packageFallbackDir: scratch,
     volumeDir: scratch,
+    codeCacheDir: scratch,
   };
 }

@@ -232,9 +232,13 @@ export async function boot(options: BootOptions): Promise<void> {
     (name) => packages.store.stamp(name),
   );
   packages.onChange(() => packageRuntime.evict());
-  // Programs are type-checked in a worker thread; its warm checkers follow the declaration sets.
-  const typecheck = new Typechecker({ largeProgramBytes: settings.limits.typecheck_large_program * 1024 });
-  typecheck.warm();
+  // Programs are type-checked in a worker thread, started by the first check (a server that
+  // checks nothing never loads TypeScript); its warm checkers follow the declaration sets.
+  const typecheck = new Typechecker({
+    largeProgramBytes: settings.limits.typecheck_large_program * 1024,
+    codeCacheDirectory: settings.paths.codeCacheDir,
+    onNotice: (message) => log.warn('svc_server::typecheck', message),
+  });
   closers.push(() => typecheck.close());
   const executor = new Executor({
     pool,
