@@ -295,7 +295,7 @@ describe('promise reactions never run on the runner\'s own thread', () => {
   let server: TestServer;
   before(async () => {
     far = await farEnd();
-    server = await startServer({ args: ['--allow-localhost', '--runs-per-runner', '4'], config: { max_execution_time: 1 } });
+    server = await startServer({ runners: 2, args: ['--allow-localhost', '--runs-per-runner', '4'], config: { max_execution_time: 1 } });
     await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
   });
   after(async () => {

@@ -28,7 +28,7 @@ describe('Prometheus metrics', () => {
     return parse(reply.text);
   };
   before(async () => {
-    server = await startServer({ config: { logging: { audit: { file: path.join('no-such-directory', 'audit.log') } } }, timeoutMs: 60_000 });
+    server = await startServer({ runners: 2, config: { logging: { audit: { file: path.join('no-such-directory', 'audit.log') } } }, timeoutMs: 60_000 });
   });
   after(async () => {
     await server?.stop();
