@@ -273,6 +273,13 @@ export class Checkers {
     return checker.check(request.source);
   }
 
+  /** Loads TypeScript, the library files and the globals ahead of the first check. */
+  warm(): void {
+    typescript();
+    libraryFiles();
+    globals();
+  }
+
   get size(): number {
     return this.checkers.size;
   }

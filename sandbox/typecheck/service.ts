@@ -67,6 +67,7 @@ export class Typechecker {
   private readonly largeThread: CheckerThread | null;
   private readonly largeProgramBytes: number;
   private inProcess: Checkers | null = null;
+  private warmTimer: NodeJS.Timeout | null = null;
 
   /**
    * `worker: false` checks in-process; `workerFile` names the built worker (benchmarks run
@@ -114,8 +115,21 @@ export class Typechecker {
     return { ok: true, source: checked.edits.length > 0 ? applyEdits(input.source, checked.edits) : input.source };
   }
 
+  /**
+   * Loads TypeScript and the library files in `delayMs` unless a check has started the
+   * checker by then: a server that has been up that long is likely a lasting one, whose
+   * first typed run then finds the checker warm; a short-lived one (a test, a probe) never
+   * pays for it.
+   */
+  warmAfter(delayMs: number): void {
+    if (this.warmTimer) clearTimeout(this.warmTimer);
+    this.warmTimer = setTimeout(() => this.thread?.warm(), delayMs);
+    this.warmTimer.unref();
+  }
+
   /** Stops the workers, if they started (server shutdown; they are unref'd while idle, so this is tidiness). */
   async close(): Promise<void> {
+    if (this.warmTimer) clearTimeout(this.warmTimer);
     await Promise.all([this.thread?.close(), this.largeThread?.close()]);
   }
 

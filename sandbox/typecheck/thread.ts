@@ -2,8 +2,8 @@
 // waiting checks of each tenant (the token that sent the program) in turn, so a token that
 // sends many programs delays another token's next program by one check at most. Each check
 // gets CHECK_LIMIT_MS from when it starts; past it the worker is ended and a new one starts.
-// The worker starts with the first check, not before: a server that checks nothing never
-// loads TypeScript.
+// The worker starts with the first check or when the server warms it (service.ts), not
+// at boot: a short-lived server that checks nothing never loads TypeScript.
 import { Worker } from 'node:worker_threads';
 import type { CheckerThreadData, CheckRequest, CheckResult } from './types';
 
@@ -36,6 +36,13 @@ export class CheckerThread {
     private readonly file: URL,
     private readonly options: CheckerThreadOptions = { codeCacheDirectory: null },
   ) {}
+
+  /** Loads TypeScript and the library declarations now, unless a check started the worker already. */
+  warm(): void {
+    if (this.worker) return;
+    this.worker = this.startWorker();
+    this.worker.postMessage({ warm: true });
+  }
 
   async close(): Promise<void> {
     const worker = this.worker;

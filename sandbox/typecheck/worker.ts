@@ -11,7 +11,8 @@ useCodeCacheDirectory((workerData as CheckerThreadData | undefined)?.codeCacheDi
 const checkers = new Checkers();
 let checked = false;
 
-parentPort!.on('message', (job: CheckRequest & { id: number }) => {
+parentPort!.on('message', (job: (CheckRequest & { id: number }) | { warm: true }) => {
+  if ('warm' in job) return checkers.warm();
   try {
     parentPort!.postMessage({ id: job.id, ok: true, result: checkers.check(job) });
   } catch (error) {
