@@ -11,6 +11,7 @@
 //      the checker alone (bench/typecheck.ts): cold first check, new and repeated programs, memory.
 //  (g) latencies the tests check only by outcome (limits, refusals, shutdown): bench/latencies.ts.
 //  (h) CPU fairness: one token's brief run while another runs runaway loops (bench/fairness.ts).
+//  (i) a server start: CPU, idle memory, stop, the first typed run after it (bench/server-start.ts).
 // Numbers are printed, never asserted: speed is measured, not tested.
 import { Agent, request } from 'undici';
 import fs from 'node:fs';
@@ -23,6 +24,7 @@ import { measureMcpFanOut, measureParkedCpu, measureWaits } from './waits';
 import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
 import { measureFairness } from './fairness';
+import { measureServerStart } from './server-start';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
 const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT ?? 2000);
@@ -95,7 +97,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   };
 }
 
-// BENCH_ONLY=http, waits (mcp-fan and parked: two of its parts), cpu, typecheck, latencies or fairness runs one part.
+// BENCH_ONLY=http, waits (mcp-fan and parked: two of its parts), cpu, typecheck, latencies, fairness or start runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
   if (ONLY === '' || ONLY === 'typecheck') Object.assign(rows, await measureTypecheck());
   if (ONLY === '' || ONLY === 'latencies') Object.assign(rows, await measureLatencies());
   if (ONLY === '' || ONLY === 'fairness') Object.assign(rows, await measureFairness());
+  if (ONLY === '' || ONLY === 'start') Object.assign(rows, await measureServerStart());
   const width = Math.max(...Object.keys(rows).map((k) => k.length));
   console.log(`\n${'measurement'.padEnd(width)}  value`);
   console.log(`${'-'.repeat(width)}  -----`);

@@ -3,7 +3,6 @@
 // exit 1 for invalid settings, 2 for a malformed command line.
 import os from 'node:os';
 import { ConfigError, parseCommand } from './config';
-import { boot, runHealthCheck } from './serve';
 import packageJson from '../package.json';
 
 async function main(): Promise<void> {
@@ -31,12 +30,15 @@ async function main(): Promise<void> {
       process.stdout.write(`${command.text}\n`);
       return;
     case 'health-check': {
+      const { runHealthCheck } = await import('./serve/health-check');
       const result = await runHealthCheck(command.target);
       if (!result.ok) process.stderr.write(`health check failed: ${result.reason}\n`);
       process.exit(result.ok ? 0 : 1);
     }
-    case 'serve':
+    case 'serve': {
+      const { boot } = await import('./serve');
       await boot({ settings: command.settings, version: packageJson.version, warnings: command.warnings, exit: (code) => process.exit(code) });
+    }
   }
 }
 

@@ -43,7 +43,11 @@ export interface StartOptions {
   /** Config file content (written as YAML to <home>/config.yaml and passed with --config). */
   config?: Record<string, unknown>;
   args?: string[];
-  /** Runner processes (`--runner-pool-size`); 1 starts faster when no test runs two programs at once. Default: the server's (2). */
+  /**
+   * Runner processes (`--runner-pool-size`). Default 1 (a runner hosts many runs at once, so
+   * one carries any test's concurrency; each more costs a process start): 2 or more only for
+   * tests about several runners. `args`, `config` or `env` that set the pool size win.
+   */
   runners?: number;
   /** Reuse a home directory (e.g. for restart tests). */
   home?: string;
@@ -91,14 +95,28 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * One code cache for every test server (the type checker's compiler, code_cache_dir): each
+ * server's home is new, and without it each would compile TypeScript from scratch again.
+ */
+const sharedCodeCache = path.join(repoRoot, '.tmp', 'test-code-cache');
+
 function baseEnv(home: string): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     SVC_HOME: home,
     HOME: home,
     SVC_PORT: '0',
+    SVC_CODE_CACHE_DIR: sharedCodeCache,
   };
   return env;
+}
+
+/** The pool size unless the test sets one itself: one runner by default (see StartOptions.runners). */
+function runnerArgs(options: StartOptions): string[] {
+  const setElsewhere = options.args?.includes('--runner-pool-size') || options.config?.runner_pool_size !== undefined || options.env?.SVC_RUNNER_POOL_SIZE !== undefined;
+  if (options.runners === undefined && setElsewhere) return [];
+  return ['--runner-pool-size', String(options.runners ?? 1)];
 }
 
 function parseRecords(lines: string[], stream: 'audit' | 'log', filter: Partial<LogRecord> = {}): LogRecord[] {
@@ -117,7 +135,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const adminToken = options.adminToken ?? newToken();
   const userToken = options.userToken ?? newToken();
   const env: Record<string, string> = { ...baseEnv(home) };
-  const args = [...(options.args ?? []), ...(options.runners === undefined ? [] : ['--runner-pool-size', String(options.runners)])];
+  const args = [...(options.args ?? []), ...runnerArgs(options)];
   let config = options.config ? { ...options.config } : undefined;
   if (options.tokens !== false) {
     env.SVC_SERVER_TOKEN = adminToken;
@@ -176,16 +194,25 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
 
   const listening = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in time; stderr: ${stderr}`)), options.timeoutMs ?? 60_000);
-    const watch = setInterval(() => {
+    // The stdout file is read when the server writes to it (inotify), with a slow poll in
+    // case a file system reports no changes: no 20 ms ticks until the line comes.
+    const check = () => {
       const from = readStdout();
       const line = stdoutLines.slice(from).find((l) => l.includes('msg="svc-server listening"'));
       if (line) {
-        clearInterval(watch);
+        stopWatching();
         clearTimeout(timer);
         resolve(Object.fromEntries(parseLogfmt(line)).addr);
       }
-    }, 20);
-    void exitPromise.then(() => clearInterval(watch));
+    };
+    const changes = fs.watch(stdoutPath, check);
+    const poll = setInterval(check, 250);
+    const stopWatching = () => {
+      changes.close();
+      clearInterval(poll);
+    };
+    check();
+    void exitPromise.then(stopWatching);
     // With a log file the listening line lands there, not on stdout.
     const logFile = env.SVC_LOG_FILE;
     if (logFile) {

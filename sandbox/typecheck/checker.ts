@@ -6,13 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type TypeScript from 'typescript';
+import { typescript } from './compiler';
 import { PROGRAM_FILENAME, type Diagnostic, type DiagnosticNote } from '../contract';
 import { deriveSchema } from './schema';
 import type { CheckRequest, CheckResult, DeclarationSet, SchemaEdit, TypecheckMode } from './types';
 
 const require = createRequire(import.meta.url);
-let tsModule: typeof TypeScript | null = null;
-const typescript = (): typeof TypeScript => (tsModule ??= require('typescript') as typeof TypeScript);
 
 export const MAX_DIAGNOSTICS = 20;
 const ROOT = '/__svc_typecheck__/';

@@ -67,15 +67,19 @@ export class Typechecker {
   private readonly largeThread: CheckerThread | null;
   private readonly largeProgramBytes: number;
   private inProcess: Checkers | null = null;
+  private warmTimer: NodeJS.Timeout | null = null;
 
   /**
    * `worker: false` checks in-process; `workerFile` names the built worker (benchmarks run
-   * from sources); `largeProgramBytes` (UTF-8) is where a program goes to the second thread.
+   * from sources); `largeProgramBytes` (UTF-8) is where a program goes to the second thread;
+   * `codeCacheDirectory` keeps the compiler's code cache for the next checker thread
+   * (compiler.ts), `onNotice` hears when it could not be written.
    */
-  constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number } = {}) {
+  constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number; codeCacheDirectory?: string; onNotice?: (message: string) => void } = {}) {
     const file = options.worker === false ? null : (options.workerFile ?? workerFile());
-    this.thread = file ? new CheckerThread(file) : null;
-    this.largeThread = file ? new CheckerThread(file) : null;
+    const threadOptions = { codeCacheDirectory: options.codeCacheDirectory ?? null, ...(options.onNotice ? { onNotice: options.onNotice } : {}) };
+    this.thread = file ? new CheckerThread(file, threadOptions) : null;
+    this.largeThread = file ? new CheckerThread(file, threadOptions) : null;
     this.largeProgramBytes = options.largeProgramBytes ?? DEFAULT_LARGE_PROGRAM_KIB * 1024;
   }
 
@@ -111,13 +115,21 @@ export class Typechecker {
     return { ok: true, source: checked.edits.length > 0 ? applyEdits(input.source, checked.edits) : input.source };
   }
 
-  /** Loads TypeScript and the library declarations now (server start), not on the first program. */
-  warm(): void {
-    this.thread?.warm();
+  /**
+   * Loads TypeScript and the library files in `delayMs` unless a check has started the
+   * checker by then: a server that has been up that long is likely a lasting one, whose
+   * first typed run then finds the checker warm; a short-lived one (a test, a probe) never
+   * pays for it.
+   */
+  warmAfter(delayMs: number): void {
+    if (this.warmTimer) clearTimeout(this.warmTimer);
+    this.warmTimer = setTimeout(() => this.thread?.warm(), delayMs);
+    this.warmTimer.unref();
   }
 
-  /** Stops the workers (server shutdown; they are unref'd while idle, so this is tidiness). */
+  /** Stops the workers, if they started (server shutdown; they are unref'd while idle, so this is tidiness). */
   async close(): Promise<void> {
+    if (this.warmTimer) clearTimeout(this.warmTimer);
     await Promise.all([this.thread?.close(), this.largeThread?.close()]);
   }
 

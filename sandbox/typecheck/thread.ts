@@ -2,13 +2,21 @@
 // waiting checks of each tenant (the token that sent the program) in turn, so a token that
 // sends many programs delays another token's next program by one check at most. Each check
 // gets CHECK_LIMIT_MS from when it starts; past it the worker is ended and a new one starts.
+// The worker starts with the first check or when the server warms it (service.ts), not
+// at boot: a short-lived server that checks nothing never loads TypeScript.
 import { Worker } from 'node:worker_threads';
-import type { CheckRequest, CheckResult } from './types';
+import type { CheckerThreadData, CheckRequest, CheckResult } from './types';
 
 /** A check that runs longer is abandoned (the worker restarts): a type can be made to take forever. */
 export const CHECK_LIMIT_MS = 30_000;
 
 export type WorkerReply = { id: number } & ({ ok: true; result: CheckResult } | { ok: false; message: string });
+/** Something the operator should know that is no check's answer (the code cache could not be written). */
+type WorkerNotice = { notice: string };
+
+export interface CheckerThreadOptions extends CheckerThreadData {
+  onNotice?: (message: string) => void;
+}
 
 interface Job {
   id: number;
@@ -24,12 +32,16 @@ export class CheckerThread {
   private running: { job: Job; tenant: string; later: Job[]; worker: Worker; timer: NodeJS.Timeout } | null = null;
   private nextId = 1;
 
-  constructor(private readonly file: URL) {}
+  constructor(
+    private readonly file: URL,
+    private readonly options: CheckerThreadOptions = { codeCacheDirectory: null },
+  ) {}
 
-  /** Loads TypeScript and the library declarations now, not on the first program. */
+  /** Loads TypeScript and the library declarations now, unless a check started the worker already. */
   warm(): void {
-    const worker = (this.worker ??= this.startWorker());
-    worker.postMessage({ warm: true });
+    if (this.worker) return;
+    this.worker = this.startWorker();
+    this.worker.postMessage({ warm: true });
   }
 
   async close(): Promise<void> {
@@ -88,8 +100,12 @@ export class CheckerThread {
   }
 
   private startWorker(): Worker {
-    const worker = new Worker(this.file, { resourceLimits: { maxOldGenerationSizeMb: 1024 } });
-    worker.on('message', (reply: WorkerReply) => this.finish(worker, reply));
+    const workerData: CheckerThreadData = { codeCacheDirectory: this.options.codeCacheDirectory };
+    const worker = new Worker(this.file, { workerData, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+    worker.on('message', (reply: WorkerReply | WorkerNotice) => {
+      if ('notice' in reply) this.options.onNotice?.(reply.notice);
+      else this.finish(worker, reply);
+    });
     const failed = (message: string) => {
       if (this.worker === worker) this.worker = null;
       // Only the running check fails with its worker; the waiting ones go to the next worker.

@@ -25,3 +25,9 @@ export interface SchemaEdit {
 }
 
 export type CheckResult = { ok: true; edits: SchemaEdit[] } | { ok: false; diagnostics: Diagnostic[] };
+
+/** What a checker thread is started with. */
+export interface CheckerThreadData {
+  /** Where the compiler's code cache is kept; null: it is not. */
+  codeCacheDirectory: string | null;
+}

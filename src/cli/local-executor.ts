@@ -145,5 +145,6 @@ function scratchPaths(scratch: string): Settings['paths'] {
     packageStoreDir: scratch,
     packageFallbackDir: scratch,
     volumeDir: scratch,
+    codeCacheDir: scratch,
   };
 }

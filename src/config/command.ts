@@ -115,6 +115,7 @@ function defaultedPaths({ resolver, input }: Sources, home: string) {
     packageStoreDir: pathOr('package_store_dir', path.join(serverDir, 'packages')),
     packageFallbackDir: path.join(home, 'packages'),
     volumeDir: pathOr('volume_dir', path.join(serverDir, 'volumes')),
+    codeCacheDir: pathOr('code_cache_dir', path.join(serverDir, 'cache')),
     secretStoreDir: pathOr('secret_store.dir', path.join(serverDir, 'secrets')),
   };
 }
@@ -129,6 +130,8 @@ function serverDirectories(paths: ReturnType<typeof defaultedPaths>, logging: Se
     ...(paths.vfsEphemeralDirExplicit ? [{ label: 'vfs_ephemeral_dir', path: paths.vfsEphemeralDir }] : []),
     { label: 'package_store_dir', path: paths.packageStoreDir },
     { label: 'volume_dir', path: paths.volumeDir },
+    // The server runs the compiled code it finds there: no program may write it.
+    { label: 'code_cache_dir', path: paths.codeCacheDir },
     { label: 'secret_store.dir', path: paths.secretStoreDir },
     { label: 'blueprint_dir', path: paths.blueprintDir },
     ...(logging.file ? [{ label: 'log file', path: logging.file }] : []),

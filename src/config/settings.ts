@@ -88,6 +88,8 @@ export interface Settings {
     packageStoreDir: string;
     packageFallbackDir: string;
     volumeDir: string;
+    /** V8 code caches of code the server loads (the type checker's compiler); an svc extension. */
+    codeCacheDir: string;
   };
   secretStore: {
     dir: string;

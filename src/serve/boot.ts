@@ -45,6 +45,9 @@ export interface BootOptions {
   exit: (code: number) => void;
 }
 
+/** A server up this long loads the type checker before its first program (see Typechecker.warmAfter). */
+const CHECKER_WARM_AFTER_MS = 10_000;
+
 /** Services that own resources to release at teardown, in reverse order of creation. */
 type Closer = () => Promise<void> | void;
 
@@ -232,9 +235,14 @@ export async function boot(options: BootOptions): Promise<void> {
     (name) => packages.store.stamp(name),
   );
   packages.onChange(() => packageRuntime.evict());
-  // Programs are type-checked in a worker thread; its warm checkers follow the declaration sets.
-  const typecheck = new Typechecker({ largeProgramBytes: settings.limits.typecheck_large_program * 1024 });
-  typecheck.warm();
+  // Programs are type-checked in a worker thread, started by the first check or
+  // CHECKER_WARM_AFTER_MS after listening, whichever comes first (a short-lived server that
+  // checks nothing never loads TypeScript); its warm checkers follow the declaration sets.
+  const typecheck = new Typechecker({
+    largeProgramBytes: settings.limits.typecheck_large_program * 1024,
+    codeCacheDirectory: settings.paths.codeCacheDir,
+    onNotice: (message) => log.warn('svc_server::typecheck', message),
+  });
   closers.push(() => typecheck.close());
   const executor = new Executor({
     pool,
@@ -368,6 +376,7 @@ export async function boot(options: BootOptions): Promise<void> {
     ...(settings.network.grantsFromEnvironment.length > 0 ? { egress_grants: settings.network.grantsFromEnvironment } : {}),
   });
   log.info('svc_server::serve', 'svc-server listening', { addr: listener.address, protocol: listener.protocol });
+  typecheck.warmAfter(CHECKER_WARM_AFTER_MS);
   shutdown.serving(listener);
 }
 

@@ -92,12 +92,12 @@ function serverWith(args: string[], config: Record<string, unknown>): Promise<Te
   return servers.get(key)!;
 }
 
-/** Two runners (the default), many runs each, a long time limit. */
-const roomy = () => serverWith([], { max_execution_time: 120 });
+/** Two runners (the server's default), many runs each, a long time limit. */
+const roomy = () => serverWith(['--runner-pool-size', '2'], { max_execution_time: 120 });
 /** One run in flight, one queued, two host calls in flight per run: one runner. */
 const cramped = () => serverWith(['--max-runs-in-flight', '1', '--max-queued-runs', '1', '--runner-pool-size', '1'], { max_execution_time: 120, max_host_calls_in_flight: 2 });
-/** A 1 s time limit, four runs per runner. */
-const limited = () => serverWith(['--runs-per-runner', '4'], { max_execution_time: 1 });
+/** A 1 s time limit, two runners of four runs each. */
+const limited = () => serverWith(['--runner-pool-size', '2', '--runs-per-runner', '4'], { max_execution_time: 1 });
 
 /** Waits for a condition of this process (the far end's counters): a pause between looks instead of a busy loop. */
 const until = (what: string, condition: () => boolean | Promise<boolean>) => eventually(what, condition, { intervalMs: 10, attempts: 6000 });

@@ -1,16 +1,15 @@
-// Shutdown: SIGTERM drains in-flight requests within the grace, a second signal skips the
-// wait, POST /v1/shutdown stops the server, an idle server exits without waiting, and a run
-// still going when the grace ends is cancelled. Every wait is for an event (the far end
-// received the program's call, the server logged the signal), never for a length of time.
+// Shutdown: SIGTERM drains in-flight requests within the grace, a second signal (SIGINT)
+// skips the wait, POST /v1/shutdown stops an idle server without waiting, and a run still
+// going when the grace ends is cancelled. Every wait is for an event (the far end received
+// the program's call, the server logged the signal), never for a length of time. Each test
+// ends its own server; the programs are not type-checked (no test here is about types, and
+// a check would load TypeScript into each server).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startServer, type TestServer } from '../harness';
 import { eventually } from '../support/wait';
-
-/** No test here runs two programs at once: one runner process starts faster than two. */
-const ONE_RUNNER = ['--runner-pool-size', '1'];
 
 /** A loopback server that holds every request until `release()`; `arrived` settles on the first. */
 async function heldFarEnd(): Promise<{ port: number; arrived: Promise<void>; release: () => void; close: () => void }> {
@@ -39,8 +38,8 @@ async function heldFarEnd(): Promise<{ port: number; arrived: Promise<void>; rel
 /** Starts a server with the given grace and a Blueprint whose program waits on the far end. */
 async function serverWithHeldRun(grace: number): Promise<{ server: TestServer; far: Awaited<ReturnType<typeof heldFarEnd>>; reply: Promise<Awaited<ReturnType<TestServer['request']>>> }> {
   const far = await heldFarEnd();
-  const server = await startServer({ args: ['--shutdown-grace', String(grace), '--allow-localhost', ...ONE_RUNNER] });
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: held\nallow_insecure_http: true\ndefault: allow\nvfs: none\n' } });
+  const server = await startServer({ args: ['--shutdown-grace', String(grace), '--allow-localhost'] });
+  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: held\nallow_insecure_http: true\ndefault: allow\nvfs: none\ntypecheck: off\n' } });
   assert.equal(created.status, 200, created.text);
   const code = `import * as http from "svc:http";\nexport function main() { return http.get("http://127.0.0.1:${far.port}/held").json().answer; }`;
   const reply = server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'held', code } });
@@ -74,13 +73,14 @@ test('SIGTERM lets an in-flight request complete, then the server exits 0 withou
   }
 });
 
-test('a second SIGTERM skips the remaining grace', async () => {
+test('a second signal, SIGINT after SIGTERM, skips the remaining grace', async () => {
   const { server, far } = await serverWithHeldRun(3600);
   try {
     server.child.kill('SIGTERM');
     await logged(server, 'SIGTERM received');
-    server.child.kill('SIGTERM');
+    server.child.kill('SIGINT');
     assert.equal(await server.exited(), 0);
+    assert.equal(server.logs({ msg: 'SIGINT received' }).length, 1);
     assert.equal(server.logs({ cause: 'second signal' }).length, 1);
     assert.equal(server.logs({ cause: 'grace elapsed' }).length, 0);
   } finally {
@@ -88,16 +88,9 @@ test('a second SIGTERM skips the remaining grace', async () => {
   }
 });
 
-test('an idle server exits on SIGINT without waiting for the grace', async () => {
+test('POST /v1/shutdown answers 200, audits shutdown_requested, and an idle server exits 0 without waiting for the grace', async () => {
   // With a one-hour grace, an exit at all shows nothing was waited for.
-  const server = await startServer({ args: ['--shutdown-grace', '3600', ...ONE_RUNNER] });
-  assert.equal(await server.stop('SIGINT'), 0);
-  assert.equal(server.logs({ msg: 'SIGINT received' }).length, 1);
-  assert.equal(server.logs({ msg: 'stopped waiting with requests still in flight; their connections are dropped' }).length, 0);
-});
-
-test('POST /v1/shutdown answers 200, audits shutdown_requested and exits 0', async () => {
-  const server = await startServer({ args: ONE_RUNNER });
+  const server = await startServer({ args: ['--shutdown-grace', '3600'] });
   const denied = await server.request('POST', '/v1/shutdown', { token: server.userToken });
   assert.equal(denied.status, 403);
   const reply = await server.request('POST', '/v1/shutdown');
@@ -109,21 +102,37 @@ test('POST /v1/shutdown answers 200, audits shutdown_requested and exits 0', asy
   assert.equal(record.route, '/v1/shutdown');
   assert.equal(record.status, '200');
   assert.equal(record.outcome, 'ok');
+  assert.equal(server.logs({ msg: 'stopped waiting with requests still in flight; their connections are dropped' }).length, 0);
 });
 
 test('a run still going at the end of the grace is cancelled: the client gets outcome cancelled and the audit says so', async () => {
+  // The program tells a far end it is running, then computes for ever: the signal comes
+  // when the run is on its runner (not while it is still compiled).
+  let arrive!: () => void;
+  const arrived = new Promise<void>((resolve) => (arrive = resolve));
+  const far = http.createServer((_req, res) => {
+    res.end('ok');
+    arrive();
+  });
+  await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
   // Grace 0: the deadline is at once, so nothing is waited out.
-  const server = await startServer({ args: ['--shutdown-grace', '0', ...ONE_RUNNER] });
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: forever\n' } });
-  assert.equal(created.status, 200);
-  const running = server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'forever', code: 'export function main() { for (;;) {} }' } });
-  await eventually('the run to start', () => server.audit({ type: 'execution', event: 'started', blueprint: 'forever' }).length > 0);
-  server.child.kill('SIGTERM');
-  const reply = await running;
-  assert.equal(reply.status, 200);
-  assert.equal(reply.json.error.kind, 'cancelled');
-  assert.equal(await server.exited(), 0);
-  const finished = server.audit({ type: 'execution', event: 'finished', execution_id: reply.json.execution_id })[0];
-  assert.equal(finished.outcome, 'cancelled');
-  assert.equal(server.logs({ cause: 'grace elapsed' }).length, 1);
+  const server = await startServer({ args: ['--shutdown-grace', '0', '--allow-localhost'] });
+  try {
+    const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: forever\nallow_insecure_http: true\ndefault: allow\nvfs: none\ntypecheck: off\n' } });
+    assert.equal(created.status, 200, created.text);
+    const code = `import * as http from "svc:http";\nexport function main() { http.get("http://127.0.0.1:${(far.address() as AddressInfo).port}/running"); for (;;) {} }`;
+    const running = server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'forever', code } });
+    await arrived;
+    server.child.kill('SIGTERM');
+    const reply = await running;
+    assert.equal(reply.status, 200);
+    assert.equal(reply.json.error.kind, 'cancelled');
+    assert.equal(await server.exited(), 0);
+    const finished = server.audit({ type: 'execution', event: 'finished', execution_id: reply.json.execution_id })[0];
+    assert.equal(finished.outcome, 'cancelled');
+    assert.equal(server.logs({ cause: 'grace elapsed' }).length, 1);
+  } finally {
+    far.closeAllConnections();
+    far.close();
+  }
 });

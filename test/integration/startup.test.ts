@@ -1,16 +1,21 @@
-// Startup: settings precedence for the listen address, and every startup refusal exits
-// non-zero naming the cause without writing anything under SVC_HOME.
+// Startup: settings precedence for the listen address, every startup refusal exits
+// non-zero naming the cause without writing anything under SVC_HOME, and a restarted
+// server reads the type checker's code cache its first check wrote.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import { listTree, newToken, runServerBinary, startServer, tempDir } from '../harness';
+import { listTree, newToken, runServerBinary, startServer, tempDir, type TestServer } from '../harness';
+import { registerBlueprint } from '../support/sessions';
 import { selfSignedCertificate } from '../support/tls';
+import { eventually } from '../support/wait';
 
+// Precedence itself is unit-tested (test/unit/config/precedence.test.ts); these show that
+// the listener binds where the settings say.
 describe('listen address precedence', () => {
   test('PORT alone binds 0.0.0.0', async () => {
-    const server = await startServer({ runners: 1,  env: { SVC_PORT: undefined, PORT: '0' } });
+    const server = await startServer({ env: { SVC_PORT: undefined, PORT: '0' } });
     try {
       const listening = server.logs({ msg: 'svc-server listening' })[0];
       assert.match(listening.addr, /^0\.0\.0\.0:\d+$/);
@@ -19,19 +24,8 @@ describe('listen address precedence', () => {
     }
   });
 
-  test('a loopback bind in the config file survives an ambient PORT', async () => {
-    const server = await startServer({ runners: 1,  env: { SVC_PORT: undefined, PORT: '1' }, config: { bind: '127.0.0.1', port: 0 } });
-    try {
-      const listening = server.logs({ msg: 'svc-server listening' })[0];
-      assert.match(listening.addr, /^127\.0\.0\.1:\d+$/);
-      assert.notEqual(listening.addr, '127.0.0.1:1');
-    } finally {
-      await server.stop();
-    }
-  });
-
-  test('garbage HOST and PORT are ignored when SVC_BIND and SVC_PORT are set', async () => {
-    const server = await startServer({ runners: 1,  env: { HOST: 'not-an-address', PORT: 'eighty', SVC_BIND: '127.0.0.1', SVC_PORT: '0' } });
+  test('a loopback bind in the config file survives an ambient PORT, and garbage HOST and PORT do not stop startup', async () => {
+    const server = await startServer({ env: { SVC_PORT: undefined, HOST: 'not-an-address', PORT: 'eighty' }, config: { bind: '127.0.0.1', port: 0 } });
     try {
       const listening = server.logs({ msg: 'svc-server listening' })[0];
       assert.match(listening.addr, /^127\.0\.0\.1:\d+$/);
@@ -127,5 +121,51 @@ describe('startup refusals leave SVC_HOME untouched', () => {
     const help = await runServerBinary(['--help'], {}, tempDir());
     assert.equal(help.code, 0);
     for (const flag of ['--config', '--bind', '--port', '--tls-cert-file', '--health-check', '--shutdown-grace']) assert.ok(help.stdout.includes(flag), flag);
+  });
+});
+
+describe("the type checker's code cache", () => {
+  const cacheFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => /^typescript-[0-9a-f]{32}\.v8cache$/.test(name)) : []);
+  /** A type error the checker must find: the answer names it whichever way TypeScript was loaded. */
+  const typeError = async (server: TestServer, padding = '') => {
+    const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'typed', code: `${padding}export function main() { const n: number = "text"; return n; }` } });
+    assert.equal(reply.json?.error?.kind, 'compile_error', reply.text.slice(0, 500));
+    assert.match(reply.json.error.message, /Type 'string' is not assignable to type 'number'/);
+  };
+
+  test('the first typed run writes it (0600), a restart checks with it without writing it again, and a damaged one is replaced', async () => {
+    const home = tempDir();
+    const cacheDir = path.join(tempDir(), 'cache');
+    // Programs over 1 KiB go to the second checker thread, which loads TypeScript again.
+    const options = { home, env: { SVC_CODE_CACHE_DIR: cacheDir }, args: ['--typecheck-large-program', '1'] };
+    const first = await startServer(options);
+    try {
+      await registerBlueprint(first, 'name: typed\ndefault: allow\n');
+      assert.deepEqual(cacheFiles(cacheDir), [], 'no cache before any program is checked');
+      await typeError(first);
+      const [name] = await eventually('the code cache', () => (cacheFiles(cacheDir).length === 1 ? cacheFiles(cacheDir) : null));
+      assert.equal(fs.statSync(path.join(cacheDir, name)).mode & 0o777, 0o600);
+    } finally {
+      await first.stop();
+    }
+    const [name] = cacheFiles(cacheDir);
+    const file = path.join(cacheDir, name);
+    const written = fs.statSync(file);
+
+    const second = await startServer(options);
+    try {
+      await typeError(second);
+      // The large-program thread starts after this and reads the same file: damage it first.
+      assert.equal(fs.statSync(file).mtimeMs, written.mtimeMs, 'a cache V8 accepted is not written again');
+      const damaged = Buffer.alloc(4096, 7);
+      fs.writeFileSync(file, damaged);
+      await typeError(second, `// ${'padding '.repeat(200)}\n`);
+      // V8 refused it; the new one holds what that thread compiled (not the same bytes as the first).
+      await eventually('the damaged cache replaced', () => fs.statSync(file).size > 1024 * 1024 && !fs.readFileSync(file).equals(damaged));
+      assert.deepEqual(cacheFiles(cacheDir), [name]);
+      assert.deepEqual(second.logs({ level: 'warn', target: 'svc_server::typecheck' }), []);
+    } finally {
+      await second.stop();
+    }
   });
 });

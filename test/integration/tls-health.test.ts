@@ -1,15 +1,25 @@
 // HTTPS serving with a certificate generated at test time, and `--health-check` exit
-// codes over HTTP and HTTPS.
-import { test, describe } from 'node:test';
+// codes over HTTP and HTTPS. The health checks are separate processes with no token.
+import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { newToken, runServerBinary, startServer, tempDir } from '../harness';
+import net from 'node:net';
+import { runServerBinary, startServer, tempDir, type TestServer } from '../harness';
 import { selfSignedCertificate } from '../support/tls';
+
+/** A loopback port nothing listens on: bound, then released. */
+async function closedPort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 describe('TLS and health check', () => {
   test('serves HTTPS with both files and --health-check accepts the configured key', async () => {
     const scratch = tempDir();
     const { certFile, keyFile } = selfSignedCertificate(scratch);
-    const server = await startServer({ runners: 1,  env: { SVC_TLS_CERT_FILE: certFile, SVC_TLS_KEY_FILE: keyFile } });
+    const server = await startServer({ env: { SVC_TLS_CERT_FILE: certFile, SVC_TLS_KEY_FILE: keyFile } });
     try {
       assert.ok(server.url.startsWith('https://'));
       const listening = server.logs({ msg: 'svc-server listening' })[0];
@@ -31,27 +41,24 @@ describe('TLS and health check', () => {
     }
   });
 
-  test('--health-check exits 0 against a running HTTP server and 1 when nothing listens', async () => {
-    const server = await startServer({ runners: 1 });
-    const port = server.port;
-    try {
-      const up = await runServerBinary(['--health-check'], { SVC_PORT: String(port) }, tempDir());
-      assert.equal(up.code, 0, up.stderr);
-    } finally {
+  describe('over HTTP', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startServer();
+    });
+    after(async () => {
       await server.stop();
-    }
-    const down = await runServerBinary(['--health-check'], { SVC_PORT: String(port) }, tempDir());
-    assert.equal(down.code, 1);
-    assert.match(down.stderr, /health check failed/);
-  });
+    });
 
-  test('--health-check never needs a token', async () => {
-    const server = await startServer({ runners: 1,  adminToken: newToken() });
-    try {
-      const result = await runServerBinary(['--health-check', '--port', String(server.port)], {}, tempDir());
-      assert.equal(result.code, 0, result.stderr);
-    } finally {
-      await server.stop();
-    }
+    test('--health-check exits 0 against a running server (port from --port) and never needs a token', async () => {
+      const up = await runServerBinary(['--health-check', '--port', String(server.port)], {}, tempDir());
+      assert.equal(up.code, 0, up.stderr);
+    });
+
+    test('--health-check exits 1 when nothing listens (port from SVC_PORT)', async () => {
+      const down = await runServerBinary(['--health-check'], { SVC_PORT: String(await closedPort()) }, tempDir());
+      assert.equal(down.code, 1);
+      assert.match(down.stderr, /health check failed/);
+    });
   });
 });

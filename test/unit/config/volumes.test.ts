@@ -78,6 +78,7 @@ describe('overlap with server directories', () => {
     ['inside volume_dir (for a local-path)', path.join(server, 'volumes', 'v'), /volume_dir/],
     ['inside the secret store', path.join(server, 'secrets'), /secret_store\.dir/],
     ['inside blueprint_dir', path.join(server, 'blueprints', 'b'), /blueprint_dir/],
+    ['inside code_cache_dir (compiled code the server runs)', path.join(server, 'cache'), /code_cache_dir/],
   ];
   for (const [name, dir, pattern] of cases) {
     test(`a volume ${name} stops startup`, () => {

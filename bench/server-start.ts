@@ -1,0 +1,88 @@
+// What one server start costs (BENCH_ONLY=start): the CPU of the server and its runners
+// from spawn to the listening line and until they are quiet, the idle resident memory, the
+// time from SIGTERM to exit, and the latency of the first typed run after a start, on a new
+// home (no code cache for the type checker yet) and on the same home again (with one),
+// within the 10 s after which a server loads the checker anyway.
+// Medians of BENCH_START_RUNS (5). The test suite starts well over a hundred servers.
+import { startServer, tempDir, type TestServer } from '../test/harness';
+import { cpuOf, rssOf } from './proc';
+
+const RUNS = Number(process.env.BENCH_START_RUNS ?? 5);
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const treeCpu = (server: TestServer) => {
+  const { server: own, children } = cpuOf(server.child.pid!);
+  return own + children;
+};
+
+/** Resolves once the server and its runners used under 10 ms of CPU in 250 ms (warm-ups done). */
+async function quiet(server: TestServer): Promise<void> {
+  let last = treeCpu(server);
+  for (let waited = 0; waited < 15_000; waited += 250) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = treeCpu(server);
+    if (now - last < 10) return;
+    last = now;
+  }
+}
+
+async function startCosts(rows: Record<string, string>, runners: number): Promise<void> {
+  const atListening: number[] = [];
+  const settled: number[] = [];
+  const rss: number[] = [];
+  const stops: number[] = [];
+  const starts: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    const server = await startServer({ runners });
+    starts.push(performance.now() - started);
+    atListening.push(treeCpu(server));
+    await quiet(server);
+    settled.push(treeCpu(server));
+    rss.push(rssOf(server.child.pid!) / 1048576);
+    const stopping = performance.now();
+    await server.stop();
+    stops.push(performance.now() - stopping);
+  }
+  const label = `${runners} runner${runners === 1 ? '' : 's'}${runners === 2 ? ', the default' : ''}`;
+  rows[`server start (${label}): CPU to listening / until quiet, server + runners (ms)`] = `${median(atListening).toFixed(0)} / ${median(settled).toFixed(0)}`;
+  rows[`server start (${label}): spawn to listening / SIGTERM to exit, wall (ms)`] = `${median(starts).toFixed(0)} / ${median(stops).toFixed(0)}`;
+  rows[`server start (${label}): idle RSS, server + runners (MiB)`] = median(rss).toFixed(0);
+}
+
+/** The first typed run after a start: on a new home, then on the same home restarted. */
+async function firstRuns(rows: Record<string, string>): Promise<void> {
+  const latencies: Record<'new home' | 'same home again', number[]> = { 'new home': [], 'same home again': [] };
+  const cpu: Record<'new home' | 'same home again', number[]> = { 'new home': [], 'same home again': [] };
+  for (let i = 0; i < RUNS; i++) {
+    const home = tempDir('svc-bench-start-');
+    for (const which of ['new home', 'same home again'] as const) {
+      // The cache in the home (its default place), not the harness's shared one.
+      const server = await startServer({ home, env: { SVC_CODE_CACHE_DIR: undefined } });
+      try {
+        if (which === 'new home') await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: bench\ndefault: deny\n' } });
+        await quiet(server);
+        const before = treeCpu(server);
+        const started = performance.now();
+        const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'bench', code: 'export function main(): string { const n: number = 1; return n > 0 ? "hello" : "x"; }' } });
+        latencies[which].push(performance.now() - started);
+        if (reply.json?.result !== 'hello') throw new Error(`unexpected answer ${reply.text}`);
+        await quiet(server);
+        cpu[which].push(treeCpu(server) - before);
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  for (const which of ['new home', 'same home again'] as const) {
+    rows[`first typed run after a start, ${which}: latency / server + runner CPU (ms)`] = `${median(latencies[which]).toFixed(0)} / ${median(cpu[which]).toFixed(0)}`;
+  }
+}
+
+export async function measureServerStart(): Promise<Record<string, string>> {
+  const rows: Record<string, string> = {};
+  await startCosts(rows, 2);
+  await startCosts(rows, 1);
+  await firstRuns(rows);
+  return rows;
+}
