@@ -106,6 +106,7 @@ async function main(): Promise<void> {
   const otherToken = newToken();
   fs.writeFileSync(path.join(home, 'other.token'), `${otherToken}\n`);
   const server = await startServer({
+    runners: 'server-default',
     home,
     env: { RUST_LOG: 'warn,svc_server::serve=info' },
     config: { api_tokens: [{ name: 'other', role: 'user', token_file: path.join(home, 'other.token') }] },

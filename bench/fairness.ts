@@ -21,7 +21,7 @@ async function gauge(server: TestServer, name: string): Promise<number> {
 
 /** Median latency (ms) of B's brief run, sequential, with `runaways` of A's loops in flight. */
 async function briefLatency(slots: string[], runaways: number): Promise<number> {
-  const server = await startServer({ args: slots, env: { RUST_LOG: 'warn,svc_server::serve=info' }, config: { max_execution_time: 600, logging: { audit: { enabled: false } } } });
+  const server = await startServer({ runners: 'server-default', args: slots, env: { RUST_LOG: 'warn,svc_server::serve=info' }, config: { max_execution_time: 600, logging: { audit: { enabled: false } } } });
   try {
     await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: fair\ndefault: allow\n' } });
     await execute(server, server.userToken, BRIEF);

@@ -50,12 +50,12 @@ function hostChecks(rows: Record<string, string>): void {
 }
 
 async function shutdowns(rows: Record<string, string>): Promise<void> {
-  const idle = await startServer({ args: ['--shutdown-grace', '60'] });
+  const idle = await startServer({ runners: 'server-default', args: ['--shutdown-grace', '60'] });
   let started = performance.now();
   await idle.stop('SIGINT');
   rows['idle server, SIGINT to exit (grace 60 s)'] = ms(started);
 
-  const busy = await startServer({ args: ['--shutdown-grace', '1'] });
+  const busy = await startServer({ runners: 'server-default', args: ['--shutdown-grace', '1'] });
   await busy.request('POST', '/v1/blueprints', { body: { yaml: 'name: forever\n' } });
   const running = busy.request('POST', '/v1/execute', { token: busy.userToken, body: { blueprint: 'forever', code: 'export function main() { for (;;) {} }' } });
   while (busy.audit({ type: 'execution', event: 'started' }).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -141,7 +141,7 @@ async function httpRows(rows: Record<string, string>): Promise<void> {
     ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
     : {};
   if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
-  const server = await startServer({ home: await homeWithPackage(), env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile }, config: { logging: { audit: { enabled: process.env.BENCH_AUDIT === '1' } } } });
+  const server = await startServer({ runners: 'server-default', home: await homeWithPackage(), env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile }, config: { logging: { audit: { enabled: process.env.BENCH_AUDIT === '1' } } } });
   try {
     for (const yaml of ['name: bench\ndefault: deny\n', 'name: bench-off\ndefault: deny\ntypecheck: off\n', 'name: bench-package\ndefault: deny\npackages: ["@bench/hello"]\n']) {
       const created = await server.request('POST', '/v1/blueprints', { body: { yaml } });

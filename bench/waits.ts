@@ -83,7 +83,7 @@ export async function measureWaits(): Promise<Record<string, string>> {
     ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
     : {};
   if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
-  const server = await startServer({ args: ['--allow-localhost'], env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile }, config: { logging: { audit: { enabled: false } } } });
+  const server = await startServer({ runners: 'server-default', args: ['--allow-localhost'], env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile }, config: { logging: { audit: { enabled: false } } } });
   try {
     await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: waits\nallow_insecure_http: true\ndefault: allow\n' } });
     const url = `http://127.0.0.1:${far.port}`;
@@ -142,7 +142,7 @@ export async function measureMcpFanOut(): Promise<Record<string, string>> {
     tools: [{ name: 'slow', call: () => new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: '1' }] }), WAIT_MS)) }],
   });
   const network = upstreamServerOptions(upstream);
-  const server = await startServer({ args: network.args, env: network.env, config: { logging: { audit: { enabled: false } } } });
+  const server = await startServer({ runners: 'server-default', args: network.args, env: network.env, config: { logging: { audit: { enabled: false } } } });
   try {
     await server.request('POST', '/v1/blueprints', { body: { yaml: `name: mcpbench\nvfs: none\nmcp:\n  slow:\n    url: ${upstream.url}\npermissions:\n  main:\n    - {capability: mcp.slow, action: allow}\n` } });
     const run = async (code: string) => {
@@ -163,7 +163,7 @@ export async function measureMcpFanOut(): Promise<Record<string, string>> {
 
 /** CPU the server and its runners spend in one second while RUNS runs wait on a timer far ahead, against idle. */
 export async function measureParkedCpu(): Promise<Record<string, string>> {
-  const server = await startServer({ config: { logging: { audit: { enabled: false } } } });
+  const server = await startServer({ runners: 'server-default', config: { logging: { audit: { enabled: false } } } });
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const second = async () => {
     const before = cpuOf(server.child.pid!);

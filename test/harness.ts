@@ -47,8 +47,9 @@ export interface StartOptions {
    * Runner processes (`--runner-pool-size`). Default 1 (a runner hosts many runs at once, so
    * one carries any test's concurrency; each more costs a process start): 2 or more only for
    * tests about several runners. `args`, `config` or `env` that set the pool size win.
+   * 'server-default': no flag, the server's own default (benchmarks measure what operators get).
    */
-  runners?: number;
+  runners?: number | 'server-default';
   /** Reuse a home directory (e.g. for restart tests). */
   home?: string;
   /** Set up SVC_SERVER_TOKEN plus a `harness` user token (default true). */
@@ -115,7 +116,7 @@ function baseEnv(home: string): Record<string, string> {
 /** The pool size unless the test sets one itself: one runner by default (see StartOptions.runners). */
 function runnerArgs(options: StartOptions): string[] {
   const setElsewhere = options.args?.includes('--runner-pool-size') || options.config?.runner_pool_size !== undefined || options.env?.SVC_RUNNER_POOL_SIZE !== undefined;
-  if (options.runners === undefined && setElsewhere) return [];
+  if ((options.runners === undefined && setElsewhere) || options.runners === 'server-default') return [];
   return ['--runner-pool-size', String(options.runners ?? 1)];
 }
 
