@@ -198,17 +198,21 @@ export class Executor {
     }
     // Type errors are compile errors; a passing check may add derived schema arguments (llm.call<T>).
     const checked = await this.typecheck(request, base.source_hash, services, modules, prepared);
-    // Cancelled while it was checked (the shutdown grace ended, the requester left): the
-    // answer is due now, before a compile the run would never use.
-    if (this.options.shutdown.aborted || request.signal?.aborted) {
+    // Cancelled while it was checked or compiled (the shutdown grace ended, the requester
+    // left): the answer is due now. A compile cannot be stopped, so it is not waited for
+    // (it still fills the cache); the shutdown drops connections soon after its deadline.
+    const cancellers = [this.options.shutdown, ...(request.signal ? [request.signal] : [])];
+    const cancelledBeforeRun = () => {
       const error: ExecuteError = { kind: 'cancelled', message: 'cancelled: the run was stopped before it started (the server is shutting down, or the client went away)' };
       this.finish(base, { ...NO_USAGE, outcome: 'cancelled', errorClass: 'cancelled', wallMs: this.now() - started });
       return executeResult(ids, null, [], error, warnings);
-    }
+    };
+    if (cancellers.some((signal) => signal.aborted)) return cancelledBeforeRun();
     const source = checked.ok ? checked.source : request.code;
     const compiled = checked.ok
-      ? await this.compile(source, source === request.code ? base.source_hash : sourceFacts(source).source_hash, services, modules, mcp?.unavailable ?? {}, prepared?.listed ?? [])
+      ? await untilCancelled(this.compile(source, source === request.code ? base.source_hash : sourceFacts(source).source_hash, services, modules, mcp?.unavailable ?? {}, prepared?.listed ?? []), cancellers)
       : checked;
+    if (compiled === CANCELLED) return cancelledBeforeRun();
     if (!compiled.ok) {
       const wallMs = this.now() - started;
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
@@ -236,7 +240,6 @@ export class Executor {
     const runEnded = new AbortController();
     // Each host call in flight listens to it (at most max_host_calls_in_flight, then gone).
     setMaxListeners(0, runEnded.signal);
-    const cancellers = [this.options.shutdown, ...(request.signal ? [request.signal] : [])];
     const onCancel = () => runEnded.abort(RUN_ENDED);
     for (const signal of cancellers) {
       signal.addEventListener('abort', onCancel, { once: true });
@@ -311,4 +314,32 @@ export class Executor {
   private finish(base: RunRecordBase, usage: RunUsage): void {
     recordFinished(this.options.audit, this.options.log, base, usage);
   }
+}
+
+/** What `untilCancelled` gives when a canceller fired first. */
+const CANCELLED = Symbol('cancelled');
+
+/** The work's result, or CANCELLED as soon as any signal aborts (the work itself goes on). */
+function untilCancelled<T>(work: Promise<T>, signals: readonly AbortSignal[]): Promise<T | typeof CANCELLED> {
+  if (signals.some((signal) => signal.aborted)) return Promise.resolve(CANCELLED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      release();
+      resolve(CANCELLED);
+    };
+    const release = () => {
+      for (const signal of signals) signal.removeEventListener('abort', onAbort);
+    };
+    for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        release();
+        resolve(value);
+      },
+      (error: unknown) => {
+        release();
+        reject(error);
+      },
+    );
+  });
 }

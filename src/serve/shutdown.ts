@@ -16,6 +16,9 @@ export interface ShutdownOptions {
   exit: (code: number) => void;
 }
 
+/** How long cancelled handlers get to answer: the runner pool's cancel grace, plus a margin. */
+const CANCELLED_ANSWER_MS = 2_000;
+
 const triggerMessages: Record<StopTrigger, string> = {
   SIGTERM: 'SIGTERM received',
   SIGINT: 'SIGINT received',
@@ -74,8 +77,11 @@ export class ShutdownCoordinator {
         grace_secs: this.options.graceSeconds,
       });
       this.options.cancel.abort();
-      // Give cancelled handlers a moment to write their answers and audit records.
-      await Promise.race([listener.idle(), delay(250)]);
+      // Give cancelled handlers time to write their answers and audit records: a run
+      // computing on its runner answers when the runner confirms the cancel, or when the
+      // pool replaces that runner after its 1 s cancel grace; only a handler stuck past
+      // that loses its connection.
+      await Promise.race([listener.idle(), delay(CANCELLED_ANSWER_MS)]);
       listener.dropAll();
     }
     await this.options.teardown();
