@@ -35,11 +35,11 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
       await cpu.hold(runId, slot);
       const delivery = slot.deliveries.shift();
       if (!delivery || isolate.isDisposed) continue;
-      await prepared.deliver.apply(undefined, [delivery.callId, delivery.reply]);
+      await surfacing(prepared, () => prepared.deliver.apply(undefined, [delivery.callId, delivery.reply]));
       continue;
     }
     // Runs no program code (microtasks drained when the last call returned).
-    const due = timers.nextTimer.applySync(undefined, [], { result: { copy: true } }) as number;
+    const due = retriedOnce(prepared, () => timers.nextTimer.applySync(undefined, [], { result: { copy: true } }) as number);
     if (typeof due !== 'number' || due === -2) return;
     if (due < 0 && slot.asyncCalls === 0) return;
     const wait = due < 0 ? Infinity : due - Date.now();
@@ -58,7 +58,32 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
     }
     await cpu.hold(runId, slot);
     if (isolate.isDisposed) return;
-    await timers.fireTimers.apply(undefined, [Date.now()]);
+    await surfacing(prepared, () => timers.fireTimers.apply(undefined, [Date.now()]));
+  }
+}
+
+/**
+ * isolated-vm throws a rejection the program left unhandled out of whichever call into the
+ * isolate is running when it surfaces, not necessarily the call whose code rejected. Such a
+ * throw is the program's business (its own outcome still counts), never the runner's
+ * failure; only a disposed isolate or a limit that has struck is. A call into guest code
+ * (a delivery, due timers) has done its work when the rejection surfaces at its end.
+ */
+async function surfacing(prepared: Prepared, call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    if (prepared.slot.isolate.isDisposed || prepared.slot.limit) throw error;
+  }
+}
+
+/** A trusted call that runs no program code may still be where a rejection surfaces: it is made again, once. */
+function retriedOnce<T>(prepared: Prepared, call: () => T): T {
+  try {
+    return call();
+  } catch (error) {
+    if (prepared.slot.isolate.isDisposed || prepared.slot.limit) throw error;
+    return call();
   }
 }
 
@@ -253,7 +278,7 @@ export class Run {
       // Microtasks have drained and no timer can fire: main has settled, or it never will.
       if (!isolate.isDisposed) {
         notePeak(prepared);
-        collected = JSON.parse(prepared.collect.applySync(undefined, [], { result: { copy: true } }) as string);
+        collected = JSON.parse(retriedOnce(prepared, () => prepared.collect.applySync(undefined, [], { result: { copy: true } }) as string));
       }
     } catch (error) {
       crash = (error as Error).message ?? String(error);
