@@ -1,13 +1,15 @@
-// A one-off run whose client disconnects ends as `cancelled` at once and frees its runner.
+// A one-off run whose client disconnects ends as `cancelled` and frees its runner.
 // The server has one runner and no time limit (the contract's default), so a
-// `while (true) {}` would hold it forever: the program first calls a stand-in (so the test
-// knows the run is on the runner), then spins; the test drops the connection. The next run
-// completing on that single runner is the proof the runner was freed, not a timing.
+// `while (true) {}` would spin forever: the program first calls a stand-in (so the test
+// knows the run is on the runner), then spins; the test drops the connection. A runner
+// hosts many runs, so the next run may finish before the runner has confirmed the cancel:
+// the test waits for the cancelled run's record, never for a time.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fetch as undiciFetch } from 'undici';
 import { startServer, type TestServer } from '../harness';
 import { serverOptions, startStandIn, type StandIn } from '../support/stand-in';
+import { eventually } from '../support/wait';
 
 const HOST = 'spin.example.com';
 
@@ -49,7 +51,8 @@ describe('a one-off run whose client has gone', () => {
     assert.equal(next.status, 200);
     assert.equal(next.json.result, 'next', next.text);
 
-    const spun = server.audit({ type: 'execution', event: 'finished', blueprint: 'spin' }).filter((r) => r.execution_id !== next.json.execution_id);
+    const finishedOthers = () => server.audit({ type: 'execution', event: 'finished', blueprint: 'spin' }).filter((r) => r.execution_id !== next.json.execution_id);
+    const spun = await eventually('the cancelled run to be audited', () => (finishedOthers().length > 0 ? finishedOthers() : undefined));
     assert.equal(spun.length, 1, JSON.stringify(spun));
     assert.equal(spun[0].outcome, 'cancelled');
     assert.equal(spun[0].error_class, 'cancelled');
