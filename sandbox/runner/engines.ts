@@ -53,6 +53,20 @@ export interface Engine {
 /** isolated-vm gave up on an isolate: the process cannot be trusted after this. */
 export type CatastrophicHandler = (engine: Engine, message: string) => void;
 
+/**
+ * isolated-vm reports a rejection nobody handled at the end of the call into the isolate
+ * during which it happened. A call V8 terminated (a synchronous attempt past its slice)
+ * ends before that report, and the isolate would throw the rejection out of its next
+ * call, whatever that call is. One empty call takes every such rejection.
+ */
+export function dropPendingRejections(engine: Engine): void {
+  try {
+    engine.isolate.compileScriptSync('');
+  } catch {
+    // The rejection, as expected; or the isolate is gone, which its next user sees.
+  }
+}
+
 /** Heap plus array buffers of the isolate (isolated-vm counts buffers as external memory). */
 export function memoryInUse(isolate: ivm.Isolate): number {
   const stats = isolate.getHeapStatisticsSync() as ivm.HeapStatistics & { externally_allocated_size?: number };

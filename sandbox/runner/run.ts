@@ -2,7 +2,7 @@
 // it seems to need no host), waits out its timers, enforces the time limit, and reports
 // how it ended. Many runs are in flight at once in one runner, each on its own isolate.
 import ivm from 'isolated-vm';
-import { temporalSource } from './engines';
+import { dropPendingRejections, temporalSource } from './engines';
 import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
 import type { CpuTurns } from './cpu';
@@ -187,6 +187,8 @@ export class Run {
     const memoryMb = this.message.limits.memoryMb;
     if (first.engine.isolate.isDisposed) return shelf.fresh(memoryMb);
     releaseContext(first);
+    // The attempt was stopped before isolated-vm reported the rejections it left unhandled.
+    dropPendingRejections(first.engine);
     const next = shelf.prepareOn(first.engine);
     if (next.base <= first.base + GC_SLACK_BYTES) return next;
     // The attempt's garbage still counts (array buffers are freed after the collection,
