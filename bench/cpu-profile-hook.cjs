@@ -6,6 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const inspector = require('node:inspector');
+const { threadId } = require('node:worker_threads');
 const dir = process.env.SVC_BENCH_PROFILE_DIR;
 if (dir) {
   const session = new inspector.Session();
@@ -17,7 +18,7 @@ if (dir) {
   const flush = (again) => {
     // The same-thread session answers synchronously, so this works inside 'exit'.
     session.post('Profiler.stop', (error, result) => {
-      if (!error) fs.writeFileSync(path.join(dir, `${process.pid}-${chunk++}.cpuprofile`), JSON.stringify(result.profile));
+      if (!error) fs.writeFileSync(path.join(dir, `${process.pid}_${threadId}-${chunk++}.cpuprofile`), JSON.stringify(result.profile));
     });
     if (again) session.post('Profiler.start');
   };

@@ -68,6 +68,7 @@ if (!dir) throw new Error('usage: bench/profile.ts <dir with .cpuprofile files> 
 const top = Number(process.argv[3] ?? 25);
 const byPid = new Map<string, string[]>();
 for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
+  // `<pid>_<thread>-<n>.cpuprofile`: each thread of a process (the server's workers too) is its own profile.
   const pid = file.split(/[-.]/)[0];
   byPid.set(pid, [...(byPid.get(pid) ?? []), path.join(dir, file)]);
 }

@@ -6,7 +6,8 @@
 //      in a bare isolate, as a ratio;
 //  (c) server RSS idle and under load;
 //  (d) the same hello world when the greeting comes from a Package (frozen built-ins, attribution);
-//  (e) runs that wait: many at once, a program's fan-out, memory per parked run (bench/waits.ts).
+//  (e) runs that wait: many at once, a program's fan-out, memory per parked run, the first burst
+//      after a start on fresh servers (median) (bench/waits.ts).
 //  (f) new programs with `typecheck: off` (the `fresh` rows are type-checked, the default), and
 //      the checker alone (bench/typecheck.ts): cold first check, new and repeated programs, memory.
 //  (g) latencies the tests check only by outcome (limits, refusals, shutdown): bench/latencies.ts.
@@ -20,7 +21,7 @@ import { startServer, tempDir, type TestServer } from '../test/harness';
 import { runSvc } from '../test/support/cli';
 import { measureInstrumentation } from './instrumentation';
 import { cpuOf, rssOf } from './proc';
-import { measureMcpFanOut, measureParkedCpu, measureWaits } from './waits';
+import { measureColdBursts, measureMcpFanOut, measureParkedCpu, measureWaits } from './waits';
 import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
 import { measureFairness } from './fairness';
@@ -97,7 +98,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   };
 }
 
-// BENCH_ONLY=http, waits (mcp-fan and parked: two of its parts), cpu, typecheck, latencies, fairness or start runs one part.
+// BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness or start runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
@@ -106,6 +107,7 @@ async function main(): Promise<void> {
   if (ONLY === '' || ONLY === 'waits') Object.assign(rows, await measureWaits());
   if (ONLY === '' || ONLY === 'waits' || ONLY === 'mcp-fan') Object.assign(rows, await measureMcpFanOut());
   if (ONLY === '' || ONLY === 'waits' || ONLY === 'parked') Object.assign(rows, await measureParkedCpu());
+  if (ONLY === '' || ONLY === 'waits' || ONLY === 'cold-bursts') Object.assign(rows, await measureColdBursts());
   if (ONLY === '' || ONLY === 'cpu') Object.assign(rows, await measureInstrumentation());
   if (ONLY === '' || ONLY === 'typecheck') Object.assign(rows, await measureTypecheck());
   if (ONLY === '' || ONLY === 'latencies') Object.assign(rows, await measureLatencies());
