@@ -123,7 +123,7 @@ export class RunnerPool {
   }
 
   private spawn(): Runner {
-    const runner = spawnRunner(this.entry, this.execArgv, this.options.memoryMb, {
+    const runner = spawnRunner(this.entry, this.execArgv, this.options.memoryMb, this.runsPerRunner, {
       message: (from, message) => this.onMessage(from, message),
       exit: (from, code, signal) => this.onExit(from, code, signal),
       error: (error) => this.options.onLog?.('error', 'runner process error', { error: error.message }),

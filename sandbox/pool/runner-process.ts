@@ -23,9 +23,9 @@ export interface RunnerEvents {
   error(error: Error): void;
 }
 
-/** Starts a runner process (not ready until it says so: see whenReady). */
-export function spawnRunner(entry: string, execArgv: readonly string[], memoryMb: number, events: RunnerEvents): Runner {
-  const child = fork(entry, [String(memoryMb)], {
+/** Starts a runner process (not ready until it says so: see whenReady); it hosts at most `runsAtOnce` runs. */
+export function spawnRunner(entry: string, execArgv: readonly string[], memoryMb: number, runsAtOnce: number, events: RunnerEvents): Runner {
+  const child = fork(entry, [String(memoryMb), String(runsAtOnce)], {
     execArgv: ['--no-node-snapshot', '--disallow-code-generation-from-strings', ...execArgv],
     serialization: 'json',
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

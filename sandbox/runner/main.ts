@@ -28,7 +28,8 @@ const slots = new Map<number, Slot>();
 /** Runs whose context is still being made (no slot yet), and those of them cancelled meanwhile. */
 const starting = new Set<number>();
 const cancelledWhileStarting = new Set<number>();
-const shelf = new Shelf({ send }, catastrophic, () => slots.size);
+// Arguments: the default memory limit (MB) and the most runs the pool sends at once.
+const shelf = new Shelf({ send }, catastrophic, () => slots.size, Math.max(1, Number(process.argv[3]) || 1));
 const cpu = new CpuTurns(send);
 const host: RunHost = {
   send,

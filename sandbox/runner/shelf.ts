@@ -9,7 +9,8 @@ const MAX_RUNS_PER_ISOLATE = 200;
 const RETIRE_HEAP_SHARE = 0.4;
 /**
  * Isolates kept, counting those busy with runs: at least READY_FLOOR, and up to the most
- * runs this runner had in flight at once lately, never more than READY_CEILING. A burst
+ * runs this runner had in flight at once lately, never more than READY_CEILING, and never
+ * more than the runs the pool sends this runner at once (`runs_per_runner`). A burst
  * like a recent one then finds a prepared context each, and the isolates it gives back
  * become the next burst's contexts, instead of new isolates made on the path of its
  * requests and the returned ones thrown away (before: 16 made and 16 disposed per runner
@@ -19,8 +20,13 @@ const RETIRE_HEAP_SHARE = 0.4;
  * Refilled one per turn of the event loop, off the request path, with the heavy steps (a
  * new isolate's compiles, collecting an old one's garbage, the prelude) on isolated-vm's
  * threads: the main thread keeps serving the runs in flight.
+ *
+ * The floor is what a first burst after a start finds (the shelf fills to it when the
+ * first run arrives): with 32, the first burst of 64 waiting runs on two runners took a
+ * median 1.39-1.46x one run, against 1.46-1.66x with 16 (BENCH_ONLY=cold-bursts, three
+ * alternating sets of seven fresh servers), for about 30 MiB more per runner that has run.
  */
-const READY_FLOOR = 16;
+const READY_FLOOR = 32;
 const READY_CEILING = 64;
 const SPARE_READY = 4;
 const REFILL_PAUSE_MS = 10;
@@ -75,11 +81,13 @@ export class Shelf {
     private readonly onCatastrophic: CatastrophicHandler,
     /** Runs this runner hosts now (the shelf's demand). */
     private readonly runsInFlight: () => number,
+    /** The most runs the pool sends this runner at once: more isolates would never be used. */
+    private readonly runsAtOnce: number,
   ) {}
 
   /** Isolates to keep now, busy or on the shelf. */
   get wanted(): number {
-    return Math.min(READY_CEILING, Math.max(READY_FLOOR, this.demand.value));
+    return Math.min(READY_CEILING, this.runsAtOnce, Math.max(READY_FLOOR, this.demand.value));
   }
 
   /**
@@ -115,13 +123,14 @@ export class Shelf {
       this.prepareAhead(memoryMb);
       return this.prepareOn(idle);
     }
-    // A burst beyond the shelf: this run's isolate is made while the runner serves the others.
+    // A burst beyond the shelf: this run's isolate is made while the runner serves the
+    // others. The refill waits until the last such run has its isolate (see prepareAhead).
     this.starting++;
     try {
-      this.prepareAhead(memoryMb);
       return await this.prepareOnNew(memoryMb);
     } finally {
       this.starting--;
+      this.prepareAhead(memoryMb);
     }
   }
 
@@ -180,14 +189,16 @@ export class Shelf {
   /** Off the request path: contexts for the next runs (on idle isolates, or new ones), one per turn. */
   prepareAhead(memoryMb: number): void {
     this.memoryMb = memoryMb;
-    if (this.preparing) return;
+    // Runs that arrived beyond the shelf are waiting for their own new isolates: contexts
+    // for runs that have not arrived would take this thread and the cores from them.
+    if (this.preparing || this.starting > 0) return;
     if (!this.shouldPrepare()) {
       this.trim();
       return;
     }
     this.preparing = true;
     const prepareOne = async () => {
-      if (!this.shouldPrepare()) {
+      if (this.starting > 0 || !this.shouldPrepare()) {
         this.preparing = false;
         return;
       }
@@ -214,7 +225,7 @@ export class Shelf {
     if (!this.serving) return false;
     const wanted = this.wanted;
     if (this.idle.length > 0 && this.ready.length < wanted) return true;
-    return this.ready.length < Math.max(SPARE_READY, wanted - this.runsInFlight() - this.starting);
+    return this.ready.length < Math.min(wanted, Math.max(SPARE_READY, wanted - this.runsInFlight() - this.starting));
   }
 
   /** Demand fell: isolates beyond it go (prepared ones last, newest kept). */

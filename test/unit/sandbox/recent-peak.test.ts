@@ -1,5 +1,6 @@
 // The runner's shelf keeps as many warm isolates as the most runs it had in flight lately:
-// the peak holds for the current and the previous window, then falls back.
+// the peak holds for the current and the previous window, then falls back; never more than
+// the runs its runner may host at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RecentPeak } from '../../../sandbox/runner/shelf';
@@ -19,4 +20,13 @@ test('the peak of the current and the previous window; nothing after two quiet w
   assert.equal(peak.value, 2);
   now = 5000; // quiet for longer than a window: nothing is remembered
   assert.equal(peak.value, 0);
+});
+
+test('the shelf keeps its floor of prepared isolates, but never more than the runs its runner may host at once', async () => {
+  const { Shelf } = await import('../../../sandbox/runner/shelf');
+  const shelfFor = (runsAtOnce: number) => new Shelf({ send: () => {} }, () => {}, () => 0, runsAtOnce);
+  assert.equal(shelfFor(1000).wanted, 32);
+  assert.equal(shelfFor(8).wanted, 8);
+  // runs_per_runner: 1 (one run per process) keeps one isolate, not the floor.
+  assert.equal(shelfFor(1).wanted, 1);
 });
