@@ -220,12 +220,16 @@ export class Shelf {
     else setImmediate(prepareOne);
   }
 
-  /** An idle isolate to prepare while the shelf holds fewer than wanted, or a new one while fewer than the runs to come need. */
+  /**
+   * An idle isolate to prepare while the shelf holds fewer than wanted, or a new one while
+   * fewer than the runs to come need. Asked only while no run waits for a new isolate (see
+   * prepareAhead), so the runs in flight are all the demand there is.
+   */
   private shouldPrepare(): boolean {
     if (!this.serving) return false;
     const wanted = this.wanted;
     if (this.idle.length > 0 && this.ready.length < wanted) return true;
-    return this.ready.length < Math.min(wanted, Math.max(SPARE_READY, wanted - this.runsInFlight() - this.starting));
+    return this.ready.length < Math.min(wanted, Math.max(SPARE_READY, wanted - this.runsInFlight()));
   }
 
   /** Demand fell: isolates beyond it go (prepared ones last, newest kept). */
