@@ -5,7 +5,7 @@
 // Printed, never asserted.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startServer, type TestServer } from '../test/harness';
+import { startServer, type StartOptions, type TestServer } from '../test/harness';
 import path from 'node:path';
 import fs from 'node:fs';
 import { cpuOf, mainThreadCpuOf, rssOf } from './proc';
@@ -17,7 +17,6 @@ const FAN_OUT = 8;
 
 interface FarEnd {
   port: number;
-  arrived: number;
   /** When each request arrived (performance.now() of this process). */
   arrivals: number[];
   release(): void;
@@ -29,7 +28,6 @@ async function farEnd(): Promise<FarEnd> {
   const held: http.ServerResponse[] = [];
   const far: FarEnd = {
     port: 0,
-    arrived: 0,
     arrivals: [],
     release: () => {
       for (const res of held.splice(0)) res.end('released');
@@ -40,7 +38,6 @@ async function farEnd(): Promise<FarEnd> {
     },
   };
   const server = http.createServer((req, res) => {
-    far.arrived++;
     far.arrivals.push(performance.now());
     if (req.url?.startsWith('/hold')) held.push(res);
     else setTimeout(() => res.end('waited'), WAIT_MS);
@@ -49,6 +46,21 @@ async function farEnd(): Promise<FarEnd> {
   far.port = (server.address() as AddressInfo).port;
   return far;
 }
+
+/** When the last request since `seen` arrived, in ms after `started` (NaN if none did). */
+function lastArrival(far: FarEnd, seen: number, started: number): number {
+  return far.arrivals.length > seen ? Math.max(...far.arrivals.slice(seen)) - started : NaN;
+}
+
+/** A server with the default pool and audit off, the far end reachable on loopback, and the `waits` Blueprint. */
+async function waitsServer(env: StartOptions['env'] = {}): Promise<TestServer> {
+  const server = await startServer({ runners: 'server-default', args: ['--allow-localhost'], env, config: { logging: { audit: { enabled: false } } } });
+  await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: waits\nallow_insecure_http: true\ndefault: allow\n' } });
+  return server;
+}
+
+/** A run that waits on one svc:http call to `url`. */
+const waitingRun = (url: string) => `import * as http from "svc:http";\nexport function main() { return http.get("${url}").status; }`;
 
 async function execute(server: TestServer, code: string): Promise<void> {
   const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'waits', code } });
@@ -69,7 +81,7 @@ async function cpuSpent(server: TestServer, work: () => Promise<unknown>, far?: 
   const seen = far?.arrivals.length ?? 0;
   const started = performance.now();
   const wall = await timed(work);
-  const lastArrival = far && far.arrivals.length > seen ? Math.max(...far.arrivals.slice(seen)) - started : NaN;
+  const last = far ? lastArrival(far, seen, started) : NaN;
   const after = cpuOf(server.child.pid!);
   const mainAfter = mainThreadCpuOf(server.child.pid!);
   return {
@@ -78,7 +90,7 @@ async function cpuSpent(server: TestServer, work: () => Promise<unknown>, far?: 
     serverMain: mainAfter.server - mainBefore.server,
     runnersMain: mainAfter.runners - mainBefore.runners,
     wall,
-    lastArrival,
+    lastArrival: last,
   };
 }
 
@@ -92,11 +104,10 @@ export async function measureWaits(): Promise<Record<string, string>> {
     ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
     : {};
   if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
-  const server = await startServer({ runners: 'server-default', args: ['--allow-localhost'], env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile }, config: { logging: { audit: { enabled: false } } } });
+  const server = await waitsServer({ RUST_LOG: 'warn,svc_server::serve=info', ...profile });
   try {
-    await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: waits\nallow_insecure_http: true\ndefault: allow\n' } });
     const url = `http://127.0.0.1:${far.port}`;
-    const one = `import * as http from "svc:http";\nexport function main() { return http.get("${url}/wait").status; }`;
+    const one = waitingRun(`${url}/wait`);
     await execute(server, one);
     const single = await timed(() => execute(server, one));
     const manyCpu = await cpuSpent(server, () => Promise.all(Array.from({ length: RUNS }, () => execute(server, one))), far);
@@ -119,9 +130,9 @@ export async function measureWaits(): Promise<Record<string, string>> {
     const fetchFan = await timed(() => execute(server, fanFetch));
 
     const idle = rssOf(server.child.pid!);
-    const before = far.arrived;
+    const before = far.arrivals.length;
     const parked = Promise.all(Array.from({ length: RUNS }, (_, i) => execute(server, `import * as http from "svc:http";\nexport function main() { return http.get("${url}/hold/${i}").status; }`)));
-    while (far.arrived - before < RUNS) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (far.arrivals.length - before < RUNS) await new Promise((resolve) => setTimeout(resolve, 20));
     const loaded = rssOf(server.child.pid!);
     far.release();
     await parked;
@@ -155,15 +166,13 @@ const COLD_SERVERS = 7;
  */
 export async function measureColdBursts(): Promise<Record<string, string>> {
   const far = await farEnd();
-  const url = `http://127.0.0.1:${far.port}/wait`;
-  const one = `import * as http from "svc:http";\nexport function main() { return http.get("${url}").status; }`;
+  const one = waitingRun(`http://127.0.0.1:${far.port}/wait`);
   const ratios: number[] = [];
   const bursts: string[] = [];
   try {
     for (let round = 0; round < COLD_SERVERS; round++) {
-      const server = await startServer({ runners: 'server-default', args: ['--allow-localhost'], config: { logging: { audit: { enabled: false } } } });
+      const server = await waitsServer();
       try {
-        await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: waits\nallow_insecure_http: true\ndefault: allow\n' } });
         await execute(server, one);
         const single = await timed(() => execute(server, one));
         const seen = far.arrivals.length;
@@ -173,7 +182,7 @@ export async function measureColdBursts(): Promise<Record<string, string>> {
         const burst = performance.now() - started;
         const clientCpu = process.cpuUsage(client);
         ratios.push(burst / single);
-        bursts.push(`${(burst / single).toFixed(2)}x (last at ${(Math.max(...far.arrivals.slice(seen)) - started).toFixed(0)}, client ${((clientCpu.user + clientCpu.system) / 1000).toFixed(0)})`);
+        bursts.push(`${(burst / single).toFixed(2)}x (last at ${lastArrival(far, seen, started).toFixed(0)}, client ${((clientCpu.user + clientCpu.system) / 1000).toFixed(0)})`);
       } finally {
         await server.stop();
       }
