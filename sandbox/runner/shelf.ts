@@ -8,21 +8,23 @@ import { prepareContext, prepareContextAsync, releaseContext, type Prepared, typ
 const MAX_RUNS_PER_ISOLATE = 200;
 const RETIRE_HEAP_SHARE = 0.4;
 /**
- * Isolates kept, counting those busy with runs: at least READY_FLOOR, and up to the most
- * runs this runner had in flight at once lately, never more than READY_CEILING, and never
- * more than the runs the pool sends this runner at once (`runs_per_runner`). A burst
- * like a recent one then finds a prepared context each, and the isolates it gives back
- * become the next burst's contexts, instead of new isolates made on the path of its
- * requests and the returned ones thrown away (before: 16 made and 16 disposed per runner
- * per burst of 64). A prepared isolate holds about 2 MiB of RSS (measured: 1.9); the shelf shrinks back
+ * Isolates kept, counting those busy with runs: SPARE_READY more than the most runs this
+ * runner had in flight at once lately (or than READY_FLOOR, if that is more), never more
+ * than READY_CEILING, and never more than the runs the pool sends this runner at once
+ * (`runs_per_runner`). A burst like a recent one then finds a prepared context each and
+ * still SPARE_READY ready for a run beyond it, and the isolates it gives back become the
+ * next burst's contexts, instead of new isolates made on the path of its requests and the
+ * returned ones thrown away (before: 16 made and 16 disposed per runner per burst of 64;
+ * with the spares outside the kept count, 4 made during and 4 disposed after each burst).
+ * A prepared isolate holds about 2 MiB of RSS (measured: 1.9); the shelf shrinks back
  * to the floor once the demand has not been seen for two windows. While runs are in
  * flight, new isolates are made only to keep SPARE_READY contexts beyond the demand.
  * Refilled one per turn of the event loop, off the request path, with the heavy steps (a
  * new isolate's compiles, collecting an old one's garbage, the prelude) on isolated-vm's
  * threads: the main thread keeps serving the runs in flight.
  *
- * The floor is what a first burst after a start finds (the shelf fills to it when the
- * first run arrives): with 32, the first burst of 64 waiting runs on two runners took a
+ * The floor (and the spares) is what a first burst after a start finds (the shelf fills
+ * to it when the first run arrives): with 32, the first burst of 64 waiting runs on two runners took a
  * median 1.39-1.46x one run, against 1.46-1.66x with 16 (BENCH_ONLY=cold-bursts, three
  * alternating sets of seven fresh servers), for about 30 MiB more per runner that has run.
  */
@@ -87,7 +89,7 @@ export class Shelf {
 
   /** Isolates to keep now, busy or on the shelf. */
   get wanted(): number {
-    return Math.min(READY_CEILING, this.runsAtOnce, Math.max(READY_FLOOR, this.demand.value));
+    return Math.min(READY_CEILING, this.runsAtOnce, Math.max(READY_FLOOR, this.demand.value) + SPARE_READY);
   }
 
   /**

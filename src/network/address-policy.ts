@@ -17,8 +17,17 @@ export interface AddressGrants {
 
 type Parsed = ipaddr.IPv4 | ipaddr.IPv6;
 
-/** The addresses of this host's interfaces (read at each check: they change with DHCP, VPNs, containers). */
+/** The addresses of this host's interfaces (they change with DHCP, VPNs, containers: see HOST_ADDRESSES_FRESH_MS). */
 export type HostAddresses = () => readonly string[];
+
+/**
+ * How long one reading of the host's interface addresses is used. Listing the interfaces
+ * and parsing their addresses was ~0.5 ms per new outbound connection (a burst of 64 runs
+ * that each open one read them 64 times); an address that appears counts within a second.
+ */
+export const HOST_ADDRESSES_FRESH_MS = 1000;
+/** Decided addresses kept between readings (a bound: a program may make up many). */
+const DECISIONS_KEPT = 1024;
 
 const systemHostAddresses: HostAddresses = () =>
   Object.values(os.networkInterfaces())
@@ -134,33 +143,62 @@ interface Finding {
   judged: Parsed;
 }
 
-function findings(address: Parsed, hostAddresses: readonly Parsed[]): Finding[] {
+/** An address as one comparable string (`ipv4:127.0.0.1`): the same address always gives the same key. */
+const addressKey = (address: Parsed) => `${address.kind()}:${address.toNormalizedString()}`;
+
+/** `own`: the host's addresses as addressKey strings. */
+function findings(address: Parsed, own: ReadonlySet<string>): Finding[] {
   const judged: Parsed[] = [address, ...(address.kind() === 'ipv6' ? embeddedIPv4(address as ipaddr.IPv6) : [])];
   const out: Finding[] = [];
   for (const candidate of judged) {
     const kind = rangeKind(candidate);
     if (kind !== null) out.push({ kind, judged: candidate });
     // The server's own addresses reach its own services, like loopback.
-    if (hostAddresses.some((own) => own.kind() === candidate.kind() && own.toNormalizedString() === candidate.toNormalizedString())) out.push({ kind: 'loopback', judged: candidate });
+    if (own.has(addressKey(candidate))) out.push({ kind: 'loopback', judged: candidate });
   }
   return out;
 }
 
 /** The blocked kind of an address (the first of several), or null for a public address; host addresses not considered. */
 export function classifyAddress(address: Parsed): BlockedKind | null {
-  return findings(address, [])[0]?.kind ?? null;
+  return findings(address, new Set())[0]?.kind ?? null;
 }
 
 export class AddressPolicy {
   private readonly allowed: Array<[Parsed, number]>;
   private readonly hostAddresses: HostAddresses;
+  /** The last reading of the host's addresses (addressKey strings) and when it was taken. */
+  private own: { keys: ReadonlySet<string>; at: number } | null = null;
+  /**
+   * Refusals decided since that reading, by address text: a burst of connections to one
+   * far end judges its address once (cold, the range walk cost ~0.1 ms per connection).
+   */
+  private readonly decided = new Map<string, BlockedKind | null>();
 
   constructor(
     private readonly grants: AddressGrants,
     hostAddresses: HostAddresses = systemHostAddresses,
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.allowed = grants.allowIp.map((cidr) => ipaddr.parseCIDR(cidr));
     this.hostAddresses = hostAddresses;
+  }
+
+  /** The host's own addresses, read again once the last reading is HOST_ADDRESSES_FRESH_MS old. */
+  private ownAddresses(): ReadonlySet<string> {
+    const now = this.now();
+    if (this.own && now - this.own.at < HOST_ADDRESSES_FRESH_MS) return this.own.keys;
+    const keys = new Set<string>();
+    this.decided.clear();
+    for (const text of this.hostAddresses()) {
+      try {
+        keys.add(addressKey(normalizeAddress(text)));
+      } catch {
+        // Not an address (an interface without one): nothing to compare against.
+      }
+    }
+    this.own = { keys, at: now };
+    return keys;
   }
 
   private covered(address: Parsed): boolean {
@@ -169,15 +207,17 @@ export class AddressPolicy {
 
   /** null when the address may be reached, else why it may not (the first finding no grant covers). */
   refusal(addressText: string): BlockedKind | null {
-    const address = normalizeAddress(addressText);
+    const own = this.ownAddresses();
+    const known = this.decided.get(addressText);
+    if (known !== undefined) return known;
+    const decision = this.decide(normalizeAddress(addressText), own);
+    if (this.decided.size >= DECISIONS_KEPT) this.decided.clear();
+    this.decided.set(addressText, decision);
+    return decision;
+  }
+
+  private decide(address: Parsed, own: ReadonlySet<string>): BlockedKind | null {
     if (this.covered(address)) return null;
-    const own = this.hostAddresses().flatMap((text) => {
-      try {
-        return [normalizeAddress(text)];
-      } catch {
-        return [];
-      }
-    });
     for (const finding of findings(address, own)) {
       if (this.covered(finding.judged)) continue;
       if (finding.kind === 'loopback' && this.grants.allowLocalhost) continue;

@@ -30,7 +30,7 @@ export interface EgressGuardOptions {
   /** Static entries (setting `network.hosts`): lower-cased host name → IP, used instead of DNS. */
   hosts?: Readonly<Record<string, string>>;
   lookup?: Lookup;
-  /** This host's interface addresses (default: os.networkInterfaces(), read at each check). */
+  /** This host's interface addresses (default: os.networkInterfaces(), read again once a second; see HOST_ADDRESSES_FRESH_MS). */
   hostAddresses?: HostAddresses;
   /** Called once per refused connection (the caller audits it as an egress_guard denial). */
   onBlocked?: (host: string, kinds: BlockedKind[]) => void;

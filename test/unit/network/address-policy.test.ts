@@ -4,7 +4,7 @@
 // host's own addresses as loopback, and what each grant lets through.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AddressPolicy, embeddedIPv4, type AddressGrants, type BlockedKind } from '../../../src/network';
+import { AddressPolicy, embeddedIPv4, HOST_ADDRESSES_FRESH_MS, type AddressGrants, type BlockedKind } from '../../../src/network';
 import ipaddr from 'ipaddr.js';
 
 const none: AddressGrants = { allowLocalhost: false, allowPrivate: false, allowIp: [] };
@@ -126,6 +126,22 @@ test("this host's own interface addresses count as loopback, also carried in IPv
   assert.equal(new AddressPolicy({ ...none, allowPrivate: true }, hostAddresses).refusal('10.9.8.7'), 'loopback');
   assert.equal(new AddressPolicy({ ...none, allowPrivate: true, allowLocalhost: true }, hostAddresses).refusal('10.9.8.7'), null);
   assert.equal(new AddressPolicy({ ...none, allowIp: ['198.51.99.7/32'] }, hostAddresses).refusal('198.51.99.7'), null);
+});
+
+test("the host's addresses are read once per HOST_ADDRESSES_FRESH_MS: a burst of connections lists the interfaces once, a new address counts after that", () => {
+  let reads = 0;
+  let addresses = ['127.0.0.1', '198.51.99.7'];
+  let now = 0;
+  const policy = new AddressPolicy(none, () => (reads++, addresses), () => now);
+  for (let i = 0; i < 64; i++) assert.equal(policy.refusal('198.51.99.7'), 'loopback');
+  assert.equal(policy.refusal('198.51.99.9'), null);
+  assert.equal(reads, 1);
+  addresses = ['127.0.0.1', '198.51.99.7', '198.51.99.9'];
+  now = HOST_ADDRESSES_FRESH_MS - 1;
+  assert.equal(policy.refusal('198.51.99.9'), null);
+  now = HOST_ADDRESSES_FRESH_MS;
+  assert.equal(policy.refusal('198.51.99.9'), 'loopback');
+  assert.equal(reads, 2);
 });
 
 test('grants: allow_localhost and allow_private cover their kinds only (embedded forms included); allow_ip covers any address or the IPv4 it carries', () => {
