@@ -165,6 +165,8 @@ export async function collectGarbageAsync(engine: Engine): Promise<void> {
  * with them cached; measured). Compiling the same source again in the same isolate returns
  * the script V8 already holds, now with those functions compiled, and the cache made from
  * it carries them. Only our prelude ran in the isolate: no program code is in the cache.
+ * (Runners compile eagerly, `--no-lazy`, so there the first cache already holds every
+ * function; this matters where the engines run in a process with V8's default flags.)
  */
 export function warmPreludeCache(engine: Engine): void {
   if (preludeCacheWarm || engine.isolate.isDisposed) return;
