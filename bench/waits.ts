@@ -5,6 +5,7 @@
 // Printed, never asserted.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
 import { startServer, type StartOptions, type TestServer } from '../test/harness';
 import path from 'node:path';
 import fs from 'node:fs';
@@ -62,10 +63,23 @@ async function waitsServer(env: StartOptions['env'] = {}): Promise<TestServer> {
 /** A run that waits on one svc:http call to `url`. */
 const waitingRun = (url: string) => `import * as http from "svc:http";\nexport function main() { return http.get("${url}").status; }`;
 
+/**
+ * The harness's client, as in the http bench: undici's request() on a keep-alive pool. It
+ * shares the two cores with the server, and the test harness's fetch() spent 80-180 ms of
+ * CPU per burst of 64 (PROFILE.md, round 7); a harness elsewhere costs the server nothing.
+ */
+const client = new Agent({ keepAliveTimeout: 30_000, connections: 2 * RUNS });
+
 async function execute(server: TestServer, code: string): Promise<void> {
-  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'waits', code } });
-  const body = reply.json as { error: { message: string } | null };
-  if (reply.status !== 200 || body.error) throw new Error(`bench run failed: ${reply.text}`);
+  const reply = await request(`${server.url}/v1/execute`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ blueprint: 'waits', code }),
+    dispatcher: client,
+  });
+  const text = await reply.body.text();
+  const body = JSON.parse(text) as { error: { message: string } | null };
+  if (reply.statusCode !== 200 || body.error) throw new Error(`bench run failed: ${text}`);
 }
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
