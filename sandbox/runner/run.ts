@@ -3,7 +3,7 @@
 // how it ended. Many runs are in flight at once in one runner, each on its own isolate.
 import ivm from 'isolated-vm';
 import { dropPendingRejections, temporalSource } from './engines';
-import { compileShared } from './script-cache';
+import { compileShared, contentKey } from './script-cache';
 import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
 import type { CpuTurns } from './cpu';
@@ -226,11 +226,12 @@ export class Run {
       if (guestEntries.length > 0) {
         // Guest-side module code is ours; the prelude takes (and deletes) it before the program runs.
         const table = guestEntries.map(([name, source]) => `${JSON.stringify(name)}: (${source})`).join(',\n');
-        compileShared(isolate, `globalThis.__svc_guest_modules = {\n${table}\n};`, 'svc-modules.js').runSync(context);
+        const modules = `globalThis.__svc_guest_modules = {\n${table}\n};`;
+        compileShared(isolate, modules, 'svc-modules.js', contentKey(modules)).runSync(context);
       }
       // Compiling and linking run no program code (the script is one function expression),
       // so they happen synchronously; only the run itself needs the event loop (host calls).
-      const script = compileShared(isolate, message.code, message.filename);
+      const script = compileShared(isolate, message.code, message.filename, message.programKey);
       const link = script.runSync(context, { reference: true }) as ivm.Reference<unknown>;
       prepared.handles.push(script, link);
       // Packages: each its own script under its own file name (its frames' owner), kept
@@ -240,7 +241,7 @@ export class Run {
       for (const entry of packages) {
         let compiled = engine.packageScripts.get(entry.key);
         if (!compiled) {
-          compiled = compileShared(isolate, entry.code, entry.filename);
+          compiled = compileShared(isolate, entry.code, entry.filename, entry.key);
           engine.packageScripts.set(entry.key, compiled);
         }
         const packageLink = compiled.runSync(context, { reference: true }) as ivm.Reference<unknown>;

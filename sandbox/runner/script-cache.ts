@@ -1,7 +1,7 @@
-// Code caches a runner's isolates share: a program's code, or a run's guest-module table,
-// is compiled once per runner and deserialised in every further isolate. Compiled again in
-// each isolate's first run, these were a fifth of a runner's main thread in a first burst
-// of 64 runs (each burst run lands on an isolate of its own).
+// Code caches a runner's isolates share: a program's code, a run's guest-module table or a
+// Package is compiled once per runner and deserialised in every further isolate. Compiled
+// again in each isolate's first run, these were a fifth of a runner's main thread in a
+// first burst of 64 runs (each burst run lands on an isolate of its own).
 import { createHash } from 'node:crypto';
 import type ivm from 'isolated-vm';
 import { Recent } from './recent';
@@ -12,17 +12,23 @@ const CACHE_BYTES = 32 * 1024 * 1024;
 
 const caches = new Recent<ivm.ExternalCopy<ArrayBuffer>>(SCRIPTS_KEPT, CACHE_BYTES);
 
+/** A content key for code that has none yet (a program and a Package arrive with theirs). */
+export function contentKey(code: string): string {
+  return createHash('sha256').update(code).digest('base64');
+}
+
 /**
  * `code` compiled in `isolate`, from this runner's code cache for it when there is one.
- * V8 checks a cache against the source's length and the flags only, so the key is a hash
- * of the content: a cache never meets another source of the same length.
+ * `key` must be a hash of the content (the compile's `programKey`, a Package's `key`, or
+ * contentKey): V8 checks a cache against the source's length and the flags only, so a
+ * cache must never meet another source of the same length.
  */
-export function compileShared(isolate: ivm.Isolate, code: string, filename: string): ivm.Script {
-  const key = createHash('sha256').update(filename).update('\0').update(code).digest('base64');
-  const cached = caches.get(key);
+export function compileShared(isolate: ivm.Isolate, code: string, filename: string, key: string): ivm.Script {
+  const cacheKey = `${filename}\0${key}`;
+  const cached = caches.get(cacheKey);
   // With cachedData, isolated-vm produces a new cache only when V8 rejected the one given.
   const script = isolate.compileScriptSync(code, { filename, produceCachedData: true, ...(cached ? { cachedData: cached } : {}) });
   const made = (script as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
-  if (made && made !== cached) caches.set(key, made, made.copy().byteLength);
+  if (made && made !== cached) caches.set(cacheKey, made, made.copy().byteLength);
   return script;
 }
