@@ -68,14 +68,14 @@ const waitingRun = (url: string) => `import * as http from "svc:http";\nexport f
  * shares the two cores with the server, and the test harness's fetch() spent 80-180 ms of
  * CPU per burst of 64 (PROFILE.md, round 7); a harness elsewhere costs the server nothing.
  */
-const client = new Agent({ keepAliveTimeout: 30_000, connections: 2 * RUNS });
+const clientPool = new Agent({ keepAliveTimeout: 30_000, connections: 2 * RUNS });
 
 async function execute(server: TestServer, code: string): Promise<void> {
   const reply = await request(`${server.url}/v1/execute`, {
     method: 'POST',
     headers: { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({ blueprint: 'waits', code }),
-    dispatcher: client,
+    dispatcher: clientPool,
   });
   const text = await reply.body.text();
   const body = JSON.parse(text) as { error: { message: string } | null };
@@ -190,11 +190,11 @@ export async function measureColdBursts(): Promise<Record<string, string>> {
         await execute(server, one);
         const single = await timed(() => execute(server, one));
         const seen = far.arrivals.length;
-        const client = process.cpuUsage();
+        const clientBefore = process.cpuUsage();
         const started = performance.now();
         await Promise.all(Array.from({ length: RUNS }, () => execute(server, one)));
         const burst = performance.now() - started;
-        const clientCpu = process.cpuUsage(client);
+        const clientCpu = process.cpuUsage(clientBefore);
         ratios.push(burst / single);
         bursts.push(`${(burst / single).toFixed(2)}x (last at ${lastArrival(far, seen, started).toFixed(0)}, client ${((clientCpu.user + clientCpu.system) / 1000).toFixed(0)})`);
       } finally {
