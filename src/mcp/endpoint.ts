@@ -256,7 +256,8 @@ export class McpEndpoint {
         if (report.lastRun) this.deps.sessions.recordLastRun(session.id, report.lastRun);
         const r = report.response;
         const body: ToolExecuteResult = { result: r.result, console: r.console, error: r.error, execution_id: r.execution_id, ...(r.discovery_warnings ? { discovery_warnings: r.discovery_warnings } : {}) };
-        return { structured: body, text: JSON.stringify(body) };
+        // A run that ended with an error says so in `isError` too: MCP clients read it to tell failure from success.
+        return { structured: body, text: JSON.stringify(body), ...(r.error ? { isError: true } : {}) };
       } finally {
         done();
       }

@@ -78,7 +78,7 @@ describe('MCP endpoint', () => {
     await client.close();
   });
 
-  test('execute returns the structured result; last_run has the full console; REST sees the same session', async () => {
+  test('execute returns the structured result (isError only when the run ended with an error); last_run has the full console; REST sees the same session', async () => {
     const { client, transport } = await connect(server, 'notes', { meta: { variables: { team: 'red' } } });
     const run = await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'import * as fs from "svc:fs";\nimport * as s from "svc:session";\nexport function main() { console.log("hi"); fs.writeText("/n.txt", "mcp"); s.set("k", 1); return 42; }' } });
     const structured = run.structuredContent as { result: string; console: string[]; error: unknown; execution_id: string };
@@ -93,7 +93,11 @@ describe('MCP endpoint', () => {
     assert.equal(rest.json.result, 'mcp1');
     const failed = await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'export function main() { throw new Error("x"); }' } });
     assert.equal((failed.structuredContent as { error: { kind: string } }).error.kind, 'runtime_error');
-    assert.equal(failed.isError, undefined, 'a failed program is a normal result');
+    assert.equal(failed.isError, true, 'a run that ended with an error says so in isError (MCP clients read it)');
+    assert.match((failed.content as Array<{ text: string }>)[0].text, /runtime_error/);
+    const refused = await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'export function main() { return nope(); }' } });
+    assert.equal((refused.structuredContent as { error: { kind: string } }).error.kind, 'compile_error');
+    assert.equal(refused.isError, true, 'a compile_error is an error too');
     await client.close();
   });
 
