@@ -32,6 +32,7 @@ import { FileAreas } from '../vfs';
 import { EgressGuard, settingsThatAllow } from '../network';
 import { serverEgressDecision } from '../policy';
 import { RunnerPool, Typechecker } from '../../sandbox';
+import { confineRunners } from './runner-sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
 import { bindServerState, counterTotals, metrics, observedAuditWriter } from '../metrics';
@@ -125,7 +126,9 @@ export async function boot(options: BootOptions): Promise<void> {
   registry.load();
   registry.importDirectory(settings.paths.blueprintDir);
 
+  const confinement = await confineRunners(settings, log);
   const pool = new RunnerPool({
+    confinement,
     size: settings.runnerPoolSize,
     memoryMb: settings.limits.max_execution_memory,
     runsPerRunner: settings.admission.runsPerRunner,
@@ -295,6 +298,7 @@ export async function boot(options: BootOptions): Promise<void> {
       blueprintNames: () => registry.names(),
       counters: () => ({ ...lookupCounters }),
       tokenBudgets: () => modelBudgets.status(),
+      runnerSandbox: () => ({ level: confinement.level, features: [...confinement.features], missing: [...confinement.missing] }),
       requestShutdown: (trigger) => void shutdown.stop(trigger),
     }),
   );
