@@ -94,6 +94,9 @@ export async function boot(options: BootOptions): Promise<void> {
   for (const warning of options.warnings) log.warn(warning.target, warning.msg, warning.fields);
   logStartupPosture(log, settings);
   const telemetry = startTelemetry(settings, options.version, log, closers);
+  // The runner sandbox probe (a Node start or two through the wrappers) overlaps loading the state.
+  const confinementProbe = confineRunners(settings, log);
+  confinementProbe.catch(() => {}); // awaited below; a failed boot before then must not add an unhandled rejection
 
   // State, in the documented startup order.
   const db = openDatabase(settings.paths.databasePath);
@@ -126,7 +129,7 @@ export async function boot(options: BootOptions): Promise<void> {
   registry.load();
   registry.importDirectory(settings.paths.blueprintDir);
 
-  const confinement = await confineRunners(settings, log);
+  const confinement = await confinementProbe;
   const pool = new RunnerPool({
     confinement,
     size: settings.runnerPoolSize,
