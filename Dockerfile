@@ -1,5 +1,8 @@
 # svc-server image. Build: docker build -t svc-server .
 # Run:   docker run -p 127.0.0.1:8128:8128 -v svc-data:/data -e SVC_SERVER_TOKEN=$(openssl rand -hex 32) svc-server
+# The runner sandbox's full level needs namespaces, which Docker's default profiles refuse: add
+#   --security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined
+# (without them runners get the partial level; /v1/status says which).
 
 # --- build stage: compile the native addons (isolated-vm, better-sqlite3) and dist/ ---
 FROM node:22-bookworm-slim AS build
@@ -17,6 +20,11 @@ RUN npm ci && npm prune --omit=dev
 
 # --- runtime stage: no compilers, non-root user, state under /data ---
 FROM node:22-bookworm-slim
+# bubblewrap puts each runner in its own namespaces with a file view of its code only (README
+# "How a run is contained"); setpriv and unshare come with util-linux.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap \
+ && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 65532 svc \
  && useradd --system --uid 65532 --gid 65532 --home-dir /data --shell /usr/sbin/nologin svc \
  && install -d -o 65532 -g 65532 -m 0700 /data

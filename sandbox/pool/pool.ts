@@ -14,6 +14,7 @@ import { answerHostCall, describe } from './host-calls';
 import { endedOutcome, reportedOutcome, SHARED_CRASH } from './outcomes';
 import { CpuGate } from './cpu-gate';
 import { defaultComputingRuns } from './cpu-slots';
+import type { RunnerConfinement } from '../confine';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 const DEADLINE_MARGIN_MS = 2_000;
@@ -37,6 +38,8 @@ export interface RunnerPoolOptions {
   onLog?: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
   /** A runner was killed and replaced; `reason` is the outcome that ended its run. */
   onRestart?: (reason: string) => void;
+  /** How runners are started (sandbox/confine's probe); default: the allow-listed environment alone. */
+  confinement?: RunnerConfinement;
 }
 
 const DEFAULT_QUEUED_RUNS = 1024;
@@ -127,7 +130,7 @@ export class RunnerPool {
       message: (from, message) => this.onMessage(from, message),
       exit: (from, code, signal) => this.onExit(from, code, signal),
       error: (error) => this.options.onLog?.('error', 'runner process error', { error: error.message }),
-    });
+    }, this.options.confinement);
     this.runners.push(runner);
     return runner;
   }

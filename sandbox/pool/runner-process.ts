@@ -1,10 +1,11 @@
 // One runner child process as the pool sees it: how it is started, when it is ready, and
 // the run message it is sent (with only the source maps it does not hold yet).
-import { fork } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROGRAM_FILENAME } from '../contract';
+import { confineRunnerSpawn, ENVIRONMENT_ONLY, type RunnerConfinement } from '../confine';
 import { PROGRAM_MAP_BYTES, PROGRAM_MAPS_KEPT, type RunMessage } from '../runner/protocol';
 import { Recent } from '../runner/recent';
 import type { ActiveRun, Runner } from './runs';
@@ -34,12 +35,11 @@ export interface RunnerEvents {
 const RUNNER_FLAGS = ['--no-node-snapshot', '--disallow-code-generation-from-strings', '--no-lazy'];
 
 /** Starts a runner process (not ready until it says so: see whenReady); it hosts at most `runsAtOnce` runs. */
-export function spawnRunner(entry: string, execArgv: readonly string[], memoryMb: number, runsAtOnce: number, events: RunnerEvents): Runner {
-  const child = fork(entry, [String(memoryMb), String(runsAtOnce)], {
-    execArgv: [...RUNNER_FLAGS, ...execArgv],
-    serialization: 'json',
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
+export function spawnRunner(entry: string, execArgv: readonly string[], memoryMb: number, runsAtOnce: number, events: RunnerEvents, confinement: RunnerConfinement = ENVIRONMENT_ONLY): Runner {
+  // Inside the walls the host allows (sandbox/confine), with an allow-listed environment.
+  const launch = confineRunnerSpawn(confinement, { nodeArgs: [...RUNNER_FLAGS, ...execArgv], entry, args: [String(memoryMb), String(runsAtOnce)] });
+  const child = spawn(launch.command, launch.args, { env: launch.env, serialization: 'json', stdio: launch.stdio });
+  launch.started(child);
   const runner: Runner = { child, ready: false, runs: new Map(), lastHeard: Date.now(), catastrophic: null, slicing: null, draining: false, maps: new Recent(PROGRAM_MAPS_KEPT / 2, PROGRAM_MAP_BYTES / 2) };
   child.on('message', (message: unknown) => events.message(runner, message));
   child.on('exit', (code, signal) => events.exit(runner, code, signal));

@@ -10,6 +10,10 @@ import { Run, type RunHost } from './run';
 import { Shelf } from './shelf';
 import { CpuTurns } from './cpu';
 import type { FromRunner, ToRunner } from './protocol';
+import { runSelfTestIfAsked } from './self-test';
+import { closeInheritedDescriptors } from './descriptors';
+
+closeInheritedDescriptors();
 
 const HEARTBEAT_MS = 250;
 
@@ -81,4 +85,5 @@ process.on('message', (message: ToRunner) => {
 process.on('disconnect', () => process.exit(0));
 setInterval(() => send({ type: 'heartbeat' }), HEARTBEAT_MS).unref();
 shelf.warm(Number(process.argv[2] ?? '50'));
+void runSelfTestIfAsked();
 send({ type: 'ready' });

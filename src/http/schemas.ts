@@ -101,6 +101,7 @@ export const Status = z.strictObject({
   blueprints: z.array(z.string()),
   lookups: z.record(z.string(), z.number()).optional(),
   token_budgets: z.record(z.string(), z.strictObject({ spent: z.number(), reserved: z.number(), budget: z.number() })).optional(),
+  runner_sandbox: z.strictObject({ level: z.enum(['full', 'partial', 'env-only']), features: z.array(z.string()), missing: z.array(z.string()) }).optional(),
 }).openapi('Status');
 export const ShutdownAccepted = z.strictObject({ status: z.literal('shutting-down') }).openapi('ShutdownAccepted');
 export const SecretKey = z.strictObject({ key: z.string() }).openapi('SecretKey');

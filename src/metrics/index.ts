@@ -93,6 +93,8 @@ export const metrics = {
       if (state?.mcpTransports) this.set(state.mcpTransports());
     },
   }),
+  runnerSandboxLevel: new Gauge({ name: 'svc_runner_sandbox_level', help: 'How runner processes are confined: 1 for the level in force (full, partial, env-only), 0 for the others', labelNames: ['level'] as const, registers }),
+  runnerSandboxFeature: new Gauge({ name: 'svc_runner_sandbox_feature', help: 'Runner confinement features: 1 in force, 0 missing (README "How a run is contained")', labelNames: ['feature'] as const, registers }),
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),
   idempotencyReplays: new Counter({ name: 'svc_idempotency_replays_total', help: 'Session executes answered from the idempotency record without running', registers }),
   decisions: new Counter({ name: 'svc_decisions_total', help: 'Gated operations by decision source and decision (every decision, whatever logging.audit.allows writes)', labelNames: ['source', 'decision'] as const, registers }),

@@ -32,6 +32,7 @@ import { FileAreas } from '../vfs';
 import { EgressGuard, settingsThatAllow } from '../network';
 import { serverEgressDecision } from '../policy';
 import { RunnerPool, Typechecker } from '../../sandbox';
+import { confineRunners } from './runner-sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
 import { bindServerState, counterTotals, metrics, observedAuditWriter } from '../metrics';
@@ -93,6 +94,9 @@ export async function boot(options: BootOptions): Promise<void> {
   for (const warning of options.warnings) log.warn(warning.target, warning.msg, warning.fields);
   logStartupPosture(log, settings);
   const telemetry = startTelemetry(settings, options.version, log, closers);
+  // The runner sandbox probe (a Node start or two through the wrappers) overlaps loading the state.
+  const confinementProbe = confineRunners(settings, log);
+  confinementProbe.catch(() => {}); // awaited below; a failed boot before then must not add an unhandled rejection
 
   // State, in the documented startup order.
   const db = openDatabase(settings.paths.databasePath);
@@ -125,7 +129,9 @@ export async function boot(options: BootOptions): Promise<void> {
   registry.load();
   registry.importDirectory(settings.paths.blueprintDir);
 
+  const confinement = await confinementProbe;
   const pool = new RunnerPool({
+    confinement,
     size: settings.runnerPoolSize,
     memoryMb: settings.limits.max_execution_memory,
     runsPerRunner: settings.admission.runsPerRunner,
@@ -295,6 +301,7 @@ export async function boot(options: BootOptions): Promise<void> {
       blueprintNames: () => registry.names(),
       counters: () => ({ ...lookupCounters }),
       tokenBudgets: () => modelBudgets.status(),
+      runnerSandbox: () => ({ level: confinement.level, features: [...confinement.features], missing: [...confinement.missing] }),
       requestShutdown: (trigger) => void shutdown.stop(trigger),
     }),
   );

@@ -87,13 +87,15 @@ describe('svc blueprint against a server', () => {
     assert.equal((await svcInProcess(['blueprint', 'remove', 'gamma'], { env })).code, 1);
   });
 
-  test('server status prints aligned fields with the registered Blueprints', async () => {
+  test('server status prints aligned fields with the registered Blueprints and the runner sandbox level', async () => {
     const status = await svcInProcess(['server', 'status'], { env });
     assert.equal(status.code, 0, status.stderr);
     const port = server.url.split(':').pop();
+    const { level, missing } = (await server.request('GET', '/v1/status')).json.runner_sandbox;
+    const sandbox = missing.length > 0 ? `${level} (missing ${missing.join(', ')})` : level;
     assert.equal(
       status.stdout,
-      `status:          running\nbind:            127.0.0.1:${port}\npid:             ${server.child.pid}\nactive sessions: 0\nblueprints:      alpha, beta\n`,
+      `status:          running\nbind:            127.0.0.1:${port}\npid:             ${server.child.pid}\nactive sessions: 0\nblueprints:      alpha, beta\nrunner sandbox:  ${sandbox}\n`,
     );
   });
 });

@@ -127,6 +127,21 @@ describe('deployment files', () => {
     assert.equal(byKind(list, 'Deployment').length, 0, 'no router for one replica');
   });
 
+  it('every deployment lets runners reach the full sandbox: bubblewrap in the image, namespaces and a fresh /proc allowed', () => {
+    assert.match(readFileSync(path.join(root, 'Dockerfile'), 'utf8'), /apt-get install -y --no-install-recommends bubblewrap/);
+    const compose = YAML.parse(readFileSync(path.join(root, 'deploy/compose.yaml'), 'utf8'));
+    for (const option of ['seccomp=unconfined', 'apparmor=unconfined', 'systempaths=unconfined']) assert.ok(compose.services['svc-server'].security_opt.includes(option), option);
+    const unit = readFileSync(path.join(root, 'deploy/systemd/svc-server.service'), 'utf8');
+    for (const key of ['ProtectKernelTunables', 'ProtectKernelLogs', 'ProtectProc', 'RestrictNamespaces', 'PrivateUsers']) assert.doesNotMatch(unit, new RegExp(`^${key}=`, 'm'), key);
+    const full = byKind(manifests(renderer.render(secrets)), 'StatefulSet')[0].spec.template.spec;
+    assert.equal(full.hostUsers, false);
+    assert.deepEqual(full.securityContext.seccompProfile, { type: 'Unconfined' });
+    assert.equal(full.containers[0].securityContext.procMount, 'Unmasked');
+    const partial = byKind(manifests(renderer.render({ ...secrets, runnerSandbox: { full: false } })), 'StatefulSet')[0].spec.template.spec;
+    assert.deepEqual(partial.securityContext.seccompProfile, { type: 'RuntimeDefault' });
+    assert.equal(partial.containers[0].securityContext.procMount, undefined);
+  });
+
   it('scaled out: a sticky router keyed by mcp-session-id and a ServiceMonitor scraping /metrics with the admin token', () => {
     const list = manifests(renderer.render({ ...secrets, replicas: 3, router: { enabled: true }, serviceMonitor: { enabled: true } }));
     assert.equal(byKind(list, 'StatefulSet')[0].spec.replicas, 3);

@@ -11,7 +11,7 @@ export function registerServerCommands(root: Command, context: CliContext): void
   withExample(server, 'svc server status --server https://svc.internal:8128');
 
   withExample(
-    withServerOptions(server.command('status').description('show the server\'s bind address, pid, open sessions and Blueprints (exit 1 when no server answers)')),
+    withServerOptions(server.command('status').description('show the server\'s bind address, pid, open sessions, Blueprints and runner sandbox level (exit 1 when no server answers)')),
     'svc server status',
   ).action(async (options: ServerOptions) => {
     const client = ServerClient.from(options, io);
@@ -23,6 +23,7 @@ export function registerServerCommands(root: Command, context: CliContext): void
       ['pid', String(status.pid)],
       ['active sessions', String(status.active_sessions)],
       ['blueprints', blueprints.length > 0 ? blueprints.join(', ') : '(none)'],
+      ...runnerSandboxRow(status.runner_sandbox),
     ];
     const width = Math.max(...rows.map(([label]) => label.length)) + 2;
     for (const [label, value] of rows) say(io, `${`${label}:`.padEnd(width)}${value}`);
@@ -44,4 +45,11 @@ export function registerServerCommands(root: Command, context: CliContext): void
     }
     say(io, `Stopping svc-server at ${client.url}`);
   });
+}
+
+/** `full`, or the level with what runners lack (README "How a run is contained"); nothing from a server that does not say. */
+function runnerSandboxRow(sandbox: { level?: unknown; missing?: unknown } | undefined): Array<[string, string]> {
+  if (!sandbox || typeof sandbox.level !== 'string') return [];
+  const missing = Array.isArray(sandbox.missing) ? sandbox.missing.map(String) : [];
+  return [['runner sandbox', missing.length > 0 ? `${sandbox.level} (missing ${missing.join(', ')})` : sandbox.level]];
 }

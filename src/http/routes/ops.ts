@@ -16,6 +16,8 @@ export interface OpsDependencies {
   counters?: () => Record<string, number>;
   /** Model and embedding tokens spent and reserved against the server budgets. */
   tokenBudgets?: () => Record<string, unknown>;
+  /** How runner processes are confined (svc extension): README "How a run is contained". */
+  runnerSandbox?: () => { level: string; features: string[]; missing: string[] };
   /** Starts the drain after the response has been sent. */
   requestShutdown: (trigger: 'api') => void;
 }
@@ -46,6 +48,7 @@ export function mountOpsRoutes(app: Hono<AppEnv>, deps: OpsDependencies): void {
       blueprints,
       ...(deps.counters ? { lookups: deps.counters() } : {}),
       ...(deps.tokenBudgets ? { token_budgets: deps.tokenBudgets() } : {}),
+      ...(deps.runnerSandbox ? { runner_sandbox: deps.runnerSandbox() } : {}),
     });
   });
 
