@@ -287,7 +287,16 @@ function admission(resolver: Resolver, runMemoryMb: number, runners: number): Se
   const runsPerRunner = ranged(resolver, 'runs_per_runner', Math.max(1, Math.ceil(runsInFlight / runners)));
   // Unset: the runner pool's default (one per core, at least 2).
   const computingRuns = resolver.number('max_computing_runs') === undefined ? null : ranged(resolver, 'max_computing_runs', 0);
-  return { runsInFlight, runsMemoryMb, queuedRuns: ranged(resolver, 'max_queued_runs', 1024), runsPerRunner, computingRuns };
+  const queuedRuns = ranged(resolver, 'max_queued_runs', 1024);
+  return {
+    runsInFlight,
+    runsMemoryMb,
+    queuedRuns,
+    runsInFlightPerToken: ranged(resolver, 'max_runs_in_flight_per_token', runsInFlight),
+    queuedRunsPerToken: ranged(resolver, 'max_queued_runs_per_token', queuedRuns),
+    runsPerRunner,
+    computingRuns,
+  };
 }
 
 /** Our extension: runner child processes, 1 to 64, default 2. */

@@ -136,6 +136,10 @@ export interface Settings {
     runsInFlight: number;
     runsMemoryMb: number;
     queuedRuns: number;
+    /** Runs one token may have in flight (`max_runs_in_flight_per_token`; default runsInFlight). */
+    runsInFlightPerToken: number;
+    /** Runs one token may have queued (`max_queued_runs_per_token`; default queuedRuns). */
+    queuedRunsPerToken: number;
     runsPerRunner: number;
     /** Runs executing code at once, server-wide, shared fairly across tokens (`max_computing_runs`; null: the pool's default, one per core, at least 2). */
     computingRuns: number | null;

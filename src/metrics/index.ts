@@ -23,6 +23,16 @@ export interface ServerState {
   lookups: () => Record<string, number>;
   /** Server-wide token pools (svc:llm and svc:embedding budgets). */
   tokens: () => Record<'model_tokens' | 'embedding_tokens', { spent: number; reserved: number; budget: number }>;
+  /** Use of each per-token quota by each token using it. */
+  quotaUse?: () => QuotaUse[];
+}
+
+/** How much of one per-token quota one token uses now (`quota`: the setting's name). */
+export interface QuotaUse {
+  /** The token's name, never its value. */
+  token: string;
+  quota: string;
+  use: number;
 }
 
 let state: ServerState | null = null;
@@ -114,6 +124,18 @@ export const metrics = {
       }
     },
   }),
+  tokenQuotaUse: new Gauge({
+    name: 'svc_token_quota_use',
+    help: 'What each token uses of each per-token quota, labelled by the token\'s name and the quota\'s setting (runs in flight and queued, open sessions, host calls in flight, svc:session state bytes, idempotency records and bytes, model tokens)',
+    labelNames: ['token', 'quota'] as const,
+    registers,
+    collect() {
+      if (!state?.quotaUse) return;
+      this.reset();
+      for (const { token, quota, use } of state.quotaUse()) this.set({ token, quota }, use);
+    },
+  }),
+  tokenQuotaRefusals: new Counter({ name: 'svc_token_quota_refusals_total', help: 'Requests and calls refused by a per-token or server-wide quota, by the token\'s name and the quota\'s setting', labelNames: ['token', 'quota'] as const, registers }),
   auditWriteFailures: new Counter({ name: 'svc_audit_write_failures_total', help: 'Audit records that could not be written', registers }),
   blueprintChanges: new Counter({ name: 'svc_blueprint_changes_total', help: 'Successful Blueprint registrations, replacements and deletions', labelNames: ['event'] as const, registers }),
   lookups: new Counter({

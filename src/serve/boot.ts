@@ -130,8 +130,15 @@ export async function boot(options: BootOptions): Promise<void> {
     memoryMb: settings.limits.max_execution_memory,
     runsPerRunner: settings.admission.runsPerRunner,
     ...(settings.admission.computingRuns === null ? {} : { computingRuns: settings.admission.computingRuns }),
-    admission: { runsInFlight: settings.admission.runsInFlight, memoryMb: settings.admission.runsMemoryMb, queued: settings.admission.queuedRuns },
+    admission: {
+      runsInFlight: settings.admission.runsInFlight,
+      memoryMb: settings.admission.runsMemoryMb,
+      queued: settings.admission.queuedRuns,
+      runsPerToken: settings.admission.runsInFlightPerToken,
+      queuedPerToken: settings.admission.queuedRunsPerToken,
+    },
     onLog: (level, msg, fields) => log[level]('svc_server::sandbox', msg, fields),
+    onRefused: (token, quota) => metrics.tokenQuotaRefusals.inc({ token, quota }),
     onRestart: (reason) => metrics.runnerRestarts.inc({ reason }),
   });
   await pool.start();
@@ -346,6 +353,13 @@ export async function boot(options: BootOptions): Promise<void> {
     mcpTransports: () => mcp.transportCount,
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),
+    quotaUse: () => [
+      ...[...pool.runsByTenant()].flatMap(([token, runs]) => [
+        { token, quota: 'max_runs_in_flight_per_token', use: runs.inFlight },
+        { token, quota: 'max_queued_runs_per_token', use: runs.queued },
+      ]),
+      ...[...sessions.openByOwner()].map(([token, use]) => ({ token, quota: 'max_sessions_per_token', use })),
+    ],
   });
 
   const app = createApp({

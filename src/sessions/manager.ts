@@ -270,6 +270,11 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     return this.sessions.size;
   }
 
+  /** Open sessions per owner (token name), for the per-token metrics. */
+  openByOwner(): ReadonlyMap<string, number> {
+    return this.openPerOwner;
+  }
+
   // ---- ending --------------------------------------------------------------------------
 
   /** `DELETE /v1/sessions/{id}`; false when the session is unknown. */

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { registerBlueprint } from '../support/sessions';
-import { newToken, startServer, tempDir, type TestServer } from '../harness';
+import { startServer, type TestServer } from '../harness';
+import { startWithOther as startTwoTokens } from '../support/tenants';
 
 const OPEN = 'name: open\ndefault: allow\n';
 const OPEN_MCP = 'name: open-mcp\ndefault: allow\n';
@@ -19,15 +20,11 @@ const COUNTER = 'import * as session from "svc:session";\nexport function main()
 const bigCounter = (bytes: number) =>
   `import * as session from "svc:session";\nexport function main() { const n = (session.get("n") ?? 0) + 1; session.set("n", n); return n + ":" + "x".repeat(${bytes}); }`;
 
-/** A server with a second user token, `other`, next to the harness's `harness` token. */
+/** A server with a second user token, `other`, next to the harness's `harness` token, and the open Blueprint. */
 async function startWithOther(args: string[]): Promise<{ server: TestServer; other: string }> {
-  const home = tempDir();
-  const other = newToken();
-  const file = path.join(home, 'other.token');
-  fs.writeFileSync(file, `${other}\n`);
-  const server = await startServer({ home, args, runners: 1, config: { api_tokens: [{ name: 'other', role: 'user', token_file: file }] } });
-  await registerBlueprint(server, OPEN);
-  return { server, other };
+  const started = await startTwoTokens({ args });
+  await registerBlueprint(started.server, OPEN);
+  return started;
 }
 
 async function openAs(server: TestServer, token: string) {

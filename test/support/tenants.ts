@@ -1,0 +1,22 @@
+// Two tenants on one server: the harness's tokens plus a second user token, `other`, for
+// tests where one token attacks with allowed programs and the other's runs must still succeed.
+import fs from 'node:fs';
+import path from 'node:path';
+import { newToken, startServer, tempDir, type StartOptions, type TestServer } from '../harness';
+
+/** A server with a second user token, `other`, next to the harness's `harness` user token. */
+export async function startWithOther(options: StartOptions = {}): Promise<{ server: TestServer; other: string }> {
+  const home = options.home ?? tempDir();
+  const other = newToken();
+  const file = path.join(home, 'other.token');
+  fs.writeFileSync(file, `${other}\n`);
+  const server = await startServer({ runners: 1, ...options, home, config: { ...options.config, api_tokens: [{ name: 'other', role: 'user', token_file: file }] } });
+  return { server, other };
+}
+
+/** The value of one sample of a metric (`name{labels} value`), or null when absent. */
+export async function metricValue(server: TestServer, sample: string): Promise<number | null> {
+  const text = (await server.request('GET', '/metrics')).text;
+  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
+  return line ? Number(line.slice(sample.length + 1)) : null;
+}
