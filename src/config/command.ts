@@ -85,6 +85,12 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     telemetryEndpoint: resolver.text('telemetry_endpoint') ?? null,
     logging,
     shutdownGraceSeconds: resolver.number('shutdown_grace') ?? 5,
+    connections: {
+      total: ranged(resolver, 'max_connections', 4096),
+      perAddress: ranged(resolver, 'max_connections_per_address', 1024),
+      unauthenticated: ranged(resolver, 'max_unauthenticated_connections', 256),
+      headerTimeoutSeconds: ranged(resolver, 'header_timeout', 60),
+    },
     sessionReapIntervalSeconds: sessionReapInterval(resolver),
     runnerPoolSize: runnerPoolSize(resolver),
     admission: admission(resolver, limits.max_execution_memory, runnerPoolSize(resolver)),

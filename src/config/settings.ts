@@ -127,6 +127,8 @@ export interface Settings {
     };
   };
   shutdownGraceSeconds: number;
+  /** Client connections (svc extension): `max_connections`, `max_connections_per_address`, `max_unauthenticated_connections`, `header_timeout` (seconds). */
+  connections: { total: number; perAddress: number; unauthenticated: number; headerTimeoutSeconds: number };
   /** Seconds between idle-session sweeps, default 30: our extension. Key `session_reap_interval`, flag `--session-reap-interval`, SVC_SESSION_REAP_INTERVAL. */
   sessionReapIntervalSeconds: number;
   /** Runner child processes, 1-64, default 2: an svc extension beyond the common settings. Key `runner_pool_size`, flag `--runner-pool-size`, SVC_RUNNER_POOL_SIZE. */

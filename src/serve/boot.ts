@@ -2,7 +2,7 @@
 // order, binds the listener, and wires the shutdown drain. Nothing else
 // constructs services, so each module receives exactly what it needs.
 import type { Hono } from 'hono';
-import { openLogOutputs, type LogOutputs } from '../audit';
+import { AuthRefusalAudit, openLogOutputs, type LogOutputs } from '../audit';
 import { computeSettingsHash, type Settings } from '../config';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
@@ -353,6 +353,7 @@ export async function boot(options: BootOptions): Promise<void> {
     mcpTransports: () => mcp.transportCount,
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),
+    connections: () => listener?.connections() ?? { authenticated: 0, unauthenticated: 0 },
     quotaUse: () => [
       ...[...pool.runsByTenant()].flatMap(([token, runs]) => [
         { token, quota: 'max_runs_in_flight_per_token', use: runs.inFlight },
@@ -362,10 +363,13 @@ export async function boot(options: BootOptions): Promise<void> {
     ],
   });
 
+  const authRefusals = new AuthRefusalAudit(audit);
+  closers.push(() => authRefusals.close());
   const app = createApp({
     tokens: settings.tokens,
     allowUnauthenticated: settings.allowUnauthenticated,
     audit,
+    authRefusals,
     log,
     draining: () => shutdown.draining,
     cancelSignal: cancel.signal,
@@ -379,6 +383,12 @@ export async function boot(options: BootOptions): Promise<void> {
     bind: settings.bind,
     port: settings.port,
     tls: settings.tls ? { cert: settings.tls.cert, key: settings.tls.key } : null,
+    connections: {
+      total: settings.connections.total,
+      perAddress: settings.connections.perAddress,
+      unauthenticated: settings.connections.unauthenticated,
+      headerTimeoutMs: settings.connections.headerTimeoutSeconds * 1000,
+    },
   });
 
   audit.write({
