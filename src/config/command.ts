@@ -267,6 +267,14 @@ function parseLimits(resolver: Resolver): Limits {
     if (setting.max !== undefined && value > setting.max) throw invalid(`${setting.label} must be at most ${setting.max}${unit}, got ${value}`);
     (limits as unknown as Record<string, number>)[setting.key] = value;
   }
+  // A per-token budget left unset is the server-wide one: a single token may use all of it, as before.
+  for (const [perToken, serverWide] of [
+    ['max_session_state_memory_per_token', 'max_session_state_memory'],
+    ['max_llm_tokens_per_token', 'max_llm_tokens'],
+    ['max_embedding_tokens_per_token', 'max_embedding_tokens'],
+  ] as const) {
+    if (resolver.number(perToken) === undefined) limits[perToken] = limits[serverWide];
+  }
   return limits;
 }
 

@@ -39,6 +39,8 @@ export interface Limits {
   max_execution_stack: number; // kibibytes
   max_ephemeral_vfs_size: number; // megabytes, for ephemeral areas without their own size_limit
   max_session_state_memory: number; // megabytes
+  /** Megabytes of svc:session state one token's sessions hold together (svc extension; default max_session_state_memory). */
+  max_session_state_memory_per_token: number;
   max_last_run_memory: number; // megabytes, per token
   /** Sessions one token may have open at once (svc extension). */
   max_sessions_per_token: number;
@@ -49,9 +51,13 @@ export interface Limits {
   /** KiB past which a program is type-checked on the second checker thread (svc extension). */
   typecheck_large_program: number;
   max_llm_tokens: number;
+  /** Model tokens one token's runs spend together (svc extension; default max_llm_tokens). */
+  max_llm_tokens_per_token: number;
   max_execution_llm_tokens: number;
   max_llm_concurrency: number;
   max_embedding_tokens: number;
+  /** Embedding tokens one token's runs spend together (svc extension; default max_embedding_tokens). */
+  max_embedding_tokens_per_token: number;
   max_execution_embedding_tokens: number;
   max_execution_embedding_requests: number;
   max_embedding_concurrency: number;

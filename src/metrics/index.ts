@@ -137,7 +137,7 @@ export const metrics = {
       for (const { token, quota, use } of state.quotaUse()) this.set({ token, quota }, use);
     },
   }),
-  tokenQuotaRefusals: new Counter({ name: 'svc_token_quota_refusals_total', help: 'Requests and calls refused by a per-token or server-wide quota, by the token\'s name and the quota\'s setting', labelNames: ['token', 'quota'] as const, registers }),
+  tokenQuotaRefusals: new Counter({ name: 'svc_token_quota_refusals_total', help: 'Requests and calls refused by a per-token or server-wide quota, by the token\'s name and the quota (its setting; for a program\'s host call refused by a budget, the call\'s capability such as session.write or llm.call)', labelNames: ['token', 'quota'] as const, registers }),
   authRefusals: new Counter({ name: 'svc_auth_refusals_total', help: 'Requests refused for their token, by reason (every one, also those the audit counts into one record)', labelNames: ['reason'] as const, registers }),
   connections: new Gauge({
     name: 'svc_http_connections',
@@ -184,6 +184,10 @@ export function observeAuditRecord(record: AuditRecord): void {
     }
     case 'session':
       if (record.event === 'created') metrics.sessionsOpened.inc();
+      return;
+    case 'decision':
+      // A program's host call refused by a budget (svc:session state, model tokens): labelled by its capability.
+      if (record.decision === 'deny' && record.source === 'quota') metrics.tokenQuotaRefusals.inc({ token: record.principal, quota: record.capability }, record.count ?? 1);
       return;
     case 'admin':
       if (record.outcome === 'ok' && record.event.startsWith('blueprint_')) metrics.blueprintChanges.inc({ event: record.event });

@@ -145,7 +145,7 @@ export async function boot(options: BootOptions): Promise<void> {
   closers.push(() => pool.stop());
   const fileAreas = new FileAreas(settings);
   closers.push(() => fileAreas.close());
-  const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
+  const sessionStates = new SessionStates(settings.limits.max_session_state_memory, settings.limits.max_session_state_memory_per_token);
   /** svc:git per run: the identity filled from the session's variables, GIT_TOKEN on demand. */
   const gitServices = (blueprint: ReturnType<BlueprintRegistry['get']>, variables: Readonly<Record<string, string>>, secretValue: (name: string) => string | undefined) => {
     if (!blueprint?.git) return undefined;
@@ -196,6 +196,7 @@ export async function boot(options: BootOptions): Promise<void> {
   /** Per-run services: the file area, svc:session state, and secret values for Packages. */
   const runServices = (
     sessionId: string,
+    principal: string,
     vfs: Parameters<FileAreas['open']>[0],
     secrets: { blueprint: string; harness: Readonly<Record<string, string>>; variables: Readonly<Record<string, string>> },
     throwaway: boolean,
@@ -212,10 +213,10 @@ export async function boot(options: BootOptions): Promise<void> {
     return {
       files,
       ...(mcp ? { mcp } : {}),
-      sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
+      sessionState: { state: sessionStates.of(sessionId, principal), states: sessionStates },
       secretValue,
       git: gitServices(blueprint, secrets.variables, secretValue),
-      models: modelBudgets.forRun(blueprint?.llm ?? {}, secretValue),
+      models: modelBudgets.forRun(blueprint?.llm ?? {}, secretValue, principal),
       http: {
         allowInsecureHttp: blueprint?.allowInsecureHttp ?? false,
         authProxy: blueprint?.authProxy ?? [],
@@ -256,7 +257,7 @@ export async function boot(options: BootOptions): Promise<void> {
     packages: packageRuntime,
     typecheck,
     shutdown: cancel.signal,
-    runServices: (run) => runServices(run.sessionId, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
+    runServices: (run) => runServices(run.sessionId, run.principal, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
     modules: moduleTable,
     audit,
     log,
@@ -328,7 +329,7 @@ export async function boot(options: BootOptions): Promise<void> {
     audit,
     allows: settings.logging.audit.allows,
     allowedHosts: settings.mcpAllowedHosts,
-    servicesFor: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
+    servicesFor: (session) => runServices(session.id, session.principal, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
     version: options.version,
     mcpViews: (blueprint, session) => (only) => mcpViews(mcpDiscovery, blueprint, { sessionId: session.id, harness: session.secrets }, only),
   });
@@ -360,6 +361,11 @@ export async function boot(options: BootOptions): Promise<void> {
         { token, quota: 'max_queued_runs_per_token', use: runs.queued },
       ]),
       ...[...sessions.openByOwner()].map(([token, use]) => ({ token, quota: 'max_sessions_per_token', use })),
+      ...[...sessionStates.perToken()].map(([token, use]) => ({ token, quota: 'max_session_state_memory_per_token', use })),
+      ...modelBudgets.perToken().flatMap(({ token, model, embedding }) => [
+        { token, quota: 'max_llm_tokens_per_token', use: model },
+        { token, quota: 'max_embedding_tokens_per_token', use: embedding },
+      ]),
     ],
   });
 

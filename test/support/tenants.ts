@@ -4,13 +4,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { newToken, startServer, tempDir, type StartOptions, type TestServer } from '../harness';
 
-/** A server with a second user token, `other`, next to the harness's `harness` user token. */
-export async function startWithOther(options: StartOptions = {}): Promise<{ server: TestServer; other: string }> {
-  const home = options.home ?? tempDir();
+/** A second user token, `other`, written under `home`, and the config entry that adds it. */
+export function otherToken(home: string): { other: string; config: { api_tokens: Array<Record<string, string>> } } {
   const other = newToken();
   const file = path.join(home, 'other.token');
   fs.writeFileSync(file, `${other}\n`);
-  const server = await startServer({ runners: 1, ...options, home, config: { ...options.config, api_tokens: [{ name: 'other', role: 'user', token_file: file }] } });
+  return { other, config: { api_tokens: [{ name: 'other', role: 'user', token_file: file }] } };
+}
+
+/** A server with a second user token, `other`, next to the harness's `harness` user token. */
+export async function startWithOther(options: StartOptions = {}): Promise<{ server: TestServer; other: string }> {
+  const home = options.home ?? tempDir();
+  const { other, config } = otherToken(home);
+  const server = await startServer({ runners: 1, ...options, home, config: { ...options.config, ...config } });
   return { server, other };
 }
 
