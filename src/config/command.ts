@@ -272,6 +272,7 @@ function parseLimits(resolver: Resolver): Limits {
     ['max_session_state_memory_per_token', 'max_session_state_memory'],
     ['max_llm_tokens_per_token', 'max_llm_tokens'],
     ['max_embedding_tokens_per_token', 'max_embedding_tokens'],
+    ['max_idempotency_token_size', 'max_idempotency_size'],
   ] as const) {
     if (resolver.number(perToken) === undefined) limits[perToken] = limits[serverWide];
   }

@@ -48,6 +48,8 @@ export interface Limits {
   max_idempotency_records: number;
   max_idempotency_session_size: number; // megabytes of recorded answers per session
   max_idempotency_size: number; // megabytes of recorded answers server-wide
+  /** Megabytes of recorded answers one token's sessions keep (svc extension; default max_idempotency_size). */
+  max_idempotency_token_size: number;
   /** KiB past which a program is type-checked on the second checker thread (svc extension). */
   typecheck_large_program: number;
   max_llm_tokens: number;

@@ -275,6 +275,7 @@ export async function boot(options: BootOptions): Promise<void> {
       recordsPerSession: settings.limits.max_idempotency_records,
       bytesPerSession: settings.limits.max_idempotency_session_size * 1024 * 1024,
       totalBytes: settings.limits.max_idempotency_size * 1024 * 1024,
+      bytesPerToken: settings.limits.max_idempotency_token_size * 1024 * 1024,
     },
     vfsSessionDir: settings.paths.vfsSessionDir,
     db,
@@ -362,6 +363,7 @@ export async function boot(options: BootOptions): Promise<void> {
       ]),
       ...[...sessions.openByOwner()].map(([token, use]) => ({ token, quota: 'max_sessions_per_token', use })),
       ...[...sessionStates.perToken()].map(([token, use]) => ({ token, quota: 'max_session_state_memory_per_token', use })),
+      ...[...(ledger?.bytesPerOwner() ?? [])].map(([token, use]) => ({ token, quota: 'max_idempotency_token_size', use })),
       ...modelBudgets.perToken().flatMap(({ token, model, embedding }) => [
         { token, quota: 'max_llm_tokens_per_token', use: model },
         { token, quota: 'max_embedding_tokens_per_token', use: embedding },

@@ -332,6 +332,11 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     return out.sort((a, b) => a.created_at_ms - b.created_at_ms);
   }
 
+  /** The token (name) that opened an open session; undefined when unknown or recorded without one. */
+  ownerOf(sessionId: string): string | undefined {
+    return this.sessions.get(sessionId)?.record.owner;
+  }
+
   /** Open sessions per owner (token name), for the per-token metrics. */
   openByOwner(): ReadonlyMap<string, number> {
     return this.openPerOwner;

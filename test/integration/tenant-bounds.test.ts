@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { registerBlueprint } from '../support/sessions';
 import { startServer, type TestServer } from '../harness';
-import { startWithOther as startTwoTokens } from '../support/tenants';
+import { metricValue, startWithOther as startTwoTokens } from '../support/tenants';
 
 const OPEN = 'name: open\ndefault: allow\n';
 const OPEN_MCP = 'name: open-mcp\ndefault: allow\n';
@@ -231,5 +231,42 @@ describe('a server with a small server-wide idempotency ledger', () => {
       assert.equal((await server.request('DELETE', '/v1/blueprints/open-mcp')).status < 300, true);
       assert.equal(await transports(), before);
     });
+  });
+});
+
+// The server-wide idempotency budget is shared fairly: the answers that go are those of the
+// token holding more than its share, so one token's many large answers never push out
+// another token's record (its retried `charge-1` replays, it does not run again).
+describe('a server-wide idempotency ledger shared by two tokens', () => {
+  let server: TestServer;
+  let other: string;
+  before(async () => {
+    ({ server, other } = await startWithOther(['--max-idempotency-size', '1']));
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  const run = (token: string, id: string, key: string) =>
+    server.request('POST', `/v1/sessions/${id}/execute`, { token, body: { code: bigCounter(300_000) }, headers: { 'Idempotency-Key': key } });
+
+  test("one token's large answers push out only its own oldest; the other token's record replays", async () => {
+    const victim = await openedAs(server, other);
+    const charged = await run(other, victim, 'charge-1');
+    assert.ok(String(charged.json.result).startsWith('1:'), charged.text.slice(0, 200));
+
+    const attacker = [await openedAs(server, server.userToken), await openedAs(server, server.userToken)];
+    for (let i = 0; i < 6; i++) {
+      const reply = await run(server.userToken, attacker[i % 2], `spam-${i}`);
+      assert.equal(reply.json.error, null, reply.text.slice(0, 200));
+    }
+    const retried = await run(other, victim, 'charge-1');
+    assert.equal(retried.headers.get('idempotent-replayed'), 'true', "the other token's record is still there");
+    assert.ok(String(retried.json.result).startsWith('1:'));
+    // The attacker's own oldest answer went: its retry runs again.
+    const own = await run(server.userToken, attacker[0], 'spam-0');
+    assert.equal(own.headers.get('idempotent-replayed'), null);
+    const held = await metricValue(server, 'svc_token_quota_use{token="harness",quota="max_idempotency_token_size"}');
+    assert.ok(held !== null && held <= 1024 * 1024, String(held));
   });
 });

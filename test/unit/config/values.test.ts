@@ -84,6 +84,7 @@ describe('ranges', () => {
       max_idempotency_records: 1_000,
       max_idempotency_session_size: 64,
       max_idempotency_size: 1_024,
+      max_idempotency_token_size: 1_024,
       typecheck_large_program: 64,
       max_llm_tokens: 20_000_000,
       max_llm_tokens_per_token: 20_000_000,
