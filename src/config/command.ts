@@ -273,6 +273,7 @@ function parseLimits(resolver: Resolver): Limits {
     ['max_llm_tokens_per_token', 'max_llm_tokens'],
     ['max_embedding_tokens_per_token', 'max_embedding_tokens'],
     ['max_idempotency_token_size', 'max_idempotency_size'],
+    ['max_host_calls_in_flight_per_token', 'max_server_host_calls_in_flight'],
   ] as const) {
     if (resolver.number(perToken) === undefined) limits[perToken] = limits[serverWide];
   }

@@ -67,6 +67,8 @@ export const scalarSettings: readonly ScalarSetting[] = [
   limit('max_execution_embedding_requests', 'count', 'embedding requests of one run (default 1K)'),
   limit('max_embedding_concurrency', 'whole', 'embedding requests of one call in flight (default 4)'),
   limit('max_host_calls_in_flight', 'whole', 'asynchronous host calls (fetch, <module>/async) one run may have in flight (default 64; svc extension)', { max: 4096 }),
+  limit('max_server_host_calls_in_flight', 'whole', 'host calls of all runs being answered at once; more wait for a slot (they do not fail), and a token below its fair share starts past it, up to twice it (default 4096; svc extension)', { max: 1_000_000 }),
+  limit('max_host_calls_in_flight_per_token', 'whole', 'host calls of one token\'s runs being answered at once; more wait for a slot (default: max_server_host_calls_in_flight; svc extension)', { max: 1_000_000 }),
   { key: 'max_connections', flag: 'max-connections', env: 'SVC_MAX_CONNECTIONS', kind: 'whole', help: 'client connections open at once; past it a new one closes the oldest not yet authenticated, or is refused (default 4096; svc extension)', min: 1, max: 1000000, label: 'max connections' },
   { key: 'max_connections_per_address', flag: 'max-connections-per-address', env: 'SVC_MAX_CONNECTIONS_PER_ADDRESS', kind: 'whole', help: 'client connections one client address may hold; raise it behind a reverse proxy (default 1024; svc extension)', min: 1, max: 1000000, label: 'max connections per address' },
   { key: 'max_unauthenticated_connections', flag: 'max-unauthenticated-connections', env: 'SVC_MAX_UNAUTHENTICATED_CONNECTIONS', kind: 'whole', help: 'connections none of whose requests has shown a valid token yet; past it the oldest of them is closed (default 256; svc extension)', min: 1, max: 1000000, label: 'max unauthenticated connections' },
@@ -113,6 +115,8 @@ export const limitDefaults = {
   max_execution_embedding_requests: 1_000,
   max_embedding_concurrency: 4,
   max_host_calls_in_flight: 64,
+  max_server_host_calls_in_flight: 4096,
+  max_host_calls_in_flight_per_token: 4096,
 } as const;
 
 /** Accepted keys per mapping of the config file. */

@@ -65,6 +65,10 @@ export interface Limits {
   max_embedding_concurrency: number;
   /** Asynchronous host calls one run may have in flight (svc extension). */
   max_host_calls_in_flight: number;
+  /** Host calls of all runs being answered at once; more wait (svc extension). */
+  max_server_host_calls_in_flight: number;
+  /** Host calls of one token's runs being answered at once; more wait (svc extension; default the server-wide one). */
+  max_host_calls_in_flight_per_token: number;
 }
 
 export type AllowsMode = 'summary' | 'all' | 'none';

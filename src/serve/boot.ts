@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { BlueprintRegistry } from '../blueprints';
-import { Executor } from '../execution';
+import { Executor, HostCallSlots } from '../execution';
 import { createApp, mountOpsRoutes, startListener, type AppEnv, type Listener } from '../http';
 import { mountBlueprintRoutes } from '../http/routes/blueprints';
 import { mountDiscoveryRoutes } from '../http/routes/discovery';
@@ -252,8 +252,10 @@ export async function boot(options: BootOptions): Promise<void> {
     onNotice: (message) => log.warn('svc_server::typecheck', message),
   });
   closers.push(() => typecheck.close());
+  const hostCalls = new HostCallSlots({ total: settings.limits.max_server_host_calls_in_flight, perToken: settings.limits.max_host_calls_in_flight_per_token });
   const executor = new Executor({
     pool,
+    hostCalls,
     packages: packageRuntime,
     typecheck,
     shutdown: cancel.signal,
@@ -362,6 +364,7 @@ export async function boot(options: BootOptions): Promise<void> {
         { token, quota: 'max_queued_runs_per_token', use: runs.queued },
       ]),
       ...[...sessions.openByOwner()].map(([token, use]) => ({ token, quota: 'max_sessions_per_token', use })),
+      ...[...hostCalls.perToken()].map(([token, calls]) => ({ token, quota: 'max_host_calls_in_flight_per_token', use: calls.inFlight })),
       ...[...sessionStates.perToken()].map(([token, use]) => ({ token, quota: 'max_session_state_memory_per_token', use })),
       ...[...(ledger?.bytesPerOwner() ?? [])].map(([token, use]) => ({ token, quota: 'max_idempotency_token_size', use })),
       ...modelBudgets.perToken().flatMap(({ token, model, embedding }) => [

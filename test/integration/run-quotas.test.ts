@@ -92,3 +92,46 @@ describe('run slots and the queue per token', () => {
     assert.deepEqual(answers.map((answer) => answer?.result), Array(6).fill('released'));
   });
 });
+
+describe('host calls in flight server-wide and per token', () => {
+  let server: TestServer;
+  let other: string;
+  let far: http.Server;
+  let port = 0;
+  const held: http.ServerResponse[] = [];
+  let answering = false;
+  before(async () => {
+    far = http.createServer((req, res) => {
+      if (req.url?.startsWith('/hold') && !answering) held.push(res);
+      else res.end(`answer ${req.url}`);
+    });
+    await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
+    port = (far.address() as AddressInfo).port;
+    ({ server, other } = await startWithOther({ args: ['--allow-localhost', '--max-server-host-calls-in-flight', '8', '--shutdown-grace', '0'], config: { max_execution_time: 120 } }));
+    await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+  });
+  after(async () => {
+    await server?.stop();
+    far.closeAllConnections();
+    far.close();
+  });
+
+  test("token A's fan-out to a far end that never answers holds the server's host-call slots; its further calls wait unsent, and token B's call still answers", async () => {
+    const fanOut = start(server, server.userToken, `export async function main() {
+      const texts = await Promise.all(Array.from({ length: 20 }, (_, i) => fetch("http://127.0.0.1:${port}/hold/" + i).then((r) => r.text())));
+      return texts.length + " " + texts[19];
+    }`);
+    await eventually('eight of A\'s calls to reach the far end', () => held.length === 8, { intervalMs: 10, attempts: 6000 });
+    assert.equal(await metricValue(server, 'svc_token_quota_use{token="harness",quota="max_host_calls_in_flight_per_token"}'), 8);
+
+    const theirs = await server.request('POST', '/v1/execute', { token: other, body: { blueprint: 'open', code: `export async function main() { return (await fetch("http://127.0.0.1:${port}/ok")).text(); }` } });
+    assert.deepEqual([theirs.json.error, theirs.json.result], [null, 'answer /ok']);
+    assert.equal(held.length, 8, "A's other twelve calls wait: none was sent");
+    assert.equal(fanOut.settled, false);
+
+    answering = true;
+    for (const response of held.splice(0)) response.end('released');
+    const done = await fanOut.reply;
+    assert.deepEqual([done?.error, done?.result], [null, '20 answer /hold/19']);
+  });
+});

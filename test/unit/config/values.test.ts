@@ -96,6 +96,8 @@ describe('ranges', () => {
       max_execution_embedding_requests: 1_000,
       max_embedding_concurrency: 4,
       max_host_calls_in_flight: 64,
+      max_server_host_calls_in_flight: 4096,
+      max_host_calls_in_flight_per_token: 4096,
     });
     const s = settingsOf();
     assert.deepEqual([s.shutdownGraceSeconds, s.runnerPoolSize], [5, 2]);
