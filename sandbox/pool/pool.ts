@@ -7,7 +7,7 @@
 import type { FromRunner, ToRunner } from '../runner/protocol';
 import { readHostCall, readOutcome } from './report';
 import type { HostHandler, RunJob, RunOutcome } from './types';
-import { Admission, type AdmissionLimits } from './admission';
+import { Admission, OVER_COMMIT_FACTOR, type AdmissionLimits, type TenantRuns } from './admission';
 import type { ActiveRun, Runner } from './runs';
 import { defaultEntry, runMessage, spawnRunner, whenReady } from './runner-process';
 import { answerHostCall, describe } from './host-calls';
@@ -36,6 +36,8 @@ export interface RunnerPoolOptions {
   /** Silence after which a runner counts as stuck and is replaced (default 3 s); tests whose stand-in runner blocks its own loop on purpose raise it. */
   heartbeatTimeoutMs?: number;
   onLog?: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  /** A run was refused admission by `quota` (a setting's name). */
+  onRefused?: (tenant: string, quota: string) => void;
   /** A runner was killed and replaced; `reason` is the outcome that ended its run. */
   onRestart?: (reason: string) => void;
   /** How runners are started (sandbox/confine's probe); default: the allow-listed environment alone. */
@@ -62,6 +64,11 @@ export class RunnerPool {
     return this.admission.queueDepth;
   }
 
+  /** Runs in flight and queued per token (for the metrics). */
+  runsByTenant(): Map<string, TenantRuns> {
+    return this.admission.byTenant();
+  }
+
   /** Runs holding a CPU slot, and runs waiting for one (for the metrics). */
   get cpuSlots(): { computing: number; waiting: number } {
     return { computing: this.cpu.computingRuns, waiting: this.cpu.waitingRuns };
@@ -76,6 +83,8 @@ export class RunnerPool {
       runsInFlight: options.admission?.runsInFlight ?? options.size * this.runsPerRunner,
       memoryMb: options.admission?.memoryMb ?? Number.MAX_SAFE_INTEGER,
       queued: options.admission?.queued ?? DEFAULT_QUEUED_RUNS,
+      ...(options.admission?.runsPerToken === undefined ? {} : { runsPerToken: options.admission.runsPerToken }),
+      ...(options.admission?.queuedPerToken === undefined ? {} : { queuedPerToken: options.admission.queuedPerToken }),
     });
     this.cpu = new CpuGate<ActiveRun>(options.computingRuns ?? defaultComputingRuns(), (active, message) => {
       // A runner being replaced (not ready) ends its runs: a grant to one of them goes nowhere.
@@ -101,6 +110,7 @@ export class RunnerPool {
       }
       const refusal = this.admission.offer(active);
       if (refusal) {
+        this.options.onRefused?.(active.tenant, refusal.quota);
         resolve(endedOutcome(job, 'error', 0, refusal.refused));
         return;
       }
@@ -141,12 +151,15 @@ export class RunnerPool {
    * its next context while another takes the following run (always picking the first
    * runner made each sequential run wait for that runner's preparation).
    */
-  private roomiest(): Runner | null {
+  private roomiest(beyond = false): Runner | null {
     let best: Runner | null = null;
     const count = this.runners.length;
+    // A run admitted past the server-wide ceiling (a token below its fair share) may go past
+    // the runners' share of it too, unless each run has a process of its own.
+    const capacity = beyond && this.runsPerRunner > 1 ? this.runsPerRunner * OVER_COMMIT_FACTOR : this.runsPerRunner;
     for (let step = 0; step < count; step++) {
       const runner = this.runners[(this.nextStart + step) % count];
-      if (!runner.ready || runner.draining || !runner.child.connected || runner.runs.size >= this.runsPerRunner) continue;
+      if (!runner.ready || runner.draining || !runner.child.connected || runner.runs.size >= capacity) continue;
       if (best === null || runner.runs.size < best.runs.size) best = runner;
     }
     if (best) this.nextStart = (this.runners.indexOf(best) + 1) % count;
@@ -155,10 +168,9 @@ export class RunnerPool {
 
   private dispatch(): void {
     while (this.admission.queueDepth > 0) {
-      const runner = this.roomiest();
-      if (!runner) return;
-      const active = this.admission.next();
-      if (!active) return;
+      let runner = null as Runner | null;
+      const active = this.admission.next((beyond) => (runner = this.roomiest(beyond)) !== null);
+      if (!active || !runner) return;
       active.admitted = true;
       this.assign(runner, active);
     }

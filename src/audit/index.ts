@@ -15,6 +15,7 @@ export {
   type LogfmtHeader,
   type LogfmtErrorCode,
 } from './logfmt';
+export { AuthRefusalAudit, AUTH_REFUSALS_WRITTEN_EACH, AUTH_REFUSAL_WINDOW_MS } from './auth-refusals';
 export { LevelFilter, InvalidFilterError, type LogLevel, type FilterLevel } from './filter';
 export { LogOpenError, type LineDestination } from './destination';
 export {

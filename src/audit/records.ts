@@ -90,6 +90,8 @@ export interface AuthRecord {
   reason: 'missing_token' | 'unknown_token' | 'admin_required';
   route: string;
   remote_address: string;
+  /** A summary: this many further refusals of this reason from this address in the window (the last one's route and address shown). */
+  count?: number;
 }
 
 export type ServerRecord =

@@ -76,7 +76,7 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
       const mcp = mcpClient && mcpDiscovery ? new mcpClient.McpRun({ blueprint, scope: { sessionId, harness: run.secrets }, discovery: mcpDiscovery, dispatcher: outbound, version }) : undefined;
       return {
         files,
-        sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
+        sessionState: { state: sessionStates.of(sessionId, 'local'), states: sessionStates },
         secretValue,
         git: blueprint.git
           ? {

@@ -85,6 +85,12 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     telemetryEndpoint: resolver.text('telemetry_endpoint') ?? null,
     logging,
     shutdownGraceSeconds: resolver.number('shutdown_grace') ?? 5,
+    connections: {
+      total: ranged(resolver, 'max_connections', 4096),
+      perAddress: ranged(resolver, 'max_connections_per_address', 1024),
+      unauthenticated: ranged(resolver, 'max_unauthenticated_connections', 256),
+      headerTimeoutSeconds: ranged(resolver, 'header_timeout', 60),
+    },
     sessionReapIntervalSeconds: sessionReapInterval(resolver),
     runnerPoolSize: runnerPoolSize(resolver),
     admission: admission(resolver, limits.max_execution_memory, runnerPoolSize(resolver)),
@@ -261,6 +267,16 @@ function parseLimits(resolver: Resolver): Limits {
     if (setting.max !== undefined && value > setting.max) throw invalid(`${setting.label} must be at most ${setting.max}${unit}, got ${value}`);
     (limits as unknown as Record<string, number>)[setting.key] = value;
   }
+  // A per-token budget left unset is the server-wide one: a single token may use all of it, as before.
+  for (const [perToken, serverWide] of [
+    ['max_session_state_memory_per_token', 'max_session_state_memory'],
+    ['max_llm_tokens_per_token', 'max_llm_tokens'],
+    ['max_embedding_tokens_per_token', 'max_embedding_tokens'],
+    ['max_idempotency_token_size', 'max_idempotency_size'],
+    ['max_host_calls_in_flight_per_token', 'max_server_host_calls_in_flight'],
+  ] as const) {
+    if (resolver.number(perToken) === undefined) limits[perToken] = limits[serverWide];
+  }
   return limits;
 }
 
@@ -287,7 +303,16 @@ function admission(resolver: Resolver, runMemoryMb: number, runners: number): Se
   const runsPerRunner = ranged(resolver, 'runs_per_runner', Math.max(1, Math.ceil(runsInFlight / runners)));
   // Unset: the runner pool's default (one per core, at least 2).
   const computingRuns = resolver.number('max_computing_runs') === undefined ? null : ranged(resolver, 'max_computing_runs', 0);
-  return { runsInFlight, runsMemoryMb, queuedRuns: ranged(resolver, 'max_queued_runs', 1024), runsPerRunner, computingRuns };
+  const queuedRuns = ranged(resolver, 'max_queued_runs', 1024);
+  return {
+    runsInFlight,
+    runsMemoryMb,
+    queuedRuns,
+    runsInFlightPerToken: ranged(resolver, 'max_runs_in_flight_per_token', runsInFlight),
+    queuedRunsPerToken: ranged(resolver, 'max_queued_runs_per_token', queuedRuns),
+    runsPerRunner,
+    computingRuns,
+  };
 }
 
 /** Our extension: runner child processes, 1 to 64, default 2. */

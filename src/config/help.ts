@@ -60,7 +60,9 @@ export function helpText(): string {
     '',
     'Config file only: api_tokens, volumes, mcp_oauth.providers, github_token_file (re-read per install),',
     'logging.audit.{enabled,file,allows}, telemetry, telemetry_include_source.',
-    '--runner-pool-size, --runs-per-runner, --max-runs-in-flight, --max-runs-memory, --max-queued-runs',
+    '--runner-pool-size, --runs-per-runner, --max-runs-in-flight, --max-runs-memory, --max-queued-runs,',
+    'the per-token quotas (--max-*-per-token, --max-idempotency-token-size), the connection bounds',
+    '(--max-connections, --max-connections-per-address, --max-unauthenticated-connections, --header-timeout)',
     'and --telemetry-endpoint (telemetry_endpoint) are svc',
     'extensions: they have no counterpart in the common settings of other implementations.',
   ].join('\n');

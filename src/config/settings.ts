@@ -39,6 +39,8 @@ export interface Limits {
   max_execution_stack: number; // kibibytes
   max_ephemeral_vfs_size: number; // megabytes, for ephemeral areas without their own size_limit
   max_session_state_memory: number; // megabytes
+  /** Megabytes of svc:session state one token's sessions hold together (svc extension; default max_session_state_memory). */
+  max_session_state_memory_per_token: number;
   max_last_run_memory: number; // megabytes, per token
   /** Sessions one token may have open at once (svc extension). */
   max_sessions_per_token: number;
@@ -46,17 +48,27 @@ export interface Limits {
   max_idempotency_records: number;
   max_idempotency_session_size: number; // megabytes of recorded answers per session
   max_idempotency_size: number; // megabytes of recorded answers server-wide
+  /** Megabytes of recorded answers one token's sessions keep (svc extension; default max_idempotency_size). */
+  max_idempotency_token_size: number;
   /** KiB past which a program is type-checked on the second checker thread (svc extension). */
   typecheck_large_program: number;
   max_llm_tokens: number;
+  /** Model tokens one token's runs spend together (svc extension; default max_llm_tokens). */
+  max_llm_tokens_per_token: number;
   max_execution_llm_tokens: number;
   max_llm_concurrency: number;
   max_embedding_tokens: number;
+  /** Embedding tokens one token's runs spend together (svc extension; default max_embedding_tokens). */
+  max_embedding_tokens_per_token: number;
   max_execution_embedding_tokens: number;
   max_execution_embedding_requests: number;
   max_embedding_concurrency: number;
   /** Asynchronous host calls one run may have in flight (svc extension). */
   max_host_calls_in_flight: number;
+  /** Host calls of all runs being answered at once; more wait (svc extension). */
+  max_server_host_calls_in_flight: number;
+  /** Host calls of one token's runs being answered at once; more wait (svc extension; default the server-wide one). */
+  max_host_calls_in_flight_per_token: number;
 }
 
 export type AllowsMode = 'summary' | 'all' | 'none';
@@ -127,6 +139,8 @@ export interface Settings {
     };
   };
   shutdownGraceSeconds: number;
+  /** Client connections (svc extension): `max_connections`, `max_connections_per_address`, `max_unauthenticated_connections`, `header_timeout` (seconds). */
+  connections: { total: number; perAddress: number; unauthenticated: number; headerTimeoutSeconds: number };
   /** Seconds between idle-session sweeps, default 30: our extension. Key `session_reap_interval`, flag `--session-reap-interval`, SVC_SESSION_REAP_INTERVAL. */
   sessionReapIntervalSeconds: number;
   /** Runner child processes, 1-64, default 2: an svc extension beyond the common settings. Key `runner_pool_size`, flag `--runner-pool-size`, SVC_RUNNER_POOL_SIZE. */
@@ -136,6 +150,10 @@ export interface Settings {
     runsInFlight: number;
     runsMemoryMb: number;
     queuedRuns: number;
+    /** Runs one token may have in flight (`max_runs_in_flight_per_token`; default runsInFlight). */
+    runsInFlightPerToken: number;
+    /** Runs one token may have queued (`max_queued_runs_per_token`; default queuedRuns). */
+    queuedRunsPerToken: number;
     runsPerRunner: number;
     /** Runs executing code at once, server-wide, shared fairly across tokens (`max_computing_runs`; null: the pool's default, one per core, at least 2). */
     computingRuns: number | null;

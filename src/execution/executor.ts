@@ -2,6 +2,7 @@
 // ./compile-cache.ts), dispatch to a runner with the host dispatcher, flush decision
 // summaries, audit `finished` with the server-log usage line (./run-record.ts), and the
 // execute result. Requests refused before the program runs get the same audit pair.
+import type { HostCallSlots } from './host-call-slots';
 import { setMaxListeners } from 'node:events';
 import { auditVariables, type AuditWriter, type ExecutionRecord, type ServerLog } from '../audit';
 import type { AllowsMode, Limits } from '../config';
@@ -39,6 +40,8 @@ export interface PackagePreparer {
 /** What a run's services (file area, session state, secrets, git, http) are built from. */
 export interface RunServicesRequest {
   sessionId: string;
+  /** The token the run is for (its name): per-token budgets count against it. */
+  principal: string;
   blueprintName: string;
   fileArea: FilledVfs;
   harnessSecrets: Readonly<Record<string, string>>;
@@ -88,6 +91,8 @@ export interface ExecutorOptions {
   shutdown: AbortSignal;
   /** Builds a run's services; without it a run has none (tests of the run path alone). */
   runServices?: (request: RunServicesRequest) => RunServices;
+  /** Host calls in flight server-wide and per token; without it only the per-run bound applies. */
+  hostCalls?: HostCallSlots;
   modules: ReadonlyMap<string, HostModule>;
   /** Without it a Blueprint that lists Packages cannot run (package_resolution). */
   packages?: PackagePreparer;
@@ -162,6 +167,7 @@ export class Executor {
     const services =
       this.options.runServices?.({
         sessionId: request.sessionId,
+        principal: request.principal,
         blueprintName: request.blueprint.name,
         fileArea: request.fileArea,
         harnessSecrets: request.harnessSecrets,
@@ -275,7 +281,7 @@ export class Executor {
           tenant: request.principal,
           ...(prepared ? { packages: prepared.packages } : {}),
         },
-        dispatcher.handle,
+        this.options.hostCalls ? this.options.hostCalls.wrap(request.principal, dispatcher.handle) : dispatcher.handle,
       );
     } finally {
       dispatcher?.end();

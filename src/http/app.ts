@@ -2,7 +2,7 @@
 // then each resource's routes, then 405/404 for what no route handled. Route modules are
 // mounted from the composition root (src/serve/boot.ts) through `mounts`.
 import { Hono } from 'hono';
-import type { AuditWriter, ServerLog } from '../audit';
+import type { AuditWriter, AuthRecord, ServerLog } from '../audit';
 import type { TokenEntry } from '../config';
 import { authentication } from './auth';
 import { errorResponder } from './errors';
@@ -15,6 +15,8 @@ export interface AppOptions {
   tokens: readonly TokenEntry[];
   allowUnauthenticated: boolean;
   audit: AuditWriter;
+  /** Coalesces repeated authentication refusals in the audit (default: each written). */
+  authRefusals?: { refused(record: AuthRecord): void };
   log: ServerLog;
   /** True once the shutdown drain has started: new requests get 503. */
   draining: () => boolean;

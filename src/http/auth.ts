@@ -3,7 +3,9 @@
 // refusal writes an `auth` audit record; the token itself is never recorded.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import type { AuditWriter } from '../audit';
+import type { AuditWriter, AuthRecord } from '../audit';
+import { metrics } from '../metrics';
+import { connectionAuthenticated } from './connections';
 import type { TokenEntry } from '../config';
 import { HttpError } from './errors';
 import { roleForPath } from './route-table';
@@ -44,20 +46,26 @@ export function authentication(options: {
   tokens: readonly TokenEntry[];
   allowUnauthenticated: boolean;
   audit: AuditWriter;
+  /** Coalesces repeated refusals (src/audit/auth-refusals.ts); without it each is written. */
+  authRefusals?: { refused(record: AuthRecord): void };
 }): MiddlewareHandler<AppEnv> {
+  const refusals = options.authRefusals ?? { refused: (record: AuthRecord) => options.audit.write(record) };
   return async (c, next) => {
     const pathname = new URL(c.req.url).pathname;
     const needed = roleForPath(pathname);
     if (needed === null) return c.text('not found', 404);
     if (needed === 'none') return next();
     if (options.allowUnauthenticated) {
+      connectionAuthenticated(c.env?.incoming?.socket);
       c.set('principal', UNAUTHENTICATED);
       return next();
     }
     const incoming = c.env.incoming;
     const check = identifyToken(options.tokens, presentedToken(incoming.rawHeaders));
-    const refuse = (reason: 'missing_token' | 'unknown_token' | 'admin_required') =>
-      options.audit.write({ type: 'auth', event: 'refused', reason, route: pathname, remote_address: remoteAddress(incoming.socket) });
+    const refuse = (reason: 'missing_token' | 'unknown_token' | 'admin_required') => {
+      metrics.authRefusals.inc({ reason });
+      refusals.refused({ type: 'auth', event: 'refused', reason, route: pathname, remote_address: remoteAddress(incoming.socket) });
+    };
     if (check.kind !== 'known') {
       refuse(check.kind === 'missing' ? 'missing_token' : 'unknown_token');
       c.header('WWW-Authenticate', 'Bearer');
@@ -67,6 +75,7 @@ export function authentication(options: {
       refuse('admin_required');
       throw HttpError.of(403, 'forbidden', `this endpoint needs the admin role; the token sent (${check.principal.name}) has the user role`);
     }
+    connectionAuthenticated(incoming.socket);
     // Nothing downstream may log the credential.
     delete incoming.headers.authorization;
     c.set('principal', check.principal);

@@ -1,12 +1,14 @@
 // The network listener: plain HTTP or HTTPS around the hono app, with the TLS handshake
-// limits (128 pending, 10 s each), tracking of in-flight requests for the shutdown
-// drain, and closing of idle keep-alive connections when the drain starts.
+// limits (128 pending, 10 s each), the connection bounds and header timeout
+// (connections.ts), tracking of in-flight requests for the shutdown drain, and closing of
+// idle keep-alive connections when the drain starts.
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { AppEnv } from './types';
+import { ConnectionBook, type ConnectionBounds } from './connections';
 
 const MAX_PENDING_HANDSHAKES = 128;
 const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -19,6 +21,8 @@ export interface ListenerOptions {
   bind: string;
   port: number;
   tls: { cert: Buffer; key: Buffer } | null;
+  /** Connection bounds and the header timeout (default: none beyond Node's own). */
+  connections?: ConnectionBounds;
 }
 
 export interface Listener {
@@ -33,6 +37,8 @@ export interface Listener {
   stopAccepting(): void;
   /** Drop every remaining connection. */
   dropAll(): void;
+  /** Open client connections, by whether one of their requests has authenticated. */
+  connections(): { authenticated: number; unauthenticated: number };
 }
 
 function formatAddress(info: AddressInfo): string {
@@ -46,7 +52,9 @@ export async function startListener(app: Hono<AppEnv>, options: ListenerOptions)
   let inFlight = 0;
   let idleWaiters: Array<() => void> = [];
 
+  const book = options.connections ? new ConnectionBook(options.connections, !options.tls) : null;
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    book?.requestArrived(req.socket);
     inFlight++;
     let done = false;
     const finish = () => {
@@ -69,6 +77,13 @@ export async function startListener(app: Hono<AppEnv>, options: ListenerOptions)
     ? https.createServer({ cert: options.tls.cert, key: options.tls.key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS }, onRequest)
     : http.createServer(onRequest);
   server.keepAliveTimeout = 5_000;
+  if (options.connections) {
+    server.headersTimeout = options.connections.headerTimeoutMs;
+    // Plain connections are counted as they open; TLS ones once their handshake is done
+    // (until then the handshake limits hold them).
+    if (options.tls) server.on('secureConnection', (socket: Socket) => book!.accept(socket));
+    else server.on('connection', (socket: Socket) => book!.accept(socket));
+  }
 
   if (options.tls) limitPendingHandshakes(server as https.Server);
 
@@ -92,6 +107,7 @@ export async function startListener(app: Hono<AppEnv>, options: ListenerOptions)
     dropAll() {
       server.closeAllConnections();
     },
+    connections: () => book?.counts() ?? { authenticated: 0, unauthenticated: 0 },
   };
 }
 

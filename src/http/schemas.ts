@@ -22,6 +22,24 @@ export const BlueprintError = z
   .openapi('BlueprintError');
 
 export const SessionCreated = z.strictObject({ session_id: z.string() }).openapi('SessionCreated');
+const SessionSummary = z
+  .strictObject({
+    session_id: z.string(),
+    blueprint: z.string(),
+    owner: z.string().nullable().openapi({ description: 'Name of the token that opened it (null: a session recorded before owners existed)' }),
+    mcp: z.boolean().openapi({ description: 'Opened through the MCP endpoint' }),
+    created_at_ms: z.number().int(),
+    last_activity_ms: z.number().int(),
+    idle_timeout_secs: z.number().int(),
+    runs_in_flight: z.number().int(),
+  })
+  .openapi('SessionSummary');
+export const SessionList = z
+  .strictObject({
+    sessions: z.array(SessionSummary),
+    max_sessions_per_token: z.number().int().openapi({ description: 'Sessions one token may have open at once' }),
+  })
+  .openapi('SessionList');
 export const SessionError = z.looseObject({ error: z.string(), message: z.string().optional(), name: z.string().optional(), session_id: z.string().optional(), required: z.array(z.string()).optional(), limit: z.number().int().optional() }).openapi('SessionError');
 export const IdempotencyRefusal = z.strictObject({ execution_id: z.string().optional(), error: z.string(), session_id: z.string(), detail: z.string() }).openapi('IdempotencyRefusal');
 

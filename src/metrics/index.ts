@@ -23,6 +23,18 @@ export interface ServerState {
   lookups: () => Record<string, number>;
   /** Server-wide token pools (svc:llm and svc:embedding budgets). */
   tokens: () => Record<'model_tokens' | 'embedding_tokens', { spent: number; reserved: number; budget: number }>;
+  /** Open client connections by state. */
+  connections?: () => { authenticated: number; unauthenticated: number };
+  /** Use of each per-token quota by each token using it. */
+  quotaUse?: () => QuotaUse[];
+}
+
+/** How much of one per-token quota one token uses now (`quota`: the setting's name). */
+export interface QuotaUse {
+  /** The token's name, never its value. */
+  token: string;
+  quota: string;
+  use: number;
 }
 
 let state: ServerState | null = null;
@@ -116,6 +128,32 @@ export const metrics = {
       }
     },
   }),
+  tokenQuotaUse: new Gauge({
+    name: 'svc_token_quota_use',
+    help: 'What each token uses of each per-token quota, labelled by the token\'s name and the quota\'s setting (runs in flight and queued, open sessions, host calls in flight, svc:session state bytes, idempotency records and bytes, model tokens)',
+    labelNames: ['token', 'quota'] as const,
+    registers,
+    collect() {
+      if (!state?.quotaUse) return;
+      this.reset();
+      for (const { token, quota, use } of state.quotaUse()) this.set({ token, quota }, use);
+    },
+  }),
+  tokenQuotaRefusals: new Counter({ name: 'svc_token_quota_refusals_total', help: 'Requests and calls refused by a per-token or server-wide quota, by the token\'s name and the quota (its setting; for a program\'s host call refused by a budget, the call\'s capability such as session.write or llm.call)', labelNames: ['token', 'quota'] as const, registers }),
+  authRefusals: new Counter({ name: 'svc_auth_refusals_total', help: 'Requests refused for their token, by reason (every one, also those the audit counts into one record)', labelNames: ['reason'] as const, registers }),
+  connections: new Gauge({
+    name: 'svc_http_connections',
+    help: 'Open client connections, by whether one of their requests has authenticated yet (max_connections, max_unauthenticated_connections)',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      const counts = state?.connections?.();
+      if (!counts) return;
+      this.set({ state: 'authenticated' }, counts.authenticated);
+      this.set({ state: 'unauthenticated' }, counts.unauthenticated);
+    },
+  }),
+  connectionsRefused: new Counter({ name: 'svc_http_connections_closed_total', help: 'Client connections closed by a connection bound: reason max_connections, max_connections_per_address (the new one refused, or an unauthenticated one closed for it) or max_unauthenticated_connections (the oldest unauthenticated one closed)', labelNames: ['reason'] as const, registers }),
   auditWriteFailures: new Counter({ name: 'svc_audit_write_failures_total', help: 'Audit records that could not be written', registers }),
   blueprintChanges: new Counter({ name: 'svc_blueprint_changes_total', help: 'Successful Blueprint registrations, replacements and deletions', labelNames: ['event'] as const, registers }),
   lookups: new Counter({
@@ -148,6 +186,10 @@ export function observeAuditRecord(record: AuditRecord): void {
     }
     case 'session':
       if (record.event === 'created') metrics.sessionsOpened.inc();
+      return;
+    case 'decision':
+      // A program's host call refused by a budget (svc:session state, model tokens): labelled by its capability.
+      if (record.decision === 'deny' && record.source === 'quota') metrics.tokenQuotaRefusals.inc({ token: record.principal, quota: record.capability }, record.count ?? 1);
       return;
     case 'admin':
       if (record.outcome === 'ok' && record.event.startsWith('blueprint_')) metrics.blueprintChanges.inc({ event: record.event });

@@ -2,13 +2,13 @@
 // order, binds the listener, and wires the shutdown drain. Nothing else
 // constructs services, so each module receives exactly what it needs.
 import type { Hono } from 'hono';
-import { openLogOutputs, type LogOutputs } from '../audit';
+import { AuthRefusalAudit, openLogOutputs, type LogOutputs } from '../audit';
 import { computeSettingsHash, type Settings } from '../config';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { BlueprintRegistry } from '../blueprints';
-import { Executor } from '../execution';
+import { Executor, HostCallSlots } from '../execution';
 import { createApp, mountOpsRoutes, startListener, type AppEnv, type Listener } from '../http';
 import { mountBlueprintRoutes } from '../http/routes/blueprints';
 import { mountDiscoveryRoutes } from '../http/routes/discovery';
@@ -136,15 +136,22 @@ export async function boot(options: BootOptions): Promise<void> {
     memoryMb: settings.limits.max_execution_memory,
     runsPerRunner: settings.admission.runsPerRunner,
     ...(settings.admission.computingRuns === null ? {} : { computingRuns: settings.admission.computingRuns }),
-    admission: { runsInFlight: settings.admission.runsInFlight, memoryMb: settings.admission.runsMemoryMb, queued: settings.admission.queuedRuns },
+    admission: {
+      runsInFlight: settings.admission.runsInFlight,
+      memoryMb: settings.admission.runsMemoryMb,
+      queued: settings.admission.queuedRuns,
+      runsPerToken: settings.admission.runsInFlightPerToken,
+      queuedPerToken: settings.admission.queuedRunsPerToken,
+    },
     onLog: (level, msg, fields) => log[level]('svc_server::sandbox', msg, fields),
+    onRefused: (token, quota) => metrics.tokenQuotaRefusals.inc({ token, quota }),
     onRestart: (reason) => metrics.runnerRestarts.inc({ reason }),
   });
   await pool.start();
   closers.push(() => pool.stop());
   const fileAreas = new FileAreas(settings);
   closers.push(() => fileAreas.close());
-  const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
+  const sessionStates = new SessionStates(settings.limits.max_session_state_memory, settings.limits.max_session_state_memory_per_token);
   /** svc:git per run: the identity filled from the session's variables, GIT_TOKEN on demand. */
   const gitServices = (blueprint: ReturnType<BlueprintRegistry['get']>, variables: Readonly<Record<string, string>>, secretValue: (name: string) => string | undefined) => {
     if (!blueprint?.git) return undefined;
@@ -195,6 +202,7 @@ export async function boot(options: BootOptions): Promise<void> {
   /** Per-run services: the file area, svc:session state, and secret values for Packages. */
   const runServices = (
     sessionId: string,
+    principal: string,
     vfs: Parameters<FileAreas['open']>[0],
     secrets: { blueprint: string; harness: Readonly<Record<string, string>>; variables: Readonly<Record<string, string>> },
     throwaway: boolean,
@@ -211,10 +219,10 @@ export async function boot(options: BootOptions): Promise<void> {
     return {
       files,
       ...(mcp ? { mcp } : {}),
-      sessionState: { state: sessionStates.of(sessionId), states: sessionStates },
+      sessionState: { state: sessionStates.of(sessionId, principal), states: sessionStates },
       secretValue,
       git: gitServices(blueprint, secrets.variables, secretValue),
-      models: modelBudgets.forRun(blueprint?.llm ?? {}, secretValue),
+      models: modelBudgets.forRun(blueprint?.llm ?? {}, secretValue, principal),
       http: {
         allowInsecureHttp: blueprint?.allowInsecureHttp ?? false,
         authProxy: blueprint?.authProxy ?? [],
@@ -250,12 +258,14 @@ export async function boot(options: BootOptions): Promise<void> {
     onNotice: (message) => log.warn('svc_server::typecheck', message),
   });
   closers.push(() => typecheck.close());
+  const hostCalls = new HostCallSlots({ total: settings.limits.max_server_host_calls_in_flight, perToken: settings.limits.max_host_calls_in_flight_per_token });
   const executor = new Executor({
     pool,
+    hostCalls,
     packages: packageRuntime,
     typecheck,
     shutdown: cancel.signal,
-    runServices: (run) => runServices(run.sessionId, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
+    runServices: (run) => runServices(run.sessionId, run.principal, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
     modules: moduleTable,
     audit,
     log,
@@ -273,6 +283,7 @@ export async function boot(options: BootOptions): Promise<void> {
       recordsPerSession: settings.limits.max_idempotency_records,
       bytesPerSession: settings.limits.max_idempotency_session_size * 1024 * 1024,
       totalBytes: settings.limits.max_idempotency_size * 1024 * 1024,
+      bytesPerToken: settings.limits.max_idempotency_token_size * 1024 * 1024,
     },
     vfsSessionDir: settings.paths.vfsSessionDir,
     db,
@@ -328,7 +339,7 @@ export async function boot(options: BootOptions): Promise<void> {
     audit,
     allows: settings.logging.audit.allows,
     allowedHosts: settings.mcpAllowedHosts,
-    servicesFor: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
+    servicesFor: (session) => runServices(session.id, session.principal, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
     version: options.version,
     mcpViews: (blueprint, session) => (only) => mcpViews(mcpDiscovery, blueprint, { sessionId: session.id, harness: session.secrets }, only),
   });
@@ -353,12 +364,30 @@ export async function boot(options: BootOptions): Promise<void> {
     mcpTransports: () => mcp.transportCount,
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),
+    connections: () => listener?.connections() ?? { authenticated: 0, unauthenticated: 0 },
+    quotaUse: () => [
+      ...[...pool.runsByTenant()].flatMap(([token, runs]) => [
+        { token, quota: 'max_runs_in_flight_per_token', use: runs.inFlight },
+        { token, quota: 'max_queued_runs_per_token', use: runs.queued },
+      ]),
+      ...[...sessions.openByOwner()].map(([token, use]) => ({ token, quota: 'max_sessions_per_token', use })),
+      ...[...hostCalls.perToken()].map(([token, calls]) => ({ token, quota: 'max_host_calls_in_flight_per_token', use: calls.inFlight })),
+      ...[...sessionStates.perToken()].map(([token, use]) => ({ token, quota: 'max_session_state_memory_per_token', use })),
+      ...[...(ledger?.bytesPerOwner() ?? [])].map(([token, use]) => ({ token, quota: 'max_idempotency_token_size', use })),
+      ...modelBudgets.perToken().flatMap(({ token, model, embedding }) => [
+        { token, quota: 'max_llm_tokens_per_token', use: model },
+        { token, quota: 'max_embedding_tokens_per_token', use: embedding },
+      ]),
+    ],
   });
 
+  const authRefusals = new AuthRefusalAudit(audit);
+  closers.push(() => authRefusals.close());
   const app = createApp({
     tokens: settings.tokens,
     allowUnauthenticated: settings.allowUnauthenticated,
     audit,
+    authRefusals,
     log,
     draining: () => shutdown.draining,
     cancelSignal: cancel.signal,
@@ -372,6 +401,12 @@ export async function boot(options: BootOptions): Promise<void> {
     bind: settings.bind,
     port: settings.port,
     tls: settings.tls ? { cert: settings.tls.cert, key: settings.tls.key } : null,
+    connections: {
+      total: settings.connections.total,
+      perAddress: settings.connections.perAddress,
+      unauthenticated: settings.connections.unauthenticated,
+      headerTimeoutMs: settings.connections.headerTimeoutSeconds * 1000,
+    },
   });
 
   audit.write({

@@ -14,6 +14,7 @@ export { fillFileArea, fillGit, fillPathTemplate } from './fill';
 export type { FilledVfs as FilledFileArea } from '../blueprints';
 export {
   SessionManager,
+  type SessionSummary,
   SessionError,
   DEFAULT_IDLE_TIMEOUT_SECS,
   REAP_INTERVAL_MS,

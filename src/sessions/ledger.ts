@@ -1,7 +1,11 @@
 // The idempotency ledger: one SQLite row per (session, key) holding
 // the recorded status and exact body bytes, plus in-process claims so a concurrent
 // duplicate waits for the original instead of running twice. Rows are kept within a count
-// and a byte budget per session and a byte budget server-wide, oldest dropped first.
+// and a byte budget per session, a byte budget per token (the sessions' owner) and one
+// server-wide, oldest dropped first. Past the server-wide budget the rows that go are those
+// of the writing token when it holds more than its fair share (the budget divided among
+// the tokens holding rows), else those of the token holding the most: a token within its
+// share never loses a record to another token's.
 import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { ServerLog } from '../audit';
@@ -105,6 +109,8 @@ export interface LedgerBounds {
   bytesPerSession: number;
   /** Bytes of recorded answers all sessions keep together (`max_idempotency_size`). */
   totalBytes: number;
+  /** Bytes of recorded answers one token's sessions keep together (`max_idempotency_token_size`; default totalBytes). */
+  bytesPerToken?: number;
 }
 
 export const DEFAULT_LEDGER_BOUNDS: LedgerBounds = { recordsPerSession: 1_000, bytesPerSession: 64 * 1024 * 1024, totalBytes: 1024 * 1024 * 1024 };
@@ -125,6 +131,8 @@ export interface IdempotencyLedgerOptions {
   log: ServerLog;
   now?: () => number;
   waitMs?: number;
+  /** The token (name) that owns a session; rows of sessions it does not know count as one owner's. */
+  ownerOf?: (sessionId: string) => string | undefined;
 }
 
 export class IdempotencyLedger {
@@ -132,8 +140,8 @@ export class IdempotencyLedger {
   private readonly now: () => number;
   private readonly waitMs: number;
   private readonly bounds: LedgerBounds;
-  /** Bytes of recorded answers in the table; null when unknown (counted again when next needed). */
-  private storedBytes: number | null = null;
+  /** Bytes of recorded answers per session; null when unknown (counted again when next needed). */
+  private bytesBySession: Map<string, number> | null = null;
 
   constructor(private readonly options: IdempotencyLedgerOptions) {
     this.now = options.now ?? Date.now;
@@ -151,18 +159,17 @@ export class IdempotencyLedger {
       db.prepare("UPDATE idempotent_requests SET state = 'indeterminate' WHERE state = 'reserved' AND owner_generation != ?").run(generation);
     });
     recover.immediate();
-    this.storedBytes = null;
+    this.bytesBySession = null;
   }
 
   /** Deletes the rows of an ended session. Failures are logged: the session ends anyway. */
   deleteSession(sessionId: string): void {
     try {
       const { db } = this.options;
-      const bytes = db.prepare('SELECT COALESCE(SUM(length(response_body)), 0) FROM idempotent_requests WHERE session_id = ?').pluck().get(sessionId) as number;
       db.prepare('DELETE FROM idempotent_requests WHERE session_id = ?').run(sessionId);
-      if (this.storedBytes !== null) this.storedBytes -= bytes;
+      this.bytesBySession?.delete(sessionId);
     } catch (error) {
-      this.storedBytes = null;
+      this.bytesBySession = null;
       this.options.log.error('svc_server::sessions', 'could not delete idempotency records of an ended session', { session: sessionId, error: (error as Error).message });
     }
   }
@@ -234,7 +241,7 @@ export class IdempotencyLedger {
             const updated = db
               .prepare("UPDATE idempotent_requests SET state = 'completed', response_status = ?, response_body = ? WHERE reservation_id = ? AND state = 'reserved'")
               .run(status, body, reservationId);
-            if (updated.changes > 0 && this.storedBytes !== null) this.storedBytes += body.length;
+            if (updated.changes > 0 && this.bytesBySession !== null) this.bytesBySession.set(sessionId, (this.bytesBySession.get(sessionId) ?? 0) + body.length);
           } catch (error) {
             log.error('svc_server::sessions', 'could not record an idempotent response; retries will see idempotency_incomplete', { error: (error as Error).message });
           }
@@ -256,60 +263,114 @@ export class IdempotencyLedger {
 
   /**
    * Drops the oldest rows of the session past its count or byte budget, then the oldest rows
-   * of any session past the server-wide byte budget. A row whose run is still in flight
-   * stays; an abandoned reservation may go like any other (its key then counts as new).
+   * of its token past the token's byte budget, then, past the server-wide byte budget, the
+   * oldest rows of the token over its fair share (the writer first). A row whose run is
+   * still in flight stays; an abandoned reservation may go like any other (its key then
+   * counts as new).
    */
   private keepWithinBounds(sessionId: string): void {
     const { db, log } = this.options;
     try {
-      const rows = db
-        .prepare('SELECT rowid AS id, request_key, state, COALESCE(length(response_body), 0) AS bytes FROM idempotent_requests WHERE session_id = ? ORDER BY rowid')
-        .all(sessionId) as StoredRow[];
-      const doomed = new Map<number, number>();
-      let count = rows.length;
-      let bytes = rows.reduce((sum, row) => sum + row.bytes, 0);
+      const doomed = new Map<number, Doomed>();
+      let count = 0;
+      let bytes = 0;
+      const rows = this.rowsOf([sessionId]);
+      for (const row of rows) {
+        count += 1;
+        bytes += row.bytes;
+      }
       for (const row of rows) {
         if (count <= this.bounds.recordsPerSession && bytes <= this.bounds.bytesPerSession) break;
-        if (this.inFlight(sessionId, row)) continue;
-        doomed.set(row.id, row.bytes);
+        if (this.inFlight(row.session_id, row)) continue;
+        doomed.set(row.id, { bytes: row.bytes, sessionId: row.session_id });
         count -= 1;
         bytes -= row.bytes;
       }
-      let total = this.totalStoredBytes() - sumOf(doomed);
-      const oldest = db.prepare(
-        "SELECT rowid AS id, session_id, request_key, state, COALESCE(length(response_body), 0) AS bytes FROM idempotent_requests WHERE rowid > ? ORDER BY rowid LIMIT 256",
-      );
-      let after = 0;
+      const byOwner = this.bytesByOwner(doomed);
+      const writer = this.ownerOf(sessionId);
+      const perToken = this.bounds.bytesPerToken ?? this.bounds.totalBytes;
+      const mine = byOwner.get(writer)?.bytes ?? 0;
+      if (mine > perToken) this.dropOldestOf(writer, byOwner, mine - perToken, doomed);
+      let total = 0;
+      for (const { bytes: held } of byOwner.values()) total += held;
+      const exhausted = new Set<string>();
       while (total > this.bounds.totalBytes) {
-        const page = oldest.all(after) as Array<StoredRow & { session_id: string }>;
-        if (page.length === 0) break;
-        for (const row of page) {
-          after = row.id;
-          if (total <= this.bounds.totalBytes) break;
-          if (doomed.has(row.id) || this.inFlight(row.session_id, row)) continue;
-          doomed.set(row.id, row.bytes);
-          total -= row.bytes;
-        }
+        const holders = [...byOwner].filter(([owner, held]) => held.bytes > 0 && !exhausted.has(owner));
+        if (holders.length === 0) break;
+        const share = this.bounds.totalBytes / [...byOwner.values()].filter((held) => held.bytes > 0).length;
+        const writerHeld = byOwner.get(writer)?.bytes ?? 0;
+        const victim = writerHeld > share && !exhausted.has(writer) ? writer : holders.reduce((a, b) => (b[1].bytes > a[1].bytes ? b : a))[0];
+        const freed = this.dropOldestOf(victim, byOwner, total - this.bounds.totalBytes, doomed);
+        if (freed === 0) exhausted.add(victim);
+        total -= freed;
       }
       if (doomed.size === 0) return;
       const remove = db.prepare('DELETE FROM idempotent_requests WHERE rowid = ?');
       db.transaction(() => {
         for (const id of doomed.keys()) remove.run(id);
       }).immediate();
-      if (this.storedBytes !== null) this.storedBytes -= sumOf(doomed);
+      if (this.bytesBySession !== null) {
+        for (const gone of doomed.values()) this.bytesBySession.set(gone.sessionId, (this.bytesBySession.get(gone.sessionId) ?? 0) - gone.bytes);
+      }
     } catch (error) {
-      this.storedBytes = null;
+      this.bytesBySession = null;
       log.error('svc_server::sessions', 'could not drop old idempotency records', { error: (error as Error).message });
+    }
+  }
+
+  private ownerOf(sessionId: string): string {
+    return this.options.ownerOf?.(sessionId) ?? '';
+  }
+
+  /** Rows of these sessions, oldest first. */
+  private rowsOf(sessionIds: readonly string[]): Array<StoredRow & { session_id: string }> {
+    const select = this.options.db.prepare('SELECT rowid AS id, session_id, request_key, state, COALESCE(length(response_body), 0) AS bytes FROM idempotent_requests WHERE session_id = ?');
+    return sessionIds.flatMap((id) => select.all(id) as Array<StoredRow & { session_id: string }>).sort((a, b) => a.id - b.id);
+  }
+
+  /** Bytes held per owner and the sessions holding them, less the rows already doomed. */
+  private bytesByOwner(doomed: ReadonlyMap<number, Doomed>): Map<string, { bytes: number; sessions: string[] }> {
+    this.bytesBySession ??= new Map(
+      (this.options.db.prepare('SELECT session_id, COALESCE(SUM(length(response_body)), 0) AS bytes FROM idempotent_requests GROUP BY session_id').all() as Array<{ session_id: string; bytes: number }>).map((row) => [row.session_id, row.bytes]),
+    );
+    const out = new Map<string, { bytes: number; sessions: string[] }>();
+    for (const [sessionId, held] of this.bytesBySession) {
+      const owner = this.ownerOf(sessionId);
+      const entry = out.get(owner) ?? { bytes: 0, sessions: [] };
+      entry.bytes += held;
+      entry.sessions.push(sessionId);
+      out.set(owner, entry);
+    }
+    for (const gone of doomed.values()) out.get(this.ownerOf(gone.sessionId))!.bytes -= gone.bytes;
+    return out;
+  }
+
+  /** Dooms the owner's oldest rows (not in flight) until `needed` bytes are freed; returns the bytes freed. */
+  private dropOldestOf(owner: string, byOwner: Map<string, { bytes: number; sessions: string[] }>, needed: number, doomed: Map<number, Doomed>): number {
+    const held = byOwner.get(owner);
+    if (!held) return 0;
+    let freed = 0;
+    for (const row of this.rowsOf(held.sessions)) {
+      if (freed >= needed) break;
+      if (doomed.has(row.id) || row.state !== 'completed' || this.inFlight(row.session_id, row)) continue;
+      doomed.set(row.id, { bytes: row.bytes, sessionId: row.session_id });
+      freed += row.bytes;
+    }
+    held.bytes -= freed;
+    return freed;
+  }
+
+  /** Recorded answers' bytes per token (for the per-token metrics). */
+  bytesPerOwner(): Map<string, number> {
+    try {
+      return new Map([...this.bytesByOwner(new Map())].map(([owner, held]) => [owner, held.bytes]));
+    } catch {
+      return new Map();
     }
   }
 
   private inFlight(sessionId: string, row: StoredRow): boolean {
     return row.state === 'reserved' && this.claims.has(`${sessionId}\u0000${row.request_key}`);
-  }
-
-  private totalStoredBytes(): number {
-    this.storedBytes ??= this.options.db.prepare('SELECT COALESCE(SUM(length(response_body)), 0) FROM idempotent_requests').pluck().get() as number;
-    return this.storedBytes;
   }
 
   private drop(claimKey: string, claim: Claim, outcome: ClaimOutcome): void {
@@ -336,10 +397,10 @@ export class IdempotencyLedger {
   }
 }
 
-function sumOf(bytesById: ReadonlyMap<number, number>): number {
-  let sum = 0;
-  for (const bytes of bytesById.values()) sum += bytes;
-  return sum;
+/** A row chosen to go: its size and session. */
+interface Doomed {
+  bytes: number;
+  sessionId: string;
 }
 
 function newClaim(fingerprint: string): Claim {

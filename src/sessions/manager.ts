@@ -51,6 +51,20 @@ function mayAct(owner: string | undefined, actor: SessionActor): boolean {
   return actor.role === 'admin' || (owner !== undefined && owner === actor.name);
 }
 
+/** An open session as `GET /v1/sessions` lists it (never its variables' values or secrets). */
+export interface SessionSummary {
+  session_id: string;
+  blueprint: string;
+  /** The name of the token that opened it. */
+  owner: string | null;
+  /** Opened through the MCP endpoint. */
+  mcp: boolean;
+  created_at_ms: number;
+  last_activity_ms: number;
+  idle_timeout_secs: number;
+  runs_in_flight: number;
+}
+
 /** An open session as other modules see it. */
 export interface SessionView {
   readonly id: string;
@@ -90,7 +104,11 @@ export interface SessionManagerOptions<B extends SessionBlueprint> {
   activityDebounceMs?: number;
 }
 
-type EndEvent = { event: 'deleted'; reason: 'disconnect' } | { event: 'evicted'; reason: 'blueprint_deleted' } | { event: 'expired'; reason: 'idle_timeout' };
+type EndEvent =
+  | { event: 'deleted'; reason: 'disconnect' }
+  | { event: 'evicted'; reason: 'blueprint_deleted' }
+  | { event: 'evicted'; reason: 'session_limit' }
+  | { event: 'expired'; reason: 'idle_timeout' };
 
 export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   private readonly sessions = new Map<string, OpenSession>();
@@ -154,16 +172,39 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
    * (a leaking harness holding an admin token grows the server just the same), not the
    * sessions an admin token may act on. Idle sessions first expire, so they do not count.
    */
+  /** Sessions one token may have open at once (`max_sessions_per_token`). */
+  get sessionLimit(): number {
+    return this.options.sessionsPerToken ?? DEFAULT_SESSIONS_PER_TOKEN;
+  }
+
   private refusePastSessionLimit(owner: string): void {
-    const limit = this.options.sessionsPerToken ?? DEFAULT_SESSIONS_PER_TOKEN;
+    const limit = this.sessionLimit;
     if ((this.openPerOwner.get(owner) ?? 0) < limit) return;
     this.reap();
     if ((this.openPerOwner.get(owner) ?? 0) < limit) return;
+    if (this.reclaimIdleMcpSession(owner)) return;
+    const open = this.openPerOwner.get(owner) ?? 0;
     throw new SessionError(
       'session_limit',
-      `this token already has ${limit} open sessions, the most max_sessions_per_token allows; end one (DELETE /v1/sessions/{id}, or DELETE on the MCP endpoint) or ask the operator to raise max_sessions_per_token`,
+      `this token already has ${open} open sessions, the most max_sessions_per_token (${limit}) allows, and none of them is an MCP session with nothing in flight to reclaim; end one (DELETE /v1/sessions/{id}, or DELETE on the MCP endpoint; GET /v1/sessions lists them) or ask the operator to raise max_sessions_per_token`,
       { limit },
     );
+  }
+
+  /**
+   * MCP clients often open a session per call and never end it (the MCP Inspector CLI does):
+   * a token at its limit gets back its own longest-idle MCP session with no run in flight.
+   * REST sessions are never reclaimed: their harness ends them explicitly.
+   */
+  private reclaimIdleMcpSession(owner: string): boolean {
+    let oldest: OpenSession | null = null;
+    for (const session of this.sessions.values()) {
+      if (session.record.owner !== owner || !session.record.mcp || session.runsInFlight > 0) continue;
+      if (!oldest || session.lastActivityMs < oldest.lastActivityMs) oldest = session;
+    }
+    if (!oldest) return false;
+    this.end(oldest, { event: 'evicted', reason: 'session_limit' }, oldest.record.principal);
+    return true;
   }
 
   private admit(session: OpenSession): void {
@@ -270,6 +311,37 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     return this.sessions.size;
   }
 
+  /** `GET /v1/sessions`: the open sessions the actor may act on (its own; an admin token's: all), oldest first. */
+  list(actor: SessionActor): SessionSummary[] {
+    this.reap();
+    const out: SessionSummary[] = [];
+    for (const session of this.sessions.values()) {
+      if (!mayAct(session.record.owner, actor)) continue;
+      const { record } = session;
+      out.push({
+        session_id: record.session_id,
+        blueprint: record.blueprint,
+        owner: record.owner ?? null,
+        mcp: Boolean(record.mcp),
+        created_at_ms: record.created_at_ms,
+        last_activity_ms: session.lastActivityMs,
+        idle_timeout_secs: this.options.resolveBlueprint(record.blueprint)?.idleTimeoutSecs ?? record.idle_timeout_secs ?? DEFAULT_IDLE_TIMEOUT_SECS,
+        runs_in_flight: session.runsInFlight,
+      });
+    }
+    return out.sort((a, b) => a.created_at_ms - b.created_at_ms);
+  }
+
+  /** The token (name) that opened an open session; undefined when unknown or recorded without one. */
+  ownerOf(sessionId: string): string | undefined {
+    return this.sessions.get(sessionId)?.record.owner;
+  }
+
+  /** Open sessions per owner (token name), for the per-token metrics. */
+  openByOwner(): ReadonlyMap<string, number> {
+    return this.openPerOwner;
+  }
+
   // ---- ending --------------------------------------------------------------------------
 
   /** `DELETE /v1/sessions/{id}`; false when the session is unknown. */
@@ -313,7 +385,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
       session_id: sessionId,
       principal,
       reason: how.reason,
-      ...(how.event === 'evicted' ? { blueprint: session.record.blueprint } : {}),
+      ...(how.event === 'evicted' && how.reason === 'blueprint_deleted' ? { blueprint: session.record.blueprint } : {}),
     });
   }
 

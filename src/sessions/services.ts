@@ -23,7 +23,7 @@ export interface SessionServicesOptions<B extends SessionBlueprint> {
   lastRunBytes?: number;
   /** `max_sessions_per_token`. */
   sessionsPerToken?: number;
-  /** `max_idempotency_records`, `max_idempotency_session_size` and `max_idempotency_size`. */
+  /** `max_idempotency_records`, `max_idempotency_session_size`, `max_idempotency_token_size` and `max_idempotency_size`. */
   ledgerBounds?: LedgerBounds;
   /** How often the reaper sweeps for idle sessions (the `session_reap_interval` setting). */
   reapIntervalMs?: number;
@@ -40,8 +40,11 @@ export interface SessionServices<B extends SessionBlueprint> {
  */
 export function startSessionServices<B extends SessionBlueprint>(options: SessionServicesOptions<B>): SessionServices<B> {
   const newId = options.newId ?? randomUUID;
-  const ledger = options.db ? openLedger(options.db, newId, options.log, options.ledgerBounds) : null;
-  const sessions = new SessionManager<B>({
+  // The ledger counts recorded answers per token: it asks the manager whose a session is.
+  let sessions: SessionManager<B> | null = null;
+  const ownerOf = (sessionId: string) => sessions?.ownerOf(sessionId);
+  const ledger = options.db ? openLedger(options.db, newId, options.log, options.ledgerBounds, ownerOf) : null;
+  sessions = new SessionManager<B>({
     records: new SessionRecordStore(options.sessionStoreDir),
     fileAreas: new SessionDirectories(options.vfsSessionDir),
     ledger,
@@ -59,8 +62,8 @@ export function startSessionServices<B extends SessionBlueprint>(options: Sessio
   return { sessions, ledger };
 }
 
-function openLedger(db: Database, newId: () => string, log: ServerLog, bounds: LedgerBounds | undefined): IdempotencyLedger {
+function openLedger(db: Database, newId: () => string, log: ServerLog, bounds: LedgerBounds | undefined, ownerOf: (sessionId: string) => string | undefined): IdempotencyLedger {
   // Also a store migration; `IF NOT EXISTS` makes applying it here harmless either way.
   db.exec(IDEMPOTENCY_LEDGER_SQL);
-  return new IdempotencyLedger({ db, generation: randomUUID(), newId, log, bounds });
+  return new IdempotencyLedger({ db, generation: randomUUID(), newId, log, bounds, ownerOf });
 }

@@ -5,7 +5,8 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { startServer, type TestServer } from '../harness';
+import { startServer, tempDir, type TestServer } from '../harness';
+import { metricValue, otherToken } from '../support/tenants';
 import { serverOptions } from '../support/stand-in';
 import { HOSTS, promptOf, rawVector, startProvider, type Kind, type ProviderStandIn } from '../support/model-providers';
 
@@ -58,9 +59,11 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-export async function startModelServer(p: Record<Kind, ProviderStandIn>, extra: { args?: string[]; yaml?: string } = {}): Promise<TestServer> {
+export async function startModelServer(p: Record<Kind, ProviderStandIn>, extra: { args?: string[]; yaml?: string; home?: string; config?: Record<string, unknown> } = {}): Promise<TestServer> {
   const options = serverOptions(...Object.values(p));
   const server = await startServer({
+    ...(extra.home ? { home: extra.home } : {}),
+    ...(extra.config ? { config: extra.config } : {}),
     args: [...options.args, '--add-host', `${DOWN_HOST}=127.0.0.1`, ...(extra.args ?? [])],
     env: { ...options.env, SVC_SECRET_KEY: randomBytes(32).toString('base64') },
     // Three servers start at once on a busy machine.
@@ -80,8 +83,8 @@ export async function startProviders(): Promise<Record<Kind, ProviderStandIn>> {
   return { anthropic, openai, google, compatible };
 }
 
-export async function execute(server: TestServer, code: string, blueprint = 'models'): Promise<{ value: any; executionId: string; error: any; json: any }> {
-  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint, code } });
+export async function execute(server: TestServer, code: string, blueprint = 'models', token = server.userToken): Promise<{ value: any; executionId: string; error: any; json: any }> {
+  const reply = await server.request('POST', '/v1/execute', { token, body: { blueprint, code } });
   assert.equal(reply.status, 200, reply.text);
   const json = reply.json;
   return { value: json.result === null || json.result === undefined ? null : JSON.parse(json.result), executionId: json.execution_id, error: json.error, json };
@@ -433,6 +436,43 @@ permissions:
     assert.equal(serverLimited.audit({ type: 'decision', execution_id: second.executionId, source: 'quota' }).length, 1);
     const status = await serverLimited.request('GET', '/v1/status');
     assert.deepEqual(status.json.token_budgets.model_tokens, { spent: spent + 2000, reserved: 0, budget: 3000 });
+  });
+});
+
+describe('model budgets per token', () => {
+  // A fourth server: `max_llm_tokens_per_token` of 3000 and a second token.
+  let tokenLimited: TestServer;
+  let other: string;
+  before(async () => {
+    const home = tempDir();
+    const second = otherToken(home);
+    other = second.other;
+    tokenLimited = await startModelServer(p, { home, config: second.config, args: ['--max-llm-tokens-per-token', '3000', '--runner-pool-size', '1'] });
+  });
+  after(async () => tokenLimited?.stop());
+
+  test("one token spending its budget refuses only its own calls, naming the quota, its setting and what is left; another token's calls still answer", async () => {
+    const spend = await execute(tokenLimited, program(`return llm.call("${MODEL.anthropic}", "spend #usage=1000").ok;`));
+    assert.equal(spend.value, true);
+    const before = p.anthropic.requests.length;
+    const refused = await execute(tokenLimited, program(`return ${attempt(`llm.call("${MODEL.anthropic}", "more")`)};`));
+    assert.equal(refused.value.name, 'QuotaExceededError');
+    assert.match(refused.value.message, /max_llm_tokens_per_token \(this token\) has 1000 of 3000 tokens left; this call reserves 1002/);
+    assert.equal(p.anthropic.requests.length, before, 'nothing was sent');
+    assert.equal(await metricValue(tokenLimited, 'svc_token_quota_use{token="harness",quota="max_llm_tokens_per_token"}'), 2000);
+
+    const theirs = await execute(tokenLimited, program(`return [llm.call("${MODEL.anthropic}", "hello").text];`), 'models', other);
+    assert.deepEqual(theirs.value, ['echo:hello']);
+    assert.equal(await metricValue(tokenLimited, 'svc_token_quota_use{token="harness",quota="max_llm_tokens_per_token"}'), 2000, "the other token's call is not the first token's");
+  });
+
+  test('a call that gets no answer (dropped connection) is billed only what the provider reported: nothing', async () => {
+    const status = async () => (await tokenLimited.request('GET', '/v1/status')).json.token_budgets.model_tokens;
+    const before = await status();
+    const { value, executionId } = await execute(tokenLimited, program(`return llm.call("${MODEL.openai}", "#drop");`), 'models', other);
+    assert.deepEqual([value.ok, value.reason], [false, 'transport']);
+    assert.equal(tokenLimited.audit({ type: 'execution', event: 'finished', execution_id: executionId })[0].model_tokens, '0');
+    assert.deepEqual(await status(), { ...before, reserved: 0 });
   });
 });
 

@@ -115,6 +115,7 @@ describe('OpenAPI document', () => {
     await call('post', '/v1/sessions', {}, { ...user, body: { blueprint: 'nope' } }); // 404
     await call('post', '/v1/sessions', {}, { ...user, body: { blueprint: 'guarded' } }); // 400 secrets
     await call('get', '/v1/sessions/{session_id}/last-run', { session_id: sessionId }, user); // 404 empty
+    await call('get', '/v1/sessions', {}, user);
     await call('post', '/v1/sessions/{session_id}/execute', { session_id: sessionId }, { ...user, body: { code: 'export function main() { console.log("hi"); return { n: 1 }; }' }, headers: { 'idempotency-key': 'k1' } });
     await call('post', '/v1/sessions/{session_id}/execute', { session_id: sessionId }, { ...user, body: { code: 'export function main() { return 2; }' }, headers: { 'idempotency-key': 'k1' } }); // 409 conflict
     await call('post', '/v1/sessions/{session_id}/execute', { session_id: sessionId }, { ...user, body: { code: 'export function main() { return 1' } }); // compile error inside 200

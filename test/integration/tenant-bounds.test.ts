@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { registerBlueprint } from '../support/sessions';
-import { newToken, startServer, tempDir, type TestServer } from '../harness';
+import { startServer, type TestServer } from '../harness';
+import { metricValue, startWithOther as startTwoTokens } from '../support/tenants';
 
 const OPEN = 'name: open\ndefault: allow\n';
 const OPEN_MCP = 'name: open-mcp\ndefault: allow\n';
@@ -19,15 +20,11 @@ const COUNTER = 'import * as session from "svc:session";\nexport function main()
 const bigCounter = (bytes: number) =>
   `import * as session from "svc:session";\nexport function main() { const n = (session.get("n") ?? 0) + 1; session.set("n", n); return n + ":" + "x".repeat(${bytes}); }`;
 
-/** A server with a second user token, `other`, next to the harness's `harness` token. */
+/** A server with a second user token, `other`, next to the harness's `harness` token, and the open Blueprint. */
 async function startWithOther(args: string[]): Promise<{ server: TestServer; other: string }> {
-  const home = tempDir();
-  const other = newToken();
-  const file = path.join(home, 'other.token');
-  fs.writeFileSync(file, `${other}\n`);
-  const server = await startServer({ home, args, runners: 1, config: { api_tokens: [{ name: 'other', role: 'user', token_file: file }] } });
-  await registerBlueprint(server, OPEN);
-  return { server, other };
+  const started = await startTwoTokens({ args });
+  await registerBlueprint(started.server, OPEN);
+  return started;
 }
 
 async function openAs(server: TestServer, token: string) {
@@ -234,5 +231,42 @@ describe('a server with a small server-wide idempotency ledger', () => {
       assert.equal((await server.request('DELETE', '/v1/blueprints/open-mcp')).status < 300, true);
       assert.equal(await transports(), before);
     });
+  });
+});
+
+// The server-wide idempotency budget is shared fairly: the answers that go are those of the
+// token holding more than its share, so one token's many large answers never push out
+// another token's record (its retried `charge-1` replays, it does not run again).
+describe('a server-wide idempotency ledger shared by two tokens', () => {
+  let server: TestServer;
+  let other: string;
+  before(async () => {
+    ({ server, other } = await startWithOther(['--max-idempotency-size', '1']));
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  const run = (token: string, id: string, key: string) =>
+    server.request('POST', `/v1/sessions/${id}/execute`, { token, body: { code: bigCounter(300_000) }, headers: { 'Idempotency-Key': key } });
+
+  test("one token's large answers push out only its own oldest; the other token's record replays", async () => {
+    const victim = await openedAs(server, other);
+    const charged = await run(other, victim, 'charge-1');
+    assert.ok(String(charged.json.result).startsWith('1:'), charged.text.slice(0, 200));
+
+    const attacker = [await openedAs(server, server.userToken), await openedAs(server, server.userToken)];
+    for (let i = 0; i < 6; i++) {
+      const reply = await run(server.userToken, attacker[i % 2], `spam-${i}`);
+      assert.equal(reply.json.error, null, reply.text.slice(0, 200));
+    }
+    const retried = await run(other, victim, 'charge-1');
+    assert.equal(retried.headers.get('idempotent-replayed'), 'true', "the other token's record is still there");
+    assert.ok(String(retried.json.result).startsWith('1:'));
+    // The attacker's own oldest answer went: its retry runs again.
+    const own = await run(server.userToken, attacker[0], 'spam-0');
+    assert.equal(own.headers.get('idempotent-replayed'), null);
+    const held = await metricValue(server, 'svc_token_quota_use{token="harness",quota="max_idempotency_token_size"}');
+    assert.ok(held !== null && held <= 1024 * 1024, String(held));
   });
 });

@@ -77,7 +77,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Open sessions: the caller's own (admin tokens: every one) */
+        get: operations["getV1Sessions"];
         put?: never;
         /** Open a session */
         post: operations["postV1Sessions"];
@@ -501,6 +502,23 @@ export interface components {
         };
         VolumeList: {
             volumes: string[];
+        };
+        SessionList: {
+            sessions: components["schemas"]["SessionSummary"][];
+            /** @description Sessions one token may have open at once */
+            max_sessions_per_token: number;
+        };
+        SessionSummary: {
+            session_id: string;
+            blueprint: string;
+            /** @description Name of the token that opened it (null: a session recorded before owners existed) */
+            owner: string | null;
+            /** @description Opened through the MCP endpoint */
+            mcp: boolean;
+            created_at_ms: number;
+            last_activity_ms: number;
+            idle_timeout_secs: number;
+            runs_in_flight: number;
         };
         SessionCreated: {
             session_id: string;
@@ -987,6 +1005,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getV1Sessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Oldest first, with the per-token limit */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
                 };
             };
             /** @description Missing or unknown token */

@@ -1,10 +1,10 @@
-// `svc session open | run | last-run | close`: a harness's session from the shell (POST
-// /v1/sessions, POST /v1/sessions/{id}/execute, GET …/last-run, DELETE …). Harness
+// `svc session open | list | run | last-run | close`: a harness's session from the shell (POST
+// /v1/sessions, GET /v1/sessions, POST /v1/sessions/{id}/execute, GET …/last-run, DELETE …). Harness
 // secrets come from environment variables named on the command line, never values.
 import type { Command } from 'commander';
 import { ServerClient, serverMessage, withServerOptions, type ServerOptions } from '../client';
 import { CliError } from '../errors';
-import { withExample } from '../help';
+import { alignColumns, withExample } from '../help';
 import { say, secretsFromEnvironment } from '../io';
 import type { CliContext } from '../context';
 import { parseVariables, runAndReport } from './run';
@@ -33,6 +33,27 @@ export function registerSessionCommands(root: Command, context: CliContext): voi
     const reply = await client.request('POST', '/v1/sessions', { body });
     if (reply.status !== 200) throw new CliError(`the server refused the session (HTTP ${reply.status}): ${serverMessage(reply)}`, 1);
     say(io, String(reply.json.session_id));
+  });
+
+  withExample(
+    withServerOptions(session.command('list').description("one line per open session the token may use (an admin token: every one): id, Blueprint, owner, kind, runs in flight").option('--json', 'print the listing as JSON')),
+    'svc session list',
+    'svc session list --json',
+  ).action(async (options: ServerOptions & { json?: boolean }) => {
+    const client = ServerClient.from(options, io);
+    const reply = await client.request('GET', '/v1/sessions');
+    if (reply.status !== 200) throw new CliError(`the server answered ${reply.status}: ${serverMessage(reply)}`, 1);
+    const sessions: Array<Record<string, unknown>> = reply.json.sessions ?? [];
+    if (options.json) {
+      say(io, JSON.stringify(reply.json, null, 2));
+      return;
+    }
+    if (sessions.length === 0) {
+      say(io, `no open sessions (this token may open ${reply.json.max_sessions_per_token})`);
+      return;
+    }
+    const rows = sessions.map((s) => [String(s.session_id), String(s.blueprint), `owner=${s.owner ?? '-'}`, s.mcp ? 'mcp' : 'rest', `runs=${s.runs_in_flight}`]);
+    for (const line of alignColumns(rows)) say(io, line);
   });
 
   withExample(

@@ -18,7 +18,7 @@ import {
 } from '../../sessions';
 import { HttpError } from '../errors';
 import { defineRoute, json, serve } from '../route';
-import { ExecuteResult, IdempotencyRefusal, LastRunRecord, SessionCreated, SessionError as SessionErrorBody } from '../schemas';
+import { ExecuteResult, IdempotencyRefusal, LastRunRecord, SessionCreated, SessionError as SessionErrorBody, SessionList } from '../schemas';
 import { bodyOf } from '../validation';
 import { metrics } from '../../metrics';
 import type { AppEnv } from '../types';
@@ -48,6 +48,7 @@ const byId = { session_id: 'id' };
 const mcpSessionHeader = { 'mcp-session-id': 'The session the request ran in' };
 const gone = json(SessionErrorBody, 'Unknown session, or its Blueprint is gone');
 export const sessionRoutes = {
+  list: defineRoute({ method: 'get', path: '/v1/sessions', role: 'user', tag: 'sessions', summary: 'Open sessions: the caller\'s own (admin tokens: every one)', responses: { 200: json(SessionList, 'Oldest first, with the per-token limit') } }),
   create: defineRoute({ method: 'post', path: '/v1/sessions', role: 'user', tag: 'sessions', summary: 'Open a session', body: createBody, responseHeaders: mcpSessionHeader,
     responses: { 200: json(SessionCreated, 'Opened'), 400: json(SessionErrorBody, 'Invalid variables, secrets or filled paths'), 404: json(SessionErrorBody, 'Unknown Blueprint'), 429: json(SessionErrorBody, '`session_limit`: the token has `max_sessions_per_token` sessions open'), 500: json(SessionErrorBody, 'The session could not be created') } }),
   execute: defineRoute({ method: 'post', path: '/v1/sessions/{session_id}/execute', routeParams: byId, role: 'user', tag: 'sessions', summary: 'Run a program in a session', body: executeBody,
@@ -66,6 +67,8 @@ export const sessionRoutes = {
 const NOT_DISPATCHED: ReadonlySet<ExecuteErrorKind> = new Set(['compile_error', 'package_resolution']);
 
 export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependencies): void {
+  serve(app, sessionRoutes.list, (c) => c.json({ sessions: deps.sessions.list(c.get('principal')), max_sessions_per_token: deps.sessions.sessionLimit }));
+
   serve(app, sessionRoutes.create, (c) => {
     const body = bodyOf<z.infer<typeof createBody>>(c);
     try {

@@ -100,7 +100,7 @@ async function embed(call: HostCall, params: Params): Promise<unknown> {
   const sizes = chunks.map((c) => c.texts.reduce((n, t) => n + estimateTokens(t), 0));
   const whole = reserve(models.embeddingTokens, sizes.reduce((a, b) => a + b, 0));
   if (isShortfall(whole)) {
-    const which = whole.scope === 'run' ? 'max_execution_embedding_tokens (this run)' : 'max_embedding_tokens (the server)';
+    const which = whole.scope === 'run' ? 'max_execution_embedding_tokens (this run)' : whole.scope === 'token' ? 'max_embedding_tokens_per_token (this token)' : 'max_embedding_tokens (the server)';
     throw call.refuse(CAPABILITY, context, 'quota', new QuotaExceededError(`${FN}: the embedding-token budget ${which} has ${whole.available} of ${whole.limit} tokens left; this call reserves ${whole.needed}. Nothing was sent`));
   }
   whole.settle(0);
@@ -148,7 +148,8 @@ async function embedChunk(call: HostCall, models: ModelServices, provider: Retur
       throw failed('transport', `provider '${provider.name}' could not be reached (${error.detail}); the request was not sent and no tokens were billed`);
     }
     if (error instanceof NoAnswerError) {
-      reservation.settle(null);
+      // Cancelled or cut off: the provider reported nothing, so nothing is billed.
+      reservation.settle(0);
       throw failed(error.reason, REASON_MESSAGES[error.reason]);
     }
     throw error;

@@ -1,8 +1,11 @@
 // Token budgets of model and embedding calls (max_llm_tokens and friends): a reservation is
 // taken against the run's pool and the server's pool in one synchronous step (host calls
 // of every run share this process's event loop, so check-and-take is atomic across runs),
-// then settled with what the provider reported, or the full reservation when it reported
-// nothing.
+// then settled with what the provider reported. A call the provider answered without
+// reporting usage is billed its full reservation; a call that got no answer (cancelled by
+// the program or its run, or cut off in transport) is billed only what was reported: nothing
+// (per-token budgets, `max_llm_tokens_per_token`, keep a token that sends and cancels within
+// its own pool).
 
 /** One ceiling: what is spent plus what is reserved never passes `limit` at reservation time. */
 export class TokenPool {
@@ -21,22 +24,31 @@ export interface Reservation {
   settle(actual: number | null): number;
 }
 
+/** The pools one reservation is taken from: the run's, its token's and the server's. */
+export interface Pools {
+  run: TokenPool;
+  token?: TokenPool;
+  server: TokenPool;
+}
+
 /** Why a reservation did not fit: which pool, for the QuotaExceededError message. */
 export interface Shortfall {
-  scope: 'run' | 'server';
+  scope: 'run' | 'token' | 'server';
   needed: number;
   available: number;
   limit: number;
 }
 
 /** Reserves `tokens` in every pool or in none; returns the shortfall when one does not fit. */
-export function reserve(pools: { run: TokenPool; server: TokenPool }, tokens: number): Reservation | Shortfall {
-  for (const scope of ['run', 'server'] as const) {
+export function reserve(pools: Pools, tokens: number): Reservation | Shortfall {
+  // The server's pool before the token's: with the per-token budget at its default (the
+  // server's), a lone token's refusal names the server-wide budget, as before it existed.
+  for (const scope of ['run', 'server', 'token'] as const) {
     const pool = pools[scope];
-    if (tokens > pool.available) return { scope, needed: tokens, available: pool.available, limit: pool.limit };
+    if (pool && tokens > pool.available) return { scope, needed: tokens, available: pool.available, limit: pool.limit };
   }
-  pools.run.reserved += tokens;
-  pools.server.reserved += tokens;
+  const taken = [pools.run, pools.token, pools.server].filter((pool): pool is TokenPool => pool !== undefined);
+  for (const pool of taken) pool.reserved += tokens;
   let settled = false;
   return {
     tokens,
@@ -44,7 +56,7 @@ export function reserve(pools: { run: TokenPool; server: TokenPool }, tokens: nu
       if (settled) return 0;
       settled = true;
       const billed = actual ?? tokens;
-      for (const pool of [pools.run, pools.server]) {
+      for (const pool of taken) {
         pool.reserved -= tokens;
         pool.spent += billed;
       }

@@ -123,7 +123,7 @@ function reserveAll(t: Target, prompts: string[]): Reservation[] {
   const total = sizes.reduce((a, b) => a + b, 0);
   const probe = reserve(t.models.llmTokens, total);
   if (isShortfall(probe)) {
-    const which = probe.scope === 'run' ? 'max_execution_llm_tokens (this run)' : 'max_llm_tokens (the server)';
+    const which = probe.scope === 'run' ? 'max_execution_llm_tokens (this run)' : probe.scope === 'token' ? 'max_llm_tokens_per_token (this token)' : 'max_llm_tokens (the server)';
     throw t.call.refuse(
       CAPABILITY,
       t.context,
@@ -164,7 +164,8 @@ async function complete(t: Target, prompt: string, typed: Typed | null, reservat
       throw new Error(`${t.fn}: provider '${provider.name}' could not be reached (${error.detail}); the request was not sent and no tokens were billed`);
     }
     if (error instanceof NoAnswerError) {
-      reservation.settle(null);
+      // Cancelled or cut off: the provider reported nothing, so nothing is billed.
+      reservation.settle(0);
       return failure(error.reason, null);
     }
     throw error;

@@ -4,7 +4,7 @@
 import type { Dispatcher } from 'undici';
 import type { LlmDeclaration } from '../../blueprints';
 import type { Limits } from '../../config';
-import { TokenPool } from './budget';
+import { TokenPool, type Pools } from './budget';
 
 declare module '../types' {
   interface RunServices {
@@ -17,8 +17,8 @@ export interface ModelServices {
   secretValue: (name: string) => string | undefined;
   dispatcher: Dispatcher;
   limits: Pick<Limits, 'max_llm_concurrency' | 'max_embedding_concurrency' | 'max_execution_embedding_requests'>;
-  llmTokens: { run: TokenPool; server: TokenPool };
-  embeddingTokens: { run: TokenPool; server: TokenPool };
+  llmTokens: Pools;
+  embeddingTokens: Pools;
   /** Provider requests made for embedding calls in this run. */
   embeddingRequests: number;
 }
@@ -26,6 +26,8 @@ export interface ModelServices {
 export class ModelBudgets {
   readonly llm: TokenPool;
   readonly embedding: TokenPool;
+  /** Each token's pools (`max_llm_tokens_per_token`, `max_embedding_tokens_per_token`), by token name, for the server's life. */
+  private readonly byToken = new Map<string, { llm: TokenPool; embedding: TokenPool }>();
 
   constructor(
     private readonly limits: Limits,
@@ -35,17 +37,33 @@ export class ModelBudgets {
     this.embedding = new TokenPool(limits.max_embedding_tokens);
   }
 
-  forRun(llm: LlmDeclaration, secretValue: (name: string) => string | undefined): ModelServices {
+  /** A run's model services; its calls count against `token`'s pools too (the token's name). */
+  forRun(llm: LlmDeclaration, secretValue: (name: string) => string | undefined, token?: string): ModelServices {
     const { limits } = this;
+    const mine = token === undefined ? undefined : this.poolsOf(token);
     return {
       llm,
       secretValue,
       dispatcher: this.dispatcher,
       limits,
-      llmTokens: { run: new TokenPool(limits.max_execution_llm_tokens), server: this.llm },
-      embeddingTokens: { run: new TokenPool(limits.max_execution_embedding_tokens), server: this.embedding },
+      llmTokens: { run: new TokenPool(limits.max_execution_llm_tokens), ...(mine ? { token: mine.llm } : {}), server: this.llm },
+      embeddingTokens: { run: new TokenPool(limits.max_execution_embedding_tokens), ...(mine ? { token: mine.embedding } : {}), server: this.embedding },
       embeddingRequests: 0,
     };
+  }
+
+  private poolsOf(token: string): { llm: TokenPool; embedding: TokenPool } {
+    let pools = this.byToken.get(token);
+    if (!pools) {
+      pools = { llm: new TokenPool(this.limits.max_llm_tokens_per_token), embedding: new TokenPool(this.limits.max_embedding_tokens_per_token) };
+      this.byToken.set(token, pools);
+    }
+    return pools;
+  }
+
+  /** Spent plus reserved model and embedding tokens per token (for the per-token metrics). */
+  perToken(): Array<{ token: string; model: number; embedding: number }> {
+    return [...this.byToken].map(([token, pools]) => ({ token, model: pools.llm.spent + pools.llm.reserved, embedding: pools.embedding.spent + pools.embedding.reserved }));
   }
 
   /** Spent and reserved tokens against the server budgets (for /v1/status). */

@@ -78,23 +78,37 @@ describe('ranges', () => {
       max_execution_stack: 512,
       max_ephemeral_vfs_size: 64,
       max_session_state_memory: 1024,
+      max_session_state_memory_per_token: 1024,
       max_last_run_memory: 64,
       max_sessions_per_token: 64,
       max_idempotency_records: 1_000,
       max_idempotency_session_size: 64,
       max_idempotency_size: 1_024,
+      max_idempotency_token_size: 1_024,
       typecheck_large_program: 64,
       max_llm_tokens: 20_000_000,
+      max_llm_tokens_per_token: 20_000_000,
       max_execution_llm_tokens: 1_000_000,
       max_llm_concurrency: 4,
       max_embedding_tokens: 50_000_000,
+      max_embedding_tokens_per_token: 50_000_000,
       max_execution_embedding_tokens: 2_000_000,
       max_execution_embedding_requests: 1_000,
       max_embedding_concurrency: 4,
       max_host_calls_in_flight: 64,
+      max_server_host_calls_in_flight: 4096,
+      max_host_calls_in_flight_per_token: 4096,
     });
     const s = settingsOf();
     assert.deepEqual([s.shutdownGraceSeconds, s.runnerPoolSize], [5, 2]);
+    assert.deepEqual(s.connections, { total: 4096, perAddress: 1024, unauthenticated: 256, headerTimeoutSeconds: 60 });
+    assert.deepEqual([s.admission.runsInFlightPerToken, s.admission.queuedRunsPerToken], [s.admission.runsInFlight, s.admission.queuedRuns]);
+  });
+  test('a per-token budget left unset follows its server-wide one', () => {
+    const s = settingsOf({ argv: ['--max-session-state-memory', '8', '--max-llm-tokens', '500', '--max-queued-runs', '7'] });
+    assert.deepEqual([s.limits.max_session_state_memory_per_token, s.limits.max_llm_tokens_per_token, s.admission.queuedRunsPerToken], [8, 500, 7]);
+    const set = settingsOf({ argv: ['--max-session-state-memory', '8', '--max-session-state-memory-per-token', '2'] });
+    assert.equal(set.limits.max_session_state_memory_per_token, 2);
   });
   test('max execution memory must be at least 1 MB', () => {
     refused({ argv: ['--max-execution-memory', '0'] }, /max execution memory must be at least 1 MB, got 0/);

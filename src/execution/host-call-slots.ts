@@ -1,0 +1,116 @@
+// Host calls in flight, server-wide (`max_server_host_calls_in_flight`) and per token
+// (`max_host_calls_in_flight_per_token`): a fan-out bound on top of the per-run one the
+// runner enforces. A call past a bound waits (its run is parked on it anyway) and never
+// fails for it; waiting calls are served by token, the token with the fewest calls in
+// flight first, so one token's calls to a far end that never answers cannot make another
+// token's calls wait: a token below its fair share of the server-wide bound (the bound
+// divided among the tokens with calls in flight or waiting) starts past a full server, up
+// to twice the bound.
+import type { HostCall, HostHandler } from '../../sandbox';
+
+export interface HostCallBounds {
+  total: number;
+  perToken: number;
+}
+
+interface Waiter {
+  token: string;
+  grant: () => void;
+}
+
+/** A token below its fair share goes past the server-wide bound up to this many times it. */
+const OVER_COMMIT_FACTOR = 2;
+
+export class HostCallSlots {
+  private inFlight = 0;
+  private readonly byToken = new Map<string, number>();
+  /** Waiting calls per token, oldest first. */
+  private readonly waiting = new Map<string, Waiter[]>();
+
+  constructor(private readonly bounds: HostCallBounds) {}
+
+  /** `handle` with each call holding a slot while it is answered. */
+  wrap(token: string, handle: HostHandler): HostHandler {
+    return async (call: HostCall) => {
+      await this.acquire(token, call.signal);
+      try {
+        return await handle(call);
+      } finally {
+        this.release(token);
+      }
+    };
+  }
+
+  /** Calls in flight and waiting per token (token names). */
+  perToken(): Map<string, { inFlight: number; waiting: number }> {
+    const out = new Map<string, { inFlight: number; waiting: number }>();
+    for (const [token, count] of this.byToken) out.set(token, { inFlight: count, waiting: 0 });
+    for (const [token, queue] of this.waiting) out.set(token, { inFlight: this.byToken.get(token) ?? 0, waiting: queue.length });
+    return out;
+  }
+
+  private acquire(token: string, signal: AbortSignal | undefined): Promise<void> {
+    if (!this.waiting.has(token) && this.mayStart(token)) {
+      this.take(token);
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        token,
+        grant: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        const queue = this.waiting.get(token);
+        const index = queue?.indexOf(waiter) ?? -1;
+        if (!queue || index === -1) return;
+        queue.splice(index, 1);
+        if (queue.length === 0) this.waiting.delete(token);
+        reject(signal?.reason ?? new Error('the call was abandoned while waiting for a host-call slot'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const queue = this.waiting.get(token);
+      if (queue) queue.push(waiter);
+      else this.waiting.set(token, [waiter]);
+    });
+  }
+
+  private mayStart(token: string): boolean {
+    const mine = this.byToken.get(token) ?? 0;
+    if (mine >= this.bounds.perToken) return false;
+    if (this.inFlight < this.bounds.total) return true;
+    let tokens = this.byToken.size;
+    for (const waiting of this.waiting.keys()) if (!this.byToken.has(waiting)) tokens++;
+    if (!this.byToken.has(token) && !this.waiting.has(token)) tokens++;
+    return mine < Math.ceil(this.bounds.total / Math.max(1, tokens)) && this.inFlight < this.bounds.total * OVER_COMMIT_FACTOR;
+  }
+
+  private take(token: string): void {
+    this.inFlight++;
+    this.byToken.set(token, (this.byToken.get(token) ?? 0) + 1);
+  }
+
+  private release(token: string): void {
+    this.inFlight--;
+    const left = (this.byToken.get(token) ?? 1) - 1;
+    if (left > 0) this.byToken.set(token, left);
+    else this.byToken.delete(token);
+    this.pump();
+  }
+
+  /** Grants waiting calls while the bounds allow: the token with the fewest calls in flight first. */
+  private pump(): void {
+    for (;;) {
+      const tokens = [...this.waiting.keys()].sort((a, b) => (this.byToken.get(a) ?? 0) - (this.byToken.get(b) ?? 0));
+      const next = tokens.find((token) => this.mayStart(token));
+      if (next === undefined) return;
+      const queue = this.waiting.get(next)!;
+      const waiter = queue.shift()!;
+      if (queue.length === 0) this.waiting.delete(next);
+      this.take(next);
+      waiter.grant();
+    }
+  }
+}
