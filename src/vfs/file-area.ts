@@ -29,6 +29,13 @@ export interface Resolved extends Located {
 
 export { FileAreaError };
 
+/** A file area as plain data, to rebuild it in a worker thread (no release hook travels). */
+export interface AreaDescription {
+  mode: VfsMode;
+  cwd: string;
+  places: Place[];
+}
+
 // Guest paths arrive normalised by the policy's normaliser (src/policy/normalize.ts).
 
 function guestJoin(guestRoot: string, components: readonly string[]): string {
@@ -52,6 +59,16 @@ export class FileArea {
     private readonly onRelease: ((touched: boolean) => void) | null = null,
   ) {
     this.places.sort((a, b) => b.guestRoot.length - a.guestRoot.length);
+  }
+
+  /** This area as plain data (see AreaDescription). */
+  describe(): AreaDescription {
+    return { mode: this.mode, cwd: this.cwd, places: this.places.map((p) => ({ ...p })) };
+  }
+
+  /** The same area in another thread: same places, same walks, no release hook. */
+  static fromDescription(description: AreaDescription): FileArea {
+    return new FileArea(description.mode, description.cwd, description.places.map((p) => ({ ...p })));
   }
 
   get root(): Place | undefined {

@@ -1,6 +1,6 @@
 // Public API of file areas: resolving guest paths inside a run's file area without
 // following links, the no-follow file primitives, and a confined node-style file system.
-export { FileArea, FileAreaError, type Place, type Resolved } from './file-area';
+export { FileArea, FileAreaError, type AreaDescription, type Place, type Resolved } from './file-area';
 export { FileAreas } from './file-areas';
 export { appendNoFollow, createExclusive, linkRefused, openExclusive, openReadNoFollow, readNoFollow, writeNoFollow, type FinalLink, type Located } from './beneath';
 export { placeFs, type PlaceFs } from './place-fs';
