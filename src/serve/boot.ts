@@ -138,6 +138,7 @@ export async function boot(options: BootOptions): Promise<void> {
   closers.push(() => pool.stop());
   const fileAreas = new FileAreas(settings);
   closers.push(() => fileAreas.close());
+  void fileAreas.sweepLeftovers();
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory);
   /** svc:git per run: the identity filled from the session's variables, GIT_TOKEN on demand. */
   const gitServices = (blueprint: ReturnType<BlueprintRegistry['get']>, variables: Readonly<Record<string, string>>, secretValue: (name: string) => string | undefined) => {

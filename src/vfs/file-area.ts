@@ -29,6 +29,21 @@ export interface Resolved extends Located {
 
 export { FileAreaError };
 
+/**
+ * Levels a path may reach below its place's root. Deeper trees could not be walked, sized
+ * or removed by path (the kernel refuses paths past PATH_MAX), so they are never created.
+ */
+export const MAX_PATH_DEPTH = 64;
+/** Bytes of a path below its place's root; with the server's own prefix it stays under PATH_MAX. */
+export const MAX_PATH_BYTES = 2048;
+
+/** Refuses components deeper or longer than a file area allows. */
+function requireBounded(components: readonly string[]): void {
+  if (components.length > MAX_PATH_DEPTH) throw new FileAreaError(`the path is ${components.length} levels deep; a file area allows at most ${MAX_PATH_DEPTH} levels below its root`);
+  const bytes = components.reduce((sum, c) => sum + Buffer.byteLength(c) + 1, 0);
+  if (bytes > MAX_PATH_BYTES) throw new FileAreaError(`the path is ${bytes} bytes long; a file area allows at most ${MAX_PATH_BYTES} bytes below its root`);
+}
+
 /** A file area as plain data, to rebuild it in a worker thread (no release hook travels). */
 export interface AreaDescription {
   mode: VfsMode;
@@ -101,6 +116,7 @@ export class FileArea {
     const { root, real } = this.rootOf(place);
     const relative = place.guestRoot === '/' ? guestPath.slice(1) : guestPath.slice(place.guestRoot.length + 1);
     const components = relative === '' ? [] : relative.split('/');
+    requireBounded(components);
     const hostPath = beneath(root, components, (i) => guestJoin(place.guestRoot, components.slice(0, i + 1)), finalLink);
     return { guestPath, hostPath, place, root: real };
   }
@@ -114,6 +130,7 @@ export class FileArea {
     const relative = path.relative(root, path.resolve(hostPath));
     if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) throw new FileAreaError('the path leads outside the file area');
     const components = relative === '' ? [] : relative.split(path.sep);
+    requireBounded(components);
     return { hostPath: beneath(root, components, (i) => guestJoin(place.guestRoot, components.slice(0, i + 1)), finalLink), root: real };
   }
 
@@ -136,6 +153,13 @@ export class FileArea {
       this.realRoots.set(place, real);
     }
     return { root, real };
+  }
+
+  /** Levels a normalised guest path lies below its place's root. */
+  depthOf(guestPath: string): number {
+    const place = this.placeOf(guestPath);
+    const relative = place.guestRoot === '/' ? guestPath.slice(1) : guestPath.slice(place.guestRoot.length + 1);
+    return relative === '' ? 0 : relative.split('/').length;
   }
 
   /** Bytes in use under a place (files only, symlinks not followed). */

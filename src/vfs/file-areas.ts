@@ -6,14 +6,27 @@ import path from 'node:path';
 import { limitDefaults, type Limits, type Settings, type VolumeDeclaration } from '../config';
 import type { FilledVfs, VolumeAccess } from '../blueprints';
 import { FileArea, FileAreaError, type Place } from './file-area';
+import { removeTree } from './remove-tree';
 
-function removeIfPresent(dir: string): void {
-  if (fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
+const EPHEMERAL_PREFIX = 'svc-ephemeral-';
+/** Where a finished run's directory waits while its contents go. */
+const REMOVING_PREFIX = 'svc-removing-';
+
+/** Is the server process that made an ephemeral root still running? */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export class FileAreas {
   /** Made on first use (see ephemeralRoot()). */
   private ephemeralDir: string | null = null;
+  /** Made on first use (see removeLater()). */
+  private removingDir: string | null = null;
   private readonly volumes: Map<string, VolumeDeclaration>;
   /** Bytes of an ephemeral area whose Blueprint sets no size_limit. */
   private readonly ephemeralSizeLimit: number;
@@ -31,9 +44,30 @@ export class FileAreas {
   private ephemeralRoot(): string {
     if (this.ephemeralDir === null) {
       fs.mkdirSync(this.settings.paths.vfsEphemeralDir, { recursive: true });
-      this.ephemeralDir = fs.mkdtempSync(path.join(this.settings.paths.vfsEphemeralDir, `svc-ephemeral-${process.pid}-`));
+      this.ephemeralDir = fs.mkdtempSync(path.join(this.settings.paths.vfsEphemeralDir, `${EPHEMERAL_PREFIX}${process.pid}-`));
     }
     return this.ephemeralDir;
+  }
+
+  /**
+   * A finished run's directory leaves its place at once (one rename into this server's
+   * removing directory) and its contents go asynchronously, off the event loop, whatever
+   * their size; what a crash leaves is swept at the next start.
+   */
+  private removeLater(dir: string): void {
+    let aside = dir;
+    try {
+      if (this.removingDir === null) {
+        fs.mkdirSync(this.settings.paths.vfsEphemeralDir, { recursive: true });
+        this.removingDir = fs.mkdtempSync(path.join(this.settings.paths.vfsEphemeralDir, `${REMOVING_PREFIX}${process.pid}-`));
+      }
+      aside = path.join(this.removingDir, path.basename(dir));
+      fs.renameSync(dir, aside);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && aside !== dir) return; // nothing was written
+      aside = dir; // another file system: removed in place
+    }
+    removeTree(aside).catch(() => undefined);
   }
 
   private volumePlace(guestRoot: string, name: string, subPath: string | undefined, access: VolumeAccess | undefined): Place {
@@ -77,23 +111,49 @@ export class FileAreas {
         // Created on first use: most runs never touch a file, and even asking the disk
         // whether the directory exists costs more than the rest of a run's clean-up.
         return new FileArea('ephemeral', vfs.cwd, [root, ...mounts], (touched) => {
-          if (touched) removeIfPresent(dir);
+          if (touched) this.removeLater(dir);
         });
       }
       case 'per_session': {
         const dir = path.join(this.settings.paths.vfsSessionDir, ids.sessionId);
         const root: Place = { guestRoot: '/', anchor: dir, hostRoot: dir, access: 'read_write', sizeLimit: limit, volume: '', create: true };
         // A one-off run's throw-away session takes its directory with it.
-        return new FileArea('per_session', vfs.cwd, [root, ...mounts], options.throwaway ? () => removeIfPresent(dir) : null);
+        return new FileArea('per_session', vfs.cwd, [root, ...mounts], options.throwaway ? () => this.removeLater(dir) : null);
       }
       case 'named':
         return new FileArea('named', vfs.cwd, [this.volumePlace('/', vfs.volume ?? '', vfs.subPath, vfs.access), ...mounts]);
     }
   }
 
-  /** At exit: the private ephemeral directory goes. */
+  /** At exit: the private ephemeral directory goes (what cannot is swept at the next start). */
   close(): void {
-    if (this.ephemeralDir !== null) fs.rmSync(this.ephemeralDir, { recursive: true, force: true });
+    for (const dir of [this.ephemeralDir, this.removingDir]) {
+      try {
+        if (dir !== null) fs.rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // sweepLeftovers at the next start
+      }
+    }
     this.ephemeralDir = null;
+    this.removingDir = null;
+  }
+
+  /**
+   * At start: ephemeral roots of servers that are no longer running (a crash, a kill, a tree
+   * an older server could not delete) go, asynchronously. Roots of running servers that
+   * share the temp directory are left alone.
+   */
+  async sweepLeftovers(): Promise<void> {
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(this.settings.paths.vfsEphemeralDir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const pid = Number(/^svc-(?:ephemeral|removing)-(\d+)-/.exec(name)?.[1] ?? NaN);
+      if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+      await removeTree(path.join(this.settings.paths.vfsEphemeralDir, name)).catch(() => undefined);
+    }
   }
 }

@@ -58,13 +58,24 @@ export function hostWork<T>(fn: string, guestPath: string, work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof FileAreaError || error instanceof PermissionDeniedError || error instanceof QuotaExceededError) {
-      if (error instanceof FileAreaError) throw new Error(`fs.${fn} ${guestPath}: ${error.message}`);
-      throw error;
-    }
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    throw new Error(`fs.${fn} ${guestPath}: ${reasons[code] ?? 'the operation failed'}`);
+    throw guestError(fn, guestPath, error);
   }
+}
+
+/** hostWork for asynchronous work (removals, anything off the event loop). */
+export async function hostWorkAsync<T>(fn: string, guestPath: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw guestError(fn, guestPath, error);
+  }
+}
+
+function guestError(fn: string, guestPath: string, error: unknown): Error {
+  if (error instanceof FileAreaError) return new Error(`fs.${fn} ${guestPath}: ${error.message}`);
+  if (error instanceof PermissionDeniedError || error instanceof QuotaExceededError) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  return new Error(`fs.${fn} ${guestPath}: ${reasons[code] ?? 'the operation failed'}`);
 }
 
 export function requireWritable(call: HostCall, place: Place, capability: string, context: Record<string, unknown>, guestPath: string): void {

@@ -3,10 +3,10 @@
 // limits, then works on the run's file area. Messages name guest paths only.
 import fs from 'node:fs';
 import path from 'node:path';
-import { appendNoFollow, linkRefused, openReadNoFollow, type FileArea } from '../../vfs';
+import { appendNoFollow, FileAreaError, linkRefused, MAX_PATH_DEPTH, openReadNoFollow, removeTree, type FileArea } from '../../vfs';
 import { HOST_FUEL } from '../fuel';
 import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
-import { allowedPath, area, atomicWrite, copyTree, existingSize, hostWork, MAX_READ_SIZE, requireRoom, requireWritable } from './area';
+import { allowedPath, area, atomicWrite, copyTree, existingSize, hostWork, hostWorkAsync, MAX_READ_SIZE, requireRoom, requireWritable } from './area';
 import { decodeText, describeEncoding } from './encoding';
 import { kindOf, walkTree } from './walk';
 
@@ -304,19 +304,23 @@ export const fsOperations: Record<string, HostOperation> = {
   remove: gated({
     parse: (args, run) => ({ ...onePath('remove')(args, run), recursive: boolArg(args[1], 'remove', 'recursive') }),
     gate: ({ raw, recursive }) => ({ capability: 'fs.remove', context: { path: raw, recursive } }),
-    run: (call, { files, recursive }, allowed) => {
+    run: async (call, { files, recursive }, allowed) => {
       const target = allowedPath(allowed);
-      return hostWork('remove', target, () => {
+      const tree = hostWork('remove', target, () => {
         if (files.isMountPoint(target)) throw new Error(`fs.remove ${target}: a mount point or / cannot be removed`);
-        // A link is removed itself; rm never descends through one.
+        // A link is removed itself; the removal never descends through one.
         const { hostPath, place } = files.resolve(target, 'itself');
         requireWritable(call, place, 'fs.remove', allowed[0].context, target);
         call.charge(HOST_FUEL.SYSCALL);
         const stat = fs.lstatSync(hostPath);
-        if (stat.isDirectory()) fs.rmSync(hostPath, { recursive });
-        else fs.unlinkSync(hostPath);
-        return undefined;
+        if (!stat.isDirectory()) fs.unlinkSync(hostPath);
+        else if (!recursive) fs.rmdirSync(hostPath);
+        else return hostPath;
+        return null;
       });
+      // A tree of any size or depth: asynchronous steps, off the event loop.
+      if (tree !== null) await hostWorkAsync('remove', target, () => removeTree(tree));
+      return undefined;
     },
   }),
 
@@ -335,6 +339,7 @@ export const fsOperations: Record<string, HostOperation> = {
         requireWritable(call, source.place, 'fs.move', context, from);
         requireWritable(call, target.place, 'fs.move', context, to);
         if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+        requireDepthAfter(files, source.hostPath, from, to);
         call.charge(HOST_FUEL.SYSCALL * 2);
         if (source.place === target.place) fs.renameSync(source.hostPath, target.hostPath);
         else {
@@ -363,6 +368,7 @@ export const fsOperations: Record<string, HostOperation> = {
         if (stat.isDirectory() && !recursive) throw new Error(`fs.copy ${from}: is a directory; pass recursive: true`);
         refuseLinksIn(source.hostPath, from);
         if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+        requireDepthAfter(files, source.hostPath, from, to);
         const adding = stat.isDirectory() ? files.usage({ ...source.place, hostRoot: source.hostPath }) : stat.size;
         requireRoom(call, files, target.place, 'copy', to, adding, existingSize(target.hostPath), context);
         call.charge(HOST_FUEL.SYSCALL * 2 + adding / 4);
@@ -398,6 +404,18 @@ function refuseLinksIn(hostPath: string, guestPath: string): void {
   if (fs.lstatSync(hostPath).isSymbolicLink()) throw linkRefused(guestPath);
   const link = walkTree(hostPath, guestPath, { maxDepth: 64 }).find((e) => e.kind === 'symlink');
   if (link) throw linkRefused(link.guestPath);
+}
+
+/**
+ * A directory moved or copied deeper must not reach below MAX_PATH_DEPTH (src/vfs): only
+ * when it goes deeper is its tree looked at, and only as far as the bound.
+ */
+function requireDepthAfter(files: FileArea, sourceHost: string, from: string, to: string): void {
+  const deeper = files.depthOf(to) - files.depthOf(from);
+  if (deeper <= 0 || !fs.lstatSync(sourceHost).isDirectory()) return;
+  const room = MAX_PATH_DEPTH - files.depthOf(to);
+  const tooDeep = walkTree(sourceHost, from, { maxDepth: room + 1 }).find((e) => e.depth > room);
+  if (tooDeep) throw new FileAreaError(`the tree would reach ${files.depthOf(tooDeep.guestPath) + deeper} levels; a file area allows at most ${MAX_PATH_DEPTH} levels below its root`);
 }
 
 /** What a writer's handle stands for: the target as checked at open. */
