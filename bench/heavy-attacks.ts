@@ -112,8 +112,8 @@ export function heavyAttacks(server: TestServer): HeavyAttack[] {
         const dir = path.join(server.home, 'server', 'vfs', 'sessions', deletedSession);
         for (let d = 0; d < SESSION_FILES / 500; d++) {
           const sub = path.join(dir, `d${d}`);
-          fs.mkdirSync(sub);
-          for (let f = 0; f < 500; f++) fs.writeFileSync(path.join(sub, `f${f}.txt`), 'x');
+          await fs.promises.mkdir(sub);
+          await Promise.all(Array.from({ length: 500 }, (_, f) => fs.promises.writeFile(path.join(sub, `f${f}.txt`), 'x')));
         }
       },
       async attack() {
