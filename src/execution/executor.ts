@@ -39,6 +39,8 @@ export interface PackagePreparer {
 /** What a run's services (file area, session state, secrets, git, http) are built from. */
 export interface RunServicesRequest {
   sessionId: string;
+  /** The token the run is for (its disk budget). */
+  principal?: string;
   blueprintName: string;
   fileArea: FilledVfs;
   harnessSecrets: Readonly<Record<string, string>>;
@@ -162,6 +164,7 @@ export class Executor {
     const services =
       this.options.runServices?.({
         sessionId: request.sessionId,
+        principal: request.principal,
         blueprintName: request.blueprint.name,
         fileArea: request.fileArea,
         harnessSecrets: request.harnessSecrets,

@@ -193,8 +193,9 @@ export async function boot(options: BootOptions): Promise<void> {
     vfs: Parameters<FileAreas['open']>[0],
     secrets: { blueprint: string; harness: Readonly<Record<string, string>>; variables: Readonly<Record<string, string>> },
     throwaway: boolean,
+    principal?: string,
   ): RunServices => {
-    const files = fileAreas.open(vfs, { sessionId, runId: randomUUID() }, { throwaway });
+    const files = fileAreas.open(vfs, { sessionId, runId: randomUUID(), principal }, { throwaway });
     const blueprint = registry.get(secrets.blueprint);
     const secretValue = (name: string) => {
       const declaration = blueprint?.declarations.secrets.get(name);
@@ -250,7 +251,7 @@ export async function boot(options: BootOptions): Promise<void> {
     packages: packageRuntime,
     typecheck,
     shutdown: cancel.signal,
-    runServices: (run) => runServices(run.sessionId, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
+    runServices: (run) => runServices(run.sessionId, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway, run.principal),
     modules: moduleTable,
     audit,
     log,
@@ -322,7 +323,7 @@ export async function boot(options: BootOptions): Promise<void> {
     audit,
     allows: settings.logging.audit.allows,
     allowedHosts: settings.mcpAllowedHosts,
-    servicesFor: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
+    servicesFor: (session) => runServices(session.id, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false, session.principal),
     version: options.version,
     mcpViews: (blueprint, session) => (only) => mcpViews(mcpDiscovery, blueprint, { sessionId: session.id, harness: session.secrets }, only),
   });

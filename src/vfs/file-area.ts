@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { VfsMode, VolumeAccess } from '../blueprints';
 import { beneath, FileAreaError, type FinalLink, type Located } from './beneath';
+import { measureTree, type DiskUsage } from './usage';
 
 export interface Place {
   /** Guest path of this place's root: `/` or a mount point. */
@@ -17,9 +18,19 @@ export interface Place {
   access: VolumeAccess;
   /** Bytes, or null for no limit. */
   sizeLimit: number | null;
+  /** Where the limit comes from, for refusals: a server setting, the Blueprint's vfs.size_limit or the volume's declaration. */
+  limitSetting?: string;
   volume: string;
   /** Created on first use (managed volumes, ephemeral areas). */
   create: boolean;
+}
+
+/** A token's disk budget over all its sessions' per_session areas (max_token_disk). */
+export interface TokenBudget {
+  /** Bytes. */
+  limit: number;
+  /** Bytes the token's sessions' areas hold now (measured off the event loop). */
+  inUse(): Promise<number>;
 }
 
 export interface Resolved extends Located {
@@ -72,6 +83,10 @@ export class FileArea {
     private readonly places: Place[],
     /** Removes an ephemeral directory at the end of the run; told whether the run touched the disk. */
     private readonly onRelease: ((touched: boolean) => void) | null = null,
+    /** The server's remembered usage figures (none in a worker thread: measured each time). */
+    private readonly disk: DiskUsage | null = null,
+    /** The disk budget of the token whose session this is (per_session areas only). */
+    readonly tokenBudget: TokenBudget | null = null,
   ) {
     this.places.sort((a, b) => b.guestRoot.length - a.guestRoot.length);
   }
@@ -162,31 +177,24 @@ export class FileArea {
     return relative === '' ? 0 : relative.split('/').length;
   }
 
-  /** Bytes in use under a place (files only, symlinks not followed). */
-  usage(place: Place): number {
-    let total = 0;
-    const walk = (dir: string, depth: number) => {
-      if (depth > 64) return;
-      let entries: fs.Dirent[];
-      try {
-        entries = fs.readdirSync(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const entry of entries) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) walk(full, depth + 1);
-        else if (entry.isFile()) {
-          try {
-            total += fs.statSync(full).size;
-          } catch {
-            // Removed while walking: it no longer counts.
-          }
-        }
-      }
-    };
-    if (fs.existsSync(place.hostRoot)) walk(place.hostRoot, 0);
-    return total;
+  /** Bytes in use under a place (files only, links not followed), measured off the event loop. */
+  usage(place: Place): Promise<number> {
+    return this.disk ? this.disk.of(place.hostRoot) : measureTree(place.hostRoot);
+  }
+
+  /** Bytes of the files under one directory of the area (a tree about to be copied or moved). */
+  treeBytes(hostPath: string): Promise<number> {
+    return measureTree(hostPath);
+  }
+
+  /** svc wrote `delta` bytes more (or fewer) under the place: the remembered figure follows. */
+  recordWrite(place: Place, delta: number): void {
+    this.disk?.add(place.hostRoot, delta);
+  }
+
+  /** Work svc does not count byte by byte (git) changed the place: the next check measures again. */
+  invalidate(place: Place): void {
+    this.disk?.forget(place.hostRoot);
   }
 
   /** Creates a missing working directory when its place is writable. */

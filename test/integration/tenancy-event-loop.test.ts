@@ -143,3 +143,48 @@ test('fs.mkdir of a 2,000-deep path is a clear refusal, not a 500, and leaves no
 test('a dead server\'s leftover ephemeral root is swept at start', async () => {
   await eventually('the leftover ephemeral root to be removed', () => !fs.existsSync(deadRoot));
 });
+
+test('disk quotas: a session\'s default size limit and a token\'s disk budget refuse with the setting and the use; the other token is unaffected', async () => {
+  const home = tempDir();
+  const second = newToken();
+  fs.writeFileSync(path.join(home, 'second.token'), `${second}\n`);
+  const small = await startServer({
+    home,
+    args: ['--max-session-vfs-size', '1', '--max-token-disk', '2'],
+    config: { api_tokens: [{ name: 'second', role: 'user', token_file: path.join(home, 'second.token') }] },
+  });
+  try {
+    assert.ok((await small.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } })).status < 300);
+    const open = async (token: string) => (await small.request('POST', '/v1/sessions', { token, body: { blueprint: 'heavy' } })).json.session_id as string;
+    const write = async (token: string, session: string, name: string, kilobytes: number) => {
+      const reply = await small.request('POST', `/v1/sessions/${session}/execute`, {
+        token,
+        body: { code: `import * as fs from "svc:fs";\nexport function main() { try { fs.writeText("/${name}", "x".repeat(${kilobytes * 1024})); return "ok"; } catch (e) { return e.name + ": " + e.message + " | exists: " + fs.exists("/${name}"); } }` },
+      });
+      assert.equal(reply.json.error, null, reply.text);
+      return reply.json.result as string;
+    };
+    const first = await open(small.userToken);
+    assert.equal(await write(small.userToken, first, 'a.txt', 900), 'ok');
+    assert.equal(
+      await write(small.userToken, first, 'b.txt', 200),
+      "QuotaExceededError: fs.writeText /b.txt: the filesystem's size limit of 1048576 bytes (set by max_session_vfs_size) would be exceeded: 921600 bytes are in use and this needs 204800 more | exists: false",
+    );
+    const secondSession = await open(small.userToken);
+    assert.equal(await write(small.userToken, secondSession, 'a.txt', 900), 'ok');
+    const third = await open(small.userToken);
+    assert.equal(
+      await write(small.userToken, third, 'a.txt', 300),
+      "QuotaExceededError: fs.writeText /a.txt: the token's disk budget of 2097152 bytes (set by max_token_disk) would be exceeded: its sessions' file areas hold 1843200 bytes and this needs 307200 more | exists: false",
+    );
+    // Another token's budget is its own.
+    const others = await open(second);
+    assert.equal(await write(second, others, 'a.txt', 900), 'ok');
+    // Freed room counts again.
+    const removed = await small.request('POST', `/v1/sessions/${secondSession}/execute`, { token: small.userToken, body: { code: 'import * as fs from "svc:fs";\nexport function main() { fs.remove("/a.txt"); }' } });
+    assert.equal(removed.json.error, null, removed.text);
+    assert.equal(await write(small.userToken, third, 'a.txt', 300), 'ok');
+  } finally {
+    await small.stop();
+  }
+});

@@ -42,16 +42,19 @@ function readText(call: HostCall, files: FileArea, fn: string, target: string): 
 }
 
 /** The write after an edit: a further `fs.write` gate with the diff, then the area's checks. */
-function writeText(call: HostCall, files: FileArea, fn: string, target: string, text: string, diff: string): void {
+async function writeText(call: HostCall, files: FileArea, fn: string, target: string, text: string, diff: string): Promise<void> {
   const content = Buffer.from(text, 'utf8');
   const context = call.gate('fs.write', { path: target, length: content.length, diff });
-  hostWork(fn, target, () => {
-    const resolved = files.resolve(target);
-    requireWritable(call, resolved.place, 'fs.write', context, target);
-    requireRoom(call, files, resolved.place, fn, target, content.length, existingSize(resolved.hostPath), context);
-    call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-    atomicWrite(resolved, content);
+  const resolved = hostWork(fn, target, () => {
+    const found = files.resolve(target);
+    requireWritable(call, found.place, 'fs.write', context, target);
+    return found;
   });
+  const replacing = existingSize(resolved.hostPath);
+  await requireRoom(call, files, resolved.place, fn, target, content.length, replacing, context);
+  call.charge(HOST_FUEL.SYSCALL + content.length / 4);
+  hostWork(fn, target, () => atomicWrite(resolved, content));
+  files.recordWrite(resolved.place, content.length - replacing);
 }
 
 /** Unified diff with `--- a` / `+++ b` headers and 3 context lines; "" when equal (in this thread: small texts only). */
@@ -232,7 +235,7 @@ export const codeOperations: Record<string, HostOperation> = {
       }
       if (updated === text) return mutation(false, '');
       const diff = await diffOffLoop(call, 'edit', text, updated, target, target);
-      writeText(call, files, 'edit', target, updated, diff);
+      await writeText(call, files, 'edit', target, updated, diff);
       return mutation(true, diff);
     },
   }),
@@ -254,7 +257,7 @@ export const codeOperations: Record<string, HostOperation> = {
           ? `${text}${text !== '' && !trailing ? '\n' : ''}${insert}`
           : `${lines.slice(0, line - 1).join('\n')}${line > 1 ? '\n' : ''}${insert}${lines.slice(line - 1).join('\n')}`;
       const diff = await diffOffLoop(call, 'insertAt', text, updated, target, target);
-      writeText(call, files, 'insertAt', target, updated, diff);
+      await writeText(call, files, 'insertAt', target, updated, diff);
       return mutation(true, diff);
     },
   }),
@@ -303,7 +306,7 @@ export const codeOperations: Record<string, HostOperation> = {
       }
       if (updated === text) return mutation(false, '');
       const diff = await diffOffLoop(call, 'applyPatch', text, updated, target, target);
-      writeText(call, files, 'applyPatch', target, updated, diff);
+      await writeText(call, files, 'applyPatch', target, updated, diff);
       return mutation(true, diff);
     },
   }),

@@ -84,15 +84,33 @@ export function requireWritable(call: HostCall, place: Place, capability: string
   throw call.refuse(capability, context, 'read_only', error);
 }
 
-export function requireRoom(call: HostCall, files: FileArea, place: Place, fn: string, guestPath: string, adding: number, replacing: number, context: Record<string, unknown>): void {
-  if (place.sizeLimit === null) return;
-  const inUse = files.usage(place);
+/**
+ * Refuses a write past the place's size limit or past the token's disk budget (a session's
+ * own area only); the usage is measured off the event loop (src/vfs/usage.ts). A refusal
+ * names the limit, where it is set and the bytes in use.
+ */
+export async function requireRoom(call: HostCall, files: FileArea, place: Place, fn: string, guestPath: string, adding: number, replacing: number, context: Record<string, unknown>): Promise<void> {
   const needed = adding - replacing;
-  if (inUse + needed <= place.sizeLimit) return;
-  const error = new QuotaExceededError(
-    `fs.${fn} ${guestPath}: the filesystem's size limit of ${place.sizeLimit} bytes would be exceeded: ${inUse} bytes are in use and this needs ${Math.max(0, needed)} more`,
-  );
-  throw call.refuse('fs.write', context, 'quota', error);
+  if (place.sizeLimit !== null) {
+    const inUse = await files.usage(place);
+    if (inUse + needed > place.sizeLimit) {
+      const setting = place.limitSetting && place.limitSetting !== 'vfs.size_limit' ? ` (set by ${place.limitSetting})` : '';
+      const error = new QuotaExceededError(
+        `fs.${fn} ${guestPath}: the filesystem's size limit of ${place.sizeLimit} bytes${setting} would be exceeded: ${inUse} bytes are in use and this needs ${Math.max(0, needed)} more`,
+      );
+      throw call.refuse('fs.write', context, 'quota', error);
+    }
+  }
+  const budget = place.guestRoot === '/' && files.mode === 'per_session' ? files.tokenBudget : null;
+  if (budget && needed > 0) {
+    const inUse = await budget.inUse();
+    if (inUse + needed > budget.limit) {
+      const error = new QuotaExceededError(
+        `fs.${fn} ${guestPath}: the token's disk budget of ${budget.limit} bytes (set by max_token_disk) would be exceeded: its sessions' file areas hold ${inUse} bytes and this needs ${needed} more`,
+      );
+      throw call.refuse('fs.write', context, 'quota', error);
+    }
+  }
 }
 
 export function existingSize(hostPath: string): number {

@@ -42,14 +42,16 @@ function writeOperation(fn: string, mode: 'replace' | 'append'): HostOperation {
     run: (call, { files, content }, allowed) => {
       const target = allowedPath(allowed);
       const context = allowed[0].context;
-      return hostWork(fn, target, () => {
+      return hostWorkAsync(fn, target, async () => {
         if (files.isMountPoint(target)) throw new Error(`fs.${fn} ${target}: a mount point or / cannot be written`);
         const resolved = files.resolve(target);
         requireWritable(call, resolved.place, 'fs.write', context, target);
-        requireRoom(call, files, resolved.place, fn, target, content.length, mode === 'replace' ? existingSize(resolved.hostPath) : 0, context);
+        const replacing = mode === 'replace' ? existingSize(resolved.hostPath) : 0;
+        await requireRoom(call, files, resolved.place, fn, target, content.length, replacing, context);
         call.charge(HOST_FUEL.SYSCALL + content.length / 4);
         if (mode === 'replace') atomicWrite(resolved, content);
         else appendNoFollow(resolved, content);
+        files.recordWrite(resolved.place, content.length - replacing);
         return undefined;
       });
     },
@@ -269,12 +271,14 @@ export const fsOperations: Record<string, HostOperation> = {
     run: (call, { files, content, writer }, allowed) => {
       const target = allowedPath(allowed);
       const context = allowed[0].context;
-      return hostWork('writer', target, () => {
+      return hostWorkAsync('writer', target, async () => {
         const resolved = files.resolve(target);
         requireWritable(call, resolved.place, 'fs.write', context, target);
-        requireRoom(call, files, resolved.place, 'writer', target, content.length, existingSize(resolved.hostPath), context);
+        const replacing = existingSize(resolved.hostPath);
+        await requireRoom(call, files, resolved.place, 'writer', target, content.length, replacing, context);
         call.charge(HOST_FUEL.SYSCALL + content.length / 4);
         atomicWrite(resolved, content);
+        files.recordWrite(resolved.place, content.length - replacing);
         void writer;
         return undefined;
       });
@@ -313,13 +317,19 @@ export const fsOperations: Record<string, HostOperation> = {
         requireWritable(call, place, 'fs.remove', allowed[0].context, target);
         call.charge(HOST_FUEL.SYSCALL);
         const stat = fs.lstatSync(hostPath);
-        if (!stat.isDirectory()) fs.unlinkSync(hostPath);
-        else if (!recursive) fs.rmdirSync(hostPath);
-        else return hostPath;
+        if (!stat.isDirectory()) {
+          fs.unlinkSync(hostPath);
+          if (stat.isFile()) files.recordWrite(place, -stat.size);
+        } else if (!recursive) fs.rmdirSync(hostPath);
+        else return { hostPath, place };
         return null;
       });
       // A tree of any size or depth: asynchronous steps, off the event loop.
-      if (tree !== null) await hostWorkAsync('remove', target, () => removeTree(tree));
+      if (tree !== null) {
+        const freed = await files.treeBytes(tree.hostPath);
+        await hostWorkAsync('remove', target, () => removeTree(tree.hostPath));
+        files.recordWrite(tree.place, -freed);
+      }
       return undefined;
     },
   }),
@@ -331,7 +341,7 @@ export const fsOperations: Record<string, HostOperation> = {
       const from = allowedPath(allowed, 'from');
       const to = allowedPath(allowed, 'to');
       const context = allowed[0].context;
-      return hostWork('move', from, () => {
+      return hostWorkAsync('move', from, async () => {
         if (files.isMountPoint(from) || files.isMountPoint(to)) throw new Error(`fs.move ${from}: a mount point or / cannot be moved or replaced`);
         // rename moves or replaces a link itself, never what it points to.
         const source = files.resolve(from, 'itself');
@@ -344,9 +354,13 @@ export const fsOperations: Record<string, HostOperation> = {
         if (source.place === target.place) fs.renameSync(source.hostPath, target.hostPath);
         else {
           refuseLinksIn(source.hostPath, from);
-          requireRoom(call, files, target.place, 'move', to, files.usage({ ...source.place, hostRoot: source.hostPath }) || existingSize(source.hostPath), existingSize(target.hostPath), context);
+          const adding = (await files.treeBytes(source.hostPath)) || existingSize(source.hostPath);
+          const replacing = existingSize(target.hostPath);
+          await requireRoom(call, files, target.place, 'move', to, adding, replacing, context);
           copyTree(source, target);
-          fs.rmSync(source.hostPath, { recursive: true });
+          await removeTree(source.hostPath);
+          files.recordWrite(target.place, adding - replacing);
+          files.recordWrite(source.place, -adding);
         }
         return undefined;
       });
@@ -360,7 +374,7 @@ export const fsOperations: Record<string, HostOperation> = {
       const from = allowedPath(allowed, 'from');
       const to = allowedPath(allowed, 'to');
       const context = allowed[0].context;
-      return hostWork('copy', from, () => {
+      return hostWorkAsync('copy', from, async () => {
         const source = files.resolve(from);
         const target = files.resolve(to);
         requireWritable(call, target.place, 'fs.copy', context, to);
@@ -369,10 +383,12 @@ export const fsOperations: Record<string, HostOperation> = {
         refuseLinksIn(source.hostPath, from);
         if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
         requireDepthAfter(files, source.hostPath, from, to);
-        const adding = stat.isDirectory() ? files.usage({ ...source.place, hostRoot: source.hostPath }) : stat.size;
-        requireRoom(call, files, target.place, 'copy', to, adding, existingSize(target.hostPath), context);
+        const adding = stat.isDirectory() ? await files.treeBytes(source.hostPath) : stat.size;
+        const replacing = existingSize(target.hostPath);
+        await requireRoom(call, files, target.place, 'copy', to, adding, replacing, context);
         call.charge(HOST_FUEL.SYSCALL * 2 + adding / 4);
         copyTree(source, target);
+        files.recordWrite(target.place, adding - replacing);
         return undefined;
       });
     },

@@ -103,9 +103,10 @@ function writable(call: HostCall, repo: Repo, capability: string, context: Recor
   requireWritable(call, repo.place, capability, context, repo.guestPath);
 }
 
-function checkQuota(call: HostCall, repo: Repo, fn: string, capability: string, context: Record<string, unknown>, undo?: () => void): void {
+async function checkQuota(call: HostCall, repo: Repo, fn: string, capability: string, context: Record<string, unknown>, undo?: () => void): Promise<void> {
   if (repo.place.sizeLimit === null) return;
-  const used = repo.files.usage(repo.place);
+  repo.files.invalidate(repo.place);
+  const used = await repo.files.usage(repo.place);
   if (used <= repo.place.sizeLimit) return;
   undo?.();
   throw call.refuse(capability, context, 'quota', new QuotaExceededError(`git.${fn} ${repo.guestPath}: the filesystem's size limit of ${repo.place.sizeLimit} bytes would be exceeded (${used} bytes after the operation)`));
@@ -143,8 +144,13 @@ function specOf(repo: Repo): RepoSpec {
 }
 
 /** Local work whose cost grows with the repository's files: in a host worker thread (./local). */
-function offloaded<T>(call: HostCall, repo: Repo, fn: string, task: LocalGitInput extends infer I ? (I extends { repo: RepoSpec } ? Omit<I, 'repo'> : never) : never): Promise<T> {
-  return hostTask('git', { ...task, repo: specOf(repo) } as LocalGitInput, { signal: call.signal, what: `git.${fn} ${repo.guestPath}` }) as Promise<T>;
+async function offloaded<T>(call: HostCall, repo: Repo, fn: string, task: LocalGitInput extends infer I ? (I extends { repo: RepoSpec } ? Omit<I, 'repo'> : never) : never): Promise<T> {
+  try {
+    return (await hostTask('git', { ...task, repo: specOf(repo) } as LocalGitInput, { signal: call.signal, what: `git.${fn} ${repo.guestPath}` })) as T;
+  } finally {
+    // git's writes are not counted byte by byte: the next size check measures again.
+    if (task.op !== 'status' && task.op !== 'diff') repo.files.invalidate(repo.place);
+  }
 }
 
 export const gitOperations: Record<string, HostOperation> = {
@@ -210,7 +216,7 @@ export const gitOperations: Record<string, HostOperation> = {
           throw error;
         }
       }
-      checkQuota(call, repo, 'clone', 'git.clone', context, undo);
+      await checkQuota(call, repo, 'clone', 'git.clone', context, undo);
       return repo.guestPath;
     },
   }),
@@ -312,7 +318,7 @@ export const gitOperations: Record<string, HostOperation> = {
       await networkCall(call, 'fetch', 'git.fetch', context, () =>
         git.fetch({ fs: repo.fs, dir: repo.dir, remote: remoteName, ref: branch || undefined, singleBranch: branch !== '', ...network(call, g) }),
       );
-      checkQuota(call, repo, 'fetch', 'git.fetch', context);
+      await checkQuota(call, repo, 'fetch', 'git.fetch', context);
       const branches = await git.listBranches({ fs: repo.fs, dir: repo.dir, remote: remoteName });
       return { branches: branches.filter((b) => b !== 'HEAD') };
     },
@@ -330,7 +336,7 @@ export const gitOperations: Record<string, HostOperation> = {
       await networkCall(call, 'pull', 'git.fetch', context, () =>
         git.pull({ fs: repo.fs, dir: repo.dir, remote: remoteName, remoteRef: branch || undefined, fastForwardOnly: true, singleBranch: true, author: who, committer: who, ...network(call, g) }),
       );
-      checkQuota(call, repo, 'pull', 'git.fetch', context);
+      await checkQuota(call, repo, 'pull', 'git.fetch', context);
       return { previous, current: await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'HEAD' }) };
     },
   }),
