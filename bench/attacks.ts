@@ -117,10 +117,15 @@ async function main(): Promise<void> {
   const home = tempDir();
   const otherToken = newToken();
   fs.writeFileSync(path.join(home, 'other.token'), `${otherToken}\n`);
+  // BENCH_PROFILE=<dir>: the server and its runners write V8 CPU profiles there (bench/profile.ts reads them).
+  const profile = process.env.BENCH_PROFILE
+    ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
+    : {};
+  if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
   const server = await startServer({
     runners: 'server-default',
     home,
-    env: { RUST_LOG: 'warn,svc_server::serve=info' },
+    env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile },
     // Loopback far ends for the fetch attacks; room for a 50 MiB body in a run.
     args: ['--allow-localhost', '--max-execution-memory', '200', '--max-execution-time', '60'],
     config: { api_tokens: [{ name: 'other', role: 'user', token_file: path.join(home, 'other.token') }] },

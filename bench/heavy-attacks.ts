@@ -46,12 +46,14 @@ function close(server: http.Server): Promise<void> {
 
 export function heavyAttacks(server: TestServer): HeavyAttack[] {
   let registered = false;
+  const register = async (): Promise<void> => {
+    if (registered) return;
+    const created = await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+    if (created.status >= 300) throw new Error(`could not register the Blueprint: ${created.text}`);
+    registered = true;
+  };
   const session = async (): Promise<string> => {
-    if (!registered) {
-      const created = await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
-      if (created.status >= 300) throw new Error(`could not register the Blueprint: ${created.text}`);
-      registered = true;
-    }
+    await register();
     const opened = await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'heavy' } });
     if (opened.status !== 200) throw new Error(`could not open a session: ${opened.text}`);
     return opened.json.session_id as string;
@@ -124,6 +126,7 @@ export function heavyAttacks(server: TestServer): HeavyAttack[] {
     {
       name: `${BODY_READERS} runs reading 50 MiB fetch bodies`,
       async prepare() {
+        await register();
         far = await listen((_req, res) => {
           res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.length) });
           res.end(body);
@@ -141,6 +144,7 @@ export function heavyAttacks(server: TestServer): HeavyAttack[] {
     {
       name: `${FANOUT_RUNS} runs x ${FANOUT} fetches to a host that never answers (8 s)`,
       async prepare() {
+        await register();
         far = await listen(() => {
           // Never answers: the request stays open until the client gives up.
         });
