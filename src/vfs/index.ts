@@ -2,7 +2,7 @@
 // following links, the no-follow file primitives, and a confined node-style file system.
 export { FileArea, FileAreaError, MAX_PATH_DEPTH, type AreaDescription, type Place, type Resolved, type TokenBudget } from './file-area';
 export { FileAreas } from './file-areas';
-export { appendNoFollow, createExclusive, linkRefused, openExclusive, openReadNoFollow, readNoFollow, writeNoFollow, type FinalLink, type Located } from './beneath';
+export { appendNoFollow, appendNoFollowAsync, createExclusive, createExclusiveAsync, linkRefused, openExclusive, openReadNoFollow, readFdAsync, readNoFollow, writeNoFollow, type FinalLink, type Located } from './beneath';
 export { placeFs, type PlaceFs } from './place-fs';
 export { removeTree } from './remove-tree';
 export { DiskUsage, measureTree } from './usage';

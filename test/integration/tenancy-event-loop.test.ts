@@ -80,8 +80,10 @@ test('a costly code.search runs off the event loop: the other token\'s runs answ
   const wrote = await run(server.userToken, session, 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("/big.txt", ("a".repeat(10000) + "\\n").repeat(12) + "a1\\n"); return 1; }');
   assert.equal(wrote.json.error, null, wrote.text);
   const reply = await othersAnswerDuring(run(server.userToken, session, 'import * as code from "svc:code";\nexport function main() { return code.search("\\\\w{1,500}\\\\d", { path: "/", mode: "counts" }).counts; }'));
-  assert.equal(reply.json.error, null, reply.text);
-  assert.deepEqual(JSON.parse(reply.json.result), [{ path: '/big.txt', count: 1 }]);
+  // A few seconds of scanning on an idle machine; on a very busy one it may pass the 20 s
+  // budget, which must then end it with the error saying so.
+  if (reply.json.error) assert.match(reply.json.error.message, /code\.search: the search took longer than 20 s; narrow the path/, reply.text);
+  else assert.deepEqual(JSON.parse(reply.json.result), [{ path: '/big.txt', count: 1 }]);
 });
 
 test('git diff of a large changed file runs off the event loop; the repository and its diff are intact', async () => {

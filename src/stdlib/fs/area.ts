@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ContextError, normalizeVfsPath, PermissionDeniedError, QuotaExceededError } from '../../policy';
-import { createExclusive, FileAreaError, readNoFollow, type FileArea, type Located, type Place } from '../../vfs';
+import { createExclusive, createExclusiveAsync, FileAreaError, readNoFollow, type FileArea, type Located, type Place } from '../../vfs';
 import type { AllowedGate, HostCall, RunContext } from '../types';
 
 declare module '../types' {
@@ -126,6 +126,18 @@ export function existingSize(hostPath: string): number {
 export function atomicWrite(at: Located, content: Buffer): void {
   const temporary = path.join(path.dirname(at.hostPath), `${TEMPORARY_PREFIX}${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
   createExclusive({ hostPath: temporary, root: at.root }, content);
+  try {
+    fs.renameSync(temporary, at.hostPath);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** atomicWrite with the bytes written asynchronously (tens of MB never in one call on the event loop). */
+export async function atomicWriteAsync(at: Located, content: Buffer): Promise<void> {
+  const temporary = path.join(path.dirname(at.hostPath), `${TEMPORARY_PREFIX}${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  await createExclusiveAsync({ hostPath: temporary, root: at.root }, content);
   try {
     fs.renameSync(temporary, at.hostPath);
   } catch (error) {

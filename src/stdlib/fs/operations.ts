@@ -3,10 +3,10 @@
 // limits, then works on the run's file area. Messages name guest paths only.
 import fs from 'node:fs';
 import path from 'node:path';
-import { appendNoFollow, FileAreaError, linkRefused, MAX_PATH_DEPTH, openReadNoFollow, removeTree, type FileArea } from '../../vfs';
+import { appendNoFollowAsync, FileAreaError, linkRefused, MAX_PATH_DEPTH, openReadNoFollow, readFdAsync, removeTree, type FileArea } from '../../vfs';
 import { HOST_FUEL } from '../fuel';
 import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
-import { allowedPath, area, atomicWrite, copyTree, existingSize, hostWork, hostWorkAsync, MAX_READ_SIZE, requireRoom, requireWritable } from './area';
+import { allowedPath, area, atomicWriteAsync, copyTree, existingSize, hostWork, hostWorkAsync, MAX_READ_SIZE, requireRoom, requireWritable } from './area';
 import { decodeText, describeEncoding } from './encoding';
 import { kindOf, walkTree } from './walk';
 
@@ -49,8 +49,8 @@ function writeOperation(fn: string, mode: 'replace' | 'append'): HostOperation {
         const replacing = mode === 'replace' ? existingSize(resolved.hostPath) : 0;
         await requireRoom(call, files, resolved.place, fn, target, content.length, replacing, context);
         call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-        if (mode === 'replace') atomicWrite(resolved, content);
-        else appendNoFollow(resolved, content);
+        if (mode === 'replace') await atomicWriteAsync(resolved, content);
+        else await appendNoFollowAsync(resolved, content);
         files.recordWrite(resolved.place, content.length - replacing);
         return undefined;
       });
@@ -70,11 +70,24 @@ function withFile<T>(files: FileArea, target: string, work: (fd: number, stat: f
   }
 }
 
-function readWhole(call: HostCall, files: FileArea, fn: string, target: string): Buffer | null {
-  return hostWork(fn, target, () =>
-    withFile(files, target, (fd, stat) => {
+/** withFile for asynchronous work on the descriptor (closed when the work settles). */
+async function withFileAsync<T>(files: FileArea, target: string, work: (fd: number, stat: fs.Stats) => Promise<T>): Promise<T> {
+  const fd = openReadNoFollow(files.resolve(target));
+  try {
+    const stat = fs.fstatSync(fd);
+    if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    return await work(fd, stat);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A whole file (null past MAX_READ_SIZE), read in chunks off the event loop. */
+function readWhole(call: HostCall, files: FileArea, fn: string, target: string): Promise<Buffer | null> {
+  return hostWorkAsync(fn, target, () =>
+    withFileAsync(files, target, async (fd, stat) => {
       if (stat.size > MAX_READ_SIZE) return null;
-      const content = fs.readFileSync(fd);
+      const content = await readFdAsync(fd, stat.size);
       call.charge(HOST_FUEL.SYSCALL + content.length / 4);
       return content;
     }),
@@ -91,9 +104,9 @@ function readOperation(fn: string, shape: (content: Buffer | null, target: strin
   return gated({
     parse: onePath(fn),
     gate: ({ raw }) => ({ capability: 'fs.read', context: { path: raw } }),
-    run: (call, { files }, allowed) => {
+    run: async (call, { files }, allowed) => {
       const target = allowedPath(allowed);
-      return shape(readWhole(call, files, fn, target), target, call);
+      return shape(await readWhole(call, files, fn, target), target, call);
     },
   });
 }
@@ -202,10 +215,10 @@ export const fsOperations: Record<string, HostOperation> = {
     gate: ({ raw, chunkSize }) => ({ capability: 'fs.read', context: { path: raw, chunkSize } }),
     run: (call, { files, chunkSize }, allowed) => {
       const target = allowedPath(allowed);
-      return hostWork('bytes', target, () =>
-        withFile(files, target, (fd, stat) => {
+      return hostWorkAsync('bytes', target, () =>
+        withFileAsync(files, target, async (fd, stat) => {
           if (stat.size > MAX_READ_SIZE) throw new RangeError(`fs.bytes ${target}: the file is larger than ${MAX_READ_SIZE} bytes`);
-          const content = fs.readFileSync(fd);
+          const content = await readFdAsync(fd, stat.size);
           call.charge(HOST_FUEL.SYSCALL + content.length / 4);
           const chunks: Uint8Array[] = [];
           for (let at = 0; at < content.length; at += chunkSize) chunks.push(new Uint8Array(content.subarray(at, at + chunkSize)));
@@ -277,7 +290,7 @@ export const fsOperations: Record<string, HostOperation> = {
         const replacing = existingSize(resolved.hostPath);
         await requireRoom(call, files, resolved.place, 'writer', target, content.length, replacing, context);
         call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-        atomicWrite(resolved, content);
+        await atomicWriteAsync(resolved, content);
         files.recordWrite(resolved.place, content.length - replacing);
         void writer;
         return undefined;
