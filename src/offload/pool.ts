@@ -1,7 +1,8 @@
 // A small pool of worker threads for host work whose cost grows with what a program wrote
 // or asked for (a regex over a file area, a diff, git hashing), so none of it runs on the
-// server's event loop. Each worker runs one task at a time; more tasks wait in order. A
-// task past its time budget, or whose caller gave up (its signal), ends its worker (the
+// server's event loop. Each worker runs one task at a time; more tasks wait, taken in turn
+// per tenant (a token), and no tenant holds every worker while another's task waits: one
+// tenant's slow tasks never queue everyone else's behind them. A task past its time budget, or whose caller gave up (its signal), ends its worker (the
 // only way to stop a synchronous scan); the next task starts a fresh one. A worker that
 // dies fails only the task it held.
 import { Worker } from 'node:worker_threads';
@@ -36,6 +37,8 @@ export interface TaskOptions {
   budgetMs?: number;
   /** The caller gave up (the run ended or cancelled the call). */
   signal?: AbortSignal;
+  /** Whose task this is (a token): tenants take turns, and none holds every worker. */
+  tenant?: string;
 }
 
 interface Task {
@@ -53,7 +56,8 @@ interface Slot {
 
 export class WorkerPool {
   private readonly slots: Slot[] = [];
-  private readonly queue: Task[] = [];
+  /** Waiting tasks per tenant, in arrival order; tenants in the order they will be served. */
+  private readonly queue = new Map<string, Task[]>();
   private nextId = 0;
   private closed = false;
 
@@ -65,44 +69,70 @@ export class WorkerPool {
     if (this.closed) return Promise.reject(new OffloadError('crashed', 'the worker pool is closed'));
     return new Promise<R>((resolve, reject) => {
       const task: Task = { request: { id: ++this.nextId, kind, input }, options, resolve: resolve as (value: unknown) => void, reject };
+      const tenant = options.tenant ?? '';
       // Cancelled while waiting: leave the queue at once.
       options.signal?.addEventListener(
         'abort',
         () => {
-          const at = this.queue.indexOf(task);
+          const waiting = this.queue.get(tenant);
+          const at = waiting?.indexOf(task) ?? -1;
           if (at !== -1) {
-            this.queue.splice(at, 1);
+            waiting!.splice(at, 1);
+            if (waiting!.length === 0) this.queue.delete(tenant);
             reject(new OffloadError('aborted', 'the call was cancelled'));
           }
         },
         { once: true },
       );
-      this.queue.push(task);
+      const waiting = this.queue.get(tenant);
+      if (waiting) waiting.push(task);
+      else this.queue.set(tenant, [task]);
       this.dispatch();
     });
   }
 
   /** Tasks waiting for a worker, and workers busy: for tests and metrics. */
   load(): { waiting: number; busy: number; workers: number } {
-    return { waiting: this.queue.length, busy: this.slots.filter((s) => s.busy).length, workers: this.slots.length };
+    let waiting = 0;
+    for (const tasks of this.queue.values()) waiting += tasks.length;
+    return { waiting, busy: this.slots.filter((s) => s.busy).length, workers: this.slots.length };
   }
 
   /** Ends every worker; waiting and running tasks fail. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const task of this.queue.splice(0)) task.reject(new OffloadError('crashed', 'the worker pool is closed'));
+    for (const tasks of this.queue.values()) for (const task of tasks) task.reject(new OffloadError('crashed', 'the worker pool is closed'));
+    this.queue.clear();
     await Promise.all(this.slots.splice(0).map((slot) => this.end(slot, new OffloadError('crashed', 'the worker pool is closed'))));
   }
 
   private dispatch(): void {
-    while (this.queue.length > 0) {
+    for (;;) {
+      const tenant = this.nextTenant();
+      if (tenant === null) return;
       let slot = this.slots.find((s) => s.busy === null);
       if (!slot) {
         if (this.slots.length >= this.options.size) return;
         slot = this.start();
       }
-      this.begin(slot, this.queue.shift()!);
+      const waiting = this.queue.get(tenant)!;
+      const task = waiting.shift()!;
+      // Served: to the back of the line.
+      this.queue.delete(tenant);
+      if (waiting.length > 0) this.queue.set(tenant, waiting);
+      this.begin(slot, task);
     }
+  }
+
+  /** The first tenant in line that may take a worker: a named tenant leaves one worker for the others. */
+  private nextTenant(): string | null {
+    const cap = Math.max(1, this.options.size - 1);
+    for (const tenant of this.queue.keys()) {
+      let running = 0;
+      for (const slot of this.slots) if (slot.busy && (slot.busy.options.tenant ?? '') === tenant) running++;
+      if (tenant === '' || running < cap) return tenant;
+    }
+    return null;
   }
 
   private start(): Slot {

@@ -37,6 +37,8 @@ export interface HostTaskOptions {
   overBudget?: string;
   /** Prefix of other failures' messages, e.g. `git.add /repo`. */
   what: string;
+  /** The token the work is for: tokens take turns at the workers (src/offload). */
+  tenant: string;
 }
 
 /** Runs a host task off the event loop; its own errors come back with their name and message. */
@@ -44,7 +46,7 @@ export async function hostTask<K extends HostTaskKind>(kind: K, input: HostTaskI
   const workers = hostPool();
   if (!workers) return (await hostTaskHandlers[kind](input as never)) as HostTaskOutput<K>;
   try {
-    return await workers.run<HostTaskOutput<K>>(kind, input, { signal: options.signal, budgetMs: options.budgetMs });
+    return await workers.run<HostTaskOutput<K>>(kind, input, { signal: options.signal, budgetMs: options.budgetMs, tenant: options.tenant });
   } catch (error) {
     if (!(error instanceof OffloadError)) throw error;
     if (error.reason === 'failed') throw Object.assign(new Error(error.message), { name: error.remoteName });

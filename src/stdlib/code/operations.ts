@@ -70,6 +70,7 @@ async function diffOffLoop(call: HostCall, fn: string, a: string, b: string, fro
     budgetMs: CODE_TASK_BUDGET_MS,
     overBudget: `code.${fn}: the diff took longer than ${CODE_TASK_BUDGET_MS / 1000} s; the texts differ in too many places`,
     what: `code.${fn}`,
+    tenant: call.principal,
   });
   return patch;
 }
@@ -164,6 +165,7 @@ export const codeOperations: Record<string, HostOperation> = {
           budgetMs: CODE_TASK_BUDGET_MS,
           overBudget: `code.search: the search took longer than ${CODE_TASK_BUDGET_MS / 1000} s; narrow the path or the include patterns, or simplify the pattern (bounded repeats such as {1,500} are costly)`,
           what: 'code.search',
+          tenant: call.principal,
         },
       );
       call.charge(HOST_FUEL.REGEX_PER_BYTE * scanned);

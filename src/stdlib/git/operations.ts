@@ -146,7 +146,7 @@ function specOf(repo: Repo): RepoSpec {
 /** Local work whose cost grows with the repository's files: in a host worker thread (./local). */
 async function offloaded<T>(call: HostCall, repo: Repo, fn: string, task: LocalGitInput extends infer I ? (I extends { repo: RepoSpec } ? Omit<I, 'repo'> : never) : never): Promise<T> {
   try {
-    return (await hostTask('git', { ...task, repo: specOf(repo) } as LocalGitInput, { signal: call.signal, what: `git.${fn} ${repo.guestPath}` })) as T;
+    return (await hostTask('git', { ...task, repo: specOf(repo) } as LocalGitInput, { signal: call.signal, what: `git.${fn} ${repo.guestPath}`, tenant: call.principal })) as T;
   } finally {
     // git's writes are not counted byte by byte: the next size check measures again.
     if (task.op !== 'status' && task.op !== 'diff') repo.files.invalidate(repo.place);

@@ -76,3 +76,14 @@ test('tasks beyond the pool size wait in order and all answer', async () => {
   assert.deepEqual(answers, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   assert.ok(workers.load().workers <= 2);
 });
+
+test('tenants take turns, and one tenant never holds every worker while another\'s task waits', async () => {
+  const workers = pool(2);
+  // Tenant a fills the pool with tasks that never end by themselves.
+  const spinning = Array.from({ length: 3 }, () => failure(workers.run('spin', null, { tenant: 'a', budgetMs: 60_000 })));
+  // a holds one worker, not both: b's task is answered while a's are still spinning.
+  assert.equal(await workers.run('echo', 'b answered', { tenant: 'b' }), 'b answered');
+  assert.deepEqual(workers.load(), { waiting: 2, busy: 1, workers: 2 });
+  await workers.close();
+  for (const outcome of await Promise.all(spinning)) assert.equal(outcome.reason, 'crashed');
+});
