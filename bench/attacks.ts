@@ -1,5 +1,6 @@
 // `node --no-node-snapshot --import tsx bench/attacks.ts`: how long `/healthz` waits while one
-// BENCH_ATTACKS_ONLY=checker: only the checker wait (another token's small program behind a 1.5 MB one).
+// BENCH_ATTACKS_ONLY=checker: only the checker wait (another token's small program behind a 1.5 MB one);
+// =heavy: only issue 36's host-work attacks (bench/heavy-attacks.ts); =programs: only the program attacks.
 // hostile request is in flight (issue 25, "one request stalls the server"). For each attack
 // it sends the request and, until its answer arrives, asks `/healthz` one request after the
 // other; it prints the worst and median health latency, how many health answers came back
@@ -9,6 +10,7 @@ import { Agent, request } from 'undici';
 import fs from 'node:fs';
 import path from 'node:path';
 import { newToken, startServer, tempDir, type TestServer } from '../test/harness';
+import { heavyAttacks } from './heavy-attacks';
 
 const HOSTILE_STACK = '"at " + "a (".repeat(100000)';
 
@@ -28,12 +30,22 @@ function median(sorted: number[]): number {
 
 async function measure(server: TestServer, code: string, dispatcher: Agent): Promise<Record<string, string | number>> {
   const headers = { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' };
+  return measureWhile(server, dispatcher, async () => {
+    const response = await request(`${server.url}/v1/execute`, { method: 'POST', headers, body: JSON.stringify({ blueprint: 'attacks', code }), dispatcher });
+    const text = await response.body.text();
+    return `${response.statusCode} ${(JSON.parse(text) as { error?: { kind?: string } | null }).error?.kind ?? 'ok'}`;
+  });
+}
+
+/** The worst `/healthz` latency while `attack` is in flight; the attack's own answer as its status. */
+export async function measureWhile(server: TestServer, dispatcher: Agent, attackWork: () => Promise<string>): Promise<Record<string, string | number>> {
   const started = process.hrtime.bigint();
   let done = false;
-  const attack = request(`${server.url}/v1/execute`, { method: 'POST', headers, body: JSON.stringify({ blueprint: 'attacks', code }), dispatcher }).then(async (response) => {
-    const text = await response.body.text();
+  const attack = attackWork().then(
+    (status) => ({ status, ms: Number(process.hrtime.bigint() - started) / 1e6, kind: '' }),
+    (error: Error) => ({ status: 'failed', ms: Number(process.hrtime.bigint() - started) / 1e6, kind: error.message }),
+  ).finally(() => {
     done = true;
-    return { status: response.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, kind: (JSON.parse(text) as { error?: { kind?: string } | null }).error?.kind ?? 'ok' };
   });
   const latencies: number[] = [];
   const healthFailures: string[] = [];
@@ -49,14 +61,14 @@ async function measure(server: TestServer, code: string, dispatcher: Agent): Pro
     // Every health request started while the attack was in flight counts, answered or reset.
     latencies.push(Number(process.hrtime.bigint() - at) / 1e6);
   }
-  const result = await attack.catch((error: Error) => ({ status: 'failed', ms: Number(process.hrtime.bigint() - started) / 1e6, kind: error.message }));
+  const result = await attack;
   latencies.sort((a, b) => a - b);
   return {
     'healthz worst ms': latencies.length ? latencies[latencies.length - 1].toFixed(1) : 'none answered',
     'healthz p50 ms': median(latencies).toFixed(1),
     'healthz answers': latencies.length,
     'healthz failures': healthFailures.length ? `${healthFailures.length} (${healthFailures[0]})` : 0,
-    'attack status': `${result.status} ${result.kind}`,
+    'attack status': `${result.status}${result.kind ? ` ${result.kind}` : ''}`,
     'attack ms': result.ms.toFixed(0),
   };
 }
@@ -105,10 +117,17 @@ async function main(): Promise<void> {
   const home = tempDir();
   const otherToken = newToken();
   fs.writeFileSync(path.join(home, 'other.token'), `${otherToken}\n`);
+  // BENCH_PROFILE=<dir>: the server and its runners write V8 CPU profiles there (bench/profile.ts reads them).
+  const profile = process.env.BENCH_PROFILE
+    ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
+    : {};
+  if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
   const server = await startServer({
     runners: 'server-default',
     home,
-    env: { RUST_LOG: 'warn,svc_server::serve=info' },
+    env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile },
+    // Loopback far ends for the fetch attacks; room for a 50 MiB body in a run.
+    args: ['--allow-localhost', '--max-execution-memory', '200', '--max-execution-time', '60'],
     config: { api_tokens: [{ name: 'other', role: 'user', token_file: path.join(home, 'other.token') }] },
   });
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 4 });
@@ -118,16 +137,33 @@ async function main(): Promise<void> {
     // Warm: the first run of a server pays for loading.
     await measure(server, 'export function main() { return 1; }', dispatcher);
     const rows: Record<string, Record<string, string | number>> = {};
-    // BENCH_ATTACKS_ONLY=checker measures only the checker wait below.
-    for (const [name, code] of process.env.BENCH_ATTACKS_ONLY === 'checker' ? [] : Object.entries(ATTACKS)) {
+    // BENCH_ATTACKS_ONLY=checker measures only the checker wait below; =heavy only the
+    // attacks of issue 36 (./heavy-attacks); =programs only the program attacks above.
+    const only = process.env.BENCH_ATTACKS_ONLY;
+    for (const [name, code] of only === 'checker' || only === 'heavy' ? [] : Object.entries(ATTACKS)) {
       try {
         rows[name] = await measure(server, code, dispatcher);
       } catch (error) {
         rows[name] = { 'attack status': `failed: ${(error as Error).message}` };
       }
     }
+    // BENCH_HEAVY_ONLY=<text>: only the heavy attacks whose name holds it.
+    const heavyOnly = process.env.BENCH_HEAVY_ONLY;
+    for (const heavy of only === undefined || only === 'heavy' ? heavyAttacks(server).filter((h) => !heavyOnly || h.name.includes(heavyOnly)) : []) {
+      try {
+        await heavy.prepare();
+        // A long preparation outlives the server's keep-alive: open fresh connections first.
+        await request(`${server.url}/healthz`, { dispatcher }).then((r) => r.body.text(), () => '');
+        await server.request('GET', '/healthz', { token: null }).catch(() => null);
+        rows[heavy.name] = await measureWhile(server, dispatcher, heavy.attack);
+      } catch (error) {
+        rows[heavy.name] = { 'attack status': `failed: ${(error as Error).message}` };
+      } finally {
+        await heavy.cleanUp?.();
+      }
+    }
     if (Object.keys(rows).length > 0) console.table(rows);
-    console.table(await checkerWait(server, otherToken, dispatcher));
+    if (only === undefined || only === 'checker') console.table(await checkerWait(server, otherToken, dispatcher));
   } finally {
     await dispatcher.close();
     await server.stop();

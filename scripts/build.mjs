@@ -23,6 +23,8 @@ if (existsSync(path.join(root, 'src/packages/install/worker.ts'))) entryPoints['
 if (existsSync(path.join(root, 'sandbox/compile/worker.ts'))) entryPoints['compile-worker'] = 'sandbox/compile/worker.ts';
 // Program type checks run in a worker thread, off the server's event loop.
 if (existsSync(path.join(root, 'sandbox/typecheck/worker.ts'))) entryPoints['typecheck-worker'] = 'sandbox/typecheck/worker.ts';
+// Host work that grows with what a program asked for (search, diffs, git) runs in worker threads.
+if (existsSync(path.join(root, 'src/stdlib/host-worker.ts'))) entryPoints['host-worker'] = 'src/stdlib/host-worker.ts';
 
 await build({
   absWorkingDir: root,

@@ -38,6 +38,10 @@ export interface Limits {
   max_execution_fuel: number; // count
   max_execution_stack: number; // kibibytes
   max_ephemeral_vfs_size: number; // megabytes, for ephemeral areas without their own size_limit
+  /** Megabytes of a per_session area without its own size_limit, 0 = none (svc extension). */
+  max_session_vfs_size: number;
+  /** Megabytes of all per_session areas of one token's sessions, 0 = none (svc extension). */
+  max_token_disk: number;
   max_session_state_memory: number; // megabytes
   /** Megabytes of svc:session state one token's sessions hold together (svc extension; default max_session_state_memory). */
   max_session_state_memory_per_token: number;

@@ -40,7 +40,7 @@ export interface PackagePreparer {
 /** What a run's services (file area, session state, secrets, git, http) are built from. */
 export interface RunServicesRequest {
   sessionId: string;
-  /** The token the run is for (its name): per-token budgets count against it. */
+  /** The token the run is for (its name): per-token budgets and its disk budget count against it. */
   principal: string;
   blueprintName: string;
   fileArea: FilledVfs;

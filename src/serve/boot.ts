@@ -151,6 +151,7 @@ export async function boot(options: BootOptions): Promise<void> {
   closers.push(() => pool.stop());
   const fileAreas = new FileAreas(settings);
   closers.push(() => fileAreas.close());
+  void fileAreas.sweepLeftovers();
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory, settings.limits.max_session_state_memory_per_token);
   /** svc:git per run: the identity filled from the session's variables, GIT_TOKEN on demand. */
   const gitServices = (blueprint: ReturnType<BlueprintRegistry['get']>, variables: Readonly<Record<string, string>>, secretValue: (name: string) => string | undefined) => {
@@ -207,7 +208,7 @@ export async function boot(options: BootOptions): Promise<void> {
     secrets: { blueprint: string; harness: Readonly<Record<string, string>>; variables: Readonly<Record<string, string>> },
     throwaway: boolean,
   ): RunServices => {
-    const files = fileAreas.open(vfs, { sessionId, runId: randomUUID() }, { throwaway });
+    const files = fileAreas.open(vfs, { sessionId, runId: randomUUID(), principal }, { throwaway });
     const blueprint = registry.get(secrets.blueprint);
     const secretValue = (name: string) => {
       const declaration = blueprint?.declarations.secrets.get(name);

@@ -407,10 +407,11 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
   }
 
   private removeFilesQuietly(sessionId: string): void {
+    const failed = (error: unknown) => this.options.log.error('svc_server::sessions', 'could not delete per-session files', { session: sessionId, error: (error as Error)?.message ?? String(error) });
     try {
-      this.options.fileAreas.remove(sessionId);
+      this.options.fileAreas.remove(sessionId).catch(failed);
     } catch (error) {
-      this.options.log.error('svc_server::sessions', 'could not delete per-session files', { session: sessionId, error: (error as Error).message });
+      failed(error);
     }
   }
 
@@ -418,6 +419,8 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
 
   /** Boot recovery: reload, evict, expire or drop each record; sweep orphans; fix the ledger. */
   recover(): RecoverySummary {
+    // Directories an earlier server was still removing go in the background.
+    this.options.fileAreas.sweepRemovals().catch((error: unknown) => this.options.log.error('svc_server::sessions', 'could not finish removing deleted sessions\' files', { error: (error as Error)?.message ?? String(error) }));
     return recoverSessions({
       records: this.options.records,
       fileAreas: this.options.fileAreas,

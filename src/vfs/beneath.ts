@@ -144,3 +144,55 @@ export function createExclusive(at: Located, content: Uint8Array, mode = 0o600):
     fs.closeSync(fd);
   }
 }
+
+// Asynchronous reads and writes on a checked descriptor: a file of tens of MB moves in
+// chunks on libuv's thread pool, never in one system call on the server's event loop.
+const CHUNK = 4 * 1024 * 1024;
+
+function readAt(fd: number, buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => fs.read(fd, buffer, offset, length, position, (error, read) => (error ? reject(error) : resolve(read))));
+}
+
+function writeAt(fd: number, buffer: Uint8Array, offset: number, length: number): Promise<number> {
+  return new Promise((resolve, reject) => fs.write(fd, buffer, offset, length, null, (error, written) => (error ? reject(error) : resolve(written))));
+}
+
+/** Reads a descriptor's whole content (its size now), chunk by chunk, asynchronously. */
+export async function readFdAsync(fd: number, size: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(size);
+  let at = 0;
+  while (at < size) {
+    const read = await readAt(fd, buffer, at, Math.min(CHUNK, size - at), at);
+    if (read === 0) break; // shrank meanwhile
+    at += read;
+  }
+  return at === size ? buffer : buffer.subarray(0, at);
+}
+
+/** Writes all of `content` at the descriptor's position, chunk by chunk, asynchronously. */
+export async function writeFdAsync(fd: number, content: Uint8Array): Promise<void> {
+  for (let at = 0; at < content.length; ) at += await writeAt(fd, content, at, Math.min(CHUNK, content.length - at));
+}
+
+/** appendNoFollow with the bytes written asynchronously. */
+export async function appendNoFollowAsync(at: Located, content: Uint8Array): Promise<void> {
+  const fd = openForWrite(at, O_APPEND, 0o600);
+  try {
+    await writeFdAsync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** createExclusive with the bytes written asynchronously; a file left half-written (a full disk) is removed. */
+export async function createExclusiveAsync(at: Located, content: Uint8Array, mode = 0o600): Promise<void> {
+  const fd = openExclusive(at, mode);
+  try {
+    await writeFdAsync(fd, content);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(at.hostPath, { force: true });
+    throw error;
+  }
+  fs.closeSync(fd);
+}

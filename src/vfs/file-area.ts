@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { VfsMode, VolumeAccess } from '../blueprints';
 import { beneath, FileAreaError, type FinalLink, type Located } from './beneath';
+import { measureTree, type DiskUsage } from './usage';
 
 export interface Place {
   /** Guest path of this place's root: `/` or a mount point. */
@@ -17,9 +18,19 @@ export interface Place {
   access: VolumeAccess;
   /** Bytes, or null for no limit. */
   sizeLimit: number | null;
+  /** Where the limit comes from, for refusals: a server setting, the Blueprint's vfs.size_limit or the volume's declaration. */
+  limitSetting?: string;
   volume: string;
   /** Created on first use (managed volumes, ephemeral areas). */
   create: boolean;
+}
+
+/** A token's disk budget over all its sessions' per_session areas (max_token_disk). */
+export interface TokenBudget {
+  /** Bytes. */
+  limit: number;
+  /** Bytes the token's sessions' areas hold now (measured off the event loop). */
+  inUse(): Promise<number>;
 }
 
 export interface Resolved extends Located {
@@ -28,6 +39,28 @@ export interface Resolved extends Located {
 }
 
 export { FileAreaError };
+
+/**
+ * Levels a path may reach below its place's root. Deeper trees could not be walked, sized
+ * or removed by path (the kernel refuses paths past PATH_MAX), so they are never created.
+ */
+export const MAX_PATH_DEPTH = 64;
+/** Bytes of a path below its place's root; with the server's own prefix it stays under PATH_MAX. */
+export const MAX_PATH_BYTES = 2048;
+
+/** Refuses components deeper or longer than a file area allows. */
+function requireBounded(components: readonly string[]): void {
+  if (components.length > MAX_PATH_DEPTH) throw new FileAreaError(`the path is ${components.length} levels deep; a file area allows at most ${MAX_PATH_DEPTH} levels below its root`);
+  const bytes = components.reduce((sum, c) => sum + Buffer.byteLength(c) + 1, 0);
+  if (bytes > MAX_PATH_BYTES) throw new FileAreaError(`the path is ${bytes} bytes long; a file area allows at most ${MAX_PATH_BYTES} bytes below its root`);
+}
+
+/** A file area as plain data, to rebuild it in a worker thread (no release hook travels). */
+export interface AreaDescription {
+  mode: VfsMode;
+  cwd: string;
+  places: Place[];
+}
 
 // Guest paths arrive normalised by the policy's normaliser (src/policy/normalize.ts).
 
@@ -50,8 +83,22 @@ export class FileArea {
     private readonly places: Place[],
     /** Removes an ephemeral directory at the end of the run; told whether the run touched the disk. */
     private readonly onRelease: ((touched: boolean) => void) | null = null,
+    /** The server's remembered usage figures (none in a worker thread: measured each time). */
+    private readonly disk: DiskUsage | null = null,
+    /** The disk budget of the token whose session this is (per_session areas only). */
+    readonly tokenBudget: TokenBudget | null = null,
   ) {
     this.places.sort((a, b) => b.guestRoot.length - a.guestRoot.length);
+  }
+
+  /** This area as plain data (see AreaDescription). */
+  describe(): AreaDescription {
+    return { mode: this.mode, cwd: this.cwd, places: this.places.map((p) => ({ ...p })) };
+  }
+
+  /** The same area in another thread: same places, same walks, no release hook. */
+  static fromDescription(description: AreaDescription): FileArea {
+    return new FileArea(description.mode, description.cwd, description.places.map((p) => ({ ...p })));
   }
 
   get root(): Place | undefined {
@@ -84,6 +131,7 @@ export class FileArea {
     const { root, real } = this.rootOf(place);
     const relative = place.guestRoot === '/' ? guestPath.slice(1) : guestPath.slice(place.guestRoot.length + 1);
     const components = relative === '' ? [] : relative.split('/');
+    requireBounded(components);
     const hostPath = beneath(root, components, (i) => guestJoin(place.guestRoot, components.slice(0, i + 1)), finalLink);
     return { guestPath, hostPath, place, root: real };
   }
@@ -97,6 +145,7 @@ export class FileArea {
     const relative = path.relative(root, path.resolve(hostPath));
     if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) throw new FileAreaError('the path leads outside the file area');
     const components = relative === '' ? [] : relative.split(path.sep);
+    requireBounded(components);
     return { hostPath: beneath(root, components, (i) => guestJoin(place.guestRoot, components.slice(0, i + 1)), finalLink), root: real };
   }
 
@@ -121,31 +170,31 @@ export class FileArea {
     return { root, real };
   }
 
-  /** Bytes in use under a place (files only, symlinks not followed). */
-  usage(place: Place): number {
-    let total = 0;
-    const walk = (dir: string, depth: number) => {
-      if (depth > 64) return;
-      let entries: fs.Dirent[];
-      try {
-        entries = fs.readdirSync(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const entry of entries) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) walk(full, depth + 1);
-        else if (entry.isFile()) {
-          try {
-            total += fs.statSync(full).size;
-          } catch {
-            // Removed while walking: it no longer counts.
-          }
-        }
-      }
-    };
-    if (fs.existsSync(place.hostRoot)) walk(place.hostRoot, 0);
-    return total;
+  /** Levels a normalised guest path lies below its place's root. */
+  depthOf(guestPath: string): number {
+    const place = this.placeOf(guestPath);
+    const relative = place.guestRoot === '/' ? guestPath.slice(1) : guestPath.slice(place.guestRoot.length + 1);
+    return relative === '' ? 0 : relative.split('/').length;
+  }
+
+  /** Bytes in use under a place (files only, links not followed), measured off the event loop. */
+  usage(place: Place): Promise<number> {
+    return this.disk ? this.disk.of(place.hostRoot) : measureTree(place.hostRoot);
+  }
+
+  /** Bytes of the files under one directory of the area (a tree about to be copied or moved). */
+  treeBytes(hostPath: string): Promise<number> {
+    return measureTree(hostPath);
+  }
+
+  /** svc wrote `delta` bytes more (or fewer) under the place: the remembered figure follows. */
+  recordWrite(place: Place, delta: number): void {
+    this.disk?.add(place.hostRoot, delta);
+  }
+
+  /** Work svc does not count byte by byte (git) changed the place: the next check measures again. */
+  invalidate(place: Place): void {
+    this.disk?.forget(place.hostRoot);
   }
 
   /** Creates a missing working directory when its place is writable. */

@@ -266,7 +266,7 @@ export function main() {
     assert.equal(limited.json.error, null, JSON.stringify(limited.json.error));
     const [name, message, size, limit] = JSON.parse(limited.json.result);
     assert.equal(name, 'QuotaExceededError');
-    assert.equal(message, "fs.appendText /big.txt: the filesystem's size limit of 1048576 bytes would be exceeded: 1048576 bytes are in use and this needs 524288 more");
+    assert.equal(message, "fs.appendText /big.txt: the filesystem's size limit of 1048576 bytes (set by max_ephemeral_vfs_size) would be exceeded: 1048576 bytes are in use and this needs 524288 more");
     assert.deepEqual([size, limit], [1048576, 1048576]);
     assert.equal(server.audit({ type: 'decision', execution_id: limited.json.execution_id, capability: 'fs.write', decision: 'deny', source: 'quota' }).length, 1);
 

@@ -2,7 +2,7 @@
 // exact edits, insertions, unified diffs and patches. It has no capability of its own:
 // every read and write is an fs.* check.
 import path from 'node:path';
-import { applyPatch as applyUnifiedPatch, createTwoFilesPatch, parsePatch, type StructuredPatch } from 'diff';
+import { applyPatch as applyUnifiedPatch, parsePatch, type StructuredPatch } from 'diff';
 import picomatch from 'picomatch';
 import { RE2JS } from 're2js';
 import { readNoFollow, type FileArea } from '../../vfs';
@@ -10,7 +10,12 @@ import { allowedPath, area, atomicWrite, existingSize, hostWork, requireRoom, re
 import { decodeText } from '../fs/encoding';
 import { walkTree, type WalkedEntry } from '../fs/walk';
 import { HOST_FUEL } from '../fuel';
+import { hostTask } from '../host-tasks';
 import { gated, ungated, type HostCall, type HostOperation } from '../types';
+import { unifiedDiffHere } from './scan';
+
+/** Milliseconds a search's scan or a diff may compute in its worker thread. */
+export const CODE_TASK_BUDGET_MS = 20_000;
 
 const MAX_ENTRIES = 1000;
 const MAX_LINE_CHARS = 2000;
@@ -37,27 +42,37 @@ function readText(call: HostCall, files: FileArea, fn: string, target: string): 
 }
 
 /** The write after an edit: a further `fs.write` gate with the diff, then the area's checks. */
-function writeText(call: HostCall, files: FileArea, fn: string, target: string, text: string, diff: string): void {
+async function writeText(call: HostCall, files: FileArea, fn: string, target: string, text: string, diff: string): Promise<void> {
   const content = Buffer.from(text, 'utf8');
   const context = call.gate('fs.write', { path: target, length: content.length, diff });
-  hostWork(fn, target, () => {
-    const resolved = files.resolve(target);
-    requireWritable(call, resolved.place, 'fs.write', context, target);
-    requireRoom(call, files, resolved.place, fn, target, content.length, existingSize(resolved.hostPath), context);
-    call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-    atomicWrite(resolved, content);
+  const resolved = hostWork(fn, target, () => {
+    const found = files.resolve(target);
+    requireWritable(call, found.place, 'fs.write', context, target);
+    return found;
   });
+  const replacing = existingSize(resolved.hostPath);
+  await requireRoom(call, files, resolved.place, fn, target, content.length, replacing, context);
+  call.charge(HOST_FUEL.SYSCALL + content.length / 4);
+  hostWork(fn, target, () => atomicWrite(resolved, content));
+  files.recordWrite(resolved.place, content.length - replacing);
 }
 
-/** Unified diff with `--- a` / `+++ b` headers and 3 context lines; "" when equal. */
+/** Unified diff with `--- a` / `+++ b` headers and 3 context lines; "" when equal (in this thread: small texts only). */
 export function unifiedDiff(a: string, b: string, from = 'a', to = 'b'): string {
+  return unifiedDiffHere({ a, b, from, to });
+}
+
+/** The same diff computed in a host worker thread, within the code tasks' budget. */
+async function diffOffLoop(call: HostCall, fn: string, a: string, b: string, from = 'a', to = 'b'): Promise<string> {
   if (a === b) return '';
-  const patch = createTwoFilesPatch(from, to, a, b, undefined, undefined, { context: 3 });
-  return patch
-    .split('\n')
-    .filter((line) => !line.startsWith('Index:') && !/^=+$/.test(line))
-    .map((line) => (line.startsWith('--- ') ? `--- ${from}` : line.startsWith('+++ ') ? `+++ ${to}` : line))
-    .join('\n');
+  const [patch] = await hostTask('diffs', [{ a, b, from, to }], {
+    signal: call.signal,
+    budgetMs: CODE_TASK_BUDGET_MS,
+    overBudget: `code.${fn}: the diff took longer than ${CODE_TASK_BUDGET_MS / 1000} s; the texts differ in too many places`,
+    what: `code.${fn}`,
+    tenant: call.principal,
+  });
+  return patch;
 }
 
 /** Depth-first walk of the area under `rootGuest`, hidden components skipped when asked. */
@@ -115,60 +130,45 @@ export const codeOperations: Record<string, HostOperation> = {
       if (!['matches', 'files', 'counts'].includes(mode)) throw new TypeError('code.search: mode is matches, files or counts');
       const limit = intArg(options.limit, 'search', 'limit', 1000, 1, 1000);
       const contextLines = intArg(options.context, 'search', 'context', 0, 0, 100);
-      let regex: RE2JS;
+      // Compiled here only to refuse a bad pattern with its reason; the worker compiles its own.
       try {
-        regex = RE2JS.compile(pattern, options.caseSensitive === false ? RE2JS.CASE_INSENSITIVE : 0);
+        RE2JS.compile(pattern, options.caseSensitive === false ? RE2JS.CASE_INSENSITIVE : 0);
       } catch (error) {
         throw new SyntaxError(`code.search: invalid pattern: ${(error as Error).message}`);
       }
       const rootRaw = options.path ?? '/';
       if (typeof rootRaw !== 'string' || rootRaw === '') throw new TypeError('code.search: path must be a non-empty string');
-      return { files, options, mode, limit, contextLines, regex, rootRaw };
+      return { files, options, mode, limit, contextLines, pattern, rootRaw };
     },
     gate: ({ rootRaw }) => ({ capability: 'fs.list', context: { path: rootRaw, recursive: true } }),
-    run: (call, { files, options, mode, limit, contextLines, regex }, allowed) => {
+    run: async (call, { files, options, mode, limit, contextLines, pattern }, allowed) => {
       call.charge(HOST_FUEL.REGEX_COMPILE);
       const root = allowedPath(allowed);
       const include = options.include?.length ? picomatch(options.include, { dot: false }) : null;
       const exclude = options.exclude?.length ? picomatch(options.exclude, { dot: true }) : null;
       const ignored = gitignoreMatcher(files, root);
-      const result = { matches: [] as unknown[], files: [] as string[], counts: [] as Array<{ path: string; count: number }>, truncated: false };
-      let total = 0;
       const within = hostWork('search', root, () => files.resolve(root).root);
+      const chosen: Array<{ guestPath: string; hostPath: string }> = [];
       for (const entry of walk(files, root, 64, true)) {
         if (entry.kind !== 'file') continue;
         const relative = path.posix.relative(root, entry.guestPath);
         if (ignored(relative) || (include && !include(relative) && !include(path.posix.basename(relative))) || (exclude && (exclude(relative) || exclude(path.posix.basename(relative))))) continue;
         if (!call.probe('fs.read', { path: entry.guestPath, recursive: true })) continue;
-        let text: string;
-        try {
-          text = decodeText(readNoFollow({ hostPath: entry.hostPath, root: within }));
-        } catch {
-          continue;
-        }
-        call.charge(HOST_FUEL.REGEX_PER_BYTE * text.length);
-        const lines = text.split(/\r?\n/);
-        let count = 0;
-        lines.forEach((line, index) => {
-          if (!regex.matcher(line).find()) return;
-          count++;
-          if (mode === 'matches' && total < limit) {
-            result.matches.push({
-              path: entry.guestPath,
-              line: index + 1,
-              text: line.slice(0, MAX_LINE_CHARS),
-              before: lines.slice(Math.max(0, index - contextLines), index).map((t, i) => ({ line: index - (Math.min(index, contextLines) - i) + 1, text: t })),
-              after: lines.slice(index + 1, index + 1 + contextLines).map((t, i) => ({ line: index + 2 + i, text: t })),
-            });
-          }
-          total++;
-        });
-        if (count > 0) {
-          if (result.files.length < limit) result.files.push(entry.guestPath);
-          if (result.counts.length < limit) result.counts.push({ path: entry.guestPath, count });
-        }
+        chosen.push({ guestPath: entry.guestPath, hostPath: entry.hostPath });
       }
-      result.truncated = total > limit;
+      // Reading and scanning grow with the files: a worker thread, within a budget.
+      const { scanned, ...result } = await hostTask(
+        'code.search',
+        { pattern, caseInsensitive: options.caseSensitive === false, files: chosen, root: within, mode: mode as 'matches' | 'files' | 'counts', limit, contextLines },
+        {
+          signal: call.signal,
+          budgetMs: CODE_TASK_BUDGET_MS,
+          overBudget: `code.search: the search took longer than ${CODE_TASK_BUDGET_MS / 1000} s; narrow the path or the include patterns, or simplify the pattern (bounded repeats such as {1,500} are costly)`,
+          what: 'code.search',
+          tenant: call.principal,
+        },
+      );
+      call.charge(HOST_FUEL.REGEX_PER_BYTE * scanned);
       return result;
     },
   }),
@@ -215,7 +215,7 @@ export const codeOperations: Record<string, HostOperation> = {
       return { files, raw: stringArg(args[0], 'edit', 'path'), oldString, newString, replaceAll: args[3] === true, nearLine: typeof args[4] === 'number' ? args[4] : 0 };
     },
     gate: ({ raw }) => ({ capability: 'fs.read', context: { path: raw } }),
-    run: (call, { files, oldString, newString, replaceAll, nearLine }, allowed) => {
+    run: async (call, { files, oldString, newString, replaceAll, nearLine }, allowed) => {
       const { target, text } = readText(call, files, 'edit', allowedPath(allowed));
       let needle = oldString;
       let replacement = newString;
@@ -236,8 +236,8 @@ export const codeOperations: Record<string, HostOperation> = {
         return mutation(false, '', [{ hunk: 0, line: 0, message: `oldString occurs ${positions.length} times (lines ${positions.map((p) => lineOf(text, p)).join(', ')}); pass replaceAll or nearLine` }], false);
       }
       if (updated === text) return mutation(false, '');
-      const diff = unifiedDiff(text, updated, target, target);
-      writeText(call, files, 'edit', target, updated, diff);
+      const diff = await diffOffLoop(call, 'edit', text, updated, target, target);
+      await writeText(call, files, 'edit', target, updated, diff);
       return mutation(true, diff);
     },
   }),
@@ -245,7 +245,7 @@ export const codeOperations: Record<string, HostOperation> = {
   insertAt: gated({
     parse: (args, run) => ({ files: area(run, 'insertAt'), raw: stringArg(args[0], 'insertAt', 'path'), line: args[1], insert: stringArg(args[2], 'insertAt', 'text') }),
     gate: ({ raw }) => ({ capability: 'fs.read', context: { path: raw } }),
-    run: (call, { files, line, insert: given }, allowed) => {
+    run: async (call, { files, line, insert: given }, allowed) => {
       const { target, text } = readText(call, files, 'insertAt', allowedPath(allowed));
       const insert = given.endsWith('\n') ? given : `${given}\n`;
       const lines = text === '' ? [] : text.split('\n');
@@ -258,8 +258,8 @@ export const codeOperations: Record<string, HostOperation> = {
         line === count + 1
           ? `${text}${text !== '' && !trailing ? '\n' : ''}${insert}`
           : `${lines.slice(0, line - 1).join('\n')}${line > 1 ? '\n' : ''}${insert}${lines.slice(line - 1).join('\n')}`;
-      const diff = unifiedDiff(text, updated, target, target);
-      writeText(call, files, 'insertAt', target, updated, diff);
+      const diff = await diffOffLoop(call, 'insertAt', text, updated, target, target);
+      await writeText(call, files, 'insertAt', target, updated, diff);
       return mutation(true, diff);
     },
   }),
@@ -268,7 +268,7 @@ export const codeOperations: Record<string, HostOperation> = {
     parse: (args) => ({ a: stringArg(args[0], 'diffText', 'a'), b: stringArg(args[1], 'diffText', 'b') }),
     run: (call, { a, b }) => {
       call.charge(HOST_FUEL.PARSE_PER_BYTE * (a.length + b.length));
-      return unifiedDiff(a, b);
+      return diffOffLoop(call, 'diffText', a, b);
     },
   }),
 
@@ -281,14 +281,14 @@ export const codeOperations: Record<string, HostOperation> = {
     run: (call, { files }, allowed) => {
       const a = readText(call, files, 'diffFiles', allowedPath(allowed, 'path', 0));
       const b = readText(call, files, 'diffFiles', allowedPath(allowed, 'path', 1));
-      return unifiedDiff(a.text, b.text, a.target, b.target);
+      return diffOffLoop(call, 'diffFiles', a.text, b.text, a.target, b.target);
     },
   }),
 
   applyPatch: gated({
     parse: (args, run) => ({ files: area(run, 'applyPatch'), raw: stringArg(args[0], 'applyPatch', 'path'), patchText: stringArg(args[1], 'applyPatch', 'patch') }),
     gate: ({ raw }) => ({ capability: 'fs.read', context: { path: raw } }),
-    run: (call, { files, patchText }, allowed) => {
+    run: async (call, { files, patchText }, allowed) => {
       const { target, text } = readText(call, files, 'applyPatch', allowedPath(allowed));
       let patches: StructuredPatch[];
       try {
@@ -307,8 +307,8 @@ export const codeOperations: Record<string, HostOperation> = {
         return mutation(false, '', diagnostics, false);
       }
       if (updated === text) return mutation(false, '');
-      const diff = unifiedDiff(text, updated, target, target);
-      writeText(call, files, 'applyPatch', target, updated, diff);
+      const diff = await diffOffLoop(call, 'applyPatch', text, updated, target, target);
+      await writeText(call, files, 'applyPatch', target, updated, diff);
       return mutation(true, diff);
     },
   }),

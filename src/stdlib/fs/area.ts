@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ContextError, normalizeVfsPath, PermissionDeniedError, QuotaExceededError } from '../../policy';
-import { createExclusive, FileAreaError, readNoFollow, type FileArea, type Located, type Place } from '../../vfs';
+import { createExclusive, createExclusiveAsync, FileAreaError, readNoFollow, type FileArea, type Located, type Place } from '../../vfs';
 import type { AllowedGate, HostCall, RunContext } from '../types';
 
 declare module '../types' {
@@ -58,13 +58,24 @@ export function hostWork<T>(fn: string, guestPath: string, work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof FileAreaError || error instanceof PermissionDeniedError || error instanceof QuotaExceededError) {
-      if (error instanceof FileAreaError) throw new Error(`fs.${fn} ${guestPath}: ${error.message}`);
-      throw error;
-    }
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    throw new Error(`fs.${fn} ${guestPath}: ${reasons[code] ?? 'the operation failed'}`);
+    throw guestError(fn, guestPath, error);
   }
+}
+
+/** hostWork for asynchronous work (removals, anything off the event loop). */
+export async function hostWorkAsync<T>(fn: string, guestPath: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw guestError(fn, guestPath, error);
+  }
+}
+
+function guestError(fn: string, guestPath: string, error: unknown): Error {
+  if (error instanceof FileAreaError) return new Error(`fs.${fn} ${guestPath}: ${error.message}`);
+  if (error instanceof PermissionDeniedError || error instanceof QuotaExceededError) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  return new Error(`fs.${fn} ${guestPath}: ${reasons[code] ?? 'the operation failed'}`);
 }
 
 export function requireWritable(call: HostCall, place: Place, capability: string, context: Record<string, unknown>, guestPath: string): void {
@@ -73,15 +84,33 @@ export function requireWritable(call: HostCall, place: Place, capability: string
   throw call.refuse(capability, context, 'read_only', error);
 }
 
-export function requireRoom(call: HostCall, files: FileArea, place: Place, fn: string, guestPath: string, adding: number, replacing: number, context: Record<string, unknown>): void {
-  if (place.sizeLimit === null) return;
-  const inUse = files.usage(place);
+/**
+ * Refuses a write past the place's size limit or past the token's disk budget (a session's
+ * own area only); the usage is measured off the event loop (src/vfs/usage.ts). A refusal
+ * names the limit, where it is set and the bytes in use.
+ */
+export async function requireRoom(call: HostCall, files: FileArea, place: Place, fn: string, guestPath: string, adding: number, replacing: number, context: Record<string, unknown>): Promise<void> {
   const needed = adding - replacing;
-  if (inUse + needed <= place.sizeLimit) return;
-  const error = new QuotaExceededError(
-    `fs.${fn} ${guestPath}: the filesystem's size limit of ${place.sizeLimit} bytes would be exceeded: ${inUse} bytes are in use and this needs ${Math.max(0, needed)} more`,
-  );
-  throw call.refuse('fs.write', context, 'quota', error);
+  if (place.sizeLimit !== null) {
+    const inUse = await files.usage(place);
+    if (inUse + needed > place.sizeLimit) {
+      const setting = place.limitSetting && place.limitSetting !== 'vfs.size_limit' ? ` (set by ${place.limitSetting})` : '';
+      const error = new QuotaExceededError(
+        `fs.${fn} ${guestPath}: the filesystem's size limit of ${place.sizeLimit} bytes${setting} would be exceeded: ${inUse} bytes are in use and this needs ${Math.max(0, needed)} more`,
+      );
+      throw call.refuse('fs.write', context, 'quota', error);
+    }
+  }
+  const budget = place.guestRoot === '/' && files.mode === 'per_session' ? files.tokenBudget : null;
+  if (budget && needed > 0) {
+    const inUse = await budget.inUse();
+    if (inUse + needed > budget.limit) {
+      const error = new QuotaExceededError(
+        `fs.${fn} ${guestPath}: the token's disk budget of ${budget.limit} bytes (set by max_token_disk) would be exceeded: its sessions' file areas hold ${inUse} bytes and this needs ${needed} more`,
+      );
+      throw call.refuse('fs.write', context, 'quota', error);
+    }
+  }
 }
 
 export function existingSize(hostPath: string): number {
@@ -97,6 +126,18 @@ export function existingSize(hostPath: string): number {
 export function atomicWrite(at: Located, content: Buffer): void {
   const temporary = path.join(path.dirname(at.hostPath), `${TEMPORARY_PREFIX}${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
   createExclusive({ hostPath: temporary, root: at.root }, content);
+  try {
+    fs.renameSync(temporary, at.hostPath);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** atomicWrite with the bytes written asynchronously (tens of MB never in one call on the event loop). */
+export async function atomicWriteAsync(at: Located, content: Buffer): Promise<void> {
+  const temporary = path.join(path.dirname(at.hostPath), `${TEMPORARY_PREFIX}${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  await createExclusiveAsync({ hostPath: temporary, root: at.root }, content);
   try {
     fs.renameSync(temporary, at.hostPath);
   } catch (error) {

@@ -3,10 +3,10 @@
 // limits, then works on the run's file area. Messages name guest paths only.
 import fs from 'node:fs';
 import path from 'node:path';
-import { appendNoFollow, linkRefused, openReadNoFollow, type FileArea } from '../../vfs';
+import { appendNoFollowAsync, FileAreaError, linkRefused, MAX_PATH_DEPTH, openReadNoFollow, readFdAsync, removeTree, type FileArea } from '../../vfs';
 import { HOST_FUEL } from '../fuel';
 import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
-import { allowedPath, area, atomicWrite, copyTree, existingSize, hostWork, MAX_READ_SIZE, requireRoom, requireWritable } from './area';
+import { allowedPath, area, atomicWriteAsync, copyTree, existingSize, hostWork, hostWorkAsync, MAX_READ_SIZE, requireRoom, requireWritable } from './area';
 import { decodeText, describeEncoding } from './encoding';
 import { kindOf, walkTree } from './walk';
 
@@ -42,14 +42,16 @@ function writeOperation(fn: string, mode: 'replace' | 'append'): HostOperation {
     run: (call, { files, content }, allowed) => {
       const target = allowedPath(allowed);
       const context = allowed[0].context;
-      return hostWork(fn, target, () => {
+      return hostWorkAsync(fn, target, async () => {
         if (files.isMountPoint(target)) throw new Error(`fs.${fn} ${target}: a mount point or / cannot be written`);
         const resolved = files.resolve(target);
         requireWritable(call, resolved.place, 'fs.write', context, target);
-        requireRoom(call, files, resolved.place, fn, target, content.length, mode === 'replace' ? existingSize(resolved.hostPath) : 0, context);
+        const replacing = mode === 'replace' ? existingSize(resolved.hostPath) : 0;
+        await requireRoom(call, files, resolved.place, fn, target, content.length, replacing, context);
         call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-        if (mode === 'replace') atomicWrite(resolved, content);
-        else appendNoFollow(resolved, content);
+        if (mode === 'replace') await atomicWriteAsync(resolved, content);
+        else await appendNoFollowAsync(resolved, content);
+        files.recordWrite(resolved.place, content.length - replacing);
         return undefined;
       });
     },
@@ -68,11 +70,24 @@ function withFile<T>(files: FileArea, target: string, work: (fd: number, stat: f
   }
 }
 
-function readWhole(call: HostCall, files: FileArea, fn: string, target: string): Buffer | null {
-  return hostWork(fn, target, () =>
-    withFile(files, target, (fd, stat) => {
+/** withFile for asynchronous work on the descriptor (closed when the work settles). */
+async function withFileAsync<T>(files: FileArea, target: string, work: (fd: number, stat: fs.Stats) => Promise<T>): Promise<T> {
+  const fd = openReadNoFollow(files.resolve(target));
+  try {
+    const stat = fs.fstatSync(fd);
+    if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    return await work(fd, stat);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A whole file (null past MAX_READ_SIZE), read in chunks off the event loop. */
+function readWhole(call: HostCall, files: FileArea, fn: string, target: string): Promise<Buffer | null> {
+  return hostWorkAsync(fn, target, () =>
+    withFileAsync(files, target, async (fd, stat) => {
       if (stat.size > MAX_READ_SIZE) return null;
-      const content = fs.readFileSync(fd);
+      const content = await readFdAsync(fd, stat.size);
       call.charge(HOST_FUEL.SYSCALL + content.length / 4);
       return content;
     }),
@@ -89,9 +104,9 @@ function readOperation(fn: string, shape: (content: Buffer | null, target: strin
   return gated({
     parse: onePath(fn),
     gate: ({ raw }) => ({ capability: 'fs.read', context: { path: raw } }),
-    run: (call, { files }, allowed) => {
+    run: async (call, { files }, allowed) => {
       const target = allowedPath(allowed);
-      return shape(readWhole(call, files, fn, target), target, call);
+      return shape(await readWhole(call, files, fn, target), target, call);
     },
   });
 }
@@ -200,10 +215,10 @@ export const fsOperations: Record<string, HostOperation> = {
     gate: ({ raw, chunkSize }) => ({ capability: 'fs.read', context: { path: raw, chunkSize } }),
     run: (call, { files, chunkSize }, allowed) => {
       const target = allowedPath(allowed);
-      return hostWork('bytes', target, () =>
-        withFile(files, target, (fd, stat) => {
+      return hostWorkAsync('bytes', target, () =>
+        withFileAsync(files, target, async (fd, stat) => {
           if (stat.size > MAX_READ_SIZE) throw new RangeError(`fs.bytes ${target}: the file is larger than ${MAX_READ_SIZE} bytes`);
-          const content = fs.readFileSync(fd);
+          const content = await readFdAsync(fd, stat.size);
           call.charge(HOST_FUEL.SYSCALL + content.length / 4);
           const chunks: Uint8Array[] = [];
           for (let at = 0; at < content.length; at += chunkSize) chunks.push(new Uint8Array(content.subarray(at, at + chunkSize)));
@@ -269,12 +284,14 @@ export const fsOperations: Record<string, HostOperation> = {
     run: (call, { files, content, writer }, allowed) => {
       const target = allowedPath(allowed);
       const context = allowed[0].context;
-      return hostWork('writer', target, () => {
+      return hostWorkAsync('writer', target, async () => {
         const resolved = files.resolve(target);
         requireWritable(call, resolved.place, 'fs.write', context, target);
-        requireRoom(call, files, resolved.place, 'writer', target, content.length, existingSize(resolved.hostPath), context);
+        const replacing = existingSize(resolved.hostPath);
+        await requireRoom(call, files, resolved.place, 'writer', target, content.length, replacing, context);
         call.charge(HOST_FUEL.SYSCALL + content.length / 4);
-        atomicWrite(resolved, content);
+        await atomicWriteAsync(resolved, content);
+        files.recordWrite(resolved.place, content.length - replacing);
         void writer;
         return undefined;
       });
@@ -304,19 +321,29 @@ export const fsOperations: Record<string, HostOperation> = {
   remove: gated({
     parse: (args, run) => ({ ...onePath('remove')(args, run), recursive: boolArg(args[1], 'remove', 'recursive') }),
     gate: ({ raw, recursive }) => ({ capability: 'fs.remove', context: { path: raw, recursive } }),
-    run: (call, { files, recursive }, allowed) => {
+    run: async (call, { files, recursive }, allowed) => {
       const target = allowedPath(allowed);
-      return hostWork('remove', target, () => {
+      const tree = hostWork('remove', target, () => {
         if (files.isMountPoint(target)) throw new Error(`fs.remove ${target}: a mount point or / cannot be removed`);
-        // A link is removed itself; rm never descends through one.
+        // A link is removed itself; the removal never descends through one.
         const { hostPath, place } = files.resolve(target, 'itself');
         requireWritable(call, place, 'fs.remove', allowed[0].context, target);
         call.charge(HOST_FUEL.SYSCALL);
         const stat = fs.lstatSync(hostPath);
-        if (stat.isDirectory()) fs.rmSync(hostPath, { recursive });
-        else fs.unlinkSync(hostPath);
-        return undefined;
+        if (!stat.isDirectory()) {
+          fs.unlinkSync(hostPath);
+          if (stat.isFile()) files.recordWrite(place, -stat.size);
+        } else if (!recursive) fs.rmdirSync(hostPath);
+        else return { hostPath, place };
+        return null;
       });
+      // A tree of any size or depth: asynchronous steps, off the event loop.
+      if (tree !== null) {
+        const freed = await files.treeBytes(tree.hostPath);
+        await hostWorkAsync('remove', target, () => removeTree(tree.hostPath));
+        files.recordWrite(tree.place, -freed);
+      }
+      return undefined;
     },
   }),
 
@@ -327,7 +354,7 @@ export const fsOperations: Record<string, HostOperation> = {
       const from = allowedPath(allowed, 'from');
       const to = allowedPath(allowed, 'to');
       const context = allowed[0].context;
-      return hostWork('move', from, () => {
+      return hostWorkAsync('move', from, async () => {
         if (files.isMountPoint(from) || files.isMountPoint(to)) throw new Error(`fs.move ${from}: a mount point or / cannot be moved or replaced`);
         // rename moves or replaces a link itself, never what it points to.
         const source = files.resolve(from, 'itself');
@@ -335,13 +362,18 @@ export const fsOperations: Record<string, HostOperation> = {
         requireWritable(call, source.place, 'fs.move', context, from);
         requireWritable(call, target.place, 'fs.move', context, to);
         if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+        requireDepthAfter(files, source.hostPath, from, to);
         call.charge(HOST_FUEL.SYSCALL * 2);
         if (source.place === target.place) fs.renameSync(source.hostPath, target.hostPath);
         else {
           refuseLinksIn(source.hostPath, from);
-          requireRoom(call, files, target.place, 'move', to, files.usage({ ...source.place, hostRoot: source.hostPath }) || existingSize(source.hostPath), existingSize(target.hostPath), context);
+          const adding = (await files.treeBytes(source.hostPath)) || existingSize(source.hostPath);
+          const replacing = existingSize(target.hostPath);
+          await requireRoom(call, files, target.place, 'move', to, adding, replacing, context);
           copyTree(source, target);
-          fs.rmSync(source.hostPath, { recursive: true });
+          await removeTree(source.hostPath);
+          files.recordWrite(target.place, adding - replacing);
+          files.recordWrite(source.place, -adding);
         }
         return undefined;
       });
@@ -355,7 +387,7 @@ export const fsOperations: Record<string, HostOperation> = {
       const from = allowedPath(allowed, 'from');
       const to = allowedPath(allowed, 'to');
       const context = allowed[0].context;
-      return hostWork('copy', from, () => {
+      return hostWorkAsync('copy', from, async () => {
         const source = files.resolve(from);
         const target = files.resolve(to);
         requireWritable(call, target.place, 'fs.copy', context, to);
@@ -363,10 +395,13 @@ export const fsOperations: Record<string, HostOperation> = {
         if (stat.isDirectory() && !recursive) throw new Error(`fs.copy ${from}: is a directory; pass recursive: true`);
         refuseLinksIn(source.hostPath, from);
         if (fs.existsSync(target.hostPath) && fs.lstatSync(target.hostPath).isDirectory()) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
-        const adding = stat.isDirectory() ? files.usage({ ...source.place, hostRoot: source.hostPath }) : stat.size;
-        requireRoom(call, files, target.place, 'copy', to, adding, existingSize(target.hostPath), context);
+        requireDepthAfter(files, source.hostPath, from, to);
+        const adding = stat.isDirectory() ? await files.treeBytes(source.hostPath) : stat.size;
+        const replacing = existingSize(target.hostPath);
+        await requireRoom(call, files, target.place, 'copy', to, adding, replacing, context);
         call.charge(HOST_FUEL.SYSCALL * 2 + adding / 4);
         copyTree(source, target);
+        files.recordWrite(target.place, adding - replacing);
         return undefined;
       });
     },
@@ -398,6 +433,18 @@ function refuseLinksIn(hostPath: string, guestPath: string): void {
   if (fs.lstatSync(hostPath).isSymbolicLink()) throw linkRefused(guestPath);
   const link = walkTree(hostPath, guestPath, { maxDepth: 64 }).find((e) => e.kind === 'symlink');
   if (link) throw linkRefused(link.guestPath);
+}
+
+/**
+ * A directory moved or copied deeper must not reach below MAX_PATH_DEPTH (src/vfs): only
+ * when it goes deeper is its tree looked at, and only as far as the bound.
+ */
+function requireDepthAfter(files: FileArea, sourceHost: string, from: string, to: string): void {
+  const deeper = files.depthOf(to) - files.depthOf(from);
+  if (deeper <= 0 || !fs.lstatSync(sourceHost).isDirectory()) return;
+  const room = MAX_PATH_DEPTH - files.depthOf(to);
+  const tooDeep = walkTree(sourceHost, from, { maxDepth: room + 1 }).find((e) => e.depth > room);
+  if (tooDeep) throw new FileAreaError(`the tree would reach ${files.depthOf(tooDeep.guestPath) + deeper} levels; a file area allows at most ${MAX_PATH_DEPTH} levels below its root`);
 }
 
 /** What a writer's handle stands for: the target as checked at open. */

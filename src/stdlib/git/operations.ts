@@ -12,6 +12,8 @@ import { placeFs, type FileArea, type Place, type PlaceFs } from '../../vfs';
 import { area, guest, hostWork, requireWritable } from '../fs/area';
 import { HOST_FUEL } from '../fuel';
 import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
+import { hostTask } from '../host-tasks';
+import { currentBranch, type LocalGitInput, type RepoSpec, type StatusEntry } from './local';
 import { gitHttpClient } from './transport';
 
 export interface GitServices {
@@ -101,9 +103,10 @@ function writable(call: HostCall, repo: Repo, capability: string, context: Recor
   requireWritable(call, repo.place, capability, context, repo.guestPath);
 }
 
-function checkQuota(call: HostCall, repo: Repo, fn: string, capability: string, context: Record<string, unknown>, undo?: () => void): void {
+async function checkQuota(call: HostCall, repo: Repo, fn: string, capability: string, context: Record<string, unknown>, undo?: () => void): Promise<void> {
   if (repo.place.sizeLimit === null) return;
-  const used = repo.files.usage(repo.place);
+  repo.files.invalidate(repo.place);
+  const used = await repo.files.usage(repo.place);
   if (used <= repo.place.sizeLimit) return;
   undo?.();
   throw call.refuse(capability, context, 'quota', new QuotaExceededError(`git.${fn} ${repo.guestPath}: the filesystem's size limit of ${repo.place.sizeLimit} bytes would be exceeded (${used} bytes after the operation)`));
@@ -136,8 +139,18 @@ function author(g: GitServices, fn: string) {
   return { name: g.identity.name, email: g.identity.email };
 }
 
-async function currentBranch(repo: Repo): Promise<string> {
-  return (await git.currentBranch({ fs: repo.fs, dir: repo.dir, fullname: false })) ?? '';
+function specOf(repo: Repo): RepoSpec {
+  return { area: repo.files.describe(), placeRoot: repo.place.guestRoot, dir: repo.dir, guestPath: repo.guestPath };
+}
+
+/** Local work whose cost grows with the repository's files: in a host worker thread (./local). */
+async function offloaded<T>(call: HostCall, repo: Repo, fn: string, task: LocalGitInput extends infer I ? (I extends { repo: RepoSpec } ? Omit<I, 'repo'> : never) : never): Promise<T> {
+  try {
+    return (await hostTask('git', { ...task, repo: specOf(repo) } as LocalGitInput, { signal: call.signal, what: `git.${fn} ${repo.guestPath}`, tenant: call.principal })) as T;
+  } finally {
+    // git's writes are not counted byte by byte: the next size check measures again.
+    if (task.op !== 'status' && task.op !== 'diff') repo.files.invalidate(repo.place);
+  }
 }
 
 export const gitOperations: Record<string, HostOperation> = {
@@ -203,24 +216,15 @@ export const gitOperations: Record<string, HostOperation> = {
           throw error;
         }
       }
-      checkQuota(call, repo, 'clone', 'git.clone', context, undo);
+      await checkQuota(call, repo, 'clone', 'git.clone', context, undo);
       return repo.guestPath;
     },
   }),
 
   status: onRepo('status', LOCAL_READ, async (call, repo) => {
-    const matrix = await git.statusMatrix({ fs: repo.fs, dir: repo.dir });
-    const entries = matrix
-      .filter(([, head, work, stage]) => !(head === 1 && work === 1 && stage === 1))
-      .map(([filepath, head, work, stage]) => {
-        const untracked = head === 0 && stage === 0 && work === 2;
-        const staged = head === 0 && stage !== 0 ? 'added' : head === 1 && stage === 0 ? 'deleted' : head === 1 && stage !== 1 ? 'modified' : '';
-        const unstaged = untracked ? '' : work === 0 && stage !== 0 ? 'deleted' : work === 2 && stage !== 2 && stage !== 0 ? 'modified' : '';
-        return { path: filepath, staged, unstaged, untracked };
-      });
-    call.charge(HOST_FUEL.ELEM * matrix.length);
-    const branch = await currentBranch(repo);
-    return { entries, clean: entries.length === 0, ...(branch ? { branch } : {}) };
+    const { files, ...status } = await offloaded<{ entries: StatusEntry[]; clean: boolean; branch?: string; files: number }>(call, repo, 'status', { op: 'status' });
+    call.charge(HOST_FUEL.ELEM * files);
+    return status;
   }),
 
   log: onRepo('log', LOCAL_READ, async (_call, repo, args) => {
@@ -256,8 +260,9 @@ export const gitOperations: Record<string, HostOperation> = {
     for (const p of paths as string[]) {
       const relative = p === '.' ? '.' : p.startsWith('/') ? path.posix.relative(repo.guestPath, p) : p;
       if (relative.startsWith('..')) throw new Error(`git.add ${p}: the path is outside the repository`);
-      await git.add({ fs: repo.fs, dir: repo.dir, filepath: relative });
     }
+    const relativePaths = (paths as string[]).map((p) => (p === '.' ? '.' : p.startsWith('/') ? path.posix.relative(repo.guestPath, p) : p));
+    await offloaded(call, repo, 'add', { op: 'add', relativePaths });
     return undefined;
   }),
 
@@ -271,11 +276,8 @@ export const gitOperations: Record<string, HostOperation> = {
     gate: ({ repo, branch }) => ({ capability: 'git.commit', context: { path: repo.guestPath, branch } }),
     run: async (call, { g, repo, message }, allowed) => {
       writable(call, repo, 'git.commit', allowed[0].context);
-      const matrix = await git.statusMatrix({ fs: repo.fs, dir: repo.dir });
-      const hasHead = await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'HEAD' }).then(() => true, () => false);
-      if (!matrix.some(([, head, , stage]) => head !== stage) && hasHead) throw new Error(`git.commit ${repo.guestPath}: nothing is staged; an empty commit is refused`);
       const who = author(g, 'commit');
-      return git.commit({ fs: repo.fs, dir: repo.dir, message, author: who, committer: who });
+      return offloaded<string>(call, repo, 'commit', { op: 'commit', message, author: who });
     },
   }),
 
@@ -290,11 +292,7 @@ export const gitOperations: Record<string, HostOperation> = {
   switchBranch: onRepo('switchBranch', LOCAL_CHANGE, async (call, repo, args) => {
     if (typeof args[1] !== 'string' || args[1] === '') throw new TypeError('git.switchBranch: name must be a non-empty string');
     writable(call, repo, 'git.switchBranch', { path: repo.guestPath });
-    const matrix = await git.statusMatrix({ fs: repo.fs, dir: repo.dir });
-    if (matrix.some(([, head, work, stage]) => !(head === 1 && work === 1 && stage === 1) && !(head === 0 && work === 2 && stage === 0))) {
-      throw new Error(`git.switchBranch ${repo.guestPath}: the working tree has changes; commit them first`);
-    }
-    await git.checkout({ fs: repo.fs, dir: repo.dir, ref: args[1] });
+    await offloaded(call, repo, 'switchBranch', { op: 'switchBranch', branch: args[1] });
     return undefined;
   }),
 
@@ -320,7 +318,7 @@ export const gitOperations: Record<string, HostOperation> = {
       await networkCall(call, 'fetch', 'git.fetch', context, () =>
         git.fetch({ fs: repo.fs, dir: repo.dir, remote: remoteName, ref: branch || undefined, singleBranch: branch !== '', ...network(call, g) }),
       );
-      checkQuota(call, repo, 'fetch', 'git.fetch', context);
+      await checkQuota(call, repo, 'fetch', 'git.fetch', context);
       const branches = await git.listBranches({ fs: repo.fs, dir: repo.dir, remote: remoteName });
       return { branches: branches.filter((b) => b !== 'HEAD') };
     },
@@ -338,44 +336,17 @@ export const gitOperations: Record<string, HostOperation> = {
       await networkCall(call, 'pull', 'git.fetch', context, () =>
         git.pull({ fs: repo.fs, dir: repo.dir, remote: remoteName, remoteRef: branch || undefined, fastForwardOnly: true, singleBranch: true, author: who, committer: who, ...network(call, g) }),
       );
-      checkQuota(call, repo, 'pull', 'git.fetch', context);
+      await checkQuota(call, repo, 'pull', 'git.fetch', context);
       return { previous, current: await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'HEAD' }) };
     },
   }),
-  diff: onRepo('diff', LOCAL_READ, async (_call, repo, args) => {
+  diff: onRepo('diff', LOCAL_READ, async (call, repo, args) => {
     const options = (args[1] ?? {}) as { mode?: string; from?: string; to?: string };
     const mode = options.mode ?? 'unstaged';
     if (!['unstaged', 'staged', 'commits'].includes(mode)) throw new TypeError('git.diff: mode is unstaged, staged or commits');
     if (mode === 'commits' && typeof options.from !== 'string') throw new TypeError('git.diff: mode commits needs `from`');
-    const { unifiedDiff } = await import('../code');
-    const read = async (ref: 'WORKDIR' | 'STAGE' | string, filepath: string): Promise<Buffer | null> => {
-      try {
-        if (ref === 'WORKDIR') return await readWorkingFile(repo, filepath);
-        if (ref === 'STAGE') return Buffer.from((await git.readBlob({ fs: repo.fs, dir: repo.dir, oid: await stagedOid(repo, filepath) })).blob);
-        const commit = await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref });
-        const { blob } = await git.readBlob({ fs: repo.fs, dir: repo.dir, oid: commit, filepath });
-        return Buffer.from(blob);
-      } catch {
-        return null;
-      }
-    };
     const [left, right] = mode === 'unstaged' ? ['STAGE', 'WORKDIR'] : mode === 'staged' ? ['HEAD', 'STAGE'] : [options.from!, options.to ?? 'HEAD'];
-    const matrix = await git.statusMatrix({ fs: repo.fs, dir: repo.dir });
-    const paths = matrix.map(([p]) => p);
-    let patch = '';
-    const binaryPaths: string[] = [];
-    for (const filepath of paths) {
-      const a = await read(left, filepath);
-      const b = await read(right, filepath);
-      if (a === null && b === null) continue;
-      if ((a && a.includes(0)) || (b && b.includes(0))) {
-        if (!a || !b || !a.equals(b)) binaryPaths.push(filepath);
-        continue;
-      }
-      const text = unifiedDiff(a?.toString('utf8') ?? '', b?.toString('utf8') ?? '', a ? `a/${filepath}` : '/dev/null', b ? `b/${filepath}` : '/dev/null');
-      if (text) patch += text.endsWith('\n') ? text : `${text}\n`;
-    }
-    return { patch, binaryPaths };
+    return offloaded<{ patch: string; binaryPaths: string[] }>(call, repo, 'diff', { op: 'diff', left, right });
   }),
 
   show: onRepo('show', LOCAL_READ, async (_call, repo, args) => {
@@ -385,22 +356,3 @@ export const gitOperations: Record<string, HostOperation> = {
     return new Uint8Array(blob);
   }),
 };
-
-/** A working-tree file as git sees it: a link is its target text (as git diffs links), never followed. */
-async function readWorkingFile(repo: Repo, filepath: string): Promise<Buffer> {
-  const at = path.join(repo.dir, filepath);
-  const stat = await repo.fs.lstat(at);
-  return Buffer.from(stat.isSymbolicLink() ? await repo.fs.readlink(at) : await repo.fs.readFile(at));
-}
-
-async function stagedOid(repo: Repo, filepath: string): Promise<string> {
-  const entries = await git.walk({
-    fs: repo.fs,
-    dir: repo.dir,
-    trees: [git.STAGE()],
-    map: async (p, [entry]) => (p === filepath && entry ? entry.oid() : undefined),
-  });
-  const found = (entries as Array<string | undefined>).find((e) => typeof e === 'string');
-  if (!found) throw new Error('not staged');
-  return found;
-}

@@ -85,7 +85,7 @@ export async function download(call: HostCall, params: DownloadParams, allowed: 
   const started = Date.now();
   // The timeout covers waiting for the answer too, not only its body.
   const { response, url: finalUrl } = await follow(call, http, 'download', { verb: 'GET', url, headers, body: null, capability: 'http.download', context, timeoutMs: timeout });
-  const room = place.sizeLimit === null ? Number.POSITIVE_INFINITY : place.sizeLimit - files.usage(place) + (fs.lstatSync(hostPath, { throwIfNoEntry: false })?.size ?? 0);
+  const room = place.sizeLimit === null ? Number.POSITIVE_INFINITY : place.sizeLimit - (await files.usage(place)) + (fs.lstatSync(hostPath, { throwIfNoEntry: false })?.size ?? 0);
   const temporary = path.join(path.dirname(hostPath), `.svc-write-download-${process.pid}-${Date.now()}`);
   let written = 0;
   const counter = new Transform({
@@ -111,8 +111,10 @@ export async function download(call: HostCall, params: DownloadParams, allowed: 
   const timer = setTimeout(() => response.body.destroy(new Error(`http.download: timed out after ${timeout} ms`)), Math.max(1, timeout - (Date.now() - started)));
   try {
     const stages = [response.body, ...(decoder ? [decoder] : []), counter, fs.createWriteStream('', { fd })] as unknown as Parameters<typeof pipeline>;
+    const replacing = fs.lstatSync(hostPath, { throwIfNoEntry: false })?.size ?? 0;
     await pipeline(...stages);
     fs.renameSync(temporary, hostPath);
+    files.recordWrite(place, written - replacing);
   } catch (error) {
     fs.rmSync(temporary, { force: true });
     throw error;

@@ -50,7 +50,9 @@ const fetchOperation = gated({
   gate: verbGate,
   run: async (call: HostCall, params: VerbParams, allowed) => {
     const reply = await exchange(call, params, allowed[0].context);
-    return { status: reply.status, statusText: STATUS_CODES[reply.status] ?? '', headers: reply.headers, body: new Uint8Array(reply.content), url: reply.url, redirected: reply.redirected };
+    // A view of the body read, not a copy: up to 50 MiB copied once less on the event loop.
+    const body = new Uint8Array(reply.content.buffer, reply.content.byteOffset, reply.content.byteLength);
+    return { status: reply.status, statusText: STATUS_CODES[reply.status] ?? '', headers: reply.headers, body, url: reply.url, redirected: reply.redirected };
   },
 });
 

@@ -77,6 +77,8 @@ describe('ranges', () => {
       max_execution_fuel: 1_000_000_000_000,
       max_execution_stack: 512,
       max_ephemeral_vfs_size: 64,
+      max_session_vfs_size: 10_240,
+      max_token_disk: 51_200,
       max_session_state_memory: 1024,
       max_session_state_memory_per_token: 1024,
       max_last_run_memory: 64,
@@ -211,5 +213,18 @@ describe('other variables', () => {
   test('RUST_LOG is passed through as the log filter; empty means default', () => {
     assert.equal(settingsOf({ env: { RUST_LOG: 'svc_server::http=debug,warn' } }).logging.filter, 'svc_server::http=debug,warn');
     assert.equal(settingsOf({ env: { RUST_LOG: '' } }).logging.filter, null);
+  });
+});
+
+describe('disk quotas (issue 36)', () => {
+  test('max_session_vfs_size and max_token_disk: flag over environment over file; 0 means no limit', () => {
+    assert.deepEqual([settingsOf().limits.max_session_vfs_size, settingsOf().limits.max_token_disk], [10_240, 51_200]);
+    const config = { max_session_vfs_size: 100, max_token_disk: 0 };
+    const both = (s: ReturnType<typeof settingsOf>) => [s.limits.max_session_vfs_size, s.limits.max_token_disk];
+    assert.deepEqual(both(settingsOf({ config })), [100, 0]);
+    const env = { SVC_MAX_SESSION_VFS_SIZE: '200', SVC_MAX_TOKEN_DISK: '300' };
+    assert.deepEqual(both(settingsOf({ config, env })), [200, 300]);
+    const argv = ['--max-session-vfs-size', '5', '--max-token-disk', '6'];
+    assert.deepEqual(both(settingsOf({ config, env, argv })), [5, 6]);
   });
 });

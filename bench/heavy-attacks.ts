@@ -1,0 +1,162 @@
+// Issue 36's attacks for bench/attacks.ts: host work whose cost grows with what a program
+// wrote or asked for. Each has a preparation (not measured) and the attack, during which
+// bench/attacks.ts asks `/healthz` one request after the other. Sizes are chosen so the
+// attack takes seconds on the unchanged code, not minutes (each note says what it scales).
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { TestServer } from '../test/harness';
+
+export interface HeavyAttack {
+  name: string;
+  prepare(): Promise<void>;
+  /** Resolves with the attack's own outcome once it is over. */
+  attack(): Promise<string>;
+  cleanUp?(): Promise<void>;
+}
+
+const BLUEPRINT = `name: heavy
+allow_insecure_http: true
+default: allow
+vfs: per_session
+git: {identity: {name: Bench, email: bench@example.com}}
+`;
+
+/** Lines of 'a' that `\\w{1,500}\\d` scans at ~20 ms per kB in re2js (linear, but a large automaton). */
+const SEARCH_LINES = 30;
+const SEARCH_PATTERN = String.raw`\\w{1,500}\\d`;
+/** Files a deleted session holds (the issue's 300,000 take minutes to write; the stall grows with the count). */
+const SESSION_FILES = 60_000;
+const BODY_BYTES = 50 * 1024 * 1024;
+const BODY_READERS = 16;
+const FANOUT_RUNS = 150;
+const FANOUT = 64;
+
+async function listen(handler: http.RequestListener): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+function close(server: http.Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+export function heavyAttacks(server: TestServer): HeavyAttack[] {
+  let registered = false;
+  const register = async (): Promise<void> => {
+    if (registered) return;
+    const created = await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+    if (created.status >= 300) throw new Error(`could not register the Blueprint: ${created.text}`);
+    registered = true;
+  };
+  const session = async (): Promise<string> => {
+    await register();
+    const opened = await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'heavy' } });
+    if (opened.status !== 200) throw new Error(`could not open a session: ${opened.text}`);
+    return opened.json.session_id as string;
+  };
+  const run = async (sessionId: string, code: string): Promise<string> => {
+    const reply = await server.request('POST', `/v1/sessions/${sessionId}/execute`, { token: server.userToken, body: { code } });
+    if (reply.status !== 200 || reply.json.error) throw new Error(`${reply.status} ${reply.json?.error?.kind ?? ''}: ${reply.json?.error?.message ?? reply.text}`.slice(0, 300));
+    return String(reply.json.result).slice(0, 60);
+  };
+  const oneOff = async (code: string): Promise<string> => {
+    const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'heavy', code } });
+    return reply.status === 200 && !reply.json.error ? 'ok' : `${reply.status} ${reply.json?.error?.kind ?? ''} (${String(reply.json?.error?.message ?? reply.text).slice(0, 120)})`;
+  };
+  const tally = (outcomes: string[]) => {
+    const counts = new Map<string, number>();
+    for (const outcome of outcomes) counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+    return [...counts].map(([outcome, n]) => `${n}x ${outcome}`).join(', ');
+  };
+
+  let searchSession = '';
+  let gitSession = '';
+  let diffSession = '';
+  let deletedSession = '';
+  let far: { server: http.Server; url: string } | null = null;
+  const body = Buffer.alloc(BODY_BYTES, 0x61);
+
+  return [
+    {
+      name: `code.search \\w{1,500}\\d over ${SEARCH_LINES} 10 kB lines`,
+      async prepare() {
+        searchSession = await session();
+        await run(searchSession, `import * as fs from "svc:fs";\nexport function main() { fs.writeText("/big.txt", ("a".repeat(10000) + "\\n").repeat(${SEARCH_LINES})); return 1; }`);
+      },
+      attack: () => run(searchSession, `import * as code from "svc:code";\nexport function main() { return code.search("${SEARCH_PATTERN}", { path: "/", mode: "counts" }).counts.length; }`),
+    },
+    {
+      name: 'git add of a 24 MB file',
+      async prepare() {
+        gitSession = await session();
+        await run(gitSession, `import * as fs from "svc:fs";\nimport { Repository } from "svc:git";\nexport function main() { Repository.init("/repo"); fs.writeText("/repo/big.txt", Array.from({ length: 400000 }, (_, i) => "line " + i + " of the large file, some text to fill").join("\\n")); return 1; }`);
+      },
+      attack: () => run(gitSession, `import { Repository } from "svc:git";\nexport function main() { new Repository("/repo").add(["big.txt"]); return 1; }`),
+    },
+    {
+      name: 'git diff of a 2 MB file, every 20th line changed',
+      async prepare() {
+        diffSession = await session();
+        await run(diffSession, `import * as fs from "svc:fs";\nimport { Repository } from "svc:git";\nexport function main() { const r = Repository.init("/repo"); fs.writeText("/repo/big.txt", Array.from({ length: 40000 }, (_, i) => "line " + i + " of the file").join("\\n")); r.add(["big.txt"]); r.commit("base"); fs.writeText("/repo/big.txt", Array.from({ length: 40000 }, (_, i) => (i % 20 === 0 ? "changed " : "line ") + i + " of the file").join("\\n")); return 1; }`);
+      },
+      attack: () => run(diffSession, `import { Repository } from "svc:git";\nexport function main() { return new Repository("/repo").diff().patch.length; }`),
+    },
+    {
+      name: `delete a session holding ${SESSION_FILES.toLocaleString('en')} files`,
+      async prepare() {
+        deletedSession = await session();
+        await run(deletedSession, `import * as fs from "svc:fs";\nexport function main() { fs.writeText("/a.txt", "a"); return 1; }`);
+        // Written straight to the session's directory: tens of thousands of host calls would take minutes.
+        const dir = path.join(server.home, 'server', 'vfs', 'sessions', deletedSession);
+        for (let d = 0; d < SESSION_FILES / 500; d++) {
+          const sub = path.join(dir, `d${d}`);
+          await fs.promises.mkdir(sub);
+          await Promise.all(Array.from({ length: 500 }, (_, f) => fs.promises.writeFile(path.join(sub, `f${f}.txt`), 'x')));
+        }
+      },
+      async attack() {
+        const reply = await server.request('DELETE', `/v1/sessions/${deletedSession}`, { token: server.userToken });
+        return String(reply.status);
+      },
+    },
+    {
+      name: `${BODY_READERS} runs reading 50 MiB fetch bodies`,
+      async prepare() {
+        await register();
+        far = await listen((_req, res) => {
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.length) });
+          res.end(body);
+        });
+      },
+      async attack() {
+        const code = `export async function main() { const r = await fetch("${far!.url}/body"); return (await r.arrayBuffer()).byteLength; }`;
+        return tally(await Promise.all(Array.from({ length: BODY_READERS }, () => oneOff(code))));
+      },
+      async cleanUp() {
+        if (far) await close(far.server);
+        far = null;
+      },
+    },
+    {
+      name: `${FANOUT_RUNS} runs x ${FANOUT} fetches to a host that never answers (8 s)`,
+      async prepare() {
+        await register();
+        far = await listen(() => {
+          // Never answers: the request stays open until the client gives up.
+        });
+      },
+      async attack() {
+        const code = `export async function main() { const signal = AbortSignal.timeout(8000); const all = await Promise.allSettled(Array.from({ length: ${FANOUT} }, (_, i) => fetch("${far!.url}/never/" + i, { signal }))); return all.filter((a) => a.status === "rejected").length; }`;
+        return tally(await Promise.all(Array.from({ length: FANOUT_RUNS }, () => oneOff(code))));
+      },
+      async cleanUp() {
+        if (far) await close(far.server);
+        far = null;
+      },
+    },
+  ];
+}
