@@ -4,8 +4,21 @@
 import type { CheckedOutcome } from './report';
 import type { RunError, RunJob, RunOutcome } from './types';
 
-/** What a run hears when another run crashed the runner process they shared. */
-export const SHARED_CRASH = 'the run was stopped because the runner process hosting it crashed (another run it hosted broke it); the server replaced the runner: run it again';
+/**
+ * What a run hears when another run broke the runner process they shared after this run had
+ * made a host call (one with none is run again on another runner instead). Not a limit of
+ * its own: the kind is `runtime_error` (interface.md's "the run failed otherwise"; it has no
+ * kind for this), and the message begins with a stable marker.
+ */
+export const LOST_TO_OTHER_RUN = "lost to another run's crash: the runner process hosting this run was replaced because another run it hosted broke it (not a limit of this run); the run had already called the host, so it was not run again: run it again";
+
+/** The same when the runner went down and no run can be named as the cause. */
+export const LOST_TO_RUNNER = 'lost to a runner crash: the runner process hosting this run stopped and was replaced, and no run it hosted could be named as the cause; the run had already called the host, so it was not run again: run it again';
+
+/** A run the runner's loss ended: its error is the pool's, never the program's (an idempotency key does not keep it). */
+export function lostOutcome(job: RunJob, wallMs: number, culpritKnown: boolean): RunOutcome {
+  return { ...endedOutcome(job, 'error', wallMs, culpritKnown ? LOST_TO_OTHER_RUN : LOST_TO_RUNNER), lost: true };
+}
 
 /** Limit messages begin with stable markers (agents and tests read them). */
 export function limitMessage(kind: string, limits: RunJob['limits']): string {

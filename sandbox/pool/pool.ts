@@ -2,8 +2,11 @@
 // at once (a waiting run holds memory, not a process). Admission bounds the runs in flight
 // and queues the rest fairly; the pool answers the runners' host calls through the
 // execution layer's HostHandler, owns the watchdogs (heartbeats, deadline margin,
-// cancellation) and replaces any runner that crashes or hangs: only the runs it hosted
-// (at most `runsPerRunner`) notice.
+// cancellation) and replaces any runner that crashes or hangs, never one that only seemed
+// silent because this process was busy (stall.ts). Of the runs a lost runner hosted, only
+// the one that broke it ends with its limit; the others run again on another runner when
+// they had not called the host yet, and otherwise end as lost (outcomes.ts). The breaker's
+// tenant is quarantined (quarantine.ts): its next runs get a runner of their own.
 import type { FromRunner, ToRunner } from '../runner/protocol';
 import { readHostCall, readOutcome } from './report';
 import type { HostHandler, RunJob, RunOutcome } from './types';
@@ -11,13 +14,18 @@ import { Admission, type AdmissionLimits } from './admission';
 import type { ActiveRun, Runner } from './runs';
 import { defaultEntry, runMessage, spawnRunner, whenReady } from './runner-process';
 import { answerHostCall, describe } from './host-calls';
-import { endedOutcome, reportedOutcome, SHARED_CRASH } from './outcomes';
+import { endedOutcome, lostOutcome, reportedOutcome } from './outcomes';
+import { Quarantine } from './quarantine';
+import { LoopWatch } from './stall';
 import { CpuGate } from './cpu-gate';
 import { defaultComputingRuns } from './cpu-slots';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 const DEADLINE_MARGIN_MS = 2_000;
 const CANCEL_GRACE_MS = 1_000;
+const WATCHDOG_TICK_MS = 500;
+/** Placements a run gets: a run lost with its runner before it called the host runs once more. */
+const MAX_ATTEMPTS = 2;
 
 export interface RunnerPoolOptions {
   /** Runner child processes. */
@@ -37,6 +45,8 @@ export interface RunnerPoolOptions {
   onLog?: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
   /** A runner was killed and replaced; `reason` is the outcome that ended its run. */
   onRestart?: (reason: string) => void;
+  /** How long a tenant whose run broke a runner has its runs kept apart (default 5 minutes). */
+  quarantineMs?: number;
 }
 
 const DEFAULT_QUEUED_RUNS = 1024;
@@ -51,6 +61,10 @@ export class RunnerPool {
   private nextStart = 0;
   private stopped = false;
   private watchdog: NodeJS.Timeout | null = null;
+  private readonly loop = new LoopWatch(WATCHDOG_TICK_MS);
+  private readonly quarantine: Quarantine;
+  /** Admitted runs no runner of their kind had room for yet (a quarantined tenant's, runs lost with their runner). */
+  private readonly unplaced: ActiveRun[] = [];
   private readonly entry: string;
   private readonly execArgv: string[];
 
@@ -69,6 +83,7 @@ export class RunnerPool {
     this.entry = options.runnerEntry ?? fallback.entry;
     this.execArgv = options.execArgv ?? fallback.execArgv;
     this.runsPerRunner = Math.max(1, options.runsPerRunner ?? 1);
+    this.quarantine = new Quarantine(options.quarantineMs);
     this.admission = new Admission({
       runsInFlight: options.admission?.runsInFlight ?? options.size * this.runsPerRunner,
       memoryMb: options.admission?.memoryMb ?? Number.MAX_SAFE_INTEGER,
@@ -83,14 +98,14 @@ export class RunnerPool {
   async start(): Promise<void> {
     const starting = Array.from({ length: this.options.size }, () => this.spawn());
     await Promise.all(starting.map((runner) => whenReady(runner)));
-    this.watchdog = setInterval(() => this.checkHeartbeats(), 500);
+    this.watchdog = setInterval(() => this.checkHeartbeats(), WATCHDOG_TICK_MS);
     this.watchdog.unref();
   }
 
   run(job: RunJob, host: HostHandler): Promise<RunOutcome> {
     if (this.stopped) return Promise.resolve(endedOutcome(job, 'cancelled', 0));
     return new Promise((resolve) => {
-      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map() };
+      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0 };
       const signal = job.signal;
       if (signal?.aborted) {
         resolve(endedOutcome(job, 'cancelled', 0));
@@ -114,6 +129,7 @@ export class RunnerPool {
     this.stopped = true;
     if (this.watchdog) clearInterval(this.watchdog);
     for (const queued of this.admission.drain()) this.finish(queued, endedOutcome(queued.job, 'cancelled', Date.now() - queued.started));
+    for (const waiting of this.unplaced.splice(0)) this.finish(waiting, endedOutcome(waiting.job, 'cancelled', Date.now() - waiting.started));
     for (const runner of this.runners) {
       for (const active of runner.runs.values()) this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
       runner.runs.clear();
@@ -122,54 +138,93 @@ export class RunnerPool {
     this.runners.length = 0;
   }
 
-  private spawn(): Runner {
+  private spawn(quarantine = false): Runner {
     const runner = spawnRunner(this.entry, this.execArgv, this.options.memoryMb, this.runsPerRunner, {
       message: (from, message) => this.onMessage(from, message),
       exit: (from, code, signal) => this.onExit(from, code, signal),
       error: (error) => this.options.onLog?.('error', 'runner process error', { error: error.message }),
     });
+    if (quarantine) runner.quarantine = true;
     this.runners.push(runner);
     return runner;
   }
 
   /**
-   * The runner with the most room (runs spread over the cores), or null when all are full.
+   * The runner with the most room (runs spread over the cores) among those of the kind
+   * asked for (the quarantine runner, or the others), or null when all are full.
    * Among equals, the one after the runner used last: a runner that just finished prepares
    * its next context while another takes the following run (always picking the first
    * runner made each sequential run wait for that runner's preparation).
    */
-  private roomiest(): Runner | null {
+  private roomiest(quarantine: boolean): Runner | null {
     let best: Runner | null = null;
     const count = this.runners.length;
     for (let step = 0; step < count; step++) {
       const runner = this.runners[(this.nextStart + step) % count];
-      if (!runner.ready || runner.draining || !runner.child.connected || runner.runs.size >= this.runsPerRunner) continue;
+      if (runner.quarantine !== quarantine || !runner.ready || runner.draining || !runner.child.connected || runner.runs.size >= this.runsPerRunner) continue;
       if (best === null || runner.runs.size < best.runs.size) best = runner;
     }
     if (best) this.nextStart = (this.runners.indexOf(best) + 1) % count;
     return best;
   }
 
+  /** Where this run may go now: a quarantined tenant's run only to the quarantine runner (started when there is none). */
+  private placeFor(active: ActiveRun): Runner | null {
+    const quarantined = this.quarantine.holds(active.tenant);
+    const runner = this.roomiest(quarantined);
+    if (!runner && quarantined && !this.stopped && !this.runners.some((r) => r.quarantine && !r.draining)) this.startReplacement(true);
+    return runner;
+  }
+
   private dispatch(): void {
+    for (let index = 0; index < this.unplaced.length; ) {
+      const waiting = this.unplaced[index];
+      const runner = this.placeFor(waiting);
+      if (!runner) {
+        index++;
+        continue;
+      }
+      this.unplaced.splice(index, 1);
+      this.assign(runner, waiting);
+    }
     while (this.admission.queueDepth > 0) {
-      const runner = this.roomiest();
-      if (!runner) return;
+      if (!this.roomiest(false) && !this.roomiest(true)) return;
       const active = this.admission.next();
       if (!active) return;
       active.admitted = true;
-      this.assign(runner, active);
+      const runner = this.placeFor(active);
+      // Admitted, so it counts in flight: its tenant goes after the others in the queue.
+      if (runner) this.assign(runner, active);
+      else this.unplaced.push(active);
     }
   }
 
   private assign(runner: Runner, active: ActiveRun): void {
     runner.runs.set(active.runId, active);
     active.runner = runner;
+    active.attempts++;
     const { job } = active;
     runner.child.send({ ...runMessage(runner, active), ...(this.cpu.start(active) ? {} : { waitForCpu: true }) } satisfies ToRunner);
     if (job.limits.timeMs > 0) {
       // The runner enforces the limit; this catches a runner that cannot.
-      active.timers.push(setTimeout(() => this.replace(runner, 'timeout', active.runId), job.limits.timeMs + DEADLINE_MARGIN_MS));
+      this.backstop(active, job.limits.timeMs + DEADLINE_MARGIN_MS, () => this.replace(runner, 'timeout', active.runId));
     }
+  }
+
+  /**
+   * A timer that replaces a runner which did not end a run itself: when it fires late, or
+   * just after a stall, this process was busy (the runner's answer may be waiting unread),
+   * so it is armed once more instead.
+   */
+  private backstop(active: ActiveRun, delayMs: number, replace: () => void): void {
+    const due = Date.now() + delayMs;
+    active.timers.push(
+      setTimeout(() => {
+        if (active.settled) return;
+        if (this.loop.late(due)) this.backstop(active, delayMs, replace);
+        else replace();
+      }, delayMs),
+    );
   }
 
   /** The run's caller gave up: a queued run leaves the queue, a running one is cancelled in its runner. */
@@ -180,9 +235,17 @@ export class RunnerPool {
       return;
     }
     const runner = active.runner;
-    if (!runner) return;
+    if (!runner) {
+      // Admitted but waiting for a runner of its kind (or to run again): it leaves that wait.
+      const index = this.unplaced.indexOf(active);
+      if (index === -1) return;
+      this.unplaced.splice(index, 1);
+      this.admission.ended(active);
+      this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
+      return;
+    }
     runner.child.send({ type: 'cancel', runId: active.runId } satisfies ToRunner);
-    active.timers.push(setTimeout(() => this.replace(runner, 'cancelled', active.runId), CANCEL_GRACE_MS));
+    this.backstop(active, CANCEL_GRACE_MS, () => this.replace(runner, 'cancelled', active.runId));
   }
 
   /** Whatever a runner sends, the server keeps serving: a failure ends that run, logged. */
@@ -228,8 +291,10 @@ export class RunnerPool {
         const call = readHostCall(message);
         if (!call) throw new Error('a malformed host call');
         // The isolate waits for this reply: its CPU slot goes to another run meanwhile.
-        const caller = call.blocking ? runner.runs.get(call.runId) : undefined;
-        if (caller) this.cpu.park(caller, true);
+        const caller = runner.runs.get(call.runId);
+        // From here the call may have effects: a run lost with its runner is not run again.
+        if (caller) caller.hostCalls++;
+        if (caller && call.blocking) this.cpu.park(caller, true);
         void answerHostCall(runner, call, (active, reply, blocking) => this.cpu.reply(active, reply, blocking)).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
         return;
       }
@@ -238,7 +303,11 @@ export class RunnerPool {
         if (!active) return;
         this.release(runner, active);
         this.finish(active, this.toOutcome(active.job, message.outcome));
-        if (message.retiring === true) this.drain(runner);
+        if (message.retiring === true) {
+          // Its isolate would not stop: the run's tenant broke the runner.
+          this.quarantine.blame(active.tenant);
+          this.drain(runner);
+        }
         this.dispatch();
         return;
       }
@@ -266,23 +335,45 @@ export class RunnerPool {
 
   private checkHeartbeats(): void {
     const now = Date.now();
+    if (this.loop.tick()) {
+      // This process was stalled: runners' heartbeats may be waiting unread. Each gets a
+      // fresh grace; none is judged by a silence this process caused.
+      this.options.onLog?.('warn', 'the server was busy; runners get a fresh grace before their heartbeats are judged');
+      for (const runner of this.runners) runner.lastHeard = Math.max(runner.lastHeard, now);
+      return;
+    }
+    this.retireQuarantineRunner();
     for (const runner of [...this.runners]) {
       if (runner.ready && now - runner.lastHeard > (this.options.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS)) {
-        // Programs run on isolated-vm's threads; only a synchronous attempt runs on the
-        // runner's main thread, under a 3 ms slice that V8 enforces, so a runner that stops
-        // answering is stuck in an allocation V8 cannot interrupt (measured: Array(2e8).fill(0)
-        // under a 50 MB limit): that run's memory. The others it hosted end as crashes (or timeouts).
-        const culprit = runner.slicing ?? (runner.runs.size === 1 ? [...runner.runs.keys()][0] : undefined);
+        // Programs run on isolated-vm's threads; only a synchronous attempt (runners that
+        // host one run at a time) runs on the runner's main thread, and it says so first
+        // (`slice`): if the thread never came back, that run's allocation could not be
+        // interrupted (measured: Array(2e8).fill(0) under a 50 MB limit). Otherwise no run
+        // can be blamed: every run it hosted is lost, not ended by a limit of its own.
+        const culprit = runner.slicing ?? undefined;
         this.options.onLog?.('warn', 'runner stopped answering; replacing it', { pid: runner.child.pid, runs: runner.runs.size });
         this.replace(runner, culprit === undefined ? 'error' : 'memory_exhausted', culprit);
       }
     }
   }
 
+  /** The quarantine runner goes once no tenant is quarantined and it hosts no run. */
+  private retireQuarantineRunner(): void {
+    if (!this.quarantine.empty) return;
+    for (const runner of [...this.runners]) {
+      if (!runner.quarantine || runner.runs.size > 0) continue;
+      this.runners.splice(this.runners.indexOf(runner), 1);
+      runner.child.removeAllListeners('exit');
+      runner.child.kill('SIGKILL');
+    }
+  }
+
   /**
-   * Kills a runner, ends each run it hosted, and starts a replacement. The run that caused
-   * it (`culprit`) ends with `kind`; the others it hosted end as crashes, or as timeouts
-   * when they are past their own deadline.
+   * Kills a runner and starts a replacement. The run that caused it (`culprit`) ends with
+   * `kind` and its tenant is quarantined. Each other run it hosted runs again on another
+   * runner when it had not called the host yet (nothing of it can have had an effect) and
+   * had not been lost before; otherwise it ends as lost (or as a timeout when it is past its
+   * own deadline). Without a culprit, every run it hosted is such an other run.
    */
   private replace(runner: Runner, kind: RunOutcome['outcome'], culprit?: number): void {
     const index = this.runners.indexOf(runner);
@@ -293,21 +384,41 @@ export class RunnerPool {
     runner.ready = false;
     runner.child.removeAllListeners('exit');
     runner.child.kill('SIGKILL');
-    this.options.onRestart?.(kind);
+    this.options.onRestart?.(culprit === undefined ? 'error' : kind);
     const now = Date.now();
     for (const active of runs) {
-      this.admission.ended(active);
       const late = active.job.limits.timeMs > 0 && now - active.started >= active.job.limits.timeMs;
-      const own = culprit === undefined || culprit === active.runId ? kind : late ? 'timeout' : 'error';
-      const message = own === 'error' && culprit !== undefined ? SHARED_CRASH : undefined;
-      this.finish(active, endedOutcome(active.job, own === 'error' && late ? 'timeout' : own, now - active.started, message));
+      if (active.runId === culprit) {
+        this.quarantine.blame(active.tenant);
+        this.admission.ended(active);
+        this.finish(active, endedOutcome(active.job, kind, now - active.started));
+      } else if (late) {
+        this.admission.ended(active);
+        this.finish(active, endedOutcome(active.job, 'timeout', now - active.started));
+      } else if (!this.stopped && active.hostCalls === 0 && active.attempts < MAX_ATTEMPTS && !active.job.signal?.aborted) {
+        this.runAgain(active);
+      } else {
+        this.admission.ended(active);
+        this.finish(active, lostOutcome(active.job, now - active.started, culprit !== undefined));
+      }
     }
-    if (!this.stopped && !runner.draining) this.startReplacement();
+    // A quarantine runner is started again when a quarantined run needs one (placeFor).
+    if (!this.stopped && !runner.draining && !runner.quarantine) this.startReplacement();
     this.dispatch();
   }
 
-  private startReplacement(): void {
-    const fresh = this.spawn();
+  /** A run lost with its runner before it called the host: it keeps its admission and goes to the next runner with room, from the start. */
+  private runAgain(active: ActiveRun): void {
+    this.cpu.end(active);
+    for (const timer of active.timers) clearTimeout(timer);
+    active.timers.length = 0;
+    active.runner = null;
+    this.unplaced.unshift(active);
+    this.options.onLog?.('info', 'a run lost with its runner before it called the host runs again on another runner', { execution_id: active.job.executionId });
+  }
+
+  private startReplacement(quarantine = false): void {
+    const fresh = this.spawn(quarantine);
     whenReady(fresh).catch((error) => this.options.onLog?.('error', 'replacement runner failed to start', { error: (error as Error).message }));
   }
 
