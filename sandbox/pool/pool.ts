@@ -161,7 +161,7 @@ export class RunnerPool {
     const count = this.runners.length;
     for (let step = 0; step < count; step++) {
       const runner = this.runners[(this.nextStart + step) % count];
-      if (runner.quarantine !== quarantine || !runner.ready || runner.draining || !runner.child.connected || runner.runs.size >= this.runsPerRunner) continue;
+      if ((runner.quarantine === true) !== quarantine || !runner.ready || runner.draining || !runner.child.connected || runner.runs.size >= this.runsPerRunner) continue;
       if (best === null || runner.runs.size < best.runs.size) best = runner;
     }
     if (best) this.nextStart = (this.runners.indexOf(best) + 1) % count;
