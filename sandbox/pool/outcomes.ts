@@ -5,19 +5,23 @@ import type { CheckedOutcome } from './report';
 import type { RunError, RunJob, RunOutcome } from './types';
 
 /**
- * What a run hears when another run broke the runner process they shared after this run had
- * made a host call (one with none is run again on another runner instead). Not a limit of
- * its own: the kind is `runtime_error` (interface.md's "the run failed otherwise"; it has no
- * kind for this), and the message begins with a stable marker.
+ * What a run hears when its runner was lost and it could not be run again on another
+ * (a run that had not called the host is, once). Not a limit of its own: the kind is
+ * `runtime_error` (interface.md's "the run failed otherwise"; it has no kind for this), and
+ * the message begins with a stable marker: `lost to another run's crash` when another run
+ * it shared the runner with broke it, `lost to a runner crash` when no run could be named.
  */
-export const LOST_TO_OTHER_RUN = "lost to another run's crash: the runner process hosting this run was replaced because another run it hosted broke it (not a limit of this run); the run had already called the host, so it was not run again: run it again";
-
-/** The same when the runner went down and no run can be named as the cause. */
-export const LOST_TO_RUNNER = 'lost to a runner crash: the runner process hosting this run stopped and was replaced, and no run it hosted could be named as the cause; the run had already called the host, so it was not run again: run it again';
+export function lostMessage(culpritKnown: boolean, calledHost: boolean): string {
+  const headline = culpritKnown
+    ? "lost to another run's crash: the runner process hosting this run was replaced because another run it hosted broke it (not a limit of this run)"
+    : 'lost to a runner crash: the runner process hosting this run stopped and was replaced, and no run it hosted could be named as the cause';
+  const why = calledHost ? 'it had already called the host, so running it again could repeat an effect' : 'it had already been run again once after losing its runner';
+  return `${headline}; ${why}: run it again`;
+}
 
 /** A run the runner's loss ended: its error is the pool's, never the program's (an idempotency key does not keep it). */
-export function lostOutcome(job: RunJob, wallMs: number, culpritKnown: boolean): RunOutcome {
-  return { ...endedOutcome(job, 'error', wallMs, culpritKnown ? LOST_TO_OTHER_RUN : LOST_TO_RUNNER), lost: true };
+export function lostOutcome(job: RunJob, wallMs: number, culpritKnown: boolean, calledHost: boolean): RunOutcome {
+  return { ...endedOutcome(job, 'error', wallMs, lostMessage(culpritKnown, calledHost)), lost: true };
 }
 
 /** Limit messages begin with stable markers (agents and tests read them). */

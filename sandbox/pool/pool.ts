@@ -98,6 +98,7 @@ export class RunnerPool {
   async start(): Promise<void> {
     const starting = Array.from({ length: this.options.size }, () => this.spawn());
     await Promise.all(starting.map((runner) => whenReady(runner)));
+    this.loop.restart();
     this.watchdog = setInterval(() => this.checkHeartbeats(), WATCHDOG_TICK_MS);
     this.watchdog.unref();
   }
@@ -275,6 +276,10 @@ export class RunnerPool {
         return;
       case 'catastrophic':
         runner.catastrophic = { message: typeof message.message === 'string' ? message.message : 'catastrophic error', runId: typeof message.runId === 'number' ? message.runId : null };
+        // isolated-vm gave up on that run's isolate: the process is done for (its exit can
+        // hang on the stuck isolate), so it is replaced now, that run blamed.
+        this.options.onLog?.('warn', 'runner reported a catastrophic error; replacing it', { pid: runner.child.pid, catastrophic: runner.catastrophic.message });
+        this.replace(runner, 'memory_exhausted', runner.catastrophic.runId ?? undefined);
         return;
       case 'host-cancel': {
         const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
@@ -350,7 +355,7 @@ export class RunnerPool {
         // (`slice`): if the thread never came back, that run's allocation could not be
         // interrupted (measured: Array(2e8).fill(0) under a 50 MB limit). Otherwise no run
         // can be blamed: every run it hosted is lost, not ended by a limit of its own.
-        const culprit = runner.slicing ?? undefined;
+        const culprit = runner.slicing ?? runner.catastrophic?.runId ?? undefined;
         this.options.onLog?.('warn', 'runner stopped answering; replacing it', { pid: runner.child.pid, runs: runner.runs.size });
         this.replace(runner, culprit === undefined ? 'error' : 'memory_exhausted', culprit);
       }
@@ -399,7 +404,7 @@ export class RunnerPool {
         this.runAgain(active);
       } else {
         this.admission.ended(active);
-        this.finish(active, lostOutcome(active.job, now - active.started, culprit !== undefined));
+        this.finish(active, lostOutcome(active.job, now - active.started, culprit !== undefined, active.hostCalls > 0));
       }
     }
     // A quarantine runner is started again when a quarantined run needs one (placeFor).

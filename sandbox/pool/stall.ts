@@ -19,6 +19,11 @@ export class LoopWatch {
     this.last = now();
   }
 
+  /** The watchdog starts (or starts again): its first tick is measured from now. */
+  restart(): void {
+    this.last = this.now();
+  }
+
   /** A watchdog tick: true when it ran late (the server was stalled since the last one). */
   tick(): boolean {
     const now = this.now();
