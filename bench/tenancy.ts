@@ -70,7 +70,53 @@ export async function measureTenancy(): Promise<Record<string, string>> {
   }
 }
 
+const LARGE_RESULTS = 30;
+const LARGE = 'export function main() { return "x".repeat(15_000_000); }';
+const BRIEF = 'export function main() { return 1; }';
+
+/**
+ * Token B's brief runs, one after the other, while token A's 30 runs each return a 15 MB
+ * result at once (one runner, so they share its main thread): B's worst and median latency.
+ */
+export async function measureLargeResults(): Promise<Record<string, string>> {
+  const server = await startServer({ runners: 1, env: { RUST_LOG: 'warn,svc_server::serve=info' }, config: { max_execution_time: 120, logging: { audit: { enabled: false } } } });
+  try {
+    await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: tenancy\ndefault: allow\n' } });
+    await execute(server, server.userToken, BRIEF);
+    const alone: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const started = performance.now();
+      await execute(server, server.userToken, BRIEF);
+      alone.push(performance.now() - started);
+    }
+    let done = 0;
+    const started = performance.now();
+    const large = Array.from({ length: LARGE_RESULTS }, () => execute(server, server.adminToken, LARGE).then((outcome) => {
+      done++;
+      return outcome.ok && outcome.result?.length === 15_000_000;
+    }));
+    const during: number[] = [];
+    while (done < LARGE_RESULTS) {
+      const at = performance.now();
+      const outcome = await execute(server, server.userToken, BRIEF);
+      if (!outcome.ok) throw new Error(`brief run failed: ${outcome.message}`);
+      during.push(performance.now() - at);
+    }
+    const correct = (await Promise.all(large)).filter(Boolean).length;
+    const burstMs = performance.now() - started;
+    alone.sort((a, b) => a - b);
+    during.sort((a, b) => a - b);
+    return {
+      "token B's brief run alone, p50 (ms)": alone[5].toFixed(1),
+      [`... while token A's ${LARGE_RESULTS} runs return 15 MB results at once, p50 / worst (ms)`]: `${during[Math.floor(during.length / 2)].toFixed(1)} / ${during[during.length - 1].toFixed(1)} (${during.length} runs)`,
+      [`... token A's ${LARGE_RESULTS} large results: right / total time (ms)`]: `${correct} / ${burstMs.toFixed(0)}`,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await measureTenancy();
+  const rows = process.env.BENCH_TENANCY_ONLY === 'large' ? await measureLargeResults() : { ...(await measureTenancy()), ...(await measureLargeResults()) };
   for (const [name, value] of Object.entries(rows)) console.log(`${name}: ${value}`);
 }
