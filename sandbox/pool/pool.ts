@@ -21,6 +21,16 @@ import { CpuGate } from './cpu-gate';
 import { defaultComputingRuns } from './cpu-slots';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
+/**
+ * A runner whose main thread runs no guest code (no synchronous slice under way) is slow,
+ * not stuck, when it is silent: starved of CPU on a loaded machine, or passing large results
+ * on (measured: 30 runs returning 15 MB at once kept a runner's main thread from its
+ * heartbeat for over 3 s on a 2-core machine at load 20). It is replaced only after this
+ * many heartbeat timeouts of silence.
+ */
+const SILENT_RUNNER_FACTOR = 10;
+/** Times a backstop waits again for a runner that still answers (its own timer ends the run) before replacing it anyway. */
+const BACKSTOP_REARMS = 5;
 const DEADLINE_MARGIN_MS = 2_000;
 const CANCEL_GRACE_MS = 1_000;
 const WATCHDOG_TICK_MS = 500;
@@ -40,7 +50,11 @@ export interface RunnerPoolOptions {
   /** Runner entry (defaults to dist/runner.js next to the server bundle, or the TS source). */
   runnerEntry?: string;
   execArgv?: string[];
-  /** Silence after which a runner counts as stuck and is replaced (default 3 s); tests whose stand-in runner blocks its own loop on purpose raise it. */
+  /**
+   * Silence after which a runner inside a synchronous slice counts as stuck and is replaced
+   * (default 3 s); a runner without one gets SILENT_RUNNER_FACTOR times as long. Tests whose
+   * stand-in runner blocks its own loop on purpose raise it.
+   */
   heartbeatTimeoutMs?: number;
   onLog?: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
   /** A runner was killed and replaced; `reason` is the outcome that ended its run. */
@@ -208,24 +222,30 @@ export class RunnerPool {
     runner.child.send({ ...runMessage(runner, active), ...(this.cpu.start(active) ? {} : { waitForCpu: true }) } satisfies ToRunner);
     if (job.limits.timeMs > 0) {
       // The runner enforces the limit; this catches a runner that cannot.
-      this.backstop(active, job.limits.timeMs + DEADLINE_MARGIN_MS, () => this.replace(runner, 'timeout', active.runId));
+      this.backstop(active, runner, job.limits.timeMs + DEADLINE_MARGIN_MS, () => this.replace(runner, 'timeout', active.runId));
     }
   }
 
   /**
    * A timer that replaces a runner which did not end a run itself: when it fires late, or
    * just after a stall, this process was busy (the runner's answer may be waiting unread),
-   * so it is armed once more instead.
+   * and while the runner still sends heartbeats its own timer ends the run (a stuck isolate
+   * retires the runner, run.ts), so it is armed once more instead (a few times at most).
    */
-  private backstop(active: ActiveRun, delayMs: number, replace: () => void): void {
+  private backstop(active: ActiveRun, runner: Runner, delayMs: number, replace: () => void, rearms = BACKSTOP_REARMS): void {
     const due = Date.now() + delayMs;
     active.timers.push(
       setTimeout(() => {
         if (active.settled) return;
-        if (this.loop.late(due)) this.backstop(active, delayMs, replace);
+        if (this.loop.late(due)) this.backstop(active, runner, delayMs, replace, rearms);
+        else if (rearms > 0 && Date.now() - runner.lastHeard < this.heartbeatTimeoutMs) this.backstop(active, runner, delayMs, replace, rearms - 1);
         else replace();
       }, delayMs),
     );
+  }
+
+  private get heartbeatTimeoutMs(): number {
+    return this.options.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS;
   }
 
   /** The run's caller gave up: a queued run leaves the queue, a running one is cancelled in its runner. */
@@ -246,7 +266,7 @@ export class RunnerPool {
       return;
     }
     runner.child.send({ type: 'cancel', runId: active.runId } satisfies ToRunner);
-    this.backstop(active, CANCEL_GRACE_MS, () => this.replace(runner, 'cancelled', active.runId));
+    this.backstop(active, runner, CANCEL_GRACE_MS, () => this.replace(runner, 'cancelled', active.runId));
   }
 
   /** Whatever a runner sends, the server keeps serving: a failure ends that run, logged. */
@@ -349,12 +369,14 @@ export class RunnerPool {
     }
     this.retireQuarantineRunner();
     for (const runner of [...this.runners]) {
-      if (runner.ready && now - runner.lastHeard > (this.options.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS)) {
-        // Programs run on isolated-vm's threads; only a synchronous attempt (runners that
-        // host one run at a time) runs on the runner's main thread, and it says so first
-        // (`slice`): if the thread never came back, that run's allocation could not be
-        // interrupted (measured: Array(2e8).fill(0) under a 50 MB limit). Otherwise no run
-        // can be blamed: every run it hosted is lost, not ended by a limit of its own.
+      // Programs run on isolated-vm's threads; only a synchronous attempt (runners that
+      // host one run at a time) runs on the runner's main thread, and it says so first
+      // (`slice`): if the thread does not come back, that run's allocation could not be
+      // interrupted (measured: Array(2e8).fill(0) under a 50 MB limit). Without a slice the
+      // runner is slow rather than stuck, and gets longer; if it is replaced all the same,
+      // no run can be blamed: every run it hosted is lost, not ended by a limit of its own.
+      const allowed = runner.slicing !== null ? this.heartbeatTimeoutMs : this.heartbeatTimeoutMs * SILENT_RUNNER_FACTOR;
+      if (runner.ready && now - runner.lastHeard > allowed) {
         const culprit = runner.slicing ?? runner.catastrophic?.runId ?? undefined;
         this.options.onLog?.('warn', 'runner stopped answering; replacing it', { pid: runner.child.pid, runs: runner.runs.size });
         this.replace(runner, culprit === undefined ? 'error' : 'memory_exhausted', culprit);
