@@ -328,7 +328,11 @@ export class Run {
         // The report holds the result (up to 16 MiB): it is built and copied out on
         // isolated-vm's thread, not on this one, which every other run of the runner shares.
         const text = await retriedOnceAsync(prepared, () => prepared.collect.apply(undefined, [], { result: { copy: true } }) as Promise<string>);
-        if (text.length > LARGE_REPORT_CHARS) this.releaseReportTurn = await largeReportTurn();
+        if (text.length > LARGE_REPORT_CHARS) {
+          // No code of the run runs again: its CPU slot goes to another run while it waits.
+          this.host.cpu.park(message.runId);
+          this.releaseReportTurn = await largeReportTurn();
+        }
         collected = JSON.parse(text);
       }
     } catch (error) {
