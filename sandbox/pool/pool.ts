@@ -274,7 +274,7 @@ export class RunnerPool {
     try {
       this.handleMessage(runner, message);
     } catch (error) {
-      this.options.onLog?.('error', 'a runner message could not be handled; its runs end as errors and the runner is replaced', { error: describe(error) });
+      this.options.onLog?.('error', 'a runner message could not be handled; the runner is replaced (its runs run again or end as lost)', { error: describe(error) });
       if (this.runners.includes(runner)) this.replace(runner, 'error');
     }
   }
@@ -353,8 +353,9 @@ export class RunnerPool {
     if (runner.draining) return;
     runner.draining = true;
     this.options.onRestart?.('error');
-    // The replacement starts here: replace() starts none for a draining runner.
-    if (!this.stopped) this.startReplacement();
+    // The replacement starts here: replace() starts none for a draining runner (a
+    // quarantine runner's is started when a quarantined run needs one).
+    if (!this.stopped && !runner.quarantine) this.startReplacement();
     if (runner.runs.size === 0) this.replace(runner, 'error');
   }
 
