@@ -96,6 +96,7 @@ export async function measureLargeResults(): Promise<Record<string, string>> {
       return outcome.ok && outcome.result?.length === 15_000_000;
     }));
     const during: number[] = [];
+    let briefOk = 0;
     const health: number[] = [];
     const probing = (async () => {
       while (done < LARGE_RESULTS) {
@@ -107,7 +108,7 @@ export async function measureLargeResults(): Promise<Record<string, string>> {
     while (done < LARGE_RESULTS) {
       const at = performance.now();
       const outcome = await execute(server, server.userToken, BRIEF);
-      if (!outcome.ok) throw new Error(`brief run failed: ${outcome.message}`);
+      if (outcome.ok && outcome.result === '1') briefOk++;
       during.push(performance.now() - at);
     }
     const correct = (await Promise.all(large)).filter(Boolean).length;
@@ -117,7 +118,7 @@ export async function measureLargeResults(): Promise<Record<string, string>> {
     during.sort((a, b) => a - b);
     return {
       "token B's brief run alone, p50 (ms)": alone[5].toFixed(1),
-      [`... while token A's ${LARGE_RESULTS} runs return 15 MB results at once, p50 / worst (ms)`]: `${during[Math.floor(during.length / 2)].toFixed(1)} / ${during[during.length - 1].toFixed(1)} (${during.length} runs)`,
+      [`... while token A's ${LARGE_RESULTS} runs return 15 MB results at once: right, p50 / worst (ms)`]: `${briefOk}/${during.length}, ${during[Math.floor(during.length / 2)].toFixed(1)} / ${during[during.length - 1].toFixed(1)}`,
       [`... token A's ${LARGE_RESULTS} large results: right / total time (ms)`]: `${correct} / ${burstMs.toFixed(0)}`,
       // The server's own event loop (parsing the reports, encoding the responses) is the other part of B's wait.
       '... the server\'s /healthz meanwhile, worst (ms)': Math.max(...health).toFixed(1),
