@@ -176,11 +176,15 @@ export class RunnerPool {
     const count = this.runners.length;
     for (let step = 0; step < count; step++) {
       const runner = this.runners[(this.nextStart + step) % count];
-      if ((runner.quarantine === true) !== quarantine || !runner.ready || runner.draining || !runner.child.connected || runner.runs.size >= this.runsPerRunner) continue;
+      if (!this.hasRoom(runner, quarantine)) continue;
       if (best === null || runner.runs.size < best.runs.size) best = runner;
     }
     if (best) this.nextStart = (this.runners.indexOf(best) + 1) % count;
     return best;
+  }
+
+  private hasRoom(runner: Runner, quarantine: boolean): boolean {
+    return (runner.quarantine === true) === quarantine && runner.ready && !runner.draining && runner.child.connected && runner.runs.size < this.runsPerRunner;
   }
 
   /** Where this run may go now: a quarantined tenant's run only to the quarantine runner (started when there is none). */
@@ -203,7 +207,7 @@ export class RunnerPool {
       this.assign(runner, waiting);
     }
     while (this.admission.queueDepth > 0) {
-      if (!this.roomiest(false) && !this.roomiest(true)) return;
+      if (!this.runners.some((runner) => this.hasRoom(runner, runner.quarantine === true))) return;
       const active = this.admission.next();
       if (!active) return;
       active.admitted = true;
@@ -238,7 +242,7 @@ export class RunnerPool {
       setTimeout(() => {
         if (active.settled) return;
         if (this.loop.late(due)) this.backstop(active, runner, delayMs, replace, rearms);
-        else if (rearms > 0 && Date.now() - runner.lastHeard < this.heartbeatTimeoutMs) this.backstop(active, runner, delayMs, replace, rearms - 1);
+        else if (rearms > 0 && Date.now() - runner.lastHeard < this.heartbeatTimeoutMs) this.backstop(active, runner, Math.min(delayMs, DEADLINE_MARGIN_MS), replace, rearms - 1);
         else replace();
       }, delayMs),
     );
@@ -417,7 +421,8 @@ export class RunnerPool {
     for (const active of runs) {
       const late = active.job.limits.timeMs > 0 && now - active.started >= active.job.limits.timeMs;
       if (active.runId === culprit) {
-        this.quarantine.blame(active.tenant);
+        // A run its runner could not stop by a limit broke it; one it could not cancel may just have been unlucky.
+        if (kind !== 'cancelled') this.quarantine.blame(active.tenant);
         this.admission.ended(active);
         this.finish(active, endedOutcome(active.job, kind, now - active.started));
       } else if (late) {
