@@ -172,6 +172,17 @@ function largeReportTurn(): Promise<() => void> {
   return turn.then(() => release);
 }
 
+/**
+ * Code up to this size compiles on this thread (a hop to isolated-vm's thread costs more
+ * than compiling it); larger code, up to a program's 2 MiB, compiles there, so the
+ * runner's other runs are not held by one run's compile.
+ */
+const SYNC_COMPILE_CHARS = 64 * 1024;
+
+function compiledScript(isolate: ivm.Isolate, code: string, filename: string, key: string): ivm.Script | Promise<ivm.Script> {
+  return code.length <= SYNC_COMPILE_CHARS ? compileShared(isolate, code, filename, key) : compileSharedAsync(isolate, code, filename, key);
+}
+
 /** One run from its message to its report; the runner keeps serving other runs meanwhile. */
 export class Run {
   private readonly started = Date.now();
@@ -274,7 +285,7 @@ export class Run {
       }
       // Compiling and linking run no program code (the script is one function expression),
       // so they happen synchronously; only the run itself needs the event loop (host calls).
-      const script = await compileSharedAsync(isolate, message.code, message.filename, message.programKey);
+      const script = await compiledScript(isolate, message.code, message.filename, message.programKey);
       const link = script.runSync(context, { reference: true }) as ivm.Reference<unknown>;
       prepared.handles.push(script, link);
       // Packages: each its own script under its own file name (its frames' owner), kept
@@ -284,7 +295,7 @@ export class Run {
       for (const entry of packages) {
         let compiled = engine.packageScripts.get(entry.key);
         if (!compiled) {
-          compiled = await compileSharedAsync(isolate, entry.code, entry.filename, entry.key);
+          compiled = await compiledScript(isolate, entry.code, entry.filename, entry.key);
           engine.packageScripts.set(entry.key, compiled);
         }
         const packageLink = compiled.runSync(context, { reference: true }) as ivm.Reference<unknown>;
