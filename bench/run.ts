@@ -25,6 +25,7 @@ import { measureColdBursts, measureMcpFanOut, measureParkedCpu, measureWaits } f
 import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
 import { measureFairness } from './fairness';
+import { measureLargeResults, measureTenancy } from './tenancy';
 import { measureServerStart } from './server-start';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
@@ -98,7 +99,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   };
 }
 
-// BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness or start runs one part.
+// BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness, tenancy or start runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
@@ -112,6 +113,7 @@ async function main(): Promise<void> {
   if (ONLY === '' || ONLY === 'typecheck') Object.assign(rows, await measureTypecheck());
   if (ONLY === '' || ONLY === 'latencies') Object.assign(rows, await measureLatencies());
   if (ONLY === '' || ONLY === 'fairness') Object.assign(rows, await measureFairness());
+  if (ONLY === '' || ONLY === 'tenancy') Object.assign(rows, await measureTenancy(), await measureLargeResults());
   if (ONLY === '' || ONLY === 'start') Object.assign(rows, await measureServerStart());
   const width = Math.max(...Object.keys(rows).map((k) => k.length));
   console.log(`\n${'measurement'.padEnd(width)}  value`);

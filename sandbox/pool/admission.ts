@@ -135,9 +135,10 @@ export class Admission<T extends Admittable> {
    * The next run to start: the oldest run of the tenant with the fewest runs in flight (then
    * the one admitted longest ago) that is below its own ceiling and fits under the
    * server-wide ones, or, being below its fair share, under twice them. `place` says
-   * whether a runner has room for it (`beyond`: the run goes past the server-wide ceiling).
+   * whether a runner may take `item` now (`beyond`: the run goes past the server-wide ceiling;
+   * a quarantined tenant's run goes only to the quarantine runner).
    */
-  next(place: (beyond: boolean) => boolean = () => true): T | null {
+  next(place: (beyond: boolean, item: T) => boolean = () => true): T | null {
     const tenants = this.activeTenants();
     const share = Math.ceil(this.limits.runsInFlight / tenants);
     const memoryShare = this.limits.memoryMb / tenants;
@@ -152,7 +153,7 @@ export class Admission<T extends Admittable> {
         (this.memoryBy.get(tenant) ?? 0) + item.memoryMb <= memoryShare &&
         this.inFlight < this.limits.runsInFlight * OVER_COMMIT_FACTOR &&
         this.memoryInFlight + item.memoryMb <= this.limits.memoryMb * OVER_COMMIT_FACTOR;
-      if (!((within && place(false)) || (mayGoBeyond && place(true)))) continue;
+      if (!((within && place(false, item)) || (mayGoBeyond && place(true, item)))) continue;
       queue.shift();
       if (queue.length === 0) this.queues.delete(tenant);
       this.waiting--;

@@ -4,8 +4,25 @@
 import type { CheckedOutcome } from './report';
 import type { RunError, RunJob, RunOutcome } from './types';
 
-/** What a run hears when another run crashed the runner process they shared. */
-export const SHARED_CRASH = 'the run was stopped because the runner process hosting it crashed (another run it hosted broke it); the server replaced the runner: run it again';
+/**
+ * What a run hears when its runner was lost and it could not be run again on another
+ * (a run that had not called the host is, once). Not a limit of its own: the kind is
+ * `runtime_error` (interface.md's "the run failed otherwise"; it has no kind for this), and
+ * the message begins with a stable marker: `lost to another run's crash` when another run
+ * it shared the runner with broke it, `lost to a runner crash` when no run could be named.
+ */
+export function lostMessage(culpritKnown: boolean, calledHost: boolean): string {
+  const headline = culpritKnown
+    ? "lost to another run's crash: the runner process hosting this run was replaced because another run it hosted broke it (not a limit of this run)"
+    : 'lost to a runner crash: the runner process hosting this run stopped and was replaced, and no run it hosted could be named as the cause';
+  const why = calledHost ? 'it had already called the host, so running it again could repeat an effect' : 'it had already been run again once after losing its runner';
+  return `${headline}; ${why}: run it again`;
+}
+
+/** A run the runner's loss ended: its error is the pool's, never the program's (an idempotency key does not keep it). */
+export function lostOutcome(job: RunJob, wallMs: number, culpritKnown: boolean, calledHost: boolean): RunOutcome {
+  return { ...endedOutcome(job, 'error', wallMs, lostMessage(culpritKnown, calledHost)), lost: true };
+}
 
 /** Limit messages begin with stable markers (agents and tests read them). */
 export function limitMessage(kind: string, limits: RunJob['limits']): string {

@@ -2,8 +2,11 @@
 // at once (a waiting run holds memory, not a process). Admission bounds the runs in flight
 // and queues the rest fairly; the pool answers the runners' host calls through the
 // execution layer's HostHandler, owns the watchdogs (heartbeats, deadline margin,
-// cancellation) and replaces any runner that crashes or hangs: only the runs it hosted
-// (at most `runsPerRunner`) notice.
+// cancellation) and replaces any runner that crashes or hangs, never one that only seemed
+// silent because this process was busy (stall.ts). Of the runs a lost runner hosted, only
+// the one that broke it ends with its limit; the others run again on another runner when
+// they had not called the host yet, and otherwise end as lost (outcomes.ts). The breaker's
+// tenant is quarantined (quarantine.ts): its next runs get a runner of their own.
 import type { FromRunner, ToRunner } from '../runner/protocol';
 import { readHostCall, readOutcome } from './report';
 import type { HostHandler, RunJob, RunOutcome } from './types';
@@ -11,14 +14,29 @@ import { Admission, OVER_COMMIT_FACTOR, type AdmissionLimits, type TenantRuns } 
 import type { ActiveRun, Runner } from './runs';
 import { defaultEntry, runMessage, spawnRunner, whenReady } from './runner-process';
 import { answerHostCall, describe } from './host-calls';
-import { endedOutcome, reportedOutcome, SHARED_CRASH } from './outcomes';
+import { endedOutcome, lostOutcome, reportedOutcome } from './outcomes';
+import { Quarantine } from './quarantine';
+import { LoopWatch } from './stall';
 import { CpuGate } from './cpu-gate';
 import { defaultComputingRuns } from './cpu-slots';
 import type { RunnerConfinement } from '../confine';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
+/**
+ * A runner whose main thread runs no guest code (no synchronous slice under way) is slow,
+ * not stuck, when it is silent: starved of CPU on a loaded machine, or passing large results
+ * on (measured: 30 runs returning 15 MB at once kept a runner's main thread from its
+ * heartbeat for over 3 s on a 2-core machine at load 20). It is replaced only after this
+ * many heartbeat timeouts of silence.
+ */
+const SILENT_RUNNER_FACTOR = 10;
+/** Times a backstop waits again for a runner that still answers (its own timer ends the run) before replacing it anyway. */
+const BACKSTOP_REARMS = 5;
 const DEADLINE_MARGIN_MS = 2_000;
 const CANCEL_GRACE_MS = 1_000;
+const WATCHDOG_TICK_MS = 500;
+/** Placements a run gets: a run lost with its runner before it called the host runs once more. */
+const MAX_ATTEMPTS = 2;
 
 export interface RunnerPoolOptions {
   /** Runner child processes. */
@@ -33,7 +51,11 @@ export interface RunnerPoolOptions {
   /** Runner entry (defaults to dist/runner.js next to the server bundle, or the TS source). */
   runnerEntry?: string;
   execArgv?: string[];
-  /** Silence after which a runner counts as stuck and is replaced (default 3 s); tests whose stand-in runner blocks its own loop on purpose raise it. */
+  /**
+   * Silence after which a runner inside a synchronous slice counts as stuck and is replaced
+   * (default 3 s); a runner without one gets SILENT_RUNNER_FACTOR times as long. Tests whose
+   * stand-in runner blocks its own loop on purpose raise it.
+   */
   heartbeatTimeoutMs?: number;
   onLog?: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
   /** A run was refused admission by `quota` (a setting's name). */
@@ -42,6 +64,8 @@ export interface RunnerPoolOptions {
   onRestart?: (reason: string) => void;
   /** How runners are started (sandbox/confine's probe); default: the allow-listed environment alone. */
   confinement?: RunnerConfinement;
+  /** How long a tenant whose run broke a runner has its runs kept apart (default 5 minutes). */
+  quarantineMs?: number;
 }
 
 const DEFAULT_QUEUED_RUNS = 1024;
@@ -56,6 +80,10 @@ export class RunnerPool {
   private nextStart = 0;
   private stopped = false;
   private watchdog: NodeJS.Timeout | null = null;
+  private readonly loop = new LoopWatch(WATCHDOG_TICK_MS);
+  private readonly quarantine: Quarantine;
+  /** Admitted runs no runner of their kind had room for yet (a quarantined tenant's, runs lost with their runner). */
+  private readonly unplaced: ActiveRun[] = [];
   private readonly entry: string;
   private readonly execArgv: string[];
 
@@ -79,6 +107,7 @@ export class RunnerPool {
     this.entry = options.runnerEntry ?? fallback.entry;
     this.execArgv = options.execArgv ?? fallback.execArgv;
     this.runsPerRunner = Math.max(1, options.runsPerRunner ?? 1);
+    this.quarantine = new Quarantine(options.quarantineMs);
     this.admission = new Admission({
       runsInFlight: options.admission?.runsInFlight ?? options.size * this.runsPerRunner,
       memoryMb: options.admission?.memoryMb ?? Number.MAX_SAFE_INTEGER,
@@ -95,14 +124,15 @@ export class RunnerPool {
   async start(): Promise<void> {
     const starting = Array.from({ length: this.options.size }, () => this.spawn());
     await Promise.all(starting.map((runner) => whenReady(runner)));
-    this.watchdog = setInterval(() => this.checkHeartbeats(), 500);
+    this.loop.restart();
+    this.watchdog = setInterval(() => this.checkHeartbeats(), WATCHDOG_TICK_MS);
     this.watchdog.unref();
   }
 
   run(job: RunJob, host: HostHandler): Promise<RunOutcome> {
     if (this.stopped) return Promise.resolve(endedOutcome(job, 'cancelled', 0));
     return new Promise((resolve) => {
-      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map() };
+      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0 };
       const signal = job.signal;
       if (signal?.aborted) {
         resolve(endedOutcome(job, 'cancelled', 0));
@@ -127,6 +157,7 @@ export class RunnerPool {
     this.stopped = true;
     if (this.watchdog) clearInterval(this.watchdog);
     for (const queued of this.admission.drain()) this.finish(queued, endedOutcome(queued.job, 'cancelled', Date.now() - queued.started));
+    for (const waiting of this.unplaced.splice(0)) this.finish(waiting, endedOutcome(waiting.job, 'cancelled', Date.now() - waiting.started));
     for (const runner of this.runners) {
       for (const active of runner.runs.values()) this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
       runner.runs.clear();
@@ -135,23 +166,25 @@ export class RunnerPool {
     this.runners.length = 0;
   }
 
-  private spawn(): Runner {
+  private spawn(quarantine = false): Runner {
     const runner = spawnRunner(this.entry, this.execArgv, this.options.memoryMb, this.runsPerRunner, {
       message: (from, message) => this.onMessage(from, message),
       exit: (from, code, signal) => this.onExit(from, code, signal),
       error: (error) => this.options.onLog?.('error', 'runner process error', { error: error.message }),
     }, this.options.confinement);
+    if (quarantine) runner.quarantine = true;
     this.runners.push(runner);
     return runner;
   }
 
   /**
-   * The runner with the most room (runs spread over the cores), or null when all are full.
+   * The runner with the most room (runs spread over the cores) among those of the kind
+   * asked for (the quarantine runner, or the others), or null when all are full.
    * Among equals, the one after the runner used last: a runner that just finished prepares
    * its next context while another takes the following run (always picking the first
    * runner made each sequential run wait for that runner's preparation).
    */
-  private roomiest(beyond = false): Runner | null {
+  private roomiest(quarantine: boolean, beyond = false): Runner | null {
     let best: Runner | null = null;
     const count = this.runners.length;
     // A run admitted past the server-wide ceiling (a token below its fair share) may go past
@@ -159,17 +192,39 @@ export class RunnerPool {
     const capacity = beyond && this.runsPerRunner > 1 ? this.runsPerRunner * OVER_COMMIT_FACTOR : this.runsPerRunner;
     for (let step = 0; step < count; step++) {
       const runner = this.runners[(this.nextStart + step) % count];
-      if (!runner.ready || runner.draining || !runner.child.connected || runner.runs.size >= capacity) continue;
+      if (!this.hasRoom(runner, quarantine, capacity)) continue;
       if (best === null || runner.runs.size < best.runs.size) best = runner;
     }
     if (best) this.nextStart = (this.runners.indexOf(best) + 1) % count;
     return best;
   }
 
+  private hasRoom(runner: Runner, quarantine: boolean, capacity = this.runsPerRunner): boolean {
+    return (runner.quarantine === true) === quarantine && runner.ready && !runner.draining && runner.child.connected && runner.runs.size < capacity;
+  }
+
+  /** Where this run may go now: a quarantined tenant's run only to the quarantine runner (started when there is none). */
+  private placeFor(active: ActiveRun, beyond = false): Runner | null {
+    const quarantined = this.quarantine.holds(active.tenant);
+    const runner = this.roomiest(quarantined, beyond);
+    if (!runner && quarantined && !this.stopped && !this.runners.some((r) => r.quarantine && !r.draining)) this.startReplacement(true);
+    return runner;
+  }
+
   private dispatch(): void {
+    for (let index = 0; index < this.unplaced.length; ) {
+      const waiting = this.unplaced[index];
+      const runner = this.placeFor(waiting);
+      if (!runner) {
+        index++;
+        continue;
+      }
+      this.unplaced.splice(index, 1);
+      this.assign(runner, waiting);
+    }
     while (this.admission.queueDepth > 0) {
       let runner = null as Runner | null;
-      const active = this.admission.next((beyond) => (runner = this.roomiest(beyond)) !== null);
+      const active = this.admission.next((beyond, candidate) => (runner = this.placeFor(candidate, beyond)) !== null);
       if (!active || !runner) return;
       active.admitted = true;
       this.assign(runner, active);
@@ -179,12 +234,35 @@ export class RunnerPool {
   private assign(runner: Runner, active: ActiveRun): void {
     runner.runs.set(active.runId, active);
     active.runner = runner;
+    active.attempts++;
     const { job } = active;
     runner.child.send({ ...runMessage(runner, active), ...(this.cpu.start(active) ? {} : { waitForCpu: true }) } satisfies ToRunner);
     if (job.limits.timeMs > 0) {
       // The runner enforces the limit; this catches a runner that cannot.
-      active.timers.push(setTimeout(() => this.replace(runner, 'timeout', active.runId), job.limits.timeMs + DEADLINE_MARGIN_MS));
+      this.backstop(active, runner, job.limits.timeMs + DEADLINE_MARGIN_MS, () => this.replace(runner, 'timeout', active.runId));
     }
+  }
+
+  /**
+   * A timer that replaces a runner which did not end a run itself: when it fires late, or
+   * just after a stall, this process was busy (the runner's answer may be waiting unread),
+   * and while the runner still sends heartbeats its own timer ends the run (a stuck isolate
+   * retires the runner, run.ts), so it is armed once more instead (a few times at most).
+   */
+  private backstop(active: ActiveRun, runner: Runner, delayMs: number, replace: () => void, rearms = BACKSTOP_REARMS): void {
+    const due = Date.now() + delayMs;
+    active.timers.push(
+      setTimeout(() => {
+        if (active.settled) return;
+        if (this.loop.late(due)) this.backstop(active, runner, delayMs, replace, rearms);
+        else if (rearms > 0 && Date.now() - runner.lastHeard < this.heartbeatTimeoutMs) this.backstop(active, runner, Math.min(delayMs, DEADLINE_MARGIN_MS), replace, rearms - 1);
+        else replace();
+      }, delayMs),
+    );
+  }
+
+  private get heartbeatTimeoutMs(): number {
+    return this.options.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS;
   }
 
   /** The run's caller gave up: a queued run leaves the queue, a running one is cancelled in its runner. */
@@ -195,9 +273,17 @@ export class RunnerPool {
       return;
     }
     const runner = active.runner;
-    if (!runner) return;
+    if (!runner) {
+      // Admitted but waiting for a runner of its kind (or to run again): it leaves that wait.
+      const index = this.unplaced.indexOf(active);
+      if (index === -1) return;
+      this.unplaced.splice(index, 1);
+      this.admission.ended(active);
+      this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
+      return;
+    }
     runner.child.send({ type: 'cancel', runId: active.runId } satisfies ToRunner);
-    active.timers.push(setTimeout(() => this.replace(runner, 'cancelled', active.runId), CANCEL_GRACE_MS));
+    this.backstop(active, runner, CANCEL_GRACE_MS, () => this.replace(runner, 'cancelled', active.runId));
   }
 
   /** Whatever a runner sends, the server keeps serving: a failure ends that run, logged. */
@@ -205,7 +291,7 @@ export class RunnerPool {
     try {
       this.handleMessage(runner, message);
     } catch (error) {
-      this.options.onLog?.('error', 'a runner message could not be handled; its runs end as errors and the runner is replaced', { error: describe(error) });
+      this.options.onLog?.('error', 'a runner message could not be handled; the runner is replaced (its runs run again or end as lost)', { error: describe(error) });
       if (this.runners.includes(runner)) this.replace(runner, 'error');
     }
   }
@@ -227,6 +313,10 @@ export class RunnerPool {
         return;
       case 'catastrophic':
         runner.catastrophic = { message: typeof message.message === 'string' ? message.message : 'catastrophic error', runId: typeof message.runId === 'number' ? message.runId : null };
+        // isolated-vm gave up on that run's isolate: the process is done for (its exit can
+        // hang on the stuck isolate), so it is replaced now, that run blamed.
+        this.options.onLog?.('warn', 'runner reported a catastrophic error; replacing it', { pid: runner.child.pid, catastrophic: runner.catastrophic.message });
+        this.replace(runner, 'memory_exhausted', runner.catastrophic.runId ?? undefined);
         return;
       case 'host-cancel': {
         const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
@@ -243,8 +333,10 @@ export class RunnerPool {
         const call = readHostCall(message);
         if (!call) throw new Error('a malformed host call');
         // The isolate waits for this reply: its CPU slot goes to another run meanwhile.
-        const caller = call.blocking ? runner.runs.get(call.runId) : undefined;
-        if (caller) this.cpu.park(caller, true);
+        const caller = runner.runs.get(call.runId);
+        // From here the call may have effects: a run lost with its runner is not run again.
+        if (caller) caller.hostCalls++;
+        if (caller && call.blocking) this.cpu.park(caller, true);
         void answerHostCall(runner, call, (active, reply, blocking) => this.cpu.reply(active, reply, blocking)).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
         return;
       }
@@ -253,7 +345,11 @@ export class RunnerPool {
         if (!active) return;
         this.release(runner, active);
         this.finish(active, this.toOutcome(active.job, message.outcome));
-        if (message.retiring === true) this.drain(runner);
+        if (message.retiring === true) {
+          // Its isolate would not stop: the run's tenant broke the runner.
+          this.quarantine.blame(active.tenant);
+          this.drain(runner);
+        }
         this.dispatch();
         return;
       }
@@ -274,30 +370,55 @@ export class RunnerPool {
     if (runner.draining) return;
     runner.draining = true;
     this.options.onRestart?.('error');
-    // The replacement starts here: replace() starts none for a draining runner.
-    if (!this.stopped) this.startReplacement();
+    // The replacement starts here: replace() starts none for a draining runner (a
+    // quarantine runner's is started when a quarantined run needs one).
+    if (!this.stopped && !runner.quarantine) this.startReplacement();
     if (runner.runs.size === 0) this.replace(runner, 'error');
   }
 
   private checkHeartbeats(): void {
     const now = Date.now();
+    if (this.loop.tick()) {
+      // This process was stalled: runners' heartbeats may be waiting unread. Each gets a
+      // fresh grace; none is judged by a silence this process caused.
+      this.options.onLog?.('warn', 'the server was busy; runners get a fresh grace before their heartbeats are judged');
+      for (const runner of this.runners) runner.lastHeard = Math.max(runner.lastHeard, now);
+      return;
+    }
+    this.retireQuarantineRunner();
     for (const runner of [...this.runners]) {
-      if (runner.ready && now - runner.lastHeard > (this.options.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS)) {
-        // Programs run on isolated-vm's threads; only a synchronous attempt runs on the
-        // runner's main thread, under a 3 ms slice that V8 enforces, so a runner that stops
-        // answering is stuck in an allocation V8 cannot interrupt (measured: Array(2e8).fill(0)
-        // under a 50 MB limit): that run's memory. The others it hosted end as crashes (or timeouts).
-        const culprit = runner.slicing ?? (runner.runs.size === 1 ? [...runner.runs.keys()][0] : undefined);
+      // Programs run on isolated-vm's threads; only a synchronous attempt (runners that
+      // host one run at a time) runs on the runner's main thread, and it says so first
+      // (`slice`): if the thread does not come back, that run's allocation could not be
+      // interrupted (measured: Array(2e8).fill(0) under a 50 MB limit). Without a slice the
+      // runner is slow rather than stuck, and gets longer; if it is replaced all the same,
+      // no run can be blamed: every run it hosted is lost, not ended by a limit of its own.
+      const allowed = runner.slicing !== null ? this.heartbeatTimeoutMs : this.heartbeatTimeoutMs * SILENT_RUNNER_FACTOR;
+      if (runner.ready && now - runner.lastHeard > allowed) {
+        const culprit = runner.slicing ?? runner.catastrophic?.runId ?? undefined;
         this.options.onLog?.('warn', 'runner stopped answering; replacing it', { pid: runner.child.pid, runs: runner.runs.size });
         this.replace(runner, culprit === undefined ? 'error' : 'memory_exhausted', culprit);
       }
     }
   }
 
+  /** The quarantine runner goes once no tenant is quarantined and it hosts no run. */
+  private retireQuarantineRunner(): void {
+    if (!this.quarantine.empty) return;
+    for (const runner of [...this.runners]) {
+      if (!runner.quarantine || runner.runs.size > 0) continue;
+      this.runners.splice(this.runners.indexOf(runner), 1);
+      runner.child.removeAllListeners('exit');
+      runner.child.kill('SIGKILL');
+    }
+  }
+
   /**
-   * Kills a runner, ends each run it hosted, and starts a replacement. The run that caused
-   * it (`culprit`) ends with `kind`; the others it hosted end as crashes, or as timeouts
-   * when they are past their own deadline.
+   * Kills a runner and starts a replacement. The run that caused it (`culprit`) ends with
+   * `kind` and its tenant is quarantined. Each other run it hosted runs again on another
+   * runner when it had not called the host yet (nothing of it can have had an effect) and
+   * had not been lost before; otherwise it ends as lost (or as a timeout when it is past its
+   * own deadline). Without a culprit, every run it hosted is such an other run.
    */
   private replace(runner: Runner, kind: RunOutcome['outcome'], culprit?: number): void {
     const index = this.runners.indexOf(runner);
@@ -308,21 +429,42 @@ export class RunnerPool {
     runner.ready = false;
     runner.child.removeAllListeners('exit');
     runner.child.kill('SIGKILL');
-    this.options.onRestart?.(kind);
+    this.options.onRestart?.(culprit === undefined ? 'error' : kind);
     const now = Date.now();
     for (const active of runs) {
-      this.admission.ended(active);
       const late = active.job.limits.timeMs > 0 && now - active.started >= active.job.limits.timeMs;
-      const own = culprit === undefined || culprit === active.runId ? kind : late ? 'timeout' : 'error';
-      const message = own === 'error' && culprit !== undefined ? SHARED_CRASH : undefined;
-      this.finish(active, endedOutcome(active.job, own === 'error' && late ? 'timeout' : own, now - active.started, message));
+      if (active.runId === culprit) {
+        // A run its runner could not stop by a limit broke it; one it could not cancel may just have been unlucky.
+        if (kind !== 'cancelled') this.quarantine.blame(active.tenant);
+        this.admission.ended(active);
+        this.finish(active, endedOutcome(active.job, kind, now - active.started));
+      } else if (late) {
+        this.admission.ended(active);
+        this.finish(active, endedOutcome(active.job, 'timeout', now - active.started));
+      } else if (!this.stopped && active.hostCalls === 0 && active.attempts < MAX_ATTEMPTS && !active.job.signal?.aborted) {
+        this.runAgain(active);
+      } else {
+        this.admission.ended(active);
+        this.finish(active, lostOutcome(active.job, now - active.started, culprit !== undefined, active.hostCalls > 0));
+      }
     }
-    if (!this.stopped && !runner.draining) this.startReplacement();
+    // A quarantine runner is started again when a quarantined run needs one (placeFor).
+    if (!this.stopped && !runner.draining && !runner.quarantine) this.startReplacement();
     this.dispatch();
   }
 
-  private startReplacement(): void {
-    const fresh = this.spawn();
+  /** A run lost with its runner before it called the host: it keeps its admission and goes to the next runner with room, from the start. */
+  private runAgain(active: ActiveRun): void {
+    this.cpu.end(active);
+    for (const timer of active.timers) clearTimeout(timer);
+    active.timers.length = 0;
+    active.runner = null;
+    this.unplaced.unshift(active);
+    this.options.onLog?.('info', 'a run lost with its runner before it called the host runs again on another runner', { execution_id: active.job.executionId });
+  }
+
+  private startReplacement(quarantine = false): void {
+    const fresh = this.spawn(quarantine);
     whenReady(fresh).catch((error) => this.options.onLog?.('error', 'replacement runner failed to start', { error: (error as Error).message }));
   }
 

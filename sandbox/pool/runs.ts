@@ -19,6 +19,10 @@ export interface ActiveRun {
   runner: Runner | null;
   /** Host calls being answered, by call id: a cancellation from the guest aborts one. */
   calls: Map<number, AbortController>;
+  /** Host calls the server has read from it: once one has, the run may have had effects and is never run again. */
+  hostCalls: number;
+  /** Runners it was given to (a run lost with its runner before calling the host gets one more). */
+  attempts: number;
   /** Removes the run's abort listener (a listener left behind keeps the whole job alive). */
   detach?: () => void;
 }
@@ -34,6 +38,8 @@ export interface Runner {
   slicing: number | null;
   /** Holds an isolate that cannot stop: gets no further run, replaced once its runs end. */
   draining: boolean;
+  /** Hosts only the runs of quarantined tenants (sandbox/pool/quarantine.ts); the others never share it. */
+  quarantine?: boolean;
   /** Programs whose source map and source this runner holds (half its own budget). */
   maps: Recent<true>;
 }

@@ -54,4 +54,9 @@ export interface RunOutcome {
   hostFuel: number;
   memoryPeak: number;
   wallMs: number;
+  /**
+   * The program did not produce this end: its runner was lost to another run's crash (or to
+   * a crash no run could be blamed for). Such an answer is never kept for an idempotency key.
+   */
+  lost?: true;
 }

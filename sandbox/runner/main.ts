@@ -33,13 +33,15 @@ const slots = new Map<number, Slot>();
 const starting = new Set<number>();
 const cancelledWhileStarting = new Set<number>();
 // Arguments: the default memory limit (MB) and the most runs the pool sends at once.
-const shelf = new Shelf({ send }, catastrophic, () => slots.size, Math.max(1, Number(process.argv[3]) || 1));
+const runsAtOnce = Math.max(1, Number(process.argv[3]) || 1);
+const shelf = new Shelf({ send }, catastrophic, () => slots.size, runsAtOnce);
 const cpu = new CpuTurns(send);
 const host: RunHost = {
   send,
   shelf,
   cpu,
   runsInFlight: () => slots.size,
+  soleRun: runsAtOnce === 1,
   attach(runId, slot) {
     starting.delete(runId);
     const cancelled = cancelledWhileStarting.delete(runId);

@@ -3,7 +3,7 @@
 // how it ended. Many runs are in flight at once in one runner, each on its own isolate.
 import ivm from 'isolated-vm';
 import { dropPendingRejections, temporalSource } from './engines';
-import { compileShared, contentKey } from './script-cache';
+import { compileShared, compileSharedAsync, contentKey } from './script-cache';
 import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
 import type { CpuTurns } from './cpu';
@@ -19,6 +19,12 @@ export interface RunHost extends RunnerLink {
   attach(runId: number, slot: Slot | null): void;
   /** Runs this runner hosts now. */
   runsInFlight(): number;
+  /**
+   * The pool sends this runner one run at a time (`runs_per_runner: 1`): no other run shares
+   * its main thread, so a program's first slice may run there. With more, guest code never
+   * runs on the main thread (a slice V8 cannot interrupt would stop every run it hosts).
+   */
+  soleRun: boolean;
 }
 
 /**
@@ -78,6 +84,16 @@ async function surfacing(prepared: Prepared, call: () => Promise<unknown>): Prom
   }
 }
 
+/** The same for an asynchronous call. */
+async function retriedOnceAsync<T>(prepared: Prepared, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (prepared.slot.isolate.isDisposed || prepared.slot.limit) throw error;
+    return call();
+  }
+}
+
 /** A trusted call that runs no program code may still be where a rejection surfaces: it is made again, once. */
 function retriedOnce<T>(prepared: Prepared, call: () => T): T {
   try {
@@ -109,7 +125,7 @@ interface Attempt {
 }
 
 /**
- * A program that imports nothing from the host is first run synchronously on this thread,
+ * On a runner that hosts one run at a time (RunHost.soleRun), a program that imports nothing from the host is first run synchronously on this thread,
  * for at most this long: an asynchronous call moves the isolate to another thread, which
  * cost 0.2-0.5 ms per run (more than a hello-world run itself). If the program wants the host, runs longer, or
  * runs out of stack (this thread's stack is not the one an asynchronous run gets), the
@@ -128,13 +144,43 @@ function noteRestarted(code: string): void {
   if (restartedPrograms.size > RESTARTED_PROGRAMS_KEPT) restartedPrograms.delete(restartedPrograms.values().next().value as string);
 }
 
-function trySyncFirst(message: RunMessage): boolean {
-  if (restartedPrograms.has(message.code)) return false;
+function trySyncFirst(message: RunMessage, soleRun: boolean): boolean {
+  if (!soleRun || restartedPrograms.has(message.code)) return false;
   if (message.usesTemporal || (message.packages?.length ?? 0) > 0) return false;
   if (Object.keys(message.hostModules ?? {}).length > 0 || Object.keys(message.guestModules ?? {}).length > 0) return false;
   if (message.limits.timeMs > 0 && message.limits.timeMs <= SYNC_SLICE_MS) return false;
   // Names of the web platform's host-backed globals: such a program would restart.
   return !/\b(?:fetch|subtle)\b/.test(message.code);
+}
+
+/**
+ * Reports over this many characters (a large result) are parsed and sent one at a time,
+ * each in a turn of the event loop of its own: 30 runs returning 15 MB results at once
+ * held this thread for 4.9 s in one stretch (their reports all arrived in one turn), so
+ * the other runs' messages and the heartbeat waited behind them, and the server replaced
+ * the runner. Measured: about 0.1 s per 15 MB report.
+ */
+const LARGE_REPORT_CHARS = 1024 * 1024;
+let largeReports: Promise<void> = Promise.resolve();
+
+/** Waits for this report's own turn; the returned function lets the next one go. */
+function largeReportTurn(): Promise<() => void> {
+  let release!: () => void;
+  const done = new Promise<void>((resolve) => (release = resolve));
+  const turn = largeReports.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+  largeReports = turn.then(() => done);
+  return turn.then(() => release);
+}
+
+/**
+ * Code up to this size compiles on this thread (a hop to isolated-vm's thread costs more
+ * than compiling it); larger code, up to a program's 2 MiB, compiles there, so the
+ * runner's other runs are not held by one run's compile.
+ */
+const SYNC_COMPILE_CHARS = 64 * 1024;
+
+function compiledScript(isolate: ivm.Isolate, code: string, filename: string, key: string): ivm.Script | Promise<ivm.Script> {
+  return code.length <= SYNC_COMPILE_CHARS ? compileShared(isolate, code, filename, key) : compileSharedAsync(isolate, code, filename, key);
 }
 
 /** One run from its message to its report; the runner keeps serving other runs meanwhile. */
@@ -144,6 +190,8 @@ export class Run {
   private reported = false;
   /** The source maps its failure is rendered with, kept as the message arrived. */
   private readonly maps: RunMaps;
+  /** Lets the next large report go, once this one is sent (see largeReportTurn). */
+  private releaseReportTurn: (() => void) | null = null;
 
   constructor(
     private readonly message: RunMessage,
@@ -161,7 +209,7 @@ export class Run {
       this.failedToStart(error);
       return;
     }
-    let attempt = await this.attempt(prepared, trySyncFirst(message));
+    let attempt = await this.attempt(prepared, trySyncFirst(message, host.soleRun));
     if (attempt.restart) {
       noteRestarted(message.code);
       const first = prepared;
@@ -177,7 +225,13 @@ export class Run {
       prepared.slot.leftState = first.slot.leftState;
       attempt = await this.attempt(prepared, false);
     }
-    const { kind, crash } = this.report(prepared, attempt);
+    let ended: { kind: RunnerOutcome['kind']; crash: string | null };
+    try {
+      ended = this.report(prepared, attempt);
+    } finally {
+      this.releaseReportTurn?.();
+    }
+    const { kind, crash } = ended;
     host.attach(message.runId, null);
     host.shelf.giveBack(prepared, (kind === 'ok' || kind === 'error') && crash === null && !prepared.slot.leftState);
   }
@@ -231,7 +285,7 @@ export class Run {
       }
       // Compiling and linking run no program code (the script is one function expression),
       // so they happen synchronously; only the run itself needs the event loop (host calls).
-      const script = compileShared(isolate, message.code, message.filename, message.programKey);
+      const script = await compiledScript(isolate, message.code, message.filename, message.programKey);
       const link = script.runSync(context, { reference: true }) as ivm.Reference<unknown>;
       prepared.handles.push(script, link);
       // Packages: each its own script under its own file name (its frames' owner), kept
@@ -241,7 +295,7 @@ export class Run {
       for (const entry of packages) {
         let compiled = engine.packageScripts.get(entry.key);
         if (!compiled) {
-          compiled = compileShared(isolate, entry.code, entry.filename, entry.key);
+          compiled = await compiledScript(isolate, entry.code, entry.filename, entry.key);
           engine.packageScripts.set(entry.key, compiled);
         }
         const packageLink = compiled.runSync(context, { reference: true }) as ivm.Reference<unknown>;
@@ -257,8 +311,8 @@ export class Run {
       });
       const args: Parameters<Prepared['run']['apply']>[1] = [link.derefInto(), spec, ...packageLinks.map((l) => l.derefInto())];
       if (sync) {
-        // A native hang here stops the heartbeat: alone, the run is known; with others, it is named first.
-        if (this.host.runsInFlight() > 1) this.host.send({ type: 'slice', runId: message.runId });
+        // A native hang here stops the heartbeat: the pool then knows whose run hung the thread.
+        this.host.send({ type: 'slice', runId: message.runId });
         slot.syncSlice = true;
         try {
           prepared.run.applySync(undefined, args, { timeout: SYNC_SLICE_MS });
@@ -282,7 +336,15 @@ export class Run {
       // Microtasks have drained and no timer can fire: main has settled, or it never will.
       if (!isolate.isDisposed) {
         notePeak(prepared);
-        collected = JSON.parse(retriedOnce(prepared, () => prepared.collect.applySync(undefined, [], { result: { copy: true } }) as string));
+        // The report holds the result (up to 16 MiB): it is built and copied out on
+        // isolated-vm's thread, not on this one, which every other run of the runner shares.
+        const text = await retriedOnceAsync(prepared, () => prepared.collect.apply(undefined, [], { result: { copy: true } }) as Promise<string>);
+        if (text.length > LARGE_REPORT_CHARS) {
+          // No code of the run runs again: its CPU slot goes to another run while it waits.
+          this.host.cpu.park(message.runId);
+          this.releaseReportTurn = await largeReportTurn();
+        }
+        collected = JSON.parse(text);
       }
     } catch (error) {
       crash = (error as Error).message ?? String(error);

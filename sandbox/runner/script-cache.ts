@@ -27,7 +27,20 @@ export function compileShared(isolate: ivm.Isolate, code: string, filename: stri
   const cacheKey = `${filename}\0${key}`;
   const cached = caches.get(cacheKey);
   // With cachedData, isolated-vm produces a new cache only when V8 rejected the one given.
-  const script = isolate.compileScriptSync(code, { filename, produceCachedData: true, ...(cached ? { cachedData: cached } : {}) });
+  return kept(cacheKey, cached, isolate.compileScriptSync(code, { filename, produceCachedData: true, ...(cached ? { cachedData: cached } : {}) }));
+}
+
+/**
+ * The same, compiled on isolated-vm's thread: a program or a Package is guest-sized (up to
+ * 2 MiB of source), and the runner's main thread serves every other run meanwhile.
+ */
+export async function compileSharedAsync(isolate: ivm.Isolate, code: string, filename: string, key: string): Promise<ivm.Script> {
+  const cacheKey = `${filename}\0${key}`;
+  const cached = caches.get(cacheKey);
+  return kept(cacheKey, cached, await isolate.compileScript(code, { filename, produceCachedData: true, ...(cached ? { cachedData: cached } : {}) }));
+}
+
+function kept(cacheKey: string, cached: ivm.ExternalCopy<ArrayBuffer> | undefined, script: ivm.Script): ivm.Script {
   const made = (script as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
   if (made && made !== cached) caches.set(cacheKey, made, made.copy().byteLength);
   return script;

@@ -301,7 +301,9 @@ export class Executor {
       wallMs: outcome.wallMs,
       tokens: runTokenUsage(services.models),
     });
-    return executeResult(ids, outcome.result, outcome.console, error, warnings);
+    const report = executeResult(ids, outcome.result, outcome.console, error, warnings);
+    if (outcome.lost) report.lost = true;
+    return report;
   }
 
   /** The program checked against exactly the declarations this run has in scope. */

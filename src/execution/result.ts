@@ -73,6 +73,8 @@ export type ToolLastRun = z.infer<typeof ToolLastRun>;
 export interface ExecutionReport {
   response: ExecuteResult;
   lastRun: LastRunRecord | null;
+  /** The program did not produce this answer (its run was lost with its runner): an idempotency key never keeps it. */
+  lost?: true;
 }
 
 // The run a last-run record came from (the MCP last-run tool answers it); the record's

@@ -192,7 +192,7 @@ async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependenci
 
   const report = await runGuarded(c, deps, prepared, code, executionId, reservation);
   const body = Buffer.from(JSON.stringify(report.response), 'utf8');
-  if (reservation) resolveReservation(reservation, report.response.error?.kind ?? null, body);
+  if (reservation) resolveReservation(reservation, report.lost ? 'lost' : (report.response.error?.kind ?? null), body);
   if (report.lastRun) deps.sessions.recordLastRun(sessionId, report.lastRun);
   return jsonBytes(c, 200, body);
 }
@@ -230,11 +230,13 @@ async function runGuarded(
 }
 
 /**
- * Before dispatch nothing is recorded; a run the server cancelled (shutdown) has unknown
- * effects, so it stays reserved and later retries see `idempotency_incomplete`.
+ * Before dispatch nothing is recorded, nor is an answer the program did not produce (`lost`:
+ * its runner was lost to another run's crash), so a retry with the key runs again; a run
+ * the server cancelled (shutdown) has unknown effects, so it stays reserved and later
+ * retries see `idempotency_incomplete`.
  */
-function resolveReservation(reservation: Reservation, errorKind: ExecuteErrorKind | null, body: Buffer): void {
-  if (errorKind !== null && NOT_DISPATCHED.has(errorKind)) reservation.release();
+function resolveReservation(reservation: Reservation, errorKind: ExecuteErrorKind | 'lost' | null, body: Buffer): void {
+  if (errorKind === 'lost' || (errorKind !== null && NOT_DISPATCHED.has(errorKind))) reservation.release();
   else if (errorKind === 'cancelled') reservation.abandon();
   else reservation.complete(200, body);
 }

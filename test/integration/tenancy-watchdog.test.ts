@@ -1,0 +1,206 @@
+// One tenant's crash is not another's (issue 36), through the real server and its runners:
+// a server that was stalled past the heartbeat timeout keeps its runners; a run that breaks
+// its runner (`Array(2e8).fill(0)`, which V8 cannot interrupt) gets the limit error, while
+// the other runs it shared the runner with run again (no host call yet: the far end sees
+// exactly one request) or end as lost (a host call made: never repeated), an idempotency
+// key does not keep a lost answer, and the breaker's token is then kept apart: its next
+// crashes take none of the other token's runs. Counts and far-end hits, no clocks.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startServer, type TestServer } from '../harness';
+import { eventually } from '../support/wait';
+import { openSession } from '../support/sessions';
+
+const BLUEPRINT = 'name: tenancy\nallow_insecure_http: true\ndefault: allow\n';
+const ATTACK = 'export function main() { const a = Array(2e8).fill(0); return a.length; }';
+
+interface FarEnd {
+  port: number;
+  /** Requests received, by path. */
+  hits(path: string): number;
+  /** Answers every request held at /hold/*. */
+  release(): void;
+  close(): void;
+}
+
+/** /hold/<name> waits until released; anything else answers its own path at once. */
+async function farEnd(): Promise<FarEnd> {
+  const counts = new Map<string, number>();
+  const held: http.ServerResponse[] = [];
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? '/';
+    counts.set(url, (counts.get(url) ?? 0) + 1);
+    if (url.startsWith('/hold/')) held.push(res);
+    else res.end(url);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    hits: (path) => counts.get(path) ?? 0,
+    release: () => {
+      for (const res of held.splice(0)) res.end('released');
+    },
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+const until = (what: string, condition: () => boolean | Promise<boolean>) => eventually(what, condition, { intervalMs: 10, attempts: 6000 });
+
+async function counter(server: TestServer, name: string): Promise<number> {
+  const text = (await server.request('GET', '/metrics')).text;
+  let sum = 0;
+  for (const match of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)$`, 'gm'))) sum += Number(match[1]);
+  return sum;
+}
+
+interface Answer {
+  result: string | null;
+  error: { kind: string; message: string } | null;
+}
+
+async function execute(server: TestServer, token: string, code: string): Promise<Answer> {
+  const reply = await server.request('POST', '/v1/execute', { token, body: { blueprint: 'tenancy', code } });
+  assert.equal(reply.status, 200, reply.text);
+  return reply.json as Answer;
+}
+
+const fetching = (port: number, path: string, before = '') => `export async function main() { ${before} const r = await fetch("http://127.0.0.1:${port}${path}"); return await r.text(); }`;
+
+/** One runner (so every run shares it until a quarantine runner starts), a small memory limit (the attack ends sooner). */
+async function tenancyServer(): Promise<TestServer> {
+  const server = await startServer({ args: ['--allow-localhost', '--runner-pool-size', '1', '--max-execution-memory', '16'], config: { max_execution_time: 120 } });
+  await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
+  return server;
+}
+
+describe('a busy server is not a stuck runner', () => {
+  let far: FarEnd;
+  let server: TestServer;
+  before(async () => {
+    far = await farEnd();
+    server = await tenancyServer();
+  });
+  after(async () => {
+    far.close();
+    await server.stop();
+  });
+
+  test('a server stopped for longer than the heartbeat timeout (3 s) replaces no runner, and the run in flight finishes', async () => {
+    const waiting = execute(server, server.userToken, fetching(far.port, '/hold/stall'));
+    await until('the run to reach the far end', () => far.hits('/hold/stall') === 1);
+    const restarts = await counter(server, 'svc_runner_restarts_total');
+    // The whole server process stops (its event loop with it); its runners keep sending heartbeats.
+    process.kill(server.child.pid!, 'SIGSTOP');
+    try {
+      await sleep(4_500);
+    } finally {
+      process.kill(server.child.pid!, 'SIGCONT');
+    }
+    // Its watchdog has looked at the runners by the time it answers again.
+    assert.equal((await server.request('GET', '/healthz')).status, 200);
+    far.release();
+    assert.deepEqual(await waiting, { ...(await waiting), error: null, result: 'released' });
+    assert.equal(await counter(server, 'svc_runner_restarts_total'), restarts);
+    assert.equal((await execute(server, server.userToken, 'export function main() { return 7; }')).result, '7');
+  });
+});
+
+describe('a run that breaks its runner', () => {
+  let far: FarEnd;
+  let server: TestServer;
+  before(async () => {
+    far = await farEnd();
+    server = await tenancyServer();
+  });
+  after(async () => {
+    far.close();
+    await server.stop();
+  });
+
+  test("only the breaker gets the limit; a neighbour that had called the host is lost (one request, a message naming another run's crash) and its idempotency key runs again; one that had not runs again (one request); the breaker's token is then kept apart", async () => {
+    const session = await openSession(server, { blueprint: 'tenancy' });
+    const headers = { 'idempotency-key': 'charge-1' };
+    const lostCode = fetching(far.port, '/hold/charge');
+    // Token B: a session run waiting on the far end (a host call made), with an idempotency key ...
+    const called = server.request('POST', `/v1/sessions/${session}/execute`, { token: server.userToken, body: { code: lostCode }, headers });
+    await until('the session run to reach the far end', () => far.hits('/hold/charge') === 1);
+    // ... and a run that has called nothing yet (it waits on a timer first: the attack below ends long before).
+    const fresh = execute(server, server.userToken, fetching(far.port, '/fresh', 'await new Promise((resolve) => setTimeout(resolve, 6000));'));
+
+    // Token A breaks the runner they share.
+    const attack = await execute(server, server.adminToken, ATTACK);
+    assert.equal(attack.error?.kind, 'memory_exhausted', JSON.stringify(attack));
+
+    const lost = await called;
+    assert.equal(lost.status, 200);
+    assert.equal(lost.json.result, null);
+    assert.equal(lost.json.error.kind, 'runtime_error');
+    assert.match(lost.json.error.message, /^lost to another run's crash: .*not a limit of this run.*already called the host/);
+    assert.equal(far.hits('/hold/charge'), 1);
+
+    const again = (await fresh) as Answer & { execution_id: string };
+    assert.deepEqual(again, { ...again, error: null, result: '/fresh' });
+    assert.equal(far.hits('/fresh'), 1);
+    // It did run again (it shared the runner the attack broke), as the server's log says.
+    assert.equal(server.logs({ msg: 'a run lost with its runner before it called the host runs again on another runner', execution_id: again.execution_id }).length, 1);
+
+    // The lost answer was not kept: the same key runs the program again.
+    const retried = server.request('POST', `/v1/sessions/${session}/execute`, { token: server.userToken, body: { code: lostCode }, headers });
+    await until('the retry to reach the far end', () => far.hits('/hold/charge') === 2);
+    far.release();
+    const retry = await retried;
+    assert.equal(retry.headers.get('idempotent-replayed'), null);
+    assert.equal(retry.json.error, null);
+    assert.equal(retry.json.result, 'released');
+    // ... and that answer, the program's own, is kept.
+    const replay = await server.request('POST', `/v1/sessions/${session}/execute`, { token: server.userToken, body: { code: lostCode }, headers });
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(far.hits('/hold/charge'), 2);
+
+    // Token A is quarantined: its next crashes happen on a runner of its own, so token B's
+    // run waiting on the far end meanwhile (a host call made, so it could not run again) survives them.
+    const waiting = execute(server, server.userToken, fetching(far.port, '/hold/survivor'));
+    await until('the survivor to reach the far end', () => far.hits('/hold/survivor') === 1);
+    for (let crash = 0; crash < 3; crash++) assert.equal((await execute(server, server.adminToken, ATTACK)).error?.kind, 'memory_exhausted');
+    far.release();
+    assert.deepEqual(await waiting, { ...(await waiting), error: null, result: 'released' });
+    assert.equal(far.hits('/hold/survivor'), 1);
+  });
+
+});
+
+describe('two tokens, one breaking runners', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await tenancyServer();
+  });
+  after(() => server.stop());
+
+  test("two tokens: while token A's runs break runners over and over, every one of token B's runs succeeds with the right answer", async () => {
+    const code = 'export async function main() { let sum = 0; for (let i = 0; i < 100000; i++) sum += i % 7; await new Promise((r) => setTimeout(r, 5)); return sum; }';
+    const answer = String(Array.from({ length: 100000 }, (_, i) => i % 7).reduce((a, b) => a + b, 0));
+    const restarts = await counter(server, 'svc_runner_restarts_total');
+    let attacking = true;
+    const outcomes: Answer[] = [];
+    const victims = Array.from({ length: 4 }, async () => {
+      while (attacking) outcomes.push(await execute(server, server.userToken, code));
+    });
+    const attacks: string[] = [];
+    for (let crash = 0; crash < 4; crash++) attacks.push((await execute(server, server.adminToken, ATTACK)).error?.kind ?? 'ok');
+    attacking = false;
+    await Promise.all(victims);
+    assert.deepEqual(attacks, Array(4).fill('memory_exhausted'));
+    assert.ok((await counter(server, 'svc_runner_restarts_total')) - restarts >= 4);
+    assert.ok(outcomes.length >= 4, `token B ran ${outcomes.length} times`);
+    assert.deepEqual(
+      outcomes.filter((outcome) => outcome.error !== null || outcome.result !== answer),
+      [],
+    );
+  });
+});
