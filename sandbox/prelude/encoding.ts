@@ -25,6 +25,7 @@ import {
   typedArrayKind,
   Uint8Array_,
 } from './primordials';
+import { DOMException } from './dom-exception';
 
 // Bytes and text move through these in bulk (file contents, HTTP bodies, attachments): they
 // write into preallocated typed arrays and build strings a chunk of char codes at a time,
@@ -125,23 +126,15 @@ export function utf8Decode(bytes: Uint8Array): string {
   return text.finish();
 }
 
-export class TextEncoder {
-  readonly encoding = 'utf-8';
-  encode(input = ''): Uint8Array {
-    return utf8Encode(String_(input));
-  }
-}
-
-export class TextDecoder {
-  readonly encoding = 'utf-8';
-  constructor(label = 'utf-8') {
-    if (!regExpTest(/^utf-?8$/i, String_(label))) throw new RangeError(`TextDecoder supports only utf-8, got ${String_(label)}`);
-  }
-  decode(input?: ArrayBuffer | ArrayBufferView): string {
-    if (input === undefined) return '';
-    return utf8Decode(viewBytes(input, 'TextDecoder.decode'));
-  }
-}
+// The TextEncoder/TextDecoder (and the stream forms) programs see are @exodus/bytes's
+// WHATWG Encoding implementation (utf-8, utf-16le/be and the legacy single-byte encodings,
+// every label, fatal, ignoreBOM, streaming, encodeInto), bundled into the prelude. It calls
+// the built-ins as it finds them, so trusted guest code never uses it (it uses utf8Encode
+// and utf8Decode above, built on the primordials): a program that patches a built-in only
+// changes what its own TextDecoder answers. Each run has a fresh context, and in runs that
+// load Packages the built-ins are frozen before any program code runs (lockdown.ts).
+// The stream forms take the global TransformStream when they are constructed.
+export { TextDecoder, TextEncoder, TextDecoderStream, TextEncoderStream } from '@exodus/bytes/encoding-lite.js';
 
 // The base64 alphabet as arithmetic rather than lookup tables: nothing to build when
 // the prelude is evaluated (once per run).
@@ -177,6 +170,12 @@ function encodeBase64(length: number, byteAt: (i: number) => number): string {
   return out.finish();
 }
 
+/** atob's error is the DOMException HTML specifies; the bytes helpers for trusted code keep a plain Error. */
+function invalidBase64(what: string): Error {
+  const message = `${what}: the string is not valid base64`;
+  return what === 'atob' ? new DOMException(message, 'InvalidCharacterError') : new Error(message);
+}
+
 function isSpace(code: number): boolean {
   return code === 9 || code === 10 || code === 12 || code === 13 || code === 32;
 }
@@ -196,7 +195,7 @@ function decodeBase64(text: string, what: string, emit: ((byte: number) => void)
       continue;
     }
     const value = digitValue(code);
-    if (value === 255 || padding > 0) throw new Error(`${what}: the string is not valid base64`);
+    if (value === 255 || padding > 0) throw invalidBase64(what);
     digits++;
     buffer = ((buffer << 6) | value) & 0xffffff;
     bits += 6;
@@ -206,13 +205,15 @@ function decodeBase64(text: string, what: string, emit: ((byte: number) => void)
       count++;
     }
   }
-  if ((digits + padding) % 4 === 1) throw new Error(`${what}: the string is not valid base64`);
+  if ((digits + padding) % 4 === 1) throw invalidBase64(what);
+  // HTML's forgiving-base64: '=' only as one or two final characters of a whole quantum.
+  if (what === 'atob' && padding > 0 && ((digits + padding) % 4 !== 0 || padding > 2)) throw invalidBase64(what);
   return count;
 }
 
 export function btoa(input: string): string {
   const text = String_(input);
-  for (let i = 0; i < text.length; i++) if (StringPrototypeCharCodeAt(text, i) > 255) throw new Error('btoa: the string contains characters outside Latin-1');
+  for (let i = 0; i < text.length; i++) if (StringPrototypeCharCodeAt(text, i) > 255) throw new DOMException('btoa: the string contains characters outside Latin-1', 'InvalidCharacterError');
   return encodeBase64(text.length, (i) => StringPrototypeCharCodeAt(text, i));
 }
 
@@ -233,5 +234,3 @@ export function base64ToBytes(text: string): Uint8Array {
   return bytes;
 }
 
-ObjectFreeze(TextEncoder.prototype);
-ObjectFreeze(TextDecoder.prototype);
