@@ -96,32 +96,62 @@ export function viewBytes(input: unknown, what: string): Uint8Array {
   throw new TypeError(`${what} takes an ArrayBuffer, a typed array or a DataView`);
 }
 
-/** Text of UTF-8 bytes; malformed sequences become U+FFFD. */
+/**
+ * Text of UTF-8 bytes, as the Encoding standard's UTF-8 decoder (without BOM handling):
+ * each maximal malformed subpart becomes one U+FFFD (overlongs, surrogates and values past
+ * U+10FFFF are malformed), and the byte that broke a sequence starts the next one.
+ */
 export function utf8Decode(bytes: Uint8Array): string {
   const length = TypedArrayPrototypeGetLength(bytes);
   const text = new TextBuilder();
-  for (let i = 0; i < length; ) {
+  let i = 0;
+  while (i < length) {
     const b = bytes[i];
-    let code = 0xfffd;
-    let size = 1;
-    if (b < 0x80) code = b;
-    else if (b >= 0xc2 && b < 0xe0 && i + 1 < length) {
-      code = ((b & 31) << 6) | (bytes[i + 1] & 63);
-      size = 2;
-    } else if (b >= 0xe0 && b < 0xf0 && i + 2 < length) {
-      code = ((b & 15) << 12) | ((bytes[i + 1] & 63) << 6) | (bytes[i + 2] & 63);
-      size = 3;
-    } else if (b >= 0xf0 && b < 0xf5 && i + 3 < length) {
-      code = ((b & 7) << 18) | ((bytes[i + 1] & 63) << 12) | ((bytes[i + 2] & 63) << 6) | (bytes[i + 3] & 63);
-      size = 4;
+    if (b < 0x80) {
+      text.push(b);
+      i++;
+      continue;
     }
-    if (code > 0x10ffff) code = 0xfffd;
-    if (code > 0xffff) {
+    let needed = 0;
+    let code = 0;
+    let lower = 0x80;
+    let upper = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) {
+      needed = 1;
+      code = b & 0x1f;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      if (b === 0xe0) lower = 0xa0;
+      if (b === 0xed) upper = 0x9f;
+      needed = 2;
+      code = b & 0xf;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      if (b === 0xf0) lower = 0x90;
+      if (b === 0xf4) upper = 0x8f;
+      needed = 3;
+      code = b & 7;
+    } else {
+      text.push(0xfffd);
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    let seen = 0;
+    while (seen < needed && j < length) {
+      const c = bytes[j];
+      if (c < lower || c > upper) break;
+      lower = 0x80;
+      upper = 0xbf;
+      code = (code << 6) | (c & 0x3f);
+      j++;
+      seen++;
+    }
+    i = j;
+    if (seen < needed) text.push(0xfffd);
+    else if (code > 0xffff) {
       code -= 0x10000;
       text.push(0xd800 | (code >> 10));
       text.push(0xdc00 | (code & 0x3ff));
     } else text.push(code);
-    i += size;
   }
   return text.finish();
 }
