@@ -1,6 +1,7 @@
 // The globals every program has: installed once per isolate, before any program, with the
 // built-ins that would escape fuel metering (WebAssembly, code from strings) taken away.
 import { ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, String_, StringPrototypeCharCodeAt, StringPrototypeRepeat } from './primordials';
+import { installBuiltinStandIns } from './builtins';
 import { installErrorGlobals } from './errors';
 import { atob, btoa, TextDecoder, TextDecoderStream, TextEncoder, TextEncoderStream } from './encoding';
 import { URL, URLSearchParams } from './url';
@@ -12,6 +13,7 @@ import { getRandomValues, randomUUID } from './random';
 export const define = (name: string, value: unknown) => ObjectDefineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
 
 export function installGlobals(): void {
+  installBuiltinStandIns();
   installErrorGlobals();
   define('console', makeConsole());
   define('TextEncoder', TextEncoder);
