@@ -173,3 +173,32 @@ describe('ES2024+ built-ins', () => {
     });
   });
 });
+
+describe('performance and WebCrypto errors', () => {
+  test('performance is an EventTarget with marks and measures; now() counts from the run start', async () => {
+    const value = await run(`
+      performance.mark('a', { startTime: 5, detail: { step: 1 } });
+      performance.mark('b', { startTime: 12 });
+      const measure = performance.measure('a-b', 'a', 'b');
+      let missing;
+      try { performance.measure('x', 'nope'); } catch (e) { missing = e.name; }
+      return {
+        target: performance instanceof EventTarget, tag: Object.prototype.toString.call(performance),
+        duration: measure.duration, start: measure.startTime, marks: performance.getEntriesByType('mark').map((m) => m.name),
+        detail: performance.getEntriesByName('a')[0].detail, missing, now: performance.now() >= 0 && performance.now() < 60000,
+        cleared: (performance.clearMarks(), performance.getEntries().map((e) => e.entryType)),
+      };`);
+    assert.deepEqual(value, { target: true, tag: '[object Performance]', duration: 7, start: 5, marks: ['a', 'b'], detail: { step: 1 }, missing: 'SyntaxError', now: true, cleared: ['measure'] });
+  });
+
+  test('getRandomValues past 65536 bytes is a QuotaExceededError and on floats a TypeMismatchError; a bad AES length to generate is an OperationError', async () => {
+    const value = await run(`
+      const nameOf = async (fn) => { try { await fn(); return 'none'; } catch (e) { return (e instanceof DOMException ? 'DOMException ' : '') + e.name; } };
+      return {
+        quota: await nameOf(() => crypto.getRandomValues(new Uint8Array(65537))),
+        floats: await nameOf(() => crypto.getRandomValues(new Float32Array(4))),
+        aes: await nameOf(() => crypto.subtle.generateKey({ name: 'AES-GCM', length: 64 }, false, ['encrypt'])),
+      };`);
+    assert.deepEqual(value, { quota: 'DOMException QuotaExceededError', floats: 'DOMException TypeMismatchError', aes: 'DOMException OperationError' });
+  });
+});
