@@ -27,6 +27,8 @@ interface FileExpectation {
   failing: Record<string, string>;
   /** Why the file does not complete, when it does not. */
   error?: string;
+  /** Subtest name -> why its outcome varies from run to run (either is accepted; kept on rewrite). */
+  flaky?: Record<string, string>;
 }
 type Expectations = Record<string, FileExpectation>;
 
@@ -78,7 +80,13 @@ test('web-platform-tests', { skip: root ? false : 'no WPT files: set SVC_WPT_DIR
   if (process.env.SVC_WPT_REPORT) fs.writeFileSync(process.env.SVC_WPT_REPORT, JSON.stringify(report(outcomes), null, 2) + '\n');
   if (process.env.SVC_WPT_WRITE === '1') {
     const written: Expectations = only && fs.existsSync(expectationsPath) ? JSON.parse(fs.readFileSync(expectationsPath, 'utf8')) : {};
-    for (const outcome of outcomes) written[outcome.file] = expectationOf(outcome);
+    const previous: Expectations = fs.existsSync(expectationsPath) ? JSON.parse(fs.readFileSync(expectationsPath, 'utf8')) : {};
+    for (const outcome of outcomes) {
+      const flaky = previous[outcome.file]?.flaky;
+      const expectation = expectationOf(outcome);
+      if (flaky) for (const name of Object.keys(flaky)) delete expectation.failing[name];
+      written[outcome.file] = flaky ? { ...expectation, flaky } : expectation;
+    }
     const sorted = Object.fromEntries(Object.keys(written).sort().map((key) => [key, written[key]]));
     fs.writeFileSync(expectationsPath, JSON.stringify(sorted, null, 2) + '\n');
     return;
@@ -92,6 +100,7 @@ test('web-platform-tests', { skip: root ? false : 'no WPT files: set SVC_WPT_DIR
       const seen = new Set<string>();
       for (const subtest of outcome.subtests) {
         seen.add(subtest.name);
+        if (expected.flaky && Object.prototype.hasOwnProperty.call(expected.flaky, subtest.name)) continue;
         const listed = Object.prototype.hasOwnProperty.call(expected.failing, subtest.name);
         if (subtest.status === 'PASS' && listed) problems.push(`now passes (remove it from expectations.json): ${subtest.name}`);
         if (subtest.status !== 'PASS' && !listed) problems.push(`now fails with ${subtest.status} ${subtest.message}: ${subtest.name}`);
