@@ -102,7 +102,9 @@ export function instrument(ast: AnyNode, s: MagicString): InstrumentResult {
   s.appendLeft(start, (start === s.original.length ? '\n' : '') + chargeCode(countRegion(ast.body)) + '\n');
 
   const visit = (node: AnyNode) => {
-    if (FUNCTION_TYPES.has(node.type)) {
+    if (node.type === 'ReturnStatement' && depthReturns.has(node)) {
+      instrumentReturn(node, s);
+    } else if (FUNCTION_TYPES.has(node.type)) {
       regions++;
       instrumentFunction(node, s);
     } else if (LOOP_TYPES.has(node.type)) {
@@ -167,14 +169,23 @@ function instrumentFunction(node: AnyNode, s: MagicString): void {
   // Before the returns: a return can end where the body does (`return x}`), and its
   // closer, added later with prependRight, must come first.
   s.prependRight(body.end - 1, `; __svc_depth--; } ${EXIT_CATCH}`);
-  for (const ret of ownReturns(body)) {
-    if (ret.argument) {
-      s.appendLeft(ret.argument.start, '(__svc_r = (');
-      s.prependRight(ret.argument.end, '), __svc_depth--, __svc_r)');
-    } else {
-      // `return;` → `return void __svc_depth--;`
-      s.appendLeft(ret.end - (s.original[ret.end - 1] === ';' ? 1 : 0), ' void __svc_depth--');
-    }
+  // Each return is rewritten when the walk reaches it, not now: its closer must come after
+  // those of regions inside its argument and before that of a loop around it that ends at
+  // the same offset (`for (;;) if (a) return b` with no semicolon), and prependRight orders
+  // closers at one offset by when they are added.
+  for (const ret of ownReturns(body)) depthReturns.add(ret);
+}
+
+/** Returns of depth-tracking functions, rewritten when the walk reaches them. */
+const depthReturns = new WeakSet<AnyNode>();
+
+function instrumentReturn(ret: AnyNode, s: MagicString): void {
+  if (ret.argument) {
+    s.appendLeft(ret.argument.start, '(__svc_r = (');
+    s.prependRight(ret.argument.end, '), __svc_depth--, __svc_r)');
+  } else {
+    // `return;` → `return void __svc_depth--;`
+    s.appendLeft(ret.end - (s.original[ret.end - 1] === ';' ? 1 : 0), ' void __svc_depth--');
   }
 }
 

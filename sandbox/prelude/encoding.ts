@@ -25,6 +25,7 @@ import {
   typedArrayKind,
   Uint8Array_,
 } from './primordials';
+import { DOMException } from './dom-exception';
 
 // Bytes and text move through these in bulk (file contents, HTTP bodies, attachments): they
 // write into preallocated typed arrays and build strings a chunk of char codes at a time,
@@ -95,53 +96,75 @@ export function viewBytes(input: unknown, what: string): Uint8Array {
   throw new TypeError(`${what} takes an ArrayBuffer, a typed array or a DataView`);
 }
 
-/** Text of UTF-8 bytes; malformed sequences become U+FFFD. */
+/**
+ * Text of UTF-8 bytes, as the Encoding standard's UTF-8 decoder (without BOM handling):
+ * each maximal malformed subpart becomes one U+FFFD (overlongs, surrogates and values past
+ * U+10FFFF are malformed), and the byte that broke a sequence starts the next one.
+ */
 export function utf8Decode(bytes: Uint8Array): string {
   const length = TypedArrayPrototypeGetLength(bytes);
   const text = new TextBuilder();
-  for (let i = 0; i < length; ) {
+  let i = 0;
+  while (i < length) {
     const b = bytes[i];
-    let code = 0xfffd;
-    let size = 1;
-    if (b < 0x80) code = b;
-    else if (b >= 0xc2 && b < 0xe0 && i + 1 < length) {
-      code = ((b & 31) << 6) | (bytes[i + 1] & 63);
-      size = 2;
-    } else if (b >= 0xe0 && b < 0xf0 && i + 2 < length) {
-      code = ((b & 15) << 12) | ((bytes[i + 1] & 63) << 6) | (bytes[i + 2] & 63);
-      size = 3;
-    } else if (b >= 0xf0 && b < 0xf5 && i + 3 < length) {
-      code = ((b & 7) << 18) | ((bytes[i + 1] & 63) << 12) | ((bytes[i + 2] & 63) << 6) | (bytes[i + 3] & 63);
-      size = 4;
+    if (b < 0x80) {
+      text.push(b);
+      i++;
+      continue;
     }
-    if (code > 0x10ffff) code = 0xfffd;
-    if (code > 0xffff) {
+    let needed = 0;
+    let code = 0;
+    let lower = 0x80;
+    let upper = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) {
+      needed = 1;
+      code = b & 0x1f;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      if (b === 0xe0) lower = 0xa0;
+      if (b === 0xed) upper = 0x9f;
+      needed = 2;
+      code = b & 0xf;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      if (b === 0xf0) lower = 0x90;
+      if (b === 0xf4) upper = 0x8f;
+      needed = 3;
+      code = b & 7;
+    } else {
+      text.push(0xfffd);
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    let seen = 0;
+    while (seen < needed && j < length) {
+      const c = bytes[j];
+      if (c < lower || c > upper) break;
+      lower = 0x80;
+      upper = 0xbf;
+      code = (code << 6) | (c & 0x3f);
+      j++;
+      seen++;
+    }
+    i = j;
+    if (seen < needed) text.push(0xfffd);
+    else if (code > 0xffff) {
       code -= 0x10000;
       text.push(0xd800 | (code >> 10));
       text.push(0xdc00 | (code & 0x3ff));
     } else text.push(code);
-    i += size;
   }
   return text.finish();
 }
 
-export class TextEncoder {
-  readonly encoding = 'utf-8';
-  encode(input = ''): Uint8Array {
-    return utf8Encode(String_(input));
-  }
-}
-
-export class TextDecoder {
-  readonly encoding = 'utf-8';
-  constructor(label = 'utf-8') {
-    if (!regExpTest(/^utf-?8$/i, String_(label))) throw new RangeError(`TextDecoder supports only utf-8, got ${String_(label)}`);
-  }
-  decode(input?: ArrayBuffer | ArrayBufferView): string {
-    if (input === undefined) return '';
-    return utf8Decode(viewBytes(input, 'TextDecoder.decode'));
-  }
-}
+// The TextEncoder/TextDecoder (and the stream forms) programs see are @exodus/bytes's
+// WHATWG Encoding implementation (utf-8, utf-16le/be and the legacy single-byte encodings,
+// every label, fatal, ignoreBOM, streaming, encodeInto), bundled into the prelude. It calls
+// the built-ins as it finds them, so trusted guest code never uses it (it uses utf8Encode
+// and utf8Decode above, built on the primordials): a program that patches a built-in only
+// changes what its own TextDecoder answers. Each run has a fresh context, and in runs that
+// load Packages the built-ins are frozen before any program code runs (lockdown.ts).
+// The stream forms take the global TransformStream when they are constructed.
+export { TextDecoder, TextEncoder, TextDecoderStream, TextEncoderStream } from '@exodus/bytes/encoding-lite.js';
 
 // The base64 alphabet as arithmetic rather than lookup tables: nothing to build when
 // the prelude is evaluated (once per run).
@@ -177,6 +200,12 @@ function encodeBase64(length: number, byteAt: (i: number) => number): string {
   return out.finish();
 }
 
+/** atob's error is the DOMException HTML specifies; the bytes helpers for trusted code keep a plain Error. */
+function invalidBase64(what: string): Error {
+  const message = `${what}: the string is not valid base64`;
+  return what === 'atob' ? new DOMException(message, 'InvalidCharacterError') : new Error(message);
+}
+
 function isSpace(code: number): boolean {
   return code === 9 || code === 10 || code === 12 || code === 13 || code === 32;
 }
@@ -196,7 +225,7 @@ function decodeBase64(text: string, what: string, emit: ((byte: number) => void)
       continue;
     }
     const value = digitValue(code);
-    if (value === 255 || padding > 0) throw new Error(`${what}: the string is not valid base64`);
+    if (value === 255 || padding > 0) throw invalidBase64(what);
     digits++;
     buffer = ((buffer << 6) | value) & 0xffffff;
     bits += 6;
@@ -206,13 +235,15 @@ function decodeBase64(text: string, what: string, emit: ((byte: number) => void)
       count++;
     }
   }
-  if ((digits + padding) % 4 === 1) throw new Error(`${what}: the string is not valid base64`);
+  if ((digits + padding) % 4 === 1) throw invalidBase64(what);
+  // HTML's forgiving-base64: '=' only as one or two final characters of a whole quantum.
+  if (what === 'atob' && padding > 0 && ((digits + padding) % 4 !== 0 || padding > 2)) throw invalidBase64(what);
   return count;
 }
 
 export function btoa(input: string): string {
   const text = String_(input);
-  for (let i = 0; i < text.length; i++) if (StringPrototypeCharCodeAt(text, i) > 255) throw new Error('btoa: the string contains characters outside Latin-1');
+  for (let i = 0; i < text.length; i++) if (StringPrototypeCharCodeAt(text, i) > 255) throw new DOMException('btoa: the string contains characters outside Latin-1', 'InvalidCharacterError');
   return encodeBase64(text.length, (i) => StringPrototypeCharCodeAt(text, i));
 }
 
@@ -233,5 +264,3 @@ export function base64ToBytes(text: string): Uint8Array {
   return bytes;
 }
 
-ObjectFreeze(TextEncoder.prototype);
-ObjectFreeze(TextDecoder.prototype);

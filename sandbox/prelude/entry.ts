@@ -10,6 +10,7 @@ import { resultText } from './result';
 import { fetchFor, startWebRun, webTimers } from './web';
 import { installAttribution } from './attribution';
 import { lockdown } from './lockdown';
+import { materializeBuiltins } from './builtins';
 import { loadPackages, packageSpecs } from './packages';
 import { define, installGlobals } from './globals';
 import { attributeCalls, attributesCalls, deliver, hostCall, hostCallAsync } from './host-calls';
@@ -73,6 +74,8 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
       // Before any Package or program code: attribution, then frozen built-ins.
       const callSite = installAttribution(SCRIPT_FILENAME, specs);
       attributeCalls();
+      // Lockdown freezes the real ES2024+ built-ins, not their stand-ins (builtins.ts).
+      materializeBuiltins();
       lockdown(callSite ? [callSite] : []);
       const units: Array<Parameters<typeof loadPackages>[1][number]> = [];
       for (let i = 0; i < specs.length; i++) {

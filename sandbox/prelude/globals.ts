@@ -1,8 +1,9 @@
 // The globals every program has: installed once per isolate, before any program, with the
 // built-ins that would escape fuel metering (WebAssembly, code from strings) taken away.
 import { ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, String_, StringPrototypeCharCodeAt, StringPrototypeRepeat } from './primordials';
+import { installBuiltinStandIns } from './builtins';
 import { installErrorGlobals } from './errors';
-import { atob, btoa, TextDecoder, TextEncoder } from './encoding';
+import { atob, btoa, TextDecoder, TextDecoderStream, TextEncoder, TextEncoderStream } from './encoding';
 import { URL, URLSearchParams } from './url';
 import { structuredClone } from './clone';
 import { makeConsole } from './console';
@@ -12,6 +13,7 @@ import { getRandomValues, randomUUID } from './random';
 export const define = (name: string, value: unknown) => ObjectDefineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
 
 export function installGlobals(): void {
+  installBuiltinStandIns();
   installErrorGlobals();
   define('console', makeConsole());
   define('TextEncoder', TextEncoder);
@@ -29,6 +31,11 @@ export function installGlobals(): void {
   });
   define('crypto', { getRandomValues, randomUUID });
   installWeb(define);
+  // The encoding streams are TransformStreams: present once the web globals have one.
+  if (typeof (globalThis as { TransformStream?: unknown }).TransformStream === 'function') {
+    define('TextEncoderStream', TextEncoderStream);
+    define('TextDecoderStream', TextDecoderStream);
+  }
   // No WebAssembly and no code generation from strings: both would escape fuel metering.
   const global = globalThis as Record<string, unknown>;
   delete global.WebAssembly;

@@ -105,13 +105,24 @@ export function endRun(slot: Slot, kind: RunnerOutcome['kind'], fuelLeft?: numbe
   slot.wake?.();
 }
 
-function parseUrlParts(input: string, base: string | null): string {
+/** The URL setters the guest's URL may apply here (the guest names one; nothing else is assigned). */
+const URL_SETTERS = new Set(['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']);
+
+/**
+ * The guest's URL parser: parses `input` against `base` and, when `setter` is given, applies
+ * that setter with `value` (the standard's setter steps, as Node's URL implements them).
+ */
+function parseUrlParts(input: string, base: string | null, setter?: string, value?: string): string {
   try {
-    const url = base === null ? new URL(input) : new URL(input, base);
+    const url = base === null ? new URL(String(input)) : new URL(String(input), String(base));
+    if (setter !== undefined) {
+      if (typeof setter !== 'string' || !URL_SETTERS.has(setter)) throw new TypeError('not a URL setter');
+      (url as unknown as Record<string, string>)[setter] = String(value);
+    }
     const { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } = url;
     return JSON.stringify({ ok: true, parts: { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } });
   } catch {
-    return JSON.stringify({ ok: false, message: `Invalid URL: ${input}` });
+    return JSON.stringify({ ok: false, message: `Invalid URL: ${String(input).slice(0, 200)}` });
   }
 }
 

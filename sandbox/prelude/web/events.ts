@@ -1,21 +1,11 @@
 // DOMException, Event and EventTarget: as much as AbortSignal and programs written for
 // the web platform need (listeners by type, once, dispatch in order).
-import { ObjectPrototypeHasOwnProperty, ArrayPrototypePush, ArrayPrototypeSlice, ArrayPrototypeSplice, ErrorCtor, ObjectDefineProperty, ReflectApply, SafeMap, MapPrototypeGet, MapPrototypeSet, StringCtor } from './primordials';
+import { ArrayPrototypePush, ArrayPrototypeSlice, ArrayPrototypeSplice, ReflectApply, SafeMap, MapPrototypeGet, MapPrototypeSet, StringCtor } from './primordials';
 import { reportError } from './host';
 
-const CODES: Record<string, number> = { IndexSizeError: 1, NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11, SyntaxError: 12, InvalidAccessError: 15, TypeMismatchError: 17, AbortError: 20, TimeoutError: 23, DataCloneError: 25 };
-
-export class DOMException extends ErrorCtor {
-  readonly #name: string;
-  constructor(message = '', name = 'Error') {
-    super(StringCtor(message));
-    this.#name = StringCtor(name);
-    ObjectDefineProperty(this, 'name', { value: this.#name, writable: true, configurable: true, enumerable: false });
-  }
-  get code(): number {
-    return ObjectPrototypeHasOwnProperty(CODES, this.#name) ? CODES[this.#name] : 0;
-  }
-}
+// DOMException is the prelude's (../dom-exception.ts), shared by every web global.
+import { DOMException } from '../dom-exception';
+export { DOMException };
 
 // Reached only from this module (a static block hands them out), never from programs.
 let setTarget: (event: Event, target: EventTarget) => void;

@@ -11,23 +11,12 @@ import { Headers } from './headers';
 import { CryptoKey, subtle } from './subtle';
 import { ReadableStream, ReadableStreamDefaultController, ReadableStreamDefaultReader } from './streams';
 import { bindRun, type AsyncHostCaller } from './host';
-import { DateNow, MathFloor, ObjectDefineProperty, ObjectFreeze } from './primordials';
+import { ObjectDefineProperty, ObjectFreeze } from './primordials';
+import { makePerformance, Performance, PerformanceEntry, PerformanceMark, PerformanceMeasure, resetTimeOrigin } from '../performance';
 import { clearInterval, clearTimeout, fireDue, nextDue, pendingCount, queueMicrotask, setInterval, setTimeout } from './timers';
 
-let timeOrigin = DateNow();
-
-const performance = ObjectFreeze({
-  /** Milliseconds since the run started, at 1 ms resolution (coarse on purpose). */
-  now(): number {
-    return MathFloor(DateNow() - timeOrigin);
-  },
-  get timeOrigin(): number {
-    return timeOrigin;
-  },
-  toJSON() {
-    return { timeOrigin };
-  },
-});
+// performance is the prelude's (../performance.ts): one per run, its clock reset when the run starts.
+const performance = makePerformance();
 
 const navigator = ObjectFreeze({ userAgent: 'svc (Deno-compatible isolate runner)', language: 'en-US', languages: ObjectFreeze(['en-US']), hardwareConcurrency: 1 });
 
@@ -44,6 +33,10 @@ export function installWeb(define: (name: string, value: unknown) => void): void
   define('clearInterval', clearInterval);
   define('queueMicrotask', queueMicrotask);
   define('performance', performance);
+  define('Performance', Performance);
+  define('PerformanceEntry', PerformanceEntry);
+  define('PerformanceMark', PerformanceMark);
+  define('PerformanceMeasure', PerformanceMeasure);
   define('navigator', navigator);
   define('DOMException', sealed(DOMException));
   define('Event', sealed(Event));
@@ -67,7 +60,7 @@ export function installWeb(define: (name: string, value: unknown) => void): void
 
 /** Called by the prelude when a run starts. */
 export function startWebRun(callAsync: AsyncHostCaller, report: (error: unknown) => void): void {
-  timeOrigin = DateNow();
+  resetTimeOrigin();
   bindRun(callAsync, report);
 }
 

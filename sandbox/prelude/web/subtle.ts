@@ -145,7 +145,8 @@ function makeKey(name: 'HMAC' | 'AES-GCM', hash: string | null, raw: Uint8Array,
 }
 
 function checkAesLength(bits: number, fn: string): void {
-  if (bits !== 128 && bits !== 192 && bits !== 256) throw new DOMException(`crypto.subtle.${fn}: an AES key is 128, 192 or 256 bits, not ${bits}`, 'DataError');
+  // Web Crypto: key data of a bad length is a DataError; a bad length to generate, an OperationError.
+  if (bits !== 128 && bits !== 192 && bits !== 256) throw new DOMException(`crypto.subtle.${fn}: an AES key is 128, 192 or 256 bits, not ${bits}`, fn === 'generateKey' ? 'OperationError' : 'DataError');
 }
 
 /**

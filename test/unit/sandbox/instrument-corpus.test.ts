@@ -136,6 +136,12 @@ test('nested concise arrows mixing async and sync compile to working scripts', a
   assert.equal(await compileAndRun('export function main() { let f: any; for (let i = 0; i < 3; i++) f = () => i; return f(); }'), 2);
 });
 
+test('a loop whose body is a return without a semicolon (ASI) compiles and returns', async () => {
+  // The loop's closing brace and the return's closer land at one offset; the return's goes first.
+  assert.equal(await compileAndRun('function find(list: number[]) {\n  for (const n of list) if (n > 1) return n\n  return -1\n}\nexport function main() { return find([1, 2, 3]) + find([]); }'), 1);
+  assert.equal(await compileAndRun('function f(n: number) { while (n > 0) return (() => n)() }\nexport function main() { return f(4); }'), 4);
+});
+
 test('a destructuring catch parameter holding a function compiles and binds as before', async () => {
   const text = 'export function main() { try { throw [undefined]; } catch ([x = (function () { throw new Error("t"); })()]) { return "bound"; } }';
   await assert.rejects(() => compileAndRun(text), /^Error: t$/);
