@@ -32,7 +32,7 @@ export class Blob {
       const items = listOf(parts, 'Blob parts');
       for (let i = 0; i < items.length; i++) {
         const part = items[i];
-        if (part instanceof Blob) ArrayPrototypePush(chunks, part.#bytes);
+        if (typeof part === 'object' && part !== null && #bytes in part) ArrayPrototypePush(chunks, part.#bytes);
         else ArrayPrototypePush(chunks, bufferSourceCopy(part) ?? utf8Encode(StringCtor(part)));
       }
     }
@@ -58,7 +58,7 @@ export class Blob {
     const size = this.#bytes.length;
     const from = clampIndex(start, size, 0);
     const to = clampIndex(end, size, size);
-    const blob = new Blob();
+    const blob = emptyBlob();
     blob.#bytes = TypedArrayPrototypeSlice(this.#bytes, from, MathMax(from, to));
     blob.#type = typeOf(contentType);
     return blob;
@@ -72,7 +72,7 @@ export class Blob {
   static {
     blobBytes = (blob) => blob.#bytes;
     makeBlob = (bytes, type) => {
-      const blob = new Blob();
+      const blob = emptyBlob();
       blob.#bytes = bytes;
       blob.#type = typeOf(type);
       return blob;
@@ -80,6 +80,11 @@ export class Blob {
   }
 }
 
+
+// Outside the class body: a self-reference there makes the bundler rename the class (`_Blob`).
+function emptyBlob(): Blob {
+  return new Blob();
+}
 
 export class File extends Blob {
   readonly #name: string;

@@ -6,10 +6,10 @@
 // status resolves, a denial or network failure rejects with a TypeError whose cause is
 // the PermissionDeniedError or network error, an aborted signal rejects with its reason.
 import { URL } from '../url';
-import { AbortSignal, deadlineOf } from './abort';
+import { AbortSignal, deadlineOf, isAbortSignal, onAbort } from './abort';
 import { asArrayBuffer, asBlob, asBytes, asFormData, asJson, asText, bodyBytesNow, bodyStream, bodyUsed, extractBody, type BodyState } from './body';
 import { Blob, FormData } from './blob';
-import { DOMException, EventTarget } from './events';
+import { DOMException } from './events';
 import { freezeHeaders, headerRecord, Headers, type HeadersInit } from './headers';
 import { hostAsync, type AsyncHostCaller, type StartedCall } from './host';
 import { ArrayPrototypeJoin, DateNow, PromiseCtor, PromisePrototypeThen, JSONStringify, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectKeys, ReflectApply, PromiseReject, PromiseResolve, RegExpPrototypeTest, StringCtor, StringPrototypeToUpperCase } from './primordials';
@@ -22,8 +22,6 @@ const REDIRECTS = ['follow', 'manual', 'error'];
 const NULL_BODY_STATUS = [101, 103, 204, 205, 304];
 const REDIRECT_STATUS = [301, 302, 303, 307, 308];
 const urlHref = ObjectGetOwnPropertyDescriptor(URL.prototype, 'href')!.get!;
-const addListener = EventTarget.prototype.addEventListener;
-const removeListener = EventTarget.prototype.removeEventListener;
 
 function includes(list: readonly unknown[], value: unknown): boolean {
   for (let i = 0; i < list.length; i++) if (list[i] === value) return true;
@@ -71,12 +69,12 @@ export class Request {
   constructor(input: string | URL | Request, init?: RequestInit) {
     if (init !== undefined && init !== null && typeof init !== 'object') throw new TypeError('Request: init must be an object');
     const options = init ?? {};
-    const from = input instanceof Request ? input : null;
+    const from = typeof input === 'object' && input !== null && #method in input ? input : null;
     this.#url = from ? from.#url : absoluteUrl(input, 'Request');
     this.#method = options.method !== undefined ? methodOf(options.method) : from ? from.#method : 'GET';
     this.#headers = new Headers(options.headers !== undefined ? options.headers : from ? from.#headers : undefined);
     const signal = options.signal !== undefined ? options.signal : from ? from.#signal : null;
-    if (signal !== null && signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('Request: signal must be an AbortSignal');
+    if (signal !== null && signal !== undefined && !isAbortSignal(signal)) throw new TypeError('Request: signal must be an AbortSignal');
     this.#signal = signal ?? null;
     const redirect = options.redirect !== undefined ? StringCtor(options.redirect) : from ? from.#redirect : 'follow';
     if (!includes(REDIRECTS, redirect)) throw new TypeError(`Request: redirect must be "follow", "manual" or "error", not ${JSONStringify(redirect)}`);
@@ -142,7 +140,7 @@ export class Request {
     const bytes = this.#body.source === null ? null : bodyBytesNow(this.#body, 'Request.clone');
     this.#body.used = false;
     this.#body.source = bytes;
-    return new Request(this, { body: bytes === null ? undefined : bytes });
+    return requestFrom(this, { body: bytes === null ? undefined : bytes });
   }
   get [Symbol.toStringTag](): string {
     return 'Request';
@@ -204,12 +202,12 @@ export class Response {
   static json(data: unknown, init?: ResponseInit): Response {
     const text = JSONStringify(data);
     if (text === undefined) throw new TypeError('Response.json: the data cannot be serialised as JSON');
-    const response = new Response(text, init);
+    const response = responseOf(text, init);
     response.#headers.set('content-type', 'application/json');
     return response;
   }
   static error(): Response {
-    const response = new Response(INTERNAL);
+    const response = blankResponse();
     response.#status = 0;
     response.#type = 'error';
     freezeHeaders(response.#headers);
@@ -218,7 +216,7 @@ export class Response {
   static redirect(url: string | URL, status = 302): Response {
     const target = absoluteUrl(url, 'Response.redirect');
     if (!includes(REDIRECT_STATUS, status)) throw new RangeError(`Response.redirect: status must be one of ${ArrayPrototypeJoin(REDIRECT_STATUS, ', ')}`);
-    const response = new Response(INTERNAL);
+    const response = blankResponse();
     response.#status = status;
     response.#headers.set('location', target);
     freezeHeaders(response.#headers);
@@ -273,7 +271,7 @@ export class Response {
     if (bodyUsed(this.#body)) throw new TypeError('Response.clone: the body has already been read');
     const bytes = this.#body.source === null ? null : bodyBytesNow(this.#body, 'Response.clone');
     this.#body = { source: bytes, used: false };
-    const copy = new Response(INTERNAL);
+    const copy = blankResponse();
     copy.#status = this.#status;
     copy.#statusText = this.#statusText;
     copy.#headers = new Headers(this.#headers);
@@ -288,7 +286,7 @@ export class Response {
   }
   static {
     fetchedResponse = (parts) => {
-      const response = new Response(INTERNAL);
+      const response = blankResponse();
       response.#status = parts.status;
       response.#statusText = parts.statusText;
       const names = ObjectKeys(parts.headers);
@@ -303,6 +301,17 @@ export class Response {
   }
 }
 
+
+// Outside the class bodies: a self-reference there makes the bundler rename the class (`_Response`).
+function blankResponse(): Response {
+  return new Response(INTERNAL);
+}
+function responseOf(body: unknown, init?: ResponseInit): Response {
+  return new Response(body, init);
+}
+function requestFrom(input: Request, init: RequestInit): Request {
+  return new Request(input, init);
+}
 
 function failed(error: unknown, url: string): TypeError {
   const reason = error instanceof Error ? error.message : StringCtor(error);
@@ -350,19 +359,13 @@ function fetchThrough(host: AsyncHostCaller, input: string | URL | Request, init
     return PromiseReject(failed(error, parts.url));
   }
   return new PromiseCtor<Response>((resolve, reject) => {
-    let onAbort: (() => void) | null = null;
-    const detach = () => {
-      if (signal !== null && onAbort !== null) ReflectApply(removeListener, signal, ['abort', onAbort]);
-      onAbort = null;
-    };
+    let detach = (): void => undefined;
     if (signal !== null) {
       // The host drops the request (the far end sees the connection close); the program hears at once.
-      onAbort = () => {
-        detach();
+      detach = onAbort(signal, () => {
         started.cancel(signal.reason);
         reject(signal.reason);
-      };
-      ReflectApply(addListener, signal, ['abort', onAbort]);
+      });
     }
     PromisePrototypeThen(
       started.promise,

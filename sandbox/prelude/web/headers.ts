@@ -62,7 +62,7 @@ export class Headers {
 
   constructor(init?: HeadersInit) {
     if (init === undefined || init === null) return;
-    if (init instanceof Headers) {
+    if (typeof init === 'object' && #values in init) {
       MapPrototypeForEach(init.#values, (values: string[], name: string) => {
         const copy: string[] = [];
         for (let i = 0; i < values.length; i++) ArrayPrototypePush(copy, values[i]);

@@ -3,7 +3,8 @@
 // prelude installs them once per isolate; `bindRun` links them to a run when it starts.
 import { AbortController, AbortSignal } from './abort';
 import { Blob, File, FormData } from './blob';
-import { DOMException, Event, EventTarget } from './events';
+import { DOMException } from './events';
+import { CustomEvent, ErrorEvent, Event, EventTarget, globalEventFunctions } from './event';
 import { fetch, Request, Response } from './fetch';
 export { fetchFor } from './fetch';
 export type { AsyncHostCaller, StartedCall } from './host';
@@ -48,6 +49,13 @@ export function installWeb(define: (name: string, value: unknown) => void): void
   define('DOMException', sealed(DOMException));
   define('Event', sealed(Event));
   define('EventTarget', sealed(EventTarget));
+  define('CustomEvent', sealed(CustomEvent));
+  define('ErrorEvent', sealed(ErrorEvent));
+  const globalEvents = globalEventFunctions();
+  define('addEventListener', globalEvents.addEventListener);
+  define('removeEventListener', globalEvents.removeEventListener);
+  define('dispatchEvent', globalEvents.dispatchEvent);
+  define('reportError', globalEvents.reportError);
   define('AbortSignal', sealed(AbortSignal));
   define('AbortController', sealed(AbortController));
   define('Headers', sealed(Headers));
