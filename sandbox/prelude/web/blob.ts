@@ -20,6 +20,9 @@ function clampIndex(value: unknown, size: number, fallback: number): number {
 
 export let blobBytes: (blob: Blob) => Uint8Array;
 export let makeBlob: (bytes: Uint8Array, type: string) => Blob;
+export let isBlob: (value: unknown) => value is Blob;
+export let isFile: (value: unknown) => value is File;
+export let makeFile: (bytes: Uint8Array, name: string, type: string, lastModified: number) => File;
 export let formEntries: (form: FormData) => Array<[string, FormDataValue]>;
 
 export class Blob {
@@ -71,6 +74,7 @@ export class Blob {
   }
   static {
     blobBytes = (blob) => blob.#bytes;
+    isBlob = (value): value is Blob => typeof value === 'object' && value !== null && #bytes in value;
     makeBlob = (bytes, type) => {
       const blob = emptyBlob();
       blob.#bytes = bytes;
@@ -105,7 +109,13 @@ export class File extends Blob {
   override get [Symbol.toStringTag](): string {
     return 'File';
   }
+  static {
+    isFile = (value): value is File => typeof value === 'object' && value !== null && #name in value;
+  }
 }
+
+// Outside the class body: a self-reference there makes the bundler rename the class (`_File`).
+makeFile = (bytes, name, type, lastModified) => new File([bytes], name, { type, lastModified });
 
 export type FormDataValue = string | File;
 
