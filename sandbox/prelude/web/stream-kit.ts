@@ -117,11 +117,22 @@ export interface Strategy {
   size: (chunk: unknown) => number;
 }
 const one = (): number => 1;
-/** A QueuingStrategy argument: highWaterMark (not NaN, not negative) and size. */
-export function strategyOf(value: unknown, defaultHighWaterMark: number, what: string): { highWaterMark: number; size: ((chunk: unknown) => unknown) | undefined } {
+export interface RawStrategy {
+  mark: unknown;
+  size: ((chunk: unknown) => unknown) | undefined;
+}
+/** A QueuingStrategy argument's members, read (WebIDL converts it before the source/sink). */
+export function readStrategy(value: unknown, what: string): RawStrategy {
   const dict = dictionary(value, `${what}: the queuing strategy`);
-  const mark = dict === null ? undefined : dict.highWaterMark;
+  const member = dict === null ? undefined : dict.highWaterMark;
+  const mark = member === undefined ? undefined : NumberCtor(member);
   const size = callback(dict, 'size', `${what}: the queuing strategy`);
+  return { mark, size };
+}
+/** ExtractHighWaterMark and ExtractSizeAlgorithm: highWaterMark not NaN, not negative. */
+export function strategyFrom(raw: RawStrategy, defaultHighWaterMark: number, what: string): { highWaterMark: number; size: ((chunk: unknown) => unknown) | undefined } {
+  const mark = raw.mark;
+  const size = raw.size;
   let highWaterMark = defaultHighWaterMark;
   if (mark !== undefined) {
     highWaterMark = NumberCtor(mark);

@@ -6,7 +6,7 @@
 // No class body names its own class (the bundler would rename it `_ReadableStream`).
 import { ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, ReflectApply, StringCtor, SymbolAsyncIterator, SymbolIterator, TypedArrayPrototypeGetBuffer, TypedArrayPrototypeGetByteLength, TypedArrayPrototypeGetByteOffset, TypedArrayPrototypeSet, Uint8ArrayCtor, ArrayBufferCtor, DataViewCtor, ArrayBufferPrototypeGetByteLength } from './primordials';
 import { ArrayBufferIsView, SafeWeakMap, isDataView, typedArrayKind, DataViewPrototypeGetBuffer, DataViewPrototypeGetByteLength, DataViewPrototypeGetByteOffset, ReflectConstruct } from '../primordials';
-import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, sizeAlgorithm, strategyOf, upon, type Deferred, type SizedQueue } from './stream-kit';
+import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
 const TOKEN = Symbol('stream internals');
 
@@ -887,7 +887,7 @@ ObjectDefineProperty(ReadableStreamAsyncIteratorPrototype, 'return', {
   },
 });
 ObjectDefineProperty(ReadableStreamAsyncIteratorPrototype, Symbol.toStringTag, { value: 'ReadableStream AsyncIterator', configurable: true });
-ObjectFreeze(ReadableStreamAsyncIteratorPrototype);
+// Not frozen (its methods are configurable, as WebIDL's): trusted code never calls through it.
 
 function asyncIterator(stream: StreamRecord, options: unknown): AsyncIterableIterator<unknown> {
   const dict = dictionary(options, 'ReadableStream.values: options');
@@ -954,6 +954,8 @@ export class ReadableStream {
     const stream = newStreamRecord(this);
     streams.set(this, stream);
     if (underlyingSource === (TOKEN as unknown)) return;
+    const rawStrategy = readStrategy(strategy, 'ReadableStream');
+    if (underlyingSource === null) throw new TypeError('ReadableStream: the underlying source must be an object, not null');
     const source = underlyingSource === undefined ? null : dictionary(underlyingSource, 'ReadableStream: the underlying source');
     // Dictionary members are read in the standard's (alphabetical) order.
     const autoAllocate = source === null ? undefined : source.autoAllocateChunkSize;
@@ -964,7 +966,7 @@ export class ReadableStream {
     const self = source;
     if (type !== undefined && StringCtor(type) !== 'bytes') throw new TypeError(`ReadableStream: type must be "bytes" or left out, not ${JSONQuote(StringCtor(type))}`);
     if (type !== undefined) {
-      const options = strategyOf(strategy, 0, 'ReadableStream');
+      const options = strategyFrom(rawStrategy, 0, 'ReadableStream');
       if (options.size !== undefined) throw new RangeError('ReadableStream: a byte stream takes no size function in its strategy');
       let chunkSize: number | undefined;
       if (autoAllocate !== undefined) {
@@ -980,7 +982,7 @@ export class ReadableStream {
       );
       return;
     }
-    const options = strategyOf(strategy, 1, 'ReadableStream');
+    const options = strategyFrom(rawStrategy, 1, 'ReadableStream');
     setUpController(
       stream, 'default',
       (controller) => (start === undefined ? undefined : ReflectApply(start, self, [controller])),

@@ -3,7 +3,7 @@
 // the transformer; back-pressure on the readable side holds the writes.
 import { ReflectApply } from './primordials';
 import { SafeWeakMap } from '../primordials';
-import { callback, deferred, dictionary, promiseCall, rejected, resolved, sizeAlgorithm, strategyOf, upon, type Deferred } from './stream-kit';
+import { callback, deferred, dictionary, promiseCall, rejected, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred } from './stream-kit';
 import { canCloseOrEnqueue, controllerClose, controllerEnqueue, controllerError, createReadable, desiredSize, readableRecord, shouldCallPull, type ControllerRecord, type ReadableStream, type StreamRecord } from './streams';
 import { createWritable, sinkErrorIfNeeded, writableRecord, type WritableRecord, type WritableStream } from './writable';
 
@@ -191,6 +191,9 @@ function newController(record: TransformControllerRecord): TransformStreamDefaul
 
 export class TransformStream {
   constructor(transformer?: Record<string, unknown> | null, writableStrategy?: unknown, readableStrategy?: unknown) {
+    const writableRaw = readStrategy(writableStrategy, 'TransformStream (writable strategy)');
+    const readableRaw = readStrategy(readableStrategy, 'TransformStream (readable strategy)');
+    if (transformer === null) throw new TypeError('TransformStream: the transformer must be an object, not null');
     const dict = transformer === undefined ? null : dictionary(transformer, 'TransformStream: the transformer');
     // Dictionary members are read in the standard's (alphabetical) order.
     const cancel = callback(dict, 'cancel', 'TransformStream');
@@ -201,8 +204,8 @@ export class TransformStream {
     const writableType = dict === null ? undefined : dict.writableType;
     if (readableType !== undefined) throw new RangeError('TransformStream: readableType is not supported; leave it out');
     if (writableType !== undefined) throw new RangeError('TransformStream: writableType is not supported; leave it out');
-    const readableOptions = strategyOf(readableStrategy, 0, 'TransformStream (readable strategy)');
-    const writableOptions = strategyOf(writableStrategy, 1, 'TransformStream (writable strategy)');
+    const readableOptions = strategyFrom(readableRaw, 0, 'TransformStream (readable strategy)');
+    const writableOptions = strategyFrom(writableRaw, 1, 'TransformStream (writable strategy)');
     const startPromise = deferred<unknown>();
     const stream = {} as TransformRecord;
     stream.writable = createWritable(
@@ -255,13 +258,18 @@ function markOf(init: unknown, what: string): number {
   if (mark === undefined) throw new TypeError(`${what}: highWaterMark is required`);
   return +(mark as number);
 }
-// One size function per class, the same object each time (as the standard's).
-const byteLengthSize = function size(chunk: { byteLength: number }): number {
-  return chunk.byteLength;
-};
-const countSize = function size(): number {
-  return 1;
-};
+// One size function per class, the same object each time; methods, so neither has a
+// prototype or can be constructed (as the standard's).
+const byteLengthSize = {
+  size(chunk: { byteLength: number }): number {
+    return chunk.byteLength;
+  },
+}.size;
+const countSize = {
+  size(): number {
+    return 1;
+  },
+}.size;
 
 export class ByteLengthQueuingStrategy {
   readonly #highWaterMark: number;

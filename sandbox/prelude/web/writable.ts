@@ -5,7 +5,7 @@
 import { AbortController, AbortSignal, signalAbort } from './abort';
 import { ArrayPrototypePush, ReflectApply } from './primordials';
 import { SafeWeakMap } from '../primordials';
-import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, sizeAlgorithm, strategyOf, upon, type Deferred, type SizedQueue } from './stream-kit';
+import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
 const TOKEN = Symbol('writable internals');
 const CLOSE = Symbol('close sentinel');
@@ -478,6 +478,8 @@ export class WritableStream {
     const stream = newRecord(this);
     streams.set(this, stream);
     if (underlyingSink === (TOKEN as unknown)) return;
+    const rawStrategy = readStrategy(strategy, 'WritableStream');
+    if (underlyingSink === null) throw new TypeError('WritableStream: the underlying sink must be an object, not null');
     const sink = underlyingSink === undefined ? null : dictionary(underlyingSink, 'WritableStream: the underlying sink');
     // Dictionary members are read in the standard's (alphabetical) order.
     const abort = callback(sink, 'abort', 'WritableStream');
@@ -486,7 +488,7 @@ export class WritableStream {
     const type = sink === null ? undefined : sink.type;
     const write = callback(sink, 'write', 'WritableStream');
     if (type !== undefined) throw new RangeError('WritableStream: the underlying sink has no types; leave type out');
-    const options = strategyOf(strategy, 1, 'WritableStream');
+    const options = strategyFrom(rawStrategy, 1, 'WritableStream');
     setUpSink(
       stream,
       (controller) => (start === undefined ? undefined : ReflectApply(start, sink, [controller])),
