@@ -14,6 +14,7 @@ import { ReadableByteStreamController, ReadableStream, ReadableStreamBYOBReader,
 import { WritableStream, WritableStreamDefaultController, WritableStreamDefaultWriter } from './writable';
 import { ByteLengthQueuingStrategy, CountQueuingStrategy, TransformStream, TransformStreamDefaultController } from './transform';
 import './pipe';
+import { FileReader, ProgressEvent } from './file-reader';
 import { bindRun, type AsyncHostCaller } from './host';
 import { DateNow, MathFloor, ObjectDefineProperty, ObjectFreeze } from './primordials';
 import { clearInterval, clearTimeout, fireDue, nextDue, pendingCount, queueMicrotask, setInterval, setTimeout } from './timers';
@@ -65,6 +66,8 @@ export function installWeb(define: (name: string, value: unknown) => void): void
   define('Blob', sealed(Blob));
   define('File', sealed(File));
   define('FormData', sealed(FormData));
+  define('FileReader', sealed(FileReader));
+  define('ProgressEvent', sealed(ProgressEvent));
   define('ReadableStream', sealed(ReadableStream));
   define('ReadableStreamDefaultReader', sealed(ReadableStreamDefaultReader));
   define('ReadableStreamDefaultController', sealed(ReadableStreamDefaultController));

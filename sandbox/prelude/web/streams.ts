@@ -1214,6 +1214,11 @@ function getAsyncIterator(value: unknown): { target: object; next: unknown } {
 }
 
 // --- what bodies need -----------------------------------------------------------------
+/** Two branches of a stream (Request/Response clone). */
+export function teeStream(stream: ReadableStream): [ReadableStream, ReadableStream] {
+  return tee(streams.get(stream)!);
+}
+
 export function isDisturbed(stream: ReadableStream): boolean {
   return (streams.get(stream) as StreamRecord).disturbed;
 }
