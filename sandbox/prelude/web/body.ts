@@ -195,6 +195,8 @@ export function asFormData(state: BodyState, type: string | null): Promise<FormD
 
 // --- the Body mixin (Fetch standard): written once, installed on Request and Response ---
 interface BodyOwner {
+  /** 'Request' or 'Response': a method of one is not a method of the other (WebIDL brand checks). */
+  kind: string;
   state: () => BodyState;
   contentType: () => string | null;
 }
@@ -205,9 +207,9 @@ export function attachBody(target: object, owner: BodyOwner): void {
   owners.set(target, owner);
 }
 
-function ownerOf(self: unknown, what: string): BodyOwner {
+function ownerOf(self: unknown, what: string, kind: string): BodyOwner {
   const owner = typeof self === 'object' && self !== null ? owners.get(self) : undefined;
-  if (owner === undefined) throw new TypeError(`${what}: illegal invocation (not a Request or Response)`);
+  if (owner === undefined || owner.kind !== kind) throw new TypeError(`${what}: illegal invocation (not a ${kind})`);
   return owner;
 }
 
@@ -218,7 +220,7 @@ export function installBodyMixin(prototype: object, name: string): void {
       [method](this: unknown): Promise<T> {
         let owner: BodyOwner;
         try {
-          owner = ownerOf(this, `${name}.${method}`);
+          owner = ownerOf(this, `${name}.${method}`, name);
         } catch (error) {
           return PromiseReject(error);
         }
@@ -237,10 +239,10 @@ export function installBodyMixin(prototype: object, name: string): void {
   for (let i = 0; i < names.length; i++) ObjectDefineProperty(prototype, names[i], { value: methods[names[i]], writable: true, enumerable: true, configurable: true });
   const getters = ObjectGetOwnPropertyDescriptors({
     get body(): ReadableStream | null {
-      return bodyStream(ownerOf(this, `${name}.body`).state());
+      return bodyStream(ownerOf(this, `${name}.body`, name).state());
     },
     get bodyUsed(): boolean {
-      return bodyUsed(ownerOf(this, `${name}.bodyUsed`).state());
+      return bodyUsed(ownerOf(this, `${name}.bodyUsed`, name).state());
     },
   });
   ObjectDefineProperty(prototype, 'body', { get: getters.body.get, enumerable: true, configurable: true });

@@ -161,7 +161,7 @@ export class Request {
     } else body = { source: null, used: false };
     this.#state = { method, url, headers, signal, redirect, mode, credentials, cache, referrer, referrerPolicy, integrity, keepalive, priority, body };
     const state = this.#state;
-    attachBody(this, { state: () => state.body, contentType: () => state.headers.get('content-type') });
+    attachBody(this, { kind: 'Request', state: () => state.body, contentType: () => state.headers.get('content-type') });
   }
   get method(): string {
     return this.#state.method;
@@ -281,7 +281,7 @@ export class Response {
 
   constructor(body: unknown = null, init: ResponseInit | undefined = undefined) {
     const state = this.#state;
-    attachBody(this, { state: () => state.body, contentType: () => state.headers.get('content-type') });
+    attachBody(this, { kind: 'Response', state: () => state.body, contentType: () => state.headers.get('content-type') });
     if (init !== undefined && init !== null && typeof init !== 'object') throw new TypeError('Response: init must be an object');
     const options = init ?? {};
     if (options.status !== undefined) {
