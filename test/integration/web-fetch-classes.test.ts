@@ -123,3 +123,23 @@ test('Blob and File per the File API, and FileReader with its events', async () 
     text: 'abc', events: ['onloadstart:1', 'progress:3/3', 'onload:2'], dataUrl: 'data:text/plain;base64,aGk=', bytes: [1, 2], busy: 'InvalidStateError', constants: [0, 1, 2],
   });
 });
+
+test('bodies as the Fetch standard reads them: a Request from a Request takes its body over, a read body stays locked, clones get their own chunks, a stream error wins over formData\'s type check', async () => {
+  const r = await result(`export async function main() {
+    const streamed = new Request('https://x.test/', { method: 'POST', duplex: 'half', body: new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode('s')); setTimeout(() => c.close(), 1); } }) });
+    const taken = new Request(streamed);
+    const proxy = [streamed.bodyUsed, taken.body !== streamed.body, await taken.text()];
+    const text = new Request('https://x.test/', { method: 'POST', body: 'bytes' });
+    const fromText = new Request(text);
+    let getWithBody = ''; try { new Request(new Request('https://x.test/', { method: 'POST', body: 'x' }), { method: 'GET' }); } catch (e) { getWithBody = e.name; }
+    const read = new Response('abc'); await read.text();
+    let readerAfterRead = ''; try { read.body.getReader(); } catch (e) { readerAfterRead = e.name; }
+    const original = new Response(new ReadableStream({ start(c) { c.enqueue(new Uint8Array([1])); c.close(); } }));
+    const copy = original.clone();
+    const [a, b] = [await original.body.getReader().read(), await copy.body.getReader().read()];
+    const failing = new Response(new ReadableStream({ start(c) { c.error(new RangeError('custom')); } }));
+    let formError = ''; try { await failing.formData(); } catch (e) { formError = e.name; }
+    return { proxy, fromText: [text.bodyUsed, await fromText.text()], getWithBody, readerAfterRead, chunks: [a.value !== b.value, Array.from(b.value)], formError };
+  }`);
+  assert.deepEqual(r, { proxy: [true, true, 's'], fromText: [true, 'bytes'], getWithBody: 'TypeError', readerAfterRead: 'TypeError', chunks: [true, [1]], formError: 'RangeError' });
+});

@@ -6,7 +6,7 @@ import { base64ToBytes } from '../encoding';
 import { blobBytes, Blob, File, FormData, formEntries, makeBlob } from './blob';
 import { bufferSourceCopy, concatBytes, toArrayBuffer, utf8Decode, utf8Encode } from './bytes';
 import { ArrayPrototypePush, JSONParse, JSONStringify, RegExpPrototypeExec, PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply, StringCtor, StringPrototypeIndexOf, StringPrototypeSlice, StringPrototypeSplit, StringPrototypeToLowerCase, StringPrototypeTrim, TypedArrayPrototypeSlice, Uint8ArrayCtor } from './primordials';
-import { drainNow, isDisturbed, isLocked, readableRecord, readAll, ReadableStream, streamOfBytes, teeStream } from './streams';
+import { drainNow, isDisturbed, isLocked, lockForever, readableRecord, readAll, ReadableStream, streamOfBytes, teeStream } from './streams';
 import type { Headers } from './headers';
 import { ObjectDefineProperty, SafeWeakMap } from '../primordials';
 
@@ -108,7 +108,7 @@ export function bodyStream(state: BodyState): ReadableStream | null {
   if (isStream(source)) return source;
   const stream = streamOfBytes(source);
   state.source = stream;
-  if (state.used) drainNow(stream);
+  if (state.used) lockForever(stream);
   return stream;
 }
 
@@ -120,6 +120,7 @@ export function bodyBytesNow(state: BodyState, what: string): Uint8Array | null 
   state.used = true;
   if (!isStream(source)) return source;
   const chunks = drainNow(source);
+  if (chunks !== null) lockForever(source);
   if (chunks === null) throw new TypeError(`${what}: a ReadableStream body must be complete (closed) before the request is sent`);
   return concatChunks(chunks);
 }
@@ -161,10 +162,11 @@ export const asBlob = (state: BodyState, type: string | null): Promise<Blob> => 
 /** FormData from an urlencoded or multipart body (fields; file parts become Files). */
 export function asFormData(state: BodyState, type: string | null): Promise<FormData> {
   const essence = StringPrototypeToLowerCase(StringPrototypeTrim(StringPrototypeSplit(type ?? '', ';')[0]));
-  if (essence !== 'application/x-www-form-urlencoded' && essence !== 'multipart/form-data') {
-    return PromiseReject(new TypeError(`formData(): the content type must be application/x-www-form-urlencoded or multipart/form-data, not ${JSONStringify(type ?? '')}`));
-  }
+  // The body is read first (a stream's own error wins over a wrong content type).
   return PromisePrototypeThen(consume(state), (bytes: Uint8Array) => {
+    if (essence !== 'application/x-www-form-urlencoded' && essence !== 'multipart/form-data') {
+      throw new TypeError(`formData(): the content type must be application/x-www-form-urlencoded or multipart/form-data, not ${JSONStringify(type ?? '')}`);
+    }
     const form = new FormData();
     const text = utf8Decode(bytes);
     if (essence === 'application/x-www-form-urlencoded') {

@@ -7,13 +7,15 @@
 // the PermissionDeniedError or network error, an aborted signal rejects with its reason.
 import { URL } from '../url';
 import { AbortController, AbortSignal, deadlineOf, isAbortSignal, onAbort } from './abort';
-import { attachBody, bodyBytesNow, bodyUnusable, cloneBody, extractBody, installBodyMixin, type BodyState } from './body';
+import { attachBody, bodyBytesNow, bodyStream, bodyUnusable, cloneBody, extractBody, installBodyMixin, type BodyState } from './body';
 import { Blob, FormData } from './blob';
 import { DOMException } from './events';
 import { freezeHeaders, headerRecord, Headers, type HeadersInit } from './headers';
 import { hostAsync, type AsyncHostCaller, type StartedCall } from './host';
 import { NumberCtor, ArrayPrototypeJoin, DateNow, PromiseCtor, PromisePrototypeThen, JSONStringify, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectKeys, ReflectApply, PromiseReject, PromiseResolve, RegExpPrototypeTest, StringCtor, StringPrototypeToUpperCase } from './primordials';
-import type { ReadableStream } from './streams';
+import { pipeHooks, type ReadableStream } from './streams';
+import { TransformStream } from './transform';
+import { handled } from './stream-kit';
 import { isUint8Array, own } from '../primordials';
 
 const METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -145,6 +147,11 @@ export class Request {
     if (mode === 'no-cors' && !includes(['GET', 'HEAD', 'POST'], method)) throw new TypeError(`Request: a no-cors request cannot use the method ${method}`);
     const headers = new Headers((options.headers !== undefined ? options.headers : from ? from.headers : undefined) as HeadersInit | undefined);
     const bodyInit = options.body;
+    const inputHasBody = from !== null && from.body.source !== null;
+    if ((bodyInit !== undefined && bodyInit !== null) || inputHasBody) {
+      if (method === 'GET' || method === 'HEAD') throw new TypeError(`Request: a ${method} request cannot have a body`);
+    }
+    if (inputHasBody && (bodyInit === undefined || bodyInit === null) && bodyUnusable(from!.body)) throw new TypeError('Request: the body of the given Request has already been read or is locked');
     let body: BodyState;
     if (bodyInit !== undefined && bodyInit !== null) {
       if (method === 'GET' || method === 'HEAD') throw new TypeError(`Request: a ${method} request cannot have a body`);
@@ -154,10 +161,8 @@ export class Request {
       body = { source: extracted.source, used: false };
       if (extracted.type !== null && !headers.has('content-type')) headers.set('content-type', extracted.type);
     } else if (from !== null && from.body.source !== null) {
-      if (bodyUnusable(from.body)) throw new TypeError('Request: the body of the given Request has already been read or is locked');
-      body = { source: from.body.source, used: false };
-      // The new request takes the body over: the given one is now used.
-      from.body.used = true;
+      // The new request takes the body over through a proxy stream: the given one is now disturbed.
+      body = { source: proxyBody(from.body), used: false };
     } else body = { source: null, used: false };
     this.#state = { method, url, headers, signal, redirect, mode, credentials, cache, referrer, referrerPolicy, integrity, keepalive, priority, body };
     const state = this.#state;
@@ -244,6 +249,32 @@ export class Request {
   }
 }
 installBodyMixin(Request.prototype, 'Request');
+
+/**
+ * The Fetch standard's "proxy" of a body, for a Request made from a Request: bytes are
+ * shared and the given body marked used; a complete stream is taken as its bytes (so fetch
+ * can still send it); any other stream is piped through an identity TransformStream.
+ */
+function proxyBody(state: BodyState): Uint8Array | ReadableStream {
+  const source = state.source!;
+  if (isUint8Array(source)) {
+    state.used = true;
+    return source;
+  }
+  const complete = drainedBytes(state);
+  if (complete !== null) return complete;
+  const proxy = new TransformStream();
+  handled(pipeHooks.pipeTo(bodyStream(state)!, proxy.writable, undefined));
+  return proxy.readable;
+}
+
+function drainedBytes(state: BodyState): Uint8Array | null {
+  try {
+    return bodyBytesNow(state, 'Request');
+  } catch {
+    return null;
+  }
+}
 
 function readableStreamBody(source: unknown): boolean {
   return source !== null && typeof source === 'object' && !isUint8Array(source);

@@ -6,6 +6,7 @@
 // No class body names its own class (the bundler would rename it `_ReadableStream`).
 import { ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, ReflectApply, StringCtor, SymbolAsyncIterator, SymbolIterator, TypedArrayPrototypeGetBuffer, TypedArrayPrototypeGetByteLength, TypedArrayPrototypeGetByteOffset, TypedArrayPrototypeSet, Uint8ArrayCtor, ArrayBufferCtor, DataViewCtor, ArrayBufferPrototypeGetByteLength } from './primordials';
 import { ArrayBufferIsView, SafeWeakMap, isDataView, typedArrayKind, DataViewPrototypeGetBuffer, DataViewPrototypeGetByteLength, DataViewPrototypeGetByteOffset, ReflectConstruct } from '../primordials';
+import { structuredClone } from '../clone';
 import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
 const TOKEN = Symbol('stream internals');
@@ -1070,7 +1071,7 @@ export function controllerRecord(controller: ReadableStreamDefaultController): C
   return defaultControllers.get(controller) as ControllerRecord;
 }
 
-function tee(stream: StreamRecord): [ReadableStream, ReadableStream] {
+function tee(stream: StreamRecord, cloneForBranch2: ((chunk: unknown) => unknown) | null = null): [ReadableStream, ReadableStream] {
   const reader = acquireReader(stream);
   let reading = false;
   let readAgain = false;
@@ -1091,8 +1092,19 @@ function tee(stream: StreamRecord): [ReadableStream, ReadableStream] {
       chunk: (chunk) => {
         microtask(() => {
           readAgain = false;
+          let second = chunk;
+          if (!canceled2 && cloneForBranch2 !== null) {
+            try {
+              second = cloneForBranch2(chunk);
+            } catch (error) {
+              controllerError(branch1.controller, error);
+              controllerError(branch2.controller, error);
+              cancelPromise.resolve(readableCancel(stream, error) as unknown as undefined);
+              return;
+            }
+          }
           if (!canceled1) controllerEnqueue(branch1.controller, chunk);
-          if (!canceled2) controllerEnqueue(branch2.controller, chunk);
+          if (!canceled2) controllerEnqueue(branch2.controller, second);
           reading = false;
           if (readAgain) pull();
         });
@@ -1214,9 +1226,16 @@ function getAsyncIterator(value: unknown): { target: object; next: unknown } {
 }
 
 // --- what bodies need -----------------------------------------------------------------
-/** Two branches of a stream (Request/Response clone). */
+/** Two branches of a stream; the second gets structured clones of the chunks (Request/Response clone). */
 export function teeStream(stream: ReadableStream): [ReadableStream, ReadableStream] {
-  return tee(streams.get(stream)!);
+  return tee(streams.get(stream)!, (chunk) => structuredClone(chunk));
+}
+
+/** A body that has been read keeps its stream locked (the standard's "fully read" never releases its reader). */
+export function lockForever(stream: ReadableStream): void {
+  const record = streams.get(stream)!;
+  if (!isLocked(record)) acquireReader(record);
+  record.disturbed = true;
 }
 
 export function isDisturbed(stream: ReadableStream): boolean {
@@ -1273,7 +1292,7 @@ export function readAll(stream: ReadableStream, onChunk: (chunk: unknown) => voi
         microtask(step);
       },
       close: () => {
-        readerRelease(reader);
+        // The reader is kept: a body read to its end stays locked, as the Fetch standard says.
         done.resolve(undefined);
       },
       error: (reason) => {
