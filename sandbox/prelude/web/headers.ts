@@ -140,7 +140,8 @@ export class Headers {
       const descriptor = ObjectGetOwnPropertyDescriptor(init, keys[i]);
       if (descriptor === undefined || !descriptor.enumerable) continue;
       const name = byteString(keys[i], 'Headers: the name');
-      ArrayPrototypePush(entries, [name, (init as Record<PropertyKey, unknown>)[keys[i]]]);
+      // The whole record is converted (keys and values to ByteStrings) before any is appended.
+      ArrayPrototypePush(entries, [name, byteString((init as Record<PropertyKey, unknown>)[keys[i]], 'Headers: the value')]);
     }
     for (let i = 0; i < entries.length; i++) this.#add(entries[i][0], entries[i][1]);
   }
