@@ -5,7 +5,7 @@
 // algorithms below follow the standard's names so they can be checked against it.
 // No class body names its own class (the bundler would rename it `_ReadableStream`).
 import { ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, ReflectApply, StringCtor, SymbolAsyncIterator, SymbolIterator, TypedArrayPrototypeGetBuffer, TypedArrayPrototypeGetByteLength, TypedArrayPrototypeGetByteOffset, TypedArrayPrototypeSet, Uint8ArrayCtor, ArrayBufferCtor, DataViewCtor, ArrayBufferPrototypeGetByteLength } from './primordials';
-import { ArrayBufferIsView, SafeWeakMap, isDataView, typedArrayKind, DataViewPrototypeGetBuffer, DataViewPrototypeGetByteLength, DataViewPrototypeGetByteOffset, ReflectConstruct } from '../primordials';
+import { ArrayBufferIsView, SafeWeakMap, SafeWeakSet, isDataView, typedArrayKind, DataViewPrototypeGetBuffer, DataViewPrototypeGetByteLength, DataViewPrototypeGetByteOffset, ReflectConstruct } from '../primordials';
 import { structuredClone } from '../clone';
 import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
@@ -296,6 +296,14 @@ function copyBytes(buffer: ArrayBuffer, offset: number, length: number): Uint8Ar
 }
 function makeView(kind: string, buffer: ArrayBuffer, offset: number, length: number): ArrayBufferView {
   return ReflectConstruct(VIEW_CONSTRUCTORS[kind], [buffer, offset, length]) as ArrayBufferView;
+}
+
+// The standard transfers (detaches) the buffer of an enqueued chunk and of a BYOB read's
+// view. This engine cannot detach (no ArrayBuffer.prototype.transfer in V8 11.3), so such
+// buffers are remembered instead: using one again is refused as a detached one would be.
+const transferred = new SafeWeakSet<ArrayBuffer>();
+function refuseTransferred(buffer: ArrayBuffer, what: string): void {
+  if (transferred.has(buffer)) throw new TypeError(`${what}: the buffer was already transferred to the stream (it counts as detached)`);
 }
 
 function invalidateByobRequest(controller: ControllerRecord): void {
@@ -603,8 +611,10 @@ export class ReadableByteStreamController {
     const parts = viewParts(chunk);
     if (parts.byteLength === 0) throw new TypeError('ReadableByteStreamController.enqueue: the chunk is empty');
     if (ArrayBufferPrototypeGetByteLength(parts.buffer) === 0) throw new TypeError("ReadableByteStreamController.enqueue: the chunk's buffer is empty");
+    refuseTransferred(parts.buffer, 'ReadableByteStreamController.enqueue');
     if (controller.closeRequested) throw new TypeError('ReadableByteStreamController.enqueue: the stream is closing');
     if (controller.stream.state !== 'readable') throw new TypeError('ReadableByteStreamController.enqueue: the stream is not readable');
+    transferred.add(parts.buffer);
     byteEnqueue(controller, chunk);
   }
   error(reason?: unknown): void {
@@ -759,6 +769,11 @@ export class ReadableStreamBYOBReader {
     const parts = viewParts(view);
     if (parts.byteLength === 0) return rejected(new TypeError('ReadableStreamBYOBReader.read: the view is empty'));
     if (ArrayBufferPrototypeGetByteLength(parts.buffer) === 0) return rejected(new TypeError("ReadableStreamBYOBReader.read: the view's buffer is empty"));
+    try {
+      refuseTransferred(parts.buffer, 'ReadableStreamBYOBReader.read');
+    } catch (error) {
+      return rejected(error);
+    }
     let min = 1;
     try {
       const dict = dictionary(options, 'ReadableStreamBYOBReader.read: options');
@@ -773,6 +788,7 @@ export class ReadableStreamBYOBReader {
     const result = deferred<IteratorResult<ArrayBufferView | undefined>>();
     const stream = reader.stream;
     stream.disturbed = true;
+    transferred.add(parts.buffer);
     const request: ReadIntoRequest = {
       chunk: (value) => result.resolve({ value, done: false }),
       close: (value) => result.resolve({ value, done: true }),
