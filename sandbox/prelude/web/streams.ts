@@ -1119,16 +1119,16 @@ function tee(stream: StreamRecord, cloneForBranch2: ((chunk: unknown) => unknown
               return;
             }
           }
-          if (!canceled1) controllerEnqueue(branch1.controller, chunk);
-          if (!canceled2) controllerEnqueue(branch2.controller, second);
+          if (!canceled1) branchEnqueue(branch1.controller, chunk);
+          if (!canceled2) branchEnqueue(branch2.controller, second);
           reading = false;
           if (readAgain) pull();
         });
       },
       close: () => {
         reading = false;
-        if (!canceled1) controllerClose(branch1.controller);
-        if (!canceled2) controllerClose(branch2.controller);
+        if (!canceled1) branchClose(branch1.controller);
+        if (!canceled2) branchClose(branch2.controller);
         if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
       },
       error: () => {
@@ -1141,13 +1141,15 @@ function tee(stream: StreamRecord, cloneForBranch2: ((chunk: unknown) => unknown
     const result = readableCancel(stream, [reason1, reason2]);
     cancelPromise.resolve(result as unknown as undefined);
   };
-  const one = createReadable(() => undefined, pull, (reason) => {
+  // A byte stream's branches are byte streams too (BYOB readers work on them); each gets its own copy of a chunk.
+  const kind = stream.controller.kind;
+  const one = createBranch(kind, pull, (reason) => {
     canceled1 = true;
     reason1 = reason;
     if (canceled2) cancelBoth();
     return cancelPromise.promise;
   });
-  const two = createReadable(() => undefined, pull, (reason) => {
+  const two = createBranch(kind, pull, (reason) => {
     canceled2 = true;
     reason2 = reason;
     if (canceled1) cancelBoth();
@@ -1161,6 +1163,28 @@ function tee(stream: StreamRecord, cloneForBranch2: ((chunk: unknown) => unknown
     if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
   });
   return [one, two];
+}
+
+function createBranch(kind: 'default' | 'bytes', pull: () => Promise<undefined>, cancel: (reason: unknown) => Promise<unknown>): ReadableStream {
+  if (kind === 'default') return createReadable(() => undefined, pull, cancel);
+  const wrapper = new ReadableStream(TOKEN as unknown as UnderlyingSource);
+  setUpController(streams.get(wrapper)!, 'bytes', () => undefined, pull, cancel, 0, null);
+  return wrapper;
+}
+function branchEnqueue(controller: ControllerRecord, chunk: unknown): void {
+  if (controller.kind === 'bytes' && isView(chunk)) byteEnqueue(controller, chunk);
+  else controllerEnqueue(controller, chunk);
+}
+function branchClose(controller: ControllerRecord): void {
+  if (controller.kind !== 'bytes') return controllerClose(controller);
+  if (controller.closeRequested || controller.stream.state !== 'readable') return;
+  try {
+    byteControllerClose(controller);
+  } catch {
+    return;
+  }
+  // Pending BYOB reads end as done (the standard's tee responds to them with 0 bytes).
+  if (controller.pendingPullIntos.length > 0) respondInternal(controller, 0);
 }
 
 /** ReadableStream.from: an async iterable (or a sync iterable) as a stream. */
