@@ -63,7 +63,7 @@ test('a pull source is called only while the queue is below its highWaterMark; r
   assert.deepEqual(r, { before: 2, values: [1, 2, 3, 4, 5], released: 'TypeError', error: 'RangeError:bad source', lockedError: 'TypeError', desired: true });
 });
 
-test('byte streams: BYOB reads fill the given view, min, autoAllocateChunkSize and byobRequest.respond', async () => {
+test('byte streams: BYOB reads fill the given view, autoAllocateChunkSize and byobRequest.respond, byte-stream tee branches, a transferred view refused again', async () => {
   const r = await result(`export async function main() {
     const stream = new ReadableStream({ type: 'bytes', start(c) { c.enqueue(new Uint8Array([1, 2, 3, 4, 5])); c.close(); } });
     const reader = stream.getReader({ mode: 'byob' });
@@ -73,9 +73,17 @@ test('byte streams: BYOB reads fill the given view, min, autoAllocateChunkSize a
     const responding = new ReadableStream({ type: 'bytes', autoAllocateChunkSize: 4, pull(c) { const view = c.byobRequest.view; view[0] = 9; view[1] = 8; c.byobRequest.respond(2); c.close(); } });
     const auto = await responding.getReader().read();
     let notBytes = ''; try { new ReadableStream().getReader({ mode: 'byob' }); } catch (e) { notBytes = e.name; }
-    return { first: [Array.from(first.value), first.done], second: [Array.from(second.value), second.done], third: [third.value.length, third.done], auto: Array.from(auto.value), notBytes };
+    const [left, right] = new ReadableStream({ type: 'bytes', start(c) { c.enqueue(new Uint8Array([7, 8])); c.close(); } }).tee();
+    const leftRead = await left.getReader({ mode: 'byob' }).read(new Uint8Array(4));
+    const rightRead = await right.getReader().read();
+    const reused = new Uint8Array(2);
+    const once = new ReadableStream({ type: 'bytes', start(c) { c.enqueue(new Uint8Array([1])); } }).getReader({ mode: 'byob' });
+    await once.read(reused);
+    let detached = ''; try { await once.read(reused); } catch (e) { detached = e.name; }
+    return { first: [Array.from(first.value), first.done], second: [Array.from(second.value), second.done], third: [third.value.length, third.done], auto: Array.from(auto.value), notBytes,
+      tee: [Array.from(leftRead.value), Array.from(rightRead.value), leftRead.value.buffer !== rightRead.value.buffer], detached };
   }`);
-  assert.deepEqual(r, { first: [[1, 2], false], second: [[3, 4, 5], false], third: [0, true], auto: [9, 8], notBytes: 'TypeError' });
+  assert.deepEqual(r, { first: [[1, 2], false], second: [[3, 4, 5], false], third: [0, true], auto: [9, 8], notBytes: 'TypeError', tee: [[7, 8], [7, 8], true], detached: 'TypeError' });
 });
 
 test('WritableStream: writes in order, back-pressure on writer.ready/desiredSize, close, abort with the controller signal, errors', async () => {
