@@ -2,7 +2,7 @@
 // 1 ms resolution (coarse on purpose: no timer finer than the clock programs already have),
 // toJSON, and marks and measures kept in a per-run list (bounded: past MAX_ENTRIES the
 // oldest go). Performance is an EventTarget, as the standard defines it.
-import { EventTarget } from './web/events';
+import { EventTarget } from './web/event';
 import { ArrayPrototypePush, arrayFilter, DateNow, MathFloor, ObjectDefineProperty, ObjectFreeze, String_, TypeError_ } from './primordials';
 import { DOMException } from './dom-exception';
 

@@ -1,7 +1,7 @@
 // Blob, File and FormData (text fields and files held in memory).
 import { bufferSourceCopy, concatBytes, toArrayBuffer, utf8Decode, utf8Encode } from './bytes';
 import { iterate, listOf } from './headers';
-import { ArrayPrototypePush, DateNow, MathMax, MathMin, NumberCtor, NumberIsFinite, PromiseResolve, ReflectApply, RegExpPrototypeTest, StringCtor, StringPrototypeToLowerCase, SymbolIterator, TypedArrayPrototypeSlice } from './primordials';
+import { JSONStringify, ArrayPrototypePush, DateNow, MathMax, MathMin, NumberCtor, NumberIsFinite, PromiseResolve, ReflectApply, RegExpPrototypeTest, StringCtor, StringPrototypeToLowerCase, SymbolIterator, TypedArrayPrototypeSlice } from './primordials';
 import { streamOfBytes, type ReadableStream } from './streams';
 
 function typeOf(value: unknown): string {
@@ -20,24 +20,54 @@ function clampIndex(value: unknown, size: number, fallback: number): number {
 
 export let blobBytes: (blob: Blob) => Uint8Array;
 export let makeBlob: (bytes: Uint8Array, type: string) => Blob;
+let setBlobBytes: (blob: Blob, bytes: Uint8Array) => void;
+export let isBlob: (value: unknown) => value is Blob;
+export let isFile: (value: unknown) => value is File;
+export let makeFile: (bytes: Uint8Array, name: string, type: string, lastModified: number) => File;
 export let formEntries: (form: FormData) => Array<[string, FormDataValue]>;
+
+/** Line endings of a string part made native (LF here), for endings: 'native'. */
+function nativeEndings(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\r') {
+      out += '\n';
+      if (text[i + 1] === '\n') i++;
+    } else out += c;
+  }
+  return out;
+}
 
 export class Blob {
   #bytes: Uint8Array;
   #type: string;
-  constructor(parts?: unknown, options?: { type?: string; endings?: string }) {
+  // Defaults keep Blob.length 0, as WebIDL's optional arguments.
+  constructor(parts: unknown = undefined, options: { type?: string; endings?: string } | undefined = undefined) {
     const chunks: Uint8Array[] = [];
-    if (parts !== undefined) {
-      if (typeof parts !== 'object' || parts === null) throw new TypeError('Blob: parts must be an array of strings, BufferSources or Blobs');
-      const items = listOf(parts, 'Blob parts');
-      for (let i = 0; i < items.length; i++) {
-        const part = items[i];
-        if (part instanceof Blob) ArrayPrototypePush(chunks, part.#bytes);
-        else ArrayPrototypePush(chunks, bufferSourceCopy(part) ?? utf8Encode(StringCtor(part)));
+    if (parts !== undefined && (typeof parts !== 'object' || parts === null) && typeof parts !== 'function') throw new TypeError('Blob: parts must be a sequence of strings, BufferSources or Blobs');
+    const items = parts === undefined ? [] : listOf(parts, 'Blob parts');
+    if (options !== undefined && options !== null && typeof options !== 'object' && typeof options !== 'function') throw new TypeError('Blob: options must be an object');
+    // Dictionary members in the standard's (alphabetical) order.
+    const endingsValue = options === undefined || options === null ? undefined : options.endings;
+    const endings = endingsValue === undefined ? 'transparent' : StringCtor(endingsValue);
+    if (endings !== 'transparent' && endings !== 'native') throw new TypeError(`Blob: endings must be "transparent" or "native", not ${JSONStringify(endings)}`);
+    const typeValue = options === undefined || options === null ? undefined : options.type;
+    const type = typeValue === undefined ? '' : StringCtor(typeValue);
+    for (let i = 0; i < items.length; i++) {
+      const part = items[i];
+      if (typeof part === 'object' && part !== null && #bytes in part) ArrayPrototypePush(chunks, (part as Blob).#bytes);
+      else {
+        const copied = bufferSourceCopy(part);
+        if (copied !== null) ArrayPrototypePush(chunks, copied);
+        else {
+          const text = StringCtor(part);
+          ArrayPrototypePush(chunks, utf8Encode(endings === 'native' ? nativeEndings(text) : text));
+        }
       }
     }
     this.#bytes = concatBytes(chunks);
-    this.#type = typeOf(options?.type);
+    this.#type = typeOf(type);
   }
   get size(): number {
     return this.#bytes.length;
@@ -58,7 +88,7 @@ export class Blob {
     const size = this.#bytes.length;
     const from = clampIndex(start, size, 0);
     const to = clampIndex(end, size, size);
-    const blob = new Blob();
+    const blob = emptyBlob();
     blob.#bytes = TypedArrayPrototypeSlice(this.#bytes, from, MathMax(from, to));
     blob.#type = typeOf(contentType);
     return blob;
@@ -71,8 +101,12 @@ export class Blob {
   }
   static {
     blobBytes = (blob) => blob.#bytes;
+    setBlobBytes = (blob, bytes) => {
+      blob.#bytes = bytes;
+    };
+    isBlob = (value): value is Blob => typeof value === 'object' && value !== null && #bytes in value;
     makeBlob = (bytes, type) => {
-      const blob = new Blob();
+      const blob = emptyBlob();
       blob.#bytes = bytes;
       blob.#type = typeOf(type);
       return blob;
@@ -81,15 +115,23 @@ export class Blob {
 }
 
 
+// Outside the class body: a self-reference there makes the bundler rename the class (`_Blob`).
+function emptyBlob(): Blob {
+  return new Blob();
+}
+
 export class File extends Blob {
   readonly #name: string;
   readonly #lastModified: number;
-  constructor(parts: unknown, name: string, options?: { type?: string; lastModified?: number }) {
+  // The default keeps File.length 2 (parts and name are required).
+  constructor(parts: unknown, name: string, options: { type?: string; endings?: string; lastModified?: number } | undefined = undefined) {
     if (arguments.length < 2) throw new TypeError('File: pass the parts and a file name');
     super(parts, options);
     this.#name = StringCtor(name);
-    const modified = options?.lastModified;
-    this.#lastModified = modified === undefined ? DateNow() : NumberCtor(modified);
+    const modified = options === undefined || options === null ? undefined : options.lastModified;
+    // WebIDL long long: whole milliseconds, NaN as 0.
+    const value = modified === undefined ? DateNow() : NumberCtor(modified);
+    this.#lastModified = NumberIsFinite(value) ? value - (value % 1) + 0 : 0;
   }
   get name(): string {
     return this.#name;
@@ -100,7 +142,17 @@ export class File extends Blob {
   override get [Symbol.toStringTag](): string {
     return 'File';
   }
+  static {
+    isFile = (value): value is File => typeof value === 'object' && value !== null && #name in value;
+  }
 }
+
+// Outside the class body: a self-reference there makes the bundler rename the class (`_File`).
+makeFile = (bytes, name, type, lastModified) => {
+  const file = new File(undefined, name, { type, lastModified });
+  setBlobBytes(file, bytes);
+  return file;
+};
 
 export type FormDataValue = string | File;
 

@@ -6,7 +6,11 @@ import { base64ToBytes } from '../encoding';
 import { blobBytes, Blob, File, FormData, formEntries, makeBlob } from './blob';
 import { bufferSourceCopy, concatBytes, toArrayBuffer, utf8Decode, utf8Encode } from './bytes';
 import { ArrayPrototypePush, JSONParse, JSONStringify, RegExpPrototypeExec, PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply, StringCtor, StringPrototypeIndexOf, StringPrototypeSlice, StringPrototypeSplit, StringPrototypeToLowerCase, StringPrototypeTrim, TypedArrayPrototypeSlice, Uint8ArrayCtor } from './primordials';
-import { drainNow, isDisturbed, readAll, ReadableStream, streamOfBytes } from './streams';
+import { drainNow, isDisturbed, isLocked, lockForever, readableRecord, readAll, ReadableStream, streamOfBytes, teeStream } from './streams';
+import type { Headers } from './headers';
+import { ObjectDefineProperty, SafeWeakMap } from '../primordials';
+
+const ObjectGetOwnPropertyDescriptors = Object.getOwnPropertyDescriptors;
 
 const searchParamsToString = URLSearchParams.prototype.toString;
 const searchParamsForEach = URLSearchParams.prototype.forEach;
@@ -61,9 +65,10 @@ function multipart(form: FormData): Extracted {
 export function extractBody(init: unknown): Extracted {
   if (init === undefined || init === null) return { source: null, type: null };
   if (typeof init === 'string') return { source: utf8Encode(init), type: 'text/plain;charset=UTF-8' };
-  if (init instanceof ReadableStream) {
-    if (init.locked || isDisturbed(init)) throw new TypeError('the body stream is locked or has been read');
-    return { source: init, type: null };
+  const stream = readableRecord(init);
+  if (stream !== null) {
+    if (isLocked(stream) || isDisturbed(init as ReadableStream)) throw new TypeError('the body stream is locked or has been read');
+    return { source: init as ReadableStream, type: null };
   }
   if (init instanceof Blob) return { source: blobBytes(init), type: init.type === '' ? null : init.type };
   if (init instanceof FormData) return multipart(init);
@@ -73,15 +78,38 @@ export function extractBody(init: unknown): Extracted {
   return { source: utf8Encode(StringCtor(init)), type: 'text/plain;charset=UTF-8' };
 }
 
+function isStream(source: BodyState['source']): source is ReadableStream {
+  return source !== null && readableRecord(source) !== null;
+}
+
 export function bodyUsed(state: BodyState): boolean {
-  return state.used || (state.source instanceof ReadableStream && isDisturbed(state.source));
+  return state.used || (isStream(state.source) && isDisturbed(state.source));
+}
+
+/** Whether the body can no longer be read or cloned: used, or its stream locked to a reader. */
+export function bodyUnusable(state: BodyState): boolean {
+  return bodyUsed(state) || (isStream(state.source) && isLocked(readableRecord(state.source)!));
+}
+
+/** The body for a clone: a stream is teed (this one keeps one branch), bytes are shared (read as copies). */
+export function cloneBody(state: BodyState, what: string): BodyState {
+  if (bodyUnusable(state)) throw new TypeError(`${what}: the body has already been read or is locked to a reader`);
+  const source = state.source;
+  if (!isStream(source)) return { source, used: false };
+  const branches = teeStream(source);
+  state.source = branches[0];
+  return { source: branches[1], used: false };
 }
 
 /** The body as a stream (made once from bytes), or null. */
 export function bodyStream(state: BodyState): ReadableStream | null {
-  if (state.source === null) return null;
-  if (!(state.source instanceof ReadableStream)) state.source = streamOfBytes(state.source);
-  return state.source;
+  const source = state.source;
+  if (source === null) return null;
+  if (isStream(source)) return source;
+  const stream = streamOfBytes(source);
+  state.source = stream;
+  if (state.used) lockForever(stream);
+  return stream;
 }
 
 /** All the bytes now, for fetch (a stream must already be closed). */
@@ -90,8 +118,9 @@ export function bodyBytesNow(state: BodyState, what: string): Uint8Array | null 
   const source = state.source;
   if (source === null) return null;
   state.used = true;
-  if (!(source instanceof ReadableStream)) return source;
+  if (!isStream(source)) return source;
   const chunks = drainNow(source);
+  if (chunks !== null) lockForever(source);
   if (chunks === null) throw new TypeError(`${what}: a ReadableStream body must be complete (closed) before the request is sent`);
   return concatChunks(chunks);
 }
@@ -111,11 +140,12 @@ function concatChunks(chunks: unknown[]): Uint8Array {
 
 /** Reads the whole body once. */
 export function consume(state: BodyState): Promise<Uint8Array> {
-  if (bodyUsed(state)) return PromiseReject(new TypeError('the body has already been read (bodyUsed is true); clone() before reading twice'));
-  state.used = true;
+  if (bodyUnusable(state)) return PromiseReject(new TypeError('the body has already been read (bodyUsed is true) or is locked to a reader; clone() before reading twice'));
   const source = state.source;
+  // A null body reads as empty and stays unused (Fetch "consume body").
   if (source === null) return PromiseResolve(new Uint8ArrayCtor(0));
-  if (!(source instanceof ReadableStream)) return PromiseResolve(TypedArrayPrototypeSlice(source));
+  state.used = true;
+  if (!isStream(source)) return PromiseResolve(TypedArrayPrototypeSlice(source));
   const parts: Uint8Array[] = [];
   return PromisePrototypeThen(
     readAll(source, (chunk) => ArrayPrototypePush(parts, chunkBytes(chunk))),
@@ -132,10 +162,11 @@ export const asBlob = (state: BodyState, type: string | null): Promise<Blob> => 
 /** FormData from an urlencoded or multipart body (fields; file parts become Files). */
 export function asFormData(state: BodyState, type: string | null): Promise<FormData> {
   const essence = StringPrototypeToLowerCase(StringPrototypeTrim(StringPrototypeSplit(type ?? '', ';')[0]));
-  if (essence !== 'application/x-www-form-urlencoded' && essence !== 'multipart/form-data') {
-    return PromiseReject(new TypeError(`formData(): the content type must be application/x-www-form-urlencoded or multipart/form-data, not ${JSONStringify(type ?? '')}`));
-  }
+  // The body is read first (a stream's own error wins over a wrong content type).
   return PromisePrototypeThen(consume(state), (bytes: Uint8Array) => {
+    if (essence !== 'application/x-www-form-urlencoded' && essence !== 'multipart/form-data') {
+      throw new TypeError(`formData(): the content type must be application/x-www-form-urlencoded or multipart/form-data, not ${JSONStringify(type ?? '')}`);
+    }
     const form = new FormData();
     const text = utf8Decode(bytes);
     if (essence === 'application/x-www-form-urlencoded') {
@@ -162,4 +193,60 @@ export function asFormData(state: BodyState, type: string | null): Promise<FormD
     }
     return form;
   });
+}
+
+// --- the Body mixin (Fetch standard): written once, installed on Request and Response ---
+interface BodyOwner {
+  /** 'Request' or 'Response': a method of one is not a method of the other (WebIDL brand checks). */
+  kind: string;
+  state: () => BodyState;
+  contentType: () => string | null;
+}
+const owners = new SafeWeakMap<object, BodyOwner>();
+
+/** Registers an object's body (its Request or Response constructor calls this). */
+export function attachBody(target: object, owner: BodyOwner): void {
+  owners.set(target, owner);
+}
+
+function ownerOf(self: unknown, what: string, kind: string): BodyOwner {
+  const owner = typeof self === 'object' && self !== null ? owners.get(self) : undefined;
+  if (owner === undefined || owner.kind !== kind) throw new TypeError(`${what}: illegal invocation (not a ${kind})`);
+  return owner;
+}
+
+/** Defines body, bodyUsed, arrayBuffer, blob, bytes, formData, json and text on a prototype. */
+export function installBodyMixin(prototype: object, name: string): void {
+  const reader = <T>(method: string, read: (owner: BodyOwner) => Promise<T>) =>
+    ({
+      [method](this: unknown): Promise<T> {
+        let owner: BodyOwner;
+        try {
+          owner = ownerOf(this, `${name}.${method}`, name);
+        } catch (error) {
+          return PromiseReject(error);
+        }
+        return read(owner);
+      },
+    })[method];
+  const methods: Record<string, (this: unknown) => Promise<unknown>> = {
+    arrayBuffer: reader('arrayBuffer', (owner) => asArrayBuffer(owner.state())),
+    blob: reader('blob', (owner) => asBlob(owner.state(), owner.contentType())),
+    bytes: reader('bytes', (owner) => asBytes(owner.state())),
+    formData: reader('formData', (owner) => asFormData(owner.state(), owner.contentType())),
+    json: reader('json', (owner) => asJson(owner.state())),
+    text: reader('text', (owner) => asText(owner.state())),
+  };
+  const names = ['arrayBuffer', 'blob', 'bytes', 'formData', 'json', 'text'];
+  for (let i = 0; i < names.length; i++) ObjectDefineProperty(prototype, names[i], { value: methods[names[i]], writable: true, enumerable: true, configurable: true });
+  const getters = ObjectGetOwnPropertyDescriptors({
+    get body(): ReadableStream | null {
+      return bodyStream(ownerOf(this, `${name}.body`, name).state());
+    },
+    get bodyUsed(): boolean {
+      return bodyUsed(ownerOf(this, `${name}.bodyUsed`, name).state());
+    },
+  });
+  ObjectDefineProperty(prototype, 'body', { get: getters.body.get, enumerable: true, configurable: true });
+  ObjectDefineProperty(prototype, 'bodyUsed', { get: getters.bodyUsed.get, enumerable: true, configurable: true });
 }

@@ -6,38 +6,62 @@
 // status resolves, a denial or network failure rejects with a TypeError whose cause is
 // the PermissionDeniedError or network error, an aborted signal rejects with its reason.
 import { URL } from '../url';
-import { AbortSignal, deadlineOf } from './abort';
-import { asArrayBuffer, asBlob, asBytes, asFormData, asJson, asText, bodyBytesNow, bodyStream, bodyUsed, extractBody, type BodyState } from './body';
+import { AbortController, AbortSignal, deadlineOf, isAbortSignal, onAbort } from './abort';
+import { attachBody, bodyBytesNow, bodyStream, bodyUnusable, cloneBody, extractBody, installBodyMixin, type BodyState } from './body';
 import { Blob, FormData } from './blob';
-import { DOMException, EventTarget } from './events';
+import { DOMException } from '../dom-exception';
 import { freezeHeaders, headerRecord, Headers, type HeadersInit } from './headers';
 import { hostAsync, type AsyncHostCaller, type StartedCall } from './host';
-import { ArrayPrototypeJoin, DateNow, PromiseCtor, PromisePrototypeThen, JSONStringify, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectKeys, ReflectApply, PromiseReject, PromiseResolve, RegExpPrototypeTest, StringCtor, StringPrototypeToUpperCase } from './primordials';
-import type { ReadableStream } from './streams';
+import { NumberCtor, ArrayPrototypeJoin, DateNow, PromiseCtor, PromisePrototypeThen, JSONStringify, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectKeys, ReflectApply, PromiseReject, PromiseResolve, RegExpPrototypeTest, StringCtor, StringPrototypeToUpperCase } from './primordials';
+import { pipeHooks, type ReadableStream } from './streams';
+import { TransformStream } from './transform';
+import { handled } from './stream-kit';
+import { isUint8Array, own } from '../primordials';
 
 const METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const NORMALISED = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'];
 const FORBIDDEN_METHODS = ['CONNECT', 'TRACE', 'TRACK'];
-const REDIRECTS = ['follow', 'manual', 'error'];
 const NULL_BODY_STATUS = [101, 103, 204, 205, 304];
 const REDIRECT_STATUS = [301, 302, 303, 307, 308];
+const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const ENUMS: Record<string, readonly string[]> = {
+  mode: ['navigate', 'same-origin', 'no-cors', 'cors'],
+  credentials: ['omit', 'same-origin', 'include'],
+  cache: ['default', 'no-store', 'reload', 'no-cache', 'force-cache', 'only-if-cached'],
+  redirect: ['follow', 'manual', 'error'],
+  referrerPolicy: ['', 'no-referrer', 'no-referrer-when-downgrade', 'same-origin', 'origin', 'strict-origin', 'origin-when-cross-origin', 'strict-origin-when-cross-origin', 'unsafe-url'],
+  duplex: ['half'],
+  priority: ['high', 'low', 'auto'],
+};
 const urlHref = ObjectGetOwnPropertyDescriptor(URL.prototype, 'href')!.get!;
-const addListener = EventTarget.prototype.addEventListener;
-const removeListener = EventTarget.prototype.removeEventListener;
 
 function includes(list: readonly unknown[], value: unknown): boolean {
   for (let i = 0; i < list.length; i++) if (list[i] === value) return true;
   return false;
 }
 
-function absoluteUrl(input: unknown, what: string): string {
+/**
+ * The base for relative URLs: svc programs have none, unless the program defines
+ * `globalThis.location` itself (as Deno's --location does).
+ */
+function baseUrl(): string | undefined {
+  const location = own(globalThis, 'location');
+  if (location === null || typeof location !== 'object') return undefined;
+  const href = (location as { href?: unknown }).href;
+  return typeof href === 'string' ? href : undefined;
+}
+
+function absoluteUrl(input: unknown, what: string, refuseCredentials = true): string {
   let url: URL;
   try {
-    url = input instanceof URL ? input : new URL(StringCtor(input));
+    const base = baseUrl();
+    url = input instanceof URL ? input : base === undefined ? new URL(StringCtor(input)) : new URL(StringCtor(input), base);
   } catch {
     throw new TypeError(`${what}: ${JSONStringify(StringCtor(input))} is not an absolute URL (svc programs have no base URL)`);
   }
-  return ReflectApply(urlHref, url, []) as string;
+  const href = ReflectApply(urlHref, url, []) as string;
+  if (refuseCredentials && RegExpPrototypeTest(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i, href)) throw new TypeError(`${what}: ${JSONStringify(href)} has a user name or password, and credentials never travel in URLs (the Fetch standard refuses them; svc injects credentials with auth_proxy)`);
+  return href;
 }
 
 function methodOf(value: unknown): string {
@@ -46,6 +70,14 @@ function methodOf(value: unknown): string {
   const upper = StringPrototypeToUpperCase(method);
   if (includes(FORBIDDEN_METHODS, upper)) throw new TypeError(`Request: the method ${upper} is forbidden`);
   return includes(NORMALISED, upper) ? upper : method;
+}
+
+function enumOf(init: Record<string, unknown>, name: string, fallback: string): string {
+  const value = init[name];
+  if (value === undefined) return fallback;
+  const text = StringCtor(value);
+  if (!includes(ENUMS[name], text)) throw new TypeError(`Request: ${name} must be one of ${ArrayPrototypeJoin(ENUMS[name] as string[], ', ')}, not ${JSONStringify(text)}`);
+  return text;
 }
 
 interface RequestInit {
@@ -57,101 +89,196 @@ interface RequestInit {
   [key: string]: unknown;
 }
 
-let requestParts: (request: Request) => { method: string; url: string; headers: Headers; signal: AbortSignal | null; redirect: string; body: BodyState };
+interface RequestState {
+  method: string;
+  url: string;
+  headers: Headers;
+  signal: AbortSignal;
+  redirect: string;
+  mode: string;
+  credentials: string;
+  cache: string;
+  referrer: string;
+  referrerPolicy: string;
+  integrity: string;
+  keepalive: boolean;
+  priority: string;
+  body: BodyState;
+}
+
+let requestParts: (request: Request) => RequestState;
 let fetchedResponse: (parts: FetchedParts) => Response;
 
-export class Request {
-  readonly #method: string;
-  readonly #url: string;
-  readonly #headers: Headers;
-  readonly #signal: AbortSignal | null;
-  readonly #redirect: string;
-  readonly #body: BodyState;
+/** A signal that follows `source` (a Request's own signal), or a fresh one that never aborts. */
+function followingSignal(source: AbortSignal | null): AbortSignal {
+  return source === null ? new AbortController().signal : AbortSignal.any([source]);
+}
 
-  constructor(input: string | URL | Request, init?: RequestInit) {
+export class Request {
+  readonly #state: RequestState;
+
+  constructor(input: string | URL | Request, init: RequestInit | undefined = undefined) {
+    if (arguments.length === 0) throw new TypeError('Request: pass a URL or a Request');
     if (init !== undefined && init !== null && typeof init !== 'object') throw new TypeError('Request: init must be an object');
-    const options = init ?? {};
-    const from = input instanceof Request ? input : null;
-    this.#url = from ? from.#url : absoluteUrl(input, 'Request');
-    this.#method = options.method !== undefined ? methodOf(options.method) : from ? from.#method : 'GET';
-    this.#headers = new Headers(options.headers !== undefined ? options.headers : from ? from.#headers : undefined);
-    const signal = options.signal !== undefined ? options.signal : from ? from.#signal : null;
-    if (signal !== null && signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('Request: signal must be an AbortSignal');
-    this.#signal = signal ?? null;
-    const redirect = options.redirect !== undefined ? StringCtor(options.redirect) : from ? from.#redirect : 'follow';
-    if (!includes(REDIRECTS, redirect)) throw new TypeError(`Request: redirect must be "follow", "manual" or "error", not ${JSONStringify(redirect)}`);
-    this.#redirect = redirect;
-    if (options.body !== undefined && options.body !== null) {
-      if (this.#method === 'GET' || this.#method === 'HEAD') throw new TypeError(`Request: a ${this.#method} request cannot have a body`);
-      const extracted = extractBody(options.body);
-      this.#body = { source: extracted.source, used: false };
-      if (extracted.type !== null && !this.#headers.has('content-type')) this.#headers.set('content-type', extracted.type);
-    } else if (from) {
-      if (bodyUsed(from.#body)) throw new TypeError('Request: the body of the given Request has already been read');
-      this.#body = { source: from.#body.source, used: false };
-      from.#body.used = from.#body.source !== null;
-    } else this.#body = { source: null, used: false };
+    const options = (init ?? {}) as Record<string, unknown>;
+    const from = typeof input === 'object' && input !== null && #state in input ? (input as Request).#state : null;
+    const url = from ? from.url : absoluteUrl(input, 'Request');
+    // Init members in the standard's order of use.
+    const referrerValue = options.referrer;
+    let referrer = from ? from.referrer : 'about:client';
+    if (referrerValue !== undefined) {
+      const text = StringCtor(referrerValue);
+      referrer = text === '' ? '' : absoluteUrl(text, 'Request: referrer', false);
+    }
+    const referrerPolicy = enumOf(options, 'referrerPolicy', from ? from.referrerPolicy : '');
+    const mode = enumOf(options, 'mode', from ? from.mode : 'cors');
+    if (mode === 'navigate') throw new TypeError('Request: mode "navigate" cannot be set');
+    const credentials = enumOf(options, 'credentials', from ? from.credentials : 'same-origin');
+    const cache = enumOf(options, 'cache', from ? from.cache : 'default');
+    if (cache === 'only-if-cached' && mode !== 'same-origin') throw new TypeError('Request: cache "only-if-cached" needs mode "same-origin"');
+    const redirect = enumOf(options, 'redirect', from ? from.redirect : 'follow');
+    const integrity = options.integrity !== undefined ? StringCtor(options.integrity) : from ? from.integrity : '';
+    const keepalive = options.keepalive !== undefined ? !!options.keepalive : from ? from.keepalive : false;
+    const method = options.method !== undefined ? methodOf(options.method) : from ? from.method : 'GET';
+    const signalValue = options.signal;
+    if (signalValue !== undefined && signalValue !== null && !isAbortSignal(signalValue)) throw new TypeError('Request: signal must be an AbortSignal');
+    const signal = followingSignal(signalValue !== undefined ? (signalValue as AbortSignal | null) : from ? from.signal : null);
+    const priority = enumOf(options, 'priority', from ? from.priority : 'auto');
+    if (mode === 'no-cors' && !includes(['GET', 'HEAD', 'POST'], method)) throw new TypeError(`Request: a no-cors request cannot use the method ${method}`);
+    const headers = new Headers((options.headers !== undefined ? options.headers : from ? from.headers : undefined) as HeadersInit | undefined);
+    const bodyInit = options.body;
+    const inputHasBody = from !== null && from.body.source !== null;
+    if ((bodyInit !== undefined && bodyInit !== null) || inputHasBody) {
+      if (method === 'GET' || method === 'HEAD') throw new TypeError(`Request: a ${method} request cannot have a body`);
+    }
+    if (inputHasBody && (bodyInit === undefined || bodyInit === null) && bodyUnusable(from!.body)) throw new TypeError('Request: the body of the given Request has already been read or is locked');
+    let body: BodyState;
+    if (bodyInit !== undefined && bodyInit !== null) {
+      if (method === 'GET' || method === 'HEAD') throw new TypeError(`Request: a ${method} request cannot have a body`);
+      const extracted = extractBody(bodyInit);
+      if (readableStreamBody(extracted.source) && options.duplex === undefined) throw new TypeError("Request: a ReadableStream body needs duplex: 'half'");
+      if (options.duplex !== undefined) enumOf(options, 'duplex', 'half');
+      body = { source: extracted.source, used: false };
+      if (extracted.type !== null && !headers.has('content-type')) headers.set('content-type', extracted.type);
+    } else if (from !== null && from.body.source !== null) {
+      // The new request takes the body over through a proxy stream: the given one is now disturbed.
+      body = { source: proxyBody(from.body), used: false };
+    } else body = { source: null, used: false };
+    this.#state = { method, url, headers, signal, redirect, mode, credentials, cache, referrer, referrerPolicy, integrity, keepalive, priority, body };
+    const state = this.#state;
+    attachBody(this, { kind: 'Request', state: () => state.body, contentType: () => state.headers.get('content-type') });
   }
   get method(): string {
-    return this.#method;
+    return this.#state.method;
   }
   get url(): string {
-    return this.#url;
+    return this.#state.url;
   }
   get headers(): Headers {
-    return this.#headers;
+    return this.#state.headers;
   }
-  get signal(): AbortSignal | null {
-    return this.#signal;
+  get destination(): string {
+    return '';
   }
-  get redirect(): string {
-    return this.#redirect;
+  get referrer(): string {
+    return this.#state.referrer;
   }
-  get credentials(): string {
-    return 'omit';
+  get referrerPolicy(): string {
+    return this.#state.referrerPolicy;
   }
   get mode(): string {
-    return 'cors';
+    return this.#state.mode;
   }
-  get body(): ReadableStream | null {
-    return bodyStream(this.#body);
+  get credentials(): string {
+    return this.#state.credentials;
   }
-  get bodyUsed(): boolean {
-    return bodyUsed(this.#body);
+  get cache(): string {
+    return this.#state.cache;
   }
-  text(): Promise<string> {
-    return asText(this.#body);
+  get redirect(): string {
+    return this.#state.redirect;
   }
-  json(): Promise<unknown> {
-    return asJson(this.#body);
+  get integrity(): string {
+    return this.#state.integrity;
   }
-  arrayBuffer(): Promise<ArrayBuffer> {
-    return asArrayBuffer(this.#body);
+  get keepalive(): boolean {
+    return this.#state.keepalive;
   }
-  bytes(): Promise<Uint8Array> {
-    return asBytes(this.#body);
+  get isReloadNavigation(): boolean {
+    return false;
   }
-  blob(): Promise<Blob> {
-    return asBlob(this.#body, this.#headers.get('content-type'));
+  get isHistoryNavigation(): boolean {
+    return false;
   }
-  formData(): Promise<FormData> {
-    return asFormData(this.#body, this.#headers.get('content-type'));
+  get signal(): AbortSignal {
+    return this.#state.signal;
   }
+  get duplex(): string {
+    return 'half';
+  }
+  declare readonly body: ReadableStream | null;
+  declare readonly bodyUsed: boolean;
+  declare text: () => Promise<string>;
+  declare json: () => Promise<unknown>;
+  declare arrayBuffer: () => Promise<ArrayBuffer>;
+  declare bytes: () => Promise<Uint8Array>;
+  declare blob: () => Promise<Blob>;
+  declare formData: () => Promise<FormData>;
   clone(): Request {
-    if (bodyUsed(this.#body)) throw new TypeError('Request.clone: the body has already been read');
-    const bytes = this.#body.source === null ? null : bodyBytesNow(this.#body, 'Request.clone');
-    this.#body.used = false;
-    this.#body.source = bytes;
-    return new Request(this, { body: bytes === null ? undefined : bytes });
+    const state = this.#state;
+    const body = cloneBody(state.body, 'Request.clone');
+    // Built from this request without taking its body over (the clone gets the other branch).
+    const kept = state.body;
+    state.body = { source: null, used: false };
+    let copy: Request;
+    try {
+      copy = requestFrom(this, {});
+    } finally {
+      state.body = kept;
+    }
+    copy.#state.body = body;
+    copy.#state.headers = new Headers(state.headers);
+    copy.#state.signal = followingSignal(state.signal);
+    return copy;
   }
   get [Symbol.toStringTag](): string {
     return 'Request';
   }
   static {
-    requestParts = (request) => ({ method: request.#method, url: request.#url, headers: request.#headers, signal: request.#signal, redirect: request.#redirect, body: request.#body });
+    requestParts = (request) => request.#state;
+  }
+}
+installBodyMixin(Request.prototype, 'Request');
+
+/**
+ * The Fetch standard's "proxy" of a body, for a Request made from a Request: bytes are
+ * shared and the given body marked used; a complete stream is taken as its bytes (so fetch
+ * can still send it); any other stream is piped through an identity TransformStream.
+ */
+function proxyBody(state: BodyState): Uint8Array | ReadableStream {
+  const source = state.source!;
+  if (isUint8Array(source)) {
+    state.used = true;
+    return source;
+  }
+  const complete = drainedBytes(state);
+  if (complete !== null) return complete;
+  const proxy = new TransformStream();
+  handled(pipeHooks.pipeTo(bodyStream(state)!, proxy.writable, undefined));
+  return proxy.readable;
+}
+
+function drainedBytes(state: BodyState): Uint8Array | null {
+  try {
+    return bodyBytesNow(state, 'Request');
+  } catch {
+    return null;
   }
 }
 
+function readableStreamBody(source: unknown): boolean {
+  return source !== null && typeof source === 'object' && !isUint8Array(source);
+}
 
 interface ResponseInit {
   status?: number;
@@ -170,117 +297,110 @@ interface FetchedParts {
 
 const INTERNAL = Symbol('Response internals');
 
-export class Response {
-  #status = 200;
-  #statusText = '';
-  #headers: Headers;
-  #body: BodyState = { source: null, used: false };
-  #url = '';
-  #redirected = false;
-  #type = 'default';
+interface ResponseState {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  body: BodyState;
+  url: string;
+  redirected: boolean;
+  type: string;
+}
 
-  constructor(body?: unknown, init?: ResponseInit) {
+export class Response {
+  readonly #state: ResponseState = { status: 200, statusText: '', headers: null as never, body: { source: null, used: false }, url: '', redirected: false, type: 'default' };
+
+  constructor(body: unknown = null, init: ResponseInit | undefined = undefined) {
+    const state = this.#state;
+    attachBody(this, { kind: 'Response', state: () => state.body, contentType: () => state.headers.get('content-type') });
     if (init !== undefined && init !== null && typeof init !== 'object') throw new TypeError('Response: init must be an object');
     const options = init ?? {};
     if (options.status !== undefined) {
-      const status = options.status;
-      if (typeof status !== 'number' || status % 1 !== 0 || status < 200 || status > 599) throw new RangeError(`Response: status must be a whole number from 200 to 599, not ${StringCtor(status)}`);
-      this.#status = status;
+      const status = NumberCtor(options.status);
+      if (status % 1 !== 0 || status < 200 || status > 599) throw new RangeError(`Response: status must be a whole number from 200 to 599, not ${StringCtor(options.status)}`);
+      state.status = status;
     }
     if (options.statusText !== undefined) {
       const text = StringCtor(options.statusText);
-      if (RegExpPrototypeTest(/[\r\n]/, text)) throw new TypeError('Response: statusText must not contain CR or LF');
-      this.#statusText = text;
+      if (!RegExpPrototypeTest(REASON_PHRASE, text)) throw new TypeError('Response: statusText must be a reason phrase (no CR, LF or characters past U+00FF)');
+      state.statusText = text;
     }
-    this.#headers = new Headers(options.headers);
+    state.headers = new Headers(options.headers);
     if (body === INTERNAL) return;
     if (body !== undefined && body !== null) {
-      if (includes(NULL_BODY_STATUS, this.#status)) throw new TypeError(`Response: a ${this.#status} response cannot have a body`);
+      if (includes(NULL_BODY_STATUS, state.status)) throw new TypeError(`Response: a ${state.status} response cannot have a body`);
       const extracted = extractBody(body);
-      this.#body = { source: extracted.source, used: false };
-      if (extracted.type !== null && !this.#headers.has('content-type')) this.#headers.set('content-type', extracted.type);
+      state.body = { source: extracted.source, used: false };
+      if (extracted.type !== null && !state.headers.has('content-type')) state.headers.set('content-type', extracted.type);
     }
   }
-  static json(data: unknown, init?: ResponseInit): Response {
+  static json(data: unknown, init: ResponseInit | undefined = undefined): Response {
     const text = JSONStringify(data);
     if (text === undefined) throw new TypeError('Response.json: the data cannot be serialised as JSON');
-    const response = new Response(text, init);
-    response.#headers.set('content-type', 'application/json');
+    const response = responseOf(text, init);
+    const headers = response.#state.headers;
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    else if (headers.get('content-type') === 'text/plain;charset=UTF-8') headers.set('content-type', 'application/json');
     return response;
   }
   static error(): Response {
-    const response = new Response(INTERNAL);
-    response.#status = 0;
-    response.#type = 'error';
-    freezeHeaders(response.#headers);
+    const response = blankResponse();
+    response.#state.status = 0;
+    response.#state.type = 'error';
+    freezeHeaders(response.#state.headers);
     return response;
   }
   static redirect(url: string | URL, status = 302): Response {
-    const target = absoluteUrl(url, 'Response.redirect');
+    const target = absoluteUrl(url, 'Response.redirect', false);
     if (!includes(REDIRECT_STATUS, status)) throw new RangeError(`Response.redirect: status must be one of ${ArrayPrototypeJoin(REDIRECT_STATUS, ', ')}`);
-    const response = new Response(INTERNAL);
-    response.#status = status;
-    response.#headers.set('location', target);
-    freezeHeaders(response.#headers);
+    const response = blankResponse();
+    response.#state.status = status;
+    response.#state.headers.set('location', target);
+    freezeHeaders(response.#state.headers);
     return response;
   }
-  get status(): number {
-    return this.#status;
-  }
-  get statusText(): string {
-    return this.#statusText;
-  }
-  get ok(): boolean {
-    return this.#status >= 200 && this.#status <= 299;
-  }
-  get headers(): Headers {
-    return this.#headers;
+  get type(): string {
+    return this.#state.type;
   }
   get url(): string {
-    return this.#url;
+    return this.#state.url;
   }
   get redirected(): boolean {
-    return this.#redirected;
+    return this.#state.redirected;
   }
-  get type(): string {
-    return this.#type;
+  get status(): number {
+    return this.#state.status;
   }
-  get body(): ReadableStream | null {
-    return bodyStream(this.#body);
+  get ok(): boolean {
+    return this.#state.status >= 200 && this.#state.status <= 299;
   }
-  get bodyUsed(): boolean {
-    return bodyUsed(this.#body);
+  get statusText(): string {
+    return this.#state.statusText;
   }
-  text(): Promise<string> {
-    return asText(this.#body);
+  get headers(): Headers {
+    return this.#state.headers;
   }
-  json(): Promise<unknown> {
-    return asJson(this.#body);
-  }
-  arrayBuffer(): Promise<ArrayBuffer> {
-    return asArrayBuffer(this.#body);
-  }
-  bytes(): Promise<Uint8Array> {
-    return asBytes(this.#body);
-  }
-  blob(): Promise<Blob> {
-    return asBlob(this.#body, this.#headers.get('content-type'));
-  }
-  formData(): Promise<FormData> {
-    return asFormData(this.#body, this.#headers.get('content-type'));
-  }
+  declare readonly body: ReadableStream | null;
+  declare readonly bodyUsed: boolean;
+  declare text: () => Promise<string>;
+  declare json: () => Promise<unknown>;
+  declare arrayBuffer: () => Promise<ArrayBuffer>;
+  declare bytes: () => Promise<Uint8Array>;
+  declare blob: () => Promise<Blob>;
+  declare formData: () => Promise<FormData>;
   clone(): Response {
-    if (bodyUsed(this.#body)) throw new TypeError('Response.clone: the body has already been read');
-    const bytes = this.#body.source === null ? null : bodyBytesNow(this.#body, 'Response.clone');
-    this.#body = { source: bytes, used: false };
-    const copy = new Response(INTERNAL);
-    copy.#status = this.#status;
-    copy.#statusText = this.#statusText;
-    copy.#headers = new Headers(this.#headers);
-    copy.#body = { source: bytes, used: false };
-    copy.#url = this.#url;
-    copy.#redirected = this.#redirected;
-    copy.#type = this.#type;
+    const state = this.#state;
+    const body = cloneBody(state.body, 'Response.clone');
+    const copy = blankResponse();
+    const target = copy.#state;
+    target.status = state.status;
+    target.statusText = state.statusText;
+    target.headers = new Headers(state.headers);
+    if (state.type === 'error' || state.type === 'basic') freezeHeaders(target.headers);
+    target.body = body;
+    target.url = state.url;
+    target.redirected = state.redirected;
+    target.type = state.type;
     return copy;
   }
   get [Symbol.toStringTag](): string {
@@ -288,21 +408,33 @@ export class Response {
   }
   static {
     fetchedResponse = (parts) => {
-      const response = new Response(INTERNAL);
-      response.#status = parts.status;
-      response.#statusText = parts.statusText;
+      const response = blankResponse();
+      const state = response.#state;
+      state.status = parts.status;
+      state.statusText = parts.statusText;
       const names = ObjectKeys(parts.headers);
-      for (let i = 0; i < names.length; i++) response.#headers.append(names[i], parts.headers[names[i]]);
-      freezeHeaders(response.#headers);
-      response.#body = { source: includes(NULL_BODY_STATUS, parts.status) ? null : parts.body, used: false };
-      response.#url = parts.url;
-      response.#redirected = parts.redirected;
-      response.#type = 'basic';
+      for (let i = 0; i < names.length; i++) state.headers.append(names[i], parts.headers[names[i]]);
+      freezeHeaders(state.headers);
+      state.body = { source: includes(NULL_BODY_STATUS, parts.status) ? null : parts.body, used: false };
+      state.url = parts.url;
+      state.redirected = parts.redirected;
+      state.type = 'basic';
       return response;
     };
   }
 }
+installBodyMixin(Response.prototype, 'Response');
 
+// Outside the class bodies: a self-reference there makes the bundler rename the class (`_Response`).
+function blankResponse(): Response {
+  return new Response(INTERNAL);
+}
+function responseOf(body: unknown, init?: ResponseInit): Response {
+  return new Response(body, init);
+}
+function requestFrom(input: Request, init: RequestInit): Request {
+  return new Request(input, init);
+}
 
 function failed(error: unknown, url: string): TypeError {
   const reason = error instanceof Error ? error.message : StringCtor(error);
@@ -350,19 +482,13 @@ function fetchThrough(host: AsyncHostCaller, input: string | URL | Request, init
     return PromiseReject(failed(error, parts.url));
   }
   return new PromiseCtor<Response>((resolve, reject) => {
-    let onAbort: (() => void) | null = null;
-    const detach = () => {
-      if (signal !== null && onAbort !== null) ReflectApply(removeListener, signal, ['abort', onAbort]);
-      onAbort = null;
-    };
+    let detach = (): void => undefined;
     if (signal !== null) {
       // The host drops the request (the far end sees the connection close); the program hears at once.
-      onAbort = () => {
-        detach();
+      detach = onAbort(signal, () => {
         started.cancel(signal.reason);
         reject(signal.reason);
-      };
-      ReflectApply(addListener, signal, ['abort', onAbort]);
+      });
     }
     PromisePrototypeThen(
       started.promise,

@@ -40,6 +40,7 @@ export {
   MathMax,
   MathMin,
   NumberIsFinite,
+  NumberIsNaN,
   ObjectCreate,
   ObjectDefineProperty,
   ObjectFreeze,

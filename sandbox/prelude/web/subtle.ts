@@ -6,7 +6,7 @@
 import { native } from '../native';
 import { base64ToBytes, bytesToBase64 } from '../encoding';
 import { bufferSource, toArrayBuffer } from './bytes';
-import { DOMException } from './events';
+import { DOMException } from '../dom-exception';
 import { listOf } from './headers';
 import { hostAsync } from './host';
 import { ArrayPrototypePush, ErrorCtor, ObjectFreeze, PromiseCtor, PromisePrototypeThen, PromiseReject, PromiseResolve, StringCtor, StringPrototypeSlice, StringPrototypeToUpperCase, TypedArrayPrototypeGetLength, TypedArrayPrototypeSlice } from './primordials';
