@@ -9,6 +9,7 @@ import type TypeScript from 'typescript';
 import { typescript } from './compiler';
 import { PROGRAM_FILENAME, type Diagnostic, type DiagnosticNote } from '../contract';
 import { deriveSchema } from './schema';
+import { blocks } from './blocking';
 import type { CheckRequest, CheckResult, DeclarationSet, SchemaEdit, TypecheckMode } from './types';
 
 const require = createRequire(import.meta.url);
@@ -16,6 +17,9 @@ const require = createRequire(import.meta.url);
 export const MAX_DIAGNOSTICS = 20;
 const ROOT = '/__svc_typecheck__/';
 const PROGRAM_FILE = `${ROOT}${PROGRAM_FILENAME}`;
+
+/** The declarations svc gives (globals, web platform, modules, Packages, @mcp servers) live beside the program. */
+const isSvcDeclarationFile = (fileName: string) => fileName.startsWith(ROOT) && fileName !== PROGRAM_FILE;
 
 /** Codes the compile step reports better (a refused import, top-level await): the check steps aside. */
 const LEFT_TO_COMPILE = new Set([2307, 2792, 1375, 1378, 1431, 1432, 2875]);
@@ -97,7 +101,7 @@ class WarmChecker {
   /** Schemas are derived with null checks on, so `string | null` keeps its null in every mode. */
   private readonly schemaOptions: TypeScript.CompilerOptions;
   private last: TypeScript.Program | undefined;
-  /** `on` (not `strict`): JavaScript habits such as filling `const out = {}` property by property pass. */
+  /** `on` (not `strict`): only errors against svc's declarations block (blocking.ts); the rest are warnings. */
   private readonly lenient: boolean;
 
   constructor(
@@ -123,13 +127,18 @@ class WarmChecker {
     const ts = this.ts;
     const file = built.getSourceFile(PROGRAM_FILE)!;
     // Syntax errors are the compile step's (esbuild's messages, as before).
-    if (built.getSyntacticDiagnostics(file).length > 0) return { ok: true, edits: [] };
+    if (built.getSyntacticDiagnostics(file).length > 0) return { ok: true, edits: [], warnings: [] };
     const found = built.getSemanticDiagnostics(file);
-    if (found.some((d) => LEFT_TO_COMPILE.has(d.code))) return { ok: true, edits: [] };
-    const diagnostics = found.filter((d) => d.category === ts.DiagnosticCategory.Error && !(this.lenient && isLenientException(ts, d, file))).map((d) => toDiagnostic(ts, d, file));
+    if (found.some((d) => LEFT_TO_COMPILE.has(d.code))) return { ok: true, edits: [], warnings: [] };
+    const errors = found.filter((d) => d.category === ts.DiagnosticCategory.Error);
+    // `strict` blocks on every type error; `on` only on what certainly fails against svc's declarations (blocking.ts).
+    const context = this.lenient ? { ts, checker: built.getTypeChecker(), file, isSvcDeclarationFile } : null;
+    const blocking = context ? errors.filter((d) => blocks(context, d)) : errors;
+    const diagnostics = blocking.map((d) => toDiagnostic(ts, d, file));
     if (diagnostics.length > 0) return { ok: false, diagnostics: diagnostics.slice(0, MAX_DIAGNOSTICS) };
+    const warnings = errors.slice(0, MAX_DIAGNOSTICS).map((d) => ({ ...toDiagnostic(ts, d, file), severity: 'warning' as const }));
     // Cheap gate: without an import of svc:llm there is no typed call to derive a schema for.
-    if (!source.includes('svc:llm') || llmCallSites(ts, built.getTypeChecker(), file).length === 0) return { ok: true, edits: [] };
+    if (!source.includes('svc:llm') || llmCallSites(ts, built.getTypeChecker(), file).length === 0) return { ok: true, edits: [], warnings };
     const schemas = this.schemaOptions === this.options ? built : this.program(source, this.schemaOptions, undefined);
     const schemaFile = schemas.getSourceFile(PROGRAM_FILE)!;
     const checker = schemas.getTypeChecker();
@@ -151,7 +160,7 @@ class WarmChecker {
     }
     if (definitions.length > 0) edits.push({ offset: source.length, text: `\n${definitions.join('\n')}\n` });
     if (diagnostics.length > 0) return { ok: false, diagnostics: diagnostics.slice(0, MAX_DIAGNOSTICS) };
-    return { ok: true, edits };
+    return { ok: true, edits, warnings };
   }
 
   /** A Program over the cached declaration files and a fresh parse of the program. */
@@ -174,32 +183,6 @@ class WarmChecker {
     };
     return ts.createProgram({ rootNames: this.roots, options, host, oldProgram });
   }
-}
-
-/** "'x' is possibly 'null'" and kin: null checks are `strict`'s (TypeScript still reports some, around `in`, without strictNullChecks). */
-const NULL_CHECKS = new Set([2531, 2532, 2533, 18047, 18048, 18049]);
-
-/**
- * What `on` lets through that `strict` reports: null checks, a cast the checker finds
- * unlikely (`x as T` is the agent's own assertion), `typeof` of an absent name, and "Property 'x' does not exist on type '{}'" (an object
- * built up property by property, as JavaScript does).
- */
-function isLenientException(ts: typeof TypeScript, d: TypeScript.Diagnostic, file: TypeScript.SourceFile): boolean {
-  if (d.code === 2352 || NULL_CHECKS.has(d.code)) return true;
-  // `typeof require`, `typeof process`: feature detection of a name that may not exist.
-  if ((d.code === 2304 || d.code === 2580 || d.code === 2591) && d.start !== undefined) {
-    const node = identifierAt(ts, file, d.start);
-    if (node?.parent && ts.isTypeOfExpression(node.parent)) return true;
-  }
-  return d.code === 2339 && /on type '\{\}'\.$/.test(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-}
-
-function identifierAt(ts: typeof TypeScript, file: TypeScript.SourceFile, offset: number): TypeScript.Node | undefined {
-  const descend = (node: TypeScript.Node): TypeScript.Node | undefined => {
-    if (ts.isIdentifier(node) && node.getStart(file) === offset) return node;
-    return ts.forEachChild(node, (child) => (child.pos <= offset && offset < child.end ? descend(child) : undefined));
-  };
-  return descend(file);
 }
 
 function position(file: TypeScript.SourceFile, offset: number): { line: number; column: number } {

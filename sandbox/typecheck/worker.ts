@@ -16,7 +16,7 @@ parentPort!.on('message', (job: (CheckRequest & { id: number }) | { warm: true }
   try {
     parentPort!.postMessage({ id: job.id, ok: true, result: checkers.check(job) });
   } catch (error) {
-    parentPort!.postMessage({ id: job.id, ok: false, message: (error as Error)?.message ?? String(error) });
+    parentPort!.postMessage({ id: job.id, ok: false, failure: 'failed', message: (error as Error)?.message ?? String(error) });
   }
   if (checked) return;
   checked = true;
