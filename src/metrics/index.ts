@@ -20,6 +20,8 @@ export interface ServerState {
   openSessions: () => number;
   /** MCP sessions whose protocol state (transport and server objects) is held in memory. */
   mcpTransports?: () => number;
+  /** Type checks running now on the checker threads. */
+  typechecksRunning?: () => number;
   lookups: () => Record<string, number>;
   /** Server-wide token pools (svc:llm and svc:embedding budgets). */
   tokens: () => Record<'model_tokens' | 'embedding_tokens', { spent: number; reserved: number; budget: number }>;
@@ -91,6 +93,14 @@ export const metrics = {
     registers,
     collect() {
       if (state?.mcpTransports) this.set(state.mcpTransports());
+    },
+  }),
+  typechecksRunning: new Gauge({
+    name: 'svc_typechecks_running',
+    help: 'Program type checks running now on the checker threads (each tenant has at most one)',
+    registers,
+    collect() {
+      if (state?.typechecksRunning) this.set(state.typechecksRunning());
     },
   }),
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),

@@ -344,6 +344,7 @@ export async function boot(options: BootOptions): Promise<void> {
     cpuSlots: () => pool.cpuSlots,
     openSessions: () => sessions.activeCount(),
     mcpTransports: () => mcp.transportCount,
+    typechecksRunning: () => typecheck.running,
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),
   });
