@@ -125,6 +125,16 @@ describe('modes', () => {
     assert.match(checked.warnings[0].message, /^not type-checked: .*runs unchecked$/);
   });
 
+  test('an @mcp tool with no required properties takes an optional argument object, as agents call tools', async () => {
+    const calc = renderDeclarations('calc', catalogueTools('calc', [{ name: 'get-teams', inputSchema: { type: 'object' } }, { name: 'ping', inputSchema: { type: 'object', properties: {}, additionalProperties: false } }]).tools);
+    const source = 'import calc, { ping } from "@mcp/calc";\nexport function main() { return [calc["get-teams"]({}), calc["get-teams"](), ping({}), ping()]; }';
+    const checked = await check(source, [...svcDeclarations, calc]);
+    assert.ok(checked.ok, checked.ok ? '' : checked.error.message);
+    assert.deepEqual(checked.warnings, []);
+    const wrong = await check('import { ping } from "@mcp/calc";\nexport function main() { return ping({ extra: 1 }); }', [...svcDeclarations, calc]);
+    assert.ok(!wrong.ok);
+  });
+
   test('a program past the size bound runs unchecked with a warning, never a refusal', async () => {
     const bounded = new Typechecker({ worker: false, maxCheckedBytes: 1024 });
     const source = `${'// filler line of a long program\n'.repeat(40)}export function main() { return nope(); }`;
