@@ -10,6 +10,7 @@ import { typescript } from './compiler';
 import { PROGRAM_FILENAME, type Diagnostic, type DiagnosticNote } from '../contract';
 import { deriveSchema } from './schema';
 import { blocks } from './blocking';
+import { ES_LIBRARIES } from '../declarations/web-globals';
 import type { CheckRequest, CheckResult, DeclarationSet, SchemaEdit, TypecheckMode } from './types';
 
 const require = createRequire(import.meta.url);
@@ -24,7 +25,7 @@ const isSvcDeclarationFile = (fileName: string) => fileName.startsWith(ROOT) && 
 /** Codes the compile step reports better (a refused import, top-level await): the check steps aside. */
 const LEFT_TO_COMPILE = new Set([2307, 2792, 1375, 1378, 1431, 1432, 2875]);
 
-/** Library files (es2023 and what it references) and Temporal, parsed once per process. */
+/** Library files (ES_LIBRARIES and what they reference) and Temporal, parsed once per process. */
 let library: Map<string, TypeScript.SourceFile> | null = null;
 
 function libraryFiles(): Map<string, TypeScript.SourceFile> {
@@ -32,7 +33,7 @@ function libraryFiles(): Map<string, TypeScript.SourceFile> {
   const ts = typescript();
   const directory = path.dirname(require.resolve('typescript/lib/lib.es2023.d.ts'));
   const files = new Map<string, TypeScript.SourceFile>();
-  const pending = ['es2023'];
+  const pending = [...ES_LIBRARIES];
   while (pending.length > 0) {
     const name = pending.pop()!;
     const fileName = path.join(directory, `lib.${name}.d.ts`);
@@ -163,6 +164,11 @@ class WarmChecker {
     return { ok: true, edits, warnings };
   }
 
+  /** A Program over the declarations in scope for `source` (for questions about what is declared). */
+  programFor(source: string): TypeScript.Program {
+    return this.program(source, this.options, undefined);
+  }
+
   /** A Program over the cached declaration files and a fresh parse of the program. */
   private program(source: string, options: TypeScript.CompilerOptions, oldProgram: TypeScript.Program | undefined): TypeScript.Program {
     const ts = this.ts;
@@ -238,6 +244,15 @@ function isInModule(ts: typeof TypeScript, node: TypeScript.Node, name: string):
     if (ts.isModuleDeclaration(at) && ts.isStringLiteral(at.name)) return at.name.text === name;
   }
   return false;
+}
+
+/** The names of every global value a program is checked against (the ES libraries, svc's globals and Temporal). */
+export function declaredGlobalValues(): Set<string> {
+  const ts = typescript();
+  const checker = new WarmChecker(ts, { hash: '', modules: [] }, 'on');
+  const program = checker.programFor('export {};');
+  const file = program.getSourceFile(PROGRAM_FILE)!;
+  return new Set(program.getTypeChecker().getSymbolsInScope(file, ts.SymbolFlags.Value).map((symbol) => symbol.name));
 }
 
 /** Warm checkers by declaration-set hash and mode; the least recently used go beyond the limit. */

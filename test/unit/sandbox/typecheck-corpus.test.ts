@@ -135,6 +135,27 @@ describe('modes', () => {
     assert.ok(!wrong.ok);
   });
 
+  test('declarations are as wide as the runtime: the standard web types and ES2024+ built-ins', async () => {
+    const source = `export async function main() {
+  const alg: string = "SHA-256";
+  const digest = await crypto.subtle.digest(alg, new TextEncoder().encode("x"));
+  const groups = Object.groupBy([1, 2, 3], (n) => (n % 2 ? "odd" : "even"));
+  const { promise, resolve } = Promise.withResolvers<number>();
+  resolve(1);
+  const union = new Set([1]).union(new Set([2]));
+  const fromAsync = await Array.fromAsync([Promise.resolve(1)]);
+  const taken = [1, 2, 3].values().map((n) => n * 2).toArray();
+  const url = new URL("/a", "https://example.com");
+  const headers = new Headers({ a: "b" });
+  const init: RequestInit = { method: "POST", headers, body: JSON.stringify({}), signal: AbortSignal.timeout(1000) };
+  console.info([{ a: 1 }]);
+  return [digest.byteLength, groups.odd?.length, await promise, union.size, fromAsync, taken, url.href, init.method, structuredClone({ a: 1 })];
+}`;
+    const checked = await check(source, svcDeclarations);
+    assert.ok(checked.ok, checked.ok ? '' : checked.error.message);
+    assert.deepEqual(checked.warnings, []);
+  });
+
   test('a program past the size bound runs unchecked with a warning, never a refusal', async () => {
     const bounded = new Typechecker({ worker: false, maxCheckedBytes: 1024 });
     const source = `${'// filler line of a long program\n'.repeat(40)}export function main() { return nope(); }`;
