@@ -255,20 +255,44 @@ export function declaredGlobalValues(): Set<string> {
   return new Set(program.getTypeChecker().getSymbolsInScope(file, ts.SymbolFlags.Value).map((symbol) => symbol.name));
 }
 
-/** Warm checkers by declaration-set hash and mode; the least recently used go beyond the limit. */
-export class Checkers {
-  private readonly checkers = new Map<string, WarmChecker>();
+/**
+ * Bytes of declaration text the warm checkers of one thread hold at most: each keeps its
+ * declarations parsed (about ten times the text) and its last Program, so Blueprints with
+ * large Packages evict the least recently used sooner than the count alone would.
+ */
+export const WARM_DECLARATION_BYTES = 8 * 1024 * 1024;
 
-  constructor(private readonly limit = 16) {}
+/** Warm checkers by declaration-set hash and mode; the least recently used go beyond the count or byte limit. */
+export class Checkers {
+  private readonly checkers = new Map<string, { checker: WarmChecker; bytes: number }>();
+  private bytes = 0;
+
+  constructor(
+    private readonly limit = 16,
+    private readonly byteLimit = WARM_DECLARATION_BYTES,
+  ) {}
 
   check(request: CheckRequest): CheckResult {
     const key = `${request.set.hash}:${request.mode}`;
-    let checker = this.checkers.get(key);
-    if (checker) this.checkers.delete(key);
-    else checker = new WarmChecker(typescript(), request.set, request.mode);
-    this.checkers.set(key, checker);
-    if (this.checkers.size > this.limit) this.checkers.delete(this.checkers.keys().next().value as string);
-    return checker.check(request.source);
+    let entry = this.checkers.get(key);
+    if (entry) this.checkers.delete(key);
+    else {
+      entry = { checker: new WarmChecker(typescript(), request.set, request.mode), bytes: request.set.modules.reduce((sum, text) => sum + text.length, 0) };
+      this.bytes += entry.bytes;
+    }
+    this.checkers.set(key, entry);
+    // The checker just used stays, whatever its size.
+    while (this.checkers.size > 1 && (this.checkers.size > this.limit || this.bytes > this.byteLimit)) {
+      const [oldest, evicted] = this.checkers.entries().next().value as [string, { bytes: number }];
+      this.checkers.delete(oldest);
+      this.bytes -= evicted.bytes;
+    }
+    return entry.checker.check(request.source);
+  }
+
+  /** Declaration text the warm checkers hold (UTF-16 code units). */
+  get heldBytes(): number {
+    return this.bytes;
   }
 
   /** Loads TypeScript, the library files and the globals ahead of the first check. */

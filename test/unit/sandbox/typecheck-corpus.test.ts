@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Typechecker } from '../../../sandbox';
+import { Checkers } from '../../../sandbox/typecheck/checker';
+import { declarationSet } from '../../../sandbox/typecheck/declarations';
 import { hostModules } from '../../../src/stdlib';
 import { catalogueTools, renderDeclarations, type UpstreamTool } from '../../../src/mcp/client';
 import { ambientModule } from '../../../src/packages/build';
@@ -154,6 +156,17 @@ describe('modes', () => {
     const checked = await check(source, svcDeclarations);
     assert.ok(checked.ok, checked.ok ? '' : checked.error.message);
     assert.deepEqual(checked.warnings, []);
+  });
+
+  test('warm checkers are bounded by count and by the bytes of declarations they hold', () => {
+    const checkers = new Checkers(4, 20_000);
+    const source = 'export function main() { return 1; }';
+    for (let i = 0; i < 10; i++) checkers.check({ source, mode: 'on', set: declarationSet([`declare module "@x/p${i}" { export const n: number; }`]) });
+    assert.equal(checkers.size, 4);
+    const large = (i: number) => `declare module "@x/large${i}" {\n${Array.from({ length: 400 }, (_, j) => `  export const v${j}: number;`).join('\n')}\n}`;
+    for (let i = 0; i < 5; i++) checkers.check({ source, mode: 'on', set: declarationSet([large(i)]) });
+    assert.ok(checkers.heldBytes <= 20_000 || checkers.size === 1, `${checkers.heldBytes} bytes in ${checkers.size} checkers`);
+    assert.ok(checkers.size < 4);
   });
 
   test('a program past the size bound runs unchecked with a warning, never a refusal', async () => {
