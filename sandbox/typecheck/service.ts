@@ -1,9 +1,9 @@
 // Type checks for the server and the CLI: results cached per (program, declaration set,
 // mode), so a repeated program is not checked again; checks themselves run in worker
 // threads when the built worker is present (in-process otherwise: tests under tsx): a pool
-// of two for ordinary programs and one of their own for large ones, which take seconds to
-// check and would otherwise hold smaller programs behind them. Tenants take turns, one
-// running check each (thread.ts). A program past MAX_CHECKED_BYTES, or whose check passes
+// of three for ordinary programs and one of their own for large ones, which take seconds to
+// check and would otherwise hold smaller programs behind them. Tenants take turns, each with
+// at most two checks running, so one token never holds every worker (thread.ts). A program past MAX_CHECKED_BYTES, or whose check passes
 // its budget or loses its worker, runs unchecked with a warning saying so: never a refusal.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -34,8 +34,8 @@ const RESULT_CACHE_SIZE = 512;
 
 /** Past this many bytes (UTF-8) a program runs unchecked, with a warning: a check of it would take many seconds. */
 export const MAX_CHECKED_BYTES = 512 * 1024;
-/** Ordinary programs are checked on up to this many threads (large ones on one of their own). */
-const ORDINARY_CHECKERS = 2;
+/** Ordinary programs are checked on up to this many threads (large ones on one of their own); a token has at most all but one. */
+const ORDINARY_CHECKERS = 3;
 
 /** The warning a program that runs unchecked gets, at its first line. */
 function unchecked(reason: string): Diagnostic {

@@ -1,10 +1,12 @@
 // A pool of checker threads: long-lived workers that each check one program at a time. The
-// waiting checks are taken one tenant (the token that sent the program) at a time, and a
-// tenant has at most one check running: a token that sends many programs, or one whose
-// check is slow, holds at most one worker, and another token's next program goes to the
-// other. Each check gets a budget from when it starts; past it the worker is ended (a new
-// one starts) and the program runs unchecked. Workers start with the first check (or when
-// the server warms the first), not at boot: a short-lived server never loads TypeScript.
+// waiting checks are taken one tenant (the token that sent the program) at a time, in turn,
+// and a tenant has at most all workers but one running: a token that sends many programs,
+// or slow ones, never holds every worker, so another token's next program always finds one
+// (at once, or after an ordinary check); alone, a token's programs are checked in parallel.
+// Each check gets a budget from when the worker begins it (a new worker's loading of
+// TypeScript is not counted); past it the worker is ended (a new one starts) and the
+// program runs unchecked. Workers start as checks need them (or when the server warms the
+// first), not at boot: a short-lived server never loads TypeScript.
 import { Worker } from 'node:worker_threads';
 import type { CheckerThreadData, CheckRequest, CheckResult } from './types';
 
@@ -16,10 +18,15 @@ export type CheckFailure = 'budget' | 'failed';
 export type WorkerReply = { id: number } & ({ ok: true; result: CheckResult } | { ok: false; failure: CheckFailure; message: string });
 /** Something the operator should know that is no check's answer (the code cache could not be written). */
 type WorkerNotice = { notice: string };
+/** The worker has begun the check (a new worker loads TypeScript first). */
+type WorkerStarted = { started: number };
+
+/** How long a new worker may take to load TypeScript and the libraries before its first check begins. */
+const WORKER_START_LIMIT_MS = 120_000;
 
 export interface CheckerThreadOptions extends CheckerThreadData {
   onNotice?: (message: string) => void;
-  /** Workers at most (default 1). */
+  /** Workers at most (default 1); with more than one, a tenant has at most all but one running. */
   workers?: number;
   /** A check's budget in ms (default CHECK_LIMIT_MS). */
   budgetMs?: number;
@@ -39,12 +46,14 @@ interface Slot {
 
 export class CheckerThread {
   private readonly slots: Slot[] = [];
-  /** Waiting checks per tenant with none running; a Map iterates in insertion order, so its first tenant is next. */
+  /** Waiting checks per tenant; a Map iterates in insertion order, so its first tenant is next (tenants go to the back when served). */
   private readonly waiting = new Map<string, Job[]>();
-  /** Tenants with a check running, and their checks that wait until it ends (then queue behind everyone waiting). */
-  private readonly busy = new Map<string, Job[]>();
+  /** Checks running per tenant. */
+  private readonly runningByTenant = new Map<string, number>();
   private nextId = 1;
   private readonly size: number;
+  /** Checks one tenant may have running at once. */
+  private readonly perTenant: number;
   private readonly budgetMs: number;
 
   constructor(
@@ -52,6 +61,7 @@ export class CheckerThread {
     private readonly options: CheckerThreadOptions = { codeCacheDirectory: null },
   ) {
     this.size = Math.max(1, options.workers ?? 1);
+    this.perTenant = Math.max(1, this.size - 1);
     this.budgetMs = options.budgetMs ?? CHECK_LIMIT_MS;
   }
 
@@ -71,36 +81,49 @@ export class CheckerThread {
     return this.slots.filter((slot) => slot.running).length;
   }
 
-  /** Checks are answered tenants taking turns, one running check per tenant. */
+  /** Checks are answered tenants taking turns, each with at most `perTenant` running. */
   ask(request: CheckRequest, tenant = ''): Promise<WorkerReply> {
     return new Promise((resolve) => {
       const job: Job = { id: this.nextId++, request, tenant, resolve };
-      const later = this.busy.get(tenant) ?? this.waiting.get(tenant);
-      if (later) later.push(job);
+      const queue = this.waiting.get(tenant);
+      if (queue) queue.push(job);
       else this.waiting.set(tenant, [job]);
       this.dispatch();
     });
   }
 
   private dispatch(): void {
-    while (this.waiting.size > 0) {
+    for (;;) {
+      let next: [string, Job[]] | undefined;
+      for (const entry of this.waiting) {
+        if ((this.runningByTenant.get(entry[0]) ?? 0) < this.perTenant) {
+          next = entry;
+          break;
+        }
+      }
+      if (!next) break;
       const slot = this.slots.find((s) => !s.running) ?? (this.slots.length < this.size ? this.startSlot() : null);
-      if (!slot) return;
-      const [tenant, jobs] = this.waiting.entries().next().value as [string, Job[]];
+      if (!slot) break;
+      const [tenant, jobs] = next;
       const job = jobs.shift()!;
+      // The tenant's other checks go to the back of the line, behind every tenant waiting now.
       this.waiting.delete(tenant);
-      this.busy.set(tenant, jobs);
-      const timer = setTimeout(() => {
-        // The worker is stuck on this check: it goes, and the next check starts a new one.
-        this.removeSlot(slot);
-        void slot.worker.terminate();
-        this.finish(slot, { id: job.id, ok: false, failure: 'budget', message: `its check did not finish within ${this.budgetMs / 1000} s` });
-      }, this.budgetMs);
-      slot.running = { job, timer };
+      if (jobs.length > 0) this.waiting.set(tenant, jobs);
+      this.runningByTenant.set(tenant, (this.runningByTenant.get(tenant) ?? 0) + 1);
+      slot.running = { job, timer: this.budgetTimer(slot, job, WORKER_START_LIMIT_MS) };
       slot.worker.ref();
       slot.worker.postMessage({ id: job.id, ...job.request });
     }
     for (const slot of this.slots) if (!slot.running) slot.worker.unref();
+  }
+
+  /** Ends the slot's worker when the check has not answered within `ms`: it goes, and the next check starts a new one. */
+  private budgetTimer(slot: Slot, job: Job, ms: number): NodeJS.Timeout {
+    return setTimeout(() => {
+      this.removeSlot(slot);
+      void slot.worker.terminate();
+      this.finish(slot, { id: job.id, ok: false, failure: 'budget', message: `its check did not finish within ${this.budgetMs / 1000} s` });
+    }, ms);
   }
 
   /** Answers the slot's running check (if the reply is its) and starts the next. */
@@ -110,10 +133,9 @@ export class CheckerThread {
     slot.running = null;
     clearTimeout(running.timer);
     const tenant = running.job.tenant;
-    const later = this.busy.get(tenant) ?? [];
-    this.busy.delete(tenant);
-    // The tenant's other checks go to the back of the line, behind every tenant that waited meanwhile.
-    if (later.length > 0) this.waiting.set(tenant, later);
+    const count = (this.runningByTenant.get(tenant) ?? 1) - 1;
+    if (count > 0) this.runningByTenant.set(tenant, count);
+    else this.runningByTenant.delete(tenant);
     running.job.resolve(reply);
     this.dispatch();
   }
@@ -128,9 +150,14 @@ export class CheckerThread {
     const worker = new Worker(this.file, { workerData, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
     const slot: Slot = { worker, running: null };
     this.slots.push(slot);
-    worker.on('message', (reply: WorkerReply | WorkerNotice) => {
+    worker.on('message', (reply: WorkerReply | WorkerNotice | WorkerStarted) => {
       if ('notice' in reply) this.options.onNotice?.(reply.notice);
-      else this.finish(slot, reply);
+      else if ('started' in reply) {
+        // The check itself has begun: its budget starts now.
+        if (slot.running?.job.id !== reply.started) return;
+        clearTimeout(slot.running.timer);
+        slot.running.timer = this.budgetTimer(slot, slot.running.job, this.budgetMs);
+      } else this.finish(slot, reply);
     });
     const failed = (message: string) => {
       this.removeSlot(slot);

@@ -48,6 +48,8 @@ export interface Limits {
   max_idempotency_size: number; // megabytes of recorded answers server-wide
   /** KiB past which a program is type-checked on the second checker thread (svc extension). */
   typecheck_large_program: number;
+  /** Seconds a type check may take before the program runs unchecked (svc extension). */
+  typecheck_budget: number;
   max_llm_tokens: number;
   max_execution_llm_tokens: number;
   max_llm_concurrency: number;

@@ -33,7 +33,7 @@ describe('type checks of large programs', () => {
   let server: TestServer;
   let other: string;
   before(async () => {
-    ({ server, other } = await startWithOther());
+    ({ server, other } = await startWithOther(['--typecheck-budget', '300']));
   });
   after(async () => {
     await server.stop();
@@ -66,7 +66,7 @@ describe('type checks of many programs from one token', () => {
   let other: string;
   before(async () => {
     // Every program here is an ordinary one: the turns are those of one checker thread.
-    ({ server, other } = await startWithOther(['--typecheck-large-program', '2048']));
+    ({ server, other } = await startWithOther(['--typecheck-large-program', '2048', '--typecheck-budget', '300']));
   });
   after(async () => {
     await server.stop();
