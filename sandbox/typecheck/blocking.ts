@@ -110,16 +110,28 @@ function typeDeclaredOutsideProgram(context: BlockingContext, type: TypeScript.T
   return declarations.every((declaration) => declaration.getSourceFile().fileName !== context.file.fileName);
 }
 
-/** An unannotated `let`/`var` or parameter of the program: its type is TypeScript's guess. */
+/**
+ * An unannotated parameter, or an unannotated `let`/`var` the program assigns again: its
+ * type is TypeScript's guess from a default or first value, and it may hold another.
+ */
 function isGuessedVariable(context: BlockingContext, identifier: TypeScript.Identifier): boolean {
   const { ts, checker } = context;
   const symbol = checker.getSymbolAtLocation(identifier);
   for (const declaration of symbol?.getDeclarations() ?? []) {
     if (declaration.getSourceFile().fileName !== context.file.fileName) continue;
     if (ts.isParameter(declaration) && !declaration.type) return true;
-    if (ts.isVariableDeclaration(declaration) && !declaration.type && ts.isVariableDeclarationList(declaration.parent) && !(declaration.parent.flags & ts.NodeFlags.Const)) return true;
+    if (ts.isVariableDeclaration(declaration) && !declaration.type && ts.isVariableDeclarationList(declaration.parent) && !(declaration.parent.flags & ts.NodeFlags.Const)) return isAssignedAgain(context, symbol!);
   }
   return false;
+}
+
+function isAssignedAgain(context: BlockingContext, symbol: TypeScript.Symbol): boolean {
+  const { ts, checker } = context;
+  const visit = (node: TypeScript.Node): boolean => {
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment && ts.isIdentifier(node.left) && checker.getSymbolAtLocation(node.left) === symbol) return true;
+    return ts.forEachChild(node, visit) ?? false;
+  };
+  return visit(context.file);
 }
 
 /**

@@ -185,6 +185,7 @@ describe('modes', () => {
       ['export function main() { return [1].fooBar(); }', /Property 'fooBar' does not exist on type 'number\[\]'/],
       ['export function main() { return fetch(); }', /Expected 1-2 arguments/],
       ['export function main() { return Math.floor.nope; }', /Property 'nope' does not exist/],
+      ['export async function main() { let reply = await fetch("https://example.com"); return reply.jsn(); }', /Property 'jsn' does not exist on type 'Response'/],
       ['export function main() { return undefinedThing(); }', /Cannot find name 'undefinedThing'/],
     ] as const;
     for (const [source, pattern] of blocked) {
