@@ -2,8 +2,9 @@
 // checked against are derived from TypeScript's own lib.webworker declarations for exactly
 // these names (and the types they refer to), as Deno derives its own (derive.ts). A runtime
 // that gains a global adds its line here and runs `npm run generate`; a member the runtime
-// does not have is listed under `omit` until it does (test/integration/declarations-runtime
-// compares both ways). svc's own globals (assert, its errors, navigator) are in svc.d.ts.
+// does not have is listed under `omit` until it does, and no longer once it does
+// (test/integration/declarations-runtime.test.ts compares both ways). svc's own globals
+// (assert, its errors, navigator) are in svc.d.ts.
 
 /** TypeScript's ECMAScript libraries programs are checked against: V8's built-ins up to ES2024, and the later ones svc provides (Set methods, iterator helpers, Array.fromAsync). */
 export const ES_LIBRARIES: readonly string[] = ['es2024', 'esnext.array', 'esnext.collection', 'esnext.iterator'];
