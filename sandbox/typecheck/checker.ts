@@ -101,7 +101,6 @@ class WarmChecker {
   private readonly options: TypeScript.CompilerOptions;
   /** Schemas are derived with null checks on, so `string | null` keeps its null in every mode. */
   private readonly schemaOptions: TypeScript.CompilerOptions;
-  private last: TypeScript.Program | undefined;
   /** `on` (not `strict`): only errors against svc's declarations block (blocking.ts); the rest are warnings. */
   private readonly lenient: boolean;
 
@@ -123,8 +122,9 @@ class WarmChecker {
   }
 
   check(source: string): CheckResult {
-    const built = this.program(source, this.options, this.last);
-    this.last = built;
+    // No old Program is passed or kept: the files are cached here anyway, and a kept Program
+    // (its whole type checker) cost memory per warm checker and made checks slower (GC).
+    const built = this.program(source, this.options, undefined);
     const ts = this.ts;
     const file = built.getSourceFile(PROGRAM_FILE)!;
     // Syntax errors are the compile step's (esbuild's messages, as before).
@@ -257,7 +257,7 @@ export function declaredGlobalValues(): Set<string> {
 
 /**
  * Bytes of declaration text the warm checkers of one thread hold at most: each keeps its
- * declarations parsed (about ten times the text) and its last Program, so Blueprints with
+ * declarations parsed (about ten times the text), so Blueprints with
  * large Packages evict the least recently used sooner than the count alone would.
  */
 export const WARM_DECLARATION_BYTES = 8 * 1024 * 1024;
