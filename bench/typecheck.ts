@@ -122,5 +122,14 @@ export async function measureTypecheck(): Promise<Record<string, string>> {
   const SETS = 10;
   for (let i = 0; i < SETS; i++) checkers.check({ source: agentProgram(), mode: 'on', set: declarationSet([...svc, `declare module "svc:bench${i}" { export const n: number; }`]) });
   rows['typecheck: heap per warm checker (declaration set), after GC (MiB)'] = ((heap() - base) / SETS / 1048576).toFixed(2);
+  // Bounded over any number of programs and Blueprints: thousands of distinct programs, then
+  // many declaration sets (the warm checkers are bounded by count and declaration bytes).
+  const bounded = new Checkers();
+  bounded.check({ source: agentProgram(), mode: 'on', set: declarationSet(svc) });
+  const start = heap();
+  for (let i = 0; i < 2_000; i++) bounded.check({ source: agentProgram(), mode: 'on', set: declarationSet(svc) });
+  const afterPrograms = heap();
+  for (let i = 0; i < 200; i++) bounded.check({ source: agentProgram(), mode: 'on', set: declarationSet([...svc, `declare module "@bench/p${i}" { export function f(a: string): number; }`]) });
+  rows['typecheck: checker heap after 1 set / +2,000 new programs / +200 declaration sets, after GC (MiB)'] = `${(start / 1048576).toFixed(1)} / ${(afterPrograms / 1048576).toFixed(1)} / ${(heap() / 1048576).toFixed(1)}`;
   return rows;
 }

@@ -9,6 +9,8 @@ import type TypeScript from 'typescript';
 import { typescript } from './compiler';
 import { PROGRAM_FILENAME, type Diagnostic, type DiagnosticNote } from '../contract';
 import { deriveSchema } from './schema';
+import { blocks } from './blocking';
+import { ES_LIBRARIES } from '../declarations/web-globals';
 import type { CheckRequest, CheckResult, DeclarationSet, SchemaEdit, TypecheckMode } from './types';
 
 const require = createRequire(import.meta.url);
@@ -17,10 +19,13 @@ export const MAX_DIAGNOSTICS = 20;
 const ROOT = '/__svc_typecheck__/';
 const PROGRAM_FILE = `${ROOT}${PROGRAM_FILENAME}`;
 
+/** The declarations svc gives (globals, web platform, modules, Packages, @mcp servers) live beside the program. */
+const isSvcDeclarationFile = (fileName: string) => fileName.startsWith(ROOT) && fileName !== PROGRAM_FILE;
+
 /** Codes the compile step reports better (a refused import, top-level await): the check steps aside. */
 const LEFT_TO_COMPILE = new Set([2307, 2792, 1375, 1378, 1431, 1432, 2875]);
 
-/** Library files (es2023 and what it references) and Temporal, parsed once per process. */
+/** Library files (ES_LIBRARIES and what they reference) and Temporal, parsed once per process. */
 let library: Map<string, TypeScript.SourceFile> | null = null;
 
 function libraryFiles(): Map<string, TypeScript.SourceFile> {
@@ -28,7 +33,7 @@ function libraryFiles(): Map<string, TypeScript.SourceFile> {
   const ts = typescript();
   const directory = path.dirname(require.resolve('typescript/lib/lib.es2023.d.ts'));
   const files = new Map<string, TypeScript.SourceFile>();
-  const pending = ['es2023'];
+  const pending = [...ES_LIBRARIES];
   while (pending.length > 0) {
     const name = pending.pop()!;
     const fileName = path.join(directory, `lib.${name}.d.ts`);
@@ -96,8 +101,7 @@ class WarmChecker {
   private readonly options: TypeScript.CompilerOptions;
   /** Schemas are derived with null checks on, so `string | null` keeps its null in every mode. */
   private readonly schemaOptions: TypeScript.CompilerOptions;
-  private last: TypeScript.Program | undefined;
-  /** `on` (not `strict`): JavaScript habits such as filling `const out = {}` property by property pass. */
+  /** `on` (not `strict`): only errors against svc's declarations block (blocking.ts); the rest are warnings. */
   private readonly lenient: boolean;
 
   constructor(
@@ -118,18 +122,24 @@ class WarmChecker {
   }
 
   check(source: string): CheckResult {
-    const built = this.program(source, this.options, this.last);
-    this.last = built;
+    // No old Program is passed or kept: the files are cached here anyway, and a kept Program
+    // (its whole type checker) cost memory per warm checker and made checks slower (GC).
+    const built = this.program(source, this.options, undefined);
     const ts = this.ts;
     const file = built.getSourceFile(PROGRAM_FILE)!;
     // Syntax errors are the compile step's (esbuild's messages, as before).
-    if (built.getSyntacticDiagnostics(file).length > 0) return { ok: true, edits: [] };
+    if (built.getSyntacticDiagnostics(file).length > 0) return { ok: true, edits: [], warnings: [] };
     const found = built.getSemanticDiagnostics(file);
-    if (found.some((d) => LEFT_TO_COMPILE.has(d.code))) return { ok: true, edits: [] };
-    const diagnostics = found.filter((d) => d.category === ts.DiagnosticCategory.Error && !(this.lenient && isLenientException(ts, d, file))).map((d) => toDiagnostic(ts, d, file));
+    if (found.some((d) => LEFT_TO_COMPILE.has(d.code))) return { ok: true, edits: [], warnings: [] };
+    const errors = found.filter((d) => d.category === ts.DiagnosticCategory.Error);
+    // `strict` blocks on every type error; `on` only on what certainly fails against svc's declarations (blocking.ts).
+    const context = this.lenient ? { ts, checker: built.getTypeChecker(), file, isSvcDeclarationFile } : null;
+    const blocking = context ? errors.filter((d) => blocks(context, d)) : errors;
+    const diagnostics = blocking.map((d) => toDiagnostic(ts, d, file));
     if (diagnostics.length > 0) return { ok: false, diagnostics: diagnostics.slice(0, MAX_DIAGNOSTICS) };
+    const warnings = errors.slice(0, MAX_DIAGNOSTICS).map((d) => ({ ...toDiagnostic(ts, d, file), severity: 'warning' as const }));
     // Cheap gate: without an import of svc:llm there is no typed call to derive a schema for.
-    if (!source.includes('svc:llm') || llmCallSites(ts, built.getTypeChecker(), file).length === 0) return { ok: true, edits: [] };
+    if (!source.includes('svc:llm') || llmCallSites(ts, built.getTypeChecker(), file).length === 0) return { ok: true, edits: [], warnings };
     const schemas = this.schemaOptions === this.options ? built : this.program(source, this.schemaOptions, undefined);
     const schemaFile = schemas.getSourceFile(PROGRAM_FILE)!;
     const checker = schemas.getTypeChecker();
@@ -151,7 +161,12 @@ class WarmChecker {
     }
     if (definitions.length > 0) edits.push({ offset: source.length, text: `\n${definitions.join('\n')}\n` });
     if (diagnostics.length > 0) return { ok: false, diagnostics: diagnostics.slice(0, MAX_DIAGNOSTICS) };
-    return { ok: true, edits };
+    return { ok: true, edits, warnings };
+  }
+
+  /** A Program over the declarations in scope for `source` (for questions about what is declared). */
+  programFor(source: string): TypeScript.Program {
+    return this.program(source, this.options, undefined);
   }
 
   /** A Program over the cached declaration files and a fresh parse of the program. */
@@ -174,32 +189,6 @@ class WarmChecker {
     };
     return ts.createProgram({ rootNames: this.roots, options, host, oldProgram });
   }
-}
-
-/** "'x' is possibly 'null'" and kin: null checks are `strict`'s (TypeScript still reports some, around `in`, without strictNullChecks). */
-const NULL_CHECKS = new Set([2531, 2532, 2533, 18047, 18048, 18049]);
-
-/**
- * What `on` lets through that `strict` reports: null checks, a cast the checker finds
- * unlikely (`x as T` is the agent's own assertion), `typeof` of an absent name, and "Property 'x' does not exist on type '{}'" (an object
- * built up property by property, as JavaScript does).
- */
-function isLenientException(ts: typeof TypeScript, d: TypeScript.Diagnostic, file: TypeScript.SourceFile): boolean {
-  if (d.code === 2352 || NULL_CHECKS.has(d.code)) return true;
-  // `typeof require`, `typeof process`: feature detection of a name that may not exist.
-  if ((d.code === 2304 || d.code === 2580 || d.code === 2591) && d.start !== undefined) {
-    const node = identifierAt(ts, file, d.start);
-    if (node?.parent && ts.isTypeOfExpression(node.parent)) return true;
-  }
-  return d.code === 2339 && /on type '\{\}'\.$/.test(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-}
-
-function identifierAt(ts: typeof TypeScript, file: TypeScript.SourceFile, offset: number): TypeScript.Node | undefined {
-  const descend = (node: TypeScript.Node): TypeScript.Node | undefined => {
-    if (ts.isIdentifier(node) && node.getStart(file) === offset) return node;
-    return ts.forEachChild(node, (child) => (child.pos <= offset && offset < child.end ? descend(child) : undefined));
-  };
-  return descend(file);
 }
 
 function position(file: TypeScript.SourceFile, offset: number): { line: number; column: number } {
@@ -257,20 +246,53 @@ function isInModule(ts: typeof TypeScript, node: TypeScript.Node, name: string):
   return false;
 }
 
-/** Warm checkers by declaration-set hash and mode; the least recently used go beyond the limit. */
-export class Checkers {
-  private readonly checkers = new Map<string, WarmChecker>();
+/** The names of every global value a program is checked against (the ES libraries, svc's globals and Temporal). */
+export function declaredGlobalValues(): Set<string> {
+  const ts = typescript();
+  const checker = new WarmChecker(ts, { hash: '', modules: [] }, 'on');
+  const program = checker.programFor('export {};');
+  const file = program.getSourceFile(PROGRAM_FILE)!;
+  return new Set(program.getTypeChecker().getSymbolsInScope(file, ts.SymbolFlags.Value).map((symbol) => symbol.name));
+}
 
-  constructor(private readonly limit = 16) {}
+/**
+ * Bytes of declaration text the warm checkers of one thread hold at most: each keeps its
+ * declarations parsed (about ten times the text), so Blueprints with
+ * large Packages evict the least recently used sooner than the count alone would.
+ */
+export const WARM_DECLARATION_BYTES = 8 * 1024 * 1024;
+
+/** Warm checkers by declaration-set hash and mode; the least recently used go beyond the count or byte limit. */
+export class Checkers {
+  private readonly checkers = new Map<string, { checker: WarmChecker; bytes: number }>();
+  private bytes = 0;
+
+  constructor(
+    private readonly limit = 16,
+    private readonly byteLimit = WARM_DECLARATION_BYTES,
+  ) {}
 
   check(request: CheckRequest): CheckResult {
     const key = `${request.set.hash}:${request.mode}`;
-    let checker = this.checkers.get(key);
-    if (checker) this.checkers.delete(key);
-    else checker = new WarmChecker(typescript(), request.set, request.mode);
-    this.checkers.set(key, checker);
-    if (this.checkers.size > this.limit) this.checkers.delete(this.checkers.keys().next().value as string);
-    return checker.check(request.source);
+    let entry = this.checkers.get(key);
+    if (entry) this.checkers.delete(key);
+    else {
+      entry = { checker: new WarmChecker(typescript(), request.set, request.mode), bytes: request.set.modules.reduce((sum, text) => sum + text.length, 0) };
+      this.bytes += entry.bytes;
+    }
+    this.checkers.set(key, entry);
+    // The checker just used stays, whatever its size.
+    while (this.checkers.size > 1 && (this.checkers.size > this.limit || this.bytes > this.byteLimit)) {
+      const [oldest, evicted] = this.checkers.entries().next().value as [string, { bytes: number }];
+      this.checkers.delete(oldest);
+      this.bytes -= evicted.bytes;
+    }
+    return entry.checker.check(request.source);
+  }
+
+  /** Declaration text the warm checkers hold (UTF-16 code units). */
+  get heldBytes(): number {
+    return this.bytes;
   }
 
   /** Loads TypeScript, the library files and the globals ahead of the first check. */

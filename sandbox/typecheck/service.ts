@@ -1,20 +1,21 @@
 // Type checks for the server and the CLI: results cached per (program, declaration set,
 // mode), so a repeated program is not checked again; checks themselves run in worker
-// threads when the built worker is present (in-process otherwise: tests under tsx): one
-// for ordinary programs and one of their own for large ones, which take seconds to check
-// and would otherwise hold every smaller program (any token's) behind them. On each thread
-// tenants take turns (thread.ts).
+// threads when the built worker is present (in-process otherwise: tests under tsx): a pool
+// of three for ordinary programs and one of their own for large ones, which take seconds to
+// check and would otherwise hold smaller programs behind them. Tenants take turns, each with
+// at most two checks running, so one token never holds every worker (thread.ts). A program past MAX_CHECKED_BYTES, or whose check passes
+// its budget or loses its worker, runs unchecked with a warning saying so: never a refusal.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import type { CompileErrorReport } from '../contract';
+import type { CompileErrorReport, Diagnostic } from '../contract';
 import { MAX_SOURCE_BYTES, renderCompileError, tooDeep } from '../compile';
 import { Checkers } from './checker';
 import { declarationSet } from './declarations';
-import { CheckerThread } from './thread';
+import { CheckerThread, type CheckFailure } from './thread';
 import type { CheckRequest, CheckResult, SchemaEdit, TypecheckMode } from './types';
 
 /** What a check answers: the source to compile (with derived schema arguments) or the compile error. */
-export type TypecheckOutcome = { ok: true; source: string } | { ok: false; error: CompileErrorReport };
+export type TypecheckOutcome = { ok: true; source: string; warnings: Diagnostic[] } | { ok: false; error: CompileErrorReport };
 
 export interface TypecheckInput {
   source: string;
@@ -30,6 +31,25 @@ export interface TypecheckInput {
 }
 
 const RESULT_CACHE_SIZE = 512;
+
+/** Past this many bytes (UTF-8) a program runs unchecked, with a warning: a check of it would take many seconds. */
+export const MAX_CHECKED_BYTES = 512 * 1024;
+/** Ordinary programs are checked on up to this many threads (large ones on one of their own); a token has at most all but one. */
+const ORDINARY_CHECKERS = 3;
+
+/** The warning a program that runs unchecked gets, at its first line. */
+function unchecked(reason: string): Diagnostic {
+  return { severity: 'warning', line: 1, column: 1, message: `not type-checked: ${reason}; the program runs unchecked` };
+}
+
+class CheckUnavailable extends Error {
+  constructor(
+    message: string,
+    readonly failure: CheckFailure,
+  ) {
+    super(message);
+  }
+}
 
 /** Default of `typecheck_large_program`, in KiB: larger programs are checked on the second thread. */
 export const DEFAULT_LARGE_PROGRAM_KIB = 64;
@@ -66,30 +86,35 @@ export class Typechecker {
   /** Programs over `largeProgramBytes`: started on the first such program. */
   private readonly largeThread: CheckerThread | null;
   private readonly largeProgramBytes: number;
+  private readonly maxCheckedBytes: number;
   private inProcess: Checkers | null = null;
   private warmTimer: NodeJS.Timeout | null = null;
 
   /**
    * `worker: false` checks in-process; `workerFile` names the built worker (benchmarks run
-   * from sources); `largeProgramBytes` (UTF-8) is where a program goes to the second thread;
+   * from sources); `largeProgramBytes` (UTF-8) is where a program goes to the large-program thread;
+   * `maxCheckedBytes` is where it is not checked at all; `budgetMs` is a check's time budget and
+   * `workers` the number of ordinary checker threads;
    * `codeCacheDirectory` keeps the compiler's code cache for the next checker thread
    * (compiler.ts), `onNotice` hears when it could not be written.
    */
-  constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number; codeCacheDirectory?: string; onNotice?: (message: string) => void } = {}) {
+  constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number; maxCheckedBytes?: number; budgetMs?: number; workers?: number; codeCacheDirectory?: string; onNotice?: (message: string) => void } = {}) {
     const file = options.worker === false ? null : (options.workerFile ?? workerFile());
     const threadOptions = { codeCacheDirectory: options.codeCacheDirectory ?? null, ...(options.onNotice ? { onNotice: options.onNotice } : {}) };
-    this.thread = file ? new CheckerThread(file, threadOptions) : null;
-    this.largeThread = file ? new CheckerThread(file, threadOptions) : null;
+    this.thread = file ? new CheckerThread(file, { ...threadOptions, workers: options.workers ?? ORDINARY_CHECKERS, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
+    this.largeThread = file ? new CheckerThread(file, { ...threadOptions, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
     this.largeProgramBytes = options.largeProgramBytes ?? DEFAULT_LARGE_PROGRAM_KIB * 1024;
+    this.maxCheckedBytes = options.maxCheckedBytes ?? MAX_CHECKED_BYTES;
   }
 
   async check(input: TypecheckInput): Promise<TypecheckOutcome> {
-    if (input.mode === 'off') return { ok: true, source: input.source };
+    if (input.mode === 'off') return { ok: true, source: input.source, warnings: [] };
     // A program the compile step refuses for its size or nesting never reaches the checker:
     // its compile error comes next, and the checker's own cost on such input is unbounded
     // (5,000 nested brackets held the one checker thread, and every other check, for 30 s).
     const bytes = Buffer.byteLength(input.source, 'utf8');
-    if (bytes > MAX_SOURCE_BYTES || tooDeep(input.source) !== null) return { ok: true, source: input.source };
+    if (bytes > MAX_SOURCE_BYTES || tooDeep(input.source) !== null) return { ok: true, source: input.source, warnings: [] };
+    if (bytes > this.maxCheckedBytes) return { ok: true, source: input.source, warnings: [unchecked(`the program is ${bytes} bytes, past the ${Math.floor(this.maxCheckedBytes / 1024)} KiB the checker takes`)] };
     const set = declarationSet(input.modules);
     const sourceHash = input.sourceHash ?? createHash('sha256').update(input.source, 'utf8').digest('hex');
     const key = `${sourceHash}:${set.hash}:${input.mode}`;
@@ -97,22 +122,25 @@ export class Typechecker {
     if (result) {
       this.results.delete(key);
     } else {
-      result = this.run({ source: input.source, mode: input.mode, set }, bytes > this.largeProgramBytes, input.tenant ?? '');
-      // A failed check is not kept: it may have been the worker, not the program.
-      void result.catch(() => this.results.delete(key));
+      result = this.run({ source: input.source, mode: input.mode, set }, bytes > this.largeProgramBytes, input.tenant ?? '').catch((error: unknown) => {
+        // A check past its budget is kept as such (the same program would take as long again);
+        // a failed worker is not: the next run of the program is checked again.
+        if (!(error instanceof CheckUnavailable && error.failure === 'budget')) this.results.delete(key);
+        throw error;
+      });
     }
     this.results.set(key, result);
     if (this.results.size > RESULT_CACHE_SIZE) this.results.delete(this.results.keys().next().value as string);
     let checked: CheckResult;
     try {
       checked = await (input.signal ? untilAborted(result, input.signal) : result);
-    } catch {
-      // The checker is a help, not a boundary: when it cannot answer (too slow, crashed) the
-      // program runs unchecked, as with `typecheck: off`, rather than not at all.
-      return { ok: true, source: input.source };
+    } catch (error) {
+      // The checker is a help, not a boundary: when it cannot answer (too slow, crashed, the
+      // server shutting down) the program runs unchecked, as with `typecheck: off`, and says so.
+      return { ok: true, source: input.source, warnings: [unchecked(error instanceof CheckUnavailable ? error.message : 'the server is shutting down')] };
     }
     if (!checked.ok) return { ok: false, error: { kind: 'compile_error', message: renderCompileError(checked.diagnostics, input.source), diagnostics: checked.diagnostics } };
-    return { ok: true, source: checked.edits.length > 0 ? applyEdits(input.source, checked.edits) : input.source };
+    return { ok: true, source: checked.edits.length > 0 ? applyEdits(input.source, checked.edits) : input.source, warnings: checked.warnings };
   }
 
   /**
@@ -127,6 +155,11 @@ export class Typechecker {
     this.warmTimer.unref();
   }
 
+  /** Checks running now on the checker threads (a status for tests). */
+  get running(): number {
+    return (this.thread?.running ?? 0) + (this.largeThread?.running ?? 0);
+  }
+
   /** Stops the workers, if they started (server shutdown; they are unref'd while idle, so this is tidiness). */
   async close(): Promise<void> {
     if (this.warmTimer) clearTimeout(this.warmTimer);
@@ -137,7 +170,7 @@ export class Typechecker {
     const thread = large ? this.largeThread : this.thread;
     if (!thread) return (this.inProcess ??= new Checkers()).check(request);
     const reply = await thread.ask(request, tenant);
-    if (!reply.ok) throw new Error(reply.message);
+    if (!reply.ok) throw new CheckUnavailable(reply.message, reply.failure);
     return reply.result;
   }
 }

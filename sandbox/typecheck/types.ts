@@ -1,7 +1,7 @@
 // The shapes of a type check: what is checked against what, and what comes back.
 import type { Diagnostic } from '../contract';
 
-/** `off` skips the check (today's behaviour); `on` is agent-friendly; `strict` adds null checks and implicit any. */
+/** `off` skips the check; `on` blocks only on errors against svc's declarations (the rest are warnings); `strict` blocks on every type error, with null checks and implicit any. */
 export type TypecheckMode = 'off' | 'on' | 'strict';
 
 /** The ambient declarations a Blueprint puts in scope (besides the globals), and their hash. */
@@ -24,7 +24,8 @@ export interface SchemaEdit {
   text: string;
 }
 
-export type CheckResult = { ok: true; edits: SchemaEdit[] } | { ok: false; diagnostics: Diagnostic[] };
+/** A passing check carries the type errors that do not block (severity `warning`, at most 20). */
+export type CheckResult = { ok: true; edits: SchemaEdit[]; warnings: Diagnostic[] } | { ok: false; diagnostics: Diagnostic[] };
 
 /** What a checker thread is started with. */
 export interface CheckerThreadData {

@@ -56,6 +56,8 @@ export interface Limits {
   max_idempotency_token_size: number;
   /** KiB past which a program is type-checked on the second checker thread (svc extension). */
   typecheck_large_program: number;
+  /** Seconds a type check may take before the program runs unchecked (svc extension). */
+  typecheck_budget: number;
   max_llm_tokens: number;
   /** Model tokens one token's runs spend together (svc extension; default max_llm_tokens). */
   max_llm_tokens_per_token: number;

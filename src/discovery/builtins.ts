@@ -126,6 +126,12 @@ function member(pathText: string): string | null {
   const candidates = [...(byName.get(owner) ?? []), ...(byName.get(`${owner}Constructor`) ?? [])];
   const found: string[] = [];
   for (const node of candidates) {
+    // `declare var Response: { json(...): Response; ... }`: the static side of a web-platform global (lib.webworker's form).
+    const literal = typescript().isVariableStatement(node) ? node.declarationList.declarations[0]?.type : undefined;
+    if (literal && typescript().isTypeLiteralNode(literal)) {
+      for (const m of literal.members) if (m.name?.getText() === memberName) found.push(`declare var ${owner}: {\n  ${m.getText()}\n};`);
+      continue;
+    }
     const members = typescript().isInterfaceDeclaration(node) || typescript().isClassDeclaration(node) ? node.members : [];
     for (const m of members) {
       if (m.name?.getText() === memberName) {

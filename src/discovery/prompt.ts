@@ -100,7 +100,8 @@ function sandboxPhrase(blueprint: Blueprint): string {
 
 function typecheckPhrase(blueprint: Blueprint, tools: ToolNames): string {
   if (blueprint.typecheck === 'off') return 'types are stripped, not checked.';
-  return `the program is type-checked first${blueprint.typecheck === 'strict' ? ' (strict: null checks and implicit any too)' : ''} against the declarations of the built-ins and of what it may import: a type error is a compile_error and nothing runs, so read signatures with ${tools.docs} first; untyped values (JSON, session values, untyped tool results) need no casts.`;
+  if (blueprint.typecheck === 'strict') return `the program is type-checked first (strict: null checks and implicit any too) against the declarations of the built-ins and of what it may import: any type error is a compile_error and nothing runs, so read signatures with ${tools.docs} first; untyped values (JSON, session values, untyped tool results) need no casts.`;
+  return `the program is type-checked first against the declarations of the built-ins and of what it may import. Only mistakes against those declarations are a compile_error (nothing runs): a name, import or export that does not exist, a member missing on a declared type (a misspelt function or tool, \`"s".lenght\`), arguments a declared function or tool cannot take, calling what is not callable; read signatures with ${tools.docs} first. Other type errors (plain JavaScript such as \`this.x = 1\` in a constructor, \`new Date() - start\`, fewer arguments to your own function) do not stop the run: they come back in \`warnings\`. Untyped values (JSON, session values, untyped tool results) need no casts.`;
 }
 
 export function executePrompt(blueprint: Blueprint, tools: ToolNames): string {

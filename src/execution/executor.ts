@@ -187,7 +187,7 @@ export class Executor {
     // `@mcp/<server>` Packages the program imports are discovered for this run only.
     const mcp = services.mcp ? await services.mcp.prepare(request.code) : null;
     const modules: ReadonlyMap<string, HostModule> = mcp?.modules.length ? new Map([...this.options.modules, ...mcp.modules.map((m) => [m.name, m] as const)]) : this.options.modules;
-    const warnings = mcp?.warnings ?? [];
+    const discoveryWarnings = mcp?.warnings ?? [];
     // Packages first: a run whose Packages cannot load does not start (nothing runs or is billed).
     let prepared: PreparedPackages | null = null;
     const listed = request.blueprint.packages ?? [];
@@ -198,12 +198,20 @@ export class Executor {
       if (!preparation.ok) {
         const error: ExecuteError = { kind: 'package_resolution', message: preparation.message };
         this.finish(base, { ...NO_USAGE, outcome: 'error', errorClass: 'package_resolution', wallMs: this.now() - started });
-        return executeResult(ids, null, [], error, warnings);
+        return executeResult(ids, null, [], error, discoveryWarnings);
       }
       prepared = preparation.value;
     }
-    // Type errors are compile errors; a passing check may add derived schema arguments (llm.call<T>).
-    const checked = await this.typecheck(request, base.source_hash, services, modules, prepared);
+    // Blocking type errors are compile errors; a passing check may add derived schema
+    // arguments (llm.call<T>). The program compiles beside its check (compiling has no side
+    // effects): a check that changes nothing finds the compile done or under way.
+    const unavailable = mcp?.unavailable ?? {};
+    const listedPackages = prepared?.listed ?? [];
+    const checking = this.typecheck(request, base.source_hash, services, modules, prepared);
+    const compiling = checking instanceof Promise ? this.compile(request.code, base.source_hash, services, modules, unavailable, listedPackages) : null;
+    // Its failure is reported by the awaited compile below, or not at all when the check refuses the program.
+    void compiling?.catch(() => {});
+    const checked = await checking;
     // Cancelled while it was checked or compiled (the shutdown grace ended, the requester
     // left): the answer is due now. A compile cannot be stopped, so it is not waited for
     // (it still fills the cache); the shutdown drops connections soon after its deadline.
@@ -211,12 +219,15 @@ export class Executor {
     const cancelledBeforeRun = () => {
       const error: ExecuteError = { kind: 'cancelled', message: 'cancelled: the run was stopped before it started (the server is shutting down, or the client went away)' };
       this.finish(base, { ...NO_USAGE, outcome: 'cancelled', errorClass: 'cancelled', wallMs: this.now() - started });
-      return executeResult(ids, null, [], error, warnings);
+      return executeResult(ids, null, [], error, discoveryWarnings);
     };
     if (cancellers.some((signal) => signal.aborted)) return cancelledBeforeRun();
     const source = checked.ok ? checked.source : request.code;
     const compiled = checked.ok
-      ? await untilCancelled(this.compile(source, source === request.code ? base.source_hash : sourceFacts(source).source_hash, services, modules, mcp?.unavailable ?? {}, prepared?.listed ?? []), cancellers)
+      ? await untilCancelled(
+          compiling && source === request.code ? compiling : this.compile(source, source === request.code ? base.source_hash : sourceFacts(source).source_hash, services, modules, unavailable, listedPackages),
+          cancellers,
+        )
       : checked;
     if (compiled === CANCELLED) return cancelledBeforeRun();
     if (!compiled.ok) {
@@ -224,7 +235,7 @@ export class Executor {
       const error: ExecuteError = { kind: 'compile_error', message: compiled.error.message, diagnostics: compiled.error.diagnostics };
       this.finish(base, { ...NO_USAGE, outcome: 'error', errorClass: 'compile_error', wallMs });
       reportRunFailure(request.entryPoint, error, request.code);
-      return executeResult(ids, null, [], error, warnings);
+      return executeResult(ids, null, [], error, discoveryWarnings);
     }
 
     const decisions = new RunDecisions(
@@ -301,7 +312,7 @@ export class Executor {
       wallMs: outcome.wallMs,
       tokens: runTokenUsage(services.models),
     });
-    const report = executeResult(ids, outcome.result, outcome.console, error, warnings);
+    const report = executeResult(ids, outcome.result, outcome.console, error, discoveryWarnings, checked.ok ? checked.warnings : []);
     if (outcome.lost) report.lost = true;
     return report;
   }
@@ -309,7 +320,7 @@ export class Executor {
   /** The program checked against exactly the declarations this run has in scope. */
   private typecheck(request: ExecutionRequest, sourceHash: string, services: RunServices, modules: ReadonlyMap<string, HostModule>, prepared: PreparedPackages | null) {
     const mode = request.blueprint.typecheck ?? 'on';
-    if (!this.options.typecheck || mode === 'off') return { ok: true as const, source: request.code };
+    if (!this.options.typecheck || mode === 'off') return { ok: true as const, source: request.code, warnings: [] };
     const inScope = this.availableModules(services, modules).map((name) => modules.get(name)!.declarations);
     return this.options.typecheck.check({ source: request.code, sourceHash, mode, modules: [...inScope, ...(prepared?.declarations ?? [])], signal: this.options.shutdown, tenant: request.principal });
   }

@@ -46,6 +46,13 @@ export type ExecuteError = z.infer<typeof ExecuteError>;
 // the named component itself nullable.
 const errorOrNull = z.union([ExecuteError, z.null()]);
 
+/** Type errors that did not block the run (`typecheck: on`), or why it ran unchecked: at most 20, present only when non-empty. */
+const Warnings = z
+  .array(CompileDiagnostic)
+  .max(20)
+  .optional()
+  .describe('Present only when non-empty: type errors that did not stop the run (severity warning; with typecheck: on only errors against svc\'s declarations block), or why the program ran unchecked. At most 20.');
+
 export const ExecuteResult = z
   .strictObject({
     execution_id: z.string(),
@@ -54,11 +61,12 @@ export const ExecuteResult = z
     console: z.array(z.string()),
     error: errorOrNull,
     discovery_warnings: z.array(z.string()).optional(),
+    warnings: Warnings,
   })
   .openapi('ExecuteResult');
 export type ExecuteResult = z.infer<typeof ExecuteResult>;
 
-export const LastRunRecord = z.strictObject({ result: z.string().nullable(), console: z.array(z.string()), error: errorOrNull }).openapi('LastRunRecord');
+export const LastRunRecord = z.strictObject({ result: z.string().nullable(), console: z.array(z.string()), error: errorOrNull, warnings: Warnings }).openapi('LastRunRecord');
 export type LastRunRecord = z.infer<typeof LastRunRecord>;
 
 /** The MCP execute tool's structured answer: the execute result without the session id (the MCP session carries it). */
@@ -85,8 +93,10 @@ export function executionIdOf(record: object): string | null {
   return recordRuns.get(record) ?? null;
 }
 
-export function executeResult(ids: { executionId: string; sessionId: string }, result: string | null, consoleLines: string[], error: ExecuteError | null, discoveryWarnings: string[] = []): ExecutionReport {
-  const lastRun = { result: error ? null : result, console: consoleLines, error };
+export function executeResult(ids: { executionId: string; sessionId: string }, result: string | null, consoleLines: string[], error: ExecuteError | null, discoveryWarnings: string[] = [], warnings: Diagnostic[] = []): ExecutionReport {
+  // Present only when non-empty.
+  const typeWarnings = warnings.length > 0 ? { warnings: warnings.slice(0, 20) } : {};
+  const lastRun: LastRunRecord = { result: error ? null : result, console: consoleLines, error, ...typeWarnings };
   recordRuns.set(lastRun, ids.executionId);
   return {
     response: {
@@ -98,6 +108,7 @@ export function executeResult(ids: { executionId: string; sessionId: string }, r
       error,
       // Present only when non-empty.
       ...(discoveryWarnings.length > 0 ? { discovery_warnings: [...discoveryWarnings] } : {}),
+      ...typeWarnings,
     },
     lastRun,
   };

@@ -224,7 +224,7 @@ export class McpEndpoint {
         const last = this.deps.sessions.lastRun(sessionId, actor);
         if (!last) return errorAnswer('no_previous_run', 'no run has been recorded in this session yet; run a program with svc__typescript__execute first');
         // src/sessions keeps the record's error untyped; it is the execute result's.
-        const body: ToolLastRun = { result: last.result, console: last.console, error: last.error as ExecuteError | null, execution_id: executionIdOf(last) };
+        const body: ToolLastRun = { result: last.result, console: last.console, error: last.error as ExecuteError | null, ...(last.warnings ? { warnings: last.warnings as ToolLastRun['warnings'] } : {}), execution_id: executionIdOf(last) };
         return { structured: body, text: JSON.stringify(body) };
       }
       case 'svc__files__read':
@@ -255,7 +255,7 @@ export class McpEndpoint {
         });
         if (report.lastRun) this.deps.sessions.recordLastRun(session.id, report.lastRun);
         const r = report.response;
-        const body: ToolExecuteResult = { result: r.result, console: r.console, error: r.error, execution_id: r.execution_id, ...(r.discovery_warnings ? { discovery_warnings: r.discovery_warnings } : {}) };
+        const body: ToolExecuteResult = { result: r.result, console: r.console, error: r.error, execution_id: r.execution_id, ...(r.discovery_warnings ? { discovery_warnings: r.discovery_warnings } : {}), ...(r.warnings ? { warnings: r.warnings } : {}) };
         // A run that ended with an error says so in `isError` too: MCP clients read it to tell failure from success.
         return { structured: body, text: JSON.stringify(body), ...(r.error ? { isError: true } : {}) };
       } finally {

@@ -20,6 +20,8 @@ export interface ServerState {
   openSessions: () => number;
   /** MCP sessions whose protocol state (transport and server objects) is held in memory. */
   mcpTransports?: () => number;
+  /** Type checks running now on the checker threads. */
+  typechecksRunning?: () => number;
   lookups: () => Record<string, number>;
   /** Server-wide token pools (svc:llm and svc:embedding budgets). */
   tokens: () => Record<'model_tokens' | 'embedding_tokens', { spent: number; reserved: number; budget: number }>;
@@ -107,6 +109,14 @@ export const metrics = {
   }),
   runnerSandboxLevel: new Gauge({ name: 'svc_runner_sandbox_level', help: 'How runner processes are confined: 1 for the level in force (full, partial, env-only), 0 for the others', labelNames: ['level'] as const, registers }),
   runnerSandboxFeature: new Gauge({ name: 'svc_runner_sandbox_feature', help: 'Runner confinement features: 1 in force, 0 missing (README "How a run is contained")', labelNames: ['feature'] as const, registers }),
+  typechecksRunning: new Gauge({
+    name: 'svc_typechecks_running',
+    help: 'Program type checks running now on the checker threads (each tenant has at most one)',
+    registers,
+    collect() {
+      if (state?.typechecksRunning) this.set(state.typechecksRunning());
+    },
+  }),
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),
   idempotencyReplays: new Counter({ name: 'svc_idempotency_replays_total', help: 'Session executes answered from the idempotency record without running', registers }),
   decisions: new Counter({ name: 'svc_decisions_total', help: 'Gated operations by decision source and decision (every decision, whatever logging.audit.allows writes)', labelNames: ['source', 'decision'] as const, registers }),

@@ -255,6 +255,7 @@ export async function boot(options: BootOptions): Promise<void> {
   // checks nothing never loads TypeScript); its warm checkers follow the declaration sets.
   const typecheck = new Typechecker({
     largeProgramBytes: settings.limits.typecheck_large_program * 1024,
+    budgetMs: settings.limits.typecheck_budget * 1000,
     codeCacheDirectory: settings.paths.codeCacheDir,
     onNotice: (message) => log.warn('svc_server::typecheck', message),
   });
@@ -363,6 +364,7 @@ export async function boot(options: BootOptions): Promise<void> {
     cpuSlots: () => pool.cpuSlots,
     openSessions: () => sessions.activeCount(),
     mcpTransports: () => mcp.transportCount,
+    typechecksRunning: () => typecheck.running,
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),
     connections: () => listener?.connections() ?? { authenticated: 0, unauthenticated: 0 },

@@ -10,6 +10,8 @@ export interface LastRun {
   result: string | null;
   console: string[];
   error: unknown;
+  /** Type errors that did not block the run; present only when non-empty. */
+  warnings?: unknown[];
 }
 
 /** Default of `max_last_run_memory`, in megabytes. */
@@ -43,13 +45,14 @@ export function retainedLastRun(record: LastRun): LastRun {
  */
 const RECORD_OVERHEAD_BYTES = 256;
 
-/** UTF-8 bytes a retained record holds (result, console lines and the error's JSON), plus its overhead. */
+/** UTF-8 bytes a retained record holds (result, console lines, the error's and warnings' JSON), plus its overhead. */
 export function lastRunBytes(record: LastRun): number {
   let bytes = RECORD_OVERHEAD_BYTES + (record.result === null ? 0 : Buffer.byteLength(record.result, 'utf8'));
   for (const line of record.console) bytes += Buffer.byteLength(line, 'utf8');
-  if (record.error !== null && record.error !== undefined) {
+  for (const part of [record.error, record.warnings]) {
+    if (part === null || part === undefined) continue;
     try {
-      bytes += Buffer.byteLength(JSON.stringify(record.error) ?? '', 'utf8');
+      bytes += Buffer.byteLength(JSON.stringify(part) ?? '', 'utf8');
     } catch {
       // An error the response could not have carried either; count nothing more.
     }

@@ -116,7 +116,7 @@ describe('MCP client Packages', () => {
     assert.ok(text.includes('declare module "@mcp/tracker" {'));
     assert.ok(text.includes("  /** Fetch one issue. Result typed from the tool's output schema. */\n  export function get_issue(args: { id: string; includeComments?: boolean }): { id: string; title: string; state: string | null };"), text);
     assert.ok(text.includes('  /** List teams. The server publishes no output schema: the result is unknown; inspect it before use. */\n  export function list_teams(args?: { first?: number }): unknown;'), text);
-    assert.ok(text.includes('  export function nothing(): unknown;'), text);
+    assert.ok(text.includes('  export function nothing(args?: Record<string, unknown>): unknown;'), text);
     assert.ok(text.includes('  export function mixed(args?: { where?: unknown; mode?: "fast" | "slow"; tags?: string[] }): unknown;'), text);
     assert.ok(text.includes('    "create-issue": (args: { title: string; teamId?: string }) => unknown;'), text);
     assert.ok(text.includes('    get_issue: typeof get_issue;'));
@@ -288,7 +288,7 @@ export function main() { try { secret_op(); return "sent"; } catch (e) { return 
     assert.deepEqual((search.structuredContent as { results: unknown[] }).results, [{ name: '@mcp/personal', description: "MCP server 'personal' (1 tool)", source: 'mcp' }]);
     const docs = await client.callTool({ name: 'svc__typescript__packages__docs', arguments: { name: '@mcp/personal' } });
     assert.equal(docs.structuredContent, undefined);
-    assert.match((docs.content as Array<{ text: string }>)[0].text, /export function whoami\(\): unknown;/);
+    assert.match((docs.content as Array<{ text: string }>)[0].text, /export function whoami\(args\?: Record<string, unknown>\): unknown;/);
     const executed = await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'import me from "@mcp/personal";\nimport t from "@mcp/tracker";\nexport function main() { return me.whoami(); }' } });
     const body = executed.structuredContent as { result: string; discovery_warnings?: string[] };
     assert.equal(body.result, 'it is you');

@@ -127,6 +127,12 @@ describe('type-checked programs', () => {
     assert.equal(calc.calls.length, 0);
   });
 
+  test('an import of an @mcp server the Blueprint does not declare is refused with the servers it does declare', async () => {
+    const json = await run(`import { add } from "@mcp/calculator";\nexport function main() { return add({ a: 1, b: 2 }); }\n`);
+    assert.equal(json.error?.kind, 'compile_error', JSON.stringify(json));
+    assert.match(json.error.message, /cannot import `@mcp\/calculator`.*declares no MCP server 'calculator'; its MCP servers: @mcp\/calc/);
+  });
+
   test('a misspelt field in an @mcp tool\'s argument object is a compile_error with help; no tool was called', async () => {
     const json = await run(`import { add, lookup } from "@mcp/calc";\nexport function main() { const first = add({ a: 1, b: 2 }); return lookup({ qeury: String(first.sum) }); }\n`);
     assertCompileError(json, /'qeury' does not exist in type '\{ query\?: string; \}'/);

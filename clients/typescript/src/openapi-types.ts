@@ -549,6 +549,21 @@ export interface components {
             console: string[];
             error: components["schemas"]["ExecuteError"] | null;
             discovery_warnings?: string[];
+            /** @description Present only when non-empty: type errors that did not stop the run (severity warning; with typecheck: on only errors against svc's declarations block), or why the program ran unchecked. At most 20. */
+            warnings?: {
+                /** @enum {string} */
+                severity: "error" | "warning";
+                line: number;
+                column: number;
+                message: string;
+                notes?: {
+                    line: number;
+                    column: number;
+                    message: string;
+                }[];
+                /** @description A suggested fix (the type checker's spelling suggestion) */
+                help?: string;
+            }[];
         };
         ExecuteError: {
             /** @enum {string} */
@@ -591,6 +606,21 @@ export interface components {
             result: string | null;
             console: string[];
             error: components["schemas"]["ExecuteError"] | null;
+            /** @description Present only when non-empty: type errors that did not stop the run (severity warning; with typecheck: on only errors against svc's declarations block), or why the program ran unchecked. At most 20. */
+            warnings?: {
+                /** @enum {string} */
+                severity: "error" | "warning";
+                line: number;
+                column: number;
+                message: string;
+                notes?: {
+                    line: number;
+                    column: number;
+                    message: string;
+                }[];
+                /** @description A suggested fix (the type checker's spelling suggestion) */
+                help?: string;
+            }[];
         };
         OneOffExecuteRequest: {
             code: string;

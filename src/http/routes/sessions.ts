@@ -95,7 +95,7 @@ export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependen
   serve(app, sessionRoutes.lastRun, (c) => {
     const record = deps.sessions.lastRun(c.req.param('id') ?? '', c.get('principal'));
     if (!record) return c.body(null, 404);
-    return c.json({ result: record.result, console: record.console, error: record.error });
+    return c.json({ result: record.result, console: record.console, error: record.error, ...(record.warnings ? { warnings: record.warnings } : {}) });
   });
 
   serve(app, sessionRoutes.delete, (c) => {

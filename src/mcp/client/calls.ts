@@ -96,6 +96,12 @@ export class McpRun {
     const catalogues = await Promise.all(servers.map((s) => this.options.discovery.catalogue(this.options.blueprint, s, this.options.scope)));
     const modules: HostModule[] = [];
     const unavailable: Record<string, string> = {};
+    // An `@mcp/` server the Blueprint does not declare: the refusal lists the ones it does.
+    const declared = Object.keys(this.options.blueprint.mcp).sort();
+    for (const m of source.matchAll(/["'`]@mcp\/([A-Za-z0-9_-]+)(?:\/async)?["'`]/g)) {
+      if (m[1] in this.options.blueprint.mcp) continue;
+      unavailable[m[0].slice(1, -1)] = declared.length > 0 ? `the Blueprint declares no MCP server '${m[1]}'; its MCP servers: ${declared.map((name) => `@mcp/${name}`).join(', ')}` : 'the Blueprint declares no MCP servers';
+    }
     for (const c of catalogues) {
       if (!c.ok) {
         unavailable[`@mcp/${c.server}`] = c.reason;

@@ -117,7 +117,9 @@ const RESULT_NOTES = {
 export function describeTool(tool: UpstreamTool): CatalogueTool {
   const input = isObject(tool.inputSchema) ? tool.inputSchema : {};
   const properties = isObject(input.properties) ? input.properties : {};
-  let parameters = '()';
+  // A tool with no properties still takes an argument object, as agents call every tool:
+  // `tool({})`. Without `additionalProperties: false` the server may read more fields.
+  let parameters = input.additionalProperties === false ? '(args?: Record<string, never>)' : '(args?: Record<string, unknown>)';
   let unknownInputs = false;
   if (Object.keys(properties).length > 0) {
     const rendered = objectType({ ...input, properties }, 0);

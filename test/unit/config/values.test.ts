@@ -88,6 +88,7 @@ describe('ranges', () => {
       max_idempotency_size: 1_024,
       max_idempotency_token_size: 1_024,
       typecheck_large_program: 64,
+      typecheck_budget: 10,
       max_llm_tokens: 20_000_000,
       max_llm_tokens_per_token: 20_000_000,
       max_execution_llm_tokens: 1_000_000,
@@ -120,7 +121,7 @@ describe('ranges', () => {
     refused({ argv: ['--max-execution-stack', '0'] }, /max execution stack must be at least 1 KiB, got 0/);
     assert.equal(settingsOf({ argv: ['--max-execution-stack', '16384'] }).limits.max_execution_stack, 16384);
   });
-  for (const key of ['max_execution_fuel', 'max_ephemeral_vfs_size', 'max_session_state_memory', 'max_last_run_memory', 'max_sessions_per_token', 'max_idempotency_records', 'max_idempotency_session_size', 'max_idempotency_size', 'typecheck_large_program', 'max_llm_tokens', 'max_execution_llm_tokens', 'max_llm_concurrency', 'max_embedding_tokens', 'max_execution_embedding_tokens', 'max_execution_embedding_requests', 'max_embedding_concurrency']) {
+  for (const key of ['max_execution_fuel', 'max_ephemeral_vfs_size', 'max_session_state_memory', 'max_last_run_memory', 'max_sessions_per_token', 'max_idempotency_records', 'max_idempotency_session_size', 'max_idempotency_size', 'typecheck_large_program', 'typecheck_budget', 'max_llm_tokens', 'max_execution_llm_tokens', 'max_llm_concurrency', 'max_embedding_tokens', 'max_execution_embedding_tokens', 'max_execution_embedding_requests', 'max_embedding_concurrency']) {
     test(`${key} must be at least 1`, () => {
       refused({ config: { [key]: 0 } }, new RegExp(`${key.replaceAll('_', ' ')} must be at least 1`));
     });

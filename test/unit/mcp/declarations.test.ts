@@ -40,11 +40,12 @@ test('schema to type: nesting past depth 12 becomes unknown', () => {
   assert.equal(schemaType(schema).lossy, true);
 });
 
-test('parameters: required properties give args, none required give args?, no properties give none', () => {
+test('parameters: required properties give args, none required give args?, no properties give an optional argument object', () => {
   assert.equal(describeTool({ name: 't', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } }).parameters, '(args: { id: string })');
   assert.equal(describeTool({ name: 't', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }).parameters, '(args?: { n?: number })');
-  assert.equal(describeTool({ name: 't', inputSchema: { type: 'object' } }).parameters, '()');
-  assert.equal(describeTool({ name: 't' }).parameters, '()');
+  assert.equal(describeTool({ name: 't', inputSchema: { type: 'object' } }).parameters, '(args?: Record<string, unknown>)');
+  assert.equal(describeTool({ name: 't', inputSchema: { type: 'object', additionalProperties: false } }).parameters, '(args?: Record<string, never>)');
+  assert.equal(describeTool({ name: 't' }).parameters, '(args?: Record<string, unknown>)');
 });
 
 test('names: identifiers are named exports; reserved words and other names are degraded; duplicates are both dropped', () => {
@@ -58,8 +59,8 @@ test('names: identifiers are named exports; reserved words and other names are d
     '@mcp/srv: 2 tools return unknown (output schemas missing or not representable); consult the docs',
   ]);
   const rendered = renderDeclarations('srv', tools);
-  assert.ok(rendered.includes('  export function a(): unknown;'));
-  assert.ok(rendered.includes('    "delete": () => unknown;'));
+  assert.ok(rendered.includes('  export function a(args?: Record<string, unknown>): unknown;'));
+  assert.ok(rendered.includes('    "delete": (args?: Record<string, unknown>) => unknown;'));
   assert.ok(!rendered.includes('export function delete'));
 });
 
