@@ -488,6 +488,12 @@ export interface components {
                     budget: number;
                 };
             };
+            runner_sandbox?: {
+                /** @enum {string} */
+                level: "full" | "partial" | "env-only";
+                features: string[];
+                missing: string[];
+            };
         };
         /** @description `error` is a stable code, `message` is for people; some routes add fields */
         Error: {

@@ -6,6 +6,7 @@ import { base64ToBytes } from '../encoding';
 import { blobBytes, Blob, File, FormData, formEntries, makeBlob } from './blob';
 import { bufferSourceCopy, concatBytes, toArrayBuffer, utf8Decode, utf8Encode } from './bytes';
 import { ArrayPrototypePush, JSONParse, JSONStringify, RegExpPrototypeExec, PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply, StringCtor, StringPrototypeIndexOf, StringPrototypeSlice, StringPrototypeSplit, StringPrototypeToLowerCase, StringPrototypeTrim, TypedArrayPrototypeSlice, Uint8ArrayCtor } from './primordials';
+import { structuredClone } from '../clone';
 import { drainNow, isDisturbed, isLocked, lockForever, readableRecord, readAll, ReadableStream, streamOfBytes, teeStream } from './streams';
 import type { Headers } from './headers';
 import { ObjectDefineProperty, SafeWeakMap } from '../primordials';
@@ -96,7 +97,7 @@ export function cloneBody(state: BodyState, what: string): BodyState {
   if (bodyUnusable(state)) throw new TypeError(`${what}: the body has already been read or is locked to a reader`);
   const source = state.source;
   if (!isStream(source)) return { source, used: false };
-  const branches = teeStream(source);
+  const branches = teeStream(source, (chunk) => structuredClone(chunk));
   state.source = branches[0];
   return { source: branches[1], used: false };
 }

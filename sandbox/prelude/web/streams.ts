@@ -6,7 +6,6 @@
 // No class body names its own class (the bundler would rename it `_ReadableStream`).
 import { ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, ReflectApply, StringCtor, SymbolAsyncIterator, SymbolIterator, TypedArrayPrototypeGetBuffer, TypedArrayPrototypeGetByteLength, TypedArrayPrototypeGetByteOffset, TypedArrayPrototypeSet, Uint8ArrayCtor, ArrayBufferCtor, DataViewCtor, ArrayBufferPrototypeGetByteLength } from './primordials';
 import { ArrayBufferIsView, SafeWeakMap, SafeWeakSet, isDataView, typedArrayKind, DataViewPrototypeGetBuffer, DataViewPrototypeGetByteLength, DataViewPrototypeGetByteOffset, ReflectConstruct } from '../primordials';
-import { structuredClone } from '../clone';
 import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
 const TOKEN = Symbol('stream internals');
@@ -1266,9 +1265,12 @@ function getAsyncIterator(value: unknown): { target: object; next: unknown } {
 }
 
 // --- what bodies need -----------------------------------------------------------------
-/** Two branches of a stream; the second gets structured clones of the chunks (Request/Response clone). */
-export function teeStream(stream: ReadableStream): [ReadableStream, ReadableStream] {
-  return tee(streams.get(stream)!, (chunk) => structuredClone(chunk));
+/**
+ * Two branches of a stream; the second gets `cloneChunk` of each chunk (Request/Response clone
+ * passes structuredClone: the caller brings it, since clone.ts reaches streams through Blob).
+ */
+export function teeStream(stream: ReadableStream, cloneChunk: (chunk: unknown) => unknown): [ReadableStream, ReadableStream] {
+  return tee(streams.get(stream)!, cloneChunk);
 }
 
 /** A body that has been read keeps its stream locked (the standard's "fully read" never releases its reader). */
