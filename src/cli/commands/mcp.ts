@@ -43,9 +43,15 @@ function redirectPort(io: CliIo): number {
   return port;
 }
 
-/** Waits on the loopback redirect for one callback carrying `state`; answers the browser. */
-function awaitCallback(port: number, state: string): Promise<string> {
-  return new Promise((resolve, reject) => {
+/**
+ * Waits on the loopback redirect for one callback carrying `state`; answers the browser.
+ * `listening` settles once the port is bound: the sign-in URL is shown only then, so a fast
+ * browser (or a test) never finds nothing listening.
+ */
+function awaitCallback(port: number, state: string): { answer: Promise<string>; listening: Promise<void> } {
+  let bound!: () => void;
+  const listening = new Promise<void>((resolve) => (bound = resolve));
+  const answer = new Promise<string>((resolve, reject) => {
     const server = http.createServer((req, res) => {
       const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
       if (url.pathname !== '/callback') return void res.writeHead(404).end();
@@ -77,8 +83,9 @@ function awaitCallback(port: number, state: string): Promise<string> {
     server.once('error', (error: NodeJS.ErrnoException) =>
       done(new CliError(`cannot listen on 127.0.0.1:${port} for the login answer (${error.code ?? error.message})`, 1, ['choose another port with SVC_OAUTH_REDIRECT_PORT'])),
     );
-    server.listen(port, '127.0.0.1');
+    server.listen(port, '127.0.0.1', () => bound());
   });
+  return { answer, listening: Promise.race([listening, answer.then(() => undefined)]) };
 }
 
 function openBrowser(url: string): void {
@@ -170,7 +177,8 @@ export function registerMcpCommands(root: Command, context: CliContext): void {
     url.searchParams.set('code_challenge_method', 'S256');
     url.searchParams.set('state', state);
     if (scopes?.length) url.searchParams.set('scope', scopes.join(' '));
-    const answer = awaitCallback(Number(new URL(redirectUri).port), state);
+    const { answer, listening } = awaitCallback(Number(new URL(redirectUri).port), state);
+    await listening;
     warn(io, `Open this URL to sign in to '${server}':\n  ${url.toString()}`);
     if (options.browser) openBrowser(url.toString());
     const code = await answer;
