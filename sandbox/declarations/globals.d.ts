@@ -30,6 +30,10 @@ interface RegExpConstructor {
   /** ES2025, provided by core-js (TypeScript's libraries do not declare it yet): `s` with every character that has a meaning in a pattern escaped. */
   escape(string: string): string;
 }
+interface RequestInit {
+  /** "half" for a streamed body (Fetch standard; TypeScript's library does not declare it yet). */
+  duplex?: "half";
+}
 
 // --- Web platform (derived from lib.webworker) ---
 /** Not provided by svc; declared empty because other declarations mention it. */
@@ -1468,6 +1472,8 @@ declare var ReadableStream: {
     new(underlyingSource: UnderlyingByteSource, strategy?: { highWaterMark?: number }): ReadableStream<Uint8Array<ArrayBuffer>>;
     new<R = any>(underlyingSource: UnderlyingDefaultSource<R>, strategy?: QueuingStrategy<R>): ReadableStream<R>;
     new<R = any>(underlyingSource?: UnderlyingSource<R>, strategy?: QueuingStrategy<R>): ReadableStream<R>;
+    /** A stream of the values of an iterable or async iterable (Streams standard; not yet in TypeScript's library). */
+    from<R>(asyncIterable: AsyncIterable<R> | Iterable<R | PromiseLike<R>>): ReadableStream<R>;
 };
 /**
  * The `ReadableStreamBYOBReader` interface of the Streams API defines a reader for a ReadableStream that supports zero-copy reading from an underlying byte source.

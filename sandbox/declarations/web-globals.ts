@@ -22,6 +22,8 @@ export interface WebGlobal {
   name: string;
   /** Members (static or instance, or of the interface a namespace-like global's type names) the runtime does not provide. */
   omit?: readonly string[];
+  /** Static members the runtime provides that the library does not declare yet (newer standards), as declaration text. */
+  addStatics?: readonly string[];
 }
 
 export const WEB_GLOBALS: readonly WebGlobal[] = [
@@ -46,7 +48,7 @@ export const WEB_GLOBALS: readonly WebGlobal[] = [
   { name: 'PerformanceMeasure' },
   { name: 'ProgressEvent' },
   { name: 'ReadableByteStreamController' },
-  { name: 'ReadableStream' },
+  { name: 'ReadableStream', addStatics: ['/** A stream of the values of an iterable or async iterable (Streams standard; not yet in TypeScript\'s library). */\n    from<R>(asyncIterable: AsyncIterable<R> | Iterable<R | PromiseLike<R>>): ReadableStream<R>;'] },
   { name: 'ReadableStreamBYOBReader' },
   { name: 'ReadableStreamBYOBRequest' },
   { name: 'ReadableStreamDefaultController' },
