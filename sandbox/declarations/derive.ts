@@ -114,15 +114,17 @@ export function deriveWebDeclarations(ts: typeof TypeScript, globals: readonly W
   }
 
   const out: string[] = STUB_TYPES.map((name) => `/** Not provided by svc; declared empty because other declarations mention it. */\ninterface ${name} {}`);
-  for (const statement of [...kept].sort((a, b) => order.get(a)! - order.get(b)!)) out.push(print(ts, statement, omitted, staticOmitted));
+  const added = new Map(globals.filter((g) => g.addStatics?.length).map((g) => [g.name, g.addStatics!]));
+  for (const statement of [...kept].sort((a, b) => order.get(a)! - order.get(b)!)) out.push(print(ts, statement, omitted, staticOmitted, added));
   return `${out.join('\n')}\n`;
 }
 
 /** The statement's text with its documentation, less its omitted members. */
-function print(ts: typeof TypeScript, statement: TypeScript.Statement, omitted: Map<string, Set<string>>, staticOmitted: Map<string, Set<string>>): string {
+function print(ts: typeof TypeScript, statement: TypeScript.Statement, omitted: Map<string, Set<string>>, staticOmitted: Map<string, Set<string>>, added: Map<string, readonly string[]>): string {
   const file = statement.getSourceFile();
   let members: TypeScript.NodeArray<TypeScript.TypeElement> | undefined;
   let drop: Set<string> | undefined;
+  let additions: readonly string[] = [];
   if (ts.isInterfaceDeclaration(statement)) {
     members = statement.members;
     drop = omitted.get(statement.name.text);
@@ -131,6 +133,7 @@ function print(ts: typeof TypeScript, statement: TypeScript.Statement, omitted: 
     if (declaration.type && ts.isTypeLiteralNode(declaration.type) && ts.isIdentifier(declaration.name)) {
       members = declaration.type.members;
       drop = staticOmitted.get(declaration.name.text);
+      additions = added.get(declaration.name.text) ?? [];
     }
   }
   const start = statement.getFullStart();
@@ -140,6 +143,12 @@ function print(ts: typeof TypeScript, statement: TypeScript.Statement, omitted: 
     if (!drop?.has(memberName(ts, member) ?? '')) continue;
     text += file.text.slice(at, member.getFullStart());
     at = member.getEnd();
+  }
+  // Added statics go after the library's last member, inside the type literal.
+  if (additions.length > 0 && members) {
+    text += file.text.slice(at, members.end);
+    at = members.end;
+    for (const addition of additions) text += `\n    ${addition}`;
   }
   text += file.text.slice(at, statement.getEnd());
   // The library's first statement carries its licence header: the generated file names its source once instead.

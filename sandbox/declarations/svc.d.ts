@@ -23,3 +23,11 @@ interface Navigator {
   readonly hardwareConcurrency: number;
 }
 declare var navigator: Navigator;
+interface RegExpConstructor {
+  /** ES2025, provided by core-js (TypeScript's libraries do not declare it yet): `s` with every character that has a meaning in a pattern escaped. */
+  escape(string: string): string;
+}
+interface RequestInit {
+  /** "half" for a streamed body (Fetch standard; TypeScript's library does not declare it yet). */
+  duplex?: "half";
+}

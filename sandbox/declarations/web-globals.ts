@@ -6,45 +6,79 @@
 // (test/integration/declarations-runtime.test.ts compares both ways). svc's own globals
 // (assert, its errors, navigator) are in svc.d.ts.
 
-/** TypeScript's ECMAScript libraries programs are checked against: V8's built-ins up to ES2024, and the later ones svc provides (Set methods, iterator helpers, Array.fromAsync). */
-export const ES_LIBRARIES: readonly string[] = ['es2024', 'esnext.array', 'esnext.collection', 'esnext.iterator'];
+/** TypeScript's ECMAScript libraries programs are checked against: V8's built-ins up to ES2024, and the later ones svc provides from core-js (Set methods, iterator helpers, Array.fromAsync, Promise.try; RegExp.escape, which TypeScript's libraries lack, is in svc.d.ts). */
+export const ES_LIBRARIES: readonly string[] = ['es2024', 'esnext.array', 'esnext.collection', 'esnext.iterator', 'esnext.promise'];
+
+/** Global values of those libraries the runtime removes (sandbox/prelude/globals.ts: no shared memory between runs); their types stay. */
+export const ES_ABSENT_VALUES: readonly string[] = ['SharedArrayBuffer', 'Atomics'];
+
+/** Members those libraries declare that V8 11.3 lacks and svc does not provide (ES2024's ArrayBuffer transfer). */
+export const ES_OMITTED_MEMBERS: Readonly<Record<string, readonly string[]>> = {
+  ArrayBuffer: ['detached', 'transfer', 'transferToFixedLength'],
+};
 
 export interface WebGlobal {
   /** The global's name, as lib.webworker declares it (a `declare var` or `declare function`). */
   name: string;
   /** Members (static or instance, or of the interface a namespace-like global's type names) the runtime does not provide. */
   omit?: readonly string[];
+  /** Static members the runtime provides that the library does not declare yet (newer standards), as declaration text. */
+  addStatics?: readonly string[];
 }
 
 export const WEB_GLOBALS: readonly WebGlobal[] = [
   { name: 'AbortController' },
   { name: 'AbortSignal' },
   { name: 'Blob' },
+  { name: 'ByteLengthQueuingStrategy' },
+  { name: 'CountQueuingStrategy' },
   { name: 'CryptoKey' },
-  { name: 'DOMException', omit: ['INDEX_SIZE_ERR', 'DOMSTRING_SIZE_ERR', 'HIERARCHY_REQUEST_ERR', 'WRONG_DOCUMENT_ERR', 'INVALID_CHARACTER_ERR', 'NO_DATA_ALLOWED_ERR', 'NO_MODIFICATION_ALLOWED_ERR', 'NOT_FOUND_ERR', 'NOT_SUPPORTED_ERR', 'INUSE_ATTRIBUTE_ERR', 'INVALID_STATE_ERR', 'SYNTAX_ERR', 'INVALID_MODIFICATION_ERR', 'NAMESPACE_ERR', 'INVALID_ACCESS_ERR', 'VALIDATION_ERR', 'TYPE_MISMATCH_ERR', 'SECURITY_ERR', 'NETWORK_ERR', 'ABORT_ERR', 'URL_MISMATCH_ERR', 'QUOTA_EXCEEDED_ERR', 'TIMEOUT_ERR', 'INVALID_NODE_TYPE_ERR', 'DATA_CLONE_ERR'] },
-  { name: 'Event', omit: ['NONE', 'CAPTURING_PHASE', 'AT_TARGET', 'BUBBLING_PHASE', 'bubbles', 'cancelBubble', 'cancelable', 'composed', 'eventPhase', 'isTrusted', 'returnValue', 'srcElement', 'timeStamp', 'composedPath', 'initEvent'] },
+  { name: 'CustomEvent' },
+  { name: 'DOMException' },
+  { name: 'ErrorEvent' },
+  { name: 'Event' },
   { name: 'EventTarget' },
   { name: 'File', omit: ['webkitRelativePath'] },
+  { name: 'FileReader' },
   { name: 'FormData' },
   { name: 'Headers' },
-  { name: 'ReadableStream', omit: ['pipeThrough', 'pipeTo', 'tee', 'values'] },
+  { name: 'Performance', omit: ['onresourcetimingbufferfull', 'clearResourceTimings', 'setResourceTimingBufferSize'] },
+  { name: 'PerformanceEntry' },
+  { name: 'PerformanceMark' },
+  { name: 'PerformanceMeasure' },
+  { name: 'ProgressEvent' },
+  { name: 'ReadableByteStreamController' },
+  { name: 'ReadableStream', addStatics: ['/** A stream of the values of an iterable or async iterable (Streams standard; not yet in TypeScript\'s library). */\n    from<R>(asyncIterable: AsyncIterable<R> | Iterable<R | PromiseLike<R>>): ReadableStream<R>;'] },
+  { name: 'ReadableStreamBYOBReader' },
+  { name: 'ReadableStreamBYOBRequest' },
   { name: 'ReadableStreamDefaultController' },
   { name: 'ReadableStreamDefaultReader' },
-  { name: 'Request', omit: ['cache', 'destination', 'integrity', 'keepalive', 'referrer', 'referrerPolicy'] },
+  { name: 'Request' },
   { name: 'Response' },
   { name: 'TextDecoder' },
-  { name: 'TextEncoder', omit: ['encodeInto'] },
-  { name: 'URL', omit: ['createObjectURL', 'parse', 'revokeObjectURL'] },
+  { name: 'TextDecoderStream' },
+  { name: 'TextEncoder' },
+  { name: 'TextEncoderStream' },
+  { name: 'TransformStream' },
+  { name: 'TransformStreamDefaultController' },
+  { name: 'URL', omit: ['createObjectURL', 'revokeObjectURL'] },
   { name: 'URLSearchParams' },
+  { name: 'WritableStream' },
+  { name: 'WritableStreamDefaultController' },
+  { name: 'WritableStreamDefaultWriter' },
+  { name: 'addEventListener' },
   { name: 'atob' },
   { name: 'btoa' },
   { name: 'clearInterval' },
   { name: 'clearTimeout' },
-  { name: 'console', omit: ['assert', 'clear', 'count', 'countReset', 'dir', 'dirxml', 'group', 'groupCollapsed', 'groupEnd', 'table', 'time', 'timeEnd', 'timeLog', 'timeStamp', 'trace'] },
+  { name: 'console' },
   { name: 'crypto' },
+  { name: 'dispatchEvent' },
   { name: 'fetch' },
-  { name: 'performance', omit: ['onresourcetimingbufferfull', 'clearMarks', 'clearMeasures', 'clearResourceTimings', 'getEntries', 'getEntriesByName', 'getEntriesByType', 'mark', 'measure', 'setResourceTimingBufferSize', 'addEventListener', 'removeEventListener'] },
+  { name: 'performance', omit: ['onresourcetimingbufferfull', 'clearResourceTimings', 'setResourceTimingBufferSize'] },
   { name: 'queueMicrotask' },
+  { name: 'removeEventListener' },
+  { name: 'reportError' },
   { name: 'setInterval' },
   { name: 'setTimeout' },
   { name: 'structuredClone' },
@@ -60,4 +94,4 @@ export const OMITTED_TYPE_MEMBERS: Readonly<Record<string, readonly string[]>> =
  * structuredClone transfer list, a canvas as an image source): declared empty, so the
  * declarations do not pull in canvas, WebGL, workers and media.
  */
-export const STUB_TYPES: readonly string[] = ['AudioData', 'ImageBitmap', 'MediaSourceHandle', 'MessagePort', 'OffscreenCanvas', 'RTCDataChannel', 'ServiceWorker', 'VideoFrame'];
+export const STUB_TYPES: readonly string[] = ['AudioData', 'DedicatedWorkerGlobalScope', 'ImageBitmap', 'MediaSourceHandle', 'MessagePort', 'OffscreenCanvas', 'RTCDataChannel', 'RTCTransformEvent', 'ServiceWorker', 'VideoFrame'];

@@ -1,6 +1,6 @@
 // The globals every program has: installed once per isolate, before any program, with the
 // built-ins that would escape fuel metering (WebAssembly, code from strings) taken away.
-import { ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, String_, StringPrototypeCharCodeAt, StringPrototypeRepeat } from './primordials';
+import { ObjectDefineProperty, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, String_, StringPrototypeCharCodeAt, StringPrototypeRepeat } from './primordials';
 import { installBuiltinStandIns } from './builtins';
 import { installErrorGlobals } from './errors';
 import { atob, btoa, TextDecoder, TextDecoderStream, TextEncoder, TextEncoderStream } from './encoding';
@@ -10,7 +10,12 @@ import { makeConsole } from './console';
 import { installWeb } from './web';
 import { getRandomValues, randomUUID } from './random';
 
-export const define = (name: string, value: unknown) => ObjectDefineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+export const define = (name: string, value: unknown) => {
+  // The bundler renames classes whose names collide (TextEncoder2) or that name themselves (_URL): a global constructor answers to its own name.
+  const capital = StringPrototypeCharCodeAt(name, 0) >= 65 && StringPrototypeCharCodeAt(name, 0) <= 90;
+  if (capital && typeof value === 'function' && value.name !== name && ObjectGetOwnPropertyDescriptor(value, 'name')?.configurable) ObjectDefineProperty(value, 'name', { value: name, configurable: true });
+  ObjectDefineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+};
 
 export function installGlobals(): void {
   installBuiltinStandIns();

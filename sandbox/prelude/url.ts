@@ -331,7 +331,7 @@ export class URL {
   static parse(url: string | URL, base?: string | URL): URL | null {
     if (arguments.length < 1) throw new TypeError_('URL.parse: the url argument is required');
     try {
-      return new URL(url, base);
+      return construct(url, base);
     } catch {
       return null;
     }
@@ -387,6 +387,10 @@ export class URL {
   get searchParams() { return this.#params; }
   toString() { return this.#parts.href; }
   toJSON() { return this.#parts.href; }
+}
+/** `new URL(...)` from outside the class body: a class that names itself is renamed by the bundler (`_URL` in .name and String()). */
+function construct(url: string | URL, base?: string | URL): URL {
+  return new URL(url, base);
 }
 ObjectDefineProperty(URL.prototype, Symbol.toStringTag, { value: 'URL', configurable: true });
 

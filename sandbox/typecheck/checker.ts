@@ -11,6 +11,7 @@ import { PROGRAM_FILENAME, type Diagnostic, type DiagnosticNote } from '../contr
 import { deriveSchema } from './schema';
 import { blocks } from './blocking';
 import { ES_LIBRARIES } from '../declarations/web-globals';
+import { trimLibrary } from '../declarations/es-library';
 import type { CheckRequest, CheckResult, DeclarationSet, SchemaEdit, TypecheckMode } from './types';
 
 const require = createRequire(import.meta.url);
@@ -38,7 +39,7 @@ function libraryFiles(): Map<string, TypeScript.SourceFile> {
     const name = pending.pop()!;
     const fileName = path.join(directory, `lib.${name}.d.ts`);
     if (files.has(fileName)) continue;
-    const file = ts.createSourceFile(fileName, fs.readFileSync(fileName, 'utf8'), ts.ScriptTarget.ES2022, false);
+    const file = ts.createSourceFile(fileName, trimLibrary(ts, fileName, fs.readFileSync(fileName, 'utf8')), ts.ScriptTarget.ES2022, false);
     files.set(fileName, file);
     for (const reference of file.libReferenceDirectives) pending.push(reference.fileName.toLowerCase());
   }
@@ -253,6 +254,28 @@ export function declaredGlobalValues(): Set<string> {
   const program = checker.programFor('export {};');
   const file = program.getSourceFile(PROGRAM_FILE)!;
   return new Set(program.getTypeChecker().getSymbolsInScope(file, ts.SymbolFlags.Value).map((symbol) => symbol.name));
+}
+
+/**
+ * Every global value with the property names its declared type gives (`statics`) and, for a
+ * constructor, the names its `prototype` property's type gives (`instance`); symbol-keyed
+ * members left out. For comparing the declarations with what an isolate really has.
+ */
+export function declaredGlobalMembers(): Map<string, { statics: string[]; instance: string[] }> {
+  const ts = typescript();
+  const checker = new WarmChecker(ts, { hash: '', modules: [] }, 'on');
+  const program = checker.programFor('export {};');
+  const file = program.getSourceFile(PROGRAM_FILE)!;
+  const types = program.getTypeChecker();
+  const names = (type: TypeScript.Type) => types.getPropertiesOfType(type).map((p) => p.name).filter((name) => !name.startsWith('__@'));
+  const out = new Map<string, { statics: string[]; instance: string[] }>();
+  for (const symbol of types.getSymbolsInScope(file, ts.SymbolFlags.Value)) {
+    const type = types.getTypeOfSymbolAtLocation(symbol, file);
+    const prototype = type.getProperty('prototype');
+    const instance = prototype ? names(types.getTypeOfSymbolAtLocation(prototype, file)) : [];
+    out.set(symbol.name, { statics: names(type).filter((name) => name !== 'prototype'), instance });
+  }
+  return out;
 }
 
 /**

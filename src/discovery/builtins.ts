@@ -1,24 +1,29 @@
 // Built-ins: the fixed catalogue of namespaces and types in scope without an import, and
-// their declarations, read from TypeScript's ES2023 library declarations, our own globals
-// (sandbox/declarations) and temporal-spec for Temporal.
+// their declarations, read from the TypeScript library declarations programs are checked
+// against (ES2024 and the later built-ins svc provides), our own globals
+// (sandbox/declarations, the web platform among them) and temporal-spec for Temporal.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type TypeScript from 'typescript';
+import { ES_LIBRARIES, WEB_GLOBALS } from '../../sandbox/declarations/web-globals';
+import { trimLibrary } from '../../sandbox/declarations/es-library';
 
 export const BUILTIN_NAMESPACES = ['Intl', 'JSON', 'Math', 'Reflect', 'Temporal', 'console', 'crypto', 'navigator', 'performance'];
-export const BUILTIN_TYPES = [
-  'AbortController', 'AbortSignal', 'AggregateError', 'Array', 'ArrayBuffer', 'Awaited', 'BigInt', 'BigInt64Array', 'BigUint64Array', 'Blob', 'Boolean', 'CryptoKey',
-  'DOMException', 'DataView', 'Date', 'Error', 'EvalError', 'Event', 'EventTarget', 'Exclude', 'Extract', 'File', 'FinalizationRegistry', 'Float32Array', 'Float64Array',
-  'FormData', 'Function', 'Headers', 'Int16Array', 'Int32Array', 'Int8Array', 'Map', 'NonNullable', 'Number', 'Object', 'Omit', 'Parameters', 'Partial',
-  'PermissionDeniedError', 'Pick', 'Promise', 'Proxy', 'QuotaExceededError', 'RangeError', 'ReadableStream', 'Readonly', 'Record', 'ReferenceError', 'RegExp', 'Request',
-  'Required', 'Response', 'ReturnType', 'Set', 'String', 'Symbol', 'SyntaxError', 'TextDecoder', 'TextEncoder', 'TypeError', 'URIError', 'URL', 'URLSearchParams',
-  'Uint16Array', 'Uint32Array', 'Uint8Array', 'Uint8ClampedArray', 'WeakMap', 'WeakRef', 'WeakSet',
+/** The ECMAScript types and svc's own error classes (the web platform's come from its table, WEB_GLOBALS). */
+const LANGUAGE_TYPES = [
+  'AggregateError', 'Array', 'ArrayBuffer', 'Awaited', 'BigInt', 'BigInt64Array', 'BigUint64Array', 'Boolean', 'DataView', 'Date', 'Error', 'EvalError', 'Exclude',
+  'Extract', 'FinalizationRegistry', 'Float32Array', 'Float64Array', 'Function', 'Int16Array', 'Int32Array', 'Int8Array', 'Iterator', 'Map', 'NonNullable', 'Number',
+  'Object', 'Omit', 'Parameters', 'Partial', 'PermissionDeniedError', 'Pick', 'Promise', 'Proxy', 'QuotaExceededError', 'RangeError', 'Readonly', 'Record',
+  'ReferenceError', 'RegExp', 'Required', 'ReturnType', 'Set', 'String', 'Symbol', 'SyntaxError', 'TypeError', 'URIError', 'Uint16Array', 'Uint32Array', 'Uint8Array',
+  'Uint8ClampedArray', 'WeakMap', 'WeakRef', 'WeakSet',
 ];
+const isTypeName = (name: string) => name[0] >= 'A' && name[0] <= 'Z';
+export const BUILTIN_TYPES = [...LANGUAGE_TYPES, ...WEB_GLOBALS.map((g) => g.name).filter(isTypeName)].sort();
 /** Answered by builtins-docs though not listed. */
 /** The global functions a program calls without an import (the web platform's among them). */
-export const BUILTIN_FUNCTIONS = ['assert', 'atob', 'btoa', 'structuredClone', 'fetch', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI'];
-export const BUILTIN_VALUES = ['assert', 'atob', 'btoa', 'structuredClone', 'fetch', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI', 'globalThis', 'NaN', 'Infinity', 'undefined'];
+export const BUILTIN_FUNCTIONS = ['assert', 'atob', 'btoa', 'structuredClone', 'fetch', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'addEventListener', 'removeEventListener', 'dispatchEvent', 'reportError', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI'];
+export const BUILTIN_VALUES = ['assert', 'atob', 'btoa', 'structuredClone', 'fetch', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'addEventListener', 'removeEventListener', 'dispatchEvent', 'reportError', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI', 'globalThis', 'NaN', 'Infinity', 'undefined'];
 
 const require = createRequire(import.meta.url);
 // TypeScript is large: load it on the first declarations lookup, not at server start.
@@ -43,12 +48,19 @@ interface Indexed {
 
 let index: Indexed | null = null;
 
-function libFiles(): string[] {
+/** The ECMAScript library files programs are checked against (ES_LIBRARIES and what they reference), as the checker trims them. */
+function libFiles(): Array<{ file: string; content: string }> {
   const dir = path.dirname(require.resolve('typescript/lib/lib.es5.d.ts'));
-  return fs
-    .readdirSync(dir)
-    .filter((f) => /^lib\.es(5|20(1[5-9]|2[0-3]))(\.[a-z.]+)?\.d\.ts$/.test(f) && !f.includes('.full.'))
-    .map((f) => path.join(dir, f));
+  const out = new Map<string, string>();
+  const pending = [...ES_LIBRARIES];
+  while (pending.length > 0) {
+    const file = path.join(dir, `lib.${pending.pop()!}.d.ts`);
+    if (out.has(file)) continue;
+    const content = trimLibrary(typescript(), file, fs.readFileSync(file, 'utf8'));
+    out.set(file, content);
+    for (const reference of typescript().preProcessFile(content, true, true).libReferenceDirectives) pending.push(reference.fileName.toLowerCase());
+  }
+  return [...out].map(([file, content]) => ({ file, content }));
 }
 
 function nameOf(node: TypeScript.Node): string | null {
@@ -77,6 +89,11 @@ function load(): Indexed {
           }
           continue;
         }
+        // `declare global { ... }` (lib.esnext.iterator is a module): its declarations are globals.
+        if (typescript().isModuleDeclaration(statement) && statement.name.getText() === 'global' && statement.body && typescript().isModuleBlock(statement.body)) {
+          visit(statement.body.statements);
+          continue;
+        }
         const name = nameOf(statement);
         if (!name) continue;
         byName.set(name, [...(byName.get(name) ?? []), statement]);
@@ -85,7 +102,7 @@ function load(): Indexed {
     };
     visit(source.statements);
   };
-  for (const file of libFiles()) add(file, fs.readFileSync(file, 'utf8'));
+  for (const { file, content } of libFiles()) add(file, content);
   add('globals.d.ts', fs.readFileSync(repoFile('sandbox', 'declarations', 'globals.d.ts'), 'utf8'));
   // temporal-polyfill's types come from temporal-spec (its dependency); its exports hide the .d.ts path.
   add('temporal.d.ts', fs.readFileSync(path.join(path.dirname(require.resolve('temporal-spec')), 'index.d.ts'), 'utf8'), 'Temporal');

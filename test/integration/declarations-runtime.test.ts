@@ -11,12 +11,13 @@ import path from 'node:path';
 import ts from 'typescript';
 import { registerBlueprint } from '../support/sessions';
 import { repoRoot, startServer, type TestServer } from '../harness';
-import { declaredGlobalValues } from '../../sandbox/typecheck/checker';
+import { declaredGlobalMembers, declaredGlobalValues } from '../../sandbox/typecheck/checker';
 import { OMITTED_TYPE_MEMBERS, WEB_GLOBALS } from '../../sandbox/declarations/web-globals';
 import { globalsSource } from '../../scripts/declarations';
 
 /** Every global's own names, its static chain's and (a constructor) its prototype chain's, or (an object) its prototype chain's. */
 const ENUMERATE = `export function main() {
+  // Naming Temporal here has the runner install it, as for any program that uses it.
   const chain = (start, stop) => { const names = []; for (let o = start; o && o !== stop; o = Object.getPrototypeOf(o)) names.push(...Object.getOwnPropertyNames(o)); return names; };
   const out = {};
   for (const name of Object.getOwnPropertyNames(globalThis)) {
@@ -27,11 +28,21 @@ const ENUMERATE = `export function main() {
   }
   // Interfaces reached through a global: crypto.subtle.
   out["crypto.subtle"] = { statics: chain(crypto.subtle, Object.prototype), instance: [] };
+  // Attributes that live on each instance rather than the prototype (isTrusted is [LegacyUnforgeable]; lastIndex and stack are own data properties).
+  const own = { Event: new Event("x"), RegExp: /x/, TextDecoderStream: new TextDecoderStream(), TextEncoderStream: new TextEncoderStream(), AggregateError: new AggregateError([], "x", { cause: 1 }) };
+  for (const name of ["Error", "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError"]) own[name] = new globalThis[name]("x", { cause: 1 });
+  for (const [name, instance] of Object.entries(own)) out[name].instance.push(...Object.getOwnPropertyNames(instance));
+  // What every object and function inherits (the chains above stop short of them).
+  out["Object.prototype"] = { statics: Object.getOwnPropertyNames(Object.prototype), instance: [] };
+  out["Function.prototype"] = { statics: Object.getOwnPropertyNames(Function.prototype), instance: [] };
   return out;
 }`;
 
 /** Names V8 has that TypeScript's libraries do not declare as globals (Annex B, engine internals). */
 const UNDECLARED_BY_DESIGN = new Set<string>([]);
+
+/** Globals whose members are not compared: globalThis (its members are the globals, compared one by one) and the primitives. */
+const NOT_COMPARED = new Set(['globalThis', 'NaN', 'Infinity', 'undefined']);
 
 interface Declared {
   statics: string[];
@@ -113,6 +124,39 @@ describe('declarations and the runtime', () => {
       for (const member of members.instance) if (!found.instance.includes(member)) problems.push(`${name}.prototype.${member}`);
     }
     assert.deepEqual(problems, [], `declared but absent at run time (list them under \`omit\` in web-globals.ts until the runtime has them): ${problems.join(', ')}`);
+  });
+
+  test('every member the ECMAScript declarations (and Temporal) give exists at run time: no built-in is declared that the engine and core-js lack', () => {
+    // Members TypeScript declares that no object has: the abstract Iterator's next/return/throw, a function's own prototype.
+    const abstract = new Set(['Iterator.prototype.next', 'Iterator.prototype.return', 'Iterator.prototype.throw', 'Function.prototype.prototype']);
+    const web = new Set([...WEB_GLOBALS.map((g) => g.name), 'assert', 'PermissionDeniedError', 'QuotaExceededError', 'navigator']);
+    const inherited = new Set([...runtime['Object.prototype'].statics, ...runtime['Function.prototype'].statics]);
+    const problems: string[] = [];
+    for (const [name, members] of declaredGlobalMembers()) {
+      if (web.has(name) || NOT_COMPARED.has(name)) continue;
+      const found = runtime[name];
+      if (!found) {
+        problems.push(`${name}: declared, absent at run time`);
+        continue;
+      }
+      for (const member of members.statics) if (!found.statics.includes(member) && !inherited.has(member)) problems.push(`${name}.${member}`);
+      for (const member of members.instance) if (!found.instance.includes(member) && !inherited.has(member)) problems.push(`${name}.prototype.${member}`);
+    }
+    problems.splice(0, problems.length, ...problems.filter((p) => !abstract.has(p)));
+    assert.deepEqual(problems, [], `declared but absent at run time (narrow ES_LIBRARIES in web-globals.ts, or provide them in sandbox/prelude/builtins.ts): ${problems.join(', ')}`);
+  });
+
+  test('the ES2024 and later built-ins the runtime provides are declared', () => {
+    const declared = declaredGlobalMembers();
+    const expected: Array<[string, 'statics' | 'instance', string]> = [
+      ['Object', 'statics', 'groupBy'], ['Map', 'statics', 'groupBy'], ['Promise', 'statics', 'withResolvers'], ['Promise', 'statics', 'try'],
+      ['Array', 'statics', 'fromAsync'], ['RegExp', 'statics', 'escape'], ['Iterator', 'statics', 'from'],
+      ...['union', 'intersection', 'difference', 'symmetricDifference', 'isSubsetOf', 'isSupersetOf', 'isDisjointFrom'].map((m): [string, 'instance', string] => ['Set', 'instance', m]),
+    ];
+    const problems = expected.filter(([name, side, member]) => runtime[name]?.[side].includes(member) && !declared.get(name)?.[side].includes(member)).map(([name, side, member]) => `${name}${side === 'instance' ? '.prototype' : ''}.${member}`);
+    const absent = expected.filter(([name, side, member]) => !runtime[name]?.[side].includes(member)).map(([name, , member]) => `${name}: ${member}`);
+    assert.deepEqual(absent, [], 'the runtime should provide these');
+    assert.deepEqual(problems, [], `provided at run time, not declared: ${problems.join(', ')}`);
   });
 
   test('no member the runtime provides stays omitted from the declarations (the omit lists stay true)', () => {

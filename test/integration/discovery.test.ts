@@ -136,6 +136,16 @@ describe('discovery', () => {
     assert.match(docs[4].declarations, /digest\(/);
   });
 
+  test('the ES2024 and later built-ins and the newer web globals are listed and documented; what the runtime lacks is not', async () => {
+    const list = (await get('/v1/blueprints/nothing/builtins')).json;
+    for (const name of ['Iterator', 'WritableStream', 'TransformStream', 'TextDecoderStream', 'CustomEvent', 'FileReader', 'PerformanceMark', 'CountQueuingStrategy']) assert.ok(list.types.includes(name), name);
+    for (const name of ['addEventListener', 'reportError']) assert.ok(list.functions.includes(name), name);
+    const names = ['Object.groupBy', 'Promise.withResolvers', 'Promise.try', 'Set.prototype.union', 'Array.fromAsync', 'Iterator.from', 'ReadableStream.from', 'addEventListener', 'ArrayBuffer.prototype.transfer'];
+    const docs = (await get(`/v1/blueprints/nothing/builtins/docs?${names.map((n) => `name=${n}`).join('&')}`)).json.results;
+    for (const [i, pattern] of [/groupBy</, /withResolvers</, /try</, /union</, /fromAsync</, /from</, /from</, /function addEventListener/].entries()) assert.match(docs[i].declarations ?? '', pattern, names[i]);
+    assert.equal(docs[8].declarations, undefined, 'ArrayBuffer.prototype.transfer is not in V8 11.3 nor provided');
+  });
+
   test('lookups are counted in /v1/status', async () => {
     // Counts its own lookups, whatever other tests did before it.
     const lookups = async () => (await server.request('GET', '/v1/status')).json.lookups as Record<string, number>;

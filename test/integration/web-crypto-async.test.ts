@@ -19,7 +19,7 @@ before(async () => {
   holding = http.createServer(() => void held++);
   await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
   server = await startServer({ runners: 1, args: ['--allow-localhost'], config: { max_host_calls_in_flight: 2 } });
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ntypecheck: off\nallow_insecure_http: true\ndefault: allow\n' } });
+  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\nallow_insecure_http: true\ndefault: allow\n' } });
   assert.ok(created.status < 300, created.text);
 });
 after(async () => {

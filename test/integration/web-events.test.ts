@@ -10,7 +10,7 @@ let server: TestServer;
 before(async () => {
   server = await startServer({ runners: 1 });
   // Wrong arguments are sent on purpose (the runtime's own validation is tested): no type check.
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ntypecheck: off\n' } });
+  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\n' } });
   assert.ok(created.status < 300, created.text);
 });
 after(async () => server.stop());
@@ -52,6 +52,7 @@ test('listeners: capture first, handleEvent objects, once, passive ignores preve
     const dispatched = cancel.dispatchEvent(canceled);
     const custom = new CustomEvent('c', { detail: { n: 1 } });
     let noType = ''; try { new Event(); } catch (e) { noType = e.name; }
+    // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
     let badSignal = ''; try { t.addEventListener('x', () => {}, { signal: {} }); } catch (e) { badSignal = e.name; }
     return { log, notCanceled, after: [first.eventPhase, first.currentTarget, first.composedPath().length, first.target === t, first.isTrusted],
       canceled: [dispatched, canceled.defaultPrevented], detail: custom.detail, noType, badSignal,

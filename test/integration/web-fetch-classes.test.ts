@@ -10,7 +10,7 @@ let server: TestServer;
 before(async () => {
   server = await startServer({ runners: 1 });
   // Wrong arguments are sent on purpose (the runtime's own validation is tested): no type check.
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ntypecheck: off\n' } });
+  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\n' } });
   assert.ok(created.status < 300, created.text);
 });
 after(async () => server.stop());
@@ -25,10 +25,11 @@ async function result(code: string): Promise<any> {
 test('Headers: null and non-object inits throw, set-cookie is not combined, custom iterators, whitespace and byte validation, live iteration', async () => {
   const r = await result(`export function main() {
     const errors = [];
+    // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
     for (const init of [null, 5, [['a']], { 'bad name': 'x' }, [['a', 'b\\u0100']]]) { try { new Headers(init); errors.push('ok'); } catch (e) { errors.push(e.name); } }
     const h = new Headers();
     h.append('Set-Cookie', 'a=1'); h.append('set-cookie', 'b=2'); h.append('X', ' \\t v \\n');
-    const pairs = [['k', 'v']];
+    const pairs: [string, string][] = [['k', 'v']];
     pairs[Symbol.iterator] = function* () { yield ['custom', 'yes']; };
     const live = new Headers({ a: '1', c: '3' });
     const seen = [];
@@ -78,6 +79,7 @@ test('Request: standard attributes, enum validation, a signal that follows the g
     controller.abort('stop');
     const errors = [];
     for (const init of [{ mode: 'navigate' }, { cache: 'bogus' }, { credentials: 'x' }, { cache: 'only-if-cached' }, { method: 'GET', body: 'x' }, { body: new ReadableStream(), method: 'POST' }]) {
+      // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
       try { new Request('https://api.test/', init); errors.push('ok'); } catch (e) { errors.push(e.name); }
     }
     let credentials = ''; try { new Request('https://user:pw@api.test/'); } catch (e) { credentials = e.name; }
@@ -97,6 +99,7 @@ test('Request: standard attributes, enum validation, a signal that follows the g
 test('Blob and File per the File API, and FileReader with its events', async () => {
   const r = await result(`export async function main() {
     const errors = [];
+    // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
     for (const make of [() => new Blob('abc'), () => new Blob([], { endings: 'bad' }), () => new Blob([], 5), () => new File(['x'])]) { try { make(); errors.push('ok'); } catch (e) { errors.push(e.name); } }
     const file = new File(['a', new Uint8Array([98]), new Blob(['c'])], 'f.txt', { type: 'Text/Plain', lastModified: 41.9 });
     const native = await new Blob(['a\\r\\nb\\rc'], { endings: 'native' }).text();

@@ -80,3 +80,21 @@ test('discovery lists and documents the web globals; the prompt says fetch and s
   assert.match(prompt, /Network \(`svc:http` and `fetch`\)/);
   assert.ok(!/no `require`, `process`, `fetch`/.test(prompt));
 });
+
+test("every constructor global carries its own name (not the bundler's _Name), in .name and in String()", async () => {
+  const code = `export function main() {
+  const wrong = [];
+  for (const key of Object.getOwnPropertyNames(globalThis)) {
+    const value = (globalThis as any)[key];
+    if (typeof value !== 'function' || !/^[A-Z]/.test(key) || typeof value.prototype !== 'object') continue;
+    const text = Function.prototype.toString.call(value);
+    if (value.name !== key || text.includes('_' + key)) wrong.push(key + ': ' + value.name + ' / ' + text.slice(0, 40));
+  }
+  return { wrong, checked: Object.getOwnPropertyNames(globalThis).filter((k) => /^[A-Z]/.test(k) && typeof (globalThis as any)[k] === 'function').length };
+}`;
+  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code } });
+  assert.equal(reply.json.error, null, JSON.stringify(reply.json.error));
+  const { wrong, checked } = JSON.parse(reply.json.result);
+  assert.deepEqual(wrong, []);
+  assert.ok(checked > 60, `only ${checked} constructor globals`);
+});

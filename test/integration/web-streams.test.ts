@@ -10,7 +10,7 @@ let server: TestServer;
 before(async () => {
   server = await startServer({ runners: 1 });
   // Wrong arguments are sent on purpose (the runtime's own validation is tested): no type check.
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ntypecheck: off\n' } });
+  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\n' } });
   assert.ok(created.status < 300, created.text);
 });
 after(async () => server.stop());
@@ -36,6 +36,7 @@ test('ReadableStream.from (async and sync iterables), for await, values({ preven
     const fromGenerator = ReadableStream.from(generator).getReader(); await fromGenerator.read(); await fromGenerator.cancel('enough');
     const [left, right] = ReadableStream.from(['x', 'y']).tee();
     const l = [], rr = []; for await (const x of left) l.push(x); for await (const x of right) rr.push(x);
+    // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
     let notIterable = ''; try { ReadableStream.from(5); } catch (e) { notIterable = e.name; }
     return { fromAsync, fromSync, rest, canceledLocked: canceled.locked, returned, tee: [l, rr], notIterable };
   }`);
@@ -110,6 +111,7 @@ test('WritableStream: writes in order, back-pressure on writer.ready/desiredSize
     const w = failing.getWriter();
     let writeError = ''; try { await w.write('x'); } catch (e) { writeError = e.message; }
     let closedError = ''; try { await w.closed; } catch (e) { closedError = e.message; }
+    // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
     let badType = ''; try { new WritableStream({ type: 'bytes' }); } catch (e) { badType = e.name; }
     return { written, sizes, abortReason, writeError, closedError, badType };
   }`);
@@ -136,7 +138,9 @@ test('TransformStream, pipeThrough and pipeTo: transform/flush, preventClose, er
     const pending = never.pipeTo(new WritableStream(), { signal: controller.signal });
     controller.abort('stop');
     let aborted = ''; try { await pending; } catch (e) { aborted = e; }
+    // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
     let badSignal = ''; try { await ReadableStream.from([]).pipeTo(new WritableStream(), { signal: {} }); } catch (e) { badSignal = e.name; }
+    // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
     let badDest = ''; try { await ReadableStream.from([]).pipeTo({}); } catch (e) { badDest = e.name; }
     const terminated = new TransformStream({ start(c) { c.enqueue('only'); c.terminate(); } });
     const t = []; for await (const x of terminated.readable) t.push(x);
@@ -149,14 +153,19 @@ test('constructor validation and queuing strategies', async () => {
   const r = await result(`export function main() {
     const errors = [];
     const attempts = [
+      // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
       () => new ReadableStream({ type: 'nope' }), () => new ReadableStream({}, { highWaterMark: -1 }), () => new ReadableStream({}, { highWaterMark: NaN }),
+      // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
       () => new ReadableStream({ start: 5 }), () => new ReadableStream(5), () => new ReadableStream({ type: 'bytes' }, { size() { return 1; } }),
+      // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
       () => new WritableStream({ write: 'x' }), () => new TransformStream({ readableType: 'bytes' }), () => new CountQueuingStrategy(), () => new ByteLengthQueuingStrategy({}),
+      // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
       () => new ReadableStreamDefaultReader({}), () => new ReadableStreamDefaultController(),
     ];
     for (const attempt of attempts) { try { attempt(); errors.push('ok'); } catch (e) { errors.push(e.name); } }
     const bytes = new ByteLengthQueuingStrategy({ highWaterMark: 16 });
     const count = new CountQueuingStrategy({ highWaterMark: 4 });
+    // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
     return { errors, bytes: [bytes.highWaterMark, bytes.size(new Uint8Array(5))], count: [count.highWaterMark, count.size(), count.size === new CountQueuingStrategy({ highWaterMark: 1 }).size],
       tags: [String(new ReadableStream()), String(new WritableStream()), String(new TransformStream())] };
   }`);

@@ -1,8 +1,8 @@
 // The text-side web platform through the real server: encodings (labels, utf-16, the
 // single-byte encodings, fatal, streaming, encodeInto), DOMException, atob/btoa errors,
 // URL setters and statics, URLSearchParams decoding, the console namespace, and the
-// ES2024+ built-ins the engine lacks. Programs run with `typecheck: off` (the
-// declarations for the new members are the checker's work).
+// ES2024+ built-ins the engine lacks. Programs are type-checked (the default), so the
+// declarations of these members are exercised too.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../harness';
@@ -10,7 +10,7 @@ import { startServer, type TestServer } from '../harness';
 let server: TestServer;
 before(async () => {
   server = await startServer({ runners: 1 });
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\nvfs: none\ntypecheck: off\n' } });
+  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\nvfs: none\n' } });
   assert.equal(created.status, 200, created.text);
 });
 after(async () => server?.stop());
@@ -147,6 +147,7 @@ describe('console', () => {
   test('console is a namespace object with its @@toStringTag; labels convert with toString and rethrow', async () => {
     const value = await run(`
       let thrown;
+      // @ts-expect-error: a deliberately invalid argument, probing the runtime's validation
       try { console.count({ toString() { throw new RangeError('label'); } }); } catch (e) { thrown = e.name; }
       return { tag: Object.prototype.toString.call(console), protoKeys: Object.getOwnPropertyNames(Object.getPrototypeOf(console)).length, methods: ['trace', 'dirxml', 'groupCollapsed', 'timeLog'].every((m) => typeof console[m] === 'function'), thrown };`);
     assert.deepEqual(value, { tag: '[object console]', protoKeys: 0, methods: true, thrown: 'RangeError' });
@@ -185,7 +186,7 @@ describe('performance and WebCrypto errors', () => {
       return {
         target: performance instanceof EventTarget, tag: Object.prototype.toString.call(performance),
         duration: measure.duration, start: measure.startTime, marks: performance.getEntriesByType('mark').map((m) => m.name),
-        detail: performance.getEntriesByName('a')[0].detail, missing, now: performance.now() >= 0 && performance.now() < 60000,
+        detail: (performance.getEntriesByName('a')[0] as PerformanceMark).detail, missing, now: performance.now() >= 0 && performance.now() < 60000,
         cleared: (performance.clearMarks(), performance.getEntries().map((e) => e.entryType)),
       };`);
     assert.deepEqual(value, { target: true, tag: '[object Performance]', duration: 7, start: 5, marks: ['a', 'b'], detail: { step: 1 }, missing: 'SyntaxError', now: true, cleared: ['measure'] });

@@ -7,6 +7,7 @@
 // waits for the harness (or its own deadline) and returns every subtest's outcome.
 import fs from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 import type { TestServer } from '../harness';
 
 export interface SubtestOutcome {
@@ -112,15 +113,49 @@ function dataFiles(root: string, file: string, source: string, into: Map<string,
 }
 
 /**
- * Names a script assigns at its top level without declaring them (\`x = [];\`): in the
- * browser's sloppy scripts that makes a global, in our module it would throw, so the
- * prologue makes the globals first.
+ * Names the scripts assign without declaring them anywhere in scope (`x = [];` at the top
+ * level or inside a function, `[a, b] = ...`, `for (k in o)`, `n++`): in the browser's
+ * sloppy scripts that makes a global, in our module it throws. TypeScript's binder resolves
+ * each assigned identifier over the whole program; the ones that resolve to nothing are
+ * made globals by the prologue (those the isolate already has are left alone).
  */
 function undeclaredAssignments(source: string): string[] {
-  const declared = new Set<string>();
-  for (const match of source.matchAll(/(?:var|let|const|function|class)\s+([A-Za-z_$][\w$]*)/g)) declared.add(match[1]);
+  const name = '/wpt-program.js';
+  const file = ts.createSourceFile(name, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const host: ts.CompilerHost = {
+    getSourceFile: (fileName) => (fileName === name ? file : undefined),
+    getDefaultLibFileName: () => 'lib.d.ts',
+    writeFile: () => {},
+    getCurrentDirectory: () => '/',
+    getCanonicalFileName: (fileName) => fileName,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => '\n',
+    fileExists: (fileName) => fileName === name,
+    readFile: () => undefined,
+  };
+  const checker = ts.createProgram({ rootNames: [name], options: { allowJs: true, noLib: true, noResolve: true, types: [] }, host }).getTypeChecker();
   const out = new Set<string>();
-  for (const match of source.matchAll(/^\s*([A-Za-z_$][\w$]*)\s*=[^=>]/gm)) if (!declared.has(match[1])) out.add(match[1]);
+  const target = (node: ts.Node): void => {
+    if (ts.isIdentifier(node)) {
+      if (!checker.getSymbolAtLocation(node)) out.add(node.text);
+    } else if (ts.isArrayLiteralExpression(node)) node.elements.forEach(target);
+    else if (ts.isObjectLiteralExpression(node)) {
+      for (const property of node.properties) {
+        if (ts.isShorthandPropertyAssignment(property)) target(property.name);
+        else if (ts.isPropertyAssignment(property)) target(property.initializer);
+        else if (ts.isSpreadAssignment(property)) target(property.expression);
+      }
+    } else if (ts.isSpreadElement(node)) target(node.expression);
+    else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken) target(node.left);
+    else if (ts.isParenthesizedExpression(node)) target(node.expression);
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) target(node.left);
+    else if ((ts.isForInStatement(node) || ts.isForOfStatement(node)) && !ts.isVariableDeclarationList(node.initializer)) target(node.initializer);
+    else if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)) target(node.operand);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
   return [...out];
 }
 
@@ -136,7 +171,8 @@ export function buildProgram(root: string, file: string): string {
     parts.push(`// ---- ${script}\n${text}`);
   }
   dataFiles(root, file, source, data);
-  const sloppyGlobals = undeclaredAssignments([...parts, source].join('\n'));
+  const harness = fs.readFileSync(path.join(root, 'resources/testharness.js'), 'utf8');
+  const sloppyGlobals = undeclaredAssignments([harness, ...parts, source].join('\n'));
   // The WPT server's origin is where a browser would load the file from; tests read
   // location.search (test variants) and location.href (relative URLs).
   const href = `http://web-platform.test:8000/${file}`;
@@ -144,7 +180,7 @@ export function buildProgram(root: string, file: string): string {
 globalThis.self = globalThis;
 globalThis.location = { href: ${JSON.stringify(href)}, origin: 'http://web-platform.test:8000', protocol: 'http:', host: 'web-platform.test:8000', hostname: 'web-platform.test', port: '8000', pathname: ${JSON.stringify('/' + file)}, search: '', hash: '', toString() { return this.href; } };
 globalThis.GLOBAL = { isWindow: () => false, isWorker: () => false, isShadowRealm: () => false };
-for (const name of ${JSON.stringify(sloppyGlobals)}) globalThis[name] = undefined;
+for (const name of ${JSON.stringify(sloppyGlobals)}) if (!(name in globalThis)) globalThis[name] = undefined;
 const __wptData = ${JSON.stringify(Object.fromEntries(data))};
 const __wptFetch = globalThis.fetch;
 globalThis.fetch = function (input, init) {
@@ -153,7 +189,6 @@ globalThis.fetch = function (input, init) {
   return __wptFetch.apply(this, arguments);
 };
 `;
-  const harness = fs.readFileSync(path.join(root, 'resources/testharness.js'), 'utf8');
   const reporter = `// ---- svc WPT reporter
 const __wptResults = [];
 let __wptFinished;

@@ -1,7 +1,7 @@
 // TransformStream per the WHATWG Streams standard (with transformer.cancel), and the two
 // queuing strategies. A TransformStream is a WritableStream and a ReadableStream joined by
 // the transformer; back-pressure on the readable side holds the writes.
-import { ReflectApply } from './primordials';
+import { ObjectDefineProperty, ReflectApply } from './primordials';
 import { SafeWeakMap } from '../primordials';
 import { callback, deferred, dictionary, promiseCall, rejected, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred } from './stream-kit';
 import { canCloseOrEnqueue, controllerClose, controllerEnqueue, controllerError, createReadable, desiredSize, readableRecord, shouldCallPull, type ControllerRecord, type ReadableStream, type StreamRecord } from './streams';
@@ -250,6 +250,8 @@ export class TransformStream {
     return 'TransformStream';
   }
 }
+// The encoding library names the global TransformStream, so the bundler renames this class (TransformStream2); it is frozen before define() could fix its name.
+ObjectDefineProperty(TransformStream, 'name', { value: 'TransformStream', configurable: true });
 
 // --- queuing strategies ---------------------------------------------------------------
 function markOf(init: unknown, what: string): number {
