@@ -1,11 +1,13 @@
-// A pool of checker threads: long-lived workers that each check one program at a time. The
-// waiting checks are taken one tenant (the token that sent the program) at a time, in turn,
-// and a tenant has at most all workers but one running: a token that sends many programs,
-// or slow ones, never holds every worker, so another token's next program always finds one
-// (at once, or after an ordinary check); alone, a token's programs are checked in parallel.
-// Each check gets a budget from when the worker begins it (a new worker's loading of
-// TypeScript is not counted); past it the worker is ended (a new one starts) and the
-// program runs unchecked. Workers start as checks need them (or when the server warms the
+// A pool of checker threads: long-lived workers that each take one batch at a time: a
+// program, or a tenant's waiting programs of one declaration set and mode (BATCH_LIMIT),
+// checked one after another in one Program. The waiting checks are taken one tenant (the
+// token that sent the program) at a time, in turn, and a tenant has at most all workers but
+// one running: a token that sends many programs, or slow ones, never holds every worker, so
+// another token's next program always finds one (at once, or after an ordinary batch);
+// alone, a token's programs are checked in parallel. Each check gets a budget from when the
+// worker begins it (a new worker's loading of TypeScript is not counted); past it the worker
+// is ended (a new one starts), the program runs unchecked and the rest of its batch waits
+// at the front of its tenant's line. Workers start as checks need them (or when the server warms the
 // first), not at boot: a short-lived server never loads TypeScript.
 import { Worker } from 'node:worker_threads';
 import { batchable } from './checker';
