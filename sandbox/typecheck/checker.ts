@@ -12,7 +12,7 @@ import { deriveSchema } from './schema';
 import { blocks } from './blocking';
 import { ES_LIBRARIES } from '../declarations/web-globals';
 import { trimLibrary } from '../declarations/es-library';
-import type { CheckRequest, CheckResult, DeclarationSet, SchemaEdit, TypecheckMode } from './types';
+import type { CheckBatch, CheckRequest, CheckResult, DeclarationSet, SchemaEdit, TypecheckMode } from './types';
 
 const require = createRequire(import.meta.url);
 
@@ -21,10 +21,20 @@ const ROOT = '/__svc_typecheck__/';
 const PROGRAM_FILE = `${ROOT}${PROGRAM_FILENAME}`;
 
 /** The declarations svc gives (globals, web platform, modules, Packages, @mcp servers) live beside the program. */
-const isSvcDeclarationFile = (fileName: string) => fileName.startsWith(ROOT) && fileName !== PROGRAM_FILE;
+const isSvcDeclarationFile = (fileName: string) => fileName.startsWith(ROOT) && fileName.endsWith('.d.ts');
 
 /** Codes the compile step reports better (a refused import, top-level await): the check steps aside. */
 const LEFT_TO_COMPILE = new Set([2307, 2792, 1375, 1378, 1431, 1432, 2875]);
+
+/**
+ * Whether a program may share a Program with others (WarmChecker.checkMany): each is its own
+ * module, so only what a module can put in the global scope or into another module
+ * (`declare global`, `declare module "…"` augmentations) would reach the others; a program
+ * with either is checked alone.
+ */
+export function batchable(source: string): boolean {
+  return !/\bdeclare\s+(?:global|module)\b/.test(source);
+}
 
 /** Library files (ES_LIBRARIES and what they reference) and Temporal, parsed once per process. */
 let library: Map<string, TypeScript.SourceFile> | null = null;
@@ -119,15 +129,46 @@ class WarmChecker {
       const fileName = `${ROOT}declarations${index}.d.ts`;
       this.files.set(fileName, ts.createSourceFile(fileName, permissive(text), ts.ScriptTarget.ES2022, false));
     });
-    this.roots = [PROGRAM_FILE, ...this.files.keys()];
+    this.roots = [...this.files.keys()];
   }
 
   check(source: string): CheckResult {
-    // No old Program is passed or kept: the files are cached here anyway, and a kept Program
-    // (its whole type checker) cost memory per warm checker and made checks slower (GC).
-    const built = this.program(source, this.options, undefined);
+    let result: CheckResult | undefined;
+    this.checkMany([source], () => {}, (_, checked) => (result = checked));
+    return result!;
+  }
+
+  /**
+   * Checks several programs in one Program (each its own module): the type checker, and the
+   * library and declaration types it resolves, are made once for all of them, which is most
+   * of a check's cost. `onStart` is called before each program's check, `onResult` after it.
+   * Only programs `batchable` allows may share a Program.
+   */
+  checkMany(sources: readonly string[], onStart: (index: number) => void, onResult: (index: number, result: CheckResult) => void): void {
     const ts = this.ts;
-    const file = built.getSourceFile(PROGRAM_FILE)!;
+    const files = sources.map((source, index) => this.parse(source, index === 0 ? PROGRAM_FILE : `${ROOT}${index}/${PROGRAM_FILENAME}`));
+    // A program without import or export is a script: its top-level names are global, so it is checked alone.
+    const modules = files.filter((file) => ts.isExternalModule(file));
+    let shared: TypeScript.Program | null = null;
+    files.forEach((file, index) => {
+      onStart(index);
+      if (!ts.isExternalModule(file) || modules.length === 1) {
+        const alone = this.program([file.fileName === PROGRAM_FILE ? file : this.parse(sources[index], PROGRAM_FILE)], this.options);
+        onResult(index, this.checkFile(alone, alone.getSourceFile(PROGRAM_FILE)!, sources[index]));
+        return;
+      }
+      shared ??= this.program(modules, this.options);
+      onResult(index, this.checkFile(shared, file, sources[index]));
+    });
+  }
+
+  private parse(source: string, fileName: string): TypeScript.SourceFile {
+    const ts = this.ts;
+    return ts.createSourceFile(fileName, source, { languageVersion: ts.ScriptTarget.ES2022, impliedNodeFormat: ts.ModuleKind.ESNext }, true, ts.ScriptKind.TS);
+  }
+
+  private checkFile(built: TypeScript.Program, file: TypeScript.SourceFile, source: string): CheckResult {
+    const ts = this.ts;
     // Syntax errors are the compile step's (esbuild's messages, as before).
     if (built.getSyntacticDiagnostics(file).length > 0) return { ok: true, edits: [], warnings: [] };
     const found = built.getSemanticDiagnostics(file);
@@ -141,8 +182,9 @@ class WarmChecker {
     const warnings = errors.slice(0, MAX_DIAGNOSTICS).map((d) => ({ ...toDiagnostic(ts, d, file), severity: 'warning' as const }));
     // Cheap gate: without an import of svc:llm there is no typed call to derive a schema for.
     if (!source.includes('svc:llm') || llmCallSites(ts, built.getTypeChecker(), file).length === 0) return { ok: true, edits: [], warnings };
-    const schemas = this.schemaOptions === this.options ? built : this.program(source, this.schemaOptions, undefined);
-    const schemaFile = schemas.getSourceFile(PROGRAM_FILE)!;
+    // Schemas are derived with null checks: in `on`, in a Program of this program alone.
+    const schemas = this.schemaOptions === this.options ? built : this.program([this.parse(source, PROGRAM_FILE)], this.schemaOptions);
+    const schemaFile = schemas === built ? file : schemas.getSourceFile(PROGRAM_FILE)!;
     const checker = schemas.getTypeChecker();
     // Each schema becomes a hoisted function at the end of the source and the call passes
     // `, $svcSchema0()`: the lines before and the line of the call stay readable in excerpts.
@@ -167,28 +209,28 @@ class WarmChecker {
 
   /** A Program over the declarations in scope for `source` (for questions about what is declared). */
   programFor(source: string): TypeScript.Program {
-    return this.program(source, this.options, undefined);
+    return this.program([this.parse(source, PROGRAM_FILE)], this.options);
   }
 
-  /** A Program over the cached declaration files and a fresh parse of the program. */
-  private program(source: string, options: TypeScript.CompilerOptions, oldProgram: TypeScript.Program | undefined): TypeScript.Program {
+  /** A Program over the cached declaration files and the given program files (no old Program: see `check`). */
+  private program(programFiles: readonly TypeScript.SourceFile[], options: TypeScript.CompilerOptions): TypeScript.Program {
     const ts = this.ts;
-    const program = ts.createSourceFile(PROGRAM_FILE, source, { languageVersion: ts.ScriptTarget.ES2022, impliedNodeFormat: ts.ModuleKind.ESNext }, true, ts.ScriptKind.TS);
+    const programs = new Map(programFiles.map((file) => [file.fileName, file]));
     const files = this.files;
     const host: TypeScript.CompilerHost = {
-      getSourceFile: (fileName) => (fileName === PROGRAM_FILE ? program : files.get(fileName)),
+      getSourceFile: (fileName) => programs.get(fileName) ?? files.get(fileName),
       getDefaultLibFileName: () => `${ROOT}lib.d.ts`,
       writeFile: () => {},
       getCurrentDirectory: () => ROOT,
       getCanonicalFileName: (fileName) => fileName,
       useCaseSensitiveFileNames: () => true,
       getNewLine: () => '\n',
-      fileExists: (fileName) => fileName === PROGRAM_FILE || files.has(fileName),
+      fileExists: (fileName) => programs.has(fileName) || files.has(fileName),
       readFile: () => undefined,
       // Every import is an ambient module of the set (`svc:…`, `@mcp/…`, Packages) or nothing.
       resolveModuleNameLiterals: (literals) => literals.map(() => ({ resolvedModule: undefined })),
     };
-    return ts.createProgram({ rootNames: this.roots, options, host, oldProgram });
+    return ts.createProgram({ rootNames: [...programs.keys(), ...this.roots], options, host });
   }
 }
 
@@ -215,7 +257,7 @@ function toDiagnostic(ts: typeof TypeScript, d: TypeScript.Diagnostic, file: Typ
   const notes: DiagnosticNote[] = [];
   for (const related of d.relatedInformation ?? []) {
     const text = ts.flattenDiagnosticMessageText(related.messageText, '\n');
-    if (related.file?.fileName === PROGRAM_FILE) notes.push({ ...position(file, related.start ?? 0), message: text });
+    if (related.file?.fileName === file.fileName) notes.push({ ...position(file, related.start ?? 0), message: text });
     else if (!/is declared here\.$/.test(text)) notes.push({ line: diagnostic.line, column: diagnostic.column, message: text });
   }
   if (notes.length > 0) diagnostic.notes = notes;
@@ -296,6 +338,15 @@ export class Checkers {
   ) {}
 
   check(request: CheckRequest): CheckResult {
+    return this.checkerFor(request).check(request.source);
+  }
+
+  /** Checks programs of one declaration set and mode together (WarmChecker.checkMany); `batchable` says which may be. */
+  checkMany(batch: CheckBatch, onStart: (index: number) => void, onResult: (index: number, result: CheckResult) => void): void {
+    this.checkerFor(batch).checkMany(batch.sources, onStart, onResult);
+  }
+
+  private checkerFor(request: Pick<CheckRequest, 'set' | 'mode'>): WarmChecker {
     const key = `${request.set.hash}:${request.mode}`;
     let entry = this.checkers.get(key);
     if (entry) this.checkers.delete(key);
@@ -310,7 +361,7 @@ export class Checkers {
       this.checkers.delete(oldest);
       this.bytes -= evicted.bytes;
     }
-    return entry.checker.check(request.source);
+    return entry.checker;
   }
 
   /** Declaration text the warm checkers hold (UTF-16 code units). */

@@ -1,14 +1,17 @@
-// A pool of checker threads: long-lived workers that each check one program at a time. The
-// waiting checks are taken one tenant (the token that sent the program) at a time, in turn,
-// and a tenant has at most all workers but one running: a token that sends many programs,
-// or slow ones, never holds every worker, so another token's next program always finds one
-// (at once, or after an ordinary check); alone, a token's programs are checked in parallel.
-// Each check gets a budget from when the worker begins it (a new worker's loading of
-// TypeScript is not counted); past it the worker is ended (a new one starts) and the
-// program runs unchecked. Workers start as checks need them (or when the server warms the
+// A pool of checker threads: long-lived workers that each take one batch at a time: a
+// program, or a tenant's waiting programs of one declaration set and mode (BATCH_LIMIT),
+// checked one after another in one Program. The waiting checks are taken one tenant (the
+// token that sent the program) at a time, in turn, and a tenant has at most all workers but
+// one running: a token that sends many programs, or slow ones, never holds every worker, so
+// another token's next program always finds one (at once, or after an ordinary batch);
+// alone, a token's programs are checked in parallel. Each check gets a budget from when the
+// worker begins it (a new worker's loading of TypeScript is not counted); past it the worker
+// is ended (a new one starts), the program runs unchecked and the rest of its batch waits
+// at the front of its tenant's line. Workers start as checks need them (or when the server warms the
 // first), not at boot: a short-lived server never loads TypeScript.
 import { Worker } from 'node:worker_threads';
-import type { CheckerThreadData, CheckRequest, CheckResult } from './types';
+import { batchable } from './checker';
+import type { CheckBatchMessage, CheckerThreadData, CheckRequest, CheckResult } from './types';
 
 /** A check that runs longer is abandoned (the worker restarts): a type can be made to take forever. */
 export const CHECK_LIMIT_MS = 10_000;
@@ -41,8 +44,18 @@ interface Job {
 
 interface Slot {
   worker: Worker;
-  running: { job: Job; timer: NodeJS.Timeout } | null;
+  /** The checks given to the worker, the one it is on first, and the timer of that one's budget. */
+  running: { jobs: Job[]; timer: NodeJS.Timeout } | null;
 }
+
+/**
+ * Programs one worker is given at once: a tenant's waiting checks of the same declaration
+ * set and mode are checked in one Program (checker.ts), which makes the type checker and
+ * the library types once for all of them; under load that is most of a check's cost.
+ */
+export const BATCH_LIMIT = 16;
+/** Source characters in one batch at most (large programs take seconds each). */
+const BATCH_CHARACTERS = 256 * 1024;
 
 export class CheckerThread {
   private readonly slots: Slot[] = [];
@@ -105,14 +118,16 @@ export class CheckerThread {
       const slot = this.slots.find((s) => !s.running) ?? (this.slots.length < this.size ? this.startSlot() : null);
       if (!slot) break;
       const [tenant, jobs] = next;
-      const job = jobs.shift()!;
+      const batch = takeBatch(jobs);
       // The tenant's other checks go to the back of the line, behind every tenant waiting now.
       this.waiting.delete(tenant);
       if (jobs.length > 0) this.waiting.set(tenant, jobs);
       this.runningByTenant.set(tenant, (this.runningByTenant.get(tenant) ?? 0) + 1);
-      slot.running = { job, timer: this.budgetTimer(slot, job, WORKER_START_LIMIT_MS) };
+      slot.running = { jobs: batch, timer: this.budgetTimer(slot, batch[0], WORKER_START_LIMIT_MS) };
       slot.worker.ref();
-      slot.worker.postMessage({ id: job.id, ...job.request });
+      const { mode, set } = batch[0].request;
+      const message: CheckBatchMessage = { ids: batch.map((job) => job.id), sources: batch.map((job) => job.request.source), mode, set };
+      slot.worker.postMessage(message);
     }
     for (const slot of this.slots) if (!slot.running) slot.worker.unref();
   }
@@ -126,17 +141,33 @@ export class CheckerThread {
     }, ms);
   }
 
-  /** Answers the slot's running check (if the reply is its) and starts the next. */
+  /**
+   * Answers the slot's current check (if the reply is its). The worker goes on with the rest
+   * of its batch; when it has none, or is gone (a budget passed, it failed), the slot takes
+   * the next waiting check and the rest of a batch goes back to the front of its tenant's line.
+   */
   private finish(slot: Slot, reply: WorkerReply): void {
     const running = slot.running;
-    if (!running || running.job.id !== reply.id) return;
-    slot.running = null;
+    if (!running || running.jobs[0].id !== reply.id) return;
     clearTimeout(running.timer);
-    const tenant = running.job.tenant;
+    const [job, ...rest] = running.jobs;
+    job.resolve(reply);
+    const alive = this.slots.includes(slot);
+    if (alive && rest.length > 0) {
+      running.jobs = rest;
+      running.timer = this.budgetTimer(slot, rest[0], this.budgetMs);
+      return;
+    }
+    slot.running = null;
+    const tenant = job.tenant;
     const count = (this.runningByTenant.get(tenant) ?? 1) - 1;
     if (count > 0) this.runningByTenant.set(tenant, count);
     else this.runningByTenant.delete(tenant);
-    running.job.resolve(reply);
+    if (rest.length > 0) {
+      const queue = this.waiting.get(tenant);
+      if (queue) queue.unshift(...rest);
+      else this.waiting.set(tenant, rest);
+    }
     this.dispatch();
   }
 
@@ -154,19 +185,35 @@ export class CheckerThread {
       if ('notice' in reply) this.options.onNotice?.(reply.notice);
       else if ('started' in reply) {
         // The check itself has begun: its budget starts now.
-        if (slot.running?.job.id !== reply.started) return;
+        if (slot.running?.jobs[0].id !== reply.started) return;
         clearTimeout(slot.running.timer);
-        slot.running.timer = this.budgetTimer(slot, slot.running.job, this.budgetMs);
+        slot.running.timer = this.budgetTimer(slot, slot.running.jobs[0], this.budgetMs);
       } else this.finish(slot, reply);
     });
     const failed = (message: string) => {
       this.removeSlot(slot);
       // Only the running check fails with its worker; the waiting ones go to the next worker.
-      if (slot.running) this.finish(slot, { id: slot.running.job.id, ok: false, failure: 'failed', message });
+      if (slot.running) this.finish(slot, { id: slot.running.jobs[0].id, ok: false, failure: 'failed', message });
     };
     worker.on('error', (error) => failed(error.message));
     worker.on('exit', () => failed('the type checker stopped'));
     worker.unref();
     return slot;
   }
+}
+
+/** Takes the first waiting check and those after it that may share its Program (same declaration set and mode). */
+function takeBatch(jobs: Job[]): Job[] {
+  const first = jobs.shift()!;
+  const batch = [first];
+  if (!batchable(first.request.source)) return batch;
+  let characters = first.request.source.length;
+  for (let index = 0; index < jobs.length && batch.length < BATCH_LIMIT; ) {
+    const { source, mode, set } = jobs[index].request;
+    if (mode === first.request.mode && set.hash === first.request.set.hash && batchable(source) && characters + source.length <= BATCH_CHARACTERS) {
+      characters += source.length;
+      batch.push(...jobs.splice(index, 1));
+    } else index++;
+  }
+  return batch;
 }

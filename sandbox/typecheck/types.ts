@@ -17,6 +17,18 @@ export interface CheckRequest {
   set: DeclarationSet;
 }
 
+/** Programs checked together in one Program: same declaration set and mode. */
+export interface CheckBatch {
+  sources: readonly string[];
+  mode: CheckRequest['mode'];
+  set: DeclarationSet;
+}
+
+/** What the pool posts to a checker thread: a batch, with the id of each program's check. */
+export interface CheckBatchMessage extends CheckBatch {
+  ids: readonly number[];
+}
+
 /** Text inserted into the source before it is compiled: a derived schema argument. */
 export interface SchemaEdit {
   /** 0-based UTF-16 offset in the submitted source. */

@@ -1,25 +1,47 @@
 // Worker-thread entry: type checks off the server's event loop. One long-lived worker keeps
 // TypeScript, the parsed library files and a warm checker per declaration set between
-// checks. Built as dist/typecheck-worker.js. After its first check it writes the
-// compiler's code cache if it had none (compiler.ts) and says so if that failed.
+// checks. A message brings one program or a batch of one declaration set (thread.ts), checked
+// in one Program; each program's start and answer are posted as they happen, so the pool
+// times each against the budget. Built as dist/typecheck-worker.js. After its first check it
+// writes the compiler's code cache if it had none (compiler.ts) and says so if that failed.
 import { parentPort, workerData } from 'node:worker_threads';
 import { Checkers } from './checker';
 import { saveCodeCache, useCodeCacheDirectory } from './compiler';
-import type { CheckerThreadData, CheckRequest } from './types';
+import type { CheckBatchMessage, CheckerThreadData } from './types';
 
 useCodeCacheDirectory((workerData as CheckerThreadData | undefined)?.codeCacheDirectory ?? null);
 const checkers = new Checkers();
 let checked = false;
 
-parentPort!.on('message', (job: (CheckRequest & { id: number }) | { warm: true }) => {
-  if ('warm' in job) return checkers.warm();
+const failed = (id: number, error: unknown) => parentPort!.postMessage({ id, ok: false, failure: 'failed', message: (error as Error)?.message ?? String(error) });
+
+parentPort!.on('message', (message: CheckBatchMessage | { warm: true }) => {
+  if ('warm' in message) return checkers.warm();
   // The budget runs from here: loading TypeScript and the libraries in a new worker is not the program's.
   checkers.warm();
-  parentPort!.postMessage({ started: job.id });
+  const { ids, sources, mode, set } = message;
+  let current = 0;
+  parentPort!.postMessage({ started: ids[0] });
   try {
-    parentPort!.postMessage({ id: job.id, ok: true, result: checkers.check(job) });
+    checkers.checkMany(
+      { sources, mode, set },
+      (index) => {
+        current = index;
+        if (index > 0) parentPort!.postMessage({ started: ids[index] });
+      },
+      (index, result) => parentPort!.postMessage({ id: ids[index], ok: true, result }),
+    );
   } catch (error) {
-    parentPort!.postMessage({ id: job.id, ok: false, failure: 'failed', message: (error as Error)?.message ?? String(error) });
+    failed(ids[current], error);
+    // The rest of the batch is checked one by one, away from whatever failed.
+    for (let index = current + 1; index < ids.length; index++) {
+      parentPort!.postMessage({ started: ids[index] });
+      try {
+        parentPort!.postMessage({ id: ids[index], ok: true, result: checkers.check({ source: sources[index], mode, set }) });
+      } catch (again) {
+        failed(ids[index], again);
+      }
+    }
   }
   if (checked) return;
   checked = true;

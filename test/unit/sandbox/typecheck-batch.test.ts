@@ -1,0 +1,89 @@
+// Checks in batches (sandbox/typecheck): a tenant's waiting programs of one declaration set
+// are checked in one Program. Each program's answer must be what it would be alone, a
+// program that could reach the others (`declare global`, a module augmentation) is never
+// batched, and a program whose check passes the budget costs the rest of its batch nothing.
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Checkers, batchable } from '../../../sandbox/typecheck/checker';
+import { declarationSet } from '../../../sandbox/typecheck/declarations';
+import { CheckerThread } from '../../../sandbox/typecheck/thread';
+import type { CheckResult } from '../../../sandbox/typecheck/types';
+import { hostModules } from '../../../src/stdlib';
+import { catalogueTools, renderDeclarations, type UpstreamTool } from '../../../src/mcp/client';
+import { repoRoot } from '../../harness';
+
+const corpus = path.join(repoRoot, 'fixtures', 'typecheck-corpus');
+const programs = ['pass', 'working', 'fail'].flatMap((dir) =>
+  fs.readdirSync(path.join(corpus, dir)).filter((f) => f.endsWith('.ts')).sort().map((f) => fs.readFileSync(path.join(corpus, dir, f), 'utf8')),
+);
+const tools = JSON.parse(fs.readFileSync(path.join(corpus, 'mcp-tools.json'), 'utf8')) as UpstreamTool[];
+const set = declarationSet([...[...hostModules().values()].map((m) => m.declarations), renderDeclarations('tracker', catalogueTools('tracker', tools).tools)]);
+
+describe('a batch of programs in one Program', () => {
+  for (const mode of ['on', 'strict'] as const) {
+    test(`answers each program of the corpus as its check alone does (${mode})`, () => {
+      const sources = programs.filter(batchable);
+      assert.ok(sources.length > 20, `only ${sources.length} corpus programs`);
+      const alone = sources.map((source) => new Checkers().check({ source, mode, set }));
+      const batched: CheckResult[] = [];
+      const started: number[] = [];
+      new Checkers().checkMany({ sources, mode, set }, (index) => started.push(index), (index, result) => (batched[index] = result));
+      assert.deepEqual(started, sources.map((_, index) => index));
+      assert.deepEqual(batched, alone);
+      // The corpus has both: refusals and programs that run.
+      assert.ok(alone.some((result) => !result.ok) && alone.some((result) => result.ok));
+    });
+  }
+
+  test('leaves out a program that can reach into the others', () => {
+    assert.equal(batchable('declare global { var leaked: number }\nexport function main() { return 1; }'), false);
+    assert.equal(batchable('declare module "svc:fs" { export function extra(): string; }\nexport {};'), false);
+    assert.equal(batchable('declare   module\n"x" {}'), false);
+    assert.equal(batchable('declare const x: number;\ndeclare namespace N { const y: string }\nexport const z = x;'), true);
+    // What the rule keeps out: checked together, the first program's global reaches the second.
+    const answers: CheckResult[] = [];
+    new Checkers().checkMany({ sources: ['declare global { var leaked: number }\nexport {};', 'export function main() { return leaked; }'], mode: 'on', set }, () => {}, (index, result) => (answers[index] = result));
+    assert.equal(answers[1].ok, true);
+    assert.equal(new Checkers().check({ source: 'export function main() { return leaked; }', mode: 'on', set }).ok, false);
+  });
+});
+
+/** Ten thousand keys mapped over ten thousand keys: the check runs far past any budget. */
+const slow = `type D = "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9";
+type K4 = \`\${D}\${D}\${D}\${D}\`;
+type M = { [K in K4]: { [J in K4]: \`\${K}-\${J}\` } };
+declare const v: M[K4][K4];
+export function main() { return "slow"; }
+`;
+
+describe('a batch through the checker thread', () => {
+  const thread = new CheckerThread(pathToFileURL(path.join(repoRoot, 'dist', 'typecheck-worker.js')), { codeCacheDirectory: null, workers: 1, budgetMs: 5_000 });
+  after(() => thread.close());
+
+  test('a program past its budget costs the rest of its batch nothing: each is checked and answered', async () => {
+    const ask = (source: string) => thread.ask({ source, mode: 'on', set }, 'one');
+    // The first takes the one worker; the rest wait for it and go together, the slow one first.
+    const first = ask('export function main() { return 1; }');
+    const rest = [ask(slow), ask('export function main() { return missingName; }'), ask('export function main() { return [1, 2].map((n) => n * 2); }')];
+    assert.equal((await first).ok, true);
+    const [slowReply, mistake, fine] = await Promise.all(rest);
+    assert.deepEqual(slowReply.ok ? 'answered' : slowReply.failure, 'budget');
+    assert.ok(mistake.ok && !mistake.result.ok, JSON.stringify(mistake));
+    assert.match(mistake.result.ok ? '' : mistake.result.diagnostics[0].message, /Cannot find name 'missingName'/);
+    assert.ok(fine.ok && fine.result.ok, JSON.stringify(fine));
+  });
+
+  test('many programs of one tenant at once all get their own answers', async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => thread.ask({ source: i % 2 ? `export function main() { return missing${i}; }` : `export function main() { return ${i}; }`, mode: 'on', set }, 'many')),
+    );
+    replies.forEach((reply, i) => {
+      assert.ok(reply.ok, JSON.stringify(reply));
+      if (i % 2) assert.match(reply.result.ok ? '' : reply.result.diagnostics[0].message, new RegExp(`Cannot find name 'missing${i}'`));
+      else assert.equal(reply.result.ok, true);
+    });
+  });
+});
