@@ -3,6 +3,7 @@
 // and redirects (follow, manual or error) with every hop gated again under the same caller.
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { EgressBlockedError } from '../../network';
+import { abortSoon } from '../../../sandbox';
 import type { AuthProxyRule } from '../../blueprints';
 import type { HostCall, RunContext } from '../types';
 
@@ -128,6 +129,9 @@ function inject(call: HostCall, http: HttpServices, prepared: Prepared): boolean
   return true;
 }
 
+/** The reason a hop past its time limit is stopped with (shared: `send` turns it into an HttpTimeoutError). */
+const HOP_TIMED_OUT = Object.freeze(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+
 /**
  * A hop's cancel signal: the call's (the run ended, or the program aborted the call) or the
  * hop's time limit, whichever comes first, until the response body closes. One controller
@@ -148,9 +152,11 @@ function hopSignal(callSignal: AbortSignal, timeoutMs: number): { signal: AbortS
     release();
     controller.abort(callSignal.reason);
   };
+  // Many calls' limits can expire in one turn (a fan-out started together): the aborts go in
+  // bounded slices.
   const timer = setTimeout(() => {
     release();
-    controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    abortSoon(controller, HOP_TIMED_OUT);
   }, timeoutMs);
   // Like AbortSignal.timeout's: a pending limit alone does not keep the server alive.
   timer.unref();
@@ -175,6 +181,8 @@ async function send(call: HostCall, http: HttpServices, method: string, prepared
     return response;
   } catch (error) {
     cancel.release();
+    // The program gave up on the call or its run ended: nobody reads this error, so none is built.
+    if (call.signal.aborted) throw call.signal.reason;
     const cause = (error as { cause?: unknown }).cause ?? error;
     if (cause instanceof EgressBlockedError || error instanceof EgressBlockedError) {
       const blocked = (cause instanceof EgressBlockedError ? cause : error) as EgressBlockedError;
