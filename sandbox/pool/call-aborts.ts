@@ -12,24 +12,29 @@ export const PROGRAM_ABORTED = Object.freeze(new DOMException('the program abort
 /** The reason the calls of a run that ended are stopped with. */
 export const RUN_ENDED = Object.freeze(new DOMException('the run has ended', 'AbortError'));
 
-const queue: Array<{ call: AbortController; reason: unknown }> = [];
+const queue: Array<() => void> = [];
 let head = 0;
 let scheduled = false;
 
-/** Stops the call soon: in the next slice with room (a later turn of the event loop). */
-export function abortSoon(call: AbortController, reason: unknown): void {
-  queue.push({ call, reason });
+/** Runs `step` (stopping one call) in the next slice with room: a later turn of the event loop. */
+function inSlice(step: () => void): void {
+  queue.push(step);
   if (scheduled) return;
   scheduled = true;
   setImmediate(drain);
 }
 
+/** Stops the call soon, in the next slice with room. */
+export function abortSoon(call: AbortController, reason: unknown): void {
+  inSlice(() => call.abort(reason));
+}
+
 function drain(): void {
   const end = Math.min(queue.length, head + CALLS_PER_TURN);
   for (; head < end; head++) {
-    const { call, reason } = queue[head];
+    const step = queue[head];
     queue[head] = undefined as never;
-    call.abort(reason);
+    step();
   }
   if (head < queue.length) {
     setImmediate(drain);

@@ -321,8 +321,8 @@ export class RunnerPool {
         return;
       case 'host-cancel': {
         const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
-        const call = active?.calls.get(message.callId);
-        if (call) abortSoon(call, PROGRAM_ABORTED);
+        const started = active?.calls.get(message.callId);
+        if (started) abortSoon(started, PROGRAM_ABORTED);
         return;
       }
       case 'cpu-free':
