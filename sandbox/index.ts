@@ -5,4 +5,5 @@ export { compileProgram, compilePackage, renderCompileError, MAX_SOURCE_BYTES, t
 export { RunnerPool, type RunnerPoolOptions, type RunJob, type RunLimits, type HostCall, type HostReply, type HostHandler, type HostErrorShape, type RunOutcome, type RunOutcomeKind, type RunError } from './pool';
 export { Typechecker, declarationSet, type TypecheckMode, type TypecheckOutcome } from './typecheck';
 export { defaultEntry as defaultRunnerEntry } from './pool/runner-process';
+export { abortSoon } from './pool/call-aborts';
 export { probeConfinement, SANDBOX_FEATURES, SANDBOX_LEVELS, type RunnerConfinement, type SandboxFeature, type SandboxLevel } from './confine';

@@ -1,11 +1,13 @@
 // Answering a runner's host call: the arguments parsed off the wire (bounded before parsing),
 // the run's HostHandler asked, and the reply encoded and sent back, unless the run or the
 // call ended meanwhile. Whatever the handler throws becomes a reply the program sees.
-import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type ToRunner } from '../runner/protocol';
+// A reply's bytes travel as binary; a large blob goes in bounded chunks, one per event-loop
+// turn, so a 50 MiB body never holds the server's event loop.
+import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, REPLY_CHUNK_BYTES, type ToRunner } from '../runner/protocol';
 import type { HostCallMessage } from './report';
 import type { ActiveRun, Runner } from './runs';
 import type { HostReply } from './types';
-import { argsFromWire, replyToWire } from './wire';
+import { argsFromWire, replyToWire, type WireReply } from './wire';
 
 /** An error's message for a log line or a reply. */
 export function describe(error: unknown): string {
@@ -32,7 +34,7 @@ export async function answerHostCall(runner: Runner, message: HostCallMessage, d
   }
   // The run ended, or the program gave up on the call, meanwhile: discard.
   if (active.settled || cancel.signal.aborted || !runner.child.connected) return;
-  let wire: string;
+  let wire: WireReply;
   try {
     wire = replyToWire(reply);
   } catch (error) {
@@ -40,5 +42,37 @@ export async function answerHostCall(runner: Runner, message: HostCallMessage, d
     wire = replyToWire(reply);
   }
   const fuel = Number.isFinite(reply.fuel) && reply.fuel >= 0 ? reply.fuel : 0;
-  deliver(active, { type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire, fuel }, message.blocking === true);
+  const blobs: Array<Uint8Array | null> = [];
+  for (let blob = 0; blob < wire.blobs.length; blob++) {
+    const bytes = wire.blobs[blob];
+    if (bytes.byteLength <= REPLY_CHUNK_BYTES) {
+      blobs.push(bytes);
+      continue;
+    }
+    blobs.push(null);
+    if (!(await sendInChunks(runner, active, cancel.signal, message, blob, bytes))) return;
+  }
+  deliver(active, { type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire.text, ...(blobs.length > 0 ? { blobs } : {}), fuel }, message.blocking === true);
+}
+
+/**
+ * Sends one large blob ahead of its reply, a chunk at a time, each after the one before
+ * was written (the next turn of the event loop, and at most one chunk per call queued in
+ * the channel). False when the run or the call ended meanwhile: the rest is not sent.
+ */
+async function sendInChunks(runner: Runner, active: ActiveRun, cancelled: AbortSignal, message: HostCallMessage, blob: number, bytes: Uint8Array): Promise<boolean> {
+  for (let offset = 0; offset < bytes.byteLength; offset += REPLY_CHUNK_BYTES) {
+    if (active.settled || cancelled.aborted || !runner.child.connected) return false;
+    const chunk = bytes.subarray(offset, Math.min(bytes.byteLength, offset + REPLY_CHUNK_BYTES));
+    const part: ToRunner = { type: 'host-reply-bytes', runId: message.runId, callId: message.callId, blob, chunk };
+    const written = await new Promise<boolean>((resolve) => {
+      try {
+        runner.child.send(part, (error) => resolve(!error));
+      } catch {
+        resolve(false);
+      }
+    });
+    if (!written) return false;
+  }
+  return true;
 }

@@ -18,6 +18,7 @@ import { endedOutcome, lostOutcome, reportedOutcome } from './outcomes';
 import { Quarantine } from './quarantine';
 import { LoopWatch } from './stall';
 import { CpuGate } from './cpu-gate';
+import { abortSoon, PROGRAM_ABORTED, RUN_ENDED } from './call-aborts';
 import { defaultComputingRuns } from './cpu-slots';
 import type { RunnerConfinement } from '../confine';
 
@@ -320,7 +321,8 @@ export class RunnerPool {
         return;
       case 'host-cancel': {
         const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
-        active?.calls.get(message.callId)?.abort(new DOMException('the program aborted the call', 'AbortError'));
+        const started = active?.calls.get(message.callId);
+        if (started) abortSoon(started, PROGRAM_ABORTED);
         return;
       }
       case 'cpu-free':
@@ -482,7 +484,7 @@ export class RunnerPool {
     active.settled = true;
     this.cpu.end(active);
     active.detach?.();
-    for (const call of active.calls.values()) call.abort(new DOMException('the run has ended', 'AbortError'));
+    for (const call of active.calls.values()) abortSoon(call, RUN_ENDED);
     active.calls.clear();
     for (const timer of active.timers) clearTimeout(timer);
     active.resolve(outcome);

@@ -38,7 +38,7 @@ const RUNNER_FLAGS = ['--no-node-snapshot', '--disallow-code-generation-from-str
 export function spawnRunner(entry: string, execArgv: readonly string[], memoryMb: number, runsAtOnce: number, events: RunnerEvents, confinement: RunnerConfinement = ENVIRONMENT_ONLY): Runner {
   // Inside the walls the host allows (sandbox/confine), with an allow-listed environment.
   const launch = confineRunnerSpawn(confinement, { nodeArgs: [...RUNNER_FLAGS, ...execArgv], entry, args: [String(memoryMb), String(runsAtOnce)] });
-  const child = spawn(launch.command, launch.args, { env: launch.env, serialization: 'json', stdio: launch.stdio });
+  const child = spawn(launch.command, launch.args, { env: launch.env, serialization: 'advanced', stdio: launch.stdio });
   launch.started(child);
   const runner: Runner = { child, ready: false, runs: new Map(), lastHeard: Date.now(), catastrophic: null, slicing: null, draining: false, maps: new Recent(PROGRAM_MAPS_KEPT / 2, PROGRAM_MAP_BYTES / 2) };
   child.on('message', (message: unknown) => events.message(runner, message));

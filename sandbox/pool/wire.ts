@@ -1,16 +1,31 @@
 // The host-call wire between the pool and a runner: the guest's arguments arrive as JSON
-// text and replies leave as JSON text, bytes tagged as base64 both ways (the same wire the
-// guest's own encoder uses, sandbox/prelude/wire.ts).
+// text (bytes tagged as base64, the guest encoder's wire, sandbox/prelude/wire.ts); replies
+// leave as JSON text whose bytes are left out of the text: each Uint8Array becomes
+// `{ [BYTES_TAG]: n }`, n its index in the reply's list of blobs, which travel as binary
+// over the runner's channel (no base64, no JSON escaping of guest-sized data).
 import { BYTES_TAG } from '../contract';
 import type { HostReply } from './types';
 
-/** Host replies carry bytes as tagged base64, the same wire the guest uses. */
-export function replyToWire(reply: HostReply): string {
-  return JSON.stringify(reply, (_key, value) => {
-    if (value instanceof Uint8Array) return { [BYTES_TAG]: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
-    if (value && typeof value === 'object' && value.type === 'Buffer' && Array.isArray(value.data)) return { [BYTES_TAG]: Buffer.from(value.data).toString('base64') };
+/** A reply for the wire: its JSON text and the bytes the text refers to by index. */
+export interface WireReply {
+  text: string;
+  blobs: Uint8Array[];
+}
+
+export function replyToWire(reply: HostReply): WireReply {
+  const blobs: Uint8Array[] = [];
+  const text = JSON.stringify(reply, (_key, value) => {
+    if (value instanceof Uint8Array) {
+      blobs.push(value);
+      return { [BYTES_TAG]: blobs.length - 1 };
+    }
+    if (value && typeof value === 'object' && value.type === 'Buffer' && Array.isArray(value.data)) {
+      blobs.push(Uint8Array.from(value.data as number[]));
+      return { [BYTES_TAG]: blobs.length - 1 };
+    }
     return value;
   });
+  return { text, blobs };
 }
 
 /** The guest's arguments: a JSON array (bytes tagged); anything else is a TypeError reply. */

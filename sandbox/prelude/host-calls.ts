@@ -1,7 +1,7 @@
 // Host calls from the isolate: arguments encoded and charged, the call made through the
 // runner's native functions (blocking, or started and settled later by `deliver`), and the
 // reply charged and read. In runs with Packages each call also says who made it.
-import { fuelUnits, MathCeil, own, PromiseCtor, SafeMap, StringPrototypeSlice } from './primordials';
+import { ArrayBufferPrototypeGetByteLength, ArrayIsArray, ArrayPrototypePush, fuelUnits, isArrayBuffer, MathCeil, own, PromiseCtor, SafeMap, StringPrototypeSlice } from './primordials';
 import { native } from './native';
 import { guestError } from './errors';
 import { decodeWire, encodeArgs } from './wire';
@@ -35,21 +35,43 @@ function startCall(meter: Meter, module: string, op: string, args: readonly unkn
   return { what, wire, who: attributing ? (owner === null ? attribute() : attributeAs(owner)) : null };
 }
 
-/** A reply's value, charged with captured arithmetic; a refusal or failure is thrown as the guest sees it. */
-function replyValue(meter: Meter, replyText: string): unknown {
+/**
+ * A reply's value, charged with captured arithmetic; a refusal or failure is thrown as the
+ * guest sees it. The runner hands the reply's text, or (when it carries bytes) a fresh array
+ * of the text followed by the bytes' ArrayBuffers.
+ */
+function replyValue(meter: Meter, raw: unknown): unknown {
+  let replyText = raw;
+  let blobs: unknown[] = [];
+  if (ArrayIsArray(raw)) {
+    replyText = own(raw, 0);
+    blobs = raw;
+    for (let i = 1; i < raw.length; i++) {
+      const buffer = own(raw, i);
+      if (isArrayBuffer(buffer)) meter.take(MathCeil(ArrayBufferPrototypeGetByteLength(buffer) / 8));
+    }
+  }
+  if (typeof replyText !== 'string') throw new Error('the host sent no reply');
   meter.take(MathCeil((replyText.length * 2) / 8));
-  const reply = decodeWire(replyText);
+  const reply = decodeWire(replyText, ArrayIsArray(raw) ? shiftedBlobs(blobs) : []);
   meter.take(fuelUnits(own(reply, 'fuel')));
   if (own(reply, 'ok') === true) return own(reply, 'value');
   throw guestError(own(reply, 'error'));
 }
 
+/** The reply's ArrayBuffers in tag order (the array's first item is the text). */
+function shiftedBlobs(raw: unknown[]): unknown[] {
+  const blobs: unknown[] = [];
+  for (let i = 1; i < raw.length; i++) ArrayPrototypePush(blobs, own(raw, i));
+  return blobs;
+}
+
 /** One host call, blocking the isolate until the reply. */
 export function hostCall(meter: Meter, module: string, op: string, args: readonly unknown[], owner: string | null = null): unknown {
   const { what, wire, who } = startCall(meter, module, op, args, owner);
-  const replyText = who === null ? native.hostCall(module, op, wire, meter.left()) : native.hostCall(module, op, wire, meter.left(), who.caller, who.consumer);
-  if (typeof replyText !== 'string') throw new Error(`${what}: the host sent no reply`);
-  return replyValue(meter, replyText);
+  const reply = who === null ? native.hostCall(module, op, wire, meter.left()) : native.hostCall(module, op, wire, meter.left(), who.caller, who.consumer);
+  if (typeof reply !== 'string' && !ArrayIsArray(reply)) throw new Error(`${what}: the host sent no reply`);
+  return replyValue(meter, reply);
 }
 
 /** Asynchronous host calls in flight: settled by `deliver` when the runner has the reply. */
@@ -84,7 +106,7 @@ export function hostCallAsync(meter: Meter, module: string, op: string, args: re
 }
 
 /** The runner delivers a reply (microtasks drain after this call, on the isolate's thread). */
-export function deliver(callId: number, replyText: string): void {
+export function deliver(callId: number, replyText: unknown): void {
   const pending = pendingCalls.get(callId);
   if (pending === undefined) return;
   pendingCalls.delete(callId);

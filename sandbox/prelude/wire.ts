@@ -1,11 +1,15 @@
 // The guest end of the host-call wire: arguments out as JSON text, replies back. Both
 // directions are built on the primordials: a program's toJSON on a prototype, a patched
 // JSON, Object.keys or a getter on Object.prototype cannot change what the host receives
-// or what the trusted code reads back. Bytes travel as `{ [BYTES_TAG]: base64 }`.
+// or what the trusted code reads back. Arguments carry bytes as `{ [BYTES_TAG]: base64 }`;
+// replies as `{ [BYTES_TAG]: n }`, n the index of an ArrayBuffer the runner copied in beside
+// the text (binary all the way from the server).
 import { BYTES_TAG } from '../contract';
 import { base64ToBytes, bytesToBase64 } from './encoding';
 import {
+  ArrayBufferPrototypeGetByteLength,
   ArrayIsArray,
+  isArrayBuffer,
   ArrayPrototypeJoin,
   ArrayPrototypePush,
   DatePrototypeToISOString,
@@ -20,6 +24,7 @@ import {
   own,
   SafeSet,
   String_,
+  Uint8Array_,
 } from './primordials';
 
 const MAX_DEPTH = 256;
@@ -98,12 +103,21 @@ export function encodeArgs(args: readonly unknown[], what: string): string {
   return `[${ArrayPrototypeJoin(parts, ',')}]`;
 }
 
-/** Parses reply JSON, turning tagged bytes back into Uint8Array (own fields only). */
-export function decodeWire(text: string): unknown {
+/**
+ * Parses reply JSON, turning tagged bytes back into Uint8Array (own fields only): base64
+ * text, or an index into `blobs` (the reply's ArrayBuffers, each used once).
+ */
+export function decodeWire(text: string, blobs: readonly unknown[] = []): unknown {
   return JSONParse(text, (_key, value) => {
     if (value === null || typeof value !== 'object' || ArrayIsArray(value)) return value;
     const tagged = own(value, BYTES_TAG);
-    if (typeof tagged === 'string' && ObjectKeys(value).length === 1) return base64ToBytes(tagged);
+    if (ObjectKeys(value).length !== 1) return value;
+    if (typeof tagged === 'string') return base64ToBytes(tagged);
+    if (typeof tagged === 'number') {
+      const buffer = own(blobs, tagged);
+      if (!isArrayBuffer(buffer)) throw new TypeError('the host reply refers to bytes it did not send');
+      return new Uint8Array_(buffer, 0, ArrayBufferPrototypeGetByteLength(buffer));
+    }
     return value;
   });
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import ivm from 'isolated-vm';
 import { collectGarbage, collectGarbageAsync, holdsGarbage, memoryInUse, type Engine } from './engines';
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type HostReplyMessage, type RunnerOutcome } from './protocol';
+import { guestReply, type IncomingBytes } from './reply-bytes';
 
 export const MAX_CONSOLE_LINES = 10_000;
 const MAX_CONSOLE_BYTES = 1024 * 1024;
@@ -32,8 +33,12 @@ export interface Slot {
   asyncCalls: number;
   /** The run's ceiling on asynchronous calls in flight (max_host_calls_in_flight). */
   maxAsyncCalls: number;
-  /** Replies to deliver into the isolate, in arrival order. */
-  deliveries: Array<{ callId: number; reply: string }>;
+  /** Replies to deliver into the isolate, in arrival order (text, or text and bytes as a copy). */
+  deliveries: Array<{ callId: number; reply: string | ivm.Copy<unknown> }>;
+  /** Bytes of large reply blobs received ahead of their reply, by call id. */
+  incoming: Map<number, IncomingBytes>;
+  /** The run's memory limit: a reply's bytes must fit beside what the isolate holds. */
+  memoryLimitBytes: number;
   nextCallId: number;
   /** Wakes the run loop's wait when the run ends (limit, timeout, cancel). */
   wake: (() => void) | null;
@@ -60,7 +65,7 @@ export interface Prepared {
   collect: ivm.Reference<() => string>;
   timers: GuestTimers;
   /** Settles an asynchronous host call in the guest with its reply. */
-  deliver: ivm.Reference<(callId: number, reply: string) => void>;
+  deliver: ivm.Reference<(callId: number, reply: string | ivm.Copy<unknown>) => void>;
   /** Host-side handles into the context: released with it, or they keep it alive. */
   handles: Array<{ release(): void }>;
   slot: Slot;
@@ -90,6 +95,8 @@ function newSlot(isolate: ivm.Isolate): Slot {
     asyncCalls: 0,
     maxAsyncCalls: MAX_HOST_CALLS_IN_FLIGHT,
     deliveries: [],
+    incoming: new Map(),
+    memoryLimitBytes: Infinity,
     nextCallId: 1,
     wake: null,
     syncSlice: false,
@@ -176,10 +183,12 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     slot.lastFuelLeft = fuelLeft;
     const callId = slot.nextCallId++;
     if (prepared) notePeak(prepared);
-    return new Promise<string>((resolve) => {
+    return new Promise<string | ivm.Copy<unknown>>((resolve, reject) => {
       slot.pendingCalls.set(callId, (reply) => {
-        slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8);
-        resolve(reply.reply);
+        const value = guestReply(slot, reply);
+        if (!value) return reject(new Error('the run has ended'));
+        slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8) + Math.ceil(value.bytes / 8);
+        resolve(value.value);
       });
       const attribution = caller === undefined ? undefined : { caller: typeof caller === 'string' ? caller : null, consumer: typeof consumer === 'string' ? consumer : null };
       link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...(attribution ? { attribution } : {}), blocking: true });
@@ -198,8 +207,10 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     slot.asyncCalls++;
     slot.pendingCalls.set(callId, (reply) => {
       slot.asyncCalls--;
-      slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8);
-      slot.deliveries.push({ callId, reply: reply.reply });
+      const value = guestReply(slot, reply);
+      if (!value) return;
+      slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8) + Math.ceil(value.bytes / 8);
+      slot.deliveries.push({ callId, reply: value.value });
       slot.wake?.();
     });
     link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...attributionOf(caller, consumer) });
@@ -207,6 +218,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
   };
   const hostCancel = (callId: unknown) => {
     if (typeof callId !== 'number' || !slot.pendingCalls.delete(callId)) return;
+    slot.incoming.delete(callId);
     slot.asyncCalls--;
     link.send({ type: 'host-cancel', runId: slot.runId, callId });
   };

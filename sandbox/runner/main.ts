@@ -12,6 +12,7 @@ import { CpuTurns } from './cpu';
 import type { FromRunner, ToRunner } from './protocol';
 import { runSelfTestIfAsked } from './self-test';
 import { closeInheritedDescriptors } from './descriptors';
+import { receiveChunk } from './reply-bytes';
 
 closeInheritedDescriptors();
 
@@ -72,6 +73,11 @@ process.on('message', (message: ToRunner) => {
       const resolve = slot.pendingCalls.get(message.callId);
       slot.pendingCalls.delete(message.callId);
       resolve?.(message);
+      break;
+    }
+    case 'host-reply-bytes': {
+      const slot = slots.get(message.runId);
+      if (slot) receiveChunk(slot, message);
       break;
     }
     case 'cancel': {

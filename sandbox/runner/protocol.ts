@@ -72,8 +72,13 @@ export interface HostReplyMessage {
   type: 'host-reply';
   runId: number;
   callId: number;
-  /** Reply JSON as the guest reads it. */
+  /** Reply JSON as the guest reads it; its bytes are `{ [BYTES_TAG]: n }`, n an index into `blobs`. */
   reply: string;
+  /**
+   * The reply's bytes, as binary. A blob over REPLY_CHUNK_BYTES is `null` here: it came
+   * before this message in `host-reply-bytes` chunks, in order.
+   */
+  blobs?: Array<Uint8Array | null>;
   /** Host fuel the reply charges (also inside `reply`). */
   fuel: number;
   /** The run, parked, holds a CPU slot again with this reply (sandbox/pool/cpu-slots.ts). */
@@ -91,7 +96,23 @@ export interface CancelMessage {
   runId: number;
 }
 
-export type ToRunner = RunMessage | HostReplyMessage | CancelMessage | CpuGrantMessage;
+/** Bytes of a reply's blob over REPLY_CHUNK_BYTES sent ahead of the reply, one chunk at a time. */
+export interface HostReplyBytesMessage {
+  type: 'host-reply-bytes';
+  runId: number;
+  callId: number;
+  /** The blob's index in the reply's `blobs`. */
+  blob: number;
+  chunk: Uint8Array;
+}
+
+/**
+ * A reply's blob larger than this travels in chunks of this size, each sent after the one
+ * before has been written: the server's event loop copies at most this much per turn.
+ */
+export const REPLY_CHUNK_BYTES = 1024 * 1024;
+
+export type ToRunner = RunMessage | HostReplyMessage | HostReplyBytesMessage | CancelMessage | CpuGrantMessage;
 
 export interface GuestFailure {
   name: string;

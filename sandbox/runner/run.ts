@@ -259,6 +259,7 @@ export class Run {
     engine.owner = message.runId;
     slot.runId = message.runId;
     slot.live = true;
+    slot.memoryLimitBytes = this.message.limits.memoryMb * 1024 * 1024;
     const ceiling = message.limits.hostCallsInFlight;
     if (typeof ceiling === 'number' && Number.isInteger(ceiling) && ceiling > 0) slot.maxAsyncCalls = ceiling;
     this.host.attach(message.runId, slot);

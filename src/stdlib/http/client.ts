@@ -3,6 +3,7 @@
 // and redirects (follow, manual or error) with every hop gated again under the same caller.
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { EgressBlockedError } from '../../network';
+import { abortSoon } from '../../../sandbox';
 import type { AuthProxyRule } from '../../blueprints';
 import type { HostCall, RunContext } from '../types';
 
@@ -128,6 +129,9 @@ function inject(call: HostCall, http: HttpServices, prepared: Prepared): boolean
   return true;
 }
 
+/** The reason a hop past its time limit is stopped with (shared: `send` turns it into an HttpTimeoutError). */
+const HOP_TIMED_OUT = Object.freeze(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+
 /**
  * A hop's cancel signal: the call's (the run ended, or the program aborted the call) or the
  * hop's time limit, whichever comes first, until the response body closes. One controller
@@ -148,9 +152,11 @@ function hopSignal(callSignal: AbortSignal, timeoutMs: number): { signal: AbortS
     release();
     controller.abort(callSignal.reason);
   };
+  // Many calls' limits can expire in one turn (a fan-out started together): the aborts go in
+  // bounded slices.
   const timer = setTimeout(() => {
     release();
-    controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    abortSoon(controller, HOP_TIMED_OUT);
   }, timeoutMs);
   // Like AbortSignal.timeout's: a pending limit alone does not keep the server alive.
   timer.unref();
@@ -175,6 +181,8 @@ async function send(call: HostCall, http: HttpServices, method: string, prepared
     return response;
   } catch (error) {
     cancel.release();
+    // The program gave up on the call or its run ended: nobody reads this error, so none is built.
+    if (call.signal.aborted) throw call.signal.reason;
     const cause = (error as { cause?: unknown }).cause ?? error;
     if (cause instanceof EgressBlockedError || error instanceof EgressBlockedError) {
       const blocked = (cause instanceof EgressBlockedError ? cause : error) as EgressBlockedError;
@@ -187,18 +195,32 @@ async function send(call: HostCall, http: HttpServices, method: string, prepared
   }
 }
 
-export async function readCapped(body: Dispatcher.ResponseData['body'], url: URL): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+/** The first buffer for a body of unknown length; it doubles as the body grows. */
+const FIRST_BODY_BUFFER = 64 * 1024;
+
+/**
+ * The body, up to MAX_RESPONSE_BYTES. Each chunk is copied into place as it arrives (the
+ * buffer sized by `content-length` when it is given and within the cap), so no single turn
+ * of the event loop concatenates a whole 50 MiB body.
+ */
+export async function readCapped(body: Dispatcher.ResponseData['body'], url: URL, contentLength?: unknown): Promise<Buffer> {
+  const declared = typeof contentLength === 'string' && /^\d+$/.test(contentLength) ? Number(contentLength) : -1;
+  let buffer = Buffer.allocUnsafe(declared >= 0 && declared <= MAX_RESPONSE_BYTES ? declared : FIRST_BODY_BUFFER);
   let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_RESPONSE_BYTES) {
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (size + chunk.length > MAX_RESPONSE_BYTES) {
       body.destroy();
       throw new RangeError(`http: the response from ${url.origin} is larger than ${MAX_RESPONSE_BYTES} bytes; use http.download to stream it into a file`);
     }
-    chunks.push(chunk);
+    if (size + chunk.length > buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.min(MAX_RESPONSE_BYTES, Math.max(size + chunk.length, buffer.length * 2)));
+      buffer.copy(grown, 0, 0, size);
+      buffer = grown;
+    }
+    chunk.copy(buffer, size);
+    size += chunk.length;
   }
-  return Buffer.concat(chunks);
+  return buffer.subarray(0, size);
 }
 
 export function contextFor(url: URL, method: string, bodySize: number, withTimeout: boolean): Record<string, unknown> {

@@ -46,7 +46,7 @@ export async function exchange(call: HostCall, { http, fn, verb, url, headers, b
   const capability = `http.${verb.toLowerCase()}`;
   const limit = Math.max(1, Math.min(VERB_TIMEOUT_MS, timeoutMs ?? VERB_TIMEOUT_MS));
   const { response, url: finalUrl, redirected } = await follow(call, http, fn, { verb, url, headers, body, capability, context, redirect, timeoutMs: limit });
-  const content = await readCapped(response.body, finalUrl);
+  const content = await readCapped(response.body, finalUrl, response.headers['content-length']);
   call.charge(content.length / 4 + (body?.length ?? 0) / 4);
   const responseHeaders: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) responseHeaders[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
