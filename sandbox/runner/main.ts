@@ -12,6 +12,7 @@ import { CpuTurns } from './cpu';
 import type { FromRunner, ToRunner } from './protocol';
 import { runSelfTestIfAsked } from './self-test';
 import { closeInheritedDescriptors } from './descriptors';
+import { breakRunnerIfAsked } from './break-hook';
 
 closeInheritedDescriptors();
 
@@ -58,6 +59,7 @@ const host: RunHost = {
 process.on('message', (message: ToRunner) => {
   switch (message.type) {
     case 'run':
+      if (breakRunnerIfAsked(message.runId, message.code, (report, sent) => process.send?.(report, undefined, undefined, sent))) break;
       starting.add(message.runId);
       cpu.begin(message.runId, message.waitForCpu !== true);
       void new Run(message, host).execute();
