@@ -69,6 +69,14 @@ async function counter(server: TestServer, name: string): Promise<number> {
   return sum;
 }
 
+/** Runs in flight (placed on a runner) over every token. */
+async function runsInFlight(server: TestServer): Promise<number> {
+  const text = (await server.request('GET', '/metrics')).text;
+  let sum = 0;
+  for (const match of text.matchAll(/^svc_token_quota_use\{[^}]*quota="max_runs_in_flight_per_token"[^}]*\} (\d+)$/gm)) sum += Number(match[1]);
+  return sum;
+}
+
 interface Answer {
   result: string | null;
   error: { kind: string; message: string } | null;
@@ -142,6 +150,8 @@ describe('a run that breaks its runner', () => {
     await until('the session run to reach the far end', () => far.hits('/hold/charge') === 1);
     // ... and a run that has called nothing yet (it waits on a timer first: the attack below ends long before).
     const fresh = execute(server, server.userToken, fetching(far.port, '/fresh', 'await new Promise((resolve) => setTimeout(resolve, 6000));'));
+    // Both are on the runner before the attack arrives (it breaks the runner at once).
+    await until('both runs to be placed', async () => (await runsInFlight(server)) === 2);
 
     // Token A breaks the runner they share.
     const attack = await execute(server, server.adminToken, BREAKER);
