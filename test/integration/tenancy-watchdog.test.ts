@@ -195,6 +195,30 @@ describe('a run that breaks its runner', () => {
 
 });
 
+describe('a real allocation attack beside a run waiting on the host', () => {
+  let far: FarEnd;
+  let server: TestServer;
+  before(async () => {
+    far = await farEnd();
+    server = await tenancyServer();
+  });
+  after(async () => {
+    far.close();
+    await server.stop();
+  });
+
+  test("whichever way V8 ends the attack (its fatal out-of-memory, or the memory limit leaving a stuck isolate), only the attacker gets the limit: the neighbour gets its own answer or ends as lost, nothing else", async () => {
+    const neighbour = execute(server, server.userToken, fetching(far.port, '/hold/beside'));
+    await until('the neighbour to reach the far end', () => far.hits('/hold/beside') === 1);
+    assert.equal((await execute(server, server.adminToken, ATTACK)).error?.kind, 'memory_exhausted');
+    far.release();
+    const answer = await neighbour;
+    if (answer.error === null) assert.equal(answer.result, 'released');
+    else assert.match(answer.error.message, /^lost to another run's crash: .*not a limit of this run.*already called the host/);
+    assert.equal(far.hits('/hold/beside'), 1);
+  });
+});
+
 describe('two tokens, one breaking runners', () => {
   let server: TestServer;
   before(async () => {
