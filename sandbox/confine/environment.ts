@@ -13,6 +13,11 @@ const INHERITED = ['TZ', 'LANG', 'LC_ALL', 'LC_CTYPE', 'LC_COLLATE', 'LC_TIME', 
  */
 export const SELF_TEST_VARIABLE = 'SVC_TEST_RUNNER_SELF_TEST';
 export const SELF_TEST_SERVER_PID_VARIABLE = 'SVC_TEST_RUNNER_SERVER_PID';
+/**
+ * Set only by the test harness: a run whose source holds this variable's value breaks its
+ * runner as a fatal out-of-memory would (sandbox/runner/break-hook.ts).
+ */
+export const BREAK_HOOK_VARIABLE = 'SVC_TEST_RUNNER_BREAK_MARK';
 
 export function runnerEnvironment(from: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
@@ -25,5 +30,7 @@ export function runnerEnvironment(from: NodeJS.ProcessEnv = process.env): Record
     env[SELF_TEST_VARIABLE] = selfTest;
     env[SELF_TEST_SERVER_PID_VARIABLE] = String(process.pid);
   }
+  const breakMark = from[BREAK_HOOK_VARIABLE];
+  if (breakMark !== undefined) env[BREAK_HOOK_VARIABLE] = breakMark;
   return env;
 }

@@ -13,6 +13,7 @@ import type { FromRunner, ToRunner } from './protocol';
 import { runSelfTestIfAsked } from './self-test';
 import { closeInheritedDescriptors } from './descriptors';
 import { receiveChunk } from './reply-bytes';
+import { breakRunnerIfAsked } from './break-hook';
 
 closeInheritedDescriptors();
 
@@ -59,6 +60,7 @@ const host: RunHost = {
 process.on('message', (message: ToRunner) => {
   switch (message.type) {
     case 'run':
+      if (breakRunnerIfAsked(message.runId, message.code, (report, sent) => process.send?.(report, undefined, undefined, sent))) break;
       starting.add(message.runId);
       cpu.begin(message.runId, message.waitForCpu !== true);
       void new Run(message, host).execute();

@@ -21,6 +21,11 @@ describe('runner environment', () => {
     assert.deepEqual(runnerEnvironment({ SVC_TEST_RUNNER_SELF_TEST: '{}' }), { SVC_TEST_RUNNER_SELF_TEST: '{}', SVC_TEST_RUNNER_SERVER_PID: String(process.pid) });
     assert.equal(runnerEnvironment({}).SVC_TEST_RUNNER_SERVER_PID, undefined);
   });
+
+  test("the break hook's mark passes only when set", () => {
+    assert.deepEqual(runnerEnvironment({ SVC_TEST_RUNNER_BREAK_MARK: 'svc-test-break-this-runner' }), { SVC_TEST_RUNNER_BREAK_MARK: 'svc-test-break-this-runner' });
+    assert.equal('SVC_TEST_RUNNER_BREAK_MARK' in runnerEnvironment({ TZ: 'UTC' }), false);
+  });
 });
 
 describe('levels', () => {
