@@ -185,7 +185,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     if (prepared) notePeak(prepared);
     return new Promise<string | ivm.Copy<unknown>>((resolve, reject) => {
       slot.pendingCalls.set(callId, (reply) => {
-        const value = guestReply(slot, reply);
+        const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
         if (!value) return reject(new Error('the run has ended'));
         slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8) + Math.ceil(value.bytes / 8);
         resolve(value.value);
@@ -207,7 +207,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     slot.asyncCalls++;
     slot.pendingCalls.set(callId, (reply) => {
       slot.asyncCalls--;
-      const value = guestReply(slot, reply);
+      const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
       if (!value) return;
       slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8) + Math.ceil(value.bytes / 8);
       slot.deliveries.push({ callId, reply: value.value });

@@ -4,7 +4,7 @@
 // isolated-vm's threads), so it keeps sending heartbeats while runs compute or wait. The
 // server kills and replaces a runner that crashes or stops sending heartbeats.
 import type { Engine } from './engines';
-import type { Slot } from './context';
+import { endRun, type Slot } from './context';
 import { endRun } from './context';
 import { Run, type RunHost } from './run';
 import { Shelf } from './shelf';
@@ -79,7 +79,7 @@ process.on('message', (message: ToRunner) => {
     }
     case 'host-reply-bytes': {
       const slot = slots.get(message.runId);
-      if (slot) receiveChunk(slot, message);
+      if (slot) receiveChunk(slot, message, () => endRun(slot, 'memory_exhausted'));
       break;
     }
     case 'cancel': {

@@ -3,7 +3,6 @@
 // the run's isolate counts against its memory limit as it arrives: a reply bigger than the
 // memory the run has left ends the run as memory_exhausted instead of being copied in.
 import ivm from 'isolated-vm';
-import { endRun, type Slot } from './context';
 import { memoryInUse } from './engines';
 import type { HostReplyBytesMessage, HostReplyMessage } from './protocol';
 
@@ -13,8 +12,18 @@ export interface IncomingBytes {
   blobs: Map<number, Uint8Array[]>;
 }
 
-/** The run has room for `bytes` more in its isolate; if not, it ends as memory_exhausted. */
-function roomFor(slot: Slot, bytes: number): boolean {
+/** What this module reads of a run's slot (context.ts's Slot), narrow so the two need not import each other. */
+export interface ReplySlot {
+  isolate: ivm.Isolate;
+  live: boolean;
+  limit: unknown;
+  pendingCalls: ReadonlyMap<number, unknown>;
+  incoming: Map<number, IncomingBytes>;
+  memoryLimitBytes: number;
+}
+
+/** The run has room for `bytes` more in its isolate; if not, `outOfRoom` ends it (as memory_exhausted). */
+function roomFor(slot: ReplySlot, bytes: number, outOfRoom: () => void): boolean {
   if (slot.isolate.isDisposed) return false;
   let inUse: number;
   try {
@@ -23,18 +32,18 @@ function roomFor(slot: Slot, bytes: number): boolean {
     return false;
   }
   if (inUse + bytes <= slot.memoryLimitBytes) return true;
-  endRun(slot, 'memory_exhausted');
+  outOfRoom();
   return false;
 }
 
 /** One chunk of a large blob: kept for its reply, unless the call is gone or the run has no room. */
-export function receiveChunk(slot: Slot, message: HostReplyBytesMessage): void {
+export function receiveChunk(slot: ReplySlot, message: HostReplyBytesMessage, outOfRoom: () => void): void {
   if (!slot.live || slot.limit !== null || !slot.pendingCalls.has(message.callId)) return;
   if (!(message.chunk instanceof Uint8Array) || !Number.isInteger(message.blob)) return;
   let incoming = slot.incoming.get(message.callId);
   if (!incoming) slot.incoming.set(message.callId, (incoming = { bytes: 0, blobs: new Map() }));
   incoming.bytes += message.chunk.byteLength;
-  if (!roomFor(slot, incoming.bytes)) {
+  if (!roomFor(slot, incoming.bytes, outOfRoom)) {
     slot.incoming.delete(message.callId);
     return;
   }
@@ -44,7 +53,7 @@ export function receiveChunk(slot: Slot, message: HostReplyBytesMessage): void {
 }
 
 /** The reply as the guest receives it: its text alone, or a copy of [text, ...blobs as ArrayBuffers]; null when the run has no room. */
-export function guestReply(slot: Slot, message: HostReplyMessage): { value: string | ivm.Copy<unknown>; bytes: number } | null {
+export function guestReply(slot: ReplySlot, message: HostReplyMessage, outOfRoom: () => void): { value: string | ivm.Copy<unknown>; bytes: number } | null {
   const incoming = slot.incoming.get(message.callId);
   slot.incoming.delete(message.callId);
   const listed = Array.isArray(message.blobs) ? message.blobs : [];
@@ -64,6 +73,6 @@ export function guestReply(slot: Slot, message: HostReplyMessage): { value: stri
     buffers.push(buffer.buffer);
   }
   // The copy into the isolate needs this much room beside what the run holds.
-  if (!roomFor(slot, bytes)) return null;
+  if (!roomFor(slot, bytes, outOfRoom)) return null;
   return { value: new ivm.ExternalCopy([message.reply, ...buffers], { transferList: buffers }).copyInto({ release: true }), bytes };
 }
