@@ -5,7 +5,6 @@
 // server kills and replaces a runner that crashes or stops sending heartbeats.
 import type { Engine } from './engines';
 import { endRun, type Slot } from './context';
-import { endRun } from './context';
 import { Run, type RunHost } from './run';
 import { Shelf } from './shelf';
 import { CpuTurns } from './cpu';
