@@ -1,25 +1,11 @@
 // Headers, Blob, File, FormData, ReadableStream, Request and Response without the network:
 // construction rules, bodies read once as text/json/arrayBuffer/bytes/blob/formData,
 // content types implied by the body, clone(), streams from a program's own source.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../harness';
+import { webServer } from '../support/web-server';
 
-let server: TestServer;
-before(async () => {
-  server = await startServer({ runners: 1 });
-  // Wrong arguments are sent on purpose (the runtime's own validation is tested): no type check.
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\n' } });
-  assert.ok(created.status < 300, created.text);
-});
-after(async () => server.stop());
-
-async function result(code: string): Promise<any> {
-  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code } });
-  assert.equal(reply.status, 200, reply.text);
-  assert.equal(reply.json.error, null, JSON.stringify(reply.json.error));
-  return JSON.parse(reply.json.result);
-}
+const { result } = webServer();
 
 test('Headers: case-insensitive, combined values, sorted iteration, validation, immutable guard on Response.error()', async () => {
   const r = await result(`export function main() {

@@ -1,24 +1,11 @@
 // structuredClone of every serialisable type a program can build: wrapper objects, views
 // sharing one buffer, Blob and File, errors with their cause, cycles, sparse arrays; a
 // DataCloneError (a DOMException) for functions, symbols and platform objects.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../harness';
+import { webServer } from '../support/web-server';
 
-let server: TestServer;
-before(async () => {
-  server = await startServer({ runners: 1 });
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\n' } });
-  assert.ok(created.status < 300, created.text);
-});
-after(async () => server.stop());
-
-async function result(code: string): Promise<any> {
-  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code } });
-  assert.equal(reply.status, 200, reply.text);
-  assert.equal(reply.json.error, null, JSON.stringify(reply.json.error));
-  return JSON.parse(reply.json.result);
-}
+const { result } = webServer();
 
 test('structuredClone keeps wrapper objects, shared buffers, Blob and File, errors, cycles and holes', async () => {
   const r = await result(`export async function main() {

@@ -2,29 +2,11 @@
 // (capture, once, passive, signal), handleEvent objects, phases and composedPath, errors in
 // listeners reported on the global scope without stopping the dispatch, AbortSignal.any
 // and timeout, and the web classes' own names.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../harness';
+import { webServer } from '../support/web-server';
 
-let server: TestServer;
-before(async () => {
-  server = await startServer({ runners: 1 });
-  // Wrong arguments are sent on purpose (the runtime's own validation is tested): no type check.
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\n' } });
-  assert.ok(created.status < 300, created.text);
-});
-after(async () => server.stop());
-
-async function execute(code: string): Promise<any> {
-  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code } });
-  assert.equal(reply.status, 200, reply.text);
-  return reply.json;
-}
-async function result(code: string): Promise<any> {
-  const reply = await execute(code);
-  assert.equal(reply.error, null, JSON.stringify(reply.error));
-  return JSON.parse(reply.result);
-}
+const { execute, result } = webServer();
 
 test('the web classes carry their own names (not the bundler\'s _Request ...)', async () => {
   const names = ['Request', 'Response', 'Headers', 'Blob', 'File', 'FormData', 'AbortSignal', 'AbortController', 'EventTarget', 'Event', 'CustomEvent', 'ReadableStream'];

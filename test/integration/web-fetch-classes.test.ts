@@ -2,25 +2,11 @@
 // File API (without the network): header validation and normalisation, set-cookie kept
 // apart, custom iterators, the Body mixin shared by Request and Response (clone tees a
 // stream), Request attributes and signal, Blob endings and lengths, FileReader events.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../harness';
+import { webServer } from '../support/web-server';
 
-let server: TestServer;
-before(async () => {
-  server = await startServer({ runners: 1 });
-  // Wrong arguments are sent on purpose (the runtime's own validation is tested): no type check.
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\n' } });
-  assert.ok(created.status < 300, created.text);
-});
-after(async () => server.stop());
-
-async function result(code: string): Promise<any> {
-  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code } });
-  assert.equal(reply.status, 200, reply.text);
-  assert.equal(reply.json.error, null, JSON.stringify(reply.json.error));
-  return JSON.parse(reply.json.result);
-}
+const { result } = webServer();
 
 test('Headers: null and non-object inits throw, set-cookie is not combined, custom iterators, whitespace and byte validation, live iteration', async () => {
   const r = await result(`export function main() {
