@@ -216,6 +216,18 @@ function ownerOf(self: unknown, what: string, kind: string): BodyOwner {
   return owner;
 }
 
+/** The members installBodyMixin puts on a prototype, for the classes' types. */
+export interface BodyMembers {
+  readonly body: ReadableStream | null;
+  readonly bodyUsed: boolean;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  bytes(): Promise<Uint8Array>;
+  blob(): Promise<Blob>;
+  formData(): Promise<FormData>;
+}
+
 /** Defines body, bodyUsed, arrayBuffer, blob, bytes, formData, json and text on a prototype. */
 export function installBodyMixin(prototype: object, name: string): void {
   const reader = <T>(method: string, read: (owner: BodyOwner) => Promise<T>) =>

@@ -7,7 +7,7 @@
 // the PermissionDeniedError or network error, an aborted signal rejects with its reason.
 import { URL } from '../url';
 import { AbortController, AbortSignal, deadlineOf, isAbortSignal, onAbort } from './abort';
-import { attachBody, bodyBytesNow, bodyStream, bodyUnusable, cloneBody, extractBody, installBodyMixin, type BodyState } from './body';
+import { attachBody, bodyBytesNow, bodyStream, bodyUnusable, cloneBody, extractBody, installBodyMixin, type BodyMembers, type BodyState } from './body';
 import { Blob, FormData } from './blob';
 import { DOMException } from '../dom-exception';
 import { freezeHeaders, headerRecord, Headers, type HeadersInit } from './headers';
@@ -216,14 +216,6 @@ export class Request {
   get duplex(): string {
     return 'half';
   }
-  declare readonly body: ReadableStream | null;
-  declare readonly bodyUsed: boolean;
-  declare text: () => Promise<string>;
-  declare json: () => Promise<unknown>;
-  declare arrayBuffer: () => Promise<ArrayBuffer>;
-  declare bytes: () => Promise<Uint8Array>;
-  declare blob: () => Promise<Blob>;
-  declare formData: () => Promise<FormData>;
   clone(): Request {
     const state = this.#state;
     const body = cloneBody(state.body, 'Request.clone');
@@ -248,6 +240,8 @@ export class Request {
     requestParts = (request) => request.#state;
   }
 }
+// Its body members come from the mixin (one definition for Request and Response).
+export interface Request extends BodyMembers {}
 installBodyMixin(Request.prototype, 'Request');
 
 /**
@@ -380,14 +374,6 @@ export class Response {
   get headers(): Headers {
     return this.#state.headers;
   }
-  declare readonly body: ReadableStream | null;
-  declare readonly bodyUsed: boolean;
-  declare text: () => Promise<string>;
-  declare json: () => Promise<unknown>;
-  declare arrayBuffer: () => Promise<ArrayBuffer>;
-  declare bytes: () => Promise<Uint8Array>;
-  declare blob: () => Promise<Blob>;
-  declare formData: () => Promise<FormData>;
   clone(): Response {
     const state = this.#state;
     const body = cloneBody(state.body, 'Response.clone');
@@ -423,6 +409,7 @@ export class Response {
     };
   }
 }
+export interface Response extends BodyMembers {}
 installBodyMixin(Response.prototype, 'Response');
 
 // Outside the class bodies: a self-reference there makes the bundler rename the class (`_Response`).
