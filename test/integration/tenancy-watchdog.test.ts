@@ -97,19 +97,25 @@ async function tenancyServer(): Promise<TestServer> {
   return server;
 }
 
-describe('a busy server is not a stuck runner', () => {
-  let far: FarEnd;
-  let server: TestServer;
+/** A far end and a tenancy server for one describe block: started before its tests, stopped after. */
+function withFarEnd(): { far: FarEnd; server: TestServer } {
+  const env = {} as { far: FarEnd; server: TestServer };
   before(async () => {
-    far = await farEnd();
-    server = await tenancyServer();
+    env.far = await farEnd();
+    env.server = await tenancyServer();
   });
   after(async () => {
-    far.close();
-    await server.stop();
+    env.far.close();
+    await env.server.stop();
   });
+  return env;
+}
+
+describe('a busy server is not a stuck runner', () => {
+  const env = withFarEnd();
 
   test('a server stopped for longer than the heartbeat timeout (3 s) replaces no runner, and the run in flight finishes', async () => {
+    const { far, server } = env;
     const waiting = execute(server, server.userToken, fetching(far.port, '/hold/stall'));
     await until('the run to reach the far end', () => far.hits('/hold/stall') === 1);
     const restarts = await counter(server, 'svc_runner_restarts_total');
@@ -130,18 +136,10 @@ describe('a busy server is not a stuck runner', () => {
 });
 
 describe('a run that breaks its runner', () => {
-  let far: FarEnd;
-  let server: TestServer;
-  before(async () => {
-    far = await farEnd();
-    server = await tenancyServer();
-  });
-  after(async () => {
-    far.close();
-    await server.stop();
-  });
+  const env = withFarEnd();
 
   test("only the breaker gets the limit; a neighbour that had called the host is lost (one request, a message naming another run's crash) and its idempotency key runs again; one that had not runs again (one request); the breaker's token is then kept apart", async () => {
+    const { far, server } = env;
     const session = await openSession(server, { blueprint: 'tenancy' });
     const headers = { 'idempotency-key': 'charge-1' };
     const lostCode = fetching(far.port, '/hold/charge');
@@ -196,18 +194,10 @@ describe('a run that breaks its runner', () => {
 });
 
 describe('a real allocation attack beside a run waiting on the host', () => {
-  let far: FarEnd;
-  let server: TestServer;
-  before(async () => {
-    far = await farEnd();
-    server = await tenancyServer();
-  });
-  after(async () => {
-    far.close();
-    await server.stop();
-  });
+  const env = withFarEnd();
 
   test("whichever way V8 ends the attack (its fatal out-of-memory, or the memory limit leaving a stuck isolate), only the attacker gets the limit: the neighbour gets its own answer or ends as lost, nothing else", async () => {
+    const { far, server } = env;
     const neighbour = execute(server, server.userToken, fetching(far.port, '/hold/beside'));
     await until('the neighbour to reach the far end', () => far.hits('/hold/beside') === 1);
     assert.equal((await execute(server, server.adminToken, ATTACK)).error?.kind, 'memory_exhausted');
