@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type TypeScript from 'typescript';
-import { OMITTED_TYPE_MEMBERS, STUB_TYPES, WEB_GLOBALS, type WebGlobal } from './web-globals';
+import { OMITTED_TYPE_MEMBERS, STUB_TYPES, WEB_GLOBALS, WIDENED_TYPE_ALIASES, type WebGlobal } from './web-globals';
 
 const require = createRequire(import.meta.url);
 const LIBRARY_FILES = ['lib.webworker.d.ts', 'lib.webworker.iterable.d.ts', 'lib.webworker.asynciterable.d.ts'];
@@ -122,6 +122,9 @@ export function deriveWebDeclarations(ts: typeof TypeScript, globals: readonly W
 /** The statement's text with its documentation, less its omitted members. */
 function print(ts: typeof TypeScript, statement: TypeScript.Statement, omitted: Map<string, Set<string>>, staticOmitted: Map<string, Set<string>>, added: Map<string, readonly string[]>): string {
   const file = statement.getSourceFile();
+  if (ts.isTypeAliasDeclaration(statement) && Object.hasOwn(WIDENED_TYPE_ALIASES, statement.name.text)) {
+    return `type ${statement.name.text} = ${WIDENED_TYPE_ALIASES[statement.name.text]};`;
+  }
   let members: TypeScript.NodeArray<TypeScript.TypeElement> | undefined;
   let drop: Set<string> | undefined;
   let additions: readonly string[] = [];

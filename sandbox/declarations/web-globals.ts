@@ -90,6 +90,16 @@ export const OMITTED_TYPE_MEMBERS: Readonly<Record<string, readonly string[]>> =
 };
 
 /**
+ * Type aliases the runtime accepts more widely than the library declares, as Deno declares
+ * them: `new Headers([["k", "v"]])` passes an inferred `string[][]`, which the library's
+ * `[string, string][]` refuses although every runtime takes it (a pair of the wrong length is
+ * a TypeError at run time). Each is replaced whole by the text here.
+ */
+export const WIDENED_TYPE_ALIASES: Readonly<Record<string, string>> = {
+  HeadersInit: 'Iterable<readonly string[]> | Record<string, string>',
+};
+
+/**
  * Types of the library that svc does not provide but that the listed globals mention (a
  * structuredClone transfer list, a canvas as an image source): declared empty, so the
  * declarations do not pull in canvas, WebGL, workers and media.
