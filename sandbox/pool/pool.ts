@@ -431,7 +431,8 @@ export class RunnerPool {
     runner.ready = false;
     runner.child.removeAllListeners('exit');
     runner.child.kill('SIGKILL');
-    this.options.onRestart?.(culprit === undefined ? 'error' : kind);
+    // A draining runner was counted when it began to drain.
+    if (!runner.draining) this.options.onRestart?.(culprit === undefined ? 'error' : kind);
     const now = Date.now();
     for (const active of runs) {
       const late = active.job.limits.timeMs > 0 && now - active.started >= active.job.limits.timeMs;
