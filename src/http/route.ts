@@ -168,15 +168,17 @@ function restValue(pathname: string, route: ApiRoute): string {
   }
 }
 
-function inputOf(c: Context<AppEnv>, route: ApiRoute): EndpointInput<RouteSpec> {
-  const params: Record<string, string> = {};
+/** Reads an endpoint's input from the request: the path parameters by their documented names, the checked body. */
+function inputReader(route: ApiRoute): (c: Context<AppEnv>) => EndpointInput<RouteSpec> {
   const renamed = ('routeParams' in route && route.routeParams) || {};
   const names = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
-  names.forEach((name, i) => {
-    const rest = 'rest' in route && route.rest === true && i === names.length - 1;
-    params[name] = rest ? restValue(new URL(c.req.url).pathname, route) : (c.req.param(renamed[name] ?? name) ?? '');
-  });
-  return { params, body: c.get('body') } as EndpointInput<RouteSpec>;
+  const rest = 'rest' in route && route.rest === true ? names.pop() : undefined;
+  return (c) => {
+    const params: Record<string, string> = {};
+    for (const name of names) params[name] = c.req.param(renamed[name] ?? name) ?? '';
+    if (rest !== undefined) params[rest] = restValue(new URL(c.req.url).pathname, route);
+    return { params, body: c.get('body') } as EndpointInput<RouteSpec>;
+  };
 }
 
 /**
@@ -190,7 +192,8 @@ export function serve<R extends ApiRoute>(app: Hono<AppEnv>, route: R, ...handle
   if (required.length > 0) checks.push(requireQuery(...required));
   const middleware = handlers.slice(0, -1) as MiddlewareHandler<AppEnv>[];
   const endpoint = handlers[handlers.length - 1] as Endpoint<RouteSpec>;
-  const answer: Handler<AppEnv> = (c) => endpoint(c, inputOf(c, route));
+  const input = inputReader(route);
+  const answer: Handler<AppEnv> = (c) => endpoint(c, input(c));
   const chain: Array<MiddlewareHandler<AppEnv> | Handler<AppEnv>> = [...checks, ...middleware, answer];
   const all = chain as [Handler<AppEnv>, ...Handler<AppEnv>[]];
   if (route.method === 'all') app.all(route.honoPath, ...all);
