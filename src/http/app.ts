@@ -1,12 +1,12 @@
 // Assembles the HTTP API: drain guard, per-request cancel signal, authentication by path,
-// then each resource's routes, then 405/404 for what no route handled. Route modules are
-// mounted from the composition root (src/serve/boot.ts) through `mounts`.
+// then each resource's routes (route-table.ts lists them; the composition root,
+// src/serve/boot.ts, hands over what each group needs), then 405/404 for what no route handled.
 import { Hono } from 'hono';
 import type { AuditWriter, AuthRecord, ServerLog } from '../audit';
 import type { TokenEntry } from '../config';
 import { authentication } from './auth';
 import { errorResponder } from './errors';
-import { roleForPath } from './route-table';
+import { mountRoutes, roleForPath, type RouteDependencies } from './route-table';
 import { jsonBodyLimit } from './validation';
 import { requestMetrics } from './request-metrics';
 import type { AppEnv } from './types';
@@ -22,8 +22,8 @@ export interface AppOptions {
   draining: () => boolean;
   /** Signal aborted when in-flight handlers are cancelled at the end of the grace. */
   cancelSignal: AbortSignal;
-  /** Route modules, each adding its handlers. */
-  mounts: Array<(app: Hono<AppEnv>) => void>;
+  /** What each route group needs, by group name. */
+  routes: RouteDependencies;
 }
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
@@ -41,7 +41,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use('*', authentication(options));
   app.use('/v1/*', jsonBodyLimit);
 
-  for (const mount of options.mounts) mount(app);
+  mountRoutes(app, options.routes);
 
   app.notFound((c) => {
     const known = roleForPath(new URL(c.req.url).pathname) !== null;

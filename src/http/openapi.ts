@@ -45,7 +45,7 @@ export function openApiDocument(version: string, routes: readonly ApiRoute[]): R
 }
 
 /** GET /v1/openapi.json for any valid token: the documented routes this app serves, built once. */
-export function mountOpenApiRoute(app: Hono<AppEnv>, version: string): void {
+export function mountOpenApiRoute(app: Hono<AppEnv>, { version }: { version: string }): void {
   let body: string | null = null;
   serve(app, openApiRoute, (c) => {
     body ??= JSON.stringify(openApiDocument(version, servedRoutes(app)));

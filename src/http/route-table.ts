@@ -1,33 +1,59 @@
-// Every route the server knows, from the route declarations: the role each path needs.
+// Every route the server knows, listed once: each route file's group (its declarations and
+// the function that mounts them). The role each path needs, the mounting (mountRoutes) and
+// so the OpenAPI document (the routes mounted) all derive from `routeGroups`.
+//
+// Adding routes: declare them with defineRoute in routes/<resource>.ts, export them with a
+// `mountXRoutes(app, dependencies)` that serves each one, and add one line to `routeGroups`.
+// The composition root (src/serve/boot.ts) then has to supply the new dependencies
+// (RouteDependencies makes it a type error until it does). A route outside the document
+// declares `hidden: true`.
+//
 // Authentication runs by path before method routing, so a wrong method answers 401/403
 // first and 405 only with a sufficient token; an unknown path answers 404 with or without one.
-import { openApiRoute } from './openapi';
-import type { ApiRoute } from './route';
-import { blueprintRoutes } from './routes/blueprints';
-import { discoveryRoutes } from './routes/discovery';
-import { executeRoute } from './routes/execute';
-import { mcpEndpointRoute } from './routes/mcp';
-import { mcpOAuthRoutes } from './routes/mcp-oauth';
-import { metricsRoute } from './routes/metrics';
-import { opsRoutes } from './routes/ops';
-import { packageRoutes } from './routes/packages';
-import { secretRoutes } from './routes/secrets';
-import { sessionRoutes } from './routes/sessions';
-import type { RouteRole } from './types';
+import type { Hono } from 'hono';
+import { mountOpenApiRoute, openApiRoute } from './openapi';
+import type { ApiRoute, RouteGroup } from './route';
+import { blueprintRoutes, mountBlueprintRoutes } from './routes/blueprints';
+import { discoveryRoutes, mountDiscoveryRoutes } from './routes/discovery';
+import { executeRoute, mountExecuteRoutes } from './routes/execute';
+import { mcpEndpointRoute, mountMcpRoutes } from './routes/mcp';
+import { mcpOAuthRoutes, mountMcpOAuthRoutes } from './routes/mcp-oauth';
+import { metricsRoute, mountMetricsRoute } from './routes/metrics';
+import { mountOpsRoutes, opsRoutes } from './routes/ops';
+import { mountPackageRoutes, packageRoutes } from './routes/packages';
+import { mountSecretRoutes, secretRoutes } from './routes/secrets';
+import { mountSessionRoutes, sessionRoutes } from './routes/sessions';
+import type { AppEnv, RouteRole } from './types';
 
-export const apiRoutes: readonly ApiRoute[] = [
-  ...Object.values(opsRoutes),
-  openApiRoute,
-  metricsRoute,
-  ...Object.values(sessionRoutes),
-  executeRoute,
-  ...Object.values(discoveryRoutes),
-  ...Object.values(blueprintRoutes),
-  ...Object.values(secretRoutes),
-  ...Object.values(packageRoutes),
-  ...Object.values(mcpOAuthRoutes),
-  mcpEndpointRoute,
-];
+/** The route groups in mount order (discovery's /v1/blueprints/{name}/… before the Blueprint admin routes). */
+export const routeGroups = {
+  ops: { routes: opsRoutes, mount: mountOpsRoutes },
+  discovery: { routes: discoveryRoutes, mount: mountDiscoveryRoutes },
+  blueprints: { routes: blueprintRoutes, mount: mountBlueprintRoutes },
+  secrets: { routes: secretRoutes, mount: mountSecretRoutes },
+  packages: { routes: packageRoutes, mount: mountPackageRoutes },
+  mcpOAuth: { routes: mcpOAuthRoutes, mount: mountMcpOAuthRoutes },
+  execute: { routes: { executeRoute }, mount: mountExecuteRoutes },
+  mcp: { routes: { mcpEndpointRoute }, mount: mountMcpRoutes },
+  sessions: { routes: sessionRoutes, mount: mountSessionRoutes },
+  openapi: { routes: { openApiRoute }, mount: mountOpenApiRoute },
+  metrics: { routes: { metricsRoute }, mount: mountMetricsRoute },
+} satisfies Record<string, RouteGroup<never>>;
+
+type Groups = typeof routeGroups;
+type DependenciesOf<G> = G extends { mount: (app: never, dependencies: infer D) => void } ? D : never;
+
+/** What each group's mount needs, by group name (groups whose mount takes nothing are left out). */
+export type RouteDependencies = { [K in keyof Groups as unknown extends DependenciesOf<Groups[K]> ? never : K]: DependenciesOf<Groups[K]> };
+
+/** Mounts every group's routes on the app, in the order of `routeGroups`. */
+export function mountRoutes(app: Hono<AppEnv>, dependencies: RouteDependencies): void {
+  for (const [name, group] of Object.entries(routeGroups) as Array<[string, RouteGroup<unknown>]>) {
+    group.mount(app, (dependencies as Record<string, unknown>)[name]);
+  }
+}
+
+export const apiRoutes: readonly ApiRoute[] = Object.values(routeGroups).flatMap((group): ApiRoute[] => Object.values(group.routes));
 
 interface PathRule {
   pattern: RegExp;

@@ -1,9 +1,10 @@
 // One route, declared once: its method, path, request and response schemas, the role it
 // needs and its documentation. The same declaration mounts the handlers (`serve`, with the
-// body and query checks it implies), gives authentication the path's role (route-table.ts)
-// and becomes an operation of GET /v1/openapi.json (openapi.ts, through @hono/zod-openapi).
+// body and query checks it implies, handing the endpoint its body and path parameters typed
+// from the declaration), gives authentication the path's role (route-table.ts) and becomes
+// an operation of GET /v1/openapi.json (openapi.ts, through @hono/zod-openapi).
 import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
-import type { Handler, Hono, MiddlewareHandler } from 'hono';
+import type { Context, Handler, Hono, MiddlewareHandler } from 'hono';
 import { ErrorBody } from './schemas';
 import type { AppEnv, RouteRole } from './types';
 import { jsonBody, requireQuery } from './validation';
@@ -50,9 +51,19 @@ interface UndocumentedRoute {
 export type RouteSpec = DocumentedRoute | UndocumentedRoute;
 
 /** A declared route: the spec, hono's path and, when documented, its OpenAPI operation. */
-export type ApiRoute = RouteSpec & { honoPath: string; operation: RouteConfig | null };
+export type ApiRoute<S extends RouteSpec = RouteSpec> = S & { honoPath: string; operation: RouteConfig | null };
 
-export function defineRoute(spec: RouteSpec): ApiRoute {
+/**
+ * A route file's part of the API: its declarations and the function that mounts their
+ * handlers, given what that file needs from the composition root. route-table.ts lists
+ * every group once; the role table, the OpenAPI document and the mounting derive from it.
+ */
+export interface RouteGroup<Dependencies> {
+  routes: Readonly<Record<string, ApiRoute>>;
+  mount: (app: Hono<AppEnv>, dependencies: Dependencies) => void;
+}
+
+export function defineRoute<const S extends RouteSpec>(spec: S): ApiRoute<S> {
   const rest = 'rest' in spec && spec.rest === true;
   const renamed = ('routeParams' in spec && spec.routeParams) || {};
   const honoPath = (rest ? spec.path.replace(/\/\{\w+\}$/, '/*') : spec.path).replace(/\{(\w+)\}/g, (_, name: string) => `:${renamed[name] ?? name}`);
@@ -135,16 +146,56 @@ export function servedRoutes(app: object): readonly ApiRoute[] {
   return mounted.get(app) ?? [];
 }
 
+/** The names of a path template's `{parameters}`. */
+type PathNames<P> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | PathNames<Rest> : never;
+
+/** What an endpoint receives from its declaration: the checked body and the path parameters by their documented names. */
+export interface EndpointInput<R extends RouteSpec> {
+  params: { [Name in PathNames<R['path']>]: string };
+  body: R extends { body: infer Body extends z.ZodType } ? z.output<Body> : undefined;
+}
+
+/** The last handler of a route: answers the request from its typed input. */
+export type Endpoint<R extends RouteSpec> = (c: Context<AppEnv>, input: EndpointInput<R>) => ReturnType<Handler<AppEnv>>;
+
+/** A `rest` parameter spans segments: the remainder of the path, percent-decoded (kept raw when it does not decode). */
+function restValue(pathname: string, route: ApiRoute): string {
+  const raw = pathname.slice(route.path.replace(/\{\w+\}$/, '').length);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** Reads an endpoint's input from the request: the path parameters by their documented names, the checked body. */
+function inputReader(route: ApiRoute): (c: Context<AppEnv>) => EndpointInput<RouteSpec> {
+  const renamed = ('routeParams' in route && route.routeParams) || {};
+  const names = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
+  const rest = 'rest' in route && route.rest === true ? names.pop() : undefined;
+  return (c) => {
+    const params: Record<string, string> = {};
+    for (const name of names) params[name] = c.req.param(renamed[name] ?? name) ?? '';
+    if (rest !== undefined) params[rest] = restValue(new URL(c.req.url).pathname, route);
+    return { params, body: c.get('body') } as EndpointInput<RouteSpec>;
+  };
+}
+
 /**
  * Mounts a declared route: the body check and required-query check its declaration implies,
- * then the handlers (middleware first, the endpoint last).
+ * then the handlers (middleware first, the endpoint last, given its typed input).
  */
-export function serve(app: Hono<AppEnv>, route: ApiRoute, ...handlers: Array<MiddlewareHandler<AppEnv> | Handler<AppEnv>>): void {
+export function serve<R extends ApiRoute>(app: Hono<AppEnv>, route: R, ...handlers: [...MiddlewareHandler<AppEnv>[], Endpoint<R>]): void {
   const checks: Array<MiddlewareHandler<AppEnv> | Handler<AppEnv>> = [];
   if ('body' in route && route.body) checks.push(jsonBody(route.body));
   const required = 'query' in route ? requiredQuery(route.query) : [];
   if (required.length > 0) checks.push(requireQuery(...required));
-  const all = [...checks, ...handlers] as [Handler<AppEnv>, ...Handler<AppEnv>[]];
+  const middleware = handlers.slice(0, -1) as MiddlewareHandler<AppEnv>[];
+  const endpoint = handlers[handlers.length - 1] as Endpoint<RouteSpec>;
+  const input = inputReader(route);
+  const answer: Handler<AppEnv> = (c) => endpoint(c, input(c));
+  const chain: Array<MiddlewareHandler<AppEnv> | Handler<AppEnv>> = [...checks, ...middleware, answer];
+  const all = chain as [Handler<AppEnv>, ...Handler<AppEnv>[]];
   if (route.method === 'all') app.all(route.honoPath, ...all);
   else app.on(route.method.toUpperCase(), route.honoPath, ...all);
   const list = mounted.get(app) ?? [];

@@ -107,7 +107,7 @@ export function jsonBody<S extends z.ZodType>(schema: S): MiddlewareHandler<AppE
   };
 }
 
-/** The validated body set by `jsonBody`. */
+/** The validated body set by `jsonBody` (an endpoint mounted with `serve` gets it typed as `input.body`). */
 export function bodyOf<T>(c: Context<AppEnv>): T {
   return c.get('body') as T;
 }

@@ -1,7 +1,6 @@
 // The composition root: builds every service from the settings in the documented startup
 // order, binds the listener, and wires the shutdown drain. Nothing else
 // constructs services, so each module receives exactly what it needs.
-import type { Hono } from 'hono';
 import { AuthRefusalAudit, openLogOutputs, type LogOutputs } from '../audit';
 import { computeSettingsHash, type Settings } from '../config';
 import { randomUUID } from 'node:crypto';
@@ -9,21 +8,12 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { BlueprintRegistry } from '../blueprints';
 import { Executor, HostCallSlots } from '../execution';
-import { createApp, mountOpsRoutes, startListener, type AppEnv, type Listener } from '../http';
-import { mountBlueprintRoutes } from '../http/routes/blueprints';
-import { mountDiscoveryRoutes } from '../http/routes/discovery';
+import { createApp, startListener, type Listener, type RouteDependencies } from '../http';
 import { lookupCounters } from '../discovery';
 import { McpEndpoint } from '../mcp';
 import { McpDiscovery, McpRun, mcpViews } from '../mcp/client';
 import { OAuthService, TokenManager } from '../mcp/oauth';
-import { mountMcpOAuthRoutes } from '../http/routes/mcp-oauth';
-import { mountMcpRoutes } from '../http/routes/mcp';
-import { mountExecuteRoutes } from '../http/routes/execute';
-import { mountSecretRoutes } from '../http/routes/secrets';
-import { mountPackageRoutes } from '../http/routes/packages';
 import { PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
-import { mountSessionRoutes } from '../http/routes/sessions';
-import { mountOpenApiRoute } from '../http/openapi';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
 import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
@@ -36,7 +26,6 @@ import { confineRunners } from './runner-sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
 import { bindServerState, counterTotals, metrics, observedAuditWriter } from '../metrics';
-import { mountMetricsRoute } from '../http/routes/metrics';
 import { setActiveTelemetry, Telemetry } from '../telemetry';
 
 export interface BootOptions {
@@ -303,35 +292,7 @@ export async function boot(options: BootOptions): Promise<void> {
   closers.push(() => sessions.close());
   registry.onDeleted((name, principal) => sessions.evictBlueprint(name, principal));
 
-  const mounts: Array<(app: Hono<AppEnv>) => void> = [];
   let listener: Listener | null = null;
-
-  mounts.push((app) =>
-    mountOpsRoutes(app, {
-      audit,
-      boundAddress: () => listener?.address ?? `${settings.bind}:${settings.port}`,
-      activeSessions: () => sessions.activeCount(),
-      blueprintNames: () => registry.names(),
-      counters: () => ({ ...lookupCounters }),
-      tokenBudgets: () => modelBudgets.status(),
-      runnerSandbox: () => ({ level: confinement.level, features: [...confinement.features], missing: [...confinement.missing] }),
-      requestShutdown: (trigger) => void shutdown.stop(trigger),
-    }),
-  );
-  // Discovery paths under /v1/blueprints/{name}/… are registered before the admin routes.
-  mounts.push((app) => mountDiscoveryRoutes(app, { registry, modules: hostModules(), packages: (name) => packages.describe(name), mcpViews: (blueprint, only) => mcpViews(mcpDiscovery, blueprint, {}, only) }));
-  mounts.push((app) => mountBlueprintRoutes(app, { registry, audit, log, packageCapabilities: () => packages.capabilities() }));
-  mounts.push((app) => mountSecretRoutes(app, { store: secretStore, audit, log }));
-  mounts.push((app) => mountPackageRoutes(app, { packages, audit, log }));
-  mounts.push((app) => mountMcpOAuthRoutes(app, { oauth, audit, log }));
-  mounts.push((app) =>
-    mountExecuteRoutes(app, {
-      executor,
-      resolveBlueprint: (name) => registry.get(name),
-      rememberLastRun: (sessionId, lastRun, owner) => sessions.rememberOneOffRun(sessionId, lastRun, owner),
-      newId: randomUUID,
-    }),
-  );
   const mcp = new McpEndpoint({
     registry,
     sessions,
@@ -346,18 +307,34 @@ export async function boot(options: BootOptions): Promise<void> {
     mcpViews: (blueprint, session) => (only) => mcpViews(mcpDiscovery, blueprint, { sessionId: session.id, harness: session.secrets }, only),
   });
   mcpEndpoint = mcp;
-  mounts.push((app) => mountMcpRoutes(app, mcp));
-  mounts.push((app) =>
-    mountSessionRoutes(app, {
-      sessions,
+  /** What each route group needs (src/http/route-table.ts lists the groups and mounts them). */
+  const routes: RouteDependencies = {
+    ops: {
+      audit,
+      boundAddress: () => listener?.address ?? `${settings.bind}:${settings.port}`,
+      activeSessions: () => sessions.activeCount(),
+      blueprintNames: () => registry.names(),
+      volumeNames: () => settings.volumes.map((volume) => volume.name),
+      counters: () => ({ ...lookupCounters }),
+      tokenBudgets: () => modelBudgets.status(),
+      runnerSandbox: () => ({ level: confinement.level, features: [...confinement.features], missing: [...confinement.missing] }),
+      requestShutdown: (trigger) => void shutdown.stop(trigger),
+    },
+    discovery: { registry, modules: hostModules(), packages: (name) => packages.describe(name), mcpViews: (blueprint, only) => mcpViews(mcpDiscovery, blueprint, {}, only) },
+    blueprints: { registry, audit, log, packageCapabilities: () => packages.capabilities() },
+    secrets: { store: secretStore, audit, log },
+    packages: { packages, audit, log },
+    mcpOAuth: { oauth, audit, log },
+    execute: {
       executor,
-      ledger,
+      resolveBlueprint: (name) => registry.get(name),
+      rememberLastRun: (sessionId, lastRun, owner) => sessions.rememberOneOffRun(sessionId, lastRun, owner),
       newId: randomUUID,
-    }),
-  );
-
-  mounts.push((app) => mountOpenApiRoute(app, options.version));
-  mounts.push((app) => mountMetricsRoute(app));
+    },
+    mcp,
+    sessions: { sessions, executor, ledger, newId: randomUUID },
+    openapi: { version: options.version },
+  };
   bindServerState({
     poolSize: () => settings.runnerPoolSize,
     queueDepth: () => pool.queueDepth,
@@ -394,7 +371,7 @@ export async function boot(options: BootOptions): Promise<void> {
     log,
     draining: () => shutdown.draining,
     cancelSignal: cancel.signal,
-    mounts,
+    routes,
   });
 
   // First step of the teardown: the last report starts while runners and stores close.

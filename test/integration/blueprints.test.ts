@@ -91,6 +91,13 @@ describe('blueprint admin API', () => {
     assert.equal(narrowed.status, 200);
   });
 
+  test('GET /v1/volumes lists the declared volume names, sorted, to admin tokens only', async () => {
+    const listed = await server.request('GET', '/v1/volumes');
+    assert.equal(listed.status, 200);
+    assert.deepEqual(listed.json, { volumes: ['handbook', 'shared'] });
+    assert.equal((await server.request('GET', '/v1/volumes', { token: server.userToken })).status, 403);
+  });
+
   test('a store secret without a value is unresolved_secret; a listed package is package_missing', async () => {
     const secret = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: s\nsecrets: {API_KEY: {store: api_key}}\n' } });
     assert.equal(secret.json.error, 'unresolved_secret');

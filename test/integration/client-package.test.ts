@@ -1,6 +1,6 @@
 // clients/typescript is installable outside the repository: `npm pack` builds a tarball
-// that, unpacked into a fresh project's node_modules next to its peer dependencies (ai,
-// zod), imports and talks to a real server.
+// that, unpacked into a fresh project's node_modules next to its dependency (openapi-fetch)
+// and peer dependencies (ai, zod), imports and talks to a real server.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -41,7 +41,10 @@ describe('the @svc/client tarball', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(target, 'package.json'), 'utf8'));
     assert.equal(manifest.private, undefined, 'installable: not private');
     assert.deepEqual(Object.keys(manifest.peerDependencies).sort(), ['ai', 'zod']);
-    for (const peer of Object.keys(manifest.peerDependencies)) fs.symlinkSync(path.join(repoRoot, 'node_modules', peer), path.join(project, 'node_modules', peer));
+    // What `npm install` of the tarball would bring: its dependencies (openapi-fetch) beside the peers.
+    for (const dependency of [...Object.keys(manifest.peerDependencies), ...Object.keys(manifest.dependencies ?? {})]) {
+      fs.symlinkSync(path.join(repoRoot, 'node_modules', dependency), path.join(project, 'node_modules', dependency));
+    }
 
     fs.writeFileSync(
       path.join(project, 'harness.mjs'),

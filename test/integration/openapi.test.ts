@@ -131,6 +131,9 @@ describe('OpenAPI document', () => {
     await call('post', '/v1/execute', {}, { ...user, body: { blueprint: 'calc', code: 'export function main() { return [1, 2]; }' } });
     await call('post', '/v1/execute', {}, { ...user, body: { blueprint: 'nope', code: 'export function main() {}' } });
 
+    await call('get', '/v1/volumes', {});
+    await call('get', '/v1/volumes', {}, user); // 403
+
     // Secrets
     await call('post', '/v1/secrets', {}, { body: { key: 'team/api_key', value: 's3cret' } });
     await call('post', '/v1/secrets', {}, { body: { key: '../bad', value: 'v' } }); // 400
@@ -140,12 +143,11 @@ describe('OpenAPI document', () => {
     await call('delete', '/v1/blueprints/{name}', { name: 'calc' });
     await call('delete', '/v1/blueprints/{name}', { name: 'calc' }); // 404
 
-    // Routes other parts of the server add (Packages, volumes, MCP OAuth): checked when served.
+    // Routes other parts of the server add (Packages, MCP OAuth): checked when served.
     const served = (method: string, template: string) => Boolean(doc.paths[template]?.[method]);
     if (served('get', '/v1/packages')) await call('get', '/v1/packages', {});
     if (served('post', '/v1/packages/install')) await call('post', '/v1/packages/install', {}, { body: { url: 'not a repository!' } });
     if (served('delete', '/v1/packages/{name}')) await call('delete', '/v1/packages/{name}', { name: '@nobody/nothing' });
-    if (served('get', '/v1/volumes')) await call('get', '/v1/volumes', {});
     if (served('get', '/v1/mcp/{blueprint}/auth-status')) await call('get', '/v1/mcp/{blueprint}/auth-status', { blueprint: 'guarded' });
     if (served('get', '/v1/mcp/{blueprint}/{server}/auth-config')) await call('get', '/v1/mcp/{blueprint}/{server}/auth-config', { blueprint: 'guarded', server: 'none' });
     if (served('post', '/v1/mcp/{blueprint}/{server}/refresh-token')) await call('post', '/v1/mcp/{blueprint}/{server}/refresh-token', { blueprint: 'guarded', server: 'none' }, { body: { refresh_token: 'r' } });

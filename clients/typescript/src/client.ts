@@ -1,5 +1,9 @@
 // SvcClient: one typed method per user and admin route. Nothing throws for an HTTP or
 // network failure: every call resolves to a SvcResult, whose error is a typed value.
+// Requests go through openapi-fetch over `paths`, generated from the server's OpenAPI
+// document: a path, parameter or body the document does not have is a compile error.
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from './openapi-types.js';
 import type {
   BlueprintSummary,
   BuiltinsDocs,
@@ -41,193 +45,201 @@ export interface SvcClientOptions {
   fetch?: typeof fetch;
 }
 
-interface Call {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  path: string;
-  query?: Array<[string, string]>;
-  body?: unknown;
-  headers?: Record<string, string>;
+/** What openapi-fetch answers: the parsed body (`data` on 2xx, `error` otherwise) and the response. */
+interface Reply {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
 }
 
-const seg = encodeURIComponent;
-
 export class SvcClient {
-  private readonly baseUrl: string;
-  private readonly token: string;
-  private readonly fetchFn: typeof fetch;
+  private readonly api: Client<paths>;
 
   constructor(options: SvcClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.token = options.token;
-    this.fetchFn = options.fetch ?? fetch;
+    const fetchFn = options.fetch ?? ((request: Request) => fetch(request));
+    this.api = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), headers: { authorization: `Bearer ${options.token}` }, fetch: fetchFn });
   }
 
   // ---- user routes -------------------------------------------------------------------
 
   /** The server's OpenAPI 3.1 document. */
   openapi(): Promise<SvcResult<Record<string, unknown>>> {
-    return this.json({ method: 'GET', path: '/v1/openapi.json' });
+    return settle(this.api.GET('/v1/openapi.json'));
   }
 
   createSession(request: SessionRequest): Promise<SvcResult<{ session_id: string }>> {
-    return this.json({ method: 'POST', path: '/v1/sessions', body: request });
+    return settle(this.api.POST('/v1/sessions', { body: request }));
   }
 
   /** Runs `code` in a session. With `idempotencyKey`, a retry with the same code replays the recorded outcome. */
   execute(sessionId: string, code: string, options: { idempotencyKey?: string } = {}): Promise<SvcResult<ExecuteResult>> {
     const headers: Record<string, string> = { 'mcp-session-id': sessionId };
     if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
-    return this.json({ method: 'POST', path: `/v1/sessions/${seg(sessionId)}/execute`, body: { code }, headers });
+    return settle(this.api.POST('/v1/sessions/{session_id}/execute', { params: { path: { session_id: sessionId } }, body: { code }, headers }));
   }
 
   /** A one-off run in a throw-away session; its last run stays readable by `session_id`. */
   executeOnce(request: OneOffRequest): Promise<SvcResult<ExecuteResult>> {
-    return this.json({ method: 'POST', path: '/v1/execute', body: request });
+    return settle(this.api.POST('/v1/execute', { body: request }));
   }
 
   rebind(sessionId: string, secrets: Record<string, string>): Promise<SvcResult<null>> {
-    return this.json({ method: 'POST', path: `/v1/sessions/${seg(sessionId)}/rebind`, body: { secrets }, headers: { 'mcp-session-id': sessionId } });
+    return settle(this.api.POST('/v1/sessions/{session_id}/rebind', { params: { path: { session_id: sessionId } }, body: { secrets }, headers: { 'mcp-session-id': sessionId } }));
   }
 
   lastRun(sessionId: string): Promise<SvcResult<LastRunRecord>> {
-    return this.json({ method: 'GET', path: `/v1/sessions/${seg(sessionId)}/last-run`, headers: { 'mcp-session-id': sessionId } });
+    return settle(this.api.GET('/v1/sessions/{session_id}/last-run', { params: { path: { session_id: sessionId } }, headers: { 'mcp-session-id': sessionId } }));
   }
 
   deleteSession(sessionId: string): Promise<SvcResult<null>> {
-    return this.json({ method: 'DELETE', path: `/v1/sessions/${seg(sessionId)}`, headers: { 'mcp-session-id': sessionId } });
+    return settle(this.api.DELETE('/v1/sessions/{session_id}', { params: { path: { session_id: sessionId } }, headers: { 'mcp-session-id': sessionId } }));
   }
 
   prompt(blueprint: string): Promise<SvcResult<Prompt>> {
-    return this.json({ method: 'GET', path: `/v1/blueprints/${seg(blueprint)}/prompt` });
+    return settle(this.api.GET('/v1/blueprints/{name}/prompt', { params: { path: { name: blueprint } } }));
   }
 
   searchPackages(blueprint: string, query = ''): Promise<SvcResult<PackageSearchResults>> {
-    return this.json({ method: 'GET', path: `/v1/blueprints/${seg(blueprint)}/packages/search`, query: [['q', query]] });
+    return settle(this.api.GET('/v1/blueprints/{name}/packages/search', { params: { path: { name: blueprint }, query: { q: query } } }));
   }
 
   async packageDocs(blueprint: string, name: string): Promise<SvcResult<PackageDocs>> {
-    const reply = await this.send({ method: 'GET', path: `/v1/blueprints/${seg(blueprint)}/packages/docs`, query: [['name', name]] });
+    // Markdown or JSON by the answer's content type: read as text, parsed here.
+    const reply = await settle<string>(this.api.GET('/v1/blueprints/{name}/packages/docs', { params: { path: { name: blueprint }, query: { name } }, parseAs: 'text' }), true);
     if (!reply.ok) return reply;
-    const { response, text } = reply.value;
-    if (response.ok && !isJson(response)) return { ok: true, value: { format: 'markdown', text } };
-    const parsed = interpret<Omit<Extract<PackageDocs, { format: 'json' }>, 'format'>>(response, text);
-    return parsed.ok ? { ok: true, value: { format: 'json', ...parsed.value } } : parsed;
+    const { value: text, response } = reply.value;
+    if (!isJson(response)) return { ok: true, value: { format: 'markdown', text } };
+    try {
+      return { ok: true, value: { format: 'json', ...(JSON.parse(text) as Omit<Extract<PackageDocs, { format: 'json' }>, 'format'>) } };
+    } catch {
+      return notJson(response);
+    }
   }
 
   builtins(blueprint: string): Promise<SvcResult<BuiltinsList>> {
-    return this.json({ method: 'GET', path: `/v1/blueprints/${seg(blueprint)}/builtins` });
+    return settle(this.api.GET('/v1/blueprints/{name}/builtins', { params: { path: { name: blueprint } } }));
   }
 
   builtinsDocs(blueprint: string, names: string[]): Promise<SvcResult<BuiltinsDocs>> {
-    return this.json({ method: 'GET', path: `/v1/blueprints/${seg(blueprint)}/builtins/docs`, query: names.map((n) => ['name', n]) });
+    return settle(this.api.GET('/v1/blueprints/{name}/builtins/docs', { params: { path: { name: blueprint }, query: { name: names } } }));
   }
 
   // ---- admin routes ------------------------------------------------------------------
 
   status(): Promise<SvcResult<Status>> {
-    return this.json({ method: 'GET', path: '/v1/status' });
+    return settle(this.api.GET('/v1/status'));
   }
 
   shutdown(): Promise<SvcResult<{ status: 'shutting-down' }>> {
-    return this.json({ method: 'POST', path: '/v1/shutdown' });
+    return settle(this.api.POST('/v1/shutdown'));
   }
 
   registerBlueprint(yaml: string): Promise<SvcResult<{ name: string; hash: string }>> {
-    return this.json({ method: 'POST', path: '/v1/blueprints', body: { yaml } });
+    return settle(this.api.POST('/v1/blueprints', { body: { yaml } }));
   }
 
   putBlueprint(name: string, yaml: string): Promise<SvcResult<{ name: string; created: boolean; hash: string }>> {
-    return this.json({ method: 'PUT', path: `/v1/blueprints/${seg(name)}`, body: { yaml } });
+    return settle(this.api.PUT('/v1/blueprints/{name}', { params: { path: { name } }, body: { yaml } }));
   }
 
   getBlueprint(name: string): Promise<SvcResult<{ name: string; yaml: string; hash: string | null }>> {
-    return this.json({ method: 'GET', path: `/v1/blueprints/${seg(name)}` });
+    return settle(this.api.GET('/v1/blueprints/{name}', { params: { path: { name } } }));
   }
 
   listBlueprints(): Promise<SvcResult<{ blueprints: BlueprintSummary[] }>> {
-    return this.json({ method: 'GET', path: '/v1/blueprints' });
+    return settle(this.api.GET('/v1/blueprints'));
   }
 
   deleteBlueprint(name: string): Promise<SvcResult<{ name: string }>> {
-    return this.json({ method: 'DELETE', path: `/v1/blueprints/${seg(name)}` });
+    return settle(this.api.DELETE('/v1/blueprints/{name}', { params: { path: { name } } }));
   }
 
   capabilities(): Promise<SvcResult<{ groups: Array<{ source: string; kind: string; capabilities: Array<Record<string, unknown>> }> }>> {
-    return this.json({ method: 'GET', path: '/v1/capabilities' });
+    return settle(this.api.GET('/v1/capabilities'));
   }
 
   putSecret(key: string, value: string): Promise<SvcResult<{ key: string }>> {
-    return this.json({ method: 'POST', path: '/v1/secrets', body: { key, value } });
+    return settle(this.api.POST('/v1/secrets', { body: { key, value } }));
   }
 
   listSecrets(prefix?: string): Promise<SvcResult<{ keys: string[] }>> {
-    return this.json({ method: 'GET', path: '/v1/secrets', query: prefix === undefined ? [] : [['prefix', prefix]] });
+    return settle(this.api.GET('/v1/secrets', { params: { query: prefix === undefined ? {} : { prefix } } }));
   }
 
+  /** `/` may appear in a key: the path carries it encoded (`%2F`), which the server accepts as it accepts a raw one. */
   deleteSecret(key: string): Promise<SvcResult<{ key: string }>> {
-    return this.json({ method: 'DELETE', path: `/v1/secrets/${key.split('/').map(seg).join('/')}` });
+    return settle(this.api.DELETE('/v1/secrets/{key}', { params: { path: { key } } }));
   }
 
   listPackages(): Promise<SvcResult<{ roots: string[]; packages: Array<PackageRef & { description?: string; root: string; managed: boolean }> }>> {
-    return this.json({ method: 'GET', path: '/v1/packages' });
+    return settle(this.api.GET('/v1/packages'));
   }
 
   installPackages(request: PackageInstallRequest): Promise<SvcResult<PackageInstalled>> {
-    return this.json({ method: 'POST', path: '/v1/packages/install', body: request });
+    return settle(this.api.POST('/v1/packages/install', { body: request }));
   }
 
   removePackage(name: string): Promise<SvcResult<PackageRef & { still_available_from?: string }>> {
-    return this.json({ method: 'DELETE', path: `/v1/packages/${name.split('/').map(seg).join('/')}` });
+    return settle(this.api.DELETE('/v1/packages/{name}', { params: { path: { name } } }));
   }
 
   volumes(): Promise<SvcResult<{ volumes: string[] }>> {
-    return this.json({ method: 'GET', path: '/v1/volumes' });
+    return settle(this.api.GET('/v1/volumes'));
   }
 
   mcpAuthStatus(blueprint: string): Promise<SvcResult<{ blueprint: string; state: 'active' | 'pending'; servers: Array<{ name: string; kind: 'oauth' | 'static' | 'none'; authenticated?: boolean }> }>> {
-    return this.json({ method: 'GET', path: `/v1/mcp/${seg(blueprint)}/auth-status` });
+    return settle(this.api.GET('/v1/mcp/{blueprint}/auth-status', { params: { path: { blueprint } } }));
   }
 
   mcpAuthConfig(blueprint: string, server: string, redirectUri?: string): Promise<SvcResult<{ url: string; client_id?: string; authorization_endpoint?: string; token_endpoint?: string; scopes?: string[] }>> {
-    return this.json({ method: 'GET', path: `/v1/mcp/${seg(blueprint)}/${seg(server)}/auth-config`, query: redirectUri === undefined ? [] : [['redirect_uri', redirectUri]] });
+    return settle(this.api.GET('/v1/mcp/{blueprint}/{server}/auth-config', { params: { path: { blueprint, server }, query: redirectUri === undefined ? {} : { redirect_uri: redirectUri } } }));
   }
 
   setRefreshToken(blueprint: string, server: string, request: RefreshTokenRequest): Promise<SvcResult<OAuthState>> {
-    return this.json({ method: 'POST', path: `/v1/mcp/${seg(blueprint)}/${seg(server)}/refresh-token`, body: request });
+    return settle(this.api.POST('/v1/mcp/{blueprint}/{server}/refresh-token', { params: { path: { blueprint, server } }, body: request }));
   }
 
   deleteRefreshToken(blueprint: string, server: string): Promise<SvcResult<OAuthState>> {
-    return this.json({ method: 'DELETE', path: `/v1/mcp/${seg(blueprint)}/${seg(server)}/refresh-token` });
+    return settle(this.api.DELETE('/v1/mcp/{blueprint}/{server}/refresh-token', { params: { path: { blueprint, server } } }));
   }
 
   exchangeOAuthCode(blueprint: string, server: string, request: OAuthExchangeRequest): Promise<SvcResult<OAuthState>> {
-    return this.json({ method: 'POST', path: `/v1/mcp/${seg(blueprint)}/${seg(server)}/oauth/exchange`, body: request });
+    return settle(this.api.POST('/v1/mcp/{blueprint}/{server}/oauth/exchange', { params: { path: { blueprint, server } }, body: request }));
   }
+}
 
-  // ---- transport ---------------------------------------------------------------------
-
-  private async json<T>(call: Call): Promise<SvcResult<T>> {
-    const reply = await this.send(call);
-    if (!reply.ok) return reply;
-    return interpret<T>(reply.value.response, reply.value.text);
+/**
+ * A reply as a SvcResult: 2xx JSON (or no body) is the value; the rest a typed error.
+ * With `withResponse`, the value comes with the response (for content-type decisions).
+ */
+async function settle<T>(pending: Promise<Reply>): Promise<SvcResult<T>>;
+async function settle<T>(pending: Promise<Reply>, withResponse: true): Promise<SvcResult<{ value: T; response: Response }>>;
+async function settle<T>(pending: Promise<Reply>, withResponse = false): Promise<SvcResult<unknown>> {
+  let reply: Reply;
+  try {
+    reply = await pending;
+  } catch (error) {
+    // A 2xx body that is not JSON fails to parse inside openapi-fetch; anything else is the network.
+    if (error instanceof SyntaxError) return { ok: false, error: { kind: 'network', message: 'the server answered with a body that is not JSON' } };
+    return { ok: false, error: { kind: 'network', message: describe(error) } };
   }
-
-  private async send(call: Call): Promise<SvcResult<{ response: Response; text: string }>> {
-    const url = new URL(this.baseUrl + call.path);
-    for (const [k, v] of call.query ?? []) url.searchParams.append(k, v);
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...call.headers };
-    let body: string | undefined;
-    if (call.body !== undefined) {
-      body = JSON.stringify(call.body);
-      headers['content-type'] = 'application/json';
-    }
-    try {
-      const response = await this.fetchFn(url, { method: call.method, headers, body });
-      return { ok: true, value: { response, text: await response.text() } };
-    } catch (error) {
-      return { ok: false, error: { kind: 'network', message: describe(error) } };
-    }
+  const { response } = reply;
+  if (response.ok) {
+    const value = (reply.data ?? null) as T;
+    return { ok: true, value: withResponse ? { value, response } : value };
   }
+  const body = reply.error;
+  if ((body === undefined || body === '') && response.status === 404) return { ok: false, error: { kind: 'not_found', status: 404 } };
+  if (isJson(response) && body !== null && typeof body === 'object') {
+    const fields = body as Record<string, unknown>;
+    const message = typeof fields.message === 'string' ? fields.message : typeof fields.detail === 'string' ? fields.detail : String(fields.error ?? '');
+    return { ok: false, error: { kind: 'api', status: response.status, code: String(fields.error ?? 'unknown'), message, body: fields } };
+  }
+  return { ok: false, error: { kind: 'refused', status: response.status, message: typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body) } };
+}
+
+function notJson(response: Response): SvcResult<never> {
+  return { ok: false, error: { kind: 'network', message: `the server answered ${response.status} with a body that is not JSON` } };
 }
 
 function isJson(response: Response): boolean {
@@ -238,27 +250,4 @@ function describe(error: unknown): string {
   const cause = (error as { cause?: { message?: string } }).cause?.message;
   const message = error instanceof Error ? error.message : String(error);
   return cause ? `${message}: ${cause}` : message;
-}
-
-/** A reply as a SvcResult: 2xx JSON (or no body) is the value; the rest a typed error. */
-function interpret<T>(response: Response, text: string): SvcResult<T> {
-  if (response.ok) {
-    if (text === '') return { ok: true, value: null as T };
-    try {
-      return { ok: true, value: JSON.parse(text) as T };
-    } catch {
-      return { ok: false, error: { kind: 'network', message: `the server answered ${response.status} with a body that is not JSON` } };
-    }
-  }
-  if (text === '' && response.status === 404) return { ok: false, error: { kind: 'not_found', status: 404 } };
-  if (isJson(response)) {
-    try {
-      const body = JSON.parse(text) as Record<string, unknown>;
-      const message = typeof body.message === 'string' ? body.message : typeof body.detail === 'string' ? body.detail : String(body.error ?? '');
-      return { ok: false, error: { kind: 'api', status: response.status, code: String(body.error ?? 'unknown'), message, body } };
-    } catch {
-      // Fall through: treat as text.
-    }
-  }
-  return { ok: false, error: { kind: 'refused', status: response.status, message: text } };
 }

@@ -53,126 +53,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/openapi.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** This document */
-        get: operations["getV1OpenapiJson"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/sessions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Open sessions: the caller's own (admin tokens: every one) */
-        get: operations["getV1Sessions"];
-        put?: never;
-        /** Open a session */
-        post: operations["postV1Sessions"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/sessions/{session_id}/execute": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Run a program in a session */
-        post: operations["postV1SessionsBy_session_idExecute"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/sessions/{session_id}/rebind": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Replace the harness secrets */
-        post: operations["postV1SessionsBy_session_idRebind"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/sessions/{session_id}/last-run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The last run with its full console */
-        get: operations["getV1SessionsBy_session_idLastRun"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/sessions/{session_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** End a session */
-        delete: operations["deleteV1SessionsBy_session_id"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/execute": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** One-off run in a throw-away session */
-        post: operations["postV1Execute"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/blueprints/{name}/prompt": {
         parameters: {
             query?: never;
@@ -467,6 +347,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One-off run in a throw-away session */
+        post: operations["postV1Execute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open sessions: the caller's own (admin tokens: every one) */
+        get: operations["getV1Sessions"];
+        put?: never;
+        /** Open a session */
+        post: operations["postV1Sessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a program in a session */
+        post: operations["postV1SessionsBy_session_idExecute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/rebind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the harness secrets */
+        post: operations["postV1SessionsBy_session_idRebind"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/last-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The last run with its full console */
+        get: operations["getV1SessionsBy_session_idLastRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End a session */
+        delete: operations["deleteV1SessionsBy_session_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["getV1OpenapiJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -508,135 +508,6 @@ export interface components {
         };
         VolumeList: {
             volumes: string[];
-        };
-        SessionList: {
-            sessions: components["schemas"]["SessionSummary"][];
-            /** @description Sessions one token may have open at once */
-            max_sessions_per_token: number;
-        };
-        SessionSummary: {
-            session_id: string;
-            blueprint: string;
-            /** @description Name of the token that opened it (null: a session recorded before owners existed) */
-            owner: string | null;
-            /** @description Opened through the MCP endpoint */
-            mcp: boolean;
-            created_at_ms: number;
-            last_activity_ms: number;
-            idle_timeout_secs: number;
-            runs_in_flight: number;
-        };
-        SessionCreated: {
-            session_id: string;
-        };
-        SessionError: {
-            error: string;
-            message?: string;
-            name?: string;
-            session_id?: string;
-            required?: string[];
-            limit?: number;
-        } & {
-            [key: string]: unknown;
-        };
-        CreateSessionRequest: {
-            blueprint: string;
-            variables?: {
-                [key: string]: string;
-            };
-            secrets?: {
-                [key: string]: string;
-            };
-        };
-        ExecuteResult: {
-            execution_id: string;
-            session_id: string;
-            result: string | null;
-            console: string[];
-            error: components["schemas"]["ExecuteError"] | null;
-            discovery_warnings?: string[];
-            /** @description Present only when non-empty: type errors that did not stop the run (severity warning; with typecheck: on only errors against svc's declarations block), or why the program ran unchecked. At most 20. */
-            warnings?: {
-                /** @enum {string} */
-                severity: "error" | "warning";
-                line: number;
-                column: number;
-                message: string;
-                notes?: {
-                    line: number;
-                    column: number;
-                    message: string;
-                }[];
-                /** @description A suggested fix (the type checker's spelling suggestion) */
-                help?: string;
-            }[];
-        };
-        ExecuteError: {
-            /** @enum {string} */
-            kind: "runtime_error" | "permission_denied" | "fuel_exhausted" | "timeout" | "memory_exhausted" | "stack_exhausted" | "cancelled" | "compile_error" | "package_resolution" | "blueprint_not_found" | "invalid_request";
-            message: string;
-            caller?: string;
-            capability?: string;
-            /** @description permission_denied only: policy, invariant or read_only */
-            source?: string;
-            diagnostics?: {
-                /** @enum {string} */
-                severity: "error" | "warning";
-                line: number;
-                column: number;
-                message: string;
-                notes?: {
-                    line: number;
-                    column: number;
-                    message: string;
-                }[];
-                /** @description A suggested fix (the type checker's spelling suggestion) */
-                help?: string;
-            }[];
-        };
-        IdempotencyRefusal: {
-            execution_id?: string;
-            error: string;
-            session_id: string;
-            detail: string;
-        };
-        ExecuteInSessionRequest: {
-            code: string;
-        };
-        RebindRequest: {
-            secrets: {
-                [key: string]: string;
-            };
-        };
-        LastRunRecord: {
-            result: string | null;
-            console: string[];
-            error: components["schemas"]["ExecuteError"] | null;
-            /** @description Present only when non-empty: type errors that did not stop the run (severity warning; with typecheck: on only errors against svc's declarations block), or why the program ran unchecked. At most 20. */
-            warnings?: {
-                /** @enum {string} */
-                severity: "error" | "warning";
-                line: number;
-                column: number;
-                message: string;
-                notes?: {
-                    line: number;
-                    column: number;
-                    message: string;
-                }[];
-                /** @description A suggested fix (the type checker's spelling suggestion) */
-                help?: string;
-            }[];
-        };
-        OneOffExecuteRequest: {
-            code: string;
-            blueprint: string;
-            variables?: {
-                [key: string]: string;
-            };
-            secrets?: {
-                [key: string]: string;
-            };
         };
         Prompt: {
             name: string;
@@ -863,6 +734,135 @@ export interface components {
             code_verifier: string;
             client_id?: string;
         };
+        ExecuteResult: {
+            execution_id: string;
+            session_id: string;
+            result: string | null;
+            console: string[];
+            error: components["schemas"]["ExecuteError"] | null;
+            discovery_warnings?: string[];
+            /** @description Present only when non-empty: type errors that did not stop the run (severity warning; with typecheck: on only errors against svc's declarations block), or why the program ran unchecked. At most 20. */
+            warnings?: {
+                /** @enum {string} */
+                severity: "error" | "warning";
+                line: number;
+                column: number;
+                message: string;
+                notes?: {
+                    line: number;
+                    column: number;
+                    message: string;
+                }[];
+                /** @description A suggested fix (the type checker's spelling suggestion) */
+                help?: string;
+            }[];
+        };
+        ExecuteError: {
+            /** @enum {string} */
+            kind: "runtime_error" | "permission_denied" | "fuel_exhausted" | "timeout" | "memory_exhausted" | "stack_exhausted" | "cancelled" | "compile_error" | "package_resolution" | "blueprint_not_found" | "invalid_request";
+            message: string;
+            caller?: string;
+            capability?: string;
+            /** @description permission_denied only: policy, invariant or read_only */
+            source?: string;
+            diagnostics?: {
+                /** @enum {string} */
+                severity: "error" | "warning";
+                line: number;
+                column: number;
+                message: string;
+                notes?: {
+                    line: number;
+                    column: number;
+                    message: string;
+                }[];
+                /** @description A suggested fix (the type checker's spelling suggestion) */
+                help?: string;
+            }[];
+        };
+        OneOffExecuteRequest: {
+            code: string;
+            blueprint: string;
+            variables?: {
+                [key: string]: string;
+            };
+            secrets?: {
+                [key: string]: string;
+            };
+        };
+        SessionList: {
+            sessions: components["schemas"]["SessionSummary"][];
+            /** @description Sessions one token may have open at once */
+            max_sessions_per_token: number;
+        };
+        SessionSummary: {
+            session_id: string;
+            blueprint: string;
+            /** @description Name of the token that opened it (null: a session recorded before owners existed) */
+            owner: string | null;
+            /** @description Opened through the MCP endpoint */
+            mcp: boolean;
+            created_at_ms: number;
+            last_activity_ms: number;
+            idle_timeout_secs: number;
+            runs_in_flight: number;
+        };
+        SessionCreated: {
+            session_id: string;
+        };
+        SessionError: {
+            error: string;
+            message?: string;
+            name?: string;
+            session_id?: string;
+            required?: string[];
+            limit?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateSessionRequest: {
+            blueprint: string;
+            variables?: {
+                [key: string]: string;
+            };
+            secrets?: {
+                [key: string]: string;
+            };
+        };
+        IdempotencyRefusal: {
+            execution_id?: string;
+            error: string;
+            session_id: string;
+            detail: string;
+        };
+        ExecuteInSessionRequest: {
+            code: string;
+        };
+        RebindRequest: {
+            secrets: {
+                [key: string]: string;
+            };
+        };
+        LastRunRecord: {
+            result: string | null;
+            console: string[];
+            error: components["schemas"]["ExecuteError"] | null;
+            /** @description Present only when non-empty: type errors that did not stop the run (severity warning; with typecheck: on only errors against svc's declarations block), or why the program ran unchecked. At most 20. */
+            warnings?: {
+                /** @enum {string} */
+                severity: "error" | "warning";
+                line: number;
+                column: number;
+                message: string;
+                notes?: {
+                    line: number;
+                    column: number;
+                    message: string;
+                }[];
+                /** @description A suggested fix (the type checker's spelling suggestion) */
+                help?: string;
+            }[];
+        };
     };
     responses: never;
     parameters: never;
@@ -1012,564 +1012,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The server is shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-        };
-    };
-    getV1OpenapiJson: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The OpenAPI 3.1 document of the routes this server serves */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            /** @description Missing or unknown token */
-            401: {
-                headers: {
-                    "WWW-Authenticate"?: "Bearer";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The server is shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-        };
-    };
-    getV1Sessions: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Oldest first, with the per-token limit */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionList"];
-                };
-            };
-            /** @description Missing or unknown token */
-            401: {
-                headers: {
-                    "WWW-Authenticate"?: "Bearer";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The server is shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-        };
-    };
-    postV1Sessions: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateSessionRequest"];
-            };
-        };
-        responses: {
-            /** @description Opened */
-            200: {
-                headers: {
-                    /** @description The session the request ran in */
-                    "mcp-session-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionCreated"];
-                };
-            };
-            /** @description Invalid variables, secrets or filled paths */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionError"];
-                    "text/plain": string;
-                };
-            };
-            /** @description Missing or unknown token */
-            401: {
-                headers: {
-                    "WWW-Authenticate"?: "Bearer";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unknown Blueprint */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionError"];
-                };
-            };
-            /** @description Body over 2 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description `Content-Type: application/json` absent */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description JSON of the wrong shape; the message names the field */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description `session_limit`: the token has `max_sessions_per_token` sessions open */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionError"];
-                };
-            };
-            /** @description The session could not be created */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionError"];
-                };
-            };
-            /** @description The server is shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-        };
-    };
-    postV1SessionsBy_session_idExecute: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Printable ASCII, 1 to 120 bytes, sent once: the same key with the same code replays the recorded outcome */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                session_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ExecuteInSessionRequest"];
-            };
-        };
-        responses: {
-            /** @description Every program outcome, failures included */
-            200: {
-                headers: {
-                    /** @description The session the request ran in */
-                    "mcp-session-id"?: string;
-                    /** @description `true` when the answer was replayed from an earlier request with the same Idempotency-Key (nothing ran, no audit records); absent for a run */
-                    "Idempotent-Replayed"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExecuteResult"];
-                };
-            };
-            /** @description Invalid Idempotency-Key */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyRefusal"];
-                    "text/plain": string;
-                };
-            };
-            /** @description Missing or unknown token */
-            401: {
-                headers: {
-                    "WWW-Authenticate"?: "Bearer";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unknown session, or its Blueprint is gone */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionError"];
-                };
-            };
-            /** @description `session_requires_secrets`, `idempotency_conflict` or `idempotency_incomplete` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionError"];
-                };
-            };
-            /** @description Body over 2 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description `Content-Type: application/json` absent */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description JSON of the wrong shape; the message names the field */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description `idempotency_in_progress` or `idempotency_unavailable` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyRefusal"];
-                };
-            };
-        };
-    };
-    postV1SessionsBy_session_idRebind: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                session_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RebindRequest"];
-            };
-        };
-        responses: {
-            /** @description Rebound */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid secrets */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionError"];
-                    "text/plain": string;
-                };
-            };
-            /** @description Missing or unknown token */
-            401: {
-                headers: {
-                    "WWW-Authenticate"?: "Bearer";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unknown session, or its Blueprint is gone */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionError"];
-                };
-            };
-            /** @description Body over 2 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description `Content-Type: application/json` absent */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description JSON of the wrong shape; the message names the field */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description The server is shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-        };
-    };
-    getV1SessionsBy_session_idLastRun: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                session_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The last run */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LastRunRecord"];
-                };
-            };
-            /** @description Missing or unknown token */
-            401: {
-                headers: {
-                    "WWW-Authenticate"?: "Bearer";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No run recorded */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The server is shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-        };
-    };
-    deleteV1SessionsBy_session_id: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                session_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ended */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Missing or unknown token */
-            401: {
-                headers: {
-                    "WWW-Authenticate"?: "Bearer";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unknown session */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The server is shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-        };
-    };
-    postV1Execute: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["OneOffExecuteRequest"];
-            };
-        };
-        responses: {
-            /** @description Every outcome, including `blueprint_not_found` and `invalid_request` */
-            200: {
-                headers: {
-                    /** @description The session the request ran in */
-                    "mcp-session-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExecuteResult"];
-                };
-            };
-            /** @description Body is not JSON */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description Missing or unknown token */
-            401: {
-                headers: {
-                    "WWW-Authenticate"?: "Bearer";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body over 2 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description `Content-Type: application/json` absent */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description JSON of the wrong shape; the message names the field */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
                 };
             };
             /** @description The server is shutting down */
@@ -3134,6 +2576,564 @@ export interface operations {
             /** @description `exchange_failed` */
             502: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    postV1Execute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OneOffExecuteRequest"];
+            };
+        };
+        responses: {
+            /** @description Every outcome, including `blueprint_not_found` and `invalid_request` */
+            200: {
+                headers: {
+                    /** @description The session the request ran in */
+                    "mcp-session-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecuteResult"];
+                };
+            };
+            /** @description Body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 2 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `Content-Type: application/json` absent */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description JSON of the wrong shape; the message names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getV1Sessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Oldest first, with the per-token limit */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    postV1Sessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description Opened */
+            200: {
+                headers: {
+                    /** @description The session the request ran in */
+                    "mcp-session-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCreated"];
+                };
+            };
+            /** @description Invalid variables, secrets or filled paths */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionError"];
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown Blueprint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionError"];
+                };
+            };
+            /** @description Body over 2 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `Content-Type: application/json` absent */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description JSON of the wrong shape; the message names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `session_limit`: the token has `max_sessions_per_token` sessions open */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionError"];
+                };
+            };
+            /** @description The session could not be created */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionError"];
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    postV1SessionsBy_session_idExecute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Printable ASCII, 1 to 120 bytes, sent once: the same key with the same code replays the recorded outcome */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExecuteInSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description Every program outcome, failures included */
+            200: {
+                headers: {
+                    /** @description The session the request ran in */
+                    "mcp-session-id"?: string;
+                    /** @description `true` when the answer was replayed from an earlier request with the same Idempotency-Key (nothing ran, no audit records); absent for a run */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecuteResult"];
+                };
+            };
+            /** @description Invalid Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyRefusal"];
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown session, or its Blueprint is gone */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionError"];
+                };
+            };
+            /** @description `session_requires_secrets`, `idempotency_conflict` or `idempotency_incomplete` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionError"];
+                };
+            };
+            /** @description Body over 2 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `Content-Type: application/json` absent */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description JSON of the wrong shape; the message names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `idempotency_in_progress` or `idempotency_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyRefusal"];
+                };
+            };
+        };
+    };
+    postV1SessionsBy_session_idRebind: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RebindRequest"];
+            };
+        };
+        responses: {
+            /** @description Rebound */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid secrets */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionError"];
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown session, or its Blueprint is gone */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionError"];
+                };
+            };
+            /** @description Body over 2 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `Content-Type: application/json` absent */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description JSON of the wrong shape; the message names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getV1SessionsBy_session_idLastRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The last run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LastRunRecord"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No run recorded */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    deleteV1SessionsBy_session_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getV1OpenapiJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.1 document of the routes this server serves */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {

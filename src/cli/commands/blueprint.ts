@@ -28,7 +28,6 @@ async function blueprintReplyError(file: string, reply: ApiReply, text?: string)
   return blueprintError(file, failure);
 }
 
-const segment = (name: string) => encodeURIComponent(name);
 
 export function registerBlueprintCommands(root: Command, context: CliContext): void {
   const { io } = context;
@@ -51,7 +50,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
       try {
         const source = readBlueprintFile(file, io.cwd);
         const name = blueprintName(source);
-        const reply = await client.request('PUT', `/v1/blueprints/${segment(name)}`, { body: { yaml: source.text } });
+        const reply = await client.request('PUT', '/v1/blueprints/{name}', { params: { path: { name } }, body: { yaml: source.text } });
         if (reply.status !== 200) throw await blueprintReplyError(file, reply, source.text);
         say(io, `${reply.json.created ? 'Added' : 'Updated'} blueprint '${reply.json.name}'`);
       } catch (error) {
@@ -107,7 +106,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
     'svc blueprint show support > support.yaml',
   ).action(async (name: string, options: ServerOptions) => {
     const client = ServerClient.from(options, io);
-    const reply = await client.request('GET', `/v1/blueprints/${segment(name)}`);
+    const reply = await client.request('GET', '/v1/blueprints/{name}', { params: { path: { name } } });
     if (reply.status !== 200) throw await blueprintReplyError(name, reply);
     io.stdout(reply.json.yaml);
   });
@@ -117,7 +116,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
     'svc blueprint remove support',
   ).action(async (name: string, options: ServerOptions) => {
     const client = ServerClient.from(options, io);
-    const reply = await client.request('DELETE', `/v1/blueprints/${segment(name)}`);
+    const reply = await client.request('DELETE', '/v1/blueprints/{name}', { params: { path: { name } } });
     if (reply.status !== 200) throw await blueprintReplyError(name, reply);
     say(io, `Removed blueprint '${reply.json.name}'; its open sessions were ended`);
   });

@@ -32,7 +32,6 @@ function oauthError(reply: ApiReply): CliError {
   return new CliError(message, 1, OAUTH_HINTS[code] ? [OAUTH_HINTS[code]] : []);
 }
 
-const route = (blueprint: string, server?: string) => `/v1/mcp/${encodeURIComponent(blueprint)}${server !== undefined ? `/${encodeURIComponent(server)}` : ''}`;
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
 
 function redirectPort(io: CliIo): number {
@@ -162,7 +161,7 @@ export function registerMcpCommands(root: Command, context: CliContext): void {
   ).action(async (blueprint: string, server: string, options: ServerOptions & { browser: boolean }) => {
     const client = ServerClient.from(options, io);
     const redirectUri = `http://127.0.0.1:${redirectPort(io)}/callback`;
-    const config = await client.request('GET', `${route(blueprint, server)}/auth-config?redirect_uri=${encodeURIComponent(redirectUri)}`);
+    const config = await client.request('GET', '/v1/mcp/{blueprint}/{server}/auth-config', { params: { path: { blueprint, server }, query: { redirect_uri: redirectUri } } });
     if (config.status !== 200) throw oauthError(config);
     const { client_id: clientId, authorization_endpoint: authorizationEndpoint, scopes } = config.json as { client_id?: string; authorization_endpoint?: string; scopes?: string[] };
     if (!clientId || !authorizationEndpoint) throw new CliError('the server gave no client id or authorization endpoint for this login', 1, [OAUTH_HINTS.missing_client_id]);
@@ -182,7 +181,7 @@ export function registerMcpCommands(root: Command, context: CliContext): void {
     warn(io, `Open this URL to sign in to '${server}':\n  ${url.toString()}`);
     if (options.browser) openBrowser(url.toString());
     const code = await answer;
-    const exchanged = await client.request('POST', `${route(blueprint, server)}/oauth/exchange`, { body: { code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId } });
+    const exchanged = await client.request('POST', '/v1/mcp/{blueprint}/{server}/oauth/exchange', { params: { path: { blueprint, server } }, body: { code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId } });
     if (exchanged.status !== 200) throw oauthError(exchanged);
     say(io, `Authenticated '${server}' of Blueprint '${blueprint}' (state: ${exchanged.json.state}${exchanged.json.unauthenticated?.length ? `; still without a login: ${exchanged.json.unauthenticated.join(', ')}` : ''})`);
   });
@@ -191,7 +190,7 @@ export function registerMcpCommands(root: Command, context: CliContext): void {
     withServerOptions(mcp.command('deauthenticate').description("remove the stored login of an MCP server").argument('<blueprint>', 'Blueprint name').argument('<server>', 'MCP server name')),
     'svc mcp deauthenticate support notion',
   ).action(async (blueprint: string, server: string, options: ServerOptions) => {
-    const reply = await ServerClient.from(options, io).request('DELETE', `${route(blueprint, server)}/refresh-token`);
+    const reply = await ServerClient.from(options, io).request('DELETE', '/v1/mcp/{blueprint}/{server}/refresh-token', { params: { path: { blueprint, server } } });
     if (reply.status !== 200) throw oauthError(reply);
     say(io, `Removed the login of '${server}' (Blueprint '${blueprint}' is now ${reply.json.state})`);
   });
@@ -200,7 +199,7 @@ export function registerMcpCommands(root: Command, context: CliContext): void {
     withServerOptions(mcp.command('auth-status').description("show which MCP servers of a Blueprint have a login").argument('<blueprint>', 'Blueprint name')),
     'svc mcp auth-status support',
   ).action(async (blueprint: string, options: ServerOptions) => {
-    const reply = await ServerClient.from(options, io).request('GET', `${route(blueprint)}/auth-status`);
+    const reply = await ServerClient.from(options, io).request('GET', '/v1/mcp/{blueprint}/auth-status', { params: { path: { blueprint } } });
     if (reply.status !== 200) throw oauthError(reply);
     const body = reply.json as { blueprint: string; state: string; servers: Array<{ name: string; kind: string; authenticated?: boolean }> };
     say(io, `Blueprint '${body.blueprint}': ${body.state}`);

@@ -51,7 +51,7 @@ export function registerPackagesCommands(root: Command, context: CliContext): vo
   withExample(withServerOptions(packages.command('remove').description('remove a Package from the server store').argument('<name>', '@scope/name')), 'svc packages remove @acme/billing').action(
     async (name: string, options: ServerOptions) => {
       const client = ServerClient.from(options, io);
-      const reply = await client.request('DELETE', `/v1/packages/${name.split('/').map(encodeURIComponent).join('/')}`);
+      const reply = await client.request('DELETE', '/v1/packages/{name}', { params: { path: { name } } });
       if (reply.status !== 200) throw refusal(reply);
       say(io, `removed ${reply.json.name} ${reply.json.version ?? ''}`.trimEnd());
       if (reply.json.still_available_from) say(io, `still available from the fallback store ${reply.json.still_available_from}`);

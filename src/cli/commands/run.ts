@@ -136,11 +136,13 @@ async function runRemote(io: CliIo, options: RunOptions, code: string, variables
   const client = ServerClient.from(options, io);
   const reply =
     options.session !== undefined
-      ? await client.request('POST', `/v1/sessions/${encodeURIComponent(options.session)}/execute`, {
+      ? await client.request('POST', '/v1/sessions/{session_id}/execute', {
+          params: { path: { session_id: options.session } },
           body: { code },
           ...(options.idempotencyKey !== undefined ? { headers: { 'idempotency-key': options.idempotencyKey } } : {}),
         })
-      : await client.request('POST', '/v1/execute', { body: { code, blueprint: options.blueprint, variables, secrets } });
+      : // One of --blueprint and --session is given (checked with the options).
+        await client.request('POST', '/v1/execute', { body: { code, blueprint: options.blueprint!, variables, secrets } });
   if (reply.status !== 200 || !reply.json || !('error' in reply.json)) {
     const hint = reply.status === 404 && options.session !== undefined ? ['the session is unknown or has ended; create a new one'] : [];
     throw new CliError(`the server refused the run (HTTP ${reply.status}): ${serverMessage(reply)}`, EXIT_NOT_ATTEMPTED, hint);
@@ -148,6 +150,6 @@ async function runRemote(io: CliIo, options: RunOptions, code: string, variables
   const result = reply.json as ExecuteResult;
   if (result.error) return result;
   // A successful execute result carries no console lines; the last-run record has them all.
-  const lastRun = await client.request('GET', `/v1/sessions/${encodeURIComponent(result.session_id)}/last-run`);
+  const lastRun = await client.request('GET', '/v1/sessions/{session_id}/last-run', { params: { path: { session_id: result.session_id } } });
   return { ...result, consoleAll: lastRun.status === 200 && Array.isArray(lastRun.json?.console) ? (lastRun.json.console as string[]) : [] };
 }

@@ -56,7 +56,7 @@ export function registerSecretCommands(root: Command, context: CliContext): void
     'svc secret list --prefix team/',
   ).action(async (options: ServerOptions & { prefix?: string; json?: boolean }) => {
     const client = ServerClient.from(options, io);
-    const reply = await client.request('GET', `/v1/secrets${options.prefix !== undefined ? `?prefix=${encodeURIComponent(options.prefix)}` : ''}`);
+    const reply = await client.request('GET', '/v1/secrets', { params: { query: options.prefix !== undefined ? { prefix: options.prefix } : {} } });
     if (reply.status !== 200) throw storeError(reply);
     const keys: string[] = Array.isArray(reply.json?.keys) ? reply.json.keys : [];
     if (options.json) say(io, JSON.stringify(keys));
@@ -69,7 +69,7 @@ export function registerSecretCommands(root: Command, context: CliContext): void
     'svc secret delete billing_api_key',
   ).action(async (key: string, options: ServerOptions) => {
     const client = ServerClient.from(options, io);
-    const reply = await client.request('DELETE', `/v1/secrets/${encodeURIComponent(key)}`);
+    const reply = await client.request('DELETE', '/v1/secrets/{key}', { params: { path: { key } } });
     if (reply.status !== 200) throw storeError(reply);
     say(io, `Deleted secret '${reply.json.key}'`);
   });

@@ -10,7 +10,6 @@ import type { CliContext } from '../context';
 import { parseVariables, runAndReport } from './run';
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
-const sessionPath = (id: string) => `/v1/sessions/${encodeURIComponent(id)}`;
 
 export function registerSessionCommands(root: Command, context: CliContext): void {
   const { io } = context;
@@ -75,7 +74,7 @@ export function registerSessionCommands(root: Command, context: CliContext): voi
     'svc session last-run 3f0c…',
   ).action(async (id: string, options: ServerOptions) => {
     const client = ServerClient.from(options, io);
-    const reply = await client.request('GET', `${sessionPath(id)}/last-run`);
+    const reply = await client.request('GET', '/v1/sessions/{session_id}/last-run', { params: { path: { session_id: id } } });
     if (reply.status === 404) throw new CliError(`no run is recorded for session ${id} (unknown, ended, or nothing ran yet)`, 1);
     if (reply.status !== 200) throw new CliError(`the server answered ${reply.status}: ${serverMessage(reply)}`, 1);
     say(io, JSON.stringify(reply.json, null, 2));
@@ -86,7 +85,7 @@ export function registerSessionCommands(root: Command, context: CliContext): voi
     'svc session close 3f0c…',
   ).action(async (id: string, options: ServerOptions) => {
     const client = ServerClient.from(options, io);
-    const reply = await client.request('DELETE', sessionPath(id));
+    const reply = await client.request('DELETE', '/v1/sessions/{session_id}', { params: { path: { session_id: id } } });
     if (reply.status === 404) throw new CliError(`session ${id} is unknown (already closed or expired)`, 1);
     if (reply.status !== 204) throw new CliError(`the server answered ${reply.status}: ${serverMessage(reply)}`, 1);
     say(io, `Closed session ${id}`);

@@ -11,7 +11,6 @@ import { HttpError } from '../errors';
 import { defineRoute, json, serve } from '../route';
 import { BlueprintError, BlueprintList, BlueprintName, BlueprintRegistered, BlueprintReplaced, BlueprintStored, Capabilities, ErrorBody } from '../schemas';
 import type { AppEnv } from '../types';
-import { bodyOf } from '../validation';
 
 export interface BlueprintRouteDependencies {
   registry: BlueprintRegistry;
@@ -100,8 +99,7 @@ export function mountBlueprintRoutes(app: Hono<AppEnv>, deps: BlueprintRouteDepe
     return c.json({ groups: [...stdlib, ...installed] });
   });
 
-  serve(app, blueprintRoutes.create, adminAudit(audit, 'blueprint_created'), (c) => {
-    const { yaml } = bodyOf<z.infer<typeof yamlBody>>(c);
+  serve(app, blueprintRoutes.create, adminAudit(audit, 'blueprint_created'), (c, { body: { yaml } }) => {
     let result: MutationResult;
     try {
       result = registry.create(yaml);
@@ -116,16 +114,13 @@ export function mountBlueprintRoutes(app: Hono<AppEnv>, deps: BlueprintRouteDepe
     return c.json({ name: result.blueprint.name, hash: result.blueprint.hash });
   });
 
-  serve(app, blueprintRoutes.read, (c) => {
-    const name = c.req.param('name') ?? '';
+  serve(app, blueprintRoutes.read, (c, { params: { name } }) => {
     const stored = registry.stored(name);
     if (!stored) throw notRegistered(name);
     return c.json({ name, yaml: stored.yaml, hash: stored.blueprint?.hash ?? null });
   });
 
-  serve(app, blueprintRoutes.replace, adminAudit(audit, 'blueprint_created'), (c) => {
-    const name = c.req.param('name') ?? '';
-    const { yaml } = bodyOf<z.infer<typeof yamlBody>>(c);
+  serve(app, blueprintRoutes.replace, adminAudit(audit, 'blueprint_created'), (c, { params: { name }, body: { yaml } }) => {
     const existed = registry.stored(name) !== null;
     noteAdminAudit(c, { name }, existed ? 'blueprint_replaced' : 'blueprint_created');
     let result: MutationResult;
@@ -139,8 +134,7 @@ export function mountBlueprintRoutes(app: Hono<AppEnv>, deps: BlueprintRouteDepe
     return c.json({ name, created: result.created, hash: result.blueprint.hash });
   });
 
-  serve(app, blueprintRoutes.delete, adminAudit(audit, 'blueprint_deleted'), (c) => {
-    const name = c.req.param('name') ?? '';
+  serve(app, blueprintRoutes.delete, adminAudit(audit, 'blueprint_deleted'), (c, { params: { name } }) => {
     noteAdminAudit(c, { name });
     let removed: { oldHash: string | null } | undefined;
     try {

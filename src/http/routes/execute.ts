@@ -9,7 +9,6 @@ import type { Executor, ExecuteErrorKind, ExecuteResult, LastRunRecord, RunBluep
 import { bindBlueprint, type BindableBlueprint } from '../../sessions';
 import { defineRoute, json, serve } from '../route';
 import { ExecuteResult as ExecuteResultBody } from '../schemas';
-import { bodyOf } from '../validation';
 import type { AppEnv } from '../types';
 
 export type OneOffBlueprint = RunBlueprint & BindableBlueprint;
@@ -40,8 +39,7 @@ function refusal(executionId: string, sessionId: string, kind: ExecuteErrorKind,
 }
 
 export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependencies): void {
-  serve(app, executeRoute, async (c) => {
-    const body = bodyOf<z.infer<typeof oneOffBody>>(c);
+  serve(app, executeRoute, async (c, { body }) => {
     const principal = c.get('principal').name;
     const sessionId = deps.newId();
     c.header('mcp-session-id', sessionId);

@@ -11,7 +11,6 @@ import { HttpError } from '../errors';
 import { defineRoute, json, serve } from '../route';
 import { ErrorBody, OAuthConfig, OAuthState, OAuthStatus } from '../schemas';
 import type { AppEnv } from '../types';
-import { bodyOf } from '../validation';
 
 export interface McpOAuthRouteDependencies {
   oauth: OAuthService;
@@ -46,15 +45,14 @@ export const mcpOAuthRoutes = {
 };
 
 export function mountMcpOAuthRoutes(app: Hono<AppEnv>, deps: McpOAuthRouteDependencies): void {
-  const params = (c: Context<AppEnv>) => ({ blueprint: c.req.param('blueprint') ?? '', server: c.req.param('server') ?? '' });
   const failure = (error: unknown): HttpError => {
     if (error instanceof OAuthError) return HttpError.of(error.status, error.code, error.message);
     deps.log.error('svc_server::mcp_oauth', 'MCP OAuth request failed', { error: (error as Error).message });
     return HttpError.of(500, 'store_error', 'the request failed inside the server; see the server log');
   };
   /** Runs a mutating request; its audit record (blueprint, server) is written by `adminAudit`. */
-  const mutate = async (c: Context<AppEnv>, work: () => unknown | Promise<unknown>) => {
-    noteAdminAudit(c, params(c));
+  const mutate = async (c: Context<AppEnv>, params: { blueprint: string; server: string }, work: () => unknown | Promise<unknown>) => {
+    noteAdminAudit(c, params);
     try {
       return c.json((await work()) as object, 200);
     } catch (error) {
@@ -62,16 +60,15 @@ export function mountMcpOAuthRoutes(app: Hono<AppEnv>, deps: McpOAuthRouteDepend
     }
   };
 
-  serve(app, mcpOAuthRoutes.status, (c) => {
+  serve(app, mcpOAuthRoutes.status, (c, { params: { blueprint } }) => {
     try {
-      return c.json(deps.oauth.authStatus(params(c).blueprint));
+      return c.json(deps.oauth.authStatus(blueprint));
     } catch (error) {
       throw failure(error);
     }
   });
 
-  serve(app, mcpOAuthRoutes.config, async (c) => {
-    const { blueprint, server } = params(c);
+  serve(app, mcpOAuthRoutes.config, async (c, { params: { blueprint, server } }) => {
     try {
       return c.json(await deps.oauth.authConfig(blueprint, server, c.req.query('redirect_uri') || undefined));
     } catch (error) {
@@ -79,13 +76,13 @@ export function mountMcpOAuthRoutes(app: Hono<AppEnv>, deps: McpOAuthRouteDepend
     }
   });
 
-  serve(app, mcpOAuthRoutes.setCredential, adminAudit(deps.audit, 'oauth_refresh_token_set'), (c) =>
-    mutate(c, () => deps.oauth.setCredential(params(c).blueprint, params(c).server, bodyOf<z.infer<typeof credentialBody>>(c))),
+  serve(app, mcpOAuthRoutes.setCredential, adminAudit(deps.audit, 'oauth_refresh_token_set'), (c, { params, body }) =>
+    mutate(c, params, () => deps.oauth.setCredential(params.blueprint, params.server, body)),
   );
 
-  serve(app, mcpOAuthRoutes.deleteCredential, adminAudit(deps.audit, 'oauth_refresh_token_deleted'), (c) => mutate(c, () => deps.oauth.deleteCredential(params(c).blueprint, params(c).server)));
+  serve(app, mcpOAuthRoutes.deleteCredential, adminAudit(deps.audit, 'oauth_refresh_token_deleted'), (c, { params }) => mutate(c, params, () => deps.oauth.deleteCredential(params.blueprint, params.server)));
 
-  serve(app, mcpOAuthRoutes.exchange, adminAudit(deps.audit, 'oauth_code_exchanged'), (c) =>
-    mutate(c, () => deps.oauth.exchange(params(c).blueprint, params(c).server, bodyOf<z.infer<typeof exchangeBody>>(c))),
+  serve(app, mcpOAuthRoutes.exchange, adminAudit(deps.audit, 'oauth_code_exchanged'), (c, { params, body }) =>
+    mutate(c, params, () => deps.oauth.exchange(params.blueprint, params.server, body)),
   );
 }

@@ -1,4 +1,4 @@
-// Operations endpoints: liveness (`/healthz`, no token), status and shutdown (admin).
+// Operations endpoints: liveness (`/healthz`, no token), status, declared volumes and shutdown (admin).
 import type { Hono } from 'hono';
 import type { AuditWriter } from '../../audit';
 import { adminAudit } from '../admin-audit';
@@ -12,6 +12,8 @@ export interface OpsDependencies {
   boundAddress: () => string;
   activeSessions: () => number;
   blueprintNames: () => string[];
+  /** Names of the volumes the server's configuration declares. */
+  volumeNames: () => string[];
   /** Usage counters (svc extension of the status body), e.g. discovery lookups. */
   counters?: () => Record<string, number>;
   /** Model and embedding tokens spent and reserved against the server budgets. */
@@ -26,7 +28,6 @@ export const opsRoutes = {
   healthz: defineRoute({ method: 'get', path: '/healthz', role: 'none', hidden: true }),
   status: defineRoute({ method: 'get', path: '/v1/status', role: 'admin', tag: 'ops', summary: 'Server status', responses: { 200: json(Status, 'Running'), 500: json(ErrorBody, 'Storage unavailable') } }),
   shutdown: defineRoute({ method: 'post', path: '/v1/shutdown', role: 'admin', tag: 'ops', summary: 'Drain and exit', responses: { 200: json(ShutdownAccepted, 'The drain starts after this response') } }),
-  /** Declared (its path needs the admin role) but not served yet: an admin token gets 405. */
   volumes: defineRoute({ method: 'get', path: '/v1/volumes', role: 'admin', tag: 'ops', summary: 'Declared volume names', responses: { 200: json(VolumeList, 'Sorted names') } }),
 };
 
@@ -51,6 +52,8 @@ export function mountOpsRoutes(app: Hono<AppEnv>, deps: OpsDependencies): void {
       ...(deps.runnerSandbox ? { runner_sandbox: deps.runnerSandbox() } : {}),
     });
   });
+
+  serve(app, opsRoutes.volumes, (c) => c.json({ volumes: [...deps.volumeNames()].sort() }));
 
   serve(app, opsRoutes.shutdown, adminAudit(deps.audit, 'shutdown_requested'), (c) => {
     // Deliver the response first; the drain starts right after.

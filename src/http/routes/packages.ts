@@ -11,7 +11,6 @@ import { HttpError } from '../errors';
 import { defineRoute, json, serve } from '../route';
 import { ErrorBody, PackageInstalled, PackageList, PackageRemoved } from '../schemas';
 import type { AppEnv } from '../types';
-import { bodyOf } from '../validation';
 
 export interface PackageRouteDependencies {
   packages: PackageService;
@@ -47,8 +46,7 @@ export function mountPackageRoutes(app: Hono<AppEnv>, deps: PackageRouteDependen
     return HttpError.of(500, 'internal_error', 'the package operation failed; see the server log', withWarnings ? { warnings: [] } : {});
   };
 
-  serve(app, packageRoutes.install, adminAudit(audit, 'package_installed'), async (c) => {
-    const body = bodyOf<z.infer<typeof installBody>>(c);
+  serve(app, packageRoutes.install, adminAudit(audit, 'package_installed'), async (c, { body }) => {
     try {
       const result = await packages.install({ url: body.url, ref: body.ref ?? null, package: body.package ?? null, upgrade: body.upgrade ?? false, denyWarnings: body.deny_warnings ?? false });
       noteAdminAudit(c, { url: body.url, sha: result.sha, packages: result.installed });
@@ -63,14 +61,7 @@ export function mountPackageRoutes(app: Hono<AppEnv>, deps: PackageRouteDependen
 
   serve(app, packageRoutes.list, (c) => c.json({ roots: packages.store.roots, packages: packages.list() }));
 
-  serve(app, packageRoutes.remove, adminAudit(audit, 'package_removed'), (c) => {
-    const raw = new URL(c.req.url).pathname.slice('/v1/packages/'.length);
-    let name: string;
-    try {
-      name = decodeURIComponent(raw);
-    } catch {
-      name = raw;
-    }
+  serve(app, packageRoutes.remove, adminAudit(audit, 'package_removed'), (c, { params: { name } }) => {
     try {
       const result = packages.remove(name);
       noteAdminAudit(c, { name, version: result.version, digest: result.digest });

@@ -10,7 +10,6 @@ import { HttpError } from '../errors';
 import { defineRoute, json, serve } from '../route';
 import { ErrorBody, SecretKey, SecretKeys } from '../schemas';
 import type { AppEnv } from '../types';
-import { bodyOf } from '../validation';
 
 export interface SecretRouteDependencies {
   store: SecretStore;
@@ -40,8 +39,7 @@ export function mountSecretRoutes(app: Hono<AppEnv>, deps: SecretRouteDependenci
     return HttpError.of(500, 'internal_error', 'the secret store failed; see the server log');
   };
 
-  serve(app, secretRoutes.put, adminAudit(audit, 'secret_put'), (c) => {
-    const { key, value } = bodyOf<z.infer<typeof putBody>>(c);
+  serve(app, secretRoutes.put, adminAudit(audit, 'secret_put'), (c, { body: { key, value } }) => {
     noteAdminAudit(c, { key });
     try {
       store.put(key, value);
@@ -59,14 +57,7 @@ export function mountSecretRoutes(app: Hono<AppEnv>, deps: SecretRouteDependenci
     }
   });
 
-  serve(app, secretRoutes.delete, adminAudit(audit, 'secret_deleted'), (c) => {
-    const raw = new URL(c.req.url).pathname.slice('/v1/secrets/'.length);
-    let key: string;
-    try {
-      key = decodeURIComponent(raw);
-    } catch {
-      key = raw;
-    }
+  serve(app, secretRoutes.delete, adminAudit(audit, 'secret_deleted'), (c, { params: { key } }) => {
     noteAdminAudit(c, { key });
     try {
       store.delete(key);

@@ -19,7 +19,6 @@ import {
 import { HttpError } from '../errors';
 import { defineRoute, json, serve } from '../route';
 import { ExecuteResult, IdempotencyRefusal, LastRunRecord, SessionCreated, SessionError as SessionErrorBody, SessionList } from '../schemas';
-import { bodyOf } from '../validation';
 import { metrics } from '../../metrics';
 import type { AppEnv } from '../types';
 
@@ -69,8 +68,7 @@ const NOT_DISPATCHED: ReadonlySet<ExecuteErrorKind> = new Set(['compile_error', 
 export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependencies): void {
   serve(app, sessionRoutes.list, (c) => c.json({ sessions: deps.sessions.list(c.get('principal')), max_sessions_per_token: deps.sessions.sessionLimit }));
 
-  serve(app, sessionRoutes.create, (c) => {
-    const body = bodyOf<z.infer<typeof createBody>>(c);
+  serve(app, sessionRoutes.create, (c, { body }) => {
     try {
       const { sessionId } = deps.sessions.create({ ...body, principal: c.get('principal').name });
       c.header('mcp-session-id', sessionId);
@@ -80,26 +78,25 @@ export function mountSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDependen
     }
   });
 
-  serve(app, sessionRoutes.execute, (c) => executeInSession(c, deps));
+  serve(app, sessionRoutes.execute, (c, { params, body }) => executeInSession(c, params.session_id, body.code, deps));
 
-  serve(app, sessionRoutes.rebind, (c) => {
-    const body = bodyOf<z.infer<typeof rebindBody>>(c);
+  serve(app, sessionRoutes.rebind, (c, { params, body }) => {
     try {
-      deps.sessions.rebind(c.req.param('id') ?? '', body.secrets, c.get('principal'));
+      deps.sessions.rebind(params.session_id, body.secrets, c.get('principal'));
       return c.body(null, 204);
     } catch (error) {
       throw sessionRefusal(error);
     }
   });
 
-  serve(app, sessionRoutes.lastRun, (c) => {
-    const record = deps.sessions.lastRun(c.req.param('id') ?? '', c.get('principal'));
+  serve(app, sessionRoutes.lastRun, (c, { params }) => {
+    const record = deps.sessions.lastRun(params.session_id, c.get('principal'));
     if (!record) return c.body(null, 404);
     return c.json({ result: record.result, console: record.console, error: record.error, ...(record.warnings ? { warnings: record.warnings } : {}) });
   });
 
-  serve(app, sessionRoutes.delete, (c) => {
-    const ended = deps.sessions.delete(c.req.param('id') ?? '', c.get('principal'));
+  serve(app, sessionRoutes.delete, (c, { params }) => {
+    const ended = deps.sessions.delete(params.session_id, c.get('principal'));
     return c.body(null, ended ? 204 : 404);
   });
 }
@@ -141,9 +138,7 @@ function rawHeadersOf(c: Context<AppEnv>): readonly string[] {
   return value === undefined ? [] : ['Idempotency-Key', value];
 }
 
-async function executeInSession(c: Context<AppEnv>, deps: SessionRouteDependencies): Promise<Response> {
-  const sessionId = c.req.param('id') ?? '';
-  const { code } = bodyOf<z.infer<typeof executeBody>>(c);
+async function executeInSession(c: Context<AppEnv>, sessionId: string, code: string, deps: SessionRouteDependencies): Promise<Response> {
   const actor = c.get('principal');
   const principal = actor.name;
   const executionId = deps.newId();
