@@ -116,12 +116,19 @@ export function violation(schema: unknown, value: unknown): string | null {
   const errors = validate.errors ?? [];
   const decisive = errors[errors.length - 1];
   if (!decisive) return 'at $: does not conform';
-  // An anyOf where only one alternative failed on more than its type (a nullable number
-  // below its minimum) is reported as that alternative's fault.
+  // An anyOf where only one alternative has the value's type (a nullable number below its
+  // minimum, a mapping where text or a mapping is accepted) is reported as that alternative's fault.
   if (decisive.keyword === 'anyOf') {
     const prefix = `${decisive.schemaPath}/`;
-    const specific = errors.filter((e) => e.schemaPath.startsWith(prefix) && e.keyword !== 'type');
-    if (new Set(specific.map((e) => e.schemaPath.slice(prefix.length).split('/')[0])).size === 1) return describe(specific[specific.length - 1], value);
+    const byAlternative = new Map<string, ErrorObject[]>();
+    for (const e of errors) {
+      if (!e.schemaPath.startsWith(prefix)) continue;
+      const alternative = e.schemaPath.slice(prefix.length).split('/')[0];
+      byAlternative.set(alternative, [...(byAlternative.get(alternative) ?? []), e]);
+    }
+    const typeMismatch = (list: ErrorObject[]) => list.some((e) => e.keyword === 'type' && e.instancePath === decisive.instancePath);
+    const near = [...byAlternative.values()].filter((list) => !typeMismatch(list));
+    if (near.length === 1) return describe(near[0][near[0].length - 1], value);
   }
   return describe(decisive, value);
 }
