@@ -107,6 +107,22 @@ function describe(error: ErrorObject, root: unknown): string {
   }
 }
 
+/**
+ * A host-task handler (plain data in and out): compiles `schema` and checks each of
+ * `values`, answering the first violation of each (null when it conforms) or why the
+ * schema is unusable. Guest-given schemas go through this in a worker thread: compiling one
+ * costs time that grows with it.
+ */
+export function checkJsonValues(input: { schema: unknown; values: unknown[] }): { schemaError: string } | { problems: Array<string | null> } {
+  try {
+    compileSchema(input.schema);
+  } catch (error) {
+    if (error instanceof SchemaError) return { schemaError: error.message };
+    throw error;
+  }
+  return { problems: input.values.map((value) => violation(input.schema, value)) };
+}
+
 /** The first violation of `schema` by `value` as `at <path>: <expectation>`, or null when it conforms. */
 export function violation(schema: unknown, value: unknown): string | null {
   const validate = compileSchema(schema);

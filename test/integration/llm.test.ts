@@ -221,6 +221,24 @@ describe('svc:llm', () => {
     assert.match(value[4].message, /schema text is not JSON/);
   });
 
+  test('typed calls: a schema the validator cannot use is a TypeError before anything is sent; pattern runs on RE2', async () => {
+    const before = p.openai.requests.length;
+    const slow = { type: 'object', properties: { word: { type: 'string', pattern: '^(a+)+$' } }, required: ['word'] };
+    const output = JSON.stringify({ word: `${'a'.repeat(50_000)}!` });
+    const { value } = await execute(
+      server,
+      program(`return [
+        ${attempt(`llm.call("${MODEL.openai}", "x", ${JSON.stringify({ $ref: 'https://schemas.example/remote.json' })})`)},
+        ${attempt(`llm.call("${MODEL.openai}", ${JSON.stringify(`x #json ${output}`)}, ${JSON.stringify(slow)})`)},
+      ];`),
+    );
+    assert.equal(value[0].name, 'TypeError');
+    assert.match(value[0].message, /^llm\.call: the schema is not usable: /);
+    assert.equal(p.openai.requests.length, before + 1, 'the unusable schema sent nothing; the second call was sent');
+    assert.equal(value[1].name, 'TypeError');
+    assert.match(value[1].message, /at \$\.word: must match pattern "\^\(a\+\)\+\$"/);
+  });
+
   test('batch keeps prompt order, typed and untyped', async () => {
     const { value, error } = await execute(
       server,

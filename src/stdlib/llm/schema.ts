@@ -1,14 +1,15 @@
-// JSON Schemas of typed calls: read from an object or its JSON text (bounded, and compiled
-// by the server's one validator so an unusable schema fails before anything is sent),
-// wrapped as {value: …} for providers that need an object root. The output check is the
-// validator's (src/json-schema): errors name the JSON path ($.items[2].name).
-import { compileSchema, SchemaError, type JsonSchema } from '../../json-schema';
+// JSON Schemas of typed calls: read from an object or its JSON text (bounded in bytes),
+// wrapped as {value: …} for providers that need an object root. Compiling and checking are
+// the server's one validator's (src/json-schema), run in a host worker thread by the
+// operations: errors name the JSON path ($.items[2].name).
+import { MAX_SCHEMA_BYTES, type JsonSchema } from '../../json-schema';
 
 export { violation } from '../../json-schema';
 export type { JsonSchema };
 
 export function readSchema(value: unknown, fn: string): JsonSchema {
   if (typeof value === 'string') {
+    if (Buffer.byteLength(value, 'utf8') > MAX_SCHEMA_BYTES) throw new TypeError(`${fn}: the schema is larger than ${MAX_SCHEMA_BYTES} bytes`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(value);
@@ -18,14 +19,9 @@ export function readSchema(value: unknown, fn: string): JsonSchema {
     return readSchema(parsed, fn);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new TypeError(`${fn}: schema must be a JSON Schema object or its JSON text`);
-  const schema = JSON.parse(JSON.stringify(value)) as JsonSchema;
-  try {
-    compileSchema(schema);
-  } catch (error) {
-    if (error instanceof SchemaError) throw new TypeError(`${fn}: ${error.message}`);
-    throw error;
-  }
-  return schema;
+  const text = JSON.stringify(value);
+  if (Buffer.byteLength(text, 'utf8') > MAX_SCHEMA_BYTES) throw new TypeError(`${fn}: the schema is larger than ${MAX_SCHEMA_BYTES} bytes`);
+  return JSON.parse(text) as JsonSchema;
 }
 
 export function hasObjectRoot(schema: JsonSchema): boolean {

@@ -1,7 +1,7 @@
 // The server's one JSON-Schema validator: bounded schemas, RE2 patterns, compiled once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileSchema, MAX_SCHEMA_BYTES, SchemaError, violation } from '../../../src/json-schema';
+import { checkJsonValues, compileSchema, MAX_SCHEMA_BYTES, SchemaError, violation } from '../../../src/json-schema';
 
 test('pattern runs on RE2: a catastrophic-backtracking pattern answers at once', () => {
   // With a backtracking engine this subject takes longer than the test run; RE2 is linear.
@@ -20,4 +20,9 @@ test('a schema seen again is the same compiled validator; another draft named in
   assert.equal(violation({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'string' }, 1), 'at $: expected string, got number');
   assert.equal(violation(false, 1), 'at $: no value is allowed here');
   assert.equal(violation(true, 1), null);
+});
+
+test('the host task answers each value\'s first violation, or why the schema is unusable', () => {
+  assert.deepEqual(checkJsonValues({ schema: { type: 'integer', minimum: 1 }, values: [1, 0, 'x'] }), { problems: [null, 'at $: expected at least 1', 'at $: expected integer, got string'] });
+  assert.match((checkJsonValues({ schema: { $ref: '#/nowhere' }, values: [] }) as { schemaError: string }).schemaError, /^the schema is not usable: /);
 });
