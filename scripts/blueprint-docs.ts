@@ -3,18 +3,11 @@
 // them (`npm run generate`); a test fails when the committed files differ.
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
-import { AuthProxyRuleSchema, BlueprintDocumentSchema, blueprintJsonSchema, McpServerSchema, placeholderFields, type FieldMeta } from '../src/blueprints/schema';
+import { AuthProxyRuleSchema, BlueprintDocumentSchema, blueprintJsonSchema, fieldMeta as metaOf, McpServerSchema, placeholderFields } from '../src/blueprints/schema';
 
 export const BLUEPRINT_DOCS_FILE = new URL('../docs/blueprints.md', import.meta.url);
 export const BLUEPRINT_SCHEMA_FILE = new URL('../docs/blueprint.schema.json', import.meta.url);
 
-const metaOf = (schema: z.ZodType): FieldMeta => {
-  for (let current: z.ZodType | undefined = schema; current; current = (current._zod.def as { innerType?: z.ZodType }).innerType) {
-    const meta = current.meta() as FieldMeta | undefined;
-    if (meta?.description) return meta;
-  }
-  return {};
-};
 const cell = (text: string | undefined) => (text ?? '').replace(/\|/g, '\\|');
 
 function topLevelTable(): string[] {

@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import { caretExcerpt } from '../policy';
 import { fail, type BlueprintErrorCode, type Path } from './readers';
-import { BlueprintDocumentSchema, type FieldMeta, type Placeholder } from './schema';
+import { BlueprintDocumentSchema, fieldMeta, type Placeholder } from './schema';
 import type { TreeNode } from './yaml-tree';
 
 /** A `${…}` that reads as a placeholder: a name, optionally dotted (`vars.x`, `secret.A`, `TOKEN`). */
@@ -46,14 +46,7 @@ function branch(schema: z.ZodType, node: TreeNode): z.ZodType | null {
   return null;
 }
 
-/** The placeholders declared on a field or on any wrapper around it. */
-function placeholdersOf(schema: z.ZodType): readonly Placeholder[] {
-  for (let current: z.ZodType | undefined = schema; current; current = defOf(current).innerType) {
-    const declared = ((current.meta() ?? {}) as FieldMeta)['x-placeholders'];
-    if (declared) return declared;
-  }
-  return [];
-}
+const placeholdersOf = (schema: z.ZodType): readonly Placeholder[] => fieldMeta(schema)['x-placeholders'] ?? [];
 
 /** The placeholder kind a misspelt namespace was meant to be (`secret`, `Secrets` → secrets). */
 function meantKind(namespace: string): Placeholder | null {

@@ -146,6 +146,13 @@ export const BlueprintDocumentSchema = z
 
 export type BlueprintDocument = z.infer<typeof BlueprintDocumentSchema>;
 
+/** A field's meta, read through its optional/nullable/default wrappers (the innermost declaration of each key wins). */
+export function fieldMeta(schema: z.ZodType): FieldMeta {
+  const chain: z.ZodType[] = [];
+  for (let current: z.ZodType | undefined = schema; current; current = (current._zod.def as { innerType?: z.ZodType }).innerType) chain.push(current);
+  return Object.assign({}, ...chain.map((s) => s.meta() ?? {})) as FieldMeta;
+}
+
 /** The keys a mapping accepts: an object's own, or every key of a union of objects. */
 export function fieldNames(schema: z.ZodType): string[] {
   const def = schema._zod.def as { type: string; shape?: Record<string, z.ZodType>; options?: z.ZodType[]; innerType?: z.ZodType };
@@ -168,7 +175,7 @@ export function blueprintJsonSchema(): Record<string, unknown> {
 
 /** Every text field that fills placeholders, as `auth_proxy[].headers.*` → its kinds, in schema order. */
 export function placeholderFields(schema: z.ZodType = BlueprintDocumentSchema, path = ''): Array<{ path: string; fills: readonly Placeholder[] }> {
-  const declared = (schema.meta() as FieldMeta | undefined)?.['x-placeholders'];
+  const declared = fieldMeta(schema)['x-placeholders'];
   if (declared) return [{ path, fills: declared }];
   const def = schema._zod.def as { type: string; shape?: Record<string, z.ZodType>; valueType?: z.ZodType; element?: z.ZodType; options?: z.ZodType[]; innerType?: z.ZodType };
   if (def.innerType) return placeholderFields(def.innerType, path);
