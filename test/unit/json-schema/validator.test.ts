@@ -26,3 +26,11 @@ test('the host task answers each value\'s first violation, or why the schema is 
   assert.deepEqual(checkJsonValues({ schema: { type: 'integer', minimum: 1 }, values: [1, 0, 'x'] }), { problems: [null, 'at $: expected at least 1', 'at $: expected integer, got string'] });
   assert.match((checkJsonValues({ schema: { $ref: '#/nowhere' }, values: [] }) as { schemaError: string }).schemaError, /^the schema is not usable: /);
 });
+
+test('the compiled-validator cache is bounded: a schema pushed out by 100 others compiles again and still checks its own values', () => {
+  const first = compileSchema({ type: 'integer', minimum: 0 });
+  for (let i = 1; i <= 100; i++) compileSchema({ type: 'integer', minimum: i });
+  assert.notEqual(compileSchema({ type: 'integer', minimum: 0 }), first);
+  assert.equal(violation({ type: 'integer', minimum: 0 }, -1), 'at $: expected at least 0');
+  assert.equal(violation({ type: 'integer', minimum: 100 }, 99), 'at $: expected at least 100');
+});
