@@ -1,7 +1,7 @@
 // The list summary of a usable Blueprint (GET /v1/blueprints): its shape declared once here,
-// with its value lists taken from the Blueprint schema, named as an OpenAPI component, and
-// the function that fills it typed by it.
-import { z } from '@hono/zod-openapi';
+// with its value lists taken from the Blueprint schema, and the function that fills it typed
+// by it. Plain zod (the CLI loads this module): src/http names it as an OpenAPI component.
+import { z } from 'zod';
 import { ActionSchema } from '../policy/rule-schema';
 import type { Blueprint, SecretDeclaration } from './model';
 import { VFS_MODES } from './schema';
@@ -23,8 +23,7 @@ export const BlueprintSummary = z
     caller_count: z.number().int(),
     rule_count: z.number().int(),
     capability_count: z.number().int(),
-  })
-  .openapi('BlueprintSummary');
+  });
 export type BlueprintSummary = z.infer<typeof BlueprintSummary>;
 
 /** The list summary of one usable Blueprint. */

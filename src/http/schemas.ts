@@ -5,10 +5,10 @@
 // The execute result and last-run record are src/execution's, the Blueprint diagnostic
 // src/blueprints' (and its list summary).
 import { z } from '@hono/zod-openapi';
-import { BlueprintDiagnostic, BlueprintSummary } from '../blueprints';
+import { BlueprintDiagnostic, BlueprintSummary as BlueprintSummaryShape } from '../blueprints';
 import { ExecuteResult, LastRunRecord } from '../execution';
 
-export { ExecuteResult, LastRunRecord, BlueprintSummary };
+export { ExecuteResult, LastRunRecord };
 
 export const ErrorBody = z.looseObject({ error: z.string(), message: z.string().optional() }).describe('`error` is a stable code, `message` is for people; some routes add fields').openapi('Error');
 
@@ -75,6 +75,8 @@ export const BlueprintRegistered = z.strictObject({ name: z.string(), hash: z.st
 export const BlueprintReplaced = z.strictObject({ name: z.string(), created: z.boolean(), hash: z.string() }).openapi('BlueprintReplaced');
 export const BlueprintStored = z.strictObject({ name: z.string(), yaml: z.string(), hash: z.string().nullable() }).openapi('BlueprintStored');
 export const BlueprintName = z.strictObject({ name: z.string() }).openapi('BlueprintName');
+// Rebuilt with the OpenAPI-aware `z` from the blueprints' plain declaration (its fields as they are).
+export const BlueprintSummary = z.strictObject(BlueprintSummaryShape.shape).openapi('BlueprintSummary');
 export const BlueprintList = z.strictObject({ blueprints: z.array(BlueprintSummary) }).openapi('BlueprintList');
 export const Capabilities = z.strictObject({
   groups: z.array(
