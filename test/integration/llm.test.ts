@@ -494,6 +494,45 @@ describe('model budgets per token', () => {
   });
 });
 
+describe('typed-call checks shared by two tokens', () => {
+  // A fifth server with a second token: both tokens' schemas compile and their outputs are
+  // checked in the same host workers, with the same compiled-schema cache.
+  const person = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 } }, required: ['name', 'age'], additionalProperties: false };
+  let shared: TestServer;
+  let other: string;
+  before(async () => {
+    const home = tempDir();
+    const second = otherToken(home);
+    other = second.other;
+    shared = await startModelServer(p, { home, config: second.config });
+  });
+  after(async () => shared?.stop());
+
+  test("one token's unusable and backtracking schemas, checked at the same moment, leave another token's typed call its checked value", async () => {
+    // Both held requests are answered once both have arrived: the two checks run together.
+    p.openai.holdPolicy(Infinity, 2);
+    try {
+      const slow = { type: 'object', properties: { word: { type: 'string', pattern: '^(a+)+$' } }, required: ['word'] };
+      const attackOutput = JSON.stringify({ word: `${'a'.repeat(50_000)}!` });
+      const attack = execute(
+        shared,
+        program(`return [
+          ${attempt(`llm.call("${MODEL.openai}", "x", ${JSON.stringify({ $ref: '#/nowhere' })})`)},
+          ${attempt(`llm.call("${MODEL.openai}", ${JSON.stringify(`#hold #json ${attackOutput}`)}, ${JSON.stringify(slow)})`)},
+        ];`),
+      );
+      const victim = execute(shared, program(`return llm.call("${MODEL.openai}", ${JSON.stringify('#hold #json {"name":"B","age":7}')}, ${JSON.stringify(person)});`), 'models', other);
+      const [attacked, theirs] = await Promise.all([attack, victim]);
+      assert.deepEqual(theirs.value, { name: 'B', age: 7 }, JSON.stringify(theirs.error));
+      assert.match(attacked.value[0].message, /the schema is not usable/);
+      assert.match(attacked.value[1].message, /at \$\.word: must match pattern/);
+    } finally {
+      p.openai.holdPolicy(Infinity, Infinity);
+      p.openai.release();
+    }
+  });
+});
+
 const embedProgram = (body: string) => `import * as embedding from "svc:embedding";\nexport function main() {\n${body}\n}`;
 
 describe('svc:embedding', () => {
