@@ -3,6 +3,7 @@
 import type { AuthProxyRule, SecretDeclaration } from './model';
 import { asMap, bool, checkKeys, fail, get, stringMap, text, type Path } from './readers';
 import { checkSecretReferences } from './references';
+import { AuthProxyRuleSchema, BasicAuthSchema, fieldNames, ProxyAuthSchema } from './schema';
 import type { TreeNode } from './yaml-tree';
 
 export function parseAuthProxy(node: TreeNode): AuthProxyRule[] {
@@ -12,7 +13,7 @@ export function parseAuthProxy(node: TreeNode): AuthProxyRule[] {
 
 function parseAuthProxyRule(item: TreeNode, path: Path): AuthProxyRule {
   const map = asMap(item, path) ?? fail('parse_error', 'auth_proxy: a rule must be a mapping', path, item);
-  checkKeys(map, ['host', 'allow_insecure_http', 'auth', 'headers', 'query'], path);
+  checkKeys(map, fieldNames(AuthProxyRuleSchema), path);
   const host = get(map, 'host');
   if (!host) fail('parse_error', 'auth_proxy: missing field `host`', path, item);
   const rule: AuthProxyRule = { host: text(host, [...path, 'host']).toLowerCase() };
@@ -29,13 +30,13 @@ function parseAuthProxyRule(item: TreeNode, path: Path): AuthProxyRule {
 
 function parseProxyAuth(auth: TreeNode, path: Path): NonNullable<AuthProxyRule['auth']> {
   const authMap = asMap(auth, path)!;
-  checkKeys(authMap, ['bearer', 'basic'], path);
+  checkKeys(authMap, fieldNames(ProxyAuthSchema), path);
   const bearer = get(authMap, 'bearer');
   const basic = get(authMap, 'basic');
   if ((bearer ? 1 : 0) + (basic ? 1 : 0) !== 1) fail('invalid_auth_proxy', 'auth must set exactly one of `bearer` or `basic`', path, auth);
   if (bearer) return { bearer: text(bearer, [...path, 'bearer']) };
   const basicMap = asMap(basic!, [...path, 'basic'])!;
-  checkKeys(basicMap, ['username', 'password'], [...path, 'basic']);
+  checkKeys(basicMap, fieldNames(BasicAuthSchema), [...path, 'basic']);
   const username = get(basicMap, 'username');
   const password = get(basicMap, 'password');
   if (!username || !password) fail('parse_error', 'auth.basic needs `username` and `password`', [...path, 'basic'], basic);

@@ -2,15 +2,16 @@
 // free of control characters and delimiters, with only declared `${vars.NAME}` (stage 3).
 import type { GitDeclaration, VariableDeclaration } from './model';
 import { asMap, checkKeys, fail, get, text, type Path } from './readers';
+import { fieldNames, GitIdentitySchema, GitSchema } from './schema';
 import type { TreeNode } from './yaml-tree';
 
 export function parseGit(node: TreeNode): GitDeclaration {
   const map = asMap(node, ['git'])!;
-  checkKeys(map, ['identity', 'username'], ['git']);
+  checkKeys(map, fieldNames(GitSchema), ['git']);
   const identity = get(map, 'identity');
   if (!identity) fail('parse_error', 'git: missing field `identity`', ['git'], node);
   const identityMap = asMap(identity, ['git', 'identity'])!;
-  checkKeys(identityMap, ['name', 'email'], ['git', 'identity']);
+  checkKeys(identityMap, fieldNames(GitIdentitySchema), ['git', 'identity']);
   const name = get(identityMap, 'name');
   const email = get(identityMap, 'email');
   if (!name) fail('parse_error', 'git.identity: missing field `name`', ['git', 'identity'], identity);

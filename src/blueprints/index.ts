@@ -19,5 +19,7 @@ export type {
 export { TYPECHECK_MODES } from './model';
 export { parseBlueprint, BlueprintDiagnostic, type ParseResult, type BlueprintProblem, type Diagnostic } from './parse';
 export { registrationProblem, type RegistrationContext, type PackageRequirements } from './registration';
-export { BlueprintRegistry, BlueprintStoreError, blueprintSummary, type StoredBlueprint, type MutationResult, type MutationFailure } from './registry';
+export { BlueprintRegistry, BlueprintStoreError, type StoredBlueprint, type MutationResult, type MutationFailure } from './registry';
 export { canonicalModel, blueprintHash } from './canonical';
+export { blueprintSummary, BlueprintSummary } from './summary';
+export { BlueprintDocumentSchema, blueprintJsonSchema, type BlueprintDocument } from './schema';

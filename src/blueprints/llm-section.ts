@@ -6,13 +6,13 @@ import type { Filter, PermissionPolicy } from '../policy';
 import type { LlmDeclaration, SecretDeclaration } from './model';
 import { asMap, bool, checkKeys, fail, get, integer, text, type Path } from './readers';
 import { secretReferenceProblem } from './references';
+import { EmbeddingModelSchema, fieldNames, LlmModelSchema, LlmProviderSchema, LlmSchema, PROVIDER_TYPES } from './schema';
 import type { TreeNode } from './yaml-tree';
 
 type Provider = NonNullable<LlmDeclaration['providers']>[string];
 type Model = NonNullable<LlmDeclaration['models']>[string];
 type EmbeddingModel = NonNullable<LlmDeclaration['embedding_models']>[string];
 
-const PROVIDER_TYPES = ['anthropic', 'google', 'openai', 'openai-compatible'];
 const EMBEDDING_PROVIDER_TYPES = ['google', 'openai', 'openai-compatible'];
 /** Address ranges a model endpoint may not point into (ipaddr.js range names). */
 const BLOCKED_RANGES = new Set(['loopback', 'unspecified', 'private', 'linkLocal', 'broadcast', 'carrierGradeNat', 'uniqueLocal']);
@@ -24,7 +24,7 @@ const ENTRY_LABELS: Record<string, string> = { providers: 'llm provider', models
 export function parseLlm(node: TreeNode): LlmDeclaration {
   const map = asMap(node, ['llm']);
   if (!map) return {};
-  checkKeys(map, ['providers', 'models', 'embedding_models'], ['llm']);
+  checkKeys(map, fieldNames(LlmSchema), ['llm']);
   const llm: LlmDeclaration = {};
   const providers = get(map, 'providers');
   if (providers) llm.providers = parseEntries(providers, ['llm', 'providers'], parseProvider);
@@ -58,7 +58,7 @@ function defined<T extends object>(value: T): T {
 }
 
 function parseProvider(name: string, node: TreeNode, path: Path): Provider {
-  const { fields, optional } = fieldsOf(name, node, path, ['type', 'base_url', 'api_key', 'supports_structured_outputs'], ['type']);
+  const { fields, optional } = fieldsOf(name, node, path, fieldNames(LlmProviderSchema), ['type']);
   return defined({
     type: text(get(fields, 'type')!, [...path, 'type']),
     base_url: optional('base_url', text),
@@ -68,7 +68,7 @@ function parseProvider(name: string, node: TreeNode, path: Path): Provider {
 }
 
 function parseModel(name: string, node: TreeNode, path: Path): Model {
-  const { fields, optional } = fieldsOf(name, node, path, ['provider', 'context_window', 'output_reserve', 'description'], ['provider']);
+  const { fields, optional } = fieldsOf(name, node, path, fieldNames(LlmModelSchema), ['provider']);
   return defined({
     provider: text(get(fields, 'provider')!, [...path, 'provider']),
     context_window: optional('context_window', integer),
@@ -78,7 +78,7 @@ function parseModel(name: string, node: TreeNode, path: Path): Model {
 }
 
 function parseEmbeddingModel(name: string, node: TreeNode, path: Path): EmbeddingModel {
-  const { fields, optional } = fieldsOf(name, node, path, ['provider', 'dimensions', 'max_input_bytes', 'max_input_tokens', 'description'], ['provider', 'dimensions']);
+  const { fields, optional } = fieldsOf(name, node, path, fieldNames(EmbeddingModelSchema), ['provider', 'dimensions']);
   return defined({
     provider: text(get(fields, 'provider')!, [...path, 'provider']),
     dimensions: integer(get(fields, 'dimensions')!, [...path, 'dimensions']),
@@ -112,7 +112,7 @@ function checkEntryName(what: string, name: string, path: Path): void {
 function checkProvider(name: string, provider: Provider, secrets: ReadonlyMap<string, SecretDeclaration>): void {
   const path = ['llm', 'providers', name];
   checkEntryName('provider', name, path);
-  if (!PROVIDER_TYPES.includes(provider.type)) refuse(`provider '${name}': unknown type '${provider.type}'; expected one of ${PROVIDER_TYPES.join(', ')}`, [...path, 'type']);
+  if (!(PROVIDER_TYPES as readonly string[]).includes(provider.type)) refuse(`provider '${name}': unknown type '${provider.type}'; expected one of ${PROVIDER_TYPES.join(', ')}`, [...path, 'type']);
   if (provider.type === 'openai-compatible' && provider.base_url === undefined) refuse(`provider '${name}': \`base_url\` is required for type openai-compatible`, path);
   if (provider.base_url !== undefined) {
     const problem = baseUrlProblem(provider.base_url, secrets);

@@ -5,6 +5,7 @@ import type { PermissionPolicy } from '../policy';
 import type { McpServerDeclaration, SecretDeclaration } from './model';
 import { asMap, checkKeys, fail, get, NAME, stringMap, text, type Path } from './readers';
 import { checkSecretReferences } from './references';
+import { fieldNames, MCP_TRANSPORTS, McpAuthSchema, McpServerSchema } from './schema';
 import type { TreeNode } from './yaml-tree';
 
 export function parseMcp(node: TreeNode): Record<string, McpServerDeclaration> {
@@ -15,11 +16,11 @@ export function parseMcp(node: TreeNode): Record<string, McpServerDeclaration> {
 
 function parseMcpServer(name: string, node: TreeNode, path: Path): McpServerDeclaration {
   const map = asMap(node, path) ?? fail('parse_error', `mcp server '${name}': missing field \`url\``, path, node);
-  checkKeys(map, ['transport', 'url', 'headers', 'auth'], path);
+  checkKeys(map, fieldNames(McpServerSchema), path);
   const transportNode = get(map, 'transport');
   const transport = transportNode ? text(transportNode, [...path, 'transport']) : 'streamable_http';
   if (transport === 'stdio') fail('parse_error', "stdio transport is not supported; use 'streamable_http'", [...path, 'transport'], transportNode);
-  if (transport !== 'streamable_http' && transport !== 'sse') fail('parse_error', `unknown transport '${transport}', expected one of \`streamable_http\`, \`sse\``, [...path, 'transport'], transportNode);
+  if (!(MCP_TRANSPORTS as readonly string[]).includes(transport)) fail('parse_error', `unknown transport '${transport}', expected one of ${MCP_TRANSPORTS.map((t) => `\`${t}\``).join(', ')}`, [...path, 'transport'], transportNode);
   const url = get(map, 'url');
   if (!url) fail('parse_error', `mcp server '${name}': missing field \`url\``, path, node);
   const server: McpServerDeclaration = { url: text(url, [...path, 'url']) };
@@ -32,7 +33,7 @@ function parseMcpServer(name: string, node: TreeNode, path: Path): McpServerDecl
 
 function parseMcpAuth(auth: TreeNode, path: Path): NonNullable<McpServerDeclaration['auth']> {
   const authMap = asMap(auth, path)!;
-  checkKeys(authMap, ['type', 'client_id', 'authorization_endpoint', 'token_endpoint', 'scopes'], path);
+  checkKeys(authMap, fieldNames(McpAuthSchema), path);
   const type = get(authMap, 'type');
   if (!type) fail('parse_error', 'mcp auth: missing field `type` (only `oauth2` is supported)', path, auth);
   const typeText = text(type, [...path, 'type']);

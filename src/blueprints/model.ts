@@ -3,8 +3,10 @@
 import type { PermissionPolicy } from '../policy';
 import type { TypecheckMode } from '../../sandbox';
 
-export type VfsMode = 'none' | 'ephemeral' | 'per_session' | 'named';
-export type VolumeAccess = 'read_only' | 'read_write';
+import type { VFS_MODES, VOLUME_ACCESS } from './schema';
+
+export type VfsMode = (typeof VFS_MODES)[number];
+export type VolumeAccess = (typeof VOLUME_ACCESS)[number];
 
 export interface MountDeclaration {
   volume: string;

@@ -184,32 +184,3 @@ export class BlueprintRegistry {
     this.current.set(blueprint.name, { name: blueprint.name, yaml: blueprint.yaml, blueprint, problem: null });
   }
 }
-
-/** The list summary of one usable Blueprint. */
-export function blueprintSummary(b: Blueprint) {
-  const capabilities = new Set<string>();
-  let ruleCount = 0;
-  for (const rules of b.policy.callers.values()) {
-    ruleCount += rules.length;
-    for (const rule of rules) capabilities.add(rule.capability);
-  }
-  const byteOrder = (x: string, y: string) => Buffer.compare(Buffer.from(x), Buffer.from(y));
-  return {
-    name: b.name,
-    hash: b.hash,
-    vfs_mode: b.vfs.mode,
-    idle_timeout_secs: b.idleTimeoutSecs,
-    packages: [...b.packages].sort(byteOrder),
-    secrets: [...b.declarations.secrets.entries()]
-      .sort(([x], [y]) => byteOrder(x, y))
-      .map(([name, s]) => (s.source === 'store' ? { name, source: 'store', store_key: s.key } : { name, source: 'harness' })),
-    variables: [...b.declarations.variables.keys()].sort(byteOrder),
-    mcp_servers: Object.keys(b.mcp).sort(byteOrder),
-    auth_proxy_hosts: [...new Set(b.authProxy.map((r) => r.host))],
-    // An absent `default` denies: the summary says so rather than null.
-    default_action: b.policy.default ?? 'deny',
-    caller_count: b.policy.callers.size,
-    rule_count: ruleCount,
-    capability_count: capabilities.size,
-  };
-}

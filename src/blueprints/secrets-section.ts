@@ -3,7 +3,10 @@
 import { storeKeyProblem } from '../secrets';
 import type { SecretDeclaration } from './model';
 import { asMap, bool, checkKeys, fail, get, NAME, text } from './readers';
+import { fieldNames, HarnessSecretSchema, SecretSourceSchema } from './schema';
 import type { TreeNode } from './yaml-tree';
+
+const SOURCES = fieldNames(SecretSourceSchema);
 
 export function parseSecrets(node: TreeNode): Map<string, SecretDeclaration> {
   const secrets = new Map<string, SecretDeclaration>();
@@ -11,7 +14,7 @@ export function parseSecrets(node: TreeNode): Map<string, SecretDeclaration> {
     const path = ['secrets', entry.key];
     const source = entry.value.kind === 'null' ? null : asMap(entry.value, path);
     for (const key of source?.entries.map((e) => e.key) ?? []) {
-      if (key !== 'store' && key !== 'harness') fail('parse_error', `secret '${entry.key}': unknown source \`${key}\`, expected one of \`store\`, \`harness\``, [...path, key], entry.value);
+      if (!SOURCES.includes(key)) fail('parse_error', `secret '${entry.key}': unknown source \`${key}\`, expected one of ${SOURCES.map((s) => `\`${s}\``).join(', ')}`, [...path, key], entry.value);
     }
     const store = source?.entries.find((e) => e.key === 'store');
     const harness = source?.entries.find((e) => e.key === 'harness');
@@ -23,7 +26,7 @@ export function parseSecrets(node: TreeNode): Map<string, SecretDeclaration> {
       continue;
     }
     const harnessMap = harness!.value.kind === 'map' ? harness!.value : fail('parse_error', `secret '${entry.key}': \`harness\` takes \`{}\` or \`{required: true}\`, not a ${harness!.value.kind === 'seq' ? 'list' : 'plain value'}`, [...path, 'harness'], harness!.value);
-    checkKeys(harnessMap, ['required'], [...path, 'harness']);
+    checkKeys(harnessMap, fieldNames(HarnessSecretSchema), [...path, 'harness']);
     const required = get(harnessMap, 'required');
     secrets.set(entry.key, { source: 'harness', required: required ? bool(required, [...path, 'harness', 'required']) : false });
   }

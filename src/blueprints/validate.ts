@@ -3,7 +3,7 @@
 // runs the semantic checks in one fixed order (validateDocument). The first fault wins and becomes
 // one diagnostic.
 import { parsePermissionPolicy } from '../policy';
-import { TYPECHECK_MODES, type AuthProxyRule, type GitDeclaration, type LlmDeclaration, type McpServerDeclaration, type SecretDeclaration, type TypecheckMode, type VariableDeclaration, type VfsDeclaration } from './model';
+import { type AuthProxyRule, type GitDeclaration, type LlmDeclaration, type McpServerDeclaration, type SecretDeclaration, type TypecheckMode, type VariableDeclaration, type VfsDeclaration } from './model';
 import { checkAuthProxyRule, parseAuthProxy } from './auth-proxy-section';
 import { checkGit, parseGit } from './git-section';
 import { checkLlm, parseLlm } from './llm-section';
@@ -11,12 +11,16 @@ import { checkMcp, parseMcp } from './mcp-section';
 import { checkPackageName, parsePackages } from './packages-section';
 import { failOnStructure, toPlain } from './permissions-section';
 import { asMap, bool, checkKeys, fail, failAt, get, NAME, parseDuration, text, type MapNode } from './readers';
+import { checkPlaceholders } from './placeholders';
+import { BlueprintDocumentSchema, fieldNames } from './schema';
 import { checkSecrets, parseSecrets } from './secrets-section';
 import { checkVariables, parseVariables } from './variables-section';
 import { checkVfsTemplates, parseVfs } from './vfs-section';
 import type { TreeNode } from './yaml-tree';
 
-const TOP_KEYS = ['kind', 'name', 'allow_insecure_http', 'idle_timeout', 'vfs', 'secrets', 'variables', 'packages', 'auth_proxy', 'git', 'default', 'permissions', 'mcp', 'llm', 'typecheck'];
+const TOP_KEYS = fieldNames(BlueprintDocumentSchema);
+/** The longest `approval_timeout`: 30 days. */
+const MAX_APPROVAL_TIMEOUT_SECS = 30 * 86_400;
 
 /** Stage-2 results of the top-level keys, filled in document order. */
 interface Sections {
@@ -39,7 +43,7 @@ interface Sections {
 /** `typecheck`: whether programs are type-checked before they run. */
 function parseTypecheck(node: TreeNode): TypecheckMode {
   const value = text(node, ['typecheck']);
-  const mode = TYPECHECK_MODES.find((m) => m === value);
+  const mode = BlueprintDocumentSchema.shape.typecheck.unwrap().options.find((m) => m === value);
   if (!mode) fail('parse_error', `typecheck: unknown value '${value}': expected \`strict\`, \`on\` (the default) or \`off\``, ['typecheck'], node);
   return mode;
 }
@@ -78,6 +82,10 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
         break;
       case 'idle_timeout':
         sections.idleTimeoutSecs = parseDuration(text(node, ['idle_timeout']), ['idle_timeout'], node);
+        break;
+      case 'approval_timeout':
+        // Read here so a bad value is refused; the approvals work owns what it does.
+        if (parseDuration(text(node, ['approval_timeout']), ['approval_timeout'], node) > MAX_APPROVAL_TIMEOUT_SECS) fail('parse_error', 'approval_timeout: at most 30 days (720h)', ['approval_timeout'], node);
         break;
       case 'vfs':
         sections.vfs = parseVfs(node);
@@ -149,6 +157,7 @@ export function validateDocument(root: TreeNode) {
   checkVfsTemplates(vfs, new Set(variables.keys()), get(doc, 'vfs') ?? null);
   checkMcp(mcp, secrets, policy, allowInsecureHttp);
   checkLlm(llm, secrets, policy);
+  checkPlaceholders(root);
 
   return { name, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, packages, authProxy, git, policy, mcp, llm, typecheck };
 }

@@ -4,6 +4,7 @@
 import { policyVariableReferences, type PermissionPolicy } from '../policy';
 import type { VariableDeclaration } from './model';
 import { asMap, bool, checkKeys, fail, get, NAME, text } from './readers';
+import { fieldNames, VariableSchema } from './schema';
 import type { TreeNode } from './yaml-tree';
 
 export function parseVariables(node: TreeNode): [Map<string, VariableDeclaration>, Map<string, TreeNode>] {
@@ -12,7 +13,7 @@ export function parseVariables(node: TreeNode): [Map<string, VariableDeclaration
   for (const entry of asMap(node, ['variables'])?.entries ?? []) {
     const path = ['variables', entry.key];
     const map = entry.value.kind === 'null' ? null : asMap(entry.value, path);
-    if (map) checkKeys(map, ['required', 'default'], path);
+    if (map) checkKeys(map, fieldNames(VariableSchema), path);
     const requiredNode = map ? get(map, 'required') : undefined;
     const defaultNode = map ? get(map, 'default') : undefined;
     const required = requiredNode ? bool(requiredNode, [...path, 'required']) : false;

@@ -2,16 +2,16 @@
 // mounts and their path rules (stage 2), and the cwd/subPath templates (stage 3).
 import type { MountDeclaration, VfsDeclaration, VfsMode, VolumeAccess } from './model';
 import { asMap, checkKeys, fail, get, parseSize, text, type Path } from './readers';
+import { fieldNames, VFS_MODES, VfsMappingSchema, VfsMountSchema, VOLUME_ACCESS } from './schema';
 import type { TreeNode } from './yaml-tree';
 
-const VFS_MODES: readonly VfsMode[] = ['none', 'ephemeral', 'per_session', 'named'];
 const MODE_FIELDS: Record<VfsMode, readonly string[]> = {
   none: ['mode'],
   ephemeral: ['mode', 'size_limit', 'cwd', 'mounts'],
   per_session: ['mode', 'size_limit', 'cwd', 'mounts'],
   named: ['mode', 'volume', 'subPath', 'access', 'cwd', 'mounts'],
 };
-const VFS_KEYS = ['mode', 'size_limit', 'volume', 'subPath', 'access', 'cwd', 'mounts'];
+const VFS_KEYS = fieldNames(VfsMappingSchema);
 
 function modeConflict(key: string, mode: VfsMode, explicitMode: boolean): string {
   if (!explicitMode && (key === 'volume' || key === 'subPath' || key === 'access')) {
@@ -25,8 +25,9 @@ function modeConflict(key: string, mode: VfsMode, explicitMode: boolean): string
 
 function parseAccess(node: TreeNode, path: Path): VolumeAccess {
   const value = text(node, path);
-  if (value !== 'read_only' && value !== 'read_write') fail('parse_error', `unknown variant \`${value}\`, expected one of \`read_only\`, \`read_write\``, path, node);
-  return value;
+  const access = VOLUME_ACCESS.find((a) => a === value);
+  if (!access) fail('parse_error', `unknown variant \`${value}\`, expected one of ${VOLUME_ACCESS.map((a) => `\`${a}\``).join(', ')}`, path, node);
+  return access;
 }
 
 function checkMountPath(mountPath: string, others: string[], path: Path, node: TreeNode): void {
@@ -60,7 +61,7 @@ export function parseVfs(node: TreeNode | undefined): VfsDeclaration {
   checkKeys(map, VFS_KEYS, path);
   const modeNode = get(map, 'mode');
   const mode = (modeNode ? text(modeNode, [...path, 'mode']) : 'ephemeral') as VfsMode;
-  if (!VFS_MODES.includes(mode)) fail('parse_error', `unknown vfs mode '${mode}', expected one of ${VFS_MODES.map((m) => `\`${m}\``).join(', ')}`, [...path, 'mode'], modeNode);
+  if (!(VFS_MODES as readonly string[]).includes(mode)) fail('parse_error', `unknown vfs mode '${mode}', expected one of ${VFS_MODES.map((m) => `\`${m}\``).join(', ')}`, [...path, 'mode'], modeNode);
   const modeIndex = map.entries.findIndex((e) => e.key === 'mode' && e.value.kind !== 'null');
   map.entries.forEach((entry, index) => {
     if (entry.value.kind === 'null' || MODE_FIELDS[mode].includes(entry.key)) return;
@@ -97,7 +98,7 @@ export function parseVfs(node: TreeNode | undefined): VfsDeclaration {
       seen.push(entry.key);
       const fields = asMap(entry.value, mountPath);
       if (!fields) fail('parse_error', `vfs mount '${entry.key}': needs \`mode: named\` and a \`volume\``, mountPath, entry.value);
-      checkKeys(fields, ['mode', 'volume', 'subPath', 'access'], mountPath);
+      checkKeys(fields, fieldNames(VfsMountSchema), mountPath);
       const mountMode = get(fields, 'mode');
       if (!mountMode || text(mountMode, [...mountPath, 'mode']) !== 'named') fail('parse_error', `vfs mount '${entry.key}': mounts are always named volumes; write \`mode: named\``, [...mountPath, 'mode'], mountMode ?? entry.value);
       const volume = get(fields, 'volume');

@@ -3,9 +3,9 @@
 // Strict objects: the document says a body has exactly these fields (the OpenAPI test
 // holds real answers to that), except where a body is declared loose.
 // The execute result and last-run record are src/execution's, the Blueprint diagnostic
-// src/blueprints'.
+// src/blueprints' (and its list summary).
 import { z } from '@hono/zod-openapi';
-import { BlueprintDiagnostic } from '../blueprints';
+import { BlueprintDiagnostic, BlueprintSummary as BlueprintSummaryShape } from '../blueprints';
 import { ExecuteResult, LastRunRecord } from '../execution';
 
 export { ExecuteResult, LastRunRecord };
@@ -75,21 +75,8 @@ export const BlueprintRegistered = z.strictObject({ name: z.string(), hash: z.st
 export const BlueprintReplaced = z.strictObject({ name: z.string(), created: z.boolean(), hash: z.string() }).openapi('BlueprintReplaced');
 export const BlueprintStored = z.strictObject({ name: z.string(), yaml: z.string(), hash: z.string().nullable() }).openapi('BlueprintStored');
 export const BlueprintName = z.strictObject({ name: z.string() }).openapi('BlueprintName');
-export const BlueprintSummary = z.strictObject({
-  name: z.string(),
-  hash: z.string(),
-  vfs_mode: z.string(),
-  idle_timeout_secs: z.number().int().nullable(),
-  packages: z.array(z.string()),
-  secrets: z.array(z.strictObject({ name: z.string(), source: z.enum(['store', 'harness']), store_key: z.string().optional() })),
-  variables: z.array(z.string()),
-  mcp_servers: z.array(z.string()),
-  auth_proxy_hosts: z.array(z.string()),
-  default_action: z.enum(['allow', 'deny', 'ask-human']).describe('The Blueprint\'s `default` (deny when it has none)'),
-  caller_count: z.number().int(),
-  rule_count: z.number().int(),
-  capability_count: z.number().int(),
-}).openapi('BlueprintSummary');
+// Rebuilt with the OpenAPI-aware `z` from the blueprints' plain declaration (its fields as they are).
+export const BlueprintSummary = z.strictObject(BlueprintSummaryShape.shape).openapi('BlueprintSummary');
 export const BlueprintList = z.strictObject({ blueprints: z.array(BlueprintSummary) }).openapi('BlueprintList');
 export const Capabilities = z.strictObject({
   groups: z.array(

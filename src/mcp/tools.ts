@@ -3,7 +3,10 @@
 import type { Blueprint } from '../blueprints';
 import { builtinsDocs, BUILTIN_FUNCTIONS, BUILTIN_NAMESPACES, BUILTIN_TYPES, executePrompt, packageDocs, searchPackages, toolDescriptions, type McpPackageView, type ToolNames, type RegistryLookup } from '../discovery';
 import type { HostModule } from '../stdlib';
+import { violation, type JsonSchema } from '../json-schema';
+import { MCP_TOOL_INPUTS } from './tool-inputs';
 import path from 'node:path';
+import { z } from 'zod';
 
 export const MCP_TOOL_NAMES: ToolNames = {
   search: 'svc__typescript__packages__search',
@@ -12,29 +15,17 @@ export const MCP_TOOL_NAMES: ToolNames = {
   lastRun: 'svc__typescript__last_run',
 };
 
-const object = (properties: Record<string, Schema>, required: string[] = []) => ({ type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false as const });
 const READ_ONLY = { readOnlyHint: true };
 
-/** Input schemas of the eight tools; arguments are validated against them before any work. */
-export const TOOL_SCHEMAS: Record<string, { type: string; properties: Record<string, Schema>; required?: string[]; additionalProperties: false }> = {
-  svc__typescript__execute: object({ code: { type: 'string', description: 'TypeScript program defining main()' } }, ['code']),
-  svc__typescript__last_run: object({}),
-  svc__typescript__packages__search: object({ query: { type: 'string' } }),
-  svc__typescript__packages__docs: object({ name: { type: 'string' } }, ['name']),
-  svc__typescript__builtins__list: object({}),
-  svc__typescript__builtins__docs: object({ names: { type: 'array', items: { type: 'string' }, minItems: 1 } }, ['names']),
-  svc__files__read: object({ path: { type: 'string' }, offset: { type: ['integer', 'null'], minimum: 1 }, limit: { type: ['integer', 'null'], minimum: 1, maximum: 5000 } }, ['path']),
-  svc__files__list: object({ path: { type: ['string', 'null'] }, recursive: { type: ['boolean', 'null'] } }),
-};
+type ToolSchema = { type: 'object'; properties: Record<string, JsonSchema>; required?: string[]; additionalProperties: false };
 
-interface Schema {
-  type?: string | string[];
-  items?: Schema;
-  minItems?: number;
-  minimum?: number;
-  maximum?: number;
-  description?: string;
-}
+/** The JSON Schemas of the eight tools' inputs (from their zod declarations); arguments are validated against them before any work. */
+export const TOOL_SCHEMAS = Object.fromEntries(
+  Object.entries(MCP_TOOL_INPUTS).map(([name, input]) => {
+    const { $schema: _draft, ...schema } = z.toJSONSchema(input, { io: 'input' });
+    return [name, schema as ToolSchema];
+  }),
+) as Record<keyof typeof MCP_TOOL_INPUTS, ToolSchema>;
 
 export function toolList(blueprint: Blueprint) {
   const d = toolDescriptions(MCP_TOOL_NAMES);
@@ -60,10 +51,14 @@ export function toolList(blueprint: Blueprint) {
   ];
 }
 
-const typesOf = (schema: Schema): string[] => (schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type]);
+/** The JSON types a property accepts (`type`, or the alternatives of a nullable's `anyOf`). */
+function typesOf(schema: JsonSchema): string[] {
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).flatMap(typesOf);
+  return schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+}
 
 /** Clients that send every argument as a string get booleans, numbers and `names` converted. */
-function coerce(name: string, key: string, value: unknown, schema: Schema): unknown {
+function coerce(name: string, key: string, value: unknown, schema: JsonSchema): unknown {
   if (typeof value !== 'string') return value;
   const types = typesOf(schema);
   if (types.includes('boolean') && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
@@ -88,41 +83,17 @@ function coerce(name: string, key: string, value: unknown, schema: Schema): unkn
   return value;
 }
 
-function matches(value: unknown, schema: Schema): string | null {
-  const types = typesOf(schema);
-  const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-  const ok = types.some((t) => t === kind || (t === 'integer' && typeof value === 'number' && Number.isInteger(value)) || (t === 'number' && typeof value === 'number'));
-  if (!ok) return `must be ${types.map((t) => (t === 'integer' ? 'a whole number' : t === 'null' ? 'null' : `a ${t}`)).join(' or ')}`;
-  if (typeof value === 'number') {
-    if (schema.minimum !== undefined && value < schema.minimum) return `must be at least ${schema.minimum}`;
-    if (schema.maximum !== undefined && value > schema.maximum) return `must be at most ${schema.maximum}`;
-  }
-  if (Array.isArray(value)) {
-    if (schema.minItems !== undefined && value.length < schema.minItems) return `needs at least ${schema.minItems} item(s)`;
-    if (schema.items && value.some((item) => matches(item, schema.items!) !== null)) return `must hold only ${typesOf(schema.items).join(' or ')} items`;
-  }
-  return null;
-}
-
-/** Coerces and validates a tool's arguments; unknown properties are refused. */
+/** Coerces and validates a tool's arguments (the server's JSON-Schema validator); unknown properties are refused. */
 export function checkArguments(name: string, raw: Record<string, unknown>): { ok: true; args: Record<string, unknown> } | { ok: false; answer: ToolAnswer } {
-  const schema = TOOL_SCHEMAS[name];
+  const schema: ToolSchema | undefined = Object.hasOwn(TOOL_SCHEMAS, name) ? TOOL_SCHEMAS[name as keyof typeof TOOL_SCHEMAS] : undefined;
   if (!schema) return { ok: true, args: raw };
   const fail = (message: string) => ({ ok: false as const, answer: errorAnswer('invalid_arguments', `${name}: ${message}`) });
-  const unknown = Object.keys(raw).filter((k) => !(k in schema.properties));
+  const unknown = Object.keys(raw).filter((k) => !Object.hasOwn(schema.properties, k));
   const accepted = Object.keys(schema.properties);
   if (unknown.length > 0) return fail(`unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `\`${k}\``).join(', ')}; accepted: ${accepted.length ? accepted.map((k) => `\`${k}\``).join(', ') : 'none'}`);
-  const args: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    const property = schema.properties[key];
-    const converted = coerce(name, key, value, property);
-    const problem = matches(converted, property);
-    if (problem) return fail(`\`${key}\` ${problem}`);
-    args[key] = converted;
-  }
-  const missing = (schema.required ?? []).filter((k) => args[k] === undefined);
-  if (missing.length > 0) return fail(`missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((k) => `\`${k}\``).join(', ')}`);
-  return { ok: true, args };
+  const args = Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, coerce(name, key, value, schema.properties[key])]));
+  const problem = violation(schema, args);
+  return problem ? fail(problem) : { ok: true, args };
 }
 
 /** `isError` results carry `{error: {kind, message}}`. */

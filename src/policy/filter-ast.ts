@@ -68,7 +68,8 @@ function codePoints(text: string): number {
   return count;
 }
 
-function caretExcerpt(source: string, offset: number, length: number): { text: string; column: number } {
+/** The source indented by two spaces and a caret line under [offset, offset+length) (Blueprint placeholder errors use it too). */
+export function caretExcerpt(source: string, offset: number, length: number): { text: string; column: number } {
   const start = Math.max(0, Math.min(offset, source.length));
   const before = codePoints(source.slice(0, start));
   const span = Math.max(1, codePoints(source.slice(start, Math.min(source.length, start + length))));

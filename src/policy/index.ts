@@ -1,7 +1,7 @@
 // Public API of the policy engine: the filter language, permission rules, decisions and
 // the per-run decision recorder. Every gated operation goes through RunDecisions.gate,
 // which decides, writes the audit decision and throws the error the program sees.
-export { FilterError, MAX_FILTER_BYTES, MAX_FILTER_OPERATORS, type Filter, type Comparison, type Operand, type Operator, type Segment } from './filter-ast';
+export { FilterError, caretExcerpt, MAX_FILTER_BYTES, MAX_FILTER_OPERATORS, type Filter, type Comparison, type Operand, type Operator, type Segment } from './filter-ast';
 export { parseFilter } from './filter-parser';
 export { printFilter, printNumber, filterVariables, filterFields } from './filter-print';
 export { evaluateFilter, globMatch } from './filter-eval';

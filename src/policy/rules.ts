@@ -5,8 +5,9 @@
 import { FilterError, filterForMessage, type Filter } from './filter-ast';
 import { parseFilter } from './filter-parser';
 import { filterVariables, printFilter } from './filter-print';
+import { ACTIONS, RULE_KEYS } from './rule-schema';
 
-export type Action = 'allow' | 'deny' | 'ask-human';
+export type Action = (typeof ACTIONS)[number];
 
 export interface Rule {
   /** Optional label, unique within its caller's list; cited as `rule_name`, never in denial messages. */
@@ -40,8 +41,6 @@ export interface PolicyDiagnostic {
   path: PolicyPath;
 }
 
-const ACTIONS: readonly string[] = ['allow', 'deny', 'ask-human'];
-const RULE_KEYS: readonly string[] = ['name', 'capability', 'filter', 'action'];
 
 class PolicyFault extends Error {
   constructor(readonly diagnostic: PolicyDiagnostic) {
@@ -68,8 +67,8 @@ function describe(value: unknown): string {
 }
 
 function parseAction(value: unknown, path: PolicyPath): Action {
-  if (typeof value === 'string' && ACTIONS.includes(value)) return value as Action;
-  return structureFault(`unknown variant \`${String(value)}\`, expected one of \`allow\`, \`deny\`, \`ask-human\``, path);
+  if (typeof value === 'string' && (ACTIONS as readonly string[]).includes(value)) return value as Action;
+  return structureFault(`unknown variant \`${String(value)}\`, expected one of ${ACTIONS.map((a) => `\`${a}\``).join(', ')}`, path);
 }
 
 function parseRuleFilter(text: unknown, path: PolicyPath): Filter {
@@ -95,7 +94,7 @@ function parseRule(raw: unknown, path: PolicyPath): Rule {
       if (value === null || value === undefined) continue;
       rule.filter = parseRuleFilter(value, at);
       rule.filterText = value as string;
-    } else structureFault(`unknown field \`${key}\`, expected one of \`name\`, \`capability\`, \`filter\`, \`action\``, at);
+    } else structureFault(`unknown field \`${key}\`, expected one of ${RULE_KEYS.map((k) => `\`${k}\``).join(', ')}`, at);
   }
   if (rule.capability === undefined) structureFault('missing field `capability`', path);
   if (rule.action === undefined) structureFault('missing field `action`', path);

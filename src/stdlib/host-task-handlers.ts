@@ -1,4 +1,5 @@
 // The tasks the host worker threads answer (./host-tasks.ts): plain data in, plain data out.
+import { checkJsonValues } from '../json-schema';
 import { scanFiles, unifiedDiffsHere } from './code/scan';
 import { localGit } from './git/local';
 
@@ -6,6 +7,7 @@ export const hostTaskHandlers = {
   'code.search': scanFiles,
   diffs: unifiedDiffsHere,
   git: localGit,
+  'json-schema': checkJsonValues,
 };
 
 export type HostTaskKind = keyof typeof hostTaskHandlers;

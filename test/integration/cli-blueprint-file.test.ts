@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../harness';
+import { repoRoot, tempDir } from '../harness';
 import { runSvc, svcInProcess } from '../support/cli';
 
 const dir = tempDir('svc-cli-bp-');
@@ -80,4 +80,17 @@ test('an edit that would not lint is refused and leaves the file byte for byte a
   assert.equal(read('plain.yaml'), before);
   const badAction = await runSvc(['blueprint', 'capability', 'add', 'fs.read', '--action', 'maybe', '-f', 'plain.yaml'], { cwd: dir });
   assert.equal(badAction.code, 2);
+});
+
+test('lint refuses a placeholder its field does not fill with a caret under it; `blueprint schema` prints the published JSON Schema', async () => {
+  write('tenant.yaml', 'name: tenant\nvariables: {tenant: {required: true}}\nauth_proxy:\n  - host: api.example.com\n    headers: {X-Tenant: "t-${vars.tenant}"}\n');
+  const lint = await runSvc(['blueprint', 'lint', 'tenant.yaml'], { cwd: dir });
+  assert.equal(lint.code, 1);
+  assert.match(lint.stderr, /^error: tenant\.yaml:5:25: invalid auth_proxy config: `\$\{vars\.tenant\}` is not filled here: auth_proxy\[0\]\.headers\.X-Tenant fills only \$\{secrets\.NAME\}/m);
+  assert.match(lint.stderr, /^ {2}t-\$\{vars\.tenant\}\n {4}\^{14}$/m);
+
+  const schema = await runSvc(['blueprint', 'schema'], { cwd: dir });
+  assert.equal(schema.code, 0, schema.stderr);
+  assert.equal(schema.stdout, fs.readFileSync(path.join(repoRoot, 'docs', 'blueprint.schema.json'), 'utf8'));
+  assert.equal(JSON.parse(schema.stdout).properties.auth_proxy.items.properties.headers.additionalProperties['x-placeholders'][0], 'secrets');
 });

@@ -221,6 +221,24 @@ describe('svc:llm', () => {
     assert.match(value[4].message, /schema text is not JSON/);
   });
 
+  test('typed calls: a schema the validator cannot use is a TypeError before anything is sent; pattern runs on RE2', async () => {
+    const before = p.openai.requests.length;
+    const slow = { type: 'object', properties: { word: { type: 'string', pattern: '^(a+)+$' } }, required: ['word'] };
+    const output = JSON.stringify({ word: `${'a'.repeat(50_000)}!` });
+    const { value } = await execute(
+      server,
+      program(`return [
+        ${attempt(`llm.call("${MODEL.openai}", "x", ${JSON.stringify({ $ref: 'https://schemas.example/remote.json' })})`)},
+        ${attempt(`llm.call("${MODEL.openai}", ${JSON.stringify(`x #json ${output}`)}, ${JSON.stringify(slow)})`)},
+      ];`),
+    );
+    assert.equal(value[0].name, 'TypeError');
+    assert.match(value[0].message, /^llm\.call: the schema is not usable: /);
+    assert.equal(p.openai.requests.length, before + 1, 'the unusable schema sent nothing; the second call was sent');
+    assert.equal(value[1].name, 'TypeError');
+    assert.match(value[1].message, /at \$\.word: must match pattern "\^\(a\+\)\+\$"/);
+  });
+
   test('batch keeps prompt order, typed and untyped', async () => {
     const { value, error } = await execute(
       server,
@@ -473,6 +491,45 @@ describe('model budgets per token', () => {
     assert.deepEqual([value.ok, value.reason], [false, 'transport']);
     assert.equal(tokenLimited.audit({ type: 'execution', event: 'finished', execution_id: executionId })[0].model_tokens, '0');
     assert.deepEqual(await status(), { ...before, reserved: 0 });
+  });
+});
+
+describe('typed-call checks shared by two tokens', () => {
+  // A fifth server with a second token: both tokens' schemas compile and their outputs are
+  // checked in the same host workers, with the same compiled-schema cache.
+  const person = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 } }, required: ['name', 'age'], additionalProperties: false };
+  let shared: TestServer;
+  let other: string;
+  before(async () => {
+    const home = tempDir();
+    const second = otherToken(home);
+    other = second.other;
+    shared = await startModelServer(p, { home, config: second.config });
+  });
+  after(async () => shared?.stop());
+
+  test("one token's unusable and backtracking schemas, checked at the same moment, leave another token's typed call its checked value", async () => {
+    // Both held requests are answered once both have arrived: the two checks run together.
+    p.openai.holdPolicy(Infinity, 2);
+    try {
+      const slow = { type: 'object', properties: { word: { type: 'string', pattern: '^(a+)+$' } }, required: ['word'] };
+      const attackOutput = JSON.stringify({ word: `${'a'.repeat(50_000)}!` });
+      const attack = execute(
+        shared,
+        program(`return [
+          ${attempt(`llm.call("${MODEL.openai}", "x", ${JSON.stringify({ $ref: '#/nowhere' })})`)},
+          ${attempt(`llm.call("${MODEL.openai}", ${JSON.stringify(`#hold #json ${attackOutput}`)}, ${JSON.stringify(slow)})`)},
+        ];`),
+      );
+      const victim = execute(shared, program(`return llm.call("${MODEL.openai}", ${JSON.stringify('#hold #json {"name":"B","age":7}')}, ${JSON.stringify(person)});`), 'models', other);
+      const [attacked, theirs] = await Promise.all([attack, victim]);
+      assert.deepEqual(theirs.value, { name: 'B', age: 7 }, JSON.stringify(theirs.error));
+      assert.match(attacked.value[0].message, /the schema is not usable/);
+      assert.match(attacked.value[1].message, /at \$\.word: must match pattern/);
+    } finally {
+      p.openai.holdPolicy(Infinity, Infinity);
+      p.openai.release();
+    }
   });
 });
 

@@ -587,7 +587,8 @@ export interface components {
         BlueprintSummary: {
             name: string;
             hash: string;
-            vfs_mode: string;
+            /** @enum {string} */
+            vfs_mode: "none" | "ephemeral" | "per_session" | "named";
             idle_timeout_secs: number | null;
             packages: string[];
             secrets: {

@@ -3,8 +3,10 @@
 // Tool results are plain JSON values; a failed call becomes `{error, message}` so the
 // model reads it instead of the loop throwing.
 import { tool } from 'ai';
-import { z } from 'zod';
 import type { SvcClient, SvcError, SvcResult } from './client.js';
+import { builtinsInput, docsInput, executeInput, lastRunInput, searchInput } from './tool-inputs.js';
+
+export { builtinsInput, docsInput, executeInput, lastRunInput, searchInput };
 
 export interface SvcToolsOptions {
   blueprint: string;
@@ -17,12 +19,6 @@ export interface SvcToolsOptions {
 
 /** The REST tool names the prompt refers to. */
 export const SVC_TOOL_NAMES = ['execute', 'search', 'docs', 'builtins', 'last_run'] as const;
-
-export const executeInput = z.object({ code: z.string().describe('TypeScript program with a top-level `main` function') });
-export const searchInput = z.object({ query: z.string().default('').describe('Name, description word or exported symbol; empty lists everything') });
-export const docsInput = z.object({ name: z.string().describe('Module or Package name, e.g. svc:fs') });
-export const builtinsInput = z.object({ names: z.array(z.string()).optional().describe('Built-in names such as Math.max or Temporal.Instant; omit to list them') });
-export const lastRunInput = z.object({});
 
 function failure(error: SvcError) {
   switch (error.kind) {

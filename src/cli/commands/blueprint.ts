@@ -134,9 +134,17 @@ function denyWarnings(io: CliIo, flag: boolean | undefined): boolean {
   return flag === true || raw !== undefined;
 }
 
-/** The verbs that read or edit a local Blueprint file: lint, add-mcp, capability add. */
+/** The verbs that read or edit a local Blueprint file: lint, add-mcp, capability add; and the schema they follow. */
 function registerFileCommands(blueprint: Command, context: CliContext): void {
   const { io } = context;
+  withExample(
+    blueprint.command('schema').description("print the Blueprint document's JSON Schema (the same as docs/blueprint.schema.json), for an editor's YAML support"),
+    'svc blueprint schema > blueprint.schema.json',
+  ).action(async () => {
+    const { blueprintJsonSchema } = await import('../../blueprints/schema');
+    say(io, JSON.stringify(blueprintJsonSchema(), null, 2));
+  });
+
   withExample(
     blueprint
       .command('lint')

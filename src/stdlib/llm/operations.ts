@@ -7,13 +7,16 @@ import { QuotaExceededError } from '../../policy';
 import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
 import { estimateTokens, isShortfall, mapLimited, reserve, type Reservation } from './budget';
 import { chatRequest, chatResult, credentialRejected, resolveProvider, type Provider } from './providers';
-import { hasObjectRoot, parseOutput, readSchema, violation, wrapped, type JsonSchema } from './schema';
+import { hostTask } from '../host-tasks';
+import { hasObjectRoot, parseOutput, readSchema, wrapped, type JsonSchema } from './schema';
 import { modelServices, type ModelServices } from './services';
 import { isRetryable, NoAnswerError, NotSentError, postJson, REASON_MESSAGES, statusReason } from './transport';
 
 export const MAX_BATCH_PROMPTS = 128;
 export const MAX_PROMPT_BYTES = 262_144;
 export const DEFAULT_OUTPUT_RESERVE = 64_000;
+/** Milliseconds a worker may spend compiling a program's schema and checking outputs against it. */
+const SCHEMA_TASK_BUDGET_MS = 10_000;
 const CAPABILITY = 'llm.call';
 
 export interface Completion {
@@ -61,9 +64,27 @@ function readPrompt(value: unknown, fn: string, index?: number): string {
   return value;
 }
 
-function readTyped(value: unknown, provider: Provider, fn: string): Typed | null {
+/**
+ * Compiles `schema` and checks `values` in a host worker thread (compiling a program's
+ * schema takes time that grows with it), within a budget; an unusable schema is a TypeError.
+ */
+async function schemaCheck(call: HostCall, fn: string, schema: JsonSchema, values: unknown[]): Promise<Array<string | null>> {
+  const answer = await hostTask('json-schema', { schema, values }, {
+    signal: call.signal,
+    budgetMs: SCHEMA_TASK_BUDGET_MS,
+    overBudget: `${fn}: checking against the schema took longer than ${SCHEMA_TASK_BUDGET_MS / 1000} s; simplify the schema`,
+    what: fn,
+    tenant: call.principal,
+  });
+  if ('schemaError' in answer) throw new TypeError(`${fn}: ${answer.schemaError}`);
+  return answer.problems;
+}
+
+/** The typed call's schema, compiled once before anything is sent (an unusable one is refused then). */
+async function readTyped(call: HostCall, value: unknown, provider: Provider, fn: string): Promise<Typed | null> {
   if (value === undefined || value === null) return null;
   const schema = readSchema(value, fn);
+  await schemaCheck(call, fn, schema, []);
   if (!provider.structured) return { schema, native: null, wrapped: false };
   // Gemini takes any root; the others want an object at the root.
   const wrap = provider.type !== 'google' && !hasObjectRoot(schema);
@@ -197,8 +218,8 @@ async function complete(t: Target, prompt: string, typed: Typed | null, reservat
   };
 }
 
-/** A typed result: the parsed, checked value, or the error the program sees. */
-function typedValue(t: Target, completion: Completion, typed: Typed, index?: number): unknown {
+/** A typed result's parsed value (unwrapped), or the error the program sees. */
+function outputValue(t: Target, completion: Completion, typed: Typed, index?: number): unknown {
   const where = index === undefined ? '' : ` (prompt ${index})`;
   if (!completion.ok) {
     const error = new Error(`${t.fn}: ${completion.reason}${where}: ${completion.message}`);
@@ -212,24 +233,41 @@ function typedValue(t: Target, completion: Completion, typed: Typed, index?: num
     if (value === null || typeof value !== 'object' || Array.isArray(value) || !('value' in value)) throw new TypeError(`${t.fn}: the model output${where} at $: expected an object with the property "value"`);
     value = (value as { value: unknown }).value;
   }
-  const problem = violation(typed.schema, value);
-  if (problem) throw new TypeError(`${t.fn}: the model output${where} does not conform to the schema ${problem}`);
   return value;
+}
+
+/** The typed results in prompt order: each output parsed and checked; the first fault (in order) is thrown. */
+async function typedValues(t: Target, completions: Completion[], typed: Typed, batch: boolean): Promise<unknown[]> {
+  const read = completions.map((completion, i) => {
+    try {
+      return { ok: true as const, value: outputValue(t, completion, typed, batch ? i : undefined) };
+    } catch (error) {
+      return { ok: false as const, error };
+    }
+  });
+  const problems = await schemaCheck(t.call, t.fn, typed.schema, read.flatMap((r) => (r.ok ? [r.value] : [])));
+  let checked = 0;
+  return read.map((r, i) => {
+    if (!r.ok) throw r.error;
+    const problem = problems[checked++];
+    if (problem) throw new TypeError(`${t.fn}: the model output${batch ? ` (prompt ${i})` : ''} does not conform to the schema ${problem}`);
+    return r.value;
+  });
 }
 
 async function callOperation(call: HostCall, params: Params): Promise<unknown> {
   const t = target(call, params);
-  const typed = readTyped(params.schemaArg, t.provider, t.fn);
+  const typed = await readTyped(call, params.schemaArg, t.provider, t.fn);
   const [prompt] = params.prompts;
   const [reservation] = reserveAll(t, [promptText(prompt, typed)]);
   const completion = await complete(t, prompt, typed, reservation, false);
   call.charge(Buffer.byteLength(completion.text ?? '', 'utf8') / 4);
-  return typed ? typedValue(t, completion, typed) : completion;
+  return typed ? (await typedValues(t, [completion], typed, false))[0] : completion;
 }
 
 async function batchOperation(call: HostCall, params: Params): Promise<unknown> {
   const t = target(call, params);
-  const typed = readTyped(params.schemaArg, t.provider, t.fn);
+  const typed = await readTyped(call, params.schemaArg, t.provider, t.fn);
   const prompts = params.prompts;
   if (prompts.length === 0) return [];
   const reservations = reserveAll(t, prompts.map((p) => promptText(p, typed)));
@@ -249,7 +287,7 @@ async function batchOperation(call: HostCall, params: Params): Promise<unknown> 
   });
   if (configurationError !== null) throw configurationError;
   call.charge(completions.reduce((n, c) => n + Buffer.byteLength(c.text ?? '', 'utf8'), 0) / 4);
-  return typed ? completions.map((c, i) => typedValue(t, c, typed, i)) : completions;
+  return typed ? typedValues(t, completions, typed, true) : completions;
 }
 
 function modelsOperation(call: HostCall): unknown {

@@ -82,14 +82,16 @@ describe('local schema check', () => {
       assert.equal(violation(schema, value), expected);
     });
   }
-  test('unknown keywords are not checked locally', () => {
-    assert.equal(violation({ type: 'string', pattern: '^a' }, 'b'), null);
+  test('every keyword is checked locally, pattern on RE2', () => {
+    assert.equal(violation({ type: 'string', pattern: '^a' }, 'b'), 'at $: must match pattern "^a"');
+    assert.equal(violation({ type: 'string', format: 'email' }, 'b'), null, 'formats are not checked');
   });
   test('schemas as objects or JSON text; other values are TypeErrors', () => {
     assert.deepEqual(readSchema('{"type":"string"}', 'llm.call'), { type: 'string' });
     assert.throws(() => readSchema('{nope', 'llm.call'), { name: 'TypeError', message: 'llm.call: schema text is not JSON' });
     assert.throws(() => readSchema(42, 'llm.call'), TypeError);
     assert.throws(() => readSchema([], 'llm.call'), TypeError);
+    assert.throws(() => readSchema(JSON.stringify({ description: 'x'.repeat(70_000) }), 'llm.call'), { name: 'TypeError', message: 'llm.call: the schema is larger than 65536 bytes' });
   });
   test('output text: JSON, or JSON in a json fence', () => {
     assert.deepEqual(parseOutput(' {"a":1} '), { ok: true, value: { a: 1 } });
