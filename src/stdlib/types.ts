@@ -110,20 +110,16 @@ export interface HostModule {
   name: string;
   /** One-line description for search and docs. */
   description: string;
-  /** TypeScript declarations (.d.ts text) of the module as programs see it. */
+  /** TypeScript declarations (.d.ts text) of the module as programs see it: the folder's declarations.d.ts. */
   declarations: string;
   /** Raw host operations by name. */
   operations: Record<string, HostOperation>;
   /**
-   * Optional guest-side JavaScript that builds the module's namespace from the raw
-   * operations (for classes, response objects, argument defaults): the source of a
-   * function `(call, P, raw) => namespace`. `call(op, ...args)` performs a host call
-   * synchronously; `raw` holds one function per operation; `P` is the frozen table of
-   * primordials (sandbox/prelude/primordials.ts, plus utf8Encode, utf8Decode,
-   * randomBytes, randomUUID, renderValue, encodeJson and URL). This is trusted code: it
-   * must use only `P` (no spread, for-of, prototype methods, globals or instanceof), read
-   * host replies with `P.own`, and freeze what it returns. Without it the namespace is
-   * one function per operation.
+   * Optional guest-side code that builds the module's namespace from the raw operations
+   * (for classes, response objects, argument defaults): the folder's guest.ts, compiled by
+   * the build into one JavaScript expression whose value is its factory
+   * `(call, P, raw) => namespace` (src/stdlib/guest-contract.ts). Without it the namespace
+   * is one function per operation.
    */
   guest?: string;
   /** When false the module cannot be imported in this run (e.g. svc:git without a git block). */

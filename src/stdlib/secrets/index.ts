@@ -1,6 +1,7 @@
 // `svc:secrets` (Packages only): a declared secret's value. From `main` the call is refused
 // as an invariant before any rule is read and before any lookup, whatever the policy.
 import { gated, type HostModule } from '../types';
+import { declarationsOf } from '../sources';
 
 declare module '../types' {
   interface RunServices {
@@ -12,11 +13,7 @@ declare module '../types' {
 export const secretsModule: HostModule = {
   name: 'svc:secrets',
   description: 'Secret values for Packages (programs never see secrets; pass secret names to Packages)',
-  declarations: `declare module "svc:secrets" {
-  /** The value of a secret the Blueprint declares, or undefined when undeclared or without a value. */
-  export function get(name: string): string | undefined;
-}
-`,
+  declarations: declarationsOf('secrets'),
   operations: {
     get: gated({
       // The gate runs before the name is validated so `main` learns nothing about which names exist.

@@ -2,6 +2,7 @@
 // rules; returns on allow, throws PermissionDeniedError on denial. The secrets.get
 // invariant does not apply to check.
 import { gated, type HostModule } from '../types';
+import { declarationsOf } from '../sources';
 
 declare module '../types' {
   interface RunServices {
@@ -16,11 +17,7 @@ export const MAX_CAPABILITY_CHARS = 256;
 export const securityModule: HostModule = {
   name: 'svc:security',
   description: 'Permission checks for Package code',
-  declarations: `declare module "svc:security" {
-  /** Ask the Blueprint's rules; returns on allow, throws PermissionDeniedError on denial. */
-  export function check(capability: string, context: object): void;
-}
-`,
+  declarations: declarationsOf('security'),
   operations: {
     check: gated({
       attribution: 'consumer',
