@@ -4,6 +4,9 @@
 // The guest side (inside the isolate) calls them synchronously through the runner.
 import type { DecisionSource } from '../audit';
 import type { RunResources } from './resources';
+import type { RunServices } from './services';
+
+export type { RunServices, McpRunServices } from './services';
 
 /** What an operation may know about the run it serves. */
 export interface RunContext {
@@ -19,16 +22,6 @@ export interface RunContext {
   readonly services: RunServices;
   /** Host-side state of multi-step operations (writers, ...), by handle; dies with the run. */
   readonly resources: RunResources;
-}
-
-/**
- * Capabilities attach their per-run state here (e.g. `files` by src/vfs, `sessionState`
- * by src/sessions). Declared by module augmentation in the owning folder:
- *   declare module '../stdlib/types' { interface RunServices { files?: FileArea } }
- */
-export interface RunServices {
-  /** Called once when the run ends, whatever its outcome (e.g. an ephemeral area goes). */
-  endOfRun?: () => void;
 }
 
 /** One capability check an operation needs: derived from its (validated) arguments. */

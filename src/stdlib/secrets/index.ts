@@ -3,13 +3,6 @@
 import { gated, type HostModule } from '../types';
 import { declarationsOf } from '../sources';
 
-declare module '../types' {
-  interface RunServices {
-    /** Value of a declared secret (store or harness), or undefined. */
-    secretValue?: (name: string) => string | undefined;
-  }
-}
-
 export const secretsModule: HostModule = {
   name: 'svc:secrets',
   description: 'Secret values for Packages (programs never see secrets; pass secret names to Packages)',

@@ -4,13 +4,6 @@
 import { gated, type HostModule } from '../types';
 import { declarationsOf } from '../sources';
 
-declare module '../types' {
-  interface RunServices {
-    /** The Package test runner prints every allowed check (`[security] caller=… capability=… context=…`). */
-    observeCheck?: (caller: string, capability: string, context: Record<string, unknown>) => void;
-  }
-}
-
 /** Longest capability name a check may ask about (`<domain>/<operation>` names are far shorter). */
 export const MAX_CAPABILITY_CHARS = 256;
 

@@ -3,16 +3,10 @@
 import { QuotaExceededError } from '../../policy';
 import { HOST_FUEL } from '../fuel';
 import { gated, type HostModule, type RunContext } from '../types';
-import { MAX_KEY_UNITS, MAX_VALUE_BYTES, type SessionState, type SessionStates } from './state';
+import { MAX_KEY_UNITS, MAX_VALUE_BYTES } from './state';
 import { declarationsOf, guestSource } from '../sources';
 
 export { SessionStates, SessionState, StateBudget } from './state';
-
-declare module '../types' {
-  interface RunServices {
-    sessionState?: { state: SessionState; states: SessionStates };
-  }
-}
 
 const PAGE_SCAN = 512;
 

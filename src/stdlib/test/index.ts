@@ -4,13 +4,6 @@
 import { ungated, type HostModule } from '../types';
 import { declarationsOf, guestSource } from '../sources';
 
-declare module '../types' {
-  interface RunServices {
-    /** Present only under the Package test runner: receives `label(...)` texts. */
-    testLabel?: (description: string) => void;
-  }
-}
-
 export const TEST_DECLARATIONS = declarationsOf('test');
 
 export const testModule: HostModule = {
