@@ -12,8 +12,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 // each file and scanned every CommonJS one for its exports (cjs-module-lexer), about
 // 0.3 CPU-s of each server start. Native addons, esbuild (which finds its binary next to
 // its own files) and TypeScript (which reads its lib files, and loads only on demand)
-// stay in node_modules.
-const EXTERNAL = ['better-sqlite3', 'isolated-vm', 'esbuild', 'typescript'];
+// stay in node_modules, as does piscina (it starts its workers from a file beside its own).
+const EXTERNAL = ['better-sqlite3', 'isolated-vm', 'esbuild', 'typescript', 'piscina'];
 const entryPoints = { server: 'src/main.ts' };
 // The runner child process entry (sandbox/runner) is built when present.
 if (existsSync(path.join(root, 'sandbox/runner/main.ts'))) entryPoints.runner = 'sandbox/runner/main.ts';
