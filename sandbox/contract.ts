@@ -111,6 +111,43 @@ export interface HostErrorShape {
 }
 
 /**
+ * The facts of a refusal the host issued, the same at every step: the host remembers them
+ * (src/execution/host-dispatch.ts), the guest keeps them beside the error it raised
+ * (sandbox/prelude/errors.ts), the run report carries them when that error escapes main
+ * (sandbox/prelude/failure.ts, sandbox/runner/protocol.ts) and the execute result's
+ * `permission_denied` error names them. `S`: the host knows the source's type.
+ */
+export interface DenialFacts<S extends string = string> {
+  readonly caller: string;
+  readonly capability: string;
+  readonly source: S;
+}
+
+/**
+ * The one table from host error to guest class to execute-result kind. Each row is an error
+ * a host call may end with that the program catches as that very class: the fields its reply
+ * carries besides `name`, `message` and `code` (host: errorReply in
+ * src/execution/host-dispatch.ts; guest: guestError in sandbox/prelude/errors.ts, which has
+ * a constructor for every row), and the `error.kind` a run reports when the runtime's own
+ * instance escapes main (sandbox/pool/outcomes.ts; one the program constructed itself is a
+ * runtime_error). Any other host error arrives as an Error carrying the host's name and code.
+ */
+export const HOST_ERRORS = {
+  PermissionDeniedError: { carries: ['caller', 'capability', 'reason', 'source'], escapesAs: 'permission_denied' },
+  QuotaExceededError: { carries: [], escapesAs: 'runtime_error' },
+  TypeError: { carries: [], escapesAs: 'runtime_error' },
+  RangeError: { carries: [], escapesAs: 'runtime_error' },
+  SyntaxError: { carries: [], escapesAs: 'runtime_error' },
+  Error: { carries: [], escapesAs: 'runtime_error' },
+} as const satisfies Record<string, { carries: ReadonlyArray<Exclude<keyof HostErrorShape, 'name' | 'message' | 'code'>>; escapesAs: RunErrorKind }>;
+export type HostErrorName = keyof typeof HOST_ERRORS;
+
+/** The table's row for a name (own rows only: a name like `constructor` has none). */
+export function hostErrorRow(name: string): (typeof HOST_ERRORS)[HostErrorName] | undefined {
+  return Object.prototype.hasOwnProperty.call(HOST_ERRORS, name) ? HOST_ERRORS[name as HostErrorName] : undefined;
+}
+
+/**
  * Who made a host call, from the guest's stack (only in runs that load Packages):
  * `caller` owns the innermost program or Package frame; `consumer` is who a Package's
  * `check()` speaks for. `null`: not identifiable (refused as an invariant).

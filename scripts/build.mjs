@@ -6,14 +6,14 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 // The pure-JavaScript dependencies are bundled: loaded from node_modules, Node resolved
 // each file and scanned every CommonJS one for its exports (cjs-module-lexer), about
 // 0.3 CPU-s of each server start. Native addons, esbuild (which finds its binary next to
 // its own files) and TypeScript (which reads its lib files, and loads only on demand)
-// stay in node_modules.
-const EXTERNAL = ['better-sqlite3', 'isolated-vm', 'esbuild', 'typescript'];
+// stay in node_modules, as does piscina (it starts its workers from a file beside its own).
+const EXTERNAL = ['better-sqlite3', 'isolated-vm', 'esbuild', 'typescript', 'piscina'];
 const entryPoints = { server: 'src/main.ts' };
 // The runner child process entry (sandbox/runner) is built when present.
 if (existsSync(path.join(root, 'sandbox/runner/main.ts'))) entryPoints.runner = 'sandbox/runner/main.ts';
@@ -96,3 +96,37 @@ await build({
   target: 'es2022',
   logLevel: 'warning',
 });
+
+// The standard-library modules' guest sides and declarations, one entry per folder of
+// src/stdlib that has them, in dist/stdlib.json (src/stdlib/sources.ts reads it): the
+// server image ships dist/ only. Each guest.ts default-exports its factory; it is compiled
+// for the isolate (like the prelude) into one expression whose value is that factory, which
+// the runner evaluates before the program (sandbox/runner/run.ts).
+const stdlibRoot = path.join(root, 'src', 'stdlib');
+const stdlib = {};
+for (const folder of readdirSync(stdlibRoot, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()) {
+  const entry = {};
+  const declarations = path.join(stdlibRoot, folder, 'declarations.d.ts');
+  if (existsSync(declarations)) entry.declarations = readFileSync(declarations, 'utf8');
+  if (existsSync(path.join(stdlibRoot, folder, 'guest.ts'))) entry.guest = await guestExpression(`src/stdlib/${folder}/guest.ts`);
+  if (Object.keys(entry).length > 0) stdlib[folder] = entry;
+}
+writeFileSync(path.join(root, 'dist', 'stdlib.json'), `${JSON.stringify(stdlib)}\n`);
+
+/** A guest.ts as a strict-mode expression evaluating to its default export. */
+async function guestExpression(file) {
+  const { outputFiles } = await build({
+    absWorkingDir: root,
+    entryPoints: [file],
+    bundle: true,
+    platform: 'neutral',
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    logLevel: 'warning',
+  });
+  const code = outputFiles[0].text;
+  const tail = /\nexport\s*\{\s*([\w$]+) as default\s*\};\s*$/.exec(code);
+  if (tail === null) throw new Error(`${file}: a guest module has one export, its factory as the default export`);
+  return `(() => {\n"use strict";\n${code.slice(0, tail.index)}\nreturn ${tail[1]};\n})()`;
+}

@@ -1,11 +1,10 @@
 // Worker-thread entry: compiles programs and Package scripts off the server's event loop
 // (esbuild's transform, acorn's parse and the instrumentation are CPU-bound and grow with
-// the source). Built as dist/compile-worker.js; ./workers is the pool that feeds it.
-import { parentPort } from 'node:worker_threads';
+// the source). Built as dist/compile-worker.js; ./workers runs it in a piscina pool.
 import type { CompileResult } from '../contract';
 import { compileHere } from './compile';
 import { compilePackageHere, type PackageCompileResult } from './package';
-import type { CompileJob, CompileReply } from './workers';
+import type { CompileJob } from './workers';
 
 /** esbuild's service process died (on a program it could not survive): no compile here can succeed. */
 function esbuildStopped(result: CompileResult | PackageCompileResult): boolean {
@@ -13,14 +12,9 @@ function esbuildStopped(result: CompileResult | PackageCompileResult): boolean {
   return /service (was stopped|is no longer running)/.test(message);
 }
 
-parentPort!.on('message', (job: CompileJob) => {
-  const work = job.kind === 'program' ? compileHere(job.input) : compilePackageHere(job.input);
-  work.then(
-    (result) => {
-      parentPort!.postMessage({ id: job.id, ok: true, result } satisfies CompileReply);
-      // This worker ends once its answer is out; the pool starts another on the next compile.
-      if (esbuildStopped(result)) setImmediate(() => process.exit(1));
-    },
-    (error: unknown) => parentPort!.postMessage({ id: job.id, ok: false, message: (error as Error)?.message ?? String(error) } satisfies CompileReply),
-  );
-});
+export default async function compile(job: CompileJob): Promise<CompileResult | PackageCompileResult> {
+  const result = await (job.kind === 'program' ? compileHere(job.input) : compilePackageHere(job.input));
+  // This worker ends once its answer is out; the pool starts another for the next compile.
+  if (esbuildStopped(result)) setImmediate(() => process.exit(1));
+  return result;
+}

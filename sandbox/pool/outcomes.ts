@@ -1,6 +1,7 @@
 // How a run's end reads to its caller: the messages of limit ends (they begin with stable
 // markers agents and tests read), and the RunOutcome built from a runner's checked report
 // or from an end the pool decides itself (a cancellation, a crash, a refusal).
+import { HOST_ERRORS } from '../contract';
 import type { CheckedOutcome } from './report';
 import type { RunError, RunJob, RunOutcome } from './types';
 
@@ -61,8 +62,10 @@ export function reportedOutcome(job: RunJob, raw: CheckedOutcome): RunOutcome {
     const failure = raw.failure ?? { name: 'Error', message: 'the run failed inside the sandbox' };
     const headline = failure.headline ?? (failure.message === '' ? failure.name : `${failure.name}: ${failure.message}`);
     const message = withTrace(headline, failure.trace);
+    // Only the runtime's own refusal carries its facts (a PermissionDeniedError the program
+    // constructed has none); it escapes as its HOST_ERRORS row says.
     if (failure.denied) {
-      return { ...base, outcome: 'error', result: null, error: { kind: 'permission_denied', message, caller: failure.denied.caller, capability: failure.denied.capability, source: failure.denied.source } };
+      return { ...base, outcome: 'error', result: null, error: { kind: HOST_ERRORS.PermissionDeniedError.escapesAs, message, caller: failure.denied.caller, capability: failure.denied.capability, source: failure.denied.source } };
     }
     return { ...base, outcome: 'error', result: null, error: { kind: 'runtime_error', message } };
   }

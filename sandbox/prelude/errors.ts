@@ -4,16 +4,9 @@
 // source even if the program edits the object; one the program constructs is an
 // ordinary runtime error.
 import { own, ObjectDefineProperty, SafeWeakMap, String_ } from './primordials';
-import type { HostErrorShape } from '../contract';
+import type { DenialFacts, HostErrorName, HostErrorShape } from '../contract';
 
-export type { HostErrorShape };
-
-/** What the host said about a refusal it issued. */
-export interface DenialFacts {
-  readonly caller: string;
-  readonly capability: string;
-  readonly source: string;
-}
+export type { DenialFacts, HostErrorShape };
 
 const runtimeRaised = new SafeWeakMap<object, DenialFacts>();
 
@@ -49,33 +42,33 @@ function text(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback;
 }
 
+/**
+ * The class for every other row of the contract's HOST_ERRORS table (a row added there fails
+ * type checking here until it has one). Captured while the prelude is evaluated, before any
+ * program code could replace a global constructor.
+ */
+const rebuilt: { readonly [K in Exclude<HostErrorName, 'PermissionDeniedError'>]: new (message: string) => Error } = {
+  QuotaExceededError,
+  TypeError,
+  RangeError,
+  SyntaxError,
+  Error,
+};
+
 /** Rebuilds a host error (parsed JSON: read own fields only) as the class the program should catch. */
 export function guestError(shape: unknown): Error {
   const name = text(own(shape, 'name'), 'Error');
   const message = text(own(shape, 'message'), 'the host call failed');
-  let error: Error;
-  switch (name) {
-    case 'PermissionDeniedError': {
-      const facts: DenialFacts = { caller: text(own(shape, 'caller'), ''), capability: text(own(shape, 'capability'), ''), source: text(own(shape, 'source'), 'policy') };
-      error = new PermissionDeniedError(message, facts.caller, facts.capability, text(own(shape, 'reason'), ''), facts.source);
-      runtimeRaised.set(error, facts);
-      return error;
-    }
-    case 'QuotaExceededError':
-      return new QuotaExceededError(message);
-    case 'TypeError':
-      error = new TypeError(message);
-      break;
-    case 'RangeError':
-      error = new RangeError(message);
-      break;
-    case 'SyntaxError':
-      error = new SyntaxError(message);
-      break;
-    default:
-      error = new Error(message);
-      if (name !== 'Error') defineField(error, 'name', String_(name));
+  if (name === 'PermissionDeniedError') {
+    const facts: DenialFacts = { caller: text(own(shape, 'caller'), ''), capability: text(own(shape, 'capability'), ''), source: text(own(shape, 'source'), 'policy') };
+    const error = new PermissionDeniedError(message, facts.caller, facts.capability, text(own(shape, 'reason'), ''), facts.source);
+    runtimeRaised.set(error, facts);
+    return error;
   }
+  const ErrorClass: (new (message: string) => Error) | undefined = own(rebuilt, name);
+  if (ErrorClass === QuotaExceededError) return new QuotaExceededError(message);
+  const error = new (ErrorClass ?? rebuilt.Error)(message);
+  if (ErrorClass === undefined) defineField(error, 'name', String_(name));
   const code = own(shape, 'code');
   if (typeof code === 'string') defineField(error, 'code', code);
   return error;

@@ -4,13 +4,13 @@
 // A stack overflow or a failed allocation is a limit, not a failure: it ends the run at once.
 import { FunctionPrototypeCall, isErrorLike, jsonQuote, ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, ObjectPrototypeHasOwnProperty, ObjectPrototypeToString, own, String_, StringPrototypeSlice } from './primordials';
 import { native } from './native';
-import { runtimeDenial } from './errors';
+import { runtimeDenial, type DenialFacts } from './errors';
 import { renderValue } from './render';
 
 /** How main ended, as the report gives it to the runner. */
 export type Outcome =
   | { ok: true; result: string | null }
-  | { ok: false; name: string; message: string; headline?: string; stack?: string; denied?: { caller: string; capability: string; source: string } };
+  | { ok: false; name: string; message: string; headline?: string; stack?: string; denied?: DenialFacts };
 
 const RangeErrorPrototype = RangeError.prototype;
 function isStackOverflow(value: unknown): boolean {

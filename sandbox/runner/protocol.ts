@@ -1,5 +1,5 @@
 // Messages between the server's RunnerPool and a runner child process (IPC).
-import type { Attribution, RunOutcomeKind } from '../contract';
+import type { Attribution, DenialFacts, RunOutcomeKind } from '../contract';
 
 /**
  * The most a host call's encoded arguments may hold (UTF-16 units of the JSON text): the
@@ -121,7 +121,7 @@ export interface GuestFailure {
   headline?: string;
   /** The program's own stack text, cut to size in the isolate; it never leaves the runner. */
   stack?: string;
-  denied?: { caller: string; capability: string; source: string };
+  denied?: DenialFacts;
 }
 
 export interface RunnerOutcome {

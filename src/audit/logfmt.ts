@@ -2,6 +2,9 @@
 // header first, then the fields flattened into dotted/positional keys (sorted by byte order
 // for audit records, call-site order for log records); values quoted only when needed.
 // Pure functions; a record that cannot be encoded raises a LogfmtError and is dropped whole.
+// Written here rather than taken from npm: the `logfmt` package quotes a value only for a
+// space or `=` and passes newlines and other controls through, so a value could split or forge
+// an audit line; this writer quotes on any whitespace or control and escapes them.
 
 /** A record may take at most 1 MiB of UTF-8, the newline excluded. */
 export const MAX_RECORD_BYTES = 1_048_576;

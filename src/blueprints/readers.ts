@@ -2,6 +2,7 @@
 // its message prefix, mapping/key checks, strings, booleans, integers, durations and sizes.
 // Each reader refuses the wrong YAML type as a parse_error at the node's path.
 import type { TreeNode } from './yaml-tree';
+import { sizeInBytes } from '../config';
 
 export type BlueprintErrorCode =
   | 'parse_error'
@@ -111,8 +112,6 @@ export function parseDuration(raw: string, path: Path, node: TreeNode): number {
   return seconds;
 }
 
-const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4, tib: 1024 ** 4 };
-
 export function parseSize(node: TreeNode, path: Path): number {
   if (node.kind === 'scalar' && typeof node.value === 'number' && !node.quoted) {
     if (!Number.isInteger(node.value)) fail('parse_error', `size_limit: invalid size '${node.text}'`, path, node);
@@ -121,14 +120,12 @@ export function parseSize(node: TreeNode, path: Path): number {
     return node.value;
   }
   const raw = text(node, path);
-  const match = /^\s*([0-9]+)\s*([A-Za-z]*)\s*$/.exec(raw);
-  if (!match) fail('parse_error', `size_limit: invalid size '${raw}'`, path, node);
-  const unit = SIZE_UNITS[match[2].toLowerCase()];
-  if (unit === undefined) fail('parse_error', `size_limit: unknown size unit '${match[2]}' in '${raw}' (use B, KB, MB, GB, TB)`, path, node);
-  const bytes = Number(match[1]) * unit;
-  if (!Number.isSafeInteger(bytes)) fail('parse_error', `size_limit: size '${raw}' overflows`, path, node);
-  if (bytes < 1) fail('parse_error', 'size_limit: must be at least 1 byte', path, node);
-  return bytes;
+  const size = sizeInBytes(raw);
+  if (size.kind === 'syntax') fail('parse_error', `size_limit: invalid size '${raw}'`, path, node);
+  if (size.kind === 'unit') fail('parse_error', `size_limit: unknown size unit '${size.unit}' in '${raw}' (use B, KB, MB, GB, TB)`, path, node);
+  if (size.kind === 'overflow') fail('parse_error', `size_limit: size '${raw}' overflows`, path, node);
+  if (size.bytes < 1) fail('parse_error', 'size_limit: must be at least 1 byte', path, node);
+  return size.bytes;
 }
 
 /** Throws a fault found at `path` (by a module that knows paths, not nodes) at its position. */

@@ -1,7 +1,9 @@
-// Command-line flags: `--name value` or `--name=value`; boolean flags take no value;
-// `--allow-ip`, `--mcp-allowed-host` and `--add-host` repeat (each may hold a comma list); otherwise the
-// last occurrence wins. An unknown flag or a missing value is a usage error.
-import { usage } from './errors';
+// Command-line flags, parsed by commander: `--name value` or `--name=value`; boolean flags
+// take no value; `--allow-ip`, `--mcp-allowed-host` and `--add-host` repeat (each may hold a
+// comma list); otherwise the last occurrence wins. An unknown flag, a missing value or a
+// positional argument is a usage error in our words (commander's own output is silenced).
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError, usage } from './errors';
 import { booleanFlags, repeatableFlags, scalarSettings } from './schema';
 
 export interface ParsedFlags {
@@ -10,31 +12,52 @@ export interface ParsedFlags {
   repeated: Map<string, string[]>;
 }
 
-const valueFlags = new Set(['config', ...scalarSettings.map((s) => s.flag)]);
+const valueFlags = ['config', ...scalarSettings.map((s) => s.flag)];
+
+/** The flag commander's error names (`'--port <value>'`, `'--bogus'`, `'--help=x'`), and whether it came with `=`. */
+function namedFlag(error: CommanderError): { name: string; inline: boolean } | null {
+  const match = /'--([^'\s=]+)(=?)/.exec(error.message);
+  return match ? { name: match[1], inline: match[2] === '=' } : null;
+}
+
+function usageError(error: CommanderError): ConfigError {
+  const flag = namedFlag(error);
+  if (error.code === 'commander.optionMissingArgument' && flag) return usage(`--${flag.name} needs a value`);
+  if (error.code === 'commander.unknownOption' && flag) {
+    if (flag.inline && (booleanFlags as readonly string[]).includes(flag.name)) return usage(`--${flag.name} takes no value`);
+    return usage(`unknown flag --${flag.name}`);
+  }
+  return usage(error.message.replace(/^error: /, ''));
+}
 
 export function parseFlags(argv: string[]): ParsedFlags {
   const flags: ParsedFlags = { values: new Map(), booleans: new Set(), repeated: new Map() };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--')) throw usage(`unexpected argument \`${arg}\`; svc-server takes flags only`);
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    const inline = eq === -1 ? undefined : arg.slice(eq + 1);
-    if ((booleanFlags as readonly string[]).includes(name)) {
-      if (inline !== undefined) throw usage(`--${name} takes no value`);
-      flags.booleans.add(name);
-      continue;
-    }
-    const isRepeatable = (repeatableFlags as readonly string[]).includes(name);
-    if (!valueFlags.has(name) && !isRepeatable) throw usage(`unknown flag --${name}`);
-    let value = inline;
-    if (value === undefined) {
-      // `--port --bind x` is a forgotten value, not a port named `--bind`.
-      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) throw usage(`--${name} needs a value`);
-      value = argv[++i];
-    }
-    if (isRepeatable) flags.repeated.set(name, [...(flags.repeated.get(name) ?? []), value]);
-    else flags.values.set(name, value);
+  const program = new Command()
+    .exitOverride()
+    .configureOutput({ writeOut: () => {}, writeErr: () => {} })
+    .helpOption(false)
+    .argument('[arguments...]');
+  for (const name of booleanFlags) {
+    program.addOption(new Option(`--${name}`));
+    program.on(`option:${name}`, () => flags.booleans.add(name));
   }
+  const repeatable = new Set<string>(repeatableFlags);
+  for (const name of [...valueFlags, ...repeatableFlags]) {
+    program.addOption(
+      new Option(`--${name} <value>`).argParser((value: string) => {
+        // `--port --bind x` is a forgotten value, not a port named `--bind`.
+        if (value.startsWith('--')) throw usage(`--${name} needs a value`);
+        if (repeatable.has(name)) flags.repeated.set(name, [...(flags.repeated.get(name) ?? []), value]);
+        else flags.values.set(name, value);
+        return value;
+      }),
+    );
+  }
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (error) {
+    throw error instanceof CommanderError ? usageError(error) : error;
+  }
+  if (program.args.length > 0) throw usage(`unexpected argument \`${program.args[0]}\`; svc-server takes flags only`);
   return flags;
 }

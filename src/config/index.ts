@@ -2,6 +2,6 @@
 export * from './settings';
 export { ConfigError } from './errors';
 export { limitDefaults } from './schema';
-export { parseRepositoryName } from './values';
+export { parseRepositoryName, sizeInBytes, type SizeReading } from './values';
 export { parseCommand, parseRunSettings, type RunSettings, type Command, type CommandInput, type HealthCheckTarget, type StartupWarning } from './command';
 export { computeSettingsHash, canonicalJson } from './settings-hash';

@@ -68,30 +68,30 @@ export function parseList(raw: string): string[] {
     .filter((s) => s !== '');
 }
 
-const SIZE_UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  kib: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  mib: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
-  gib: 1024 ** 3,
-  t: 1024 ** 4,
-  tb: 1024 ** 4,
-  tib: 1024 ** 4,
-};
-
 /** A size such as `500MB` (binary units) or `unlimited`. */
 export function parseSize(raw: string, label: string): number | 'unlimited' {
   if (raw === 'unlimited') return 'unlimited';
+  const size = sizeInBytes(raw);
+  if (size.kind === 'syntax' || size.kind === 'unit') throw invalid(`${label}: expected a size such as \`500MB\` or \`unlimited\`, got \`${raw}\``);
+  if (size.kind === 'overflow') throw invalid(`${label}: size \`${raw}\` is too large`);
+  return size.bytes;
+}
+
+/** Bytes per size unit (binary; the unit is case-insensitive, none means bytes). */
+const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4, tib: 1024 ** 4 };
+
+/** A size read by sizeInBytes: its bytes, or what is wrong with it (each caller words its own error). */
+export type SizeReading = { kind: 'bytes'; bytes: number } | { kind: 'syntax' } | { kind: 'unit'; unit: string } | { kind: 'overflow' };
+
+/**
+ * A whole number with an optional binary unit (`500MB`, `2 GiB`, `1024`), surrounding
+ * space ignored: the size syntax of the settings and of Blueprints' `size_limit`.
+ */
+export function sizeInBytes(raw: string): SizeReading {
   const match = /^([0-9]+)\s*([A-Za-z]*)$/.exec(raw.trim());
-  const unit = match ? SIZE_UNITS[match[2].toLowerCase()] : undefined;
-  if (!match || unit === undefined) throw invalid(`${label}: expected a size such as \`500MB\` or \`unlimited\`, got \`${raw}\``);
-  const value = Number(match[1]) * unit;
-  if (!Number.isSafeInteger(value)) throw invalid(`${label}: size \`${raw}\` is too large`);
-  return value;
+  if (!match) return { kind: 'syntax' };
+  const unit = Object.hasOwn(SIZE_UNITS, match[2].toLowerCase()) ? SIZE_UNITS[match[2].toLowerCase()] : undefined;
+  if (unit === undefined) return { kind: 'unit', unit: match[2] };
+  const bytes = Number(match[1]) * unit;
+  return Number.isSafeInteger(bytes) ? { kind: 'bytes', bytes } : { kind: 'overflow' };
 }

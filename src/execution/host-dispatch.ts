@@ -3,17 +3,13 @@
 // it runs: an operation cannot skip its gates), then runs it with the allowed, normalised
 // contexts and shapes the reply the guest rethrows. It remembers the refusals it issued,
 // so a run report can only claim a denial the host really made.
-import type { Attribution, DenialSource, HostHandler, HostReply } from '../../sandbox';
+import { hostErrorRow, type Attribution, type DenialFacts, type DenialSource, type HostErrorShape, type HostHandler, type HostReply } from '../../sandbox';
 import { PermissionDeniedError, type RunDecisions } from '../policy';
 import type { ExecuteError } from './result';
 import { HOST_FUEL, RunResources, type AllowedGate, type GateRequest, type HostCall, type HostModule, type HostOperation, type RunContext } from '../stdlib';
 
 /** A refusal the host issued to this run (what a reported permission_denied must match). */
-export interface IssuedDenial {
-  caller: string;
-  capability: string;
-  source: DenialSource;
-}
+export type IssuedDenial = DenialFacts<DenialSource>;
 
 /**
  * A report of `permission_denied` counts only when the host issued that refusal in this
@@ -45,24 +41,17 @@ interface Judged {
   invariant?: string;
 }
 
+/** The reply for a failed operation: its name, message and code, and the fields its row of HOST_ERRORS says it carries. */
 function errorReply(error: unknown, fuel: number): HostReply {
-  if (error instanceof Error) {
-    const fields = error as Error & { code?: unknown; caller?: unknown; capability?: unknown; reason?: unknown; source?: unknown };
-    return {
-      ok: false,
-      fuel,
-      error: {
-        name: error.name,
-        message: error.message,
-        ...(typeof fields.code === 'string' ? { code: fields.code } : {}),
-        ...(typeof fields.caller === 'string' ? { caller: fields.caller } : {}),
-        ...(typeof fields.capability === 'string' ? { capability: fields.capability } : {}),
-        ...(typeof fields.reason === 'string' ? { reason: fields.reason } : {}),
-        ...(typeof fields.source === 'string' ? { source: fields.source } : {}),
-      },
-    };
+  if (!(error instanceof Error)) return { ok: false, fuel, error: { name: 'Error', message: String(error) } };
+  const fields = error as Error & Partial<Record<keyof HostErrorShape, unknown>>;
+  const shape: HostErrorShape = { name: error.name, message: error.message };
+  if (typeof fields.code === 'string') shape.code = fields.code;
+  for (const field of hostErrorRow(error.name)?.carries ?? []) {
+    const value = fields[field];
+    if (typeof value === 'string') shape[field] = value;
   }
-  return { ok: false, fuel, error: { name: 'Error', message: String(error) } };
+  return { ok: false, fuel, error: shape };
 }
 
 /**

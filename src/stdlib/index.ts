@@ -1,5 +1,5 @@
 // Public API of the standard library's host side.
-export type { RunContext, RunServices, HostCall, HostOperation, HostModule } from './types';
+export type { RunContext, RunServices, McpRunServices, HostCall, HostOperation, HostModule } from './types';
 export { HOST_FUEL } from './fuel';
 export { hostModules, checkModule } from './registry';
 export { asyncForm, withAsyncForm, ASYNC_SUFFIX } from './async-form';

@@ -4,6 +4,9 @@
 // The guest side (inside the isolate) calls them synchronously through the runner.
 import type { DecisionSource } from '../audit';
 import type { RunResources } from './resources';
+import type { RunServices } from './services';
+
+export type { RunServices, McpRunServices } from './services';
 
 /** What an operation may know about the run it serves. */
 export interface RunContext {
@@ -19,16 +22,6 @@ export interface RunContext {
   readonly services: RunServices;
   /** Host-side state of multi-step operations (writers, ...), by handle; dies with the run. */
   readonly resources: RunResources;
-}
-
-/**
- * Capabilities attach their per-run state here (e.g. `files` by src/vfs, `sessionState`
- * by src/sessions). Declared by module augmentation in the owning folder:
- *   declare module '../stdlib/types' { interface RunServices { files?: FileArea } }
- */
-export interface RunServices {
-  /** Called once when the run ends, whatever its outcome (e.g. an ephemeral area goes). */
-  endOfRun?: () => void;
 }
 
 /** One capability check an operation needs: derived from its (validated) arguments. */
@@ -110,20 +103,16 @@ export interface HostModule {
   name: string;
   /** One-line description for search and docs. */
   description: string;
-  /** TypeScript declarations (.d.ts text) of the module as programs see it. */
+  /** TypeScript declarations (.d.ts text) of the module as programs see it: the folder's declarations.d.ts. */
   declarations: string;
   /** Raw host operations by name. */
   operations: Record<string, HostOperation>;
   /**
-   * Optional guest-side JavaScript that builds the module's namespace from the raw
-   * operations (for classes, response objects, argument defaults): the source of a
-   * function `(call, P, raw) => namespace`. `call(op, ...args)` performs a host call
-   * synchronously; `raw` holds one function per operation; `P` is the frozen table of
-   * primordials (sandbox/prelude/primordials.ts, plus utf8Encode, utf8Decode,
-   * randomBytes, randomUUID, renderValue, encodeJson and URL). This is trusted code: it
-   * must use only `P` (no spread, for-of, prototype methods, globals or instanceof), read
-   * host replies with `P.own`, and freeze what it returns. Without it the namespace is
-   * one function per operation.
+   * Optional guest-side code that builds the module's namespace from the raw operations
+   * (for classes, response objects, argument defaults): the folder's guest.ts, compiled by
+   * the build into one JavaScript expression whose value is its factory
+   * `(call, P, raw) => namespace` (src/stdlib/guest-contract.ts). Without it the namespace
+   * is one function per operation.
    */
   guest?: string;
   /** When false the module cannot be imported in this run (e.g. svc:git without a git block). */

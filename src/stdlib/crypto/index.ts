@@ -2,6 +2,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { HOST_FUEL } from '../fuel';
 import { ungated, type HostModule } from '../types';
+import { declarationsOf } from '../sources';
 
 const PURE = 'pure computation over the arguments: no file, network, secret or state is touched';
 
@@ -26,19 +27,7 @@ function hash(algorithm: 'sha256' | 'sha512', fn: string) {
 export const cryptoModule: HostModule = {
   name: 'svc:crypto',
   description: 'SHA-256, SHA-512, HMAC-SHA256, secure random bytes and constant-time comparison',
-  declarations: `declare module "svc:crypto" {
-  /** 32 bytes; strings are hashed as UTF-8. */
-  export function sha256(input: string | Uint8Array): Uint8Array;
-  /** 64 bytes. */
-  export function sha512(input: string | Uint8Array): Uint8Array;
-  /** 32 bytes. */
-  export function hmacSha256(key: Uint8Array | string, message: string | Uint8Array): Uint8Array;
-  /** Secure random bytes; RangeError if length < 0, not an integer, or > 1,048,576. */
-  export function randomBytes(length: number): Uint8Array;
-  /** Constant-time comparison; false when lengths differ. */
-  export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
-}
-`,
+  declarations: declarationsOf('crypto'),
   operations: {
     sha256: hash('sha256', 'sha256'),
     sha512: hash('sha512', 'sha512'),

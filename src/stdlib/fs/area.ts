@@ -7,12 +7,6 @@ import { ContextError, normalizeVfsPath, PermissionDeniedError, QuotaExceededErr
 import { createExclusive, createExclusiveAsync, FileAreaError, readNoFollow, type FileArea, type Located, type Place } from '../../vfs';
 import type { AllowedGate, HostCall, RunContext } from '../types';
 
-declare module '../types' {
-  interface RunServices {
-    files?: FileArea;
-  }
-}
-
 export const MAX_READ_SIZE = 52_428_800;
 
 export function area(call: RunContext, fn: string): FileArea {

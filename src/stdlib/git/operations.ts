@@ -25,12 +25,6 @@ export interface GitServices {
   dispatcher: Dispatcher;
 }
 
-declare module '../types' {
-  interface RunServices {
-    git?: GitServices;
-  }
-}
-
 interface Repo {
   files: FileArea;
   guestPath: string;

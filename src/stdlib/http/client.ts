@@ -7,12 +7,6 @@ import { abortSoon } from '../../../sandbox';
 import type { AuthProxyRule } from '../../blueprints';
 import type { HostCall, RunContext } from '../types';
 
-declare module '../types' {
-  interface RunServices {
-    http?: HttpServices;
-  }
-}
-
 export interface HttpServices {
   allowInsecureHttp: boolean;
   authProxy: readonly AuthProxyRule[];

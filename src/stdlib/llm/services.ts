@@ -6,12 +6,6 @@ import type { LlmDeclaration } from '../../blueprints';
 import type { Limits } from '../../config';
 import { TokenPool, type Pools } from './budget';
 
-declare module '../types' {
-  interface RunServices {
-    models?: ModelServices;
-  }
-}
-
 export interface ModelServices {
   llm: LlmDeclaration;
   secretValue: (name: string) => string | undefined;

@@ -1,22 +1,12 @@
 // `svc:secrets` (Packages only): a declared secret's value. From `main` the call is refused
 // as an invariant before any rule is read and before any lookup, whatever the policy.
 import { gated, type HostModule } from '../types';
-
-declare module '../types' {
-  interface RunServices {
-    /** Value of a declared secret (store or harness), or undefined. */
-    secretValue?: (name: string) => string | undefined;
-  }
-}
+import { declarationsOf } from '../sources';
 
 export const secretsModule: HostModule = {
   name: 'svc:secrets',
   description: 'Secret values for Packages (programs never see secrets; pass secret names to Packages)',
-  declarations: `declare module "svc:secrets" {
-  /** The value of a secret the Blueprint declares, or undefined when undeclared or without a value. */
-  export function get(name: string): string | undefined;
-}
-`,
+  declarations: declarationsOf('secrets'),
   operations: {
     get: gated({
       // The gate runs before the name is validated so `main` learns nothing about which names exist.

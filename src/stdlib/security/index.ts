@@ -2,13 +2,7 @@
 // rules; returns on allow, throws PermissionDeniedError on denial. The secrets.get
 // invariant does not apply to check.
 import { gated, type HostModule } from '../types';
-
-declare module '../types' {
-  interface RunServices {
-    /** The Package test runner prints every allowed check (`[security] caller=… capability=… context=…`). */
-    observeCheck?: (caller: string, capability: string, context: Record<string, unknown>) => void;
-  }
-}
+import { declarationsOf } from '../sources';
 
 /** Longest capability name a check may ask about (`<domain>/<operation>` names are far shorter). */
 export const MAX_CAPABILITY_CHARS = 256;
@@ -16,11 +10,7 @@ export const MAX_CAPABILITY_CHARS = 256;
 export const securityModule: HostModule = {
   name: 'svc:security',
   description: 'Permission checks for Package code',
-  declarations: `declare module "svc:security" {
-  /** Ask the Blueprint's rules; returns on allow, throws PermissionDeniedError on denial. */
-  export function check(capability: string, context: object): void;
-}
-`,
+  declarations: declarationsOf('security'),
   operations: {
     check: gated({
       attribution: 'consumer',

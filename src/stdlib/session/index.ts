@@ -3,15 +3,10 @@
 import { QuotaExceededError } from '../../policy';
 import { HOST_FUEL } from '../fuel';
 import { gated, type HostModule, type RunContext } from '../types';
-import { MAX_KEY_UNITS, MAX_VALUE_BYTES, type SessionState, type SessionStates } from './state';
+import { MAX_KEY_UNITS, MAX_VALUE_BYTES } from './state';
+import { declarationsOf, guestSource } from '../sources';
 
 export { SessionStates, SessionState, StateBudget } from './state';
-
-declare module '../types' {
-  interface RunServices {
-    sessionState?: { state: SessionState; states: SessionStates };
-  }
-}
 
 const PAGE_SCAN = 512;
 
@@ -27,50 +22,11 @@ function store(call: RunContext, fn: string) {
   return session;
 }
 
-// Trusted guest code: it runs on the primordials `P` only (see src/stdlib/types.ts). The
-// value crosses as JSON text from P.encodeJson (the data itself, no toJSON consulted).
-const guest = `function (call, P) {
-  const check = (value, path, seen) => {
-    if (value === null || typeof value === "string" || typeof value === "boolean") return;
-    if (typeof value === "number") { if (!P.NumberIsFinite(value)) throw new P.TypeError_("session.set: " + path + " is not a finite number; only JSON data can be stored"); return; }
-    if (typeof value !== "object") throw new P.TypeError_("session.set: " + path + " is a " + typeof value + "; only JSON data can be stored");
-    if (seen.has(value)) throw new P.TypeError_("session.set: " + path + " is part of a cycle");
-    const isArray = P.ArrayIsArray(value);
-    const proto = P.ObjectGetPrototypeOf(value);
-    if (!isArray && proto !== P.ObjectPrototype && proto !== null) throw new P.TypeError_("session.set: " + path + " is a " + P.StringPrototypeSlice(P.ObjectPrototypeToString(value), 8, -1) + "; only plain objects, arrays, strings, finite numbers, booleans and null can be stored");
-    seen.add(value);
-    const keys = P.ObjectKeys(value);
-    for (let i = 0; i < keys.length; i++) check(value[keys[i]], path + (isArray ? "[" + keys[i] + "]" : "." + keys[i]), seen);
-    seen.delete(value);
-  };
-  return {
-    get(key) { const text = call("get", key); return typeof text === "string" ? P.JSONParse(text) : undefined; },
-    has(key) { return call("has", key); },
-    set(key, value) { check(value, "$", new P.SafeSet()); call("set", key, P.encodeJson(value, "session.set")); },
-    remove(key) { return call("remove", key); },
-    list(prefix, limit, cursor) { return call("list", prefix, limit, cursor); },
-  };
-}`;
-
 export const sessionModule: HostModule = {
   name: 'svc:session',
   description: 'Key/value state kept across the runs of one session (JSON values, memory only)',
-  declarations: `declare module "svc:session" {
-  /** The stored JSON value, or undefined when the key is missing. */
-  export function get<T = unknown>(key: string): T | undefined;
-  /** True when the key exists (a stored null counts). */
-  export function has(key: string): boolean;
-  /** Store a JSON value; replaces any previous value. */
-  export function set(key: string, value: unknown): void;
-  /** Remove the key; true if it existed. */
-  export function remove(key: string): boolean;
-  /** One page of keys starting with prefix (default limit 100); continue while nextCursor is defined. */
-  export function list(prefix: string, limit?: number, cursor?: string): Page;
-  export interface Entry { readonly key: string; readonly sizeBytes: number; }
-  export interface Page { readonly entries: Entry[]; readonly nextCursor: string | undefined; }
-}
-`,
-  guest,
+  declarations: declarationsOf('session'),
+  guest: guestSource('session'),
   operations: {
     get: gated({
       parse: (args) => keyArg(args[0], 'get'),

@@ -3,7 +3,7 @@
 // programs get and do not get, code generation refused, and no state shared between runs.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RunnerPool } from '../../../sandbox';
+import { HOST_ERRORS, type HostErrorName, type HostHandler, type RunnerPool } from '../../../sandbox';
 import { assertHealthy, runProgram, startPool } from './runtime-harness';
 
 let pool: RunnerPool;
@@ -137,6 +137,27 @@ describe('host bridge', () => {
   test('quota and plain host errors arrive as QuotaExceededError and Error with name, message and code', async () => {
     const text = await resultOf('import { quota, fail } from "svc:test";\nexport function main() { const out = []; try { quota(); } catch (e: any) { out.push(e instanceof QuotaExceededError, e.message); } try { fail(); } catch (e: any) { out.push(e.name, e.message, e.code); } return out.join("|"); }');
     assert.equal(text, 'true|the file area is full|Error|upstream broke|E_UPSTREAM');
+  });
+
+  test('every row of HOST_ERRORS arrives as its own class, even after the program replaced the global constructor', async () => {
+    // The host answers `fail(name)` with an error of that name; the program swaps the global
+    // constructors first, so only classes captured before it ran pass the instanceof check.
+    const host: HostHandler = async (call) => ({ ok: false, fuel: 16, error: { name: String(call.args[0]), message: 'm', caller: 'main', capability: 'x.y', reason: 'r', source: 'policy' } });
+    const names = Object.keys(HOST_ERRORS);
+    const program = `import { fail } from "svc:test";
+export function main() {
+  const real: Record<string, Function> = {};
+  for (const name of ${JSON.stringify(names)}) { real[name] = (globalThis as any)[name]; (globalThis as any)[name] = class Impostor extends Error {}; }
+  return ${JSON.stringify(names)}.map((name) => { try { fail(name); return name + ":returned"; } catch (e: any) { return e.name + ":" + (e instanceof real[name]); } }).join("|");
+}`;
+    const outcome = await runProgram(pool, program, { host });
+    assert.equal(outcome.error, null, outcome.error?.message);
+    assert.equal(outcome.result, names.map((name) => `${name}:true`).join('|'));
+    // Uncaught, the runtime's own refusal ends the run with its row's kind; the others are runtime errors.
+    for (const name of names) {
+      const ended = await runProgram(pool, `import { fail } from "svc:test";\nexport function main() { fail(${JSON.stringify(name)}); }`, { host });
+      assert.equal(ended.error?.kind, HOST_ERRORS[name as HostErrorName].escapesAs, name);
+    }
   });
 });
 

@@ -1,5 +1,4 @@
-// What programs see of `svc:code`.
-export const codeDeclarations = `declare module "svc:code" {
+declare module "svc:code" {
   export interface Line { line: number; text: string; }
   export interface ReadResult { path: string; lines: Line[]; truncated: boolean; }
   export interface SearchOptions { path?: string; include?: string[]; exclude?: string[]; caseSensitive?: boolean; context?: number; mode?: "matches" | "files" | "counts"; limit?: number; }
@@ -24,4 +23,3 @@ export const codeDeclarations = `declare module "svc:code" {
   /** Unified diff hunks for this one file; all hunks or nothing. */
   export function applyPatch(path: string, patch: string): Mutation;
 }
-`;

@@ -1,5 +1,4 @@
-// What programs see of `svc:fs` (served by discovery; kept beside the implementation).
-export const fsDeclarations = `declare module "svc:fs" {
+declare module "svc:fs" {
   /*
    * Symbolic links are never followed: a path through a link or ending at one throws
    * Error ("... is a symbolic link; file operations never follow links"). stat, exists
@@ -50,4 +49,3 @@ export const fsDeclarations = `declare module "svc:fs" {
   export interface FileWriter { writeLine(line: string): void; writeBytes(bytes: Uint8Array): void; close(): void; }
   export interface MountInfo { readonly path: string; readonly mode: "named"; readonly volume: string; readonly access: "read_write" | "read_only"; readonly sizeLimit: number; }
 }
-`;

@@ -1,0 +1,7 @@
+declare module "svc:test" {
+  /** Label the current test in the runner's output. */
+  export function label(description: string): void;
+  /** Runs `fn`; returns the thrown Error, throws if nothing was thrown or the name differs from `errorType`. */
+  export function expectException(fn: () => Promise<unknown>, errorType?: string): Promise<Error>;
+  export function expectException(fn: () => unknown, errorType?: string): Error;
+}
