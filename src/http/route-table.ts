@@ -13,6 +13,7 @@ import { opsRoutes } from './routes/ops';
 import { packageRoutes } from './routes/packages';
 import { secretRoutes } from './routes/secrets';
 import { sessionRoutes } from './routes/sessions';
+import { tapeRoutes } from './routes/tapes';
 import type { RouteRole } from './types';
 
 export const apiRoutes: readonly ApiRoute[] = [
@@ -27,6 +28,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...Object.values(packageRoutes),
   ...Object.values(mcpOAuthRoutes),
   mcpEndpointRoute,
+  ...Object.values(tapeRoutes),
 ];
 
 interface PathRule {

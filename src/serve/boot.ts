@@ -19,6 +19,8 @@ import { OAuthService, TokenManager } from '../mcp/oauth';
 import { mountMcpOAuthRoutes } from '../http/routes/mcp-oauth';
 import { mountMcpRoutes } from '../http/routes/mcp';
 import { mountExecuteRoutes } from '../http/routes/execute';
+import { mountTapeRoutes } from '../http/routes/tapes';
+import { JournalStore, RunTapes } from '../journal';
 import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountPackageRoutes } from '../http/routes/packages';
 import { PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
@@ -261,7 +263,12 @@ export async function boot(options: BootOptions): Promise<void> {
   });
   closers.push(() => typecheck.close());
   const hostCalls = new HostCallSlots({ total: settings.limits.max_server_host_calls_in_flight, perToken: settings.limits.max_host_calls_in_flight_per_token });
+  // Run journals (tapes, replay, fork); the run store's retention settings apply once it exists.
+  const journalStore = new JournalStore(db);
+  closers.push(() => journalStore.flush());
+  const tapes = new RunTapes(journalStore);
   const executor = new Executor({
+    journals: tapes,
     pool,
     hostCalls,
     packages: packageRuntime,
@@ -356,6 +363,7 @@ export async function boot(options: BootOptions): Promise<void> {
     }),
   );
 
+  mounts.push((app) => mountTapeRoutes(app, { tapes, executor, resolveBlueprint: (name) => registry.get(name), newId: randomUUID, log }));
   mounts.push((app) => mountOpenApiRoute(app, options.version));
   mounts.push((app) => mountMetricsRoute(app));
   bindServerState({
