@@ -116,6 +116,12 @@ function newSlot(isolate: ivm.Isolate): Slot {
   };
 }
 
+/** A host call's journal entry with its answer, or without it when the answer holds a secret. */
+function answerEntry(call: HostCallEntry, reply: HostReplyMessage, blobs: string[] | undefined): HostCallEntry {
+  if (reply.withheld) return { ...call, withheld: true };
+  return { ...call, reply: reply.reply, ...(blobs ? { blobs } : {}) };
+}
+
 /** Ends the run by a limit or a cancellation: the isolate goes, so nothing of the run continues. */
 export function endRun(slot: Slot, kind: RunnerOutcome['kind'], fuelLeft?: number, stack?: string): void {
   if (!slot.live) return;
@@ -207,12 +213,12 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     }
     return new Promise<string | ivm.Copy<unknown>>((resolve, reject) => {
       slot.pendingCalls.set(callId, (reply) => {
-        const blobs = !replaying && journal.recording ? blobsOf(reply, slot.incoming.get(callId)?.blobs) : undefined;
+        const blobs = !replaying && journal.recording && !reply.withheld ? blobsOf(reply, slot.incoming.get(callId)?.blobs) : undefined;
         const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
         if (!value) return reject(new Error('the run has ended'));
         slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8) + Math.ceil(value.bytes / 8);
         if (!replaying && journal.recording) {
-          const entry: HostCallEntry = { kind: 'host_call', call, capability, request_digest: digest, sync: true, reply: reply.reply, ...(blobs ? { blobs } : {}), fuel: reply.fuel, ...(reply.withheld ? { withheld: true } : {}) };
+          const entry = answerEntry({ kind: 'host_call', call, capability, request_digest: digest, sync: true, fuel: reply.fuel }, reply, blobs);
           journal.record(entry, payloadOf(entry));
         }
         resolve(value.value);
@@ -252,11 +258,11 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
       slot.asyncCalls--;
       // An answer from the journal is journalled as the event loop takes it; a live one when it is delivered.
       const live = found !== 'answered';
-      const blobs = live && journal.recording ? blobsOf(reply, slot.incoming.get(callId)?.blobs) : undefined;
+      const blobs = live && journal.recording && !reply.withheld ? blobsOf(reply, slot.incoming.get(callId)?.blobs) : undefined;
       const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
       if (!value) return;
       slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8) + Math.ceil(value.bytes / 8);
-      const entry: HostCallEntry | undefined = live && journal.recording ? { kind: 'host_call', call, capability, request_digest: digest, reply: reply.reply, ...(blobs ? { blobs } : {}), fuel: reply.fuel, ...(reply.withheld ? { withheld: true } : {}) } : undefined;
+      const entry = live && journal.recording ? answerEntry({ kind: 'host_call', call, capability, request_digest: digest, fuel: reply.fuel }, reply, blobs) : undefined;
       slot.deliveries.push({ callId, reply: value.value, ...(entry ? { entry } : {}) });
       slot.wake?.();
     });

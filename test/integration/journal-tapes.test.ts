@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { newToken, startServer, tempDir, type TestServer } from '../harness';
 import { runSvc } from '../support/cli';
+import { manifest, writeFiles } from '../support/packages';
 
 interface FarEnd {
   port: number;
@@ -195,5 +196,42 @@ describe('run journals', () => {
     } finally {
       await echo.close();
     }
+  });
+});
+
+describe('run journals of runs with Packages', () => {
+  let server: TestServer;
+  const secret = `vault-${randomBytes(8).toString('hex')}`;
+
+  before(async () => {
+    const home = tempDir('svc-tapes-pkg-');
+    const project = writeFiles(tempDir('svc-tapes-project-'), {
+      'svc.toml': manifest([{ name: '@vault/peek', path: 'peek' }]),
+      'peek/docs/readme.md': '# peek\n',
+      'peek/src/lib.ts': 'import { get } from "svc:secrets";\n/**\n * The secret\'s length.\n * @returns Its length.\n */\nexport function peek(): number {\n  return (get("API") ?? "").length;\n}\n',
+    });
+    const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
+    assert.equal(published.code, 0, published.stdout + published.stderr);
+    server = await startServer({ runners: 1, home, env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') }, timeoutMs: 60_000 });
+    await server.request('POST', '/v1/secrets', { body: { key: 'api', value: secret } });
+    const created = await server.request('POST', '/v1/blueprints', {
+      body: { yaml: "name: vault\ndefault: deny\nsecrets: {API: {store: api}}\npackages: ['@vault/peek']\npermissions:\n  '@vault/peek':\n    - {capability: secrets.get, action: allow}\n" },
+    });
+    assert.ok(created.status < 300, created.text);
+  });
+  after(async () => server?.stop());
+
+  test('a Package reads a store secret: the answer is withheld from the journal, and the tape never holds the value', async () => {
+    const run = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'vault', code: 'import { peek } from "@vault/peek";\nexport function main() { return peek(); }' } });
+    assert.equal(run.json.error, null, run.text);
+    assert.equal(JSON.parse(run.json.result), secret.length, 'the Package got the secret');
+    const tape = await server.request('GET', `/v1/runs/${run.json.execution_id}/tape`, { token: server.userToken });
+    assert.equal(tape.status, 200, tape.text);
+    assert.ok(!tape.text.includes(secret), 'the secret is not in the tape');
+    const call = tape.json.journal.find((e: any) => e.kind === 'host_call' && e.capability === 'svc:secrets.get');
+    assert.ok(call, tape.text);
+    assert.equal(call.withheld, true);
+    assert.ok(!('answer' in call) && !('error' in call), 'no answer is recorded');
+    assert.deepEqual(tape.json.packages.map((p: any) => p.name), ['@vault/peek']);
   });
 });
