@@ -282,6 +282,7 @@ export class Executor {
     let outcome: RunOutcome;
     let dispatcher: HostDispatcher | undefined;
     let imports: Record<string, string[]> = {};
+    let importedGuests: Record<string, string> = {};
     try {
       dispatcher = new HostDispatcher({
         run: {
@@ -300,12 +301,13 @@ export class Executor {
       // The sandbox provides the svc: modules the program or any Package imports.
       const imported = [...new Set([...compiled.script.hostModules.filter((name) => modules.has(name)), ...(prepared?.hostModules ?? [])])].sort();
       imports = guestModules(imported, modules);
+      importedGuests = guestSources(imported, modules);
       outcome = await this.options.pool.run(
         {
           executionId,
           script: compiled.script,
           hostModules: imports,
-          guestModules: guestSources(imported, modules),
+          guestModules: importedGuests,
           limits: replayLimits(runLimits(this.options.limits), request.replay),
           signal: runEnded.signal,
           tenant: request.principal,
@@ -344,6 +346,8 @@ export class Executor {
         variables: request.variables,
         packages: prepared?.packages.map((p) => ({ name: p.script.name, digest: `sha256:${p.script.key}` })) ?? [],
         modules: imports,
+        // Generated per run (an @mcp/ server's tools): a replay elsewhere needs them; svc: modules' code it has.
+        guestModules: Object.fromEntries(Object.entries(importedGuests).filter(([name]) => name.startsWith('@mcp/'))),
         journal: outcome.journal,
         result: report.response,
         console: outcome.console,

@@ -38,7 +38,7 @@ export async function replayTape(tape: Tape, pool: RunnerPool): Promise<ReplayVe
       executionId: randomUUID(),
       script: compiled.script,
       hostModules: tape.modules,
-      guestModules: guestSources(imported, modules),
+      guestModules: { ...tape.guest_modules, ...guestSources(imported, modules) },
       limits: { memoryMb: limitDefaults.max_execution_memory, timeMs: 0, fuel: tape.fuel.budget, stackKib: limitDefaults.max_execution_stack, hostCallsInFlight: 4096, journalBytes: 0, replayBytes },
       journal: { entries, live: false },
     },

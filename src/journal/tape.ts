@@ -30,6 +30,11 @@ export interface Tape {
   fuel: { wasm: number; host: number; budget: number };
   /** Module → operation names the run imported (`svc:` and `@mcp/` modules). */
   modules: Record<string, string[]>;
+  /**
+   * Guest-side code of the imported modules this server generated for the run (`@mcp/`
+   * servers' tool tables); `svc:` modules' code is the replaying svc's own.
+   */
+  guest_modules: Record<string, string>;
 }
 
 /** A finished run as the executor hands it over. */
@@ -42,6 +47,7 @@ export interface JournalledRun {
   variables: Record<string, string>;
   packages: Array<{ name: string; digest: string }>;
   modules: Record<string, string[]>;
+  guestModules: Record<string, string>;
   journal: RecordedJournal;
   result: ExecuteResult;
   console: string[];
@@ -63,6 +69,7 @@ export function tapeOf(run: JournalledRun): Tape {
     console: run.console,
     fuel: run.fuel,
     modules: run.modules,
+    guest_modules: run.guestModules ?? {},
   };
 }
 
@@ -96,6 +103,8 @@ export function readTape(raw: unknown): Tape {
   if (!isRecord(raw.modules) || !Object.values(raw.modules).every((ops) => Array.isArray(ops) && ops.every((op) => typeof op === 'string'))) throw new TapeError('modules must map module names to lists of operation names');
   const packages = Array.isArray(raw.packages) ? raw.packages : [];
   if (!isRecord(raw.variables)) throw new TapeError('variables must be an object of strings');
+  const guest = raw.guest_modules ?? {};
+  if (!isRecord(guest) || !Object.entries(guest).every(([name, source]) => name.startsWith('@mcp/') && typeof source === 'string')) throw new TapeError('guest_modules must map @mcp/ module names to their guest code');
   return {
     format: TAPE_FORMAT,
     execution_id: raw.execution_id as string,
@@ -109,6 +118,7 @@ export function readTape(raw: unknown): Tape {
     console: raw.console as string[],
     fuel: { wasm: fuel.wasm as number, host: fuel.host as number, budget: fuel.budget as number },
     modules: raw.modules as Record<string, string[]>,
+    guest_modules: guest as Record<string, string>,
   };
 }
 
