@@ -183,6 +183,25 @@ describe('run journals', () => {
     assert.match(result.first, /^failed: .*substituted by the fork$/);
   });
 
+  test('a journal past max_run_journal_size: the run goes on, its tape is marked truncated, and neither replay nor fork accepts it', async () => {
+    // About 7 MB of random bytes (base64) against the default bound of 4 MB.
+    const run = await execute('tapes', 'export function main() { let sum = 0; for (let i = 0; i < 80; i++) sum += crypto.getRandomValues(new Uint8Array(65536))[0] >= 0 ? 1 : 0; return sum; }');
+    assert.equal(run.error, null, JSON.stringify(run.error));
+    assert.equal(run.result, '80', 'the run kept running');
+    const tape = await tapeOf(run.execution_id);
+    assert.equal(tape.status, 200, tape.text);
+    assert.equal(tape.json.journal_truncated, true);
+    assert.deepEqual(tape.json.journal, []);
+    const fork = await server.request('POST', `/v1/runs/${run.execution_id}/fork`, { token: server.userToken, body: { step: 0, answer: { value: null } } });
+    assert.equal(fork.status, 400, fork.text);
+    assert.equal(fork.json.error, 'not_replayable');
+    const file = path.join(work, 'truncated.json');
+    fs.writeFileSync(file, tape.text);
+    const replay = await runSvc(['replay', file]);
+    assert.equal(replay.code, 3, replay.stderr);
+    assert.match(replay.stderr, /max_run_journal_size/);
+  });
+
   test('secrets never enter a tape: an auth_proxy bearer secret reaches the far end but not the tape', async () => {
     const echo = await farEnd();
     try {
