@@ -2,4 +2,4 @@
 export { JournalStore, DEFAULT_JOURNAL_RETENTION, type JournalRetention } from './store';
 export { RunTapes, type TapeLookup } from './runs';
 export { replayTape, type ReplayVerdict } from './replay';
-export { tapeOf, readTape, entriesOf, forkedEntries, TapeError, TAPE_FORMAT, type Tape, type TapeEntry, type JournalledRun, type ForkAnswer } from './tape';
+export { tapeOf, readTape, entriesOf, forkedEntries, resumePlan, TapeError, TAPE_FORMAT, type Tape, type TapeEntry, type JournalledRun, type ForkAnswer } from './tape';

@@ -5,7 +5,7 @@
 // replay needs to run the same compiled program under the same budget: the modules it
 // imported (their operation names), its fuel budget, and the fuel it spent.
 import type { ExecuteResult } from '../execution';
-import type { HostCallEntry, JournalEntry, RecordedJournal } from '../../sandbox/journal/entries';
+import type { HostCallEntry, JournalEntry, RecordedJournal, ReplayPlan } from '../../sandbox/journal/entries';
 import { decodedEntry } from '../../sandbox/journal/reply';
 import { readEntry } from '../../sandbox/journal/check';
 
@@ -140,4 +140,14 @@ export function forkedEntries(entries: readonly JournalEntry[], step: number, an
   const { reply: _reply, answer: _answer, error: _error, blobs: _blobs, withheld: _withheld, ...call } = target;
   const substituted: HostCallEntry = 'error' in answer ? { ...call, error: answer.error } : { ...call, answer: answer.value };
   return [...entries.slice(0, step), substituted];
+}
+
+/**
+ * Resume: a run that continues live after the last entry of a recorded journal (pass it as
+ * ExecutionRequest.replay with the same program, Blueprint and variables). Fork uses it
+ * with a substituted last answer; a run parked for approval, or one whose runner died,
+ * resumes with its journal as recorded so far.
+ */
+export function resumePlan(entries: readonly JournalEntry[]): ReplayPlan {
+  return { entries: [...entries], live: true };
 }

@@ -5,7 +5,7 @@ import type { Hono } from 'hono';
 import { z } from '@hono/zod-openapi';
 import type { Executor } from '../../execution';
 import { bindBlueprint } from '../../sessions';
-import { forkedEntries, TapeError, type ForkAnswer, type RunTapes } from '../../journal';
+import { forkedEntries, resumePlan, TapeError, type ForkAnswer, type RunTapes } from '../../journal';
 import type { ServerLog } from '../../audit';
 import { HttpError } from '../errors';
 import { defineRoute, json, serve } from '../route';
@@ -85,7 +85,7 @@ export function mountTapeRoutes(app: Hono<AppEnv>, deps: TapeRouteDependencies):
         fileArea: binding.value.fileArea,
         harnessSecrets: binding.value.secrets,
         throwaway: true,
-        replay: { entries, live: true },
+        replay: resumePlan(entries),
       })
       .catch((error: unknown) => deps.log.warn('svc_server::journal', `fork ${executionId} of ${found.run.executionId} failed: ${error instanceof Error ? error.message : String(error)}`));
     return c.json({ execution_id: executionId, session_id: sessionId, state: 'running' }, 202);
