@@ -14,6 +14,7 @@
 //  (h) CPU fairness: one token's brief run while another runs runaway loops (bench/fairness.ts).
 //  (i) a server start: CPU, idle memory, stop, the first typed run after it (bench/server-start.ts).
 // Numbers are printed, never asserted: speed is measured, not tested.
+import { measureReplays } from './replays';
 import { Agent, request } from 'undici';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -99,7 +100,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   };
 }
 
-// BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness, tenancy or start runs one part.
+// BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness, tenancy, start or replays runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
@@ -115,6 +116,7 @@ async function main(): Promise<void> {
   if (ONLY === '' || ONLY === 'fairness') Object.assign(rows, await measureFairness());
   if (ONLY === '' || ONLY === 'tenancy') Object.assign(rows, await measureTenancy(), await measureLargeResults());
   if (ONLY === '' || ONLY === 'start') Object.assign(rows, await measureServerStart());
+  if (ONLY === '' || ONLY === 'replays') Object.assign(rows, await measureReplays());
   const width = Math.max(...Object.keys(rows).map((k) => k.length));
   console.log(`\n${'measurement'.padEnd(width)}  value`);
   console.log(`${'-'.repeat(width)}  -----`);

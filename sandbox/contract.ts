@@ -158,7 +158,10 @@ export interface Attribution {
 }
 
 /** The reply to one host call. `fuel` is the host fuel the call cost. */
-export type HostReply = { ok: true; value: unknown; fuel: number } | { ok: false; error: HostErrorShape; fuel: number };
+export type HostReply = ({ ok: true; value: unknown; fuel: number } | { ok: false; error: HostErrorShape; fuel: number }) & {
+  /** The answer holds a secret: a run's journal keeps no copy of it (sandbox/journal). */
+  withheld?: true;
+};
 
 /** Bytes cross the wire (both ways) as `{ [BYTES_TAG]: base64 }` inside JSON. */
 export const BYTES_TAG = '__svc_bytes';

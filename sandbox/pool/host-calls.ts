@@ -34,6 +34,12 @@ export async function answerHostCall(runner: Runner, message: HostCallMessage, d
   }
   // The run ended, or the program gave up on the call, meanwhile: discard.
   if (active.settled || cancel.signal.aborted || !runner.child.connected) return;
+  // Whether the answer holds a secret travels beside the reply, never inside the text the guest reads.
+  const withheld = reply.withheld === true;
+  if (withheld) {
+    const { withheld: _flag, ...plain } = reply;
+    reply = plain;
+  }
   let wire: WireReply;
   try {
     wire = replyToWire(reply);
@@ -52,7 +58,7 @@ export async function answerHostCall(runner: Runner, message: HostCallMessage, d
     blobs.push(null);
     if (!(await sendInChunks(runner, active, cancel.signal, message, blob, bytes))) return;
   }
-  deliver(active, { type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire.text, ...(blobs.length > 0 ? { blobs } : {}), fuel }, message.blocking === true);
+  deliver(active, { type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire.text, ...(blobs.length > 0 ? { blobs } : {}), fuel, ...(withheld ? { withheld: true as const } : {}) }, message.blocking === true);
 }
 
 /**

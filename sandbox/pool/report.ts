@@ -3,6 +3,7 @@
 // refused (the run ends as an error); figures are clamped to what the run could spend.
 import { DENIAL_SOURCES, RUN_OUTCOME_KINDS } from '../contract';
 import type { FromRunner, ReportedFailure, RunLimits, RunReport } from '../runner/protocol';
+import { readDivergence, readRecordedJournal } from '../journal/check';
 
 /** What a runner may report: a run outcome, or `crashed` (the runner's own failure). */
 const KINDS: ReadonlySet<string> = new Set<string>([...RUN_OUTCOME_KINDS, 'crashed']);
@@ -86,7 +87,19 @@ export function readOutcome(raw: unknown, limits: RunLimits): CheckedOutcome | n
     hostFuel,
     memoryPeak: figure(raw.memoryPeak, Number.MAX_SAFE_INTEGER),
     wallMs: figure(raw.wallMs, Number.MAX_SAFE_INTEGER),
+    ...journalOf(raw, limits),
   };
+}
+
+/** The run's journal and divergence, when the report carries them in their known shapes. */
+function journalOf(raw: Record<string, unknown>, limits: RunLimits): Pick<RunReport, 'journal' | 'divergence'> {
+  const out: Pick<RunReport, 'journal' | 'divergence'> = {};
+  // Replayed entries count too: a replay's bound is at least what it replays.
+  const journal = raw.journal === undefined ? undefined : readRecordedJournal(raw.journal, Math.max(limits.journalBytes ?? 0, limits.replayBytes ?? 0) * 2 + 1024 * 1024);
+  if (journal) out.journal = journal;
+  const divergence = raw.divergence === undefined ? undefined : readDivergence(raw.divergence);
+  if (divergence) out.divergence = divergence;
+  return out;
 }
 
 /** A runner's host-call message. */

@@ -82,6 +82,7 @@ export function runMessage(runner: Runner, active: ActiveRun): RunMessage {
     usesTemporal: job.script.usesTemporal || (job.packages?.some((p) => p.script.usesTemporal) ?? false),
     programKey: job.script.key,
     ...(known ? {} : { sourceMap: job.script.sourceMap, source }),
+    ...(job.journal ? { journal: job.journal } : {}),
     ...(job.packages?.length
       ? { packages: job.packages.map(({ script, imports, listed }) => ({ name: script.name, key: script.key, code: script.code, filename: script.filename, ...mapFor(runner, script.key, script.sourceMap), imports, listed })) }
       : {}),

@@ -1,6 +1,7 @@
 // Public types of the runtime: a run job, host calls and replies, and the outcome.
 import type { Attribution, HostErrorShape, HostReply, PackageScript, ProgramScript, RunErrorKind, RunOutcomeKind } from '../contract';
 import type { RunLimits } from '../runner/protocol';
+import type { Divergence, RecordedJournal, ReplayPlan } from '../journal/entries';
 
 export type { HostErrorShape, HostReply, RunOutcomeKind };
 
@@ -20,6 +21,8 @@ export interface RunJob {
   tenant?: string;
   /** Packages the run loads, in dependency order, each with the Packages it may import. */
   packages?: Array<{ script: PackageScript; imports: string[]; listed: boolean }>;
+  /** Answer the run from this journal (a replay; `live`: then go on against the world). */
+  journal?: ReplayPlan;
 }
 
 export interface HostCall {
@@ -59,4 +62,8 @@ export interface RunOutcome {
    * a crash no run could be blamed for). Such an answer is never kept for an idempotency key.
    */
   lost?: true;
+  /** What entered the program (journalled runs). */
+  journal?: RecordedJournal;
+  /** A replay asked for something its journal does not hold, and stopped there. */
+  divergence?: Divergence;
 }

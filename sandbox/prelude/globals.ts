@@ -9,6 +9,7 @@ import { structuredClone } from './clone';
 import { makeConsole } from './console';
 import { installWeb } from './web';
 import { getRandomValues, randomUUID } from './random';
+import { installClock } from './clock';
 
 export const define = (name: string, value: unknown) => {
   // The bundler renames classes whose names collide (TextEncoder2) or that name themselves (_URL): a global constructor answers to its own name.
@@ -20,6 +21,7 @@ export const define = (name: string, value: unknown) => {
 export function installGlobals(): void {
   installBuiltinStandIns();
   installErrorGlobals();
+  installClock(define);
   define('console', makeConsole());
   define('TextEncoder', TextEncoder);
   define('TextDecoder', TextDecoder);

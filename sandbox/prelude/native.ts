@@ -44,6 +44,8 @@ export const native = {
    * to need no host): the runner then starts the run again, asynchronously.
    */
   mayBlock: sync(own(installed, 'mayBlock')),
+  /** () → the run's clock in ms since the epoch (journalled: a replay reads the recorded value). */
+  clock: sync(own(installed, 'clock')),
   /** (byteCount) → base64 random bytes. */
   random: sync(own(installed, 'random')),
   /** (input, base) → JSON of URL parts, or of the failure. */

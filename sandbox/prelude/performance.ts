@@ -7,16 +7,23 @@ import { ArrayPrototypePush, arrayFilter, DateNow, MathFloor, ObjectDefineProper
 import { DOMException } from './dom-exception';
 
 const MAX_ENTRIES = 10_000;
-let timeOrigin = DateNow();
+/** Read from the run's clock when the program first asks (a run that never does reads no clock: nothing to journal). */
+let origin = -1;
 
-/** The run's clock starts now (called when a run starts). */
+/** The run's clock starts over (called when a run starts). */
 export function resetTimeOrigin(): void {
-  timeOrigin = DateNow();
+  origin = -1;
   entries = [];
 }
 
+function timeOrigin(): number {
+  if (origin < 0) origin = DateNow();
+  return origin;
+}
+
 function now(): number {
-  return MathFloor(DateNow() - timeOrigin);
+  const start = timeOrigin();
+  return MathFloor(DateNow() - start);
 }
 
 let entries: PerformanceEntry[] = [];
@@ -108,10 +115,10 @@ export class Performance extends EventTarget {
     return now();
   }
   get timeOrigin(): number {
-    return timeOrigin;
+    return timeOrigin();
   }
   toJSON(): object {
-    return { timeOrigin };
+    return { timeOrigin: timeOrigin() };
   }
   mark(name: string, options?: { startTime?: number; detail?: unknown }): PerformanceMark {
     const mark = new PerformanceMark(name, options);

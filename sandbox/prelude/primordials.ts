@@ -163,7 +163,13 @@ export function stringReplaceAll(text: string, pattern: RegExp, replace: (match:
 
 export const EncodeURIComponent = encodeURIComponent;
 export const DecodeURIComponent = decodeURIComponent;
-export const DateNow = Date.now;
+const NativeDateNow = Date.now;
+let clockSource: () => number = NativeDateNow;
+/** The run's clock: the runner's journalled one once the prelude has wired it (./clock.ts). */
+export const DateNow = (): number => clockSource();
+export function setClockSource(source: () => number): void {
+  clockSource = source;
+}
 
 // --- Numbers and Math -----------------------------------------------------------------
 export const NumberIsFinite = Number.isFinite;
@@ -171,6 +177,7 @@ export const NumberIsInteger = Number.isInteger;
 export const NumberIsNaN = Number.isNaN;
 export const MathCeil = Math.ceil;
 export const MathFloor = Math.floor;
+export const MathImul = Math.imul;
 export const MathMax = Math.max;
 export const MathMin = Math.min;
 export const MathAbs = Math.abs;

@@ -5,6 +5,9 @@ import ivm from 'isolated-vm';
 import { collectGarbage, collectGarbageAsync, holdsGarbage, memoryInUse, type Engine } from './engines';
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type HostReplyMessage, type RunnerOutcome } from './protocol';
 import { guestReply, type IncomingBytes } from './reply-bytes';
+import { JournalKeeper, payloadOf, requestDigest } from '../journal/keeper';
+import { blobsOf, replyMessage } from '../journal/reply';
+import type { HostCallEntry } from '../journal/entries';
 
 export const MAX_CONSOLE_LINES = 10_000;
 const MAX_CONSOLE_BYTES = 1024 * 1024;
@@ -33,8 +36,14 @@ export interface Slot {
   asyncCalls: number;
   /** The run's ceiling on asynchronous calls in flight (max_host_calls_in_flight). */
   maxAsyncCalls: number;
-  /** Replies to deliver into the isolate, in arrival order (text, or text and bytes as a copy). */
-  deliveries: Array<{ callId: number; reply: string | ivm.Copy<unknown> }>;
+  /** Replies to deliver into the isolate, in arrival order (text, or text and bytes as a copy); `entry` is journalled when it is delivered. */
+  deliveries: Array<{ callId: number; reply: string | ivm.Copy<unknown>; entry?: HostCallEntry }>;
+  /** The run's journal: records what enters the program, or answers it from a recorded one (set per attempt). */
+  journal: JournalKeeper;
+  /** In a replay: each asynchronous call's id by its start index (the journal names calls by start index). */
+  replayCalls: Map<number, number>;
+  /** Calls a replay started that the journal does not answer: sent to the host when the run goes live. */
+  unsent: Map<number, FromRunner>;
   /** Bytes of large reply blobs received ahead of their reply, by call id. */
   incoming: Map<number, IncomingBytes>;
   /** The run's memory limit: a reply's bytes must fit beside what the isolate holds. */
@@ -95,6 +104,9 @@ function newSlot(isolate: ivm.Isolate): Slot {
     asyncCalls: 0,
     maxAsyncCalls: MAX_HOST_CALLS_IN_FLIGHT,
     deliveries: [],
+    journal: new JournalKeeper(0, null, () => {}),
+    replayCalls: new Map(),
+    unsent: new Map(),
     incoming: new Map(),
     memoryLimitBytes: Infinity,
     nextCallId: 1,
@@ -102,6 +114,12 @@ function newSlot(isolate: ivm.Isolate): Slot {
     syncSlice: false,
     restart: false,
   };
+}
+
+/** A host call's journal entry with its answer, or without it when the answer holds a secret. */
+function answerEntry(call: HostCallEntry, reply: HostReplyMessage, blobs: string[] | undefined): HostCallEntry {
+  if (reply.withheld) return { ...call, withheld: true };
+  return { ...call, reply: reply.reply, ...(blobs ? { blobs } : {}) };
 }
 
 /** Ends the run by a limit or a cancellation: the isolate goes, so nothing of the run continues. */
@@ -183,13 +201,34 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     slot.lastFuelLeft = fuelLeft;
     const callId = slot.nextCallId++;
     if (prepared) notePeak(prepared);
+    const { journal } = slot;
+    const call = journal.nextCall();
+    const capability = `${module}.${op}`;
+    const replaying = journal.replaying;
+    const digest = replaying || journal.recording ? requestDigest(capability, args) : '';
+    const recorded = replaying ? journal.syncAnswer(call, capability, digest) : null;
+    if (replaying && !recorded) {
+      endRun(slot, 'error');
+      return Promise.reject(new Error('the replay diverged'));
+    }
     return new Promise<string | ivm.Copy<unknown>>((resolve, reject) => {
       slot.pendingCalls.set(callId, (reply) => {
+        const blobs = !replaying && journal.recording && !reply.withheld ? blobsOf(reply, slot.incoming.get(callId)?.blobs) : undefined;
         const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
         if (!value) return reject(new Error('the run has ended'));
         slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8) + Math.ceil(value.bytes / 8);
+        if (!replaying && journal.recording) {
+          const entry = answerEntry({ kind: 'host_call', call, capability, request_digest: digest, sync: true, fuel: reply.fuel }, reply, blobs);
+          journal.record(entry, payloadOf(entry));
+        }
         resolve(value.value);
       });
+      if (recorded) {
+        const answer = slot.pendingCalls.get(callId)!;
+        slot.pendingCalls.delete(callId);
+        answer(replyMessage(slot.runId, callId, recorded));
+        return;
+      }
       const attribution = caller === undefined ? undefined : { caller: typeof caller === 'string' ? caller : null, consumer: typeof consumer === 'string' ? consumer : null };
       link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...(attribution ? { attribution } : {}), blocking: true });
     });
@@ -204,22 +243,42 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     slot.lastFuelLeft = fuelLeft;
     const callId = slot.nextCallId++;
     if (prepared) notePeak(prepared);
+    const { journal } = slot;
+    const call = journal.nextCall();
+    const capability = `${module}.${op}`;
+    const replaying = journal.replaying;
+    const digest = replaying || journal.recording ? requestDigest(capability, args) : '';
+    const found = replaying ? journal.startInReplay(call, capability, digest) : null;
+    if (found === 'diverged') {
+      endRun(slot, 'error');
+      return 'the replay diverged';
+    }
     slot.asyncCalls++;
     slot.pendingCalls.set(callId, (reply) => {
       slot.asyncCalls--;
+      // An answer from the journal is journalled as the event loop takes it; a live one when it is delivered.
+      const live = found !== 'answered';
+      const blobs = live && journal.recording && !reply.withheld ? blobsOf(reply, slot.incoming.get(callId)?.blobs) : undefined;
       const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
       if (!value) return;
       slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8) + Math.ceil(value.bytes / 8);
-      slot.deliveries.push({ callId, reply: value.value });
+      const entry = live && journal.recording ? answerEntry({ kind: 'host_call', call, capability, request_digest: digest, fuel: reply.fuel }, reply, blobs) : undefined;
+      slot.deliveries.push({ callId, reply: value.value, ...(entry ? { entry } : {}) });
       slot.wake?.();
     });
-    link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...attributionOf(caller, consumer) });
+    const message: FromRunner = { type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...attributionOf(caller, consumer) };
+    if (found === 'answered') slot.replayCalls.set(call, callId);
+    else if (found === 'unsent') slot.unsent.set(callId, message);
+    // 'unanswered': the recorded run never had its answer; it stays in flight.
+    else if (found === null) link.send(message);
     return callId;
   };
   const hostCancel = (callId: unknown) => {
     if (typeof callId !== 'number' || !slot.pendingCalls.delete(callId)) return;
     slot.incoming.delete(callId);
     slot.asyncCalls--;
+    // Never sent (a replay's call the journal does not answer): nothing to cancel at the host.
+    if (slot.unsent.delete(callId)) return;
     link.send({ type: 'host-cancel', runId: slot.runId, callId });
   };
   const consoleLine = (line: unknown) => {
@@ -238,7 +297,17 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     slot.restart = true;
     return false;
   };
-  const random = (count: number) => randomBytes(Math.max(0, Math.min(65536, Number(count) || 0))).toString('base64');
+  const random = (count: number) => {
+    const bytes = slot.journal.random(Math.max(0, Math.min(65536, Number(count) || 0)), (n) => randomBytes(n).toString('base64'));
+    if (bytes === null) endRun(slot, 'error');
+    return bytes ?? '';
+  };
+  // The program's clock (Date, performance, timers): journalled like any value from outside.
+  const clock = () => {
+    const value = slot.journal.clock(Date.now);
+    if (value === null) endRun(slot, 'error');
+    return value ?? 0;
+  };
 
   jail.setSync('__svc_native', new ivm.ExternalCopy({}).copyInto());
   const native = jail.getSync('__svc_native', { reference: true }) as ivm.Reference<Record<string, unknown>>;
@@ -249,6 +318,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
   native.setSync('limit', new ivm.Reference(limit));
   native.setSync('mayBlock', new ivm.Reference(mayBlock));
   native.setSync('random', new ivm.Reference(random));
+  native.setSync('clock', new ivm.Reference(clock));
   native.setSync('url', new ivm.Reference(parseUrlParts));
   const finish = (): Prepared => {
     jail.setSync('__svc_finalizer_mark', new ivm.Reference(() => (slot.leftState = true)));

@@ -1,5 +1,6 @@
 // Messages between the server's RunnerPool and a runner child process (IPC).
 import type { Attribution, DenialFacts, RunOutcomeKind } from '../contract';
+import type { Divergence, RecordedJournal, ReplayPlan } from '../journal/entries';
 
 /**
  * The most a host call's encoded arguments may hold (UTF-16 units of the JSON text): the
@@ -22,6 +23,10 @@ export interface RunLimits {
   stackKib: number;
   /** Asynchronous host calls the run may have in flight at once (default 64). */
   hostCallsInFlight?: number;
+  /** Bytes the run's journal may hold (0 or absent: the run is not journalled). */
+  journalBytes?: number;
+  /** Bytes of the journal a replay was given (its recorded journal holds them again). */
+  replayBytes?: number;
 }
 
 export interface RunMessage {
@@ -46,6 +51,8 @@ export interface RunMessage {
   packages?: RunPackage[];
   /** No CPU slot yet: the run runs no code until a `cpu-grant` (absent: the message is the grant). */
   waitForCpu?: true;
+  /** Replay this journal instead of asking the world (sandbox/journal). */
+  journal?: ReplayPlan;
 }
 
 /**
@@ -81,6 +88,8 @@ export interface HostReplyMessage {
   blobs?: Array<Uint8Array | null>;
   /** Host fuel the reply charges (also inside `reply`). */
   fuel: number;
+  /** The answer holds a secret: the journal keeps no copy of it. */
+  withheld?: true;
   /** The run, parked, holds a CPU slot again with this reply (sandbox/pool/cpu-slots.ts). */
   grant?: true;
 }
@@ -136,6 +145,10 @@ export interface RunnerOutcome {
   hostFuel: number;
   memoryPeak: number;
   wallMs: number;
+  /** What entered the program, when the run was journalled. */
+  journal?: RecordedJournal;
+  /** A replay asked for something its journal does not hold (the run stopped there). */
+  divergence?: Divergence;
 }
 
 /** A failure as reported: the stack already mapped to the sources and rendered (render-stack.ts). */

@@ -9,6 +9,8 @@ import type { Shelf } from './shelf';
 import type { CpuTurns } from './cpu';
 import type { GuestFailure, RunMessage, RunnerOutcome } from './protocol';
 import { mapsOf, reportOf, type RunMaps } from './render-stack';
+import { JournalKeeper, payloadOf } from '../journal/keeper';
+import { replyMessage } from '../journal/reply';
 
 /** What a run needs from the runner process. */
 export interface RunHost extends RunnerLink {
@@ -38,10 +40,15 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
   const { slot, timers } = prepared;
   const { isolate, runId } = slot;
   while (!isolate.isDisposed) {
+    if (slot.journal.replaying) {
+      if (!(await replayTurn(prepared, cpu))) return;
+      continue;
+    }
     if (slot.deliveries.length > 0) {
       await cpu.hold(runId, slot);
       const delivery = slot.deliveries.shift();
       if (!delivery || isolate.isDisposed) continue;
+      if (delivery.entry) slot.journal.record(delivery.entry, payloadOf(delivery.entry));
       await surfacing(prepared, () => prepared.deliver.apply(undefined, [delivery.callId, delivery.reply]));
       continue;
     }
@@ -65,8 +72,46 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
     }
     await cpu.hold(runId, slot);
     if (isolate.isDisposed) return;
-    await surfacing(prepared, () => timers.fireTimers.apply(undefined, [Date.now()]));
+    const now = Date.now();
+    slot.journal.record({ kind: 'order', event: 'timer', now });
+    await surfacing(prepared, () => timers.fireTimers.apply(undefined, [now]));
   }
+}
+
+/**
+ * One turn of a replayed run's event loop: the journal says what came next (an answer, or
+ * a timer at its recorded time). False when the loop ends: main has settled, nothing is
+ * left to wait for, or the program wanted something the journal does not hold.
+ */
+async function replayTurn(prepared: Prepared, cpu: CpuTurns): Promise<boolean> {
+  const { slot, timers } = prepared;
+  const due = retriedOnce(prepared, () => timers.nextTimer.applySync(undefined, [], { result: { copy: true } }) as number);
+  if (typeof due !== 'number' || due === -2) return false;
+  if (due < 0 && slot.asyncCalls === 0) return false;
+  const turn = slot.journal.nextTurn();
+  if (turn === null) {
+    endRun(slot, 'error');
+    return false;
+  }
+  await cpu.hold(slot.runId, slot);
+  if (slot.isolate.isDisposed) return false;
+  if (turn.kind === 'order') {
+    await surfacing(prepared, () => timers.fireTimers.apply(undefined, [turn.now]));
+    return true;
+  }
+  const callId = slot.replayCalls.get(turn.call);
+  const answer = callId === undefined ? undefined : slot.pendingCalls.get(callId);
+  if (callId === undefined || answer === undefined) {
+    slot.journal.diverge(slot.journal.result().entries.length - 1, `the answer to host_call #${turn.call}`, 'no such call in flight');
+    endRun(slot, 'error');
+    return false;
+  }
+  slot.replayCalls.delete(turn.call);
+  slot.pendingCalls.delete(callId);
+  answer(replyMessage(slot.runId, callId, turn));
+  const delivery = slot.deliveries.pop();
+  if (delivery) await surfacing(prepared, () => prepared.deliver.apply(undefined, [delivery.callId, delivery.reply]));
+  return true;
 }
 
 /**
@@ -145,7 +190,7 @@ function noteRestarted(code: string): void {
 }
 
 function trySyncFirst(message: RunMessage, soleRun: boolean): boolean {
-  if (!soleRun || restartedPrograms.has(message.code)) return false;
+  if (!soleRun || restartedPrograms.has(message.code) || message.journal) return false;
   if (message.usesTemporal || (message.packages?.length ?? 0) > 0) return false;
   if (Object.keys(message.hostModules ?? {}).length > 0 || Object.keys(message.guestModules ?? {}).length > 0) return false;
   if (message.limits.timeMs > 0 && message.limits.timeMs <= SYNC_SLICE_MS) return false;
@@ -262,6 +307,11 @@ export class Run {
     slot.memoryLimitBytes = this.message.limits.memoryMb * 1024 * 1024;
     const ceiling = message.limits.hostCallsInFlight;
     if (typeof ceiling === 'number' && Number.isInteger(ceiling) && ceiling > 0) slot.maxAsyncCalls = ceiling;
+    slot.journal = new JournalKeeper(message.limits.journalBytes ?? 0, message.journal ?? null, () => {
+      // The replay has caught up: the calls it started that the journal does not answer go to the host now.
+      for (const call of slot.unsent.values()) this.host.send(call);
+      slot.unsent.clear();
+    });
     this.host.attach(message.runId, slot);
     let timer: NodeJS.Timeout | null = null;
     if (message.limits.timeMs > 0) timer = setTimeout(() => endRun(slot, 'timeout'), Math.max(0, message.limits.timeMs - (Date.now() - this.started)));
@@ -377,7 +427,9 @@ export class Run {
     const wasmFuel = Math.max(0, limits.fuel - Math.max(0, fuelLeft) - slot.hostFuel);
     const consoleLines = slot.consoleDropped > 0 ? [...slot.console, `[${slot.consoleDropped} more console lines were dropped: a run keeps at most ${MAX_CONSOLE_LINES} lines and 1 MiB]`] : slot.console;
     let failure: GuestFailure | null = null;
-    if (kind === 'error') {
+    const divergence = slot.journal.divergence;
+    if (divergence) failure = { name: 'ReplayDivergence', message: divergence.message };
+    else if (kind === 'error') {
       if (collected && !collected.ok) failure = { name: collected.name, message: collected.message, headline: collected.headline, stack: collected.stack, denied: collected.denied };
       else failure = { name: 'Error', message: `the run failed inside the sandbox: ${crash ?? 'unknown failure'}` };
     }
@@ -392,6 +444,8 @@ export class Run {
       hostFuel: slot.hostFuel,
       memoryPeak: kind === 'memory_exhausted' ? limitBytes : memoryPeak,
       wallMs: Date.now() - this.started,
+      ...(slot.journal.recording || slot.journal.result().truncated ? { journal: slot.journal.result() } : {}),
+      ...(divergence ? { divergence } : {}),
     });
     return { kind, crash };
   }

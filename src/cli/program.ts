@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { registerBlueprintCommands } from './commands/blueprint';
 import { registerMcpCommands } from './commands/mcp';
 import { registerRunCommand } from './commands/run';
+import { registerReplayCommand } from './commands/replay';
 import { registerSecretCommands } from './commands/secret';
 import { registerServerCommands } from './commands/server';
 import { registerBuildCommands } from './commands/build';
@@ -28,6 +29,7 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerSecretCommands,
   registerServerCommands,
   registerRunCommand,
+  registerReplayCommand,
   registerSessionCommands,
   registerBuildCommands,
   registerInstallCommand,

@@ -69,6 +69,8 @@ export interface Limits {
   max_execution_embedding_tokens: number;
   max_execution_embedding_requests: number;
   max_embedding_concurrency: number;
+  /** Megabytes of journal one run keeps; 0 = runs are not journalled (svc extension). */
+  max_run_journal_size: number;
   /** Asynchronous host calls one run may have in flight (svc extension). */
   max_host_calls_in_flight: number;
   /** Host calls of all runs being answered at once; more wait (svc extension). */

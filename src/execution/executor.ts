@@ -9,7 +9,7 @@ import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
 import { runTokenUsage, type HostModule, type RunServices } from '../stdlib';
 import type { FilledVfs } from '../vfs';
-import type { CompileResult, RunnerPool, RunOutcome, Typechecker, TypecheckMode } from '../../sandbox';
+import type { CompileResult, RunLimits, RunnerPool, RunOutcome, Typechecker, TypecheckMode } from '../../sandbox';
 import type { PreparedPackages } from '../packages';
 import { confirmDenial, HostDispatcher } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
@@ -17,6 +17,15 @@ import { reportRunFailure } from '../telemetry';
 import { CompileCache } from './compile-cache';
 import { guestModules, guestSources, runLimits } from './run-job';
 import { NO_USAGE, recordFinished, recordRefused, sourceFacts, type ExecutionRecordBase, type RunUsage } from './run-record';
+import type { ReplayPlan } from '../../sandbox/journal/entries';
+import type { JournalledRun } from '../journal/tape';
+
+/** Where runs' journals go (src/journal): told when a run starts and handed its journal when it ends. */
+export interface RunJournals {
+  started(executionId: string, principal: string): void;
+  /** `run` is null when the run left no journal (refused before it ran, or journalling is off). */
+  finished(executionId: string, run: JournalledRun | null): void;
+}
 
 /** Where a run came in (the audit record's `entry_point` owns the list). */
 export type EntryPoint = ExecutionRecord['entry_point'];
@@ -66,6 +75,8 @@ export interface ExecutionRequest {
   executionId?: string;
   /** Aborted when the requester has gone (a one-off run's closed connection): the run ends as `cancelled`. */
   signal?: AbortSignal;
+  /** Replay this journal first, then go on live (fork, resume). */
+  replay?: ReplayPlan;
 }
 
 /** A request refused before anything ran (unknown Blueprint, invalid bindings, ...). */
@@ -104,6 +115,8 @@ export interface ExecutorOptions {
   allows: AllowsMode;
   newId: () => string;
   now?: () => number;
+  /** Keeps runs' journals (tapes, replay, fork); without it nothing is kept. */
+  journals?: RunJournals;
 }
 
 /**
@@ -174,14 +187,18 @@ export class Executor {
         variables: request.variables,
         throwaway: request.throwaway === true,
       }) ?? {};
+    this.options.journals?.started(executionId, request.principal);
+    let journalled: JournalledRun | null = null;
     try {
-      return await this.run(request, base, ids, services, started);
+      const report = await this.run(request, base, ids, services, started, (run) => (journalled = run));
+      return report;
     } finally {
       services.endOfRun?.();
+      this.options.journals?.finished(executionId, journalled);
     }
   }
 
-  private async run(request: ExecutionRequest, base: RunRecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number): Promise<ExecutionReport> {
+  private async run(request: ExecutionRequest, base: RunRecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number, keepJournal: (run: JournalledRun) => void): Promise<ExecutionReport> {
     const { audit } = this.options;
     const executionId = ids.executionId;
     // `@mcp/<server>` Packages the program imports are discovered for this run only.
@@ -264,6 +281,8 @@ export class Executor {
     }
     let outcome: RunOutcome;
     let dispatcher: HostDispatcher | undefined;
+    let imports: Record<string, string[]> = {};
+    let importedGuests: Record<string, string> = {};
     try {
       dispatcher = new HostDispatcher({
         run: {
@@ -281,16 +300,19 @@ export class Executor {
       });
       // The sandbox provides the svc: modules the program or any Package imports.
       const imported = [...new Set([...compiled.script.hostModules.filter((name) => modules.has(name)), ...(prepared?.hostModules ?? [])])].sort();
+      imports = guestModules(imported, modules);
+      importedGuests = guestSources(imported, modules);
       outcome = await this.options.pool.run(
         {
           executionId,
           script: compiled.script,
-          hostModules: guestModules(imported, modules),
-          guestModules: guestSources(imported, modules),
-          limits: runLimits(this.options.limits),
+          hostModules: imports,
+          guestModules: importedGuests,
+          limits: replayLimits(runLimits(this.options.limits), request.replay),
           signal: runEnded.signal,
           tenant: request.principal,
           ...(prepared ? { packages: prepared.packages } : {}),
+          ...(request.replay ? { journal: request.replay } : {}),
         },
         this.options.hostCalls ? this.options.hostCalls.wrap(request.principal, dispatcher.handle) : dispatcher.handle,
       );
@@ -314,6 +336,24 @@ export class Executor {
     });
     const report = executeResult(ids, outcome.result, outcome.console, error, discoveryWarnings, checked.ok ? checked.warnings : []);
     if (outcome.lost) report.lost = true;
+    if (outcome.journal) {
+      keepJournal({
+        executionId,
+        principal: request.principal,
+        sessionId: request.sessionId,
+        blueprint: { name: request.blueprint.name, hash: request.blueprint.hash },
+        code: request.code,
+        variables: request.variables,
+        packages: prepared?.packages.map((p) => ({ name: p.script.name, digest: `sha256:${p.script.key}` })) ?? [],
+        modules: imports,
+        // Generated per run (an @mcp/ server's tools): a replay elsewhere needs them; svc: modules' code it has.
+        guestModules: Object.fromEntries(Object.entries(importedGuests).filter(([name]) => name.startsWith('@mcp/'))),
+        journal: outcome.journal,
+        result: report.response,
+        console: outcome.console,
+        fuel: { wasm: outcome.wasmFuel, host: outcome.hostFuel, budget: this.options.limits.max_execution_fuel },
+      });
+    }
     return report;
   }
 
@@ -333,6 +373,13 @@ export class Executor {
   private finish(base: RunRecordBase, usage: RunUsage): void {
     recordFinished(this.options.audit, this.options.log, base, usage);
   }
+}
+
+/** A replay's journal is kept whole again: its bound covers what it replays. */
+function replayLimits(limits: RunLimits, replay: ReplayPlan | undefined): RunLimits {
+  if (!replay) return limits;
+  const bytes = JSON.stringify(replay.entries).length;
+  return { ...limits, replayBytes: bytes, journalBytes: Math.max(limits.journalBytes ?? 0, bytes * 2) };
 }
 
 /** What `untilCancelled` gives when a canceller fired first. */

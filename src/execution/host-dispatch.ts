@@ -115,6 +115,9 @@ export class HostDispatcher {
     const fuel = { spent: HOST_FUEL.CALL };
     try {
       const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution, request.signal);
+      const operation = this.options.modules.get(request.module)?.operations[request.op];
+      // A secret's value reaches the Package that asked, never the run's journal.
+      if (operation && 'answersSecret' in operation && operation.answersSecret) return { ok: true, value, fuel: fuel.spent, withheld: true };
       return { ok: true, value, fuel: fuel.spent };
     } catch (error) {
       return errorReply(error, fuel.spent);

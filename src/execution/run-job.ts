@@ -32,5 +32,6 @@ export function runLimits(limits: Limits): RunLimits {
     fuel: limits.max_execution_fuel,
     stackKib: limits.max_execution_stack,
     hostCallsInFlight: limits.max_host_calls_in_flight,
+    journalBytes: limits.max_run_journal_size * 1024 * 1024,
   };
 }

@@ -23,6 +23,7 @@ import { mountOpsRoutes, opsRoutes } from './routes/ops';
 import { mountPackageRoutes, packageRoutes } from './routes/packages';
 import { mountSecretRoutes, secretRoutes } from './routes/secrets';
 import { mountSessionRoutes, sessionRoutes } from './routes/sessions';
+import { mountTapeRoutes, tapeRoutes } from './routes/tapes';
 import type { AppEnv, RouteRole } from './types';
 
 /** The route groups in mount order (discovery's /v1/blueprints/{name}/… before the Blueprint admin routes). */
@@ -36,6 +37,7 @@ export const routeGroups = {
   execute: { routes: { executeRoute }, mount: mountExecuteRoutes },
   mcp: { routes: { mcpEndpointRoute }, mount: mountMcpRoutes },
   sessions: { routes: sessionRoutes, mount: mountSessionRoutes },
+  tapes: { routes: tapeRoutes, mount: mountTapeRoutes },
   openapi: { routes: { openApiRoute }, mount: mountOpenApiRoute },
   metrics: { routes: { metricsRoute }, mount: mountMetricsRoute },
 } satisfies Record<string, RouteGroup<never>>;

@@ -13,6 +13,7 @@ import { lookupCounters } from '../discovery';
 import { McpEndpoint } from '../mcp';
 import { McpDiscovery, McpRun, mcpViews } from '../mcp/client';
 import { OAuthService, TokenManager } from '../mcp/oauth';
+import { JournalStore, RunTapes } from '../journal';
 import { PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
@@ -250,7 +251,12 @@ export async function boot(options: BootOptions): Promise<void> {
   });
   closers.push(() => typecheck.close());
   const hostCalls = new HostCallSlots({ total: settings.limits.max_server_host_calls_in_flight, perToken: settings.limits.max_host_calls_in_flight_per_token });
+  // Run journals (tapes, replay, fork); the run store's retention settings apply once it exists.
+  const journalStore = new JournalStore(db);
+  closers.push(() => journalStore.flush());
+  const tapes = new RunTapes(journalStore);
   const executor = new Executor({
+    journals: tapes,
     pool,
     hostCalls,
     packages: packageRuntime,
@@ -333,6 +339,7 @@ export async function boot(options: BootOptions): Promise<void> {
     },
     mcp,
     sessions: { sessions, executor, ledger, newId: randomUUID },
+    tapes: { tapes, executor, resolveBlueprint: (name) => registry.get(name), newId: randomUUID, log },
     openapi: { version: options.version },
   };
   bindServerState({

@@ -74,6 +74,8 @@ export interface GatedOperation<P = unknown[]> {
   parse?: (args: unknown[], run: RunContext) => P | Promise<P>;
   gate: (params: P, run: RunContext) => GateRequest | readonly GateRequest[];
   run: (call: HostCall, params: P, allowed: readonly AllowedGate[]) => unknown | Promise<unknown>;
+  /** Its answer holds a secret value: a run's journal (and so a tape) keeps no copy of it. */
+  answersSecret?: true;
 }
 
 /** An operation no capability governs: it must say why (shown in docs and reviews). */

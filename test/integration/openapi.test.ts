@@ -130,6 +130,11 @@ describe('OpenAPI document', () => {
     await call('delete', '/v1/sessions/{session_id}', { session_id: sessionId }, user); // 404
     await call('post', '/v1/execute', {}, { ...user, body: { blueprint: 'calc', code: 'export function main() { return [1, 2]; }' } });
     await call('post', '/v1/execute', {}, { ...user, body: { blueprint: 'nope', code: 'export function main() {}' } });
+    // Run tapes and forks (src/journal)
+    const timed = await call('post', '/v1/execute', {}, { ...user, body: { blueprint: 'calc', code: 'export function main() { return Date.now() > 0; }' } });
+    await call('get', '/v1/runs/{execution_id}/tape', { execution_id: timed.json.execution_id }, user);
+    await call('get', '/v1/runs/{execution_id}/tape', { execution_id: 'no-such-run' }, user); // 404
+    await call('post', '/v1/runs/{execution_id}/fork', { execution_id: timed.json.execution_id }, { ...user, body: { step: 0, answer: { value: 1 } } }); // 400 invalid_step
 
     await call('get', '/v1/volumes', {});
     await call('get', '/v1/volumes', {}, user); // 403

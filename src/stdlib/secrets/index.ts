@@ -9,6 +9,7 @@ export const secretsModule: HostModule = {
   declarations: declarationsOf('secrets'),
   operations: {
     get: gated({
+      answersSecret: true,
       // The gate runs before the name is validated so `main` learns nothing about which names exist.
       gate: (args) => ({ capability: 'secrets.get', context: { name: typeof args[0] === 'string' ? args[0] : String(args[0]) } }),
       run: (call, args) => {

@@ -91,6 +91,7 @@ describe('ranges', () => {
       typecheck_budget: 10,
       max_llm_tokens: 20_000_000,
       max_llm_tokens_per_token: 20_000_000,
+      max_run_journal_size: 4,
       max_execution_llm_tokens: 1_000_000,
       max_llm_concurrency: 4,
       max_embedding_tokens: 50_000_000,

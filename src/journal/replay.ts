@@ -1,0 +1,61 @@
+// Replaying a tape: the same program compiled again and run in an isolate against the
+// tape's journal, with a host that answers nothing (every answer comes from the journal;
+// a call the journal does not hold is a divergence, never a call to the world). The replay
+// matches when it reproduces the tape's result, console and fuel exactly.
+import { randomUUID } from 'node:crypto';
+import { compileProgram, type RunnerPool, type RunOutcome } from '../../sandbox';
+import type { Divergence } from '../../sandbox/journal/entries';
+import { limitDefaults } from '../config/schema';
+import { guestSources } from '../execution/run-job';
+import { hostModules } from '../stdlib';
+import { entriesOf, TapeError, type Tape } from './tape';
+
+export interface ReplayVerdict {
+  matches: boolean;
+  /** The first difference: the journal's divergence, or which of result, console and fuel differ. */
+  difference: string | null;
+  divergence: Divergence | null;
+  result: string | null;
+  console: string[];
+  fuel: { wasm: number; host: number };
+}
+
+/** What a replayed run must never do: reach the world. */
+async function nothingAnswers(): Promise<never> {
+  throw new Error('a replay calls nothing: this answer was not in the journal');
+}
+
+export async function replayTape(tape: Tape, pool: RunnerPool): Promise<ReplayVerdict> {
+  if (tape.packages.length > 0) throw new TapeError(`this run loaded Packages (${tape.packages.map((p) => p.name).join(', ')}); replaying Packages offline is not supported yet`);
+  const modules = hostModules();
+  const imported = Object.keys(tape.modules).sort();
+  const compiled = await compileProgram({ source: tape.program, availableModules: imported });
+  if (!compiled.ok) throw new TapeError(`the tape's program does not compile here: ${compiled.error.message}`);
+  const entries = entriesOf(tape);
+  const replayBytes = JSON.stringify(entries).length;
+  const outcome = await pool.run(
+    {
+      executionId: randomUUID(),
+      script: compiled.script,
+      hostModules: tape.modules,
+      guestModules: { ...tape.guest_modules, ...guestSources(imported, modules) },
+      limits: { memoryMb: limitDefaults.max_execution_memory, timeMs: 0, fuel: tape.fuel.budget, stackKib: limitDefaults.max_execution_stack, hostCallsInFlight: 4096, journalBytes: 0, replayBytes },
+      journal: { entries, live: false },
+    },
+    nothingAnswers,
+  );
+  return verdict(tape, outcome);
+}
+
+function verdict(tape: Tape, outcome: RunOutcome): ReplayVerdict {
+  const fuel = { wasm: outcome.wasmFuel, host: outcome.hostFuel };
+  const base = { divergence: outcome.divergence ?? null, result: outcome.result, console: outcome.console, fuel };
+  if (outcome.divergence) return { ...base, matches: false, difference: outcome.divergence.message };
+  const recordedError = tape.result.error;
+  let difference: string | null = null;
+  if ((outcome.error?.kind ?? null) !== (recordedError?.kind ?? null)) difference = `the run ended ${outcome.error ? `with ${outcome.error.kind}: ${outcome.error.message.split('\n')[0]}` : 'ok'}; the tape's ended ${recordedError ? `with ${recordedError.kind}` : 'ok'}`;
+  else if (outcome.result !== tape.result.result) difference = `result differs: replayed ${JSON.stringify(outcome.result)?.slice(0, 200)}, recorded ${JSON.stringify(tape.result.result)?.slice(0, 200)}`;
+  else if (JSON.stringify(outcome.console) !== JSON.stringify(tape.console)) difference = 'console differs';
+  else if (fuel.wasm !== tape.fuel.wasm || fuel.host !== tape.fuel.host) difference = `fuel differs: replayed wasm ${fuel.wasm} host ${fuel.host}, recorded wasm ${tape.fuel.wasm} host ${tape.fuel.host}`;
+  return { ...base, matches: difference === null, difference };
+}

@@ -1,0 +1,93 @@
+// Journals of finished runs in the state store (SQLite), one row per run, kept `run_retention`
+// and within `max_run_store_size` (oldest dropped first). The table is this module's own
+// (created if absent, like the idempotency ledger's), so the run store can adopt it later.
+// Rows are written behind the runs, many per transaction (one fsync per run would cost the
+// same-program path most of its throughput); until written, a journal is read from memory.
+// The tape is built from the row when it is asked for (decoding answers costs nothing per run).
+import type { Database, Statement } from 'better-sqlite3';
+import type { JournalledRun } from './tape';
+
+/** How long tapes are kept and how many bytes they may take together (the run store's settings). */
+export interface JournalRetention {
+  retentionMs: number;
+  maxBytes: number;
+}
+
+export const DEFAULT_JOURNAL_RETENTION: JournalRetention = { retentionMs: 24 * 3600 * 1000, maxBytes: 256 * 1024 * 1024 };
+
+/** How long journals wait in memory before they are written together. */
+const WRITE_BEHIND_MS = 200;
+
+export class JournalStore {
+  private pending = new Map<string, JournalledRun>();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private readonly insert: Statement;
+  private readonly select: Statement;
+  private readonly expire: Statement;
+  private readonly total: Statement;
+  private readonly oldest: Statement;
+  private readonly remove: Statement;
+
+  constructor(
+    private readonly db: Database,
+    private readonly retention: JournalRetention = DEFAULT_JOURNAL_RETENTION,
+    private readonly now: () => number = Date.now,
+  ) {
+    db.exec(`CREATE TABLE IF NOT EXISTS run_journals (
+      execution_id TEXT PRIMARY KEY,
+      owner        TEXT NOT NULL,
+      session_id   TEXT NOT NULL,
+      finished_at_ms INTEGER NOT NULL,
+      bytes        INTEGER NOT NULL,
+      tape         TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS run_journals_by_age ON run_journals (finished_at_ms);`);
+    this.insert = db.prepare('INSERT OR REPLACE INTO run_journals (execution_id, owner, session_id, finished_at_ms, bytes, tape) VALUES (?, ?, ?, ?, ?, ?)');
+    this.select = db.prepare('SELECT tape FROM run_journals WHERE execution_id = ?');
+    this.expire = db.prepare('DELETE FROM run_journals WHERE finished_at_ms < ?');
+    this.total = db.prepare('SELECT COALESCE(SUM(bytes), 0) AS bytes FROM run_journals');
+    this.oldest = db.prepare('SELECT execution_id, bytes FROM run_journals ORDER BY finished_at_ms ASC LIMIT 64');
+    this.remove = db.prepare('DELETE FROM run_journals WHERE execution_id = ?');
+  }
+
+  keep(run: JournalledRun): void {
+    this.pending.set(run.executionId, run);
+    this.flushTimer ??= setTimeout(() => this.flush(), WRITE_BEHIND_MS);
+    this.flushTimer.unref?.();
+  }
+
+  /** Writes the journals waiting in memory, in one transaction. */
+  flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    if (this.pending.size === 0) return;
+    const runs = [...this.pending.values()];
+    this.pending = new Map();
+    this.db.transaction(() => {
+      this.expire.run(this.now() - this.retention.retentionMs);
+      for (const run of runs) {
+        const text = JSON.stringify(run);
+        // A journal larger than the whole store is not kept (it would push out every other).
+        if (text.length > this.retention.maxBytes) continue;
+        this.insert.run(run.executionId, run.principal, run.sessionId, this.now(), text.length, text);
+      }
+      let bytes = (this.total.get() as { bytes: number }).bytes;
+      while (bytes > this.retention.maxBytes) {
+        const rows = this.oldest.all() as Array<{ execution_id: string; bytes: number }>;
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          if (bytes <= this.retention.maxBytes) break;
+          this.remove.run(row.execution_id);
+          bytes -= row.bytes;
+        }
+      }
+    }).immediate();
+  }
+
+  get(executionId: string): JournalledRun | null {
+    const waiting = this.pending.get(executionId);
+    if (waiting) return waiting;
+    const row = this.select.get(executionId) as { tape: string } | undefined;
+    return row ? (JSON.parse(row.tape) as JournalledRun) : null;
+  }
+}

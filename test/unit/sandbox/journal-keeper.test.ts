@@ -1,0 +1,51 @@
+// The runner's journal keeper alone: recording within the bound, answering a replay from
+// the journal, the first divergence named by step, and a live-after replay going live.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { JournalKeeper, requestDigest } from '../../../sandbox/journal/keeper';
+import type { JournalEntry } from '../../../sandbox/journal/entries';
+
+test('recording keeps entries in order until the bound, then marks the journal truncated and keeps nothing', () => {
+  const keeper = new JournalKeeper(1000, null, () => {});
+  assert.equal(keeper.clock(() => 42), 42);
+  assert.equal(keeper.random(3, () => 'AAAA'), 'AAAA');
+  assert.deepEqual(keeper.result(), { entries: [{ kind: 'clock', value: 42 }, { kind: 'random', bytes: 'AAAA' }], truncated: false, bytes: 64 * 2 + 4 });
+  keeper.random(900, () => 'B'.repeat(1200));
+  assert.equal(keeper.result().truncated, true);
+  assert.deepEqual(keeper.result().entries, []);
+  assert.equal(keeper.recording, false);
+});
+
+test('a replay answers clocks, randomness and calls from the journal and names the first divergence', () => {
+  const digest = requestDigest('svc:fs.read', '["a.txt"]');
+  const entries: JournalEntry[] = [
+    { kind: 'clock', value: 7 },
+    { kind: 'host_call', call: 0, capability: 'svc:fs.read', request_digest: digest, sync: true, answer: 'text', fuel: 1 },
+    { kind: 'random', bytes: Buffer.from([1, 2]).toString('base64') },
+  ];
+  const keeper = new JournalKeeper(0, { entries, live: false }, () => assert.fail('a replay without live never goes live'));
+  assert.equal(keeper.clock(() => assert.fail('no clock is read')), 7);
+  assert.equal(keeper.syncAnswer(keeper.nextCall(), 'svc:fs.read', digest)?.answer, 'text');
+  assert.equal(keeper.random(4, () => assert.fail('no bytes are drawn')), null, 'four bytes where the journal holds two');
+  assert.equal(keeper.divergence?.step, 2);
+  assert.equal(keeper.divergence?.message, 'replay diverged at step 2: the journal holds 2 random bytes, the program asked for 4 random bytes');
+});
+
+test('an asynchronous call is checked when it starts; a live-after replay goes live once its entries are used', () => {
+  const digest = requestDigest('web.fetch', '[1]');
+  let live = 0;
+  const entries: JournalEntry[] = [{ kind: 'host_call', call: 0, capability: 'web.fetch', request_digest: digest, answer: 1, fuel: 0 }];
+  const keeper = new JournalKeeper(1 << 20, { entries, live: true }, () => live++);
+  assert.equal(keeper.startInReplay(keeper.nextCall(), 'web.fetch', digest), 'answered');
+  assert.equal(keeper.startInReplay(keeper.nextCall(), 'web.fetch', digest), 'unsent', 'a call the journal does not answer waits to be sent live');
+  assert.equal(keeper.replaying, true);
+  assert.deepEqual(keeper.nextTurn(), entries[0]);
+  assert.equal(keeper.replaying, false);
+  assert.equal(live, 1);
+  assert.equal(keeper.clock(() => 99), 99, 'live now: the clock is read and recorded');
+  assert.deepEqual(keeper.result().entries.map((e) => e.kind), ['host_call', 'clock']);
+
+  const other = new JournalKeeper(0, { entries, live: false }, () => {});
+  assert.equal(other.startInReplay(other.nextCall(), 'web.fetch', requestDigest('web.fetch', '[2]')), 'diverged');
+  assert.match(other.divergence!.message, /^replay diverged at step 0: the journal holds host_call #0 web\.fetch sha256:[0-9a-f]{64}, the program asked for host_call #0 web\.fetch sha256:[0-9a-f]{64}$/);
+});
