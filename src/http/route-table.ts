@@ -13,6 +13,7 @@ import { opsRoutes } from './routes/ops';
 import { packageRoutes } from './routes/packages';
 import { secretRoutes } from './routes/secrets';
 import { sessionRoutes } from './routes/sessions';
+import { runRoutes } from './routes/runs';
 import type { RouteRole } from './types';
 
 export const apiRoutes: readonly ApiRoute[] = [
@@ -21,6 +22,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   metricsRoute,
   ...Object.values(sessionRoutes),
   executeRoute,
+  ...Object.values(runRoutes),
   ...Object.values(discoveryRoutes),
   ...Object.values(blueprintRoutes),
   ...Object.values(secretRoutes),

@@ -23,6 +23,8 @@ import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountPackageRoutes } from '../http/routes/packages';
 import { PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
 import { mountSessionRoutes } from '../http/routes/sessions';
+import { mountRunRoutes } from '../http/routes/runs';
+import { RunStore } from '../runs';
 import { mountOpenApiRoute } from '../http/openapi';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
@@ -101,6 +103,10 @@ export async function boot(options: BootOptions): Promise<void> {
   // State, in the documented startup order.
   const db = openDatabase(settings.paths.databasePath);
   closers.push(() => closeDatabase(db));
+  // Run records: those the last process left unfinished end now (the journal's resume hooks in here).
+  const runs = new RunStore({ db, log, retentionMs: settings.runs.retentionMs, maxBytes: settings.runs.maxBytes });
+  runs.recoverAtBoot();
+  closers.push(() => runs.close());
   const secretStore = new SecretStore(settings.secretStore.dir, settings.secretStore.key);
   secretStore.verifyKey();
   const packages = new PackageService(
@@ -274,6 +280,7 @@ export async function boot(options: BootOptions): Promise<void> {
     limits: settings.limits,
     allows: settings.logging.audit.allows,
     newId: randomUUID,
+    runs,
   });
 
   let mcpEndpoint: McpEndpoint | null = null;
@@ -356,6 +363,7 @@ export async function boot(options: BootOptions): Promise<void> {
     }),
   );
 
+  mounts.push((app) => mountRunRoutes(app, { runs }));
   mounts.push((app) => mountOpenApiRoute(app, options.version));
   mounts.push((app) => mountMetricsRoute(app));
   bindServerState({
@@ -377,6 +385,7 @@ export async function boot(options: BootOptions): Promise<void> {
       ...[...hostCalls.perToken()].map(([token, calls]) => ({ token, quota: 'max_host_calls_in_flight_per_token', use: calls.inFlight })),
       ...[...sessionStates.perToken()].map(([token, use]) => ({ token, quota: 'max_session_state_memory_per_token', use })),
       ...[...(ledger?.bytesPerOwner() ?? [])].map(([token, use]) => ({ token, quota: 'max_idempotency_token_size', use })),
+      ...[...runs.bytesPerOwner()].map(([token, use]) => ({ token, quota: 'max_run_store_size', use })),
       ...modelBudgets.perToken().flatMap(({ token, model, embedding }) => [
         { token, quota: 'max_llm_tokens_per_token', use: model },
         { token, quota: 'max_embedding_tokens_per_token', use: embedding },
