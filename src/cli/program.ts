@@ -11,6 +11,7 @@ import { registerBuildCommands } from './commands/build';
 import { registerDocsCommand } from './commands/docs';
 import { registerCapabilitiesCommand } from './commands/capabilities';
 import { registerSessionCommands } from './commands/session';
+import { registerRunsCommands } from './commands/runs';
 import { registerInstallCommand } from './commands/install';
 import { registerPackagesCommands } from './commands/packages';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors';
@@ -29,6 +30,7 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerServerCommands,
   registerRunCommand,
   registerSessionCommands,
+  registerRunsCommands,
   registerBuildCommands,
   registerInstallCommand,
   registerPackagesCommands,
