@@ -16,6 +16,10 @@ import type {
   PackageSearchResults,
   Prompt,
   RefreshTokenRequest,
+  RunRecord,
+  RunStarted,
+  RunState,
+  RunSummary,
   SessionRequest,
   Status,
 } from './types.js';
@@ -83,6 +87,46 @@ export class SvcClient {
   /** A one-off run in a throw-away session; its last run stays readable by `session_id`. */
   executeOnce(request: OneOffRequest): Promise<SvcResult<ExecuteResult>> {
     return this.json({ method: 'POST', path: '/v1/execute', body: request });
+  }
+
+  /**
+   * Starts `code` in a session without waiting (`Prefer: respond-async`): 202 `RunStarted`
+   * once admitted; follow it with `getRun`. A retry with the same `idempotencyKey` answers
+   * the same `execution_id`.
+   */
+  executeAsync(sessionId: string, code: string, options: { idempotencyKey?: string } = {}): Promise<SvcResult<RunStarted>> {
+    const headers: Record<string, string> = { 'mcp-session-id': sessionId, prefer: 'respond-async' };
+    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
+    return this.json({ method: 'POST', path: `/v1/sessions/${seg(sessionId)}/execute`, body: { code }, headers });
+  }
+
+  /**
+   * Starts a one-off run without waiting: `RunStarted` once admitted. A refusal before the
+   * run (unknown Blueprint, invalid variables or secrets) keeps its usual answer, an
+   * `ExecuteResult` with `error` set (tell them apart by `state`).
+   */
+  executeOnceAsync(request: OneOffRequest): Promise<SvcResult<RunStarted | ExecuteResult>> {
+    return this.json({ method: 'POST', path: '/v1/execute', body: request, headers: { prefer: 'respond-async' } });
+  }
+
+  /** A run's record; with `wait` (seconds, 0-60) the server holds the answer until the run finishes or the time is up. */
+  getRun(executionId: string, options: { wait?: number } = {}): Promise<SvcResult<RunRecord>> {
+    return this.json({ method: 'GET', path: `/v1/runs/${seg(executionId)}`, query: options.wait === undefined ? [] : [['wait', String(options.wait)]] });
+  }
+
+  /** Runs newest first (a user token: its own; an admin token: every one), without results. */
+  listRuns(filter: { state?: RunState; sessionId?: string; blueprint?: string; limit?: number } = {}): Promise<SvcResult<{ runs: RunSummary[] }>> {
+    const query: Array<[string, string]> = [];
+    if (filter.state !== undefined) query.push(['state', filter.state]);
+    if (filter.sessionId !== undefined) query.push(['session_id', filter.sessionId]);
+    if (filter.blueprint !== undefined) query.push(['blueprint', filter.blueprint]);
+    if (filter.limit !== undefined) query.push(['limit', String(filter.limit)]);
+    return this.json({ method: 'GET', path: '/v1/runs', query });
+  }
+
+  /** Asks a run in flight to stop (it ends `cancelled`); a finished run is the `api` error `run_finished`. */
+  cancelRun(executionId: string): Promise<SvcResult<RunRecord>> {
+    return this.json({ method: 'POST', path: `/v1/runs/${seg(executionId)}/cancel` });
   }
 
   rebind(sessionId: string, secrets: Record<string, string>): Promise<SvcResult<null>> {

@@ -173,6 +173,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/runs/{execution_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's record; with `wait`, held until it finishes */
+        get: operations["getV1RunsBy_execution_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs, newest first: the caller's own (admin tokens: every one) */
+        get: operations["getV1Runs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{execution_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a run in flight: it ends `cancelled` */
+        post: operations["postV1RunsBy_execution_idCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/blueprints/{name}/prompt": {
         parameters: {
             query?: never;
@@ -594,6 +645,12 @@ export interface components {
                 help?: string;
             }[];
         };
+        RunStarted: {
+            execution_id: string;
+            session_id: string;
+            /** @enum {string} */
+            state: "queued" | "running" | "waiting_for_approval" | "finished";
+        };
         IdempotencyRefusal: {
             execution_id?: string;
             error: string;
@@ -637,6 +694,46 @@ export interface components {
             secrets?: {
                 [key: string]: string;
             };
+        };
+        RunRecord: {
+            execution_id: string;
+            session_id: string;
+            blueprint: string;
+            /**
+             * @description `rest` (POST /v1/execute), `session` (POST /v1/sessions/{id}/execute) or `mcp` (the MCP execute tool)
+             * @enum {string}
+             */
+            entry_point: "rest" | "session" | "mcp";
+            /** @enum {string} */
+            state: "queued" | "running" | "waiting_for_approval" | "finished";
+            /** @description RFC 3339 UTC time the run was accepted */
+            started_at: string;
+            /** @description RFC 3339 UTC time it finished; null until then */
+            finished_at: string | null;
+            /** @description The execute result body once finished (ExecuteResult), else null */
+            result: {
+                [key: string]: unknown;
+            } | null;
+        };
+        RunList: {
+            /** @description Newest first */
+            runs: components["schemas"]["RunSummary"][];
+        };
+        RunSummary: {
+            execution_id: string;
+            session_id: string;
+            blueprint: string;
+            /**
+             * @description `rest` (POST /v1/execute), `session` (POST /v1/sessions/{id}/execute) or `mcp` (the MCP execute tool)
+             * @enum {string}
+             */
+            entry_point: "rest" | "session" | "mcp";
+            /** @enum {string} */
+            state: "queued" | "running" | "waiting_for_approval" | "finished";
+            /** @description RFC 3339 UTC time the run was accepted */
+            started_at: string;
+            /** @description RFC 3339 UTC time it finished; null until then */
+            finished_at: string | null;
         };
         Prompt: {
             name: string;
@@ -1216,8 +1313,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Printable ASCII, 1 to 120 bytes, sent once: the same key with the same code replays the recorded outcome */
+                /** @description Printable ASCII, 1 to 120 bytes, sent once: the same key with the same code replays the recorded outcome (of an asynchronous start: its 202 with the same execution_id) */
                 "Idempotency-Key"?: string;
+                /** @description `respond-async`: answer 202 `{execution_id, session_id, state}` with `Location: /v1/runs/<id>` once the run is admitted; the run then goes on whether or not the client stays */
+                Prefer?: string;
             };
             path: {
                 session_id: string;
@@ -1241,6 +1340,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExecuteResult"];
+                };
+            };
+            /** @description With `Prefer: respond-async`: the run was admitted; `Location: /v1/runs/<execution_id>` follows it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStarted"];
                 };
             };
             /** @description Invalid Idempotency-Key */
@@ -1505,7 +1613,10 @@ export interface operations {
     postV1Execute: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 `{execution_id, session_id, state}` with `Location: /v1/runs/<id>` once the run is admitted; the run then goes on whether or not the client stays */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1524,6 +1635,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExecuteResult"];
+                };
+            };
+            /** @description With `Prefer: respond-async`: the run was admitted; `Location: /v1/runs/<execution_id>` follows it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStarted"];
                 };
             };
             /** @description Body is not JSON */
@@ -1570,6 +1690,181 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getV1RunsBy_execution_id: {
+        parameters: {
+            query?: {
+                /** @description Seconds (0-60) to hold the answer until the run is finished; the record as it is then */
+                wait?: string;
+            };
+            header?: never;
+            path: {
+                execution_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run record */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunRecord"];
+                };
+            };
+            /** @description `invalid_query`: the message names the parameter and what it accepts */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unknown_run`: no such run, its record has expired, or it is another token's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getV1Runs: {
+        parameters: {
+            query?: {
+                state?: "queued" | "running" | "waiting_for_approval" | "finished";
+                session_id?: string;
+                blueprint?: string;
+                /** @description At most this many (1-500, default 50) */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Records without their results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunList"];
+                };
+            };
+            /** @description `invalid_query`: the message names the parameter and what it accepts */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    postV1RunsBy_execution_idCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                execution_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancellation asked; the record as it was (GET it, with `wait`, for the end) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunRecord"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unknown_run`: no such run, its record has expired, or it is another token's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `run_finished`: the run had already finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The server is shutting down */
