@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { fetch as undiciFetch } from 'undici';
 import { startServer, tempDir, type TestServer } from '../harness';
 import { serverOptions, startStandIn, type StandIn } from '../support/stand-in';
-import { otherToken } from '../support/tenants';
+import { metricValue, otherToken } from '../support/tenants';
 
 const HOST = 'never.example.com';
 const BLUEPRINT = `name: runs-bp\npermissions:\n  main:\n    - {capability: http.get, filter: 'host == "${HOST}"', action: allow}\n`;
@@ -227,6 +227,13 @@ describe('run record retention by size', () => {
     const kept = (await server.request('GET', '/v1/runs?limit=500', { token: server.userToken })).json.runs.map((r: { execution_id: string }) => r.execution_id);
     assert.ok(kept.length < 30 && kept.length > 0, `kept ${kept.length}`);
     assert.deepEqual(kept, mine.slice(30 - kept.length).reverse(), 'what is kept is the newest, newest first');
+
+    // The other token's runs still succeed with the right answer, and their records stay readable.
+    const after = await server.request('POST', '/v1/execute', { token: other, body: { blueprint: 'runs-bp', code: 'export function main() { return 99; }' } });
+    assert.equal(after.json.result, '99');
+    assert.equal((await server.request('GET', `/v1/runs/${after.json.execution_id}`, { token: other })).json.result.result, '99');
+    const held = await metricValue(server, 'svc_token_quota_use{token="other",quota="max_run_store_size"}');
+    assert.ok(held !== null && held > 0 && held <= 8192, `the metric shows the token's bytes (${held})`);
   });
 });
 
