@@ -15,12 +15,16 @@
 //   "server restarted" error, except those `resume` takes (it returns true and later calls
 //   `adopt(id)` to get the handle of the run it resumes).
 //
+// Writes are committed together once per event-loop turn (one transaction, so one fsync, for
+// every run that started, changed state or finished in that turn; the database runs with
+// synchronous=FULL), and any read commits what is waiting first, so reads see every write.
+//
 // Bounds, with bounded work per write: expired records go a batch at a time on each write
 // and from a periodic sweep; past the byte budget the oldest finished records of the
 // writer go when it holds more than its fair share (the budget divided among the tokens
 // holding records), else those of the token holding the most, so a token within its share
 // never loses a record to another token's runs. Reads never show an expired record.
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { ServerLog } from '../audit';
 import type { RunEntryPoint, RunRecord, RunState, RunSummary } from './record';
 
@@ -133,6 +137,12 @@ export class RunStore {
   private readonly bytesByOwner = new Map<string, number>();
   private totalBytes = 0;
   private readonly sweep: NodeJS.Timeout | null;
+  /** Writes waiting for the next group commit; each may return what to do once committed. */
+  private pending: Array<() => (() => void) | void> = [];
+  /** Tokens that wrote since the last commit, with the run each must not lose (the one just written). */
+  private writers = new Map<string, string>();
+  private commitScheduled = false;
+  private readonly statements = new Map<string, Statement>();
 
   constructor(private readonly options: RunStoreOptions) {
     this.db = options.db;
@@ -140,7 +150,7 @@ export class RunStore {
     this.retentionMs = options.retentionMs ?? DEFAULT_RUN_RETENTION_MS;
     this.maxBytes = options.maxBytes ?? DEFAULT_RUN_STORE_BYTES;
     this.db.exec(RUNS_TABLE_SQL);
-    for (const { owner, bytes } of this.db.prepare('SELECT owner, SUM(bytes) AS bytes FROM runs GROUP BY owner').all() as Array<{ owner: string; bytes: number }>) {
+    for (const { owner, bytes } of this.statement('SELECT owner, SUM(bytes) AS bytes FROM runs GROUP BY owner').all() as Array<{ owner: string; bytes: number }>) {
       this.bytesByOwner.set(owner, bytes);
       this.totalBytes += bytes;
     }
@@ -149,8 +159,62 @@ export class RunStore {
     this.sweep?.unref();
   }
 
+  /** Commits what is waiting and stops the sweep (before the database closes). */
   close(): void {
     if (this.sweep) clearInterval(this.sweep);
+    this.commit();
+  }
+
+  /** Commits the waiting writes in one transaction, then keeps the store within its bounds and tells listeners. */
+  commit(): void {
+    this.commitScheduled = false;
+    if (this.pending.length === 0) return;
+    const writes = this.pending;
+    const writers = this.writers;
+    this.pending = [];
+    this.writers = new Map();
+    const after: Array<() => void> = [];
+    // synchronous=NORMAL for this commit only: in WAL mode it skips the fsync (milliseconds
+    // on the event loop, per turn, on a busy disk) but stays durable across a crash or restart
+    // of the process; a power loss may lose the newest records, never corrupt the file, and the
+    // next FULL commit of anything else makes these durable too.
+    const restore = this.db.pragma('synchronous', { simple: true }) as number;
+    try {
+      this.db.pragma('synchronous = NORMAL');
+      this.db
+        .transaction(() => {
+          for (const write of writes) {
+            const then = write();
+            if (then) after.push(then);
+          }
+        })
+        .immediate();
+    } catch (error) {
+      this.options.log.error('svc_server::runs', 'could not record runs; their records are missing or stay unfinished until the next start', { runs: writes.length, error: (error as Error).message });
+      return;
+    } finally {
+      this.db.pragma(`synchronous = ${restore}`);
+    }
+    this.keepWithinBounds(writers);
+    for (const then of after) this.safely(then);
+  }
+
+  /** Prepared once per SQL text (preparing costs more than running these small statements). */
+  private statement(sql: string): Statement {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  private enqueue(writer: string, executionId: string, write: () => (() => void) | void): void {
+    this.pending.push(write);
+    this.writers.set(writer, executionId);
+    if (this.commitScheduled) return;
+    this.commitScheduled = true;
+    setImmediate(() => this.commit());
   }
 
   /**
@@ -158,7 +222,8 @@ export class RunStore {
    * saying the server restarted, unless `resume` takes it (the journal's resume).
    */
   recoverAtBoot(resume?: (record: RunRecord) => boolean): number {
-    const rows = this.db.prepare(`SELECT * FROM runs WHERE state != 'finished'`).all() as Row[];
+    this.commit();
+    const rows = this.statement(`SELECT * FROM runs WHERE state != 'finished'`).all() as Row[];
     let ended = 0;
     for (const row of rows) {
       if (resume?.(toRecord(row))) continue;
@@ -169,30 +234,32 @@ export class RunStore {
         console: [],
         error: { kind: 'cancelled', message: 'cancelled: the server restarted before the run finished; what it did before then is unknown, so it is not run again' },
       };
-      this.writeFinish(row.execution_id, row.owner, result);
+      this.enqueue(row.owner, row.execution_id, () => void this.writeFinish(row.execution_id, row.owner, result));
       ended++;
     }
+    this.commit();
     if (ended > 0) this.options.log.info('svc_server::runs', 'runs left unfinished by the last stop ended as cancelled', { runs: ended });
-    this.dropExpired(MAX_BATCHES_PER_WRITE);
     return ended;
   }
 
-  /** Records the run as `queued` and returns its handle. Throws when the store cannot be written (the run must not start unrecorded). */
+  /** Records the run as `queued` (committed with this turn's other writes) and returns its handle. */
   begin(start: RunStart): RunHandle {
     const bytes = RECORD_OVERHEAD_BYTES + Buffer.byteLength(start.executionId) + Buffer.byteLength(start.sessionId) + Buffer.byteLength(start.blueprint) + Buffer.byteLength(start.owner);
-    this.db
-      .prepare('INSERT INTO runs (execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, bytes) VALUES (?, ?, ?, ?, ?, \'queued\', ?, ?)')
-      .run(start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, this.now(), bytes);
-    this.count(start.owner, bytes);
+    const startedAt = this.now();
+    this.enqueue(start.owner, start.executionId, () => {
+      this.statement('INSERT INTO runs (execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, bytes) VALUES (?, ?, ?, ?, ?, \'queued\', ?, ?)')
+        .run(start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, startedAt, bytes);
+      this.count(start.owner, bytes);
+    });
     const live: LiveRun = { owner: start.owner, controller: new AbortController(), waiters: new Set() };
     this.live.set(start.executionId, live);
-    this.keepWithinBounds(start.owner, start.executionId);
     return this.handleOf(start.executionId, live);
   }
 
   /** The handle of a run `recoverAtBoot` let `resume` take (null when it is not unfinished). */
   adopt(executionId: string): RunHandle | null {
-    const row = this.db.prepare(`SELECT owner FROM runs WHERE execution_id = ? AND state != 'finished'`).get(executionId) as { owner: string } | undefined;
+    this.commit();
+    const row = this.statement(`SELECT owner FROM runs WHERE execution_id = ? AND state != 'finished'`).get(executionId) as { owner: string } | undefined;
     if (!row) return null;
     const live: LiveRun = this.live.get(executionId) ?? { owner: row.owner, controller: new AbortController(), waiters: new Set() };
     this.live.set(executionId, live);
@@ -201,24 +268,23 @@ export class RunStore {
 
   /** Moves a run in flight between `queued`, `running` and `waiting_for_approval`; false when it is finished or unknown. */
   setState(executionId: string, state: Exclude<RunState, 'finished'>): boolean {
-    if (!this.live.has(executionId)) return false;
-    try {
-      return this.db.prepare(`UPDATE runs SET state = ? WHERE execution_id = ? AND state != 'finished'`).run(state, executionId).changes > 0;
-    } catch (error) {
-      this.options.log.error('svc_server::runs', 'could not record a run\'s state', { execution_id: executionId, error: (error as Error).message });
-      return false;
-    }
+    const live = this.live.get(executionId);
+    if (!live) return false;
+    this.enqueue(live.owner, executionId, () => void this.statement(`UPDATE runs SET state = ? WHERE execution_id = ? AND state != 'finished'`).run(state, executionId));
+    return true;
   }
 
   /** The record, or null when unknown, expired, or another user token's. */
   get(executionId: string, viewer: RunViewer): RunRecord | null {
-    const row = this.db.prepare('SELECT * FROM runs WHERE execution_id = ?').get(executionId) as Row | undefined;
+    this.commit();
+    const row = this.statement('SELECT * FROM runs WHERE execution_id = ?').get(executionId) as Row | undefined;
     if (!row || !this.visible(row, viewer)) return null;
     return toRecord(row);
   }
 
   /** Records the viewer may see, newest first, without results. */
   list(filter: RunListFilter, viewer: RunViewer): RunSummary[] {
+    this.commit();
     const where = ['(finished_at_ms IS NULL OR finished_at_ms >= ?)'];
     const params: Array<string | number> = [this.cutoff()];
     if (viewer.role !== 'admin') {
@@ -237,7 +303,7 @@ export class RunStore {
       where.push('blueprint = ?');
       params.push(filter.blueprint);
     }
-    const rows = this.db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM runs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`).all(...params, filter.limit) as Row[];
+    const rows = this.statement(`SELECT ${SUMMARY_COLUMNS} FROM runs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`).all(...params, filter.limit) as Row[];
     return rows.map(toSummary);
   }
 
@@ -296,26 +362,25 @@ export class RunStore {
         if (finished) return;
         finished = true;
         this.live.delete(executionId);
-        try {
-          const record = this.writeFinish(executionId, live.owner, result);
-          if (record) for (const listener of this.finishedListeners) this.safely(() => listener(record));
-        } catch (error) {
-          this.options.log.error('svc_server::runs', 'could not record a finished run; its record stays unfinished until the next start', { execution_id: executionId, error: (error as Error).message });
-        }
+        const finishedAt = this.now();
+        this.enqueue(live.owner, executionId, () => {
+          const record = this.writeFinish(executionId, live.owner, result, finishedAt);
+          return record ? () => this.finishedListeners.forEach((listener) => this.safely(() => listener(record))) : undefined;
+        });
+        // A waiter's read commits this write first.
         for (const wake of [...live.waiters]) wake();
       },
     };
   }
 
-  private writeFinish(executionId: string, owner: string, result: object): RunRecord | null {
+  /** Inside a commit: the finished state and result. */
+  private writeFinish(executionId: string, owner: string, result: object, finishedAt = this.now()): RunRecord | null {
     const text = JSON.stringify(result);
     const added = Buffer.byteLength(text);
-    const updated = this.db
-      .prepare(`UPDATE runs SET state = 'finished', finished_at_ms = ?, result = ?, bytes = bytes + ? WHERE execution_id = ? AND state != 'finished' RETURNING *`)
-      .get(this.now(), text, added, executionId) as Row | undefined;
+    const updated = this.statement(`UPDATE runs SET state = 'finished', finished_at_ms = ?, result = ?, bytes = bytes + ? WHERE execution_id = ? AND state != 'finished' RETURNING *`)
+      .get(finishedAt, text, added, executionId) as Row | undefined;
     if (!updated) return null;
     this.count(owner, added);
-    this.keepWithinBounds(owner, executionId);
     return toRecord(updated);
   }
 
@@ -334,10 +399,22 @@ export class RunStore {
     if ((this.bytesByOwner.get(owner) ?? 0) <= 0) this.bytesByOwner.delete(owner);
   }
 
-  /** Expired records first, then the byte budget by fair share; at most MAX_BATCHES_PER_WRITE batches. */
-  private keepWithinBounds(writer: string, keep: string): void {
+  /**
+   * After a commit: expired records first, then the byte budget by fair share, the tokens that
+   * wrote in turn; at most MAX_BATCHES_PER_WRITE batches per writer (the sweep and later writes
+   * do the rest).
+   */
+  private keepWithinBounds(writers: ReadonlyMap<string, string>): void {
+    this.dropExpired(MAX_BATCHES_PER_WRITE);
+    for (const [writer, keep] of writers) {
+      if (this.totalBytes <= this.maxBytes) return;
+      this.dropPastBudget(writer, keep);
+    }
+  }
+
+  private dropPastBudget(writer: string, keep: string): void {
     try {
-      let batches = this.dropExpired(MAX_BATCHES_PER_WRITE);
+      let batches = 0;
       const exhausted = new Set<string>();
       while (this.totalBytes > this.maxBytes && batches < MAX_BATCHES_PER_WRITE) {
         const holders = [...this.bytesByOwner].filter(([owner, bytes]) => bytes > 0 && !exhausted.has(owner));
@@ -345,8 +422,7 @@ export class RunStore {
         const share = this.maxBytes / this.bytesByOwner.size;
         const mine = this.bytesByOwner.get(writer) ?? 0;
         const victim = mine > share && !exhausted.has(writer) ? writer : holders.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
-        const rows = this.db
-          .prepare(`SELECT seq, execution_id, owner, bytes FROM runs WHERE owner = ? AND state = 'finished' AND execution_id != ? ORDER BY seq LIMIT ?`)
+        const rows = this.statement(`SELECT seq, execution_id, owner, bytes FROM runs WHERE owner = ? AND state = 'finished' AND execution_id != ? ORDER BY seq LIMIT ?`)
           .all(victim, keep, DROP_BATCH) as Array<Pick<Row, 'seq' | 'execution_id' | 'owner' | 'bytes'>>;
         batches++;
         if (rows.length === 0) {
@@ -372,7 +448,7 @@ export class RunStore {
     let batches = 0;
     try {
       while (batches < maxBatches) {
-        const rows = this.db.prepare('SELECT seq, execution_id, owner, bytes FROM runs WHERE finished_at_ms < ? ORDER BY finished_at_ms LIMIT ?').all(this.cutoff(), DROP_BATCH) as Array<
+        const rows = this.statement('SELECT seq, execution_id, owner, bytes FROM runs WHERE finished_at_ms < ? ORDER BY finished_at_ms LIMIT ?').all(this.cutoff(), DROP_BATCH) as Array<
           Pick<Row, 'seq' | 'execution_id' | 'owner' | 'bytes'>
         >;
         if (rows.length === 0) break;
@@ -388,7 +464,7 @@ export class RunStore {
 
   private remove(rows: ReadonlyArray<Pick<Row, 'seq' | 'execution_id' | 'owner' | 'bytes'>>): void {
     if (rows.length === 0) return;
-    const remove = this.db.prepare('DELETE FROM runs WHERE seq = ?');
+    const remove = this.statement('DELETE FROM runs WHERE seq = ?');
     this.db.transaction(() => {
       for (const row of rows) remove.run(row.seq);
     }).immediate();

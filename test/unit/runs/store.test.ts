@@ -76,6 +76,8 @@ describe('RunStore', () => {
     start(store, 'a1').finish(result('a1'));
     start(store, 'a2', 'alice', 's2');
     start(store, 'b1', 'bob').finish(result('b1'));
+    assert.deepEqual(heard, [], 'listeners hear a run once its record is committed');
+    store.commit();
     assert.deepEqual(heard, ['a1', 'b1']);
     assert.deepEqual(store.list({ limit: 50 }, alice).map((r) => r.execution_id), ['a2', 'a1']);
     assert.deepEqual(store.list({ limit: 50 }, admin).map((r) => r.execution_id), ['b1', 'a2', 'a1']);
@@ -95,8 +97,12 @@ describe('RunStore', () => {
     assert.equal(store.get('old0', alice), null, 'an expired record is never shown');
     assert.equal(store.list({ limit: 500 }, alice).length, 1);
     start(store, 'new').finish(result('new'));
+    store.commit();
     assert.ok(dropped.length > 0 && dropped.length <= 8 * 32, `a write removes a bounded number (${dropped.length})`);
-    for (let i = 0; i < 10 && dropped.length < 100; i++) start(store, `more${i}`);
+    for (let i = 0; i < 10 && dropped.length < 100; i++) {
+      start(store, `more${i}`);
+      store.commit();
+    }
     assert.equal(dropped.length, 100, 'later writes finish the job');
     assert.equal(store.get('live', alice)?.state, 'queued');
     live.finish(result('live'));
@@ -106,7 +112,11 @@ describe('RunStore', () => {
     const record = RECORD_OVERHEAD_BYTES + 200;
     const { store } = storeOn(undefined, { maxBytes: record * 20 });
     for (let i = 0; i < 5; i++) start(store, `b${i}`, 'bob').finish(result(`b${i}`));
-    for (let i = 0; i < 60; i++) start(store, `a${i}`, 'alice').finish(result(`a${i}`));
+    for (let i = 0; i < 60; i++) {
+      start(store, `a${i}`, 'alice').finish(result(`a${i}`));
+      // One commit per run here (a server commits once per event-loop turn).
+      store.commit();
+    }
     for (let i = 0; i < 5; i++) assert.ok(store.get(`b${i}`, bob), `bob's b${i} stays`);
     assert.equal(store.get('a0', alice), null);
     assert.ok(store.get('a59', alice));
@@ -116,12 +126,27 @@ describe('RunStore', () => {
     assert.ok(total <= record * 20 + record, `within the budget (${total})`);
   });
 
+  test('writes of one event-loop turn are committed together, and a read sees them at once', async () => {
+    const { store, db } = storeOn();
+    let commits = 0;
+    db.function('count_commit', () => ++commits);
+    db.exec("CREATE TEMP TRIGGER counted AFTER INSERT ON runs BEGIN SELECT count_commit(); END;");
+    for (let i = 0; i < 10; i++) start(store, `t${i}`);
+    assert.equal(commits, 0, 'nothing is written before the turn ends');
+    assert.equal(store.list({ limit: 50 }, alice).length, 10, 'a read commits what waits');
+    assert.equal(commits, 10);
+    start(store, 'later');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(commits, 11, 'the turn\'s end commits on its own');
+  });
+
   test('at boot an unfinished run ends with a restart error unless resume takes it; adopt hands that run back', () => {
     const db = new Database(':memory:');
     const first = storeOn(db).store;
     start(first, 'ended');
     start(first, 'resumed');
     start(first, 'done').finish(result('done'));
+    first.close();
     const { store } = storeOn(db);
     const offered: string[] = [];
     assert.equal(store.recoverAtBoot((record) => (offered.push(record.execution_id), record.execution_id === 'resumed')), 1);
