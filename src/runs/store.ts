@@ -143,6 +143,7 @@ export class RunStore {
   private writers = new Map<string, string>();
   private commitScheduled = false;
   private readonly statements = new Map<string, Statement>();
+  private idleWaiters: Array<() => void> = [];
 
   constructor(private readonly options: RunStoreOptions) {
     this.db = options.db;
@@ -337,6 +338,17 @@ export class RunStore {
     return this.get(executionId, viewer);
   }
 
+  /** Runs in flight (the shutdown drain waits for them, asynchronous starts included). */
+  get inFlight(): number {
+    return this.live.size;
+  }
+
+  /** Resolves once no run is in flight. */
+  idle(): Promise<void> {
+    if (this.live.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
   onFinished(listener: (record: RunRecord) => void): void {
     this.finishedListeners.push(listener);
   }
@@ -369,6 +381,7 @@ export class RunStore {
         });
         // A waiter's read commits this write first.
         for (const wake of [...live.waiters]) wake();
+        if (this.live.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
       },
     };
   }

@@ -70,8 +70,11 @@ export async function boot(options: BootOptions): Promise<void> {
   // ends), so more than ten at once is normal, not a leak.
   setMaxListeners(0, cancel.signal);
 
+  // Set once the run store exists (the drain waits for asynchronous runs too).
+  let runStore: RunStore | undefined;
   const shutdown = new ShutdownCoordinator({
     log,
+    runs: { get inFlight() { return runStore?.inFlight ?? 0; }, idle: () => runStore?.idle() ?? Promise.resolve() },
     graceSeconds: settings.shutdownGraceSeconds,
     cancel,
     exit: options.exit,
@@ -106,6 +109,7 @@ export async function boot(options: BootOptions): Promise<void> {
   // Run records: those the last process left unfinished end now (the journal's resume hooks in here).
   const runs = new RunStore({ db, log, retentionMs: settings.runs.retentionMs, maxBytes: settings.runs.maxBytes });
   runs.recoverAtBoot();
+  runStore = runs;
   closers.push(() => runs.close());
   const secretStore = new SecretStore(settings.secretStore.dir, settings.secretStore.key);
   secretStore.verifyKey();

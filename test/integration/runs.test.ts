@@ -9,6 +9,7 @@ import { fetch as undiciFetch } from 'undici';
 import { startServer, tempDir, type TestServer } from '../harness';
 import { serverOptions, startStandIn, type StandIn } from '../support/stand-in';
 import { metricValue, otherToken } from '../support/tenants';
+import { eventually } from '../support/wait';
 
 const HOST = 'never.example.com';
 const BLUEPRINT = `name: runs-bp\npermissions:\n  main:\n    - {capability: http.get, filter: 'host == "${HOST}"', action: allow}\n`;
@@ -238,6 +239,34 @@ describe('run record retention by size', () => {
 });
 
 describe('run records across a restart', () => {
+  test('a stop waits for an asynchronous run within the grace: it finishes and its record says so', { timeout: 180_000 }, async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const standIn = await startStandIn([HOST], async () => {
+      await released;
+      return { status: 200, body: 'late' };
+    });
+    const first = await startWithStandIn(standIn, { args: ['--shutdown-grace', '120'] });
+    let second: TestServer | undefined;
+    try {
+      const started = await first.server.request('POST', '/v1/execute', { token: first.server.userToken, headers: ASYNC, body: { blueprint: 'runs-bp', code: hangingProgram(standIn, 'drain') } });
+      await standIn.received(1);
+      first.server.child.kill('SIGTERM');
+      await eventually('the server to start draining', () => first.server.logs({ msg: 'SIGTERM received' }).length > 0);
+      release();
+      assert.equal(await first.server.exited(), 0);
+
+      ({ server: second } = await startWithStandIn(standIn, { home: first.home, adminToken: first.server.adminToken, userToken: first.server.userToken }));
+      const record = await second.request('GET', `/v1/runs/${started.json.execution_id}`, { token: second.userToken });
+      assert.equal(record.json.state, 'finished');
+      assert.equal(record.json.result.error, null, JSON.stringify(record.json.result));
+      assert.equal(record.json.result.result, 'answered');
+    } finally {
+      await second?.stop();
+      await standIn.close();
+    }
+  });
+
   test('finished records survive; a run in flight when the server died ends as finished with a restart error', { timeout: 180_000 }, async () => {
     const standIn = await startStandIn([HOST], () => new Promise(() => {}));
     const first = await startWithStandIn(standIn);
