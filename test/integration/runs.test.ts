@@ -6,6 +6,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fetch as undiciFetch } from 'undici';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startServer, tempDir, type TestServer } from '../harness';
 import { serverOptions, startStandIn, type StandIn } from '../support/stand-in';
 import { metricValue, otherToken } from '../support/tenants';
@@ -187,6 +189,22 @@ describe('run records', () => {
     assert.equal(done.json.result.result, 'once');
     const runs = await server.request('GET', `/v1/runs?session_id=${session.json.session_id}`, { token: server.userToken });
     assert.equal(runs.json.runs.length, 1, 'the replay ran nothing');
+  });
+
+  test('a run through the MCP execute tool has a record with entry_point mcp', async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/runs-bp`), { requestInit: { headers: { authorization: `Bearer ${server.userToken}` } } });
+    const client = new Client({ name: 'svc-test', version: '0.0.1' });
+    await client.connect(transport);
+    try {
+      const ran = (await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'export function main() { return "via mcp"; }' } })) as unknown as { structuredContent: { execution_id: string } };
+      const id = ran.structuredContent.execution_id;
+      const record = await server.request('GET', `/v1/runs/${id}`, { token: server.userToken });
+      assert.equal(record.json.entry_point, 'mcp');
+      assert.equal(record.json.session_id, transport.sessionId);
+      assert.equal(record.json.result.result, 'via mcp');
+    } finally {
+      await client.close();
+    }
   });
 
   test('the routes are in the OpenAPI document', async () => {
