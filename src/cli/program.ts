@@ -12,6 +12,7 @@ import { registerBuildCommands } from './commands/build';
 import { registerDocsCommand } from './commands/docs';
 import { registerCapabilitiesCommand } from './commands/capabilities';
 import { registerSessionCommands } from './commands/session';
+import { registerRunsCommands } from './commands/runs';
 import { registerInstallCommand } from './commands/install';
 import { registerPackagesCommands } from './commands/packages';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors';
@@ -31,6 +32,7 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerRunCommand,
   registerReplayCommand,
   registerSessionCommands,
+  registerRunsCommands,
   registerBuildCommands,
   registerInstallCommand,
   registerPackagesCommands,

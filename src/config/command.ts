@@ -92,6 +92,7 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
       headerTimeoutSeconds: ranged(resolver, 'header_timeout', 60),
     },
     sessionReapIntervalSeconds: sessionReapInterval(resolver),
+    runs: { retentionMs: resolver.number('run_retention') ?? 24 * 3600 * 1000, maxBytes: resolver.number('max_run_store_size') ?? 256 * 1024 * 1024 },
     runnerPoolSize: runnerPoolSize(resolver),
     admission: admission(resolver, limits.max_execution_memory, runnerPoolSize(resolver)),
   };

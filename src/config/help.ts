@@ -15,6 +15,8 @@ const placeholder: Record<ScalarKind, string> = {
   whole: '<n>',
   url: '<url>',
   repository: '<owner/repo>',
+  duration: '<duration>',
+  size: '<size>',
 };
 
 function table(rows: Array<[string, string]>): string[] {

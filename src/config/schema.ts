@@ -1,6 +1,6 @@
 // The table of scalar settings: file key, flag, variable and value type. Parsing,
 // precedence and help text are all driven by this one table.
-export type ScalarKind = 'ip' | 'port' | 'path' | 'name' | 'count' | 'megabytes' | 'kibibytes' | 'seconds' | 'whole' | 'endpoint' | 'url' | 'repository';
+export type ScalarKind = 'ip' | 'port' | 'path' | 'name' | 'count' | 'megabytes' | 'kibibytes' | 'seconds' | 'whole' | 'endpoint' | 'url' | 'repository' | 'duration' | 'size';
 
 export interface ScalarSetting {
   key: string; // dotted file key
@@ -79,6 +79,8 @@ export const scalarSettings: readonly ScalarSetting[] = [
   { key: 'header_timeout', flag: 'header-timeout', env: 'SVC_HEADER_TIMEOUT', kind: 'seconds', help: 'seconds a connection may take to send a request\'s headers, and a new one its first request, 1-300 (default 60; svc extension)', min: 1, max: 300, label: 'header timeout' },
   { key: 'logging.file', flag: 'log-file', env: 'SVC_LOG_FILE', kind: 'path', help: 'append the server log to this file (default stdout)' },
   { key: 'shutdown_grace', flag: 'shutdown-grace', env: 'SVC_SHUTDOWN_GRACE', kind: 'seconds', help: 'seconds to drain after a stop (default 5)', min: 0, label: 'shutdown grace' },
+  { key: 'run_retention', flag: 'run-retention', env: 'SVC_RUN_RETENTION', kind: 'duration', help: 'how long a finished run\'s record (GET /v1/runs/{id}) is kept, e.g. 24h, 90m, 7d (default 24h)', label: 'run retention' },
+  { key: 'max_run_store_size', flag: 'max-run-store-size', env: 'SVC_MAX_RUN_STORE_SIZE', kind: 'size', help: 'bytes of run records kept together, e.g. 256MB; past it the oldest finished records go, first those of a token holding more than its fair share (default 256MB)', label: 'max run store size' },
   { key: 'session_reap_interval', flag: 'session-reap-interval', env: 'SVC_SESSION_REAP_INTERVAL', kind: 'seconds', help: 'seconds between sweeps that end sessions idle past their idle_timeout (default 30; svc extension)', min: 1, label: 'session reap interval' },
   { key: 'telemetry_endpoint', flag: 'telemetry-endpoint', env: 'SVC_TELEMETRY_ENDPOINT', kind: 'endpoint', help: 'HTTPS URL that receives telemetry reports when telemetry is on (svc extension)' },
   { key: 'runner_pool_size', flag: 'runner-pool-size', env: 'SVC_RUNNER_POOL_SIZE', kind: 'whole', help: 'runner child processes that run programs, 1-64 (default 2; svc extension)', min: 1, max: 64, label: 'runner pool size' },

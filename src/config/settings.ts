@@ -151,6 +151,8 @@ export interface Settings {
   connections: { total: number; perAddress: number; unauthenticated: number; headerTimeoutSeconds: number };
   /** Seconds between idle-session sweeps, default 30: our extension. Key `session_reap_interval`, flag `--session-reap-interval`, SVC_SESSION_REAP_INTERVAL. */
   sessionReapIntervalSeconds: number;
+  /** Run records (GET /v1/runs): `run_retention` (ms, default 24h) and `max_run_store_size` (bytes, default 256 MiB). */
+  runs: { retentionMs: number; maxBytes: number };
   /** Runner child processes, 1-64, default 2: an svc extension beyond the common settings. Key `runner_pool_size`, flag `--runner-pool-size`, SVC_RUNNER_POOL_SIZE. */
   runnerPoolSize: number;
   /** Admission of runs (svc extension): ceilings on runs in flight, their memory limits and the queue; runs one runner hosts. */

@@ -5,7 +5,7 @@ import type { ParsedFlags } from './argv';
 import { invalid } from './errors';
 import { asBoolean, asList, asMap, asString, checkKeys, scalarText, scalarType, type ConfigFile, type FileValue } from './file';
 import { fileKeys, scalarSettings, type ScalarSetting } from './schema';
-import { parseCount, parseIp, parseList, parsePort, parseRepositoryName, parseWhole, parseReportUrl } from './values';
+import { parseCount, parseDuration, parseIp, parseList, parsePort, parseRepositoryName, parseSize, parseWhole, parseReportUrl } from './values';
 
 type Scalar = string | number;
 
@@ -40,6 +40,7 @@ function fileScalarText(setting: ScalarSetting, value: FileValue): string {
   const type = scalarType(value);
   if (integerKinds.has(setting.kind) && type !== 'number') throw invalid(`${label}: expected a whole number (a YAML integer, without quotes), got \`${text}\``);
   if (setting.kind === 'count' && type !== 'number' && type !== 'string') throw invalid(`${label}: a count is a whole number with an optional K, M, B or T suffix, got \`${text}\``);
+  if ((setting.kind === 'duration' || setting.kind === 'size') && type !== 'string' && type !== 'number') throw invalid(`${label}: expected ${setting.kind === 'duration' ? 'a duration such as `24h`' : 'a size such as `256MB`'}, got \`${text}\``);
   if (['ip', 'path', 'name', 'endpoint', 'url', 'repository'].includes(setting.kind) && type !== 'string') throw invalid(`${label}: expected text, got \`${text}\``);
   return text;
 }
@@ -70,6 +71,13 @@ function parseScalar(setting: ScalarSetting, raw: string, label: string): Scalar
       return parseWhole(raw, label, 'units');
     case 'url':
       return parseHttpsUrl(raw, label);
+    case 'duration':
+      return parseDuration(raw, label);
+    case 'size': {
+      const bytes = parseSize(raw, label);
+      if (bytes === 'unlimited' || bytes < 1) throw invalid(`${label}: expected a size of at least 1 byte such as \`256MB\`, got \`${raw}\``);
+      return bytes;
+    }
     case 'repository': {
       const { owner, repo } = parseRepositoryName(raw, label);
       return `${owner}/${repo}`;

@@ -68,6 +68,18 @@ export function parseList(raw: string): string[] {
     .filter((s) => s !== '');
 }
 
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** A duration such as `24h`, `90m`, `30s` or `7d` (a whole number and one unit), in milliseconds; at least one second. */
+export function parseDuration(raw: string, label: string): number {
+  const match = /^([0-9]+)([smhdSMHD])$/.exec(raw.trim());
+  if (!match) throw invalid(`${label}: expected a duration such as \`24h\`, \`90m\`, \`30s\` or \`7d\` (a whole number and one unit), got \`${raw}\``);
+  const ms = Number(match[1]) * DURATION_UNITS[match[2].toLowerCase()] * 1000;
+  if (!Number.isSafeInteger(ms)) throw invalid(`${label}: duration \`${raw}\` is too long`);
+  if (ms < 1000) throw invalid(`${label}: a duration must be at least 1s, got \`${raw}\``);
+  return ms;
+}
+
 /** A size such as `500MB` (binary units) or `unlimited`. */
 export function parseSize(raw: string, label: string): number | 'unlimited' {
   if (raw === 'unlimited') return 'unlimited';

@@ -26,6 +26,7 @@ export interface RunJournals {
   /** `run` is null when the run left no journal (refused before it ran, or journalling is off). */
   finished(executionId: string, run: JournalledRun | null): void;
 }
+import type { RunHandle, RunStart } from '../runs';
 
 /** Where a run came in (the audit record's `entry_point` owns the list). */
 export type EntryPoint = ExecutionRecord['entry_point'];
@@ -117,7 +118,12 @@ export interface ExecutorOptions {
   now?: () => number;
   /** Keeps runs' journals (tapes, replay, fork); without it nothing is kept. */
   journals?: RunJournals;
+  /** Keeps a record of every run (src/runs); without it runs leave none and cannot be cancelled by id. */
+  runs?: { begin(start: RunStart): RunHandle };
 }
+
+/** The entry point as the run record names it. */
+const RECORD_ENTRY_POINT = { http: 'rest', session: 'session', mcp: 'mcp' } as const satisfies Record<EntryPoint, RunStart['entryPoint']>;
 
 /**
  * The reason every run's signal is aborted with. `abort()` without one builds a
@@ -188,17 +194,34 @@ export class Executor {
         throwaway: request.throwaway === true,
       }) ?? {};
     this.options.journals?.started(executionId, request.principal);
+    const record = this.beginRecord(request, executionId);
     let journalled: JournalledRun | null = null;
+    let report: ExecutionReport | undefined;
     try {
-      const report = await this.run(request, base, ids, services, started, (run) => (journalled = run));
+      report = await this.run(request, base, ids, services, started, record, (run) => (journalled = run));
       return report;
+    } catch (error) {
+      this.options.log.error('svc_server::execute', 'a run failed in the server', { execution_id: executionId, error: (error as Error).message });
+      throw error;
     } finally {
       services.endOfRun?.();
       this.options.journals?.finished(executionId, journalled);
+      record?.finish(report?.response ?? { ...ids, result: null, console: [], error: { kind: 'runtime_error', message: 'the server failed while running the program; see the server log' } });
     }
   }
 
-  private async run(request: ExecutionRequest, base: RunRecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number, keepJournal: (run: JournalledRun) => void): Promise<ExecutionReport> {
+  /** The run's record (queued); a store that cannot be written is logged and the run goes on unrecorded. */
+  private beginRecord(request: ExecutionRequest, executionId: string): RunHandle | null {
+    if (!this.options.runs) return null;
+    try {
+      return this.options.runs.begin({ executionId, owner: request.principal, sessionId: request.sessionId, blueprint: request.blueprint.name, entryPoint: RECORD_ENTRY_POINT[request.entryPoint] });
+    } catch (error) {
+      this.options.log.error('svc_server::runs', 'could not record a run; it runs without a record', { execution_id: executionId, error: (error as Error).message });
+      return null;
+    }
+  }
+
+  private async run(request: ExecutionRequest, base: RunRecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number, record: RunHandle | null, keepJournal: (run: JournalledRun) => void): Promise<ExecutionReport> {
     const { audit } = this.options;
     const executionId = ids.executionId;
     // `@mcp/<server>` Packages the program imports are discovered for this run only.
@@ -232,9 +255,9 @@ export class Executor {
     // Cancelled while it was checked or compiled (the shutdown grace ended, the requester
     // left): the answer is due now. A compile cannot be stopped, so it is not waited for
     // (it still fills the cache); the shutdown drops connections soon after its deadline.
-    const cancellers = [this.options.shutdown, ...(request.signal ? [request.signal] : [])];
+    const cancellers = [this.options.shutdown, ...(request.signal ? [request.signal] : []), ...(record ? [record.signal] : [])];
     const cancelledBeforeRun = () => {
-      const error: ExecuteError = { kind: 'cancelled', message: 'cancelled: the run was stopped before it started (the server is shutting down, or the client went away)' };
+      const error: ExecuteError = { kind: 'cancelled', message: cancelledByRequest(record) ?? 'cancelled: the run was stopped before it started (the server is shutting down, or the client went away)' };
       this.finish(base, { ...NO_USAGE, outcome: 'cancelled', errorClass: 'cancelled', wallMs: this.now() - started });
       return executeResult(ids, null, [], error, discoveryWarnings);
     };
@@ -299,6 +322,7 @@ export class Executor {
         packages: new Set(prepared?.packages.map((p) => p.script.name) ?? []),
       });
       // The sandbox provides the svc: modules the program or any Package imports.
+      record?.setState('running');
       const imported = [...new Set([...compiled.script.hostModules.filter((name) => modules.has(name)), ...(prepared?.hostModules ?? [])])].sort();
       imports = guestModules(imported, modules);
       importedGuests = guestSources(imported, modules);
@@ -324,6 +348,7 @@ export class Executor {
     }
 
     const error: ExecuteError | null = outcome.error ? confirmDenial({ ...outcome.error }, dispatcher?.denials ?? []) : null;
+    if (error?.kind === 'cancelled') error.message = cancelledByRequest(record) ?? error.message;
     reportRunFailure(request.entryPoint, error, request.code);
     this.finish(base, {
       outcome: outcome.outcome,
@@ -380,6 +405,11 @@ function replayLimits(limits: RunLimits, replay: ReplayPlan | undefined): RunLim
   if (!replay) return limits;
   const bytes = JSON.stringify(replay.entries).length;
   return { ...limits, replayBytes: bytes, journalBytes: Math.max(limits.journalBytes ?? 0, bytes * 2) };
+}
+
+/** The message of a run cancelled through its record (POST /v1/runs/{id}/cancel), else null. */
+function cancelledByRequest(record: RunHandle | null): string | null {
+  return record?.signal.aborted && typeof record.signal.reason === 'string' ? record.signal.reason : null;
 }
 
 /** What `untilCancelled` gives when a canceller fired first. */

@@ -22,6 +22,7 @@ import { metricsRoute, mountMetricsRoute } from './routes/metrics';
 import { mountOpsRoutes, opsRoutes } from './routes/ops';
 import { mountPackageRoutes, packageRoutes } from './routes/packages';
 import { mountSecretRoutes, secretRoutes } from './routes/secrets';
+import { mountRunRoutes, runRoutes } from './routes/runs';
 import { mountSessionRoutes, sessionRoutes } from './routes/sessions';
 import { mountTapeRoutes, tapeRoutes } from './routes/tapes';
 import type { AppEnv, RouteRole } from './types';
@@ -37,6 +38,7 @@ export const routeGroups = {
   execute: { routes: { executeRoute }, mount: mountExecuteRoutes },
   mcp: { routes: { mcpEndpointRoute }, mount: mountMcpRoutes },
   sessions: { routes: sessionRoutes, mount: mountSessionRoutes },
+  runs: { routes: runRoutes, mount: mountRunRoutes },
   tapes: { routes: tapeRoutes, mount: mountTapeRoutes },
   openapi: { routes: { openApiRoute }, mount: mountOpenApiRoute },
   metrics: { routes: { metricsRoute }, mount: mountMetricsRoute },

@@ -15,6 +15,7 @@ import { McpDiscovery, McpRun, mcpViews } from '../mcp/client';
 import { OAuthService, TokenManager } from '../mcp/oauth';
 import { JournalStore, RunTapes } from '../journal';
 import { PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
+import { RunStore } from '../runs';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
 import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
@@ -58,8 +59,11 @@ export async function boot(options: BootOptions): Promise<void> {
   // ends), so more than ten at once is normal, not a leak.
   setMaxListeners(0, cancel.signal);
 
+  // Set once the run store exists (the drain waits for asynchronous runs too).
+  let runStore: RunStore | undefined;
   const shutdown = new ShutdownCoordinator({
     log,
+    runs: { get inFlight() { return runStore?.inFlight ?? 0; }, idle: () => runStore?.idle() ?? Promise.resolve() },
     graceSeconds: settings.shutdownGraceSeconds,
     cancel,
     exit: options.exit,
@@ -91,6 +95,11 @@ export async function boot(options: BootOptions): Promise<void> {
   // State, in the documented startup order.
   const db = openDatabase(settings.paths.databasePath);
   closers.push(() => closeDatabase(db));
+  // Run records: those the last process left unfinished end now (the journal's resume hooks in here).
+  const runs = new RunStore({ db, log, retentionMs: settings.runs.retentionMs, maxBytes: settings.runs.maxBytes });
+  runs.recoverAtBoot();
+  runStore = runs;
+  closers.push(() => runs.close());
   const secretStore = new SecretStore(settings.secretStore.dir, settings.secretStore.key);
   secretStore.verifyKey();
   const packages = new PackageService(
@@ -269,6 +278,7 @@ export async function boot(options: BootOptions): Promise<void> {
     limits: settings.limits,
     allows: settings.logging.audit.allows,
     newId: randomUUID,
+    runs,
   });
 
   let mcpEndpoint: McpEndpoint | null = null;
@@ -339,6 +349,7 @@ export async function boot(options: BootOptions): Promise<void> {
     },
     mcp,
     sessions: { sessions, executor, ledger, newId: randomUUID },
+    runs: { runs },
     tapes: { tapes, executor, resolveBlueprint: (name) => registry.get(name), newId: randomUUID, log },
     openapi: { version: options.version },
   };
@@ -361,6 +372,7 @@ export async function boot(options: BootOptions): Promise<void> {
       ...[...hostCalls.perToken()].map(([token, calls]) => ({ token, quota: 'max_host_calls_in_flight_per_token', use: calls.inFlight })),
       ...[...sessionStates.perToken()].map(([token, use]) => ({ token, quota: 'max_session_state_memory_per_token', use })),
       ...[...(ledger?.bytesPerOwner() ?? [])].map(([token, use]) => ({ token, quota: 'max_idempotency_token_size', use })),
+      ...[...runs.bytesPerOwner()].map(([token, use]) => ({ token, quota: 'max_run_store_size', use })),
       ...modelBudgets.perToken().flatMap(({ token, model, embedding }) => [
         { token, quota: 'max_llm_tokens_per_token', use: model },
         { token, quota: 'max_embedding_tokens_per_token', use: embedding },

@@ -14,6 +14,8 @@ export interface ShutdownOptions {
   /** Releases everything after the drain (runners, database, logs); must not throw. */
   teardown: () => Promise<void>;
   exit: (code: number) => void;
+  /** Runs in flight, asynchronous starts included (no handler waits for those): the drain waits for them too. */
+  runs?: { readonly inFlight: number; idle(): Promise<void> };
 }
 
 /** How long cancelled handlers get to answer: the runner pool's cancel grace, plus a margin. */
@@ -81,7 +83,7 @@ export class ShutdownCoordinator {
       // computing on its runner answers when the runner confirms the cancel, or when the
       // pool replaces that runner after its 1 s cancel grace; only a handler stuck past
       // that loses its connection.
-      await Promise.race([listener.idle(), delay(CANCELLED_ANSWER_MS)]);
+      await Promise.race([Promise.all([listener.idle(), this.options.runs?.idle()]), delay(CANCELLED_ANSWER_MS)]);
       listener.dropAll();
     }
     await this.options.teardown();
@@ -90,14 +92,14 @@ export class ShutdownCoordinator {
 
   /** Resolves null when all handlers finished, else why the wait ended. */
   private waitForHandlers(listener: Listener): Promise<'grace elapsed' | 'second signal' | null> {
-    if (listener.inFlight() === 0) return Promise.resolve(null);
+    if (listener.inFlight() === 0 && (this.options.runs?.inFlight ?? 0) === 0) return Promise.resolve(null);
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve('grace elapsed'), this.options.graceSeconds * 1000);
       this.skipWait = () => {
         clearTimeout(timer);
         resolve('second signal');
       };
-      void listener.idle().then(() => {
+      void Promise.all([listener.idle(), this.options.runs?.idle()]).then(() => {
         clearTimeout(timer);
         resolve(null);
       });

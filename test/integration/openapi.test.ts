@@ -130,6 +130,17 @@ describe('OpenAPI document', () => {
     await call('delete', '/v1/sessions/{session_id}', { session_id: sessionId }, user); // 404
     await call('post', '/v1/execute', {}, { ...user, body: { blueprint: 'calc', code: 'export function main() { return [1, 2]; }' } });
     await call('post', '/v1/execute', {}, { ...user, body: { blueprint: 'nope', code: 'export function main() {}' } });
+    // Run records: an asynchronous start (202), its record held until finished, refusals.
+    const started = await call('post', '/v1/execute', {}, { ...user, body: { blueprint: 'calc', code: 'export function main() { return 3; }' }, headers: { prefer: 'respond-async' } });
+    const runId = started.json.execution_id as string;
+    await call('get', '/v1/runs/{execution_id}', { execution_id: runId }, { ...user, query: '?wait=60' });
+    await call('get', '/v1/runs/{execution_id}', { execution_id: 'not-a-run' }, user); // 404
+    await call('get', '/v1/runs/{execution_id}', { execution_id: runId }, { ...user, query: '?wait=61' }); // 400
+    await call('get', '/v1/runs', {}, { ...user, query: '?limit=5' });
+    await call('get', '/v1/runs', {}, { ...user, query: '?state=done' }); // 400
+    await call('post', '/v1/runs/{execution_id}/cancel', { execution_id: runId }, user); // 409 finished
+    await call('post', '/v1/runs/{execution_id}/cancel', { execution_id: 'not-a-run' }, user); // 404
+
     // Run tapes and forks (src/journal)
     const timed = await call('post', '/v1/execute', {}, { ...user, body: { blueprint: 'calc', code: 'export function main() { return Date.now() > 0; }' } });
     await call('get', '/v1/runs/{execution_id}/tape', { execution_id: timed.json.execution_id }, user);

@@ -20,6 +20,10 @@ import type {
   PackageSearchResults,
   Prompt,
   RefreshTokenRequest,
+  RunRecord,
+  RunStarted,
+  RunState,
+  RunSummary,
   SessionRequest,
   Status,
 } from './types.js';
@@ -81,6 +85,42 @@ export class SvcClient {
   /** A one-off run in a throw-away session; its last run stays readable by `session_id`. */
   executeOnce(request: OneOffRequest): Promise<SvcResult<ExecuteResult>> {
     return settle(this.api.POST('/v1/execute', { body: request }));
+  }
+
+  /**
+   * Starts `code` in a session without waiting (`Prefer: respond-async`): 202 `RunStarted`
+   * once admitted; follow it with `getRun`. A retry with the same `idempotencyKey` answers
+   * the same `execution_id`.
+   */
+  executeAsync(sessionId: string, code: string, options: { idempotencyKey?: string } = {}): Promise<SvcResult<RunStarted>> {
+    const headers: Record<string, string> = { 'mcp-session-id': sessionId, prefer: 'respond-async' };
+    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
+    return settle(this.api.POST('/v1/sessions/{session_id}/execute', { params: { path: { session_id: sessionId } }, body: { code }, headers })) as Promise<SvcResult<RunStarted>>;
+  }
+
+  /**
+   * Starts a one-off run without waiting: `RunStarted` once admitted. A refusal before the
+   * run (unknown Blueprint, invalid variables or secrets) keeps its usual answer, an
+   * `ExecuteResult` with `error` set (tell them apart by `state`).
+   */
+  executeOnceAsync(request: OneOffRequest): Promise<SvcResult<RunStarted | ExecuteResult>> {
+    return settle(this.api.POST('/v1/execute', { body: request, headers: { prefer: 'respond-async' } })) as Promise<SvcResult<RunStarted | ExecuteResult>>;
+  }
+
+  /** A run's record; with `wait` (seconds, 0-60) the server holds the answer until the run finishes or the time is up. */
+  getRun(executionId: string, options: { wait?: number } = {}): Promise<SvcResult<RunRecord>> {
+    return settle(this.api.GET('/v1/runs/{execution_id}', { params: { path: { execution_id: executionId }, query: options.wait === undefined ? {} : { wait: String(options.wait) } } }));
+  }
+
+  /** Runs newest first (a user token: its own; an admin token: every one), without results. */
+  listRuns(filter: { state?: RunState; sessionId?: string; blueprint?: string; limit?: number } = {}): Promise<SvcResult<{ runs: RunSummary[] }>> {
+    const query = { state: filter.state, session_id: filter.sessionId, blueprint: filter.blueprint, limit: filter.limit === undefined ? undefined : String(filter.limit) };
+    return settle(this.api.GET('/v1/runs', { params: { query } }));
+  }
+
+  /** Asks a run in flight to stop (it ends `cancelled`); a finished run is the `api` error `run_finished`. */
+  cancelRun(executionId: string): Promise<SvcResult<RunRecord>> {
+    return settle(this.api.POST('/v1/runs/{execution_id}/cancel', { params: { path: { execution_id: executionId } } }));
   }
 
   rebind(sessionId: string, secrets: Record<string, string>): Promise<SvcResult<null>> {

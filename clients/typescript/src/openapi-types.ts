@@ -450,6 +450,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/runs/{execution_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's record; with `wait`, held until it finishes */
+        get: operations["getV1RunsBy_execution_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs, newest first: the caller's own (admin tokens: every one) */
+        get: operations["getV1Runs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{execution_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a run in flight: it ends `cancelled` */
+        post: operations["postV1RunsBy_execution_idCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{execution_id}/tape": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A finished run's tape (svc.tape/1): program, journal and result, for `svc replay` */
+        get: operations["getV1RunsBy_execution_idTape"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{execution_id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replay a run to a host call, substitute its answer, and continue live as a new run */
+        post: operations["postV1RunsBy_execution_idFork"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -781,6 +866,12 @@ export interface components {
                 help?: string;
             }[];
         };
+        RunStarted: {
+            execution_id: string;
+            session_id: string;
+            /** @enum {string} */
+            state: "queued" | "running" | "waiting_for_approval" | "finished";
+        };
         OneOffExecuteRequest: {
             code: string;
             blueprint: string;
@@ -863,6 +954,71 @@ export interface components {
                 /** @description A suggested fix (the type checker's spelling suggestion) */
                 help?: string;
             }[];
+        };
+        RunRecord: {
+            execution_id: string;
+            session_id: string;
+            blueprint: string;
+            /**
+             * @description `rest` (POST /v1/execute), `session` (POST /v1/sessions/{id}/execute) or `mcp` (the MCP execute tool)
+             * @enum {string}
+             */
+            entry_point: "rest" | "session" | "mcp";
+            /** @enum {string} */
+            state: "queued" | "running" | "waiting_for_approval" | "finished";
+            /** @description RFC 3339 UTC time the run was accepted */
+            started_at: string;
+            /** @description RFC 3339 UTC time it finished; null until then */
+            finished_at: string | null;
+            /** @description The execute result body once finished (ExecuteResult), else null */
+            result: {
+                [key: string]: unknown;
+            } | null;
+        };
+        RunList: {
+            /** @description Newest first */
+            runs: components["schemas"]["RunSummary"][];
+        };
+        RunSummary: {
+            execution_id: string;
+            session_id: string;
+            blueprint: string;
+            /**
+             * @description `rest` (POST /v1/execute), `session` (POST /v1/sessions/{id}/execute) or `mcp` (the MCP execute tool)
+             * @enum {string}
+             */
+            entry_point: "rest" | "session" | "mcp";
+            /** @enum {string} */
+            state: "queued" | "running" | "waiting_for_approval" | "finished";
+            /** @description RFC 3339 UTC time the run was accepted */
+            started_at: string;
+            /** @description RFC 3339 UTC time it finished; null until then */
+            finished_at: string | null;
+        };
+        Tape: {
+            /** @enum {string} */
+            format: "svc.tape/1";
+            execution_id: string;
+            program: string;
+            journal: ({
+                step: number;
+                kind: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        ForkRequest: {
+            step: number;
+            answer: {
+                value?: unknown;
+            } | {
+                error: {
+                    name: string;
+                    message: string;
+                };
+            };
         };
     };
     responses: never;
@@ -2597,7 +2753,10 @@ export interface operations {
     postV1Execute: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 `{execution_id, session_id, state}` with `Location: /v1/runs/<id>` once the run is admitted; the run then goes on whether or not the client stays */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2616,6 +2775,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExecuteResult"];
+                };
+            };
+            /** @description With `Prefer: respond-async`: the run was admitted; `Location: /v1/runs/<execution_id>` follows it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStarted"];
                 };
             };
             /** @description Body is not JSON */
@@ -2827,8 +2995,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Printable ASCII, 1 to 120 bytes, sent once: the same key with the same code replays the recorded outcome */
+                /** @description Printable ASCII, 1 to 120 bytes, sent once: the same key with the same code replays the recorded outcome (of an asynchronous start: its 202 with the same execution_id) */
                 "Idempotency-Key"?: string;
+                /** @description `respond-async`: answer 202 `{execution_id, session_id, state}` with `Location: /v1/runs/<id>` once the run is admitted; the run then goes on whether or not the client stays */
+                Prefer?: string;
             };
             path: {
                 session_id: string;
@@ -2852,6 +3022,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExecuteResult"];
+                };
+            };
+            /** @description With `Prefer: respond-async`: the run was admitted; `Location: /v1/runs/<execution_id>` follows it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStarted"];
                 };
             };
             /** @description Invalid Idempotency-Key */
@@ -3101,6 +3280,340 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getV1RunsBy_execution_id: {
+        parameters: {
+            query?: {
+                /** @description Seconds (0-60) to hold the answer until the run is finished; the record as it is then */
+                wait?: string;
+            };
+            header?: never;
+            path: {
+                execution_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run record */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunRecord"];
+                };
+            };
+            /** @description `invalid_query`: the message names the parameter and what it accepts */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unknown_run`: no such run, its record has expired, or it is another token's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getV1Runs: {
+        parameters: {
+            query?: {
+                state?: "queued" | "running" | "waiting_for_approval" | "finished";
+                session_id?: string;
+                blueprint?: string;
+                /** @description At most this many (1-500, default 50) */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Records without their results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunList"];
+                };
+            };
+            /** @description `invalid_query`: the message names the parameter and what it accepts */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    postV1RunsBy_execution_idCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                execution_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancellation asked; the record as it was (GET it, with `wait`, for the end) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunRecord"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unknown_run`: no such run, its record has expired, or it is another token's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `run_finished`: the run had already finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getV1RunsBy_execution_idTape: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                execution_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tape */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tape"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unknown_run` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `run_not_finished` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    postV1RunsBy_execution_idFork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                execution_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkRequest"];
+            };
+        };
+        responses: {
+            /** @description The new run, under way */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStarted"];
+                };
+            };
+            /** @description `invalid_step`, `not_replayable` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unknown_run`, `blueprint_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `run_not_finished` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 2 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `Content-Type: application/json` absent */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description JSON of the wrong shape; the message names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
             };
             /** @description The server is shutting down */
             503: {

@@ -12,6 +12,14 @@ export type ExecuteError = Schemas['ExecuteError'];
 export type ExecuteResult = Schemas['ExecuteResult'];
 export type LastRunRecord = Schemas['LastRunRecord'];
 
+/** A run's record: state, times and, once finished, its execute result. */
+export type RunRecord = Schemas['RunRecord'];
+/** A record in a listing (no result). */
+export type RunSummary = Schemas['RunSummary'];
+export type RunState = RunRecord['state'];
+/** The 202 answer of an asynchronous start: follow it with `getRun(execution_id, { wait })`. */
+export type RunStarted = Schemas['RunStarted'];
+
 export type Prompt = Schemas['Prompt'];
 export type SearchEntry = Schemas['SearchEntry'];
 export type PackageSearchResults = Schemas['PackageSearchResults'];

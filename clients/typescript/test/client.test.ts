@@ -80,6 +80,27 @@ describe('TypeScript client', () => {
     assert.ok(!missing.ok && missing.error.kind === 'api' && missing.error.code === 'not_found' && missing.error.status === 404);
   });
 
+  test('runs: asynchronous starts, records with wait, listing, cancel of a finished run', async () => {
+    const started = value(await user.executeOnceAsync({ blueprint: 'calc', code: 'export function main() { return 6 * 7; }' }));
+    assert.ok('state' in started, 'an admitted run answers RunStarted');
+    const record = value(await user.getRun(started.execution_id, { wait: 60 }));
+    assert.equal(record.state, 'finished');
+    assert.equal(record.result?.result, '42');
+    const refused = value(await user.executeOnceAsync({ blueprint: 'nope', code: 'export function main() {}' }));
+    assert.ok(!('state' in refused) && refused.error?.kind === 'blueprint_not_found');
+
+    const { session_id } = value(await user.createSession({ blueprint: 'calc' }));
+    const inSession = value(await user.executeAsync(session_id, 'export function main() { return 1; }', { idempotencyKey: 'a-1' }));
+    assert.equal(value(await user.executeAsync(session_id, 'export function main() { return 1; }', { idempotencyKey: 'a-1' })).execution_id, inSession.execution_id);
+    assert.equal(value(await user.getRun(inSession.execution_id, { wait: 60 })).result?.result, '1');
+    const listed = value(await user.listRuns({ sessionId: session_id, state: 'finished', limit: 10 }));
+    assert.deepEqual(listed.runs.map((r) => r.execution_id), [inSession.execution_id]);
+    const finished = await user.cancelRun(inSession.execution_id);
+    assert.ok(!finished.ok && finished.error.kind === 'api' && finished.error.status === 409 && finished.error.code === 'run_finished');
+    const unknown = await user.getRun('not-a-run');
+    assert.ok(!unknown.ok && unknown.error.kind === 'api' && unknown.error.code === 'unknown_run');
+  });
+
   test('refusals and unreachable servers are values too', async () => {
     const bad = await user.createSession({ blueprint: 42 as unknown as string });
     assert.ok(!bad.ok && bad.error.kind === 'refused' && bad.error.status === 422 && /blueprint/.test(bad.error.message));

@@ -2,13 +2,16 @@
 // result with the `mcp-session-id` header: an unknown Blueprint is `blueprint_not_found`,
 // invalid variables, secrets or the paths they fill are `invalid_request`. The run's
 // last-run record stays readable through GET /v1/sessions/{id}/last-run. A client that
-// disconnects cancels its run.
+// disconnects cancels its run, unless it started it with `Prefer: respond-async` (202 once
+// admitted; the run goes on and its record answers GET /v1/runs/{id}).
 import type { Hono } from 'hono';
 import { z } from '@hono/zod-openapi';
 import type { Executor, ExecuteErrorKind, ExecuteResult, LastRunRecord, RunBlueprint } from '../../execution';
 import { bindBlueprint, type BindableBlueprint } from '../../sessions';
+import { prefersAsync, RunStarted } from '../../runs';
 import { defineRoute, json, serve } from '../route';
 import { ExecuteResult as ExecuteResultBody } from '../schemas';
+import { runStartedAnswer } from './runs';
 import type { AppEnv } from '../types';
 
 export type OneOffBlueprint = RunBlueprint & BindableBlueprint;
@@ -30,9 +33,15 @@ export const oneOffBody = z.object({
   secrets: stringMap.optional(),
 }).openapi('OneOffExecuteRequest');
 
+/** `Prefer: respond-async` on either execute route (documented once). */
+export const preferHeader = z.object({
+  Prefer: z.string().optional().openapi({ param: { description: '`respond-async`: answer 202 `{execution_id, session_id, state}` with `Location: /v1/runs/<id>` once the run is admitted; the run then goes on whether or not the client stays' } }),
+});
+
 export const executeRoute = defineRoute({ method: 'post', path: '/v1/execute', role: 'user', tag: 'sessions', summary: 'One-off run in a throw-away session', body: oneOffBody,
+  headers: preferHeader,
   responseHeaders: { 'mcp-session-id': 'The session the request ran in' },
-  responses: { 200: json(ExecuteResultBody, 'Every outcome, including `blueprint_not_found` and `invalid_request`') } });
+  responses: { 200: json(ExecuteResultBody, 'Every outcome, including `blueprint_not_found` and `invalid_request`'), 202: json(RunStarted, 'With `Prefer: respond-async`: the run was admitted; `Location: /v1/runs/<execution_id>` follows it') } });
 
 function refusal(executionId: string, sessionId: string, kind: ExecuteErrorKind, message: string): ExecuteResult {
   return { execution_id: executionId, session_id: sessionId, result: null, console: [], error: { kind, message } };
@@ -63,7 +72,10 @@ export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependen
       return c.json(refusal(executionId, sessionId, 'invalid_request', binding.error));
     }
 
-    const report = await deps.executor.execute({
+    const detached = prefersAsync(c.req.header('prefer'));
+    const executionId = deps.newId();
+    const running = deps.executor.execute({
+      executionId,
       entryPoint: 'http',
       principal,
       sessionId,
@@ -76,9 +88,18 @@ export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependen
       throwaway: true,
       // Nobody can read a one-off's result once its client has gone (it has no
       // Idempotency-Key to come back with): the run stops as `cancelled` and frees its runner.
-      signal: c.req.raw.signal,
+      // An asynchronous start has no requester to wait for: only its record's cancel stops it.
+      ...(detached ? {} : { signal: c.req.raw.signal }),
     });
-    if (report.lastRun) deps.rememberLastRun(sessionId, report.lastRun, principal);
-    return c.json(report.response);
+    const remembered = running.then((report) => {
+      if (report.lastRun) deps.rememberLastRun(sessionId, report.lastRun, principal);
+      return report;
+    });
+    if (detached) {
+      // Its outcome is in its record; a failure of the server itself is logged by the executor's record.
+      remembered.catch(() => {});
+      return runStartedAnswer(c, { execution_id: executionId, session_id: sessionId, state: 'queued' });
+    }
+    return c.json((await remembered).response);
   });
 }

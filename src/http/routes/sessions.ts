@@ -17,7 +17,10 @@ import {
   type SessionView,
 } from '../../sessions';
 import { HttpError } from '../errors';
+import { prefersAsync, RunStarted } from '../../runs';
 import { defineRoute, json, serve } from '../route';
+import { preferHeader } from './execute';
+import { runStartedAnswer } from './runs';
 import { ExecuteResult, IdempotencyRefusal, LastRunRecord, SessionCreated, SessionError as SessionErrorBody, SessionList } from '../schemas';
 import { metrics } from '../../metrics';
 import type { AppEnv } from '../types';
@@ -52,10 +55,11 @@ export const sessionRoutes = {
     responses: { 200: json(SessionCreated, 'Opened'), 400: json(SessionErrorBody, 'Invalid variables, secrets or filled paths'), 404: json(SessionErrorBody, 'Unknown Blueprint'), 429: json(SessionErrorBody, '`session_limit`: the token has `max_sessions_per_token` sessions open'), 500: json(SessionErrorBody, 'The session could not be created') } }),
   execute: defineRoute({ method: 'post', path: '/v1/sessions/{session_id}/execute', routeParams: byId, role: 'user', tag: 'sessions', summary: 'Run a program in a session', body: executeBody,
     headers: z.object({
-      'Idempotency-Key': z.string().min(1).max(120).regex(/^[\x20-\x7e]+$/).optional().openapi({ param: { description: 'Printable ASCII, 1 to 120 bytes, sent once: the same key with the same code replays the recorded outcome' } }),
+      'Idempotency-Key': z.string().min(1).max(120).regex(/^[\x20-\x7e]+$/).optional().openapi({ param: { description: 'Printable ASCII, 1 to 120 bytes, sent once: the same key with the same code replays the recorded outcome (of an asynchronous start: its 202 with the same execution_id)' } }),
+      ...preferHeader.shape,
     }),
     responseHeaders: { ...mcpSessionHeader, [IDEMPOTENT_REPLAYED]: '`true` when the answer was replayed from an earlier request with the same Idempotency-Key (nothing ran, no audit records); absent for a run' },
-    responses: { 200: json(ExecuteResult, 'Every program outcome, failures included'), 400: json(IdempotencyRefusal, 'Invalid Idempotency-Key'), 404: gone, 409: json(SessionErrorBody, '`session_requires_secrets`, `idempotency_conflict` or `idempotency_incomplete`'), 503: json(IdempotencyRefusal, '`idempotency_in_progress` or `idempotency_unavailable`') } }),
+    responses: { 200: json(ExecuteResult, 'Every program outcome, failures included'), 202: json(RunStarted, 'With `Prefer: respond-async`: the run was admitted; `Location: /v1/runs/<execution_id>` follows it'), 400: json(IdempotencyRefusal, 'Invalid Idempotency-Key'), 404: gone, 409: json(SessionErrorBody, '`session_requires_secrets`, `idempotency_conflict` or `idempotency_incomplete`'), 503: json(IdempotencyRefusal, '`idempotency_in_progress` or `idempotency_unavailable`') } }),
   rebind: defineRoute({ method: 'post', path: '/v1/sessions/{session_id}/rebind', routeParams: byId, role: 'user', tag: 'sessions', summary: 'Replace the harness secrets', body: rebindBody,
     responses: { 204: { empty: 'Rebound' }, 400: json(SessionErrorBody, 'Invalid secrets'), 404: gone } }),
   lastRun: defineRoute({ method: 'get', path: '/v1/sessions/{session_id}/last-run', routeParams: byId, role: 'user', tag: 'sessions', summary: 'The last run with its full console', responses: { 200: json(LastRunRecord, 'The last run'), 404: { empty: 'No run recorded' } } }),
@@ -175,6 +179,7 @@ async function executeInSession(c: Context<AppEnv>, sessionId: string, code: str
         metrics.idempotencyReplays.inc();
         // The stored answer, byte for byte; the header tells a replay from a run.
         c.header(IDEMPOTENT_REPLAYED, 'true');
+        if (decision.status === 202) return replayedStart(c, decision.body);
         return jsonBytes(c, decision.status, decision.body);
       }
       reservation = decision.reservation;
@@ -183,6 +188,16 @@ async function executeInSession(c: Context<AppEnv>, sessionId: string, code: str
       refuse(error.code, prepared.blueprint.name, prepared.blueprint.hash);
       throw idempotencyRefusal(error, executionId, sessionId);
     }
+  }
+
+  if (prefersAsync(c.req.header('prefer'))) {
+    // Recorded at once: a retry with the key answers this 202 (same execution_id) without
+    // waiting for the run, whose outcome is in its record.
+    const started: RunStarted = { execution_id: executionId, session_id: sessionId, state: 'queued' };
+    const running = runGuarded(c, deps, prepared, code, executionId, null);
+    reservation?.complete(202, Buffer.from(JSON.stringify(started), 'utf8'));
+    void running.then((report) => report.lastRun && deps.sessions.recordLastRun(sessionId, report.lastRun), () => {});
+    return runStartedAnswer(c, started);
   }
 
   const report = await runGuarded(c, deps, prepared, code, executionId, reservation);
@@ -238,6 +253,14 @@ function resolveReservation(reservation: Reservation, errorKind: ExecuteErrorKin
 
 function idempotencyRefusal(error: IdempotencyError, executionId: string, sessionId: string): HttpError {
   return new HttpError(error.status, { execution_id: executionId, error: error.code, session_id: sessionId, detail: error.message });
+}
+
+/** A replayed asynchronous start: its 202 body byte for byte, and where to follow the run. */
+function replayedStart(c: Context<AppEnv>, body: Buffer): Response {
+  const { execution_id: executionId } = JSON.parse(body.toString('utf8')) as RunStarted;
+  c.header('Location', `/v1/runs/${executionId}`);
+  c.header('Preference-Applied', 'respond-async');
+  return jsonBytes(c, 202, body);
 }
 
 function jsonBytes(c: Context<AppEnv>, status: number, body: Buffer): Response {

@@ -1,0 +1,516 @@
+// The run store: one SQLite row per run (REST one-off, session execute, MCP execute) from the
+// moment the executor accepts it, kept after it finishes for `run_retention` and within
+// `max_run_store_size`, so `GET /v1/runs/{id}` answers after a disconnect or a restart.
+//
+// The API other capabilities use (keep it this small):
+// - `begin(...)` (the executor): inserts the `queued` record and returns the run's handle:
+//   its cancellation `signal`, `setState`, and `finish(result)`.
+// - `setState(executionId, state)` (approvals): `running` <-> `waiting_for_approval` of a run
+//   in flight; a finished or unknown run is left alone (returns false).
+// - `onFinished(listener)`: called once per run with its finished record (the journal seals
+//   its tape here); `whenFinished(id, signal)` waits for one run.
+// - `onDropped(listener)`: the execution ids whose records retention removed (a journal
+//   kept in its own table keyed by execution_id deletes its rows here).
+// - `recoverAtBoot(resume)`: runs unfinished at the last stop end as finished with a
+//   "server restarted" error, except those `resume` takes (it returns true and later calls
+//   `adopt(id)` to get the handle of the run it resumes).
+//
+// Writes are committed together once per event-loop turn (one transaction, so one fsync, for
+// every run that started, changed state or finished in that turn; the database runs with
+// synchronous=FULL), and any read commits what is waiting first, so reads see every write.
+//
+// Bounds, with bounded work per write: expired records go a batch at a time on each write
+// and from a periodic sweep; past the byte budget the oldest finished records of the
+// writer go when it holds more than its fair share (the budget divided among the tokens
+// holding records), else those of the token holding the most, so a token within its share
+// never loses a record to another token's runs. Reads never show an expired record.
+import type { Database, Statement } from 'better-sqlite3';
+import type { ServerLog } from '../audit';
+import type { RunEntryPoint, RunRecord, RunState, RunSummary } from './record';
+
+export const RUNS_TABLE_SQL = `
+CREATE TABLE IF NOT EXISTS runs (
+  seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+  execution_id   TEXT    NOT NULL UNIQUE,
+  owner          TEXT    NOT NULL,
+  session_id     TEXT    NOT NULL,
+  blueprint      TEXT    NOT NULL,
+  entry_point    TEXT    NOT NULL CHECK (entry_point IN ('rest', 'session', 'mcp')),
+  state          TEXT    NOT NULL CHECK (state IN ('queued', 'running', 'waiting_for_approval', 'finished')),
+  started_at_ms  INTEGER NOT NULL,
+  finished_at_ms INTEGER,
+  result         TEXT,
+  bytes          INTEGER NOT NULL,
+  CHECK ((state = 'finished') = (finished_at_ms IS NOT NULL AND result IS NOT NULL))
+);
+CREATE INDEX IF NOT EXISTS runs_by_owner ON runs (owner, seq);
+CREATE INDEX IF NOT EXISTS runs_by_session ON runs (session_id, seq);
+CREATE INDEX IF NOT EXISTS runs_by_finish ON runs (finished_at_ms) WHERE finished_at_ms IS NOT NULL;
+CREATE INDEX IF NOT EXISTS runs_unfinished ON runs (state) WHERE state != 'finished';`;
+
+/** What a record costs besides its result: the row, its ids and its index entries. */
+export const RECORD_OVERHEAD_BYTES = 512;
+/** Rows removed per batch; a write removes at most MAX_BATCHES_PER_WRITE batches (the sweep the rest). */
+const DROP_BATCH = 32;
+const MAX_BATCHES_PER_WRITE = 8;
+export const DEFAULT_RUN_RETENTION_MS = 24 * 3600 * 1000;
+export const DEFAULT_RUN_STORE_BYTES = 256 * 1024 * 1024;
+const SWEEP_INTERVAL_MS = 60_000;
+
+/** Who asks: a `user` token sees its own runs, an `admin` token every run. */
+export interface RunViewer {
+  name: string;
+  role: string;
+}
+
+export interface RunStart {
+  executionId: string;
+  /** The token (name) the run is for. */
+  owner: string;
+  sessionId: string;
+  blueprint: string;
+  entryPoint: RunEntryPoint;
+}
+
+/** A run in flight, as its executor holds it. */
+export interface RunHandle {
+  readonly executionId: string;
+  /** Aborted by `cancel` (POST /v1/runs/{id}/cancel); its reason is the message for the run's error. */
+  readonly signal: AbortSignal;
+  setState(state: Exclude<RunState, 'finished'>): void;
+  /** Stores the execute result body and wakes whoever waits; later calls do nothing. */
+  finish(result: object): void;
+}
+
+export interface RunListFilter {
+  state?: RunState;
+  sessionId?: string;
+  blueprint?: string;
+  limit: number;
+}
+
+export type CancelOutcome = { kind: 'cancelled'; record: RunRecord } | { kind: 'finished' } | { kind: 'unknown' };
+
+export interface RunStoreOptions {
+  db: Database;
+  log: ServerLog;
+  /** `run_retention`: how long a finished record is kept. */
+  retentionMs?: number;
+  /** `max_run_store_size`: bytes of all records together. */
+  maxBytes?: number;
+  now?: () => number;
+  /** Periodic sweep of expired records (0: none, tests). */
+  sweepIntervalMs?: number;
+}
+
+interface Row {
+  seq: number;
+  execution_id: string;
+  owner: string;
+  session_id: string;
+  blueprint: string;
+  entry_point: RunEntryPoint;
+  state: RunState;
+  started_at_ms: number;
+  finished_at_ms: number | null;
+  result: string | null;
+  bytes: number;
+}
+
+interface LiveRun {
+  owner: string;
+  controller: AbortController;
+  waiters: Set<() => void>;
+}
+
+const SUMMARY_COLUMNS = 'seq, execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, finished_at_ms';
+
+export class RunStore {
+  private readonly db: Database;
+  private readonly now: () => number;
+  private readonly retentionMs: number;
+  private readonly maxBytes: number;
+  private readonly live = new Map<string, LiveRun>();
+  private readonly finishedListeners: Array<(record: RunRecord) => void> = [];
+  private readonly droppedListeners: Array<(executionIds: readonly string[]) => void> = [];
+  /** Bytes of records per owner (counted once at start, then kept up to date). */
+  private readonly bytesByOwner = new Map<string, number>();
+  private totalBytes = 0;
+  private readonly sweep: NodeJS.Timeout | null;
+  /** Writes waiting for the next group commit; each may return what to do once committed. */
+  private pending: Array<() => (() => void) | void> = [];
+  /** Tokens that wrote since the last commit, with the run each must not lose (the one just written). */
+  private writers = new Map<string, string>();
+  private commitScheduled = false;
+  private readonly statements = new Map<string, Statement>();
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly options: RunStoreOptions) {
+    this.db = options.db;
+    this.now = options.now ?? Date.now;
+    this.retentionMs = options.retentionMs ?? DEFAULT_RUN_RETENTION_MS;
+    this.maxBytes = options.maxBytes ?? DEFAULT_RUN_STORE_BYTES;
+    this.db.exec(RUNS_TABLE_SQL);
+    for (const { owner, bytes } of this.statement('SELECT owner, SUM(bytes) AS bytes FROM runs GROUP BY owner').all() as Array<{ owner: string; bytes: number }>) {
+      this.bytesByOwner.set(owner, bytes);
+      this.totalBytes += bytes;
+    }
+    const interval = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
+    this.sweep = interval > 0 ? setInterval(() => this.dropExpired(Infinity), interval) : null;
+    this.sweep?.unref();
+  }
+
+  /** Commits what is waiting and stops the sweep (before the database closes). */
+  close(): void {
+    if (this.sweep) clearInterval(this.sweep);
+    this.commit();
+  }
+
+  /** Commits the waiting writes in one transaction, then keeps the store within its bounds and tells listeners. */
+  commit(): void {
+    this.commitScheduled = false;
+    if (this.pending.length === 0) return;
+    const writes = this.pending;
+    const writers = this.writers;
+    this.pending = [];
+    this.writers = new Map();
+    const after: Array<() => void> = [];
+    // synchronous=NORMAL for this commit only: in WAL mode it skips the fsync (milliseconds
+    // on the event loop, per turn, on a busy disk) but stays durable across a crash or restart
+    // of the process; a power loss may lose the newest records, never corrupt the file, and the
+    // next FULL commit of anything else makes these durable too.
+    const restore = this.db.pragma('synchronous', { simple: true }) as number;
+    try {
+      this.db.pragma('synchronous = NORMAL');
+      this.db
+        .transaction(() => {
+          for (const write of writes) {
+            const then = write();
+            if (then) after.push(then);
+          }
+        })
+        .immediate();
+    } catch (error) {
+      this.options.log.error('svc_server::runs', 'could not record runs; their records are missing or stay unfinished until the next start', { runs: writes.length, error: (error as Error).message });
+      return;
+    } finally {
+      this.db.pragma(`synchronous = ${restore}`);
+    }
+    this.keepWithinBounds(writers);
+    for (const then of after) this.safely(then);
+  }
+
+  /** Prepared once per SQL text (preparing costs more than running these small statements). */
+  private statement(sql: string): Statement {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  private enqueue(writer: string, executionId: string, write: () => (() => void) | void): void {
+    this.pending.push(write);
+    this.writers.set(writer, executionId);
+    if (this.commitScheduled) return;
+    this.commitScheduled = true;
+    setImmediate(() => this.commit());
+  }
+
+  /**
+   * Boot: every run left unfinished by the last process ends as finished with an error
+   * saying the server restarted, unless `resume` takes it (the journal's resume).
+   */
+  recoverAtBoot(resume?: (record: RunRecord) => boolean): number {
+    this.commit();
+    const rows = this.statement(`SELECT * FROM runs WHERE state != 'finished'`).all() as Row[];
+    let ended = 0;
+    for (const row of rows) {
+      if (resume?.(toRecord(row))) continue;
+      const result = {
+        execution_id: row.execution_id,
+        session_id: row.session_id,
+        result: null,
+        console: [],
+        error: { kind: 'cancelled', message: 'cancelled: the server restarted before the run finished; what it did before then is unknown, so it is not run again' },
+      };
+      this.enqueue(row.owner, row.execution_id, () => void this.writeFinish(row.execution_id, row.owner, result));
+      ended++;
+    }
+    this.commit();
+    if (ended > 0) this.options.log.info('svc_server::runs', 'runs left unfinished by the last stop ended as cancelled', { runs: ended });
+    return ended;
+  }
+
+  /** Records the run as `queued` (committed with this turn's other writes) and returns its handle. */
+  begin(start: RunStart): RunHandle {
+    const bytes = RECORD_OVERHEAD_BYTES + Buffer.byteLength(start.executionId) + Buffer.byteLength(start.sessionId) + Buffer.byteLength(start.blueprint) + Buffer.byteLength(start.owner);
+    const startedAt = this.now();
+    this.enqueue(start.owner, start.executionId, () => {
+      this.statement('INSERT INTO runs (execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, bytes) VALUES (?, ?, ?, ?, ?, \'queued\', ?, ?)')
+        .run(start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, startedAt, bytes);
+      this.count(start.owner, bytes);
+    });
+    const live: LiveRun = { owner: start.owner, controller: new AbortController(), waiters: new Set() };
+    this.live.set(start.executionId, live);
+    return this.handleOf(start.executionId, live);
+  }
+
+  /** The handle of a run `recoverAtBoot` let `resume` take (null when it is not unfinished). */
+  adopt(executionId: string): RunHandle | null {
+    this.commit();
+    const row = this.statement(`SELECT owner FROM runs WHERE execution_id = ? AND state != 'finished'`).get(executionId) as { owner: string } | undefined;
+    if (!row) return null;
+    const live: LiveRun = this.live.get(executionId) ?? { owner: row.owner, controller: new AbortController(), waiters: new Set() };
+    this.live.set(executionId, live);
+    return this.handleOf(executionId, live);
+  }
+
+  /** Moves a run in flight between `queued`, `running` and `waiting_for_approval`; false when it is finished or unknown. */
+  setState(executionId: string, state: Exclude<RunState, 'finished'>): boolean {
+    const live = this.live.get(executionId);
+    if (!live) return false;
+    this.enqueue(live.owner, executionId, () => void this.statement(`UPDATE runs SET state = ? WHERE execution_id = ? AND state != 'finished'`).run(state, executionId));
+    return true;
+  }
+
+  /** The record, or null when unknown, expired, or another user token's. */
+  get(executionId: string, viewer: RunViewer): RunRecord | null {
+    this.commit();
+    const row = this.statement('SELECT * FROM runs WHERE execution_id = ?').get(executionId) as Row | undefined;
+    if (!row || !this.visible(row, viewer)) return null;
+    return toRecord(row);
+  }
+
+  /** Records the viewer may see, newest first, without results. */
+  list(filter: RunListFilter, viewer: RunViewer): RunSummary[] {
+    this.commit();
+    const where = ['(finished_at_ms IS NULL OR finished_at_ms >= ?)'];
+    const params: Array<string | number> = [this.cutoff()];
+    if (viewer.role !== 'admin') {
+      where.push('owner = ?');
+      params.push(viewer.name);
+    }
+    if (filter.state) {
+      where.push('state = ?');
+      params.push(filter.state);
+    }
+    if (filter.sessionId !== undefined) {
+      where.push('session_id = ?');
+      params.push(filter.sessionId);
+    }
+    if (filter.blueprint !== undefined) {
+      where.push('blueprint = ?');
+      params.push(filter.blueprint);
+    }
+    const rows = this.statement(`SELECT ${SUMMARY_COLUMNS} FROM runs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`).all(...params, filter.limit) as Row[];
+    return rows.map(toSummary);
+  }
+
+  /** Asks a run in flight to stop (it then ends `cancelled` through the executor). */
+  cancel(executionId: string, viewer: RunViewer): CancelOutcome {
+    const record = this.get(executionId, viewer);
+    if (!record) return { kind: 'unknown' };
+    const live = this.live.get(executionId);
+    if (record.state === 'finished' || !live) return { kind: 'finished' };
+    live.controller.abort(`cancelled: the run was cancelled by a request to POST /v1/runs/${executionId}/cancel (token '${viewer.name}')`);
+    return { kind: 'cancelled', record };
+  }
+
+  /**
+   * Resolves with the record once the run has finished, or with the record as it is when
+   * `signal` aborts (a `wait` that ran out, a client that left). Null when not visible.
+   */
+  async whenFinished(executionId: string, viewer: RunViewer, signal: AbortSignal): Promise<RunRecord | null> {
+    const live = this.live.get(executionId);
+    if (live && !signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal.removeEventListener('abort', done);
+          live.waiters.delete(done);
+          resolve();
+        };
+        live.waiters.add(done);
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+    return this.get(executionId, viewer);
+  }
+
+  /** Runs in flight (the shutdown drain waits for them, asynchronous starts included). */
+  get inFlight(): number {
+    return this.live.size;
+  }
+
+  /** Resolves once no run is in flight. */
+  idle(): Promise<void> {
+    if (this.live.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  onFinished(listener: (record: RunRecord) => void): void {
+    this.finishedListeners.push(listener);
+  }
+
+  onDropped(listener: (executionIds: readonly string[]) => void): void {
+    this.droppedListeners.push(listener);
+  }
+
+  /** Bytes of records per token (the per-token quota metric). */
+  bytesPerOwner(): ReadonlyMap<string, number> {
+    return this.bytesByOwner;
+  }
+
+  private handleOf(executionId: string, live: LiveRun): RunHandle {
+    let finished = false;
+    return {
+      executionId,
+      signal: live.controller.signal,
+      setState: (state) => {
+        if (!finished) this.setState(executionId, state);
+      },
+      finish: (result) => {
+        if (finished) return;
+        finished = true;
+        this.live.delete(executionId);
+        const finishedAt = this.now();
+        this.enqueue(live.owner, executionId, () => {
+          const record = this.writeFinish(executionId, live.owner, result, finishedAt);
+          return record ? () => this.finishedListeners.forEach((listener) => this.safely(() => listener(record))) : undefined;
+        });
+        // A waiter's read commits this write first.
+        for (const wake of [...live.waiters]) wake();
+        if (this.live.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+      },
+    };
+  }
+
+  /** Inside a commit: the finished state and result. */
+  private writeFinish(executionId: string, owner: string, result: object, finishedAt = this.now()): RunRecord | null {
+    const text = JSON.stringify(result);
+    const added = Buffer.byteLength(text);
+    const updated = this.statement(`UPDATE runs SET state = 'finished', finished_at_ms = ?, result = ?, bytes = bytes + ? WHERE execution_id = ? AND state != 'finished' RETURNING *`)
+      .get(finishedAt, text, added, executionId) as Row | undefined;
+    if (!updated) return null;
+    this.count(owner, added);
+    return toRecord(updated);
+  }
+
+  private visible(row: Row, viewer: RunViewer): boolean {
+    if (row.finished_at_ms !== null && row.finished_at_ms < this.cutoff()) return false;
+    return viewer.role === 'admin' || row.owner === viewer.name;
+  }
+
+  private cutoff(): number {
+    return this.now() - this.retentionMs;
+  }
+
+  private count(owner: string, bytes: number): void {
+    this.bytesByOwner.set(owner, (this.bytesByOwner.get(owner) ?? 0) + bytes);
+    this.totalBytes += bytes;
+    if ((this.bytesByOwner.get(owner) ?? 0) <= 0) this.bytesByOwner.delete(owner);
+  }
+
+  /**
+   * After a commit: expired records first, then the byte budget by fair share, the tokens that
+   * wrote in turn; at most MAX_BATCHES_PER_WRITE batches per writer (the sweep and later writes
+   * do the rest).
+   */
+  private keepWithinBounds(writers: ReadonlyMap<string, string>): void {
+    this.dropExpired(MAX_BATCHES_PER_WRITE);
+    for (const [writer, keep] of writers) {
+      if (this.totalBytes <= this.maxBytes) return;
+      this.dropPastBudget(writer, keep);
+    }
+  }
+
+  private dropPastBudget(writer: string, keep: string): void {
+    try {
+      let batches = 0;
+      const exhausted = new Set<string>();
+      while (this.totalBytes > this.maxBytes && batches < MAX_BATCHES_PER_WRITE) {
+        const holders = [...this.bytesByOwner].filter(([owner, bytes]) => bytes > 0 && !exhausted.has(owner));
+        if (holders.length === 0) break;
+        const share = this.maxBytes / this.bytesByOwner.size;
+        const mine = this.bytesByOwner.get(writer) ?? 0;
+        const victim = mine > share && !exhausted.has(writer) ? writer : holders.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+        const rows = this.statement(`SELECT seq, execution_id, owner, bytes FROM runs WHERE owner = ? AND state = 'finished' AND execution_id != ? ORDER BY seq LIMIT ?`)
+          .all(victim, keep, DROP_BATCH) as Array<Pick<Row, 'seq' | 'execution_id' | 'owner' | 'bytes'>>;
+        batches++;
+        if (rows.length === 0) {
+          exhausted.add(victim);
+          continue;
+        }
+        // Only as many as the excess needs.
+        let excess = this.totalBytes - this.maxBytes;
+        const doomed = rows.filter((row) => {
+          if (excess <= 0) return false;
+          excess -= row.bytes;
+          return true;
+        });
+        this.remove(doomed);
+      }
+    } catch (error) {
+      this.options.log.error('svc_server::runs', 'could not drop old run records', { error: (error as Error).message });
+    }
+  }
+
+  /** Removes up to `maxBatches` batches of expired records; returns the batches used. */
+  private dropExpired(maxBatches: number): number {
+    let batches = 0;
+    try {
+      while (batches < maxBatches) {
+        const rows = this.statement('SELECT seq, execution_id, owner, bytes FROM runs WHERE finished_at_ms < ? ORDER BY finished_at_ms LIMIT ?').all(this.cutoff(), DROP_BATCH) as Array<
+          Pick<Row, 'seq' | 'execution_id' | 'owner' | 'bytes'>
+        >;
+        if (rows.length === 0) break;
+        batches++;
+        this.remove(rows);
+        if (rows.length < DROP_BATCH) break;
+      }
+    } catch (error) {
+      this.options.log.error('svc_server::runs', 'could not drop expired run records', { error: (error as Error).message });
+    }
+    return batches;
+  }
+
+  private remove(rows: ReadonlyArray<Pick<Row, 'seq' | 'execution_id' | 'owner' | 'bytes'>>): void {
+    if (rows.length === 0) return;
+    const remove = this.statement('DELETE FROM runs WHERE seq = ?');
+    this.db.transaction(() => {
+      for (const row of rows) remove.run(row.seq);
+    }).immediate();
+    for (const row of rows) this.count(row.owner, -row.bytes);
+    const ids = rows.map((row) => row.execution_id);
+    for (const listener of this.droppedListeners) this.safely(() => listener(ids));
+  }
+
+  private safely(action: () => void): void {
+    try {
+      action();
+    } catch (error) {
+      this.options.log.error('svc_server::runs', 'a run store listener failed', { error: (error as Error).message });
+    }
+  }
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+function toSummary(row: Row): RunSummary {
+  return {
+    execution_id: row.execution_id,
+    session_id: row.session_id,
+    blueprint: row.blueprint,
+    entry_point: row.entry_point,
+    state: row.state,
+    started_at: iso(row.started_at_ms)!,
+    finished_at: iso(row.finished_at_ms),
+  };
+}
+
+function toRecord(row: Row): RunRecord {
+  return { ...toSummary(row), result: row.result === null ? null : (JSON.parse(row.result) as Record<string, unknown>) };
+}

@@ -1,0 +1,175 @@
+// The run store against a real SQLite database with a clock the test moves: the record's
+// life (queued, running, waiting_for_approval, finished), who sees it, cancel, waiting for
+// the end without polling, retention by time and by size with a per-token fair share, the
+// bounded work per write, and boot recovery with the resume hook.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { silentLog } from '../../../src/audit';
+import { prefersAsync, RECORD_OVERHEAD_BYTES, RunStore } from '../../../src/runs';
+
+const alice = { name: 'alice', role: 'user' };
+const bob = { name: 'bob', role: 'user' };
+const admin = { name: 'root', role: 'admin' };
+
+function storeOn(db = new Database(':memory:'), options: { maxBytes?: number; retentionMs?: number } = {}) {
+  const clock = { now: 1_000_000 };
+  const store = new RunStore({ db, log: silentLog, now: () => clock.now, sweepIntervalMs: 0, ...options });
+  return { db, store, clock };
+}
+
+const start = (store: RunStore, id: string, owner = 'alice', sessionId = 's1') => store.begin({ executionId: id, owner, sessionId, blueprint: 'bp', entryPoint: 'rest' });
+const result = (id: string, value = 'ok') => ({ execution_id: id, session_id: 's1', result: value, console: [], error: null });
+
+describe('RunStore', () => {
+  test('a run goes queued, running, waiting_for_approval, running, finished; the owner and admins see it, others do not', () => {
+    const { store, clock } = storeOn();
+    const run = start(store, 'r1');
+    assert.equal(store.get('r1', alice)?.state, 'queued');
+    run.setState('running');
+    assert.equal(store.setState('r1', 'waiting_for_approval'), true);
+    assert.equal(store.get('r1', alice)?.state, 'waiting_for_approval');
+    store.setState('r1', 'running');
+    clock.now += 1500;
+    run.finish(result('r1', '42'));
+    const record = store.get('r1', alice)!;
+    assert.equal(record.state, 'finished');
+    assert.equal(record.started_at, new Date(1_000_000).toISOString());
+    assert.equal(record.finished_at, new Date(1_001_500).toISOString());
+    assert.equal((record.result as { result: string }).result, '42');
+    assert.equal(store.get('r1', bob), null);
+    assert.equal(store.get('r1', admin)?.execution_id, 'r1');
+    assert.equal(store.setState('r1', 'running'), false, 'a finished run keeps its state');
+    run.finish(result('r1', 'again'));
+    assert.equal((store.get('r1', alice)!.result as { result: string }).result, '42', 'finish counts once');
+  });
+
+  test('cancel aborts the run\'s signal with a message; a finished run answers finished; another token\'s is unknown', () => {
+    const { store } = storeOn();
+    const run = start(store, 'r1');
+    assert.deepEqual(store.cancel('r1', bob), { kind: 'unknown' });
+    assert.equal(run.signal.aborted, false);
+    assert.equal(store.cancel('r1', alice).kind, 'cancelled');
+    assert.equal(run.signal.aborted, true);
+    assert.match(String(run.signal.reason), /POST \/v1\/runs\/r1\/cancel/);
+    run.finish(result('r1'));
+    assert.deepEqual(store.cancel('r1', alice), { kind: 'finished' });
+  });
+
+  test('whenFinished resolves on finish, or with the record as it is when its signal aborts', async () => {
+    const { store } = storeOn();
+    const run = start(store, 'r1');
+    const waiting = store.whenFinished('r1', alice, new AbortController().signal);
+    const gaveUp = new AbortController();
+    const leaving = store.whenFinished('r1', alice, gaveUp.signal);
+    gaveUp.abort();
+    assert.equal((await leaving)?.state, 'queued');
+    run.finish(result('r1'));
+    assert.equal((await waiting)?.state, 'finished');
+    assert.equal(await store.whenFinished('r1', bob, new AbortController().signal), null);
+  });
+
+  test('onFinished hears every finished run; the list is newest first, filtered, without results', () => {
+    const { store } = storeOn();
+    const heard: string[] = [];
+    store.onFinished((record) => heard.push(record.execution_id));
+    start(store, 'a1').finish(result('a1'));
+    start(store, 'a2', 'alice', 's2');
+    start(store, 'b1', 'bob').finish(result('b1'));
+    assert.deepEqual(heard, [], 'listeners hear a run once its record is committed');
+    store.commit();
+    assert.deepEqual(heard, ['a1', 'b1']);
+    assert.deepEqual(store.list({ limit: 50 }, alice).map((r) => r.execution_id), ['a2', 'a1']);
+    assert.deepEqual(store.list({ limit: 50 }, admin).map((r) => r.execution_id), ['b1', 'a2', 'a1']);
+    assert.deepEqual(store.list({ limit: 50, state: 'finished' }, alice).map((r) => r.execution_id), ['a1']);
+    assert.deepEqual(store.list({ limit: 50, sessionId: 's2' }, alice).map((r) => r.execution_id), ['a2']);
+    assert.deepEqual(store.list({ limit: 1 }, admin).map((r) => r.execution_id), ['b1']);
+    assert.ok(store.list({ limit: 50 }, admin).every((r) => !('result' in r)));
+  });
+
+  test('finished records go after run_retention, a batch per write; unfinished ones stay', () => {
+    const { store, clock } = storeOn(undefined, { retentionMs: 60_000 });
+    const dropped: string[] = [];
+    store.onDropped((ids) => dropped.push(...ids));
+    for (let i = 0; i < 100; i++) start(store, `old${i}`).finish(result(`old${i}`));
+    const live = start(store, 'live');
+    clock.now += 60_001;
+    assert.equal(store.get('old0', alice), null, 'an expired record is never shown');
+    assert.equal(store.list({ limit: 500 }, alice).length, 1);
+    start(store, 'new').finish(result('new'));
+    store.commit();
+    assert.ok(dropped.length > 0 && dropped.length <= 8 * 32, `a write removes a bounded number (${dropped.length})`);
+    for (let i = 0; i < 10 && dropped.length < 100; i++) {
+      start(store, `more${i}`);
+      store.commit();
+    }
+    assert.equal(dropped.length, 100, 'later writes finish the job');
+    assert.equal(store.get('live', alice)?.state, 'queued');
+    live.finish(result('live'));
+  });
+
+  test('past max_run_store_size the writer over its fair share loses its oldest; a token within its share loses nothing', () => {
+    const record = RECORD_OVERHEAD_BYTES + 200;
+    const { store } = storeOn(undefined, { maxBytes: record * 20 });
+    for (let i = 0; i < 5; i++) start(store, `b${i}`, 'bob').finish(result(`b${i}`));
+    for (let i = 0; i < 60; i++) {
+      start(store, `a${i}`, 'alice').finish(result(`a${i}`));
+      // One commit per run here (a server commits once per event-loop turn).
+      store.commit();
+    }
+    for (let i = 0; i < 5; i++) assert.ok(store.get(`b${i}`, bob), `bob's b${i} stays`);
+    assert.equal(store.get('a0', alice), null);
+    assert.ok(store.get('a59', alice));
+    const kept = store.list({ limit: 500 }, alice).map((r) => r.execution_id);
+    assert.deepEqual(kept, Array.from({ length: kept.length }, (_, i) => `a${59 - i}`), 'the newest are kept, contiguous');
+    const total = [...store.bytesPerOwner().values()].reduce((a, b) => a + b, 0);
+    assert.ok(total <= record * 20 + record, `within the budget (${total})`);
+  });
+
+  test('writes of one event-loop turn are committed together, and a read sees them at once', async () => {
+    const { store, db } = storeOn();
+    let commits = 0;
+    db.function('count_commit', () => ++commits);
+    db.exec("CREATE TEMP TRIGGER counted AFTER INSERT ON runs BEGIN SELECT count_commit(); END;");
+    for (let i = 0; i < 10; i++) start(store, `t${i}`);
+    assert.equal(commits, 0, 'nothing is written before the turn ends');
+    assert.equal(store.list({ limit: 50 }, alice).length, 10, 'a read commits what waits');
+    assert.equal(commits, 10);
+    start(store, 'later');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(commits, 11, 'the turn\'s end commits on its own');
+  });
+
+  test('at boot an unfinished run ends with a restart error unless resume takes it; adopt hands that run back', () => {
+    const db = new Database(':memory:');
+    const first = storeOn(db).store;
+    start(first, 'ended');
+    start(first, 'resumed');
+    start(first, 'done').finish(result('done'));
+    first.close();
+    const { store } = storeOn(db);
+    const offered: string[] = [];
+    assert.equal(store.recoverAtBoot((record) => (offered.push(record.execution_id), record.execution_id === 'resumed')), 1);
+    assert.deepEqual(offered.sort(), ['ended', 'resumed']);
+    const ended = store.get('ended', alice)!;
+    assert.equal(ended.state, 'finished');
+    assert.match((ended.result as { error: { message: string } }).error.message, /server restarted/);
+    assert.equal(store.get('resumed', alice)?.state, 'queued');
+    const handle = store.adopt('resumed')!;
+    handle.setState('running');
+    handle.finish(result('resumed', 'later'));
+    assert.equal((store.get('resumed', alice)!.result as { result: string }).result, 'later');
+    assert.equal(store.adopt('done'), null);
+  });
+});
+
+describe('prefersAsync', () => {
+  test('respond-async among other preferences, any case, with parameters', () => {
+    assert.equal(prefersAsync(undefined), false);
+    assert.equal(prefersAsync('return=minimal'), false);
+    assert.equal(prefersAsync('respond-async'), true);
+    assert.equal(prefersAsync('wait=10, Respond-Async'), true);
+    assert.equal(prefersAsync('respond-async; foo=bar'), true);
+    assert.equal(prefersAsync('respond-asynchronously'), false);
+  });
+});
