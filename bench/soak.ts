@@ -46,7 +46,15 @@ function runnerPids(server: number): number[] {
 
 interface Sample {
   server: number;
+  /** The server's V8 heap in use and its external memory (MiB), from /metrics: RSS that grows while these stay flat is native. */
+  heap: number;
+  external: number;
   runners: number[];
+}
+
+function metric(text: string, name: string): number {
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return match ? Number(match[1]) / 1048576 : NaN;
 }
 
 async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
@@ -63,7 +71,12 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
     let runners: number[] = [];
     let next = 0;
     let done = 0;
-    const sample = () => samples.push({ server: residentMiB(pid, false), runners: runners.map((runner) => residentMiB(runner)) });
+    const sample = async () => {
+      const resident = residentMiB(pid, false);
+      const runnerMiB = runners.map((runner) => residentMiB(runner));
+      const metrics = (await server.request('GET', '/metrics')).text;
+      samples.push({ server: resident, heap: metric(metrics, 'svc_nodejs_heap_size_used_bytes'), external: metric(metrics, 'svc_nodejs_external_memory_bytes'), runners: runnerMiB });
+    };
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
         while (next < PROGRAMS) {
@@ -75,7 +88,7 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
           if (json.result !== 'hello') throw new Error(`unexpected answer ${JSON.stringify(json).slice(0, 300)}`);
           done++;
           if (done === 50) runners = runnerPids(pid);
-          if (done % (PROGRAMS / SAMPLES) === 0) sample();
+          if (done % (PROGRAMS / SAMPLES) === 0) await sample();
         }
       }),
     );
@@ -90,6 +103,7 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
   const label = `soak, ${PROGRAMS} new programs, typecheck ${mode}`;
   const rows: Record<string, string> = {
     [`${label}: server RSS per tenth (MiB)`]: fmt(samples.map((s) => s.server)),
+    [`${label}: server V8 heap used / external per tenth (MiB)`]: samples.map((s) => `${s.heap.toFixed(0)}/${s.external.toFixed(0)}`).join(' → '),
     [`${label}: growth first quarter → end, server / runners (MiB)`]: `${(last.server - quarter.server).toFixed(0)} / ${last.runners.map((r, i) => (r - quarter.runners[i]).toFixed(0)).join(', ')}`,
     [`${label}: runs/s`]: (PROGRAMS / seconds).toFixed(0),
   };
