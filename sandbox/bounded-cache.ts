@@ -11,13 +11,20 @@ export interface BoundedCacheOptions<V> {
   maxEntries: number;
   /** An entry's size in bytes (an estimate: UTF-16 strings count two bytes a code unit). */
   sizeOf: (value: V, key: string) => number;
+  /** Called when an entry leaves (evicted, replaced or deleted): frees what the garbage collector would free late. */
+  onLeave?: (value: V, key: string) => void;
 }
 
 export type BoundedCache<V extends {}> = LRUCache<string, V>;
 
-export function boundedCache<V extends {}>({ maxBytes, maxEntries, sizeOf }: BoundedCacheOptions<V>): BoundedCache<V> {
-  // lru-cache refuses a size of 0; an empty entry still costs its key and bookkeeping.
-  return new LRUCache<string, V>({ max: maxEntries, maxSize: maxBytes, sizeCalculation: (value, key) => Math.max(1, Math.ceil(sizeOf(value, key))) });
+export function boundedCache<V extends {}>({ maxBytes, maxEntries, sizeOf, onLeave }: BoundedCacheOptions<V>): BoundedCache<V> {
+  return new LRUCache<string, V>({
+    max: maxEntries,
+    maxSize: maxBytes,
+    // lru-cache refuses a size of 0; an empty entry still costs its key and bookkeeping.
+    sizeCalculation: (value, key) => Math.max(1, Math.ceil(sizeOf(value, key))),
+    ...(onLeave ? { dispose: (value: V, key: string) => onLeave(value, key) } : {}),
+  });
 }
 
 /** Bytes a string takes in the estimate above, key included where a caller adds it. */
