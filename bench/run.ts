@@ -13,6 +13,7 @@
 //  (g) latencies the tests check only by outcome (limits, refusals, shutdown): bench/latencies.ts.
 //  (h) CPU fairness: one token's brief run while another runs runaway loops (bench/fairness.ts).
 //  (i) a server start: CPU, idle memory, stop, the first typed run after it (bench/server-start.ts).
+//  (j) only with BENCH_ONLY=soak: RSS of the server and each runner over 20,000 new programs (bench/soak.ts).
 // Numbers are printed, never asserted: speed is measured, not tested.
 import { measureReplays } from './replays';
 import { Agent, request } from 'undici';
@@ -28,6 +29,7 @@ import { measureLatencies } from './latencies';
 import { measureFairness } from './fairness';
 import { measureLargeResults, measureTenancy } from './tenancy';
 import { measureServerStart } from './server-start';
+import { measureSoak } from './soak';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
 const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT ?? 2000);
@@ -100,7 +102,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   };
 }
 
-// BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness, tenancy, start or replays runs one part.
+// BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness, tenancy, start, replays or soak runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
@@ -117,6 +119,8 @@ async function main(): Promise<void> {
   if (ONLY === '' || ONLY === 'tenancy') Object.assign(rows, await measureTenancy(), await measureLargeResults());
   if (ONLY === '' || ONLY === 'start') Object.assign(rows, await measureServerStart());
   if (ONLY === '' || ONLY === 'replays') Object.assign(rows, await measureReplays());
+  // The soak is long (20,000 programs twice): only on request.
+  if (ONLY === 'soak') Object.assign(rows, await measureSoak());
   const width = Math.max(...Object.keys(rows).map((k) => k.length));
   console.log(`\n${'measurement'.padEnd(width)}  value`);
   console.log(`${'-'.repeat(width)}  -----`);

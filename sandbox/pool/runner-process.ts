@@ -6,8 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROGRAM_FILENAME } from '../contract';
 import { confineRunnerSpawn, ENVIRONMENT_ONLY, type RunnerConfinement } from '../confine';
-import { PROGRAM_MAP_BYTES, PROGRAM_MAPS_KEPT, type RunMessage } from '../runner/protocol';
-import { Recent } from '../runner/recent';
+import { boundedCache } from '../bounded-cache';
+import { mapBytes, PROGRAM_MAP_BYTES, PROGRAM_MAPS_KEPT, type RunMessage } from '../runner/protocol';
 import type { ActiveRun, Runner } from './runs';
 
 /** The runner entry: dist/runner.js next to the server bundle, or the TypeScript source through tsx. */
@@ -40,7 +40,7 @@ export function spawnRunner(entry: string, execArgv: readonly string[], memoryMb
   const launch = confineRunnerSpawn(confinement, { nodeArgs: [...RUNNER_FLAGS, ...execArgv], entry, args: [String(memoryMb), String(runsAtOnce)] });
   const child = spawn(launch.command, launch.args, { env: launch.env, serialization: 'advanced', stdio: launch.stdio });
   launch.started(child);
-  const runner: Runner = { child, ready: false, runs: new Map(), lastHeard: Date.now(), catastrophic: null, slicing: null, draining: false, maps: new Recent(PROGRAM_MAPS_KEPT / 2, PROGRAM_MAP_BYTES / 2) };
+  const runner: Runner = { child, ready: false, runs: new Map(), lastHeard: Date.now(), catastrophic: null, slicing: null, draining: false, maps: boundedCache<number>({ maxBytes: PROGRAM_MAP_BYTES / 2, maxEntries: PROGRAM_MAPS_KEPT / 2, sizeOf: (bytes) => bytes }) };
   child.on('message', (message: unknown) => events.message(runner, message));
   child.on('exit', (code, signal) => events.exit(runner, code, signal));
   child.on('error', (error) => events.error(error));
@@ -70,7 +70,7 @@ export function whenReady(runner: Runner): Promise<void> {
 export function runMessage(runner: Runner, active: ActiveRun): RunMessage {
   const { job } = active;
   const source = job.script.sources[PROGRAM_FILENAME] ?? '';
-  const known = holds(runner, job.script.key, job.script.sourceMap.length + source.length);
+  const known = holds(runner, job.script.key, mapBytes({ sourceMap: job.script.sourceMap, source }));
   return {
     type: 'run',
     runId: active.runId,
@@ -92,10 +92,10 @@ export function runMessage(runner: Runner, active: ActiveRun): RunMessage {
 /** Whether `runner` holds the map kept under `key` (then it is left out); notes it as sent otherwise. */
 function holds(runner: Runner, key: string, bytes: number): boolean {
   if (runner.maps.get(key) !== undefined) return true;
-  runner.maps.set(key, true, bytes);
+  runner.maps.set(key, bytes);
   return false;
 }
 
 function mapFor(runner: Runner, key: string, sourceMap: string): { sourceMap?: string } {
-  return holds(runner, key, sourceMap.length) ? {} : { sourceMap };
+  return holds(runner, key, mapBytes({ sourceMap, source: '' })) ? {} : { sourceMap };
 }

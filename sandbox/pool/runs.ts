@@ -1,6 +1,6 @@
 // What the pool keeps of each run it was given and of each runner process it hosts them in.
 import type { ChildProcess } from 'node:child_process';
-import type { Recent } from '../runner/recent';
+import type { BoundedCache } from '../bounded-cache';
 import type { HostHandler, RunJob, RunOutcome } from './types';
 
 export interface ActiveRun {
@@ -41,5 +41,5 @@ export interface Runner {
   /** Hosts only the runs of quarantined tenants (sandbox/pool/quarantine.ts); the others never share it. */
   quarantine?: boolean;
   /** Programs whose source map and source this runner holds (half its own budget). */
-  maps: Recent<true>;
+  maps: BoundedCache<number>;
 }

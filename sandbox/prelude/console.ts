@@ -6,6 +6,7 @@
 // (a fresh context each run).
 import { native } from './native';
 import {
+  ArrayIsArray,
   ArrayPrototypeJoin,
   ArrayPrototypePush,
   DateNow,
@@ -15,6 +16,7 @@ import {
   ObjectDefineProperty,
   ObjectKeys,
   ObjectPrototype,
+  ObjectPrototypeHasOwnProperty,
   own,
   SafeMap,
   String_,
@@ -22,8 +24,9 @@ import {
   StringPrototypeIndexOf,
   StringPrototypeRepeat,
   StringPrototypeSlice,
+  stringSplit,
 } from './primordials';
-import { renderValue } from './render';
+import { BoundedText, renderValue, TEXT_LIMIT, writeRendered } from './render';
 
 // Captured with the other built-ins: a program's replacements do not reach console lines.
 const MathTrunc = Math.trunc;
@@ -40,44 +43,55 @@ function render(value: unknown): string {
   }
 }
 
-/** The first argument's format specifiers applied, then the rest rendered and space-joined. */
+/**
+ * The first argument's format specifiers applied, then the rest rendered and space-joined,
+ * written into one bounded text: a line stops at the bound however large its arguments.
+ */
 export function formatArgs(args: readonly unknown[]): string {
-  const parts: string[] = [];
+  const out = new BoundedText();
   let next = 0;
   if (typeof args[0] === 'string') {
     const format = args[0];
     next = 1;
-    let out = '';
     let last = 0;
     for (let i = 0; i < format.length - 1; i++) {
       if (StringPrototypeCharCodeAt(format, i) !== 0x25) continue;
       const spec = format[i + 1];
       let piece: string | null = null;
+      let value: unknown;
+      let rendered = false;
       if (spec === '%') piece = '%';
       else if (next < args.length) {
         const arg = args[next];
-        if (spec === 's') piece = typeof arg === 'string' ? arg : render(arg);
+        if (spec === 's' || spec === 'o' || spec === 'O' || spec === 'j') (value = arg), (rendered = true);
         else if (spec === 'd' || spec === 'i') piece = typeof arg === 'symbol' ? 'NaN' : typeof arg === 'bigint' ? `${String_(arg)}n` : String_(MathTrunc(NumberParseInt(String_(arg), 10)));
         else if (spec === 'f') piece = typeof arg === 'symbol' ? 'NaN' : String_(NumberParseFloat(String_(arg)));
-        else if (spec === 'o' || spec === 'O' || spec === 'j') piece = render(arg);
         else if (spec === 'c') piece = ''; // CSS: nothing to style in a text line
-        if (piece !== null && spec !== '%') next++;
+        if ((piece !== null || rendered) && spec !== '%') next++;
       }
-      if (piece === null) continue;
-      out += StringPrototypeSlice(format, last, i) + piece;
+      if (piece === null && !rendered) continue;
+      if (!out.tryWrite(StringPrototypeSlice(format, last, i))) return out.text();
+      if (!(rendered ? writeRendered(out, value) : out.tryWrite(piece as string))) return out.text();
       last = i + 2;
       i++;
     }
-    ArrayPrototypePush(parts, out + StringPrototypeSlice(format, last));
+    if (!out.tryWrite(StringPrototypeSlice(format, last))) return out.text();
   }
-  for (let i = next; i < args.length; i++) ArrayPrototypePush(parts, typeof args[i] === 'string' ? (args[i] as string) : render(args[i]));
-  return ArrayPrototypeJoin(parts, ' ');
+  for (let i = next; i < args.length; i++) {
+    if ((i > 0 && !out.tryWrite(' ')) || !writeRendered(out, args[i])) break;
+  }
+  return out.text();
 }
 
 /** console.table's text: a box-drawn grid of the rows (own enumerable keys) and their columns. */
 function table(data: unknown, columns?: unknown): string {
   if (data === null || typeof data !== 'object') return formatArgs([data]);
-  const rowKeys = ObjectKeys(data);
+  // An array's rows are its indices, read one at a time: listing them all first costs a string per element.
+  const isArray = ArrayIsArray(data);
+  const rowCount = isArray ? (data as unknown[]).length : 0;
+  const rowKeys = isArray ? [] : ObjectKeys(data);
+  let cut = false;
+  let size = 0;
   const header: string[] = ['(index)'];
   const columnIndex = new SafeMap<string, number>();
   let hasValues = false;
@@ -89,9 +103,16 @@ function table(data: unknown, columns?: unknown): string {
       ArrayPrototypePush(header, String_(only[i]));
     }
   }
-  for (let r = 0; r < rowKeys.length; r++) {
-    const row = own(data, rowKeys[r]);
-    const cells: string[] = [rowKeys[r]];
+  for (let r = 0; r < (isArray ? rowCount : rowKeys.length); r++) {
+    const rowKey = isArray ? String_(r) : rowKeys[r];
+    if (isArray && !ObjectPrototypeHasOwnProperty(data, rowKey)) continue;
+    // The grid grows with its cells: past the bound, the rows so far and a note.
+    if (size > TEXT_LIMIT) {
+      cut = true;
+      break;
+    }
+    const row = own(data, rowKey);
+    const cells: string[] = [rowKey];
     if (row !== null && typeof row === 'object') {
       const keys = ObjectKeys(row);
       for (let k = 0; k < keys.length; k++) {
@@ -104,10 +125,13 @@ function table(data: unknown, columns?: unknown): string {
         }
         while (cells.length <= at) ArrayPrototypePush(cells, '');
         cells[at] = formatArgs([own(row, keys[k])]);
+        size += cells[at].length + 3;
       }
     } else {
       hasValues = true;
-      ArrayPrototypePush(cells, '\u0000value', formatArgs([row]));
+      const value = formatArgs([row]);
+      size += value.length + 3;
+      ArrayPrototypePush(cells, '\u0000value', value);
     }
     ArrayPrototypePush(rows, cells);
   }
@@ -151,7 +175,10 @@ function table(data: unknown, columns?: unknown): string {
   const out: string[] = [rule('┌', '┬', '┐'), lineOf(header), rule('├', '┼', '┤')];
   for (let r = 0; r < grid.length; r++) ArrayPrototypePush(out, lineOf(grid[r]));
   ArrayPrototypePush(out, rule('└', '┴', '┘'));
-  return ArrayPrototypeJoin(out, '\n');
+  const text = new BoundedText();
+  text.tryWrite(ArrayPrototypeJoin(out, '\n'));
+  if (cut) text.truncated = true;
+  return text.text();
 }
 
 export function makeConsole(): object {
@@ -163,12 +190,7 @@ export function makeConsole(): object {
       native.console(text);
       return;
     }
-    let out = indent;
-    for (let i = 0; i < text.length; i++) {
-      out += text[i];
-      if (text[i] === '\n') out += indent;
-    }
-    native.console(out);
+    native.console(indent + ArrayPrototypeJoin(stringSplit(text, '\n'), `\n${indent}`));
   };
   const line: Method = (...args) => emit(formatArgs(args));
   const label = (value: unknown) => (value === undefined ? 'default' : String_(value));

@@ -1,4 +1,5 @@
 // Messages between the server's RunnerPool and a runner child process (IPC).
+import { textBytes } from '../bounded-cache';
 import type { Attribution, DenialFacts, RunOutcomeKind } from '../contract';
 import type { Divergence, RecordedJournal, ReplayPlan } from '../journal/entries';
 
@@ -61,6 +62,11 @@ export interface RunMessage {
  */
 export const PROGRAM_MAPS_KEPT = 64;
 export const PROGRAM_MAP_BYTES = 64 * 1024 * 1024;
+
+/** The size the runner's bookkeeping and the pool's both count for a map and its source. */
+export function mapBytes(entry: { sourceMap: string; source: string }): number {
+  return textBytes(entry.sourceMap) + textBytes(entry.source);
+}
 
 export interface RunPackage {
   name: string;

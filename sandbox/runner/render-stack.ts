@@ -1,14 +1,13 @@
 // The runner's last step before reporting a run: the program's stack text (and a fuel end's)
 // is mapped to program.ts and the Packages' sources here, in the runner process, and only
 // the rendered, bounded trace crosses to the server. The server never parses guest text.
-// Source maps arrive once per runner and are kept here by key (./recent) as each run
-// message arrives.
+// Source maps arrive once per runner and are kept here by key as each run message arrives.
 import { mappable, renderTrace, type MappableScript } from '../compile/stack';
-import { PROGRAM_MAP_BYTES, PROGRAM_MAPS_KEPT, type RunMessage, type RunnerOutcome, type RunReport } from './protocol';
-import { Recent } from './recent';
+import { mapBytes, PROGRAM_MAP_BYTES, PROGRAM_MAPS_KEPT, type RunMessage, type RunnerOutcome, type RunReport } from './protocol';
+import { boundedCache } from '../bounded-cache';
 
 /** Programs' maps and sources by key: the pool sends them once and leaves them out after. */
-const programs = new Recent<{ sourceMap: string; source: string }>(PROGRAM_MAPS_KEPT, PROGRAM_MAP_BYTES);
+const programs = boundedCache<{ sourceMap: string; source: string }>({ maxBytes: PROGRAM_MAP_BYTES, maxEntries: PROGRAM_MAPS_KEPT, sizeOf: mapBytes });
 
 /** The maps a run's trace is rendered with, taken when its message arrived. */
 export interface RunMaps {
@@ -25,10 +24,10 @@ export function mapsOf(message: RunMessage): RunMaps {
   let program: RunMaps['program'];
   if (typeof message.sourceMap === 'string' && typeof message.source === 'string') {
     program = { sourceMap: message.sourceMap, source: message.source };
-    programs.set(message.programKey, program, program.sourceMap.length + program.source.length);
+    programs.set(message.programKey, program);
   } else program = programs.get(message.programKey);
   const packages = (Array.isArray(message.packages) ? message.packages : []).map((entry) => {
-    if (typeof entry.sourceMap === 'string') programs.set(entry.key, { sourceMap: entry.sourceMap, source: '' }, entry.sourceMap.length);
+    if (typeof entry.sourceMap === 'string') programs.set(entry.key, { sourceMap: entry.sourceMap, source: '' });
     return mappable(entry.filename, typeof entry.sourceMap === 'string' ? entry.sourceMap : programs.get(entry.key)?.sourceMap);
   });
   return { program, packages };

@@ -2,6 +2,7 @@
 // it seems to need no host), waits out its timers, enforces the time limit, and reports
 // how it ended. Many runs are in flight at once in one runner, each on its own isolate.
 import ivm from 'isolated-vm';
+import { boundedCache, textBytes } from '../bounded-cache';
 import { dropPendingRejections, temporalSource } from './engines';
 import { compileShared, compileSharedAsync, contentKey } from './script-cache';
 import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, type Prepared, type RunnerLink, type Slot } from './context';
@@ -180,17 +181,14 @@ interface Attempt {
  */
 const SYNC_SLICE_MS = 3;
 
-/** Programs whose synchronous attempt was discarded lately: they go straight to an asynchronous run. */
-const restartedPrograms = new Set<string>();
-const RESTARTED_PROGRAMS_KEPT = 64;
-
-function noteRestarted(code: string): void {
-  restartedPrograms.add(code);
-  if (restartedPrograms.size > RESTARTED_PROGRAMS_KEPT) restartedPrograms.delete(restartedPrograms.values().next().value as string);
-}
+/**
+ * Programs whose synchronous attempt was discarded lately, by content key (not by their code:
+ * 64 programs of up to 2 MiB each were kept whole): they go straight to an asynchronous run.
+ */
+const restartedPrograms = boundedCache<true>({ maxEntries: 64, maxBytes: 64 * 1024, sizeOf: (_, key) => textBytes(key) });
 
 function trySyncFirst(message: RunMessage, soleRun: boolean): boolean {
-  if (!soleRun || restartedPrograms.has(message.code) || message.journal) return false;
+  if (!soleRun || restartedPrograms.has(message.programKey) || message.journal) return false;
   if (message.usesTemporal || (message.packages?.length ?? 0) > 0) return false;
   if (Object.keys(message.hostModules ?? {}).length > 0 || Object.keys(message.guestModules ?? {}).length > 0) return false;
   if (message.limits.timeMs > 0 && message.limits.timeMs <= SYNC_SLICE_MS) return false;
@@ -256,7 +254,7 @@ export class Run {
     }
     let attempt = await this.attempt(prepared, trySyncFirst(message, host.soleRun));
     if (attempt.restart) {
-      noteRestarted(message.code);
+      restartedPrograms.set(message.programKey, true);
       const first = prepared;
       first.slot.live = false;
       try {

@@ -4,13 +4,25 @@
 // first burst of 64 runs (each burst run lands on an isolate of its own).
 import { createHash } from 'node:crypto';
 import type ivm from 'isolated-vm';
-import { Recent } from './recent';
+import { boundedCache } from '../bounded-cache';
 
 /** Scripts whose caches a runner keeps, most recent last, within a count and a byte budget. */
 const SCRIPTS_KEPT = 64;
 const CACHE_BYTES = 32 * 1024 * 1024;
 
-const caches = new Recent<ivm.ExternalCopy<ArrayBuffer>>(SCRIPTS_KEPT, CACHE_BYTES);
+/**
+ * Code caches with their size, read once when made (ExternalCopy tells its size only through
+ * a copy). One that leaves is released at once: its bytes live outside the runner's heap, so
+ * the tiny handle left to the garbage collector kept them for a long time (the runners grew
+ * by about 16 KB per new program, without bound).
+ */
+const caches = boundedCache<{ copy: ivm.ExternalCopy<ArrayBuffer>; bytes: number }>({
+  maxBytes: CACHE_BYTES,
+  maxEntries: SCRIPTS_KEPT,
+  sizeOf: (entry, key) => entry.bytes + key.length * 2,
+  // A compile still reading it holds its own reference (isolated-vm counts them).
+  onLeave: (entry) => entry.copy.release(),
+});
 
 /** A content key for code that has none yet (a program and a Package arrive with theirs). */
 export function contentKey(code: string): string {
@@ -25,7 +37,7 @@ export function contentKey(code: string): string {
  */
 export function compileShared(isolate: ivm.Isolate, code: string, filename: string, key: string): ivm.Script {
   const cacheKey = `${filename}\0${key}`;
-  const cached = caches.get(cacheKey);
+  const cached = caches.get(cacheKey)?.copy;
   // With cachedData, isolated-vm produces a new cache only when V8 rejected the one given.
   return kept(cacheKey, cached, isolate.compileScriptSync(code, { filename, produceCachedData: true, ...(cached ? { cachedData: cached } : {}) }));
 }
@@ -36,12 +48,12 @@ export function compileShared(isolate: ivm.Isolate, code: string, filename: stri
  */
 export async function compileSharedAsync(isolate: ivm.Isolate, code: string, filename: string, key: string): Promise<ivm.Script> {
   const cacheKey = `${filename}\0${key}`;
-  const cached = caches.get(cacheKey);
+  const cached = caches.get(cacheKey)?.copy;
   return kept(cacheKey, cached, await isolate.compileScript(code, { filename, produceCachedData: true, ...(cached ? { cachedData: cached } : {}) }));
 }
 
 function kept(cacheKey: string, cached: ivm.ExternalCopy<ArrayBuffer> | undefined, script: ivm.Script): ivm.Script {
   const made = (script as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
-  if (made && made !== cached) caches.set(cacheKey, made, made.copy().byteLength);
+  if (made && made !== cached) caches.set(cacheKey, { copy: made, bytes: made.copy().byteLength });
   return script;
 }

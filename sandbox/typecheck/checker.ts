@@ -2,6 +2,7 @@
 // mode, holding the parsed library and declaration files, so a new program costs a parse
 // of itself, a new Program over cached files and the semantic check of program.ts only.
 // Runs in the typecheck worker thread (or in-process where that is not built).
+import { boundedCache } from '../bounded-cache';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -329,13 +330,11 @@ export const WARM_DECLARATION_BYTES = 8 * 1024 * 1024;
 
 /** Warm checkers by declaration-set hash and mode; the least recently used go beyond the count or byte limit. */
 export class Checkers {
-  private readonly checkers = new Map<string, { checker: WarmChecker; bytes: number }>();
-  private bytes = 0;
+  private readonly checkers;
 
-  constructor(
-    private readonly limit = 16,
-    private readonly byteLimit = WARM_DECLARATION_BYTES,
-  ) {}
+  constructor(limit = 16, byteLimit = WARM_DECLARATION_BYTES) {
+    this.checkers = boundedCache<{ checker: WarmChecker; bytes: number }>({ maxEntries: limit, maxBytes: byteLimit, sizeOf: (entry) => entry.bytes });
+  }
 
   check(request: CheckRequest): CheckResult {
     return this.checkerFor(request).check(request.source);
@@ -348,25 +347,17 @@ export class Checkers {
 
   private checkerFor(request: Pick<CheckRequest, 'set' | 'mode'>): WarmChecker {
     const key = `${request.set.hash}:${request.mode}`;
-    let entry = this.checkers.get(key);
-    if (entry) this.checkers.delete(key);
-    else {
-      entry = { checker: new WarmChecker(typescript(), request.set, request.mode), bytes: request.set.modules.reduce((sum, text) => sum + text.length, 0) };
-      this.bytes += entry.bytes;
-    }
+    const kept = this.checkers.get(key);
+    if (kept) return kept.checker;
+    const entry = { checker: new WarmChecker(typescript(), request.set, request.mode), bytes: request.set.modules.reduce((sum, text) => sum + text.length, 0) };
+    // One past the whole budget is used for this check and not kept.
     this.checkers.set(key, entry);
-    // The checker just used stays, whatever its size.
-    while (this.checkers.size > 1 && (this.checkers.size > this.limit || this.bytes > this.byteLimit)) {
-      const [oldest, evicted] = this.checkers.entries().next().value as [string, { bytes: number }];
-      this.checkers.delete(oldest);
-      this.bytes -= evicted.bytes;
-    }
     return entry.checker;
   }
 
   /** Declaration text the warm checkers hold (UTF-16 code units). */
   get heldBytes(): number {
-    return this.bytes;
+    return this.checkers.calculatedSize;
   }
 
   /** Loads TypeScript, the library files and the globals ahead of the first check. */

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { CompileErrorReport, Diagnostic } from '../contract';
 import { MAX_SOURCE_BYTES, renderCompileError, tooDeep } from '../compile';
+import { boundedCache, textBytes } from '../bounded-cache';
 import { Checkers } from './checker';
 import { declarationSet } from './declarations';
 import { CheckerThread, type CheckFailure } from './thread';
@@ -31,6 +32,10 @@ export interface TypecheckInput {
 }
 
 const RESULT_CACHE_SIZE = 512;
+/** Bytes of check results kept: a result is its diagnostics' text, measured once the check answers. */
+const RESULT_CACHE_BYTES = 16 * 1024 * 1024;
+/** A check's estimated size until it answers. */
+const PENDING_RESULT_BYTES = 1024;
 
 /** Past this many bytes (UTF-8) a program runs unchecked, with a warning: a check of it would take many seconds. */
 export const MAX_CHECKED_BYTES = 512 * 1024;
@@ -80,7 +85,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 export class Typechecker {
-  private readonly results = new Map<string, Promise<CheckResult>>();
+  private readonly results = boundedCache<Promise<CheckResult>>({ maxEntries: RESULT_CACHE_SIZE, maxBytes: RESULT_CACHE_BYTES, sizeOf: (_, key) => PENDING_RESULT_BYTES + textBytes(key) });
   /** Ordinary programs. */
   private readonly thread: CheckerThread | null;
   /** Programs over `largeProgramBytes`: started on the first such program. */
@@ -119,18 +124,20 @@ export class Typechecker {
     const sourceHash = input.sourceHash ?? createHash('sha256').update(input.source, 'utf8').digest('hex');
     const key = `${sourceHash}:${set.hash}:${input.mode}`;
     let result = this.results.get(key);
-    if (result) {
-      this.results.delete(key);
-    } else {
+    if (!result) {
       result = this.run({ source: input.source, mode: input.mode, set }, bytes > this.largeProgramBytes, input.tenant ?? '').catch((error: unknown) => {
         // A check past its budget is kept as such (the same program would take as long again);
         // a failed worker is not: the next run of the program is checked again.
         if (!(error instanceof CheckUnavailable && error.failure === 'budget')) this.results.delete(key);
         throw error;
       });
+      this.results.set(key, result);
+      const pending = result;
+      // Measured once it answers (if it is still the one kept): a failing program's diagnostics can be long.
+      pending.then((checked) => {
+        if (this.results.peek(key) === pending) this.results.set(key, pending, { size: textBytes(JSON.stringify(checked)) + textBytes(key) });
+      }, () => {});
     }
-    this.results.set(key, result);
-    if (this.results.size > RESULT_CACHE_SIZE) this.results.delete(this.results.keys().next().value as string);
     let checked: CheckResult;
     try {
       checked = await (input.signal ? untilAborted(result, input.signal) : result);

@@ -56,6 +56,7 @@ export interface Limits {
   max_idempotency_token_size: number;
   /** KiB past which a program is type-checked on the second checker thread (svc extension). */
   typecheck_large_program: number;
+  compile_cache_size: number; // megabytes, server-wide
   /** Seconds a type check may take before the program runs unchecked (svc extension). */
   typecheck_budget: number;
   max_llm_tokens: number;

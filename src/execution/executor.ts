@@ -14,7 +14,7 @@ import type { PreparedPackages } from '../packages';
 import { confirmDenial, HostDispatcher } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
 import { reportRunFailure } from '../telemetry';
-import { CompileCache } from './compile-cache';
+import { COMPILE_CACHE_MEGABYTES, CompileCache } from './compile-cache';
 import { guestModules, guestSources, runLimits } from './run-job';
 import { NO_USAGE, recordFinished, recordRefused, sourceFacts, type ExecutionRecordBase, type RunUsage } from './run-record';
 import type { ReplayPlan } from '../../sandbox/journal/entries';
@@ -133,10 +133,11 @@ const RUN_ENDED = new DOMException('the run has ended', 'AbortError');
 
 export class Executor {
   private readonly now: () => number;
-  private readonly compiled = new CompileCache();
+  private readonly compiled: CompileCache;
 
   constructor(private readonly options: ExecutorOptions) {
     this.now = options.now ?? Date.now;
+    this.compiled = new CompileCache((options.limits.compile_cache_size ?? COMPILE_CACHE_MEGABYTES) * 1024 * 1024);
   }
 
   /** Module names a program may import in a run with these services (`svc:` and `@mcp/` modules; Packages are added per run). */

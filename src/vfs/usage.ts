@@ -5,6 +5,7 @@
 // then measured again (so what git, copies or other runs wrote is counted soon after).
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { boundedCache, textBytes } from '../../sandbox/bounded-cache';
 
 /** Milliseconds a measurement stands before the next check measures again. */
 const FRESH_MS = 5_000;
@@ -48,7 +49,8 @@ interface Known {
 
 /** The server's figures of bytes in use per directory (a file area's place roots). */
 export class DiskUsage {
-  private readonly known = new Map<string, Known>();
+  /** By directory; a figure is a few numbers, its key a path. */
+  private readonly known = boundedCache<Known>({ maxEntries: MAX_KNOWN, maxBytes: MAX_KNOWN * 1024, sizeOf: (_, dir) => 64 + textBytes(dir) });
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -59,7 +61,6 @@ export class DiskUsage {
     if (!entry) {
       entry = { bytes: 0, measuredAt: 0, measuring: null };
       this.known.set(dir, entry);
-      if (this.known.size > MAX_KNOWN) this.known.delete(this.known.keys().next().value!);
     }
     if (entry.measuring === null) {
       const measured = entry;

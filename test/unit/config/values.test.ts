@@ -88,6 +88,7 @@ describe('ranges', () => {
       max_idempotency_size: 1_024,
       max_idempotency_token_size: 1_024,
       typecheck_large_program: 64,
+      compile_cache_size: 64,
       typecheck_budget: 10,
       max_llm_tokens: 20_000_000,
       max_llm_tokens_per_token: 20_000_000,

@@ -12,18 +12,18 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const entry = path.join(root, 'sandbox', 'runner', 'main.ts');
 
 describe('runner environment', () => {
-  test('only time zone and locale pass; keys, tokens and every other variable stay behind', () => {
-    const env = runnerEnvironment({ TZ: 'Europe/Paris', LANG: 'C.UTF-8', LC_ALL: 'C', SVC_SECRET_KEY: 'k', SVC_SERVER_TOKEN: 't', GITHUB_TOKEN: 'g', AWS_SECRET_ACCESS_KEY: 'a', NODE_OPTIONS: '--require /tmp/x.js', PATH: '/usr/bin', HOME: '/root' });
-    assert.deepEqual(env, { TZ: 'Europe/Paris', LANG: 'C.UTF-8', LC_ALL: 'C' });
+  test('only time zone and locale pass (beside the allocator setting svc gives every runner); keys, tokens and every other variable stay behind', () => {
+    const env = runnerEnvironment({ TZ: 'Europe/Paris', LANG: 'C.UTF-8', LC_ALL: 'C', SVC_SECRET_KEY: 'k', SVC_SERVER_TOKEN: 't', GITHUB_TOKEN: 'g', AWS_SECRET_ACCESS_KEY: 'a', NODE_OPTIONS: '--require /tmp/x.js', PATH: '/usr/bin', HOME: '/root', MALLOC_ARENA_MAX: '64' });
+    assert.deepEqual(env, { MALLOC_ARENA_MAX: '2', TZ: 'Europe/Paris', LANG: 'C.UTF-8', LC_ALL: 'C' });
   });
 
   test('the test flag passes with the server pid only when set', () => {
-    assert.deepEqual(runnerEnvironment({ SVC_TEST_RUNNER_SELF_TEST: '{}' }), { SVC_TEST_RUNNER_SELF_TEST: '{}', SVC_TEST_RUNNER_SERVER_PID: String(process.pid) });
+    assert.deepEqual(runnerEnvironment({ SVC_TEST_RUNNER_SELF_TEST: '{}' }), { MALLOC_ARENA_MAX: '2', SVC_TEST_RUNNER_SELF_TEST: '{}', SVC_TEST_RUNNER_SERVER_PID: String(process.pid) });
     assert.equal(runnerEnvironment({}).SVC_TEST_RUNNER_SERVER_PID, undefined);
   });
 
   test("the break hook's mark passes only when set", () => {
-    assert.deepEqual(runnerEnvironment({ SVC_TEST_RUNNER_BREAK_MARK: 'svc-test-break-this-runner' }), { SVC_TEST_RUNNER_BREAK_MARK: 'svc-test-break-this-runner' });
+    assert.deepEqual(runnerEnvironment({ SVC_TEST_RUNNER_BREAK_MARK: 'svc-test-break-this-runner' }), { MALLOC_ARENA_MAX: '2', SVC_TEST_RUNNER_BREAK_MARK: 'svc-test-break-this-runner' });
     assert.equal('SVC_TEST_RUNNER_BREAK_MARK' in runnerEnvironment({ TZ: 'UTC' }), false);
   });
 });

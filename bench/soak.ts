@@ -1,0 +1,119 @@
+// Memory over many new programs (`BENCH_ONLY=soak`): SOAK_PROGRAMS (20,000 by default) distinct
+// hello-world programs through `POST /v1/execute`, once with `typecheck: off` and once checked,
+// each on a fresh server. The RSS of the server and of each runner is sampled every tenth of the
+// runs; the goal is that it levels off: growth from the end of the first quarter to the end
+// under 32 MiB (issue 39). SOAK_MODES=off or checked runs one of the two.
+import { Agent, request } from 'undici';
+import fs from 'node:fs';
+import { startServer } from '../test/harness';
+
+const PROGRAMS = Number(process.env.SOAK_PROGRAMS ?? 20_000);
+const CLIENTS = 8;
+const SAMPLES = 10;
+
+/** Resident MiB of one process and its descendants (a runner's confinement wrapper and the runner), 0 once it has ended. */
+function residentMiB(pid: number, descendants = true): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return (match ? Number(match[1]) / 1024 : 0) + (descendants ? childrenOf(pid) : []).reduce((sum, child) => sum + residentMiB(child), 0);
+  } catch {
+    return 0;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The server's runner processes (children whose command line names the runner). */
+function runnerPids(server: number): number[] {
+  try {
+    return childrenOf(server).filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('runner');
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return [];
+  }
+}
+
+interface Sample {
+  server: number;
+  /** The server's V8 heap in use and its external memory (MiB), from /metrics: RSS that grows while these stay flat is native. */
+  heap: number;
+  external: number;
+  runners: number[];
+}
+
+function metric(text: string, name: string): number {
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return match ? Number(match[1]) / 1048576 : NaN;
+}
+
+async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
+  const server = await startServer({ runners: 'server-default', config: { logging: { audit: { enabled: false } } } });
+  const samples: Sample[] = [];
+  const started = Date.now();
+  try {
+    const created = await server.request('POST', '/v1/blueprints', { body: { yaml: `name: soak\ndefault: deny\n${mode === 'off' ? 'typecheck: off\n' : ''}` } });
+    if (created.status >= 300) throw new Error(`could not register the soak Blueprint: ${created.text}`);
+    const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: CLIENTS });
+    const headers = { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' };
+    const pid = server.child.pid!;
+    // Runner pids are read once after warm-up: a replaced runner would read as 0 and show.
+    let runners: number[] = [];
+    let next = 0;
+    let done = 0;
+    const sample = async () => {
+      const resident = residentMiB(pid, false);
+      const runnerMiB = runners.map((runner) => residentMiB(runner));
+      const metrics = (await server.request('GET', '/metrics')).text;
+      samples.push({ server: resident, heap: metric(metrics, 'svc_nodejs_heap_size_used_bytes'), external: metric(metrics, 'svc_nodejs_external_memory_bytes'), runners: runnerMiB });
+    };
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (next < PROGRAMS) {
+          const n = next++;
+          // A distinct program each time, of a realistic few hundred bytes, with a type to check.
+          const code = `interface Greeting${n} { text: string; count: number }\nconst greeting${n}: Greeting${n} = { text: "hello", count: ${n} };\nexport function main(): string {\n  return greeting${n}.count === ${n} ? greeting${n}.text : "x";\n}\n`;
+          const response = await request(`${server.url}/v1/execute`, { method: 'POST', body: JSON.stringify({ blueprint: 'soak', code }), headers, dispatcher });
+          const json = (await response.body.json()) as { result: unknown };
+          if (json.result !== 'hello') throw new Error(`unexpected answer ${JSON.stringify(json).slice(0, 300)}`);
+          done++;
+          if (done === 50) runners = runnerPids(pid);
+          if (done % (PROGRAMS / SAMPLES) === 0) await sample();
+        }
+      }),
+    );
+    await dispatcher.close();
+  } finally {
+    await server.stop();
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const fmt = (values: number[]) => values.map((v) => v.toFixed(0)).join(' → ');
+  const quarter = samples[Math.floor(SAMPLES / 4) - 1] ?? samples[0];
+  const last = samples[samples.length - 1];
+  const label = `soak, ${PROGRAMS} new programs, typecheck ${mode}`;
+  const rows: Record<string, string> = {
+    [`${label}: server RSS per tenth (MiB)`]: fmt(samples.map((s) => s.server)),
+    [`${label}: server V8 heap used / external per tenth (MiB)`]: samples.map((s) => `${s.heap.toFixed(0)}/${s.external.toFixed(0)}`).join(' → '),
+    [`${label}: growth first quarter → end, server / runners (MiB)`]: `${(last.server - quarter.server).toFixed(0)} / ${last.runners.map((r, i) => (r - quarter.runners[i]).toFixed(0)).join(', ')}`,
+    [`${label}: runs/s`]: (PROGRAMS / seconds).toFixed(0),
+  };
+  last.runners.forEach((_, i) => (rows[`${label}: runner ${i + 1} RSS per tenth (MiB)`] = fmt(samples.map((s) => s.runners[i]))));
+  return rows;
+}
+
+export async function measureSoak(): Promise<Record<string, string>> {
+  const modes = (process.env.SOAK_MODES ?? 'off,checked').split(',') as Array<'off' | 'checked'>;
+  const rows: Record<string, string> = {};
+  for (const mode of modes) Object.assign(rows, await soak(mode));
+  return rows;
+}
