@@ -1,13 +1,14 @@
 // TransformStream per the WHATWG Streams standard (with transformer.cancel), and the two
 // queuing strategies. A TransformStream is a WritableStream and a ReadableStream joined by
 // the transformer; back-pressure on the readable side holds the writes.
+import { SymbolCtor, SymbolToStringTag } from './primordials';
 import { ObjectDefineProperty, ReflectApply } from './primordials';
 import { SafeWeakMap } from '../primordials';
 import { callback, deferred, dictionary, promiseCall, rejected, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred } from './stream-kit';
 import { canCloseOrEnqueue, controllerClose, controllerEnqueue, controllerError, createReadable, desiredSize, readableRecord, shouldCallPull, type ControllerRecord, type ReadableStream, type StreamRecord } from './streams';
 import { createWritable, sinkErrorIfNeeded, writableRecord, type WritableRecord, type WritableStream } from './writable';
 
-const TOKEN = Symbol('transform internals');
+const TOKEN = SymbolCtor('transform internals');
 
 interface TransformRecord {
   readable: ReadableStream;
@@ -181,7 +182,7 @@ export class TransformStreamDefaultController {
   terminate(): void {
     transformTerminate(recordOf(controllers, this, 'TransformStreamDefaultController.terminate'));
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'TransformStreamDefaultController';
   }
 }
@@ -246,7 +247,7 @@ export class TransformStream {
   get writable(): WritableStream {
     return recordOf(transforms, this, 'TransformStream.writable').writable;
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'TransformStream';
   }
 }
@@ -286,7 +287,7 @@ export class ByteLengthQueuingStrategy {
     if (!(typeof this === 'object' && this !== null && #highWaterMark in this)) throw new TypeError('ByteLengthQueuingStrategy.size: illegal invocation');
     return byteLengthSize;
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'ByteLengthQueuingStrategy';
   }
 }
@@ -304,7 +305,7 @@ export class CountQueuingStrategy {
     if (!(typeof this === 'object' && this !== null && #highWaterMark in this)) throw new TypeError('CountQueuingStrategy.size: illegal invocation');
     return countSize;
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'CountQueuingStrategy';
   }
 }
