@@ -327,13 +327,16 @@ export function declaredGlobalMembers(): Map<string, { statics: string[]; instan
  */
 export const WARM_DECLARATION_BYTES = 8 * 1024 * 1024;
 
+/** Warm checkers a thread keeps at most (declaration sets and modes). */
+export const WARM_CHECKERS = 16;
+
 /** Warm checkers by declaration-set hash and mode; the least recently used go beyond the count or byte limit. */
 export class Checkers {
   private readonly checkers = new Map<string, { checker: WarmChecker; bytes: number }>();
   private bytes = 0;
 
   constructor(
-    private readonly limit = 16,
+    private readonly limit = WARM_CHECKERS,
     private readonly byteLimit = WARM_DECLARATION_BYTES,
   ) {}
 

@@ -89,6 +89,7 @@ describe('ranges', () => {
       max_idempotency_token_size: 1_024,
       typecheck_large_program: 64,
       typecheck_budget: 10,
+      typecheck_warm_after: 0,
       max_llm_tokens: 20_000_000,
       max_llm_tokens_per_token: 20_000_000,
       max_execution_llm_tokens: 1_000_000,
