@@ -1,10 +1,9 @@
 // AbortController and AbortSignal (abort, timeout, any) per the DOM standard. Aborting runs
 // the signal's abort algorithms (listeners added with `signal`, fetches, pipes) in a loop,
 // then fires a trusted `abort` event, then aborts the dependent signals of AbortSignal.any.
-import { SymbolCtor, SymbolToStringTag } from './primordials';
+import { SymbolCtor, SymbolToStringTag, ArrayPrototypePush, DateNow, MathMin, ReflectApply } from './primordials';
 import { DOMException } from '../dom-exception';
 import { Event, EventTarget, setSignalHooks, trustedEvent } from './event';
-import { ArrayPrototypePush, DateNow, MathMin, ReflectApply } from './primordials';
 import { listOf } from './headers';
 import { delayOf, schedule } from './timers';
 

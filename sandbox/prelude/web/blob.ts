@@ -1,8 +1,7 @@
 // Blob, File and FormData (text fields and files held in memory).
-import { SymbolToStringTag } from './primordials';
+import { SymbolToStringTag, JSONStringify, ArrayPrototypePush, DateNow, MathMax, MathMin, NumberCtor, NumberIsFinite, PromiseResolve, ReflectApply, RegExpPrototypeTest, StringCtor, StringPrototypeToLowerCase, SymbolIterator, TypedArrayPrototypeSlice } from './primordials';
 import { bufferSourceCopy, concatBytes, toArrayBuffer, utf8Decode, utf8Encode } from './bytes';
 import { iterate, listOf } from './headers';
-import { JSONStringify, ArrayPrototypePush, DateNow, MathMax, MathMin, NumberCtor, NumberIsFinite, PromiseResolve, ReflectApply, RegExpPrototypeTest, StringCtor, StringPrototypeToLowerCase, SymbolIterator, TypedArrayPrototypeSlice } from './primordials';
 import { streamOfBytes, type ReadableStream } from './streams';
 
 function typeOf(value: unknown): string {

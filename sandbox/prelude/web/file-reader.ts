@@ -1,7 +1,7 @@
 // FileReader and ProgressEvent per the File API: a read runs as a task (a zero-delay timer),
 // then fires loadstart, progress, load (or error/abort) and loadend, each also to the
 // matching on<event> handler.
-import { SymbolToStringTag } from './primordials';
+import { SymbolToStringTag, ObjectDefineProperty, ReflectApply, StringCtor } from './primordials';
 import { Event, EventTarget, type EventInit } from './event';
 import { blobBytes, isBlob } from './blob';
 import { DOMException } from '../dom-exception';
@@ -9,7 +9,6 @@ import { bytesToBase64 } from '../encoding';
 import { materialize, textGroup } from './lazy';
 import type { TextDecoder } from './text';
 import { toArrayBuffer } from './bytes';
-import { ObjectDefineProperty, ReflectApply, StringCtor } from './primordials';
 import { StringFromCharCode } from '../primordials';
 import { cancel, schedule } from './timers';
 

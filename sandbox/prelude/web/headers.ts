@@ -4,8 +4,7 @@
 // which iterates one entry per value (getSetCookie gives them all). Iteration is sorted by
 // name and live (each step reads the current headers). A guard makes a fetched response's
 // headers immutable, as in Deno.
-import { IteratorPrototype, SymbolToStringTag } from './primordials';
-import { ObjectPrototypeHasOwnProperty, JSONStringify, ObjectDefineProperty, ReflectApply, ArrayIsArray, ArrayPrototypePush, ArrayPrototypeSort, MapPrototypeDelete, MapPrototypeForEach, MapPrototypeGet, MapPrototypeHas, MapPrototypeSet, ObjectCreate, ObjectFreeze, ObjectGetPrototypeOf, RegExpPrototypeTest, SafeMap, StringCtor, StringPrototypeCharCodeAt, StringPrototypeSlice, StringPrototypeToLowerCase, SymbolIterator } from './primordials';
+import { IteratorPrototype, SymbolToStringTag, ObjectPrototypeHasOwnProperty, JSONStringify, ObjectDefineProperty, ReflectApply, ArrayIsArray, ArrayPrototypePush, ArrayPrototypeSort, MapPrototypeDelete, MapPrototypeForEach, MapPrototypeGet, MapPrototypeHas, MapPrototypeSet, ObjectCreate, ObjectFreeze, ObjectGetPrototypeOf, RegExpPrototypeTest, SafeMap, StringCtor, StringPrototypeCharCodeAt, StringPrototypeSlice, StringPrototypeToLowerCase, SymbolIterator } from './primordials';
 import { ObjectGetOwnPropertyDescriptor, ReflectOwnKeys, SafeWeakMap } from '../primordials';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

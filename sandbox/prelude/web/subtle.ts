@@ -3,14 +3,13 @@
 // the host (src/stdlib/web) as asynchronous host calls (like fetch: counted against the
 // run's calls in flight, dropped when the run ends), charged to host fuel; keys live in private fields here, so a
 // program can neither forge a CryptoKey nor read a non-extractable key's bytes.
-import { SymbolCtor, SymbolToStringTag } from './primordials';
+import { SymbolCtor, SymbolToStringTag, ArrayPrototypePush, ErrorCtor, ObjectFreeze, PromiseCtor, PromisePrototypeThen, PromiseReject, PromiseResolve, StringCtor, StringPrototypeSlice, StringPrototypeToUpperCase, TypedArrayPrototypeGetLength, TypedArrayPrototypeSlice } from './primordials';
 import { native } from '../native';
 import { base64ToBytes, bytesToBase64 } from '../encoding';
 import { bufferSource, toArrayBuffer } from './bytes';
 import { DOMException } from '../dom-exception';
 import { listOf } from './headers';
 import { hostAsync } from './host';
-import { ArrayPrototypePush, ErrorCtor, ObjectFreeze, PromiseCtor, PromisePrototypeThen, PromiseReject, PromiseResolve, StringCtor, StringPrototypeSlice, StringPrototypeToUpperCase, TypedArrayPrototypeGetLength, TypedArrayPrototypeSlice } from './primordials';
 
 type Usage = 'encrypt' | 'decrypt' | 'sign' | 'verify';
 const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];

@@ -1,8 +1,7 @@
 // TransformStream per the WHATWG Streams standard (with transformer.cancel), and the two
 // queuing strategies. A TransformStream is a WritableStream and a ReadableStream joined by
 // the transformer; back-pressure on the readable side holds the writes.
-import { SymbolCtor, SymbolToStringTag } from './primordials';
-import { ObjectDefineProperty, ReflectApply } from './primordials';
+import { SymbolCtor, SymbolToStringTag, ObjectDefineProperty, ReflectApply } from './primordials';
 import { SafeWeakMap } from '../primordials';
 import { callback, deferred, dictionary, promiseCall, rejected, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred } from './stream-kit';
 import { canCloseOrEnqueue, controllerClose, controllerEnqueue, controllerError, createReadable, desiredSize, readableRecord, shouldCallPull, type ControllerRecord, type ReadableStream, type StreamRecord } from './streams';

@@ -2,9 +2,8 @@
 // order, back-pressure from a queuing strategy, close and abort (with the controller's
 // AbortSignal), writers with ready/closed/desiredSize. Records and algorithm names as in
 // the standard, as in ./streams.ts. No class body names its own class (bundler renames).
-import { SymbolCtor, SymbolToStringTag } from './primordials';
+import { SymbolCtor, SymbolToStringTag, ArrayPrototypePush, ReflectApply } from './primordials';
 import { AbortController, AbortSignal, signalAbort } from './abort';
-import { ArrayPrototypePush, ReflectApply } from './primordials';
 import { SafeWeakMap } from '../primordials';
 import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
