@@ -27,7 +27,7 @@ import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
 import { measureFairness } from './fairness';
 import { measureLargeResults, measureTenancy } from './tenancy';
-import { measureServerStart } from './server-start';
+import { measureServerStart, quiet } from './server-start';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
 const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT ?? 2000);
@@ -199,6 +199,8 @@ async function httpRows(rows: Record<string, string>): Promise<void> {
       const created = await server.request('POST', '/v1/blueprints', { body: { yaml } });
       if (created.status >= 300) throw new Error(`could not register a bench Blueprint: ${created.text}`);
     }
+    // What the server readies at start and for each Blueprint (checker, compile workers) is done before measuring.
+    await quiet(server);
     // BENCH_VARIANTS=same,fresh,package picks the rows (all by default).
     const variants = (process.env.BENCH_VARIANTS ?? 'same-off,same,fresh,fresh-off,package').split(',') as Variant[];
     const measured: Partial<Record<Variant, Measured>> = {};

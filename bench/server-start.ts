@@ -16,7 +16,7 @@ const treeCpu = (server: TestServer) => {
 };
 
 /** Resolves once the server and its runners used under 10 ms of CPU in 250 ms (warm-ups done). */
-async function quiet(server: TestServer): Promise<void> {
+export async function quiet(server: TestServer): Promise<void> {
   let last = treeCpu(server);
   for (let waited = 0; waited < 15_000; waited += 250) {
     await new Promise((resolve) => setTimeout(resolve, 250));
