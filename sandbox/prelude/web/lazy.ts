@@ -7,9 +7,9 @@
 // FileReader, aborts, crypto.subtle, structuredClone) is trusted code evaluated after the
 // program may have replaced any built-in, so its module bodies read only intrinsics
 // captured when the prelude ran (../primordials.ts, ./primordials.ts). The encoding classes
-// (./text.ts) are a library that uses the built-ins as it finds them, lazily or not: a
-// program that patches them only changes what its own TextDecoder answers, and trusted code
-// never uses them. test/integration/web-lazy.test.ts holds both to this.
+// (./text.ts) are a library that uses the built-ins as it finds them; trusted code never uses
+// them. For now that group is evaluated with the prelude (./index.ts says why).
+// test/integration/web-lazy.test.ts holds the platform group to this.
 import { ArrayPrototypePush, ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, TypeErrorCtor as TypeError_ } from './primordials';
 import type { fetchFor } from './fetch';
 import type { structuredClone } from '../clone';
