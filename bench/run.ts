@@ -17,6 +17,7 @@
 // Numbers are printed, never asserted: speed is measured, not tested.
 import { measureReplays } from './replays';
 import { Agent, request } from 'undici';
+import ivm from 'isolated-vm';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../test/harness';
@@ -28,7 +29,7 @@ import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
 import { measureFairness } from './fairness';
 import { measureLargeResults, measureTenancy } from './tenancy';
-import { measureServerStart } from './server-start';
+import { measureServerStart, quiet } from './server-start';
 import { measureSoak } from './soak';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
@@ -41,18 +42,26 @@ function percentile(sorted: number[], p: number): number {
 }
 
 let programCounter = 0;
-type Variant = 'same' | 'fresh' | 'fresh-off' | 'package';
+type Variant = 'same' | 'same-off' | 'fresh' | 'fresh-off' | 'package';
 
 /** A hello-world program; `fresh`: a different source each call (no compile-cache hit); `package`: the greeting comes from a Package. */
 function helloBody(variant: Variant): string {
   if (variant === 'package') return JSON.stringify({ blueprint: 'bench-package', code: 'import { hello } from "@bench/hello";\nexport function main() { return hello(); }' });
-  const code = variant !== 'same' ? `export function main() { const n = ${programCounter++}; return n >= 0 ? "hello" : "x"; }` : 'export function main() { return "hello"; }';
-  return JSON.stringify({ blueprint: variant === 'fresh-off' ? 'bench-off' : 'bench', code });
+  const code = variant !== 'same' && variant !== 'same-off' ? `export function main() { const n = ${programCounter++}; return n >= 0 ? "hello" : "x"; }` : 'export function main() { return "hello"; }';
+  return JSON.stringify({ blueprint: variant === 'fresh-off' || variant === 'same-off' ? 'bench-off' : 'bench', code });
 }
 
-const LABELS: Record<Variant, string> = { same: 'same program', fresh: 'new program each request', 'fresh-off': 'new program each request, typecheck: off', package: 'program importing a Package' };
+const LABELS: Record<Variant, string> = { same: 'same program', 'same-off': 'same program, typecheck: off', fresh: 'new program each request', 'fresh-off': 'new program each request, typecheck: off', package: 'program importing a Package' };
 
-async function executeLatency(server: TestServer, variant: Variant): Promise<Record<string, string>> {
+interface Measured {
+  rows: Record<string, string>;
+  p50: number;
+  runsPerSecond: number;
+  /** The floor's p50 measured just before this variant's sequential runs (ms). */
+  floor: number;
+}
+
+async function executeLatency(server: TestServer, variant: Variant): Promise<Measured> {
   const label = LABELS[variant];
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: CONCURRENCY });
   const headers = { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' };
@@ -67,6 +76,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   for (let i = 0; i < 50; i++) await once(); // warm-up
   const idleRss = rssOf(server.child.pid!);
 
+  const floor = await floorP50();
   const sequential: number[] = [];
   const cpuBefore = cpuOf(server.child.pid!);
   for (let i = 0; i < SEQUENTIAL_RUNS; i++) sequential.push(await once());
@@ -92,7 +102,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   const seconds = (Date.now() - started) / 1000;
   concurrent.sort((a, b) => a - b);
   await dispatcher.close();
-  return {
+  const rows = {
     [`${label}: p50 / p99 sequential (ms)`]: `${percentile(sequential, 50).toFixed(2)} / ${percentile(sequential, 99).toFixed(2)}`,
     [`${label}: runs/s, ${CONCURRENCY} clients`]: (CONCURRENT_RUNS / seconds).toFixed(0),
     [`${label}: p50 / p99, ${CONCURRENCY} clients (ms)`]: `${percentile(concurrent, 50).toFixed(2)} / ${percentile(concurrent, 99).toFixed(2)}`,
@@ -100,6 +110,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
     [`${label}: server + runner CPU per run, sequential (ms)`]: `${cpuPerRun.toFixed(2)} (server ${serverPerRun.toFixed(2)}, runners + esbuild ${childrenPerRun.toFixed(2)}; ${(1000 / cpuPerRun).toFixed(0)} runs/s per core)`,
     [`${label}: server RSS idle / under load, incl. runners (MiB)`]: `${(idleRss / 1048576).toFixed(1)} / ${(peakRss / 1048576).toFixed(1)}`,
   };
+  return { rows, p50: percentile(sequential, 50), runsPerSecond: CONCURRENT_RUNS / seconds, floor };
 }
 
 // BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness, tenancy, start, replays or soak runs one part.
@@ -125,6 +136,43 @@ async function main(): Promise<void> {
   console.log(`\n${'measurement'.padEnd(width)}  value`);
   console.log(`${'-'.repeat(width)}  -----`);
   for (const [name, value] of Object.entries(rows)) console.log(`${name.padEnd(width)}  ${value}`);
+}
+
+/**
+ * The engine's floor, measured in this process on this machine just before each variant:
+ * a fresh context on a warm isolate running the same hello world (no prelude, no server).
+ * p50 of 200 (ms).
+ */
+let floorIsolate: ivm.Isolate | null = null;
+async function floorP50(): Promise<number> {
+  floorIsolate ??= new ivm.Isolate({ memoryLimit: 64 });
+  const script = await floorIsolate.compileScript('(function main() { return "hello"; })()');
+  const times: number[] = [];
+  for (let i = 0; i < 220; i++) {
+    const started = process.hrtime.bigint();
+    const context = await floorIsolate.createContext();
+    const result = await script.run(context);
+    context.release();
+    if (result !== 'hello') throw new Error('the floor did not answer hello');
+    if (i >= 20) times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  script.release();
+  return percentile(times.sort((a, b) => a - b), 50);
+}
+
+/** Issue 39's rows: each against the floor measured beside it. */
+function issueRows(measured: Partial<Record<Variant, Measured>>): Record<string, string> {
+  const rows: Record<string, string> = {};
+  const times = (m: Measured) => `${m.p50.toFixed(2)} ms = ${(m.p50 / m.floor).toFixed(1)}x floor ${m.floor.toFixed(2)}`;
+  const { same, 'same-off': sameOff, fresh, 'fresh-off': freshOff } = measured;
+  if (sameOff && same) {
+    rows['issue 39: same program p50, typecheck off / on'] = `${times(sameOff)} / ${times(same)}`;
+    rows['issue 39: same program runs/s, 16 clients, off / on'] = `${sameOff.runsPerSecond.toFixed(0)} / ${same.runsPerSecond.toFixed(0)}`;
+  }
+  if (fresh) rows['issue 39: new program p50, checked'] = times(fresh);
+  if (fresh && freshOff) rows['issue 39: new program runs/s, 16 clients, checked / off'] = `${fresh.runsPerSecond.toFixed(0)} / ${freshOff.runsPerSecond.toFixed(0)}`;
+  rows['issue 39: first run after a start / after a Blueprint is applied'] = 'BENCH_ONLY=start (first typed run rows)';
+  return rows;
 }
 
 /** A home whose CLI store holds `@bench/hello` (the server reads it as its fallback store). */
@@ -157,9 +205,16 @@ async function httpRows(rows: Record<string, string>): Promise<void> {
       const created = await server.request('POST', '/v1/blueprints', { body: { yaml } });
       if (created.status >= 300) throw new Error(`could not register a bench Blueprint: ${created.text}`);
     }
+    // What the server readies at start and for each Blueprint (checker, compile workers) is done before measuring.
+    await quiet(server);
     // BENCH_VARIANTS=same,fresh,package picks the rows (all by default).
-    const variants = (process.env.BENCH_VARIANTS ?? 'same,fresh,fresh-off,package').split(',') as Variant[];
-    for (const variant of variants) Object.assign(rows, await executeLatency(server, variant));
+    const variants = (process.env.BENCH_VARIANTS ?? 'same-off,same,fresh,fresh-off,package').split(',') as Variant[];
+    const measured: Partial<Record<Variant, Measured>> = {};
+    for (const variant of variants) {
+      measured[variant] = await executeLatency(server, variant);
+      Object.assign(rows, measured[variant]!.rows);
+    }
+    Object.assign(rows, issueRows(measured));
   } finally {
     await server.stop();
   }

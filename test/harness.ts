@@ -109,6 +109,9 @@ function baseEnv(home: string): Record<string, string> {
     HOME: home,
     SVC_PORT: '0',
     SVC_CODE_CACHE_DIR: sharedCodeCache,
+    // Test servers mostly live seconds: they load the type checker with their first typed
+    // program (or 10 s in), not at once as a lasting server does (typecheck_warm_after).
+    SVC_TYPECHECK_WARM_AFTER: '10',
   };
   return env;
 }

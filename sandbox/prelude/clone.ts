@@ -44,30 +44,37 @@ import {
   typedArrayKind,
   Uint8Array_,
   uncurryThis,
+  DatePrototypeGetTime,
+  ErrorClasses,
+  RegExpPrototypeGetSource,
+  RegExpPrototypeGetFlags,
+  BooleanPrototypeValueOf,
+  NumberPrototypeValueOf,
+  StringPrototypeValueOf,
+  BigIntPrototypeValueOf,
+  SymbolPrototypeValueOf,
+  SetPrototypeAdd,
+  TypedArrayConstructors,
+  Object_,
+  Array_,
+  RegExp_,
 } from './primordials';
 import { DOMException } from './dom-exception';
 import { blobBytes, isBlob, isFile, makeBlob, makeFile } from './web/blob';
 import { listOf } from './web/headers';
 
-const DateGetTime = uncurryThis(Date.prototype.getTime);
-const errorClasses: Record<string, ErrorConstructor> = {
-  Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError,
-};
-const RegExpGetSource = uncurryThis(Object.getOwnPropertyDescriptor(RegExp.prototype, 'source')!.get!);
-const RegExpGetFlags = uncurryThis(Object.getOwnPropertyDescriptor(RegExp.prototype, 'flags')!.get!);
-const BooleanValueOf = uncurryThis(Boolean.prototype.valueOf);
-const NumberValueOf = uncurryThis(Number.prototype.valueOf);
-const StringValueOf = uncurryThis(String.prototype.valueOf);
-const BigIntValueOf = uncurryThis(BigInt.prototype.valueOf);
-const SymbolValueOf = uncurryThis(Symbol.prototype.valueOf);
-const Object_ = Object;
-const Array_ = Array;
-const RegExp_ = RegExp;
-const MapSet = uncurryThis(Map.prototype.set);
-const SetAdd = uncurryThis(Set.prototype.add);
-const typedArrays: Record<string, new (buffer: ArrayBuffer, offset: number, length: number) => ArrayBufferView> = {
-  Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array,
-};
+const DateGetTime = DatePrototypeGetTime;
+const errorClasses = ErrorClasses;
+const RegExpGetSource = RegExpPrototypeGetSource;
+const RegExpGetFlags = RegExpPrototypeGetFlags;
+const BooleanValueOf = BooleanPrototypeValueOf;
+const NumberValueOf = NumberPrototypeValueOf;
+const StringValueOf = StringPrototypeValueOf;
+const BigIntValueOf = BigIntPrototypeValueOf;
+const SymbolValueOf = SymbolPrototypeValueOf;
+const MapSet = MapPrototypeSet;
+const SetAdd = SetPrototypeAdd;
+const typedArrays = TypedArrayConstructors;
 /** Platform objects that are not serialisable (by their tag: a forged tag only spoils the program's own copy). */
 const UNCLONABLE_TAGS = ['Request', 'Response', 'Headers', 'FormData', 'ReadableStream', 'WritableStream', 'TransformStream', 'EventTarget', 'AbortSignal', 'AbortController', 'Event', 'CustomEvent', 'ErrorEvent', 'WeakRef', 'FinalizationRegistry', 'CryptoKey', 'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder'];
 

@@ -157,14 +157,6 @@ export function utf8Decode(bytes: Uint8Array): string {
 }
 
 // The TextEncoder/TextDecoder (and the stream forms) programs see are @exodus/bytes's
-// WHATWG Encoding implementation (utf-8, utf-16le/be and the legacy single-byte encodings,
-// every label, fatal, ignoreBOM, streaming, encodeInto), bundled into the prelude. It calls
-// the built-ins as it finds them, so trusted guest code never uses it (it uses utf8Encode
-// and utf8Decode above, built on the primordials): a program that patches a built-in only
-// changes what its own TextDecoder answers. Each run has a fresh context, and in runs that
-// load Packages the built-ins are frozen before any program code runs (lockdown.ts).
-// The stream forms take the global TransformStream when they are constructed.
-export { TextDecoder, TextEncoder, TextDecoderStream, TextEncoderStream } from '@exodus/bytes/encoding-lite.js';
 
 // The base64 alphabet as arithmetic rather than lookup tables: nothing to build when
 // the prelude is evaluated (once per run).

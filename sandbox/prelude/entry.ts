@@ -7,7 +7,7 @@
 // built-in, but not the host calls, the fuel arithmetic or the report.
 import { ArrayIsArray, ArrayPrototypeIncludes, ArrayPrototypePush, FunctionPrototypeCall, JSONParse, own, PromisePrototypeThen, PromiseResolve, String_, ObjectPrototypeHasOwnProperty } from './primordials';
 import { resultText } from './result';
-import { fetchFor, startWebRun, webTimers } from './web';
+import { fetchFor, materializeWeb, startWebRun, webTimers } from './web';
 import { installAttribution } from './attribution';
 import { lockdown } from './lockdown';
 import { materializeBuiltins } from './builtins';
@@ -76,6 +76,7 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
       attributeCalls();
       // Lockdown freezes the real ES2024+ built-ins, not their stand-ins (builtins.ts).
       materializeBuiltins();
+      materializeWeb();
       lockdown(callSite ? [callSite] : []);
       const units: Array<Parameters<typeof loadPackages>[1][number]> = [];
       for (let i = 0; i < specs.length; i++) {

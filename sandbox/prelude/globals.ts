@@ -3,9 +3,8 @@
 import { ObjectDefineProperty, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, String_, StringPrototypeCharCodeAt, StringPrototypeRepeat } from './primordials';
 import { installBuiltinStandIns } from './builtins';
 import { installErrorGlobals } from './errors';
-import { atob, btoa, TextDecoder, TextDecoderStream, TextEncoder, TextEncoderStream } from './encoding';
+import { atob, btoa } from './encoding';
 import { URL, URLSearchParams } from './url';
-import { structuredClone } from './clone';
 import { makeConsole } from './console';
 import { installWeb } from './web';
 import { getRandomValues, randomUUID } from './random';
@@ -23,8 +22,6 @@ export function installGlobals(): void {
   installErrorGlobals();
   installClock(define);
   define('console', makeConsole());
-  define('TextEncoder', TextEncoder);
-  define('TextDecoder', TextDecoder);
   define('atob', atob);
   define('btoa', btoa);
   // Trusted guest code (svc:url) uses these classes: their methods must stay ours.
@@ -32,17 +29,11 @@ export function installGlobals(): void {
   ObjectFreeze(URLSearchParams.prototype);
   define('URL', URL);
   define('URLSearchParams', URLSearchParams);
-  define('structuredClone', structuredClone);
   define('assert', (condition: unknown, message?: string) => {
     if (!condition) throw new Error(message === undefined || message === null ? 'assertion failed' : String_(message));
   });
   define('crypto', { getRandomValues, randomUUID });
   installWeb(define);
-  // The encoding streams are TransformStreams: present once the web globals have one.
-  if (typeof (globalThis as { TransformStream?: unknown }).TransformStream === 'function') {
-    define('TextEncoderStream', TextEncoderStream);
-    define('TextDecoderStream', TextDecoderStream);
-  }
   // No WebAssembly and no code generation from strings: both would escape fuel metering.
   const global = globalThis as Record<string, unknown>;
   delete global.WebAssembly;

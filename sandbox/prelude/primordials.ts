@@ -319,6 +319,34 @@ export function isErrorLike(value: unknown): boolean {
   return false;
 }
 
+// --- What lazily evaluated modules read at their top level -----------------------------
+// The web classes (./web/platform.ts) are evaluated the first time a program touches one,
+// after the program may have replaced any built-in: whatever their module bodies read
+// when they are evaluated comes from here, captured before the program runs.
+export const SymbolCtor = Symbol;
+export const SymbolToStringTag: typeof Symbol.toStringTag = Symbol.toStringTag;
+export const ObjectGetOwnPropertyDescriptors = Object.getOwnPropertyDescriptors;
+export const Object_ = Object;
+export const Array_ = Array;
+export const RegExp_ = RegExp;
+export const BooleanPrototypeValueOf = uncurryThis(Boolean.prototype.valueOf);
+export const NumberPrototypeValueOf = uncurryThis(Number.prototype.valueOf);
+export const StringPrototypeValueOf = uncurryThis(String.prototype.valueOf);
+export const BigIntPrototypeValueOf = uncurryThis(BigInt.prototype.valueOf);
+export const SymbolPrototypeValueOf = uncurryThis(Symbol.prototype.valueOf);
+export const RegExpPrototypeGetSource = uncurryThis(Object.getOwnPropertyDescriptor(RegExp.prototype, 'source')!.get!) as (regexp: RegExp) => string;
+export const RegExpPrototypeGetFlags = uncurryThis(Object.getOwnPropertyDescriptor(RegExp.prototype, 'flags')!.get!) as (regexp: RegExp) => string;
+export const SetPrototypeAdd = uncurryThis(Set.prototype.add) as <T>(set: Set<T>, value: T) => Set<T>;
+/** The error classes structuredClone recreates, by name. */
+export const ErrorClasses: Readonly<Record<string, ErrorConstructor>> = Object.freeze({ Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError });
+/** The typed array classes, by name (a view's kind). */
+export const TypedArrayConstructors: Readonly<Record<string, new (buffer: ArrayBuffer, offset: number, length: number) => ArrayBufferView>> = Object.freeze({
+  Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array,
+});
+/** %IteratorPrototype% and %AsyncIteratorPrototype%, reached through syntax only. */
+export const IteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf(function* () {}).prototype) as object;
+export const AsyncIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}).prototype) as object;
+
 // --- Proxy ----------------------------------------------------------------------------
 export const Proxy_ = Proxy;
 export const ObjectPreventExtensions = Object.preventExtensions;

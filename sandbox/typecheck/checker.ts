@@ -328,11 +328,14 @@ export function declaredGlobalMembers(): Map<string, { statics: string[]; instan
  */
 export const WARM_DECLARATION_BYTES = 8 * 1024 * 1024;
 
+/** Warm checkers a thread keeps at most (declaration sets and modes). */
+export const WARM_CHECKERS = 16;
+
 /** Warm checkers by declaration-set hash and mode; the least recently used go beyond the count or byte limit. */
 export class Checkers {
   private readonly checkers;
 
-  constructor(limit = 16, byteLimit = WARM_DECLARATION_BYTES) {
+  constructor(limit = WARM_CHECKERS, byteLimit = WARM_DECLARATION_BYTES) {
     this.checkers = boundedCache<{ checker: WarmChecker; bytes: number }>({ maxEntries: limit, maxBytes: byteLimit, sizeOf: (entry) => entry.bytes });
   }
 

@@ -10,10 +10,10 @@ import fs from 'node:fs';
 import type { CompileErrorReport, Diagnostic } from '../contract';
 import { MAX_SOURCE_BYTES, renderCompileError, tooDeep } from '../compile';
 import { boundedCache, textBytes } from '../bounded-cache';
-import { Checkers } from './checker';
+import { Checkers, WARM_CHECKERS } from './checker';
 import { declarationSet } from './declarations';
 import { CheckerThread, type CheckFailure } from './thread';
-import type { CheckRequest, CheckResult, SchemaEdit, TypecheckMode } from './types';
+import type { CheckRequest, CheckResult, DeclarationSet, SchemaEdit, TypecheckMode } from './types';
 
 /** What a check answers: the source to compile (with derived schema arguments) or the compile error. */
 export type TypecheckOutcome = { ok: true; source: string; warnings: Diagnostic[] } | { ok: false; error: CompileErrorReport };
@@ -94,6 +94,10 @@ export class Typechecker {
   private readonly maxCheckedBytes: number;
   private inProcess: Checkers | null = null;
   private warmTimer: NodeJS.Timeout | null = null;
+  /** Declaration sets and modes warmed already (hash:mode), at most WARM_CHECKERS. */
+  private readonly warmed = new Set<string>();
+  private closed = false;
+  private warmCheckers = 0;
 
   /**
    * `worker: false` checks in-process; `workerFile` names the built worker (benchmarks run
@@ -106,7 +110,7 @@ export class Typechecker {
   constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number; maxCheckedBytes?: number; budgetMs?: number; workers?: number; codeCacheDirectory?: string; onNotice?: (message: string) => void } = {}) {
     const file = options.worker === false ? null : (options.workerFile ?? workerFile());
     const threadOptions = { codeCacheDirectory: options.codeCacheDirectory ?? null, ...(options.onNotice ? { onNotice: options.onNotice } : {}) };
-    this.thread = file ? new CheckerThread(file, { ...threadOptions, workers: options.workers ?? ORDINARY_CHECKERS, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
+    this.thread = file ? new CheckerThread(file, { ...threadOptions, onWarmed: (count) => (this.warmCheckers += count), workers: options.workers ?? ORDINARY_CHECKERS, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
     this.largeThread = file ? new CheckerThread(file, { ...threadOptions, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
     this.largeProgramBytes = options.largeProgramBytes ?? DEFAULT_LARGE_PROGRAM_KIB * 1024;
     this.maxCheckedBytes = options.maxCheckedBytes ?? MAX_CHECKED_BYTES;
@@ -162,6 +166,31 @@ export class Typechecker {
     this.warmTimer.unref();
   }
 
+  /**
+   * Makes the warm checkers of these declaration sets on an idle checker thread (loading
+   * TypeScript first if no check has), so the first program checked against one finds it
+   * ready: warming at start and when a Blueprint is applied. A set warmed already, or
+   * beyond the warm checkers a thread keeps, is skipped.
+   */
+  warm(requests: ReadonlyArray<{ modules: readonly string[]; mode: TypecheckMode }>): void {
+    if (this.closed || !this.thread) return;
+    const sets: Array<{ set: DeclarationSet; mode: Exclude<TypecheckMode, 'off'> }> = [];
+    for (const { modules, mode } of requests) {
+      if (mode === 'off' || this.warmed.size >= WARM_CHECKERS) continue;
+      const set = declarationSet(modules);
+      const key = `${set.hash}:${mode}`;
+      if (this.warmed.has(key)) continue;
+      this.warmed.add(key);
+      sets.push({ set, mode });
+    }
+    if (sets.length > 0) this.thread.warm(sets);
+  }
+
+  /** Warm checkers made ahead of any program (at start, when a Blueprint was applied). */
+  get warmedAhead(): number {
+    return this.warmCheckers;
+  }
+
   /** Checks running now on the checker threads (a status for tests). */
   get running(): number {
     return (this.thread?.running ?? 0) + (this.largeThread?.running ?? 0);
@@ -169,6 +198,7 @@ export class Typechecker {
 
   /** Stops the workers, if they started (server shutdown; they are unref'd while idle, so this is tidiness). */
   async close(): Promise<void> {
+    this.closed = true;
     if (this.warmTimer) clearTimeout(this.warmTimer);
     await Promise.all([this.thread?.close(), this.largeThread?.close()]);
   }

@@ -11,7 +11,7 @@
 // first), not at boot: a short-lived server never loads TypeScript.
 import { Worker } from 'node:worker_threads';
 import { batchable } from './checker';
-import type { CheckBatchMessage, CheckerThreadData, CheckRequest, CheckResult } from './types';
+import type { CheckBatchMessage, CheckerThreadData, CheckRequest, CheckResult, WarmMessage } from './types';
 
 /** A check that runs longer is abandoned (the worker restarts): a type can be made to take forever. */
 export const CHECK_LIMIT_MS = 10_000;
@@ -23,12 +23,15 @@ export type WorkerReply = { id: number } & ({ ok: true; result: CheckResult } | 
 type WorkerNotice = { notice: string };
 /** The worker has begun the check (a new worker loads TypeScript first). */
 type WorkerStarted = { started: number };
+type WorkerWarmed = { warmed: number };
 
 /** How long a new worker may take to load TypeScript and the libraries before its first check begins. */
 const WORKER_START_LIMIT_MS = 120_000;
 
 export interface CheckerThreadOptions extends CheckerThreadData {
   onNotice?: (message: string) => void;
+  /** Hears how many warm checkers a warm-up made. */
+  onWarmed?: (count: number) => void;
   /** Workers at most (default 1); with more than one, a tenant has at most all but one running. */
   workers?: number;
   /** A check's budget in ms (default CHECK_LIMIT_MS). */
@@ -78,10 +81,17 @@ export class CheckerThread {
     this.budgetMs = options.budgetMs ?? CHECK_LIMIT_MS;
   }
 
-  /** Loads TypeScript and the library declarations in the first worker, unless one started already. */
-  warm(): void {
-    if (this.slots.length > 0) return;
-    this.startSlot().worker.postMessage({ warm: true });
+  /**
+   * Loads TypeScript and the library declarations in the first worker, unless one started
+   * already, and makes the warm checkers of `sets` in an idle worker (none idle: a check is
+   * running, and the sets' first checks make their checkers).
+   */
+  warm(sets: WarmMessage['sets'] = []): void {
+    if (this.slots.length > 0 && sets.length === 0) return;
+    const slot = this.slots.length === 0 ? this.startSlot() : this.slots.find((s) => !s.running);
+    if (!slot) return;
+    const message: WarmMessage = { warm: true, sets };
+    slot.worker.postMessage(message);
   }
 
   async close(): Promise<void> {
@@ -181,8 +191,9 @@ export class CheckerThread {
     const worker = new Worker(this.file, { workerData, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
     const slot: Slot = { worker, running: null };
     this.slots.push(slot);
-    worker.on('message', (reply: WorkerReply | WorkerNotice | WorkerStarted) => {
+    worker.on('message', (reply: WorkerReply | WorkerNotice | WorkerStarted | WorkerWarmed) => {
       if ('notice' in reply) this.options.onNotice?.(reply.notice);
+      else if ('warmed' in reply) this.options.onWarmed?.(reply.warmed);
       else if ('started' in reply) {
         // The check itself has begun: its budget starts now.
         if (slot.running?.jobs[0].id !== reply.started) return;

@@ -24,6 +24,12 @@ export interface CheckBatch {
   set: DeclarationSet;
 }
 
+/** Asks a checker thread to load TypeScript and make the warm checkers of these sets (no answer). */
+export interface WarmMessage {
+  warm: true;
+  sets: ReadonlyArray<Pick<CheckRequest, 'set' | 'mode'>>;
+}
+
 /** What the pool posts to a checker thread: a batch, with the id of each program's check. */
 export interface CheckBatchMessage extends CheckBatch {
   ids: readonly number[];

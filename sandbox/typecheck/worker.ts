@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Checkers } from './checker';
 import { saveCodeCache, useCodeCacheDirectory } from './compiler';
-import type { CheckBatchMessage, CheckerThreadData } from './types';
+import type { CheckBatchMessage, CheckerThreadData, WarmMessage } from './types';
 
 useCodeCacheDirectory((workerData as CheckerThreadData | undefined)?.codeCacheDirectory ?? null);
 const checkers = new Checkers();
@@ -15,8 +15,24 @@ let checked = false;
 
 const failed = (id: number, error: unknown) => parentPort!.postMessage({ id, ok: false, failure: 'failed', message: (error as Error)?.message ?? String(error) });
 
-parentPort!.on('message', (message: CheckBatchMessage | { warm: true }) => {
-  if ('warm' in message) return checkers.warm();
+/** What a warm-up checks against each set: the checker of the set is made, and TypeScript's checking code has run once. */
+const WARM_PROGRAM = 'export function main(): string { const greeting: string = "hello"; return greeting; }';
+
+parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
+  if ('warm' in message) {
+    checkers.warm();
+    let warmed = 0;
+    for (const { set, mode } of message.sets) {
+      try {
+        checkers.check({ source: WARM_PROGRAM, mode, set });
+        warmed++;
+      } catch {
+        // A warm-up is a help: the first real check of the set makes its checker then.
+      }
+    }
+    if (warmed > 0) parentPort!.postMessage({ warmed });
+    return;
+  }
   // The budget runs from here: loading TypeScript and the libraries in a new worker is not the program's.
   checkers.warm();
   const { ids, sources, mode, set } = message;

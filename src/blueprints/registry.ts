@@ -34,6 +34,7 @@ export class BlueprintStoreError extends Error {}
 export class BlueprintRegistry {
   private readonly current = new Map<string, StoredBlueprint>();
   private readonly deletedListeners: Array<(name: string, principal: string) => void> = [];
+  private readonly storedListeners: Array<(blueprint: Blueprint) => void> = [];
 
   constructor(
     private readonly db: Database,
@@ -112,6 +113,11 @@ export class BlueprintRegistry {
     this.deletedListeners.push(listener);
   }
 
+  /** Called after a Blueprint is created or replaced (listeners must not throw; warming, for one). */
+  onStored(listener: (blueprint: Blueprint) => void): void {
+    this.storedListeners.push(listener);
+  }
+
   create(yaml: string): MutationResult {
     const parsed = parseBlueprint(yaml);
     if (!parsed.ok) return { ok: false, problem: parsed.problem, name: parsed.name, stage: 'document' };
@@ -182,5 +188,6 @@ export class BlueprintRegistry {
       throw new BlueprintStoreError((error as Error).message);
     }
     this.current.set(blueprint.name, { name: blueprint.name, yaml: blueprint.yaml, blueprint, problem: null });
+    for (const listener of this.storedListeners) listener(blueprint);
   }
 }

@@ -59,6 +59,7 @@ export interface Limits {
   compile_cache_size: number; // megabytes, server-wide
   /** Seconds a type check may take before the program runs unchecked (svc extension). */
   typecheck_budget: number;
+  typecheck_warm_after: number;
   max_llm_tokens: number;
   /** Model tokens one token's runs spend together (svc extension; default max_llm_tokens). */
   max_llm_tokens_per_token: number;

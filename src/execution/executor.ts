@@ -150,6 +150,30 @@ export class Executor {
       .sort();
   }
 
+  /**
+   * Readies what the first run under this Blueprint would otherwise wait for: its Packages
+   * prepared and the type checker of its declarations (the modules a one-off run with
+   * `services` has, and the Packages'). Nothing runs and nothing is recorded; a failure here
+   * is the first run's to report.
+   */
+  async warm(blueprint: Pick<RunBlueprint, 'name' | 'hash' | 'packages' | 'typecheck'>, services: RunServices): Promise<void> {
+    const listed = blueprint.packages ?? [];
+    let declarations: readonly string[] = [];
+    if (listed.length > 0) {
+      if (!this.options.packages) return;
+      const preparation = await this.options.packages.prepare({ name: blueprint.name, hash: blueprint.hash, packages: listed });
+      if (!preparation.ok) return;
+      declarations = preparation.value.declarations;
+    }
+    const modules = this.options.modules;
+    const available = this.availableModules(services, modules);
+    // A compile starts the compile workers and esbuild's service, and runs their code once.
+    void this.compiled.compile({ source: WARM_PROGRAM, sourceHash: sourceFacts(WARM_PROGRAM).source_hash, availableModules: [...available, ...listed], unavailable: {} }).catch(() => {});
+    const mode = blueprint.typecheck ?? 'on';
+    if (!this.options.typecheck || mode === 'off') return;
+    this.options.typecheck.warm([{ modules: [...available.map((name) => modules.get(name)!.declarations), ...declarations], mode }]);
+  }
+
   /** Writes the audit pair for a request that never reached the program. */
   refuse(request: RefusedRequest): string {
     const executionId = request.executionId ?? this.options.newId();
@@ -412,6 +436,9 @@ function replayLimits(limits: RunLimits, replay: ReplayPlan | undefined): RunLim
 function cancelledByRequest(record: RunHandle | null): string | null {
   return record?.signal.aborted && typeof record.signal.reason === 'string' ? record.signal.reason : null;
 }
+
+/** What a warm-up compiles: a program like the quick start's. */
+const WARM_PROGRAM = 'export function main(): string { return "hello"; }';
 
 /** What `untilCancelled` gives when a canceller fired first. */
 const CANCELLED = Symbol('cancelled');

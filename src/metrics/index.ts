@@ -22,6 +22,7 @@ export interface ServerState {
   mcpTransports?: () => number;
   /** Type checks running now on the checker threads. */
   typechecksRunning?: () => number;
+  typecheckersWarmed?: () => number;
   lookups: () => Record<string, number>;
   /** Server-wide token pools (svc:llm and svc:embedding budgets). */
   tokens: () => Record<'model_tokens' | 'embedding_tokens', { spent: number; reserved: number; budget: number }>;
@@ -117,6 +118,14 @@ export const metrics = {
     registers,
     collect() {
       if (state?.typechecksRunning) this.set(state.typechecksRunning());
+    },
+  }),
+  typecheckersWarmed: new Gauge({
+    name: 'svc_typecheckers_warmed',
+    help: 'Type checkers (declaration set and mode) made ahead of any program, at start and when a Blueprint is applied (typecheck_warm_after)',
+    registers,
+    collect() {
+      if (state?.typecheckersWarmed) this.set(state.typecheckersWarmed());
     },
   }),
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),

@@ -6,7 +6,7 @@ import { computeSettingsHash, type Settings } from '../config';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
-import { BlueprintRegistry } from '../blueprints';
+import { BlueprintRegistry, type Blueprint } from '../blueprints';
 import { Executor, HostCallSlots } from '../execution';
 import { createApp, startListener, type Listener, type RouteDependencies } from '../http';
 import { lookupCounters } from '../discovery';
@@ -30,6 +30,9 @@ import { logStartupPosture } from './posture';
 import { bindServerState, counterTotals, metrics, observedAuditWriter } from '../metrics';
 import { setActiveTelemetry, Telemetry } from '../telemetry';
 
+/** Registered Blueprints readied at start (each its Packages and a warm checker; the checker threads keep 16). */
+const WARM_BLUEPRINTS_AT_START = 16;
+
 export interface BootOptions {
   settings: Settings;
   version: string;
@@ -37,8 +40,6 @@ export interface BootOptions {
   exit: (code: number) => void;
 }
 
-/** A server up this long loads the type checker before its first program (see Typechecker.warmAfter). */
-const CHECKER_WARM_AFTER_MS = 10_000;
 
 /** Services that own resources to release at teardown, in reverse order of creation. */
 type Closer = () => Promise<void> | void;
@@ -250,8 +251,8 @@ export async function boot(options: BootOptions): Promise<void> {
   );
   packages.onChange(() => packageRuntime.evict());
   // Programs are type-checked in a worker thread, started by the first check or
-  // CHECKER_WARM_AFTER_MS after listening, whichever comes first (a short-lived server that
-  // checks nothing never loads TypeScript); its warm checkers follow the declaration sets.
+  // `typecheck_warm_after` after listening or a Blueprint's registration, whichever comes
+  // first; its warm checkers follow the declaration sets.
   const typecheck = new Typechecker({
     largeProgramBytes: settings.limits.typecheck_large_program * 1024,
     budgetMs: settings.limits.typecheck_budget * 1000,
@@ -360,6 +361,7 @@ export async function boot(options: BootOptions): Promise<void> {
     openSessions: () => sessions.activeCount(),
     mcpTransports: () => mcp.transportCount,
     typechecksRunning: () => typecheck.running,
+    typecheckersWarmed: () => typecheck.warmedAhead,
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),
     connections: () => listener?.connections() ?? { authenticated: 0, unauthenticated: 0 },
@@ -417,7 +419,21 @@ export async function boot(options: BootOptions): Promise<void> {
     ...(settings.network.grantsFromEnvironment.length > 0 ? { egress_grants: settings.network.grantsFromEnvironment } : {}),
   });
   log.info('svc_server::serve', 'svc-server listening', { addr: listener.address, protocol: listener.protocol });
-  typecheck.warmAfter(CHECKER_WARM_AFTER_MS);
+  // What a first run would wait for (the type checker, a Blueprint's Packages and checker)
+  // is readied in the background, `typecheck_warm_after` after listening (at once by
+  // default) and after each Blueprint is applied, so the first program answers as the
+  // second does. The registered Blueprints warm first-come, up to the warm checkers kept.
+  const warmAfterMs = settings.limits.typecheck_warm_after * 1000;
+  const warmLater = (blueprints: readonly Blueprint[]) => {
+    const timer = setTimeout(() => {
+      // The services a one-off run has, as far as they decide its modules (models always, git with the Blueprint's section).
+      for (const blueprint of blueprints) void executor.warm(blueprint, { models: modelBudgets.forRun(blueprint.llm ?? {}, () => undefined), git: gitServices(blueprint, {}, () => undefined) }).catch(() => {});
+    }, warmAfterMs);
+    timer.unref();
+  };
+  typecheck.warmAfter(warmAfterMs);
+  warmLater(registry.usable().slice(0, WARM_BLUEPRINTS_AT_START));
+  registry.onStored((blueprint) => warmLater([blueprint]));
   shutdown.serving(listener);
 }
 

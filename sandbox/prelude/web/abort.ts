@@ -1,9 +1,9 @@
 // AbortController and AbortSignal (abort, timeout, any) per the DOM standard. Aborting runs
 // the signal's abort algorithms (listeners added with `signal`, fetches, pipes) in a loop,
 // then fires a trusted `abort` event, then aborts the dependent signals of AbortSignal.any.
+import { SymbolCtor, SymbolToStringTag, ArrayPrototypePush, DateNow, MathMin, ReflectApply } from './primordials';
 import { DOMException } from '../dom-exception';
 import { Event, EventTarget, setSignalHooks, trustedEvent } from './event';
-import { ArrayPrototypePush, DateNow, MathMin, ReflectApply } from './primordials';
 import { listOf } from './headers';
 import { delayOf, schedule } from './timers';
 
@@ -11,7 +11,7 @@ const addListener = EventTarget.prototype.addEventListener;
 const removeListener = EventTarget.prototype.removeEventListener;
 const dispatch = EventTarget.prototype.dispatchEvent;
 
-const CONSTRUCT = Symbol('AbortSignal');
+const CONSTRUCT = SymbolCtor('AbortSignal');
 
 // Module-private operations (handed out by the static block, never reachable by programs).
 let abortSignal: (signal: AbortSignal, reason: unknown) => void;
@@ -107,7 +107,7 @@ export class AbortSignal extends EventTarget {
     }
     return combined;
   }
-  override get [Symbol.toStringTag](): string {
+  override get [SymbolToStringTag](): string {
     return 'AbortSignal';
   }
   static {
@@ -174,7 +174,7 @@ export class AbortController {
   abort(reason?: unknown): void {
     abortSignal(this.#signal, reason);
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'AbortController';
   }
 }

@@ -1,7 +1,7 @@
 // Blob, File and FormData (text fields and files held in memory).
+import { SymbolToStringTag, JSONStringify, ArrayPrototypePush, DateNow, MathMax, MathMin, NumberCtor, NumberIsFinite, PromiseResolve, ReflectApply, RegExpPrototypeTest, StringCtor, StringPrototypeToLowerCase, SymbolIterator, TypedArrayPrototypeSlice } from './primordials';
 import { bufferSourceCopy, concatBytes, toArrayBuffer, utf8Decode, utf8Encode } from './bytes';
 import { iterate, listOf } from './headers';
-import { JSONStringify, ArrayPrototypePush, DateNow, MathMax, MathMin, NumberCtor, NumberIsFinite, PromiseResolve, ReflectApply, RegExpPrototypeTest, StringCtor, StringPrototypeToLowerCase, SymbolIterator, TypedArrayPrototypeSlice } from './primordials';
 import { streamOfBytes, type ReadableStream } from './streams';
 
 function typeOf(value: unknown): string {
@@ -96,7 +96,7 @@ export class Blob {
   stream(): ReadableStream {
     return streamOfBytes(TypedArrayPrototypeSlice(this.#bytes));
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'Blob';
   }
   static {
@@ -139,7 +139,7 @@ export class File extends Blob {
   get lastModified(): number {
     return this.#lastModified;
   }
-  override get [Symbol.toStringTag](): string {
+  override get [SymbolToStringTag](): string {
     return 'File';
   }
   static {
@@ -232,7 +232,7 @@ export class FormData {
   [SymbolIterator](): IterableIterator<[string, FormDataValue]> {
     return this.entries();
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'FormData';
   }
   static {

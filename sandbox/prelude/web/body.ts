@@ -9,9 +9,8 @@ import { ArrayPrototypePush, JSONParse, JSONStringify, RegExpPrototypeExec, Prom
 import { structuredClone } from '../clone';
 import { drainNow, isDisturbed, isLocked, lockForever, readableRecord, readAll, ReadableStream, streamOfBytes, teeStream } from './streams';
 import type { Headers } from './headers';
-import { ObjectDefineProperty, SafeWeakMap } from '../primordials';
+import { ObjectDefineProperty, ObjectGetOwnPropertyDescriptors, SafeWeakMap } from '../primordials';
 
-const ObjectGetOwnPropertyDescriptors = Object.getOwnPropertyDescriptors;
 
 const searchParamsToString = URLSearchParams.prototype.toString;
 const searchParamsForEach = URLSearchParams.prototype.forEach;

@@ -5,6 +5,7 @@
 // once with the signal's reason; WHATWG semantics otherwise: a non-2xx
 // status resolves, a denial or network failure rejects with a TypeError whose cause is
 // the PermissionDeniedError or network error, an aborted signal rejects with its reason.
+import { SymbolCtor, SymbolToStringTag, NumberCtor, ArrayPrototypeJoin, DateNow, PromiseCtor, PromisePrototypeThen, JSONStringify, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectKeys, ReflectApply, PromiseReject, PromiseResolve, RegExpPrototypeTest, StringCtor, StringPrototypeToUpperCase } from './primordials';
 import { URL } from '../url';
 import { AbortController, AbortSignal, deadlineOf, isAbortSignal, onAbort } from './abort';
 import { attachBody, bodyBytesNow, bodyStream, bodyUnusable, cloneBody, extractBody, installBodyMixin, type BodyMembers, type BodyState } from './body';
@@ -12,7 +13,6 @@ import { Blob, FormData } from './blob';
 import { DOMException } from '../dom-exception';
 import { freezeHeaders, headerRecord, Headers, type HeadersInit } from './headers';
 import { hostAsync, type AsyncHostCaller, type StartedCall } from './host';
-import { NumberCtor, ArrayPrototypeJoin, DateNow, PromiseCtor, PromisePrototypeThen, JSONStringify, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectKeys, ReflectApply, PromiseReject, PromiseResolve, RegExpPrototypeTest, StringCtor, StringPrototypeToUpperCase } from './primordials';
 import { pipeHooks, type ReadableStream } from './streams';
 import { TransformStream } from './transform';
 import { handled } from './stream-kit';
@@ -233,7 +233,7 @@ export class Request {
     copy.#state.signal = followingSignal(state.signal);
     return copy;
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'Request';
   }
   static {
@@ -289,7 +289,7 @@ interface FetchedParts {
   redirected: boolean;
 }
 
-const INTERNAL = Symbol('Response internals');
+const INTERNAL = SymbolCtor('Response internals');
 
 interface ResponseState {
   status: number;
@@ -389,7 +389,7 @@ export class Response {
     target.type = state.type;
     return copy;
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'Response';
   }
   static {

@@ -1,12 +1,14 @@
 // FileReader and ProgressEvent per the File API: a read runs as a task (a zero-delay timer),
 // then fires loadstart, progress, load (or error/abort) and loadend, each also to the
 // matching on<event> handler.
+import { SymbolToStringTag, ObjectDefineProperty, ReflectApply, StringCtor } from './primordials';
 import { Event, EventTarget, type EventInit } from './event';
 import { blobBytes, isBlob } from './blob';
 import { DOMException } from '../dom-exception';
-import { TextDecoder, bytesToBase64 } from '../encoding';
+import { bytesToBase64 } from '../encoding';
+import { materialize, textGroup } from './lazy';
+import type { TextDecoder } from './text';
 import { toArrayBuffer } from './bytes';
-import { ObjectDefineProperty, ReflectApply, StringCtor } from './primordials';
 import { StringFromCharCode } from '../primordials';
 import { cancel, schedule } from './timers';
 
@@ -30,7 +32,7 @@ export class ProgressEvent extends Event {
   get total(): number {
     return this.#total;
   }
-  override get [Symbol.toStringTag](): string {
+  override get [SymbolToStringTag](): string {
     return 'ProgressEvent';
   }
 }
@@ -40,7 +42,6 @@ const LOADING = 1;
 const DONE = 2;
 const dispatch = EventTarget.prototype.dispatchEvent;
 const HANDLERS = ['onloadstart', 'onprogress', 'onload', 'onabort', 'onerror', 'onloadend'];
-const decode = TextDecoder.prototype.decode;
 
 type Kind = 'arrayBuffer' | 'binaryString' | 'text' | 'dataURL';
 
@@ -127,7 +128,7 @@ export class FileReader extends EventTarget {
           result = kind === 'arrayBuffer' ? toArrayBuffer(bytes)
             : kind === 'binaryString' ? binaryString(bytes)
             : kind === 'dataURL' ? `data:${type === '' ? 'application/octet-stream' : type};base64,${bytesToBase64(bytes)}`
-            : (ReflectApply(decode, textDecoder(label), [bytes]) as string);
+            : (ReflectApply(materialize(textGroup).decode, textDecoder(label), [bytes]) as string);
         } catch (error) {
           this.#state = DONE;
           this.#error = new DOMException(`FileReader.${method}: the blob could not be read (${StringCtor((error as Error).message)})`, 'NotReadableError');
@@ -147,7 +148,7 @@ export class FileReader extends EventTarget {
       false,
     );
   }
-  override get [Symbol.toStringTag](): string {
+  override get [SymbolToStringTag](): string {
     return 'FileReader';
   }
   static readonly EMPTY = EMPTY;
@@ -177,10 +178,10 @@ for (let i = 0; i < CONSTANTS.length; i++) ObjectDefineProperty(FileReader.proto
 function textDecoder(label: string | undefined): InstanceType<typeof TextDecoder> {
   if (label !== undefined) {
     try {
-      return new TextDecoder(label);
+      return new (materialize(textGroup).TextDecoder)(label);
     } catch {
       // unknown label: UTF-8
     }
   }
-  return new TextDecoder();
+  return new (materialize(textGroup).TextDecoder)();
 }

@@ -4,7 +4,7 @@
 // which iterates one entry per value (getSetCookie gives them all). Iteration is sorted by
 // name and live (each step reads the current headers). A guard makes a fetched response's
 // headers immutable, as in Deno.
-import { ObjectPrototypeHasOwnProperty, JSONStringify, ObjectDefineProperty, ReflectApply, ArrayIsArray, ArrayPrototypePush, ArrayPrototypeSort, MapPrototypeDelete, MapPrototypeForEach, MapPrototypeGet, MapPrototypeHas, MapPrototypeSet, ObjectCreate, ObjectFreeze, ObjectGetPrototypeOf, RegExpPrototypeTest, SafeMap, StringCtor, StringPrototypeCharCodeAt, StringPrototypeSlice, StringPrototypeToLowerCase, SymbolIterator } from './primordials';
+import { IteratorPrototype, SymbolToStringTag, ObjectPrototypeHasOwnProperty, JSONStringify, ObjectDefineProperty, ReflectApply, ArrayIsArray, ArrayPrototypePush, ArrayPrototypeSort, MapPrototypeDelete, MapPrototypeForEach, MapPrototypeGet, MapPrototypeHas, MapPrototypeSet, ObjectCreate, ObjectFreeze, ObjectGetPrototypeOf, RegExpPrototypeTest, SafeMap, StringCtor, StringPrototypeCharCodeAt, StringPrototypeSlice, StringPrototypeToLowerCase, SymbolIterator } from './primordials';
 import { ObjectGetOwnPropertyDescriptor, ReflectOwnKeys, SafeWeakMap } from '../primordials';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -40,7 +40,6 @@ function valueOf(value: unknown): string {
   return normalised;
 }
 
-const IteratorPrototype = ObjectGetPrototypeOf(ObjectGetPrototypeOf([][SymbolIterator]())) as object;
 
 /** A fresh iterator over a snapshot (never the program-patchable array iterator). */
 export function iterate<T>(items: T[]): IterableIterator<T> {
@@ -68,7 +67,7 @@ export function liveIterator<T>(kind: string | null, current: () => T[], nextInd
         return step() as IteratorResult<T>;
       },
     });
-    if (kind !== null) ObjectDefineProperty(prototype, Symbol.toStringTag, { value: `${kind} Iterator`, configurable: true });
+    if (kind !== null) ObjectDefineProperty(prototype, SymbolToStringTag, { value: `${kind} Iterator`, configurable: true });
     ObjectFreeze(prototype);
     MapPrototypeSet(iteratorPrototypes, key, prototype);
   }
@@ -240,7 +239,7 @@ export class Headers {
     }
   }
   declare [Symbol.iterator]: () => IterableIterator<[string, string]>;
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'Headers';
   }
 

@@ -1,35 +1,43 @@
 // The web platform globals: timers, performance, navigator, events and
 // aborts, Headers/Request/Response/Blob/File/FormData, fetch and crypto.subtle. The
 // prelude installs them once per isolate; `bindRun` links them to a run when it starts.
-import { AbortController, AbortSignal } from './abort';
-import { Blob, File, FormData } from './blob';
 import { DOMException } from '../dom-exception';
 import { CustomEvent, ErrorEvent, Event, EventTarget, globalEventFunctions } from './event';
-import { fetch, Request, Response } from './fetch';
-export { fetchFor } from './fetch';
 export type { AsyncHostCaller, StartedCall } from './host';
-import { Headers } from './headers';
-import { CryptoKey, subtle } from './subtle';
-import { ReadableByteStreamController, ReadableStream, ReadableStreamBYOBReader, ReadableStreamBYOBRequest, ReadableStreamDefaultController, ReadableStreamDefaultReader } from './streams';
-import { WritableStream, WritableStreamDefaultController, WritableStreamDefaultWriter } from './writable';
-import { ByteLengthQueuingStrategy, CountQueuingStrategy, TransformStream, TransformStreamDefaultController } from './transform';
-import './pipe';
-import { FileReader, ProgressEvent } from './file-reader';
 import { bindRun, type AsyncHostCaller } from './host';
-import { ObjectDefineProperty, ObjectFreeze } from './primordials';
+import { ObjectFreeze } from './primordials';
 import { makePerformance, Performance, PerformanceEntry, PerformanceMark, PerformanceMeasure, resetTimeOrigin } from '../performance';
 import { clearInterval, clearTimeout, fireDue, nextDue, pendingCount, queueMicrotask, setInterval, setTimeout } from './timers';
+import { defineLazy, materialize, platformGroup, textGroup, type WebPlatform } from './lazy';
+import { sealed } from './sealed';
+
+/** The globals ./platform.ts makes when a program first reads one (./lazy.ts). */
+const LAZY_GLOBALS = [
+  'AbortSignal', 'AbortController', 'Headers', 'Blob', 'File', 'FormData', 'FileReader', 'ProgressEvent',
+  'ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamDefaultController', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest', 'ReadableByteStreamController',
+  'WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController',
+  'TransformStream', 'TransformStreamDefaultController', 'ByteLengthQueuingStrategy', 'CountQueuingStrategy',
+  'Request', 'Response', 'fetch', 'CryptoKey', 'structuredClone',
+];
+/** The encoding classes (./text.ts), made when a program first reads one. */
+const TEXT_GLOBALS = ['TextEncoder', 'TextDecoder', 'TextEncoderStream', 'TextDecoderStream'];
+const GLOBAL_ATTRIBUTES = { enumerable: false, writable: true, configurable: true };
+
+/** `fetch` for one Package's code (its own host caller); evaluates the web platform. */
+export function fetchFor(callAsync: AsyncHostCaller): ReturnType<WebPlatform['fetchFor']> {
+  return materialize(platformGroup).fetchFor(callAsync);
+}
+
+/** Evaluates the lazy web globals now (before lockdown freezes what the global object leads to). */
+export function materializeWeb(): void {
+  materialize(platformGroup);
+  materialize(textGroup);
+}
 
 // performance is the prelude's (../performance.ts): one per run, its clock reset when the run starts.
 const performance = makePerformance();
 
 const navigator = ObjectFreeze({ userAgent: 'svc (Deno-compatible isolate runner)', language: 'en-US', languages: ObjectFreeze(['en-US']), hardwareConcurrency: 1 });
-
-/** Freezes a class and its prototype: trusted code calls their methods. */
-function sealed<T extends object>(cls: T): T {
-  ObjectFreeze((cls as unknown as { prototype: object }).prototype);
-  return ObjectFreeze(cls);
-}
 
 export function installWeb(define: (name: string, value: unknown) => void): void {
   define('setTimeout', setTimeout);
@@ -53,33 +61,23 @@ export function installWeb(define: (name: string, value: unknown) => void): void
   define('removeEventListener', globalEvents.removeEventListener);
   define('dispatchEvent', globalEvents.dispatchEvent);
   define('reportError', globalEvents.reportError);
-  define('AbortSignal', sealed(AbortSignal));
-  define('AbortController', sealed(AbortController));
-  define('Headers', sealed(Headers));
-  define('Blob', sealed(Blob));
-  define('File', sealed(File));
-  define('FormData', sealed(FormData));
-  define('FileReader', sealed(FileReader));
-  define('ProgressEvent', sealed(ProgressEvent));
-  define('ReadableStream', sealed(ReadableStream));
-  define('ReadableStreamDefaultReader', sealed(ReadableStreamDefaultReader));
-  define('ReadableStreamDefaultController', sealed(ReadableStreamDefaultController));
-  define('ReadableStreamBYOBReader', sealed(ReadableStreamBYOBReader));
-  define('ReadableStreamBYOBRequest', sealed(ReadableStreamBYOBRequest));
-  define('ReadableByteStreamController', sealed(ReadableByteStreamController));
-  define('WritableStream', sealed(WritableStream));
-  define('WritableStreamDefaultWriter', sealed(WritableStreamDefaultWriter));
-  define('WritableStreamDefaultController', sealed(WritableStreamDefaultController));
-  define('TransformStream', sealed(TransformStream));
-  define('TransformStreamDefaultController', sealed(TransformStreamDefaultController));
-  define('ByteLengthQueuingStrategy', sealed(ByteLengthQueuingStrategy));
-  define('CountQueuingStrategy', sealed(CountQueuingStrategy));
-  define('Request', sealed(Request));
-  define('Response', sealed(Response));
-  define('fetch', fetch);
-  define('CryptoKey', sealed(CryptoKey));
+  const global = globalThis as Record<string, unknown>;
+  for (let i = 0; i < LAZY_GLOBALS.length; i++) {
+    const name = LAZY_GLOBALS[i];
+    defineLazy(platformGroup, global, name, (made) => made.globals[name], GLOBAL_ATTRIBUTES);
+  }
+  for (let i = 0; i < TEXT_GLOBALS.length; i++) {
+    const name = TEXT_GLOBALS[i];
+    defineLazy(textGroup, global, name, (made) => made.globals[name], GLOBAL_ATTRIBUTES);
+  }
+  // The encoding library is evaluated now, before any program: its module bodies iterate
+  // with the program-patchable array iterator, and a program that patched it first (the
+  // hostile fixture's sabotage) would make them loop until the run's fuel ran out.
+  // Evaluating it lazily saved about a quarter of the prelude; that needs those bodies
+  // made iteration-free first.
+  materialize(textGroup);
   // crypto (getRandomValues, randomUUID) is defined just before; subtle joins it.
-  ObjectDefineProperty((globalThis as { crypto: object }).crypto, 'subtle', { value: subtle, enumerable: true, writable: false, configurable: false });
+  defineLazy(platformGroup, (globalThis as { crypto: object }).crypto, 'subtle', (made) => made.subtle, { enumerable: true, writable: false, configurable: false });
 }
 
 /** Called by the prelude when a run starts. */

@@ -20,6 +20,12 @@ import {
 } from '../primordials';
 
 export {
+  AsyncIteratorPrototype,
+  IteratorPrototype,
+  ObjectGetOwnPropertyDescriptors,
+  SymbolCtor,
+  SymbolToStringTag,
+  TypedArrayConstructors,
   ArrayBufferIsView,
   ArrayBufferPrototypeGetByteLength,
   ArrayIsArray,

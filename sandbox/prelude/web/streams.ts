@@ -4,11 +4,11 @@
 // pipes of ./pipe.ts. The state lives in plain records the classes point to; the
 // algorithms below follow the standard's names so they can be checked against it.
 // No class body names its own class (the bundler would rename it `_ReadableStream`).
-import { ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, ReflectApply, StringCtor, SymbolAsyncIterator, SymbolIterator, TypedArrayPrototypeGetBuffer, TypedArrayPrototypeGetByteLength, TypedArrayPrototypeGetByteOffset, TypedArrayPrototypeSet, Uint8ArrayCtor, ArrayBufferCtor, DataViewCtor, ArrayBufferPrototypeGetByteLength } from './primordials';
+import { AsyncIteratorPrototype, SymbolCtor, SymbolToStringTag, TypedArrayConstructors, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, ReflectApply, StringCtor, SymbolAsyncIterator, SymbolIterator, TypedArrayPrototypeGetBuffer, TypedArrayPrototypeGetByteLength, TypedArrayPrototypeGetByteOffset, TypedArrayPrototypeSet, Uint8ArrayCtor, ArrayBufferCtor, DataViewCtor, ArrayBufferPrototypeGetByteLength } from './primordials';
 import { ArrayBufferIsView, SafeWeakMap, SafeWeakSet, isDataView, typedArrayKind, DataViewPrototypeGetBuffer, DataViewPrototypeGetByteLength, DataViewPrototypeGetByteOffset, ReflectConstruct } from '../primordials';
 import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
-const TOKEN = Symbol('stream internals');
+const TOKEN = SymbolCtor('stream internals');
 
 export interface ReadRequest {
   chunk(value: unknown): void;
@@ -271,7 +271,7 @@ export class ReadableStreamDefaultController {
   error(reason?: unknown): void {
     controllerError(recordOf(defaultControllers, this, 'ReadableStreamDefaultController.error'), reason);
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'ReadableStreamDefaultController';
   }
 }
@@ -279,7 +279,18 @@ export class ReadableStreamDefaultController {
 // --- byte controller ------------------------------------------------------------------
 const ELEMENT_SIZES: Record<string, number> = { Int8Array: 1, Uint8Array: 1, Uint8ClampedArray: 1, Int16Array: 2, Uint16Array: 2, Int32Array: 4, Uint32Array: 4, Float32Array: 4, Float64Array: 8, BigInt64Array: 8, BigUint64Array: 8, DataView: 1 };
 const VIEW_CONSTRUCTORS: Record<string, new (buffer: ArrayBuffer, offset: number, length: number) => ArrayBufferView> = {
-  Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array, DataView: DataViewCtor as unknown as new (buffer: ArrayBuffer, offset: number, length: number) => ArrayBufferView,
+  Int8Array: TypedArrayConstructors.Int8Array,
+  Uint8Array: TypedArrayConstructors.Uint8Array,
+  Uint8ClampedArray: TypedArrayConstructors.Uint8ClampedArray,
+  Int16Array: TypedArrayConstructors.Int16Array,
+  Uint16Array: TypedArrayConstructors.Uint16Array,
+  Int32Array: TypedArrayConstructors.Int32Array,
+  Uint32Array: TypedArrayConstructors.Uint32Array,
+  Float32Array: TypedArrayConstructors.Float32Array,
+  Float64Array: TypedArrayConstructors.Float64Array,
+  BigInt64Array: TypedArrayConstructors.BigInt64Array,
+  BigUint64Array: TypedArrayConstructors.BigUint64Array,
+  DataView: DataViewCtor as unknown as new (buffer: ArrayBuffer, offset: number, length: number) => ArrayBufferView,
 };
 function viewParts(view: ArrayBufferView): { kind: string; buffer: ArrayBuffer; byteOffset: number; byteLength: number } {
   if (isDataView(view)) return { kind: 'DataView', buffer: DataViewPrototypeGetBuffer(view), byteOffset: DataViewPrototypeGetByteOffset(view), byteLength: DataViewPrototypeGetByteLength(view) };
@@ -559,7 +570,7 @@ export class ReadableStreamBYOBRequest {
     TypedArrayPrototypeSet(new Uint8ArrayCtor(first.buffer, first.byteOffset + first.bytesFilled, parts.byteLength), new Uint8ArrayCtor(parts.buffer, parts.byteOffset, parts.byteLength));
     respondInternal(controller, parts.byteLength);
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'ReadableStreamBYOBRequest';
   }
   static {
@@ -619,7 +630,7 @@ export class ReadableByteStreamController {
   error(reason?: unknown): void {
     controllerError(recordOf(byteControllers, this, 'ReadableByteStreamController.error'), reason);
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'ReadableByteStreamController';
   }
 }
@@ -732,7 +743,7 @@ export class ReadableStreamDefaultReader {
     if (reader.stream === null) return rejected(new TypeError('ReadableStreamDefaultReader.cancel: the reader has been released'));
     return readableCancel(reader.stream, reason);
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'ReadableStreamDefaultReader';
   }
 }
@@ -811,13 +822,12 @@ export class ReadableStreamBYOBReader {
     if (reader.stream === null) return rejected(new TypeError('ReadableStreamBYOBReader.cancel: the reader has been released'));
     return readableCancel(reader.stream, reason);
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'ReadableStreamBYOBReader';
   }
 }
 
 // --- async iteration ------------------------------------------------------------------
-const AsyncIteratorPrototype = ObjectGetPrototypeOf(ObjectGetPrototypeOf(async function* () {}).prototype) as object;
 interface IteratorState {
   reader: ReaderRecord;
   preventCancel: boolean;
@@ -902,7 +912,7 @@ ObjectDefineProperty(ReadableStreamAsyncIteratorPrototype, 'return', {
     return promise;
   },
 });
-ObjectDefineProperty(ReadableStreamAsyncIteratorPrototype, Symbol.toStringTag, { value: 'ReadableStream AsyncIterator', configurable: true });
+ObjectDefineProperty(ReadableStreamAsyncIteratorPrototype, SymbolToStringTag, { value: 'ReadableStream AsyncIterator', configurable: true });
 // Not frozen (its methods are configurable, as WebIDL's): trusted code never calls through it.
 
 function asyncIterator(stream: StreamRecord, options: unknown): AsyncIterableIterator<unknown> {
@@ -1046,7 +1056,7 @@ export class ReadableStream {
   [SymbolAsyncIterator](options?: { preventCancel?: boolean }): AsyncIterableIterator<unknown> {
     return asyncIterator(recordOf(streams, this, 'ReadableStream[Symbol.asyncIterator]'), options);
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'ReadableStream';
   }
 }

@@ -3,20 +3,20 @@
 // the host (src/stdlib/web) as asynchronous host calls (like fetch: counted against the
 // run's calls in flight, dropped when the run ends), charged to host fuel; keys live in private fields here, so a
 // program can neither forge a CryptoKey nor read a non-extractable key's bytes.
+import { SymbolCtor, SymbolToStringTag, ArrayPrototypePush, ErrorCtor, ObjectFreeze, PromiseCtor, PromisePrototypeThen, PromiseReject, PromiseResolve, StringCtor, StringPrototypeSlice, StringPrototypeToUpperCase, TypedArrayPrototypeGetLength, TypedArrayPrototypeSlice } from './primordials';
 import { native } from '../native';
 import { base64ToBytes, bytesToBase64 } from '../encoding';
 import { bufferSource, toArrayBuffer } from './bytes';
 import { DOMException } from '../dom-exception';
 import { listOf } from './headers';
 import { hostAsync } from './host';
-import { ArrayPrototypePush, ErrorCtor, ObjectFreeze, PromiseCtor, PromisePrototypeThen, PromiseReject, PromiseResolve, StringCtor, StringPrototypeSlice, StringPrototypeToUpperCase, TypedArrayPrototypeGetLength, TypedArrayPrototypeSlice } from './primordials';
 
 type Usage = 'encrypt' | 'decrypt' | 'sign' | 'verify';
 const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
 const HMAC_JWK_ALG: Record<string, string> = { 'SHA-1': 'HS1', 'SHA-256': 'HS256', 'SHA-384': 'HS384', 'SHA-512': 'HS512' };
 const HMAC_USAGES: Usage[] = ['sign', 'verify'];
 const AES_USAGES: Usage[] = ['encrypt', 'decrypt'];
-const CONSTRUCT = Symbol('CryptoKey');
+const CONSTRUCT = SymbolCtor('CryptoKey');
 
 interface KeyAlgorithm {
   name: 'HMAC' | 'AES-GCM';
@@ -105,7 +105,7 @@ export class CryptoKey {
   get usages(): readonly Usage[] {
     return this.#usages;
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'CryptoKey';
   }
   static {

@@ -1,13 +1,13 @@
 // TransformStream per the WHATWG Streams standard (with transformer.cancel), and the two
 // queuing strategies. A TransformStream is a WritableStream and a ReadableStream joined by
 // the transformer; back-pressure on the readable side holds the writes.
-import { ObjectDefineProperty, ReflectApply } from './primordials';
+import { SymbolCtor, SymbolToStringTag, ObjectDefineProperty, ReflectApply } from './primordials';
 import { SafeWeakMap } from '../primordials';
 import { callback, deferred, dictionary, promiseCall, rejected, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred } from './stream-kit';
 import { canCloseOrEnqueue, controllerClose, controllerEnqueue, controllerError, createReadable, desiredSize, readableRecord, shouldCallPull, type ControllerRecord, type ReadableStream, type StreamRecord } from './streams';
 import { createWritable, sinkErrorIfNeeded, writableRecord, type WritableRecord, type WritableStream } from './writable';
 
-const TOKEN = Symbol('transform internals');
+const TOKEN = SymbolCtor('transform internals');
 
 interface TransformRecord {
   readable: ReadableStream;
@@ -181,7 +181,7 @@ export class TransformStreamDefaultController {
   terminate(): void {
     transformTerminate(recordOf(controllers, this, 'TransformStreamDefaultController.terminate'));
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'TransformStreamDefaultController';
   }
 }
@@ -246,7 +246,7 @@ export class TransformStream {
   get writable(): WritableStream {
     return recordOf(transforms, this, 'TransformStream.writable').writable;
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'TransformStream';
   }
 }
@@ -286,7 +286,7 @@ export class ByteLengthQueuingStrategy {
     if (!(typeof this === 'object' && this !== null && #highWaterMark in this)) throw new TypeError('ByteLengthQueuingStrategy.size: illegal invocation');
     return byteLengthSize;
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'ByteLengthQueuingStrategy';
   }
 }
@@ -304,7 +304,7 @@ export class CountQueuingStrategy {
     if (!(typeof this === 'object' && this !== null && #highWaterMark in this)) throw new TypeError('CountQueuingStrategy.size: illegal invocation');
     return countSize;
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'CountQueuingStrategy';
   }
 }

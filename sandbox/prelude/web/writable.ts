@@ -2,13 +2,13 @@
 // order, back-pressure from a queuing strategy, close and abort (with the controller's
 // AbortSignal), writers with ready/closed/desiredSize. Records and algorithm names as in
 // the standard, as in ./streams.ts. No class body names its own class (bundler renames).
+import { SymbolCtor, SymbolToStringTag, ArrayPrototypePush, ReflectApply } from './primordials';
 import { AbortController, AbortSignal, signalAbort } from './abort';
-import { ArrayPrototypePush, ReflectApply } from './primordials';
 import { SafeWeakMap } from '../primordials';
 import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
-const TOKEN = Symbol('writable internals');
-const CLOSE = Symbol('close sentinel');
+const TOKEN = SymbolCtor('writable internals');
+const CLOSE = SymbolCtor('close sentinel');
 
 export interface WriterRecord {
   stream: WritableRecord | null;
@@ -286,7 +286,7 @@ export class WritableStreamDefaultController {
     if (controller.stream.state !== 'writable') return;
     controllerError(controller, reason);
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'WritableStreamDefaultController';
   }
 }
@@ -460,7 +460,7 @@ export class WritableStreamDefaultWriter {
     if (writer.stream === null) return rejected(new TypeError('WritableStreamDefaultWriter.write: the writer was released'));
     return writerWrite(writer, chunk);
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'WritableStreamDefaultWriter';
   }
 }
@@ -527,7 +527,7 @@ export class WritableStream {
     recordOf(streams, this, 'WritableStream.getWriter');
     return newWriter(this);
   }
-  get [Symbol.toStringTag](): string {
+  get [SymbolToStringTag](): string {
     return 'WritableStream';
   }
 }

@@ -90,6 +90,7 @@ describe('ranges', () => {
       typecheck_large_program: 64,
       compile_cache_size: 64,
       typecheck_budget: 10,
+      typecheck_warm_after: 0,
       max_llm_tokens: 20_000_000,
       max_llm_tokens_per_token: 20_000_000,
       max_run_journal_size: 4,

@@ -1,0 +1,120 @@
+// The web classes a run does not use are evaluated the first time a program touches one
+// (sandbox/prelude/web/lazy.ts). By then the program may have replaced any built-in: the
+// platform's evaluation must not call what it replaced, and the classes must work as if
+// they had been there from the start. (The encoding classes are a library that uses the
+// built-ins as it finds them, whenever it is evaluated: only the program's own TextDecoder
+// could be affected, so they are checked for working, not for not calling.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { webServer } from '../support/web-server';
+
+const { result } = webServer();
+
+test('a program that replaces built-ins before first touching a web class cannot hook the platform evaluation', async () => {
+  const r = await result(`export async function main() {
+    const apply = Reflect.apply;
+    const defineProperty = Object.defineProperty;
+    const calls = [];
+    let armed = false;
+    const note = (label) => { if (armed) calls[calls.length] = label; };
+    const restore = [];
+    const trap = (owner, key, label) => {
+      const original = owner[key];
+      restore[restore.length] = [owner, key, original];
+      defineProperty(owner, key, { value: function (...args) { note(label); return apply(original, this, args); }, writable: true, configurable: true });
+    };
+    trap(Array.prototype, 'push', 'Array.prototype.push');
+    trap(Array.prototype, Symbol.iterator, 'Array.prototype[Symbol.iterator]');
+    trap(Object.getPrototypeOf([][Symbol.iterator]()), 'next', 'ArrayIterator.next');
+    trap(Promise.prototype, 'then', 'Promise.prototype.then');
+    trap(Promise, 'resolve', 'Promise.resolve');
+    trap(Function.prototype, 'call', 'Function.prototype.call');
+    trap(Function.prototype, 'apply', 'Function.prototype.apply');
+    trap(Function.prototype, 'bind', 'Function.prototype.bind');
+    trap(Reflect, 'apply', 'Reflect.apply');
+    trap(Object, 'defineProperty', 'Object.defineProperty');
+    trap(Object, 'freeze', 'Object.freeze');
+    trap(Object, 'create', 'Object.create');
+    trap(Object, 'getPrototypeOf', 'Object.getPrototypeOf');
+    trap(Object, 'getOwnPropertyDescriptor', 'Object.getOwnPropertyDescriptor');
+    trap(Object, 'getOwnPropertyDescriptors', 'Object.getOwnPropertyDescriptors');
+    trap(Map.prototype, 'set', 'Map.prototype.set');
+    trap(Set.prototype, 'add', 'Set.prototype.add');
+    trap(WeakMap.prototype, 'set', 'WeakMap.prototype.set');
+    trap(Date.prototype, 'getTime', 'Date.prototype.getTime');
+    const globals = ['Symbol', 'Map', 'WeakMap', 'Set', 'Object', 'Array', 'RegExp', 'Error', 'TypeError', 'Uint8Array', 'Int8Array', 'DataView', 'Promise'];
+    for (let i = 0; i < globals.length; i++) {
+      const name = globals[i];
+      const real = globalThis[name];
+      restore[restore.length] = [globalThis, name, real];
+      globalThis[name] = new Proxy(real, {
+        get(target, key) { note(name + '.' + String(key)); return target[key]; },
+        apply(target, self, args) { note(name + '()'); return apply(target, self, args); },
+        construct(target, args) { note('new ' + name); return new target(...args); },
+      });
+    }
+    const setters = ['pipeTo', 'pipeThrough', 'exports', 'globals', 'subtle'];
+    for (let i = 0; i < setters.length; i++) {
+      const key = setters[i];
+      defineProperty(Object.prototype, key, { set(v) { note('Object.prototype.' + key + ' ='); defineProperty(this, key, { value: v, writable: true, enumerable: true, configurable: true }); }, configurable: true });
+    }
+    armed = true;
+    const kinds = [typeof ReadableStream, typeof fetch, typeof FileReader, typeof structuredClone, typeof crypto.subtle];
+    armed = false;
+    for (let i = 0; i < setters.length; i++) delete Object.prototype[setters[i]];
+    for (let i = restore.length - 1; i >= 0; i--) defineProperty(restore[i][0], restore[i][1], { value: restore[i][2], writable: true, configurable: true });
+
+    const stream = new ReadableStream({ start(c) { c.enqueue('a'); c.enqueue('b'); c.close(); } });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const copy = structuredClone(new Map([[1, new Date(5)]]));
+    return {
+      calls, kinds, chunks,
+      text: await new Response('hi').text(),
+      headers: [...new Headers({ b: '2', a: '1' })],
+      clone: [copy.get(1).getTime(), copy instanceof Map],
+      decoded: new TextDecoder().decode(new Uint8Array([104, 105])),
+      read: await new Promise((resolve) => { const reader = new FileReader(); reader.onload = () => resolve(reader.result); reader.readAsText(new Blob([new Uint8Array([0xe9])]), 'latin1'); }),
+      tag: Object.prototype.toString.call(new Blob([])),
+    };
+  }`);
+  assert.deepEqual(r, {
+    calls: [],
+    kinds: ['function', 'function', 'function', 'function', 'object'],
+    chunks: ['a', 'b'],
+    text: 'hi',
+    headers: [['a', '1'], ['b', '2']],
+    clone: [5, true],
+    decoded: 'hi',
+    read: 'é',
+    tag: '[object Blob]',
+  });
+});
+
+test('web classes wait for their first use, and a program may replace or delete them before it', async () => {
+  const r = await result(`export async function main() {
+    const before = Object.getOwnPropertyDescriptor(globalThis, 'ReadableStream');
+    const waited = typeof before.get === 'function' && !('value' in before);
+    globalThis.Headers = 'mine';
+    delete globalThis.Blob;
+    const touched = typeof Response;
+    const descriptor = (owner, name) => { const d = Object.getOwnPropertyDescriptor(owner, name); return d && ['value' in d, d.writable, d.enumerable, d.configurable]; };
+    return {
+      waited, touched,
+      headers: globalThis.Headers,
+      blob: typeof globalThis.Blob,
+      stream: descriptor(globalThis, 'ReadableStream'),
+      subtle: descriptor(crypto, 'subtle'),
+      encoder: [TextEncoder.name, new TextEncoder().encode('é').length],
+    };
+  }`);
+  assert.deepEqual(r, {
+    waited: true,
+    touched: 'function',
+    headers: 'mine',
+    blob: 'undefined',
+    stream: [true, true, false, true],
+    subtle: [true, false, true, false],
+    encoder: ['TextEncoder', 2],
+  });
+});
