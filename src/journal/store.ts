@@ -1,5 +1,6 @@
 // Journals of finished runs in the state store (SQLite), one row per run, kept `run_retention`
-// and within `max_run_store_size` (oldest dropped first). The table is this module's own
+// and within `max_run_store_size` (past it, the oldest journals of the token holding the most go
+// first; a journal also goes when the run store drops its run's record). The table is this module's own
 // (created if absent, like the idempotency ledger's), so the run store can adopt it later.
 // Rows are written behind the runs, many per transaction (one fsync per run would cost the
 // same-program path most of its throughput); until written, a journal is read from memory.
@@ -24,9 +25,11 @@ export class JournalStore {
   private readonly insert: Statement;
   private readonly select: Statement;
   private readonly expire: Statement;
-  private readonly total: Statement;
-  private readonly oldest: Statement;
+  private readonly oldestOf: Statement;
   private readonly remove: Statement;
+  /** Bytes of kept journals by owner token, counted once at start and then kept up to date (no scan per write). */
+  private readonly bytesByOwner = new Map<string, number>();
+  private bytes = 0;
 
   constructor(
     private readonly db: Database,
@@ -41,19 +44,30 @@ export class JournalStore {
       bytes        INTEGER NOT NULL,
       tape         TEXT NOT NULL
     );
-    CREATE INDEX IF NOT EXISTS run_journals_by_age ON run_journals (finished_at_ms);`);
+    CREATE INDEX IF NOT EXISTS run_journals_by_age ON run_journals (finished_at_ms);
+    CREATE INDEX IF NOT EXISTS run_journals_by_owner ON run_journals (owner, finished_at_ms);`);
     this.insert = db.prepare('INSERT OR REPLACE INTO run_journals (execution_id, owner, session_id, finished_at_ms, bytes, tape) VALUES (?, ?, ?, ?, ?, ?)');
     this.select = db.prepare('SELECT tape FROM run_journals WHERE execution_id = ?');
-    this.expire = db.prepare('DELETE FROM run_journals WHERE finished_at_ms < ?');
-    this.total = db.prepare('SELECT COALESCE(SUM(bytes), 0) AS bytes FROM run_journals');
-    this.oldest = db.prepare('SELECT execution_id, bytes FROM run_journals ORDER BY finished_at_ms ASC LIMIT 64');
-    this.remove = db.prepare('DELETE FROM run_journals WHERE execution_id = ?');
+    this.expire = db.prepare('DELETE FROM run_journals WHERE finished_at_ms < ? RETURNING owner, bytes');
+    this.oldestOf = db.prepare('SELECT execution_id, bytes FROM run_journals WHERE owner = ? ORDER BY finished_at_ms ASC LIMIT 64');
+    this.remove = db.prepare('DELETE FROM run_journals WHERE execution_id = ? RETURNING owner, bytes');
+    for (const row of db.prepare('SELECT owner, SUM(bytes) AS bytes FROM run_journals GROUP BY owner').all() as Array<{ owner: string; bytes: number }>) this.count(row.owner, row.bytes);
   }
 
   keep(run: JournalledRun): void {
     this.pending.set(run.executionId, run);
     this.flushTimer ??= setTimeout(() => this.flush(), WRITE_BEHIND_MS);
     this.flushTimer.unref?.();
+  }
+
+  /** Forgets the journals of runs whose records retention removed (the run store's onDropped). */
+  drop(executionIds: readonly string[]): void {
+    this.db.transaction(() => {
+      for (const id of executionIds) {
+        this.pending.delete(id);
+        this.removeRow(id);
+      }
+    }).immediate();
   }
 
   /** Writes the journals waiting in memory, in one transaction. */
@@ -64,24 +78,47 @@ export class JournalStore {
     const runs = [...this.pending.values()];
     this.pending = new Map();
     this.db.transaction(() => {
-      this.expire.run(this.now() - this.retention.retentionMs);
+      for (const row of this.expire.all(this.now() - this.retention.retentionMs) as Array<{ owner: string; bytes: number }>) this.count(row.owner, -row.bytes);
       for (const run of runs) {
         const text = JSON.stringify(run);
         // A journal larger than the whole store is not kept (it would push out every other).
         if (text.length > this.retention.maxBytes) continue;
+        this.removeRow(run.executionId);
         this.insert.run(run.executionId, run.principal, run.sessionId, this.now(), text.length, text);
+        this.count(run.principal, text.length);
       }
-      let bytes = (this.total.get() as { bytes: number }).bytes;
-      while (bytes > this.retention.maxBytes) {
-        const rows = this.oldest.all() as Array<{ execution_id: string; bytes: number }>;
-        if (rows.length === 0) break;
-        for (const row of rows) {
-          if (bytes <= this.retention.maxBytes) break;
-          this.remove.run(row.execution_id);
-          bytes -= row.bytes;
-        }
-      }
+      this.trim();
     }).immediate();
+  }
+
+  /**
+   * Past the byte budget the oldest journals of the token holding the most go first, so a
+   * token within its fair share never loses a journal to another token's runs.
+   */
+  private trim(): void {
+    while (this.bytes > this.retention.maxBytes) {
+      let largest: string | null = null;
+      for (const [owner, bytes] of this.bytesByOwner) if (largest === null || bytes > this.bytesByOwner.get(largest)!) largest = owner;
+      if (largest === null) return;
+      const rows = this.oldestOf.all(largest) as Array<{ execution_id: string; bytes: number }>;
+      if (rows.length === 0) return;
+      for (const row of rows) {
+        if (this.bytes <= this.retention.maxBytes) return;
+        this.removeRow(row.execution_id);
+      }
+    }
+  }
+
+  private removeRow(executionId: string): void {
+    const gone = this.remove.get(executionId) as { owner: string; bytes: number } | undefined;
+    if (gone) this.count(gone.owner, -gone.bytes);
+  }
+
+  private count(owner: string, bytes: number): void {
+    this.bytes += bytes;
+    const held = (this.bytesByOwner.get(owner) ?? 0) + bytes;
+    if (held > 0) this.bytesByOwner.set(owner, held);
+    else this.bytesByOwner.delete(owner);
   }
 
   get(executionId: string): JournalledRun | null {

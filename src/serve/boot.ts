@@ -261,8 +261,9 @@ export async function boot(options: BootOptions): Promise<void> {
   });
   closers.push(() => typecheck.close());
   const hostCalls = new HostCallSlots({ total: settings.limits.max_server_host_calls_in_flight, perToken: settings.limits.max_host_calls_in_flight_per_token });
-  // Run journals (tapes, replay, fork); the run store's retention settings apply once it exists.
-  const journalStore = new JournalStore(db);
+  // Run journals (tapes, replay, fork), kept as long as their runs' records.
+  const journalStore = new JournalStore(db, { retentionMs: settings.runs.retentionMs, maxBytes: settings.runs.maxBytes });
+  runs.onDropped((executionIds) => journalStore.drop(executionIds));
   closers.push(() => journalStore.flush());
   const tapes = new RunTapes(journalStore);
   const executor = new Executor({
