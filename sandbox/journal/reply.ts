@@ -2,26 +2,12 @@
 // the runner, cheap: no parse) and the decoded `answer`/`error` a tape shows. Either
 // rebuilds a reply of the same length and meaning, so a replay charges the same fuel.
 import type { HostCallEntry } from './entries';
-import type { HostReplyMessage } from '../runner/protocol';
 
 /** The reply text the guest reads for this entry. */
 export function replyText(entry: HostCallEntry): string {
   if (typeof entry.reply === 'string') return entry.reply;
   if (entry.error !== undefined) return JSON.stringify({ ok: false, error: entry.error, fuel: entry.fuel });
   return JSON.stringify({ ok: true, value: entry.answer, fuel: entry.fuel });
-}
-
-/** The entry as a reply message for the runner's usual reply path. */
-export function replyMessage(runId: number, callId: number, entry: HostCallEntry): HostReplyMessage {
-  const blobs = (entry.blobs ?? []).map((blob) => new Uint8Array(Buffer.from(blob, 'base64')));
-  return { type: 'host-reply', runId, callId, reply: replyText(entry), ...(blobs.length > 0 ? { blobs } : {}), fuel: entry.fuel };
-}
-
-/** A reply's blobs as base64: inline ones from the message, large ones from the chunks that came ahead of it. */
-export function blobsOf(message: HostReplyMessage, chunks: Map<number, Uint8Array[]> | undefined): string[] | undefined {
-  const listed = Array.isArray(message.blobs) ? message.blobs : [];
-  if (listed.length === 0) return undefined;
-  return listed.map((inline, index) => (inline instanceof Uint8Array ? Buffer.from(inline.buffer, inline.byteOffset, inline.byteLength) : Buffer.concat(chunks?.get(index) ?? [])).toString('base64'));
 }
 
 /** The tape's form of an entry: `answer` or `error` decoded from the reply text (the text itself left out). */

@@ -6,7 +6,7 @@ import { collectGarbage, collectGarbageAsync, holdsGarbage, memoryInUse, type En
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type HostReplyMessage, type RunnerOutcome } from './protocol';
 import { guestReply, type IncomingBytes } from './reply-bytes';
 import { JournalKeeper, payloadOf, requestDigest } from '../journal/keeper';
-import { blobsOf, replyMessage } from '../journal/reply';
+import { blobsOf, replyMessage } from './journal-replies';
 import type { HostCallEntry } from '../journal/entries';
 
 export const MAX_CONSOLE_LINES = 10_000;

@@ -11,7 +11,7 @@ import type { CpuTurns } from './cpu';
 import type { GuestFailure, RunMessage, RunnerOutcome } from './protocol';
 import { mapsOf, reportOf, type RunMaps } from './render-stack';
 import { JournalKeeper, payloadOf } from '../journal/keeper';
-import { replyMessage } from '../journal/reply';
+import { replyMessage } from './journal-replies';
 
 /** What a run needs from the runner process. */
 export interface RunHost extends RunnerLink {

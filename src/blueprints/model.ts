@@ -74,8 +74,6 @@ export interface LlmDeclaration {
   embedding_models?: Record<string, { provider: string; dimensions: number; max_input_bytes?: number; max_input_tokens?: number; description?: string }>;
 }
 
-/** The `typecheck` values (the checker in sandbox/typecheck owns what each means). */
-export const TYPECHECK_MODES = ['strict', 'on', 'off'] as const satisfies readonly TypecheckMode[];
 export type { TypecheckMode };
 
 export interface Blueprint {

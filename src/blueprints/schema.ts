@@ -7,7 +7,10 @@
 // diagnostic; the meaning (names declared, hosts, URLs) stays in the stage-3 checks.
 import { z } from 'zod';
 import { ActionSchema, RuleSchema } from '../policy/rule-schema';
-import { TYPECHECK_MODES } from './model';
+import type { TypecheckMode } from '../../sandbox';
+
+/** The `typecheck` values (the checker in sandbox/typecheck owns what each means). */
+export const TYPECHECK_MODES = ['strict', 'on', 'off'] as const satisfies readonly TypecheckMode[];
 
 /** The placeholders a text field fills; any other `${…}` in it is refused. */
 export type Placeholder = 'vars' | 'secrets';

@@ -18,14 +18,8 @@ import { COMPILE_CACHE_MEGABYTES, CompileCache } from './compile-cache';
 import { guestModules, guestSources, runLimits } from './run-job';
 import { NO_USAGE, recordFinished, recordRefused, sourceFacts, type ExecutionRecordBase, type RunUsage } from './run-record';
 import type { ReplayPlan } from '../../sandbox/journal/entries';
-import type { JournalledRun } from '../journal/tape';
 
-/** Where runs' journals go (src/journal): told when a run starts and handed its journal when it ends. */
-export interface RunJournals {
-  started(executionId: string, principal: string): void;
-  /** `run` is null when the run left no journal (refused before it ran, or journalling is off). */
-  finished(executionId: string, run: JournalledRun | null): void;
-}
+import type { JournalledRun, RunJournals } from './journals';
 import type { RunHandle, RunStart } from '../runs';
 
 /** Where a run came in (the audit record's `entry_point` owns the list). */

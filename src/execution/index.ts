@@ -1,5 +1,6 @@
 // Public API of the execution layer: one run end to end.
-export { Executor, type RunJournals, type ExecutionRequest, type RefusedRequest, type ExecutorOptions, type EntryPoint, type RunBlueprint } from './executor';
+export type { JournalledRun, RunJournals } from './journals';
+export { Executor, type ExecutionRequest, type RefusedRequest, type ExecutorOptions, type EntryPoint, type RunBlueprint } from './executor';
 export type { ExecuteErrorKind, ExecutionReport, ToolExecuteResult, ToolLastRun } from './result';
 export { executionIdOf, EXECUTE_ERROR_KINDS, ExecuteResult, ExecuteError, LastRunRecord, CompileDiagnostic } from './result';
 export { HostCallSlots, type HostCallBounds } from './host-call-slots';

@@ -4,10 +4,12 @@
 // part of a run's inputs here. Beside the documented fields a tape carries what an offline
 // replay needs to run the same compiled program under the same budget: the modules it
 // imported (their operation names), its fuel budget, and the fuel it spent.
-import type { ExecuteResult } from '../execution';
+import type { ExecuteResult, JournalledRun } from '../execution';
 import type { HostCallEntry, JournalEntry, RecordedJournal, ReplayPlan } from '../../sandbox/journal/entries';
 import { decodedEntry } from '../../sandbox/journal/reply';
 import { readEntry } from '../../sandbox/journal/check';
+
+export type { JournalledRun };
 
 export const TAPE_FORMAT = 'svc.tape/1';
 
@@ -37,22 +39,6 @@ export interface Tape {
   guest_modules: Record<string, string>;
 }
 
-/** A finished run as the executor hands it over. */
-export interface JournalledRun {
-  executionId: string;
-  principal: string;
-  sessionId: string;
-  blueprint: { name: string; hash: string };
-  code: string;
-  variables: Record<string, string>;
-  packages: Array<{ name: string; digest: string }>;
-  modules: Record<string, string[]>;
-  guestModules: Record<string, string>;
-  journal: RecordedJournal;
-  result: ExecuteResult;
-  console: string[];
-  fuel: { wasm: number; host: number; budget: number };
-}
 
 export function tapeOf(run: JournalledRun): Tape {
   return {

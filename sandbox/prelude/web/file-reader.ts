@@ -175,7 +175,7 @@ const CONSTANTS: Array<[string, number]> = [['EMPTY', EMPTY], ['LOADING', LOADIN
 for (let i = 0; i < CONSTANTS.length; i++) ObjectDefineProperty(FileReader.prototype, CONSTANTS[i][0], { value: CONSTANTS[i][1], enumerable: true });
 
 /** A decoder for readAsText's label (an unknown label falls back to UTF-8, as the File API says). */
-function textDecoder(label: string | undefined): InstanceType<typeof TextDecoder> {
+function textDecoder(label: string | undefined): object {
   if (label !== undefined) {
     try {
       return new (materialize(textGroup).TextDecoder)(label);

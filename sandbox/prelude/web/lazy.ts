@@ -13,7 +13,6 @@
 import { ArrayPrototypePush, ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, TypeErrorCtor as TypeError_ } from './primordials';
 import type { fetchFor } from './fetch';
 import type { structuredClone } from '../clone';
-import type { TextDecoder } from './text';
 
 interface Pending {
   owner: object;
@@ -46,11 +45,15 @@ export interface WebPlatform {
   structuredClone: typeof structuredClone;
 }
 
-/** What ./text.ts hands over: the encoding classes by name, and the decoder FileReader uses. */
+/**
+ * What ./text.ts hands over: the encoding classes by name, and the decoder FileReader uses
+ * (typed here by shape: ./text.ts imports this module, so this one does not import it back).
+ */
 export interface TextClasses {
   globals: Record<string, unknown>;
-  TextDecoder: typeof TextDecoder;
-  decode: InstanceType<typeof TextDecoder>['decode'];
+  TextDecoder: new (label?: string) => object;
+  // The decoder's own parameter types live in ./text.ts.
+  decode: (...args: any[]) => string;
 }
 
 // `require` as a statement: as a value the bundler would build a namespace object for it,

@@ -16,14 +16,9 @@ import { hostTask } from '../host-tasks';
 import { currentBranch, type LocalGitInput, type RepoSpec, type StatusEntry } from './local';
 import { gitHttpClient } from './transport';
 
-export interface GitServices {
-  identity: { name: string; email: string } | null;
-  /** Error text when the identity could not be filled from the session's variables. */
-  identityProblem?: string;
-  username?: string;
-  token: () => string | undefined;
-  dispatcher: Dispatcher;
-}
+import type { GitServices } from './services';
+
+export type { GitServices };
 
 interface Repo {
   files: FileArea;

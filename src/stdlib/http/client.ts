@@ -7,15 +7,9 @@ import { abortSoon } from '../../../sandbox';
 import type { AuthProxyRule } from '../../blueprints';
 import type { HostCall, RunContext } from '../types';
 
-export interface HttpServices {
-  allowInsecureHttp: boolean;
-  authProxy: readonly AuthProxyRule[];
-  /** Secret value for injection (store or harness), or undefined. */
-  secretValue: (name: string) => string | undefined;
-  /** The egress-guarded dispatcher. */
-  dispatcher: Dispatcher;
-  userAgent: string;
-}
+import type { HttpServices } from './services';
+
+export type { HttpServices };
 
 export const MAX_RESPONSE_BYTES = 52_428_800;
 const MAX_REDIRECTS = 10;
