@@ -16,7 +16,7 @@ export type {
   VolumeAccess,
   TypecheckMode,
 } from './model';
-export { TYPECHECK_MODES } from './model';
+export { TYPECHECK_MODES, DEFAULT_APPROVAL_TIMEOUT_SECS, MAX_APPROVAL_TIMEOUT_SECS } from './model';
 export { parseBlueprint, BlueprintDiagnostic, type ParseResult, type BlueprintProblem, type Diagnostic } from './parse';
 export { registrationProblem, type RegistrationContext, type PackageRequirements } from './registration';
 export { BlueprintRegistry, BlueprintStoreError, blueprintSummary, type StoredBlueprint, type MutationResult, type MutationFailure } from './registry';

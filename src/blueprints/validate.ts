@@ -3,7 +3,7 @@
 // runs the semantic checks in one fixed order (validateDocument). The first fault wins and becomes
 // one diagnostic.
 import { parsePermissionPolicy } from '../policy';
-import { TYPECHECK_MODES, type AuthProxyRule, type GitDeclaration, type LlmDeclaration, type McpServerDeclaration, type SecretDeclaration, type TypecheckMode, type VariableDeclaration, type VfsDeclaration } from './model';
+import { DEFAULT_APPROVAL_TIMEOUT_SECS, MAX_APPROVAL_TIMEOUT_SECS, TYPECHECK_MODES, type AuthProxyRule, type GitDeclaration, type LlmDeclaration, type McpServerDeclaration, type SecretDeclaration, type TypecheckMode, type VariableDeclaration, type VfsDeclaration } from './model';
 import { checkAuthProxyRule, parseAuthProxy } from './auth-proxy-section';
 import { checkGit, parseGit } from './git-section';
 import { checkLlm, parseLlm } from './llm-section';
@@ -16,7 +16,8 @@ import { checkVariables, parseVariables } from './variables-section';
 import { checkVfsTemplates, parseVfs } from './vfs-section';
 import type { TreeNode } from './yaml-tree';
 
-const TOP_KEYS = ['kind', 'name', 'allow_insecure_http', 'idle_timeout', 'vfs', 'secrets', 'variables', 'packages', 'auth_proxy', 'git', 'default', 'permissions', 'mcp', 'llm', 'typecheck'];
+const TOP_KEYS = ['kind', 'name', 'allow_insecure_http', 'idle_timeout', 'vfs', 'secrets', 'variables', 'packages', 'auth_proxy', 'git', 'default', 'permissions', 'mcp', 'llm', 'typecheck', 'approval_timeout'];
+
 
 /** Stage-2 results of the top-level keys, filled in document order. */
 interface Sections {
@@ -34,6 +35,14 @@ interface Sections {
   mcp: Record<string, McpServerDeclaration>;
   llm: LlmDeclaration;
   typecheck: TypecheckMode;
+  approvalTimeoutSecs: number;
+}
+
+function parseApprovalTimeout(node: TreeNode): number {
+  const raw = text(node, ['approval_timeout']);
+  const seconds = parseDuration(raw, ['approval_timeout'], node, 'approval_timeout', true);
+  if (seconds > MAX_APPROVAL_TIMEOUT_SECS) fail('parse_error', `approval_timeout: duration '${raw}' is over the most allowed, 30d`, ['approval_timeout'], node);
+  return seconds;
 }
 
 /** `typecheck`: whether programs are type-checked before they run. */
@@ -59,6 +68,7 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
     mcp: {},
     llm: {},
     typecheck: 'on',
+    approvalTimeoutSecs: DEFAULT_APPROVAL_TIMEOUT_SECS,
   };
   for (const entry of doc.entries) {
     const node = entry.value;
@@ -112,6 +122,9 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
       case 'typecheck':
         sections.typecheck = parseTypecheck(node);
         break;
+      case 'approval_timeout':
+        sections.approvalTimeoutSecs = parseApprovalTimeout(node);
+        break;
       default:
         checkKeys({ ...doc, entries: [entry] }, TOP_KEYS, []);
     }
@@ -124,7 +137,7 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
 export function validateDocument(root: TreeNode) {
   const doc = asMap(root, [])!;
   const sections = readSections(doc, root);
-  const { kind, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, variableNodes, packages, authProxy, git, mcp, llm, typecheck } = sections;
+  const { kind, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, variableNodes, packages, authProxy, git, mcp, llm, typecheck, approvalTimeoutSecs } = sections;
   const name = sections.name!;
   const kindNode = get(doc, 'kind');
   const nameNode = get(doc, 'name')!;
@@ -150,5 +163,5 @@ export function validateDocument(root: TreeNode) {
   checkMcp(mcp, secrets, policy, allowInsecureHttp);
   checkLlm(llm, secrets, policy);
 
-  return { name, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, packages, authProxy, git, policy, mcp, llm, typecheck };
+  return { name, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, packages, authProxy, git, policy, mcp, llm, typecheck, approvalTimeoutSecs };
 }

@@ -15,6 +15,8 @@ import { confirmDenial, HostDispatcher } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
 import { reportRunFailure } from '../telemetry';
 import { CompileCache } from './compile-cache';
+import { RunApprovals, type Approvals, type Elicitation } from '../approvals';
+import { DEFAULT_APPROVAL_TIMEOUT_SECS } from '../blueprints';
 import { guestModules, guestSources, runLimits } from './run-job';
 import { NO_USAGE, recordFinished, recordRefused, sourceFacts, type ExecutionRecordBase, type RunUsage } from './run-record';
 
@@ -30,6 +32,8 @@ export interface RunBlueprint {
   packages?: readonly string[];
   /** Whether the program is type-checked before it runs (default `on`; needs the executor's checker). */
   typecheck?: TypecheckMode;
+  /** How long an `ask-human` approval waits for an answer (default 24 h). */
+  approvalTimeoutSecs?: number;
 }
 
 /** Prepares a Blueprint's Packages for a run (src/packages); a failure names what is missing. */
@@ -66,6 +70,8 @@ export interface ExecutionRequest {
   executionId?: string;
   /** Aborted when the requester has gone (a one-off run's closed connection): the run ends as `cancelled`. */
   signal?: AbortSignal;
+  /** The MCP session that started the run, when its client declared `elicitation`: `ask-human` calls are also put to it. */
+  elicitation?: Elicitation;
 }
 
 /** A request refused before anything ran (unknown Blueprint, invalid bindings, ...). */
@@ -98,6 +104,8 @@ export interface ExecutorOptions {
   packages?: PackagePreparer;
   /** Type checks programs against the declarations in scope; without it nothing is checked. */
   typecheck?: Typechecker;
+  /** Parks `ask-human` calls until a person answers; without it they count as denials. */
+  approvals?: Approvals;
   audit: AuditWriter;
   log: ServerLog;
   limits: Limits;
@@ -264,6 +272,13 @@ export class Executor {
     }
     let outcome: RunOutcome;
     let dispatcher: HostDispatcher | undefined;
+    const approvals = this.options.approvals
+      ? new RunApprovals(
+          this.options.approvals,
+          { execution_id: executionId, session_id: request.sessionId, blueprint: request.blueprint.name, token_name: request.principal, timeoutSecs: request.blueprint.approvalTimeoutSecs ?? DEFAULT_APPROVAL_TIMEOUT_SECS },
+          request.elicitation,
+        )
+      : undefined;
     try {
       dispatcher = new HostDispatcher({
         run: {
@@ -278,6 +293,7 @@ export class Executor {
         modules,
         decisions,
         packages: new Set(prepared?.packages.map((p) => p.script.name) ?? []),
+        ...(approvals ? { askHuman: (signal: AbortSignal) => approvals.asker(signal) } : {}),
       });
       // The sandbox provides the svc: modules the program or any Package imports.
       const imported = [...new Set([...compiled.script.hostModules.filter((name) => modules.has(name)), ...(prepared?.hostModules ?? [])])].sort();

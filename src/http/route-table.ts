@@ -3,6 +3,7 @@
 // first and 405 only with a sufficient token; an unknown path answers 404 with or without one.
 import { openApiRoute } from './openapi';
 import type { ApiRoute } from './route';
+import { approvalRoutes } from './routes/approvals';
 import { blueprintRoutes } from './routes/blueprints';
 import { discoveryRoutes } from './routes/discovery';
 import { executeRoute } from './routes/execute';
@@ -26,6 +27,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...Object.values(secretRoutes),
   ...Object.values(packageRoutes),
   ...Object.values(mcpOAuthRoutes),
+  ...Object.values(approvalRoutes),
   mcpEndpointRoute,
 ];
 

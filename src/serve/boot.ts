@@ -23,6 +23,8 @@ import { mountSecretRoutes } from '../http/routes/secrets';
 import { mountPackageRoutes } from '../http/routes/packages';
 import { PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
 import { mountSessionRoutes } from '../http/routes/sessions';
+import { mountApprovalRoutes } from '../http/routes/approvals';
+import { Approvals } from '../approvals';
 import { mountOpenApiRoute } from '../http/openapi';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
@@ -260,10 +262,17 @@ export async function boot(options: BootOptions): Promise<void> {
     onNotice: (message) => log.warn('svc_server::typecheck', message),
   });
   closers.push(() => typecheck.close());
+  // `ask-human` calls wait here for a person. Hooks for the lead to wire at merge:
+  // onWaiting -> the run records' setState(executionId, waiting ? 'waiting_for_approval' : 'running');
+  // onAnsweredWithoutRun -> resume that run from its journal (it was pending across a restart).
+  const approvals = new Approvals({ db, audit, shutdown: cancel.signal });
+  approvals.start();
+  closers.push(() => approvals.close());
   const hostCalls = new HostCallSlots({ total: settings.limits.max_server_host_calls_in_flight, perToken: settings.limits.max_host_calls_in_flight_per_token });
   const executor = new Executor({
     pool,
     hostCalls,
+    approvals,
     packages: packageRuntime,
     typecheck,
     shutdown: cancel.signal,
@@ -324,6 +333,7 @@ export async function boot(options: BootOptions): Promise<void> {
   mounts.push((app) => mountSecretRoutes(app, { store: secretStore, audit, log }));
   mounts.push((app) => mountPackageRoutes(app, { packages, audit, log }));
   mounts.push((app) => mountMcpOAuthRoutes(app, { oauth, audit, log }));
+  mounts.push((app) => mountApprovalRoutes(app, { approvals, audit }));
   mounts.push((app) =>
     mountExecuteRoutes(app, {
       executor,
