@@ -37,9 +37,17 @@ function duration(seconds: number): string {
   return `${seconds}s`;
 }
 
+/** `http.post to api.example.com/pay`, `fs.write on /notes.txt`: the call as a person reads it. */
+function described(question: HumanQuestion): string {
+  const { capability, context } = question;
+  const target = targetSuffix(capability, context);
+  if (target === '' && typeof context.host === 'string') return `${capability} to ${context.host}${typeof context.path === 'string' ? context.path : ''}`;
+  return `${capability}${target}`;
+}
+
 /** What the program's PermissionDeniedError says, the person's reason included. */
 function refusal(question: HumanQuestion, approval: Approval, timeoutSecs: number): string {
-  const what = `${question.capability}${targetSuffix(question.capability, question.context)} (caller ${question.caller})`;
+  const what = `${described(question)} (caller ${question.caller})`;
   if (approval.state === 'denied') return `a person denied ${what}${approval.reason ? `: ${approval.reason}` : ' (no reason given)'}`;
   return `no one approved ${what} within the approval timeout of ${duration(timeoutSecs)}; the approval ${approval.approval_id} expired`;
 }
@@ -94,7 +102,7 @@ export class RunApprovals {
 
   private async askOverMcp(approval: Approval, question: HumanQuestion, signal: AbortSignal): Promise<void> {
     const { elicit, by } = this.elicitation!;
-    const what = `${question.capability}${targetSuffix(question.capability, question.context)}`;
+    const what = described(question);
     const message = `The program running in this session (caller ${question.caller}) asks to do ${what}, which its Blueprint "${this.run.blueprint}" lets through only with a person's approval (approval ${approval.approval_id}, expires ${approval.expires_at}). Context: ${JSON.stringify(question.context).slice(0, 2000)}`;
     let answer: { approve: boolean; reason?: string } | null;
     try {

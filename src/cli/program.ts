@@ -6,6 +6,7 @@ import { registerBlueprintCommands } from './commands/blueprint';
 import { registerMcpCommands } from './commands/mcp';
 import { registerRunCommand } from './commands/run';
 import { registerSecretCommands } from './commands/secret';
+import { registerApprovalCommands } from './commands/approvals';
 import { registerServerCommands } from './commands/server';
 import { registerBuildCommands } from './commands/build';
 import { registerDocsCommand } from './commands/docs';
@@ -35,6 +36,7 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerDocsCommand,
   registerCapabilitiesCommand,
   registerMcpCommands,
+  registerApprovalCommands,
 ];
 
 /** Applies the root's output, error and exit handling to a command and its children. */

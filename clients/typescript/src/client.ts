@@ -1,6 +1,8 @@
 // SvcClient: one typed method per user and admin route. Nothing throws for an HTTP or
 // network failure: every call resolves to a SvcResult, whose error is a typed value.
 import type {
+  Approval,
+  ApprovalDecisionRequest,
   BlueprintSummary,
   BuiltinsDocs,
   BuiltinsList,
@@ -202,6 +204,25 @@ export class SvcClient {
 
   exchangeOAuthCode(blueprint: string, server: string, request: OAuthExchangeRequest): Promise<SvcResult<OAuthState>> {
     return this.json({ method: 'POST', path: `/v1/mcp/${seg(blueprint)}/${seg(server)}/oauth/exchange`, body: request });
+  }
+
+  /** Approvals `ask-human` calls wait on, newest first (admin): the pending ones unless `state` says otherwise. */
+  listApprovals(filter: { state?: Approval['state']; blueprint?: string; sessionId?: string; executionId?: string } = {}): Promise<SvcResult<{ approvals: Approval[] }>> {
+    const query: Array<[string, string]> = [];
+    if (filter.state) query.push(['state', filter.state]);
+    if (filter.blueprint) query.push(['blueprint', filter.blueprint]);
+    if (filter.sessionId) query.push(['session_id', filter.sessionId]);
+    if (filter.executionId) query.push(['execution_id', filter.executionId]);
+    return this.json({ method: 'GET', path: '/v1/approvals', query });
+  }
+
+  getApproval(approvalId: string): Promise<SvcResult<Approval>> {
+    return this.json({ method: 'GET', path: `/v1/approvals/${seg(approvalId)}` });
+  }
+
+  /** Answers a pending approval; an approval already answered or expired is a 409 `approval_decided` error. */
+  decideApproval(approvalId: string, request: ApprovalDecisionRequest): Promise<SvcResult<Approval>> {
+    return this.json({ method: 'POST', path: `/v1/approvals/${seg(approvalId)}`, body: request });
   }
 
   // ---- transport ---------------------------------------------------------------------
