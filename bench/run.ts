@@ -26,6 +26,7 @@ import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
 import { measureFairness } from './fairness';
 import { measureLargeResults, measureTenancy } from './tenancy';
+import { measureApprovals } from './approvals';
 import { measureServerStart } from './server-start';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 500);
@@ -99,7 +100,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Rec
   };
 }
 
-// BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness, tenancy or start runs one part.
+// BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness, tenancy, approvals or start runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
   if (ONLY === '' || ONLY === 'latencies') Object.assign(rows, await measureLatencies());
   if (ONLY === '' || ONLY === 'fairness') Object.assign(rows, await measureFairness());
   if (ONLY === '' || ONLY === 'tenancy') Object.assign(rows, await measureTenancy(), await measureLargeResults());
+  if (ONLY === '' || ONLY === 'approvals') Object.assign(rows, await measureApprovals());
   if (ONLY === '' || ONLY === 'start') Object.assign(rows, await measureServerStart());
   const width = Math.max(...Object.keys(rows).map((k) => k.length));
   console.log(`\n${'measurement'.padEnd(width)}  value`);
