@@ -25,7 +25,7 @@ export async function measureApprovals(): Promise<Record<string, string>> {
   const server = await startServer({
     runners: 'server-default',
     args: ['--allow-localhost'],
-    config: { logging: { audit: { enabled: false } }, max_runs_in_flight: RUNS + 16, max_runs_in_flight_per_token: RUNS + 16, max_connections_per_address: RUNS * 4, max_execution_memory: 16 },
+    config: { logging: { audit: { enabled: false } }, max_runs_in_flight: RUNS + 16, max_runs_in_flight_per_token: RUNS + 16, max_connections_per_address: RUNS * 4, max_unauthenticated_connections: RUNS * 2, max_execution_memory: 16 },
   });
   try {
     const blueprints = Array.from({ length: Math.ceil(RUNS / PER_BLUEPRINT) }, (_, i) => `approve${i}`);

@@ -112,7 +112,7 @@ export class Approvals {
   }
 
   /**
-   * The run stopped waiting (it ended: limit, cancel, client gone). Its approval expires, so
+   * The call stopped waiting (the program aborted it; its run ended: limit, cancel, client gone). Its approval expires, so
    * nobody approves a call that no longer exists; a run ended by the shutdown leaves it pending.
    */
   abandon(id: string): void {
@@ -122,7 +122,7 @@ export class Approvals {
     const approval = this.store.get(id);
     if (approval) this.countWaiting(approval.execution_id, -1);
     if (this.options.shutdown.aborted) return;
-    const expired = this.store.settle(id, 'expired', this.now(), null, 'the run ended before anyone answered', 'call');
+    const expired = this.store.settle(id, 'expired', this.now(), null, 'the call was given up before anyone answered (the program aborted it, or its run ended)', 'call');
     if (expired) this.finish(expired);
   }
 
