@@ -6,6 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request } from 'undici';
 import { startServer, type TestServer } from '../test/harness';
 import { rssOf } from './proc';
 
@@ -37,12 +38,13 @@ export async function measureApprovals(): Promise<Record<string, string>> {
     await sleep(1000);
     const idle = rssOf(server.child.pid!);
     const started = performance.now();
-    const runs = Array.from({ length: RUNS }, (_, i) =>
-      server.request('POST', '/v1/execute', {
-        token: server.userToken,
-        body: { blueprint: blueprints[Math.floor(i / PER_BLUEPRINT)], code: `export async function main() { return await (await fetch("http://127.0.0.1:${port}/pay/${i}", { method: "POST", body: "x" })).text(); }` },
-      }),
-    );
+    // The runs' answers come only after the approvals, minutes later on a loaded machine: no client timeout.
+    const patient = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+    const runs = Array.from({ length: RUNS }, async (_, i) => {
+      const body = JSON.stringify({ blueprint: blueprints[Math.floor(i / PER_BLUEPRINT)], code: `export async function main() { return await (await fetch("http://127.0.0.1:${port}/pay/${i}", { method: "POST", body: "x" })).text(); }` });
+      const reply = await request(`${server.url}/v1/execute`, { method: 'POST', headers: { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' }, body, dispatcher: patient });
+      return { json: (await reply.body.json()) as { result?: string } };
+    });
     let pending: Array<{ approval_id: string }> = [];
     for (let attempt = 0; attempt < 1200 && pending.length < RUNS; attempt++) {
       await sleep(250);
@@ -55,6 +57,7 @@ export async function measureApprovals(): Promise<Record<string, string>> {
       await Promise.all(pending.slice(i, i + 50).map((a) => server.request('POST', `/v1/approvals/${a.approval_id}`, { body: { decision: 'approve' } })));
     }
     const results = await Promise.all(runs);
+    await patient.close();
     const completedMs = performance.now() - answering;
     const ok = results.filter((r, i) => r.json?.result === `ok /pay/${i}`).length;
     return {
