@@ -29,6 +29,7 @@ import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
 import { measureFairness } from './fairness';
 import { measureLargeResults, measureTenancy } from './tenancy';
+import { measureApprovals } from './approvals';
 import { measureServerStart, quiet } from './server-start';
 import { measureSoak } from './soak';
 
@@ -113,7 +114,7 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Mea
   return { rows, p50: percentile(sequential, 50), runsPerSecond: CONCURRENT_RUNS / seconds, floor };
 }
 
-// BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness, tenancy, start, replays or soak runs one part.
+// BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness, tenancy, approvals, start, replays or soak runs one part.
 const ONLY = process.env.BENCH_ONLY ?? '';
 
 async function main(): Promise<void> {
@@ -128,6 +129,7 @@ async function main(): Promise<void> {
   if (ONLY === '' || ONLY === 'latencies') Object.assign(rows, await measureLatencies());
   if (ONLY === '' || ONLY === 'fairness') Object.assign(rows, await measureFairness());
   if (ONLY === '' || ONLY === 'tenancy') Object.assign(rows, await measureTenancy(), await measureLargeResults());
+  if (ONLY === '' || ONLY === 'approvals') Object.assign(rows, await measureApprovals());
   if (ONLY === '' || ONLY === 'start') Object.assign(rows, await measureServerStart());
   if (ONLY === '' || ONLY === 'replays') Object.assign(rows, await measureReplays());
   // The soak is long (20,000 programs twice): only on request.

@@ -55,8 +55,12 @@ export type RunOutcomeKind = (typeof RUN_OUTCOME_KINDS)[number];
 export const RUN_ERROR_KINDS = ['runtime_error', 'permission_denied', 'fuel_exhausted', 'timeout', 'memory_exhausted', 'stack_exhausted', 'cancelled'] as const;
 export type RunErrorKind = (typeof RUN_ERROR_KINDS)[number];
 
-/** The sources of a refusal the program sees as PermissionDeniedError (the audit's DecisionSource adds egress_guard and quota). */
-export const DENIAL_SOURCES = ['policy', 'invariant', 'read_only'] as const;
+/**
+ * The sources of a refusal the program sees as PermissionDeniedError (the audit's
+ * DecisionSource adds egress_guard and quota); `human`: a person denied an `ask-human` call,
+ * or its approval expired.
+ */
+export const DENIAL_SOURCES = ['policy', 'invariant', 'read_only', 'human'] as const;
 export type DenialSource = (typeof DENIAL_SOURCES)[number];
 
 export type CompileResult = { ok: true; script: ProgramScript } | { ok: false; error: CompileErrorReport };

@@ -17,7 +17,10 @@ export function describe(error: unknown): string {
 /** Hands a reply to its run: through the CPU gate, which holds it until the run may compute. */
 export type DeliverReply = (active: ActiveRun, reply: Extract<ToRunner, { type: 'host-reply' }>, blocking: boolean) => void;
 
-export async function answerHostCall(runner: Runner, message: HostCallMessage, deliver: DeliverReply): Promise<void> {
+/** Stops the run's time limit while a call's work waits for a person (clock.ts). */
+export type WhileWaiting = <T>(active: ActiveRun, work: Promise<T>) => Promise<T>;
+
+export async function answerHostCall(runner: Runner, message: HostCallMessage, deliver: DeliverReply, whileWaiting: WhileWaiting): Promise<void> {
   const active = runner.runs.get(message.runId);
   if (!active) return;
   let reply: HostReply;
@@ -26,7 +29,7 @@ export async function answerHostCall(runner: Runner, message: HostCallMessage, d
   try {
     // The runner refuses these already; a message over the bound is never parsed.
     if (message.args.length > MAX_HOST_CALL_ARGS_CHARS) throw new RangeError(hostCallTooLarge(message.module, message.op, message.args.length));
-    reply = await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft, signal: cancel.signal, ...(message.attribution ? { attribution: message.attribution } : {}) });
+    reply = await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft, signal: cancel.signal, waiting: (work) => whileWaiting(active, work), ...(message.attribution ? { attribution: message.attribution } : {}) });
   } catch (error) {
     reply = { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } };
   } finally {

@@ -20,6 +20,7 @@ import { LoopWatch } from './stall';
 import { CpuGate } from './cpu-gate';
 import { abortSoon, PROGRAM_ABORTED, RUN_ENDED } from './call-aborts';
 import { defaultComputingRuns } from './cpu-slots';
+import { clockStopped, countedMs, whileWaiting } from './clock';
 import type { RunnerConfinement } from '../confine';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
@@ -133,7 +134,7 @@ export class RunnerPool {
   run(job: RunJob, host: HostHandler): Promise<RunOutcome> {
     if (this.stopped) return Promise.resolve(endedOutcome(job, 'cancelled', 0));
     return new Promise((resolve) => {
-      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0 };
+      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0, clock: { holds: 0, pausedSince: null, pausedMs: 0 } };
       const signal = job.signal;
       if (signal?.aborted) {
         resolve(endedOutcome(job, 'cancelled', 0));
@@ -238,10 +239,22 @@ export class RunnerPool {
     active.attempts++;
     const { job } = active;
     runner.child.send({ ...runMessage(runner, active), ...(this.cpu.start(active) ? {} : { waitForCpu: true }) } satisfies ToRunner);
-    if (job.limits.timeMs > 0) {
-      // The runner enforces the limit; this catches a runner that cannot.
-      this.backstop(active, runner, job.limits.timeMs + DEADLINE_MARGIN_MS, () => this.replace(runner, 'timeout', active.runId));
-    }
+    // The runner enforces the limit; this catches a runner that cannot.
+    if (job.limits.timeMs > 0) this.armDeadline(active, runner);
+  }
+
+  /**
+   * The time-limit backstop, counting only the time the run's clock ran: while a call waits
+   * for a person it does nothing (the clock's resumption arms it again), and one that fires
+   * early after such a wait waits out the rest.
+   */
+  private armDeadline(active: ActiveRun, runner: Runner): void {
+    const allowed = active.job.limits.timeMs + DEADLINE_MARGIN_MS;
+    this.backstop(active, runner, Math.max(0, allowed - countedMs(active, Date.now())), () => {
+      if (clockStopped(active) || active.runner !== runner) return;
+      if (countedMs(active, Date.now()) < allowed) this.armDeadline(active, runner);
+      else this.replace(runner, 'timeout', active.runId);
+    });
   }
 
   /**
@@ -339,7 +352,11 @@ export class RunnerPool {
         // From here the call may have effects: a run lost with its runner is not run again.
         if (caller) caller.hostCalls++;
         if (caller && call.blocking) this.cpu.park(caller, true);
-        void answerHostCall(runner, call, (active, reply, blocking) => this.cpu.reply(active, reply, blocking)).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
+        const waiting = <T,>(active: ActiveRun, work: Promise<T>) =>
+          whileWaiting(active, work, () => {
+            if (active.runner && active.job.limits.timeMs > 0) this.armDeadline(active, active.runner);
+          });
+        void answerHostCall(runner, call, (active, reply, blocking) => this.cpu.reply(active, reply, blocking), waiting).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
         return;
       }
       case 'done': {
@@ -435,7 +452,7 @@ export class RunnerPool {
     if (!runner.draining) this.options.onRestart?.(culprit === undefined ? 'error' : kind);
     const now = Date.now();
     for (const active of runs) {
-      const late = active.job.limits.timeMs > 0 && now - active.started >= active.job.limits.timeMs;
+      const late = active.job.limits.timeMs > 0 && !clockStopped(active) && countedMs(active, now) >= active.job.limits.timeMs;
       if (active.runId === culprit) {
         // A run its runner could not stop by a limit broke it; one it could not cancel may just have been unlucky.
         if (kind !== 'cancelled') this.quarantine.blame(active.tenant);

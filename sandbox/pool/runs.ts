@@ -23,6 +23,8 @@ export interface ActiveRun {
   hostCalls: number;
   /** Runners it was given to (a run lost with its runner before calling the host gets one more). */
   attempts: number;
+  /** Its time limit's clock: stopped while any of its host calls waits for a person (clock.ts). */
+  clock: { holds: number; pausedSince: number | null; pausedMs: number };
   /** Removes the run's abort listener (a listener left behind keeps the whole job alive). */
   detach?: () => void;
 }

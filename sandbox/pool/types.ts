@@ -35,6 +35,11 @@ export interface HostCall {
   attribution?: Attribution;
   /** Aborted when the program gives up on this call (an AbortSignal) or the run ends: stop the work. */
   signal?: AbortSignal;
+  /**
+   * The call waits for something outside the run (a person's approval): while `work` is
+   * pending the run's time limit stops counting. Resolves or rejects as `work` does.
+   */
+  waiting?: <T>(work: Promise<T>) => Promise<T>;
 }
 
 export type HostHandler = (call: HostCall) => Promise<HostReply>;

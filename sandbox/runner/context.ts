@@ -55,6 +55,8 @@ export interface Slot {
   syncSlice: boolean;
   /** The synchronous attempt wanted the host or ran past its slice: run it again. */
   restart: boolean;
+  /** The run's time limit, which stops while a host call waits for a person (null: no limit, or not started). */
+  deadline: { pause(): void; resume(): void } | null;
 }
 
 /** The guest's timer entry points (sandbox/prelude/web/timers.ts). */
@@ -113,6 +115,7 @@ function newSlot(isolate: ivm.Isolate): Slot {
     wake: null,
     syncSlice: false,
     restart: false,
+    deadline: null,
   };
 }
 

@@ -81,6 +81,12 @@ process.on('message', (message: ToRunner) => {
       if (slot) receiveChunk(slot, message, () => endRun(slot, 'memory_exhausted'));
       break;
     }
+    case 'clock': {
+      const deadline = slots.get(message.runId)?.deadline;
+      if (message.paused) deadline?.pause();
+      else deadline?.resume();
+      break;
+    }
     case 'cancel': {
       const slot = slots.get(message.runId);
       if (slot) endRun(slot, 'cancelled');

@@ -106,6 +106,13 @@ export interface CpuGrantMessage {
   runId: number;
 }
 
+/** A host call of the run waits for a person (`paused`) or no longer does: its time limit stops or resumes counting. */
+export interface ClockMessage {
+  type: 'clock';
+  runId: number;
+  paused: boolean;
+}
+
 export interface CancelMessage {
   type: 'cancel';
   runId: number;
@@ -127,7 +134,7 @@ export interface HostReplyBytesMessage {
  */
 export const REPLY_CHUNK_BYTES = 1024 * 1024;
 
-export type ToRunner = RunMessage | HostReplyMessage | HostReplyBytesMessage | CancelMessage | CpuGrantMessage;
+export type ToRunner = RunMessage | HostReplyMessage | HostReplyBytesMessage | CancelMessage | CpuGrantMessage | ClockMessage;
 
 export interface GuestFailure {
   name: string;

@@ -7,6 +7,7 @@ import { dropPendingRejections, temporalSource } from './engines';
 import { compileShared, compileSharedAsync, contentKey } from './script-cache';
 import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
+import { RunDeadline } from './deadline';
 import type { CpuTurns } from './cpu';
 import type { GuestFailure, RunMessage, RunnerOutcome } from './protocol';
 import { mapsOf, reportOf, type RunMaps } from './render-stack';
@@ -35,7 +36,8 @@ export interface RunHost extends RunnerLink {
  * arrives and fire each timer when due, one per call into the isolate (microtasks drain
  * after each, on the isolate's thread, never this one). It ends when main has settled,
  * or when nothing is left that could settle it (no timer, no host call in flight). Waits
- * count against the time limit; a limit or cancellation wakes it and ends the loop.
+ * count against the time limit (except a host call's wait for a person: RunDeadline); a
+ * limit or cancellation wakes it and ends the loop.
  */
 async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
   const { slot, timers } = prepared;
@@ -311,8 +313,8 @@ export class Run {
       slot.unsent.clear();
     });
     this.host.attach(message.runId, slot);
-    let timer: NodeJS.Timeout | null = null;
-    if (message.limits.timeMs > 0) timer = setTimeout(() => endRun(slot, 'timeout'), Math.max(0, message.limits.timeMs - (Date.now() - this.started)));
+    const deadline = message.limits.timeMs > 0 ? new RunDeadline(message.limits.timeMs, this.started, () => endRun(slot, 'timeout')) : null;
+    slot.deadline = deadline;
     const stuck = this.watchForStuckIsolate(slot);
 
     let collected: Collected | null = null;
@@ -398,7 +400,8 @@ export class Run {
     } catch (error) {
       crash = (error as Error).message ?? String(error);
     } finally {
-      if (timer) clearTimeout(timer);
+      deadline?.stop();
+      slot.deadline = null;
       clearInterval(stuck);
     }
     const restart = sync && (slot.restart || slot.limit?.kind === 'stack_exhausted');

@@ -24,6 +24,7 @@ export {
   type PrincipalName,
   type AuditRecord,
   type DecisionRecord,
+  type ApprovalAuditRecord,
   type DecisionSource,
   type ExecutionRecord,
   type SessionAuditRecord,

@@ -12,8 +12,8 @@ export interface VariableEntry {
   value: string;
 }
 
-/** Where a decision came from; the policy module decides with this one list. */
-export type DecisionSource = 'policy' | 'invariant' | 'read_only' | 'egress_guard' | 'quota';
+/** Where a decision came from; the policy module decides with this one list (`human`: an answered `ask-human` approval). */
+export type DecisionSource = 'policy' | 'invariant' | 'read_only' | 'egress_guard' | 'quota' | 'human';
 
 export interface DecisionRecord {
   type: 'decision';
@@ -33,8 +33,36 @@ export interface DecisionRecord {
   rule?: number | 'default';
   rule_name?: string;
   reason?: string;
-  /** Denials, for the operator: the rule (policy) or server setting (egress_guard) that would allow it. */
+  /** Denials, for the operator: the rule (policy) or server setting (egress_guard) that would allow it; a person's approval: `approval <id>`. */
   allowed_by?: string;
+  /** Source `human`: the approval that decided. */
+  approval_id?: string;
+  /** Source `human`, allowed: the token name that approved. */
+  approved_by?: string;
+  /** Source `human`, denied: whether a person denied it or the approval expired. */
+  approval_state?: 'denied' | 'expired';
+}
+
+/** An `ask-human` approval created, answered, or expired (src/approvals). */
+export interface ApprovalAuditRecord {
+  type: 'approval';
+  event: 'created' | 'approved' | 'denied' | 'expired';
+  approval_id: string;
+  execution_id: string;
+  session_id: string;
+  blueprint: string;
+  /** The token the run belongs to. */
+  principal: PrincipalName;
+  caller: string;
+  capability: string;
+  context?: Record<string, unknown>;
+  expires_at: string;
+  /** Answered: the token name that answered (REST/CLI), or the MCP session's token (elicitation). */
+  decided_by?: string;
+  /** Answered over REST/CLI or MCP elicitation. */
+  via?: 'rest' | 'mcp';
+  scope?: 'call' | 'run';
+  reason?: string;
 }
 
 
@@ -98,7 +126,7 @@ export type ServerRecord =
   | { type: 'server'; event: 'started'; version: string; settings_hash: string; allow_unauthenticated: boolean; egress_grants?: string[] }
   | { type: 'server'; event: 'stopped' };
 
-export type AuditRecord = DecisionRecord | ExecutionRecord | SessionAuditRecord | AdminRecord | AuthRecord | ServerRecord;
+export type AuditRecord = DecisionRecord | ExecutionRecord | SessionAuditRecord | AdminRecord | AuthRecord | ServerRecord | ApprovalAuditRecord;
 
 const SECRET_LOOKING = ['secret', 'token', 'password', 'credential', 'authorization', 'api_key'];
 const MAX_VARIABLES = 128;

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../config';
 import { canonicalPolicy } from '../policy';
+import { DEFAULT_APPROVAL_TIMEOUT_SECS } from './model';
 import type { validateDocument } from './validate';
 
 type Validated = ReturnType<typeof validateDocument>;
@@ -51,6 +52,8 @@ export function canonicalModel(b: Validated): Record<string, unknown> {
   if (Object.keys(llmModel).length > 0) model.llm = llmModel;
   // `on` is the default and omitted, so Blueprints written before the key keep their hash.
   if (b.typecheck !== 'on') model.typecheck = b.typecheck;
+  // The default is omitted likewise.
+  if (b.approvalTimeoutSecs !== DEFAULT_APPROVAL_TIMEOUT_SECS) model.approval_timeout = `${b.approvalTimeoutSecs}s`;
   return stripUndefined(model) as Record<string, unknown>;
 }
 

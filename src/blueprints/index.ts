@@ -17,6 +17,7 @@ export type {
   TypecheckMode,
 } from './model';
 export { TYPECHECK_MODES } from './schema';
+export { DEFAULT_APPROVAL_TIMEOUT_SECS, MAX_APPROVAL_TIMEOUT_SECS } from './model';
 export { parseBlueprint, BlueprintDiagnostic, type ParseResult, type BlueprintProblem, type Diagnostic } from './parse';
 export { registrationProblem, type RegistrationContext, type PackageRequirements } from './registration';
 export { BlueprintRegistry, BlueprintStoreError, type StoredBlueprint, type MutationResult, type MutationFailure } from './registry';

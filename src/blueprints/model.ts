@@ -74,6 +74,10 @@ export interface LlmDeclaration {
   embedding_models?: Record<string, { provider: string; dimensions: number; max_input_bytes?: number; max_input_tokens?: number; description?: string }>;
 }
 
+/** `approval_timeout`: how long an `ask-human` approval waits for an answer (default 24 h, at most 30 days). */
+export const DEFAULT_APPROVAL_TIMEOUT_SECS = 86_400;
+export const MAX_APPROVAL_TIMEOUT_SECS = 30 * 86_400;
+
 export type { TypecheckMode };
 
 export interface Blueprint {
@@ -90,6 +94,8 @@ export interface Blueprint {
   llm: LlmDeclaration;
   /** Whether programs are type-checked before they run (default `on`). */
   typecheck: TypecheckMode;
+  /** How long an `ask-human` approval waits for an answer before it expires (default 24 h). */
+  approvalTimeoutSecs: number;
   /** SHA-256 of the canonical JSON. */
   hash: string;
   /** The submitted text, byte for byte. */

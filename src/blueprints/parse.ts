@@ -53,6 +53,7 @@ export function parseBlueprint(yaml: string): ParseResult {
       mcp: validated.mcp,
       llm: validated.llm,
       typecheck: validated.typecheck,
+      approvalTimeoutSecs: validated.approvalTimeoutSecs,
       hash: blueprintHash(model),
       yaml,
     };

@@ -97,15 +97,17 @@ export function stringMap(node: TreeNode | undefined, path: Path): Record<string
   return out;
 }
 
-export function parseDuration(raw: string, path: Path, node: TreeNode): number {
+/** `<number><unit>` in seconds (errors name the field by its path); `days` also accepts `d` (approval_timeout). */
+export function parseDuration(raw: string, path: Path, node: TreeNode, days = false): number {
   const trimmed = raw.trim();
+  const units = days ? 's, m, h, or d' : 's, m, or h';
   const match = /^([0-9]+)\s*([A-Za-z]*)$/.exec(trimmed);
   const key = path.join('.');
-  if (!match) fail('parse_error', `${key}: invalid duration '${raw}': expected <number><s|m|h>`, path, node);
-  if (match[2] === '') fail('parse_error', `${key}: duration '${raw}' needs a unit (s, m, or h)`, path, node);
+  if (!match) fail('parse_error', `${key}: invalid duration '${raw}': expected <number><${units.replace(/, (or )?/g, '|')}>`, path, node);
+  if (match[2] === '') fail('parse_error', `${key}: duration '${raw}' needs a unit (${units})`, path, node);
   const unit = match[2].toLowerCase();
-  const factor = unit === 's' ? 1 : unit === 'm' ? 60 : unit === 'h' ? 3600 : null;
-  if (factor === null) fail('parse_error', `${key}: unknown duration unit '${match[2]}' in '${raw}' (use s, m, or h)`, path, node);
+  const factor = unit === 's' ? 1 : unit === 'm' ? 60 : unit === 'h' ? 3600 : unit === 'd' && days ? 86_400 : null;
+  if (factor === null) fail('parse_error', `${key}: unknown duration unit '${match[2]}' in '${raw}' (use ${units})`, path, node);
   const seconds = Number(match[1]) * factor;
   if (!Number.isSafeInteger(seconds * 1000)) fail('parse_error', `${key}: duration '${raw}' overflows`, path, node);
   if (seconds < 1) fail('parse_error', `${key}: duration '${raw}' must be at least 1s`, path, node);

@@ -33,6 +33,8 @@ const varsText = (description: string) => meta(z.string(), { description, 'x-pla
 
 export const DURATION_PATTERN = '^\\s*[0-9]+\\s*[smhSMH]\\s*$';
 const Duration = z.string().regex(new RegExp(DURATION_PATTERN));
+/** `approval_timeout` also takes days. */
+const LongDuration = z.string().regex(/^\s*[0-9]+\s*[smhdSMHD]\s*$/);
 const Size = z.union([z.number().int().min(1), z.string()]);
 
 export const VFS_MODES = ['none', 'ephemeral', 'per_session', 'named'] as const;
@@ -124,10 +126,10 @@ export const BlueprintDocumentSchema = z
       description: 'Also allow `http://` URLs (svc:http, fetch, MCP servers); an `auth_proxy` host additionally needs its rule\'s own `allow_insecure_http`',
     }),
     idle_timeout: meta(Duration.optional(), { 'x-doc-type': 'duration (`30s`, `10m`, `24h`)', 'x-doc-default': '`24h`', description: 'A session idle this long is closed and its state and files deleted' }),
-    approval_timeout: meta(Duration.optional(), {
-      'x-doc-type': 'duration (`30s`, `10m`, `24h`)',
+    approval_timeout: meta(LongDuration.optional(), {
+      'x-doc-type': 'duration (`90s`, `30m`, `24h`, `7d`)',
       'x-doc-default': '`24h`',
-      description: 'How long an `ask-human` request waits for an answer (at most 30 days, `720h`)',
+      description: 'How long an `ask-human` approval waits for an answer before it expires, which counts as a denial (at most `30d`)',
     }),
     vfs: meta(z.union([z.enum(['none', 'ephemeral', 'per_session']), VfsMappingSchema]).optional(), { 'x-doc-type': 'mode or mapping', 'x-doc-default': '`ephemeral`', description: 'The program\'s file system (below)' }),
     secrets: meta(z.record(z.string(), SecretSourceSchema).optional(), { 'x-doc-type': 'map name → source', 'x-doc-default': '`{}`', description: 'Secrets the run may use (below)' }),

@@ -3,7 +3,7 @@
 // runs the semantic checks in one fixed order (validateDocument). The first fault wins and becomes
 // one diagnostic.
 import { parsePermissionPolicy } from '../policy';
-import { type AuthProxyRule, type GitDeclaration, type LlmDeclaration, type McpServerDeclaration, type SecretDeclaration, type TypecheckMode, type VariableDeclaration, type VfsDeclaration } from './model';
+import { DEFAULT_APPROVAL_TIMEOUT_SECS, MAX_APPROVAL_TIMEOUT_SECS, type AuthProxyRule, type GitDeclaration, type LlmDeclaration, type McpServerDeclaration, type SecretDeclaration, type TypecheckMode, type VariableDeclaration, type VfsDeclaration } from './model';
 import { checkAuthProxyRule, parseAuthProxy } from './auth-proxy-section';
 import { checkGit, parseGit } from './git-section';
 import { checkLlm, parseLlm } from './llm-section';
@@ -19,8 +19,6 @@ import { checkVfsTemplates, parseVfs } from './vfs-section';
 import type { TreeNode } from './yaml-tree';
 
 const TOP_KEYS = fieldNames(BlueprintDocumentSchema);
-/** The longest `approval_timeout`: 30 days. */
-const MAX_APPROVAL_TIMEOUT_SECS = 30 * 86_400;
 
 /** Stage-2 results of the top-level keys, filled in document order. */
 interface Sections {
@@ -38,6 +36,14 @@ interface Sections {
   mcp: Record<string, McpServerDeclaration>;
   llm: LlmDeclaration;
   typecheck: TypecheckMode;
+  approvalTimeoutSecs: number;
+}
+
+function parseApprovalTimeout(node: TreeNode): number {
+  const raw = text(node, ['approval_timeout']);
+  const seconds = parseDuration(raw, ['approval_timeout'], node, true);
+  if (seconds > MAX_APPROVAL_TIMEOUT_SECS) fail('parse_error', `approval_timeout: duration '${raw}' is over the most allowed, 30d`, ['approval_timeout'], node);
+  return seconds;
 }
 
 /** `typecheck`: whether programs are type-checked before they run. */
@@ -63,6 +69,7 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
     mcp: {},
     llm: {},
     typecheck: 'on',
+    approvalTimeoutSecs: DEFAULT_APPROVAL_TIMEOUT_SECS,
   };
   for (const entry of doc.entries) {
     const node = entry.value;
@@ -82,10 +89,6 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
         break;
       case 'idle_timeout':
         sections.idleTimeoutSecs = parseDuration(text(node, ['idle_timeout']), ['idle_timeout'], node);
-        break;
-      case 'approval_timeout':
-        // Read here so a bad value is refused; the approvals work owns what it does.
-        if (parseDuration(text(node, ['approval_timeout']), ['approval_timeout'], node) > MAX_APPROVAL_TIMEOUT_SECS) fail('parse_error', 'approval_timeout: at most 30 days (720h)', ['approval_timeout'], node);
         break;
       case 'vfs':
         sections.vfs = parseVfs(node);
@@ -120,6 +123,9 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
       case 'typecheck':
         sections.typecheck = parseTypecheck(node);
         break;
+      case 'approval_timeout':
+        sections.approvalTimeoutSecs = parseApprovalTimeout(node);
+        break;
       default:
         checkKeys({ ...doc, entries: [entry] }, TOP_KEYS, []);
     }
@@ -132,7 +138,7 @@ function readSections(doc: MapNode, root: TreeNode): Sections {
 export function validateDocument(root: TreeNode) {
   const doc = asMap(root, [])!;
   const sections = readSections(doc, root);
-  const { kind, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, variableNodes, packages, authProxy, git, mcp, llm, typecheck } = sections;
+  const { kind, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, variableNodes, packages, authProxy, git, mcp, llm, typecheck, approvalTimeoutSecs } = sections;
   const name = sections.name!;
   const kindNode = get(doc, 'kind');
   const nameNode = get(doc, 'name')!;
@@ -159,5 +165,5 @@ export function validateDocument(root: TreeNode) {
   checkLlm(llm, secrets, policy);
   checkPlaceholders(root);
 
-  return { name, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, packages, authProxy, git, policy, mcp, llm, typecheck };
+  return { name, allowInsecureHttp, idleTimeoutSecs, vfs, secrets, variables, packages, authProxy, git, policy, mcp, llm, typecheck, approvalTimeoutSecs };
 }

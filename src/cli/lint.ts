@@ -1,6 +1,6 @@
 // `svc blueprint lint`: checks Blueprint files locally with the server's own parser and
 // the registration check that needs no server state (filter fields), then warns about
-// rules that can never match and about ask-human (which counts as a denial). The checks
+// rules that can never match and about unknown capability names. The checks
 // against a server's state (declared volumes, stored secrets, installed Packages) happen
 // at `apply`.
 import { parseBlueprint, registrationProblem, type Blueprint } from '../blueprints';
@@ -62,10 +62,9 @@ function serverStateAssumedPresent(blueprint: Blueprint) {
   return { volumes, secretStoreEnabled: true, hasSecret: () => true, isPackageInstalled: () => true };
 }
 
-/** Rules shadowed by an earlier unfiltered rule for the same capability, ask-human, and unknown capability names. */
+/** Rules shadowed by an earlier unfiltered rule for the same capability, and unknown capability names (ask-human is supported: no warning). */
 export function policyWarnings(blueprint: Blueprint): LintWarning[] {
   const warnings: LintWarning[] = [];
-  if (blueprint.policy.default === 'ask-human') warnings.push({ path: ['default'], message: '`default: ask-human` is not supported and counts as a denial' });
   for (const [caller, rules] of blueprint.policy.callers) {
     rules.forEach((rule, index) => {
       const earlier = rules.findIndex((other, j) => j < index && other.capability === rule.capability && !other.filter);
@@ -77,7 +76,6 @@ export function policyWarnings(blueprint: Blueprint): LintWarning[] {
       }
       const unknown = unknownCapabilityProblem(rule.capability, Object.keys(blueprint.mcp));
       if (unknown) warnings.push({ path: ['permissions', caller, index, 'capability'], message: `\`permissions.${caller}\` rule ${index + 1}: ${unknown}` });
-      if (rule.action === 'ask-human') warnings.push({ path: ['permissions', caller, index, 'action'], message: `\`permissions.${caller}\` rule ${index + 1}: ask-human is not supported and counts as a denial` });
     });
   }
   return warnings;

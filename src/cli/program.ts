@@ -7,6 +7,7 @@ import { registerMcpCommands } from './commands/mcp';
 import { registerRunCommand } from './commands/run';
 import { registerReplayCommand } from './commands/replay';
 import { registerSecretCommands } from './commands/secret';
+import { registerApprovalCommands } from './commands/approvals';
 import { registerServerCommands } from './commands/server';
 import { registerBuildCommands } from './commands/build';
 import { registerDocsCommand } from './commands/docs';
@@ -39,6 +40,7 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerDocsCommand,
   registerCapabilitiesCommand,
   registerMcpCommands,
+  registerApprovalCommands,
 ];
 
 /** Applies the root's output, error and exit handling to a command and its children. */

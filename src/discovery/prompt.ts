@@ -29,6 +29,11 @@ export function hasPotential(policy: PermissionPolicy, capability: (name: string
   return (policy.callers.get('main') ?? []).some((rule) => capability(rule.capability) && rule.action !== 'deny');
 }
 
+/** Whether any call of a run may wait for a person (an `ask-human` rule or default). */
+function asksHuman(policy: PermissionPolicy): boolean {
+  return policy.default === 'ask-human' || [...policy.callers.values()].some((rules) => rules.some((rule) => rule.action === 'ask-human'));
+}
+
 export function visibleModules(blueprint: Blueprint): string[] {
   const p = blueprint.policy;
   const cap = (name: string) => hasPotential(p, (c) => c === name);
@@ -73,14 +78,14 @@ function httpAccess(blueprint: Blueprint): string {
     hosts.add(hostPhrase(rule.filter ? printFilter(rule.filter) : undefined));
     byMethod.set(method, hosts);
   }
-  if (byMethod.size === 0) return `Network (\`svc:http\` and \`fetch\`): none — outbound HTTP is blocked by policy.${askOnly ? ' Calls needing human approval are refused.' : ''}`;
+  if (byMethod.size === 0) return `Network (\`svc:http\` and \`fetch\`): none — outbound HTTP is blocked by policy${askOnly ? ', except calls a person must approve first (they wait for the answer)' : ''}.`;
   const groups = new Map<string, string[]>();
   for (const [method, hosts] of byMethod) {
     const key = [...hosts].sort().join(', ');
     groups.set(key, [...(groups.get(key) ?? []), method]);
   }
   const text = [...groups].map(([hosts, methods]) => `${methods.join(', ')} → ${hosts}`).join('; ');
-  return `Network (\`svc:http\` and \`fetch\`): ${text}.${askOnly ? ' Some calls need human approval, which is not available: they are refused.' : ''}`;
+  return `Network (\`svc:http\` and \`fetch\`): ${text}.${askOnly ? ' Some calls need a person\'s approval first: they wait for the answer.' : ''}`;
 }
 
 function sandboxPhrase(blueprint: Blueprint): string {
@@ -128,6 +133,11 @@ export function executePrompt(blueprint: Blueprint, tools: ToolNames): string {
     'Budgets throw catchable `QuotaExceededError`, size caps `RangeError`; fuel, time, memory and stack limits end the run and cannot be caught.',
     'Nothing enforces types at run time: validate parsed JSON, HTTP and session data yourself.',
   );
+  if (asksHuman(p)) {
+    parts.push(
+      'Some calls need a person\'s approval (the Blueprint marks them `ask-human`): such a call waits, possibly for hours, until someone approves or denies it; the run\'s time limit stops meanwhile, and calls started alongside it (`Promise.all`) go on. Approved, it proceeds as usual. Denied or unanswered in time, it throws `PermissionDeniedError` with `source: "human"` and the person\'s reason in its message: that is an answer, not a fault; do not retry or work around it, report it. Make the gated call once, with exactly the arguments you mean, after the work that does not need approval.',
+    );
+  }
   if (Object.keys(blueprint.mcp).length > 0) parts.push(`MCP servers are configured: search \`@mcp/\` with ${tools.search}, read their docs, then import (e.g. \`import linear from "@mcp/linear"\`); check optional fields of results.`);
   if (has('llm')) parts.push(`\`svc:llm\` models: ${Object.keys(blueprint.llm.models ?? {}).map((m) => `\`${m}\``).join(', ')}. \`call(model, prompt)\` returns a Completion (check \`ok\`, \`reason\`, \`retryable\`); with a JSON Schema as third argument it returns the parsed value or throws${blueprint.typecheck === 'off' ? '' : ', and so does `call<T>(model, prompt)`: the schema is derived from `T` (an explicit schema wins)'}; \`batch\` keeps prompt order (at most 128).`);
   if (has('embedding')) parts.push(`\`svc:embedding\` models: ${Object.keys(blueprint.llm.embedding_models ?? {}).map((m) => `\`${m}\``).join(', ')}. \`embed(model, texts, "query" | "document")\` returns unit vectors (\`vector(i)\`, \`bytes(i)\`); compare only vectors with the same \`identity\`.`);

@@ -15,6 +15,8 @@ import { confirmDenial, HostDispatcher } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
 import { reportRunFailure } from '../telemetry';
 import { COMPILE_CACHE_MEGABYTES, CompileCache } from './compile-cache';
+import { RunApprovals, type Approvals, type Elicitation } from '../approvals';
+import { DEFAULT_APPROVAL_TIMEOUT_SECS } from '../blueprints';
 import { guestModules, guestSources, runLimits } from './run-job';
 import { NO_USAGE, recordFinished, recordRefused, sourceFacts, type ExecutionRecordBase, type RunUsage } from './run-record';
 import type { ReplayPlan } from '../../sandbox/journal/entries';
@@ -34,6 +36,8 @@ export interface RunBlueprint {
   packages?: readonly string[];
   /** Whether the program is type-checked before it runs (default `on`; needs the executor's checker). */
   typecheck?: TypecheckMode;
+  /** How long an `ask-human` approval waits for an answer (default 24 h). */
+  approvalTimeoutSecs?: number;
 }
 
 /** Prepares a Blueprint's Packages for a run (src/packages); a failure names what is missing. */
@@ -72,6 +76,8 @@ export interface ExecutionRequest {
   signal?: AbortSignal;
   /** Replay this journal first, then go on live (fork, resume). */
   replay?: ReplayPlan;
+  /** The MCP session that started the run, when its client declared `elicitation`: `ask-human` calls are also put to it. */
+  elicitation?: Elicitation;
 }
 
 /** A request refused before anything ran (unknown Blueprint, invalid bindings, ...). */
@@ -104,6 +110,8 @@ export interface ExecutorOptions {
   packages?: PackagePreparer;
   /** Type checks programs against the declarations in scope; without it nothing is checked. */
   typecheck?: Typechecker;
+  /** Parks `ask-human` calls until a person answers; without it they count as denials. */
+  approvals?: Approvals;
   audit: AuditWriter;
   log: ServerLog;
   limits: Limits;
@@ -325,6 +333,13 @@ export class Executor {
     let dispatcher: HostDispatcher | undefined;
     let imports: Record<string, string[]> = {};
     let importedGuests: Record<string, string> = {};
+    const approvals = this.options.approvals
+      ? new RunApprovals(
+          this.options.approvals,
+          { execution_id: executionId, session_id: request.sessionId, blueprint: request.blueprint.name, token_name: request.principal, timeoutSecs: request.blueprint.approvalTimeoutSecs ?? DEFAULT_APPROVAL_TIMEOUT_SECS },
+          request.elicitation,
+        )
+      : undefined;
     try {
       dispatcher = new HostDispatcher({
         run: {
@@ -339,6 +354,7 @@ export class Executor {
         modules,
         decisions,
         packages: new Set(prepared?.packages.map((p) => p.script.name) ?? []),
+        ...(approvals ? { askHuman: (signal: AbortSignal) => approvals.asker(signal) } : {}),
       });
       // The sandbox provides the svc: modules the program or any Package imports.
       record?.setState('running');

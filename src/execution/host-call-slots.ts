@@ -29,14 +29,27 @@ export class HostCallSlots {
 
   constructor(private readonly bounds: HostCallBounds) {}
 
-  /** `handle` with each call holding a slot while it is answered. */
+  /**
+   * `handle` with each call holding a slot while it is answered, except while it waits for a
+   * person (`call.waiting`): a token's calls parked on approvals hold none of its slots.
+   */
   wrap(token: string, handle: HostHandler): HostHandler {
     return async (call: HostCall) => {
       await this.acquire(token, call.signal);
-      try {
-        return await handle(call);
-      } finally {
+      let held = true;
+      const waiting = <T,>(work: Promise<T>): Promise<T> => {
         this.release(token);
+        held = false;
+        const settled = call.waiting ? call.waiting(work) : work;
+        return settled.finally(async () => {
+          await this.acquire(token, call.signal);
+          held = true;
+        });
+      };
+      try {
+        return await handle({ ...call, waiting });
+      } finally {
+        if (held) this.release(token);
       }
     };
   }

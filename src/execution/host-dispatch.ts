@@ -4,7 +4,7 @@
 // contexts and shapes the reply the guest rethrows. It remembers the refusals it issued,
 // so a run report can only claim a denial the host really made.
 import { hostErrorRow, type Attribution, type DenialFacts, type DenialSource, type HostErrorShape, type HostHandler, type HostReply } from '../../sandbox';
-import { PermissionDeniedError, type RunDecisions } from '../policy';
+import { PermissionDeniedError, type HumanAsker, type RunDecisions } from '../policy';
 import type { ExecuteError } from './result';
 import { HOST_FUEL, RunResources, type AllowedGate, type GateRequest, type HostCall, type HostModule, type HostOperation, type RunContext } from '../stdlib';
 
@@ -29,6 +29,17 @@ export interface DispatchOptions {
   decisions: RunDecisions;
   /** The run's principals besides `main`: the Packages it loaded. A caller outside them is unidentified. */
   packages?: ReadonlySet<string>;
+  /**
+   * Asks a person about the run's `ask-human` decisions (src/approvals), given the waiting
+   * call's cancellation. Without it (the MCP file tools outside a run) they count as denials.
+   */
+  askHuman?: (signal: AbortSignal) => HumanAsker;
+}
+
+/** How a call waits for a person: its cancellation, and the hook that stops the run's clock meanwhile. */
+interface Waiting {
+  signal?: AbortSignal;
+  waiting?: <T>(work: Promise<T>) => Promise<T>;
 }
 
 /** Why program code may not make a check on a Package's behalf. */
@@ -114,7 +125,7 @@ export class HostDispatcher {
   readonly handle: HostHandler = async (request) => {
     const fuel = { spent: HOST_FUEL.CALL };
     try {
-      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution, request.signal);
+      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution, request.signal, request.waiting);
       const operation = this.options.modules.get(request.module)?.operations[request.op];
       // A secret's value reaches the Package that asked, never the run's journal.
       if (operation && 'answersSecret' in operation && operation.answersSecret) return { ok: true, value, fuel: fuel.spent, withheld: true };
@@ -125,21 +136,39 @@ export class HostDispatcher {
   };
 
   /** Validates, gates and runs one operation (for `main` without attribution: the MCP file tools). */
-  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }, attribution?: Attribution, signal?: AbortSignal): Promise<unknown> {
+  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }, attribution?: Attribution, signal?: AbortSignal, waiting?: Waiting['waiting']): Promise<unknown> {
     const module = this.options.modules.get(moduleName);
     const operation: HostOperation | undefined = module && Object.prototype.hasOwnProperty.call(module.operations, op) ? module.operations[op] : undefined;
     if (!operation) throw new TypeError(`${moduleName} has no function ${op}`);
-    const call = this.hostCall(this.judged(operation, attribution), fuel, signal);
+    const judged = this.judged(operation, attribution);
+    const call = this.hostCall(judged, fuel, signal);
     const params = operation.parse ? await operation.parse(args, call) : args;
     if (operation.gate === 'none') return operation.run(call, params);
     const requests = gateList(operation.gate(params, call));
     if (requests.length === 0) throw new Error(`${moduleName}.${op}: the operation derived no capability check, so it was not run`);
     const allowed: AllowedGate[] = [];
+    // The operation's own gates may wait for a person (`ask-human`); checks made while it runs cannot.
     for (const request of requests) {
-      const context = call.gate(request.capability, request.context, { skipMainInvariant: request.check === true });
+      const context = judged.invariant === undefined ? await this.gateWaiting(call, request, { signal: call.signal, waiting }, fuel) : call.gate(request.capability, request.context, { skipMainInvariant: request.check === true });
       allowed.push({ capability: request.capability, context });
     }
     return operation.run(call, params, allowed);
+  }
+
+  /** One of an operation's own gates: as `call.gate`, except that an `ask-human` decision asks a person and waits. */
+  private async gateWaiting(call: HostCall, request: GateRequest, how: Waiting, fuel: { spent: number }): Promise<Record<string, unknown>> {
+    const askHuman = this.options.askHuman;
+    if (!askHuman || !how.signal) return call.gate(request.capability, request.context, { skipMainInvariant: request.check === true });
+    fuel.spent += HOST_FUEL.GATE;
+    requireBoundedContext(request.capability, request.context);
+    const asker = askHuman(how.signal);
+    const ask: HumanAsker = how.waiting ? (question) => how.waiting!(asker(question)) : asker;
+    try {
+      return (await this.options.decisions.gateAsking(call.caller, request.capability, request.context, { skipMainInvariant: request.check === true, ask })).context;
+    } catch (error) {
+      if (error instanceof PermissionDeniedError) this.denials.push({ caller: error.caller, capability: error.capability, source: error.source });
+      throw error;
+    }
   }
 
   /** The run ended: open writers and other handles are dropped. */

@@ -13,6 +13,7 @@
 import type { Hono } from 'hono';
 import { mountOpenApiRoute, openApiRoute } from './openapi';
 import type { ApiRoute, RouteGroup } from './route';
+import { approvalRoutes, mountApprovalRoutes } from './routes/approvals';
 import { blueprintRoutes, mountBlueprintRoutes } from './routes/blueprints';
 import { discoveryRoutes, mountDiscoveryRoutes } from './routes/discovery';
 import { executeRoute, mountExecuteRoutes } from './routes/execute';
@@ -40,6 +41,7 @@ export const routeGroups = {
   sessions: { routes: sessionRoutes, mount: mountSessionRoutes },
   runs: { routes: runRoutes, mount: mountRunRoutes },
   tapes: { routes: tapeRoutes, mount: mountTapeRoutes },
+  approvals: { routes: approvalRoutes, mount: mountApprovalRoutes },
   openapi: { routes: { openApiRoute }, mount: mountOpenApiRoute },
   metrics: { routes: { metricsRoute }, mount: mountMetricsRoute },
 } satisfies Record<string, RouteGroup<never>>;

@@ -10,8 +10,8 @@ import type { AppEnv, RouteRole } from './types';
 import { jsonBody, requireQuery } from './validation';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
-export type Tag = 'ops' | 'sessions' | 'runs' | 'discovery' | 'blueprints' | 'secrets' | 'packages' | 'mcp';
-export const TAGS: readonly Tag[] = ['ops', 'sessions', 'runs', 'discovery', 'blueprints', 'secrets', 'packages', 'mcp'];
+export type Tag = 'ops' | 'sessions' | 'runs' | 'discovery' | 'blueprints' | 'secrets' | 'packages' | 'mcp' | 'approvals';
+export const TAGS: readonly Tag[] = ['ops', 'sessions', 'runs', 'discovery', 'blueprints', 'secrets', 'packages', 'mcp', 'approvals'];
 
 /** A documented answer: a JSON schema (named with `.openapi(name)`), any JSON object, Markdown, or no body. */
 export type Answer = { schema: z.ZodType; description: string; orMarkdown?: boolean } | { object: string } | { markdown: string } | { empty: string };

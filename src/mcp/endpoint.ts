@@ -7,6 +7,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Elicitation } from '../approvals';
+import { elicitApproval, type ElicitSender } from './elicitation';
 import type { AuditWriter } from '../audit';
 import type { Blueprint, BlueprintRegistry } from '../blueprints';
 import type { AllowsMode } from '../config';
@@ -145,7 +147,8 @@ export class McpEndpoint {
         if (error instanceof SessionError) return { status: error.code === 'unknown_blueprint' ? 404 : error.code === 'session_limit' ? 429 : 400, text: error.message };
         throw error;
       }
-      const transport = this.open(created, blueprintName, false);
+      const capabilities = (init as { params?: { capabilities?: { elicitation?: unknown } } }).params?.capabilities;
+      const transport = this.open(created, blueprintName, false, capabilities?.elicitation !== undefined && capabilities.elicitation !== null);
       return transport.handleRequest(c.raw, { parsedBody: body, authInfo: authInfoOf(actor) });
     }
     // Someone else's session answers exactly as an unknown one.
@@ -181,9 +184,13 @@ export class McpEndpoint {
     return { status: 204, empty: true };
   }
 
-  /** A transport bound to an svc session; `resumed` after a restart (the client already initialized). */
-  private open(sessionId: string, blueprintName: string, resumed: boolean): WebStandardStreamableHTTPServerTransport {
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId, enableJsonResponse: true });
+  /**
+   * A transport bound to an svc session; `resumed` after a restart (the client already
+   * initialized). A client that declared `elicitation` gets its answers as event streams, so
+   * a tool call can put an approval question to it (elicitation/create) before it answers.
+   */
+  private open(sessionId: string, blueprintName: string, resumed: boolean, elicitation = false): WebStandardStreamableHTTPServerTransport {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId, enableJsonResponse: !elicitation });
     if (resumed) {
       // The SDK keeps its session state in memory; a session that survived a restart is
       // already initialized from the client's point of view.
@@ -200,14 +207,16 @@ export class McpEndpoint {
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const actor = actorOf(extra.authInfo);
       if (!actor) throw new McpError(ErrorCode.InternalError, 'the request carried no principal');
-      return answer(await this.call(sessionId, blueprintName, actor, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>));
+      // Approvals of this call's run are also asked here when the client can answer them.
+      const asking = server.getClientCapabilities()?.elicitation ? { elicit: elicitApproval(extra.sendRequest as ElicitSender), by: actor.name } : undefined;
+      return answer(await this.call(sessionId, blueprintName, actor, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, asking));
     });
     void server.connect(transport);
     this.transports.set(sessionId, transport);
     return transport;
   }
 
-  private async call(sessionId: string, blueprintName: string, actor: SessionActor, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+  private async call(sessionId: string, blueprintName: string, actor: SessionActor, name: string, args: Record<string, unknown>, elicitation?: Elicitation): Promise<ToolAnswer> {
     const principal = actor.name;
     const blueprint = this.deps.registry.get(blueprintName);
     const session = this.deps.sessions.get(sessionId, actor);
@@ -219,7 +228,7 @@ export class McpEndpoint {
     if (discovery) return discovery;
     switch (name) {
       case 'svc__typescript__execute':
-        return this.execute(session, blueprint, actor, args);
+        return this.execute(session, blueprint, actor, args, elicitation);
       case 'svc__typescript__last_run': {
         const last = this.deps.sessions.lastRun(sessionId, actor);
         if (!last) return errorAnswer('no_previous_run', 'no run has been recorded in this session yet; run a program with svc__typescript__execute first');
@@ -235,7 +244,7 @@ export class McpEndpoint {
     }
   }
 
-  private async execute(session: SessionView, blueprint: Blueprint, actor: SessionActor, args: Record<string, unknown>): Promise<ToolAnswer> {
+  private async execute(session: SessionView, blueprint: Blueprint, actor: SessionActor, args: Record<string, unknown>, elicitation?: Elicitation): Promise<ToolAnswer> {
     if (typeof args.code !== 'string') return { text: 'svc__typescript__execute needs {code: string}', isError: true };
     const principal = actor.name;
     try {
@@ -252,6 +261,7 @@ export class McpEndpoint {
           code: args.code,
           fileArea: view.fileArea,
           harnessSecrets: view.secrets,
+          ...(elicitation ? { elicitation } : {}),
         });
         if (report.lastRun) this.deps.sessions.recordLastRun(session.id, report.lastRun);
         const r = report.response;

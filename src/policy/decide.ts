@@ -13,7 +13,7 @@ export interface Decision {
   rule?: number | 'default';
   /** The deciding rule's label, when it has one. */
   ruleName?: string;
-  /** The action that decided (policy decisions only); `ask-human` denies with its own reason. */
+  /** The action that decided (policy decisions only); `ask-human` denies with its own reason unless a person can be asked (RunDecisions.gateAsking). */
   action?: Action;
   /** The normalised context the policy saw (the context as given for an invariant refusal). */
   context: Record<string, unknown>;
@@ -96,7 +96,7 @@ function policyOutcome(action: Action, rule: number | 'default', ruleName: strin
   const target = targetSuffix(capability, context);
   const reason =
     action === 'ask-human'
-      ? `policy requires human approval for ${capability}${target} (caller ${caller}); ask-human is not supported and counts as a denial`
+      ? `policy requires human approval for ${capability}${target} (caller ${caller}); a person can be asked only for a run's own calls (not outside a run, nor for a check inside an operation such as a redirect), so here it counts as a denial`
       : `policy denied ${capability}${target} for ${caller}`;
   return { ...base, decision: 'deny', reason };
 }

@@ -10,6 +10,8 @@ export type DeniedSource = Extract<DecisionSource, DenialSource>;
 export const AUDIT_REASONS = {
   policy: 'denied by policy',
   askHuman: 'human approval required; treated as deny',
+  /** A person denied the approval, or it expired unanswered (the state is in `approval_state`). */
+  human: 'denied by a person or approval expired',
   invariant: 'refused by runtime invariant',
   read_only: 'destination volume is read-only',
   quota: 'budget or size limit exceeded',
@@ -22,6 +24,8 @@ const CLOSING: Record<DeniedSource, string> = {
   invariant:
     'No policy can grant this; do not work around it (not through another package, not by asking a package to fetch the value and hand it back, not through raw HTTP): report it and stop.',
   read_only: 'This volume cannot be written from this Blueprint; write under a writable path (fs.info() lists mounts and their access).',
+  human:
+    'A person was asked to approve this call and did not (denied, or no answer in time); do not retry it or work around it (not through another package, raw HTTP or altered arguments): report it and stop.',
 };
 
 /**

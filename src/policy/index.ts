@@ -9,6 +9,6 @@ export { parsePermissionPolicy, policyVariableReferences, canonicalPolicy, type 
 export { decide, decideCheck, targetSuffix, invariantRefusal, MAIN_REFUSALS, UNIDENTIFIED_CALLER_REASON, type Decision, type DecideInput } from './decide';
 export { PermissionDeniedError, QuotaExceededError, AUDIT_REASONS, type DeniedSource } from './errors';
 export { normalizeContext, normalizeVfsPath, normalizeHost, normalizeRemote, ContextError } from './normalize';
-export { RunDecisions, auditContext, serverEgressDecision, QUICK_SEARCH_FIELDS, SUMMARY_LIMITS, DENIALS_WRITTEN_EACH, SINGLE_RECORD_BYTES_EACH_RUN, AUDIT_VALUE_CHARS, AUDIT_PAYLOAD_CHARS, type DecisionScope, type AllowsMode, type FurtherSource } from './recorder';
+export { RunDecisions, auditContext, serverEgressDecision, QUICK_SEARCH_FIELDS, SUMMARY_LIMITS, DENIALS_WRITTEN_EACH, SINGLE_RECORD_BYTES_EACH_RUN, AUDIT_VALUE_CHARS, AUDIT_PAYLOAD_CHARS, type DecisionScope, type AllowsMode, type FurtherSource, type HumanAsker, type HumanAnswer, type HumanQuestion } from './recorder';
 export { allowingRule } from './hints';
 export { capabilityCatalogue, reportedFields, unknownCapabilityProblem, type CatalogueEntry, type FieldInfo } from './catalogue';

@@ -29,7 +29,23 @@ export interface DecisionScope {
 }
 
 /** Sources other modules record after a policy allow, plus late invariant refusals. */
-export type FurtherSource = Exclude<DecisionSource, 'policy'>;
+export type FurtherSource = Exclude<DecisionSource, 'policy' | 'human'>;
+
+/** An `ask-human` call as put to a person (src/approvals answers it). */
+export interface HumanQuestion {
+  caller: string;
+  capability: string;
+  /** The normalised context the policy saw. */
+  context: Record<string, unknown>;
+}
+
+/** A person's answer (or the approval's expiry). */
+export type HumanAnswer =
+  | { approved: true; approvalId: string; approvedBy: string }
+  | { approved: false; approvalId: string; state: 'denied' | 'expired'; /** Program-facing, carries the person's reason. */ reason: string };
+
+/** Who answers a run's `ask-human` decisions; without one they count as denials (nobody can be asked). */
+export type HumanAsker = (question: HumanQuestion) => Promise<HumanAnswer>;
 
 /** Context fields copied next to payload_json when their value is a string, number or boolean. */
 export const QUICK_SEARCH_FIELDS: readonly string[] = [
@@ -160,6 +176,18 @@ export class RunDecisions {
     return this.settle(caller, capability, decision);
   }
 
+  /**
+   * As gate, but an `ask-human` decision waits for `ask` (a person, src/approvals): approved,
+   * the call goes on as allowed (its record has source `human` and names the approval);
+   * denied or expired, the program gets a PermissionDeniedError with source `human`.
+   */
+  async gateAsking(caller: string | undefined, capability: string, context: Record<string, unknown>, options: { skipMainInvariant?: boolean; ask?: HumanAsker } = {}): Promise<Decision> {
+    const decision = decide({ ...this.inputs(caller, capability, context), skipMainInvariant: options.skipMainInvariant });
+    if (decision.action !== 'ask-human' || decision.source !== 'policy' || !options.ask || !caller) return this.settle(caller, capability, decision);
+    const answer = await options.ask({ caller, capability, context: decision.context });
+    return this.settleHuman(caller, capability, decision, answer);
+  }
+
   /** `svc:security.check()`: as gate, without the main-only invariant. */
   check(caller: string | undefined, capability: string, context: Record<string, unknown>): Decision {
     return this.gate(caller, capability, context, { skipMainInvariant: true });
@@ -210,6 +238,19 @@ export class RunDecisions {
     }
     this.writeDenial(who, capability, decision.context, decision.source, decision);
     throw new PermissionDeniedError(who, capability, decision.reason ?? AUDIT_REASONS.policy, decision.source === 'invariant' ? 'invariant' : 'policy');
+  }
+
+  /** A person's answer to an `ask-human` decision: written at once, one record each (never summarised). */
+  private settleHuman(caller: string, capability: string, decision: Decision, answer: HumanAnswer): Decision {
+    const base = { ...recordBase(this.scope, caller, capability), context: auditContext(decision.context), ...ruleFields(decision), approval_id: answer.approvalId };
+    if (answer.approved) {
+      metrics.decisions.inc({ source: 'human', decision: 'allow' });
+      this.audit.write({ ...base, decision: 'allow', source: 'human', approved_by: answer.approvedBy, allowed_by: `approval ${answer.approvalId}` });
+      return { ...decision, decision: 'allow', source: 'human', reason: undefined };
+    }
+    metrics.decisions.inc({ source: 'human', decision: 'deny' });
+    this.audit.write({ ...base, decision: 'deny', source: 'human', reason: AUDIT_REASONS.human, approval_state: answer.state });
+    throw new PermissionDeniedError(caller, capability, answer.reason, 'human');
   }
 
   private writeDenial(caller: string, capability: string, context: Record<string, unknown>, source: DecisionSource, decision?: Decision): void {

@@ -16,6 +16,7 @@ import { OAuthService, TokenManager } from '../mcp/oauth';
 import { JournalStore, RunTapes } from '../journal';
 import { PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
 import { RunStore } from '../runs';
+import { Approvals } from '../approvals';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
 import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
@@ -260,6 +261,12 @@ export async function boot(options: BootOptions): Promise<void> {
     onNotice: (message) => log.warn('svc_server::typecheck', message),
   });
   closers.push(() => typecheck.close());
+  // `ask-human` calls wait here for a person; the run's record says so while any call waits.
+  // (An approval answered after a restart is recorded; resuming its run from the journal is
+  // not built yet: the run ended "server restarted" at boot.)
+  const approvals = new Approvals({ db, audit, shutdown: cancel.signal, onWaiting: (executionId, waiting) => void runs.setState(executionId, waiting ? 'waiting_for_approval' : 'running') });
+  approvals.start();
+  closers.push(() => approvals.close());
   const hostCalls = new HostCallSlots({ total: settings.limits.max_server_host_calls_in_flight, perToken: settings.limits.max_host_calls_in_flight_per_token });
   // Run journals (tapes, replay, fork), kept as long as their runs' records.
   const journalStore = new JournalStore(db, { retentionMs: settings.runs.retentionMs, maxBytes: settings.runs.maxBytes });
@@ -270,6 +277,7 @@ export async function boot(options: BootOptions): Promise<void> {
     journals: tapes,
     pool,
     hostCalls,
+    approvals,
     packages: packageRuntime,
     typecheck,
     shutdown: cancel.signal,
@@ -352,6 +360,7 @@ export async function boot(options: BootOptions): Promise<void> {
     mcp,
     sessions: { sessions, executor, ledger, newId: randomUUID },
     runs: { runs },
+    approvals: { approvals, audit },
     tapes: { tapes, executor, resolveBlueprint: (name) => registry.get(name), newId: randomUUID, log },
     openapi: { version: options.version },
   };

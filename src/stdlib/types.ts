@@ -54,7 +54,7 @@ export interface HostCall extends RunContext {
   /** A silent check for filtered listings: no record, no throw. */
   probe(capability: string, context: Record<string, unknown>): boolean;
   /** Records a further refusal after an allow (read_only, quota, egress_guard) and returns the error to throw. */
-  refuse(capability: string, context: Record<string, unknown>, source: Exclude<DecisionSource, 'policy' | 'invariant'>, error: Error): Error;
+  refuse(capability: string, context: Record<string, unknown>, source: Exclude<DecisionSource, 'policy' | 'invariant' | 'human'>, error: Error): Error;
   /** Host fuel for work done (its cost class). */
   charge(units: number): void;
 }

@@ -159,6 +159,24 @@ describe('OpenAPI document', () => {
     await call('delete', '/v1/blueprints/{name}', { name: 'calc' });
     await call('delete', '/v1/blueprints/{name}', { name: 'calc' }); // 404
 
+    // Approvals: a run parked on an ask-human fetch (denied before anything leaves).
+    await call('put', '/v1/blueprints/{name}', { name: 'asks' }, { body: { yaml: 'name: asks\ndefault: allow\npermissions:\n  main:\n    - capability: http.get\n      action: ask-human\n' } });
+    const parked = call('post', '/v1/execute', {}, { ...user, body: { blueprint: 'asks', code: 'export async function main() { return (await fetch("https://example.invalid/")).status; }' } });
+    let approvalId = '';
+    for (let attempt = 0; attempt < 600 && approvalId === ''; attempt++) {
+      approvalId = (await server.request('GET', '/v1/approvals?blueprint=asks')).json.approvals[0]?.approval_id ?? '';
+      if (approvalId === '') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await call('get', '/v1/approvals', {});
+    await call('get', '/v1/approvals', {}, { query: '?state=open' }); // 400
+    await call('get', '/v1/approvals/{approval_id}', { approval_id: approvalId });
+    await call('get', '/v1/approvals/{approval_id}', { approval_id: 'nope' }); // 404
+    await call('post', '/v1/approvals/{approval_id}', { approval_id: approvalId }, { body: { decision: 'maybe' } }); // 422
+    await call('post', '/v1/approvals/{approval_id}', { approval_id: approvalId }, { body: { decision: 'deny', reason: 'no' } });
+    await call('post', '/v1/approvals/{approval_id}', { approval_id: approvalId }, { body: { decision: 'approve' } }); // 409
+    await call('post', '/v1/approvals/{approval_id}', { approval_id: 'nope' }, { body: { decision: 'approve' } }); // 404
+    await parked;
+
     // Routes other parts of the server add (Packages, MCP OAuth): checked when served.
     const served = (method: string, template: string) => Boolean(doc.paths[template]?.[method]);
     if (served('get', '/v1/packages')) await call('get', '/v1/packages', {});

@@ -5,6 +5,8 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './openapi-types.js';
 import type {
+  Approval,
+  ApprovalDecisionRequest,
   BlueprintSummary,
   BuiltinsDocs,
   BuiltinsList,
@@ -245,6 +247,21 @@ export class SvcClient {
 
   exchangeOAuthCode(blueprint: string, server: string, request: OAuthExchangeRequest): Promise<SvcResult<OAuthState>> {
     return settle(this.api.POST('/v1/mcp/{blueprint}/{server}/oauth/exchange', { params: { path: { blueprint, server } }, body: request }));
+  }
+
+  /** Approvals `ask-human` calls wait on, newest first (admin): the pending ones unless `state` says otherwise. */
+  listApprovals(filter: { state?: Approval['state']; blueprint?: string; sessionId?: string; executionId?: string } = {}): Promise<SvcResult<{ approvals: Approval[] }>> {
+    const query = { state: filter.state, blueprint: filter.blueprint, session_id: filter.sessionId, execution_id: filter.executionId };
+    return settle(this.api.GET('/v1/approvals', { params: { query } }));
+  }
+
+  getApproval(approvalId: string): Promise<SvcResult<Approval>> {
+    return settle(this.api.GET('/v1/approvals/{approval_id}', { params: { path: { approval_id: approvalId } } }));
+  }
+
+  /** Answers a pending approval; an approval already answered or expired is a 409 `approval_decided` error. */
+  decideApproval(approvalId: string, request: ApprovalDecisionRequest): Promise<SvcResult<Approval>> {
+    return settle(this.api.POST('/v1/approvals/{approval_id}', { params: { path: { approval_id: approvalId } }, body: request }));
   }
 }
 

@@ -535,6 +535,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Approvals that `ask-human` calls wait on (newest first) */
+        get: operations["getV1Approvals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{approval_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One approval */
+        get: operations["getV1ApprovalsBy_approval_id"];
+        put?: never;
+        /** Approve or deny a pending approval */
+        post: operations["postV1ApprovalsBy_approval_id"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1019,6 +1054,58 @@ export interface components {
                     message: string;
                 };
             };
+        };
+        ApprovalList: {
+            approvals: components["schemas"]["Approval"][];
+        };
+        Approval: {
+            approval_id: string;
+            execution_id: string;
+            session_id: string;
+            blueprint: string;
+            /** @description The token the run belongs to */
+            token_name: string;
+            /** @description `main` or the Package whose code made the call */
+            caller: string;
+            capability: string;
+            /** @description The call's filter context, as the policy saw it */
+            context: {
+                [key: string]: unknown;
+            };
+            /** @description Program line of the call, when known */
+            line: number | null;
+            /** @enum {string} */
+            state: "pending" | "approved" | "denied" | "expired";
+            created_at: string;
+            /** @description created_at plus the Blueprint's approval_timeout */
+            expires_at: string;
+            decided_at: string | null;
+            /** @description Token name of whoever answered */
+            decided_by: string | null;
+            reason: string | null;
+            /**
+             * @description `run`: later calls of the same capability and context in the run pass without asking
+             * @enum {string}
+             */
+            scope: "call" | "run";
+        };
+        ApprovalDecided: {
+            /** @enum {string} */
+            error: "approval_decided";
+            /** @enum {string} */
+            state: "pending" | "approved" | "denied" | "expired";
+            message: string;
+        };
+        ApprovalDecisionRequest: {
+            /** @enum {string} */
+            decision: "approve" | "deny";
+            /** @description At most 1000 characters; a denial's reason reaches the program */
+            reason?: string;
+            /**
+             * @description `call` (default) or `run`
+             * @enum {string}
+             */
+            scope?: "call" | "run";
         };
     };
     responses: never;
@@ -3586,6 +3673,238 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 2 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `Content-Type: application/json` absent */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description JSON of the wrong shape; the message names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getV1Approvals: {
+        parameters: {
+            query?: {
+                /** @description One of pending, approved, denied, expired (default pending) */
+                state?: string;
+                blueprint?: string;
+                session_id?: string;
+                execution_id?: string;
+                /** @description 1 to 500 (default 500) */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalList"];
+                };
+            };
+            /** @description `invalid_request`: a query parameter names what it accepts */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `user` token on an admin route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getV1ApprovalsBy_approval_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approval_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approval */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `user` token on an admin route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unknown_approval` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    postV1ApprovalsBy_approval_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approval_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalDecisionRequest"];
+            };
+        };
+        responses: {
+            /** @description Settled: the waiting call goes on (approve) or fails with PermissionDeniedError, source `human` (deny) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
+            /** @description Body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `user` token on an admin route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unknown_approval` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Already answered or expired */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalDecided"];
                 };
             };
             /** @description Body over 2 MiB */

@@ -43,3 +43,7 @@ export type PackageInstalled = Schemas['PackageInstalled'];
 export type OAuthState = Schemas['OAuthState'];
 export type RefreshTokenRequest = Schemas['RefreshTokenRequest'];
 export type OAuthExchangeRequest = Schemas['OAuthExchangeRequest'];
+
+/** An approval an `ask-human` call waits on. */
+export type Approval = Schemas['Approval'];
+export type ApprovalDecisionRequest = Schemas['ApprovalDecisionRequest'];

@@ -54,7 +54,7 @@ describe('matching', () => {
     const result = ask(policyOf('ask-human', undefined), 'main', 'fs.remove', { path: '/tmp/x' });
     assert.equal(result.decision, 'deny');
     assert.equal(result.action, 'ask-human');
-    assert.equal(result.reason, 'policy requires human approval for fs.remove on /tmp/x (caller main); ask-human is not supported and counts as a denial');
+    assert.equal(result.reason, 'policy requires human approval for fs.remove on /tmp/x (caller main); a person can be asked only for a run\'s own calls (not outside a run, nor for a check inside an operation such as a redirect), so here it counts as a denial');
   });
 
   test('capabilities match exactly and case-sensitively; there are no prefixes or wildcards', () => {
