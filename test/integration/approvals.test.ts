@@ -177,3 +177,20 @@ test('bad answers and filters are refused naming the field; an unknown approval 
   assert.match(badState.json.message, /state: unknown value 'open'/);
   assert.equal((await server.request('GET', '/v1/approvals', { token: server.userToken })).status, 403);
 });
+
+test("the run's record says waiting_for_approval while its call waits, and finished with the result after the approval", async () => {
+  const running = execute(`export async function main() { return ${post('/record')}; }`);
+  const [approval] = await pending(1, '?blueprint=gated');
+  const waiting = await server.request('GET', `/v1/runs/${approval.execution_id}`, { token: server.userToken });
+  assert.equal(waiting.status, 200, waiting.text);
+  assert.equal(waiting.json.state, 'waiting_for_approval');
+  assert.equal(waiting.json.result, null);
+  const listed = await server.request('GET', '/v1/runs?state=waiting_for_approval', { token: server.userToken });
+  assert.deepEqual(listed.json.runs.map((run: { execution_id: string }) => run.execution_id), [approval.execution_id]);
+  const approved = await server.request('POST', `/v1/approvals/${approval.approval_id}`, { body: { decision: 'approve' } });
+  assert.equal(approved.status, 200, approved.text);
+  assert.equal((await running).json.result, 'paid /record');
+  const finished = await server.request('GET', `/v1/runs/${approval.execution_id}?wait=60`, { token: server.userToken });
+  assert.equal(finished.json.state, 'finished');
+  assert.equal(finished.json.result.result, 'paid /record');
+});
