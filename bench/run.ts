@@ -201,7 +201,9 @@ async function httpRows(rows: Record<string, string>): Promise<void> {
     ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
     : {};
   if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
-  const server = await startServer({ runners: 'server-default', home: await homeWithPackage(), env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile }, config: { logging: { audit: { enabled: process.env.BENCH_AUDIT === '1' } } } });
+  // BENCH_JOURNAL=off: runs are not journalled (max_run_journal_size 0), to measure what journalling costs.
+  const journalling = process.env.BENCH_JOURNAL === 'off' ? { SVC_MAX_RUN_JOURNAL_SIZE: '0' } : {};
+  const server = await startServer({ runners: 'server-default', home: await homeWithPackage(), env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile, ...journalling }, config: { logging: { audit: { enabled: process.env.BENCH_AUDIT === '1' } } } });
   try {
     for (const yaml of ['name: bench\ndefault: deny\n', 'name: bench-off\ndefault: deny\ntypecheck: off\n', 'name: bench-package\ndefault: deny\npackages: ["@bench/hello"]\n']) {
       const created = await server.request('POST', '/v1/blueprints', { body: { yaml } });
