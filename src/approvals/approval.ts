@@ -41,18 +41,8 @@ export interface ApprovalDecision {
   scope?: ApprovalScope;
 }
 
-/** What an approval is created from: the run and the call. */
-export interface ApprovalRequest {
-  execution_id: string;
-  session_id: string;
-  blueprint: string;
-  token_name: string;
-  caller: string;
-  capability: string;
-  context: Record<string, unknown>;
-  /** How long it waits for an answer (the Blueprint's approval_timeout). */
-  timeoutSecs: number;
-}
+/** What an approval is created from: the run and the call, and how long it waits for an answer (the Blueprint's approval_timeout). */
+export type ApprovalRequest = Pick<Approval, 'execution_id' | 'session_id' | 'blueprint' | 'token_name' | 'caller' | 'capability' | 'context'> & { timeoutSecs: number };
 
 /** Which approvals a listing shows. */
 export interface ApprovalFilter {
