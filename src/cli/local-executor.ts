@@ -99,7 +99,7 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
     };
     const modules = hostModules({ packageTests: run.packageTests !== undefined });
     const svcModules = [...modules.keys()];
-    const executor = new Executor({
+    const executor = new Executor<Blueprint>({
       pool,
       packages: new PackageRuntime(run.packages, () => svcModules),
       typecheck: localTypechecker(),
@@ -117,7 +117,7 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
       entryPoint: 'http',
       principal: 'local',
       sessionId,
-      blueprint: { name: blueprint.name, hash: blueprint.hash, policy: blueprint.policy, packages: blueprint.packages, typecheck: blueprint.typecheck },
+      blueprint,
       variables: run.variables,
       cwd: run.fileArea.cwd,
       code: run.code,

@@ -46,11 +46,12 @@ export interface PackagePreparer {
 }
 
 /** What a run's services (file area, session state, secrets, git, http) are built from. */
-export interface RunServicesRequest {
+export interface RunServicesRequest<B extends RunBlueprint = RunBlueprint> {
   sessionId: string;
   /** The token the run is for (its name): per-token budgets and its disk budget count against it. */
   principal: string;
-  blueprintName: string;
+  /** The very Blueprint object the run started with: its services never look it up again by name. */
+  blueprint: B;
   fileArea: FilledVfs;
   harnessSecrets: Readonly<Record<string, string>>;
   variables: Readonly<Record<string, string>>;
@@ -59,11 +60,12 @@ export interface RunServicesRequest {
 }
 
 /** One run in a session: the REST one-off, the REST session execute and the MCP tool. */
-export interface ExecutionRequest {
+export interface ExecutionRequest<B extends RunBlueprint = RunBlueprint> {
   entryPoint: EntryPoint;
   principal: string;
   sessionId: string;
-  blueprint: RunBlueprint;
+  /** Resolved once by the caller; policy, packages and the services all come from this one version. */
+  blueprint: B;
   variables: Record<string, string>;
   cwd: string;
   code: string;
@@ -97,12 +99,13 @@ export interface RefusedRequest {
 /** A run's record fields: a run always has its session and Blueprint hash. */
 type RunRecordBase = ExecutionRecordBase & Required<Pick<ExecutionRecordBase, 'session_id' | 'blueprint_hash'>>;
 
-export interface ExecutorOptions {
+/** `B` is the Blueprint type the caller resolves (the server's registry `Blueprint`), so a request cannot carry a cut-down copy. */
+export interface ExecutorOptions<B extends RunBlueprint = RunBlueprint> {
   pool: RunnerPool;
   /** The server's cancellation: aborted at the end of the shutdown grace; every run listens. */
   shutdown: AbortSignal;
   /** Builds a run's services; without it a run has none (tests of the run path alone). */
-  runServices?: (request: RunServicesRequest) => RunServices;
+  runServices?: (request: RunServicesRequest<B>) => RunServices;
   /** Host calls in flight server-wide and per token; without it only the per-run bound applies. */
   hostCalls?: HostCallSlots;
   modules: ReadonlyMap<string, HostModule>;
@@ -133,11 +136,11 @@ const RECORD_ENTRY_POINT = { http: 'rest', session: 'session', mcp: 'mcp' } as c
  */
 const RUN_ENDED = new DOMException('the run has ended', 'AbortError');
 
-export class Executor {
+export class Executor<B extends RunBlueprint = RunBlueprint> {
   private readonly now: () => number;
   private readonly compiled: CompileCache;
 
-  constructor(private readonly options: ExecutorOptions) {
+  constructor(private readonly options: ExecutorOptions<B>) {
     this.now = options.now ?? Date.now;
     this.compiled = new CompileCache((options.limits.compile_cache_size ?? COMPILE_CACHE_MEGABYTES) * 1024 * 1024);
   }
@@ -193,7 +196,7 @@ export class Executor {
     return executionId;
   }
 
-  async execute(request: ExecutionRequest): Promise<ExecutionReport> {
+  async execute(request: ExecutionRequest<B>): Promise<ExecutionReport> {
     const { audit } = this.options;
     const executionId = request.executionId ?? this.options.newId();
     const ids = { executionId, sessionId: request.sessionId };
@@ -214,7 +217,7 @@ export class Executor {
       this.options.runServices?.({
         sessionId: request.sessionId,
         principal: request.principal,
-        blueprintName: request.blueprint.name,
+        blueprint: request.blueprint,
         fileArea: request.fileArea,
         harnessSecrets: request.harnessSecrets,
         variables: request.variables,

@@ -22,14 +22,15 @@ import { checkArguments, discoveryTool, errorAnswer, filesTool, toolList, type M
 export interface McpEndpointDependencies {
   registry: BlueprintRegistry;
   sessions: SessionManager<Blueprint>;
-  executor: Executor;
+  executor: Executor<Blueprint>;
   modules: ReadonlyMap<string, HostModule>;
   /** The Blueprint's installed Packages for search and docs. */
   packages?: RegistryLookup;
   audit: AuditWriter;
   allows: AllowsMode;
   allowedHosts: readonly string[];
-  servicesFor: (session: SessionView) => RunServices;
+  /** A file tool's services, built from the Blueprint the call resolved (not looked up again). */
+  servicesFor: (session: SessionView, blueprint: Blueprint) => RunServices;
   /** `@mcp/` Packages seen from a session (its harness secrets included). */
   mcpViews?: (blueprint: Blueprint, session: SessionView) => McpViews;
   version: string;
@@ -228,7 +229,7 @@ export class McpEndpoint {
     if (discovery) return discovery;
     switch (name) {
       case 'svc__typescript__execute':
-        return this.execute(session, blueprint, actor, args, elicitation);
+        return this.execute(session, actor, args, elicitation);
       case 'svc__typescript__last_run': {
         const last = this.deps.sessions.lastRun(sessionId, actor);
         if (!last) return errorAnswer('no_previous_run', 'no run has been recorded in this session yet; run a program with svc__typescript__execute first');
@@ -244,11 +245,12 @@ export class McpEndpoint {
     }
   }
 
-  private async execute(session: SessionView, blueprint: Blueprint, actor: SessionActor, args: Record<string, unknown>, elicitation?: Elicitation): Promise<ToolAnswer> {
+  private async execute(session: SessionView, actor: SessionActor, args: Record<string, unknown>, elicitation?: Elicitation): Promise<ToolAnswer> {
     if (typeof args.code !== 'string') return { text: 'svc__typescript__execute needs {code: string}', isError: true };
     const principal = actor.name;
     try {
-      const { session: view } = this.deps.sessions.prepareRun(session.id, actor);
+      // The run's one Blueprint: the version in force now (the tool call's lookup came before an await).
+      const { session: view, blueprint } = this.deps.sessions.prepareRun(session.id, actor);
       const done = this.deps.sessions.runStarted(session.id);
       try {
         const report = await this.deps.executor.execute({
@@ -279,7 +281,7 @@ export class McpEndpoint {
 
   /** File tools run outside a run: decisions carry no execution_id. */
   private async files(name: string, session: SessionView, blueprint: Blueprint, principal: string, args: Record<string, unknown>): Promise<ToolAnswer> {
-    const services = this.deps.servicesFor(session);
+    const services = this.deps.servicesFor(session, blueprint);
     const decisions = new RunDecisions(
       { session_id: session.id, blueprint: blueprint.name, blueprint_hash: blueprint.hash, principal, cwd: session.fileArea.cwd, variables: { ...session.variables }, policy: blueprint.policy },
       this.deps.audit,

@@ -155,8 +155,8 @@ export async function boot(options: BootOptions): Promise<void> {
   void fileAreas.sweepLeftovers();
   const sessionStates = new SessionStates(settings.limits.max_session_state_memory, settings.limits.max_session_state_memory_per_token);
   /** svc:git per run: the identity filled from the session's variables, GIT_TOKEN on demand. */
-  const gitServices = (blueprint: ReturnType<BlueprintRegistry['get']>, variables: Readonly<Record<string, string>>, secretValue: (name: string) => string | undefined) => {
-    if (!blueprint?.git) return undefined;
+  const gitServices = (blueprint: Blueprint, variables: Readonly<Record<string, string>>, secretValue: (name: string) => string | undefined) => {
+    if (!blueprint.git) return undefined;
     const filled = fillGit(blueprint.git, { ...variables });
     return {
       identity: filled.ok && filled.value ? filled.value.identity : null,
@@ -201,33 +201,37 @@ export async function boot(options: BootOptions): Promise<void> {
       }),
   });
   registry.onDeleted((name) => mcpDiscovery.evict(name));
-  /** Per-run services: the file area, svc:session state, and secret values for Packages. */
+  /**
+   * Per-run services: the file area, svc:session state, and secret values for Packages. The
+   * Blueprint is the object the run was resolved with (never looked up again by name), so a
+   * Blueprint replaced mid-run cannot mix two versions' policy and secrets/models/auth_proxy.
+   */
   const runServices = (
     sessionId: string,
     principal: string,
     vfs: Parameters<FileAreas['open']>[0],
-    secrets: { blueprint: string; harness: Readonly<Record<string, string>>; variables: Readonly<Record<string, string>> },
+    secrets: { blueprint: Blueprint; harness: Readonly<Record<string, string>>; variables: Readonly<Record<string, string>> },
     throwaway: boolean,
   ): RunServices => {
     const files = fileAreas.open(vfs, { sessionId, runId: randomUUID(), principal }, { throwaway });
-    const blueprint = registry.get(secrets.blueprint);
+    const { blueprint } = secrets;
     const secretValue = (name: string) => {
-      const declaration = blueprint?.declarations.secrets.get(name);
+      const declaration = blueprint.declarations.secrets.get(name);
       if (!declaration) return undefined;
       return declaration.source === 'store' ? secretStore.reveal(declaration.key) : secrets.harness[name];
     };
     // `@mcp/` servers: discovered for the run's imports, upstream sessions closed when it ends.
-    const mcp = blueprint && Object.keys(blueprint.mcp).length > 0 ? new McpRun({ blueprint, scope: { sessionId, harness: secrets.harness }, discovery: mcpDiscovery, dispatcher: outbound, version: options.version }) : undefined;
+    const mcp = Object.keys(blueprint.mcp).length > 0 ? new McpRun({ blueprint, scope: { sessionId, harness: secrets.harness }, discovery: mcpDiscovery, dispatcher: outbound, version: options.version }) : undefined;
     return {
       files,
       ...(mcp ? { mcp } : {}),
       sessionState: { state: sessionStates.of(sessionId, principal), states: sessionStates },
       secretValue,
       git: gitServices(blueprint, secrets.variables, secretValue),
-      models: modelBudgets.forRun(blueprint?.llm ?? {}, secretValue, principal),
+      models: modelBudgets.forRun(blueprint.llm, secretValue, principal),
       http: {
-        allowInsecureHttp: blueprint?.allowInsecureHttp ?? false,
-        authProxy: blueprint?.authProxy ?? [],
+        allowInsecureHttp: blueprint.allowInsecureHttp,
+        authProxy: blueprint.authProxy,
         secretValue,
         dispatcher: outbound,
         userAgent: `svc/${options.version}`,
@@ -273,7 +277,7 @@ export async function boot(options: BootOptions): Promise<void> {
   runs.onDropped((executionIds) => journalStore.drop(executionIds));
   closers.push(() => journalStore.flush());
   const tapes = new RunTapes(journalStore);
-  const executor = new Executor({
+  const executor = new Executor<Blueprint>({
     journals: tapes,
     pool,
     hostCalls,
@@ -281,7 +285,7 @@ export async function boot(options: BootOptions): Promise<void> {
     packages: packageRuntime,
     typecheck,
     shutdown: cancel.signal,
-    runServices: (run) => runServices(run.sessionId, run.principal, run.fileArea, { blueprint: run.blueprintName, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
+    runServices: (run) => runServices(run.sessionId, run.principal, run.fileArea, { blueprint: run.blueprint, harness: run.harnessSecrets, variables: run.variables }, run.throwaway),
     modules: moduleTable,
     audit,
     log,
@@ -328,7 +332,7 @@ export async function boot(options: BootOptions): Promise<void> {
     audit,
     allows: settings.logging.audit.allows,
     allowedHosts: settings.mcpAllowedHosts,
-    servicesFor: (session) => runServices(session.id, session.principal, session.fileArea, { blueprint: session.blueprintName, harness: session.secrets, variables: session.variables }, false),
+    servicesFor: (session, blueprint) => runServices(session.id, session.principal, session.fileArea, { blueprint, harness: session.secrets, variables: session.variables }, false),
     version: options.version,
     mcpViews: (blueprint, session) => (only) => mcpViews(mcpDiscovery, blueprint, { sessionId: session.id, harness: session.secrets }, only),
   });

@@ -6,20 +6,20 @@
 // admitted; the run goes on and its record answers GET /v1/runs/{id}).
 import type { Hono } from 'hono';
 import { z } from '@hono/zod-openapi';
-import type { Executor, ExecuteErrorKind, ExecuteResult, LastRunRecord, RunBlueprint } from '../../execution';
-import { bindBlueprint, type BindableBlueprint } from '../../sessions';
+import type { Executor, ExecuteErrorKind, ExecuteResult, LastRunRecord } from '../../execution';
+import type { Blueprint } from '../../blueprints';
+import { bindBlueprint } from '../../sessions';
 import { prefersAsync, RunStarted } from '../../runs';
 import { defineRoute, json, serve } from '../route';
 import { ExecuteResult as ExecuteResultBody } from '../schemas';
 import { runStartedAnswer } from './runs';
 import type { AppEnv } from '../types';
 
-export type OneOffBlueprint = RunBlueprint & BindableBlueprint;
-
 export interface ExecuteRouteDependencies {
-  executor: Executor;
-  /** The Blueprint in force, or null when it is not registered or not usable. */
-  resolveBlueprint: (name: string) => OneOffBlueprint | null;
+  /** Runs get the registry's Blueprint object itself (one version for policy and services alike). */
+  executor: Executor<Blueprint>;
+  /** The Blueprint in force, or null when it is not registered or not usable; looked up once per run. */
+  resolveBlueprint: (name: string) => Blueprint | null;
   /** Keeps the last-run record of a one-off run (readable by its session id, for the token `owner` names). */
   rememberLastRun: (sessionId: string, lastRun: LastRunRecord, owner: string) => void;
   newId: () => string;

@@ -4,7 +4,8 @@
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from '@hono/zod-openapi';
-import type { ExecuteErrorKind, ExecutionReport, Executor, RunBlueprint } from '../../execution';
+import type { ExecuteErrorKind, ExecutionReport, Executor } from '../../execution';
+import type { Blueprint } from '../../blueprints';
 import {
   codeFingerprint,
   IdempotencyError,
@@ -12,7 +13,6 @@ import {
   SessionError,
   type IdempotencyLedger,
   type Reservation,
-  type SessionBlueprint,
   type SessionManager,
   type SessionView,
 } from '../../sessions';
@@ -25,12 +25,10 @@ import { ExecuteResult, IdempotencyRefusal, LastRunRecord, SessionCreated, Sessi
 import { metrics } from '../../metrics';
 import type { AppEnv } from '../types';
 
-/** A Blueprint as the session routes need it: lifecycle facts plus what a run needs (src/blueprints' `Blueprint` is one). */
-export type RoutableBlueprint = SessionBlueprint & RunBlueprint;
-
 export interface SessionRouteDependencies {
-  sessions: SessionManager<RoutableBlueprint>;
-  executor: Executor;
+  sessions: SessionManager<Blueprint>;
+  /** Runs get the registry's Blueprint object itself (one version for policy and services alike). */
+  executor: Executor<Blueprint>;
   /** Null when no ledger is available: guarded requests answer `idempotency_unavailable`. */
   ledger: IdempotencyLedger | null;
   newId: () => string;
@@ -160,7 +158,7 @@ async function executeInSession(c: Context<AppEnv>, sessionId: string, code: str
     throw idempotencyRefusal(error, executionId, sessionId);
   }
 
-  let prepared: { session: SessionView; blueprint: RoutableBlueprint };
+  let prepared: { session: SessionView; blueprint: Blueprint };
   try {
     prepared = deps.sessions.prepareRun(sessionId, actor);
   } catch (error) {
@@ -211,7 +209,7 @@ async function executeInSession(c: Context<AppEnv>, sessionId: string, code: str
 async function runGuarded(
   c: Context<AppEnv>,
   deps: SessionRouteDependencies,
-  prepared: { session: SessionView; blueprint: RoutableBlueprint },
+  prepared: { session: SessionView; blueprint: Blueprint },
   code: string,
   executionId: string,
   reservation: Reservation | null,
@@ -223,7 +221,7 @@ async function runGuarded(
       entryPoint: 'session',
       principal: c.get('principal').name,
       sessionId: session.id,
-      blueprint: { name: blueprint.name, hash: blueprint.hash, policy: blueprint.policy, packages: blueprint.packages, typecheck: blueprint.typecheck },
+      blueprint,
       variables: { ...session.variables },
       cwd: session.fileArea.cwd,
       code,

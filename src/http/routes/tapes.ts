@@ -12,12 +12,12 @@ import { defineRoute, json, serve } from '../route';
 import { ErrorBody } from '../schemas';
 import { bodyOf } from '../validation';
 import type { AppEnv } from '../types';
-import type { OneOffBlueprint } from './execute';
+import type { Blueprint } from '../../blueprints';
 
 export interface TapeRouteDependencies {
   tapes: RunTapes;
-  executor: Executor;
-  resolveBlueprint: (name: string) => OneOffBlueprint | null;
+  executor: Executor<Blueprint>;
+  resolveBlueprint: (name: string) => Blueprint | null;
   newId: () => string;
   log: ServerLog;
 }

@@ -16,11 +16,19 @@ import type { Blueprint } from '../../../src/blueprints';
 import type { ExecutionRequest, Executor, RefusedRequest } from '../../../src/execution';
 import type { AppEnv } from '../../../src/http';
 import { errorResponder } from '../../../src/http/errors';
-import { mountSessionRoutes, type RoutableBlueprint } from '../../../src/http/routes/sessions';
+import { mountSessionRoutes } from '../../../src/http/routes/sessions';
 import { IDEMPOTENCY_LEDGER_SQL, IdempotencyLedger, SessionDirectories, SessionManager, SessionRecordStore } from '../../../src/sessions';
 
-const NOTES: RoutableBlueprint = {
+const NOTES: Blueprint = {
   name: 'notes',
+  allowInsecureHttp: false,
+  packages: [],
+  authProxy: [],
+  mcp: {},
+  llm: {},
+  typecheck: 'on',
+  approvalTimeoutSecs: 86_400,
+  yaml: '',
   idleTimeoutSecs: 3600,
   declarations: {
     variables: new Map([['team', { required: true }]]),
@@ -29,11 +37,8 @@ const NOTES: RoutableBlueprint = {
   vfs: { mode: 'per_session', cwd: '/teams/${vars.team}' },
   git: null,
   hash: 'a'.repeat(64),
-  policy: {} as RoutableBlueprint['policy'],
+  policy: {} as Blueprint['policy'],
 };
-
-// Compile-time check: a registered Blueprint is what the session routes resolve.
-export const registeredBlueprintFits = (blueprint: Blueprint): RoutableBlueprint => blueprint;
 
 class FakeExecutor {
   runs: ExecutionRequest[] = [];
@@ -65,7 +70,7 @@ function setup(previous?: { root: string; db: Database.Database; executor: FakeE
   db.exec(IDEMPOTENCY_LEDGER_SQL);
   const ledger = new IdempotencyLedger({ db, generation: randomUUID(), newId: randomUUID, log: silentLog });
   const executor = previous?.executor ?? new FakeExecutor();
-  const sessions = new SessionManager<RoutableBlueprint>({
+  const sessions = new SessionManager<Blueprint>({
     records: new SessionRecordStore(path.join(root, 'records')),
     fileAreas: new SessionDirectories(path.join(root, 'files')),
     ledger,
@@ -81,7 +86,7 @@ function setup(previous?: { root: string; db: Database.Database; executor: FakeE
     c.set('cancelSignal', new AbortController().signal);
     await next();
   });
-  mountSessionRoutes(app, { sessions, executor: executor as unknown as Executor, ledger, newId: randomUUID });
+  mountSessionRoutes(app, { sessions, executor: executor as unknown as Executor<Blueprint>, ledger, newId: randomUUID });
   app.onError(errorResponder(silentLog));
   const send = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await app.request(route, {
