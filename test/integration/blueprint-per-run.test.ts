@@ -1,12 +1,14 @@
 // A run uses exactly one Blueprint version, the one in force when it started: a Blueprint
 // replaced (PUT) while runs are parked on a far end does not change what those runs' later
 // calls send (auth_proxy's secret comes from the old version), while a run started after the
-// replacement uses the new version. One-off and session runs alike.
+// replacement uses the new version. One-off, session and MCP runs alike.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startServer, type TestServer } from '../harness';
 
 /** `/park` answers only when `release()` is called; `/record` records the Authorization header it got. */
@@ -53,7 +55,7 @@ const second = `second-${randomBytes(6).toString('hex')}`;
 
 before(async () => {
   far = await gatedFarEnd();
-  server = await startServer({ runners: 2, args: ['--allow-localhost'], env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
+  server = await startServer({ runners: 3, args: ['--allow-localhost'], env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') } });
   for (const [key, value] of [['k1', first], ['k2', second]]) {
     const stored = await server.request('POST', '/v1/secrets', { body: { key, value } });
     assert.ok(stored.status < 300, stored.text);
@@ -72,7 +74,10 @@ test('runs parked across a Blueprint replacement keep the version they started w
   assert.equal(opened.status, 200, opened.text);
   const oneOff = server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'tenant', code: program } });
   const inSession = server.request('POST', `/v1/sessions/${opened.json.session_id}/execute`, { token: server.userToken, body: { code: program } });
-  await far.parkedCount(2);
+  const mcp = new Client({ name: 'svc-test', version: '0.0.1' });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/tenant`), { requestInit: { headers: { authorization: `Bearer ${server.userToken}` } } }));
+  const viaMcp = mcp.callTool({ name: 'svc__typescript__execute', arguments: { code: program } });
+  await far.parkedCount(3);
 
   const replaced = await server.request('PUT', '/v1/blueprints/tenant', { body: { yaml: blueprintYaml('k2') } });
   assert.equal(replaced.status, 200, replaced.text);
@@ -83,6 +88,10 @@ test('runs parked across a Blueprint replacement keep the version they started w
     assert.equal(reply.json.error, null, JSON.stringify(reply.json.error));
     assert.equal(reply.json.result, `Bearer ${first}`);
   }
+  const mcpRun = (await viaMcp).structuredContent as { result: string; error: unknown };
+  assert.equal(mcpRun.error, null, JSON.stringify(mcpRun.error));
+  assert.equal(mcpRun.result, `Bearer ${first}`);
+  await mcp.close();
 
   const later = server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'tenant', code: program } });
   await far.parkedCount(1);
