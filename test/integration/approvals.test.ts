@@ -26,7 +26,7 @@ before(async () => {
   await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
   port = (far.address() as AddressInfo).port;
   server = await startServer({ args: ['--allow-localhost'] });
-  for (const [name, extra] of [['gated', ''], ['quick', 'approval_timeout: 1s\n']]) {
+  for (const [name, extra] of [['gated', ''], ['quick', 'approval_timeout: 1s\n'], ['hourly', 'approval_timeout: 3600s\n']]) {
     const created = await server.request('POST', '/v1/blueprints', { body: { yaml: blueprint(name, extra) } });
     assert.ok(created.status < 300, created.text);
   }
@@ -158,6 +158,17 @@ test('an approval nobody answers expires after approval_timeout: the program get
   assert.equal(expired.json.approvals.length, 1);
   assert.equal(expired.json.approvals[0].decided_by, null);
   assert.equal(server.audit({ type: 'approval', event: 'expired', blueprint: 'quick' }).length, 1);
+});
+
+test('a session run\'s approval expires after its Blueprint\'s approval_timeout, not the default', async () => {
+  // The session route once passed the executor a copy of the Blueprint without approval_timeout.
+  const opened = await server.request('POST', '/v1/sessions', { token: server.userToken, body: { blueprint: 'hourly' } });
+  assert.equal(opened.status, 200, opened.text);
+  const running = server.request('POST', `/v1/sessions/${opened.json.session_id}/execute`, { token: server.userToken, body: { code: `export async function main() { return ${post('/hourly')}; }` } });
+  const [approval] = await pending(1, '?blueprint=hourly');
+  assert.equal((Date.parse(approval.expires_at) - Date.parse(approval.created_at)) / 1000, 3600);
+  await server.request('POST', `/v1/approvals/${approval.approval_id}`, { body: { decision: 'deny' } });
+  assert.equal((await running).status, 200);
 });
 
 test('bad answers and filters are refused naming the field; an unknown approval is 404; user tokens cannot list', async () => {
