@@ -6,7 +6,7 @@
 // No class body names its own class (the bundler would rename it `_ReadableStream`).
 import { AsyncIteratorPrototype, SymbolCtor, SymbolToStringTag, TypedArrayConstructors, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, ReflectApply, StringCtor, SymbolAsyncIterator, SymbolIterator, TypedArrayPrototypeGetBuffer, TypedArrayPrototypeGetByteLength, TypedArrayPrototypeGetByteOffset, TypedArrayPrototypeSet, Uint8ArrayCtor, ArrayBufferCtor, DataViewCtor, ArrayBufferPrototypeGetByteLength } from './primordials';
 import { ArrayBufferIsView, SafeWeakMap, SafeWeakSet, isDataView, typedArrayKind, DataViewPrototypeGetBuffer, DataViewPrototypeGetByteLength, DataViewPrototypeGetByteOffset, ReflectConstruct } from '../primordials';
-import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
+import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, recordOf, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
 const TOKEN = SymbolCtor('stream internals');
 
@@ -71,11 +71,6 @@ const defaultReaders = new SafeWeakMap<object, ReaderRecord>();
 const byobReaders = new SafeWeakMap<object, ReaderRecord>();
 const defaultControllers = new SafeWeakMap<object, ControllerRecord>();
 const byteControllers = new SafeWeakMap<object, ControllerRecord>();
-function recordOf<T>(table: WeakMap<object, T>, value: unknown, what: string): T {
-  const record = typeof value === 'object' && value !== null ? table.get(value) : undefined;
-  if (record === undefined) throw new TypeError(`${what}: illegal invocation (not called on the right kind of object)`);
-  return record as T;
-}
 /** The record of a real ReadableStream, or null (brand check). */
 export function readableRecord(value: unknown): StreamRecord | null {
   const record = typeof value === 'object' && value !== null ? streams.get(value) : undefined;

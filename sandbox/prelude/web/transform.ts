@@ -3,7 +3,7 @@
 // the transformer; back-pressure on the readable side holds the writes.
 import { SymbolCtor, SymbolToStringTag, ObjectDefineProperty, ReflectApply } from './primordials';
 import { SafeWeakMap } from '../primordials';
-import { callback, deferred, dictionary, promiseCall, rejected, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred } from './stream-kit';
+import { callback, deferred, dictionary, promiseCall, recordOf, rejected, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred } from './stream-kit';
 import { canCloseOrEnqueue, controllerClose, controllerEnqueue, controllerError, createReadable, desiredSize, readableRecord, shouldCallPull, type ControllerRecord, type ReadableStream, type StreamRecord } from './streams';
 import { createWritable, sinkErrorIfNeeded, writableRecord, type WritableRecord, type WritableStream } from './writable';
 
@@ -28,11 +28,6 @@ interface TransformControllerRecord {
 
 const transforms = new SafeWeakMap<object, TransformRecord>();
 const controllers = new SafeWeakMap<object, TransformControllerRecord>();
-function recordOf<T>(table: WeakMap<object, T>, value: unknown, what: string): T {
-  const record = typeof value === 'object' && value !== null ? table.get(value) : undefined;
-  if (record === undefined) throw new TypeError(`${what}: illegal invocation (not called on the right kind of object)`);
-  return record;
-}
 
 function readableController(stream: TransformRecord): ControllerRecord {
   return stream.readableRecord.controller;

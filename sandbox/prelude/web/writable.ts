@@ -5,7 +5,7 @@
 import { SymbolCtor, SymbolToStringTag, ArrayPrototypePush, ReflectApply } from './primordials';
 import { AbortController, AbortSignal, signalAbort } from './abort';
 import { SafeWeakMap } from '../primordials';
-import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
+import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, newQueue, peek, promiseCall, queueLength, recordOf, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
 const TOKEN = SymbolCtor('writable internals');
 const CLOSE = SymbolCtor('close sentinel');
@@ -44,11 +44,6 @@ export interface WritableRecord {
 const streams = new SafeWeakMap<object, WritableRecord>();
 const writers = new SafeWeakMap<object, WriterRecord>();
 const controllers = new SafeWeakMap<object, SinkController>();
-function recordOf<T>(table: WeakMap<object, T>, value: unknown, what: string): T {
-  const record = typeof value === 'object' && value !== null ? table.get(value) : undefined;
-  if (record === undefined) throw new TypeError(`${what}: illegal invocation (not called on the right kind of object)`);
-  return record;
-}
 export function writableRecord(value: unknown): WritableRecord | null {
   const record = typeof value === 'object' && value !== null ? streams.get(value) : undefined;
   return record === undefined ? null : record;
