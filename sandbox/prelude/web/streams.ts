@@ -698,6 +698,34 @@ function readPromise(reader: ReaderRecord): Promise<IteratorResult<unknown>> {
   return result.promise;
 }
 
+// What both kinds of reader do alike, `what` naming the method for the errors.
+/** `closed`: the reader's promise, or a rejection when `self` is not one of `table`'s readers. */
+function readerClosed(table: WeakMap<object, ReaderRecord>, self: unknown, what: string): Promise<undefined> {
+  let reader: ReaderRecord;
+  try {
+    reader = recordOf(table, self, what);
+  } catch (error) {
+    return rejected(error);
+  }
+  return reader.closed.promise;
+}
+/** `cancel`: cancels the stream the reader holds; a rejection when released or not a reader. */
+function readerCancel(table: WeakMap<object, ReaderRecord>, self: unknown, what: string, reason: unknown): Promise<undefined> {
+  let reader: ReaderRecord;
+  try {
+    reader = recordOf(table, self, what);
+  } catch (error) {
+    return rejected(error);
+  }
+  if (reader.stream === null) return rejected(new TypeError(`${what}: the reader has been released`));
+  return readableCancel(reader.stream, reason);
+}
+/** `releaseLock`: lets go of the stream (nothing when already released); throws when not a reader. */
+function readerReleaseLock(table: WeakMap<object, ReaderRecord>, self: unknown, what: string): void {
+  const reader = recordOf(table, self, what);
+  if (reader.stream !== null) readerRelease(reader);
+}
+
 export class ReadableStreamDefaultReader {
   constructor(stream: ReadableStream) {
     if (arguments.length === 0) throw new TypeError('ReadableStreamDefaultReader: pass a ReadableStream');
@@ -706,13 +734,7 @@ export class ReadableStreamDefaultReader {
     defaultReaders.set(this, acquireReader(record));
   }
   get closed(): Promise<undefined> {
-    let reader: ReaderRecord;
-    try {
-      reader = recordOf(defaultReaders, this, 'ReadableStreamDefaultReader.closed');
-    } catch (error) {
-      return rejected(error);
-    }
-    return reader.closed.promise;
+    return readerClosed(defaultReaders, this, 'ReadableStreamDefaultReader.closed');
   }
   read(): Promise<IteratorResult<unknown>> {
     let reader: ReaderRecord;
@@ -725,18 +747,10 @@ export class ReadableStreamDefaultReader {
     return readPromise(reader);
   }
   releaseLock(): void {
-    const reader = recordOf(defaultReaders, this, 'ReadableStreamDefaultReader.releaseLock');
-    if (reader.stream !== null) readerRelease(reader);
+    readerReleaseLock(defaultReaders, this, 'ReadableStreamDefaultReader.releaseLock');
   }
   cancel(reason?: unknown): Promise<undefined> {
-    let reader: ReaderRecord;
-    try {
-      reader = recordOf(defaultReaders, this, 'ReadableStreamDefaultReader.cancel');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (reader.stream === null) return rejected(new TypeError('ReadableStreamDefaultReader.cancel: the reader has been released'));
-    return readableCancel(reader.stream, reason);
+    return readerCancel(defaultReaders, this, 'ReadableStreamDefaultReader.cancel', reason);
   }
   get [SymbolToStringTag](): string {
     return 'ReadableStreamDefaultReader';
@@ -755,13 +769,7 @@ export class ReadableStreamBYOBReader {
     byobReaders.set(this, reader);
   }
   get closed(): Promise<undefined> {
-    let reader: ReaderRecord;
-    try {
-      reader = recordOf(byobReaders, this, 'ReadableStreamBYOBReader.closed');
-    } catch (error) {
-      return rejected(error);
-    }
-    return reader.closed.promise;
+    return readerClosed(byobReaders, this, 'ReadableStreamBYOBReader.closed');
   }
   read(view: ArrayBufferView, options?: { min?: number }): Promise<IteratorResult<ArrayBufferView | undefined>> {
     let reader: ReaderRecord;
@@ -804,18 +812,10 @@ export class ReadableStreamBYOBReader {
     return result.promise;
   }
   releaseLock(): void {
-    const reader = recordOf(byobReaders, this, 'ReadableStreamBYOBReader.releaseLock');
-    if (reader.stream !== null) readerRelease(reader);
+    readerReleaseLock(byobReaders, this, 'ReadableStreamBYOBReader.releaseLock');
   }
   cancel(reason?: unknown): Promise<undefined> {
-    let reader: ReaderRecord;
-    try {
-      reader = recordOf(byobReaders, this, 'ReadableStreamBYOBReader.cancel');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (reader.stream === null) return rejected(new TypeError('ReadableStreamBYOBReader.cancel: the reader has been released'));
-    return readableCancel(reader.stream, reason);
+    return readerCancel(byobReaders, this, 'ReadableStreamBYOBReader.cancel', reason);
   }
   get [SymbolToStringTag](): string {
     return 'ReadableStreamBYOBReader';
