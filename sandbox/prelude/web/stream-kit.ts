@@ -104,6 +104,17 @@ export function recordOf<T>(table: WeakMap<object, T>, value: unknown, what: str
   return record;
 }
 
+/** For a method that answers with a promise: `use` on the record of `value`, or a rejection (not a throw) when the brand check fails. */
+export function withRecord<T, R>(table: WeakMap<object, T>, value: unknown, what: string, use: (record: T) => Promise<R>): Promise<R> {
+  let record: T;
+  try {
+    record = recordOf(table, value, what);
+  } catch (error) {
+    return rejected(error);
+  }
+  return use(record);
+}
+
 // --- constructor arguments ------------------------------------------------------------
 /** A dictionary argument: undefined/null read as empty, anything else not an object refused. */
 export function dictionary(value: unknown, what: string): Record<string, unknown> | null {

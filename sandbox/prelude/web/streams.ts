@@ -6,7 +6,7 @@
 // No class body names its own class (the bundler would rename it `_ReadableStream`).
 import { AsyncIteratorPrototype, SymbolCtor, SymbolToStringTag, TypedArrayConstructors, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, ReflectApply, StringCtor, SymbolAsyncIterator, SymbolIterator, TypedArrayPrototypeGetBuffer, TypedArrayPrototypeGetByteLength, TypedArrayPrototypeGetByteOffset, TypedArrayPrototypeSet, Uint8ArrayCtor, ArrayBufferCtor, DataViewCtor, ArrayBufferPrototypeGetByteLength } from './primordials';
 import { ArrayBufferIsView, SafeWeakMap, SafeWeakSet, isDataView, typedArrayKind, DataViewPrototypeGetBuffer, DataViewPrototypeGetByteLength, DataViewPrototypeGetByteOffset, ReflectConstruct } from '../primordials';
-import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, recordOf, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
+import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, recordOf, rejected, withRecord, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
 const TOKEN = SymbolCtor('stream internals');
 
@@ -701,24 +701,14 @@ function readPromise(reader: ReaderRecord): Promise<IteratorResult<unknown>> {
 // What both kinds of reader do alike, `what` naming the method for the errors.
 /** `closed`: the reader's promise, or a rejection when `self` is not one of `table`'s readers. */
 function readerClosed(table: WeakMap<object, ReaderRecord>, self: unknown, what: string): Promise<undefined> {
-  let reader: ReaderRecord;
-  try {
-    reader = recordOf(table, self, what);
-  } catch (error) {
-    return rejected(error);
-  }
-  return reader.closed.promise;
+  return withRecord(table, self, what, (reader) => reader.closed.promise);
 }
 /** `cancel`: cancels the stream the reader holds; a rejection when released or not a reader. */
 function readerCancel(table: WeakMap<object, ReaderRecord>, self: unknown, what: string, reason: unknown): Promise<undefined> {
-  let reader: ReaderRecord;
-  try {
-    reader = recordOf(table, self, what);
-  } catch (error) {
-    return rejected(error);
-  }
-  if (reader.stream === null) return rejected(new TypeError(`${what}: the reader has been released`));
-  return readableCancel(reader.stream, reason);
+  return withRecord(table, self, what, (reader) => {
+    if (reader.stream === null) return rejected(new TypeError(`${what}: the reader has been released`));
+    return readableCancel(reader.stream, reason);
+  });
 }
 /** `releaseLock`: lets go of the stream (nothing when already released); throws when not a reader. */
 function readerReleaseLock(table: WeakMap<object, ReaderRecord>, self: unknown, what: string): void {
@@ -737,14 +727,10 @@ export class ReadableStreamDefaultReader {
     return readerClosed(defaultReaders, this, 'ReadableStreamDefaultReader.closed');
   }
   read(): Promise<IteratorResult<unknown>> {
-    let reader: ReaderRecord;
-    try {
-      reader = recordOf(defaultReaders, this, 'ReadableStreamDefaultReader.read');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (reader.stream === null) return rejected(new TypeError('ReadableStreamDefaultReader.read: the reader has been released'));
-    return readPromise(reader);
+    return withRecord(defaultReaders, this, 'ReadableStreamDefaultReader.read', (reader) => {
+      if (reader.stream === null) return rejected(new TypeError('ReadableStreamDefaultReader.read: the reader has been released'));
+      return readPromise(reader);
+    });
   }
   releaseLock(): void {
     readerReleaseLock(defaultReaders, this, 'ReadableStreamDefaultReader.releaseLock');
@@ -772,44 +758,40 @@ export class ReadableStreamBYOBReader {
     return readerClosed(byobReaders, this, 'ReadableStreamBYOBReader.closed');
   }
   read(view: ArrayBufferView, options?: { min?: number }): Promise<IteratorResult<ArrayBufferView | undefined>> {
-    let reader: ReaderRecord;
-    try {
-      reader = recordOf(byobReaders, this, 'ReadableStreamBYOBReader.read');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (!isView(view)) return rejected(new TypeError('ReadableStreamBYOBReader.read: pass an ArrayBufferView'));
-    const parts = viewParts(view);
-    if (parts.byteLength === 0) return rejected(new TypeError('ReadableStreamBYOBReader.read: the view is empty'));
-    if (ArrayBufferPrototypeGetByteLength(parts.buffer) === 0) return rejected(new TypeError("ReadableStreamBYOBReader.read: the view's buffer is empty"));
-    try {
-      refuseTransferred(parts.buffer, 'ReadableStreamBYOBReader.read');
-    } catch (error) {
-      return rejected(error);
-    }
-    let min = 1;
-    try {
-      const dict = dictionary(options, 'ReadableStreamBYOBReader.read: options');
-      if (dict !== null && dict.min !== undefined) min = +(dict.min as number);
-    } catch (error) {
-      return rejected(error);
-    }
-    if (!(min >= 1) || min % 1 !== 0) return rejected(new TypeError('ReadableStreamBYOBReader.read: min must be a whole number of at least 1'));
-    const elements = parts.kind === 'DataView' ? parts.byteLength : parts.byteLength / ELEMENT_SIZES[parts.kind];
-    if (min > elements) return rejected(new RangeError('ReadableStreamBYOBReader.read: min is larger than the view'));
-    if (reader.stream === null) return rejected(new TypeError('ReadableStreamBYOBReader.read: the reader has been released'));
-    const result = deferred<IteratorResult<ArrayBufferView | undefined>>();
-    const stream = reader.stream;
-    stream.disturbed = true;
-    transferred.add(parts.buffer);
-    const request: ReadIntoRequest = {
-      chunk: (value) => result.resolve({ value, done: false }),
-      close: (value) => result.resolve({ value, done: true }),
-      error: (reason) => result.reject(reason),
-    };
-    if (stream.state === 'errored') request.error(stream.storedError);
-    else bytePullInto(stream.controller, view, min, request);
-    return result.promise;
+    return withRecord(byobReaders, this, 'ReadableStreamBYOBReader.read', (reader) => {
+      if (!isView(view)) return rejected(new TypeError('ReadableStreamBYOBReader.read: pass an ArrayBufferView'));
+      const parts = viewParts(view);
+      if (parts.byteLength === 0) return rejected(new TypeError('ReadableStreamBYOBReader.read: the view is empty'));
+      if (ArrayBufferPrototypeGetByteLength(parts.buffer) === 0) return rejected(new TypeError("ReadableStreamBYOBReader.read: the view's buffer is empty"));
+      try {
+        refuseTransferred(parts.buffer, 'ReadableStreamBYOBReader.read');
+      } catch (error) {
+        return rejected(error);
+      }
+      let min = 1;
+      try {
+        const dict = dictionary(options, 'ReadableStreamBYOBReader.read: options');
+        if (dict !== null && dict.min !== undefined) min = +(dict.min as number);
+      } catch (error) {
+        return rejected(error);
+      }
+      if (!(min >= 1) || min % 1 !== 0) return rejected(new TypeError('ReadableStreamBYOBReader.read: min must be a whole number of at least 1'));
+      const elements = parts.kind === 'DataView' ? parts.byteLength : parts.byteLength / ELEMENT_SIZES[parts.kind];
+      if (min > elements) return rejected(new RangeError('ReadableStreamBYOBReader.read: min is larger than the view'));
+      if (reader.stream === null) return rejected(new TypeError('ReadableStreamBYOBReader.read: the reader has been released'));
+      const result = deferred<IteratorResult<ArrayBufferView | undefined>>();
+      const stream = reader.stream;
+      stream.disturbed = true;
+      transferred.add(parts.buffer);
+      const request: ReadIntoRequest = {
+        chunk: (value) => result.resolve({ value, done: false }),
+        close: (value) => result.resolve({ value, done: true }),
+        error: (reason) => result.reject(reason),
+      };
+      if (stream.state === 'errored') request.error(stream.storedError);
+      else bytePullInto(stream.controller, view, min, request);
+      return result.promise;
+    });
   }
   releaseLock(): void {
     readerReleaseLock(byobReaders, this, 'ReadableStreamBYOBReader.releaseLock');
@@ -1019,14 +1001,10 @@ export class ReadableStream {
     return isLocked(recordOf(streams, this, 'ReadableStream.locked'));
   }
   cancel(reason?: unknown): Promise<undefined> {
-    let stream: StreamRecord;
-    try {
-      stream = recordOf(streams, this, 'ReadableStream.cancel');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (isLocked(stream)) return rejected(new TypeError('ReadableStream.cancel: the stream is locked to a reader'));
-    return readableCancel(stream, reason);
+    return withRecord(streams, this, 'ReadableStream.cancel', (stream) => {
+      if (isLocked(stream)) return rejected(new TypeError('ReadableStream.cancel: the stream is locked to a reader'));
+      return readableCancel(stream, reason);
+    });
   }
   getReader(options?: { mode?: string }): ReadableStreamDefaultReader | ReadableStreamBYOBReader {
     recordOf(streams, this, 'ReadableStream.getReader');
