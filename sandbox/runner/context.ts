@@ -198,9 +198,8 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
   const jail = context.global;
   let prepared: Prepared | null = null;
 
-  const hostCall = (module: string, op: string, args: string, fuelLeft: number, caller?: unknown, consumer?: unknown) => {
-    if (!slot.live) return Promise.reject(new Error('the run has ended'));
-    if (args.length > MAX_HOST_CALL_ARGS_CHARS) return Promise.reject(new RangeError(hostCallTooLarge(module, op, args.length)));
+  // What every host call, blocking or not, notes as it starts: the fuel left, its id, the peak, and its place in the journal.
+  const openCall = (module: string, op: string, args: string, fuelLeft: number) => {
     slot.lastFuelLeft = fuelLeft;
     const callId = slot.nextCallId++;
     if (prepared) notePeak(prepared);
@@ -209,6 +208,17 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     const capability = `${module}.${op}`;
     const replaying = journal.replaying;
     const digest = replaying || journal.recording ? requestDigest(capability, args) : '';
+    return { callId, journal, call, capability, replaying, digest };
+  };
+  // A host call's cost in fuel: the host's own, plus a unit per 8 bytes of request, reply and the value the guest gets.
+  const chargeHostFuel = (reply: { fuel: number; reply: string }, args: string, valueBytes: number) => {
+    slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8) + Math.ceil(valueBytes / 8);
+  };
+  const attributionOf = (caller: unknown, consumer: unknown) => (caller === undefined ? {} : { attribution: { caller: typeof caller === 'string' ? caller : null, consumer: typeof consumer === 'string' ? consumer : null } });
+  const hostCall = (module: string, op: string, args: string, fuelLeft: number, caller?: unknown, consumer?: unknown) => {
+    if (!slot.live) return Promise.reject(new Error('the run has ended'));
+    if (args.length > MAX_HOST_CALL_ARGS_CHARS) return Promise.reject(new RangeError(hostCallTooLarge(module, op, args.length)));
+    const { callId, journal, call, capability, replaying, digest } = openCall(module, op, args, fuelLeft);
     const recorded = replaying ? journal.syncAnswer(call, capability, digest) : null;
     if (replaying && !recorded) {
       endRun(slot, 'error');
@@ -219,7 +229,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
         const blobs = !replaying && journal.recording && !reply.withheld ? blobsOf(reply, slot.incoming.get(callId)?.blobs) : undefined;
         const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
         if (!value) return reject(new Error('the run has ended'));
-        slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8) + Math.ceil(value.bytes / 8);
+        chargeHostFuel(reply, args, value.bytes);
         if (!replaying && journal.recording) {
           const entry = answerEntry({ kind: 'host_call', call, capability, request_digest: digest, sync: true, fuel: reply.fuel }, reply, blobs);
           journal.record(entry, payloadOf(entry));
@@ -232,25 +242,16 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
         answer(replyMessage(slot.runId, callId, recorded));
         return;
       }
-      const attribution = caller === undefined ? undefined : { caller: typeof caller === 'string' ? caller : null, consumer: typeof consumer === 'string' ? consumer : null };
-      link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...(attribution ? { attribution } : {}), blocking: true });
+      link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...attributionOf(caller, consumer), blocking: true });
     });
   };
-  const attributionOf = (caller: unknown, consumer: unknown) => (caller === undefined ? {} : { attribution: { caller: typeof caller === 'string' ? caller : null, consumer: typeof consumer === 'string' ? consumer : null } });
   // Starts a call and returns at once (the guest's thread is not held): the reply waits in
   // `deliveries` until the run loop hands it to the guest.
   const hostStart = (module: string, op: string, args: string, fuelLeft: number, caller?: unknown, consumer?: unknown): number | string => {
     if (!slot.live) return 'the run has ended';
     if (args.length > MAX_HOST_CALL_ARGS_CHARS) return hostCallTooLarge(module, op, args.length);
     if (slot.asyncCalls >= slot.maxAsyncCalls) return `${slot.maxAsyncCalls} host calls are already in flight in this run (max_host_calls_in_flight); await some before starting more`;
-    slot.lastFuelLeft = fuelLeft;
-    const callId = slot.nextCallId++;
-    if (prepared) notePeak(prepared);
-    const { journal } = slot;
-    const call = journal.nextCall();
-    const capability = `${module}.${op}`;
-    const replaying = journal.replaying;
-    const digest = replaying || journal.recording ? requestDigest(capability, args) : '';
+    const { callId, journal, call, capability, replaying, digest } = openCall(module, op, args, fuelLeft);
     const found = replaying ? journal.startInReplay(call, capability, digest) : null;
     if (found === 'diverged') {
       endRun(slot, 'error');
@@ -264,7 +265,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
       const blobs = live && journal.recording && !reply.withheld ? blobsOf(reply, slot.incoming.get(callId)?.blobs) : undefined;
       const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
       if (!value) return;
-      slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8) + Math.ceil(value.bytes / 8);
+      chargeHostFuel(reply, args, value.bytes);
       const entry = live && journal.recording ? answerEntry({ kind: 'host_call', call, capability, request_digest: digest, fuel: reply.fuel }, reply, blobs) : undefined;
       slot.deliveries.push({ callId, reply: value.value, ...(entry ? { entry } : {}) });
       slot.wake?.();

@@ -32,23 +32,13 @@ CREATE TABLE IF NOT EXISTS approvals (
 CREATE INDEX IF NOT EXISTS approvals_by_state ON approvals (state, created_at_ms);
 CREATE INDEX IF NOT EXISTS approvals_by_execution ON approvals (execution_id);`;
 
-interface Row {
-  approval_id: string;
-  execution_id: string;
-  session_id: string;
-  blueprint: string;
-  token_name: string;
-  caller: string;
-  capability: string;
+/** A stored approval: the API's fields as they are, times in epoch milliseconds, the context as JSON. */
+type Row = Pick<Approval, 'approval_id' | 'execution_id' | 'session_id' | 'blueprint' | 'token_name' | 'caller' | 'capability' | 'state' | 'scope' | 'decided_by' | 'reason'> & {
   context_json: string;
-  state: ApprovalState;
-  scope: ApprovalScope;
   created_at_ms: number;
   expires_at_ms: number;
   decided_at_ms: number | null;
-  decided_by: string | null;
-  reason: string | null;
-}
+};
 
 function toApproval(row: Row): Approval {
   let context: Record<string, unknown>;

@@ -165,6 +165,14 @@ export function serverMessage(reply: ApiReply): string {
   return reply.text.trim() || `the server answered ${reply.status}`;
 }
 
+/** The CliError for a refused reply: the server's `message` (else its text, else the status), with the hint
+ *  the command keeps for the reply's `error` code, if any. */
+export function refusalWithHint(reply: ApiReply, hints: Readonly<Record<string, string>>): CliError {
+  const code = typeof reply.json?.error === 'string' ? reply.json.error : '';
+  const message = typeof reply.json?.message === 'string' ? reply.json.message : reply.text.trim() || `the server answered ${reply.status}`;
+  return new CliError(message, 1, Object.hasOwn(hints, code) ? [hints[code]] : []);
+}
+
 /** Throws a CliError for any non-2xx reply, with the server's message and optional hints. */
 export function expectOk(reply: ApiReply, hints: readonly string[] = []): ApiReply {
   if (reply.status >= 200 && reply.status < 300) return reply;

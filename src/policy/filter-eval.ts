@@ -51,16 +51,8 @@ function equals(field: unknown, operand: Operand, vars: Variables): boolean | nu
       return typeof field === 'boolean' ? field === operand.value : null;
     case 'interpolated': {
       if (typeof field !== 'string') return null;
-      let text = '';
-      for (const segment of operand.segments) {
-        if (segment.kind === 'text') text += segment.text;
-        else {
-          const value = variable(vars, segment.name);
-          if (value === undefined) return null;
-          text += value;
-        }
-      }
-      return field === text;
+      const text = interpolate(operand, vars, (value) => value);
+      return text === null ? null : field === text;
     }
     case 'variable': {
       const value = variable(vars, operand.name);
@@ -79,17 +71,22 @@ function equals(field: unknown, operand: Operand, vars: Variables): boolean | nu
 function globPattern(operand: Operand, vars: Variables): string | null {
   if (operand.kind === 'string') return operand.value;
   if (operand.kind !== 'interpolated') return null;
-  let pattern = '';
+  // Variable values match literally; only the Blueprint's own text has wildcards.
+  return interpolate(operand, vars, (value) => value.replace(/[\\*?]/g, (c) => `\\${c}`));
+}
+
+/** An interpolated operand's text with each variable's value (as `quote` renders it); null when a variable is unset. */
+function interpolate(operand: Extract<Operand, { kind: 'interpolated' }>, vars: Variables, quote: (value: string) => string): string | null {
+  let text = '';
   for (const segment of operand.segments) {
-    if (segment.kind === 'text') pattern += segment.text;
+    if (segment.kind === 'text') text += segment.text;
     else {
       const value = variable(vars, segment.name);
       if (value === undefined) return null;
-      // Variable values match literally; only the Blueprint's own text has wildcards.
-      pattern += value.replace(/[\\*?]/g, (c) => `\\${c}`);
+      text += quote(value);
     }
   }
-  return pattern;
+  return text;
 }
 
 /** Whole-string glob: `*` any run (including `/`), `?` one code point, `\x` literal x. */

@@ -100,6 +100,7 @@ export interface SessionManagerOptions<B extends SessionBlueprint> {
   lastRunBytes?: number;
   /** Sessions one token may have open at once (`max_sessions_per_token`). */
   sessionsPerToken?: number;
+  /** How often the reaper sweeps for idle sessions (the `session_reap_interval` setting). */
   reapIntervalMs?: number;
   activityDebounceMs?: number;
 }

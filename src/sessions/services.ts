@@ -3,30 +3,23 @@
 // the manager, then runs boot recovery and starts the reaper.
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import type { AuditWriter, ServerLog } from '../audit';
+import type { ServerLog } from '../audit';
 import { SessionDirectories } from './file-areas';
 import { IDEMPOTENCY_LEDGER_SQL, IdempotencyLedger, type LedgerBounds } from './ledger';
-import { SessionManager, type SessionBlueprint } from './manager';
+import { SessionManager, type SessionBlueprint, type SessionManagerOptions } from './manager';
 import { SessionRecordStore } from './record-store';
 
-export interface SessionServicesOptions<B extends SessionBlueprint> {
+/** The manager's settings, passed on as they are, and what the services build its stores from. */
+export interface SessionServicesOptions<B extends SessionBlueprint>
+  extends Pick<SessionManagerOptions<B>, 'audit' | 'log' | 'resolveBlueprint' | 'onSessionEnded' | 'lastRunBytes' | 'sessionsPerToken' | 'reapIntervalMs'> {
   sessionStoreDir: string;
   vfsSessionDir: string;
   /** The server's SQLite connection; null runs without a ledger (guarded requests answer 503). */
   db: Database | null;
-  audit: AuditWriter;
-  log: ServerLog;
-  resolveBlueprint: (name: string) => B | null;
+  /** Default: random UUIDs. */
   newId?: () => string;
-  onSessionEnded?: (sessionId: string) => void;
-  /** `max_last_run_memory` in bytes: each token's budget. */
-  lastRunBytes?: number;
-  /** `max_sessions_per_token`. */
-  sessionsPerToken?: number;
   /** `max_idempotency_records`, `max_idempotency_session_size`, `max_idempotency_token_size` and `max_idempotency_size`. */
   ledgerBounds?: LedgerBounds;
-  /** How often the reaper sweeps for idle sessions (the `session_reap_interval` setting). */
-  reapIntervalMs?: number;
 }
 
 export interface SessionServices<B extends SessionBlueprint> {

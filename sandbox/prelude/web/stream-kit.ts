@@ -96,6 +96,25 @@ export function resetQueue(queue: SizedQueue): void {
   queue.total = 0;
 }
 
+// --- brand checks ---------------------------------------------------------------------
+/** The internal record a stream object was registered with, or a TypeError naming the method called on the wrong object. */
+export function recordOf<T>(table: WeakMap<object, T>, value: unknown, what: string): T {
+  const record = typeof value === 'object' && value !== null ? table.get(value) : undefined;
+  if (record === undefined) throw new TypeError(`${what}: illegal invocation (not called on the right kind of object)`);
+  return record;
+}
+
+/** For a method that answers with a promise: `use` on the record of `value`, or a rejection (not a throw) when the brand check fails. */
+export function withRecord<T, R>(table: WeakMap<object, T>, value: unknown, what: string, use: (record: T) => Promise<R>): Promise<R> {
+  let record: T;
+  try {
+    record = recordOf(table, value, what);
+  } catch (error) {
+    return rejected(error);
+  }
+  return use(record);
+}
+
 // --- constructor arguments ------------------------------------------------------------
 /** A dictionary argument: undefined/null read as empty, anything else not an object refused. */
 export function dictionary(value: unknown, what: string): Record<string, unknown> | null {

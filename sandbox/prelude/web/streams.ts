@@ -6,7 +6,7 @@
 // No class body names its own class (the bundler would rename it `_ReadableStream`).
 import { AsyncIteratorPrototype, SymbolCtor, SymbolToStringTag, TypedArrayConstructors, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, ReflectApply, StringCtor, SymbolAsyncIterator, SymbolIterator, TypedArrayPrototypeGetBuffer, TypedArrayPrototypeGetByteLength, TypedArrayPrototypeGetByteOffset, TypedArrayPrototypeSet, Uint8ArrayCtor, ArrayBufferCtor, DataViewCtor, ArrayBufferPrototypeGetByteLength } from './primordials';
 import { ArrayBufferIsView, SafeWeakMap, SafeWeakSet, isDataView, typedArrayKind, DataViewPrototypeGetBuffer, DataViewPrototypeGetByteLength, DataViewPrototypeGetByteOffset, ReflectConstruct } from '../primordials';
-import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
+import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, recordOf, rejected, withRecord, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
 const TOKEN = SymbolCtor('stream internals');
 
@@ -71,11 +71,6 @@ const defaultReaders = new SafeWeakMap<object, ReaderRecord>();
 const byobReaders = new SafeWeakMap<object, ReaderRecord>();
 const defaultControllers = new SafeWeakMap<object, ControllerRecord>();
 const byteControllers = new SafeWeakMap<object, ControllerRecord>();
-function recordOf<T>(table: WeakMap<object, T>, value: unknown, what: string): T {
-  const record = typeof value === 'object' && value !== null ? table.get(value) : undefined;
-  if (record === undefined) throw new TypeError(`${what}: illegal invocation (not called on the right kind of object)`);
-  return record as T;
-}
 /** The record of a real ReadableStream, or null (brand check). */
 export function readableRecord(value: unknown): StreamRecord | null {
   const record = typeof value === 'object' && value !== null ? streams.get(value) : undefined;
@@ -703,6 +698,24 @@ function readPromise(reader: ReaderRecord): Promise<IteratorResult<unknown>> {
   return result.promise;
 }
 
+// What both kinds of reader do alike, `what` naming the method for the errors.
+/** `closed`: the reader's promise, or a rejection when `self` is not one of `table`'s readers. */
+function readerClosed(table: WeakMap<object, ReaderRecord>, self: unknown, what: string): Promise<undefined> {
+  return withRecord(table, self, what, (reader) => reader.closed.promise);
+}
+/** `cancel`: cancels the stream the reader holds; a rejection when released or not a reader. */
+function readerCancel(table: WeakMap<object, ReaderRecord>, self: unknown, what: string, reason: unknown): Promise<undefined> {
+  return withRecord(table, self, what, (reader) => {
+    if (reader.stream === null) return rejected(new TypeError(`${what}: the reader has been released`));
+    return readableCancel(reader.stream, reason);
+  });
+}
+/** `releaseLock`: lets go of the stream (nothing when already released); throws when not a reader. */
+function readerReleaseLock(table: WeakMap<object, ReaderRecord>, self: unknown, what: string): void {
+  const reader = recordOf(table, self, what);
+  if (reader.stream !== null) readerRelease(reader);
+}
+
 export class ReadableStreamDefaultReader {
   constructor(stream: ReadableStream) {
     if (arguments.length === 0) throw new TypeError('ReadableStreamDefaultReader: pass a ReadableStream');
@@ -711,37 +724,19 @@ export class ReadableStreamDefaultReader {
     defaultReaders.set(this, acquireReader(record));
   }
   get closed(): Promise<undefined> {
-    let reader: ReaderRecord;
-    try {
-      reader = recordOf(defaultReaders, this, 'ReadableStreamDefaultReader.closed');
-    } catch (error) {
-      return rejected(error);
-    }
-    return reader.closed.promise;
+    return readerClosed(defaultReaders, this, 'ReadableStreamDefaultReader.closed');
   }
   read(): Promise<IteratorResult<unknown>> {
-    let reader: ReaderRecord;
-    try {
-      reader = recordOf(defaultReaders, this, 'ReadableStreamDefaultReader.read');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (reader.stream === null) return rejected(new TypeError('ReadableStreamDefaultReader.read: the reader has been released'));
-    return readPromise(reader);
+    return withRecord(defaultReaders, this, 'ReadableStreamDefaultReader.read', (reader) => {
+      if (reader.stream === null) return rejected(new TypeError('ReadableStreamDefaultReader.read: the reader has been released'));
+      return readPromise(reader);
+    });
   }
   releaseLock(): void {
-    const reader = recordOf(defaultReaders, this, 'ReadableStreamDefaultReader.releaseLock');
-    if (reader.stream !== null) readerRelease(reader);
+    readerReleaseLock(defaultReaders, this, 'ReadableStreamDefaultReader.releaseLock');
   }
   cancel(reason?: unknown): Promise<undefined> {
-    let reader: ReaderRecord;
-    try {
-      reader = recordOf(defaultReaders, this, 'ReadableStreamDefaultReader.cancel');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (reader.stream === null) return rejected(new TypeError('ReadableStreamDefaultReader.cancel: the reader has been released'));
-    return readableCancel(reader.stream, reason);
+    return readerCancel(defaultReaders, this, 'ReadableStreamDefaultReader.cancel', reason);
   }
   get [SymbolToStringTag](): string {
     return 'ReadableStreamDefaultReader';
@@ -760,67 +755,49 @@ export class ReadableStreamBYOBReader {
     byobReaders.set(this, reader);
   }
   get closed(): Promise<undefined> {
-    let reader: ReaderRecord;
-    try {
-      reader = recordOf(byobReaders, this, 'ReadableStreamBYOBReader.closed');
-    } catch (error) {
-      return rejected(error);
-    }
-    return reader.closed.promise;
+    return readerClosed(byobReaders, this, 'ReadableStreamBYOBReader.closed');
   }
   read(view: ArrayBufferView, options?: { min?: number }): Promise<IteratorResult<ArrayBufferView | undefined>> {
-    let reader: ReaderRecord;
-    try {
-      reader = recordOf(byobReaders, this, 'ReadableStreamBYOBReader.read');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (!isView(view)) return rejected(new TypeError('ReadableStreamBYOBReader.read: pass an ArrayBufferView'));
-    const parts = viewParts(view);
-    if (parts.byteLength === 0) return rejected(new TypeError('ReadableStreamBYOBReader.read: the view is empty'));
-    if (ArrayBufferPrototypeGetByteLength(parts.buffer) === 0) return rejected(new TypeError("ReadableStreamBYOBReader.read: the view's buffer is empty"));
-    try {
-      refuseTransferred(parts.buffer, 'ReadableStreamBYOBReader.read');
-    } catch (error) {
-      return rejected(error);
-    }
-    let min = 1;
-    try {
-      const dict = dictionary(options, 'ReadableStreamBYOBReader.read: options');
-      if (dict !== null && dict.min !== undefined) min = +(dict.min as number);
-    } catch (error) {
-      return rejected(error);
-    }
-    if (!(min >= 1) || min % 1 !== 0) return rejected(new TypeError('ReadableStreamBYOBReader.read: min must be a whole number of at least 1'));
-    const elements = parts.kind === 'DataView' ? parts.byteLength : parts.byteLength / ELEMENT_SIZES[parts.kind];
-    if (min > elements) return rejected(new RangeError('ReadableStreamBYOBReader.read: min is larger than the view'));
-    if (reader.stream === null) return rejected(new TypeError('ReadableStreamBYOBReader.read: the reader has been released'));
-    const result = deferred<IteratorResult<ArrayBufferView | undefined>>();
-    const stream = reader.stream;
-    stream.disturbed = true;
-    transferred.add(parts.buffer);
-    const request: ReadIntoRequest = {
-      chunk: (value) => result.resolve({ value, done: false }),
-      close: (value) => result.resolve({ value, done: true }),
-      error: (reason) => result.reject(reason),
-    };
-    if (stream.state === 'errored') request.error(stream.storedError);
-    else bytePullInto(stream.controller, view, min, request);
-    return result.promise;
+    return withRecord(byobReaders, this, 'ReadableStreamBYOBReader.read', (reader) => {
+      if (!isView(view)) return rejected(new TypeError('ReadableStreamBYOBReader.read: pass an ArrayBufferView'));
+      const parts = viewParts(view);
+      if (parts.byteLength === 0) return rejected(new TypeError('ReadableStreamBYOBReader.read: the view is empty'));
+      if (ArrayBufferPrototypeGetByteLength(parts.buffer) === 0) return rejected(new TypeError("ReadableStreamBYOBReader.read: the view's buffer is empty"));
+      try {
+        refuseTransferred(parts.buffer, 'ReadableStreamBYOBReader.read');
+      } catch (error) {
+        return rejected(error);
+      }
+      let min = 1;
+      try {
+        const dict = dictionary(options, 'ReadableStreamBYOBReader.read: options');
+        if (dict !== null && dict.min !== undefined) min = +(dict.min as number);
+      } catch (error) {
+        return rejected(error);
+      }
+      if (!(min >= 1) || min % 1 !== 0) return rejected(new TypeError('ReadableStreamBYOBReader.read: min must be a whole number of at least 1'));
+      const elements = parts.kind === 'DataView' ? parts.byteLength : parts.byteLength / ELEMENT_SIZES[parts.kind];
+      if (min > elements) return rejected(new RangeError('ReadableStreamBYOBReader.read: min is larger than the view'));
+      if (reader.stream === null) return rejected(new TypeError('ReadableStreamBYOBReader.read: the reader has been released'));
+      const result = deferred<IteratorResult<ArrayBufferView | undefined>>();
+      const stream = reader.stream;
+      stream.disturbed = true;
+      transferred.add(parts.buffer);
+      const request: ReadIntoRequest = {
+        chunk: (value) => result.resolve({ value, done: false }),
+        close: (value) => result.resolve({ value, done: true }),
+        error: (reason) => result.reject(reason),
+      };
+      if (stream.state === 'errored') request.error(stream.storedError);
+      else bytePullInto(stream.controller, view, min, request);
+      return result.promise;
+    });
   }
   releaseLock(): void {
-    const reader = recordOf(byobReaders, this, 'ReadableStreamBYOBReader.releaseLock');
-    if (reader.stream !== null) readerRelease(reader);
+    readerReleaseLock(byobReaders, this, 'ReadableStreamBYOBReader.releaseLock');
   }
   cancel(reason?: unknown): Promise<undefined> {
-    let reader: ReaderRecord;
-    try {
-      reader = recordOf(byobReaders, this, 'ReadableStreamBYOBReader.cancel');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (reader.stream === null) return rejected(new TypeError('ReadableStreamBYOBReader.cancel: the reader has been released'));
-    return readableCancel(reader.stream, reason);
+    return readerCancel(byobReaders, this, 'ReadableStreamBYOBReader.cancel', reason);
   }
   get [SymbolToStringTag](): string {
     return 'ReadableStreamBYOBReader';
@@ -1024,14 +1001,10 @@ export class ReadableStream {
     return isLocked(recordOf(streams, this, 'ReadableStream.locked'));
   }
   cancel(reason?: unknown): Promise<undefined> {
-    let stream: StreamRecord;
-    try {
-      stream = recordOf(streams, this, 'ReadableStream.cancel');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (isLocked(stream)) return rejected(new TypeError('ReadableStream.cancel: the stream is locked to a reader'));
-    return readableCancel(stream, reason);
+    return withRecord(streams, this, 'ReadableStream.cancel', (stream) => {
+      if (isLocked(stream)) return rejected(new TypeError('ReadableStream.cancel: the stream is locked to a reader'));
+      return readableCancel(stream, reason);
+    });
   }
   getReader(options?: { mode?: string }): ReadableStreamDefaultReader | ReadableStreamBYOBReader {
     recordOf(streams, this, 'ReadableStream.getReader');

@@ -3,7 +3,7 @@
 // the transformer; back-pressure on the readable side holds the writes.
 import { SymbolCtor, SymbolToStringTag, ObjectDefineProperty, ReflectApply } from './primordials';
 import { SafeWeakMap } from '../primordials';
-import { callback, deferred, dictionary, promiseCall, rejected, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred } from './stream-kit';
+import { callback, deferred, dictionary, promiseCall, recordOf, rejected, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred } from './stream-kit';
 import { canCloseOrEnqueue, controllerClose, controllerEnqueue, controllerError, createReadable, desiredSize, readableRecord, shouldCallPull, type ControllerRecord, type ReadableStream, type StreamRecord } from './streams';
 import { createWritable, sinkErrorIfNeeded, writableRecord, type WritableRecord, type WritableStream } from './writable';
 
@@ -28,11 +28,6 @@ interface TransformControllerRecord {
 
 const transforms = new SafeWeakMap<object, TransformRecord>();
 const controllers = new SafeWeakMap<object, TransformControllerRecord>();
-function recordOf<T>(table: WeakMap<object, T>, value: unknown, what: string): T {
-  const record = typeof value === 'object' && value !== null ? table.get(value) : undefined;
-  if (record === undefined) throw new TypeError(`${what}: illegal invocation (not called on the right kind of object)`);
-  return record;
-}
 
 function readableController(stream: TransformRecord): ControllerRecord {
   return stream.readableRecord.controller;
@@ -97,71 +92,65 @@ function sinkWrite(stream: TransformRecord, chunk: unknown): Promise<unknown> {
   }
   return performTransform(controller, chunk);
 }
-function sinkAbort(stream: TransformRecord, reason: unknown): Promise<undefined> {
+/**
+ * What abort, close and cancel share: the first of them runs its algorithm (taken before the
+ * algorithms are cleared), later ones get the same promise. When the other side errored
+ * meanwhile its error settles it; else `done` runs, or `failed` with the algorithm's error.
+ */
+function finishOnce(
+  stream: TransformRecord,
+  other: { state: string; storedError: unknown },
+  take: (controller: TransformControllerRecord) => (() => Promise<unknown>) | null,
+  done: () => void,
+  failed: (error: unknown) => void,
+): Promise<undefined> {
   const controller = stream.controller;
   if (controller.finish !== null) return controller.finish.promise;
-  const readable = stream.readableRecord;
   const finish = deferred<undefined>();
   controller.finish = finish;
-  const cancel = controller.cancel;
+  const algorithm = take(controller);
   clearAlgorithms(controller);
-  upon(cancel === null ? resolved(undefined) : cancel(reason), () => {
-    if (readable.state === 'errored') finish.reject(readable.storedError);
+  upon(algorithm === null ? resolved(undefined) : algorithm(), () => {
+    if (other.state === 'errored') finish.reject(other.storedError);
     else {
-      controllerError(readable.controller, reason);
+      done();
       finish.resolve(undefined);
     }
   }, (error) => {
-    controllerError(readable.controller, error);
+    failed(error);
     finish.reject(error);
   });
   return finish.promise;
 }
-function sinkClose(stream: TransformRecord): Promise<undefined> {
-  const controller = stream.controller;
-  if (controller.finish !== null) return controller.finish.promise;
+function cancelWith(reason: unknown): (controller: TransformControllerRecord) => (() => Promise<unknown>) | null {
+  return (controller) => {
+    const cancel = controller.cancel;
+    return cancel === null ? null : () => cancel(reason);
+  };
+}
+function sinkAbort(stream: TransformRecord, reason: unknown): Promise<undefined> {
   const readable = stream.readableRecord;
-  const finish = deferred<undefined>();
-  controller.finish = finish;
-  const flush = controller.flush;
-  clearAlgorithms(controller);
-  upon(flush === null ? resolved(undefined) : flush(), () => {
-    if (readable.state === 'errored') finish.reject(readable.storedError);
-    else {
-      if (canCloseOrEnqueue(readable.controller)) controllerClose(readable.controller);
-      finish.resolve(undefined);
-    }
+  return finishOnce(stream, readable, cancelWith(reason), () => controllerError(readable.controller, reason), (error) => controllerError(readable.controller, error));
+}
+function sinkClose(stream: TransformRecord): Promise<undefined> {
+  const readable = stream.readableRecord;
+  return finishOnce(stream, readable, (controller) => controller.flush, () => {
+    if (canCloseOrEnqueue(readable.controller)) controllerClose(readable.controller);
+  }, (error) => controllerError(readable.controller, error));
+}
+function sourceCancel(stream: TransformRecord, reason: unknown): Promise<undefined> {
+  const writable = stream.writableRecord;
+  return finishOnce(stream, writable, cancelWith(reason), () => {
+    sinkErrorIfNeeded(writable, reason);
+    unblockWrite(stream);
   }, (error) => {
-    controllerError(readable.controller, error);
-    finish.reject(error);
+    sinkErrorIfNeeded(writable, error);
+    unblockWrite(stream);
   });
-  return finish.promise;
 }
 function sourcePull(stream: TransformRecord): Promise<undefined> {
   setBackpressure(stream, false);
   return stream.backpressureChange!.promise;
-}
-function sourceCancel(stream: TransformRecord, reason: unknown): Promise<undefined> {
-  const controller = stream.controller;
-  if (controller.finish !== null) return controller.finish.promise;
-  const writable = stream.writableRecord;
-  const finish = deferred<undefined>();
-  controller.finish = finish;
-  const cancel = controller.cancel;
-  clearAlgorithms(controller);
-  upon(cancel === null ? resolved(undefined) : cancel(reason), () => {
-    if (writable.state === 'errored') finish.reject(writable.storedError);
-    else {
-      sinkErrorIfNeeded(writable, reason);
-      unblockWrite(stream);
-      finish.resolve(undefined);
-    }
-  }, (error) => {
-    sinkErrorIfNeeded(writable, error);
-    unblockWrite(stream);
-    finish.reject(error);
-  });
-  return finish.promise;
 }
 
 export class TransformStreamDefaultController {

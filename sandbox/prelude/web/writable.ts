@@ -5,7 +5,7 @@
 import { SymbolCtor, SymbolToStringTag, ArrayPrototypePush, ReflectApply } from './primordials';
 import { AbortController, AbortSignal, signalAbort } from './abort';
 import { SafeWeakMap } from '../primordials';
-import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, newQueue, peek, promiseCall, queueLength, rejected, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
+import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, newQueue, peek, promiseCall, queueLength, recordOf, rejected, withRecord, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 
 const TOKEN = SymbolCtor('writable internals');
 const CLOSE = SymbolCtor('close sentinel');
@@ -44,11 +44,6 @@ export interface WritableRecord {
 const streams = new SafeWeakMap<object, WritableRecord>();
 const writers = new SafeWeakMap<object, WriterRecord>();
 const controllers = new SafeWeakMap<object, SinkController>();
-function recordOf<T>(table: WeakMap<object, T>, value: unknown, what: string): T {
-  const record = typeof value === 'object' && value !== null ? table.get(value) : undefined;
-  if (record === undefined) throw new TypeError(`${what}: illegal invocation (not called on the right kind of object)`);
-  return record;
-}
 export function writableRecord(value: unknown): WritableRecord | null {
   const record = typeof value === 'object' && value !== null ? streams.get(value) : undefined;
   return record === undefined ? null : record;
@@ -402,22 +397,10 @@ export class WritableStreamDefaultWriter {
     writers.set(this, acquireWriter(record));
   }
   get closed(): Promise<undefined> {
-    let writer: WriterRecord;
-    try {
-      writer = recordOf(writers, this, 'WritableStreamDefaultWriter.closed');
-    } catch (error) {
-      return rejected(error);
-    }
-    return writer.closed.promise;
+    return withRecord(writers, this, 'WritableStreamDefaultWriter.closed', (writer) => writer.closed.promise);
   }
   get ready(): Promise<undefined> {
-    let writer: WriterRecord;
-    try {
-      writer = recordOf(writers, this, 'WritableStreamDefaultWriter.ready');
-    } catch (error) {
-      return rejected(error);
-    }
-    return writer.ready.promise;
+    return withRecord(writers, this, 'WritableStreamDefaultWriter.ready', (writer) => writer.ready.promise);
   }
   get desiredSize(): number | null {
     const writer = recordOf(writers, this, 'WritableStreamDefaultWriter.desiredSize');
@@ -425,40 +408,28 @@ export class WritableStreamDefaultWriter {
     return writerDesiredSize(writer.stream);
   }
   abort(reason?: unknown): Promise<undefined> {
-    let writer: WriterRecord;
-    try {
-      writer = recordOf(writers, this, 'WritableStreamDefaultWriter.abort');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (writer.stream === null) return rejected(new TypeError('WritableStreamDefaultWriter.abort: the writer was released'));
-    return writableAbort(writer.stream, reason);
+    return withRecord(writers, this, 'WritableStreamDefaultWriter.abort', (writer) => {
+      if (writer.stream === null) return rejected(new TypeError('WritableStreamDefaultWriter.abort: the writer was released'));
+      return writableAbort(writer.stream, reason);
+    });
   }
   close(): Promise<undefined> {
-    let writer: WriterRecord;
-    try {
-      writer = recordOf(writers, this, 'WritableStreamDefaultWriter.close');
-    } catch (error) {
-      return rejected(error);
-    }
-    const stream = writer.stream;
-    if (stream === null) return rejected(new TypeError('WritableStreamDefaultWriter.close: the writer was released'));
-    if (closeQueuedOrInFlight(stream)) return rejected(new TypeError('WritableStreamDefaultWriter.close: the stream is already closing'));
-    return writableClose(stream);
+    return withRecord(writers, this, 'WritableStreamDefaultWriter.close', (writer) => {
+      const stream = writer.stream;
+      if (stream === null) return rejected(new TypeError('WritableStreamDefaultWriter.close: the writer was released'));
+      if (closeQueuedOrInFlight(stream)) return rejected(new TypeError('WritableStreamDefaultWriter.close: the stream is already closing'));
+      return writableClose(stream);
+    });
   }
   releaseLock(): void {
     const writer = recordOf(writers, this, 'WritableStreamDefaultWriter.releaseLock');
     if (writer.stream !== null) writerRelease(writer);
   }
   write(chunk?: unknown): Promise<undefined> {
-    let writer: WriterRecord;
-    try {
-      writer = recordOf(writers, this, 'WritableStreamDefaultWriter.write');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (writer.stream === null) return rejected(new TypeError('WritableStreamDefaultWriter.write: the writer was released'));
-    return writerWrite(writer, chunk);
+    return withRecord(writers, this, 'WritableStreamDefaultWriter.write', (writer) => {
+      if (writer.stream === null) return rejected(new TypeError('WritableStreamDefaultWriter.write: the writer was released'));
+      return writerWrite(writer, chunk);
+    });
   }
   get [SymbolToStringTag](): string {
     return 'WritableStreamDefaultWriter';
@@ -503,25 +474,17 @@ export class WritableStream {
     return isWritableLocked(recordOf(streams, this, 'WritableStream.locked'));
   }
   abort(reason?: unknown): Promise<undefined> {
-    let stream: WritableRecord;
-    try {
-      stream = recordOf(streams, this, 'WritableStream.abort');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (isWritableLocked(stream)) return rejected(new TypeError('WritableStream.abort: the stream is locked to a writer'));
-    return writableAbort(stream, reason);
+    return withRecord(streams, this, 'WritableStream.abort', (stream) => {
+      if (isWritableLocked(stream)) return rejected(new TypeError('WritableStream.abort: the stream is locked to a writer'));
+      return writableAbort(stream, reason);
+    });
   }
   close(): Promise<undefined> {
-    let stream: WritableRecord;
-    try {
-      stream = recordOf(streams, this, 'WritableStream.close');
-    } catch (error) {
-      return rejected(error);
-    }
-    if (isWritableLocked(stream)) return rejected(new TypeError('WritableStream.close: the stream is locked to a writer'));
-    if (closeQueuedOrInFlight(stream)) return rejected(new TypeError('WritableStream.close: the stream is already closing'));
-    return writableClose(stream);
+    return withRecord(streams, this, 'WritableStream.close', (stream) => {
+      if (isWritableLocked(stream)) return rejected(new TypeError('WritableStream.close: the stream is locked to a writer'));
+      if (closeQueuedOrInFlight(stream)) return rejected(new TypeError('WritableStream.close: the stream is already closing'));
+      return writableClose(stream);
+    });
   }
   getWriter(): WritableStreamDefaultWriter {
     recordOf(streams, this, 'WritableStream.getWriter');

@@ -3,8 +3,7 @@
 // parked call through; denying (with --reason) fails it with PermissionDeniedError, source human.
 import type { ApprovalState } from '../../approvals/approval';
 import { Option, type Command } from 'commander';
-import { ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
-import { CliError } from '../errors';
+import { refusalWithHint, ServerClient, withServerOptions, type ServerOptions } from '../client';
 import { withExample } from '../help';
 import { say, warn } from '../io';
 import type { CliContext } from '../context';
@@ -13,12 +12,6 @@ const HINTS: Record<string, string> = {
   unknown_approval: 'list the pending ones with `svc approvals list`',
   approval_decided: 'the first answer settles an approval (REST, CLI or an MCP client); see it with `svc approvals show <id>`',
 };
-
-function replyError(reply: ApiReply): CliError {
-  const code = typeof reply.json?.error === 'string' ? reply.json.error : '';
-  const message = typeof reply.json?.message === 'string' ? reply.json.message : reply.text.trim() || `the server answered ${reply.status}`;
-  return new CliError(message, 1, HINTS[code] ? [HINTS[code]] : []);
-}
 
 /** One line per approval: id, state, capability, caller, run, Blueprint, expiry. */
 function line(a: Record<string, unknown>): string {
@@ -58,7 +51,7 @@ export function registerApprovalCommands(root: Command, context: CliContext): vo
     // An unknown state is the server's 400 (it names the accepted ones).
     const query = { state: options.state as ApprovalState | undefined, blueprint: options.blueprint, session_id: options.session, execution_id: options.run };
     const reply = await client.request('GET', '/v1/approvals', { params: { query } });
-    if (reply.status !== 200) throw replyError(reply);
+    if (reply.status !== 200) throw refusalWithHint(reply, HINTS);
     const list: Array<Record<string, unknown>> = Array.isArray(reply.json?.approvals) ? reply.json.approvals : [];
     if (options.json) say(io, JSON.stringify(reply.json, null, 2));
     else if (list.length === 0) warn(io, `no ${options.state ?? 'pending'} approvals`);
@@ -70,7 +63,7 @@ export function registerApprovalCommands(root: Command, context: CliContext): vo
     'svc approvals show 4a844d5f-fea4-4f76-8bef-b287e8ef8872',
   ).action(async (id: string, options: ServerOptions) => {
     const reply = await ServerClient.from(options, io).request('GET', '/v1/approvals/{approval_id}', { params: { path: { approval_id: id } } });
-    if (reply.status !== 200) throw replyError(reply);
+    if (reply.status !== 200) throw refusalWithHint(reply, HINTS);
     say(io, JSON.stringify(reply.json, null, 2));
   });
 
@@ -88,7 +81,7 @@ export function registerApprovalCommands(root: Command, context: CliContext): vo
     ).action(async (id: string, options: ServerOptions & { reason?: string; scope?: 'call' | 'run' }) => {
       const body = { decision: verb, ...(options.reason !== undefined ? { reason: options.reason } : {}), ...(options.scope ? { scope: options.scope } : {}) };
       const reply = await ServerClient.from(options, io).request('POST', '/v1/approvals/{approval_id}', { params: { path: { approval_id: id } }, body });
-      if (reply.status !== 200) throw replyError(reply);
+      if (reply.status !== 200) throw refusalWithHint(reply, HINTS);
       say(io, `${verb === 'approve' ? 'Approved' : 'Denied'} ${reply.json.approval_id} (${reply.json.capability}, caller ${reply.json.caller}, run ${reply.json.execution_id})`);
     });
   }

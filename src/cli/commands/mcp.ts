@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
+import { refusalWithHint, ServerClient, withServerOptions, type ServerOptions } from '../client';
 import { CliError, UsageError } from '../errors';
 import { alignColumns, withExample } from '../help';
 import { envValue, say, warn, type CliIo } from '../io';
@@ -25,12 +25,6 @@ const OAUTH_HINTS: Record<string, string> = {
   discovery_failed: 'pin auth.authorization_endpoint and auth.token_endpoint in the Blueprint if the server publishes no metadata',
   not_found: 'nothing to remove: no login is stored for this server',
 };
-
-function oauthError(reply: ApiReply): CliError {
-  const code = typeof reply.json?.error === 'string' ? reply.json.error : '';
-  const message = typeof reply.json?.message === 'string' ? reply.json.message : reply.text.trim() || `the server answered ${reply.status}`;
-  return new CliError(message, 1, OAUTH_HINTS[code] ? [OAUTH_HINTS[code]] : []);
-}
 
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
 
@@ -162,7 +156,7 @@ export function registerMcpCommands(root: Command, context: CliContext): void {
     const client = ServerClient.from(options, io);
     const redirectUri = `http://127.0.0.1:${redirectPort(io)}/callback`;
     const config = await client.request('GET', '/v1/mcp/{blueprint}/{server}/auth-config', { params: { path: { blueprint, server }, query: { redirect_uri: redirectUri } } });
-    if (config.status !== 200) throw oauthError(config);
+    if (config.status !== 200) throw refusalWithHint(config, OAUTH_HINTS);
     const { client_id: clientId, authorization_endpoint: authorizationEndpoint, scopes } = config.json as { client_id?: string; authorization_endpoint?: string; scopes?: string[] };
     if (!clientId || !authorizationEndpoint) throw new CliError('the server gave no client id or authorization endpoint for this login', 1, [OAUTH_HINTS.missing_client_id]);
     const verifier = base64url(randomBytes(32));
@@ -182,7 +176,7 @@ export function registerMcpCommands(root: Command, context: CliContext): void {
     if (options.browser) openBrowser(url.toString());
     const code = await answer;
     const exchanged = await client.request('POST', '/v1/mcp/{blueprint}/{server}/oauth/exchange', { params: { path: { blueprint, server } }, body: { code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId } });
-    if (exchanged.status !== 200) throw oauthError(exchanged);
+    if (exchanged.status !== 200) throw refusalWithHint(exchanged, OAUTH_HINTS);
     say(io, `Authenticated '${server}' of Blueprint '${blueprint}' (state: ${exchanged.json.state}${exchanged.json.unauthenticated?.length ? `; still without a login: ${exchanged.json.unauthenticated.join(', ')}` : ''})`);
   });
 
@@ -191,7 +185,7 @@ export function registerMcpCommands(root: Command, context: CliContext): void {
     'svc mcp deauthenticate support notion',
   ).action(async (blueprint: string, server: string, options: ServerOptions) => {
     const reply = await ServerClient.from(options, io).request('DELETE', '/v1/mcp/{blueprint}/{server}/refresh-token', { params: { path: { blueprint, server } } });
-    if (reply.status !== 200) throw oauthError(reply);
+    if (reply.status !== 200) throw refusalWithHint(reply, OAUTH_HINTS);
     say(io, `Removed the login of '${server}' (Blueprint '${blueprint}' is now ${reply.json.state})`);
   });
 
@@ -200,7 +194,7 @@ export function registerMcpCommands(root: Command, context: CliContext): void {
     'svc mcp auth-status support',
   ).action(async (blueprint: string, options: ServerOptions) => {
     const reply = await ServerClient.from(options, io).request('GET', '/v1/mcp/{blueprint}/auth-status', { params: { path: { blueprint } } });
-    if (reply.status !== 200) throw oauthError(reply);
+    if (reply.status !== 200) throw refusalWithHint(reply, OAUTH_HINTS);
     const body = reply.json as { blueprint: string; state: string; servers: Array<{ name: string; kind: string; authenticated?: boolean }> };
     say(io, `Blueprint '${body.blueprint}': ${body.state}`);
     const rows = body.servers.map((s) => [s.name, s.kind, s.kind === 'oauth' ? (s.authenticated ? 'authenticated' : 'not authenticated') : '-']);

@@ -2,8 +2,7 @@
 // GET /v1/secrets, DELETE /v1/secrets/{key}). A value is never a command-line argument
 // and never printed.
 import type { Command } from 'commander';
-import { ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
-import { CliError } from '../errors';
+import { refusalWithHint, ServerClient, withServerOptions, type ServerOptions } from '../client';
 import { withExample } from '../help';
 import { say, warn } from '../io';
 import type { CliContext } from '../context';
@@ -15,12 +14,6 @@ const STORE_HINTS: Record<string, string> = {
   invalid_value: 'the value is empty: type it at the prompt or pipe it on standard input',
   not_found: 'nothing to delete: the key has no value on this server',
 };
-
-function storeError(reply: ApiReply): CliError {
-  const code = typeof reply.json?.error === 'string' ? reply.json.error : '';
-  const message = typeof reply.json?.message === 'string' ? reply.json.message : reply.text.trim() || `the server answered ${reply.status}`;
-  return new CliError(message, 1, STORE_HINTS[code] ? [STORE_HINTS[code]] : []);
-}
 
 export function registerSecretCommands(root: Command, context: CliContext): void {
   const { io } = context;
@@ -40,7 +33,7 @@ export function registerSecretCommands(root: Command, context: CliContext): void
     const client = ServerClient.from(options, io);
     const value = await readSecretValue(io, `Value for secret '${key}' (input hidden): `);
     const reply = await client.request('POST', '/v1/secrets', { body: { key, value } });
-    if (reply.status !== 200) throw storeError(reply);
+    if (reply.status !== 200) throw refusalWithHint(reply, STORE_HINTS);
     say(io, `Stored secret '${reply.json.key}'`);
   });
 
@@ -57,7 +50,7 @@ export function registerSecretCommands(root: Command, context: CliContext): void
   ).action(async (options: ServerOptions & { prefix?: string; json?: boolean }) => {
     const client = ServerClient.from(options, io);
     const reply = await client.request('GET', '/v1/secrets', { params: { query: options.prefix !== undefined ? { prefix: options.prefix } : {} } });
-    if (reply.status !== 200) throw storeError(reply);
+    if (reply.status !== 200) throw refusalWithHint(reply, STORE_HINTS);
     const keys: string[] = Array.isArray(reply.json?.keys) ? reply.json.keys : [];
     if (options.json) say(io, JSON.stringify(keys));
     else if (keys.length === 0) warn(io, options.prefix !== undefined ? `no stored keys start with '${options.prefix}'` : 'no secrets are stored (add one with `svc secret put <key>`)');
@@ -70,7 +63,7 @@ export function registerSecretCommands(root: Command, context: CliContext): void
   ).action(async (key: string, options: ServerOptions) => {
     const client = ServerClient.from(options, io);
     const reply = await client.request('DELETE', '/v1/secrets/{key}', { params: { path: { key } } });
-    if (reply.status !== 200) throw storeError(reply);
+    if (reply.status !== 200) throw refusalWithHint(reply, STORE_HINTS);
     say(io, `Deleted secret '${reply.json.key}'`);
   });
 }
