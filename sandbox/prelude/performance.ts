@@ -17,7 +17,9 @@ export function resetTimeOrigin(): void {
 }
 
 function timeOrigin(): number {
-  if (origin < 0) origin = DateNow();
+  // The run began before it first asked: the origin is one clock step (1 ms) earlier, so
+  // now() is positive from its first reading, as the standard's time origin makes it.
+  if (origin < 0) origin = DateNow() - 1;
   return origin;
 }
 
