@@ -44,17 +44,17 @@ import {
   typedArrayKind,
   Uint8Array_,
   uncurryThis,
-  DatePrototypeGetTime,
-  ErrorClasses,
-  RegExpPrototypeGetSource,
-  RegExpPrototypeGetFlags,
-  BooleanPrototypeValueOf,
-  NumberPrototypeValueOf,
-  StringPrototypeValueOf,
-  BigIntPrototypeValueOf,
-  SymbolPrototypeValueOf,
-  SetPrototypeAdd,
-  TypedArrayConstructors,
+  DatePrototypeGetTime as DateGetTime,
+  ErrorClasses as errorClasses,
+  RegExpPrototypeGetSource as RegExpGetSource,
+  RegExpPrototypeGetFlags as RegExpGetFlags,
+  BooleanPrototypeValueOf as BooleanValueOf,
+  NumberPrototypeValueOf as NumberValueOf,
+  StringPrototypeValueOf as StringValueOf,
+  BigIntPrototypeValueOf as BigIntValueOf,
+  SymbolPrototypeValueOf as SymbolValueOf,
+  SetPrototypeAdd as SetAdd,
+  TypedArrayConstructors as typedArrays,
   Object_,
   Array_,
   RegExp_,
@@ -63,18 +63,6 @@ import { DOMException } from './dom-exception';
 import { blobBytes, isBlob, isFile, makeBlob, makeFile } from './web/blob';
 import { listOf } from './web/headers';
 
-const DateGetTime = DatePrototypeGetTime;
-const errorClasses = ErrorClasses;
-const RegExpGetSource = RegExpPrototypeGetSource;
-const RegExpGetFlags = RegExpPrototypeGetFlags;
-const BooleanValueOf = BooleanPrototypeValueOf;
-const NumberValueOf = NumberPrototypeValueOf;
-const StringValueOf = StringPrototypeValueOf;
-const BigIntValueOf = BigIntPrototypeValueOf;
-const SymbolValueOf = SymbolPrototypeValueOf;
-const MapSet = MapPrototypeSet;
-const SetAdd = SetPrototypeAdd;
-const typedArrays = TypedArrayConstructors;
 /** Platform objects that are not serialisable (by their tag: a forged tag only spoils the program's own copy). */
 const UNCLONABLE_TAGS = ['Request', 'Response', 'Headers', 'FormData', 'ReadableStream', 'WritableStream', 'TransformStream', 'EventTarget', 'AbortSignal', 'AbortController', 'Event', 'CustomEvent', 'ErrorEvent', 'WeakRef', 'FinalizationRegistry', 'CryptoKey', 'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder'];
 
@@ -190,7 +178,7 @@ export function structuredClone<T>(value: T, options?: { transfer?: unknown }): 
     else if (isMap(v)) {
       const map = new Map_();
       MapPrototypeSet(seen, v, map);
-      MapPrototypeForEach(v, (item: unknown, key: unknown) => MapSet(map, copy(key), copy(item)));
+      MapPrototypeForEach(v, (item: unknown, key: unknown) => MapPrototypeSet(map, copy(key), copy(item)));
       return map;
     } else if (isSet(v)) {
       const set = new Set_();
