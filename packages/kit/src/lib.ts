@@ -1,7 +1,8 @@
 // @svc/kit: what the curated Packages share, so each of them keeps only what is its own.
 // Everything here is a pure helper or a factory bound to the caller's error class: the kit
 // reads no secret, makes no request and checks no capability, so it requires nothing and a
-// secret, a grant and a decision always belong to the consuming Package.
+// secret, a grant and a decision always belong to the consuming Package (the Slack
+// operations send through the calls the Package hands them, after the Package's own check).
 export type { ErrorClass, Json } from "./errors";
 export { argumentChecks, type ArgumentChecks } from "./args";
 export { authorization, compact, jsonObject, queryString, retryAfter } from "./http";
@@ -25,4 +26,14 @@ export {
   type SlackArgumentChecks,
   type User,
 } from "./slack";
+export {
+  slackOperations,
+  type ListConversationsOptions,
+  type ListMessagesOptions,
+  type PageOptions,
+  type Prepared,
+  type SendOptions,
+  type SlackCalls,
+  type SlackOperations,
+} from "./slack-operations";
 export { googleAnswers, type GoogleAnswers, type GoogleService } from "./google";

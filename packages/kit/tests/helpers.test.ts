@@ -1,5 +1,5 @@
 import { label, expectException } from "svc:test";
-import { argumentChecks, authorization, googleAnswers, queryString, slackAnswers, slackArgumentChecks } from "@svc/kit";
+import { argumentChecks, authorization, googleAnswers, queryString, slackAnswers, slackArgumentChecks, slackOperations } from "@svc/kit";
 
 class KitTestError extends Error {
   code: string;
@@ -38,4 +38,17 @@ export function main() {
   const limited = google.failure("files", 403, new Map([["retry-after", "7"]]), '{"error":{"status":"PERMISSION_DENIED","errors":[{"reason":"sharingRateLimitExceeded"}]}}') as KitTestError;
   assert(limited.code === "rate_limited" && limited.extra.retryAfterSeconds === 7 && limited.message.startsWith("Drive files failed: HTTP 403"));
   assert((expectException(() => google.answer("files", 200, none, ""), "KitTestError") as KitTestError).code === "invalid_response");
+  label("Slack operations check their arguments when prepared, name the facts to check, and send only on run()");
+  const sent: string[] = [];
+  const operations = slackOperations(KitTestError, slack, {
+    get: (method) => (sent.push(method), { ok: true, messages: [{ ts: "1.2", text: "hi" }] }),
+    post: (method) => (sent.push(method), method === "conversations.open" ? { ok: true, channel: { id: "G0GROUP" } } : { ok: true, channel: "G0GROUP", ts: "1.3" }),
+  });
+  assert((expectException(() => operations.listMessages("#general", {}), "KitTestError") as KitTestError).code === "invalid_argument" && sent.length === 0);
+  const reading = operations.getMessage("C0123ABCD", "1.2");
+  assert(reading.channelId === "C0123ABCD" && sent.length === 0);
+  assert(reading.run().text === "hi" && sent.join() === "conversations.history");
+  const group = operations.sendGroupDirectMessage(["U0B", "U0A", "U0B", "U0C"], "hello", null);
+  assert(group.userIds.join() === "U0A,U0B,U0C" && sent.length === 1);
+  assert(group.run().channelId === "G0GROUP" && sent.join() === "conversations.history,conversations.open,chat.postMessage");
 }

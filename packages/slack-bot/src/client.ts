@@ -2,7 +2,7 @@
 // this Package itself; Slack's answers are read by @svc/kit (shared with @svc/slack-user).
 import secrets from "svc:secrets";
 import { get, post } from "svc:http";
-import { authorization, compact, queryString, slackAnswers, type Json } from "@svc/kit";
+import { authorization, compact, queryString, slackAnswers, slackOperations, type Json } from "@svc/kit";
 
 const API = "https://slack.com/api/";
 
@@ -36,12 +36,13 @@ export class SlackError extends Error {
 }
 
 export type { Json };
-export { field, items, messagePage, posted };
+export { field };
 
 /** Query and body parameters; undefined and null values are left out. */
 export type Params = Record<string, unknown>;
 
-const { answer, field, items, messagePage, openedChannel, posted } = slackAnswers(SlackError);
+const answers = slackAnswers(SlackError);
+const { answer, field } = answers;
 
 /** The `Authorization` header with this Package's token; missing_token without it. */
 export function tokenHeader(): Record<string, string> {
@@ -60,7 +61,5 @@ export function callPost(method: string, params: Params = {}): Json {
   return answer(method, r.status, r.headers, r.body);
 }
 
-/** Opens (or finds) the direct or group direct message with `users`; returns its id. */
-export function openConversation(users: string[]): string {
-  return openedChannel(callPost("conversations.open", { users: users.join(","), return_im: true }));
-}
+/** The operations both Slack Packages offer (written in @svc/kit), sending through the calls above. */
+export const slack = slackOperations(SlackError, answers, { get: callGet, post: callPost });

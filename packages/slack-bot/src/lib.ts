@@ -1,49 +1,12 @@
-// @svc/slack-bot: the Slack Web API as the workspace's bot (SLACK_BOT_TOKEN).
+// @svc/slack-bot: the Slack Web API as the workspace's bot (SLACK_BOT_TOKEN). Each function
+// keeps its capability and its check; the operation itself is written once in @svc/kit and
+// sends through this Package's own client.
 import { check } from "svc:security";
-import { nextCursor, toConversation, toIdentity, toMessage, toUser, type Conversation, type Identity, type Message, type Page, type PostedMessage, type User } from "@svc/kit";
-import { callGet, callPost, field, items, messagePage, openConversation, posted, SlackError, type Json } from "./client";
-import { blocksArg, channelIdArg, emojiArg, flagArg, limitArg, optionsArg, pageTokenArg, sendExtras, textArg, tsArg, typesArg, userIdArg, userIdsArg } from "./args";
+import type { Conversation, Identity, ListConversationsOptions, ListMessagesOptions, Message, Page, PageOptions, PostedMessage, SendOptions, User } from "@svc/kit";
+import { slack, SlackError } from "./client";
 
 export { SlackError };
-export type { Conversation, Identity, Message, MessageFile, Page, PostedMessage, Reaction, User } from "@svc/kit";
-
-/** Options of the message-sending functions. */
-export interface SendOptions {
-  /** Reply in the thread of this parent message `ts`. */
-  threadTs?: string | null;
-  /** With `threadTs`: also show the reply in the channel. */
-  replyBroadcast?: boolean | null;
-  /** Block Kit blocks; `text` is then the notification fallback. */
-  blocks?: unknown[] | null;
-  /** Unfurl links in the text (Slack's default when omitted). */
-  unfurlLinks?: boolean | null;
-}
-
-/** Options of the paged lists. */
-export interface PageOptions {
-  /** Items per page (Slack caps it; default chosen by Slack). */
-  limit?: number | null;
-  /** `nextPageToken` of the previous page. */
-  pageToken?: string | null;
-}
-
-/** Options of `listConversations`. */
-export interface ListConversationsOptions extends PageOptions {
-  /** Kinds to list; default public and private channels. */
-  types?: Array<"public_channel" | "private_channel" | "mpim" | "im"> | null;
-  /** Leave archived channels out (default true). */
-  excludeArchived?: boolean | null;
-}
-
-/** Options of `listMessages`. */
-export interface ListMessagesOptions extends PageOptions {
-  /** Only messages after this `ts`. */
-  oldest?: string | null;
-  /** Only messages before this `ts`. */
-  latest?: string | null;
-  /** Include messages exactly at `oldest` / `latest`. */
-  inclusive?: boolean | null;
-}
+export type { Conversation, Identity, ListConversationsOptions, ListMessagesOptions, Message, MessageFile, Page, PageOptions, PostedMessage, Reaction, SendOptions, User } from "@svc/kit";
 
 /**
  * Post a message to a conversation (channel, private channel or direct message), optionally as a thread reply.
@@ -54,11 +17,9 @@ export interface ListMessagesOptions extends PageOptions {
  * @capability slack.com/bot/sendMessage { channelId }
  */
 export function sendMessage(channelId: string, text: string, options?: SendOptions | null): PostedMessage {
-  const channel = channelIdArg(channelId);
-  const message = textArg(text);
-  const extras = sendExtras(optionsArg(options));
-  check("slack.com/bot/sendMessage", { channelId: channel });
-  return posted(callPost("chat.postMessage", { channel, text: message, ...extras }), channel);
+  const op = slack.sendMessage(channelId, text, options);
+  check("slack.com/bot/sendMessage", { channelId: op.channelId });
+  return op.run();
 }
 
 /**
@@ -71,13 +32,9 @@ export function sendMessage(channelId: string, text: string, options?: SendOptio
  * @capability slack.com/bot/updateMessage { channelId }
  */
 export function updateMessage(channelId: string, ts: string, text: string, options?: { blocks?: unknown[] | null } | null): { channelId: string; ts: string; text: string } {
-  const channel = channelIdArg(channelId);
-  const messageTs = tsArg(ts);
-  const message = textArg(text);
-  const blocks = blocksArg(optionsArg(options).blocks);
-  check("slack.com/bot/updateMessage", { channelId: channel });
-  const body = callPost("chat.update", { channel, ts: messageTs, text: message, blocks });
-  return { channelId: typeof body.channel === "string" ? body.channel : channel, ts: typeof body.ts === "string" ? body.ts : messageTs, text: typeof body.text === "string" ? body.text : message };
+  const op = slack.updateMessage(channelId, ts, text, options);
+  check("slack.com/bot/updateMessage", { channelId: op.channelId });
+  return op.run();
 }
 
 /**
@@ -87,10 +44,9 @@ export function updateMessage(channelId: string, ts: string, text: string, optio
  * @capability slack.com/bot/deleteMessage { channelId }
  */
 export function deleteMessage(channelId: string, ts: string): void {
-  const channel = channelIdArg(channelId);
-  const messageTs = tsArg(ts);
-  check("slack.com/bot/deleteMessage", { channelId: channel });
-  callPost("chat.delete", { channel, ts: messageTs });
+  const op = slack.deleteMessage(channelId, ts);
+  check("slack.com/bot/deleteMessage", { channelId: op.channelId });
+  op.run();
 }
 
 /**
@@ -101,11 +57,9 @@ export function deleteMessage(channelId: string, ts: string): void {
  * @capability slack.com/bot/addReaction { channelId }
  */
 export function addReaction(channelId: string, ts: string, name: string): void {
-  const channel = channelIdArg(channelId);
-  const timestamp = tsArg(ts);
-  const emoji = emojiArg(name);
-  check("slack.com/bot/addReaction", { channelId: channel });
-  callPost("reactions.add", { channel, timestamp, name: emoji });
+  const op = slack.addReaction(channelId, ts, name);
+  check("slack.com/bot/addReaction", { channelId: op.channelId });
+  op.run();
 }
 
 /**
@@ -116,11 +70,9 @@ export function addReaction(channelId: string, ts: string, name: string): void {
  * @capability slack.com/bot/removeReaction { channelId }
  */
 export function removeReaction(channelId: string, ts: string, name: string): void {
-  const channel = channelIdArg(channelId);
-  const timestamp = tsArg(ts);
-  const emoji = emojiArg(name);
-  check("slack.com/bot/removeReaction", { channelId: channel });
-  callPost("reactions.remove", { channel, timestamp, name: emoji });
+  const op = slack.removeReaction(channelId, ts, name);
+  check("slack.com/bot/removeReaction", { channelId: op.channelId });
+  op.run();
 }
 
 /**
@@ -130,10 +82,9 @@ export function removeReaction(channelId: string, ts: string, name: string): voi
  * @capability slack.com/bot/getConversation { channelId }
  */
 export function getConversation(channelId: string): Conversation {
-  const channel = channelIdArg(channelId);
-  check("slack.com/bot/getConversation", { channelId: channel });
-  const body = callGet("conversations.info", { channel, include_num_members: true });
-  return toConversation(field(body, "channel", "conversations.info"));
+  const op = slack.getConversation(channelId);
+  check("slack.com/bot/getConversation", { channelId: op.channelId });
+  return op.run();
 }
 
 /**
@@ -143,14 +94,9 @@ export function getConversation(channelId: string): Conversation {
  * @capability slack.com/bot/listConversations {}
  */
 export function listConversations(options?: ListConversationsOptions | null): Page<Conversation> {
-  const o = optionsArg(options);
-  const types = typesArg(o.types, ["public_channel", "private_channel"]);
-  const excludeArchived = flagArg(o.excludeArchived, "options.excludeArchived") ?? true;
-  const limit = limitArg(o.limit);
-  const cursor = pageTokenArg(o.pageToken);
+  const op = slack.listConversations(options);
   check("slack.com/bot/listConversations", {});
-  const body = callGet("conversations.list", { types, exclude_archived: excludeArchived, limit, cursor });
-  return { items: items(body, "channels", "conversations.list").map(toConversation), nextPageToken: nextCursor(body) };
+  return op.run();
 }
 
 /**
@@ -161,13 +107,9 @@ export function listConversations(options?: ListConversationsOptions | null): Pa
  * @capability slack.com/bot/listMembers { channelId }
  */
 export function listMembers(channelId: string, options?: PageOptions | null): Page<string> {
-  const channel = channelIdArg(channelId);
-  const o = optionsArg(options);
-  const limit = limitArg(o.limit);
-  const cursor = pageTokenArg(o.pageToken);
-  check("slack.com/bot/listMembers", { channelId: channel });
-  const body = callGet("conversations.members", { channel, limit, cursor });
-  return { items: items(body, "members", "conversations.members").filter((m): m is string => typeof m === "string"), nextPageToken: nextCursor(body) };
+  const op = slack.listMembers(channelId, options);
+  check("slack.com/bot/listMembers", { channelId: op.channelId });
+  return op.run();
 }
 
 /**
@@ -178,15 +120,9 @@ export function listMembers(channelId: string, options?: PageOptions | null): Pa
  * @capability slack.com/bot/listMessages { channelId }
  */
 export function listMessages(channelId: string, options?: ListMessagesOptions | null): Page<Message> {
-  const channel = channelIdArg(channelId);
-  const o = optionsArg(options);
-  const oldest = o.oldest == null ? undefined : tsArg(o.oldest, "options.oldest");
-  const latest = o.latest == null ? undefined : tsArg(o.latest, "options.latest");
-  const inclusive = flagArg(o.inclusive, "options.inclusive");
-  const limit = limitArg(o.limit, "options.limit", 999);
-  const cursor = pageTokenArg(o.pageToken);
-  check("slack.com/bot/listMessages", { channelId: channel });
-  return messagePage(callGet("conversations.history", { channel, oldest, latest, inclusive, limit, cursor }), "conversations.history", channel);
+  const op = slack.listMessages(channelId, options);
+  check("slack.com/bot/listMessages", { channelId: op.channelId });
+  return op.run();
 }
 
 /**
@@ -197,18 +133,9 @@ export function listMessages(channelId: string, options?: ListMessagesOptions | 
  * @capability slack.com/bot/getMessage { channelId }
  */
 export function getMessage(channelId: string, ts: string): Message {
-  const channel = channelIdArg(channelId);
-  const messageTs = tsArg(ts);
-  check("slack.com/bot/getMessage", { channelId: channel });
-  const history = callGet("conversations.history", { channel, latest: messageTs, oldest: messageTs, inclusive: true, limit: 1 });
-  let found = items(history, "messages", "conversations.history").map((m) => toMessage(m, channel)).find((m) => m.ts === messageTs);
-  if (!found) {
-    // A thread reply is not in the history; conversations.replies finds it by its own ts.
-    const replies = callGet("conversations.replies", { channel, ts: messageTs, latest: messageTs, oldest: messageTs, inclusive: true, limit: 1 });
-    found = items(replies, "messages", "conversations.replies").map((m) => toMessage(m, channel)).find((m) => m.ts === messageTs);
-  }
-  if (!found) throw new SlackError("not_found", `no message at ts ${messageTs} in ${channel}`, 200, { slackError: "message_not_found" });
-  return found;
+  const op = slack.getMessage(channelId, ts);
+  check("slack.com/bot/getMessage", { channelId: op.channelId });
+  return op.run();
 }
 
 /**
@@ -220,13 +147,9 @@ export function getMessage(channelId: string, ts: string): Message {
  * @capability slack.com/bot/getThread { channelId }
  */
 export function getThread(channelId: string, threadTs: string, options?: PageOptions | null): Page<Message> {
-  const channel = channelIdArg(channelId);
-  const parent = tsArg(threadTs, "threadTs");
-  const o = optionsArg(options);
-  const limit = limitArg(o.limit);
-  const cursor = pageTokenArg(o.pageToken);
-  check("slack.com/bot/getThread", { channelId: channel });
-  return messagePage(callGet("conversations.replies", { channel, ts: parent, limit, cursor }), "conversations.replies", channel);
+  const op = slack.getThread(channelId, threadTs, options);
+  check("slack.com/bot/getThread", { channelId: op.channelId });
+  return op.run();
 }
 
 /**
@@ -236,9 +159,9 @@ export function getThread(channelId: string, threadTs: string, options?: PageOpt
  * @capability slack.com/bot/getUser { userId }
  */
 export function getUser(userId: string): User {
-  const user = userIdArg(userId);
-  check("slack.com/bot/getUser", { userId: user });
-  return toUser(field(callGet("users.info", { user }), "user", "users.info"));
+  const op = slack.getUser(userId);
+  check("slack.com/bot/getUser", { userId: op.userId });
+  return op.run();
 }
 
 /**
@@ -248,12 +171,9 @@ export function getUser(userId: string): User {
  * @capability slack.com/bot/listUsers {}
  */
 export function listUsers(options?: PageOptions | null): Page<User> {
-  const o = optionsArg(options);
-  const limit = limitArg(o.limit);
-  const cursor = pageTokenArg(o.pageToken);
+  const op = slack.listUsers(options);
   check("slack.com/bot/listUsers", {});
-  const body = callGet("users.list", { limit, cursor });
-  return { items: items(body, "members", "users.list").map(toUser), nextPageToken: nextCursor(body) };
+  return op.run();
 }
 
 /**
@@ -263,9 +183,9 @@ export function listUsers(options?: PageOptions | null): Page<User> {
  * @capability slack.com/bot/openDirectMessage { userId }
  */
 export function openDirectMessage(userId: string): { channelId: string } {
-  const user = userIdArg(userId);
-  check("slack.com/bot/openDirectMessage", { userId: user });
-  return { channelId: openConversation([user]) };
+  const op = slack.openDirectMessage(userId);
+  check("slack.com/bot/openDirectMessage", { userId: op.userId });
+  return op.run();
 }
 
 /**
@@ -275,9 +195,9 @@ export function openDirectMessage(userId: string): { channelId: string } {
  * @capability slack.com/bot/openGroupDirectMessage { userIds: string[] }
  */
 export function openGroupDirectMessage(userIds: string[]): { channelId: string } {
-  const users = userIdsArg(userIds);
-  check("slack.com/bot/openGroupDirectMessage", { userIds: users });
-  return { channelId: openConversation(users) };
+  const op = slack.openGroupDirectMessage(userIds);
+  check("slack.com/bot/openGroupDirectMessage", { userIds: op.userIds });
+  return op.run();
 }
 
 /**
@@ -289,12 +209,9 @@ export function openGroupDirectMessage(userIds: string[]): { channelId: string }
  * @capability slack.com/bot/sendDirectMessage { userId }
  */
 export function sendDirectMessage(userId: string, text: string, options?: SendOptions | null): PostedMessage {
-  const user = userIdArg(userId);
-  const message = textArg(text);
-  const extras = sendExtras(optionsArg(options));
-  check("slack.com/bot/sendDirectMessage", { userId: user });
-  const channel = openConversation([user]);
-  return posted(callPost("chat.postMessage", { channel, text: message, ...extras }), channel);
+  const op = slack.sendDirectMessage(userId, text, options);
+  check("slack.com/bot/sendDirectMessage", { userId: op.userId });
+  return op.run();
 }
 
 /**
@@ -306,12 +223,9 @@ export function sendDirectMessage(userId: string, text: string, options?: SendOp
  * @capability slack.com/bot/sendGroupDirectMessage { userIds: string[] }
  */
 export function sendGroupDirectMessage(userIds: string[], text: string, options?: SendOptions | null): PostedMessage {
-  const users = userIdsArg(userIds);
-  const message = textArg(text);
-  const extras = sendExtras(optionsArg(options));
-  check("slack.com/bot/sendGroupDirectMessage", { userIds: users });
-  const channel = openConversation(users);
-  return posted(callPost("chat.postMessage", { channel, text: message, ...extras }), channel);
+  const op = slack.sendGroupDirectMessage(userIds, text, options);
+  check("slack.com/bot/sendGroupDirectMessage", { userIds: op.userIds });
+  return op.run();
 }
 
 /**
@@ -320,6 +234,7 @@ export function sendGroupDirectMessage(userIds: string[], text: string, options?
  * @capability slack.com/bot/getIdentity {}
  */
 export function getIdentity(): Identity {
+  const op = slack.getIdentity();
   check("slack.com/bot/getIdentity", {});
-  return toIdentity(callPost("auth.test"));
+  return op.run();
 }

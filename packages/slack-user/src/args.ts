@@ -4,7 +4,7 @@
 import { slackArgumentChecks } from "@svc/kit";
 import { SlackError } from "./client";
 
-export const { invalid, blocksArg, channelIdArg, emojiArg, flagArg, limitArg, optionsArg, pageTokenArg, sendExtras, textArg, tsArg, typesArg, userIdArg, userIdsArg } = slackArgumentChecks(SlackError);
+export const { invalid, flagArg, limitArg, optionsArg, pageTokenArg } = slackArgumentChecks(SlackError);
 
 /** An email address, trimmed and lower-cased. */
 export function emailArg(value: unknown, name = "email"): string {

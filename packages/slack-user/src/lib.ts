@@ -1,46 +1,22 @@
-// @svc/slack-user: the Slack Web API as the authenticated user (SLACK_USER_TOKEN).
+// @svc/slack-user: the Slack Web API as the authenticated user (SLACK_USER_TOKEN). The
+// operations both Slack Packages offer keep their capability and check here and are written
+// once in @svc/kit, sending through this Package's own client; search and files are its own.
 import { check } from "svc:security";
 import { download } from "svc:http";
-import { nextCursor, toConversation, toIdentity, toMessage, toUser, type Conversation, type Identity, type Message, type Page, type PostedMessage, type User } from "@svc/kit";
-import { callGet, callPost, field, items, messagePage, openConversation, posted, SlackError, tokenHeader, type Json } from "./client";
-import { channelIdArg, emailArg, emojiArg, fileIdArg, filesUrlArg, flagArg, limitArg, optionsArg, pageTokenArg, pathArg, queryArg, sendExtras, textArg, tsArg, typesArg, userIdArg, userIdsArg } from "./args";
+import { nextCursor, toUser, type Conversation, type Identity, type ListConversationsOptions, type ListMessagesOptions, type Message, type Page, type PageOptions, type PostedMessage, type SendOptions, type User } from "@svc/kit";
+import { callGet, field, slack, SlackError, tokenHeader } from "./client";
+import { emailArg, fileIdArg, filesUrlArg, flagArg, limitArg, optionsArg, pageTokenArg, pathArg, queryArg } from "./args";
 import { toFile, toSearchPage, type SearchPage, type SlackFile } from "./model";
 
 export { SlackError };
-export type { Conversation, Identity, Message, MessageFile, Page, PostedMessage, Reaction, User } from "@svc/kit";
+export type { Conversation, Identity, ListMessagesOptions, Message, MessageFile, Page, PageOptions, PostedMessage, Reaction, SendOptions, User } from "@svc/kit";
+/** Options of `listChannels`. */
+export type ListChannelsOptions = ListConversationsOptions;
 export type { SearchMatch, SearchPage, SlackFile } from "./model";
 
 const FILES = "https://files.slack.com/";
 /** Largest file `downloadFile` writes (bytes). */
 const MAX_DOWNLOAD = 20000000;
-
-/** Options of the message-sending functions. */
-export interface SendOptions {
-  /** Reply in the thread of this parent message `ts`. */
-  threadTs?: string | null;
-  /** With `threadTs`: also show the reply in the channel. */
-  replyBroadcast?: boolean | null;
-  /** Block Kit blocks; `text` is then the notification fallback. */
-  blocks?: unknown[] | null;
-  /** Unfurl links in the text (Slack's default when omitted). */
-  unfurlLinks?: boolean | null;
-}
-
-/** Options of the paged lists. */
-export interface PageOptions {
-  /** Items per page (Slack caps it; default chosen by Slack). */
-  limit?: number | null;
-  /** `nextPageToken` of the previous page. */
-  pageToken?: string | null;
-}
-
-/** Options of `listChannels`. */
-export interface ListChannelsOptions extends PageOptions {
-  /** Kinds to list; default public and private channels. */
-  types?: Array<"public_channel" | "private_channel" | "mpim" | "im"> | null;
-  /** Leave archived channels out (default true). */
-  excludeArchived?: boolean | null;
-}
 
 /** Options of `search`. */
 export interface SearchOptions {
@@ -62,16 +38,6 @@ export interface DownloadedFile {
   contentType: string;
 }
 
-/** Options of `listMessages`. */
-export interface ListMessagesOptions extends PageOptions {
-  /** Only messages after this `ts`. */
-  oldest?: string | null;
-  /** Only messages before this `ts`. */
-  latest?: string | null;
-  /** Include messages exactly at `oldest` / `latest`. */
-  inclusive?: boolean | null;
-}
-
 /**
  * Post a message to a conversation (channel, private channel or direct message), optionally as a thread reply.
  * @param channelId Conversation id (`C…`, `G…` or `D…`); the user must be a member.
@@ -81,11 +47,9 @@ export interface ListMessagesOptions extends PageOptions {
  * @capability slack.com/user/sendMessage { channelId }
  */
 export function sendMessage(channelId: string, text: string, options?: SendOptions | null): PostedMessage {
-  const channel = channelIdArg(channelId);
-  const message = textArg(text);
-  const extras = sendExtras(optionsArg(options));
-  check("slack.com/user/sendMessage", { channelId: channel });
-  return posted(callPost("chat.postMessage", { channel, text: message, ...extras }), channel);
+  const op = slack.sendMessage(channelId, text, options);
+  check("slack.com/user/sendMessage", { channelId: op.channelId });
+  return op.run();
 }
 
 /**
@@ -96,11 +60,9 @@ export function sendMessage(channelId: string, text: string, options?: SendOptio
  * @capability slack.com/user/addReaction { channelId }
  */
 export function addReaction(channelId: string, ts: string, name: string): void {
-  const channel = channelIdArg(channelId);
-  const timestamp = tsArg(ts);
-  const emoji = emojiArg(name);
-  check("slack.com/user/addReaction", { channelId: channel });
-  callPost("reactions.add", { channel, timestamp, name: emoji });
+  const op = slack.addReaction(channelId, ts, name);
+  check("slack.com/user/addReaction", { channelId: op.channelId });
+  op.run();
 }
 
 /**
@@ -111,15 +73,9 @@ export function addReaction(channelId: string, ts: string, name: string): void {
  * @capability slack.com/user/listMessages { channelId }
  */
 export function listMessages(channelId: string, options?: ListMessagesOptions | null): Page<Message> {
-  const channel = channelIdArg(channelId);
-  const o = optionsArg(options);
-  const oldest = o.oldest == null ? undefined : tsArg(o.oldest, "options.oldest");
-  const latest = o.latest == null ? undefined : tsArg(o.latest, "options.latest");
-  const inclusive = flagArg(o.inclusive, "options.inclusive");
-  const limit = limitArg(o.limit, "options.limit", 999);
-  const cursor = pageTokenArg(o.pageToken);
-  check("slack.com/user/listMessages", { channelId: channel });
-  return messagePage(callGet("conversations.history", { channel, oldest, latest, inclusive, limit, cursor }), "conversations.history", channel);
+  const op = slack.listMessages(channelId, options);
+  check("slack.com/user/listMessages", { channelId: op.channelId });
+  return op.run();
 }
 
 /**
@@ -130,18 +86,9 @@ export function listMessages(channelId: string, options?: ListMessagesOptions | 
  * @capability slack.com/user/getMessage { channelId }
  */
 export function getMessage(channelId: string, ts: string): Message {
-  const channel = channelIdArg(channelId);
-  const messageTs = tsArg(ts);
-  check("slack.com/user/getMessage", { channelId: channel });
-  const history = callGet("conversations.history", { channel, latest: messageTs, oldest: messageTs, inclusive: true, limit: 1 });
-  let found = items(history, "messages", "conversations.history").map((m) => toMessage(m, channel)).find((m) => m.ts === messageTs);
-  if (!found) {
-    // A thread reply is not in the history; conversations.replies finds it by its own ts.
-    const replies = callGet("conversations.replies", { channel, ts: messageTs, latest: messageTs, oldest: messageTs, inclusive: true, limit: 1 });
-    found = items(replies, "messages", "conversations.replies").map((m) => toMessage(m, channel)).find((m) => m.ts === messageTs);
-  }
-  if (!found) throw new SlackError("not_found", `no message at ts ${messageTs} in ${channel}`, 200, { slackError: "message_not_found" });
-  return found;
+  const op = slack.getMessage(channelId, ts);
+  check("slack.com/user/getMessage", { channelId: op.channelId });
+  return op.run();
 }
 
 /**
@@ -153,13 +100,9 @@ export function getMessage(channelId: string, ts: string): Message {
  * @capability slack.com/user/getThread { channelId }
  */
 export function getThread(channelId: string, threadTs: string, options?: PageOptions | null): Page<Message> {
-  const channel = channelIdArg(channelId);
-  const parent = tsArg(threadTs, "threadTs");
-  const o = optionsArg(options);
-  const limit = limitArg(o.limit);
-  const cursor = pageTokenArg(o.pageToken);
-  check("slack.com/user/getThread", { channelId: channel });
-  return messagePage(callGet("conversations.replies", { channel, ts: parent, limit, cursor }), "conversations.replies", channel);
+  const op = slack.getThread(channelId, threadTs, options);
+  check("slack.com/user/getThread", { channelId: op.channelId });
+  return op.run();
 }
 
 /**
@@ -169,9 +112,9 @@ export function getThread(channelId: string, threadTs: string, options?: PageOpt
  * @capability slack.com/user/getUser { userId }
  */
 export function getUser(userId: string): User {
-  const user = userIdArg(userId);
-  check("slack.com/user/getUser", { userId: user });
-  return toUser(field(callGet("users.info", { user }), "user", "users.info"));
+  const op = slack.getUser(userId);
+  check("slack.com/user/getUser", { userId: op.userId });
+  return op.run();
 }
 
 /**
@@ -181,12 +124,9 @@ export function getUser(userId: string): User {
  * @capability slack.com/user/listUsers {}
  */
 export function listUsers(options?: PageOptions | null): Page<User> {
-  const o = optionsArg(options);
-  const limit = limitArg(o.limit);
-  const cursor = pageTokenArg(o.pageToken);
+  const op = slack.listUsers(options);
   check("slack.com/user/listUsers", {});
-  const body = callGet("users.list", { limit, cursor });
-  return { items: items(body, "members", "users.list").map(toUser), nextPageToken: nextCursor(body) };
+  return op.run();
 }
 
 /**
@@ -198,12 +138,9 @@ export function listUsers(options?: PageOptions | null): Page<User> {
  * @capability slack.com/user/sendDirectMessage { userId }
  */
 export function sendDirectMessage(userId: string, text: string, options?: SendOptions | null): PostedMessage {
-  const user = userIdArg(userId);
-  const message = textArg(text);
-  const extras = sendExtras(optionsArg(options));
-  check("slack.com/user/sendDirectMessage", { userId: user });
-  const channel = openConversation([user]);
-  return posted(callPost("chat.postMessage", { channel, text: message, ...extras }), channel);
+  const op = slack.sendDirectMessage(userId, text, options);
+  check("slack.com/user/sendDirectMessage", { userId: op.userId });
+  return op.run();
 }
 
 /**
@@ -215,12 +152,9 @@ export function sendDirectMessage(userId: string, text: string, options?: SendOp
  * @capability slack.com/user/sendGroupDirectMessage { userIds: string[] }
  */
 export function sendGroupDirectMessage(userIds: string[], text: string, options?: SendOptions | null): PostedMessage {
-  const users = userIdsArg(userIds);
-  const message = textArg(text);
-  const extras = sendExtras(optionsArg(options));
-  check("slack.com/user/sendGroupDirectMessage", { userIds: users });
-  const channel = openConversation(users);
-  return posted(callPost("chat.postMessage", { channel, text: message, ...extras }), channel);
+  const op = slack.sendGroupDirectMessage(userIds, text, options);
+  check("slack.com/user/sendGroupDirectMessage", { userIds: op.userIds });
+  return op.run();
 }
 
 /**
@@ -229,8 +163,9 @@ export function sendGroupDirectMessage(userIds: string[], text: string, options?
  * @capability slack.com/user/getIdentity {}
  */
 export function getIdentity(): Identity {
+  const op = slack.getIdentity();
   check("slack.com/user/getIdentity", {});
-  return toIdentity(callPost("auth.test"));
+  return op.run();
 }
 
 /**
@@ -240,10 +175,9 @@ export function getIdentity(): Identity {
  * @capability slack.com/user/getChannel { channelId }
  */
 export function getChannel(channelId: string): Conversation {
-  const channel = channelIdArg(channelId);
-  check("slack.com/user/getChannel", { channelId: channel });
-  const body = callGet("conversations.info", { channel, include_num_members: true });
-  return toConversation(field(body, "channel", "conversations.info"));
+  const op = slack.getConversation(channelId);
+  check("slack.com/user/getChannel", { channelId: op.channelId });
+  return op.run();
 }
 
 /**
@@ -253,14 +187,9 @@ export function getChannel(channelId: string): Conversation {
  * @capability slack.com/user/listChannels {}
  */
 export function listChannels(options?: ListChannelsOptions | null): Page<Conversation> {
-  const o = optionsArg(options);
-  const types = typesArg(o.types, ["public_channel", "private_channel"]);
-  const excludeArchived = flagArg(o.excludeArchived, "options.excludeArchived") ?? true;
-  const limit = limitArg(o.limit);
-  const cursor = pageTokenArg(o.pageToken);
+  const op = slack.listConversations(options);
   check("slack.com/user/listChannels", {});
-  const body = callGet("conversations.list", { types, exclude_archived: excludeArchived, limit, cursor });
-  return { items: items(body, "channels", "conversations.list").map(toConversation), nextPageToken: nextCursor(body) };
+  return op.run();
 }
 
 /**
