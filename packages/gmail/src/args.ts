@@ -3,7 +3,7 @@
 // permission check or request. The checks every curated Package shares come from @svc/kit.
 import { argumentChecks } from "@svc/kit";
 import { GmailError } from "./client";
-import { recipientsArg, type Mailbox } from "./mime";
+import { recipientsArg, type Mailbox, type MessageContent } from "./mime";
 
 const checks = argumentChecks(GmailError);
 const { invalid } = checks;
@@ -111,13 +111,7 @@ export interface ReplyInput {
 }
 
 /** A validated EmailInput (attachments not read yet). */
-export interface EmailRequest {
-  to: Mailbox[];
-  cc: Mailbox[];
-  bcc: Mailbox[];
-  subject: string;
-  text: string | null;
-  html: string | null;
+export interface EmailRequest extends MessageContent {
   attachments: AttachmentRequest[];
   threadId: string | null;
 }

@@ -3,8 +3,8 @@
 import { check } from "svc:security";
 import { append, readBytes, stat, write } from "svc:fs";
 import { apiDelete, apiGet, apiPost, GmailError, type Json } from "./client";
-import { emailArg, flagArg, formatArg, idArg, labelChangesArg, labelIdsArg, labelNameArg, maxResultsArg, optionsArg, pageTokenArg, pathArg, replyArg, textArg, visibilityArg, type AttachmentRequest, type EmailInput, type ReplyInput } from "./args";
-import { buildMime, contentTypeFor, fromBase64, recipientAddresses, textToBase64Url, toBase64, type Mailbox, type Outgoing, type OutgoingFile } from "./mime";
+import { emailArg, flagArg, formatArg, idArg, labelChangesArg, labelIdsArg, labelNameArg, maxResultsArg, optionsArg, pageTokenArg, pathArg, replyArg, textArg, visibilityArg, type AttachmentRequest, type EmailInput, type EmailRequest, type ReplyInput, type ReplyRequest } from "./args";
+import { buildMime, contentTypeFor, fromBase64, recipientAddresses, textToBase64Url, toBase64, type Mailbox, type MessageContent, type OutgoingFile } from "./mime";
 import { threadLabels, toDraft, toDraftDetail, toDraftPage, toLabel, toLabels, toMessage, toProfile, toSent, toThread, toThreadPage, toTriageItem, type Draft, type DraftDetail, type DraftPage, type Label, type LabelChange, type Message, type Profile, type SentMessage, type Thread, type ThreadPage, type TriageItem } from "./model";
 
 export { GmailError };
@@ -92,8 +92,38 @@ function readFiles(requests: AttachmentRequest[]): OutgoingFile[] {
   });
 }
 
-function raw(message: Outgoing): string {
-  return textToBase64Url(buildMime(message));
+/** A message ready to be checked and sent: its recipients and attachment paths for the checks; `raw()` reads the attachments and builds it. */
+interface Composed {
+  recipients: string[];
+  attachmentPaths: string[];
+  threadId: string | null;
+  /** The RFC 2822 message, base64url-encoded; reads the attachments, so call it after the checks. */
+  raw(): string;
+}
+
+/** Composes a message from what it says (`content`), how it threads and what it attaches. */
+function compose(content: MessageContent, threading: { inReplyTo: string | null; references: string | null; threadId: string | null }, attachments: AttachmentRequest[]): Composed {
+  return {
+    recipients: recipientAddresses(content.to, content.cc, content.bcc),
+    attachmentPaths: attachments.map((a) => a.path),
+    threadId: threading.threadId,
+    raw: () => textToBase64Url(buildMime({ ...content, inReplyTo: threading.inReplyTo, references: threading.references, files: readFiles(attachments) })),
+  };
+}
+
+/** A new message (not a reply). */
+function newMessage(e: EmailRequest): Composed {
+  return compose({ to: e.to, cc: e.cc, bcc: e.bcc, subject: e.subject, text: e.text, html: e.html }, { inReplyTo: null, references: null, threadId: e.threadId }, e.attachments);
+}
+
+/** A reply to `messageId`, addressed from the original (read first); `requireRecipient` refuses an original with no one to answer. */
+function replyMessage(messageId: string, r: ReplyRequest, requireRecipient: boolean): Composed {
+  const original = fetchForReply(messageId);
+  const self = r.replyAll ? selfAddress() : null;
+  const a = replyAddressing(original, r.replyAll, self);
+  if (requireRecipient && a.to.length === 0) throw new GmailError("invalid_argument", `message ${messageId} has no sender or recipient to reply to`);
+  const content = { to: a.to, cc: [...a.cc, ...r.cc], bcc: r.bcc, subject: a.subject, text: r.text, html: r.html };
+  return compose(content, { inReplyTo: a.inReplyTo, references: a.references, threadId: original.threadId }, r.attachments);
 }
 
 /** Addresses and threading of a reply to `original`. */
@@ -182,13 +212,10 @@ export function getMessage(messageId: string, options?: GetOptions | null): Mess
  * @capability svc/gmail.sendEmail { recipients: string[] }
  */
 export function sendEmail(email: EmailInput): SentMessage {
-  const e = emailArg(email, "email", true);
-  const recipients = recipientAddresses(e.to, e.cc, e.bcc);
-  check("svc/gmail.sendEmail", { recipients });
-  for (const a of e.attachments) check("fs.read", { path: a.path });
-  const files = readFiles(e.attachments);
-  const message = raw({ to: e.to, cc: e.cc, bcc: e.bcc, subject: e.subject, text: e.text, html: e.html, inReplyTo: null, references: null, files });
-  return toSent(apiPost("messages/send", { raw: message, ...(e.threadId ? { threadId: e.threadId } : {}) }));
+  const m = newMessage(emailArg(email, "email", true));
+  check("svc/gmail.sendEmail", { recipients: m.recipients });
+  for (const path of m.attachmentPaths) check("fs.read", { path });
+  return toSent(apiPost("messages/send", { raw: m.raw(), ...(m.threadId ? { threadId: m.threadId } : {}) }));
 }
 
 /**
@@ -198,13 +225,10 @@ export function sendEmail(email: EmailInput): SentMessage {
  * @capability svc/gmail.createDraft { recipients: string[] }
  */
 export function createDraft(email: EmailInput): Draft {
-  const e = emailArg(email, "email", false);
-  const recipients = recipientAddresses(e.to, e.cc, e.bcc);
-  check("svc/gmail.createDraft", { recipients });
-  for (const a of e.attachments) check("fs.read", { path: a.path });
-  const files = readFiles(e.attachments);
-  const message = raw({ to: e.to, cc: e.cc, bcc: e.bcc, subject: e.subject, text: e.text, html: e.html, inReplyTo: null, references: null, files });
-  return toDraft(apiPost("drafts", { message: { raw: message, ...(e.threadId ? { threadId: e.threadId } : {}) } }));
+  const m = newMessage(emailArg(email, "email", false));
+  check("svc/gmail.createDraft", { recipients: m.recipients });
+  for (const path of m.attachmentPaths) check("fs.read", { path });
+  return toDraft(apiPost("drafts", { message: { raw: m.raw(), ...(m.threadId ? { threadId: m.threadId } : {}) } }));
 }
 
 /**
@@ -216,19 +240,10 @@ export function createDraft(email: EmailInput): Draft {
  * @capability svc/gmail.reply { recipients: string[] }
  */
 export function reply(messageId: string, reply: string | ReplyInput): SentMessage {
-  const id = idArg(messageId, "messageId");
-  const r = replyArg(reply, "reply");
-  const original = fetchForReply(id);
-  const self = r.replyAll ? selfAddress() : null;
-  const a = replyAddressing(original, r.replyAll, self);
-  const cc = [...a.cc, ...r.cc];
-  if (a.to.length === 0) throw new GmailError("invalid_argument", `message ${id} has no sender or recipient to reply to`);
-  const recipients = recipientAddresses(a.to, cc, r.bcc);
-  check("svc/gmail.reply", { recipients });
-  for (const f of r.attachments) check("fs.read", { path: f.path });
-  const files = readFiles(r.attachments);
-  const message = raw({ to: a.to, cc, bcc: r.bcc, subject: a.subject, text: r.text, html: r.html, inReplyTo: a.inReplyTo, references: a.references, files });
-  return toSent(apiPost("messages/send", { raw: message, threadId: original.threadId }));
+  const m = replyMessage(idArg(messageId, "messageId"), replyArg(reply, "reply"), true);
+  check("svc/gmail.reply", { recipients: m.recipients });
+  for (const path of m.attachmentPaths) check("fs.read", { path });
+  return toSent(apiPost("messages/send", { raw: m.raw(), threadId: m.threadId }));
 }
 
 /**
@@ -239,18 +254,10 @@ export function reply(messageId: string, reply: string | ReplyInput): SentMessag
  * @capability svc/gmail.createReplyDraft { recipients: string[] }
  */
 export function createReplyDraft(messageId: string, reply: string | ReplyInput): Draft {
-  const id = idArg(messageId, "messageId");
-  const r = replyArg(reply, "reply");
-  const original = fetchForReply(id);
-  const self = r.replyAll ? selfAddress() : null;
-  const a = replyAddressing(original, r.replyAll, self);
-  const cc = [...a.cc, ...r.cc];
-  const recipients = recipientAddresses(a.to, cc, r.bcc);
-  check("svc/gmail.createReplyDraft", { recipients });
-  for (const f of r.attachments) check("fs.read", { path: f.path });
-  const files = readFiles(r.attachments);
-  const message = raw({ to: a.to, cc, bcc: r.bcc, subject: a.subject, text: r.text, html: r.html, inReplyTo: a.inReplyTo, references: a.references, files });
-  return toDraft(apiPost("drafts", { message: { raw: message, threadId: original.threadId } }));
+  const m = replyMessage(idArg(messageId, "messageId"), replyArg(reply, "reply"), false);
+  check("svc/gmail.createReplyDraft", { recipients: m.recipients });
+  for (const path of m.attachmentPaths) check("fs.read", { path });
+  return toDraft(apiPost("drafts", { message: { raw: m.raw(), threadId: m.threadId } }));
 }
 
 /**

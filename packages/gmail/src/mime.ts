@@ -302,14 +302,18 @@ export interface OutgoingFile {
   base64: string;
 }
 
-/** Everything of an outgoing message, validated. */
-export interface Outgoing {
+/** Who a message goes to and what it says, validated. */
+export interface MessageContent {
   to: Mailbox[];
   cc: Mailbox[];
   bcc: Mailbox[];
   subject: string;
   text: string | null;
   html: string | null;
+}
+
+/** Everything of an outgoing message, validated. */
+export interface Outgoing extends MessageContent {
   inReplyTo: string | null;
   references: string | null;
   files: OutgoingFile[];
