@@ -4,6 +4,7 @@
 import { check } from "svc:security";
 import { readBytes, stat } from "svc:fs";
 import { download } from "svc:http";
+import { failureCode } from "@svc/kit";
 import { apiDelete, apiGet, apiGetText, apiPatch, apiPost, authorization, DriveError, putChunk, queryString, startUpload, type Json } from "./client";
 import { flagArg, idArg, intArg, mimeArg, nameArg, optionalNameArg, optionsArg, pageTokenArg, parentArg, pathArg, principalArg, quote, roleArg } from "./args";
 import { contentTypeFor, FILE_EXPORTS, FILE_FIELDS, FOLDER, isTextual, LIST_FIELDS, PERMISSION_FIELDS, TEXT_EXPORTS, toFile, toFilePage, toPermission, type DownloadedFile, type DriveFile, type FilePage, type FileText, type Permission } from "./model";
@@ -180,8 +181,7 @@ export function downloadFile(fileId: string, path: string, options?: DownloadOpt
   const rest = exportAs ? `${id}/export` + queryString({ mimeType: exportAs }) : id + queryString({ alt: "media" });
   const result = download(FILES + rest, destination, { headers: authorization(), maxBytes, overwrite });
   if (result.status < 200 || result.status > 299) {
-    const code = result.status === 401 ? "unauthorized" : result.status === 403 ? "forbidden" : result.status === 404 ? "not_found" : result.status === 429 ? "rate_limited" : "http_error";
-    throw new DriveError(code, `Drive download of ${file.name} failed: HTTP ${result.status}; the file written at ${result.path} holds Drive's answer`, result.status);
+    throw new DriveError(failureCode(result.status), `Drive download of ${file.name} failed: HTTP ${result.status}; the file written at ${result.path} holds Drive's answer`, result.status);
   }
   return { fileId: id, name: file.name, path: result.path, bytesWritten: result.bytesWritten, contentType: result.contentType, exportedAs: exportAs ?? null };
 }

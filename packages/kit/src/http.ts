@@ -42,6 +42,18 @@ export function compact(params: Record<string, unknown>): Json {
   return body;
 }
 
+/** The codes a non-2xx answer maps to by its status alone. */
+export type FailureCode = "unauthorized" | "forbidden" | "not_found" | "rate_limited" | "http_error";
+
+/**
+ * The error code of a failed answer by its HTTP status alone.
+ * @param status The HTTP status (not 2xx).
+ * @returns 401 `unauthorized`, 403 `forbidden`, 404 `not_found`, 429 `rate_limited`, any other `http_error`.
+ */
+export function failureCode(status: number): FailureCode {
+  return status === 401 ? "unauthorized" : status === 403 ? "forbidden" : status === 404 ? "not_found" : status === 429 ? "rate_limited" : "http_error";
+}
+
 /**
  * `Retry-After` in seconds, or null when absent or not a number of seconds.
  * @param headers The answer's headers.

@@ -5,7 +5,7 @@
 // operations send through the calls the Package hands them, after the Package's own check).
 export type { ErrorClass, Json } from "./errors";
 export { argumentChecks, type ArgumentChecks } from "./args";
-export { authorization, compact, jsonObject, queryString, retryAfter } from "./http";
+export { authorization, compact, failureCode, jsonObject, queryString, retryAfter, type FailureCode } from "./http";
 export { list, number, object, text, textOrNull } from "./json";
 export {
   nextCursor,

@@ -4,7 +4,7 @@
 // argument checks of Slack ids. The request itself stays in each Package.
 import type { ErrorClass, Json } from "./errors";
 import { argumentChecks, type ArgumentChecks } from "./args";
-import { jsonObject, retryAfter } from "./http";
+import { failureCode, jsonObject, retryAfter } from "./http";
 import { list, number, object, text, textOrNull } from "./json";
 
 /** One page of a list; pass `nextPageToken` back as `pageToken` for the next page (null: last page). */
@@ -144,10 +144,7 @@ export function slackAnswers(errorClass: ErrorClass, moreNotFound: string[] = []
         const retryAfterSeconds = retryAfter(headers);
         throw new errorClass("rate_limited", `Slack ${method} is rate limited` + (retryAfterSeconds != null ? `; retry after ${retryAfterSeconds} s` : ""), status, { slackError: "ratelimited", retryAfterSeconds });
       }
-      if (status < 200 || status > 299) {
-        const code = status === 401 ? "unauthorized" : status === 403 ? "forbidden" : status === 404 ? "not_found" : "http_error";
-        throw new errorClass(code, `Slack ${method} failed: HTTP ${status}`, status);
-      }
+      if (status < 200 || status > 299) throw new errorClass(failureCode(status), `Slack ${method} failed: HTTP ${status}`, status);
       const parsed = jsonObject(body, status, `Slack ${method}`, errorClass);
       if (parsed.ok === true) return parsed;
       const slackError = typeof parsed.error === "string" ? parsed.error : "unknown_error";

@@ -1,5 +1,5 @@
 import { label, expectException } from "svc:test";
-import { argumentChecks, authorization, googleAnswers, queryString, slackAnswers, slackArgumentChecks, slackOperations } from "@svc/kit";
+import { argumentChecks, authorization, failureCode, googleAnswers, queryString, slackAnswers, slackArgumentChecks, slackOperations } from "@svc/kit";
 
 class KitTestError extends Error {
   code: string;
@@ -23,6 +23,8 @@ export function main() {
   label("a missing token is missing_token of the caller's class");
   assert((expectException(() => authorization(undefined, KitTestError, "bind it"), "KitTestError") as KitTestError).code === "missing_token");
   assert(authorization("t", KitTestError, "bind it").authorization === "Bearer t");
+  label("a failed answer's status alone names its code");
+  assert([401, 403, 404, 429, 500, 409].map(failureCode).join() === "unauthorized,forbidden,not_found,rate_limited,http_error,http_error");
   label("query strings leave out null and repeat or join arrays");
   assert(queryString({ a: 1, b: null, c: ["x", "y"] }) === "?a=1&c=x&c=y");
   assert(queryString({ c: ["x", "y"] }, "comma") === "?c=x%2Cy");

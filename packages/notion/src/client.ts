@@ -2,7 +2,7 @@
 // call, Notion's error objects and HTTP failures turned into NotionError.
 import secrets from "svc:secrets";
 import { get, patch, post } from "svc:http";
-import { authorization, queryString } from "@svc/kit";
+import { authorization, failureCode, queryString } from "@svc/kit";
 
 const API = "https://api.notion.com/v1/";
 /** The API version with data sources, views and the Markdown endpoints. */
@@ -96,13 +96,7 @@ function answer(method: string, path: string, status: number, responseHeaders: M
       const seconds = Number(responseHeaders.get("retry-after"));
       retryAfterSeconds = Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
     }
-    const code =
-      status === 401 ? "unauthorized"
-      : status === 403 ? "forbidden"
-      : status === 404 ? "not_found"
-      : status === 429 ? "rate_limited"
-      : "http_error";
-    throw new NotionError(code, `${where} failed: HTTP ${status}${notionCode ? ` ${notionCode}` : ""}${detail}`, status, { notionCode, requestId, retryAfterSeconds });
+    throw new NotionError(failureCode(status), `${where} failed: HTTP ${status}${notionCode ? ` ${notionCode}` : ""}${detail}`, status, { notionCode, requestId, retryAfterSeconds });
   }
   if (parseFailed || body === null) throw new NotionError("invalid_response", `${where} answered with a body that is not a JSON object`, status);
   return body;

@@ -3,7 +3,7 @@
 // once in @svc/kit, sending through this Package's own client; search and files are its own.
 import { check } from "svc:security";
 import { download } from "svc:http";
-import { nextCursor, toUser, type Conversation, type Identity, type ListConversationsOptions, type ListMessagesOptions, type Message, type Page, type PageOptions, type PostedMessage, type SendOptions, type User } from "@svc/kit";
+import { failureCode, nextCursor, toUser, type Conversation, type Identity, type ListConversationsOptions, type ListMessagesOptions, type Message, type Page, type PageOptions, type PostedMessage, type SendOptions, type User } from "@svc/kit";
 import { callGet, field, slack, SlackError, tokenHeader } from "./client";
 import { emailArg, fileIdArg, filesUrlArg, flagArg, limitArg, optionsArg, pageTokenArg, pathArg, queryArg } from "./args";
 import { toFile, toSearchPage, type SearchPage, type SlackFile } from "./model";
@@ -253,8 +253,7 @@ export function downloadFile(url: string, path: string, options?: { overwrite?: 
   const result = download(FILES + rest, destination, { headers: tokenHeader(), maxBytes: MAX_DOWNLOAD, overwrite });
   if (result.status === 429) throw new SlackError("rate_limited", "Slack file download is rate limited; the file written holds Slack's answer", 429, { slackError: "ratelimited" });
   if (result.status < 200 || result.status > 299) {
-    const code = result.status === 401 ? "unauthorized" : result.status === 403 ? "forbidden" : result.status === 404 ? "not_found" : "http_error";
-    throw new SlackError(code, `Slack file download failed: HTTP ${result.status}; the file written holds Slack's answer`, result.status);
+    throw new SlackError(failureCode(result.status), `Slack file download failed: HTTP ${result.status}; the file written holds Slack's answer`, result.status);
   }
   return { path: result.path, bytesWritten: result.bytesWritten, contentType: result.contentType };
 }
