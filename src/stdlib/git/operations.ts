@@ -75,6 +75,29 @@ async function remoteParams(run: RunContext, args: unknown[], fn: string) {
   return { g, repo, remoteName, branch, context: { path: repo.guestPath, remoteName, remote, branch } };
 }
 
+type Remote = Awaited<ReturnType<typeof remoteParams>>;
+
+/**
+ * fetch and pull: gated as git.fetch, on a writable repository, charged one syscall; the
+ * transfer runs as one network call and the size limit is checked after it. `plan` reads what
+ * it needs before the transfer and says how to report after it.
+ */
+function fromRemote<T>(fn: 'fetch' | 'pull', plan: (remote: Remote, call: HostCall) => Promise<{ transfer: () => Promise<unknown>; result: () => Promise<T> }>): HostOperation {
+  return gated({
+    parse: (args, run) => remoteParams(run, args, fn),
+    gate: ({ context }) => ({ capability: 'git.fetch', context }),
+    run: async (call, remote, allowed) => {
+      const context = allowed[0].context;
+      writable(call, remote.repo, 'git.fetch', context);
+      call.charge(HOST_FUEL.SYSCALL);
+      const { transfer, result } = await plan(remote, call);
+      await networkCall(call, fn, 'git.fetch', context, transfer);
+      await checkQuota(call, remote.repo, fn, 'git.fetch', context);
+      return result();
+    },
+  });
+}
+
 function httpsRemote(url: unknown, fn: string): string {
   if (typeof url !== 'string') throw new TypeError(`git.${fn}: the remote URL must be a string`);
   let parsed: URL;
@@ -297,37 +320,21 @@ export const gitOperations: Record<string, HostOperation> = {
     return undefined;
   }),
 
-  fetch: gated({
-    parse: (args, run) => remoteParams(run, args, 'fetch'),
-    gate: ({ context }) => ({ capability: 'git.fetch', context }),
-    run: async (call, { g, repo, remoteName, branch }, allowed) => {
-      const context = allowed[0].context;
-      writable(call, repo, 'git.fetch', context);
-      call.charge(HOST_FUEL.SYSCALL);
-      await networkCall(call, 'fetch', 'git.fetch', context, () =>
-        git.fetch({ fs: repo.fs, dir: repo.dir, remote: remoteName, ref: branch || undefined, singleBranch: branch !== '', ...network(call, g) }),
-      );
-      await checkQuota(call, repo, 'fetch', 'git.fetch', context);
+  fetch: fromRemote('fetch', async ({ g, repo, remoteName, branch }, call) => ({
+    transfer: () => git.fetch({ fs: repo.fs, dir: repo.dir, remote: remoteName, ref: branch || undefined, singleBranch: branch !== '', ...network(call, g) }),
+    result: async () => {
       const branches = await git.listBranches({ fs: repo.fs, dir: repo.dir, remote: remoteName });
       return { branches: branches.filter((b) => b !== 'HEAD') };
     },
-  }),
+  })),
 
-  pull: gated({
-    parse: (args, run) => remoteParams(run, args, 'pull'),
-    gate: ({ context }) => ({ capability: 'git.fetch', context }),
-    run: async (call, { g, repo, remoteName, branch }, allowed) => {
-      const context = allowed[0].context;
-      writable(call, repo, 'git.fetch', context);
-      call.charge(HOST_FUEL.SYSCALL);
-      const previous = await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'HEAD' });
-      const who = g.identity ?? { name: 'svc', email: 'svc@localhost' };
-      await networkCall(call, 'pull', 'git.fetch', context, () =>
-        git.pull({ fs: repo.fs, dir: repo.dir, remote: remoteName, remoteRef: branch || undefined, fastForwardOnly: true, singleBranch: true, author: who, committer: who, ...network(call, g) }),
-      );
-      await checkQuota(call, repo, 'pull', 'git.fetch', context);
-      return { previous, current: await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'HEAD' }) };
-    },
+  pull: fromRemote('pull', async ({ g, repo, remoteName, branch }, call) => {
+    const previous = await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'HEAD' });
+    const who = g.identity ?? { name: 'svc', email: 'svc@localhost' };
+    return {
+      transfer: () => git.pull({ fs: repo.fs, dir: repo.dir, remote: remoteName, remoteRef: branch || undefined, fastForwardOnly: true, singleBranch: true, author: who, committer: who, ...network(call, g) }),
+      result: async () => ({ previous, current: await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'HEAD' }) }),
+    };
   }),
   diff: onRepo('diff', LOCAL_READ, async (call, repo, args) => {
     const options = (args[1] ?? {}) as { mode?: string; from?: string; to?: string };
