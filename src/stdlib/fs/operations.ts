@@ -111,6 +111,15 @@ function readOperation(fn: string, shape: (content: Buffer | null, target: strin
   });
 }
 
+/** An inspection of one path gated as `fs.stat {path}`; `inspect` gets the checked target. */
+function statOperation(fn: string, inspect: (call: HostCall, files: FileArea, target: string) => unknown): HostOperation {
+  return gated({
+    parse: onePath(fn),
+    gate: ({ raw }) => ({ capability: 'fs.stat', context: { path: raw } }),
+    run: (call, { files }, allowed) => inspect(call, files, allowedPath(allowed)),
+  });
+}
+
 export const fsOperations: Record<string, HostOperation> = {
   maxReadSize: ungated('a constant of the server', { run: () => MAX_READ_SIZE }),
 
@@ -130,50 +139,34 @@ export const fsOperations: Record<string, HostOperation> = {
     },
   }),
 
-  exists: gated({
-    parse: onePath('exists'),
-    gate: ({ raw }) => ({ capability: 'fs.stat', context: { path: raw } }),
-    run: (call, { files }, allowed) => {
-      call.charge(HOST_FUEL.SYSCALL);
+  exists: statOperation('exists', (call, files, target) => {
+    call.charge(HOST_FUEL.SYSCALL);
+    try {
+      fs.lstatSync(files.resolve(target, 'itself').hostPath);
+      return true;
+    } catch {
+      return false;
+    }
+  }),
+
+  stat: statOperation('stat', (call, files, target) => {
+    call.charge(HOST_FUEL.SYSCALL);
+    return hostWork('stat', target, () => {
+      let stat: fs.Stats;
       try {
-        fs.lstatSync(files.resolve(allowedPath(allowed), 'itself').hostPath);
-        return true;
-      } catch {
-        return false;
+        stat = fs.lstatSync(files.resolve(target, 'itself').hostPath);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
       }
-    },
+      const kind = kindOf(stat);
+      return { kind, size: kind === 'file' ? stat.size : 0, modifiedAt: Math.floor(stat.mtimeMs) };
+    });
   }),
 
-  stat: gated({
-    parse: onePath('stat'),
-    gate: ({ raw }) => ({ capability: 'fs.stat', context: { path: raw } }),
-    run: (call, { files }, allowed) => {
-      const target = allowedPath(allowed);
-      call.charge(HOST_FUEL.SYSCALL);
-      return hostWork('stat', target, () => {
-        let stat: fs.Stats;
-        try {
-          stat = fs.lstatSync(files.resolve(target, 'itself').hostPath);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-          throw error;
-        }
-        const kind = kindOf(stat);
-        return { kind, size: kind === 'file' ? stat.size : 0, modifiedAt: Math.floor(stat.mtimeMs) };
-      });
-    },
-  }),
-
-  size: gated({
-    parse: onePath('size'),
-    gate: ({ raw }) => ({ capability: 'fs.stat', context: { path: raw } }),
-    run: (call, { files }, allowed) => {
-      const target = allowedPath(allowed);
-      call.charge(HOST_FUEL.SYSCALL);
-      return hostWork('size', target, () => {
-        return withFile(files, target, (_fd, stat) => stat.size);
-      });
-    },
+  size: statOperation('size', (call, files, target) => {
+    call.charge(HOST_FUEL.SYSCALL);
+    return hostWork('size', target, () => withFile(files, target, (_fd, stat) => stat.size));
   }),
 
   read: readOperation('read', (content) => (content === null ? null : new Uint8Array(content))),
@@ -238,21 +231,16 @@ export const fsOperations: Record<string, HostOperation> = {
     return lines;
   }),
 
-  peek: gated({
-    parse: onePath('peek'),
-    gate: ({ raw }) => ({ capability: 'fs.stat', context: { path: raw } }),
-    run: (call, { files }, allowed) => {
-      const target = allowedPath(allowed);
-      return hostWork('peek', target, () =>
-        withFile(files, target, (fd, stat) => {
-          const head = Buffer.alloc(Math.min(256, stat.size));
-          fs.readSync(fd, head, 0, head.length, 0);
-          call.charge(HOST_FUEL.SYSCALL * 2);
-          return { ...describeEncoding(head), size: stat.size };
-        }),
-      );
-    },
-  }),
+  peek: statOperation('peek', (call, files, target) =>
+    hostWork('peek', target, () =>
+      withFile(files, target, (fd, stat) => {
+        const head = Buffer.alloc(Math.min(256, stat.size));
+        fs.readSync(fd, head, 0, head.length, 0);
+        call.charge(HOST_FUEL.SYSCALL * 2);
+        return { ...describeEncoding(head), size: stat.size };
+      }),
+    ),
+  ),
 
   /** `writer(path)`: gated at open; the checked target stays here behind a handle. */
   openWriter: gated({
