@@ -12,6 +12,16 @@ import type { CliContext } from '../context';
 /** The Package builder and store load when a verb runs, not to print help. */
 const packageTools = () => import('../package-tools');
 
+/** Runs `work` with the Package tools loaded; a PackageError it throws becomes the CLI's error (packageFailure). */
+async function withPackageTools(work: (tools: Awaited<ReturnType<typeof packageTools>>) => void): Promise<void> {
+  const tools = await packageTools();
+  try {
+    work(tools);
+  } catch (error) {
+    tools.packageFailure(error);
+  }
+}
+
 interface BuildOptions {
   package?: string;
   denyWarnings?: boolean;
@@ -65,44 +75,34 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
   withExample(
     build.command('init').description('start a project with one Package').argument('<name>', 'Package name, @scope/name').argument('[path]', 'project directory (default: the current directory)'),
     'svc build init @acme/billing billing',
-  ).action(async (name: string, target: string | undefined) => {
-    const { initProject, packageFailure } = await packageTools();
-    try {
+  ).action((name: string, target: string | undefined) =>
+    withPackageTools(({ initProject }) => {
       const manifest = initProject(name, path.resolve(io.cwd, target ?? '.'));
       say(io, `Created ${manifest} with ${name} (src/lib.ts, docs/readme.md, tests/)`);
-    } catch (error) {
-      packageFailure(error);
-    }
-  });
+    }),
+  );
 
   withExample(
     build.command('new').description('add another Package to the nearest project').argument('<name>', 'Package name, @scope/name').argument('[path]', 'directory inside the project (default: the name after the scope)'),
     'svc build new @acme/invoices invoices',
-  ).action(async (name: string, target: string | undefined) => {
-    const { newPackage, packageFailure } = await packageTools();
-    try {
+  ).action((name: string, target: string | undefined) =>
+    withPackageTools(({ newPackage }) => {
       const directory = newPackage(name, io.cwd, target);
       say(io, `Added ${name} in ${directory}`);
-    } catch (error) {
-      packageFailure(error);
-    }
-  });
+    }),
+  );
 
   const buildOptions = (command: Command) =>
     command.option('-p, --package <name>', 'only this Package (and the siblings it needs)').option('--deny-warnings', 'treat every warning as an error (also SVC_DENY_WARNINGS=1)');
 
   withExample(buildOptions(build.command('check').description('compile, derive capabilities.yaml and report diagnostics')), 'svc build check', 'svc build check -p @acme/billing --deny-warnings').action(
-    async (options: BuildOptions) => {
-      const { checkLocal, packageFailure } = await packageTools();
-      try {
+    (options: BuildOptions) =>
+      withPackageTools(({ checkLocal }) => {
         const result = checkLocal({ cwd: io.cwd, home: svcHome(io), package: options.package, denyWarnings: denyWarnings(io, options.denyWarnings), svcVersion: context.version });
         for (const line of result.warnings) warn(io, line);
         for (const { entry } of result.packages) say(io, `checked ${entry.name} ${entry.version}`);
         say(io, `${result.packages.length} package${result.packages.length === 1 ? '' : 's'} checked, ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}`);
-      } catch (error) {
-        packageFailure(error);
-      }
-    },
+      }),
   );
 
   withExample(
@@ -155,14 +155,11 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
   withExample(
     buildOptions(build.command('publish-local').description('check, then install into $SVC_HOME/packages (read by a server with the same SVC_HOME)')),
     'svc build publish-local',
-  ).action(async (options: BuildOptions) => {
-    const { packageFailure, publishLocal } = await packageTools();
-    try {
+  ).action((options: BuildOptions) =>
+    withPackageTools(({ publishLocal }) => {
       const { build: result, installed } = publishLocal({ cwd: io.cwd, home: svcHome(io), package: options.package, denyWarnings: denyWarnings(io, options.denyWarnings), svcVersion: context.version });
       for (const line of result.warnings) warn(io, line);
       for (const p of installed) say(io, `published ${p.name} ${p.version} to ${p.directory}`);
-    } catch (error) {
-      packageFailure(error);
-    }
-  });
+    }),
+  );
 }
