@@ -37,9 +37,34 @@ async function measure(server: TestServer, code: string, dispatcher: Agent): Pro
   });
 }
 
+/**
+ * With BENCH_LOOP_DELAY=<dir> (./loop-delay-hook.cjs in the server): the server's event-loop
+ * delay during [from, to], worst and the median of its 200 ms intervals' p99, and the CPU
+ * the server's process used meanwhile (all its threads).
+ */
+function loopDelayDuring(server: TestServer, from: number, to: number): Record<string, string> {
+  const dir = process.env.BENCH_LOOP_DELAY;
+  if (!dir) return {};
+  let text = '';
+  try {
+    text = fs.readFileSync(path.join(path.resolve(dir), `${server.child.pid}.loop`), 'utf8');
+  } catch {
+    return { 'loop delay': 'no samples' };
+  }
+  const rows = text.split('\n').filter(Boolean).map((line) => line.split(' ').map(Number)).filter(([at]) => at > from && at <= to + 200);
+  if (rows.length === 0) return { 'loop delay': 'no samples' };
+  const p99s = rows.map((row) => row[2]).sort((a, b) => a - b);
+  return {
+    'loop worst ms': Math.max(...rows.map((row) => row[1])).toFixed(0),
+    'loop p99 (median of 200 ms) ms': median(p99s).toFixed(1),
+    'server CPU ms': rows.reduce((sum, row) => sum + row[3], 0).toFixed(0),
+  };
+}
+
 /** The worst `/healthz` latency while `attack` is in flight; the attack's own answer as its status. */
 export async function measureWhile(server: TestServer, dispatcher: Agent, attackWork: () => Promise<string>): Promise<Record<string, string | number>> {
   const started = process.hrtime.bigint();
+  const startedAt = Date.now();
   let done = false;
   const attack = attackWork().then(
     (status) => ({ status, ms: Number(process.hrtime.bigint() - started) / 1e6, kind: '' }),
@@ -63,7 +88,9 @@ export async function measureWhile(server: TestServer, dispatcher: Agent, attack
   }
   const result = await attack;
   latencies.sort((a, b) => a - b);
+  const loop = loopDelayDuring(server, startedAt, Date.now());
   return {
+    ...loop,
     'healthz worst ms': latencies.length ? latencies[latencies.length - 1].toFixed(1) : 'none answered',
     'healthz p50 ms': median(latencies).toFixed(1),
     'healthz answers': latencies.length,
@@ -118,10 +145,18 @@ async function main(): Promise<void> {
   const otherToken = newToken();
   fs.writeFileSync(path.join(home, 'other.token'), `${otherToken}\n`);
   // BENCH_PROFILE=<dir>: the server and its runners write V8 CPU profiles there (bench/profile.ts reads them).
-  const profile = process.env.BENCH_PROFILE
+  const profile: Record<string, string> = process.env.BENCH_PROFILE
     ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
     : {};
   if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
+  // BENCH_LOOP_DELAY=<dir>: the server writes its event-loop delay and CPU there (./loop-delay-hook.cjs).
+  const loopDelay = process.env.BENCH_LOOP_DELAY;
+  if (loopDelay) {
+    fs.mkdirSync(path.resolve(loopDelay), { recursive: true });
+    const hook = `--require ${path.join(import.meta.dirname, 'loop-delay-hook.cjs')}`;
+    profile.NODE_OPTIONS = profile.NODE_OPTIONS ? `${profile.NODE_OPTIONS} ${hook}` : hook;
+    profile.SVC_BENCH_LOOP_DELAY_DIR = path.resolve(loopDelay);
+  }
   const server = await startServer({
     runners: 'server-default',
     home,
