@@ -320,6 +320,7 @@ export async function boot(options: BootOptions): Promise<void> {
     reapIntervalMs: settings.sessionReapIntervalSeconds * 1000,
   });
   closers.push(() => sessions.close());
+  fileAreas.countExisting(sessions.perSessionAreas());
   registry.onDeleted((name, principal) => sessions.evictBlueprint(name, principal));
 
   let listener: Listener | null = null;
