@@ -39,8 +39,8 @@ async function measure(server: TestServer, code: string, dispatcher: Agent): Pro
 
 /**
  * With BENCH_LOOP_DELAY=<dir> (./loop-delay-hook.cjs in the server): the server's event-loop
- * delay during [from, to], worst and the median of its 200 ms intervals' p99, and the CPU
- * the server's process used meanwhile (all its threads).
+ * delay during [from, to], worst and the median of its 200 ms intervals' p99, the most CPU
+ * its main thread spent in one turn, and the CPU the server's process used meanwhile (all its threads).
  */
 function loopDelayDuring(server: TestServer, from: number, to: number): Record<string, string> {
   const dir = process.env.BENCH_LOOP_DELAY;
@@ -51,12 +51,28 @@ function loopDelayDuring(server: TestServer, from: number, to: number): Record<s
   } catch {
     return { 'loop delay': 'no samples' };
   }
-  const rows = text.split('\n').filter(Boolean).map((line) => line.split(' ').map(Number)).filter(([at]) => at > from && at <= to + 200);
+  const kinds = new Map<number[], string>();
+  const rows = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const fields = line.split(' ');
+      const row = fields.map(Number);
+      kinds.set(row, fields[6] ?? '');
+      return row;
+    })
+    .filter(([at]) => at > from && at <= to + 200);
   if (rows.length === 0) return { 'loop delay': 'no samples' };
   const p99s = rows.map((row) => row[2]).sort((a, b) => a - b);
   return {
     'loop worst ms': Math.max(...rows.map((row) => row[1])).toFixed(0),
     'loop p99 (median of 200 ms) ms': median(p99s).toFixed(1),
+    'loop worst CPU ms': Math.max(...rows.map((row) => row[4] ?? NaN)).toFixed(1),
+    'GC worst ms': (() => {
+      const worst = rows.reduce((a, b) => ((b[5] ?? 0) > (a[5] ?? 0) ? b : a));
+      return `${(worst[5] ?? NaN).toFixed(0)} ${kinds.get(worst) ?? ''}`;
+    })(),
+    'heap max MiB': Math.max(...rows.map((row) => row[7] ?? NaN)).toFixed(0),
     'server CPU ms': rows.reduce((sum, row) => sum + row[3], 0).toFixed(0),
   };
 }
@@ -157,6 +173,8 @@ async function main(): Promise<void> {
     profile.NODE_OPTIONS = profile.NODE_OPTIONS ? `${profile.NODE_OPTIONS} ${hook}` : hook;
     profile.SVC_BENCH_LOOP_DELAY_DIR = path.resolve(loopDelay);
   }
+  // BENCH_SERVER_NODE_OPTIONS: Node/V8 flags for the server's process (GC settings tried against the attacks).
+  if (process.env.BENCH_SERVER_NODE_OPTIONS) profile.NODE_OPTIONS = `${profile.NODE_OPTIONS ?? ''} ${process.env.BENCH_SERVER_NODE_OPTIONS}`.trim();
   const server = await startServer({
     runners: 'server-default',
     home,
