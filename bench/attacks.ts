@@ -37,9 +37,50 @@ async function measure(server: TestServer, code: string, dispatcher: Agent): Pro
   });
 }
 
+/**
+ * With BENCH_LOOP_DELAY=<dir> (./loop-delay-hook.cjs in the server): the server's event-loop
+ * delay during [from, to], worst and the median of its 200 ms intervals' p99, the most CPU
+ * its main thread spent in one turn, and the CPU the server's process used meanwhile (all its threads).
+ */
+function loopDelayDuring(server: TestServer, from: number, to: number): Record<string, string> {
+  const dir = process.env.BENCH_LOOP_DELAY;
+  if (!dir) return {};
+  let text = '';
+  try {
+    text = fs.readFileSync(path.join(path.resolve(dir), `${server.child.pid}.loop`), 'utf8');
+  } catch {
+    return { 'loop delay': 'no samples' };
+  }
+  const kinds = new Map<number[], string>();
+  const rows = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const fields = line.split(' ');
+      const row = fields.map(Number);
+      kinds.set(row, fields[6] ?? '');
+      return row;
+    })
+    .filter(([at]) => at > from && at <= to + 200);
+  if (rows.length === 0) return { 'loop delay': 'no samples' };
+  const p99s = rows.map((row) => row[2]).sort((a, b) => a - b);
+  return {
+    'loop worst ms': Math.max(...rows.map((row) => row[1])).toFixed(0),
+    'loop p99 (median of 200 ms) ms': median(p99s).toFixed(1),
+    'loop worst CPU ms': Math.max(...rows.map((row) => row[4] ?? NaN)).toFixed(1),
+    'GC worst ms': (() => {
+      const worst = rows.reduce((a, b) => ((b[5] ?? 0) > (a[5] ?? 0) ? b : a));
+      return `${(worst[5] ?? NaN).toFixed(0)} ${kinds.get(worst) ?? ''}`;
+    })(),
+    'heap max MiB': Math.max(...rows.map((row) => row[7] ?? NaN)).toFixed(0),
+    'server CPU ms': rows.reduce((sum, row) => sum + row[3], 0).toFixed(0),
+  };
+}
+
 /** The worst `/healthz` latency while `attack` is in flight; the attack's own answer as its status. */
 export async function measureWhile(server: TestServer, dispatcher: Agent, attackWork: () => Promise<string>): Promise<Record<string, string | number>> {
   const started = process.hrtime.bigint();
+  const startedAt = Date.now();
   let done = false;
   const attack = attackWork().then(
     (status) => ({ status, ms: Number(process.hrtime.bigint() - started) / 1e6, kind: '' }),
@@ -63,7 +104,9 @@ export async function measureWhile(server: TestServer, dispatcher: Agent, attack
   }
   const result = await attack;
   latencies.sort((a, b) => a - b);
+  const loop = loopDelayDuring(server, startedAt, Date.now());
   return {
+    ...loop,
     'healthz worst ms': latencies.length ? latencies[latencies.length - 1].toFixed(1) : 'none answered',
     'healthz p50 ms': median(latencies).toFixed(1),
     'healthz answers': latencies.length,
@@ -118,10 +161,20 @@ async function main(): Promise<void> {
   const otherToken = newToken();
   fs.writeFileSync(path.join(home, 'other.token'), `${otherToken}\n`);
   // BENCH_PROFILE=<dir>: the server and its runners write V8 CPU profiles there (bench/profile.ts reads them).
-  const profile = process.env.BENCH_PROFILE
+  const profile: Record<string, string> = process.env.BENCH_PROFILE
     ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
     : {};
   if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
+  // BENCH_LOOP_DELAY=<dir>: the server writes its event-loop delay and CPU there (./loop-delay-hook.cjs).
+  const loopDelay = process.env.BENCH_LOOP_DELAY;
+  if (loopDelay) {
+    fs.mkdirSync(path.resolve(loopDelay), { recursive: true });
+    const hook = `--require ${path.join(import.meta.dirname, 'loop-delay-hook.cjs')}`;
+    profile.NODE_OPTIONS = profile.NODE_OPTIONS ? `${profile.NODE_OPTIONS} ${hook}` : hook;
+    profile.SVC_BENCH_LOOP_DELAY_DIR = path.resolve(loopDelay);
+  }
+  // BENCH_SERVER_NODE_OPTIONS: Node/V8 flags for the server's process (GC settings tried against the attacks).
+  if (process.env.BENCH_SERVER_NODE_OPTIONS) profile.NODE_OPTIONS = `${profile.NODE_OPTIONS ?? ''} ${process.env.BENCH_SERVER_NODE_OPTIONS}`.trim();
   const server = await startServer({
     runners: 'server-default',
     home,

@@ -32,6 +32,12 @@ const BODY_BYTES = 50 * 1024 * 1024;
 const BODY_READERS = 16;
 const FANOUT_RUNS = 150;
 const FANOUT = 64;
+/** Host-call arguments: each run writes one file of this many characters (JSON text the server parses). */
+const ARGS_CHARS = 16 * 1024 * 1024;
+const ARGS_WRITERS = 16;
+/** svc:http text verbs: bodies the verb hands to the program as text. */
+const TEXT_BYTES = 20 * 1024 * 1024;
+const TEXT_READERS = 8;
 
 async function listen(handler: http.RequestListener): Promise<{ server: http.Server; url: string }> {
   const server = http.createServer(handler);
@@ -135,6 +141,35 @@ export function heavyAttacks(server: TestServer): HeavyAttack[] {
       async attack() {
         const code = `export async function main() { const r = await fetch("${far!.url}/body"); return (await r.arrayBuffer()).byteLength; }`;
         return tally(await Promise.all(Array.from({ length: BODY_READERS }, () => oneOff(code))));
+      },
+      async cleanUp() {
+        if (far) await close(far.server);
+        far = null;
+      },
+    },
+    {
+      name: `${ARGS_WRITERS} runs writing ${ARGS_CHARS / 1024 / 1024} MiB files (host-call arguments)`,
+      async prepare() {
+        await register();
+      },
+      async attack() {
+        const code = `import * as fs from "svc:fs";\nexport function main() { fs.writeText("/big.txt", "x".repeat(${ARGS_CHARS})); return 1; }`;
+        return tally(await Promise.all(Array.from({ length: ARGS_WRITERS }, () => oneOff(code))));
+      },
+    },
+    {
+      name: `${TEXT_READERS} runs reading ${TEXT_BYTES / 1024 / 1024} MiB bodies as text (svc:http get)`,
+      async prepare() {
+        await register();
+        const text = Buffer.alloc(TEXT_BYTES, 0x61);
+        far = await listen((_req, res) => {
+          res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(text.length) });
+          res.end(text);
+        });
+      },
+      async attack() {
+        const code = `import * as http from "svc:http";\nexport function main() { return http.get("${far!.url}/text").body.length; }`;
+        return tally(await Promise.all(Array.from({ length: TEXT_READERS }, () => oneOff(code))));
       },
       async cleanUp() {
         if (far) await close(far.server);

@@ -13,7 +13,7 @@ import type { HostHandler, RunJob, RunOutcome } from './types';
 import { Admission, OVER_COMMIT_FACTOR, type AdmissionLimits, type TenantRuns } from './admission';
 import type { ActiveRun, Runner } from './runs';
 import { defaultEntry, runMessage, spawnRunner, whenReady } from './runner-process';
-import { answerHostCall, describe } from './host-calls';
+import { answerHostCall, describe, type LargeArgsDecoder } from './host-calls';
 import { endedOutcome, lostOutcome, reportedOutcome } from './outcomes';
 import { Quarantine } from './quarantine';
 import { LoopWatch } from './stall';
@@ -66,6 +66,8 @@ export interface RunnerPoolOptions {
   onRestart?: (reason: string) => void;
   /** How runners are started (sandbox/confine's probe); default: the allow-listed environment alone. */
   confinement?: RunnerConfinement;
+  /** Decodes large host-call arguments off the event loop (default: on it, as small ones). */
+  decodeLargeArgs?: LargeArgsDecoder;
   /** How long a tenant whose run broke a runner has its runs kept apart (default 5 minutes). */
   quarantineMs?: number;
 }
@@ -356,7 +358,7 @@ export class RunnerPool {
           whileWaiting(active, work, () => {
             if (active.runner && active.job.limits.timeMs > 0) this.armDeadline(active, active.runner);
           });
-        void answerHostCall(runner, call, (active, reply, blocking) => this.cpu.reply(active, reply, blocking), waiting).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
+        void answerHostCall(runner, call, (active, reply, blocking) => this.cpu.reply(active, reply, blocking), waiting, this.options.decodeLargeArgs).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
         return;
       }
       case 'done': {

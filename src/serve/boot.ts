@@ -19,7 +19,7 @@ import { RunStore } from '../runs';
 import { Approvals } from '../approvals';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
-import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
+import { hostModules, hostTask, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
 import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
 import { EgressGuard, settingsThatAllow } from '../network';
@@ -147,6 +147,8 @@ export async function boot(options: BootOptions): Promise<void> {
     onLog: (level, msg, fields) => log[level]('svc_server::sandbox', msg, fields),
     onRefused: (token, quota) => metrics.tokenQuotaRefusals.inc({ token, quota }),
     onRestart: (reason) => metrics.runnerRestarts.inc({ reason }),
+    // Large host-call arguments are parsed in the host worker threads, off the event loop.
+    decodeLargeArgs: (text, tenant, signal) => hostTask('host-call-args', text, { signal, tenant, what: 'decoding the call\'s arguments' }),
   });
   await pool.start();
   closers.push(() => pool.stop());
@@ -320,6 +322,7 @@ export async function boot(options: BootOptions): Promise<void> {
     reapIntervalMs: settings.sessionReapIntervalSeconds * 1000,
   });
   closers.push(() => sessions.close());
+  fileAreas.countExisting(sessions.perSessionAreas());
   registry.onDeleted((name, principal) => sessions.evictBlueprint(name, principal));
 
   let listener: Listener | null = null;

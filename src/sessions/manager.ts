@@ -338,6 +338,15 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     return this.sessions.get(sessionId)?.record.owner;
   }
 
+  /** Open sessions whose files live in a per_session area, each with the token it counts against (the disk budget). */
+  perSessionAreas(): Array<{ sessionId: string; owner: string }> {
+    const areas: Array<{ sessionId: string; owner: string }> = [];
+    for (const [sessionId, session] of this.sessions) {
+      if (fileAreaOf(session.record).mode === 'per_session') areas.push({ sessionId, owner: session.record.owner ?? session.record.principal });
+    }
+    return areas;
+  }
+
   /** Open sessions per owner (token name), for the per-token metrics. */
   openByOwner(): ReadonlyMap<string, number> {
     return this.openPerOwner;

@@ -1,5 +1,7 @@
 // The tasks the host worker threads answer (./host-tasks.ts): plain data in, plain data out.
 import { checkJsonValues } from '../json-schema';
+// The wire's own module, not the sandbox's index: the worker bundle needs only the decoder.
+import { argsFromWire } from '../../sandbox/pool/wire';
 import { scanFiles, unifiedDiffsHere } from './code/scan';
 import { localGit } from './git/local';
 
@@ -8,6 +10,8 @@ export const hostTaskHandlers = {
   diffs: unifiedDiffsHere,
   git: localGit,
   'json-schema': checkJsonValues,
+  /** A host call's arguments too large to parse on the server's event loop (sandbox/pool/host-calls.ts). */
+  'host-call-args': argsFromWire,
 };
 
 export type HostTaskKind = keyof typeof hostTaskHandlers;

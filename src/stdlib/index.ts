@@ -7,3 +7,4 @@ export { SessionStates } from './session';
 export { RunResources, ResourceError, MAX_OPEN_RESOURCES } from './resources';
 export { gated, ungated, type GateRequest, type AllowedGate, type GatedOperation, type UngatedOperation } from './types';
 export { ModelBudgets, runTokenUsage, type ModelServices } from './llm';
+export { hostTask } from './host-tasks';

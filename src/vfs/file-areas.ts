@@ -71,6 +71,28 @@ export class FileAreas {
   }
 
   /**
+   * At start: the per_session areas of the sessions an earlier server left open count
+   * against their tokens' disk budgets from the first write, not only areas opened since
+   * (a restart must not reset a token's use). Their sizes are measured in the background,
+   * one area after the other, asynchronously; a budget check meanwhile waits for the
+   * measurement of its token's areas (DiskUsage shares one walk per directory), so no
+   * refusal is decided on a partial figure.
+   */
+  countExisting(areas: Iterable<{ sessionId: string; owner: string }>): void {
+    if (this.tokenDiskLimit === null) return;
+    const dirs: string[] = [];
+    for (const { sessionId, owner } of areas) {
+      const dir = path.join(this.settings.paths.vfsSessionDir, sessionId);
+      if (this.owners.has(dir)) continue;
+      this.owners.set(dir, owner);
+      dirs.push(dir);
+    }
+    void (async () => {
+      for (const dir of dirs) await this.disk.of(dir).catch(() => 0);
+    })();
+  }
+
+  /**
    * A private subdirectory of the (possibly shared) temp directory, removed at exit: made
    * with a random name and mode 0700 (mkdtemp), never a fixed name someone else could
    * create first, as a directory they own or a link leading elsewhere.

@@ -20,22 +20,24 @@ export async function measureTree(dir: string): Promise<number> {
   const pending = [dir];
   while (pending.length > 0) {
     const current = pending.pop()!;
-    let entries;
-    try {
-      entries = await fs.readdir(current, { withFileTypes: true });
-    } catch {
-      continue; // removed meanwhile, or not a directory
-    }
-    const files: string[] = [];
-    for (const entry of entries) {
-      const at = path.join(current, entry.name);
-      if (entry.isDirectory()) pending.push(at);
-      else if (entry.isFile()) files.push(at);
-    }
-    for (let i = 0; i < files.length; i += BATCH) {
-      const sizes = await Promise.all(files.slice(i, i + BATCH).map((file) => fs.lstat(file).then((s) => s.size, () => 0)));
+    // Read BATCH entries at a time (not the whole listing in one turn: a directory may hold 300,000).
+    let files: string[] = [];
+    const sizeBatch = async () => {
+      const sizes = await Promise.all(files.map((file) => fs.lstat(file).then((s) => s.size, () => 0)));
       for (const size of sizes) total += size;
+      files = [];
+    };
+    try {
+      for await (const entry of await fs.opendir(current, { bufferSize: BATCH })) {
+        const at = path.join(current, entry.name);
+        if (entry.isDirectory()) pending.push(at);
+        else if (entry.isFile()) files.push(at);
+        if (files.length >= BATCH) await sizeBatch();
+      }
+    } catch {
+      // removed meanwhile, or not a directory: what was listed counts
     }
+    await sizeBatch();
   }
   return total;
 }

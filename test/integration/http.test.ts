@@ -16,6 +16,9 @@ interface Hit {
   body: string;
 }
 
+/** A byte-order mark, multi-byte characters (2, 3 and 4 bytes), malformed bytes and a cut-off sequence. */
+const UTF8_BODY = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('é€😀 ok '), Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82])]);
+
 async function farEnd(): Promise<{ port: number; hits: Hit[]; close: () => void }> {
   const hits: Hit[] = [];
   const server = http.createServer((req, res) => {
@@ -28,6 +31,7 @@ async function farEnd(): Promise<{ port: number; hits: Hit[]; close: () => void 
       if (url.pathname === '/redirect-far') return res.writeHead(307, { location: 'http://127.0.0.2:9/elsewhere' }).end();
       if (url.pathname === '/loop') return res.writeHead(302, { location: '/loop' }).end();
       if (url.pathname === '/missing') return res.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
+      if (url.pathname === '/utf8') return res.writeHead(200, { 'content-type': 'text/plain' }).end(UTF8_BODY);
       if (url.pathname === '/big') return res.writeHead(200, { 'content-type': 'text/plain' }).end('b'.repeat(2000));
       if (url.pathname === '/gz') return res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('zipped text'));
       if (url.pathname === '/to-denied') return res.writeHead(302, { location: '/forbidden-zone' }).end();
@@ -148,6 +152,12 @@ permissions:
       });
     });
     after(async () => server.stop());
+
+    test('a response body is decoded as UTF-8 as TextDecoder does (byte-order mark dropped, malformed bytes as U+FFFD)', async () => {
+      const result = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { return http.get("http://127.0.0.1:${far.port}/utf8").body; }`);
+      assert.equal(result.error, null, JSON.stringify(result));
+      assert.equal(result.result, new TextDecoder().decode(UTF8_BODY));
+    });
 
     test('bodies: strings as text, objects as JSON; non-2xx does not throw; throwForStatus does', async () => {
       const result = await run(

@@ -190,3 +190,60 @@ test('disk quotas: a session\'s default size limit and a token\'s disk budget re
     await small.stop();
   }
 });
+
+test('a restart does not reset a token\'s disk budget: the areas already on disk count from the first write; the other token is unaffected', async () => {
+  const home = tempDir();
+  const second = newToken();
+  fs.writeFileSync(path.join(home, 'second.token'), `${second}\n`);
+  const options = {
+    home,
+    args: ['--max-token-disk', '2'],
+    config: { api_tokens: [{ name: 'second', role: 'user', token_file: path.join(home, 'second.token') }] },
+  };
+  const write = async (on: TestServer, token: string, session: string, name: string, kilobytes: number) => {
+    const reply = await on.request('POST', `/v1/sessions/${session}/execute`, {
+      token,
+      body: { code: `import * as fs from "svc:fs";\nexport function main() { try { fs.writeText("/${name}", "x".repeat(${kilobytes * 1024})); return "ok"; } catch (e) { return e.name + ": " + e.message + " | exists: " + fs.exists("/${name}"); } }` },
+    });
+    assert.equal(reply.json.error, null, reply.text);
+    return reply.json.result as string;
+  };
+  const open = async (on: TestServer, token: string) => {
+    const opened = await on.request('POST', '/v1/sessions', { token, body: { blueprint: 'heavy' } });
+    assert.equal(opened.status, 200, opened.text);
+    return opened.json.session_id as string;
+  };
+  const first = await startServer(options);
+  let kept: string;
+  let secondsKept: string;
+  try {
+    assert.ok((await first.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } })).status < 300);
+    kept = await open(first, first.userToken);
+    assert.equal(await write(first, first.userToken, kept, 'a.txt', 1500), 'ok');
+    secondsKept = await open(first, second);
+    assert.equal(await write(first, second, secondsKept, 'a.txt', 1000), 'ok');
+  } finally {
+    await first.stop();
+  }
+  const restarted = await startServer({ ...options, adminToken: first.adminToken, userToken: first.userToken });
+  try {
+    // A session opened after the restart: its own area is empty, the token's older one is not.
+    const fresh = await open(restarted, restarted.userToken);
+    assert.equal(
+      await write(restarted, restarted.userToken, fresh, 'b.txt', 600),
+      "QuotaExceededError: fs.writeText /b.txt: the token's disk budget of 2097152 bytes (set by max_token_disk) would be exceeded: its sessions' file areas hold 1536000 bytes and this needs 614400 more | exists: false",
+    );
+    // What fits still fits, in the new session and in the one from before the restart.
+    assert.equal(await write(restarted, restarted.userToken, fresh, 'c.txt', 300), 'ok');
+    // The other token's budget holds only its own: 1000 kB before the restart and 900 kB now fit.
+    assert.equal(await write(restarted, second, secondsKept, 'b.txt', 900), 'ok');
+    const another = await open(restarted, second);
+    assert.equal(
+      await write(restarted, second, another, 'a.txt', 200),
+      "QuotaExceededError: fs.writeText /a.txt: the token's disk budget of 2097152 bytes (set by max_token_disk) would be exceeded: its sessions' file areas hold 1945600 bytes and this needs 204800 more | exists: false",
+    );
+    assert.equal(await write(restarted, restarted.userToken, kept, 'd.txt', 100), 'ok');
+  } finally {
+    await restarted.stop();
+  }
+});

@@ -1,13 +1,20 @@
 // Guest side of `svc:http`: replies become Response objects (headers as a Map, json(),
-// throwForStatus()); download() reports what it wrote.
+// throwForStatus(), the body decoded from bytes); download() reports what it wrote.
 import type { GuestCall, GuestPrimordials } from '../guest-contract';
 
 export default function httpGuest(call: GuestCall, P: GuestPrimordials): object {
+  // The host sends the body as bytes: decoded here, in the run's own isolate, as UTF-8
+  // (malformed bytes as U+FFFD, a leading byte-order mark dropped, like TextDecoder).
+  const text = (raw: unknown): string => {
+    if (!P.isUint8Array(raw)) return raw as string;
+    const decoded = P.utf8Decode(raw);
+    return P.StringPrototypeCharCodeAt(decoded, 0) === 0xfeff ? P.StringPrototypeSlice(decoded, 1) : decoded;
+  };
   const wrap = (r: unknown) => {
     const status = P.own(r, 'status');
     const statusText = P.own(r, 'statusText');
     const url = P.own(r, 'url');
-    const body = P.own(r, 'body');
+    const body = text(P.own(r, 'body'));
     const headers = new P.Map_();
     const raw = P.own(r, 'headers');
     const names = raw === null || typeof raw !== 'object' ? [] : P.ObjectKeys(raw);

@@ -53,9 +53,15 @@ export async function exchange(call: HostCall, { http, fn, verb, url, headers, b
   return { status: response.statusCode, headers: responseHeaders, content, url: finalUrl.href, redirected };
 }
 
+/**
+ * The verb's reply. The body leaves as bytes (binary on the runner's channel, in bounded
+ * chunks) and the guest decodes it (./guest.ts): decoding up to 50 MiB here, then escaping
+ * the text into the reply's JSON, held the server's event loop for each large body.
+ */
 async function perform(call: HostCall, params: VerbParams, context: Record<string, unknown>) {
   const reply = await exchange(call, params, context);
-  return { status: reply.status, statusText: '', headers: reply.headers, body: new TextDecoder('utf-8').decode(reply.content), url: reply.url };
+  const body = new Uint8Array(reply.content.buffer, reply.content.byteOffset, reply.content.byteLength);
+  return { status: reply.status, statusText: '', headers: reply.headers, body, url: reply.url };
 }
 
 /** Gated as `http.<method>` with host, port, path, body size and timeout, before anything is sent. */

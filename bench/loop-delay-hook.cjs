@@ -1,0 +1,61 @@
+// Preloaded (NODE_OPTIONS=--require) into the server by bench/attacks.ts when
+// BENCH_LOOP_DELAY=<dir>: how long the main thread's event loop is held, one line per
+// 200 ms to <dir>/<pid>.loop as `epochMs maxMs p99Ms cpuMs maxTurnCpuMs maxGcMs gcKind heapMiB`:
+// - maxMs, p99Ms: the loop's delay (perf_hooks' histogram, 1 ms resolution), wall time, so
+//   on a shared machine it includes the time the thread waited for a core;
+// - cpuMs: the process's CPU (all threads) over the 200 ms;
+// - maxTurnCpuMs: the most CPU the main thread spent between two ticks of a 1 ms timer
+//   (/proc's schedstat of the thread, nanoseconds): what the loop was held for, in CPU
+//   time, which another tenant's load on the machine does not stretch;
+// - maxGcMs, gcKind: the longest garbage-collection pause and its kind; heapMiB: heap in use.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { monitorEventLoopDelay, PerformanceObserver } = require('node:perf_hooks');
+const { isMainThread } = require('node:worker_threads');
+const dir = process.env.SVC_BENCH_LOOP_DELAY_DIR;
+if (dir && isMainThread) {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  const file = path.join(dir, `${process.pid}.loop`);
+  const schedstat = `/proc/self/task/${process.pid}/schedstat`;
+  const threadCpuNs = () => {
+    try {
+      return Number(fs.readFileSync(schedstat, 'latin1').split(' ')[0]);
+    } catch {
+      return 0;
+    }
+  };
+  let lastCpu = threadCpuNs();
+  let maxTurnNs = 0;
+  const tick = () => {
+    const now = threadCpuNs();
+    maxTurnNs = Math.max(maxTurnNs, now - lastCpu);
+    lastCpu = now;
+    setTimeout(tick, 1).unref();
+  };
+  setTimeout(tick, 1).unref();
+  // The longest garbage collection pause (main thread) per interval.
+  let maxGcMs = 0;
+  let gcKind = '-';
+  const GC_KINDS = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weakcb' };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (entry.duration > maxGcMs) {
+        maxGcMs = entry.duration;
+        gcKind = GC_KINDS[entry.detail?.kind] ?? String(entry.detail?.kind);
+      }
+    }
+  }).observe({ entryTypes: ['gc'] });
+  let cpu = process.cpuUsage();
+  setInterval(() => {
+    const now = process.cpuUsage();
+    const cpuMs = (now.user - cpu.user + now.system - cpu.system) / 1000;
+    cpu = now;
+    fs.appendFileSync(file, `${Date.now()} ${(histogram.max / 1e6).toFixed(1)} ${(histogram.percentile(99) / 1e6).toFixed(1)} ${cpuMs.toFixed(0)} ${(maxTurnNs / 1e6).toFixed(1)} ${maxGcMs.toFixed(1)} ${gcKind} ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)}\n`);
+    histogram.reset();
+    maxTurnNs = 0;
+    maxGcMs = 0;
+    gcKind = '-';
+  }, 200).unref();
+}
