@@ -190,6 +190,10 @@ export class StdoutDestination implements LineDestination {
   }
 }
 
+/** Open batches, flushed by one process 'exit' listener (one listener per batch would pile up in tests). */
+const flushedAtExit = new Set<TurnBatchedDestination>();
+let exitListening = false;
+
 /** Bytes of lines one turn may hold before they are written at once (a record is at most 1 MiB). */
 const MAX_BATCH_BYTES = 1_048_576;
 
@@ -206,10 +210,13 @@ export class TurnBatchedDestination implements LineDestination {
   private heldBytes = 0;
   private scheduled = false;
   private closed = false;
-  private readonly flushAtExit = () => this.flush();
 
   constructor(private readonly inner: LineDestination) {
-    process.on('exit', this.flushAtExit);
+    flushedAtExit.add(this);
+    if (!exitListening) {
+      exitListening = true;
+      process.on('exit', () => flushedAtExit.forEach((batch) => batch.flush()));
+    }
   }
 
   write(line: string): void {
@@ -246,7 +253,7 @@ export class TurnBatchedDestination implements LineDestination {
     if (this.closed) return;
     this.flush();
     this.closed = true;
-    process.off('exit', this.flushAtExit);
+    flushedAtExit.delete(this);
     this.inner.close();
   }
 }
