@@ -56,3 +56,8 @@ function childPids(pid: number): number[] {
   }
 }
 
+
+/** BENCH_JOURNAL=off: the server journals no run (max_run_journal_size 0), to measure what journalling costs. */
+export function journalEnv(): Record<string, string> {
+  return process.env.BENCH_JOURNAL === 'off' ? { SVC_MAX_RUN_JOURNAL_SIZE: '0' } : {};
+}

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../test/harness';
 import { runSvc } from '../test/support/cli';
 import { measureInstrumentation } from './instrumentation';
-import { cpuOf, rssOf } from './proc';
+import { cpuOf, journalEnv, rssOf } from './proc';
 import { measureColdBursts, measureMcpFanOut, measureParkedCpu, measureWaits } from './waits';
 import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
@@ -201,9 +201,7 @@ async function httpRows(rows: Record<string, string>): Promise<void> {
     ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
     : {};
   if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
-  // BENCH_JOURNAL=off: runs are not journalled (max_run_journal_size 0), to measure what journalling costs.
-  const journalling = process.env.BENCH_JOURNAL === 'off' ? { SVC_MAX_RUN_JOURNAL_SIZE: '0' } : {};
-  const server = await startServer({ runners: 'server-default', home: await homeWithPackage(), env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile, ...journalling }, config: { logging: { audit: { enabled: process.env.BENCH_AUDIT === '1' } } } });
+  const server = await startServer({ runners: 'server-default', home: await homeWithPackage(), env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile, ...journalEnv() }, config: { logging: { audit: { enabled: process.env.BENCH_AUDIT === '1' } } } });
   try {
     for (const yaml of ['name: bench\ndefault: deny\n', 'name: bench-off\ndefault: deny\ntypecheck: off\n', 'name: bench-package\ndefault: deny\npackages: ["@bench/hello"]\n']) {
       const created = await server.request('POST', '/v1/blueprints', { body: { yaml } });

@@ -9,7 +9,7 @@ import { Agent, request } from 'undici';
 import { startServer, type StartOptions, type TestServer } from '../test/harness';
 import path from 'node:path';
 import fs from 'node:fs';
-import { cpuOf, mainThreadCpuOf, rssOf } from './proc';
+import { cpuOf, journalEnv, mainThreadCpuOf, rssOf } from './proc';
 import { startMcpUpstream, upstreamServerOptions } from '../test/support/mcp-upstream';
 
 const WAIT_MS = 500;
@@ -55,7 +55,8 @@ function lastArrival(far: FarEnd, seen: number, started: number): number {
 
 /** A server with the default pool and audit off, the far end reachable on loopback, and the `waits` Blueprint. */
 async function waitsServer(env: StartOptions['env'] = {}): Promise<TestServer> {
-  const server = await startServer({ runners: 'server-default', args: ['--allow-localhost'], env, config: { logging: { audit: { enabled: false } } } });
+  // BENCH_JOURNAL=off here too: the fan-out rows are where journals hold the most (every reply).
+  const server = await startServer({ runners: 'server-default', args: ['--allow-localhost'], env: { ...journalEnv(), ...env }, config: { logging: { audit: { enabled: false } } } });
   await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: waits\nallow_insecure_http: true\ndefault: allow\n' } });
   return server;
 }

@@ -2,7 +2,7 @@
 // the native callbacks installed (host calls, console, limits), ready for exactly one run.
 import { randomBytes } from 'node:crypto';
 import ivm from 'isolated-vm';
-import { collectGarbage, collectGarbageAsync, holdsGarbage, memoryInUse, type Engine } from './engines';
+import { collectGarbage, collectGarbageAsync, holdsGarbage, memoryInUse, NATIVE_NAMES, type Engine } from './engines';
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type HostReplyMessage, type RunnerOutcome } from './protocol';
 import { guestReply, type IncomingBytes } from './reply-bytes';
 import { JournalKeeper, payloadOf, requestDigest } from '../journal/keeper';
@@ -195,7 +195,6 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
   if (mayCollect && holdsGarbage(engine, GC_SLACK_BYTES)) collectGarbage(engine);
   const base = memoryInUse(isolate);
   const context = isolate.createContextSync();
-  const jail = context.global;
   let prepared: Prepared | null = null;
 
   // What every host call, blocking or not, notes as it starts: the fuel left, its id, the peak, and its place in the journal.
@@ -313,21 +312,16 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     return value ?? 0;
   };
 
-  jail.setSync('__svc_native', new ivm.ExternalCopy({}).copyInto());
-  const native = jail.getSync('__svc_native', { reference: true }) as ivm.Reference<Record<string, unknown>>;
-  native.setSync('hostCall', new ivm.Reference(hostCall));
-  native.setSync('hostStart', new ivm.Reference(hostStart));
-  native.setSync('hostCancel', new ivm.Reference(hostCancel));
-  native.setSync('console', new ivm.Reference(consoleLine));
-  native.setSync('limit', new ivm.Reference(limit));
-  native.setSync('mayBlock', new ivm.Reference(mayBlock));
-  native.setSync('random', new ivm.Reference(random));
-  native.setSync('clock', new ivm.Reference(clock));
-  native.setSync('url', new ivm.Reference(parseUrlParts));
+  const callbacks: Record<(typeof NATIVE_NAMES)[number], (...args: never[]) => unknown> = { hostCall, hostStart, hostCancel, console: consoleLine, limit, mayBlock, random, clock, url: parseUrlParts };
+  const mark = new ivm.Reference(() => (slot.leftState = true));
+  const setup = engine.setup.runSync(context, { reference: true }) as ivm.Reference<(...args: unknown[]) => void>;
+  try {
+    setup.applySync(undefined, [mark, ...NATIVE_NAMES.map((name) => new ivm.Reference(callbacks[name]))]);
+  } finally {
+    setup.release();
+  }
   const finish = (): Prepared => {
-    jail.setSync('__svc_finalizer_mark', new ivm.Reference(() => (slot.leftState = true)));
-    engine.finalizerWatch.runSync(context);
-    const entry = jail.getSync('__svc_entry', { reference: true }) as ivm.Reference<Record<string, unknown>>;
+    const entry = engine.takeEntry.runSync(context, { reference: true }) as ivm.Reference<Record<string, unknown>>;
     const run = entry.getSync('run', { reference: true }) as Prepared['run'];
     const collect = entry.getSync('collect', { reference: true }) as ivm.Reference<() => string>;
     const timers: GuestTimers = {
@@ -335,8 +329,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
       fireTimers: entry.getSync('fireTimers', { reference: true }) as GuestTimers['fireTimers'],
     };
     const deliver = entry.getSync('deliver', { reference: true }) as Prepared['deliver'];
-    jail.deleteSync('__svc_entry');
-    prepared = { engine, context, run, collect, timers, deliver, handles: [native, entry, run, collect, timers.nextTimer, timers.fireTimers, deliver], slot, base };
+    prepared = { engine, context, run, collect, timers, deliver, handles: [entry, run, collect, timers.nextTimer, timers.fireTimers, deliver], slot, base };
     return prepared;
   };
   return { context, finish };

@@ -30,8 +30,10 @@ export interface Engine {
   isolate: ivm.Isolate;
   memoryMb: number;
   prelude: ivm.Script;
-  /** FINALIZER_WATCH, compiled for this isolate. */
-  finalizerWatch: ivm.Script;
+  /** CONTEXT_SETUP, compiled for this isolate: its value in a fresh context installs the native callbacks. */
+  setup: ivm.Script;
+  /** TAKE_ENTRY, compiled for this isolate: its value is the prelude's entry points, taken off the global object. */
+  takeEntry: ivm.Script;
   temporal: ivm.Script | null;
   runs: number;
   /**
@@ -85,10 +87,11 @@ function newIsolate(memoryMb: number, onCatastrophic: CatastrophicHandler): { is
 }
 
 const PRELUDE_FILENAME = 'svc-prelude.js';
-const FINALIZER_WATCH_FILENAME = 'svc-finalizer-watch.js';
+const SETUP_FILENAME = 'svc-context-setup.js';
+const TAKE_ENTRY_FILENAME = 'svc-take-entry.js';
 
-function engineOf(isolate: ivm.Isolate, memoryMb: number, prelude: ivm.Script, finalizerWatch: ivm.Script): Engine {
-  const engine: Engine = { isolate, memoryMb, prelude, finalizerWatch, temporal: null, runs: 0, maintenance: null, maintenanceBytes: 0, floor: 0, packageScripts: new Map(), owner: null };
+function engineOf(isolate: ivm.Isolate, memoryMb: number, prelude: ivm.Script, setup: ivm.Script, takeEntry: ivm.Script): Engine {
+  const engine: Engine = { isolate, memoryMb, prelude, setup, takeEntry, temporal: null, runs: 0, maintenance: null, maintenanceBytes: 0, floor: 0, packageScripts: new Map(), owner: null };
   engine.floor = memoryInUse(isolate);
   return engine;
 }
@@ -99,8 +102,9 @@ export function createEngine(memoryMb: number, onCatastrophic: CatastrophicHandl
   const prelude = isolate.compileScriptSync(preludeSource, { filename: PRELUDE_FILENAME, ...(preludeCache ? { cachedData: preludeCache } : { produceCachedData: true }) });
   const produced = (prelude as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
   if (!preludeCache && produced) preludeCache = produced;
-  const finalizerWatch = isolate.compileScriptSync(FINALIZER_WATCH, { filename: FINALIZER_WATCH_FILENAME });
-  const engine = engineOf(isolate, memoryMb, prelude, finalizerWatch);
+  const setup = isolate.compileScriptSync(CONTEXT_SETUP, { filename: SETUP_FILENAME });
+  const takeEntry = isolate.compileScriptSync(TAKE_ENTRY, { filename: TAKE_ENTRY_FILENAME });
+  const engine = engineOf(isolate, memoryMb, prelude, setup, takeEntry);
   adopt(engine);
   return engine;
 }
@@ -116,8 +120,9 @@ export async function createEngineAsync(memoryMb: number, onCatastrophic: Catast
   const { isolate, adopt } = newIsolate(memoryMb, onCatastrophic);
   try {
     const prelude = await isolate.compileScript(preludeSource, { filename: PRELUDE_FILENAME, cachedData: preludeCache });
-    const finalizerWatch = await isolate.compileScript(FINALIZER_WATCH, { filename: FINALIZER_WATCH_FILENAME });
-    const engine = engineOf(isolate, memoryMb, prelude, finalizerWatch);
+    const setup = await isolate.compileScript(CONTEXT_SETUP, { filename: SETUP_FILENAME });
+    const takeEntry = await isolate.compileScript(TAKE_ENTRY, { filename: TAKE_ENTRY_FILENAME });
+    const engine = engineOf(isolate, memoryMb, prelude, setup, takeEntry);
     adopt(engine);
     return engine;
   } catch (error) {
@@ -181,12 +186,19 @@ export function disposeEngine(engine: Engine): void {
   if (!engine.isolate.isDisposed) engine.isolate.dispose();
 }
 
-// Marks the slot when the program registers a finalizer (its callback runs outside the run).
-// Compiled once per isolate (a per-context evalClosure compiled it on every run); the mark
-// callback arrives as a global the script takes and deletes before any program code runs.
-const FINALIZER_WATCH = `(() => {
-const mark = globalThis.__svc_finalizer_mark;
-delete globalThis.__svc_finalizer_mark;
+/** The native callbacks the prelude takes (sandbox/prelude/native.ts), in the order CONTEXT_SETUP's function receives them. */
+export const NATIVE_NAMES = ['hostCall', 'hostStart', 'hostCancel', 'console', 'limit', 'mayBlock', 'random', 'clock', 'url'] as const;
+
+// Evaluated in each fresh context before the prelude; its value is a function the runner
+// calls once with the finalizer mark and the native callbacks (References), in one call
+// into the isolate (setting them one by one was eleven calls, ~10 us each, per context).
+// The function is never on the global object: nothing but this call reaches it.
+// - The finalizer watch marks the slot when the program registers a finalizer (its callback
+//   runs outside the run). Nothing in the prelude registers one or captures `register`.
+// - The callbacks go on the global object as \`__svc_native\`; the prelude takes and deletes
+//   it before any program code runs.
+// Compiled once per isolate (a per-context evalClosure compiled it on every run).
+const CONTEXT_SETUP = `(function setup(mark, ${NATIVE_NAMES.join(', ')}) {
 const FR = globalThis.FinalizationRegistry;
 if (FR) {
   const register = FR.prototype.register;
@@ -194,4 +206,9 @@ if (FR) {
   let marked = false;
   Object.defineProperty(FR.prototype, 'register', { value: { register(...args) { if (!marked) { marked = true; mark.applySync(undefined, []); } return apply(register, this, args); } }.register, writable: true, configurable: true });
 }
-})();`;
+Object.defineProperty(globalThis, '__svc_native', { value: { ${NATIVE_NAMES.join(', ')} }, writable: true, enumerable: false, configurable: true });
+})`;
+
+// Evaluated after the prelude, before any program code: its value is the prelude's entry
+// points, taken off the global object (one call instead of a get and a delete).
+const TAKE_ENTRY = `(() => { const entry = globalThis.__svc_entry; delete globalThis.__svc_entry; return entry; })()`;

@@ -190,6 +190,74 @@ export class StdoutDestination implements LineDestination {
   }
 }
 
+/** Open batches, flushed by one process 'exit' listener (one listener per batch would pile up in tests). */
+const flushedAtExit = new Set<TurnBatchedDestination>();
+let exitListening = false;
+
+/** Bytes of lines one turn may hold before they are written at once (a record is at most 1 MiB). */
+const MAX_BATCH_BYTES = 1_048_576;
+
+/**
+ * Holds the lines written during one event-loop turn and writes them together when the turn
+ * ends: one write (one system call) per turn instead of one per line, in the order they were
+ * written, each line exactly as it would have been written alone. Lines past 1 MiB are written
+ * at once. Held lines are written before a reopen or close, and when the process exits
+ * (`exit` is emitted on process.exit, at the end of the event loop and after an uncaught
+ * exception); a process killed outright loses at most the lines of the turn it was in.
+ */
+export class TurnBatchedDestination implements LineDestination {
+  private held: string[] = [];
+  private heldBytes = 0;
+  private scheduled = false;
+  private closed = false;
+
+  constructor(private readonly inner: LineDestination) {
+    flushedAtExit.add(this);
+    if (!exitListening) {
+      exitListening = true;
+      process.on('exit', () => flushedAtExit.forEach((batch) => batch.flush()));
+    }
+  }
+
+  write(line: string): void {
+    if (this.closed) return;
+    this.held.push(line);
+    this.heldBytes += line.length;
+    if (this.heldBytes >= MAX_BATCH_BYTES) {
+      this.flush();
+      return;
+    }
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  /** Writes the held lines now, as one write (the inner destination adds the last newline). */
+  flush(): void {
+    if (this.held.length === 0) return;
+    const text = this.held.length === 1 ? this.held[0] : this.held.join('\n');
+    this.held = [];
+    this.heldBytes = 0;
+    this.inner.write(text);
+  }
+
+  reopen(): void {
+    this.flush();
+    this.inner.reopen();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    flushedAtExit.delete(this);
+    this.inner.close();
+  }
+}
+
 /** A caller-supplied stream standing in for standard output (tests, embedding). */
 export class StreamDestination implements LineDestination {
   private closed = false;

@@ -3,7 +3,7 @@
 // destination or to `logging.audit.file`, opened separately so its failure is not fatal.
 import { randomUUID } from 'node:crypto';
 import { createAuditWriter, type AuditWriter } from './audit';
-import { FileDestination, StdoutDestination, StreamDestination, type LineDestination } from './destination';
+import { FileDestination, StdoutDestination, StreamDestination, TurnBatchedDestination, type LineDestination } from './destination';
 import { LevelFilter } from './filter';
 import { createServerLog, type ServerLog } from './log';
 
@@ -15,6 +15,11 @@ export interface LogOutputs {
    * there is no file to reopen (standard output only), so the caller can skip its log line.
    */
   reopen(): boolean;
+  /**
+   * Writes the records held for the end of this event-loop turn now. The server calls it
+   * before it answers a request, so a request's records are written before its answer.
+   */
+  flush(): void;
   /** Flushes and closes the files; later records are discarded. */
   close(): void;
 }
@@ -52,16 +57,23 @@ export function openLogOutputs(options: LogOutputOptions): LogOutputs {
     options.onAuditWriteFailure?.();
     report(line);
   };
-  const auditDestination = options.audit.enabled && options.audit.file !== null ? FileDestination.openLenient(options.audit.file, auditReport) : logDestination;
-  const destinations: LineDestination[] = auditDestination === logDestination ? [logDestination] : [logDestination, auditDestination];
+  const auditFile = options.audit.enabled && options.audit.file !== null ? FileDestination.openLenient(options.audit.file, auditReport) : null;
+  // Audit records (two per run) are written once per event-loop turn. When they share the
+  // log's destination the log's lines go through the same batch, so the two keep their order.
+  const batched = !options.audit.enabled ? null : new TurnBatchedDestination(auditFile ?? logDestination);
+  const logOut = batched !== null && auditFile === null ? batched : logDestination;
+  const auditOut = batched ?? logDestination;
+  const destinations: LineDestination[] = logOut === auditOut ? [logOut] : [logOut, auditOut];
+  const hasFile = logDestination instanceof FileDestination || auditFile !== null;
 
   return {
-    log: createServerLog({ filter: LevelFilter.parse(options.filter, report), destination: logDestination, clock, report }),
-    audit: createAuditWriter({ enabled: options.audit.enabled, destination: auditDestination, clock, newId: options.newId ?? randomUUID, report: auditReport }),
+    log: createServerLog({ filter: LevelFilter.parse(options.filter, report), destination: logOut, clock, report }),
+    audit: createAuditWriter({ enabled: options.audit.enabled, destination: auditOut, clock, newId: options.newId ?? randomUUID, report: auditReport }),
     reopen: () => {
       destinations.forEach((destination) => destination.reopen());
-      return destinations.some((destination) => destination instanceof FileDestination);
+      return hasFile;
     },
+    flush: () => batched?.flush(),
     close: () => destinations.forEach((destination) => destination.close()),
   };
 }

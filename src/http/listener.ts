@@ -23,6 +23,19 @@ export interface ListenerOptions {
   tls: { cert: Buffer; key: Buffer } | null;
   /** Connection bounds and the header timeout (default: none beyond Node's own). */
   connections?: ConnectionBounds;
+  /** Called before any response's head is written (the audit writes the records it holds). */
+  beforeAnswer?: () => void;
+}
+
+/** Node's response with a call before its head is written (an implicit head goes through writeHead too). */
+function responseClass(beforeAnswer: () => void): typeof http.ServerResponse {
+  const writeHead = http.ServerResponse.prototype.writeHead as (this: http.ServerResponse, ...args: unknown[]) => http.ServerResponse;
+  class AnsweringResponse extends http.ServerResponse {}
+  AnsweringResponse.prototype.writeHead = function (this: http.ServerResponse, ...args: unknown[]) {
+    beforeAnswer();
+    return writeHead.apply(this, args);
+  } as http.ServerResponse['writeHead'];
+  return AnsweringResponse as typeof http.ServerResponse;
 }
 
 export interface Listener {
@@ -73,9 +86,10 @@ export async function startListener(app: Hono<AppEnv>, options: ListenerOptions)
     void handle(req, res);
   };
 
+  const classes = options.beforeAnswer ? { ServerResponse: responseClass(options.beforeAnswer) } : {};
   const server = options.tls
-    ? https.createServer({ cert: options.tls.cert, key: options.tls.key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS }, onRequest)
-    : http.createServer(onRequest);
+    ? https.createServer({ cert: options.tls.cert, key: options.tls.key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, ...classes }, onRequest)
+    : http.createServer(classes, onRequest);
   server.keepAliveTimeout = 5_000;
   if (options.connections) {
     server.headersTimeout = options.connections.headerTimeoutMs;

@@ -7,6 +7,7 @@
 // The tape is built from the row when it is asked for (decoding answers costs nothing per run).
 import type { Database, Statement } from 'better-sqlite3';
 import type { JournalledRun } from './tape';
+import { commitWithoutFsync } from '../store';
 
 /** How long tapes are kept and how many bytes they may take together (the run store's settings). */
 export interface JournalRetention {
@@ -77,7 +78,8 @@ export class JournalStore {
     if (this.pending.size === 0) return;
     const runs = [...this.pending.values()];
     this.pending = new Map();
-    this.db.transaction(() => {
+    // Already up to WRITE_BEHIND_MS behind the runs: an fsync per flush would only stall the event loop.
+    commitWithoutFsync(this.db, () => {
       for (const row of this.expire.all(this.now() - this.retention.retentionMs) as Array<{ owner: string; bytes: number }>) this.count(row.owner, -row.bytes);
       for (const run of runs) {
         const text = JSON.stringify(run);
@@ -88,7 +90,7 @@ export class JournalStore {
         this.count(run.principal, text.length);
       }
       this.trim();
-    }).immediate();
+    });
   }
 
   /**

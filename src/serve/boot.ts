@@ -425,6 +425,7 @@ export async function boot(options: BootOptions): Promise<void> {
       unauthenticated: settings.connections.unauthenticated,
       headerTimeoutMs: settings.connections.headerTimeoutSeconds * 1000,
     },
+    beforeAnswer: outputs.flush,
   });
 
   audit.write({

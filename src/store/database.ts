@@ -114,6 +114,23 @@ export function applyMigrations(db: Database, schema: readonly Migration[]): voi
   }
 }
 
+/**
+ * Runs `work` as one immediate transaction committed with synchronous=NORMAL: in WAL mode
+ * the commit skips the fsync (milliseconds on the event loop on a busy disk) but stays
+ * durable across a crash or restart of the process; a power loss may lose the newest
+ * commits, never corrupt the file, and the next FULL commit makes them durable too. For
+ * writes that are already behind what they record (write-behind, group commits).
+ */
+export function commitWithoutFsync<T>(db: Database, work: () => T): T {
+  const restore = db.pragma('synchronous', { simple: true }) as number;
+  try {
+    db.pragma('synchronous = NORMAL');
+    return db.transaction(work).immediate();
+  } finally {
+    db.pragma(`synchronous = ${restore}`);
+  }
+}
+
 /** The schema version the database is at. */
 export function schemaVersion(db: Database): number {
   return db.pragma('user_version', { simple: true }) as number;

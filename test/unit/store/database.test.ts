@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { applyMigrations, closeDatabase, DatabaseError, migrations, openDatabase, schemaVersion } from '../../../src/store';
+import { applyMigrations, closeDatabase, commitWithoutFsync, DatabaseError, migrations, openDatabase, schemaVersion } from '../../../src/store';
 
 function tempDatabase(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-'));
@@ -105,4 +105,27 @@ test('close checkpoints the WAL into the database file', () => {
   const wal = `${file}-wal`;
   assert.ok(!fs.existsSync(wal) || fs.statSync(wal).size === 0, 'the WAL still holds pages');
   closeDatabase(db);
+});
+
+test('commitWithoutFsync commits one transaction with synchronous=NORMAL and puts FULL back, also when the work throws (rolled back)', () => {
+  const db = openDatabase(tempDatabase());
+  try {
+    db.exec('CREATE TABLE t (n INTEGER)');
+    const seen = commitWithoutFsync(db, () => {
+      db.prepare('INSERT INTO t (n) VALUES (1)').run();
+      return { inTransaction: db.inTransaction, synchronous: db.pragma('synchronous', { simple: true }) };
+    });
+    assert.deepEqual(seen, { inTransaction: true, synchronous: 1 });
+    assert.equal(db.pragma('synchronous', { simple: true }), 2);
+    assert.throws(() =>
+      commitWithoutFsync(db, () => {
+        db.prepare('INSERT INTO t (n) VALUES (2)').run();
+        throw new Error('no');
+      }),
+    );
+    assert.equal(db.pragma('synchronous', { simple: true }), 2);
+    assert.deepEqual(db.prepare('SELECT n FROM t').all(), [{ n: 1 }]);
+  } finally {
+    closeDatabase(db);
+  }
 });
