@@ -13,7 +13,7 @@ import { boundedCache, textBytes } from '../bounded-cache';
 import { Checkers, WARM_CHECKERS } from './checker';
 import { declarationSet } from './declarations';
 import { CheckerThread, type CheckFailure } from './thread';
-import type { CheckRequest, CheckResult, DeclarationSet, SchemaEdit, TypecheckMode } from './types';
+import type { CheckRequest, CheckResult, DeclarationSet, HeapReport, SchemaEdit, TypecheckMode } from './types';
 
 /** What a check answers: the source to compile (with derived schema arguments) or the compile error. */
 export type TypecheckOutcome = { ok: true; source: string; warnings: Diagnostic[] } | { ok: false; error: CompileErrorReport };
@@ -189,6 +189,11 @@ export class Typechecker {
   /** Warm checkers made ahead of any program (at start, when a Blueprint was applied). */
   get warmedAhead(): number {
     return this.warmCheckers;
+  }
+
+  /** The checker threads' V8 heaps as last reported (ordinary threads, then the large-program thread). */
+  get heaps(): HeapReport[] {
+    return [...(this.thread?.heaps ?? []), ...(this.largeThread?.heaps ?? [])];
   }
 
   /** Checks running now on the checker threads (a status for tests). */

@@ -11,7 +11,7 @@
 // first), not at boot: a short-lived server never loads TypeScript.
 import { Worker } from 'node:worker_threads';
 import { batchable } from './checker';
-import type { CheckBatchMessage, CheckerThreadData, CheckRequest, CheckResult, WarmMessage } from './types';
+import type { CheckBatchMessage, CheckerThreadData, CheckRequest, CheckResult, HeapReport, WarmMessage } from './types';
 
 /** A check that runs longer is abandoned (the worker restarts): a type can be made to take forever. */
 export const CHECK_LIMIT_MS = 10_000;
@@ -24,6 +24,7 @@ type WorkerNotice = { notice: string };
 /** The worker has begun the check (a new worker loads TypeScript first). */
 type WorkerStarted = { started: number };
 type WorkerWarmed = { warmed: number };
+type WorkerHeap = { heap: HeapReport };
 
 /** How long a new worker may take to load TypeScript and the libraries before its first check begins. */
 const WORKER_START_LIMIT_MS = 120_000;
@@ -36,6 +37,8 @@ export interface CheckerThreadOptions extends CheckerThreadData {
   workers?: number;
   /** A check's budget in ms (default CHECK_LIMIT_MS). */
   budgetMs?: number;
+  /** MiB of V8 old generation each worker may use (default DEFAULT_THREAD_HEAP_MB). */
+  heapMb?: number;
 }
 
 interface Job {
@@ -49,6 +52,8 @@ interface Slot {
   worker: Worker;
   /** The checks given to the worker, the one it is on first, and the timer of that one's budget. */
   running: { jobs: Job[]; timer: NodeJS.Timeout } | null;
+  /** Its heap as last reported (after a batch or warm-up). */
+  heap: HeapReport | null;
 }
 
 /**
@@ -97,6 +102,11 @@ export class CheckerThread {
   async close(): Promise<void> {
     const slots = this.slots.splice(0);
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  }
+
+  /** The workers' heaps as last reported. */
+  get heaps(): HeapReport[] {
+    return this.slots.flatMap((slot) => (slot.heap ? [slot.heap] : []));
   }
 
   /** Checks running now (a status for tests and metrics). */
@@ -188,11 +198,12 @@ export class CheckerThread {
 
   private startSlot(): Slot {
     const workerData: CheckerThreadData = { codeCacheDirectory: this.options.codeCacheDirectory };
-    const worker = new Worker(this.file, { workerData, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
-    const slot: Slot = { worker, running: null };
+    const worker = new Worker(this.file, { workerData, resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb ?? 1024 } });
+    const slot: Slot = { worker, running: null, heap: null };
     this.slots.push(slot);
-    worker.on('message', (reply: WorkerReply | WorkerNotice | WorkerStarted | WorkerWarmed) => {
-      if ('notice' in reply) this.options.onNotice?.(reply.notice);
+    worker.on('message', (reply: WorkerReply | WorkerNotice | WorkerStarted | WorkerWarmed | WorkerHeap) => {
+      if ('heap' in reply) slot.heap = reply.heap;
+      else if ('notice' in reply) this.options.onNotice?.(reply.notice);
       else if ('warmed' in reply) this.options.onWarmed?.(reply.warmed);
       else if ('started' in reply) {
         // The check itself has begun: its budget starts now.

@@ -4,16 +4,25 @@
 // in one Program; each program's start and answer are posted as they happen, so the pool
 // times each against the budget. Built as dist/typecheck-worker.js. After its first check it
 // writes the compiler's code cache if it had none (compiler.ts) and says so if that failed.
+import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Checkers } from './checker';
-import { saveCodeCache, useCodeCacheDirectory } from './compiler';
-import type { CheckBatchMessage, CheckerThreadData, WarmMessage } from './types';
+import { saveCodeCache, useCodeCacheDirectory, useInterpretedFactories } from './compiler';
+import type { CheckBatchMessage, CheckerThreadData, HeapReport, WarmMessage } from './types';
 
 useCodeCacheDirectory((workerData as CheckerThreadData | undefined)?.codeCacheDirectory ?? null);
+useInterpretedFactories();
 const checkers = new Checkers();
 let checked = false;
 
 const failed = (id: number, error: unknown) => parentPort!.postMessage({ id, ok: false, failure: 'failed', message: (error as Error)?.message ?? String(error) });
+
+/** The thread's V8 heap after each batch and warm-up (svc_typecheck_heap_bytes; the pool's bound on it, thread.ts). */
+function reportHeap(): void {
+  const { used_heap_size: used, total_heap_size: total, malloced_memory: malloced } = v8.getHeapStatistics();
+  const heap: HeapReport = { used, total, malloced };
+  parentPort!.postMessage({ heap });
+}
 
 /** What a warm-up checks against each set: the checker of the set is made, and TypeScript's checking code has run once. */
 const WARM_PROGRAM = 'export function main(): string { const greeting: string = "hello"; return greeting; }';
@@ -31,6 +40,7 @@ parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
       }
     }
     if (warmed > 0) parentPort!.postMessage({ warmed });
+    reportHeap();
     return;
   }
   // The budget runs from here: loading TypeScript and the libraries in a new worker is not the program's.
@@ -59,6 +69,7 @@ parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
       }
     }
   }
+  reportHeap();
   if (checked) return;
   checked = true;
   const cache = saveCodeCache();

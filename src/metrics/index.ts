@@ -23,6 +23,8 @@ export interface ServerState {
   /** Type checks running now on the checker threads. */
   typechecksRunning?: () => number;
   typecheckersWarmed?: () => number;
+  /** The checker threads' V8 heaps in bytes (in use, reserved), as each last reported. */
+  typecheckHeap?: () => { used: number; total: number };
   lookups: () => Record<string, number>;
   /** Server-wide token pools (svc:llm and svc:embedding budgets). */
   tokens: () => Record<'model_tokens' | 'embedding_tokens', { spent: number; reserved: number; budget: number }>;
@@ -126,6 +128,18 @@ export const metrics = {
     registers,
     collect() {
       if (state?.typecheckersWarmed) this.set(state.typecheckersWarmed());
+    },
+  }),
+  typecheckHeap: new Gauge({
+    name: 'svc_typecheck_heap_bytes',
+    help: 'V8 heap of the type-checker threads together, in use and reserved (state), as each thread last reported after a check; each is bounded by typecheck_thread_memory',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      const heap = state?.typecheckHeap?.();
+      if (!heap) return;
+      this.set({ state: 'used' }, heap.used);
+      this.set({ state: 'total' }, heap.total);
     },
   }),
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),

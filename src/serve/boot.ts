@@ -376,6 +376,7 @@ export async function boot(options: BootOptions): Promise<void> {
     mcpTransports: () => mcp.transportCount,
     typechecksRunning: () => typecheck.running,
     typecheckersWarmed: () => typecheck.warmedAhead,
+    typecheckHeap: () => typecheck.heaps.reduce((sum, heap) => ({ used: sum.used + heap.used, total: sum.total + heap.total }), { used: 0, total: 0 }),
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),
     connections: () => listener?.connections() ?? { authenticated: 0, unauthenticated: 0 },
