@@ -98,6 +98,7 @@ export class Typechecker {
   private readonly warmed = new Set<string>();
   private closed = false;
   private warmCheckers = 0;
+  private coldChecks = 0;
 
   /**
    * `worker: false` checks in-process; `workerFile` names the built worker (benchmarks run
@@ -105,11 +106,17 @@ export class Typechecker {
    * `maxCheckedBytes` is where it is not checked at all; `budgetMs` is a check's time budget and
    * `workers` the number of ordinary checker threads;
    * `codeCacheDirectory` keeps the compiler's code cache for the next checker thread
-   * (compiler.ts), `onNotice` hears when it could not be written.
+   * (compiler.ts), `onNotice` hears when it could not be written; `heapMb` is each checker
+   * thread's heap limit (thread.ts replaces a thread near it).
    */
-  constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number; maxCheckedBytes?: number; budgetMs?: number; workers?: number; codeCacheDirectory?: string; onNotice?: (message: string) => void } = {}) {
+  constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number; maxCheckedBytes?: number; budgetMs?: number; workers?: number; heapMb?: number; codeCacheDirectory?: string; onNotice?: (message: string) => void } = {}) {
     const file = options.worker === false ? null : (options.workerFile ?? workerFile());
-    const threadOptions = { codeCacheDirectory: options.codeCacheDirectory ?? null, ...(options.onNotice ? { onNotice: options.onNotice } : {}) };
+    const threadOptions = {
+      codeCacheDirectory: options.codeCacheDirectory ?? null,
+      onCold: () => this.coldChecks++,
+      ...(options.heapMb ? { heapMb: options.heapMb } : {}),
+      ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+    };
     this.thread = file ? new CheckerThread(file, { ...threadOptions, onWarmed: (count) => (this.warmCheckers += count), workers: options.workers ?? ORDINARY_CHECKERS, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
     this.largeThread = file ? new CheckerThread(file, { ...threadOptions, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
     this.largeProgramBytes = options.largeProgramBytes ?? DEFAULT_LARGE_PROGRAM_KIB * 1024;
@@ -189,6 +196,20 @@ export class Typechecker {
   /** Warm checkers made ahead of any program (at start, when a Blueprint was applied). */
   get warmedAhead(): number {
     return this.warmCheckers;
+  }
+
+  /**
+   * Checks that waited for a cold checker: a checker thread started for them (TypeScript
+   * loaded first), or their declaration set's checker made by them. Warming (at start, when
+   * a Blueprint is applied, when a thread is replaced) makes both ahead.
+   */
+  get cold(): number {
+    return this.coldChecks;
+  }
+
+  /** Checker threads replaced because their heap neared typecheck_thread_memory. */
+  get replacedThreads(): number {
+    return (this.thread?.replaced ?? 0) + (this.largeThread?.replaced ?? 0);
   }
 
   /** The checker threads' V8 heaps as last reported (ordinary threads, then the large-program thread). */

@@ -51,8 +51,9 @@ export interface CheckerThreadData {
   codeCacheDirectory: string | null;
 }
 
-/** A checker thread's V8 heap, in bytes: in use (live and not yet collected), reserved, and malloc'ed by V8 itself. */
+/** A checker thread's V8 heap, in bytes: in use after its last full collection (0 before one), in use now (live and not yet collected), reserved, and malloc'ed by V8 itself. */
 export interface HeapReport {
+  live: number;
   used: number;
   total: number;
   malloced: number;

@@ -17,10 +17,19 @@ let checked = false;
 
 const failed = (id: number, error: unknown) => parentPort!.postMessage({ id, ok: false, failure: 'failed', message: (error as Error)?.message ?? String(error) });
 
-/** The thread's V8 heap after each batch and warm-up (svc_typecheck_heap_bytes; the pool's bound on it, thread.ts). */
+/** V8's record of each collection since the last report: what a full one left is the live heap. */
+let collections = new v8.GCProfiler();
+collections.start();
+let live = 0;
+
+/** The thread's V8 heap after each batch and warm-up (svc_typecheck_heap_bytes; the pool replaces a thread near its limit, thread.ts). */
 function reportHeap(): void {
+  const { statistics } = collections.stop();
+  collections = new v8.GCProfiler();
+  collections.start();
+  for (const collection of statistics) if (collection.gcType === 'MarkSweepCompact') live = collection.afterGC.heapStatistics.usedHeapSize;
   const { used_heap_size: used, total_heap_size: total, malloced_memory: malloced } = v8.getHeapStatistics();
-  const heap: HeapReport = { used, total, malloced };
+  const heap: HeapReport = { live, used, total, malloced };
   parentPort!.postMessage({ heap });
 }
 
@@ -46,6 +55,7 @@ parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
   // The budget runs from here: loading TypeScript and the libraries in a new worker is not the program's.
   checkers.warm();
   const { ids, sources, mode, set } = message;
+  const made = checkers.made;
   let current = 0;
   parentPort!.postMessage({ started: ids[0] });
   try {
@@ -69,6 +79,7 @@ parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
       }
     }
   }
+  if (checkers.made > made) parentPort!.postMessage({ cold: true });
   reportHeap();
   if (checked) return;
   checked = true;
