@@ -12,7 +12,7 @@ import { MAX_SOURCE_BYTES, renderCompileError, tooDeep } from '../compile';
 import { boundedCache, textBytes } from '../bounded-cache';
 import { Checkers, WARM_CHECKERS } from './checker';
 import { declarationSet } from './declarations';
-import { CheckerThread, type CheckFailure } from './thread';
+import { CheckerThread, DEFAULT_THREAD_HEAP_MB, type CheckFailure } from './thread';
 import type { CheckRequest, CheckResult, DeclarationSet, HeapReport, SchemaEdit, TypecheckMode } from './types';
 
 /** What a check answers: the source to compile (with derived schema arguments) or the compile error. */
@@ -118,7 +118,9 @@ export class Typechecker {
       ...(options.onNotice ? { onNotice: options.onNotice } : {}),
     };
     this.thread = file ? new CheckerThread(file, { ...threadOptions, onWarmed: (count) => (this.warmCheckers += count), workers: options.workers ?? ORDINARY_CHECKERS, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
-    this.largeThread = file ? new CheckerThread(file, { ...threadOptions, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
+    // A large program's check holds far more than a small one's: its thread gets twice the heap (1 GiB by default, as before the setting).
+    const largeHeapMb = 2 * (options.heapMb ?? DEFAULT_THREAD_HEAP_MB);
+    this.largeThread = file ? new CheckerThread(file, { ...threadOptions, heapMb: largeHeapMb, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
     this.largeProgramBytes = options.largeProgramBytes ?? DEFAULT_LARGE_PROGRAM_KIB * 1024;
     this.maxCheckedBytes = options.maxCheckedBytes ?? MAX_CHECKED_BYTES;
   }
