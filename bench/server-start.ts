@@ -52,6 +52,12 @@ async function startCosts(rows: Record<string, string>, runners: number): Promis
 
 const FIRST_PROGRAM = 'export function main(): string { const n: number = 1; return n > 0 ? "hello" : "x"; }';
 
+/** Checks that waited for a cold checker so far (svc_typecheck_cold_checks): 0 when warming left the first run nothing to wait for. */
+async function coldChecks(server: TestServer): Promise<number> {
+  const match = /^svc_typecheck_cold_checks (\d+)/m.exec((await server.request('GET', '/metrics')).text);
+  return match ? Number(match[1]) : NaN;
+}
+
 /** One typed run under `blueprint`: its latency and the CPU the server and runners spent on it until quiet. */
 async function timedRun(server: TestServer, blueprint: string): Promise<[number, number]> {
   const before = treeCpu(server);
@@ -74,6 +80,7 @@ async function firstRuns(rows: Record<string, string>): Promise<void> {
   const kinds = ['after a start, new home', 'after a start, same home again', 'after a Blueprint is applied'] as const;
   const latencies: Record<(typeof kinds)[number], number[]> = { 'after a start, new home': [], 'after a start, same home again': [], 'after a Blueprint is applied': [] };
   const cpu: Record<(typeof kinds)[number], number[]> = { 'after a start, new home': [], 'after a start, same home again': [], 'after a Blueprint is applied': [] };
+  let cold = 0;
   for (let i = 0; i < RUNS; i++) {
     const home = tempDir('svc-bench-start-');
     for (const which of ['after a start, new home', 'after a start, same home again'] as const) {
@@ -93,6 +100,7 @@ async function firstRuns(rows: Record<string, string>): Promise<void> {
           latencies['after a Blueprint is applied'].push(afterApply);
           cpu['after a Blueprint is applied'].push(usedAfterApply);
         }
+        cold += await coldChecks(server);
       } finally {
         await server.stop();
       }
@@ -101,6 +109,7 @@ async function firstRuns(rows: Record<string, string>): Promise<void> {
   for (const which of kinds) {
     rows[`first typed run ${which}: latency / server + runner CPU (ms)`] = `${median(latencies[which]).toFixed(0)} / ${median(cpu[which]).toFixed(0)}`;
   }
+  rows['first typed runs that waited for a cold checker (svc_typecheck_cold_checks), all servers'] = String(cold);
 }
 
 export async function measureServerStart(): Promise<Record<string, string>> {

@@ -49,16 +49,20 @@ interface Sample {
   /** The server's V8 heap in use and its external memory (MiB), from /metrics: RSS that grows while these stay flat is native. */
   heap: number;
   external: number;
+  /** The type-checker threads' V8 heap reserved (MiB, svc_typecheck_heap_bytes). */
+  checkers: number;
   runners: number[];
 }
 
 function metric(text: string, name: string): number {
-  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  const match = new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text);
   return match ? Number(match[1]) / 1048576 : NaN;
 }
 
 async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
-  const server = await startServer({ runners: 'server-default', config: { logging: { audit: { enabled: false } } } });
+  // SOAK_SERVER_ENV=NAME=value,… sets variables of the server process (an allocator setting, say).
+  const env = Object.fromEntries((process.env.SOAK_SERVER_ENV ?? '').split(',').filter(Boolean).map((pair) => pair.split('=') as [string, string]));
+  const server = await startServer({ runners: 'server-default', config: { logging: { audit: { enabled: false } } }, env });
   const samples: Sample[] = [];
   const started = Date.now();
   try {
@@ -75,7 +79,7 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
       const resident = residentMiB(pid, false);
       const runnerMiB = runners.map((runner) => residentMiB(runner));
       const metrics = (await server.request('GET', '/metrics')).text;
-      samples.push({ server: resident, heap: metric(metrics, 'svc_nodejs_heap_size_used_bytes'), external: metric(metrics, 'svc_nodejs_external_memory_bytes'), runners: runnerMiB });
+      samples.push({ server: resident, heap: metric(metrics, 'svc_nodejs_heap_size_used_bytes'), external: metric(metrics, 'svc_nodejs_external_memory_bytes'), checkers: metric(metrics, 'svc_typecheck_heap_bytes{state="total"}'), runners: runnerMiB });
     };
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
@@ -104,6 +108,7 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
   const rows: Record<string, string> = {
     [`${label}: server RSS per tenth (MiB)`]: fmt(samples.map((s) => s.server)),
     [`${label}: server V8 heap used / external per tenth (MiB)`]: samples.map((s) => `${s.heap.toFixed(0)}/${s.external.toFixed(0)}`).join(' → '),
+    [`${label}: type-checker threads' V8 heap per tenth (MiB)`]: fmt(samples.map((s) => s.checkers)),
     [`${label}: growth first quarter → end, server / runners (MiB)`]: `${(last.server - quarter.server).toFixed(0)} / ${last.runners.map((r, i) => (r - quarter.runners[i]).toFixed(0)).join(', ')}`,
     [`${label}: runs/s`]: (PROGRAMS / seconds).toFixed(0),
   };

@@ -334,6 +334,8 @@ export const WARM_CHECKERS = 16;
 /** Warm checkers by declaration-set hash and mode; the least recently used go beyond the count or byte limit. */
 export class Checkers {
   private readonly checkers;
+  /** Warm checkers made so far (a set's first check or warm-up, or again after eviction). */
+  made = 0;
 
   constructor(limit = WARM_CHECKERS, byteLimit = WARM_DECLARATION_BYTES) {
     this.checkers = boundedCache<{ checker: WarmChecker; bytes: number }>({ maxEntries: limit, maxBytes: byteLimit, sizeOf: (entry) => entry.bytes });
@@ -352,6 +354,7 @@ export class Checkers {
     const key = `${request.set.hash}:${request.mode}`;
     const kept = this.checkers.get(key);
     if (kept) return kept.checker;
+    this.made++;
     const entry = { checker: new WarmChecker(typescript(), request.set, request.mode), bytes: request.set.modules.reduce((sum, text) => sum + text.length, 0) };
     // One past the whole budget is used for this check and not kept.
     this.checkers.set(key, entry);

@@ -9,6 +9,7 @@ import vm from 'node:vm';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type TypeScript from 'typescript';
+import { keepFactoriesInterpreted } from './factories';
 
 const require = createRequire(import.meta.url);
 
@@ -23,6 +24,12 @@ interface Loaded {
 
 let cacheDirectory: string | null = null;
 let loaded: Loaded | null = null;
+let interpretFactories = false;
+
+/** A checker thread keeps TypeScript's factories out of V8's optimizing compiler (factories.ts); takes effect on load. */
+export function useInterpretedFactories(): void {
+  interpretFactories = true;
+}
 
 /** Where the code cache lives (null: nowhere); takes effect when the compiler is first loaded. */
 export function useCodeCacheDirectory(directory: string | null): void {
@@ -31,7 +38,10 @@ export function useCodeCacheDirectory(directory: string | null): void {
 
 /** The TypeScript compiler, loaded on first use. */
 export function typescript(): typeof TypeScript {
-  loaded ??= load();
+  if (!loaded) {
+    loaded = load();
+    if (interpretFactories) keepFactoriesInterpreted(loaded.ts);
+  }
   return loaded.ts;
 }
 

@@ -12,8 +12,8 @@ import { MAX_SOURCE_BYTES, renderCompileError, tooDeep } from '../compile';
 import { boundedCache, textBytes } from '../bounded-cache';
 import { Checkers, WARM_CHECKERS } from './checker';
 import { declarationSet } from './declarations';
-import { CheckerThread, type CheckFailure } from './thread';
-import type { CheckRequest, CheckResult, DeclarationSet, SchemaEdit, TypecheckMode } from './types';
+import { CheckerThread, DEFAULT_THREAD_HEAP_MB, type CheckFailure } from './thread';
+import type { CheckRequest, CheckResult, DeclarationSet, HeapReport, SchemaEdit, TypecheckMode } from './types';
 
 /** What a check answers: the source to compile (with derived schema arguments) or the compile error. */
 export type TypecheckOutcome = { ok: true; source: string; warnings: Diagnostic[] } | { ok: false; error: CompileErrorReport };
@@ -98,6 +98,7 @@ export class Typechecker {
   private readonly warmed = new Set<string>();
   private closed = false;
   private warmCheckers = 0;
+  private coldChecks = 0;
 
   /**
    * `worker: false` checks in-process; `workerFile` names the built worker (benchmarks run
@@ -105,13 +106,21 @@ export class Typechecker {
    * `maxCheckedBytes` is where it is not checked at all; `budgetMs` is a check's time budget and
    * `workers` the number of ordinary checker threads;
    * `codeCacheDirectory` keeps the compiler's code cache for the next checker thread
-   * (compiler.ts), `onNotice` hears when it could not be written.
+   * (compiler.ts), `onNotice` hears when it could not be written; `heapMb` is each checker
+   * thread's heap limit (thread.ts replaces a thread near it).
    */
-  constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number; maxCheckedBytes?: number; budgetMs?: number; workers?: number; codeCacheDirectory?: string; onNotice?: (message: string) => void } = {}) {
+  constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number; maxCheckedBytes?: number; budgetMs?: number; workers?: number; heapMb?: number; codeCacheDirectory?: string; onNotice?: (message: string) => void } = {}) {
     const file = options.worker === false ? null : (options.workerFile ?? workerFile());
-    const threadOptions = { codeCacheDirectory: options.codeCacheDirectory ?? null, ...(options.onNotice ? { onNotice: options.onNotice } : {}) };
+    const threadOptions = {
+      codeCacheDirectory: options.codeCacheDirectory ?? null,
+      onCold: () => this.coldChecks++,
+      ...(options.heapMb ? { heapMb: options.heapMb } : {}),
+      ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+    };
     this.thread = file ? new CheckerThread(file, { ...threadOptions, onWarmed: (count) => (this.warmCheckers += count), workers: options.workers ?? ORDINARY_CHECKERS, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
-    this.largeThread = file ? new CheckerThread(file, { ...threadOptions, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
+    // A large program's check holds far more than a small one's: its thread gets twice the heap (1 GiB by default, as before the setting).
+    const largeHeapMb = 2 * (options.heapMb ?? DEFAULT_THREAD_HEAP_MB);
+    this.largeThread = file ? new CheckerThread(file, { ...threadOptions, heapMb: largeHeapMb, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
     this.largeProgramBytes = options.largeProgramBytes ?? DEFAULT_LARGE_PROGRAM_KIB * 1024;
     this.maxCheckedBytes = options.maxCheckedBytes ?? MAX_CHECKED_BYTES;
   }
@@ -189,6 +198,25 @@ export class Typechecker {
   /** Warm checkers made ahead of any program (at start, when a Blueprint was applied). */
   get warmedAhead(): number {
     return this.warmCheckers;
+  }
+
+  /**
+   * Checks that waited for a cold checker: a checker thread started for them (TypeScript
+   * loaded first), or their declaration set's checker made by them. Warming (at start, when
+   * a Blueprint is applied, when a thread is replaced) makes both ahead.
+   */
+  get cold(): number {
+    return this.coldChecks;
+  }
+
+  /** Checker threads replaced because their heap neared typecheck_thread_memory. */
+  get replacedThreads(): number {
+    return (this.thread?.replaced ?? 0) + (this.largeThread?.replaced ?? 0);
+  }
+
+  /** The checker threads' V8 heaps as last reported (ordinary threads, then the large-program thread). */
+  get heaps(): HeapReport[] {
+    return [...(this.thread?.heaps ?? []), ...(this.largeThread?.heaps ?? [])];
   }
 
   /** Checks running now on the checker threads (a status for tests). */

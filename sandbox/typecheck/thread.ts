@@ -11,7 +11,7 @@
 // first), not at boot: a short-lived server never loads TypeScript.
 import { Worker } from 'node:worker_threads';
 import { batchable } from './checker';
-import type { CheckBatchMessage, CheckerThreadData, CheckRequest, CheckResult, WarmMessage } from './types';
+import type { CheckBatchMessage, CheckerThreadData, CheckRequest, CheckResult, HeapReport, WarmMessage } from './types';
 
 /** A check that runs longer is abandoned (the worker restarts): a type can be made to take forever. */
 export const CHECK_LIMIT_MS = 10_000;
@@ -24,6 +24,25 @@ type WorkerNotice = { notice: string };
 /** The worker has begun the check (a new worker loads TypeScript first). */
 type WorkerStarted = { started: number };
 type WorkerWarmed = { warmed: number };
+type WorkerHeap = { heap: HeapReport };
+/** A check made its declaration set's warm checker (none was warmed ahead). */
+type WorkerCold = { cold: true };
+
+/** Default of `typecheck_thread_memory`: MiB of V8 heap one checker thread may use (a thread with one warm checker holds 50-80 MiB). */
+export const DEFAULT_THREAD_HEAP_MB = 512;
+/**
+ * A thread whose heap after a full collection passes this share of its limit is replaced:
+ * what it holds (warm checkers past their byte estimate, whatever TypeScript keeps) is
+ * near the limit, where V8 collects without end and then fails the check.
+ */
+const REPLACE_AT_SHARE = 0.75;
+/**
+ * Batches a thread checks before it may be replaced: a limit set below what a warm thread
+ * needs would otherwise replace every thread as soon as it warmed.
+ */
+const REPLACE_AFTER_BATCHES = 64;
+/** A replacement warms the recent sets, most recent first, while their parsed declarations (about ten times the text) fit in this share of the limit. */
+const WARM_SHARE = 0.25;
 
 /** How long a new worker may take to load TypeScript and the libraries before its first check begins. */
 const WORKER_START_LIMIT_MS = 120_000;
@@ -36,6 +55,14 @@ export interface CheckerThreadOptions extends CheckerThreadData {
   workers?: number;
   /** A check's budget in ms (default CHECK_LIMIT_MS). */
   budgetMs?: number;
+  /** MiB of V8 old generation each worker may use (default DEFAULT_THREAD_HEAP_MB). */
+  heapMb?: number;
+  /** Heap in use after a full collection past which a worker is replaced (default REPLACE_AT_SHARE of heapMb). */
+  replaceAtBytes?: number;
+  /** Batches a worker checks before it may be replaced (default REPLACE_AFTER_BATCHES). */
+  replaceAfterBatches?: number;
+  /** Hears of each check that waited for a cold checker: a worker it started, or a declaration set's checker its check made. */
+  onCold?: () => void;
 }
 
 interface Job {
@@ -49,7 +76,21 @@ interface Slot {
   worker: Worker;
   /** The checks given to the worker, the one it is on first, and the timer of that one's budget. */
   running: { jobs: Job[]; timer: NodeJS.Timeout } | null;
+  /** Its heap as last reported (after a batch or warm-up). */
+  heap: HeapReport | null;
+  /**
+   * `serving` takes checks; `warming` is a replacement making its warm checkers (it takes
+   * checks only when no serving worker can); `retiring` finishes its batch and ends.
+   */
+  state: 'serving' | 'warming' | 'retiring';
+  /** The worker warming to take its place (its heap passed REPLACE_AT_SHARE of the limit). */
+  replacement: Slot | null;
+  /** Batches it was given. */
+  batches: number;
 }
+
+/** Declaration sets and modes a thread's workers recently checked or warmed: what a replacement warms. */
+const RECENT_SETS = 16;
 
 /**
  * Programs one worker is given at once: a tenant's waiting checks of the same declaration
@@ -71,6 +112,12 @@ export class CheckerThread {
   /** Checks one tenant may have running at once. */
   private readonly perTenant: number;
   private readonly budgetMs: number;
+  private readonly heapMb: number;
+  /** Recently checked or warmed sets (hash:mode), least recent first. */
+  private readonly recentSets = new Map<string, WarmMessage['sets'][number]>();
+  /** Workers replaced because of their heap (a status for tests and metrics), and those of them ended since. */
+  replaced = 0;
+  retired = 0;
 
   constructor(
     private readonly file: URL,
@@ -79,6 +126,7 @@ export class CheckerThread {
     this.size = Math.max(1, options.workers ?? 1);
     this.perTenant = Math.max(1, this.size - 1);
     this.budgetMs = options.budgetMs ?? CHECK_LIMIT_MS;
+    this.heapMb = options.heapMb ?? DEFAULT_THREAD_HEAP_MB;
   }
 
   /**
@@ -87,8 +135,9 @@ export class CheckerThread {
    * running, and the sets' first checks make their checkers).
    */
   warm(sets: WarmMessage['sets'] = []): void {
+    for (const set of sets) this.noteSet(set);
     if (this.slots.length > 0 && sets.length === 0) return;
-    const slot = this.slots.length === 0 ? this.startSlot() : this.slots.find((s) => !s.running);
+    const slot = this.slots.length === 0 ? this.startSlot() : this.slots.find((s) => !s.running && s.state === 'serving');
     if (!slot) return;
     const message: WarmMessage = { warm: true, sets };
     slot.worker.postMessage(message);
@@ -97,6 +146,11 @@ export class CheckerThread {
   async close(): Promise<void> {
     const slots = this.slots.splice(0);
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  }
+
+  /** The workers' heaps as last reported. */
+  get heaps(): HeapReport[] {
+    return this.slots.flatMap((slot) => (slot.heap ? [slot.heap] : []));
   }
 
   /** Checks running now (a status for tests and metrics). */
@@ -125,7 +179,7 @@ export class CheckerThread {
         }
       }
       if (!next) break;
-      const slot = this.slots.find((s) => !s.running) ?? (this.slots.length < this.size ? this.startSlot() : null);
+      const slot = this.idleSlot();
       if (!slot) break;
       const [tenant, jobs] = next;
       const batch = takeBatch(jobs);
@@ -134,12 +188,82 @@ export class CheckerThread {
       if (jobs.length > 0) this.waiting.set(tenant, jobs);
       this.runningByTenant.set(tenant, (this.runningByTenant.get(tenant) ?? 0) + 1);
       slot.running = { jobs: batch, timer: this.budgetTimer(slot, batch[0], WORKER_START_LIMIT_MS) };
+      slot.batches++;
       slot.worker.ref();
       const { mode, set } = batch[0].request;
+      this.noteSet({ set, mode });
       const message: CheckBatchMessage = { ids: batch.map((job) => job.id), sources: batch.map((job) => job.request.source), mode, set };
       slot.worker.postMessage(message);
     }
     for (const slot of this.slots) if (!slot.running) slot.worker.unref();
+  }
+
+  /**
+   * An idle serving worker, else a new one (counted cold: the check waits for TypeScript
+   * to load), else a replacement still warming (the check waits behind its warm-up).
+   */
+  private idleSlot(): Slot | null {
+    const idle = this.slots.find((s) => !s.running && s.state === 'serving');
+    if (idle) return idle;
+    if (this.slots.filter((s) => s.state !== 'retiring').length < this.size) {
+      this.options.onCold?.();
+      return this.startSlot();
+    }
+    return this.slots.find((s) => !s.running && s.state === 'warming') ?? null;
+  }
+
+  private noteSet(entry: WarmMessage['sets'][number]): void {
+    const key = `${entry.set.hash}:${entry.mode}`;
+    this.recentSets.delete(key);
+    this.recentSets.set(key, entry);
+    if (this.recentSets.size > RECENT_SETS) this.recentSets.delete(this.recentSets.keys().next().value!);
+  }
+
+  /**
+   * After a worker reports its heap: past REPLACE_AT_SHARE of the limit a replacement starts
+   * and makes the warm checkers of the recent sets; it takes over once it has (heardHeap of
+   * the replacement), and the old worker ends after its batch. Checks meanwhile go on on the
+   * old one, so none waits for a cold checker.
+   */
+  private heardHeap(slot: Slot, heap: HeapReport): void {
+    slot.heap = heap;
+    if (slot.state === 'warming') {
+      slot.state = 'serving';
+      for (const old of this.slots) {
+        if (old.replacement !== slot) continue;
+        old.state = 'retiring';
+        old.replacement = null;
+        if (!old.running) this.retire(old);
+      }
+      this.dispatch();
+      return;
+    }
+    const replaceAt = this.options.replaceAtBytes ?? this.heapMb * 1024 * 1024 * REPLACE_AT_SHARE;
+    if (slot.state !== 'serving' || slot.replacement || slot.batches < (this.options.replaceAfterBatches ?? REPLACE_AFTER_BATCHES) || heap.live <= replaceAt) return;
+    const replacement = this.startSlot();
+    replacement.state = 'warming';
+    slot.replacement = replacement;
+    this.replaced++;
+    const message: WarmMessage = { warm: true, sets: this.setsToWarm() };
+    replacement.worker.postMessage(message);
+  }
+
+  /** The recent sets a replacement warms: the most recent first, within WARM_SHARE of the limit. */
+  private setsToWarm(): WarmMessage['sets'] {
+    let budget = this.heapMb * 1024 * 1024 * WARM_SHARE;
+    const sets: Array<WarmMessage['sets'][number]> = [];
+    for (const entry of [...this.recentSets.values()].reverse()) {
+      budget -= 10 * 2 * entry.set.modules.reduce((sum, text) => sum + text.length, 0);
+      if (budget < 0 && sets.length > 0) break;
+      sets.push(entry);
+    }
+    return sets;
+  }
+
+  private retire(slot: Slot): void {
+    this.retired++;
+    this.removeSlot(slot);
+    void slot.worker.terminate();
   }
 
   /** Ends the slot's worker when the check has not answered within `ms`: it goes, and the next check starts a new one. */
@@ -169,6 +293,7 @@ export class CheckerThread {
       return;
     }
     slot.running = null;
+    if (slot.state === 'retiring') this.retire(slot);
     const tenant = job.tenant;
     const count = (this.runningByTenant.get(tenant) ?? 1) - 1;
     if (count > 0) this.runningByTenant.set(tenant, count);
@@ -184,15 +309,19 @@ export class CheckerThread {
   private removeSlot(slot: Slot): void {
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
+    // A replacement that is gone replaces nothing: the next heap report starts another.
+    for (const other of this.slots) if (other.replacement === slot) other.replacement = null;
   }
 
   private startSlot(): Slot {
     const workerData: CheckerThreadData = { codeCacheDirectory: this.options.codeCacheDirectory };
-    const worker = new Worker(this.file, { workerData, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
-    const slot: Slot = { worker, running: null };
+    const worker = new Worker(this.file, { workerData, resourceLimits: { maxOldGenerationSizeMb: this.heapMb } });
+    const slot: Slot = { worker, running: null, heap: null, state: 'serving', replacement: null, batches: 0 };
     this.slots.push(slot);
-    worker.on('message', (reply: WorkerReply | WorkerNotice | WorkerStarted | WorkerWarmed) => {
-      if ('notice' in reply) this.options.onNotice?.(reply.notice);
+    worker.on('message', (reply: WorkerReply | WorkerNotice | WorkerStarted | WorkerWarmed | WorkerHeap | WorkerCold) => {
+      if ('heap' in reply) this.heardHeap(slot, reply.heap);
+      else if ('cold' in reply) this.options.onCold?.();
+      else if ('notice' in reply) this.options.onNotice?.(reply.notice);
       else if ('warmed' in reply) this.options.onWarmed?.(reply.warmed);
       else if ('started' in reply) {
         // The check itself has begun: its budget starts now.

@@ -50,3 +50,11 @@ export interface CheckerThreadData {
   /** Where the compiler's code cache is kept; null: it is not. */
   codeCacheDirectory: string | null;
 }
+
+/** A checker thread's V8 heap, in bytes: in use after its last full collection (0 before one), in use now (live and not yet collected), reserved, and malloc'ed by V8 itself. */
+export interface HeapReport {
+  live: number;
+  used: number;
+  total: number;
+  malloced: number;
+}

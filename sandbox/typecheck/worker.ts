@@ -4,16 +4,34 @@
 // in one Program; each program's start and answer are posted as they happen, so the pool
 // times each against the budget. Built as dist/typecheck-worker.js. After its first check it
 // writes the compiler's code cache if it had none (compiler.ts) and says so if that failed.
+import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Checkers } from './checker';
-import { saveCodeCache, useCodeCacheDirectory } from './compiler';
-import type { CheckBatchMessage, CheckerThreadData, WarmMessage } from './types';
+import { saveCodeCache, useCodeCacheDirectory, useInterpretedFactories } from './compiler';
+import type { CheckBatchMessage, CheckerThreadData, HeapReport, WarmMessage } from './types';
 
 useCodeCacheDirectory((workerData as CheckerThreadData | undefined)?.codeCacheDirectory ?? null);
+useInterpretedFactories();
 const checkers = new Checkers();
 let checked = false;
 
 const failed = (id: number, error: unknown) => parentPort!.postMessage({ id, ok: false, failure: 'failed', message: (error as Error)?.message ?? String(error) });
+
+/** V8's record of each collection since the last report: what a full one left is the live heap. */
+let collections = new v8.GCProfiler();
+collections.start();
+let live = 0;
+
+/** The thread's V8 heap after each batch and warm-up (svc_typecheck_heap_bytes; the pool replaces a thread near its limit, thread.ts). */
+function reportHeap(): void {
+  const { statistics } = collections.stop();
+  collections = new v8.GCProfiler();
+  collections.start();
+  for (const collection of statistics) if (collection.gcType === 'MarkSweepCompact') live = collection.afterGC.heapStatistics.usedHeapSize;
+  const { used_heap_size: used, total_heap_size: total, malloced_memory: malloced } = v8.getHeapStatistics();
+  const heap: HeapReport = { live, used, total, malloced };
+  parentPort!.postMessage({ heap });
+}
 
 /** What a warm-up checks against each set: the checker of the set is made, and TypeScript's checking code has run once. */
 const WARM_PROGRAM = 'export function main(): string { const greeting: string = "hello"; return greeting; }';
@@ -31,11 +49,13 @@ parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
       }
     }
     if (warmed > 0) parentPort!.postMessage({ warmed });
+    reportHeap();
     return;
   }
   // The budget runs from here: loading TypeScript and the libraries in a new worker is not the program's.
   checkers.warm();
   const { ids, sources, mode, set } = message;
+  const made = checkers.made;
   let current = 0;
   parentPort!.postMessage({ started: ids[0] });
   try {
@@ -59,6 +79,8 @@ parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
       }
     }
   }
+  if (checkers.made > made) parentPort!.postMessage({ cold: true });
+  reportHeap();
   if (checked) return;
   checked = true;
   const cache = saveCodeCache();

@@ -23,6 +23,12 @@ export interface ServerState {
   /** Type checks running now on the checker threads. */
   typechecksRunning?: () => number;
   typecheckersWarmed?: () => number;
+  /** Checks that waited for a cold checker (a thread started, or a declaration set's checker made, by them). */
+  typecheckCold?: () => number;
+  /** Checker threads replaced because their heap neared typecheck_thread_memory. */
+  typecheckThreadsReplaced?: () => number;
+  /** The checker threads' V8 heaps in bytes (in use, reserved), as each last reported. */
+  typecheckHeap?: () => { used: number; total: number };
   lookups: () => Record<string, number>;
   /** Server-wide token pools (svc:llm and svc:embedding budgets). */
   tokens: () => Record<'model_tokens' | 'embedding_tokens', { spent: number; reserved: number; budget: number }>;
@@ -126,6 +132,34 @@ export const metrics = {
     registers,
     collect() {
       if (state?.typecheckersWarmed) this.set(state.typecheckersWarmed());
+    },
+  }),
+  typecheckCold: new Gauge({
+    name: 'svc_typecheck_cold_checks',
+    help: 'Type checks that waited for a cold checker: a checker thread they started (TypeScript loaded first) or their declaration set\'s checker made by them; warming at start and when a Blueprint is applied makes both ahead',
+    registers,
+    collect() {
+      if (state?.typecheckCold) this.set(state.typecheckCold());
+    },
+  }),
+  typecheckThreadsReplaced: new Gauge({
+    name: 'svc_typecheck_threads_replaced',
+    help: 'Type-checker threads replaced because their heap after a full collection passed three quarters of typecheck_thread_memory (each replacement is warmed before it takes over)',
+    registers,
+    collect() {
+      if (state?.typecheckThreadsReplaced) this.set(state.typecheckThreadsReplaced());
+    },
+  }),
+  typecheckHeap: new Gauge({
+    name: 'svc_typecheck_heap_bytes',
+    help: 'V8 heap of the type-checker threads together, in use and reserved (state), as each thread last reported after a check; each is bounded by typecheck_thread_memory',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      const heap = state?.typecheckHeap?.();
+      if (!heap) return;
+      this.set({ state: 'used' }, heap.used);
+      this.set({ state: 'total' }, heap.total);
     },
   }),
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),

@@ -263,6 +263,7 @@ export async function boot(options: BootOptions): Promise<void> {
   const typecheck = new Typechecker({
     largeProgramBytes: settings.limits.typecheck_large_program * 1024,
     budgetMs: settings.limits.typecheck_budget * 1000,
+    heapMb: settings.limits.typecheck_thread_memory,
     codeCacheDirectory: settings.paths.codeCacheDir,
     onNotice: (message) => log.warn('svc_server::typecheck', message),
   });
@@ -379,6 +380,9 @@ export async function boot(options: BootOptions): Promise<void> {
     mcpTransports: () => mcp.transportCount,
     typechecksRunning: () => typecheck.running,
     typecheckersWarmed: () => typecheck.warmedAhead,
+    typecheckCold: () => typecheck.cold,
+    typecheckThreadsReplaced: () => typecheck.replacedThreads,
+    typecheckHeap: () => typecheck.heaps.reduce((sum, heap) => ({ used: sum.used + heap.used, total: sum.total + heap.total }), { used: 0, total: 0 }),
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),
     connections: () => listener?.connections() ?? { authenticated: 0, unauthenticated: 0 },

@@ -91,6 +91,7 @@ describe('ranges', () => {
       compile_cache_size: 64,
       typecheck_budget: 10,
       typecheck_warm_after: 0,
+      typecheck_thread_memory: 512,
       max_llm_tokens: 20_000_000,
       max_llm_tokens_per_token: 20_000_000,
       max_run_journal_size: 4,
