@@ -7,6 +7,7 @@ import { compileProgram, type RunnerPool, type RunOutcome } from '../../sandbox'
 import type { Divergence } from '../../sandbox/journal/entries';
 import { limitDefaults } from '../config/schema';
 import { guestSources } from '../execution/run-job';
+import { prepareTapePackages } from '../packages';
 import { hostModules } from '../stdlib';
 import { entriesOf, TapeError, type Tape } from './tape';
 
@@ -26,10 +27,14 @@ async function nothingAnswers(): Promise<never> {
 }
 
 export async function replayTape(tape: Tape, pool: RunnerPool): Promise<ReplayVerdict> {
-  if (tape.packages.length > 0) throw new TapeError(`this run loaded Packages (${tape.packages.map((p) => p.name).join(', ')}); replaying Packages offline is not supported yet`);
   const modules = hostModules();
   const imported = Object.keys(tape.modules).sort();
-  const compiled = await compileProgram({ source: tape.program, availableModules: imported });
+  // The tape's Packages load as a server run loads them (its principals, imports and gates
+  // live in the sandbox), from the code the tape carries, checked against its digests.
+  const prepared = tape.packages.length > 0 ? await prepareTapePackages(tape.packages, [...modules.keys()].filter((name) => name.startsWith('svc:'))) : null;
+  if (prepared && !prepared.ok) throw new TapeError(prepared.message);
+  const packages = prepared?.value;
+  const compiled = await compileProgram({ source: tape.program, availableModules: [...imported, ...(packages?.listed ?? [])] });
   if (!compiled.ok) throw new TapeError(`the tape's program does not compile here: ${compiled.error.message}`);
   const entries = entriesOf(tape);
   const replayBytes = JSON.stringify(entries).length;
@@ -40,6 +45,7 @@ export async function replayTape(tape: Tape, pool: RunnerPool): Promise<ReplayVe
       hostModules: tape.modules,
       guestModules: { ...tape.guest_modules, ...guestSources(imported, modules) },
       limits: { memoryMb: limitDefaults.max_execution_memory, timeMs: 0, fuel: tape.fuel.budget, stackKib: limitDefaults.max_execution_stack, hostCallsInFlight: 4096, journalBytes: 0, replayBytes },
+      ...(packages ? { packages: packages.packages } : {}),
       journal: { entries, live: false },
     },
     nothingAnswers,

@@ -14,7 +14,7 @@ import { McpEndpoint } from '../mcp';
 import { McpDiscovery, McpRun, mcpViews } from '../mcp/client';
 import { OAuthService, TokenManager } from '../mcp/oauth';
 import { JournalStore, RunTapes } from '../journal';
-import { PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
+import { embedPackageCode, PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
 import { RunStore } from '../runs';
 import { Approvals } from '../approvals';
 import { SecretStore } from '../secrets';
@@ -249,9 +249,10 @@ export async function boot(options: BootOptions): Promise<void> {
   // Prepared Packages per Blueprint, reused while the store's files are unchanged (a CLI
   // `publish-local` into the fallback store takes effect on the next run) and dropped
   // after every install or removal.
+  const svcModuleNames = () => [...moduleTable.keys()].filter((name) => name.startsWith('svc:'));
   const packageRuntime = new PackageRuntime(
     storeLookup(packages.store),
-    () => [...moduleTable.keys()].filter((name) => name.startsWith('svc:')),
+    svcModuleNames,
     (name) => packages.store.stamp(name),
   );
   packages.onChange(() => packageRuntime.evict());
@@ -365,7 +366,7 @@ export async function boot(options: BootOptions): Promise<void> {
     sessions: { sessions, executor, ledger, newId: randomUUID },
     runs: { runs },
     approvals: { approvals, audit },
-    tapes: { tapes, executor, resolveBlueprint: (name) => registry.get(name), newId: randomUUID, log },
+    tapes: { tapes, executor, resolveBlueprint: (name) => registry.get(name), newId: randomUUID, log, packageCode: (recorded) => embedPackageCode(recorded, storeLookup(packages.store), svcModuleNames()) },
     openapi: { version: options.version },
   };
   bindServerState({

@@ -1,0 +1,92 @@
+// Packages in a tape (svc.tape/1 `packages`): the code a run loaded, carried so `svc replay`
+// can load the same Packages offline. The recorded digest is the compiled (instrumented)
+// code's, so code is embedded only when it still compiles to it, and an offline replay
+// loads embedded code only when it does too (a tampered source, or an svc that instruments
+// differently, would not reproduce the run's fuel). Package code holds no secrets: a
+// Package reads them at run time (svc:secrets, whose answers a journal withholds).
+import { resolveClosure, preparePackages, type LoadablePackage, type PackageLookup, type PreparedPackages } from './runtime';
+
+/** A Package as a run recorded it. */
+export interface RecordedPackage {
+  name: string;
+  version?: string;
+  /** `sha256:` of its compiled code. */
+  digest: string;
+  /** Listed by the Blueprint (the program may import it); false for a dependency only. */
+  listed?: boolean;
+}
+
+/** A Package as a tape carries it: the record, and its built code unless `code_omitted` says why not. */
+export interface TapePackage extends RecordedPackage {
+  dependencies?: Array<{ name: string; version: string }>;
+  /** Its built lib.js and source map, as installed when the run used them. */
+  lib?: string;
+  map?: string | null;
+  code_omitted?: string;
+}
+
+/** At most this much Package code (lib and map, all Packages together) goes into one tape. */
+export const MAX_TAPE_PACKAGE_BYTES = 16 * 1024 * 1024;
+
+const digestOf = (key: string) => `sha256:${key}`;
+
+/**
+ * The recorded Packages with their code from `lookup`, each embedded only when it compiles to
+ * the recorded digest (a Package reinstalled since the run is named as omitted). Past
+ * MAX_TAPE_PACKAGE_BYTES no code is embedded and every Package says so.
+ */
+export async function embedPackageCode(recorded: readonly RecordedPackage[], lookup: PackageLookup, svcModules: readonly string[]): Promise<TapePackage[]> {
+  const found = new Map<string, LoadablePackage>();
+  const omitted = new Map<string, string>();
+  for (const entry of recorded) {
+    try {
+      const loadable = lookup(entry.name);
+      if (loadable) found.set(entry.name, loadable);
+      else omitted.set(entry.name, 'it is no longer installed on the server that ran it');
+    } catch (error) {
+      omitted.set(entry.name, (error as Error).message);
+    }
+  }
+  if (omitted.size === 0) {
+    const names = recorded.filter((entry) => entry.listed !== false).map((entry) => entry.name);
+    const prepared = await preparePackages(names, (name) => found.get(name) ?? null, svcModules);
+    const digests = new Map(prepared.ok ? prepared.value.packages.map((p) => [p.script.name, digestOf(p.script.key)]) : []);
+    for (const entry of recorded) {
+      const now = digests.get(entry.name);
+      if (now !== entry.digest) omitted.set(entry.name, now ? `it was reinstalled since the run (its code is now ${now})` : `it no longer loads: ${prepared.ok ? 'not in the closure' : prepared.message}`);
+    }
+  }
+  const bytes = [...found.values()].reduce((sum, p) => sum + p.lib.length + (p.map?.length ?? 0), 0);
+  const tooLarge = bytes > MAX_TAPE_PACKAGE_BYTES ? `the Packages' code (${bytes} bytes) is past the tape's bound of ${MAX_TAPE_PACKAGE_BYTES} bytes` : null;
+  return recorded.map((entry) => {
+    const why = tooLarge ?? omitted.get(entry.name);
+    const loadable = found.get(entry.name);
+    if (why || !loadable) return { ...entry, code_omitted: why ?? 'not found' };
+    return { ...entry, dependencies: [...loadable.dependencies], lib: loadable.lib, map: loadable.map };
+  });
+}
+
+/**
+ * The tape's Packages prepared for the sandbox exactly as a server run prepares them (same
+ * closure order, imports, listed flags), or the first reason they cannot be: code the tape
+ * does not carry, or code that does not compile to its recorded digest (named).
+ */
+export async function prepareTapePackages(packages: readonly TapePackage[], svcModules: readonly string[]): Promise<{ ok: true; value: PreparedPackages } | { ok: false; message: string }> {
+  const byName = new Map<string, LoadablePackage>();
+  for (const entry of packages) {
+    if (entry.code_omitted !== undefined || typeof entry.lib !== 'string') return { ok: false, message: `the tape does not carry package '${entry.name}''s code${entry.code_omitted ? `: ${entry.code_omitted}` : ''}` };
+    byName.set(entry.name, { name: entry.name, version: entry.version ?? '', dependencies: entry.dependencies ?? [], lib: entry.lib, map: entry.map ?? null });
+  }
+  const listed = packages.filter((entry) => entry.listed !== false).map((entry) => entry.name);
+  const closure = resolveClosure(listed, (name) => byName.get(name) ?? null);
+  if (!closure.ok) return { ok: false, message: `the tape's Packages do not load: ${closure.message}` };
+  const extra = packages.filter((entry) => !closure.order.some((p) => p.name === entry.name));
+  if (extra.length > 0) return { ok: false, message: `package '${extra[0]!.name}' is in the tape but no listed Package needs it` };
+  const prepared = await preparePackages(listed, (name) => byName.get(name) ?? null, svcModules);
+  if (!prepared.ok) return { ok: false, message: `the tape's Packages do not load: ${prepared.message}` };
+  for (const entry of packages) {
+    const script = prepared.value.packages.find((p) => p.script.name === entry.name)!.script;
+    if (digestOf(script.key) !== entry.digest) return { ok: false, message: `package '${entry.name}': its code in the tape does not match its recorded digest ${entry.digest} (it compiles to ${digestOf(script.key)} here); the tape was altered, or recorded by an svc that builds Packages differently` };
+  }
+  return prepared;
+}
