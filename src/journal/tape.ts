@@ -81,7 +81,7 @@ export function readTape(raw: unknown): Tape {
   for (const key of ['execution_id', 'program', 'blueprint', 'blueprint_hash'] as const) if (typeof raw[key] !== 'string') throw new TapeError(`${key} must be a string`);
   if (!Array.isArray(raw.journal)) throw new TapeError('journal must be a list of entries');
   const journal: TapeEntry[] = raw.journal.map((item, index) => {
-    const entry = readEntry(item);
+    const entry = readEntry(answeredUndefined(item) ? { ...item, answer: undefined } : item);
     if (typeof entry === 'string') throw new TapeError(`journal[${index}]: ${entry}`);
     return { step: index, ...entry };
   });
@@ -109,6 +109,14 @@ export function readTape(raw: unknown): Tape {
     modules: raw.modules as Record<string, string[]>,
     guest_modules: guest as Record<string, string>,
   };
+}
+
+/**
+ * A host call that answered `undefined` (a gate check, a write): JSON has no undefined, so
+ * its tape entry holds neither `answer` nor `error` (nor `withheld`).
+ */
+function answeredUndefined(item: unknown): item is Record<string, unknown> {
+  return isRecord(item) && item.kind === 'host_call' && !('answer' in item) && !('error' in item) && !('reply' in item) && item.withheld !== true;
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';

@@ -33,9 +33,9 @@ const digestOf = (key: string) => `sha256:${key}`;
 /**
  * The recorded Packages with their code from `lookup`, each embedded only when it compiles to
  * the recorded digest (a Package reinstalled since the run is named as omitted). Past
- * MAX_TAPE_PACKAGE_BYTES no code is embedded and every Package says so.
+ * `maxBytes` no code is embedded (nothing is compiled) and every Package says so.
  */
-export async function embedPackageCode(recorded: readonly RecordedPackage[], lookup: PackageLookup, svcModules: readonly string[]): Promise<TapePackage[]> {
+export async function embedPackageCode(recorded: readonly RecordedPackage[], lookup: PackageLookup, svcModules: readonly string[], maxBytes = MAX_TAPE_PACKAGE_BYTES): Promise<TapePackage[]> {
   const found = new Map<string, LoadablePackage>();
   const omitted = new Map<string, string>();
   for (const entry of recorded) {
@@ -47,22 +47,22 @@ export async function embedPackageCode(recorded: readonly RecordedPackage[], loo
       omitted.set(entry.name, (error as Error).message);
     }
   }
-  if (omitted.size === 0) {
-    const names = recorded.filter((entry) => entry.listed !== false).map((entry) => entry.name);
-    const prepared = await preparePackages(names, (name) => found.get(name) ?? null, svcModules);
-    const digests = new Map(prepared.ok ? prepared.value.packages.map((p) => [p.script.name, digestOf(p.script.key)]) : []);
-    for (const entry of recorded) {
-      const now = digests.get(entry.name);
-      if (now !== entry.digest) omitted.set(entry.name, now ? `it was reinstalled since the run (its code is now ${now})` : `it no longer loads: ${prepared.ok ? 'not in the closure' : prepared.message}`);
-    }
-  }
   const bytes = [...found.values()].reduce((sum, p) => sum + p.lib.length + (p.map?.length ?? 0), 0);
-  const tooLarge = bytes > MAX_TAPE_PACKAGE_BYTES ? `the Packages' code (${bytes} bytes) is past the tape's bound of ${MAX_TAPE_PACKAGE_BYTES} bytes` : null;
+  if (bytes > maxBytes) return recorded.map((entry) => ({ ...entry, code_omitted: `the Packages' code (${bytes} bytes) is past the tape's bound of ${maxBytes} bytes` }));
+  // Without the whole closure nothing can be checked against its digest (nor replayed).
+  const [missing] = omitted.keys();
+  if (missing !== undefined) return recorded.map((entry) => ({ ...entry, code_omitted: omitted.get(entry.name) ?? `not embedded: the tape cannot carry package '${missing}'` }));
+  const names = recorded.filter((entry) => entry.listed !== false).map((entry) => entry.name);
+  const prepared = await preparePackages(names, (name) => found.get(name) ?? null, svcModules);
+  const digests = new Map(prepared.ok ? prepared.value.packages.map((p) => [p.script.name, digestOf(p.script.key)]) : []);
+  for (const entry of recorded) {
+    const now = digests.get(entry.name);
+    if (now !== entry.digest) omitted.set(entry.name, now ? `it was reinstalled since the run (its code is now ${now})` : `it no longer loads: ${prepared.ok ? 'not in the closure' : prepared.message}`);
+  }
   return recorded.map((entry) => {
-    const why = tooLarge ?? omitted.get(entry.name);
-    const loadable = found.get(entry.name);
-    if (why || !loadable) return { ...entry, code_omitted: why ?? 'not found' };
-    return { ...entry, dependencies: [...loadable.dependencies], lib: loadable.lib, map: loadable.map };
+    const loadable = found.get(entry.name)!;
+    const why = omitted.get(entry.name);
+    return why !== undefined ? { ...entry, code_omitted: why } : { ...entry, dependencies: [...loadable.dependencies], lib: loadable.lib, map: loadable.map };
   });
 }
 
