@@ -3,7 +3,8 @@
 // host-call answer that held one is withheld (sandbox/journal), and harness values are not
 // part of a run's inputs here. Beside the documented fields a tape carries what an offline
 // replay needs to run the same compiled program under the same budget: the modules it
-// imported (their operation names), its fuel budget, and the fuel it spent.
+// imported (their operation names), its fuel budget, and the fuel it spent; and each
+// Package's built code (src/packages/tape-code.ts), checked against its digest on replay.
 import type { ExecuteResult, JournalledRun } from '../execution';
 import type { HostCallEntry, JournalEntry, RecordedJournal, ReplayPlan } from '../../sandbox/journal/entries';
 import { decodedEntry } from '../../sandbox/journal/reply';
