@@ -4,7 +4,7 @@
 // loads embedded code only when it does too (a tampered source, or an svc that instruments
 // differently, would not reproduce the run's fuel). Package code holds no secrets: a
 // Package reads them at run time (svc:secrets, whose answers a journal withholds).
-import { resolveClosure, preparePackages, type LoadablePackage, type PackageLookup, type PreparedPackages } from './runtime';
+import { resolveClosure, preparePackages, type LoadablePackage, type PackageLookup, type PackageStamp, type PreparedPackages } from './runtime';
 
 /** A Package as a run recorded it. */
 export interface RecordedPackage {
@@ -30,12 +30,41 @@ export const MAX_TAPE_PACKAGE_BYTES = 16 * 1024 * 1024;
 
 const digestOf = (key: string) => `sha256:${key}`;
 
+/** Installed Packages' compiled digests, by name, valid while their files' stamp is unchanged. */
+export interface DigestMemo {
+  stamp(name: string): string;
+  get(name: string, stamp: string): string | undefined;
+  set(name: string, stamp: string, digest: string): void;
+}
+
+/** At most this many Packages' digests are remembered (then the memo starts again). */
+const MEMO_ENTRIES = 256;
+
+/** A DigestMemo over the store's stamps: a tape asked for again compiles nothing. */
+export function stampedDigests(stamp: PackageStamp): DigestMemo {
+  const kept = new Map<string, { stamp: string; digest: string }>();
+  return {
+    stamp,
+    get: (name, current) => {
+      const found = kept.get(name);
+      return found && current !== '' && found.stamp === current ? found.digest : undefined;
+    },
+    set: (name, current, digest) => {
+      if (kept.size >= MEMO_ENTRIES) kept.clear();
+      kept.set(name, { stamp: current, digest });
+    },
+  };
+}
+
 /**
  * The recorded Packages with their code from `lookup`, each embedded only when it compiles to
  * the recorded digest (a Package reinstalled since the run is named as omitted). Past
  * `maxBytes` no code is embedded (nothing is compiled) and every Package says so.
  */
-export async function embedPackageCode(recorded: readonly RecordedPackage[], lookup: PackageLookup, svcModules: readonly string[], maxBytes = MAX_TAPE_PACKAGE_BYTES): Promise<TapePackage[]> {
+export async function embedPackageCode(recorded: readonly RecordedPackage[], lookup: PackageLookup, svcModules: readonly string[], options: { maxBytes?: number; memo?: DigestMemo } = {}): Promise<TapePackage[]> {
+  const { maxBytes = MAX_TAPE_PACKAGE_BYTES, memo } = options;
+  // Stamped before the files are read, so a digest is remembered against the files compiled.
+  const stamps = new Map(recorded.map((entry) => [entry.name, memo?.stamp(entry.name) ?? '']));
   const found = new Map<string, LoadablePackage>();
   const omitted = new Map<string, string>();
   for (const entry of recorded) {
@@ -52,12 +81,23 @@ export async function embedPackageCode(recorded: readonly RecordedPackage[], loo
   // Without the whole closure nothing can be checked against its digest (nor replayed).
   const [missing] = omitted.keys();
   if (missing !== undefined) return recorded.map((entry) => ({ ...entry, code_omitted: omitted.get(entry.name) ?? `not embedded: the tape cannot carry package '${missing}'` }));
-  const names = recorded.filter((entry) => entry.listed !== false).map((entry) => entry.name);
-  const prepared = await preparePackages(names, (name) => found.get(name) ?? null, svcModules);
-  const digests = new Map(prepared.ok ? prepared.value.packages.map((p) => [p.script.name, digestOf(p.script.key)]) : []);
+  const remembered = new Map(recorded.flatMap((entry) => {
+    const digest = memo?.get(entry.name, stamps.get(entry.name)!);
+    return digest ? [[entry.name, digest] as const] : [];
+  }));
+  let failure = 'not in the closure';
+  if (remembered.size < recorded.length) {
+    const names = recorded.filter((entry) => entry.listed !== false).map((entry) => entry.name);
+    const prepared = await preparePackages(names, (name) => found.get(name) ?? null, svcModules);
+    if (!prepared.ok) failure = prepared.message;
+    for (const p of prepared.ok ? prepared.value.packages : []) {
+      remembered.set(p.script.name, digestOf(p.script.key));
+      memo?.set(p.script.name, stamps.get(p.script.name) ?? '', digestOf(p.script.key));
+    }
+  }
   for (const entry of recorded) {
-    const now = digests.get(entry.name);
-    if (now !== entry.digest) omitted.set(entry.name, now ? `it was reinstalled since the run (its code is now ${now})` : `it no longer loads: ${prepared.ok ? 'not in the closure' : prepared.message}`);
+    const now = remembered.get(entry.name);
+    if (now !== entry.digest) omitted.set(entry.name, now ? `it was reinstalled since the run (its code is now ${now})` : `it no longer loads: ${failure}`);
   }
   return recorded.map((entry) => {
     const loadable = found.get(entry.name)!;

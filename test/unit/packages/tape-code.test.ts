@@ -3,7 +3,7 @@
 // the tape's bound), and loaded back for a replay only when it matches its digest.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { embedPackageCode, prepareTapePackages, preparePackages, type LoadablePackage, type RecordedPackage } from '../../../src/packages';
+import { embedPackageCode, prepareTapePackages, preparePackages, stampedDigests, type LoadablePackage, type RecordedPackage } from '../../../src/packages';
 
 const SVC_MODULES = ['svc:http', 'svc:secrets'];
 const base: LoadablePackage = { name: '@t/base', version: '1.0.0', dependencies: [], lib: 'export function twice(n) { return n * 2; }\n', map: null };
@@ -50,7 +50,7 @@ test('a Package no longer installed: no code is embedded, each entry names the r
 
 test('past the tape\'s bound no code is embedded and every Package says so', async () => {
   const recorded = await recordedRun();
-  const embedded = await embedPackageCode(recorded, installed(base, app), SVC_MODULES, 64);
+  const embedded = await embedPackageCode(recorded, installed(base, app), SVC_MODULES, { maxBytes: 64 });
   for (const entry of embedded) {
     assert.equal(entry.lib, undefined);
     assert.match(entry.code_omitted ?? '', /the Packages' code \(\d+ bytes\) is past the tape's bound of 64 bytes/);
@@ -66,4 +66,19 @@ test('embedded code that does not compile to its recorded digest is refused, nam
   const stray = await prepareTapePackages([...embedded, { ...embedded[0]!, name: '@t/extra', listed: false }], SVC_MODULES);
   assert.ok(!stray.ok);
   assert.match(stray.message, /package '@t\/extra' is in the tape but no listed Package needs it/);
+});
+
+test('a remembered digest is used while the Package\'s stamp is unchanged (nothing compiled again); a new stamp checks the code again', async () => {
+  const recorded = await recordedRun();
+  let stamp = 'one';
+  const memo = stampedDigests(() => stamp);
+  const first = await embedPackageCode(recorded, installed(base, app), SVC_MODULES, { memo });
+  assert.ok(first.every((p) => p.code_omitted === undefined));
+  // Code that would not even compile, under the same stamp: the memo answers without compiling it.
+  const broken = { ...app, lib: 'export function four( {' };
+  const remembered = await embedPackageCode(recorded, installed(base, broken), SVC_MODULES, { memo });
+  assert.equal(remembered[1]!.code_omitted, undefined);
+  stamp = 'two';
+  const checked = await embedPackageCode(recorded, installed(base, broken), SVC_MODULES, { memo });
+  assert.match(checked[1]!.code_omitted ?? '', /^it no longer loads: package '@t\/app' cannot be prepared/);
 });
