@@ -94,6 +94,21 @@ describe('tapes of runs with Packages replay offline', () => {
     assert.match(replay.stderr, /replay diverged at step \d+: the journal holds host_call #\d+ svc:http\.post sha256:[0-9a-f]{64}, the program asked for host_call #\d+ svc:http\.post sha256:[0-9a-f]{64}/);
   });
 
+  test('a bad --secrets file is a usage error (exit 2) naming the file and never echoing its text', async () => {
+    assert.ok(tape, 'the tape was exported');
+    const list = path.join(work, 'list.json');
+    fs.writeFileSync(list, '["a"]');
+    const notObject = await runSvc(['replay', tapeFile, '--secrets', list]);
+    assert.equal(notObject.code, 2, notObject.stderr);
+    assert.match(notObject.stderr, /--secrets .*list\.json: must be a JSON object of secret names to string values/);
+    const broken = path.join(work, 'broken.json');
+    fs.writeFileSync(broken, `{"JINA_API_KEY": ${secret}}`);
+    const notJson = await runSvc(['replay', tapeFile, '--secrets', broken]);
+    assert.equal(notJson.code, 2, notJson.stderr);
+    assert.match(notJson.stderr, /--secrets .*broken\.json: is not valid JSON/);
+    assert.ok(!notJson.stderr.includes(secret), 'the text is not echoed');
+  });
+
   test('a tape whose Package source was tampered with is refused (exit 3), naming the Package', async () => {
     assert.ok(tape, 'the tape was exported');
     const tampered = structuredClone(tape);
