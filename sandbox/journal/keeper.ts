@@ -129,14 +129,13 @@ export class JournalKeeper {
     return this.take('random', `${count} random bytes`, (entry) => Buffer.from(entry.bytes, 'base64').byteLength === count)?.bytes ?? null;
   }
 
-  /** A blocking call's recorded answer (the journal's next entry must be it). Null: diverged. */
+  /**
+   * A blocking call's recorded entry (the journal's next entry must be it). Null: diverged.
+   * A withheld entry (its answer held a secret) is returned too: the replaying host answers
+   * that call again, as only it may know the secret.
+   */
   syncAnswer(call: number, capability: string, digest: string): HostCallEntry | null {
-    const entry = this.take('host_call', `host_call #${call} ${capability} ${digest}`, (e) => e.call === call && e.capability === capability && e.request_digest === digest);
-    if (entry?.withheld) {
-      this.diverge(this.cursor - 1, `host_call #${call} ${capability} whose answer held a secret (not recorded)`, 'its answer');
-      return null;
-    }
-    return entry;
+    return this.take('host_call', `host_call #${call} ${capability} ${digest}`, (e) => e.call === call && e.capability === capability && e.request_digest === digest);
   }
 
   /** An asynchronous call started during a replay: checked against the answer the journal holds for it. */

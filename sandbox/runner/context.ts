@@ -6,7 +6,7 @@ import { collectGarbage, collectGarbageAsync, holdsGarbage, memoryInUse, NATIVE_
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type HostReplyMessage, type RunnerOutcome } from './protocol';
 import { guestReply, type IncomingBytes } from './reply-bytes';
 import { JournalKeeper, payloadOf, requestDigest } from '../journal/keeper';
-import { blobsOf, replyMessage } from './journal-replies';
+import { blobsOf, replyMessage, withRecordedFuel } from './journal-replies';
 import type { HostCallEntry } from '../journal/entries';
 
 export const MAX_CONSOLE_LINES = 10_000;
@@ -224,7 +224,8 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
       return Promise.reject(new Error('the replay diverged'));
     }
     return new Promise<string | ivm.Copy<unknown>>((resolve, reject) => {
-      slot.pendingCalls.set(callId, (reply) => {
+      slot.pendingCalls.set(callId, (message) => {
+        const reply = recorded?.withheld ? withRecordedFuel(message, recorded.fuel) : message;
         const blobs = !replaying && journal.recording && !reply.withheld ? blobsOf(reply, slot.incoming.get(callId)?.blobs) : undefined;
         const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
         if (!value) return reject(new Error('the run has ended'));
@@ -235,7 +236,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
         }
         resolve(value.value);
       });
-      if (recorded) {
+      if (recorded && !recorded.withheld) {
         const answer = slot.pendingCalls.get(callId)!;
         slot.pendingCalls.delete(callId);
         answer(replyMessage(slot.runId, callId, recorded));

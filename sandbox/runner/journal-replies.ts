@@ -15,3 +15,19 @@ export function blobsOf(message: HostReplyMessage, chunks: Map<number, Uint8Arra
   if (listed.length === 0) return undefined;
   return listed.map((inline, index) => (inline instanceof Uint8Array ? Buffer.from(inline.buffer, inline.byteOffset, inline.byteLength) : Buffer.concat(chunks?.get(index) ?? [])).toString('base64'));
 }
+
+/**
+ * A withheld answer (it held a secret) that the replaying host gave again, charged as the
+ * recorded call was: the guest reads its fuel from the reply text, and a replay's host
+ * (answering from an operator's own values) does not know what the recording's host charged.
+ */
+export function withRecordedFuel(message: HostReplyMessage, fuel: number): HostReplyMessage {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message.reply);
+  } catch {
+    return { ...message, fuel };
+  }
+  if (parsed === null || typeof parsed !== 'object') return { ...message, fuel };
+  return { ...message, reply: JSON.stringify({ ...parsed, fuel }), fuel };
+}

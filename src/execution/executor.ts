@@ -407,7 +407,7 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
         blueprint: { name: request.blueprint.name, hash: request.blueprint.hash },
         code: request.code,
         variables: request.variables,
-        packages: prepared?.packages.map((p) => ({ name: p.script.name, digest: `sha256:${p.script.key}` })) ?? [],
+        packages: prepared?.packages.map((p) => ({ name: p.script.name, version: p.version, digest: `sha256:${p.script.key}`, listed: p.listed })) ?? [],
         modules: imports,
         // Generated per run (an @mcp/ server's tools): a replay elsewhere needs them; svc: modules' code it has.
         guestModules: Object.fromEntries(Object.entries(importedGuests).filter(([name]) => name.startsWith('@mcp/'))),

@@ -2,6 +2,7 @@
 // executor knows only these shapes).
 import type { RecordedJournal } from '../../sandbox/journal/entries';
 import type { ExecuteResult } from './result';
+import type { RecordedPackage } from '../packages';
 
 /** A finished run as the executor hands it over. */
 export interface JournalledRun {
@@ -11,7 +12,7 @@ export interface JournalledRun {
   blueprint: { name: string; hash: string };
   code: string;
   variables: Record<string, string>;
-  packages: Array<{ name: string; digest: string }>;
+  packages: RecordedPackage[];
   modules: Record<string, string[]>;
   guestModules: Record<string, string>;
   journal: RecordedJournal;

@@ -3,10 +3,11 @@
 // a call the journal does not hold is a divergence, never a call to the world). The replay
 // matches when it reproduces the tape's result, console and fuel exactly.
 import { randomUUID } from 'node:crypto';
-import { compileProgram, type RunnerPool, type RunOutcome } from '../../sandbox';
+import { compileProgram, type HostHandler, type RunnerPool, type RunOutcome } from '../../sandbox';
 import type { Divergence } from '../../sandbox/journal/entries';
 import { limitDefaults } from '../config/schema';
 import { guestSources } from '../execution/run-job';
+import { prepareTapePackages } from '../packages';
 import { hostModules } from '../stdlib';
 import { entriesOf, TapeError, type Tape } from './tape';
 
@@ -20,16 +21,33 @@ export interface ReplayVerdict {
   fuel: { wasm: number; host: number };
 }
 
-/** What a replayed run must never do: reach the world. */
-async function nothingAnswers(): Promise<never> {
-  throw new Error('a replay calls nothing: this answer was not in the journal');
+/**
+ * The replay's host: it reaches nothing. The one thing it answers is a Package's read of a
+ * secret, whose answer the journal withheld: from the replaying operator's own values
+ * (absent: not set, as an unbound secret reads), so the value never travels in the tape.
+ */
+function secretsOnly(secrets: Readonly<Record<string, string>>, packages: ReadonlySet<string>): HostHandler {
+  return async (call) => {
+    const caller = call.attribution?.caller;
+    if (call.module === 'svc:secrets' && call.op === 'get' && typeof caller === 'string' && packages.has(caller)) {
+      const name = call.args[0];
+      const value = typeof name === 'string' && Object.hasOwn(secrets, name) ? secrets[name] : undefined;
+      return { ok: true, value: value === '' ? undefined : value, fuel: 0, withheld: true };
+    }
+    throw new Error('a replay calls nothing: this answer was not in the journal');
+  };
 }
 
-export async function replayTape(tape: Tape, pool: RunnerPool): Promise<ReplayVerdict> {
-  if (tape.packages.length > 0) throw new TapeError(`this run loaded Packages (${tape.packages.map((p) => p.name).join(', ')}); replaying Packages offline is not supported yet`);
+/** @param secrets values for the secrets the run's Packages read (withheld from the tape), by the name the Package asks for. */
+export async function replayTape(tape: Tape, pool: RunnerPool, secrets: Readonly<Record<string, string>> = {}): Promise<ReplayVerdict> {
   const modules = hostModules();
   const imported = Object.keys(tape.modules).sort();
-  const compiled = await compileProgram({ source: tape.program, availableModules: imported });
+  // The tape's Packages load as a server run loads them (its principals, imports and gates
+  // live in the sandbox), from the code the tape carries, checked against its digests.
+  const prepared = tape.packages.length > 0 ? await prepareTapePackages(tape.packages, [...modules.keys()].filter((name) => name.startsWith('svc:'))) : null;
+  if (prepared && !prepared.ok) throw new TapeError(prepared.message);
+  const packages = prepared?.value;
+  const compiled = await compileProgram({ source: tape.program, availableModules: [...imported, ...(packages?.listed ?? [])] });
   if (!compiled.ok) throw new TapeError(`the tape's program does not compile here: ${compiled.error.message}`);
   const entries = entriesOf(tape);
   const replayBytes = JSON.stringify(entries).length;
@@ -40,9 +58,10 @@ export async function replayTape(tape: Tape, pool: RunnerPool): Promise<ReplayVe
       hostModules: tape.modules,
       guestModules: { ...tape.guest_modules, ...guestSources(imported, modules) },
       limits: { memoryMb: limitDefaults.max_execution_memory, timeMs: 0, fuel: tape.fuel.budget, stackKib: limitDefaults.max_execution_stack, hostCallsInFlight: 4096, journalBytes: 0, replayBytes },
+      ...(packages ? { packages: packages.packages } : {}),
       journal: { entries, live: false },
     },
-    nothingAnswers,
+    secretsOnly(secrets, new Set(tape.packages.map((p) => p.name))),
   );
   return verdict(tape, outcome);
 }

@@ -2,9 +2,10 @@
 // the journals of finished ones, by execution id, with the token that owns each.
 import type { RunJournals } from '../execution';
 import type { JournalStore } from './store';
+import type { TapePackage } from '../packages';
 import { tapeOf, type JournalledRun, type Tape } from './tape';
 
-export type TapeLookup = { state: 'finished'; owner: string; sessionId: string; run: JournalledRun; tape: () => Tape } | { state: 'running'; owner: string } | { state: 'unknown' };
+export type TapeLookup = { state: 'finished'; owner: string; sessionId: string; run: JournalledRun; tape: (packages?: TapePackage[]) => Tape } | { state: 'running'; owner: string } | { state: 'unknown' };
 
 export class RunTapes implements RunJournals {
   private readonly running = new Map<string, string>();
@@ -25,6 +26,6 @@ export class RunTapes implements RunJournals {
     if (owner !== undefined) return { state: 'running', owner };
     const run = this.store.get(executionId);
     if (!run) return { state: 'unknown' };
-    return { state: 'finished', owner: run.principal, sessionId: run.sessionId, run, tape: () => tapeOf(run) };
+    return { state: 'finished', owner: run.principal, sessionId: run.sessionId, run, tape: (packages) => tapeOf(run, packages) };
   }
 }

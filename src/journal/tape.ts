@@ -3,11 +3,13 @@
 // host-call answer that held one is withheld (sandbox/journal), and harness values are not
 // part of a run's inputs here. Beside the documented fields a tape carries what an offline
 // replay needs to run the same compiled program under the same budget: the modules it
-// imported (their operation names), its fuel budget, and the fuel it spent.
+// imported (their operation names), its fuel budget, and the fuel it spent; and each
+// Package's built code (src/packages/tape-code.ts), checked against its digest on replay.
 import type { ExecuteResult, JournalledRun } from '../execution';
 import type { HostCallEntry, JournalEntry, RecordedJournal, ReplayPlan } from '../../sandbox/journal/entries';
 import { decodedEntry } from '../../sandbox/journal/reply';
 import { readEntry } from '../../sandbox/journal/check';
+import type { TapePackage } from '../packages';
 
 export type { JournalledRun };
 
@@ -21,7 +23,8 @@ export interface Tape {
   program: string;
   blueprint: string;
   blueprint_hash: string;
-  packages: Array<{ name: string; version?: string; digest: string }>;
+  /** The Packages the run loaded, dependencies first, each with its built code unless `code_omitted` says why not. */
+  packages: TapePackage[];
   variables: Record<string, string>;
   journal: TapeEntry[];
   /** The run's journal passed its bound: it holds nothing and the run cannot be replayed. */
@@ -40,14 +43,15 @@ export interface Tape {
 }
 
 
-export function tapeOf(run: JournalledRun): Tape {
+/** @param packages the run's Packages with their code (the server's store has it; see src/packages/tape-code.ts). */
+export function tapeOf(run: JournalledRun, packages: TapePackage[] = run.packages): Tape {
   return {
     format: TAPE_FORMAT,
     execution_id: run.executionId,
     program: run.code,
     blueprint: run.blueprint.name,
     blueprint_hash: run.blueprint.hash,
-    packages: run.packages,
+    packages,
     variables: run.variables,
     journal: run.journal.entries.map((entry, step) => ({ step, ...(entry.kind === 'host_call' ? decodedEntry(entry) : entry) })),
     ...(run.journal.truncated ? { journal_truncated: true as const } : {}),
@@ -78,7 +82,7 @@ export function readTape(raw: unknown): Tape {
   for (const key of ['execution_id', 'program', 'blueprint', 'blueprint_hash'] as const) if (typeof raw[key] !== 'string') throw new TapeError(`${key} must be a string`);
   if (!Array.isArray(raw.journal)) throw new TapeError('journal must be a list of entries');
   const journal: TapeEntry[] = raw.journal.map((item, index) => {
-    const entry = readEntry(item);
+    const entry = readEntry(answeredUndefined(item) ? { ...item, answer: undefined } : item);
     if (typeof entry === 'string') throw new TapeError(`journal[${index}]: ${entry}`);
     return { step: index, ...entry };
   });
@@ -87,7 +91,7 @@ export function readTape(raw: unknown): Tape {
   const fuel = raw.fuel;
   if (!isRecord(fuel) || ![fuel.wasm, fuel.host, fuel.budget].every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0)) throw new TapeError('fuel must be {wasm, host, budget} (numbers >= 0)');
   if (!isRecord(raw.modules) || !Object.values(raw.modules).every((ops) => Array.isArray(ops) && ops.every((op) => typeof op === 'string'))) throw new TapeError('modules must map module names to lists of operation names');
-  const packages = Array.isArray(raw.packages) ? raw.packages : [];
+  const packages = readPackages(raw.packages ?? []);
   if (!isRecord(raw.variables)) throw new TapeError('variables must be an object of strings');
   const guest = raw.guest_modules ?? {};
   if (!isRecord(guest) || !Object.entries(guest).every(([name, source]) => name.startsWith('@mcp/') && typeof source === 'string')) throw new TapeError('guest_modules must map @mcp/ module names to their guest code');
@@ -97,7 +101,7 @@ export function readTape(raw: unknown): Tape {
     program: raw.program as string,
     blueprint: raw.blueprint as string,
     blueprint_hash: raw.blueprint_hash as string,
-    packages: packages as Tape['packages'],
+    packages,
     variables: raw.variables as Record<string, string>,
     journal,
     result: raw.result as unknown as ExecuteResult,
@@ -106,6 +110,31 @@ export function readTape(raw: unknown): Tape {
     modules: raw.modules as Record<string, string[]>,
     guest_modules: guest as Record<string, string>,
   };
+}
+
+/**
+ * A host call that answered `undefined` (a gate check, a write): JSON has no undefined, so
+ * its tape entry holds neither `answer` nor `error` (nor `withheld`).
+ */
+function answeredUndefined(item: unknown): item is Record<string, unknown> {
+  return isRecord(item) && item.kind === 'host_call' && !('answer' in item) && !('error' in item) && !('reply' in item) && item.withheld !== true;
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+/** `packages`: each `{name, digest}` with optional version, listed flag, dependencies and code; the message names the first wrong field. */
+function readPackages(raw: unknown): TapePackage[] {
+  if (!Array.isArray(raw)) throw new TapeError('packages must be a list of {name, digest, ...}');
+  return raw.map((item, index) => {
+    const where = `packages[${index}]`;
+    if (!isRecord(item) || !isString(item.name) || !isString(item.digest)) throw new TapeError(`${where} must be {name, digest, ...} (strings)`);
+    for (const key of ['version', 'lib', 'code_omitted'] as const) if (item[key] !== undefined && !isString(item[key])) throw new TapeError(`${where}.${key} must be a string`);
+    if (item.map !== undefined && item.map !== null && !isString(item.map)) throw new TapeError(`${where}.map must be a string or null`);
+    if (item.listed !== undefined && typeof item.listed !== 'boolean') throw new TapeError(`${where}.listed must be true or false`);
+    const dependencies = item.dependencies ?? [];
+    if (!Array.isArray(dependencies) || !dependencies.every((d) => isRecord(d) && isString(d.name) && isString(d.version))) throw new TapeError(`${where}.dependencies must be a list of {name, version} (strings)`);
+    return item as unknown as TapePackage;
+  });
 }
 
 /** The journal entries of a tape, without their step numbers. */

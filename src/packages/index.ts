@@ -12,3 +12,4 @@ export { packageRequirements } from './requirements';
 export { PackageRuntime, closureDeclarations, preparePackages, resolveClosure, storeLookup, type LoadablePackage, type PackageLookup, type PackageStamp, type Preparation, type PreparedPackages } from './runtime';
 export { installFromRepository } from './install/install';
 export { ambientModule } from './build';
+export { embedPackageCode, prepareTapePackages, stampedDigests, MAX_TAPE_PACKAGE_BYTES, type DigestMemo, type RecordedPackage, type TapePackage } from './tape-code';

@@ -34,7 +34,7 @@ export interface PreparedPackages {
   /** The Blueprint's Packages (what the program may import). */
   listed: string[];
   /** Every Package the run loads, dependencies first, with what each may import. */
-  packages: Array<{ script: PackageScript; imports: string[]; listed: boolean }>;
+  packages: Array<{ script: PackageScript; imports: string[]; listed: boolean; version: string }>;
   /** svc: modules the Packages import (the run must provide them even if the program does not). */
   hostModules: string[];
   /** `declare module "<name>"` texts of the Packages and their dependencies, for the type check of programs. */
@@ -114,7 +114,7 @@ async function compileClosure(listed: readonly string[], order: readonly Loadabl
     const compiled = await compilePackage({ name: found.name, code: found.lib, sourceMap: found.map, availableModules: [...svcModules, ...imports] });
     if (!compiled.ok) return { ok: false, message: compiled.message };
     for (const module of compiled.script.hostModules) hostModules.add(module);
-    packages.push({ script: compiled.script, imports, listed: listed.includes(found.name) });
+    packages.push({ script: compiled.script, imports, listed: listed.includes(found.name), version: found.version });
   }
   return { ok: true, value: { listed: [...listed].sort(), packages, hostModules: [...hostModules].sort(), declarations: closureDeclarations(order) } };
 }

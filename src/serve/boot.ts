@@ -14,7 +14,7 @@ import { McpEndpoint } from '../mcp';
 import { McpDiscovery, McpRun, mcpViews } from '../mcp/client';
 import { OAuthService, TokenManager } from '../mcp/oauth';
 import { JournalStore, RunTapes } from '../journal';
-import { PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
+import { embedPackageCode, stampedDigests, PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
 import { RunStore } from '../runs';
 import { Approvals } from '../approvals';
 import { SecretStore } from '../secrets';
@@ -251,12 +251,15 @@ export async function boot(options: BootOptions): Promise<void> {
   // Prepared Packages per Blueprint, reused while the store's files are unchanged (a CLI
   // `publish-local` into the fallback store takes effect on the next run) and dropped
   // after every install or removal.
+  const svcModuleNames = () => [...moduleTable.keys()].filter((name) => name.startsWith('svc:'));
   const packageRuntime = new PackageRuntime(
     storeLookup(packages.store),
-    () => [...moduleTable.keys()].filter((name) => name.startsWith('svc:')),
+    svcModuleNames,
     (name) => packages.store.stamp(name),
   );
   packages.onChange(() => packageRuntime.evict());
+  // Tapes embed a Package's code after checking it still compiles to the run's digest; once per installed version.
+  const tapeDigests = stampedDigests((name) => packages.store.stamp(name));
   // Programs are type-checked in a worker thread, started by the first check or
   // `typecheck_warm_after` after listening or a Blueprint's registration, whichever comes
   // first; its warm checkers follow the declaration sets.
@@ -369,7 +372,7 @@ export async function boot(options: BootOptions): Promise<void> {
     sessions: { sessions, executor, ledger, newId: randomUUID },
     runs: { runs },
     approvals: { approvals, audit },
-    tapes: { tapes, executor, resolveBlueprint: (name) => registry.get(name), newId: randomUUID, log },
+    tapes: { tapes, executor, resolveBlueprint: (name) => registry.get(name), newId: randomUUID, log, packageCode: (recorded) => embedPackageCode(recorded, storeLookup(packages.store), svcModuleNames(), { memo: tapeDigests }) },
     openapi: { version: options.version },
   };
   bindServerState({

@@ -13,6 +13,7 @@ import { ErrorBody } from '../schemas';
 import { bodyOf } from '../validation';
 import type { AppEnv } from '../types';
 import type { Blueprint } from '../../blueprints';
+import type { RecordedPackage, TapePackage } from '../../packages';
 
 export interface TapeRouteDependencies {
   tapes: RunTapes;
@@ -20,6 +21,8 @@ export interface TapeRouteDependencies {
   resolveBlueprint: (name: string) => Blueprint | null;
   newId: () => string;
   log: ServerLog;
+  /** A run's Packages with the code it loaded (src/packages/tape-code.ts). */
+  packageCode: (recorded: readonly RecordedPackage[]) => Promise<TapePackage[]>;
 }
 
 const TapeBody = z.looseObject({ format: z.literal('svc.tape/1'), execution_id: z.string(), program: z.string(), journal: z.array(z.looseObject({ step: z.number().int(), kind: z.string() })) }).openapi('Tape');
@@ -47,9 +50,11 @@ export function mountTapeRoutes(app: Hono<AppEnv>, deps: TapeRouteDependencies):
     return found;
   };
 
-  serve(app, tapeRoutes.tape, (c) => {
+  serve(app, tapeRoutes.tape, async (c) => {
     const found = finishedRun(c.req.param('execution_id') ?? '', c.get('principal'));
-    return c.json(found.tape());
+    // A run with Packages: the tape carries their code so `svc replay` can load them offline.
+    const packages = found.run.packages.length > 0 ? await deps.packageCode(found.run.packages) : [];
+    return c.json(found.tape(packages));
   });
 
   serve(app, tapeRoutes.fork, (c) => {
