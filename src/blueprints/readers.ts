@@ -97,21 +97,19 @@ export function stringMap(node: TreeNode | undefined, path: Path): Record<string
   return out;
 }
 
-/** `<number><unit>` in seconds (errors name the field by its path); `days` also accepts `d` (approval_timeout). */
-export function parseDuration(raw: string, path: Path, node: TreeNode, days = false): number {
-  const trimmed = raw.trim();
+/** `<number><unit>` in seconds, or why not (the caller names the field); `days` also accepts `d` (approval_timeout). */
+export function durationReading(raw: string, days = false): { seconds: number; problem?: undefined } | { seconds?: undefined; problem: string } {
   const units = days ? 's, m, h, or d' : 's, m, or h';
-  const match = /^([0-9]+)\s*([A-Za-z]*)$/.exec(trimmed);
-  const key = path.join('.');
-  if (!match) fail('parse_error', `${key}: invalid duration '${raw}': expected <number><${units.replace(/, (or )?/g, '|')}>`, path, node);
-  if (match[2] === '') fail('parse_error', `${key}: duration '${raw}' needs a unit (${units})`, path, node);
+  const match = /^([0-9]+)\s*([A-Za-z]*)$/.exec(raw.trim());
+  if (!match) return { problem: `invalid duration '${raw}': expected <number><${units.replace(/, (or )?/g, '|')}>` };
+  if (match[2] === '') return { problem: `duration '${raw}' needs a unit (${units})` };
   const unit = match[2].toLowerCase();
   const factor = unit === 's' ? 1 : unit === 'm' ? 60 : unit === 'h' ? 3600 : unit === 'd' && days ? 86_400 : null;
-  if (factor === null) fail('parse_error', `${key}: unknown duration unit '${match[2]}' in '${raw}' (use ${units})`, path, node);
+  if (factor === null) return { problem: `unknown duration unit '${match[2]}' in '${raw}' (use ${units})` };
   const seconds = Number(match[1]) * factor;
-  if (!Number.isSafeInteger(seconds * 1000)) fail('parse_error', `${key}: duration '${raw}' overflows`, path, node);
-  if (seconds < 1) fail('parse_error', `${key}: duration '${raw}' must be at least 1s`, path, node);
-  return seconds;
+  if (!Number.isSafeInteger(seconds * 1000)) return { problem: `duration '${raw}' overflows` };
+  if (seconds < 1) return { problem: `duration '${raw}' must be at least 1s` };
+  return { seconds };
 }
 
 export function parseSize(node: TreeNode, path: Path): number {

@@ -136,10 +136,10 @@ export function checkPathTemplate(value: string, kind: 'cwd' | 'subPath', variab
 }
 
 /** Stage 3: the `cwd` and `subPath` templates name only declared variables. */
-export function checkVfsTemplates(vfs: VfsDeclaration, variableNames: ReadonlySet<string>, vfsNode: TreeNode | null): void {
-  if (vfs.cwd !== undefined) checkPathTemplate(vfs.cwd, 'cwd', variableNames, ['vfs', 'cwd'], vfsNode);
-  if (vfs.subPath !== undefined) checkPathTemplate(vfs.subPath, 'subPath', variableNames, ['vfs', 'subPath'], vfsNode);
+export function checkVfsTemplates(vfs: VfsDeclaration, variableNames: ReadonlySet<string>): void {
+  if (vfs.cwd !== undefined) checkPathTemplate(vfs.cwd, 'cwd', variableNames, ['vfs', 'cwd'], null);
+  if (vfs.subPath !== undefined) checkPathTemplate(vfs.subPath, 'subPath', variableNames, ['vfs', 'subPath'], null);
   for (const [mountPath, mount] of Object.entries(vfs.mounts ?? {})) {
-    if (mount.subPath !== undefined) checkPathTemplate(mount.subPath, 'subPath', variableNames, ['vfs', 'mounts', mountPath, 'subPath'], vfsNode);
+    if (mount.subPath !== undefined) checkPathTemplate(mount.subPath, 'subPath', variableNames, ['vfs', 'mounts', mountPath, 'subPath'], null);
   }
 }
