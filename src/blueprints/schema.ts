@@ -47,8 +47,6 @@ const isMapping = (value: unknown) => typeof value === 'object' && value !== nul
 const nonEmpty = <T>(record: Record<string, T> | undefined) => (record && Object.keys(record).length > 0 ? record : undefined);
 const quotedList = (values: readonly string[]) => values.map((v) => `\`${v}\``).join(', ');
 
-/** A text field whose empty value (`key:`) is the empty text. */
-const emptyText = (field: z.ZodString) => field.nullable().transform((v) => v ?? '');
 
 function duration(days: boolean, most?: { seconds: number; written: string }) {
   return z
@@ -125,7 +123,7 @@ export const ProxyAuthSchema = z
   .meta({ minProperties: 1, maxProperties: 1 })
   .refine((auth) => Object.keys(auth).length === 1, { error: (issue) => described(issue, 'auth must set exactly one of `bearer` or `basic`', { code: 'invalid_auth_proxy', mappingLevel: true }), when: (payload) => isMapping(payload.value) });
 
-const headerMap = (description: string) => meta(z.record(z.string(), emptyText(secretsText(description))).optional(), { description: 'map header → value; values may embed `${secrets.NAME}`' });
+const headerMap = (description: string) => meta(z.record(z.string(), secretsText(description)).optional(), { description: 'map header → value; values may embed `${secrets.NAME}`' });
 
 export const AuthProxyRuleSchema = z.strictObject(
   {
@@ -135,7 +133,7 @@ export const AuthProxyRuleSchema = z.strictObject(
       description: '`bearer`: a declared secret\'s name (sends `Authorization: Bearer <value>`), or `basic`: `{username: <text>, password: <secret name>}` (`username` literal, `password` a declared secret\'s name)',
     }),
     headers: headerMap('A header value'),
-    query: meta(z.record(z.string(), emptyText(secretsText('A query parameter value'))).optional(), { description: 'map parameter → value; values may embed `${secrets.NAME}`' }),
+    query: meta(z.record(z.string(), secretsText('A query parameter value')).optional(), { description: 'map parameter → value; values may embed `${secrets.NAME}`' }),
   },
   { error: (issue) => (issue.code === 'invalid_type' && issue.input === null ? 'auth_proxy: a rule must be a mapping' : undefined) },
 );

@@ -2,8 +2,8 @@
 // is read as, so a string field keeps `10` as the text `10` (YAML would make it a number)
 // and a quoted "true" stays text where a boolean is wanted (and is refused there). An
 // empty value (`key:`) of a known field counts as absent, as if the key were not written;
-// inside a list or a map of names, or in a mapping whose keys are counted, it stays null
-// for the schema to judge.
+// in a map of names with text values it is the empty text; elsewhere in a list or a map of
+// names, or in a mapping whose keys are counted, it stays null for the schema to judge.
 import type { z } from 'zod';
 import { fieldMeta } from './schema';
 import type { TreeNode } from './yaml-tree';
@@ -66,6 +66,11 @@ export function schemaInput(schema: z.ZodType | undefined, node: TreeNode): unkn
       for (const { key, value } of node.entries) {
         const field = def?.type === 'object' ? def.shape![key] : def?.valueType;
         if (def?.type === 'object' && field && value.kind === 'null' && !def.emptyIsWritten) continue;
+        // `X-Header:` in a map of text values is the empty text.
+        if (def?.type === 'record' && value.kind === 'null' && scalarTypes(field).has('string')) {
+          Object.defineProperty(input, key, { value: '', enumerable: true, writable: true, configurable: true });
+          continue;
+        }
         Object.defineProperty(input, key, { value: schemaInput(field, value), enumerable: true, writable: true, configurable: true });
       }
       return input;
