@@ -4,7 +4,7 @@
 // conflicting fields, then its values in document order; at the top level each key in
 // document order and a missing `name` last; faults of meaning (`kind`, `name`, llm limits)
 // only when the structure is sound (they are checked with the other semantic checks).
-import type { z } from 'zod';
+import { z } from 'zod';
 import { fieldNames } from './schema';
 import { defOf, unwrap } from './yaml-input';
 import { BlueprintValidationError, locate, type BlueprintErrorCode, type Path } from './readers';
@@ -26,6 +26,10 @@ export interface FaultParams {
   mappingLevel?: boolean;
   /** A missing field noticed in its own turn among the mapping's fields, not before them. */
   inTurn?: boolean;
+  /** A fault of a map entry's name: reported before anything inside the entry. */
+  beforeKeys?: boolean;
+  /** A fault of a whole map: reported after its entries. */
+  afterFields?: boolean;
   /** A fault of meaning: reported in the semantic order, after every structure fault. */
   semantic?: boolean;
 }
@@ -79,7 +83,7 @@ function orderAt(schema: z.ZodType, root: TreeNode, path: Path): number[] {
   let place: z.ZodType | undefined = schema;
   let node: TreeNode | undefined = root;
   for (const step of path) {
-    const def: ReturnType<typeof defOf> | undefined = place ? defOf(unwrap(place)) : undefined;
+    const def: ReturnType<typeof defOf> | undefined = place ? mappingDef(place) : undefined;
     if (node?.kind === 'map') {
       const index = node.entries.findIndex((e) => e.key === step);
       order.push(def?.type === 'object' && node !== root ? Object.keys(def.shape!).indexOf(String(step)) : index);
@@ -93,9 +97,17 @@ function orderAt(schema: z.ZodType, root: TreeNode, path: Path): number[] {
   return order;
 }
 
-/** Before a mapping's fields: its unknown keys, then its missing or conflicting fields. */
+/** A place's definition, a union's by its mapping alternative (the one its fields are in). */
+function mappingDef(place: z.ZodType): ReturnType<typeof defOf> {
+  const def = defOf(unwrap(place));
+  return def.type === 'union' ? (def.options!.map((option) => defOf(unwrap(option))).find((option) => option.type === 'object') ?? def) : def;
+}
+
+/** Before a mapping's fields: its name's faults, its unknown keys, then its missing or conflicting fields. */
+const NAME_LEVEL = -3;
 const UNKNOWN_KEYS = -2;
-const MAPPING_LEVEL = -1;
+export const MAPPING_LEVEL = -1;
+const AFTER_FIELDS = Number.MAX_SAFE_INTEGER;
 
 function toFault(issue: z.core.$ZodIssue, root: TreeNode, schema: z.ZodType): Fault {
   const params = (issue as { params?: FaultParams }).params ?? {};
@@ -117,7 +129,8 @@ function toFault(issue: z.core.$ZodIssue, root: TreeNode, schema: z.ZodType): Fa
   const holder = missing ? own.slice(0, -1) : path.slice(0, -1);
   const offset = params.caret ? nodeOffset(root, params.caret) : at === 'key' ? keyOffset(root, path) : at === 'parent' ? nodeOffset(root, holder) : nodeOffset(root, path);
   // The top-level `name` is looked for after every key was read.
-  const order = missing && own.length === 1 ? [Number.MAX_SAFE_INTEGER] : missing && !params.inTurn ? [...orderAt(schema, root, holder), MAPPING_LEVEL] : params.mappingLevel ? [...orderAt(schema, root, own), MAPPING_LEVEL] : orderAt(schema, root, own);
+  const suffix = params.beforeKeys ? [NAME_LEVEL] : params.afterFields ? [AFTER_FIELDS] : params.mappingLevel ? [MAPPING_LEVEL] : [];
+  const order = missing && own.length === 1 ? [AFTER_FIELDS] : missing && !params.inTurn ? [...orderAt(schema, root, holder), MAPPING_LEVEL] : [...orderAt(schema, root, own), ...suffix];
   return { code, leaf: issue.message, path, offset, semantic, order };
 }
 
@@ -146,7 +159,8 @@ export function blueprintErrorMap(issue: z.core.$ZodRawIssue): string | undefine
 
 function before(a: Fault, b: Fault): number {
   if (a.semantic !== b.semantic) return a.semantic ? 1 : -1;
-  for (let i = 0; i < Math.min(a.order.length, b.order.length); i++) if (a.order[i] !== b.order[i]) return a.order[i] - b.order[i];
+  // A place's own fault and those inside it compare as if it were the place's first field.
+  for (let i = 0; i < Math.max(a.order.length, b.order.length); i++) if ((a.order[i] ?? 0) !== (b.order[i] ?? 0)) return (a.order[i] ?? 0) - (b.order[i] ?? 0);
   return a.order.length - b.order.length;
 }
 
@@ -155,9 +169,37 @@ export function schemaFaults(issues: readonly z.core.$ZodIssue[], root: TreeNode
   return issues.map((issue) => toFault(issue, root, schema)).sort(before);
 }
 
-/** A fault another reader threw while reading the top-level key `key`, ranked where that key is written. */
-export function readerFault(error: BlueprintValidationError, root: TreeNode, schema: z.ZodType, key: string): Fault {
-  return { code: error.code, leaf: error.leaf, path: error.path, offset: error.offset, semantic: false, order: orderAt(schema, root, [key]) };
+/** A fault another reader threw while reading the top-level key `key`, ranked where that key is written (`suffix`: within it). */
+export function readerFault(error: BlueprintValidationError, root: TreeNode, schema: z.ZodType, key: string, suffix: number[] = []): Fault {
+  return { code: error.code, leaf: error.leaf, path: error.path, offset: error.offset, semantic: false, order: [...orderAt(schema, root, [key]), ...suffix] };
+}
+
+/**
+ * A union reports the alternative the value was written as: a mapping refused by a union
+ * (zod says only that no alternative matched) is parsed again by the union's mapping
+ * alternative at the same place, and its own issues stand for the union's.
+ */
+export function unionIssuesExpanded(issues: readonly z.core.$ZodIssue[], schema: z.ZodType, parse: (schema: z.ZodType, input: unknown) => readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  return issues.flatMap((issue) => {
+    const input = (issue as { input?: unknown }).input;
+    if (issue.code !== 'invalid_union' || typeof input !== 'object' || input === null || Array.isArray(input) || !issue.path.every((step) => typeof step === 'string')) return [issue];
+    const union = schemaAt(schema, issue.path as string[]);
+    const mapping = union && defOf(unwrap(union)).options?.find((option) => defOf(unwrap(option)).type === 'object');
+    if (!mapping) return [issue];
+    // Nested under the same keys, so each field's error map sees its whole path.
+    const nested = (issue.path as string[]).reduceRight<z.ZodType>((inner, key) => z.object({ [key]: inner }), mapping);
+    const nestedInput = (issue.path as string[]).reduceRight<unknown>((inner, key) => ({ [key]: inner }), input);
+    return parse(nested, nestedInput);
+  });
+}
+
+function schemaAt(schema: z.ZodType, path: string[]): z.ZodType | undefined {
+  let place: z.ZodType | undefined = schema;
+  for (const step of path) {
+    const def: ReturnType<typeof defOf> | undefined = place ? defOf(unwrap(place)) : undefined;
+    place = def?.type === 'object' ? def.shape![step] : def?.type === 'record' ? def.valueType : undefined;
+  }
+  return place;
 }
 
 /** The first of several faults, or null. */

@@ -8,8 +8,9 @@
 import { z } from 'zod';
 import { ActionSchema, RuleSchema } from '../policy/rule-schema';
 import type { TypecheckMode } from '../../sandbox';
-import { MAX_APPROVAL_TIMEOUT_SECS, type AuthProxyRule, type McpServerDeclaration, type SecretDeclaration, type VariableDeclaration } from './model';
-import { durationReading, NAME, type Path } from './readers';
+import { MAX_APPROVAL_TIMEOUT_SECS, type AuthProxyRule, type McpServerDeclaration, type MountDeclaration, type SecretDeclaration, type VariableDeclaration, type VfsDeclaration } from './model';
+import { durationReading, NAME, sizeReading, type Path } from './readers';
+import { mountPathProblem } from './mount-paths';
 import { described } from './schema-faults';
 
 /** The `typecheck` values (the checker in sandbox/typecheck owns what each means). */
@@ -26,6 +27,8 @@ export interface FieldMeta {
   /** The default as the docs write it. */
   'x-doc-default'?: string;
   'x-placeholders'?: readonly Placeholder[];
+  /** A text field whose YAML value must be a string: `7` is refused, not read as the text `7` (yaml-input.ts). */
+  'x-yaml-string'?: boolean;
   /** A mapping whose empty values (`key:`) count as written keys (read by yaml-input.ts). */
   'x-empty-is-written'?: boolean;
 }
@@ -61,30 +64,102 @@ function duration(days: boolean, most?: { seconds: number; written: string }) {
 }
 
 export const DURATION_PATTERN = '^\\s*[0-9]+\\s*[smhSMH]\\s*$';
-const Size = z.union([z.number().int().min(1), z.string()]);
 
 export const VFS_MODES = ['none', 'ephemeral', 'per_session', 'named'] as const;
 export const VOLUME_ACCESS = ['read_only', 'read_write'] as const;
 export const MCP_TRANSPORTS = ['streamable_http', 'sse'] as const;
 export const PROVIDER_TYPES = ['anthropic', 'google', 'openai', 'openai-compatible'] as const;
 
-export const VfsMountSchema = z.strictObject({
-  mode: z.literal('named'),
-  volume: z.string().min(1).meta({ description: 'A volume the server declares' }),
-  subPath: varsText('A relative path inside the volume; ${vars.NAME} as a whole path component'),
-  access: z.enum(VOLUME_ACCESS).optional(),
-});
+/** A mount's or the named volume's refusal; `volume: 7` is refused, not read as the text `7`. */
+const mountRefusal = (what: string) => (issue: Issue) => described(issue, `vfs mount '${nameAt(issue, 2)}': ${what}`, { path: pathOf(issue), inTurn: true });
+const accessError = (issue: Issue) => (typeof issue.input === 'string' ? `unknown variant \`${issue.input}\`, expected one of ${quotedList(VOLUME_ACCESS)}` : `${whereOf(issue)}: expected a string`);
 
-export const VfsMappingSchema = z.strictObject({
-  mode: z.enum(VFS_MODES).optional(),
-  size_limit: meta(Size, { description: 'Bytes, or a size such as 100MB or 2GiB (binary units)' }).optional(),
-  volume: z.string().min(1).optional().meta({ description: 'mode named: the declared volume' }),
-  subPath: varsText('mode named: a relative path inside the volume; ${vars.NAME} as a whole path component').optional(),
-  access: z.enum(VOLUME_ACCESS).optional(),
-  cwd: varsText('The absolute directory relative paths resolve against; ${vars.NAME} as a whole path component').optional(),
-  mounts: z.record(z.string(), VfsMountSchema).optional().meta({ description: 'Absolute guest path to a named volume; at most 16, none inside another' }),
-});
-const VfsSchema = z.union([z.enum(['none', 'ephemeral', 'per_session']), VfsMappingSchema]);
+export const VfsMountSchema = z.strictObject(
+  {
+    mode: z.literal('named', {
+      error: (issue) => (issue.input === undefined || typeof issue.input === 'string' ? mountRefusal('mounts are always named volumes; write `mode: named`')(issue) : `${whereOf(issue)}: expected a string`),
+    }),
+    volume: meta(z.string({ error: mountRefusal('`volume` must name a volume the operator declared') }).min(1, { error: mountRefusal('`volume` must name a volume the operator declared') }), {
+      description: 'A volume the server declares',
+      'x-yaml-string': true,
+    }),
+    subPath: varsText('A relative path inside the volume; ${vars.NAME} as a whole path component').optional(),
+    access: z.enum(VOLUME_ACCESS, { error: accessError }).optional(),
+  },
+  { error: (issue) => (issue.code === 'invalid_type' && issue.input === null ? `vfs mount '${nameAt(issue, 2)}': needs \`mode: named\` and a \`volume\`` : undefined) },
+);
+
+/** Mount paths: absolute, plain, none inside another (in written order); at most 16. */
+const Mounts = z.record(z.string(), VfsMountSchema).check(
+  z.superRefine(
+    (mounts, ctx) => {
+      const seen: string[] = [];
+      for (const mountPath of Object.keys(mounts)) {
+        const problem = mountPathProblem(mountPath, seen);
+        if (problem) ctx.addIssue({ code: 'custom', input: mountPath, path: [mountPath], message: `vfs mount '${mountPath}': ${problem}`, params: { at: 'key', beforeKeys: true } });
+        seen.push(mountPath);
+      }
+      if (seen.length > 16) ctx.addIssue({ code: 'custom', input: mounts, message: 'vfs: at most 16 mounts', params: { afterFields: true } });
+    },
+    { when: (payload) => isMapping(payload.value) },
+  ),
+);
+
+const sizeNumberError = (issue: Issue) => (typeof issue.input === 'number' ? sizeReading(issue.input).problem : undefined);
+const Size = z
+  .union([z.number({ error: sizeNumberError }).int({ error: sizeNumberError }).min(1, { error: sizeNumberError }), z.string()], { error: (issue) => sizeNumberError(issue) ?? `${whereOf(issue)}: expected a string` })
+  .transform((size, ctx) => {
+    const reading = sizeReading(size);
+    if (reading.problem) ctx.issues.push({ code: 'custom', input: size, message: reading.problem });
+    return reading.bytes ?? 0;
+  });
+
+const vfsModeError = (issue: Issue) => (typeof issue.input === 'string' ? `unknown vfs mode '${issue.input}', expected one of ${quotedList(VFS_MODES)}` : `${whereOf(issue)}: expected a string`);
+const namedVolumeError = (issue: Issue) =>
+  issue.code === 'too_small' ? 'vfs.volume is empty: name a volume the operator declared' : 'vfs.volume must be a string (quote a numeric-looking volume name)';
+
+export const VfsMappingSchema = z
+  .strictObject({
+    mode: z.enum(VFS_MODES, { error: vfsModeError }).optional(),
+    size_limit: meta(Size, { description: 'Bytes, or a size such as 100MB or 2GiB (binary units)' }).optional(),
+    volume: meta(z.string({ error: namedVolumeError }).min(1, { error: namedVolumeError }), { description: 'mode named: the declared volume', 'x-yaml-string': true }).optional(),
+    subPath: varsText('mode named: a relative path inside the volume; ${vars.NAME} as a whole path component').optional(),
+    access: z.enum(VOLUME_ACCESS, { error: accessError }).optional(),
+    cwd: varsText('The absolute directory relative paths resolve against; ${vars.NAME} as a whole path component').optional(),
+    mounts: Mounts.optional().meta({ description: 'Absolute guest path to a named volume; at most 16, none inside another' }),
+  })
+  // Which fields each mode takes is a pass over the written keys (vfs-section.ts); a named volume needs its name.
+  .check(
+    z.superRefine(
+      (vfs, ctx) => {
+        if (vfs.mode === 'named' && vfs.volume === undefined) {
+          ctx.addIssue({ code: 'custom', input: vfs, path: ['volume'], message: "vfs mode 'named' needs a `volume`: name a volume the operator declared", params: { at: 'parent', inTurn: true } });
+        }
+      },
+      { when: (payload) => isMapping(payload.value) },
+    ),
+  );
+
+/** `vfs: ephemeral` or a mapping; the model has both as a mapping. */
+const VfsSchema = z
+  .union([z.enum(['none', 'ephemeral', 'per_session']), VfsMappingSchema], {
+    error: (issue) => {
+      if (typeof issue.input === 'string') return issue.input === 'named' ? "vfs mode 'named' needs a volume: write `vfs: {mode: named, volume: <name>}`" : vfsModeError(issue);
+      return isMapping(issue.input) ? undefined : 'vfs: expected a mapping';
+    },
+  })
+  .transform((vfs): VfsDeclaration => {
+    if (typeof vfs === 'string') return { mode: vfs };
+    const mode = vfs.mode ?? 'ephemeral';
+    const mounts = Object.entries(vfs.mounts ?? {}).map(([mountPath, m]): [string, MountDeclaration] => [mountPath, { volume: m.volume, ...(m.subPath !== undefined ? { subPath: m.subPath } : {}), ...(m.access ? { access: m.access } : {}) }]);
+    return {
+      mode,
+      ...(vfs.size_limit !== undefined ? { size_limit: vfs.size_limit } : {}),
+      ...(mode === 'named' ? { volume: vfs.volume, ...(vfs.subPath !== undefined ? { subPath: vfs.subPath } : {}), ...(vfs.access ? { access: vfs.access } : {}) } : {}),
+      ...(vfs.cwd !== undefined ? { cwd: vfs.cwd } : {}),
+      ...(mounts.length > 0 ? { mounts: Object.fromEntries(mounts) } : {}),
+    };
+  });
 
 export const HarnessSecretSchema = z.strictObject(
   { required: z.boolean().optional() },
@@ -229,11 +304,16 @@ export const LlmSchema = z.strictObject({
 
 const packagesError = (issue: Issue) =>
   issue.code === 'invalid_type' && !missing(issue) ? (isMapping(issue.input) ? 'packages: versions are not supported; list package names only (a YAML list)' : 'packages: expected a list of package names') : undefined;
-const Packages = z.array(z.string(), { error: packagesError }).superRefine((names, ctx) => {
-  names.forEach((name, i) => {
-    if (names.indexOf(name) < i) ctx.addIssue({ code: 'custom', input: name, message: `duplicate package \`${name}\` in packages`, path: [i], params: { path: ['packages'], caret: ['packages', i] } });
-  });
-});
+const Packages = z.array(z.string(), { error: packagesError }).check(
+  z.superRefine(
+    (names, ctx) => {
+      names.forEach((name, i) => {
+        if (typeof name === 'string' && names.indexOf(name) < i) ctx.addIssue({ code: 'custom', input: name, message: `duplicate package \`${name}\` in packages`, path: [i], params: { path: ['packages'], caret: ['packages', i] } });
+      });
+    },
+    { when: (payload) => Array.isArray(payload.value) },
+  ),
+);
 
 /** The whole document; the order of its keys is the docs' and the refusals' order. */
 export const BlueprintDocumentSchema = z
@@ -291,11 +371,8 @@ export const BlueprintDocumentSchema = z
   })
   .meta({ title: 'svc Blueprint', description: 'An operator Blueprint: the file system, Packages, secrets, variables and permission rules a run gets' });
 
-/**
- * The parser: the document schema with the two places other readers own: `vfs` (its modes
- * and mount paths, vfs-section.ts) and `default`/`permissions` (the policy module's rule grammar).
- */
-export const BlueprintParser = BlueprintDocumentSchema.extend({ vfs: z.unknown().optional(), default: z.unknown().optional(), permissions: z.unknown().optional() });
+/** The parser: the document schema with `default`/`permissions` left to the policy module (the rule grammar). */
+export const BlueprintParser = BlueprintDocumentSchema.extend({ default: z.unknown().optional(), permissions: z.unknown().optional() });
 
 export type BlueprintDocument = z.infer<typeof BlueprintDocumentSchema>;
 
@@ -330,6 +407,7 @@ export function blueprintJsonSchema(): Record<string, unknown> {
       delete (jsonSchema as Record<string, unknown>)['x-doc-type'];
       delete (jsonSchema as Record<string, unknown>)['x-doc-default'];
       delete (jsonSchema as Record<string, unknown>)['x-empty-is-written'];
+      delete (jsonSchema as Record<string, unknown>)['x-yaml-string'];
     },
   });
 }

@@ -1,11 +1,11 @@
 // Validates a Blueprint document into the typed model, the one entry point over the
 // section files. Stage 2: the schema parses the document (schema.ts; the YAML read under it
-// by yaml-input.ts), `vfs` is read by its section reader and `default`/`permissions` by the
-// policy module; of all faults the first the document shows is reported (schema-faults.ts).
+// by yaml-input.ts), the fields each vfs mode takes are a pass over the written keys and
+// `default`/`permissions` are read by the policy module; of all faults the first the document shows is reported (schema-faults.ts).
 // Stage 3 runs the semantic checks in one fixed order. The first fault becomes one diagnostic.
 import { z } from 'zod';
 import { parsePermissionPolicy } from '../policy';
-import { DEFAULT_APPROVAL_TIMEOUT_SECS, type VfsDeclaration } from './model';
+import { DEFAULT_APPROVAL_TIMEOUT_SECS } from './model';
 import { checkAuthProxyRule } from './auth-proxy-section';
 import { checkGit } from './git-section';
 import { checkLlm } from './llm-section';
@@ -15,22 +15,22 @@ import { failOnStructure, toPlain } from './permissions-section';
 import { BlueprintValidationError, failAt, text } from './readers';
 import { checkPlaceholders } from './placeholders';
 import { BlueprintParser } from './schema';
-import { blueprintErrorMap, firstFault, readerFault, schemaFaults, throwFault, type Fault } from './schema-faults';
+import { blueprintErrorMap, firstFault, MAPPING_LEVEL, readerFault, schemaFaults, throwFault, unionIssuesExpanded, type Fault } from './schema-faults';
 import { checkSecrets } from './secrets-section';
 import { checkVariables } from './variables-section';
-import { checkVfsTemplates, parseVfs } from './vfs-section';
+import { checkModeFields, checkVfsTemplates } from './vfs-section';
 import { schemaInput } from './yaml-input';
 import type { TreeNode } from './yaml-tree';
 
 type Parsed = z.output<typeof BlueprintParser>;
 
 /** Runs another reader of a top-level key, keeping its fault to be ranked with the schema's. */
-function readWith<T>(faults: Fault[], root: TreeNode, key: string, read: () => T): T | undefined {
+function readWith<T>(faults: Fault[], root: TreeNode, key: string, read: () => T, suffix: number[] = []): T | undefined {
   try {
     return read();
   } catch (error) {
     if (!(error instanceof BlueprintValidationError)) throw error;
-    faults.push(readerFault(error, root, BlueprintParser, key));
+    faults.push(readerFault(error, root, BlueprintParser, key, suffix));
     return undefined;
   }
 }
@@ -39,10 +39,11 @@ function readWith<T>(faults: Fault[], root: TreeNode, key: string, read: () => T
 export function validateDocument(root: TreeNode) {
   const written = (key: string) => (root.kind === 'map' ? root.entries.find((e) => e.key === key && e.value.kind !== 'null')?.value : undefined);
   const input = schemaInput(BlueprintParser, root);
+  const parse = (schema: z.ZodType, value: unknown) => schema.safeParse(value, { error: blueprintErrorMap, reportInput: true }).error?.issues ?? [];
   const parsed = BlueprintParser.safeParse(input, { error: blueprintErrorMap, reportInput: true });
-  const faults = parsed.success ? [] : schemaFaults(parsed.error.issues, root, BlueprintParser);
+  const faults = parsed.success ? [] : schemaFaults(unionIssuesExpanded(parsed.error.issues, BlueprintParser, parse), root, BlueprintParser);
   const vfsNode = written('vfs');
-  const vfs: VfsDeclaration = (vfsNode ? readWith(faults, root, 'vfs', () => parseVfs(vfsNode)) : undefined) ?? { mode: 'ephemeral' };
+  if (vfsNode) readWith(faults, root, 'vfs', () => checkModeFields(vfsNode), [MAPPING_LEVEL]);
   const defaultNode = written('default');
   const permissionsNode = written('permissions');
   const defaultValue = defaultNode ? readWith(faults, root, 'default', () => text(defaultNode, ['default'])) : undefined;
@@ -76,6 +77,7 @@ export function validateDocument(root: TreeNode) {
   const policy = policyResult.policy;
   checkVariables(variables, policy);
   if (git) checkGit(git, variables);
+  const vfs = data.vfs ?? { mode: 'ephemeral' };
   checkVfsTemplates(vfs, new Set(variables.keys()));
   checkMcp(mcp, secrets, policy, allowInsecureHttp);
   faultOf('llm');

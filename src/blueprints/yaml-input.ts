@@ -50,6 +50,8 @@ export function schemaInput(schema: z.ZodType | undefined, node: TreeNode): unkn
     case 'null':
       return null;
     case 'scalar': {
+      // A field that wants a YAML string gets the value as YAML read it (`7` stays a number and is refused).
+      if (schema && fieldMeta(schema)['x-yaml-string'] && typeof node.value !== 'string') return node.value;
       const accepts = scalarTypes(schema);
       if (typeof node.value === 'number' && !node.quoted && accepts.has('number')) return node.value;
       if (typeof node.value === 'boolean' && !node.quoted && accepts.has('boolean')) return node.value;
