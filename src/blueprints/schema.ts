@@ -1,55 +1,27 @@
-// The Blueprint document's shape, declared once (zod). From it come: the accepted keys of
-// every mapping (the section readers' "unknown field … expected one of" refusals), the
-// value lists (vfs modes, access, transports, provider types), which placeholders each text
-// field fills (placeholders.ts), the key tables of docs/blueprints.md and the published JSON
-// Schema (`svc blueprint schema`, docs/blueprint.schema.json), both by `npm run generate`.
-// The section readers walk the YAML tree with it and keep line and column in every
-// diagnostic; the meaning (names declared, hosts, URLs) stays in the stage-3 checks.
+// The Blueprint document's shape, declared once (zod), and its parser: validate.ts parses
+// the YAML (read under it by yaml-input.ts) with it, each field's error map words its
+// refusal, refinements check what one field cannot (exactly one source, mount paths), and
+// transforms give the typed model. From it also come the value lists, which placeholders
+// each text field fills (placeholders.ts), the key tables of docs/blueprints.md and the
+// published JSON Schema (`svc blueprint schema`, docs/blueprint.schema.json), both by
+// `npm run generate`. The meaning (names declared, hosts, URLs) stays in the stage-3 checks.
+// The vfs and llm parts are schema-vfs.ts and schema-llm.ts.
 import { z } from 'zod';
 import { ActionSchema, RuleSchema } from '../policy/rule-schema';
 import type { TypecheckMode } from '../../sandbox';
-import { MAX_APPROVAL_TIMEOUT_SECS, type AuthProxyRule, type McpServerDeclaration, type MountDeclaration, type SecretDeclaration, type VariableDeclaration, type VfsDeclaration } from './model';
-import { durationReading, NAME, sizeReading, type Path } from './readers';
-import { mountPathProblem } from './mount-paths';
+import { MAX_APPROVAL_TIMEOUT_SECS, type AuthProxyRule, type McpServerDeclaration, type SecretDeclaration, type VariableDeclaration } from './model';
+import { durationReading, NAME } from './readers';
 import { described } from './schema-faults';
+import { isMapping, meta, missing, nameAt, nonEmpty, pathOf, quotedList, secretsText, varsText, whereOf, type FieldMeta, type Issue, type Placeholder } from './schema-kit';
+import { LlmSchema } from './schema-llm';
+import { VfsSchema } from './schema-vfs';
+
+export type { FieldMeta, Placeholder } from './schema-kit';
+export { EmbeddingModelSchema, LlmModelSchema, LlmProviderSchema, LlmSchema, PROVIDER_TYPES } from './schema-llm';
+export { VFS_MODES, VfsMappingSchema, VfsMountSchema, VOLUME_ACCESS } from './schema-vfs';
 
 /** The `typecheck` values (the checker in sandbox/typecheck owns what each means). */
 export const TYPECHECK_MODES = ['strict', 'on', 'off'] as const satisfies readonly TypecheckMode[];
-
-/** The placeholders a text field fills; any other `${…}` in it is refused. */
-export type Placeholder = 'vars' | 'secrets';
-
-/** What the docs and the placeholder check read beside the JSON Schema keywords. */
-export interface FieldMeta {
-  description?: string;
-  /** The type as the docs write it. */
-  'x-doc-type'?: string;
-  /** The default as the docs write it. */
-  'x-doc-default'?: string;
-  'x-placeholders'?: readonly Placeholder[];
-  /** A text field whose YAML value must be a string: `7` is refused, not read as the text `7` (yaml-input.ts). */
-  'x-yaml-string'?: boolean;
-  /** A mapping whose empty values (`key:`) count as written keys (read by yaml-input.ts). */
-  'x-empty-is-written'?: boolean;
-}
-
-const meta = <T extends z.ZodType>(schema: T, fields: FieldMeta): T => schema.meta(fields as Record<string, unknown>);
-/** A text field that fills `${secrets.NAME}` (outside the program, at use). */
-const secretsText = (description: string) => meta(z.string(), { description, 'x-placeholders': ['secrets'] });
-/** A text field that fills `${vars.NAME}` (with the session's variables). */
-const varsText = (description: string) => meta(z.string(), { description, 'x-placeholders': ['vars'] });
-
-type Issue = z.core.$ZodRawIssue;
-const pathOf = (issue: Issue) => (issue.path ?? []) as Path;
-const whereOf = (issue: Issue) => pathOf(issue).join('.');
-/** The name of the entry `depth` steps into the path (`mcp.<server>` → the server). */
-const nameAt = (issue: Issue, depth: number) => String(pathOf(issue)[depth]);
-const missing = (issue: Issue) => (issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.input === undefined;
-const isMapping = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-/** `{}` for an absent or empty map (the model leaves empty maps out). */
-const nonEmpty = <T>(record: Record<string, T> | undefined) => (record && Object.keys(record).length > 0 ? record : undefined);
-const quotedList = (values: readonly string[]) => values.map((v) => `\`${v}\``).join(', ');
-
 
 function duration(days: boolean, most?: { seconds: number; written: string }) {
   return z
@@ -64,102 +36,7 @@ function duration(days: boolean, most?: { seconds: number; written: string }) {
 }
 
 export const DURATION_PATTERN = '^\\s*[0-9]+\\s*[smhSMH]\\s*$';
-
-export const VFS_MODES = ['none', 'ephemeral', 'per_session', 'named'] as const;
-export const VOLUME_ACCESS = ['read_only', 'read_write'] as const;
 export const MCP_TRANSPORTS = ['streamable_http', 'sse'] as const;
-export const PROVIDER_TYPES = ['anthropic', 'google', 'openai', 'openai-compatible'] as const;
-
-/** A mount's or the named volume's refusal; `volume: 7` is refused, not read as the text `7`. */
-const mountRefusal = (what: string) => (issue: Issue) => described(issue, `vfs mount '${nameAt(issue, 2)}': ${what}`, { path: pathOf(issue), inTurn: true });
-const accessError = (issue: Issue) => (typeof issue.input === 'string' ? `unknown variant \`${issue.input}\`, expected one of ${quotedList(VOLUME_ACCESS)}` : `${whereOf(issue)}: expected a string`);
-
-export const VfsMountSchema = z.strictObject(
-  {
-    mode: z.literal('named', {
-      error: (issue) => (issue.input === undefined || typeof issue.input === 'string' ? mountRefusal('mounts are always named volumes; write `mode: named`')(issue) : `${whereOf(issue)}: expected a string`),
-    }),
-    volume: meta(z.string({ error: mountRefusal('`volume` must name a volume the operator declared') }).min(1, { error: mountRefusal('`volume` must name a volume the operator declared') }), {
-      description: 'A volume the server declares',
-      'x-yaml-string': true,
-    }),
-    subPath: varsText('A relative path inside the volume; ${vars.NAME} as a whole path component').optional(),
-    access: z.enum(VOLUME_ACCESS, { error: accessError }).optional(),
-  },
-  { error: (issue) => (issue.code === 'invalid_type' && issue.input === null ? `vfs mount '${nameAt(issue, 2)}': needs \`mode: named\` and a \`volume\`` : undefined) },
-);
-
-/** Mount paths: absolute, plain, none inside another (in written order); at most 16. */
-const Mounts = z.record(z.string(), VfsMountSchema).check(
-  z.superRefine(
-    (mounts, ctx) => {
-      const seen: string[] = [];
-      for (const mountPath of Object.keys(mounts)) {
-        const problem = mountPathProblem(mountPath, seen);
-        if (problem) ctx.addIssue({ code: 'custom', input: mountPath, path: [mountPath], message: `vfs mount '${mountPath}': ${problem}`, params: { at: 'key', beforeKeys: true } });
-        seen.push(mountPath);
-      }
-      if (seen.length > 16) ctx.addIssue({ code: 'custom', input: mounts, message: 'vfs: at most 16 mounts', params: { afterFields: true } });
-    },
-    { when: (payload) => isMapping(payload.value) },
-  ),
-);
-
-const sizeNumberError = (issue: Issue) => (typeof issue.input === 'number' ? sizeReading(issue.input).problem : undefined);
-const Size = z
-  .union([z.number({ error: sizeNumberError }).int({ error: sizeNumberError }).min(1, { error: sizeNumberError }), z.string()], { error: (issue) => sizeNumberError(issue) ?? `${whereOf(issue)}: expected a string` })
-  .transform((size, ctx) => {
-    const reading = sizeReading(size);
-    if (reading.problem) ctx.issues.push({ code: 'custom', input: size, message: reading.problem });
-    return reading.bytes ?? 0;
-  });
-
-const vfsModeError = (issue: Issue) => (typeof issue.input === 'string' ? `unknown vfs mode '${issue.input}', expected one of ${quotedList(VFS_MODES)}` : `${whereOf(issue)}: expected a string`);
-const namedVolumeError = (issue: Issue) =>
-  issue.code === 'too_small' ? 'vfs.volume is empty: name a volume the operator declared' : 'vfs.volume must be a string (quote a numeric-looking volume name)';
-
-export const VfsMappingSchema = z
-  .strictObject({
-    mode: z.enum(VFS_MODES, { error: vfsModeError }).optional(),
-    size_limit: meta(Size, { description: 'Bytes, or a size such as 100MB or 2GiB (binary units)' }).optional(),
-    volume: meta(z.string({ error: namedVolumeError }).min(1, { error: namedVolumeError }), { description: 'mode named: the declared volume', 'x-yaml-string': true }).optional(),
-    subPath: varsText('mode named: a relative path inside the volume; ${vars.NAME} as a whole path component').optional(),
-    access: z.enum(VOLUME_ACCESS, { error: accessError }).optional(),
-    cwd: varsText('The absolute directory relative paths resolve against; ${vars.NAME} as a whole path component').optional(),
-    mounts: Mounts.optional().meta({ description: 'Absolute guest path to a named volume; at most 16, none inside another' }),
-  })
-  // Which fields each mode takes is a pass over the written keys (vfs-section.ts); a named volume needs its name.
-  .check(
-    z.superRefine(
-      (vfs, ctx) => {
-        if (vfs.mode === 'named' && vfs.volume === undefined) {
-          ctx.addIssue({ code: 'custom', input: vfs, path: ['volume'], message: "vfs mode 'named' needs a `volume`: name a volume the operator declared", params: { at: 'parent', inTurn: true } });
-        }
-      },
-      { when: (payload) => isMapping(payload.value) },
-    ),
-  );
-
-/** `vfs: ephemeral` or a mapping; the model has both as a mapping. */
-const VfsSchema = z
-  .union([z.enum(['none', 'ephemeral', 'per_session']), VfsMappingSchema], {
-    error: (issue) => {
-      if (typeof issue.input === 'string') return issue.input === 'named' ? "vfs mode 'named' needs a volume: write `vfs: {mode: named, volume: <name>}`" : vfsModeError(issue);
-      return isMapping(issue.input) ? undefined : 'vfs: expected a mapping';
-    },
-  })
-  .transform((vfs): VfsDeclaration => {
-    if (typeof vfs === 'string') return { mode: vfs };
-    const mode = vfs.mode ?? 'ephemeral';
-    const mounts = Object.entries(vfs.mounts ?? {}).map(([mountPath, m]): [string, MountDeclaration] => [mountPath, { volume: m.volume, ...(m.subPath !== undefined ? { subPath: m.subPath } : {}), ...(m.access ? { access: m.access } : {}) }]);
-    return {
-      mode,
-      ...(vfs.size_limit !== undefined ? { size_limit: vfs.size_limit } : {}),
-      ...(mode === 'named' ? { volume: vfs.volume, ...(vfs.subPath !== undefined ? { subPath: vfs.subPath } : {}), ...(vfs.access ? { access: vfs.access } : {}) } : {}),
-      ...(vfs.cwd !== undefined ? { cwd: vfs.cwd } : {}),
-      ...(mounts.length > 0 ? { mounts: Object.fromEntries(mounts) } : {}),
-    };
-  });
 
 export const HarnessSecretSchema = z.strictObject(
   { required: z.boolean().optional() },
@@ -256,51 +133,6 @@ export const McpServerSchema = z.strictObject(
 const McpServerEntry = McpServerSchema.transform(
   (server): McpServerDeclaration => ({ url: server.url, ...(nonEmpty(server.headers) ? { headers: server.headers } : {}), ...(server.auth ? { auth: server.auth } : {}) }),
 );
-
-const ENTRY_LABELS: Record<string, string> = { providers: 'llm provider', models: 'llm model', embedding_models: 'embedding model' };
-/** An llm entry's refusals: a missing field named after the entry, a limit below 1 (a fault of meaning, invalid_llm). */
-const entryLabel = (issue: Issue) => `${ENTRY_LABELS[nameAt(issue, 1)]} '${nameAt(issue, 2)}'`;
-function llmEntry<T extends z.core.$ZodLooseShape>(shape: T, required: string) {
-  return z.strictObject(shape, { error: (issue) => (issue.code === 'invalid_type' && issue.input === null ? `${entryLabel(issue)}: missing field \`${required}\`` : undefined) });
-}
-/** A field an llm entry needs: missing, it is named after the entry. */
-const entryNeeds = (issue: Issue) => (missing(issue) ? `${entryLabel(issue)}: missing field \`${nameAt(issue, 3)}\`` : undefined);
-/** A whole number of at least 1; below 1 is a fault of meaning. */
-function atLeastOne(error?: (issue: Issue) => string | undefined) {
-  return z.number({ error }).int().min(1, {
-    error: (issue) => {
-      const owner = `${nameAt(issue, 1) === 'models' ? 'model' : 'embedding model'} '${nameAt(issue, 2)}'`;
-      return described(issue, `${owner}: ${nameAt(issue, 3)} must be at least 1, not ${String(issue.input)}`, { code: 'invalid_llm', semantic: true });
-    },
-  });
-}
-
-export const LlmProviderSchema = llmEntry(
-  {
-    type: z.enum(PROVIDER_TYPES, {
-      error: (issue) =>
-        missing(issue)
-          ? entryNeeds(issue)
-          : typeof issue.input !== 'string'
-            ? `${whereOf(issue)}: expected a string`
-            : described(issue, `provider '${nameAt(issue, 2)}': unknown type '${issue.input}'; expected one of ${PROVIDER_TYPES.join(', ')}`, { code: 'invalid_llm', semantic: true }),
-    }),
-    base_url: secretsText('Public https:// URL; ${secrets.NAME} only in the path and query').optional(),
-    api_key: secretsText('Exactly one ${secrets.NAME} reference').optional(),
-    supports_structured_outputs: z.boolean().optional(),
-  },
-  'type',
-);
-export const LlmModelSchema = llmEntry({ provider: z.string({ error: entryNeeds }), context_window: atLeastOne().optional(), output_reserve: atLeastOne().optional(), description: z.string().optional() }, 'provider');
-export const EmbeddingModelSchema = llmEntry(
-  { provider: z.string({ error: entryNeeds }), dimensions: atLeastOne(entryNeeds), max_input_bytes: atLeastOne().optional(), max_input_tokens: atLeastOne().optional(), description: z.string().optional() },
-  'provider',
-);
-export const LlmSchema = z.strictObject({
-  providers: z.record(z.string(), LlmProviderSchema).optional(),
-  models: z.record(z.string(), LlmModelSchema).optional(),
-  embedding_models: z.record(z.string(), EmbeddingModelSchema).optional(),
-});
 
 const packagesError = (issue: Issue) =>
   issue.code === 'invalid_type' && !missing(issue) ? (isMapping(issue.input) ? 'packages: versions are not supported; list package names only (a YAML list)' : 'packages: expected a list of package names') : undefined;
