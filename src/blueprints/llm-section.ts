@@ -1,7 +1,7 @@
 // The `llm` section: providers, chat models and embedding models. Shapes and YAML types
 // are the schema's (parse_error), and so are provider types and limits below 1 (invalid_llm,
-// reported first in this section's turn); names, URLs, key references, descriptions and
-// model filters are checked here (invalid_llm).
+// reported here in the order these checks always had); names, URLs, key references,
+// descriptions and model filters are checked here (invalid_llm).
 import ipaddr from 'ipaddr.js';
 import type { Filter, PermissionPolicy } from '../policy';
 import type { LlmDeclaration, SecretDeclaration } from './model';
@@ -23,10 +23,14 @@ function refuse(leaf: string, path: Path): never {
   return fail('invalid_llm', leaf, path, null);
 }
 
-export function checkLlm(llm: LlmDeclaration, secrets: ReadonlyMap<string, SecretDeclaration>, policy: PermissionPolicy): void {
-  for (const [name, provider] of Object.entries(llm.providers ?? {})) checkProvider(name, provider, secrets);
-  for (const [name, model] of Object.entries(llm.models ?? {})) checkModel(name, model, llm);
-  for (const [name, model] of Object.entries(llm.embedding_models ?? {})) checkEmbeddingModel(name, model, llm);
+/** Reports the schema's fault of meaning at `path`, if it found one (a provider type, a limit below 1). */
+export type SchemaFaultAt = (path: Path) => void;
+
+/** `schemaFault` reports the schema's own findings in the turn these checks always gave them. */
+export function checkLlm(llm: LlmDeclaration, secrets: ReadonlyMap<string, SecretDeclaration>, policy: PermissionPolicy, schemaFault: SchemaFaultAt = () => {}): void {
+  for (const [name, provider] of Object.entries(llm.providers ?? {})) checkProvider(name, provider, secrets, schemaFault);
+  for (const [name, model] of Object.entries(llm.models ?? {})) checkModel(name, model, llm, schemaFault);
+  for (const [name, model] of Object.entries(llm.embedding_models ?? {})) checkEmbeddingModel(name, model, llm, schemaFault);
   checkModelFilters(policy, 'llm.call', new Set(Object.keys(llm.models ?? {})), 'models');
   checkModelFilters(policy, 'embedding.embed', new Set(Object.keys(llm.embedding_models ?? {})), 'embedding_models');
 }
@@ -38,9 +42,10 @@ function checkEntryName(what: string, name: string, path: Path): void {
   if (name.trim() !== name) refuse(`${what} name '${name}' has leading or trailing whitespace`, path);
 }
 
-function checkProvider(name: string, provider: Provider, secrets: ReadonlyMap<string, SecretDeclaration>): void {
+function checkProvider(name: string, provider: Provider, secrets: ReadonlyMap<string, SecretDeclaration>, schemaFault: SchemaFaultAt): void {
   const path = ['llm', 'providers', name];
   checkEntryName('provider', name, path);
+  schemaFault([...path, 'type']);
   if (provider.type === 'openai-compatible' && provider.base_url === undefined) refuse(`provider '${name}': \`base_url\` is required for type openai-compatible`, path);
   if (provider.base_url !== undefined) {
     const problem = baseUrlProblem(provider.base_url, secrets);
@@ -87,21 +92,23 @@ function checkDescription(owner: string, description: string | undefined, path: 
   if (/[\p{Cc}\p{Cf}]/u.test(description)) refuse(`${owner}: description must be one line without control or invisible formatting characters`, path);
 }
 
-function checkModel(name: string, model: Model, llm: LlmDeclaration): void {
+function checkModel(name: string, model: Model, llm: LlmDeclaration, schemaFault: SchemaFaultAt): void {
   const path = ['llm', 'models', name];
   const owner = `model '${name}'`;
   checkEntryName('model', name, path);
   if (!llm.providers?.[model.provider]) refuse(`${owner}: provider '${model.provider}' is not declared under llm.providers`, [...path, 'provider']);
+  for (const field of ['context_window', 'output_reserve']) schemaFault([...path, field]);
   checkDescription(owner, model.description, [...path, 'description']);
 }
 
-function checkEmbeddingModel(name: string, model: EmbeddingModel, llm: LlmDeclaration): void {
+function checkEmbeddingModel(name: string, model: EmbeddingModel, llm: LlmDeclaration, schemaFault: SchemaFaultAt): void {
   const path = ['llm', 'embedding_models', name];
   const owner = `embedding model '${name}'`;
   checkEntryName('embedding model', name, path);
   const provider = llm.providers?.[model.provider];
   if (!provider) refuse(`${owner}: provider '${model.provider}' is not declared under llm.providers`, [...path, 'provider']);
   if (!EMBEDDING_PROVIDER_TYPES.includes(provider.type)) refuse(`${owner}: provider '${model.provider}' is of type ${provider.type}, which serves no embeddings; use an openai, google or openai-compatible provider`, [...path, 'provider']);
+  for (const field of ['dimensions', 'max_input_bytes', 'max_input_tokens']) schemaFault([...path, field]);
   checkDescription(owner, model.description, [...path, 'description']);
 }
 

@@ -80,9 +80,13 @@ export function validateDocument(root: TreeNode) {
   const vfs = data.vfs ?? { mode: 'ephemeral' };
   checkVfsTemplates(vfs, new Set(variables.keys()));
   checkMcp(mcp, secrets, policy, allowInsecureHttp);
-  faultOf('llm');
   const llm = data.llm ?? {};
-  checkLlm(llm, secrets, policy);
+  // The schema's llm faults of meaning are reported in the turn checkLlm always gave them.
+  checkLlm(llm, secrets, policy, (path) => {
+    const fault = semantic.find((f) => f.path.length === path.length && f.path.every((step, i) => step === path[i]));
+    if (fault) throwFault(fault);
+  });
+  faultOf('llm');
   checkPlaceholders(root);
 
   return {
