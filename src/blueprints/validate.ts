@@ -35,6 +35,12 @@ function readWith<T>(faults: Fault[], root: TreeNode, key: string, read: () => T
   }
 }
 
+/** A map of names in the order written (an object would put integer-like names first). */
+function inWrittenOrder<T>(record: Record<string, T> | undefined, node: TreeNode | undefined): Map<string, T> {
+  const names = node?.kind === 'map' ? node.entries.map((e) => e.key) : [];
+  return new Map(names.filter((name) => record && Object.hasOwn(record, name)).map((name) => [name, record![name]]));
+}
+
 /** Everything validated: structure first, then the semantic checks in their fixed order. */
 export function validateDocument(root: TreeNode) {
   const written = (key: string) => (root.kind === 'map' ? root.entries.find((e) => e.key === key && e.value.kind !== 'null')?.value : undefined);
@@ -62,8 +68,8 @@ export function validateDocument(root: TreeNode) {
   faultOf('name');
   // Only the llm section's faults of meaning remain; the rest of the document parses.
   const data: Parsed = parsed.success ? parsed.data : (BlueprintParser.extend({ llm: z.unknown().optional() }).parse(input) as Parsed);
-  const secrets = new Map(Object.entries(data.secrets ?? {}));
-  const variables = new Map(Object.entries(data.variables ?? {}));
+  const secrets = inWrittenOrder(data.secrets, written('secrets'));
+  const variables = inWrittenOrder(data.variables, written('variables'));
   const packages = data.packages ?? [];
   const authProxy = data.auth_proxy ?? [];
   const git = data.git ?? null;

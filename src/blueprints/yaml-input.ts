@@ -53,7 +53,8 @@ export function schemaInput(schema: z.ZodType | undefined, node: TreeNode): unkn
       // A field that wants a YAML string gets the value as YAML read it (`7` stays a number and is refused).
       if (schema && fieldMeta(schema)['x-yaml-string'] && typeof node.value !== 'string') return node.value;
       const accepts = scalarTypes(schema);
-      if (typeof node.value === 'number' && !node.quoted && accepts.has('number')) return node.value;
+      // Where text is also taken (`size_limit: 1.50`), a number that is not a safe whole number keeps its written text.
+      if (typeof node.value === 'number' && !node.quoted && accepts.has('number') && (Number.isSafeInteger(node.value) || !accepts.has('string'))) return node.value;
       if (typeof node.value === 'boolean' && !node.quoted && accepts.has('boolean')) return node.value;
       if (accepts.has('string') || accepts.has('boolean') || accepts.has('number')) return typeof node.value === 'string' ? node.value : node.text;
       return node.value;
