@@ -1,13 +1,12 @@
-// The `llm` section: providers, chat models and embedding
-// models. Shapes and YAML types are checked with the document (parse_error); names,
-// provider types, URLs, key references, limits and model filters are invalid_llm.
+// The `llm` section: providers, chat models and embedding models. Shapes and YAML types
+// are the schema's (parse_error), and so are provider types and limits below 1 (invalid_llm,
+// reported here in the order these checks always had); names, URLs, key references,
+// descriptions and model filters are checked here (invalid_llm).
 import ipaddr from 'ipaddr.js';
 import type { Filter, PermissionPolicy } from '../policy';
 import type { LlmDeclaration, SecretDeclaration } from './model';
-import { asMap, bool, checkKeys, fail, get, integer, text, type Path } from './readers';
+import { fail, type Path } from './readers';
 import { secretReferenceProblem } from './references';
-import { EmbeddingModelSchema, fieldNames, LlmModelSchema, LlmProviderSchema, LlmSchema, PROVIDER_TYPES } from './schema';
-import type { TreeNode } from './yaml-tree';
 
 type Provider = NonNullable<LlmDeclaration['providers']>[string];
 type Model = NonNullable<LlmDeclaration['models']>[string];
@@ -17,76 +16,6 @@ const EMBEDDING_PROVIDER_TYPES = ['google', 'openai', 'openai-compatible'];
 /** Address ranges a model endpoint may not point into (ipaddr.js range names). */
 const BLOCKED_RANGES = new Set(['loopback', 'unspecified', 'private', 'linkLocal', 'broadcast', 'carrierGradeNat', 'uniqueLocal']);
 const DESCRIPTION_LIMIT = 512;
-const ENTRY_LABELS: Record<string, string> = { providers: 'llm provider', models: 'llm model', embedding_models: 'embedding model' };
-
-// --- stage 2: shapes ----------------------------------------------------------------------
-
-export function parseLlm(node: TreeNode): LlmDeclaration {
-  const map = asMap(node, ['llm']);
-  if (!map) return {};
-  checkKeys(map, fieldNames(LlmSchema), ['llm']);
-  const llm: LlmDeclaration = {};
-  const providers = get(map, 'providers');
-  if (providers) llm.providers = parseEntries(providers, ['llm', 'providers'], parseProvider);
-  const models = get(map, 'models');
-  if (models) llm.models = parseEntries(models, ['llm', 'models'], parseModel);
-  const embedding = get(map, 'embedding_models');
-  if (embedding) llm.embedding_models = parseEntries(embedding, ['llm', 'embedding_models'], parseEmbeddingModel);
-  return llm;
-}
-
-function parseEntries<T>(node: TreeNode, path: Path, parseOne: (name: string, fields: TreeNode, path: Path) => T): Record<string, T> {
-  const out: Record<string, T> = {};
-  for (const entry of asMap(node, path)?.entries ?? []) out[entry.key] = parseOne(entry.key, entry.value, [...path, entry.key]);
-  return out;
-}
-
-function fieldsOf(name: string, node: TreeNode, path: Path, accepted: readonly string[], required: readonly string[]) {
-  const label = ENTRY_LABELS[path[1] as string];
-  const fields = asMap(node, path) ?? fail('parse_error', `${label} '${name}': missing field \`${required[0]}\``, path, node);
-  checkKeys(fields, accepted, path);
-  for (const key of required) if (!get(fields, key)) fail('parse_error', `${label} '${name}': missing field \`${key}\``, path, node);
-  const optional = <T>(key: string, read: (n: TreeNode, p: Path) => T): T | undefined => {
-    const value = get(fields, key);
-    return value ? read(value, [...path, key]) : undefined;
-  };
-  return { fields, optional };
-}
-
-function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
-function parseProvider(name: string, node: TreeNode, path: Path): Provider {
-  const { fields, optional } = fieldsOf(name, node, path, fieldNames(LlmProviderSchema), ['type']);
-  return defined({
-    type: text(get(fields, 'type')!, [...path, 'type']),
-    base_url: optional('base_url', text),
-    api_key: optional('api_key', text),
-    supports_structured_outputs: optional('supports_structured_outputs', bool),
-  });
-}
-
-function parseModel(name: string, node: TreeNode, path: Path): Model {
-  const { fields, optional } = fieldsOf(name, node, path, fieldNames(LlmModelSchema), ['provider']);
-  return defined({
-    provider: text(get(fields, 'provider')!, [...path, 'provider']),
-    context_window: optional('context_window', integer),
-    output_reserve: optional('output_reserve', integer),
-    description: optional('description', text),
-  });
-}
-
-function parseEmbeddingModel(name: string, node: TreeNode, path: Path): EmbeddingModel {
-  const { fields, optional } = fieldsOf(name, node, path, fieldNames(EmbeddingModelSchema), ['provider', 'dimensions']);
-  return defined({
-    provider: text(get(fields, 'provider')!, [...path, 'provider']),
-    dimensions: integer(get(fields, 'dimensions')!, [...path, 'dimensions']),
-    max_input_bytes: optional('max_input_bytes', integer),
-    max_input_tokens: optional('max_input_tokens', integer),
-    description: optional('description', text),
-  });
-}
 
 // --- stage 3: meaning ---------------------------------------------------------------------
 
@@ -94,10 +23,14 @@ function refuse(leaf: string, path: Path): never {
   return fail('invalid_llm', leaf, path, null);
 }
 
-export function checkLlm(llm: LlmDeclaration, secrets: ReadonlyMap<string, SecretDeclaration>, policy: PermissionPolicy): void {
-  for (const [name, provider] of Object.entries(llm.providers ?? {})) checkProvider(name, provider, secrets);
-  for (const [name, model] of Object.entries(llm.models ?? {})) checkModel(name, model, llm);
-  for (const [name, model] of Object.entries(llm.embedding_models ?? {})) checkEmbeddingModel(name, model, llm);
+/** Reports the schema's fault of meaning at `path`, if it found one (a provider type, a limit below 1). */
+export type SchemaFaultAt = (path: Path) => void;
+
+/** `schemaFault` reports the schema's own findings in the turn these checks always gave them. */
+export function checkLlm(llm: LlmDeclaration, secrets: ReadonlyMap<string, SecretDeclaration>, policy: PermissionPolicy, schemaFault: SchemaFaultAt = () => {}): void {
+  for (const [name, provider] of Object.entries(llm.providers ?? {})) checkProvider(name, provider, secrets, schemaFault);
+  for (const [name, model] of Object.entries(llm.models ?? {})) checkModel(name, model, llm, schemaFault);
+  for (const [name, model] of Object.entries(llm.embedding_models ?? {})) checkEmbeddingModel(name, model, llm, schemaFault);
   checkModelFilters(policy, 'llm.call', new Set(Object.keys(llm.models ?? {})), 'models');
   checkModelFilters(policy, 'embedding.embed', new Set(Object.keys(llm.embedding_models ?? {})), 'embedding_models');
 }
@@ -109,10 +42,10 @@ function checkEntryName(what: string, name: string, path: Path): void {
   if (name.trim() !== name) refuse(`${what} name '${name}' has leading or trailing whitespace`, path);
 }
 
-function checkProvider(name: string, provider: Provider, secrets: ReadonlyMap<string, SecretDeclaration>): void {
+function checkProvider(name: string, provider: Provider, secrets: ReadonlyMap<string, SecretDeclaration>, schemaFault: SchemaFaultAt): void {
   const path = ['llm', 'providers', name];
   checkEntryName('provider', name, path);
-  if (!(PROVIDER_TYPES as readonly string[]).includes(provider.type)) refuse(`provider '${name}': unknown type '${provider.type}'; expected one of ${PROVIDER_TYPES.join(', ')}`, [...path, 'type']);
+  schemaFault([...path, 'type']);
   if (provider.type === 'openai-compatible' && provider.base_url === undefined) refuse(`provider '${name}': \`base_url\` is required for type openai-compatible`, path);
   if (provider.base_url !== undefined) {
     const problem = baseUrlProblem(provider.base_url, secrets);
@@ -159,30 +92,23 @@ function checkDescription(owner: string, description: string | undefined, path: 
   if (/[\p{Cc}\p{Cf}]/u.test(description)) refuse(`${owner}: description must be one line without control or invisible formatting characters`, path);
 }
 
-function atLeastOne(owner: string, field: string, value: number | undefined, path: Path): void {
-  if (value !== undefined && value < 1) refuse(`${owner}: ${field} must be at least 1, not ${value}`, path);
-}
-
-function checkModel(name: string, model: Model, llm: LlmDeclaration): void {
+function checkModel(name: string, model: Model, llm: LlmDeclaration, schemaFault: SchemaFaultAt): void {
   const path = ['llm', 'models', name];
   const owner = `model '${name}'`;
   checkEntryName('model', name, path);
   if (!llm.providers?.[model.provider]) refuse(`${owner}: provider '${model.provider}' is not declared under llm.providers`, [...path, 'provider']);
-  atLeastOne(owner, 'context_window', model.context_window, [...path, 'context_window']);
-  atLeastOne(owner, 'output_reserve', model.output_reserve, [...path, 'output_reserve']);
+  for (const field of ['context_window', 'output_reserve']) schemaFault([...path, field]);
   checkDescription(owner, model.description, [...path, 'description']);
 }
 
-function checkEmbeddingModel(name: string, model: EmbeddingModel, llm: LlmDeclaration): void {
+function checkEmbeddingModel(name: string, model: EmbeddingModel, llm: LlmDeclaration, schemaFault: SchemaFaultAt): void {
   const path = ['llm', 'embedding_models', name];
   const owner = `embedding model '${name}'`;
   checkEntryName('embedding model', name, path);
   const provider = llm.providers?.[model.provider];
   if (!provider) refuse(`${owner}: provider '${model.provider}' is not declared under llm.providers`, [...path, 'provider']);
   if (!EMBEDDING_PROVIDER_TYPES.includes(provider.type)) refuse(`${owner}: provider '${model.provider}' is of type ${provider.type}, which serves no embeddings; use an openai, google or openai-compatible provider`, [...path, 'provider']);
-  atLeastOne(owner, 'dimensions', model.dimensions, [...path, 'dimensions']);
-  atLeastOne(owner, 'max_input_bytes', model.max_input_bytes, [...path, 'max_input_bytes']);
-  atLeastOne(owner, 'max_input_tokens', model.max_input_tokens, [...path, 'max_input_tokens']);
+  for (const field of ['dimensions', 'max_input_bytes', 'max_input_tokens']) schemaFault([...path, field]);
   checkDescription(owner, model.description, [...path, 'description']);
 }
 

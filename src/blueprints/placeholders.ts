@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { caretExcerpt } from '../policy';
 import { fail, type BlueprintErrorCode, type Path } from './readers';
 import { BlueprintDocumentSchema, fieldMeta, type Placeholder } from './schema';
+import { defOf, unwrap } from './yaml-input';
 import type { TreeNode } from './yaml-tree';
 
 /** A `${…}` that reads as a placeholder: a name, optionally dotted (`vars.x`, `secret.A`, `TOKEN`). */
@@ -24,16 +25,6 @@ const SECTION_CODES: Record<string, BlueprintErrorCode> = {
   mcp: 'invalid_mcp',
   llm: 'invalid_llm',
 };
-
-type Def = { type: string; shape?: Record<string, z.ZodType>; valueType?: z.ZodType; element?: z.ZodType; options?: z.ZodType[]; innerType?: z.ZodType };
-const defOf = (schema: z.ZodType) => schema._zod.def as unknown as Def;
-
-/** Optional, nullable and default wrappers removed. */
-function unwrap(schema: z.ZodType): z.ZodType {
-  let current = schema;
-  while (defOf(current).innerType) current = defOf(current).innerType!;
-  return current;
-}
 
 /** The alternative of a union the node was written as (a mapping's by its keys). */
 function branch(schema: z.ZodType, node: TreeNode): z.ZodType | null {

@@ -1,6 +1,6 @@
-// Typed readers over the YAML tree shared by every Blueprint section: the error class with
-// its message prefix, mapping/key checks, strings, booleans, integers, durations and sizes.
-// Each reader refuses the wrong YAML type as a parse_error at the node's path.
+// What every Blueprint reader shares: the error class with its message prefix, the one
+// duration and size reader (schema.ts words their refusals), the text of a scalar (the
+// policy's `default`), and where a path is in the document.
 import type { TreeNode } from './yaml-tree';
 import { sizeInBytes } from '../config';
 
@@ -53,81 +53,40 @@ export function fail(code: BlueprintErrorCode, leaf: string, path: Path, node?: 
   throw new BlueprintValidationError(code, leaf, path, node ? node.offset : null);
 }
 
-export type MapNode = Extract<TreeNode, { kind: 'map' }>;
-
-export function asMap(node: TreeNode, path: Path): MapNode | null {
-  if (node.kind === 'null') return null;
-  if (node.kind !== 'map') fail('parse_error', `${path.join('.') || 'document'}: expected a mapping`, path, node);
-  return node;
-}
-
-export function checkKeys(node: MapNode, accepted: readonly string[], path: Path): void {
-  for (const entry of node.entries) {
-    if (!accepted.includes(entry.key)) {
-      fail('parse_error', `unknown field \`${entry.key}\`${path.length ? ` in ${path.join('.')}` : ''}, expected one of ${accepted.map((k) => `\`${k}\``).join(', ')}`, [...path, entry.key], { kind: 'null', offset: entry.keyOffset });
-    }
-  }
-}
-
-export function get(node: MapNode, key: string): TreeNode | undefined {
-  const entry = node.entries.find((e) => e.key === key);
-  return entry && entry.value.kind !== 'null' ? entry.value : undefined;
-}
-
 export function text(node: TreeNode, path: Path): string {
   if (node.kind !== 'scalar' || (typeof node.value === 'object' && node.value !== null)) fail('parse_error', `${path.join('.')}: expected a string`, path, node);
   return typeof node.value === 'string' ? node.value : node.text;
 }
 
-export function bool(node: TreeNode, path: Path): boolean {
-  if (node.kind !== 'scalar' || typeof node.value !== 'boolean' || node.quoted) fail('parse_error', `${path.join('.')}: expected \`true\` or \`false\``, path, node);
-  return node.value;
-}
-
-export function integer(node: TreeNode, path: Path): number {
-  if (node.kind !== 'scalar' || typeof node.value !== 'number' || node.quoted || !Number.isSafeInteger(node.value)) fail('parse_error', `${path.join('.')}: expected a whole number`, path, node);
-  return node.value;
-}
-
-export function stringMap(node: TreeNode | undefined, path: Path): Record<string, string> | undefined {
-  if (!node) return undefined;
-  const map = asMap(node, path);
-  const out: Record<string, string> = {};
-  for (const entry of map?.entries ?? []) out[entry.key] = entry.value.kind === 'null' ? '' : text(entry.value, [...path, entry.key]);
-  return out;
-}
-
-/** `<number><unit>` in seconds (errors name the field by its path); `days` also accepts `d` (approval_timeout). */
-export function parseDuration(raw: string, path: Path, node: TreeNode, days = false): number {
-  const trimmed = raw.trim();
+/** `<number><unit>` in seconds, or why not (the caller names the field); `days` also accepts `d` (approval_timeout). */
+export function durationReading(raw: string, days = false): { seconds: number; problem?: undefined } | { seconds?: undefined; problem: string } {
   const units = days ? 's, m, h, or d' : 's, m, or h';
-  const match = /^([0-9]+)\s*([A-Za-z]*)$/.exec(trimmed);
-  const key = path.join('.');
-  if (!match) fail('parse_error', `${key}: invalid duration '${raw}': expected <number><${units.replace(/, (or )?/g, '|')}>`, path, node);
-  if (match[2] === '') fail('parse_error', `${key}: duration '${raw}' needs a unit (${units})`, path, node);
+  const match = /^([0-9]+)\s*([A-Za-z]*)$/.exec(raw.trim());
+  if (!match) return { problem: `invalid duration '${raw}': expected <number><${units.replace(/, (or )?/g, '|')}>` };
+  if (match[2] === '') return { problem: `duration '${raw}' needs a unit (${units})` };
   const unit = match[2].toLowerCase();
   const factor = unit === 's' ? 1 : unit === 'm' ? 60 : unit === 'h' ? 3600 : unit === 'd' && days ? 86_400 : null;
-  if (factor === null) fail('parse_error', `${key}: unknown duration unit '${match[2]}' in '${raw}' (use ${units})`, path, node);
+  if (factor === null) return { problem: `unknown duration unit '${match[2]}' in '${raw}' (use ${units})` };
   const seconds = Number(match[1]) * factor;
-  if (!Number.isSafeInteger(seconds * 1000)) fail('parse_error', `${key}: duration '${raw}' overflows`, path, node);
-  if (seconds < 1) fail('parse_error', `${key}: duration '${raw}' must be at least 1s`, path, node);
-  return seconds;
+  if (!Number.isSafeInteger(seconds * 1000)) return { problem: `duration '${raw}' overflows` };
+  if (seconds < 1) return { problem: `duration '${raw}' must be at least 1s` };
+  return { seconds };
 }
 
-export function parseSize(node: TreeNode, path: Path): number {
-  if (node.kind === 'scalar' && typeof node.value === 'number' && !node.quoted) {
-    if (!Number.isInteger(node.value)) fail('parse_error', `size_limit: invalid size '${node.text}'`, path, node);
-    if (!Number.isSafeInteger(node.value)) fail('parse_error', `size_limit: size '${node.text}' overflows`, path, node);
-    if (node.value < 1) fail('parse_error', `size_limit: must be at least 1 byte, not ${node.text}`, path, node);
-    return node.value;
+/** A `size_limit` in bytes (a whole number, or text such as `100MB`), or why not. */
+export function sizeReading(value: number | string): { bytes: number; problem?: undefined } | { bytes?: undefined; problem: string } {
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) return { problem: `size_limit: invalid size '${value}'` };
+    if (!Number.isSafeInteger(value)) return { problem: `size_limit: size '${value}' overflows` };
+    if (value < 1) return { problem: `size_limit: must be at least 1 byte, not ${value}` };
+    return { bytes: value };
   }
-  const raw = text(node, path);
-  const size = sizeInBytes(raw);
-  if (size.kind === 'syntax') fail('parse_error', `size_limit: invalid size '${raw}'`, path, node);
-  if (size.kind === 'unit') fail('parse_error', `size_limit: unknown size unit '${size.unit}' in '${raw}' (use B, KB, MB, GB, TB)`, path, node);
-  if (size.kind === 'overflow') fail('parse_error', `size_limit: size '${raw}' overflows`, path, node);
-  if (size.bytes < 1) fail('parse_error', 'size_limit: must be at least 1 byte', path, node);
-  return size.bytes;
+  const size = sizeInBytes(value);
+  if (size.kind === 'syntax') return { problem: `size_limit: invalid size '${value}'` };
+  if (size.kind === 'unit') return { problem: `size_limit: unknown size unit '${size.unit}' in '${value}' (use B, KB, MB, GB, TB)` };
+  if (size.kind === 'overflow') return { problem: `size_limit: size '${value}' overflows` };
+  if (size.bytes < 1) return { problem: 'size_limit: must be at least 1 byte' };
+  return { bytes: size.bytes };
 }
 
 /** Throws a fault found at `path` (by a module that knows paths, not nodes) at its position. */
