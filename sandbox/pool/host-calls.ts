@@ -51,6 +51,8 @@ export async function answerHostCall(runner: Runner, message: HostCallMessage, d
     wire = replyToWire(reply);
   }
   const fuel = Number.isFinite(reply.fuel) && reply.fuel >= 0 ? reply.fuel : 0;
+  // The runner's journal names this answer by call id; the pool keeps it until then (not sent back).
+  if (!withheld && active.journal?.keeping) active.journal.sent(message.callId, { reply: wire.text, blobs: wire.blobs });
   const blobs: Array<Uint8Array | null> = [];
   for (let blob = 0; blob < wire.blobs.length; blob++) {
     const bytes = wire.blobs[blob];

@@ -22,6 +22,7 @@ import { abortSoon, PROGRAM_ABORTED, RUN_ENDED } from './call-aborts';
 import { defaultComputingRuns } from './cpu-slots';
 import { clockStopped, countedMs, whileWaiting } from './clock';
 import type { RunnerConfinement } from '../confine';
+import { JournalIntake } from '../journal/intake';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 /**
@@ -71,6 +72,13 @@ export interface RunnerPoolOptions {
 }
 
 const DEFAULT_QUEUED_RUNS = 1024;
+
+/** The run's journal as its runner streams it (journalled runs only); a replay's bound covers what it replays, twice, plus slack. */
+function journalIntake(job: RunJob): JournalIntake | null {
+  const limits = job.limits;
+  if (!((limits.journalBytes ?? 0) > 0)) return null;
+  return new JournalIntake(Math.max(limits.journalBytes ?? 0, limits.replayBytes ?? 0) * 2 + 1024 * 1024, job.journal);
+}
 
 export class RunnerPool {
   private readonly runners: Runner[] = [];
@@ -134,7 +142,7 @@ export class RunnerPool {
   run(job: RunJob, host: HostHandler): Promise<RunOutcome> {
     if (this.stopped) return Promise.resolve(endedOutcome(job, 'cancelled', 0));
     return new Promise((resolve) => {
-      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0, clock: { holds: 0, pausedSince: null, pausedMs: 0 } };
+      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0, clock: { holds: 0, pausedSince: null, pausedMs: 0 }, journal: journalIntake(job) };
       const signal = job.signal;
       if (signal?.aborted) {
         resolve(endedOutcome(job, 'cancelled', 0));
@@ -336,6 +344,7 @@ export class RunnerPool {
         const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
         const started = active?.calls.get(message.callId);
         if (started) abortSoon(started, PROGRAM_ABORTED);
+        if (typeof message.callId === 'number') active?.journal?.forget(message.callId);
         return;
       }
       case 'cpu-free':
@@ -351,6 +360,8 @@ export class RunnerPool {
         const caller = runner.runs.get(call.runId);
         // From here the call may have effects: a run lost with its runner is not run again.
         if (caller) caller.hostCalls++;
+        // The journal up to this call: the answers it names were sent before it.
+        caller?.journal?.take(call.journal);
         if (caller && call.blocking) this.cpu.park(caller, true);
         const waiting = <T,>(active: ActiveRun, work: Promise<T>) =>
           whileWaiting(active, work, () => {
@@ -363,7 +374,7 @@ export class RunnerPool {
         const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
         if (!active) return;
         this.release(runner, active);
-        this.finish(active, this.toOutcome(active.job, message.outcome));
+        this.finish(active, this.toOutcome(active, message.outcome));
         if (message.retiring === true) {
           // Its isolate would not stop: the run's tenant broke the runner.
           this.quarantine.blame(active.tenant);
@@ -508,13 +519,19 @@ export class RunnerPool {
     active.resolve(outcome);
   }
 
-  /** The runner's report, checked field by field; whatever it holds, this never throws. */
-  private toOutcome(job: RunJob, raw: unknown): RunOutcome {
+  /** The runner's report, checked field by field, with the run's journal; whatever it holds, this never throws. */
+  private toOutcome(active: ActiveRun, raw: unknown): RunOutcome {
+    const { job } = active;
     const checked = readOutcome(raw, job.limits);
     if (!checked) {
       this.options.onLog?.('error', 'a runner reported a run in a shape the server does not accept; the run ends as an error', { execution_id: job.executionId });
       return endedOutcome(job, 'error', 0);
     }
-    return reportedOutcome(job, checked);
+    const outcome = reportedOutcome(job, checked);
+    if (active.journal) {
+      active.journal.take((raw as { journal?: unknown }).journal);
+      outcome.journal = active.journal.result();
+    }
+    return outcome;
   }
 }

@@ -2,6 +2,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { BoundedCache } from '../bounded-cache';
 import type { HostHandler, RunJob, RunOutcome } from './types';
+import type { JournalIntake } from '../journal/intake';
 
 export interface ActiveRun {
   runId: number;
@@ -25,6 +26,8 @@ export interface ActiveRun {
   attempts: number;
   /** Its time limit's clock: stopped while any of its host calls waits for a person (clock.ts). */
   clock: { holds: number; pausedSince: number | null; pausedMs: number };
+  /** Its journal as streamed so far (journalled runs only). */
+  journal: JournalIntake | null;
   /** Removes the run's abort listener (a listener left behind keeps the whole job alive). */
   detach?: () => void;
 }

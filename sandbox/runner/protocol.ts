@@ -1,7 +1,7 @@
 // Messages between the server's RunnerPool and a runner child process (IPC).
 import { textBytes } from '../bounded-cache';
 import type { Attribution, DenialFacts, RunOutcomeKind } from '../contract';
-import type { Divergence, RecordedJournal, ReplayPlan } from '../journal/entries';
+import type { Divergence, JournalChunk, ReplayPlan } from '../journal/entries';
 
 /**
  * The most a host call's encoded arguments may hold (UTF-16 units of the JSON text): the
@@ -158,8 +158,8 @@ export interface RunnerOutcome {
   hostFuel: number;
   memoryPeak: number;
   wallMs: number;
-  /** What entered the program, when the run was journalled. */
-  journal?: RecordedJournal;
+  /** What entered the program since the run's last host call, when the run is journalled. */
+  journal?: JournalChunk;
   /** A replay asked for something its journal does not hold (the run stopped there). */
   divergence?: Divergence;
 }
@@ -186,7 +186,7 @@ export type FromRunner =
    */
   | { type: 'slice'; runId: number }
   /** `blocking`: the isolate waits for the reply (a synchronous call), so the run gives back its CPU slot. */
-  | { type: 'host-call'; runId: number; callId: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution; blocking?: true }
+  | { type: 'host-call'; runId: number; callId: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution; blocking?: true; journal?: JournalChunk }
   /** The run parked (awaiting the host or a timer): it gives back its CPU slot. */
   | { type: 'cpu-free'; runId: number }
   /** The parked run has work (a reply arrived, a timer is due): it waits for a `cpu-grant`. */
