@@ -24,6 +24,8 @@ export class JournalIntake {
   private entries: JournalEntry[] = [];
   private bytes = 0;
   private truncated = false;
+  /** It holds an answer withheld for its secret. */
+  private withheld = false;
   /** Plan entries the run has taken so far. */
   private replayed = 0;
   /** Answers sent and not yet named by a streamed entry, by call id. */
@@ -54,8 +56,11 @@ export class JournalIntake {
     this.answers.delete(callId);
   }
 
-  /** Takes one chunk a runner sent (anything but a chunk in its known shape voids the journal). */
-  take(raw: unknown): void {
+  /**
+   * Takes one chunk a runner sent (anything but a chunk in its known shape voids the
+   * journal); `recorded` hears the start index of each host call whose answer it now holds.
+   */
+  take(raw: unknown, recorded?: (call: number) => void): void {
     if (raw === undefined || this.truncated) return;
     if (!isRecord(raw) || !Array.isArray(raw.entries) || raw.truncated === true) return this.void();
     const replayed = raw.replayed ?? 0;
@@ -66,6 +71,7 @@ export class JournalIntake {
     for (const item of raw.entries) {
       const entry = this.read(item);
       if (entry === null || !this.add(entry)) return this.void();
+      if (entry.kind === 'host_call') recorded?.(entry.call);
     }
   }
 
@@ -74,9 +80,17 @@ export class JournalIntake {
     return { entries: this.truncated ? [] : this.entries, truncated: this.truncated, bytes: this.bytes };
   }
 
-  /** The journal so far as a plan to resume the run from (null: it cannot be, the journal is void). */
+  /**
+   * The journal so far, to resume the run from; null when it cannot be: the journal is void,
+   * or it holds an answer withheld for its secret (a replay cannot pass it).
+   */
   resumable(): JournalEntry[] | null {
-    return this.truncated ? null : this.entries;
+    return this.truncated || this.withheld ? null : this.entries;
+  }
+
+  /** Bytes the journal holds so far (what a resume replays). */
+  get size(): number {
+    return this.bytes;
   }
 
   private read(item: unknown): JournalEntry | null {
@@ -106,6 +120,7 @@ export class JournalIntake {
       return false;
     }
     this.entries.push(entry);
+    if (entry.kind === 'host_call' && entry.withheld) this.withheld = true;
     return true;
   }
 

@@ -20,20 +20,42 @@ export type DeliverReply = (active: ActiveRun, reply: Extract<ToRunner, { type: 
 /** Stops the run's time limit while a call's work waits for a person (clock.ts). */
 export type WhileWaiting = <T>(active: ActiveRun, work: Promise<T>) => Promise<T>;
 
+/**
+ * The host's answer to one call; never rejects (a failure is a reply the program sees). A
+ * call the run made before its runner was lost is not asked again: the run resumed from its
+ * journal makes it again under the same start index (`call`), and gets the same answer,
+ * awaited or already given (ActiveRun.outstanding).
+ */
+function hostWork(active: ActiveRun, message: HostCallMessage, whileWaiting: WhileWaiting): { reply: Promise<HostReply>; cancel: AbortController } {
+  const capability = `${message.module}.${message.op}`;
+  const known = message.call < 0 ? undefined : active.outstanding.get(message.call);
+  if (known && known.capability === capability && known.args === message.args) return known;
+  const cancel = new AbortController();
+  const reply = (async (): Promise<HostReply> => {
+    try {
+      // The runner refuses these already; a message over the bound is never parsed.
+      if (message.args.length > MAX_HOST_CALL_ARGS_CHARS) throw new RangeError(hostCallTooLarge(message.module, message.op, message.args.length));
+      return await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft, signal: cancel.signal, waiting: (work) => whileWaiting(active, work), ...(message.attribution ? { attribution: message.attribution } : {}) });
+    } catch (error) {
+      return { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } };
+    }
+  })();
+  // Kept until the run's streamed journal names its answer (a journalled run may be resumed).
+  if (message.call >= 0 && active.journal?.keeping) active.outstanding.set(message.call, { capability, args: message.args, reply, cancel });
+  return { reply, cancel };
+}
+
 export async function answerHostCall(runner: Runner, message: HostCallMessage, deliver: DeliverReply, whileWaiting: WhileWaiting): Promise<void> {
   const active = runner.runs.get(message.runId);
   if (!active) return;
-  let reply: HostReply;
-  const cancel = new AbortController();
+  const { reply: work, cancel } = hostWork(active, message, whileWaiting);
   active.calls.set(message.callId, cancel);
+  let reply: HostReply;
   try {
-    // The runner refuses these already; a message over the bound is never parsed.
-    if (message.args.length > MAX_HOST_CALL_ARGS_CHARS) throw new RangeError(hostCallTooLarge(message.module, message.op, message.args.length));
-    reply = await active.host({ module: message.module, op: message.op, args: argsFromWire(message.args), fuelLeft: message.fuelLeft, signal: cancel.signal, waiting: (work) => whileWaiting(active, work), ...(message.attribution ? { attribution: message.attribution } : {}) });
-  } catch (error) {
-    reply = { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } };
+    reply = await work;
   } finally {
-    active.calls.delete(message.callId);
+    // A run resumed on another runner may have reused the id meanwhile.
+    if (active.calls.get(message.callId) === cancel) active.calls.delete(message.callId);
   }
   // The run ended, or the program gave up on the call, meanwhile: discard.
   if (active.settled || cancel.signal.aborted || !runner.child.connected) return;

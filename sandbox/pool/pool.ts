@@ -142,7 +142,7 @@ export class RunnerPool {
   run(job: RunJob, host: HostHandler): Promise<RunOutcome> {
     if (this.stopped) return Promise.resolve(endedOutcome(job, 'cancelled', 0));
     return new Promise((resolve) => {
-      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0, clock: { holds: 0, pausedSince: null, pausedMs: 0 }, journal: journalIntake(job) };
+      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0, clock: { holds: 0, pausedSince: null, pausedMs: 0 }, outstanding: new Map(), journal: journalIntake(job) };
       const signal = job.signal;
       if (signal?.aborted) {
         resolve(endedOutcome(job, 'cancelled', 0));
@@ -247,6 +247,8 @@ export class RunnerPool {
     active.attempts++;
     const { job } = active;
     runner.child.send({ ...runMessage(runner, active), ...(this.cpu.start(active) ? {} : { waitForCpu: true }) } satisfies ToRunner);
+    // Resumed while a call it made waits for a person: its time limit stays stopped.
+    if (clockStopped(active)) runner.child.send({ type: 'clock', runId: active.runId, paused: true } satisfies ToRunner);
     // The runner enforces the limit; this catches a runner that cannot.
     if (job.limits.timeMs > 0) this.armDeadline(active, runner);
   }
@@ -361,7 +363,7 @@ export class RunnerPool {
         // From here the call may have effects: a run lost with its runner is not run again.
         if (caller) caller.hostCalls++;
         // The journal up to this call: the answers it names were sent before it.
-        caller?.journal?.take(call.journal);
+        if (caller) this.takeJournal(caller, call.journal);
         if (caller && call.blocking) this.cpu.park(caller, true);
         const waiting = <T,>(active: ActiveRun, work: Promise<T>) =>
           whileWaiting(active, work, () => {
@@ -472,7 +474,7 @@ export class RunnerPool {
       } else if (late) {
         this.admission.ended(active);
         this.finish(active, endedOutcome(active.job, 'timeout', now - active.started));
-      } else if (!this.stopped && active.hostCalls === 0 && active.attempts < MAX_ATTEMPTS && !active.job.signal?.aborted) {
+      } else if (!this.stopped && active.attempts < MAX_ATTEMPTS && !active.job.signal?.aborted && (active.hostCalls === 0 || this.resumable(active, now))) {
         this.runAgain(active);
       } else {
         this.admission.ended(active);
@@ -484,14 +486,21 @@ export class RunnerPool {
     this.dispatch();
   }
 
-  /** A run lost with its runner before it called the host: it keeps its admission and goes to the next runner with room, from the start. */
+  /**
+   * A run lost with its runner through no fault of its own: it keeps its admission and goes
+   * to the next runner with room, from the start (it had not called the host) or resumed
+   * from its journal (resumable()).
+   */
   private runAgain(active: ActiveRun): void {
     this.cpu.end(active);
     for (const timer of active.timers) clearTimeout(timer);
     active.timers.length = 0;
     active.runner = null;
+    // The calls in flight go on (a resumed run gets their answers); the next runner's call ids start anew.
+    active.calls.clear();
     this.unplaced.unshift(active);
-    this.options.onLog?.('info', 'a run lost with its runner before it called the host runs again on another runner', { execution_id: active.job.executionId });
+    const resumed = active.job.journal?.live === true && active.hostCalls > 0;
+    this.options.onLog?.('info', resumed ? 'a run lost with its runner after it called the host resumes on another runner from its journal' : 'a run lost with its runner before it called the host runs again on another runner', { execution_id: active.job.executionId });
   }
 
   private startReplacement(quarantine = false): void {
@@ -515,6 +524,8 @@ export class RunnerPool {
     active.detach?.();
     for (const call of active.calls.values()) abortSoon(call, RUN_ENDED);
     active.calls.clear();
+    for (const call of active.outstanding.values()) abortSoon(call.cancel, RUN_ENDED);
+    active.outstanding.clear();
     for (const timer of active.timers) clearTimeout(timer);
     active.resolve(outcome);
   }
@@ -529,9 +540,38 @@ export class RunnerPool {
     }
     const outcome = reportedOutcome(job, checked);
     if (active.journal) {
-      active.journal.take((raw as { journal?: unknown }).journal);
+      this.takeJournal(active, (raw as { journal?: unknown }).journal);
       outcome.journal = active.journal.result();
     }
     return outcome;
+  }
+
+  /** A chunk of the run's streamed journal: the calls whose answers it now holds need not be kept for a resume. */
+  private takeJournal(active: ActiveRun, chunk: unknown): void {
+    const journal = active.journal;
+    if (!journal) return;
+    journal.take(chunk, (call) => active.outstanding.delete(call));
+    if (!journal.keeping) active.outstanding.clear();
+  }
+
+  /**
+   * Readies a run that had called the host for another runner: it replays its journal (the
+   * calls already made are answered from it, or from the answers kept for it, never made
+   * again) and goes on live. False when its journal cannot carry it (not journalled, passed
+   * its bound, holds a withheld secret). Its time limit goes on from what it had counted.
+   */
+  private resumable(active: ActiveRun, now: number): boolean {
+    const entries = active.journal?.resumable();
+    if (!entries) return false;
+    const { job } = active;
+    const spent = countedMs(active, now);
+    const limits = { ...job.limits, replayBytes: active.journal!.size, ...(job.limits.timeMs > 0 ? { timeMs: Math.max(1, job.limits.timeMs - spent) } : {}) };
+    const plan = { entries, live: true };
+    active.job = { ...job, limits, journal: plan };
+    active.journal = journalIntake(active.job);
+    active.started = now;
+    active.clock.pausedMs = 0;
+    if (active.clock.pausedSince !== null) active.clock.pausedSince = now;
+    return true;
   }
 }

@@ -107,7 +107,9 @@ export function readHostCall(raw: unknown): HostCallMessage | null {
   if (!isRecord(raw)) return null;
   const { runId, callId, module, op, args, fuelLeft, attribution } = raw;
   if (typeof runId !== 'number' || typeof callId !== 'number' || typeof module !== 'string' || typeof op !== 'string' || typeof args !== 'string') return null;
-  const call: HostCallMessage = { type: 'host-call', runId, callId, module, op, args, fuelLeft: typeof fuelLeft === 'number' && Number.isFinite(fuelLeft) ? fuelLeft : 0 };
+  // A start index the runner did not give (or gave oddly) only means the call cannot be matched on a resume.
+  const index = Number.isSafeInteger(raw.call) && (raw.call as number) >= 0 ? (raw.call as number) : -1;
+  const call: HostCallMessage = { type: 'host-call', runId, callId, call: index, module, op, args, fuelLeft: typeof fuelLeft === 'number' && Number.isFinite(fuelLeft) ? fuelLeft : 0 };
   // Names only, checked against the run's principals by the host; anything else is "unknown".
   if (isRecord(attribution)) call.attribution = { caller: text(attribution.caller, 256) ?? null, consumer: text(attribution.consumer, 256) ?? null };
   if (raw.blocking === true) call.blocking = true;

@@ -252,7 +252,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
         answer(replyMessage(slot.runId, callId, recorded));
         return;
       }
-      link.send(withJournal(slot, { type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...attributionOf(caller, consumer), blocking: true }));
+      link.send(withJournal(slot, { type: 'host-call', runId: slot.runId, callId, call, module, op, args, fuelLeft, ...attributionOf(caller, consumer), blocking: true }));
     });
   };
   // Starts a call and returns at once (the guest's thread is not held): the reply waits in
@@ -279,7 +279,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
       slot.deliveries.push({ callId, reply: value.value, ...(entry ? { entry } : {}) });
       slot.wake?.();
     });
-    const message: Extract<FromRunner, { type: 'host-call' }> = { type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...attributionOf(caller, consumer) };
+    const message: Extract<FromRunner, { type: 'host-call' }> = { type: 'host-call', runId: slot.runId, callId, call, module, op, args, fuelLeft, ...attributionOf(caller, consumer) };
     if (found === 'answered') slot.replayCalls.set(call, callId);
     else if (found === 'unsent') slot.unsent.set(callId, message);
     // 'unanswered': the recorded run never had its answer; it stays in flight.

@@ -185,8 +185,11 @@ export type FromRunner =
    * runs share the runner): if the thread never comes back, the pool knows whose run hung it.
    */
   | { type: 'slice'; runId: number }
-  /** `blocking`: the isolate waits for the reply (a synchronous call), so the run gives back its CPU slot. */
-  | { type: 'host-call'; runId: number; callId: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution; blocking?: true; journal?: JournalChunk }
+  /**
+   * `blocking`: the isolate waits for the reply (a synchronous call), so the run gives back its CPU slot.
+   * `call`: its start index in the run (its name in the journal); `journal`: what the run recorded since its previous message.
+   */
+  | { type: 'host-call'; runId: number; callId: number; call: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution; blocking?: true; journal?: JournalChunk }
   /** The run parked (awaiting the host or a timer): it gives back its CPU slot. */
   | { type: 'cpu-free'; runId: number }
   /** The parked run has work (a reply arrived, a timer is due): it waits for a `cpu-grant`. */
