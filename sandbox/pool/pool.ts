@@ -71,6 +71,7 @@ export interface RunnerPoolOptions {
   quarantineMs?: number;
 }
 
+
 const DEFAULT_QUEUED_RUNS = 1024;
 
 /** The run's journal as its runner streams it (journalled runs only); a replay's bound covers what it replays, twice, plus slack. */
@@ -94,6 +95,8 @@ export class RunnerPool {
   private readonly quarantine: Quarantine;
   /** Admitted runs no runner of their kind had room for yet (a quarantined tenant's, runs lost with their runner). */
   private readonly unplaced: ActiveRun[] = [];
+  /** Runs whose isolate ended while they only waited for people: no runner holds them until an answer comes. */
+  private readonly suspended = new Set<ActiveRun>();
   private readonly entry: string;
   private readonly execArgv: string[];
 
@@ -105,6 +108,11 @@ export class RunnerPool {
   /** Runs in flight and queued per token (for the metrics). */
   runsByTenant(): Map<string, TenantRuns> {
     return this.admission.byTenant();
+  }
+
+  /** Runs waiting for a person with no isolate (for the metrics: svc_runs_parked). */
+  get parkedRuns(): number {
+    return this.suspended.size;
   }
 
   /** Runs holding a CPU slot, and runs waiting for one (for the metrics). */
@@ -168,6 +176,8 @@ export class RunnerPool {
     if (this.watchdog) clearInterval(this.watchdog);
     for (const queued of this.admission.drain()) this.finish(queued, endedOutcome(queued.job, 'cancelled', Date.now() - queued.started));
     for (const waiting of this.unplaced.splice(0)) this.finish(waiting, endedOutcome(waiting.job, 'cancelled', Date.now() - waiting.started));
+    for (const parked of this.suspended) this.finish(parked, endedOutcome(parked.job, 'cancelled', Date.now() - parked.started));
+    this.suspended.clear();
     for (const runner of this.runners) {
       for (const active of runner.runs.values()) this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
       runner.runs.clear();
@@ -298,6 +308,11 @@ export class RunnerPool {
     }
     const runner = active.runner;
     if (!runner) {
+      if (this.suspended.delete(active)) {
+        this.admission.ended(active);
+        this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
+        return;
+      }
       // Admitted but waiting for a runner of its kind (or to run again): it leaves that wait.
       const index = this.unplaced.indexOf(active);
       if (index === -1) return;
@@ -365,11 +380,19 @@ export class RunnerPool {
         // The journal up to this call: the answers it names were sent before it.
         if (caller) this.takeJournal(caller, call.journal);
         if (caller && call.blocking) this.cpu.park(caller, true);
-        const waiting = <T,>(active: ActiveRun, work: Promise<T>) =>
-          whileWaiting(active, work, () => {
+        const waiting = <T,>(active: ActiveRun, work: Promise<T>) => {
+          const waited = whileWaiting(active, work, () => {
             if (active.runner && active.job.limits.timeMs > 0) this.armDeadline(active, active.runner);
           });
+          this.offerSuspend(active);
+          return waited;
+        };
         void answerHostCall(runner, call, (active, reply, blocking) => this.cpu.reply(active, reply, blocking), waiting).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
+        return;
+      }
+      case 'suspended': {
+        const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
+        if (active) this.park(runner, active, message.journal);
         return;
       }
       case 'done': {
@@ -544,6 +567,53 @@ export class RunnerPool {
       outcome.journal = active.journal.result();
     }
     return outcome;
+  }
+
+  /**
+   * Every call the run has in flight at the server waits for a person: the runner is asked
+   * to end its isolate if the run has nothing else to do (sandbox/runner/context.ts
+   * suspendIfIdle). Only a run whose journal can resume it is asked.
+   */
+  private offerSuspend(active: ActiveRun): void {
+    const runner = active.runner;
+    if (this.stopped || active.settled || !runner?.ready || !runner.child.connected || !active.journal?.resumable()) return;
+    if (active.clock.holds === 0 || active.calls.size !== active.clock.holds) return;
+    runner.child.send({ type: 'suspend', runId: active.runId, waiting: active.clock.holds } satisfies ToRunner);
+  }
+
+  /**
+   * The runner ended the run's isolate while it only waited for people: the run holds no
+   * runner slot (it keeps its admission) until one of those calls is answered; then it
+   * resumes on any runner from its journal, the answered call given its answer there.
+   */
+  private park(runner: Runner, active: ActiveRun, chunk: unknown): void {
+    runner.runs.delete(active.runId);
+    if (runner.draining && runner.runs.size === 0) this.replace(runner, 'error');
+    this.takeJournal(active, chunk);
+    const now = Date.now();
+    if (this.stopped || !this.resumable(active, now)) {
+      this.admission.ended(active);
+      this.finish(active, lostOutcome(active.job, now - active.started, false, true));
+      this.dispatch();
+      return;
+    }
+    this.cpu.end(active);
+    for (const timer of active.timers) clearTimeout(timer);
+    active.timers.length = 0;
+    active.runner = null;
+    active.calls.clear();
+    // Not a lost placement: the resumed run may still be run again once if its runner is lost.
+    active.attempts = Math.max(0, active.attempts - 1);
+    this.suspended.add(active);
+    active.job.onSuspended?.({ entries: active.job.journal?.entries ?? [], timeMs: active.job.limits.timeMs });
+    const answered = () => {
+      if (!this.suspended.delete(active) || active.settled) return;
+      active.job.onSuspended?.(null);
+      this.unplaced.push(active);
+      this.dispatch();
+    };
+    void Promise.race([...active.outstanding.values()].map((call) => call.reply)).then(answered, answered);
+    this.dispatch();
   }
 
   /** A chunk of the run's streamed journal: the calls whose answers it now holds need not be kept for a resume. */

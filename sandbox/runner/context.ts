@@ -55,6 +55,10 @@ export interface Slot {
   syncSlice: boolean;
   /** The synchronous attempt wanted the host or ran past its slice: run it again. */
   restart: boolean;
+  /** The run ended at the pool's `suspend`: it reports `suspended`, not an outcome. */
+  suspended: boolean;
+  /** The guest's timers (set once the prelude has run). */
+  timers: GuestTimers | null;
   /** The run's time limit, which stops while a host call waits for a person (null: no limit, or not started). */
   deadline: { pause(): void; resume(): void } | null;
 }
@@ -115,6 +119,8 @@ function newSlot(isolate: ivm.Isolate): Slot {
     wake: null,
     syncSlice: false,
     restart: false,
+    suspended: false,
+    timers: null,
     deadline: null,
   };
 }
@@ -142,6 +148,23 @@ export function endRun(slot: Slot, kind: RunnerOutcome['kind'], fuelLeft?: numbe
   if (slot.limit === null) slot.limit = { kind, fuelLeft, stack: typeof stack === 'string' ? stack : undefined };
   if (!slot.isolate.isDisposed) slot.isolate.dispose();
   slot.wake?.();
+}
+
+/**
+ * Ends the run to be resumed elsewhere, when all it waits for is `waiting` calls (the ones a
+ * person must answer): no reply to deliver, no replay under way, no timer. False otherwise.
+ */
+export function suspendIfIdle(slot: Slot, waiting: number): boolean {
+  if (!slot.live || slot.limit !== null || slot.wake === null || slot.deliveries.length > 0 || slot.unsent.size > 0 || slot.asyncCalls !== waiting || waiting === 0) return false;
+  if (slot.journal.replaying) return false;
+  try {
+    if (!slot.timers || slot.timers.nextTimer.applySync(undefined, [], { result: { copy: true } }) !== -1) return false;
+  } catch {
+    return false;
+  }
+  slot.suspended = true;
+  endRun(slot, 'cancelled');
+  return true;
 }
 
 /** The URL setters the guest's URL may apply here (the guest names one; nothing else is assigned). */
@@ -344,6 +367,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
       fireTimers: entry.getSync('fireTimers', { reference: true }) as GuestTimers['fireTimers'],
     };
     const deliver = entry.getSync('deliver', { reference: true }) as Prepared['deliver'];
+    slot.timers = timers;
     jail.deleteSync('__svc_entry');
     prepared = { engine, context, run, collect, timers, deliver, handles: [native, entry, run, collect, timers.nextTimer, timers.fireTimers, deliver], slot, base };
     return prepared;

@@ -113,6 +113,17 @@ export interface ClockMessage {
   paused: boolean;
 }
 
+/**
+ * The pool finds every call the run has in flight at the server waiting for a person
+ * (`waiting` of them): if the run has nothing else to do (no timer, no other call, no reply
+ * to deliver), its isolate ends and the run is `suspended`, to be resumed from its journal.
+ */
+export interface SuspendMessage {
+  type: 'suspend';
+  runId: number;
+  waiting: number;
+}
+
 export interface CancelMessage {
   type: 'cancel';
   runId: number;
@@ -134,7 +145,7 @@ export interface HostReplyBytesMessage {
  */
 export const REPLY_CHUNK_BYTES = 1024 * 1024;
 
-export type ToRunner = RunMessage | HostReplyMessage | HostReplyBytesMessage | CancelMessage | CpuGrantMessage | ClockMessage;
+export type ToRunner = RunMessage | HostReplyMessage | HostReplyBytesMessage | CancelMessage | CpuGrantMessage | ClockMessage | SuspendMessage;
 
 export interface GuestFailure {
   name: string;
@@ -198,5 +209,7 @@ export type FromRunner =
   | { type: 'host-cancel'; runId: number; callId: number }
   /** `retiring`: this runner holds an isolate that cannot stop; it must get no further run and be replaced once its other runs end. */
   | { type: 'done'; runId: number; outcome: RunReport; retiring?: boolean }
+  /** The run's isolate ended at the pool's `suspend` (it only waited for people); `journal`: what it recorded since its last host call. */
+  | { type: 'suspended'; runId: number; journal?: JournalChunk }
   /** `runId`: the run whose isolate failed (the process exits; its other runs end as crashes). */
   | { type: 'catastrophic'; message: string; runId?: number };

@@ -436,6 +436,12 @@ export class Run {
     }
     slot.live = false;
     const journal = slot.journal.drain();
+    if (slot.suspended) {
+      // Nothing of the run is lost: its journal, with the calls still waiting, resumes it elsewhere.
+      this.reported = true;
+      this.host.send({ type: 'suspended', runId: message.runId, ...(journal ? { journal } : {}) });
+      return { kind: 'cancelled', crash: null };
+    }
     this.send({
       kind,
       result: kind === 'ok' && collected?.ok ? collected.result : null,

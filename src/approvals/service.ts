@@ -24,8 +24,9 @@ export interface ApprovalsOptions {
    */
   onWaiting?: (executionId: string, waiting: boolean) => void;
   /**
-   * An approval answered while no run of this process waits on it (it was pending across a
-   * restart). Hook for resuming that run from its journal; without it the answer is only recorded.
+   * An approval answered or expired while no run of this process waits on it (it was pending
+   * across a restart, or its call was given up). Hook for resuming a run parked before the
+   * restart from its journal; without it the answer is only recorded.
    */
   onAnsweredWithoutRun?: (approval: Approval) => void;
   now?: () => number;
@@ -138,7 +139,7 @@ export class Approvals {
     this.record(approval.state as ApprovalAuditRecord['event'], approval, via);
     const resolve = this.waiters.get(approval.approval_id);
     if (!resolve) {
-      if (approval.state !== 'expired') this.options.onAnsweredWithoutRun?.(approval);
+      this.options.onAnsweredWithoutRun?.(approval);
       return;
     }
     this.waiters.delete(approval.approval_id);
