@@ -120,9 +120,10 @@ export class Approvals {
     const resolve = this.waiters.get(id);
     if (!resolve) return;
     this.waiters.delete(id);
+    // Ended by the shutdown: the approval stays pending and its run's record stays waiting (a parked run resumes after the restart).
+    if (this.options.shutdown.aborted) return;
     const approval = this.store.get(id);
     if (approval) this.countWaiting(approval.execution_id, -1);
-    if (this.options.shutdown.aborted) return;
     const expired = this.store.settle(id, 'expired', this.now(), null, 'the call was given up before anyone answered (the program aborted it, or its run ended)', 'call');
     if (expired) this.finish(expired);
   }

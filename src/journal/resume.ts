@@ -58,7 +58,7 @@ export class ParkedRuns {
     const binding = bindBlueprint(blueprint, state.variables, {});
     if (!binding.ok) return fail(`cannot resume: ${binding.error}`);
     // Every answer given so far: the resumed run's calls meet them again instead of asking anew.
-    const answers = approvals.list({ execution_id: executionId }).filter((a) => a.state !== 'pending');
+    const answers = (['approved', 'denied', 'expired'] as const).flatMap((answered) => approvals.list({ execution_id: executionId, state: answered }));
     this.options.log.info('svc_server::runs', 'a run parked before the restart resumes from its journal', { execution_id: executionId, approval_id: approval.approval_id });
     void executor
       .execute({

@@ -42,7 +42,7 @@ const program = (tag: string) => `export async function main() {
     const paid = await (await fetch("http://127.0.0.1:${port}/pay/${tag}", { method: "POST", body: "x" })).text();
     return [before, stamp, paid].join(" | ");
   } catch (e: any) {
-    return [before, stamp, e.name, e.cause?.source].join(" | ");
+    return [before, stamp, e.cause?.name, e.cause?.source].join(" | ");
   }
 }`;
 
