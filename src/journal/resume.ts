@@ -37,8 +37,14 @@ export class ParkedRuns {
     return true;
   };
 
+  /** Wires the parts; a kept run whose approvals were all answered before the stop resumes now. */
   connect(parts: ResumeParts): void {
     this.parts = parts;
+    for (const executionId of [...this.waiting]) {
+      if (parts.approvals.list({ execution_id: executionId, state: 'pending', limit: 1 }).length > 0) continue;
+      const [latest] = (['approved', 'denied', 'expired'] as const).flatMap((state) => parts.approvals.list({ execution_id: executionId, state, limit: 1 }));
+      if (latest) this.answered(latest);
+    }
   }
 
   /** An approval answered with no run of this process waiting on it (the Approvals hook). */
