@@ -10,7 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { startServer, type TestServer } from '../test/harness';
+import fs from 'node:fs';
 import { rssOf } from './proc';
+
+/** Resident memory of the server process alone (its runners left out). */
+function ownRss(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : 0;
+}
 
 const RUNS = Number(process.env.BENCH_APPROVAL_RUNS ?? 1000);
 /** Listings show at most 500: the runs are spread over Blueprints of at most that many each. */
@@ -44,6 +51,7 @@ export async function measureApprovals(): Promise<Record<string, string>> {
     await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: blueprints[0], code: 'export function main() { return 1; }' } });
     await sleep(1000);
     const idle = rssOf(server.child.pid!);
+    const idleServer = ownRss(server.child.pid!);
     const started = performance.now();
     // The runs' answers come only after the approvals, minutes later on a loaded machine: no client timeout.
     const patient = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
@@ -63,6 +71,7 @@ export async function measureApprovals(): Promise<Record<string, string>> {
     // The isolates the parked runs left are collected: the figure is what waiting runs hold.
     await sleep(2000);
     const waiting = rssOf(server.child.pid!);
+    const waitingServer = ownRss(server.child.pid!);
     const answering = performance.now();
     for (let i = 0; i < pending.length; i += 50) {
       await Promise.all(pending.slice(i, i + 50).map((a) => server.request('POST', `/v1/approvals/${a.approval_id}`, { body: { decision: 'approve' } })));
@@ -74,6 +83,7 @@ export async function measureApprovals(): Promise<Record<string, string>> {
     return {
       [`${RUNS} runs parked on approvals at once (listed as pending / parked with no isolate)`]: `${pending.length}/${RUNS} / ${parked}/${RUNS} in ${(parkedMs / 1000).toFixed(1)} s`,
       [`memory per run waiting for approval: (RSS with ${RUNS} waiting - idle) / ${RUNS} (MiB)`]: `${((waiting - idle) / RUNS / 1048576).toFixed(2)} (idle ${(idle / 1048576).toFixed(0)}, waiting ${(waiting / 1048576).toFixed(0)})`,
+      [`... of which the server process alone (the runners keep what their ended isolates used) (MiB)`]: `${((waitingServer - idleServer) / RUNS / 1048576).toFixed(2)} (idle ${(idleServer / 1048576).toFixed(0)}, waiting ${(waitingServer / 1048576).toFixed(0)})`,
       [`... approved one by one (50 at a time), completed with the far end's answer`]: `${ok}/${RUNS} in ${(completedMs / 1000).toFixed(1)} s`,
     };
   } finally {

@@ -48,6 +48,7 @@ function hostWork(active: ActiveRun, message: HostCallMessage, whileWaiting: Whi
 export async function answerHostCall(runner: Runner, message: HostCallMessage, deliver: DeliverReply, whileWaiting: WhileWaiting): Promise<void> {
   const active = runner.runs.get(message.runId);
   if (!active) return;
+  const placement = active.placement;
   const { reply: work, cancel } = hostWork(active, message, whileWaiting);
   active.calls.set(message.callId, cancel);
   let reply: HostReply;
@@ -58,7 +59,8 @@ export async function answerHostCall(runner: Runner, message: HostCallMessage, d
     if (active.calls.get(message.callId) === cancel) active.calls.delete(message.callId);
   }
   // The run ended, or the program gave up on the call, meanwhile: discard.
-  if (active.settled || cancel.signal.aborted || !runner.child.connected) return;
+  // The run moved meanwhile (parked, or resumed elsewhere): its calls' ids there are new; the resumed run asks again.
+  if (active.settled || cancel.signal.aborted || !runner.child.connected || active.placement !== placement) return;
   // Whether the answer holds a secret travels beside the reply, never inside the text the guest reads.
   const withheld = reply.withheld === true;
   if (withheld) {
@@ -85,6 +87,7 @@ export async function answerHostCall(runner: Runner, message: HostCallMessage, d
     blobs.push(null);
     if (!(await sendInChunks(runner, active, cancel.signal, message, blob, bytes))) return;
   }
+  if (active.placement !== placement) return;
   deliver(active, { type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire.text, ...(blobs.length > 0 ? { blobs } : {}), fuel, ...(withheld ? { withheld: true as const } : {}) }, message.blocking === true);
 }
 

@@ -71,7 +71,6 @@ export interface RunnerPoolOptions {
   quarantineMs?: number;
 }
 
-
 const DEFAULT_QUEUED_RUNS = 1024;
 
 /** The run's journal as its runner streams it (journalled runs only); a replay's bound covers what it replays, twice, plus slack. */
@@ -150,7 +149,7 @@ export class RunnerPool {
   run(job: RunJob, host: HostHandler): Promise<RunOutcome> {
     if (this.stopped) return Promise.resolve(endedOutcome(job, 'cancelled', 0));
     return new Promise((resolve) => {
-      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0, clock: { holds: 0, pausedSince: null, pausedMs: 0 }, outstanding: new Map(), journal: journalIntake(job) };
+      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0, placement: 0, clock: { holds: 0, pausedSince: null, pausedMs: 0 }, outstanding: new Map(), journal: journalIntake(job) };
       const signal = job.signal;
       if (signal?.aborted) {
         resolve(endedOutcome(job, 'cancelled', 0));
@@ -255,6 +254,7 @@ export class RunnerPool {
     runner.runs.set(active.runId, active);
     active.runner = runner;
     active.attempts++;
+    active.placement++;
     const { job } = active;
     runner.child.send({ ...runMessage(runner, active), ...(this.cpu.start(active) ? {} : { waitForCpu: true }) } satisfies ToRunner);
     // Resumed while a call it made waits for a person: its time limit stays stopped.
@@ -612,7 +612,8 @@ export class RunnerPool {
       this.unplaced.push(active);
       this.dispatch();
     };
-    void Promise.race([...active.outstanding.values()].map((call) => call.reply)).then(answered, answered);
+    const waits = [...active.outstanding.values()].map((call) => call.reply);
+    void Promise.race(waits.length > 0 ? waits : [Promise.resolve()]).then(answered, answered);
     this.dispatch();
   }
 

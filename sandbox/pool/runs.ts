@@ -24,6 +24,8 @@ export interface ActiveRun {
   hostCalls: number;
   /** Runners it was given to (a run lost with its runner before calling the host gets one more). */
   attempts: number;
+  /** Counts its placements on runners: an answer to a call of an earlier placement (another runner, or the same one before a park) is never delivered. */
+  placement: number;
   /** Its time limit's clock: stopped while any of its host calls waits for a person (clock.ts). */
   clock: { holds: number; pausedSince: number | null; pausedMs: number };
   /**

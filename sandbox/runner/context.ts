@@ -57,6 +57,8 @@ export interface Slot {
   restart: boolean;
   /** The run ended at the pool's `suspend`: it reports `suspended`, not an outcome. */
   suspended: boolean;
+  /** The pool asked to suspend while the run was not yet idle (this many calls wait for people): asked again when its loop next waits. */
+  suspendWanted: number | null;
   /** The guest's timers (set once the prelude has run). */
   timers: GuestTimers | null;
   /** The run's time limit, which stops while a host call waits for a person (null: no limit, or not started). */
@@ -120,6 +122,7 @@ function newSlot(isolate: ivm.Isolate): Slot {
     syncSlice: false,
     restart: false,
     suspended: false,
+    suspendWanted: null,
     timers: null,
     deadline: null,
   };
@@ -155,8 +158,13 @@ export function endRun(slot: Slot, kind: RunnerOutcome['kind'], fuelLeft?: numbe
  * person must answer): no reply to deliver, no replay under way, no timer. False otherwise.
  */
 export function suspendIfIdle(slot: Slot, waiting: number): boolean {
-  if (!slot.live || slot.limit !== null || slot.wake === null || slot.deliveries.length > 0 || slot.unsent.size > 0 || slot.asyncCalls !== waiting || waiting === 0) return false;
-  if (slot.journal.replaying) return false;
+  slot.suspendWanted = null;
+  if (!slot.live || slot.limit !== null || slot.unsent.size > 0 || slot.asyncCalls !== waiting || waiting === 0 || slot.journal.replaying) return false;
+  // Still computing, or a reply to hand over: asked again when the run's loop next waits with nothing to do.
+  if (slot.wake === null || slot.deliveries.length > 0) {
+    slot.suspendWanted = waiting;
+    return false;
+  }
   try {
     if (!slot.timers || slot.timers.nextTimer.applySync(undefined, [], { result: { copy: true } }) !== -1) return false;
   } catch {

@@ -5,7 +5,7 @@ import ivm from 'isolated-vm';
 import { boundedCache, textBytes } from '../bounded-cache';
 import { dropPendingRejections, temporalSource } from './engines';
 import { compileShared, compileSharedAsync, contentKey } from './script-cache';
-import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, withJournal, type Prepared, type RunnerLink, type Slot } from './context';
+import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, suspendIfIdle, withJournal, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
 import { RunDeadline } from './deadline';
 import type { CpuTurns } from './cpu';
@@ -69,6 +69,8 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
           if (timer) clearTimeout(timer);
           resolve();
         };
+        // The pool asked to suspend the run before it came to wait: it may now (no timer is due).
+        if (wait === Infinity && slot.suspendWanted !== null) suspendIfIdle(slot, slot.suspendWanted);
       });
       slot.wake = null;
       continue;
