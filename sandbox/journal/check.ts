@@ -1,8 +1,7 @@
 // A journal as it arrives from a runner or a tape is data to check, not to trust: each
-// entry is read into its known shape (unknown fields dropped), and the whole stays within
-// the byte bound it was recorded under.
-import type { Divergence, HostCallEntry, JournalEntry, RecordedJournal } from './entries';
-import { payloadOf } from './keeper';
+// entry is read into its known shape (unknown fields dropped); the pool's JournalIntake
+// keeps the whole within the byte bound it was recorded under.
+import type { Divergence, HostCallEntry, JournalEntry } from './entries';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -41,22 +40,6 @@ export function readEntry(raw: unknown): JournalEntry | string {
     default:
       return 'an entry\'s kind must be host_call, clock, random or order';
   }
-}
-
-/** A runner's recorded journal, or undefined when it is not one (or passes `limitBytes`). */
-export function readRecordedJournal(raw: unknown, limitBytes: number): RecordedJournal | undefined {
-  if (!isRecord(raw) || !Array.isArray(raw.entries) || typeof raw.truncated !== 'boolean' || !finite(raw.bytes)) return undefined;
-  if (raw.truncated) return { entries: [], truncated: true, bytes: raw.bytes };
-  const entries: JournalEntry[] = [];
-  let bytes = 0;
-  for (const item of raw.entries) {
-    const entry = readEntry(item);
-    if (typeof entry === 'string') return undefined;
-    bytes += payloadOf(entry);
-    if (bytes > limitBytes) return undefined;
-    entries.push(entry);
-  }
-  return { entries, truncated: false, bytes: raw.bytes };
 }
 
 export function readDivergence(raw: unknown): Divergence | undefined {

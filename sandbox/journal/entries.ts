@@ -48,6 +48,26 @@ export interface OrderEntry {
 
 export type JournalEntry = HostCallEntry | ClockEntry | RandomEntry | OrderEntry;
 
+/**
+ * A host call's entry as the runner streams it: without the answer, which the pool sent and
+ * still holds under `callId` (sandbox/journal/intake.ts), so no answer crosses the channel twice.
+ */
+export type StreamedHostCall = Omit<HostCallEntry, 'reply' | 'blobs' | 'answer' | 'error'> & { callId: number };
+
+export type StreamedEntry = ClockEntry | RandomEntry | OrderEntry | StreamedHostCall;
+
+/**
+ * What a runner sends of a run's journal with each host call and with its report: the
+ * entries recorded since its previous message. `replayed`: how many more of the replay
+ * plan's entries the run took (they come before `entries`); `truncated`: the journal passed
+ * its bound, and whatever the server holds of it is void.
+ */
+export interface JournalChunk {
+  entries: StreamedEntry[];
+  replayed?: number;
+  truncated?: true;
+}
+
 /** What a run recorded. `truncated`: it passed its byte bound; the entries stop there and the run cannot be replayed. */
 export interface RecordedJournal {
   entries: JournalEntry[];

@@ -1,9 +1,11 @@
 // A run's journal on the runner's side: records each value as it enters the program, or,
 // for a replay, hands back the recorded one and stops at the first request the journal
 // does not hold. A replay that may go on live (resume, fork) records what follows after
-// the replayed entries, so its journal is whole again.
+// the replayed entries, so its journal is whole again. The runner keeps no copy: what it
+// records goes to the server with the run's next host call (drain), so the server always
+// holds the journal up to the run's latest call.
 import { createHash } from 'node:crypto';
-import type { Divergence, HostCallEntry, JournalEntry, RecordedJournal, ReplayPlan } from './entries';
+import type { Divergence, HostCallEntry, JournalChunk, JournalEntry, ReplayPlan, StreamedEntry } from './entries';
 
 /** Bytes counted for an entry beside its payload (kind, numbers, names). */
 const ENTRY_OVERHEAD = 64;
@@ -32,9 +34,16 @@ export function describeEntry(entry: JournalEntry | undefined): string {
 export type StartedInReplay = 'answered' | 'unsent' | 'unanswered' | 'diverged';
 
 export class JournalKeeper {
-  private entries: JournalEntry[] = [];
+  /** Entries recorded since the last drain. */
+  private pending: StreamedEntry[] = [];
+  /** Plan entries taken since the last drain. */
+  private replayedPending = 0;
+  /** Entries in the run's journal so far (replayed and recorded). */
+  private length = 0;
   private bytes = 0;
   private truncated = false;
+  /** The truncation has been sent. */
+  private toldTruncated = false;
   private cursor = 0;
   private calls = 0;
   private plan: ReplayPlan | null;
@@ -69,21 +78,51 @@ export class JournalKeeper {
     return this.calls++;
   }
 
-  /** The recorded journal (what the run saw, replayed entries included). */
-  result(): RecordedJournal {
-    return { entries: this.truncated ? [] : this.entries, truncated: this.truncated, bytes: this.bytes };
+  /** Entries in the run's journal so far (replayed ones included). */
+  get position(): number {
+    return this.length;
+  }
+
+  /**
+   * What was recorded since the last drain, for the server (undefined: nothing new). After
+   * the bound was passed, `truncated` once, then nothing.
+   */
+  drain(): JournalChunk | undefined {
+    if (this.truncated) {
+      if (this.toldTruncated) return undefined;
+      this.toldTruncated = true;
+      return { entries: [], truncated: true };
+    }
+    if (this.pending.length === 0 && this.replayedPending === 0) return undefined;
+    const chunk: JournalChunk = { entries: this.pending, ...(this.replayedPending > 0 ? { replayed: this.replayedPending } : {}) };
+    this.pending = [];
+    this.replayedPending = 0;
+    return chunk;
   }
 
   /** Keeps an entry within the bound; past it the journal is marked truncated and dropped. */
-  record(entry: JournalEntry, payloadBytes = 0): void {
-    if (this.limitBytes <= 0 || this.truncated) return;
+  record(entry: StreamedEntry, payloadBytes = 0): void {
+    if (!this.counted(payloadBytes)) return;
+    this.pending.push(entry);
+  }
+
+  /** Counts an entry against the bound: false when nothing is being kept (no bound, or passed now or before). */
+  private counted(payloadBytes: number): boolean {
+    if (this.limitBytes <= 0 || this.truncated) return false;
     this.bytes += ENTRY_OVERHEAD + payloadBytes;
     if (this.bytes > this.limitBytes) {
       this.truncated = true;
-      this.entries = [];
-      return;
+      this.pending = [];
+      this.replayedPending = 0;
+      return false;
     }
-    this.entries.push(entry);
+    this.length++;
+    return true;
+  }
+
+  /** A plan entry the run took: the server has it already, only the count travels. */
+  private replayed(entry: JournalEntry): void {
+    if (this.counted(payloadOf(entry))) this.replayedPending++;
   }
 
   /** Whether entries are being kept (a bound, not yet passed): callers skip encoding work otherwise. */
@@ -101,7 +140,7 @@ export class JournalKeeper {
       return null;
     }
     this.cursor++;
-    this.record(entry, payloadOf(entry));
+    this.replayed(entry);
     return entry as Extract<JournalEntry, { kind: K }>;
   }
 
@@ -159,7 +198,7 @@ export class JournalKeeper {
         return null;
       }
       this.cursor++;
-      this.record(entry, payloadOf(entry));
+      this.replayed(entry);
       return entry;
     }
     this.diverge(this.cursor, describeEntry(entry), 'the next event-loop turn (a host-call answer or a timer)');
@@ -168,10 +207,12 @@ export class JournalKeeper {
 }
 
 /** An entry's payload size, for the bound. */
-export function payloadOf(entry: JournalEntry): number {
+export function payloadOf(entry: JournalEntry | StreamedEntry): number {
   if (entry.kind === 'random') return entry.bytes.length;
   if (entry.kind !== 'host_call') return 0;
-  let bytes = entry.capability.length + entry.request_digest.length + (entry.reply?.length ?? 0);
+  let bytes = entry.capability.length + entry.request_digest.length;
+  if ('callId' in entry) return bytes;
+  bytes += entry.reply?.length ?? 0;
   if (entry.reply === undefined && (entry.answer !== undefined || entry.error !== undefined)) bytes += JSON.stringify(entry.answer ?? entry.error ?? null).length;
   for (const blob of entry.blobs ?? []) bytes += blob.length;
   return bytes;

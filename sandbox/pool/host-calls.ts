@@ -24,18 +24,6 @@ export type DeliverReply = (active: ActiveRun, reply: Extract<ToRunner, { type: 
 export type WhileWaiting = <T>(active: ActiveRun, work: Promise<T>) => Promise<T>;
 
 /**
- * Takes a host call in: it can be cancelled from now on (the program gives up, the run
- * ends), and it starts in the event loop's next slice with room (./call-starts.ts).
- */
-export function answerHostCall(runner: Runner, message: HostCallMessage, deliver: DeliverReply, whileWaiting: WhileWaiting, decodeLarge?: LargeArgsDecoder): Promise<void> {
-  const active = runner.runs.get(message.runId);
-  if (!active) return Promise.resolve();
-  const cancel = new AbortController();
-  active.calls.set(message.callId, cancel);
-  return new Promise((resolve, reject) => startInSlice(() => answer(runner, active, message, cancel, deliver, whileWaiting, decodeLarge).then(resolve, reject)));
-}
-
-/**
  * Decodes arguments whose text is over INLINE_ARGS_CHARS off the server's event loop (the
  * server passes its worker threads); `tenant` takes turns with the other tokens' work there.
  */
@@ -53,25 +41,53 @@ function decodeArgs(message: HostCallMessage, active: ActiveRun, signal: AbortSi
   return decodeLarge && message.args.length > INLINE_ARGS_CHARS ? decodeLarge(message.args, active.tenant, signal) : argsFromWire(message.args);
 }
 
-async function answer(runner: Runner, active: ActiveRun, message: HostCallMessage, cancel: AbortController, deliver: DeliverReply, whileWaiting: WhileWaiting, decodeLarge: LargeArgsDecoder | undefined): Promise<void> {
-  // Given up, or its run ended, while it waited for a slice: nothing to answer.
-  if (cancel.signal.aborted || active.settled) {
-    active.calls.delete(message.callId);
-    return;
-  }
-  let reply: HostReply;
+/**
+ * The host's answer to one call; never rejects (a failure is a reply the program sees). The
+ * call starts in the event loop's next slice with room (./call-starts.ts). A call the run
+ * made before its runner was lost is not asked again: the run resumed from its journal makes
+ * it again under the same start index (`call`), and gets the same answer, awaited or already
+ * given (ActiveRun.outstanding).
+ */
+function hostWork(active: ActiveRun, message: HostCallMessage, whileWaiting: WhileWaiting, decodeLarge: LargeArgsDecoder | undefined): { reply: Promise<HostReply>; cancel: AbortController } {
+  const capability = `${message.module}.${message.op}`;
+  const known = message.call < 0 ? undefined : active.outstanding.get(message.call);
+  if (known && known.capability === capability && known.args === message.args) return known;
+  const cancel = new AbortController();
+  const reply = new Promise<HostReply>((resolve) => startInSlice(() => resolve(askHost(active, message, cancel.signal, whileWaiting, decodeLarge))));
+  // Kept until the run's streamed journal names its answer (a journalled run may be resumed).
+  if (message.call >= 0 && active.journal?.keeping) active.outstanding.set(message.call, { capability, args: message.args, reply, cancel });
+  return { reply, cancel };
+}
+
+async function askHost(active: ActiveRun, message: HostCallMessage, signal: AbortSignal, whileWaiting: WhileWaiting, decodeLarge: LargeArgsDecoder | undefined): Promise<HostReply> {
   try {
+    // Given up, or its run ended, while it waited for a slice: the host is not asked.
+    if (signal.aborted || active.settled) throw new Error('the call ended before it started');
     // The runner refuses these already; a message over the bound is never parsed.
     if (message.args.length > MAX_HOST_CALL_ARGS_CHARS) throw new RangeError(hostCallTooLarge(message.module, message.op, message.args.length));
-    const args = decodeArgs(message, active, cancel.signal, decodeLarge);
-    reply = await active.host({ module: message.module, op: message.op, args: Array.isArray(args) ? args : await args, fuelLeft: message.fuelLeft, signal: cancel.signal, waiting: (work) => whileWaiting(active, work), ...(message.attribution ? { attribution: message.attribution } : {}) });
+    const args = decodeArgs(message, active, signal, decodeLarge);
+    return await active.host({ module: message.module, op: message.op, args: Array.isArray(args) ? args : await args, fuelLeft: message.fuelLeft, signal, waiting: (work) => whileWaiting(active, work), ...(message.attribution ? { attribution: message.attribution } : {}) });
   } catch (error) {
-    reply = { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } };
+    return { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } };
+  }
+}
+
+export async function answerHostCall(runner: Runner, message: HostCallMessage, deliver: DeliverReply, whileWaiting: WhileWaiting, decodeLarge?: LargeArgsDecoder): Promise<void> {
+  const active = runner.runs.get(message.runId);
+  if (!active) return;
+  const placement = active.placement;
+  const { reply: work, cancel } = hostWork(active, message, whileWaiting, decodeLarge);
+  active.calls.set(message.callId, cancel);
+  let reply: HostReply;
+  try {
+    reply = await work;
   } finally {
-    active.calls.delete(message.callId);
+    // A run resumed on another runner may have reused the id meanwhile.
+    if (active.calls.get(message.callId) === cancel) active.calls.delete(message.callId);
   }
   // The run ended, or the program gave up on the call, meanwhile: discard.
-  if (active.settled || cancel.signal.aborted || !runner.child.connected) return;
+  // The run moved meanwhile (parked, or resumed elsewhere): its calls' ids there are new; the resumed run asks again.
+  if (active.settled || cancel.signal.aborted || !runner.child.connected || active.placement !== placement) return;
   // Whether the answer holds a secret travels beside the reply, never inside the text the guest reads.
   const withheld = reply.withheld === true;
   if (withheld) {
@@ -86,6 +102,8 @@ async function answer(runner: Runner, active: ActiveRun, message: HostCallMessag
     wire = replyToWire(reply);
   }
   const fuel = Number.isFinite(reply.fuel) && reply.fuel >= 0 ? reply.fuel : 0;
+  // The runner's journal names this answer by call id; the pool keeps it until then (not sent back).
+  if (!withheld && active.journal?.keeping) active.journal.sent(message.callId, { reply: wire.text, blobs: wire.blobs });
   const blobs: Array<Uint8Array | null> = [];
   for (let blob = 0; blob < wire.blobs.length; blob++) {
     const bytes = wire.blobs[blob];
@@ -96,6 +114,7 @@ async function answer(runner: Runner, active: ActiveRun, message: HostCallMessag
     blobs.push(null);
     if (!(await sendInChunks(runner, active, cancel.signal, message, blob, bytes))) return;
   }
+  if (active.placement !== placement) return;
   deliver(active, { type: 'host-reply', runId: message.runId, callId: message.callId, reply: wire.text, ...(blobs.length > 0 ? { blobs } : {}), fuel, ...(withheld ? { withheld: true as const } : {}) }, message.blocking === true);
 }
 

@@ -2,4 +2,4 @@
 export { RunnerPool, type RunnerPoolOptions } from './pool';
 export type { AdmissionLimits } from './admission';
 export type { RunLimits } from '../runner/protocol';
-export type { RunJob, HostCall, HostReply, HostHandler, HostErrorShape, RunOutcome, RunOutcomeKind, RunError } from './types';
+export type { RunJob, HostCall, HostReply, HostHandler, HostErrorShape, RunOutcome, RunOutcomeKind, RunError, SuspendedRun } from './types';

@@ -56,7 +56,7 @@ function withTrace(headline: string, trace: string | undefined): string {
 
 /** The outcome of a runner's report (already checked field by field, traces already rendered by the runner). */
 export function reportedOutcome(job: RunJob, raw: CheckedOutcome): RunOutcome {
-  const base = { console: raw.console, wasmFuel: raw.wasmFuel, hostFuel: raw.hostFuel, memoryPeak: raw.memoryPeak, wallMs: raw.wallMs, ...(raw.journal ? { journal: raw.journal } : {}), ...(raw.divergence ? { divergence: raw.divergence } : {}) };
+  const base = { console: raw.console, wasmFuel: raw.wasmFuel, hostFuel: raw.hostFuel, memoryPeak: raw.memoryPeak, wallMs: raw.wallMs, ...(raw.divergence ? { divergence: raw.divergence } : {}) };
   if (raw.kind === 'ok') return { ...base, outcome: 'ok', result: raw.result, error: null };
   if (raw.kind === 'error' || raw.kind === 'crashed') {
     const failure = raw.failure ?? { name: 'Error', message: 'the run failed inside the sandbox' };

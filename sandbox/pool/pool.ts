@@ -22,6 +22,7 @@ import { abortSoon, PROGRAM_ABORTED, RUN_ENDED } from './call-aborts';
 import { defaultComputingRuns } from './cpu-slots';
 import { clockStopped, countedMs, whileWaiting } from './clock';
 import type { RunnerConfinement } from '../confine';
+import { JournalIntake } from '../journal/intake';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 /**
@@ -74,6 +75,13 @@ export interface RunnerPoolOptions {
 
 const DEFAULT_QUEUED_RUNS = 1024;
 
+/** The run's journal as its runner streams it (journalled runs only); a replay's bound covers what it replays, twice, plus slack. */
+function journalIntake(job: RunJob): JournalIntake | null {
+  const limits = job.limits;
+  if (!((limits.journalBytes ?? 0) > 0)) return null;
+  return new JournalIntake(Math.max(limits.journalBytes ?? 0, limits.replayBytes ?? 0) * 2 + 1024 * 1024, job.journal);
+}
+
 export class RunnerPool {
   private readonly runners: Runner[] = [];
   private readonly admission: Admission<ActiveRun>;
@@ -88,6 +96,8 @@ export class RunnerPool {
   private readonly quarantine: Quarantine;
   /** Admitted runs no runner of their kind had room for yet (a quarantined tenant's, runs lost with their runner). */
   private readonly unplaced: ActiveRun[] = [];
+  /** Runs whose isolate ended while they only waited for people: no runner holds them until an answer comes. */
+  private readonly suspended = new Set<ActiveRun>();
   private readonly entry: string;
   private readonly execArgv: string[];
 
@@ -99,6 +109,11 @@ export class RunnerPool {
   /** Runs in flight and queued per token (for the metrics). */
   runsByTenant(): Map<string, TenantRuns> {
     return this.admission.byTenant();
+  }
+
+  /** Runs waiting for a person with no isolate (for the metrics: svc_runs_parked). */
+  get parkedRuns(): number {
+    return this.suspended.size;
   }
 
   /** Runs holding a CPU slot, and runs waiting for one (for the metrics). */
@@ -136,7 +151,7 @@ export class RunnerPool {
   run(job: RunJob, host: HostHandler): Promise<RunOutcome> {
     if (this.stopped) return Promise.resolve(endedOutcome(job, 'cancelled', 0));
     return new Promise((resolve) => {
-      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0, clock: { holds: 0, pausedSince: null, pausedMs: 0 } };
+      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0, placement: 0, clock: { holds: 0, pausedSince: null, pausedMs: 0 }, outstanding: new Map(), journal: journalIntake(job) };
       const signal = job.signal;
       if (signal?.aborted) {
         resolve(endedOutcome(job, 'cancelled', 0));
@@ -162,6 +177,8 @@ export class RunnerPool {
     if (this.watchdog) clearInterval(this.watchdog);
     for (const queued of this.admission.drain()) this.finish(queued, endedOutcome(queued.job, 'cancelled', Date.now() - queued.started));
     for (const waiting of this.unplaced.splice(0)) this.finish(waiting, endedOutcome(waiting.job, 'cancelled', Date.now() - waiting.started));
+    for (const parked of this.suspended) this.finish(parked, endedOutcome(parked.job, 'cancelled', Date.now() - parked.started));
+    this.suspended.clear();
     for (const runner of this.runners) {
       for (const active of runner.runs.values()) this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
       runner.runs.clear();
@@ -239,8 +256,11 @@ export class RunnerPool {
     runner.runs.set(active.runId, active);
     active.runner = runner;
     active.attempts++;
+    active.placement++;
     const { job } = active;
     runner.child.send({ ...runMessage(runner, active), ...(this.cpu.start(active) ? {} : { waitForCpu: true }) } satisfies ToRunner);
+    // Resumed while a call it made waits for a person: its time limit stays stopped.
+    if (clockStopped(active)) runner.child.send({ type: 'clock', runId: active.runId, paused: true } satisfies ToRunner);
     // The runner enforces the limit; this catches a runner that cannot.
     if (job.limits.timeMs > 0) this.armDeadline(active, runner);
   }
@@ -290,6 +310,11 @@ export class RunnerPool {
     }
     const runner = active.runner;
     if (!runner) {
+      if (this.suspended.delete(active)) {
+        this.admission.ended(active);
+        this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
+        return;
+      }
       // Admitted but waiting for a runner of its kind (or to run again): it leaves that wait.
       const index = this.unplaced.indexOf(active);
       if (index === -1) return;
@@ -338,6 +363,7 @@ export class RunnerPool {
         const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
         const started = active?.calls.get(message.callId);
         if (started) abortSoon(started, PROGRAM_ABORTED);
+        if (typeof message.callId === 'number') active?.journal?.forget(message.callId);
         return;
       }
       case 'cpu-free':
@@ -353,19 +379,29 @@ export class RunnerPool {
         const caller = runner.runs.get(call.runId);
         // From here the call may have effects: a run lost with its runner is not run again.
         if (caller) caller.hostCalls++;
+        // The journal up to this call: the answers it names were sent before it.
+        if (caller) this.takeJournal(caller, call.journal);
         if (caller && call.blocking) this.cpu.park(caller, true);
-        const waiting = <T,>(active: ActiveRun, work: Promise<T>) =>
-          whileWaiting(active, work, () => {
+        const waiting = <T,>(active: ActiveRun, work: Promise<T>) => {
+          const waited = whileWaiting(active, work, () => {
             if (active.runner && active.job.limits.timeMs > 0) this.armDeadline(active, active.runner);
           });
+          this.offerSuspend(active);
+          return waited;
+        };
         void answerHostCall(runner, call, (active, reply, blocking) => this.cpu.reply(active, reply, blocking), waiting, this.options.decodeLargeArgs).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
+        return;
+      }
+      case 'suspended': {
+        const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
+        if (active) this.park(runner, active, message.journal);
         return;
       }
       case 'done': {
         const active = typeof message.runId === 'number' ? runner.runs.get(message.runId) : undefined;
         if (!active) return;
         this.release(runner, active);
-        this.finish(active, this.toOutcome(active.job, message.outcome));
+        this.finish(active, this.toOutcome(active, message.outcome));
         if (message.retiring === true) {
           // Its isolate would not stop: the run's tenant broke the runner.
           this.quarantine.blame(active.tenant);
@@ -463,7 +499,7 @@ export class RunnerPool {
       } else if (late) {
         this.admission.ended(active);
         this.finish(active, endedOutcome(active.job, 'timeout', now - active.started));
-      } else if (!this.stopped && active.hostCalls === 0 && active.attempts < MAX_ATTEMPTS && !active.job.signal?.aborted) {
+      } else if (!this.stopped && active.attempts < MAX_ATTEMPTS && !active.job.signal?.aborted && (active.hostCalls === 0 || this.resumable(active, now))) {
         this.runAgain(active);
       } else {
         this.admission.ended(active);
@@ -475,14 +511,21 @@ export class RunnerPool {
     this.dispatch();
   }
 
-  /** A run lost with its runner before it called the host: it keeps its admission and goes to the next runner with room, from the start. */
+  /**
+   * A run lost with its runner through no fault of its own: it keeps its admission and goes
+   * to the next runner with room, from the start (it had not called the host) or resumed
+   * from its journal (resumable()).
+   */
   private runAgain(active: ActiveRun): void {
     this.cpu.end(active);
     for (const timer of active.timers) clearTimeout(timer);
     active.timers.length = 0;
     active.runner = null;
+    // The calls in flight go on (a resumed run gets their answers); the next runner's call ids start anew.
+    active.calls.clear();
     this.unplaced.unshift(active);
-    this.options.onLog?.('info', 'a run lost with its runner before it called the host runs again on another runner', { execution_id: active.job.executionId });
+    const resumed = active.job.journal?.live === true && active.hostCalls > 0;
+    this.options.onLog?.('info', resumed ? 'a run lost with its runner after it called the host resumes on another runner from its journal' : 'a run lost with its runner before it called the host runs again on another runner', { execution_id: active.job.executionId });
   }
 
   private startReplacement(quarantine = false): void {
@@ -506,17 +549,102 @@ export class RunnerPool {
     active.detach?.();
     for (const call of active.calls.values()) abortSoon(call, RUN_ENDED);
     active.calls.clear();
+    for (const call of active.outstanding.values()) abortSoon(call.cancel, RUN_ENDED);
+    active.outstanding.clear();
     for (const timer of active.timers) clearTimeout(timer);
     active.resolve(outcome);
   }
 
-  /** The runner's report, checked field by field; whatever it holds, this never throws. */
-  private toOutcome(job: RunJob, raw: unknown): RunOutcome {
+  /** The runner's report, checked field by field, with the run's journal; whatever it holds, this never throws. */
+  private toOutcome(active: ActiveRun, raw: unknown): RunOutcome {
+    const { job } = active;
     const checked = readOutcome(raw, job.limits);
     if (!checked) {
       this.options.onLog?.('error', 'a runner reported a run in a shape the server does not accept; the run ends as an error', { execution_id: job.executionId });
       return endedOutcome(job, 'error', 0);
     }
-    return reportedOutcome(job, checked);
+    const outcome = reportedOutcome(job, checked);
+    if (active.journal) {
+      this.takeJournal(active, (raw as { journal?: unknown }).journal);
+      outcome.journal = active.journal.result();
+    }
+    return outcome;
+  }
+
+  /**
+   * Every call the run has in flight at the server waits for a person: the runner is asked
+   * to end its isolate if the run has nothing else to do (sandbox/runner/context.ts
+   * suspendIfIdle). Only a run whose journal can resume it is asked.
+   */
+  private offerSuspend(active: ActiveRun): void {
+    const runner = active.runner;
+    if (this.stopped || active.settled || !runner?.ready || !runner.child.connected || !active.journal?.resumable()) return;
+    if (active.clock.holds === 0 || active.calls.size !== active.clock.holds) return;
+    runner.child.send({ type: 'suspend', runId: active.runId, waiting: active.clock.holds } satisfies ToRunner);
+  }
+
+  /**
+   * The runner ended the run's isolate while it only waited for people: the run holds no
+   * runner slot (it keeps its admission) until one of those calls is answered; then it
+   * resumes on any runner from its journal, the answered call given its answer there.
+   */
+  private park(runner: Runner, active: ActiveRun, chunk: unknown): void {
+    runner.runs.delete(active.runId);
+    if (runner.draining && runner.runs.size === 0) this.replace(runner, 'error');
+    this.takeJournal(active, chunk);
+    const now = Date.now();
+    if (this.stopped || !this.resumable(active, now)) {
+      this.admission.ended(active);
+      this.finish(active, lostOutcome(active.job, now - active.started, false, true));
+      this.dispatch();
+      return;
+    }
+    this.cpu.end(active);
+    for (const timer of active.timers) clearTimeout(timer);
+    active.timers.length = 0;
+    active.runner = null;
+    active.calls.clear();
+    // Not a lost placement: the resumed run may still be run again once if its runner is lost.
+    active.attempts = Math.max(0, active.attempts - 1);
+    this.suspended.add(active);
+    active.job.onSuspended?.({ entries: active.job.journal?.entries ?? [], timeMs: active.job.limits.timeMs });
+    const answered = () => {
+      if (!this.suspended.delete(active) || active.settled) return;
+      active.job.onSuspended?.(null);
+      this.unplaced.push(active);
+      this.dispatch();
+    };
+    const waits = [...active.outstanding.values()].map((call) => call.reply);
+    void Promise.race(waits.length > 0 ? waits : [Promise.resolve()]).then(answered, answered);
+    this.dispatch();
+  }
+
+  /** A chunk of the run's streamed journal: the calls whose answers it now holds need not be kept for a resume. */
+  private takeJournal(active: ActiveRun, chunk: unknown): void {
+    const journal = active.journal;
+    if (!journal) return;
+    journal.take(chunk, (call) => active.outstanding.delete(call));
+    if (!journal.keeping) active.outstanding.clear();
+  }
+
+  /**
+   * Readies a run that had called the host for another runner: it replays its journal (the
+   * calls already made are answered from it, or from the answers kept for it, never made
+   * again) and goes on live. False when its journal cannot carry it (not journalled, passed
+   * its bound, holds a withheld secret). Its time limit goes on from what it had counted.
+   */
+  private resumable(active: ActiveRun, now: number): boolean {
+    const entries = active.journal?.resumable();
+    if (!entries) return false;
+    const { job } = active;
+    const spent = countedMs(active, now);
+    const limits = { ...job.limits, replayBytes: active.journal!.size, ...(job.limits.timeMs > 0 ? { timeMs: Math.max(1, job.limits.timeMs - spent) } : {}) };
+    const plan = { entries, live: true };
+    active.job = { ...job, limits, journal: plan };
+    active.journal = journalIntake(active.job);
+    active.started = now;
+    active.clock.pausedMs = 0;
+    if (active.clock.pausedSince !== null) active.clock.pausedSince = now;
+    return true;
   }
 }

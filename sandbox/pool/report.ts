@@ -3,7 +3,8 @@
 // refused (the run ends as an error); figures are clamped to what the run could spend.
 import { DENIAL_SOURCES, RUN_OUTCOME_KINDS } from '../contract';
 import type { FromRunner, ReportedFailure, RunLimits, RunReport } from '../runner/protocol';
-import { readDivergence, readRecordedJournal } from '../journal/check';
+import { readDivergence } from '../journal/check';
+import type { JournalChunk } from '../journal/entries';
 
 /** What a runner may report: a run outcome, or `crashed` (the runner's own failure). */
 const KINDS: ReadonlySet<string> = new Set<string>([...RUN_OUTCOME_KINDS, 'crashed']);
@@ -28,7 +29,8 @@ function consoleWithinBound(lines: unknown[]): boolean {
   return true;
 }
 
-export type CheckedOutcome = RunReport;
+/** A report read field by field; its journal chunk is left for the pool's JournalIntake. */
+export type CheckedOutcome = Omit<RunReport, 'journal'>;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -87,19 +89,14 @@ export function readOutcome(raw: unknown, limits: RunLimits): CheckedOutcome | n
     hostFuel,
     memoryPeak: figure(raw.memoryPeak, Number.MAX_SAFE_INTEGER),
     wallMs: figure(raw.wallMs, Number.MAX_SAFE_INTEGER),
-    ...journalOf(raw, limits),
+    ...divergenceOf(raw),
   };
 }
 
-/** The run's journal and divergence, when the report carries them in their known shapes. */
-function journalOf(raw: Record<string, unknown>, limits: RunLimits): Pick<RunReport, 'journal' | 'divergence'> {
-  const out: Pick<RunReport, 'journal' | 'divergence'> = {};
-  // Replayed entries count too: a replay's bound is at least what it replays.
-  const journal = raw.journal === undefined ? undefined : readRecordedJournal(raw.journal, Math.max(limits.journalBytes ?? 0, limits.replayBytes ?? 0) * 2 + 1024 * 1024);
-  if (journal) out.journal = journal;
+/** A replay's divergence, when the report carries one in its known shape (the journal chunk is the pool's JournalIntake's to read). */
+function divergenceOf(raw: Record<string, unknown>): Pick<RunReport, 'divergence'> {
   const divergence = raw.divergence === undefined ? undefined : readDivergence(raw.divergence);
-  if (divergence) out.divergence = divergence;
-  return out;
+  return divergence ? { divergence } : {};
 }
 
 /** A runner's host-call message. */
@@ -110,9 +107,13 @@ export function readHostCall(raw: unknown): HostCallMessage | null {
   if (!isRecord(raw)) return null;
   const { runId, callId, module, op, args, fuelLeft, attribution } = raw;
   if (typeof runId !== 'number' || typeof callId !== 'number' || typeof module !== 'string' || typeof op !== 'string' || typeof args !== 'string') return null;
-  const call: HostCallMessage = { type: 'host-call', runId, callId, module, op, args, fuelLeft: typeof fuelLeft === 'number' && Number.isFinite(fuelLeft) ? fuelLeft : 0 };
+  // A start index the runner did not give (or gave oddly) only means the call cannot be matched on a resume.
+  const index = Number.isSafeInteger(raw.call) && (raw.call as number) >= 0 ? (raw.call as number) : -1;
+  const call: HostCallMessage = { type: 'host-call', runId, callId, call: index, module, op, args, fuelLeft: typeof fuelLeft === 'number' && Number.isFinite(fuelLeft) ? fuelLeft : 0 };
   // Names only, checked against the run's principals by the host; anything else is "unknown".
   if (isRecord(attribution)) call.attribution = { caller: text(attribution.caller, 256) ?? null, consumer: text(attribution.consumer, 256) ?? null };
   if (raw.blocking === true) call.blocking = true;
+  // Read entry by entry by the run's JournalIntake, which voids the journal for any other shape.
+  if (raw.journal !== undefined) call.journal = raw.journal as JournalChunk;
   return call;
 }

@@ -1,7 +1,8 @@
 // What the pool keeps of each run it was given and of each runner process it hosts them in.
 import type { ChildProcess } from 'node:child_process';
 import type { BoundedCache } from '../bounded-cache';
-import type { HostHandler, RunJob, RunOutcome } from './types';
+import type { HostHandler, HostReply, RunJob, RunOutcome } from './types';
+import type { JournalIntake } from '../journal/intake';
 
 export interface ActiveRun {
   runId: number;
@@ -23,10 +24,28 @@ export interface ActiveRun {
   hostCalls: number;
   /** Runners it was given to (a run lost with its runner before calling the host gets one more). */
   attempts: number;
+  /** Counts its placements on runners: an answer to a call of an earlier placement (another runner, or the same one before a park) is never delivered. */
+  placement: number;
   /** Its time limit's clock: stopped while any of its host calls waits for a person (clock.ts). */
   clock: { holds: number; pausedSince: number | null; pausedMs: number };
+  /**
+   * Host calls of a journalled run whose answers its streamed journal does not hold yet, by
+   * start index: a run resumed on another runner gets these answers again, never a second call.
+   */
+  outstanding: Map<number, OutstandingCall>;
+  /** Its journal as streamed so far (journalled runs only). */
+  journal: JournalIntake | null;
   /** Removes the run's abort listener (a listener left behind keeps the whole job alive). */
   detach?: () => void;
+}
+
+/** A host call being answered, or answered, for a run that may be resumed (ActiveRun.outstanding). */
+export interface OutstandingCall {
+  capability: string;
+  /** The arguments as the guest encoded them: a resumed run's call is the same only with the same text. */
+  args: string;
+  reply: Promise<HostReply>;
+  cancel: AbortController;
 }
 
 export interface Runner {

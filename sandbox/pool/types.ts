@@ -1,7 +1,7 @@
 // Public types of the runtime: a run job, host calls and replies, and the outcome.
 import type { Attribution, HostErrorShape, HostReply, PackageScript, ProgramScript, RunErrorKind, RunOutcomeKind } from '../contract';
 import type { RunLimits } from '../runner/protocol';
-import type { Divergence, RecordedJournal, ReplayPlan } from '../journal/entries';
+import type { Divergence, JournalEntry, RecordedJournal, ReplayPlan } from '../journal/entries';
 
 export type { HostErrorShape, HostReply, RunOutcomeKind };
 
@@ -23,6 +23,14 @@ export interface RunJob {
   packages?: Array<{ script: PackageScript; imports: string[]; listed: boolean }>;
   /** Answer the run from this journal (a replay; `live`: then go on against the world). */
   journal?: ReplayPlan;
+  /** The run parked with no isolate while its calls wait for people (a server may keep this to resume it after a restart); null: it runs again. */
+  onSuspended?: (suspended: SuspendedRun | null) => void;
+}
+
+/** What a parked run resumes from: its journal so far, and the time its limit has left (ms; 0: no limit). */
+export interface SuspendedRun {
+  entries: JournalEntry[];
+  timeMs: number;
 }
 
 export interface HostCall {

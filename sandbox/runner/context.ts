@@ -5,9 +5,9 @@ import ivm from 'isolated-vm';
 import { collectGarbage, collectGarbageAsync, holdsGarbage, memoryInUse, NATIVE_NAMES, type Engine } from './engines';
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type HostReplyMessage, type RunnerOutcome } from './protocol';
 import { guestReply, type IncomingBytes } from './reply-bytes';
-import { JournalKeeper, payloadOf, requestDigest } from '../journal/keeper';
-import { blobsOf, replyMessage, withRecordedFuel } from './journal-replies';
-import type { HostCallEntry } from '../journal/entries';
+import { JournalKeeper, requestDigest } from '../journal/keeper';
+import { replyMessage, withRecordedFuel } from './journal-replies';
+import type { StreamedEntry, StreamedHostCall } from '../journal/entries';
 
 export const MAX_CONSOLE_LINES = 10_000;
 const MAX_CONSOLE_BYTES = 1024 * 1024;
@@ -37,13 +37,13 @@ export interface Slot {
   /** The run's ceiling on asynchronous calls in flight (max_host_calls_in_flight). */
   maxAsyncCalls: number;
   /** Replies to deliver into the isolate, in arrival order (text, or text and bytes as a copy); `entry` is journalled when it is delivered. */
-  deliveries: Array<{ callId: number; reply: string | ivm.Copy<unknown>; entry?: HostCallEntry }>;
+  deliveries: Array<{ callId: number; reply: string | ivm.Copy<unknown>; entry?: { entry: StreamedEntry; bytes: number } }>;
   /** The run's journal: records what enters the program, or answers it from a recorded one (set per attempt). */
   journal: JournalKeeper;
   /** In a replay: each asynchronous call's id by its start index (the journal names calls by start index). */
   replayCalls: Map<number, number>;
   /** Calls a replay started that the journal does not answer: sent to the host when the run goes live. */
-  unsent: Map<number, FromRunner>;
+  unsent: Map<number, Extract<FromRunner, { type: 'host-call' }>>;
   /** Bytes of large reply blobs received ahead of their reply, by call id. */
   incoming: Map<number, IncomingBytes>;
   /** The run's memory limit: a reply's bytes must fit beside what the isolate holds. */
@@ -55,6 +55,12 @@ export interface Slot {
   syncSlice: boolean;
   /** The synchronous attempt wanted the host or ran past its slice: run it again. */
   restart: boolean;
+  /** The run ended at the pool's `suspend`: it reports `suspended`, not an outcome. */
+  suspended: boolean;
+  /** The pool asked to suspend while the run was not yet idle (this many calls wait for people): asked again when its loop next waits. */
+  suspendWanted: number | null;
+  /** The guest's timers (set once the prelude has run). */
+  timers: GuestTimers | null;
   /** The run's time limit, which stops while a host call waits for a person (null: no limit, or not started). */
   deadline: { pause(): void; resume(): void } | null;
 }
@@ -115,14 +121,28 @@ function newSlot(isolate: ivm.Isolate): Slot {
     wake: null,
     syncSlice: false,
     restart: false,
+    suspended: false,
+    suspendWanted: null,
+    timers: null,
     deadline: null,
   };
 }
 
-/** A host call's journal entry with its answer, or without it when the answer holds a secret. */
-function answerEntry(call: HostCallEntry, reply: HostReplyMessage, blobs: string[] | undefined): HostCallEntry {
-  if (reply.withheld) return { ...call, withheld: true };
-  return { ...call, reply: reply.reply, ...(blobs ? { blobs } : {}) };
+/**
+ * A host call's journal entry as it is streamed (the pool fills in the answer it sent under
+ * `callId`), marked withheld when the answer holds a secret, and the bytes it counts: its
+ * reply and the reply's bytes as base64.
+ */
+function answerEntry(call: Omit<StreamedHostCall, 'callId' | 'fuel'>, callId: number, reply: HostReplyMessage, blobBytes: number): { entry: StreamedEntry; bytes: number } {
+  const entry: StreamedHostCall = { ...call, fuel: reply.fuel, callId, ...(reply.withheld ? { withheld: true as const } : {}) };
+  const bytes = call.capability.length + call.request_digest.length + (reply.withheld ? 0 : reply.reply.length + Math.ceil(blobBytes / 3) * 4);
+  return { entry, bytes };
+}
+
+/** A host call for the server, with the journal recorded since the run's previous message (the server holds it up to this call). */
+export function withJournal(slot: Slot, message: Extract<FromRunner, { type: 'host-call' }>): FromRunner {
+  const journal = slot.journal.drain();
+  return journal ? { ...message, journal } : message;
 }
 
 /** Ends the run by a limit or a cancellation: the isolate goes, so nothing of the run continues. */
@@ -131,6 +151,28 @@ export function endRun(slot: Slot, kind: RunnerOutcome['kind'], fuelLeft?: numbe
   if (slot.limit === null) slot.limit = { kind, fuelLeft, stack: typeof stack === 'string' ? stack : undefined };
   if (!slot.isolate.isDisposed) slot.isolate.dispose();
   slot.wake?.();
+}
+
+/**
+ * Ends the run to be resumed elsewhere, when all it waits for is `waiting` calls (the ones a
+ * person must answer): no reply to deliver, no replay under way, no timer. False otherwise.
+ */
+export function suspendIfIdle(slot: Slot, waiting: number): boolean {
+  slot.suspendWanted = null;
+  if (!slot.live || slot.limit !== null || slot.unsent.size > 0 || slot.asyncCalls !== waiting || waiting === 0 || slot.journal.replaying) return false;
+  // Still computing, or a reply to hand over: asked again when the run's loop next waits with nothing to do.
+  if (slot.wake === null || slot.deliveries.length > 0) {
+    slot.suspendWanted = waiting;
+    return false;
+  }
+  try {
+    if (!slot.timers || slot.timers.nextTimer.applySync(undefined, [], { result: { copy: true } }) !== -1) return false;
+  } catch {
+    return false;
+  }
+  slot.suspended = true;
+  endRun(slot, 'cancelled');
+  return true;
 }
 
 /** The URL setters the guest's URL may apply here (the guest names one; nothing else is assigned). */
@@ -226,13 +268,12 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     return new Promise<string | ivm.Copy<unknown>>((resolve, reject) => {
       slot.pendingCalls.set(callId, (message) => {
         const reply = recorded?.withheld ? withRecordedFuel(message, recorded.fuel) : message;
-        const blobs = !replaying && journal.recording && !reply.withheld ? blobsOf(reply, slot.incoming.get(callId)?.blobs) : undefined;
         const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
         if (!value) return reject(new Error('the run has ended'));
         chargeHostFuel(reply, args, value.bytes);
         if (!replaying && journal.recording) {
-          const entry = answerEntry({ kind: 'host_call', call, capability, request_digest: digest, sync: true, fuel: reply.fuel }, reply, blobs);
-          journal.record(entry, payloadOf(entry));
+          const { entry, bytes } = answerEntry({ kind: 'host_call', call, capability, request_digest: digest, sync: true }, callId, reply, value.bytes);
+          journal.record(entry, bytes);
         }
         resolve(value.value);
       });
@@ -242,7 +283,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
         answer(replyMessage(slot.runId, callId, recorded));
         return;
       }
-      link.send({ type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...attributionOf(caller, consumer), blocking: true });
+      link.send(withJournal(slot, { type: 'host-call', runId: slot.runId, callId, call, module, op, args, fuelLeft, ...attributionOf(caller, consumer), blocking: true }));
     });
   };
   // Starts a call and returns at once (the guest's thread is not held): the reply waits in
@@ -262,19 +303,18 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
       slot.asyncCalls--;
       // An answer from the journal is journalled as the event loop takes it; a live one when it is delivered.
       const live = found !== 'answered';
-      const blobs = live && journal.recording && !reply.withheld ? blobsOf(reply, slot.incoming.get(callId)?.blobs) : undefined;
       const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
       if (!value) return;
       chargeHostFuel(reply, args, value.bytes);
-      const entry = live && journal.recording ? answerEntry({ kind: 'host_call', call, capability, request_digest: digest, fuel: reply.fuel }, reply, blobs) : undefined;
+      const entry = live && journal.recording ? answerEntry({ kind: 'host_call', call, capability, request_digest: digest }, callId, reply, value.bytes) : undefined;
       slot.deliveries.push({ callId, reply: value.value, ...(entry ? { entry } : {}) });
       slot.wake?.();
     });
-    const message: FromRunner = { type: 'host-call', runId: slot.runId, callId, module, op, args, fuelLeft, ...attributionOf(caller, consumer) };
+    const message: Extract<FromRunner, { type: 'host-call' }> = { type: 'host-call', runId: slot.runId, callId, call, module, op, args, fuelLeft, ...attributionOf(caller, consumer) };
     if (found === 'answered') slot.replayCalls.set(call, callId);
     else if (found === 'unsent') slot.unsent.set(callId, message);
     // 'unanswered': the recorded run never had its answer; it stays in flight.
-    else if (found === null) link.send(message);
+    else if (found === null) link.send(withJournal(slot, message));
     return callId;
   };
   const hostCancel = (callId: unknown) => {
@@ -330,6 +370,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
       fireTimers: entry.getSync('fireTimers', { reference: true }) as GuestTimers['fireTimers'],
     };
     const deliver = entry.getSync('deliver', { reference: true }) as Prepared['deliver'];
+    slot.timers = timers;
     prepared = { engine, context, run, collect, timers, deliver, handles: [entry, run, collect, timers.nextTimer, timers.fireTimers, deliver], slot, base };
     return prepared;
   };

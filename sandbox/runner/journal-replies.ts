@@ -1,4 +1,4 @@
-// A journal entry as the runner's host reply, and a reply's bytes as the journal keeps them.
+// A journal entry as the runner's host reply.
 import type { HostCallEntry } from '../journal/entries';
 import { replyText } from '../journal/reply';
 import type { HostReplyMessage } from './protocol';
@@ -7,13 +7,6 @@ import type { HostReplyMessage } from './protocol';
 export function replyMessage(runId: number, callId: number, entry: HostCallEntry): HostReplyMessage {
   const blobs = (entry.blobs ?? []).map((blob) => new Uint8Array(Buffer.from(blob, 'base64')));
   return { type: 'host-reply', runId, callId, reply: replyText(entry), ...(blobs.length > 0 ? { blobs } : {}), fuel: entry.fuel };
-}
-
-/** A reply's blobs as base64: inline ones from the message, large ones from the chunks that came ahead of it. */
-export function blobsOf(message: HostReplyMessage, chunks: Map<number, Uint8Array[]> | undefined): string[] | undefined {
-  const listed = Array.isArray(message.blobs) ? message.blobs : [];
-  if (listed.length === 0) return undefined;
-  return listed.map((inline, index) => (inline instanceof Uint8Array ? Buffer.from(inline.buffer, inline.byteOffset, inline.byteLength) : Buffer.concat(chunks?.get(index) ?? [])).toString('base64'));
 }
 
 /**

@@ -4,7 +4,7 @@
 // isolated-vm's threads), so it keeps sending heartbeats while runs compute or wait. The
 // server kills and replaces a runner that crashes or stops sending heartbeats.
 import type { Engine } from './engines';
-import { endRun, type Slot } from './context';
+import { endRun, suspendIfIdle, type Slot } from './context';
 import { Run, type RunHost } from './run';
 import { Shelf } from './shelf';
 import { CpuTurns } from './cpu';
@@ -85,6 +85,11 @@ process.on('message', (message: ToRunner) => {
       const deadline = slots.get(message.runId)?.deadline;
       if (message.paused) deadline?.pause();
       else deadline?.resume();
+      break;
+    }
+    case 'suspend': {
+      const slot = slots.get(message.runId);
+      if (slot) suspendIfIdle(slot, message.waiting);
       break;
     }
     case 'cancel': {

@@ -1,7 +1,7 @@
 // Messages between the server's RunnerPool and a runner child process (IPC).
 import { textBytes } from '../bounded-cache';
 import type { Attribution, DenialFacts, RunOutcomeKind } from '../contract';
-import type { Divergence, RecordedJournal, ReplayPlan } from '../journal/entries';
+import type { Divergence, JournalChunk, ReplayPlan } from '../journal/entries';
 
 /**
  * The most a host call's encoded arguments may hold (UTF-16 units of the JSON text): the
@@ -113,6 +113,17 @@ export interface ClockMessage {
   paused: boolean;
 }
 
+/**
+ * The pool finds every call the run has in flight at the server waiting for a person
+ * (`waiting` of them): if the run has nothing else to do (no timer, no other call, no reply
+ * to deliver), its isolate ends and the run is `suspended`, to be resumed from its journal.
+ */
+export interface SuspendMessage {
+  type: 'suspend';
+  runId: number;
+  waiting: number;
+}
+
 export interface CancelMessage {
   type: 'cancel';
   runId: number;
@@ -134,7 +145,7 @@ export interface HostReplyBytesMessage {
  */
 export const REPLY_CHUNK_BYTES = 1024 * 1024;
 
-export type ToRunner = RunMessage | HostReplyMessage | HostReplyBytesMessage | CancelMessage | CpuGrantMessage | ClockMessage;
+export type ToRunner = RunMessage | HostReplyMessage | HostReplyBytesMessage | CancelMessage | CpuGrantMessage | ClockMessage | SuspendMessage;
 
 export interface GuestFailure {
   name: string;
@@ -158,8 +169,8 @@ export interface RunnerOutcome {
   hostFuel: number;
   memoryPeak: number;
   wallMs: number;
-  /** What entered the program, when the run was journalled. */
-  journal?: RecordedJournal;
+  /** What entered the program since the run's last host call, when the run is journalled. */
+  journal?: JournalChunk;
   /** A replay asked for something its journal does not hold (the run stopped there). */
   divergence?: Divergence;
 }
@@ -185,8 +196,11 @@ export type FromRunner =
    * runs share the runner): if the thread never comes back, the pool knows whose run hung it.
    */
   | { type: 'slice'; runId: number }
-  /** `blocking`: the isolate waits for the reply (a synchronous call), so the run gives back its CPU slot. */
-  | { type: 'host-call'; runId: number; callId: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution; blocking?: true }
+  /**
+   * `blocking`: the isolate waits for the reply (a synchronous call), so the run gives back its CPU slot.
+   * `call`: its start index in the run (its name in the journal); `journal`: what the run recorded since its previous message.
+   */
+  | { type: 'host-call'; runId: number; callId: number; call: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution; blocking?: true; journal?: JournalChunk }
   /** The run parked (awaiting the host or a timer): it gives back its CPU slot. */
   | { type: 'cpu-free'; runId: number }
   /** The parked run has work (a reply arrived, a timer is due): it waits for a `cpu-grant`. */
@@ -195,5 +209,7 @@ export type FromRunner =
   | { type: 'host-cancel'; runId: number; callId: number }
   /** `retiring`: this runner holds an isolate that cannot stop; it must get no further run and be replaced once its other runs end. */
   | { type: 'done'; runId: number; outcome: RunReport; retiring?: boolean }
+  /** The run's isolate ended at the pool's `suspend` (it only waited for people); `journal`: what it recorded since its last host call. */
+  | { type: 'suspended'; runId: number; journal?: JournalChunk }
   /** `runId`: the run whose isolate failed (the process exits; its other runs end as crashes). */
   | { type: 'catastrophic'; message: string; runId?: number };

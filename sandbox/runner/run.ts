@@ -5,13 +5,13 @@ import ivm from 'isolated-vm';
 import { boundedCache, textBytes } from '../bounded-cache';
 import { dropPendingRejections, temporalSource } from './engines';
 import { compileShared, compileSharedAsync, contentKey } from './script-cache';
-import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, type Prepared, type RunnerLink, type Slot } from './context';
+import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, suspendIfIdle, withJournal, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
 import { RunDeadline } from './deadline';
 import type { CpuTurns } from './cpu';
 import type { GuestFailure, RunMessage, RunnerOutcome } from './protocol';
 import { mapsOf, reportOf, type RunMaps } from './render-stack';
-import { JournalKeeper, payloadOf } from '../journal/keeper';
+import { JournalKeeper } from '../journal/keeper';
 import { replyMessage } from './journal-replies';
 
 /** What a run needs from the runner process. */
@@ -51,7 +51,7 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
       await cpu.hold(runId, slot);
       const delivery = slot.deliveries.shift();
       if (!delivery || isolate.isDisposed) continue;
-      if (delivery.entry) slot.journal.record(delivery.entry, payloadOf(delivery.entry));
+      if (delivery.entry) slot.journal.record(delivery.entry.entry, delivery.entry.bytes);
       await surfacing(prepared, () => prepared.deliver.apply(undefined, [delivery.callId, delivery.reply]));
       continue;
     }
@@ -69,6 +69,8 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
           if (timer) clearTimeout(timer);
           resolve();
         };
+        // The pool asked to suspend the run before it came to wait: it may now (no timer is due).
+        if (wait === Infinity && slot.suspendWanted !== null) suspendIfIdle(slot, slot.suspendWanted);
       });
       slot.wake = null;
       continue;
@@ -105,7 +107,7 @@ async function replayTurn(prepared: Prepared, cpu: CpuTurns): Promise<boolean> {
   const callId = slot.replayCalls.get(turn.call);
   const answer = callId === undefined ? undefined : slot.pendingCalls.get(callId);
   if (callId === undefined || answer === undefined) {
-    slot.journal.diverge(slot.journal.result().entries.length - 1, `the answer to host_call #${turn.call}`, 'no such call in flight');
+    slot.journal.diverge(slot.journal.position - 1, `the answer to host_call #${turn.call}`, 'no such call in flight');
     endRun(slot, 'error');
     return false;
   }
@@ -309,7 +311,7 @@ export class Run {
     if (typeof ceiling === 'number' && Number.isInteger(ceiling) && ceiling > 0) slot.maxAsyncCalls = ceiling;
     slot.journal = new JournalKeeper(message.limits.journalBytes ?? 0, message.journal ?? null, () => {
       // The replay has caught up: the calls it started that the journal does not answer go to the host now.
-      for (const call of slot.unsent.values()) this.host.send(call);
+      for (const call of slot.unsent.values()) this.host.send(withJournal(slot, call));
       slot.unsent.clear();
     });
     this.host.attach(message.runId, slot);
@@ -435,6 +437,13 @@ export class Run {
       else failure = { name: 'Error', message: `the run failed inside the sandbox: ${crash ?? 'unknown failure'}` };
     }
     slot.live = false;
+    const journal = slot.journal.drain();
+    if (slot.suspended) {
+      // Nothing of the run is lost: its journal, with the calls still waiting, resumes it elsewhere.
+      this.reported = true;
+      this.host.send({ type: 'suspended', runId: message.runId, ...(journal ? { journal } : {}) });
+      return { kind: 'cancelled', crash: null };
+    }
     this.send({
       kind,
       result: kind === 'ok' && collected?.ok ? collected.result : null,
@@ -445,7 +454,7 @@ export class Run {
       hostFuel: slot.hostFuel,
       memoryPeak: kind === 'memory_exhausted' ? limitBytes : memoryPeak,
       wallMs: Date.now() - this.started,
-      ...(slot.journal.recording || slot.journal.result().truncated ? { journal: slot.journal.result() } : {}),
+      ...(journal ? { journal } : {}),
       ...(divergence ? { divergence } : {}),
     });
     return { kind, crash };

@@ -56,11 +56,17 @@ export class RunApprovals {
   /** Calls approved for the rest of the run (scope `run`), by capability and context. */
   private readonly granted = new Map<string, { approvalId: string; approvedBy: string }>();
 
+  /** Approvals answered while the run was parked before a restart: each answers its call once more, when the resumed run makes it again. */
+  private readonly answered: Approval[];
+
   constructor(
     private readonly approvals: Approvals,
     private readonly run: RunFacts,
     private readonly elicitation?: Elicitation,
-  ) {}
+    answered: readonly Approval[] = [],
+  ) {
+    this.answered = [...answered];
+  }
 
   /** The asker for one waiting call; `signal` ends the wait (the call or the run ended). */
   asker(signal: AbortSignal): HumanAsker {
@@ -72,6 +78,8 @@ export class RunApprovals {
     const grant = this.granted.get(key);
     if (grant) return { approved: true, ...grant };
     signal.throwIfAborted();
+    const earlier = this.answered.findIndex((approval) => approval.capability === question.capability && JSON.stringify(approval.context) === JSON.stringify(question.context));
+    if (earlier !== -1) return this.answer(question, key, this.answered.splice(earlier, 1)[0]);
     const { approval, settled } = this.approvals.create({ ...this.run, caller: question.caller, capability: question.capability, context: question.context });
     const id = approval.approval_id;
     const stopAsking = new AbortController();
@@ -86,18 +94,23 @@ export class RunApprovals {
     });
     abandoned.catch(() => {});
     try {
-      const final = await Promise.race([settled, abandoned]);
-      if (final.state === 'approved') {
-        const by = final.decided_by ?? 'unknown';
-        if (final.scope === 'run') this.granted.set(key, { approvalId: id, approvedBy: by });
-        return { approved: true, approvalId: id, approvedBy: by };
-      }
-      return { approved: false, approvalId: id, state: final.state === 'denied' ? 'denied' : 'expired', reason: refusal(question, final, this.run.timeoutSecs) };
+      return this.answer(question, key, await Promise.race([settled, abandoned]));
     } finally {
       signal.removeEventListener('abort', onAbort!);
       // Answered elsewhere (or over): the client's question is withdrawn, a late answer ignored.
       stopAsking.abort();
     }
+  }
+
+  /** What a final approval means for the call. */
+  private answer(question: HumanQuestion, key: string, final: Approval): HumanAnswer {
+    const id = final.approval_id;
+    if (final.state === 'approved') {
+      const by = final.decided_by ?? 'unknown';
+      if (final.scope === 'run') this.granted.set(key, { approvalId: id, approvedBy: by });
+      return { approved: true, approvalId: id, approvedBy: by };
+    }
+    return { approved: false, approvalId: id, state: final.state === 'denied' ? 'denied' : 'expired', reason: refusal(question, final, this.run.timeoutSecs) };
   }
 
   private async askOverMcp(approval: Approval, question: HumanQuestion, signal: AbortSignal): Promise<void> {

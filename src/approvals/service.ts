@@ -24,8 +24,9 @@ export interface ApprovalsOptions {
    */
   onWaiting?: (executionId: string, waiting: boolean) => void;
   /**
-   * An approval answered while no run of this process waits on it (it was pending across a
-   * restart). Hook for resuming that run from its journal; without it the answer is only recorded.
+   * An approval answered or expired while no run of this process waits on it (it was pending
+   * across a restart, or its call was given up). Hook for resuming a run parked before the
+   * restart from its journal; without it the answer is only recorded.
    */
   onAnsweredWithoutRun?: (approval: Approval) => void;
   now?: () => number;
@@ -119,9 +120,10 @@ export class Approvals {
     const resolve = this.waiters.get(id);
     if (!resolve) return;
     this.waiters.delete(id);
+    // Ended by the shutdown: the approval stays pending and its run's record stays waiting (a parked run resumes after the restart).
+    if (this.options.shutdown.aborted) return;
     const approval = this.store.get(id);
     if (approval) this.countWaiting(approval.execution_id, -1);
-    if (this.options.shutdown.aborted) return;
     const expired = this.store.settle(id, 'expired', this.now(), null, 'the call was given up before anyone answered (the program aborted it, or its run ended)', 'call');
     if (expired) this.finish(expired);
   }
@@ -138,7 +140,7 @@ export class Approvals {
     this.record(approval.state as ApprovalAuditRecord['event'], approval, via);
     const resolve = this.waiters.get(approval.approval_id);
     if (!resolve) {
-      if (approval.state !== 'expired') this.options.onAnsweredWithoutRun?.(approval);
+      this.options.onAnsweredWithoutRun?.(approval);
       return;
     }
     this.waiters.delete(approval.approval_id);

@@ -9,7 +9,7 @@ import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
 import { runTokenUsage, type HostModule, type RunServices } from '../stdlib';
 import type { FilledVfs } from '../vfs';
-import type { CompileResult, RunLimits, RunnerPool, RunOutcome, Typechecker, TypecheckMode } from '../../sandbox';
+import type { CompileResult, RunJob, RunLimits, RunnerPool, RunOutcome, Typechecker, TypecheckMode } from '../../sandbox';
 import type { PreparedPackages } from '../packages';
 import { confirmDenial, HostDispatcher } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
@@ -22,7 +22,8 @@ import { NO_USAGE, recordFinished, recordRefused, sourceFacts, type ExecutionRec
 import type { ReplayPlan } from '../../sandbox/journal/entries';
 
 import type { JournalledRun, RunJournals } from './journals';
-import type { RunHandle, RunStart } from '../runs';
+import type { ResumeStore, RunHandle, RunStart } from '../runs';
+import type { Approval } from '../approvals';
 
 /** Where a run came in (the audit record's `entry_point` owns the list). */
 export type EntryPoint = ExecutionRecord['entry_point'];
@@ -80,6 +81,12 @@ export interface ExecutionRequest<B extends RunBlueprint = RunBlueprint> {
   replay?: ReplayPlan;
   /** The MCP session that started the run, when its client declared `elicitation`: `ask-human` calls are also put to it. */
   elicitation?: Elicitation;
+  /**
+   * A run parked for approval by an earlier server, resumed from its journal (`replay`) after
+   * the restart: its record is the same one, the answered approvals answer its calls again
+   * (no new approval is asked), and its time limit goes on with what it had left.
+   */
+  resumed?: { approvals: Approval[]; timeMs: number };
 }
 
 /** A request refused before anything ran (unknown Blueprint, invalid bindings, ...). */
@@ -124,7 +131,9 @@ export interface ExecutorOptions<B extends RunBlueprint = RunBlueprint> {
   /** Keeps runs' journals (tapes, replay, fork); without it nothing is kept. */
   journals?: RunJournals;
   /** Keeps a record of every run (src/runs); without it runs leave none and cannot be cancelled by id. */
-  runs?: { begin(start: RunStart): RunHandle };
+  runs?: { begin(start: RunStart): RunHandle; adopt?(executionId: string): RunHandle | null };
+  /** Keeps the resume state of one-off runs parked for approval, so they survive a restart (src/runs/resumes.ts). */
+  resumes?: ResumeStore;
 }
 
 /** The entry point as the run record names it. */
@@ -227,8 +236,9 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
     const record = this.beginRecord(request, executionId);
     let journalled: JournalledRun | null = null;
     let report: ExecutionReport | undefined;
+    const parking = this.parking(request, executionId);
     try {
-      report = await this.run(request, base, ids, services, started, record, (run) => (journalled = run));
+      report = await this.run(request, base, ids, services, started, record, (run) => (journalled = run), parking.onSuspended);
       return report;
     } catch (error) {
       this.options.log.error('svc_server::execute', 'a run failed in the server', { execution_id: executionId, error: (error as Error).message });
@@ -236,14 +246,50 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
     } finally {
       services.endOfRun?.();
       this.options.journals?.finished(executionId, journalled);
-      record?.finish(report?.response ?? { ...ids, result: null, console: [], error: { kind: 'runtime_error', message: 'the server failed while running the program; see the server log' } });
+      // Parked when the server stopped: its record and resume state wait for the next server.
+      if (parking.parked() && this.options.shutdown.aborted) record?.leaveForRestart();
+      else {
+        parking.forget();
+        record?.finish(report?.response ?? { ...ids, result: null, console: [], error: { kind: 'runtime_error', message: 'the server failed while running the program; see the server log' } });
+      }
     }
+  }
+
+  /**
+   * What keeps a run's resume state while it is parked for approval: a one-off run's only
+   * (a session's file area and an MCP session do not outlive the server) and only one given
+   * no harness values (they are secrets, never stored).
+   */
+  private parking(request: ExecutionRequest, executionId: string): { onSuspended?: RunJob['onSuspended']; parked(): boolean; forget(): void } {
+    const store = this.options.resumes;
+    if (!store || request.throwaway !== true || Object.keys(request.harnessSecrets).length > 0) return { parked: () => false, forget: () => {} };
+    let parked = false;
+    let kept = request.resumed !== undefined;
+    const onSuspended: RunJob['onSuspended'] = (suspended) => {
+      parked = suspended !== null;
+      try {
+        if (suspended) {
+          store.keep({ executionId, owner: request.principal, sessionId: request.sessionId, entryPoint: request.entryPoint, blueprint: { name: request.blueprint.name, hash: request.blueprint.hash }, code: request.code, variables: request.variables, journal: suspended.entries, timeMs: suspended.timeMs });
+          kept = true;
+        }
+      } catch (error) {
+        this.options.log.error('svc_server::runs', 'could not keep a parked run\'s resume state; it will not survive a restart', { execution_id: executionId, error: (error as Error).message });
+      }
+    };
+    return {
+      onSuspended,
+      parked: () => parked,
+      forget: () => {
+        if (kept) store.drop(executionId);
+      },
+    };
   }
 
   /** The run's record (queued); a store that cannot be written is logged and the run goes on unrecorded. */
   private beginRecord(request: ExecutionRequest, executionId: string): RunHandle | null {
     if (!this.options.runs) return null;
     try {
+      if (request.resumed) return this.options.runs.adopt?.(executionId) ?? null;
       return this.options.runs.begin({ executionId, owner: request.principal, sessionId: request.sessionId, blueprint: request.blueprint.name, entryPoint: RECORD_ENTRY_POINT[request.entryPoint] });
     } catch (error) {
       this.options.log.error('svc_server::runs', 'could not record a run; it runs without a record', { execution_id: executionId, error: (error as Error).message });
@@ -251,7 +297,7 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
     }
   }
 
-  private async run(request: ExecutionRequest, base: RunRecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number, record: RunHandle | null, keepJournal: (run: JournalledRun) => void): Promise<ExecutionReport> {
+  private async run(request: ExecutionRequest, base: RunRecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number, record: RunHandle | null, keepJournal: (run: JournalledRun) => void, onSuspended: RunJob['onSuspended']): Promise<ExecutionReport> {
     const { audit } = this.options;
     const executionId = ids.executionId;
     // `@mcp/<server>` Packages the program imports are discovered for this run only.
@@ -341,6 +387,7 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
           this.options.approvals,
           { execution_id: executionId, session_id: request.sessionId, blueprint: request.blueprint.name, token_name: request.principal, timeoutSecs: request.blueprint.approvalTimeoutSecs ?? DEFAULT_APPROVAL_TIMEOUT_SECS },
           request.elicitation,
+          request.resumed?.approvals,
         )
       : undefined;
     try {
@@ -370,11 +417,12 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
           script: compiled.script,
           hostModules: imports,
           guestModules: importedGuests,
-          limits: replayLimits(runLimits(this.options.limits), request.replay),
+          limits: resumedLimits(replayLimits(runLimits(this.options.limits), request.replay), request.resumed),
           signal: runEnded.signal,
           tenant: request.principal,
           ...(prepared ? { packages: prepared.packages } : {}),
           ...(request.replay ? { journal: request.replay } : {}),
+          ...(onSuspended ? { onSuspended } : {}),
         },
         this.options.hostCalls ? this.options.hostCalls.wrap(request.principal, dispatcher.handle) : dispatcher.handle,
       );
@@ -443,6 +491,11 @@ function replayLimits(limits: RunLimits, replay: ReplayPlan | undefined): RunLim
   if (!replay) return limits;
   const bytes = JSON.stringify(replay.entries).length;
   return { ...limits, replayBytes: bytes, journalBytes: Math.max(limits.journalBytes ?? 0, bytes * 2) };
+}
+
+/** A run resumed after a restart: its time limit goes on with what it had left. */
+function resumedLimits(limits: RunLimits, resumed: ExecutionRequest['resumed']): RunLimits {
+  return resumed && resumed.timeMs > 0 && limits.timeMs > 0 ? { ...limits, timeMs: Math.min(limits.timeMs, resumed.timeMs) } : limits;
 }
 
 /** The message of a run cancelled through its record (POST /v1/runs/{id}/cancel), else null. */

@@ -17,6 +17,8 @@ export interface ServerState {
   queueDepth: () => number;
   /** Runs holding a CPU slot, and runs waiting for one (max_computing_runs). */
   cpuSlots: () => { computing: number; waiting: number };
+  /** Runs waiting for approval with no isolate (parked, resumed from their journal when answered). */
+  parkedRuns?: () => number;
   openSessions: () => number;
   /** MCP sessions whose protocol state (transport and server objects) is held in memory. */
   mcpTransports?: () => number;
@@ -98,6 +100,14 @@ export const metrics = {
     registers,
     collect() {
       if (state) this.set(state.cpuSlots().waiting);
+    },
+  }),
+  runsParked: new Gauge({
+    name: 'svc_runs_parked',
+    help: 'Runs waiting only for approvals whose isolate has ended (they hold no runner slot and resume from their journal when answered)',
+    registers,
+    collect() {
+      if (state?.parkedRuns) this.set(state.parkedRuns());
     },
   }),
   openSessions: new Gauge({

@@ -80,6 +80,12 @@ export interface RunHandle {
   setState(state: Exclude<RunState, 'finished'>): void;
   /** Stores the execute result body and wakes whoever waits; later calls do nothing. */
   finish(result: object): void;
+  /**
+   * The server stops while the run is parked for approval with its resume state kept: the
+   * record stays unfinished (`waiting_for_approval`) for the next server to resume, and the
+   * run no longer counts as in flight here. Later calls of either method do nothing.
+   */
+  leaveForRestart(): void;
 }
 
 export interface RunListFilter {
@@ -381,6 +387,12 @@ export class RunStore {
         });
         // A waiter's read commits this write first.
         for (const wake of [...live.waiters]) wake();
+        if (this.live.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+      },
+      leaveForRestart: () => {
+        if (finished) return;
+        finished = true;
+        this.live.delete(executionId);
         if (this.live.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
       },
     };

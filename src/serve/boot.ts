@@ -13,9 +13,9 @@ import { lookupCounters } from '../discovery';
 import { McpEndpoint } from '../mcp';
 import { McpDiscovery, McpRun, mcpViews } from '../mcp/client';
 import { OAuthService, TokenManager } from '../mcp/oauth';
-import { JournalStore, RunTapes } from '../journal';
+import { JournalStore, ParkedRuns, RunTapes } from '../journal';
 import { embedPackageCode, stampedDigests, PackageRuntime, PackageService, packageRequirements, storeLookup } from '../packages';
-import { RunStore } from '../runs';
+import { ResumeStore, RunStore } from '../runs';
 import { Approvals } from '../approvals';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
@@ -99,7 +99,10 @@ export async function boot(options: BootOptions): Promise<void> {
   closers.push(() => closeDatabase(db));
   // Run records: those the last process left unfinished end now (the journal's resume hooks in here).
   const runs = new RunStore({ db, log, retentionMs: settings.runs.retentionMs, maxBytes: settings.runs.maxBytes });
-  runs.recoverAtBoot();
+  // Runs parked for approval when the last server stopped stay waiting, to resume from their journal.
+  const resumes = new ResumeStore(db);
+  const parkedRuns = new ParkedRuns({ resumes, log });
+  runs.recoverAtBoot(parkedRuns.recover);
   runStore = runs;
   closers.push(() => runs.close());
   const secretStore = new SecretStore(settings.secretStore.dir, settings.secretStore.key);
@@ -272,9 +275,8 @@ export async function boot(options: BootOptions): Promise<void> {
   });
   closers.push(() => typecheck.close());
   // `ask-human` calls wait here for a person; the run's record says so while any call waits.
-  // (An approval answered after a restart is recorded; resuming its run from the journal is
-  // not built yet: the run ended "server restarted" at boot.)
-  const approvals = new Approvals({ db, audit, shutdown: cancel.signal, onWaiting: (executionId, waiting) => void runs.setState(executionId, waiting ? 'waiting_for_approval' : 'running') });
+  // An approval answered after a restart resumes its parked run from the journal.
+  const approvals = new Approvals({ db, audit, shutdown: cancel.signal, onWaiting: (executionId, waiting) => void runs.setState(executionId, waiting ? 'waiting_for_approval' : 'running'), onAnsweredWithoutRun: parkedRuns.answered });
   approvals.start();
   closers.push(() => approvals.close());
   const hostCalls = new HostCallSlots({ total: settings.limits.max_server_host_calls_in_flight, perToken: settings.limits.max_host_calls_in_flight_per_token });
@@ -299,7 +301,9 @@ export async function boot(options: BootOptions): Promise<void> {
     allows: settings.logging.audit.allows,
     newId: randomUUID,
     runs,
+    resumes,
   });
+  parkedRuns.connect({ executor, approvals, resolveBlueprint: (name) => registry.get(name) ?? undefined, adopt: (executionId) => runs.adopt(executionId) });
 
   let mcpEndpoint: McpEndpoint | null = null;
   const { sessions, ledger } = startSessionServices({
@@ -379,6 +383,7 @@ export async function boot(options: BootOptions): Promise<void> {
     poolSize: () => settings.runnerPoolSize,
     queueDepth: () => pool.queueDepth,
     cpuSlots: () => pool.cpuSlots,
+    parkedRuns: () => pool.parkedRuns,
     openSessions: () => sessions.activeCount(),
     mcpTransports: () => mcp.transportCount,
     typechecksRunning: () => typecheck.running,

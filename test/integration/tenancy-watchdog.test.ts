@@ -2,9 +2,11 @@
 // a server that was stalled past the heartbeat timeout keeps its runners; a run that breaks
 // its runner (a fatal out-of-memory) gets the limit error, while
 // the other runs it shared the runner with run again (no host call yet: the far end sees
-// exactly one request) or end as lost (a host call made: never repeated), an idempotency
-// key does not keep a lost answer, and the breaker's token is then kept apart: its next
-// crashes take none of the other token's runs. Counts and far-end hits, no clocks.
+// exactly one request), resume from their journal on another runner (a host call made: the
+// calls already made are answered from the journal or the answers the server kept, never
+// made again), or, without a journal to resume from, end as lost; an idempotency key does
+// not keep a lost answer, and the breaker's token is then kept apart: its next crashes take
+// none of the other token's runs. Counts and far-end hits, no clocks.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -90,19 +92,23 @@ async function execute(server: TestServer, token: string, code: string): Promise
 
 const fetching = (port: number, path: string, before = '') => `export async function main() { ${before} const r = await fetch("http://127.0.0.1:${port}${path}"); return await r.text(); }`;
 
-/** One runner (so every run shares it until a quarantine runner starts), a small memory limit (the attack ends sooner). */
-async function tenancyServer(): Promise<TestServer> {
-  const server = await startServer({ args: ['--allow-localhost', '--runner-pool-size', '1', '--max-execution-memory', '16'], config: { max_execution_time: 120 }, env: { SVC_TEST_RUNNER_BREAK_MARK: BREAK_MARK } });
+/**
+ * One runner (so every run shares it until a quarantine runner starts), a small memory limit
+ * (the attack ends sooner); `journal: false`: runs keep no journal, so one that called the
+ * host cannot be resumed.
+ */
+async function tenancyServer(journal = true): Promise<TestServer> {
+  const server = await startServer({ args: ['--allow-localhost', '--runner-pool-size', '1', '--max-execution-memory', '16'], config: { max_execution_time: 120, ...(journal ? {} : { max_run_journal_size: 0 }) }, env: { SVC_TEST_RUNNER_BREAK_MARK: BREAK_MARK } });
   await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINT } });
   return server;
 }
 
 /** A far end and a tenancy server for one describe block: started before its tests, stopped after. */
-function withFarEnd(): { far: FarEnd; server: TestServer } {
+function withFarEnd(journal = true): { far: FarEnd; server: TestServer } {
   const env = {} as { far: FarEnd; server: TestServer };
   before(async () => {
     env.far = await farEnd();
-    env.server = await tenancyServer();
+    env.server = await tenancyServer(journal);
   });
   after(async () => {
     env.far.close();
@@ -136,9 +142,10 @@ describe('a busy server is not a stuck runner', () => {
 });
 
 describe('a run that breaks its runner', () => {
-  const env = withFarEnd();
+  // Without journals: a neighbour that called the host has nothing to resume from.
+  const env = withFarEnd(false);
 
-  test("only the breaker gets the limit; a neighbour that had called the host is lost (one request, a message naming another run's crash) and its idempotency key runs again; one that had not runs again (one request); the breaker's token is then kept apart", async () => {
+  test("only the breaker gets the limit; a neighbour that had called the host (and keeps no journal) is lost (one request, a message naming another run's crash) and its idempotency key runs again; one that had not runs again (one request); the breaker's token is then kept apart", async () => {
     const { far, server } = env;
     const session = await openSession(server, { blueprint: 'tenancy' });
     const headers = { 'idempotency-key': 'charge-1' };
@@ -191,6 +198,31 @@ describe('a run that breaks its runner', () => {
     assert.equal(far.hits('/hold/survivor'), 1);
   });
 
+});
+
+describe('a neighbour that had called the host, its runner broken by another run', () => {
+  const env = withFarEnd();
+
+  test("resumes on another runner from its journal and gets its real result: each call it had made (answered and streamed, answered but not yet in the journal, still waiting at the far end) reached the far end once", async () => {
+    const { far, server } = env;
+    const url = (path: string) => `"http://127.0.0.1:${far.port}${path}"`;
+    const code = `export async function main() {
+      const first = await (await fetch(${url('/first')})).text();
+      const [second, third] = await Promise.all([fetch(${url('/second')}).then((r) => r.text()), fetch(${url('/hold/third')}).then((r) => r.text())]);
+      return [first, second, third, Math.random() < 2].join(" ");
+    }`;
+    const reply = server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'tenancy', code } });
+    await until('the run to reach the far end three times', () => far.hits('/first') === 1 && far.hits('/second') === 1 && far.hits('/hold/third') === 1);
+
+    const attack = await execute(server, server.adminToken, BREAKER);
+    assert.equal(attack.error?.kind, 'memory_exhausted', JSON.stringify(attack));
+    // The resumed run waits on the same far-end request its first runner made.
+    far.release();
+    const answer = (await reply).json as Answer & { execution_id: string };
+    assert.deepEqual(answer, { ...answer, error: null, result: '/first /second released true' });
+    assert.deepEqual([far.hits('/first'), far.hits('/second'), far.hits('/hold/third')], [1, 1, 1]);
+    assert.equal(server.logs({ msg: 'a run lost with its runner after it called the host resumes on another runner from its journal', execution_id: answer.execution_id }).length, 1);
+  });
 });
 
 describe('a real allocation attack beside a run waiting on the host', () => {

@@ -5,14 +5,17 @@ import assert from 'node:assert/strict';
 import { JournalKeeper, requestDigest } from '../../../sandbox/journal/keeper';
 import type { JournalEntry } from '../../../sandbox/journal/entries';
 
-test('recording keeps entries in order until the bound, then marks the journal truncated and keeps nothing', () => {
+test('recording streams entries in order (each once) until the bound, then says truncated once and keeps nothing', () => {
   const keeper = new JournalKeeper(1000, null, () => {});
   assert.equal(keeper.clock(() => 42), 42);
   assert.equal(keeper.random(3, () => 'AAAA'), 'AAAA');
-  assert.deepEqual(keeper.result(), { entries: [{ kind: 'clock', value: 42 }, { kind: 'random', bytes: 'AAAA' }], truncated: false, bytes: 64 * 2 + 4 });
+  assert.deepEqual(keeper.drain(), { entries: [{ kind: 'clock', value: 42 }, { kind: 'random', bytes: 'AAAA' }] });
+  assert.equal(keeper.drain(), undefined, 'nothing is sent twice');
+  keeper.clock(() => 43);
+  assert.deepEqual(keeper.drain(), { entries: [{ kind: 'clock', value: 43 }] });
   keeper.random(900, () => 'B'.repeat(1200));
-  assert.equal(keeper.result().truncated, true);
-  assert.deepEqual(keeper.result().entries, []);
+  assert.deepEqual(keeper.drain(), { entries: [], truncated: true });
+  assert.equal(keeper.drain(), undefined);
   assert.equal(keeper.recording, false);
 });
 
@@ -43,7 +46,7 @@ test('an asynchronous call is checked when it starts; a live-after replay goes l
   assert.equal(keeper.replaying, false);
   assert.equal(live, 1);
   assert.equal(keeper.clock(() => 99), 99, 'live now: the clock is read and recorded');
-  assert.deepEqual(keeper.result().entries.map((e) => e.kind), ['host_call', 'clock']);
+  assert.deepEqual(keeper.drain(), { entries: [{ kind: 'clock', value: 99 }], replayed: 1 }, 'the replayed entry travels as a count, the live one whole');
 
   const other = new JournalKeeper(0, { entries, live: false }, () => {});
   assert.equal(other.startInReplay(other.nextCall(), 'web.fetch', requestDigest('web.fetch', '[2]')), 'diverged');

@@ -1,0 +1,160 @@
+// Runs parked on approvals with no isolate, resumed from their journal (issue 38, "Resume"),
+// through the real server: a run whose only pending work is an approval ends its isolate
+// (svc_runs_parked counts it) and, approved, resumes and finishes with the far end's answer;
+// one token parking many runs leaves the other token's runs their answers; a run parked when
+// the server stops is still `waiting_for_approval` after the restart, and, approved (or
+// denied) there, resumes from its journal: the calls it made before are not made again, the
+// approved one reaches the far end exactly once, and the result lands in its record.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startServer, tempDir, type TestServer } from '../harness';
+import { metricValue, startWithOther } from '../support/tenants';
+import { eventually } from '../support/wait';
+
+let far: http.Server;
+let port = 0;
+const received: string[] = [];
+
+const GATED = 'name: gated\nallow_insecure_http: true\ndefault: allow\npermissions:\n  main:\n    - capability: http.post\n      action: ask-human\n';
+
+before(async () => {
+  far = http.createServer((req, res) => {
+    received.push(`${req.method} ${req.url}`);
+    res.end(`ok ${req.url}`);
+  });
+  await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
+  port = (far.address() as AddressInfo).port;
+});
+after(() => {
+  far.closeAllConnections();
+  far.close();
+});
+
+const hits = (line: string) => received.filter((r) => r === line).length;
+
+/** A GET the Blueprint allows, then an ask-human POST, with a clock reading and random numbers between (replayed, not read again). */
+const program = (tag: string) => `export async function main() {
+  const before = await (await fetch("http://127.0.0.1:${port}/before/${tag}")).text();
+  const stamp = Date.now() > 0 && Math.random() < 1;
+  try {
+    const paid = await (await fetch("http://127.0.0.1:${port}/pay/${tag}", { method: "POST", body: "x" })).text();
+    return [before, stamp, paid].join(" | ");
+  } catch (e: any) {
+    return [before, stamp, e.cause?.name, e.cause?.source].join(" | ");
+  }
+}`;
+
+async function register(server: TestServer): Promise<void> {
+  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: GATED } });
+  assert.ok(created.status < 300, created.text);
+}
+
+const parkedRuns = async (server: TestServer) => (await metricValue(server, 'svc_runs_parked')) ?? 0;
+
+async function pending(server: TestServer, count: number): Promise<any[]> {
+  return eventually(`${count} pending approvals`, async () => {
+    const listed = (await server.request('GET', '/v1/approvals')).json.approvals as any[];
+    return listed.length >= count ? listed : null;
+  });
+}
+
+test('a run waiting only for an approval ends its isolate (svc_runs_parked) and, approved, resumes from its journal with the far end\'s answer; nothing before the approval is called twice', async () => {
+  const server = await startServer({ args: ['--allow-localhost'] });
+  try {
+    await register(server);
+    const reply = server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'gated', code: program('a') } });
+    const [approval] = await pending(server, 1);
+    await eventually('the run to park', async () => (await parkedRuns(server)) === 1);
+    assert.equal(hits('POST /pay/a'), 0);
+    const approved = await server.request('POST', `/v1/approvals/${approval.approval_id}`, { body: { decision: 'approve' } });
+    assert.equal(approved.status, 200, approved.text);
+    const answer = await reply;
+    assert.equal(answer.json.error, null, answer.text);
+    assert.equal(answer.json.result, 'ok /before/a | true | ok /pay/a');
+    assert.deepEqual([hits('GET /before/a'), hits('POST /pay/a')], [1, 1]);
+    assert.equal(await parkedRuns(server), 0);
+    assert.equal(server.logs({ msg: 'a run lost with its runner after it called the host resumes on another runner from its journal' }).length, 0);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("two tokens: one token's 20 runs parked on approvals hold no isolate; the other token's runs complete with their answers meanwhile", async () => {
+  const { server, other } = await startWithOther({ args: ['--allow-localhost'], config: { max_runs_in_flight: 64 } });
+  try {
+    await register(server);
+    const parked = Array.from({ length: 20 }, (_, i) => server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'gated', code: program(`many${i}`) } }));
+    const approvals = await pending(server, 20);
+    await eventually('the twenty runs to park', async () => (await parkedRuns(server)) === 20);
+    const others = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        server.request('POST', '/v1/execute', { token: other, body: { blueprint: 'gated', code: `export async function main() { let s = 0; for (let k = 0; k < 1e5; k++) s += k; return s + " " + (await (await fetch("http://127.0.0.1:${port}/other/${i}")).text()); }` } }),
+      ),
+    );
+    others.forEach((reply, i) => assert.deepEqual([reply.json.error, reply.json.result], [null, `4999950000 ok /other/${i}`], reply.text));
+    for (const approval of approvals) assert.equal((await server.request('POST', `/v1/approvals/${approval.approval_id}`, { body: { decision: 'approve' } })).status, 200);
+    const answers = await Promise.all(parked);
+    answers.forEach((reply, i) => assert.equal(reply.json.result, `ok /before/many${i} | true | ok /pay/many${i}`, reply.text));
+    for (let i = 0; i < 20; i++) assert.deepEqual([hits(`GET /before/many${i}`), hits(`POST /pay/many${i}`)], [1, 1]);
+  } finally {
+    await server.stop();
+  }
+});
+
+/** Starts a run that parks on its approval, stops the server, and starts it again on the same home. */
+async function parkedAcrossRestart(tag: string): Promise<{ server: TestServer; executionId: string; approvalId: string }> {
+  const home = tempDir();
+  const first = await startServer({ home, args: ['--allow-localhost'], config: { shutdown_grace: 1 } });
+  let executionId: string;
+  let approvalId: string;
+  try {
+    await register(first);
+    void first.request('POST', '/v1/execute', { token: first.userToken, body: { blueprint: 'gated', code: program(tag) } }).catch(() => {});
+    const [approval] = await pending(first, 1);
+    ({ execution_id: executionId, approval_id: approvalId } = approval);
+    await eventually('the run to park', async () => (await parkedRuns(first)) === 1);
+  } finally {
+    await first.stop();
+  }
+  const server = await startServer({ home, args: ['--allow-localhost'], adminToken: first.adminToken, userToken: first.userToken });
+  return { server, executionId: executionId!, approvalId: approvalId! };
+}
+
+test('a run parked when the server stops is still waiting_for_approval after the restart; approved there, it resumes from its journal and its record ends succeeded with the result; the far end saw each call once', async () => {
+  const { server, executionId, approvalId } = await parkedAcrossRestart('restart');
+  try {
+    const waiting = await server.request('GET', `/v1/runs/${executionId}`, { token: server.userToken });
+    assert.equal(waiting.json.state, 'waiting_for_approval', waiting.text);
+    assert.equal((await server.request('GET', `/v1/approvals/${approvalId}`)).json.state, 'pending');
+    assert.deepEqual([hits('GET /before/restart'), hits('POST /pay/restart')], [1, 0]);
+    const approved = await server.request('POST', `/v1/approvals/${approvalId}`, { body: { decision: 'approve' } });
+    assert.equal(approved.status, 200, approved.text);
+    const finished = await eventually('the resumed run to finish', async () => {
+      const record = await server.request('GET', `/v1/runs/${executionId}?wait=30`, { token: server.userToken });
+      return record.json.state === 'finished' ? record.json : null;
+    });
+    assert.equal(finished.result.error, null, JSON.stringify(finished));
+    assert.equal(finished.result.result, 'ok /before/restart | true | ok /pay/restart');
+    assert.deepEqual([hits('GET /before/restart'), hits('POST /pay/restart')], [1, 1]);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('denied after the restart: the resumed run gets PermissionDeniedError with source human, and the far end never sees the call', async () => {
+  const { server, executionId, approvalId } = await parkedAcrossRestart('denied');
+  try {
+    const denied = await server.request('POST', `/v1/approvals/${approvalId}`, { body: { decision: 'deny', reason: 'not today' } });
+    assert.equal(denied.status, 200, denied.text);
+    const finished = await eventually('the resumed run to finish', async () => {
+      const record = await server.request('GET', `/v1/runs/${executionId}?wait=30`, { token: server.userToken });
+      return record.json.state === 'finished' ? record.json : null;
+    });
+    assert.equal(finished.result.result, 'ok /before/denied | true | PermissionDeniedError | human', JSON.stringify(finished));
+    assert.deepEqual([hits('GET /before/denied'), hits('POST /pay/denied')], [1, 0]);
+  } finally {
+    await server.stop();
+  }
+});
