@@ -330,12 +330,18 @@ export class CheckerThread {
         slot.running.timer = this.budgetTimer(slot, slot.running.jobs[0], this.budgetMs);
       } else this.finish(slot, reply);
     });
-    const failed = (message: string) => {
+    const failed = (message: string, failure: CheckFailure = 'failed') => {
       this.removeSlot(slot);
       // Only the running check fails with its worker; the waiting ones go to the next worker.
-      if (slot.running) this.finish(slot, { id: slot.running.jobs[0].id, ok: false, failure: 'failed', message });
+      if (slot.running) this.finish(slot, { id: slot.running.jobs[0].id, ok: false, failure, message });
     };
-    worker.on('error', (error) => failed(error.message));
+    // A check that fills the thread's heap is past its budget as one past its time is: its
+    // answer is kept, so sending the program again does not end another thread.
+    worker.on('error', (error) =>
+      (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
+        ? failed(`its check needed more than the type checker's ${this.heapMb} MiB heap (typecheck_thread_memory)`, 'budget')
+        : failed(error.message),
+    );
     worker.on('exit', () => failed('the type checker stopped'));
     worker.unref();
     return slot;
