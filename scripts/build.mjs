@@ -41,9 +41,11 @@ await build({
 });
 
 // The svc CLI, split so a command loads only what it uses: `svc blueprint list` should not
-// start by loading the sandbox (chunks land in dist/cli-chunks/).
-rmSync(path.join(root, 'dist', 'cli-chunks'), { recursive: true, force: true });
-await build({
+// start by loading the sandbox (chunks land in dist/cli-chunks/). Chunks an earlier build
+// left are removed after this one, not before: a test running meanwhile (two test runs in
+// one checkout each build first) never finds the chunks of an unchanged build missing.
+const cliBuild = await build({
+  metafile: true,
   absWorkingDir: root,
   entryPoints: { cli: 'src/cli/main.ts' },
   outdir: 'dist',
@@ -58,6 +60,11 @@ await build({
   logLevel: 'warning',
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
 });
+const cliChunks = path.join(root, 'dist', 'cli-chunks');
+const cliOutputs = new Set(Object.keys(cliBuild.metafile.outputs).map((output) => path.resolve(root, output)));
+for (const name of existsSync(cliChunks) ? readdirSync(cliChunks) : []) {
+  if (!cliOutputs.has(path.join(cliChunks, name))) rmSync(path.join(cliChunks, name), { force: true });
+}
 
 // The table of primordials guest factories receive lists every export of
 // sandbox/prelude/primordials.ts. It is generated as plain imports: an `import * as`

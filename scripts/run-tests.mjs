@@ -8,6 +8,7 @@
 // source maps), so no test process pays for a TypeScript loader transforming its imports.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -16,9 +17,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const progress = args.includes('--progress');
 const jobsAt = args.indexOf('--jobs');
-// Files run at once. Most of a test file's time is spent waiting on the processes it starts
-// (the server, its runners, bin/svc), so 2 cores are kept busy by more than 2 files.
-const jobs = Number(jobsAt >= 0 ? args[jobsAt + 1] : process.env.SVC_TEST_JOBS ?? 3);
+// Files run at once: one more than the cores (at most 8: each file's servers and runners
+// take memory). Most of a test file's time is spent waiting on the processes it starts (the
+// server, its runners, bin/svc), so 2 cores are kept busy by 3 files.
+const jobs = Number(jobsAt >= 0 ? args[jobsAt + 1] : process.env.SVC_TEST_JOBS ?? Math.min(availableParallelism() + 1, 8));
 if (!Number.isInteger(jobs) || jobs < 1) {
   console.error('--jobs (or SVC_TEST_JOBS) takes a whole number of test files to run at once, at least 1');
   process.exit(2);
@@ -43,10 +45,31 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// The client package test packs clients/typescript/dist: rebuilt (tsc) when a source is
+// newer, while the server and the tests build (tsc is one thread; esbuild uses the rest).
+const clientBuilt = files.some((f) => f.includes('client-package')) ? buildClientIfStale() : Promise.resolve(true);
 const built = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
 if (built.status !== 0) {
   console.error('the build failed (node scripts/build.mjs); no tests were run');
   process.exit(built.status ?? 1);
+}
+
+function newestChange(entry) {
+  if (!existsSync(entry)) return 0;
+  const stat = statSync(entry);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(entry).map((name) => newestChange(path.join(entry, name))));
+}
+
+function buildClientIfStale() {
+  const client = path.join(root, 'clients', 'typescript');
+  const sources = ['src', 'tsconfig.json', 'package.json'].map((name) => newestChange(path.join(client, name)));
+  if (newestChange(path.join(client, 'dist', 'index.js')) > Math.max(...sources)) return Promise.resolve(true);
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: client, stdio: 'inherit' });
+    child.once('close', (code) => resolve(code === 0));
+  });
 }
 
 // Code that finds files next to itself (fixtures, dist/, the runner entry) reads
@@ -106,6 +129,10 @@ try {
   console.error('the tests did not compile (esbuild); no tests were run');
   process.exit(1);
 }
+if (!(await clientBuilt)) {
+  console.error('the client build failed (tsc -p clients/typescript); no tests were run');
+  process.exit(1);
+}
 const compiled = (file) => path.join(compiledRoot, file.replace(/\.ts$/, '.mjs'));
 const nodeArgs = ['--no-node-snapshot', '--enable-source-maps', '--test-timeout=300000'];
 
@@ -118,27 +145,35 @@ if (filters.length > 0 && !progress) {
 // The whole suite (`npm test`): `jobs` files at a time, the slowest ones (by the last run's
 // times, kept in dist/test-times.json) first so no long file starts last; one line per
 // finished file, the full output of a failing file, and the totals at the end.
+// A fresh checkout (CI) has no last run: the times in scripts/test-times.json (a full run,
+// committed; refresh it by copying dist/test-times.json) order it instead; a file in
+// neither is placed by kind: integration files (which start servers) first.
 const timesFile = path.join(root, 'dist', 'test-times.json');
-let lastTimes = {};
-try {
-  lastTimes = JSON.parse(readFileSync(timesFile, 'utf8'));
-} catch {
-  // No earlier run: integration files (which start servers) first.
-}
-const expected = (file) => lastTimes[file] ?? (file.includes('integration') ? 30 : 5);
+const readTimes = (file) => {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return {};
+  }
+};
+const lastTimes = readTimes(timesFile);
+const seedTimes = readTimes(path.join(root, 'scripts', 'test-times.json'));
+const expected = (file) => lastTimes[file] ?? seedTimes[file] ?? (file.includes('integration') ? 30 : 5);
 const queue = [...files].sort((a, b) => expected(b) - expected(a));
 const started = Date.now();
 const totals = { pass: 0, fail: 0, skipped: 0 };
 const failed = [];
 const times = { ...lastTimes };
 let finished = 0;
+const cpuReporter = pathToFileURL(path.join(root, 'scripts', 'test-cpu.mjs')).href;
+const cpu = {};
 const counter = (text, name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
 
 function runFile(file) {
   return new Promise((resolve) => {
     const begun = Date.now();
     // Run directly (not under `node --test`, which would start a second process per file).
-    const child = spawn(process.execPath, [...nodeArgs, '--test-reporter=tap', compiled(file)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, '--import', cpuReporter, '--test-reporter=tap', compiled(file)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
@@ -149,7 +184,10 @@ function runFile(file) {
       const ok = code === 0;
       const seconds = (Date.now() - begun) / 1000;
       times[file] = seconds;
-      process.stdout.write(`[${String(finished).padStart(String(files.length).length)}/${files.length}] ${ok ? 'ok    ' : 'FAILED'} ${file} (${counts.pass} passed${counts.fail ? `, ${counts.fail} failed` : ''}, ${seconds.toFixed(1)} s)\n`);
+      const cpuSeconds = /^# cpu ([\d.]+)$/m.exec(output)?.[1];
+      if (cpuSeconds !== undefined) cpu[file] = Number(cpuSeconds);
+      const cpuNote = cpuSeconds === undefined ? '' : `, cpu ${cpuSeconds} s`;
+      process.stdout.write(`[${String(finished).padStart(String(files.length).length)}/${files.length}] ${ok ? 'ok    ' : 'FAILED'} ${file} (${counts.pass} passed${counts.fail ? `, ${counts.fail} failed` : ''}, ${seconds.toFixed(1)} s${cpuNote})\n`);
       if (!ok) {
         failed.push(file);
         process.stdout.write(`${output}\n`);
@@ -168,6 +206,8 @@ await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
 mkdirSync(path.dirname(timesFile), { recursive: true });
 writeFileSync(timesFile, `${JSON.stringify(times, null, 1)}\n`);
 const minutes = ((Date.now() - started) / 60000).toFixed(1);
-process.stdout.write(`\n${totals.pass} tests passed, ${totals.fail} failed, ${totals.skipped} skipped in ${files.length} files (${minutes} min)\n`);
+const cpuSum = Object.values(cpu).reduce((sum, seconds) => sum + seconds, 0);
+const cpuTotal = Object.keys(cpu).length === 0 ? '' : `, cpu ${(cpuSum / 60).toFixed(1)} min`;
+process.stdout.write(`\n${totals.pass} tests passed, ${totals.fail} failed, ${totals.skipped} skipped in ${files.length} files (${minutes} min${cpuTotal})\n`);
 if (failed.length > 0) process.stdout.write(`failing files:\n${failed.map((f) => `  ${f}`).join('\n')}\n`);
 process.exit(failed.length > 0 ? 1 : 0);

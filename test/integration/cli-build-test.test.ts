@@ -2,12 +2,13 @@
 // test programs import the Package by name and run with every call and check allowed
 // (checks printed), labels name the tests, secrets come only from --env-var/--env-file,
 // network tests can be skipped, readme fences are compiled, and failures set exit 1.
+// Usage errors and `blueprint add-package` (a file edit, no sandbox) run in-process (svcInProcess).
 import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../harness';
-import { runSvc, type SvcResult } from '../support/cli';
+import { runSvc, svcInProcess, type SvcResult } from '../support/cli';
 import { manifest, writeFiles } from '../support/packages';
 
 const greetSources = (extraReadme = '') => ({
@@ -103,7 +104,7 @@ describe('svc build test', () => {
     assert.match(checked.stdout, /^ok {3}example 1 \(compile\)$/m);
     assert.match(unchecked.stdout, /^ok {3}example 3 \(compile\)$/m);
     assert.match(unchecked.stdout, /^FAIL tests\/typo\.test\.ts\n {4}TypeError: .*toUpperCas is not a function/m);
-    const usage = await runSvc(['build', 'test', '--typecheck', 'sometimes'], { cwd: project, env: { SVC_HOME: tempDir() } });
+    const usage = await svcInProcess(['build', 'test', '--typecheck', 'sometimes'], { cwd: project, env: { SVC_HOME: tempDir() } });
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--typecheck: unknown mode 'sometimes'; expected strict, on or off/);
   });
@@ -111,7 +112,7 @@ describe('svc build test', () => {
   test('--env-file supplies secrets; --env-var naming an unset variable is a usage error', async () => {
     assert.match(unchecked.stdout, /^ok {3}tests\/greet\.test\.ts — greets with the key$/m);
     assert.doesNotMatch(unchecked.stdout, /network-live/);
-    const usage = await runSvc(['build', 'test', '--env-var', 'NOT_SET_ANYWHERE'], { cwd: project, env: { SVC_HOME: tempDir() } });
+    const usage = await svcInProcess(['build', 'test', '--env-var', 'NOT_SET_ANYWHERE'], { cwd: project, env: { SVC_HOME: tempDir() } });
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /NOT_SET_ANYWHERE is not set/);
   });
@@ -149,7 +150,7 @@ describe('svc blueprint add-package', () => {
   test('lists the Package, allows its derived requires under its caller, grants main only what is asked, warns about undeclared secrets', async () => {
     const home = await publishedGreet();
     const work = writeFiles(tempDir(), { 'bp.yaml': '# the support agent\nname: support\ndefault: deny\n' });
-    const added = await runSvc(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml'], { cwd: work, env: { SVC_HOME: home } });
+    const added = await svcInProcess(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml'], { cwd: work, env: { SVC_HOME: home } });
     assert.equal(added.code, 0, added.stderr);
     assert.match(added.stdout, /Listed @acme\/greet in bp\.yaml/);
     assert.match(added.stderr, /reads secret GREET_KEY, which bp\.yaml does not declare/);
@@ -159,16 +160,16 @@ describe('svc blueprint add-package', () => {
     assert.deepEqual(doc.packages, ['@acme/greet']);
     assert.deepEqual(doc.permissions['@acme/greet'], [{ capability: 'secrets.get', filter: 'name == "GREET_KEY"', action: 'allow' }]);
     assert.equal(doc.permissions.main, undefined);
-    const granted = await runSvc(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml', '--capabilities', 'acme.com/greet'], { cwd: work, env: { SVC_HOME: home } });
+    const granted = await svcInProcess(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml', '--capabilities', 'acme.com/greet'], { cwd: work, env: { SVC_HOME: home } });
     assert.equal(granted.code, 0, granted.stderr);
     assert.match(granted.stdout, /already listed/);
     const again = (await import('yaml')).parse(fs.readFileSync(path.join(work, 'bp.yaml'), 'utf8'));
     assert.deepEqual(again.permissions.main, [{ capability: 'acme.com/greet', action: 'allow' }]);
     assert.equal(again.permissions['@acme/greet'].length, 1);
-    const unknown = await runSvc(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml', '--capabilities', 'acme.com/nope'], { cwd: work, env: { SVC_HOME: home } });
+    const unknown = await svcInProcess(['blueprint', 'add-package', '@acme/greet', '-f', 'bp.yaml', '--capabilities', 'acme.com/nope'], { cwd: work, env: { SVC_HOME: home } });
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /does not provide acme\.com\/nope; it provides: acme\.com\/greet/);
-    const missing = await runSvc(['blueprint', 'add-package', '@acme/absent', '-f', 'bp.yaml'], { cwd: work, env: { SVC_HOME: home } });
+    const missing = await svcInProcess(['blueprint', 'add-package', '@acme/absent', '-f', 'bp.yaml'], { cwd: work, env: { SVC_HOME: home } });
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /package '@acme\/absent' is not installed/);
   });
