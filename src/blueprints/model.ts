@@ -3,8 +3,10 @@
 import type { PermissionPolicy } from '../policy';
 import type { TypecheckMode } from '../../sandbox';
 
-import type { VFS_MODES, VOLUME_ACCESS } from './schema';
-
+/** The file-area modes a Blueprint's `vfs` may name. */
+export const VFS_MODES = ['none', 'ephemeral', 'per_session', 'named'] as const;
+/** How a named volume may be mounted. */
+export const VOLUME_ACCESS = ['read_only', 'read_write'] as const;
 export type VfsMode = (typeof VFS_MODES)[number];
 export type VolumeAccess = (typeof VOLUME_ACCESS)[number];
 

@@ -8,38 +8,8 @@ import { z } from 'zod';
 import { fieldNames } from './schema';
 import { defOf, unwrap } from './yaml-input';
 import { BlueprintValidationError, locate, type BlueprintErrorCode, type Path } from './readers';
+import type { FaultParams } from './schema-kit';
 import type { TreeNode } from './yaml-tree';
-
-/** What an error map or a refinement may add to an issue (zod copies `params` onto it). */
-export interface FaultParams {
-  /** The error class; parse_error when absent. */
-  code?: BlueprintErrorCode;
-  /** The YAML path reported, when it is not the issue's own. */
-  path?: Path;
-  /** Where the caret goes: the node at the path (default), its key, or the mapping holding it. */
-  at?: 'node' | 'key' | 'parent';
-  /** The node the caret points at, when it is not the one at the reported path. */
-  caret?: Path;
-  /** A refinement's finding without the field's name: the message is `<path>: <problem>`. */
-  problem?: string;
-  /** A mapping-level fault (missing or conflicting fields): reported before the mapping's values. */
-  mappingLevel?: boolean;
-  /** A missing field noticed in its own turn among the mapping's fields, not before them. */
-  inTurn?: boolean;
-  /** A fault of a map entry's name: reported before anything inside the entry. */
-  beforeKeys?: boolean;
-  /** A fault of a whole map: reported after its entries. */
-  afterFields?: boolean;
-  /** A fault of meaning: reported in the semantic order, after every structure fault. */
-  semantic?: boolean;
-}
-
-/** Stamps `params` on the issue an error map describes (zod keeps them) and returns the message. */
-export function described(issue: object, message: string, params: FaultParams = {}): string {
-  const stamped = issue as { params?: object };
-  stamped.params = { ...stamped.params, ...params };
-  return message;
-}
 
 export interface Fault {
   code: BlueprintErrorCode;

@@ -2,8 +2,7 @@
 // a map of names; a missing field is named after its entry, and a provider type outside the
 // list or a limit below 1 is a fault of meaning (invalid_llm, reported in the llm section's turn).
 import { z } from 'zod';
-import { described } from './schema-faults';
-import { missing, nameAt, secretsText, whereOf, type Issue } from './schema-kit';
+import { described, missing, nameAt, secretsText, whereOf, type Issue } from './schema-kit';
 
 export const PROVIDER_TYPES = ['anthropic', 'google', 'openai', 'openai-compatible'] as const;
 

@@ -2,14 +2,11 @@
 // `size_limit` (through the one size reader), and mounts (paths through mount-paths.ts).
 // Which fields each mode takes is a pass over the written keys (vfs-section.ts).
 import { z } from 'zod';
-import type { MountDeclaration, VfsDeclaration } from './model';
+import { VFS_MODES, VOLUME_ACCESS, type MountDeclaration, type VfsDeclaration } from './model';
 import { mountPathProblem } from './mount-paths';
 import { sizeReading } from './readers';
-import { isMapping, meta, nameAt, pathOf, quotedList, varsText, whereOf, type Issue } from './schema-kit';
-import { described } from './schema-faults';
+import { described, isMapping, meta, nameAt, pathOf, quotedList, varsText, whereOf, type Issue } from './schema-kit';
 
-export const VFS_MODES = ['none', 'ephemeral', 'per_session', 'named'] as const;
-export const VOLUME_ACCESS = ['read_only', 'read_write'] as const;
 
 /** A mount's or the named volume's refusal; `volume: 7` is refused, not read as the text `7`. */
 const mountRefusal = (what: string) => (issue: Issue) => described(issue, `vfs mount '${nameAt(issue, 2)}': ${what}`, { path: pathOf(issue), inTurn: true });

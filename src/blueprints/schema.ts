@@ -11,14 +11,14 @@ import { ActionSchema, RuleSchema } from '../policy/rule-schema';
 import type { TypecheckMode } from '../../sandbox';
 import { MAX_APPROVAL_TIMEOUT_SECS, type AuthProxyRule, type McpServerDeclaration, type SecretDeclaration, type VariableDeclaration } from './model';
 import { durationReading, NAME } from './readers';
-import { described } from './schema-faults';
-import { isMapping, meta, missing, nameAt, nonEmpty, pathOf, quotedList, secretsText, varsText, whereOf, type FieldMeta, type Issue, type Placeholder } from './schema-kit';
+import { described, isMapping, meta, missing, nameAt, nonEmpty, pathOf, quotedList, secretsText, varsText, whereOf, type FieldMeta, type Issue, type Placeholder } from './schema-kit';
 import { LlmSchema } from './schema-llm';
 import { VfsSchema } from './schema-vfs';
 
 export type { FieldMeta, Placeholder } from './schema-kit';
 export { EmbeddingModelSchema, LlmModelSchema, LlmProviderSchema, LlmSchema, PROVIDER_TYPES } from './schema-llm';
-export { VFS_MODES, VfsMappingSchema, VfsMountSchema, VOLUME_ACCESS } from './schema-vfs';
+export { VfsMappingSchema, VfsMountSchema } from './schema-vfs';
+export { VFS_MODES, VOLUME_ACCESS } from './model';
 
 /** The `typecheck` values (the checker in sandbox/typecheck owns what each means). */
 export const TYPECHECK_MODES = ['strict', 'on', 'off'] as const satisfies readonly TypecheckMode[];
