@@ -50,6 +50,12 @@ export class JournalKeeper {
   /** Plan index of each recorded call's answer, by the call's start index. */
   private readonly answerOf = new Map<number, number>();
   divergence: Divergence | null = null;
+  /**
+   * The secret values the run was given (withheld answers) as they stand in JSON text,
+   * longest first: masked out of later requests before they are digested, so a tape's
+   * digests are no oracle for guessing a secret that a request carried.
+   */
+  private readonly secrets: string[] = [];
 
   /**
    * @param limitBytes the journal's bound (0: record nothing; the run is not journalled)
@@ -166,6 +172,28 @@ export class JournalKeeper {
       return bytes;
     }
     return this.take('random', `${count} random bytes`, (entry) => Buffer.from(entry.bytes, 'base64').byteLength === count)?.bytes ?? null;
+  }
+
+  /** A withheld answer arrived (its value is a secret): later requests' digests leave that value out. */
+  noteWithheld(replyText: string): void {
+    let value: unknown;
+    try {
+      value = (JSON.parse(replyText) as { value?: unknown } | null)?.value;
+    } catch {
+      return;
+    }
+    if (typeof value !== 'string' || value === '') return;
+    const encoded = JSON.stringify(value).slice(1, -1);
+    if (this.secrets.includes(encoded)) return;
+    this.secrets.push(encoded);
+    this.secrets.sort((a, b) => b.length - a.length);
+  }
+
+  /** The digest a request is known by in this run's journal: its secret values masked. */
+  digestOf(capability: string, args: string): string {
+    let masked = args;
+    for (const secret of this.secrets) masked = masked.split(secret).join('\u0000secret\u0000');
+    return requestDigest(capability, masked);
   }
 
   /**

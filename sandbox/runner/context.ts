@@ -5,7 +5,7 @@ import ivm from 'isolated-vm';
 import { collectGarbage, collectGarbageAsync, holdsGarbage, memoryInUse, NATIVE_NAMES, type Engine } from './engines';
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type HostReplyMessage, type RunnerOutcome } from './protocol';
 import { guestReply, type IncomingBytes } from './reply-bytes';
-import { JournalKeeper, requestDigest } from '../journal/keeper';
+import { JournalKeeper } from '../journal/keeper';
 import { replyMessage, withRecordedFuel } from './journal-replies';
 import type { StreamedEntry, StreamedHostCall } from '../journal/entries';
 
@@ -248,7 +248,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     const call = journal.nextCall();
     const capability = `${module}.${op}`;
     const replaying = journal.replaying;
-    const digest = replaying || journal.recording ? requestDigest(capability, args) : '';
+    const digest = replaying || journal.recording ? journal.digestOf(capability, args) : '';
     return { callId, journal, call, capability, replaying, digest };
   };
   // A host call's cost in fuel: the host's own, plus a unit per 8 bytes of request, reply and the value the guest gets.
@@ -268,6 +268,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     return new Promise<string | ivm.Copy<unknown>>((resolve, reject) => {
       slot.pendingCalls.set(callId, (message) => {
         const reply = recorded?.withheld ? withRecordedFuel(message, recorded.fuel) : message;
+        if (reply.withheld) journal.noteWithheld(reply.reply);
         const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
         if (!value) return reject(new Error('the run has ended'));
         chargeHostFuel(reply, args, value.bytes);
@@ -303,6 +304,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
       slot.asyncCalls--;
       // An answer from the journal is journalled as the event loop takes it; a live one when it is delivered.
       const live = found !== 'answered';
+      if (reply.withheld) journal.noteWithheld(reply.reply);
       const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
       if (!value) return;
       chargeHostFuel(reply, args, value.bytes);

@@ -52,3 +52,19 @@ test('an asynchronous call is checked when it starts; a live-after replay goes l
   assert.equal(other.startInReplay(other.nextCall(), 'web.fetch', requestDigest('web.fetch', '[2]')), 'diverged');
   assert.match(other.divergence!.message, /^replay diverged at step 0: the journal holds host_call #0 web\.fetch sha256:[0-9a-f]{64}, the program asked for host_call #0 web\.fetch sha256:[0-9a-f]{64}$/);
 });
+
+test("a secret the run was given is masked out of later requests' digests, the same way when recorded and when replayed", () => {
+  const request = JSON.stringify(['https://api.example.com/v1', { headers: { authorization: 'Bearer hunter"2' } }]);
+  const recording = new JournalKeeper(100_000, null, () => {});
+  assert.equal(recording.digestOf('svc:http.get', request), requestDigest('svc:http.get', request), 'before any secret nothing is masked');
+  recording.noteWithheld(JSON.stringify({ ok: true, value: 'hunter"2', fuel: 1 }));
+  const masked = recording.digestOf('svc:http.get', request);
+  // The tape's digest is not the one a guess of the secret would reproduce from the request.
+  assert.notEqual(masked, requestDigest('svc:http.get', request));
+  assert.notEqual(masked, requestDigest('svc:http.get', request.replace('hunter\\"2', 'guess')));
+  // A replay given the same secret computes the same digest; a different request still differs.
+  const replaying = new JournalKeeper(0, { entries: [], live: false }, () => {});
+  replaying.noteWithheld(JSON.stringify({ ok: true, value: 'hunter"2', fuel: 0 }));
+  assert.equal(replaying.digestOf('svc:http.get', request), masked);
+  assert.notEqual(replaying.digestOf('svc:http.get', request.replace('v1', 'v2')), masked);
+});
