@@ -7,11 +7,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { newToken, startServer, tempDir, type TestServer } from '../harness';
+import type { TestServer } from '../harness';
+import { startWithOther } from '../support/tenants';
 
 /** Over four chunks of the wire (REPLY_CHUNK_BYTES), the last one partial. */
 const BODY_BYTES = 4 * 1024 * 1024 + 12_344;
@@ -22,7 +21,7 @@ const CAP_BYTES = 52_428_800;
 let server: TestServer;
 let far: http.Server;
 let farUrl = '';
-const other = newToken();
+let other = '';
 /** Not all one byte value: a chunk lost, doubled or reordered changes the digest. */
 const body = Buffer.alloc(BODY_BYTES);
 for (let i = 0; i < BODY_BYTES; i += 4) body.writeUInt32LE((i * 2654435761) >>> 0, i);
@@ -55,9 +54,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
   farUrl = `http://127.0.0.1:${(far.address() as AddressInfo).port}`;
-  const home = tempDir();
-  fs.writeFileSync(path.join(home, 'other.token'), `${other}\n`);
-  server = await startServer({ home, args: ['--allow-localhost'], config: { api_tokens: [{ name: 'other', role: 'user', token_file: path.join(home, 'other.token') }] } });
+  ({ server, other } = await startWithOther({ args: ['--allow-localhost'] }));
   const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: bodies\nallow_insecure_http: true\ndefault: allow\n' } });
   assert.ok(created.status < 300, created.text);
 });

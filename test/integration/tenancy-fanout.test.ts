@@ -7,11 +7,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { newToken, startServer, tempDir, type TestServer } from '../harness';
+import type { TestServer } from '../harness';
+import { startWithOther } from '../support/tenants';
 
 const FANOUT_RUNS = 6;
 const FANOUT = 64;
@@ -19,7 +18,7 @@ const FANOUT = 64;
 let server: TestServer;
 let far: http.Server;
 let farUrl = '';
-const other = newToken();
+let other = '';
 /** A's requests waiting at the far end; resolved once all of them are there. */
 let waiting = 0;
 let allWaiting: () => void = () => {};
@@ -36,9 +35,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
   farUrl = `http://127.0.0.1:${(far.address() as AddressInfo).port}`;
-  const home = tempDir();
-  fs.writeFileSync(path.join(home, 'other.token'), `${other}\n`);
-  server = await startServer({ home, args: ['--allow-localhost'], config: { api_tokens: [{ name: 'other', role: 'user', token_file: path.join(home, 'other.token') }] } });
+  ({ server, other } = await startWithOther({ args: ['--allow-localhost'] }));
   const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: fanout\nallow_insecure_http: true\ndefault: allow\nvfs: per_session\n' } });
   assert.ok(created.status < 300, created.text);
 });
