@@ -1,6 +1,9 @@
 import { check } from "svc:security";
 import secrets from "svc:secrets";
 import { get } from "svc:http";
+import { BraveSearchError } from "./errors";
+
+export { BraveSearchError };
 
 // Every endpoint lives under this prefix; the build derives `host == "api.search.brave.com"` from it.
 const API = "https://api.search.brave.com/res/v1";
@@ -100,32 +103,6 @@ export interface ContextResult {
   items: ContextItem[];
 }
 
-// Rate-limit windows Brave reports (per second first, then per month); `reset` is seconds until each resets.
-type RateLimit = { limit: number[]; remaining: number[]; reset: number[] };
-
-/** Every failure of this Package except permission denials and transport errors. */
-export class BraveSearchError extends Error {
-  /** `missing_credentials`, `invalid_argument`, `invalid_response`, `unauthorized`, `forbidden`, `not_found`, `rate_limited` or `http_error`. */
-  readonly code: string;
-  /** HTTP status of Brave's answer; 0 for local failures. */
-  readonly status: number;
-  /** Seconds to wait before retrying (429), or null. */
-  readonly retryAfterSeconds: number | null;
-  /** Rate-limit windows from Brave's headers (per second first, then per month; `reset` in seconds), or null. */
-  readonly rateLimit: { limit: number[]; remaining: number[]; reset: number[] } | null;
-  /** Brave's own error code (e.g. `RATE_LIMITED`), or null. */
-  readonly serviceCode: string | null;
-
-  constructor(code: string, message: string, status = 0, extra: { retryAfterSeconds?: number | null; rateLimit?: RateLimit | null; serviceCode?: string | null } = {}) {
-    super(message);
-    this.name = "BraveSearchError";
-    this.code = code;
-    this.status = status;
-    this.retryAfterSeconds = extra.retryAfterSeconds ?? null;
-    this.rateLimit = extra.rateLimit ?? null;
-    this.serviceCode = extra.serviceCode ?? null;
-  }
-}
 
 const invalid = (message: string) => new BraveSearchError("invalid_argument", message);
 

@@ -1,6 +1,9 @@
 import { check } from "svc:security";
 import secrets from "svc:secrets";
 import { post } from "svc:http";
+import { ExaError } from "./errors";
+
+export { ExaError };
 
 // Fully literal endpoint URLs: the build derives `host == "api.exa.ai" and path == "/search"` (and `/contents`).
 const SEARCH_URL = "https://api.exa.ai/search";
@@ -90,30 +93,6 @@ export interface ContentsResult {
   results: ExaResult[];
   statuses: ContentsStatus[];
   costDollars: number | null;
-}
-
-/** Every failure of this Package except permission denials and transport errors. */
-export class ExaError extends Error {
-  /** `missing_credentials`, `invalid_argument`, `invalid_response`, `unauthorized`, `forbidden`, `not_found`, `rate_limited` or `http_error`. */
-  readonly code: string;
-  /** HTTP status of Exa's answer; 0 for local failures. */
-  readonly status: number;
-  /** Seconds to wait before retrying, when Exa says (Retry-After), or null. */
-  readonly retryAfterSeconds: number | null;
-  /** Exa's request id (quote it to Exa support), or null. */
-  readonly requestId: string | null;
-  /** Exa's machine-readable error tag (e.g. `INVALID_REQUEST_BODY`), or null. */
-  readonly tag: string | null;
-
-  constructor(code: string, message: string, status = 0, extra: { retryAfterSeconds?: number | null; requestId?: string | null; tag?: string | null } = {}) {
-    super(message);
-    this.name = "ExaError";
-    this.code = code;
-    this.status = status;
-    this.retryAfterSeconds = extra.retryAfterSeconds ?? null;
-    this.requestId = extra.requestId ?? null;
-    this.tag = extra.tag ?? null;
-  }
 }
 
 const invalid = (message: string) => new ExaError("invalid_argument", message);

@@ -1,6 +1,7 @@
 // GitHubError: every failure the Package itself reports, with the metadata GitHub gives
 // (request id, documentation link, rate-limit headers, validation errors).
 import type { Response as HttpResponse } from "svc:http";
+import { errorFields, type ServiceErrorFields } from "@svc/kit";
 
 /** One entry of a GitHub validation failure (the `errors` array of a 422 answer). */
 export interface GitHubErrorDetail {
@@ -21,11 +22,22 @@ export interface GitHubErrorDetail {
  * `not_a_directory`, `not_text`, `http_error`; `status` is the HTTP status (0 for failures
  * found before or without a request). Policy denials and transport errors are not wrapped.
  */
+export interface GitHubError extends ServiceErrorFields, GitHubErrorExtras {}
 export class GitHubError extends Error {
-  /** Machine-readable reason (see the class summary). */
-  readonly code: string;
-  /** HTTP status of GitHub's answer; 0 for local failures. */
-  readonly status: number;
+  /**
+   * @param code Machine-readable reason.
+   * @param message Human-readable text (never contains the token).
+   * @param status HTTP status, 0 for local failures.
+   * @param details Metadata taken from GitHub's answer.
+   */
+  constructor(code: string, message: string, status = 0, details: Partial<GitHubErrorExtras> = {}) {
+    super(message);
+    Object.assign(this, errorFields("GitHubError", code, status, details, ["requestId", "documentationUrl", "retryAfterSeconds", "rateLimitRemaining", "rateLimitReset"]), { errors: details.errors ?? [] });
+  }
+}
+
+/** What a GitHubError carries beside `code` and `status` (the constructor's `details`). */
+export interface GitHubErrorExtras {
   /** GitHub's `x-github-request-id` header, for support requests; null when absent. */
   readonly requestId: string | null;
   /** GitHub's `documentation_url` for this failure; null when absent. */
@@ -38,25 +50,6 @@ export class GitHubError extends Error {
   readonly rateLimitReset: number | null;
   /** Validation details of the answer (422); empty otherwise. */
   readonly errors: GitHubErrorDetail[];
-
-  /**
-   * @param code Machine-readable reason.
-   * @param message Human-readable text (never contains the token).
-   * @param status HTTP status, 0 for local failures.
-   * @param details Metadata taken from GitHub's answer.
-   */
-  constructor(code: string, message: string, status = 0, details: Partial<Pick<GitHubError, "requestId" | "documentationUrl" | "retryAfterSeconds" | "rateLimitRemaining" | "rateLimitReset" | "errors">> = {}) {
-    super(message);
-    this.name = "GitHubError";
-    this.code = code;
-    this.status = status;
-    this.requestId = details.requestId ?? null;
-    this.documentationUrl = details.documentationUrl ?? null;
-    this.retryAfterSeconds = details.retryAfterSeconds ?? null;
-    this.rateLimitRemaining = details.rateLimitRemaining ?? null;
-    this.rateLimitReset = details.rateLimitReset ?? null;
-    this.errors = details.errors ?? [];
-  }
 }
 
 /** A bad argument: thrown before any check or request. */

@@ -1,11 +1,8 @@
-import { label, expectException } from "svc:test";
+import { label, expectLocalFailure } from "svc:test";
 import { sendEmail, createDraft, reply, getThread, searchThreads, modifyMessageLabels, createLabel, downloadAttachment, triage, getProfile, GmailError } from "@svc/gmail";
 
-function code(fn: () => unknown): string {
-  const error = expectException(fn, "GmailError") as GmailError;
-  assert(error.status === 0, "local failures have status 0");
-  return error.code;
-}
+/** The code of the GmailError `fn` throws before any request. */
+const code = (fn: () => unknown): string => expectLocalFailure(fn, "GmailError");
 
 export function main() {
   label("sendEmail needs recipients and a body");

@@ -4,37 +4,11 @@
 import secrets from "svc:secrets";
 import { get, post, patch, del } from "svc:http";
 import { authorization as bearer, googleAnswers, queryString, type Json } from "@svc/kit";
+import { CalendarError } from "./errors";
 
 const API = "https://www.googleapis.com/calendar/v3/";
 
-/**
- * A failed Calendar call. `code` is one of `missing_token`, `invalid_argument`,
- * `invalid_response`, `unauthorized`, `forbidden`, `not_found`, `rate_limited` or
- * `http_error`; `status` is the HTTP status (0 for local failures).
- */
-export class CalendarError extends Error {
-  /** Machine-readable code (see the class summary). */
-  readonly code: string;
-  /** HTTP status of Google's answer, 0 when no answer was involved. */
-  readonly status: number;
-  /** Google's `error.status` (`PERMISSION_DENIED`, ...) or null. */
-  readonly googleStatus: string | null;
-  /** The first `error.errors[].reason` (`rateLimitExceeded`, `forbiddenForNonOrganizer`, ...) or null. */
-  readonly reason: string | null;
-  /** Seconds to wait before retrying, from `Retry-After`; otherwise null. */
-  readonly retryAfterSeconds: number | null;
-
-  constructor(code: string, message: string, status = 0, extra: { googleStatus?: string | null; reason?: string | null; retryAfterSeconds?: number | null } = {}) {
-    super(message);
-    this.name = "CalendarError";
-    this.code = code;
-    this.status = status;
-    this.googleStatus = extra.googleStatus ?? null;
-    this.reason = extra.reason ?? null;
-    this.retryAfterSeconds = extra.retryAfterSeconds ?? null;
-  }
-}
-
+export { CalendarError };
 export type { Json };
 
 const { answer, failure: googleError } = googleAnswers(CalendarError, { service: "Calendar", notFoundStatuses: [410] });

@@ -1,11 +1,8 @@
-import { label, expectException } from "svc:test";
+import { label, expectLocalFailure } from "svc:test";
 import { listEvents, createEvent, updateEvent, respondToEvent, queryFreeBusy, findFreeTime, agenda, getEvent, CalendarError } from "@svc/google-calendar";
 
-function code(fn: () => unknown): string {
-  const error = expectException(fn, "CalendarError") as CalendarError;
-  assert(error.status === 0, "local failures have status 0");
-  return error.code;
-}
+/** The code of the CalendarError `fn` throws before any request. */
+const code = (fn: () => unknown): string => expectLocalFailure(fn, "CalendarError");
 
 export function main() {
   label("times need an offset");

@@ -4,39 +4,13 @@
 import secrets from "svc:secrets";
 import { get, post, put, patch, del } from "svc:http";
 import { authorization as bearer, googleAnswers, queryString as query, type Json } from "@svc/kit";
+import { DriveError } from "./errors";
 
 const API = "https://www.googleapis.com/drive/v3/";
 /** The resumable-upload endpoint; sessions continue at the same URL with their `upload_id`. */
 const UPLOAD = "https://www.googleapis.com/upload/drive/v3/files";
 
-/**
- * A failed Drive call. `code` is one of `missing_token`, `invalid_argument`,
- * `invalid_response`, `unauthorized`, `forbidden`, `not_found`, `rate_limited` or
- * `http_error`; `status` is the HTTP status (0 for local failures).
- */
-export class DriveError extends Error {
-  /** Machine-readable code (see the class summary). */
-  readonly code: string;
-  /** HTTP status of Google's answer, 0 when no answer was involved. */
-  readonly status: number;
-  /** Google's `error.status` (`PERMISSION_DENIED`, ...) or null. */
-  readonly googleStatus: string | null;
-  /** The first `error.errors[].reason` (`insufficientFilePermissions`, `userRateLimitExceeded`, ...) or null. */
-  readonly reason: string | null;
-  /** Seconds to wait before retrying, from `Retry-After`; otherwise null. */
-  readonly retryAfterSeconds: number | null;
-
-  constructor(code: string, message: string, status = 0, extra: { googleStatus?: string | null; reason?: string | null; retryAfterSeconds?: number | null } = {}) {
-    super(message);
-    this.name = "DriveError";
-    this.code = code;
-    this.status = status;
-    this.googleStatus = extra.googleStatus ?? null;
-    this.reason = extra.reason ?? null;
-    this.retryAfterSeconds = extra.retryAfterSeconds ?? null;
-  }
-}
-
+export { DriveError };
 export type { Json };
 
 const { answer, failure: googleError } = googleAnswers(DriveError, { service: "Drive", rateReasons: ["sharingRateLimitExceeded"], emptyBodyIsObject: true });

@@ -1,11 +1,8 @@
-import { label, expectException } from "svc:test";
+import { label, expectLocalFailure } from "svc:test";
 import { getFile, searchFiles, downloadFile, uploadFile, shareFile, moveFile, createFolder, renameFile, listRecentFiles, DriveError } from "@svc/google-drive";
 
-function code(fn: () => unknown): string {
-  const error = expectException(fn, "DriveError") as DriveError;
-  assert(error.status === 0, "local failures have status 0");
-  return error.code;
-}
+/** The code of the DriveError `fn` throws before any request. */
+const code = (fn: () => unknown): string => expectLocalFailure(fn, "DriveError");
 
 export function main() {
   label("file ids are letters, digits, _ and -");

@@ -1,6 +1,9 @@
 import { check } from "svc:security";
 import secrets from "svc:secrets";
 import { post, download } from "svc:http";
+import { JinaError } from "./errors";
+
+export { JinaError };
 
 // Literal endpoints: the build derives `host == "r.jina.ai" and path == "/"` (and s.jina.ai) for
 // the POSTs, and `host == …` for the downloads, which put the page or query into the URL.
@@ -104,27 +107,6 @@ export interface DownloadInfo {
   contentType: string;
   /** HTTP status of Jina's answer (2xx; other statuses throw). */
   status: number;
-}
-
-/** Every failure of this Package except permission denials and transport errors. */
-export class JinaError extends Error {
-  /** `invalid_argument`, `invalid_response`, `unauthorized`, `forbidden`, `not_found`, `rate_limited` or `http_error`. */
-  readonly code: string;
-  /** HTTP status of Jina's answer; 0 for local failures. */
-  readonly status: number;
-  /** Seconds to wait before retrying (429), when Jina says, or null. */
-  readonly retryAfterSeconds: number | null;
-  /** Jina's error name (e.g. `RateLimitTriggeredError`), or null. */
-  readonly serviceName: string | null;
-
-  constructor(code: string, message: string, status = 0, extra: { retryAfterSeconds?: number | null; serviceName?: string | null } = {}) {
-    super(message);
-    this.name = "JinaError";
-    this.code = code;
-    this.status = status;
-    this.retryAfterSeconds = extra.retryAfterSeconds ?? null;
-    this.serviceName = extra.serviceName ?? null;
-  }
 }
 
 const invalid = (message: string) => new JinaError("invalid_argument", message);

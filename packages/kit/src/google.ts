@@ -2,11 +2,33 @@
 // @svc/google-drive) see them: the JSON body of a success, and Google's error shape
 // `{error: {code, status, message, errors: [{reason}]}}` as the caller's error. The request
 // (with the GOOGLE_ACCESS_TOKEN the Package read itself) stays in each Package.
-import type { ErrorClass, Json } from "./errors";
+import { errorFields, type ErrorClass, type ErrorFields, type Json } from "./errors";
 import { jsonObject, retryAfter } from "./http";
 
 /** Google `errors[].reason` values that mean a rate or quota limit, even on HTTP 403. */
 const RATE_REASONS = ["rateLimitExceeded", "userRateLimitExceeded", "dailyLimitExceeded", "quotaExceeded"];
+
+/** What a Google Package's error carries beside `code` and `status` (the constructor's `extra`). */
+export interface GoogleErrorExtras {
+  /** Google's `error.status` (`PERMISSION_DENIED`, `NOT_FOUND`, ...) or null. */
+  readonly googleStatus: string | null;
+  /** The first `error.errors[].reason` (`rateLimitExceeded`, `insufficientPermissions`, ...) or null. */
+  readonly reason: string | null;
+  /** Seconds to wait before retrying, from `Retry-After`; otherwise null. */
+  readonly retryAfterSeconds: number | null;
+}
+
+/**
+ * A Google Package error's fields from its constructor's arguments (for `Object.assign(this, …)`).
+ * @param name The class's name, the error's `name`.
+ * @param code The machine-readable code.
+ * @param status The HTTP status, 0 for local failures.
+ * @param extra The constructor's extra fields, as the caller gave them.
+ * @returns `name`, `code`, `status` and the extras (null where not given).
+ */
+export function googleErrorFields(name: string, code: string, status: number, extra: Partial<GoogleErrorExtras>): ErrorFields<GoogleErrorExtras> {
+  return errorFields(name, code, status, extra, ["googleStatus", "reason", "retryAfterSeconds"]);
+}
 
 /** How one Google Package names itself and reads Google's answers. */
 export interface GoogleService {

@@ -3,7 +3,7 @@
 // reads no secret, makes no request and checks no capability, so it requires nothing and a
 // secret, a grant and a decision always belong to the consuming Package (the Slack
 // operations send through the calls the Package hands them, after the Package's own check).
-export type { ErrorClass, Json } from "./errors";
+export { errorFields, type ErrorClass, type ErrorFields, type Json, type PrimitiveKeys, type ServiceErrorFields } from "./errors";
 export { argumentChecks, type ArgumentChecks } from "./args";
 export { authorization, compact, failureCode, jsonObject, queryString, retryAfter, type FailureCode } from "./http";
 export { list, number, object, text, textOrNull } from "./json";
@@ -11,6 +11,7 @@ export {
   nextCursor,
   slackAnswers,
   slackArgumentChecks,
+  slackErrorFields,
   toConversation,
   toIdentity,
   toMessage,
@@ -24,6 +25,7 @@ export {
   type Reaction,
   type SlackAnswers,
   type SlackArgumentChecks,
+  type SlackErrorExtras,
   type User,
 } from "./slack";
 export {
@@ -36,4 +38,4 @@ export {
   type SlackCalls,
   type SlackOperations,
 } from "./slack-operations";
-export { googleAnswers, type GoogleAnswers, type GoogleService } from "./google";
+export { googleAnswers, googleErrorFields, type GoogleAnswers, type GoogleErrorExtras, type GoogleService } from "./google";

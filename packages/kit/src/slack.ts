@@ -2,10 +2,32 @@
 // @svc/slack-user with the user token): Slack's `ok:false` answers and HTTP failures as
 // errors of the caller's SlackError, the shapes they return and their normalisers, and the
 // argument checks of Slack ids. The request itself stays in each Package.
-import type { ErrorClass, Json } from "./errors";
+import { errorFields, type ErrorClass, type ErrorFields, type Json } from "./errors";
 import { argumentChecks, type ArgumentChecks } from "./args";
 import { failureCode, jsonObject, retryAfter } from "./http";
 import { list, number, object, text, textOrNull } from "./json";
+
+/** What a SlackError carries beside `code` and `status` (the constructor's `extra`). */
+export interface SlackErrorExtras {
+  /** Slack's own `error` string (`channel_not_found`, `missing_scope`, ...) or null. */
+  readonly slackError: string | null;
+  /** Seconds to wait before retrying, from `Retry-After` on HTTP 429; otherwise null. */
+  readonly retryAfterSeconds: number | null;
+  /** For `missing_scope`: the scope Slack says the call needs; otherwise null. */
+  readonly neededScope: string | null;
+}
+
+/**
+ * A SlackError's fields from its constructor's arguments (for `Object.assign(this, …)`).
+ * @param name The class's name, the error's `name`.
+ * @param code The machine-readable code.
+ * @param status The HTTP status, 0 for local failures.
+ * @param extra The constructor's extra fields, as the caller gave them.
+ * @returns `name`, `code`, `status` and the extras (null where not given).
+ */
+export function slackErrorFields(name: string, code: string, status: number, extra: Partial<SlackErrorExtras>): ErrorFields<SlackErrorExtras> {
+  return errorFields(name, code, status, extra, ["slackError", "retryAfterSeconds", "neededScope"]);
+}
 
 /** One page of a list; pass `nextPageToken` back as `pageToken` for the next page (null: last page). */
 export interface Page<T> {

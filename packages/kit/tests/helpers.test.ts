@@ -1,5 +1,5 @@
-import { label, expectException } from "svc:test";
-import { argumentChecks, authorization, failureCode, googleAnswers, queryString, slackAnswers, slackArgumentChecks, slackOperations } from "@svc/kit";
+import { label, expectException, expectLocalFailure } from "svc:test";
+import { argumentChecks, authorization, errorFields, failureCode, googleAnswers, googleErrorFields, queryString, slackAnswers, slackArgumentChecks, slackOperations, type GoogleErrorExtras } from "@svc/kit";
 
 class KitTestError extends Error {
   code: string;
@@ -53,4 +53,20 @@ export function main() {
   const group = operations.sendGroupDirectMessage(["U0B", "U0A", "U0B", "U0C"], "hello", null);
   assert(group.userIds.join() === "U0A,U0B,U0C" && sent.length === 1);
   assert(group.run().channelId === "G0GROUP" && sent.join() === "conversations.history,conversations.open,chat.postMessage");
+  label("errorFields: a Package's own class gets name, code, status and its extras (null when absent, unknown keys ignored)");
+  const fields = errorFields("KitTestError", "rate_limited", 429, { retryAfterSeconds: 3, surplus: "x" } as { retryAfterSeconds?: number | null; requestId?: string | null }, ["retryAfterSeconds", "requestId"]);
+  assert(JSON.stringify(fields) === '{"name":"KitTestError","code":"rate_limited","status":429,"retryAfterSeconds":3,"requestId":null}', JSON.stringify(fields));
+  class OwnError extends Error {
+    constructor(code: string, message: string, status = 0, extra: Partial<GoogleErrorExtras> = {}) {
+      super(message);
+      Object.assign(this, googleErrorFields("OwnError", code, status, extra));
+    }
+  }
+  const own = new OwnError("forbidden", "no", 403, { reason: "insufficientPermissions" }) as OwnError & Record<string, unknown>;
+  assert(own instanceof OwnError && own instanceof Error && own.name === "OwnError" && own.message === "no");
+  assert(own.code === "forbidden" && own.status === 403 && own.reason === "insufficientPermissions" && own.googleStatus === null && own.retryAfterSeconds === null);
+  label("expectLocalFailure gives the code of a status-0 failure and refuses any other");
+  assert(expectLocalFailure(() => argumentChecks(KitTestError).limitArg(0, "options.limit", 10), "KitTestError") === "invalid_argument");
+  const answered = expectException(() => expectLocalFailure(() => { throw new KitTestError("http_error", "boom", 500); }, "KitTestError"));
+  assert(answered.message.includes("expected status 0"), answered.message);
 }

@@ -2,6 +2,7 @@
 import secrets from "svc:secrets";
 import { post } from "svc:http";
 import type { Response } from "svc:http";
+import { errorFields, type ServiceErrorFields } from "@svc/kit";
 
 // Literal endpoint: the build derives `host == "api.linear.app" and path == "/graphql"`.
 const GRAPHQL = "https://api.linear.app/graphql";
@@ -18,11 +19,16 @@ export interface GraphQLErrorInfo {
  * `invalid_argument`, `invalid_response`, `unauthorized`, `forbidden`, `not_found`,
  * `rate_limited`, `graphql_error`, `http_error`; `status` is the HTTP status (0 for local failures).
  */
+export interface LinearError extends ServiceErrorFields, LinearErrorExtras {}
 export class LinearError extends Error {
-  /** Machine-readable reason (see the class summary). */
-  readonly code: string;
-  /** HTTP status of Linear's answer, 0 when nothing was answered. */
-  readonly status: number;
+  constructor(code: string, message: string, status = 0, extra: Partial<LinearErrorExtras> = {}) {
+    super(message);
+    Object.assign(this, errorFields("LinearError", code, status, extra, ["retryAfterSeconds", "rateLimitRemaining", "rateLimitReset"]), { errors: extra.errors ?? [] });
+  }
+}
+
+/** What a LinearError carries beside `code` and `status` (the constructor's `extra`). */
+export interface LinearErrorExtras {
   /** Seconds until the request budget refills (from Linear's reset header), or null. */
   readonly retryAfterSeconds: number | null;
   /** Requests left in the current window (`X-RateLimit-Requests-Remaining`), or null. */
@@ -31,17 +37,6 @@ export class LinearError extends Error {
   readonly rateLimitReset: number | null;
   /** The GraphQL errors Linear reported. */
   readonly errors: GraphQLErrorInfo[];
-
-  constructor(code: string, message: string, status = 0, extra: { retryAfterSeconds?: number | null; rateLimitRemaining?: number | null; rateLimitReset?: number | null; errors?: GraphQLErrorInfo[] } = {}) {
-    super(message);
-    this.name = "LinearError";
-    this.code = code;
-    this.status = status;
-    this.retryAfterSeconds = extra.retryAfterSeconds ?? null;
-    this.rateLimitRemaining = extra.rateLimitRemaining ?? null;
-    this.rateLimitReset = extra.rateLimitReset ?? null;
-    this.errors = extra.errors ?? [];
-  }
 }
 
 /** A bad argument: names the field and what is accepted. */

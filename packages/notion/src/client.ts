@@ -3,40 +3,13 @@
 import secrets from "svc:secrets";
 import { get, patch, post } from "svc:http";
 import { authorization, failureCode, queryString } from "@svc/kit";
+import { NotionError } from "./errors";
 
 const API = "https://api.notion.com/v1/";
+
+export { NotionError };
 /** The API version with data sources, views and the Markdown endpoints. */
 export const NOTION_VERSION = "2025-09-03";
-
-/**
- * A failed Notion call. `code` is one of `missing_token`, `invalid_argument`,
- * `invalid_response`, `unauthorized`, `forbidden`, `not_found`, `rate_limited` or
- * `http_error` (any other status; read `notionCode`, for example `validation_error` or
- * `conflict_error`). `notionCode` keeps Notion's own code (`object_not_found`,
- * `restricted_resource`, ...).
- */
-export class NotionError extends Error {
-  /** Machine-readable code (see the class summary). */
-  readonly code: string;
-  /** HTTP status of Notion's answer, 0 for local failures. */
-  readonly status: number;
-  /** Notion's own error code, or null. */
-  readonly notionCode: string | null;
-  /** Notion's `request_id`, or null. */
-  readonly requestId: string | null;
-  /** Seconds to wait before retrying, from `Retry-After` on HTTP 429; otherwise null. */
-  readonly retryAfterSeconds: number | null;
-
-  constructor(code: string, message: string, status = 0, extra: { notionCode?: string | null; requestId?: string | null; retryAfterSeconds?: number | null } = {}) {
-    super(message);
-    this.name = "NotionError";
-    this.code = code;
-    this.status = status;
-    this.notionCode = extra.notionCode ?? null;
-    this.requestId = extra.requestId ?? null;
-    this.retryAfterSeconds = extra.retryAfterSeconds ?? null;
-  }
-}
 
 /** A JSON object as Notion returns it. */
 export type Json = Record<string, unknown>;

@@ -1,11 +1,8 @@
-import { label, expectException } from "svc:test";
+import { label, expectException, expectLocalFailure } from "svc:test";
 import { fetchPage, createPage, createPages, updatePageMarkdown, uploadFile, getBlock, search, NotionError } from "@svc/notion";
 
-function code(fn: () => unknown): string {
-  const error = expectException(fn, "NotionError") as NotionError;
-  assert(error.status === 0, "local failures have status 0");
-  return error.code;
-}
+/** The code of the NotionError `fn` throws before any request. */
+const code = (fn: () => unknown): string => expectLocalFailure(fn, "NotionError");
 
 export function main() {
   label("an id that is neither 32 hex digits nor a Notion URL is refused");

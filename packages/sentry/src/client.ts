@@ -1,16 +1,22 @@
 // Sentry's answers: errors with rate-limit data, JSON bodies, and the Link header's cursor.
 import type { Response } from "svc:http";
+import { errorFields, type ServiceErrorFields } from "@svc/kit";
 
 /**
  * What every `@svc/sentry` function throws for its own failures. `code` is one of
  * `missing_token`, `invalid_argument`, `invalid_response`, `unauthorized`, `forbidden`,
  * `not_found`, `rate_limited`, `http_error`; `status` is the HTTP status (0 for local failures).
  */
+export interface SentryError extends ServiceErrorFields, SentryErrorExtras {}
 export class SentryError extends Error {
-  /** Machine-readable reason (see the class summary). */
-  readonly code: string;
-  /** HTTP status of Sentry's answer, 0 when nothing was answered. */
-  readonly status: number;
+  constructor(code: string, message: string, status = 0, meta: Partial<SentryErrorExtras> = {}) {
+    super(message);
+    Object.assign(this, errorFields("SentryError", code, status, meta, ["requestId", "retryAfterSeconds", "rateLimitLimit", "rateLimitRemaining", "rateLimitReset"]));
+  }
+}
+
+/** What a SentryError carries beside `code` and `status` (the constructor's `meta`). */
+export interface SentryErrorExtras {
   /** Sentry's request id (`X-Request-Id`), or null. */
   readonly requestId: string | null;
   /** Seconds Sentry asked to wait (`Retry-After`), or null. */
@@ -21,18 +27,6 @@ export class SentryError extends Error {
   readonly rateLimitRemaining: number | null;
   /** When the window resets, epoch seconds (`X-Sentry-Rate-Limit-Reset`), or null. */
   readonly rateLimitReset: number | null;
-
-  constructor(code: string, message: string, status = 0, meta: { requestId?: string | null; retryAfterSeconds?: number | null; rateLimitLimit?: number | null; rateLimitRemaining?: number | null; rateLimitReset?: number | null } = {}) {
-    super(message);
-    this.name = "SentryError";
-    this.code = code;
-    this.status = status;
-    this.requestId = meta.requestId ?? null;
-    this.retryAfterSeconds = meta.retryAfterSeconds ?? null;
-    this.rateLimitLimit = meta.rateLimitLimit ?? null;
-    this.rateLimitRemaining = meta.rateLimitRemaining ?? null;
-    this.rateLimitReset = meta.rateLimitReset ?? null;
-  }
 }
 
 /** A bad argument: names the field and what is accepted. */

@@ -3,38 +3,11 @@
 import secrets from "svc:secrets";
 import { get, post } from "svc:http";
 import { authorization, compact, queryString, slackAnswers, slackOperations, type Json } from "@svc/kit";
+import { SlackError } from "./errors";
 
 const API = "https://slack.com/api/";
 
-/**
- * A failed Slack call. `code` is one of `missing_token`, `invalid_argument`,
- * `invalid_response`, `unauthorized`, `forbidden`, `not_found`, `rate_limited`,
- * `http_error` or `slack_error` (any other Slack error string, kept in `slackError`).
- * `status` is the HTTP status (0 for local failures; Slack answers most errors with 200).
- */
-export class SlackError extends Error {
-  /** Machine-readable code (see the class summary). */
-  readonly code: string;
-  /** HTTP status of Slack's answer, 0 when no answer was involved. */
-  readonly status: number;
-  /** Slack's own `error` string (`channel_not_found`, `missing_scope`, ...) or null. */
-  readonly slackError: string | null;
-  /** Seconds to wait before retrying, from `Retry-After` on HTTP 429; otherwise null. */
-  readonly retryAfterSeconds: number | null;
-  /** For `missing_scope`: the scope Slack says the call needs; otherwise null. */
-  readonly neededScope: string | null;
-
-  constructor(code: string, message: string, status = 0, extra: { slackError?: string | null; retryAfterSeconds?: number | null; neededScope?: string | null } = {}) {
-    super(message);
-    this.name = "SlackError";
-    this.code = code;
-    this.status = status;
-    this.slackError = extra.slackError ?? null;
-    this.retryAfterSeconds = extra.retryAfterSeconds ?? null;
-    this.neededScope = extra.neededScope ?? null;
-  }
-}
-
+export { SlackError };
 export type { Json };
 export { field };
 

@@ -1,11 +1,8 @@
-import { label, expectException } from "svc:test";
+import { label, expectException, expectLocalFailure } from "svc:test";
 import { sendMessage, addReaction, openGroupDirectMessage, listMessages, getUser, SlackError } from "@svc/slack-bot";
 
-function code(fn: () => unknown): string {
-  const error = expectException(fn, "SlackError") as SlackError;
-  assert(error.status === 0, "local failures have status 0");
-  return error.code;
-}
+/** The code of the SlackError `fn` throws before any request. */
+const code = (fn: () => unknown): string => expectLocalFailure(fn, "SlackError");
 
 export function main() {
   label("a channel name instead of an id is refused before any request");

@@ -1,11 +1,8 @@
-import { label, expectException } from "svc:test";
+import { label, expectLocalFailure } from "svc:test";
 import { downloadFile, findUserByEmail, search, sendMessage, getFile, SlackError } from "@svc/slack-user";
 
-function code(fn: () => unknown): string {
-  const error = expectException(fn, "SlackError") as SlackError;
-  assert(error.status === 0, "local failures have status 0");
-  return error.code;
-}
+/** The code of the SlackError `fn` throws before any request. */
+const code = (fn: () => unknown): string => expectLocalFailure(fn, "SlackError");
 
 export function main() {
   label("downloadFile accepts only files.slack.com URLs");

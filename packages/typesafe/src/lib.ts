@@ -1,6 +1,9 @@
 import { check } from "svc:security";
 import secrets from "svc:secrets";
 import { post } from "svc:http";
+import { TypeSafeError } from "./errors";
+
+export { TypeSafeError };
 
 // Fully literal: the build derives `host == "api.typesafe.ai" and path == "/v1/systemone"`.
 const ENDPOINT = "https://api.typesafe.ai/v1/systemone";
@@ -109,27 +112,6 @@ export interface BatchResult {
   usage: { inputTokens: number | null; outputTokens: number | null };
   /** TypeSafe's request id, or null. */
   requestId: string | null;
-}
-
-/** Every failure of this Package except permission denials and transport errors. */
-export class TypeSafeError extends Error {
-  /** `missing_credentials`, `invalid_argument`, `invalid_response`, `unauthorized`, `forbidden`, `not_found`, `rate_limited` or `http_error`. */
-  readonly code: string;
-  /** HTTP status of TypeSafe's answer; 0 for local failures. */
-  readonly status: number;
-  /** Seconds to wait before retrying (429), when TypeSafe says, or null. */
-  readonly retryAfterSeconds: number | null;
-  /** TypeSafe's request id (`x-typesafe-request-id`), or null. */
-  readonly requestId: string | null;
-
-  constructor(code: string, message: string, status = 0, extra: { retryAfterSeconds?: number | null; requestId?: string | null } = {}) {
-    super(message);
-    this.name = "TypeSafeError";
-    this.code = code;
-    this.status = status;
-    this.retryAfterSeconds = extra.retryAfterSeconds ?? null;
-    this.requestId = extra.requestId ?? null;
-  }
 }
 
 const invalid = (message: string) => new TypeSafeError("invalid_argument", message);
