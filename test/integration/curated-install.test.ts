@@ -42,11 +42,15 @@ describe('installing a curated Package from the official repository (setting off
     host?.close();
   });
 
-  test('the server finds packages/svc.toml, builds @svc/github and installs it with the archive digest', async () => {
+  test('the server finds packages/svc.toml, builds @svc/github (and @svc/kit, its dependency, first) and installs it with the archive digest', async () => {
     const commit = host.addCommit(OFFICIAL, ['main'], curatedFiles());
     const reply = await server.request('POST', '/v1/packages/install', { body: { url: `${OFFICIAL}@main`, package: '@svc/github' } });
     assert.equal(reply.status, 200, reply.text);
-    assert.deepEqual(reply.json.installed, [{ name: '@svc/github', version: '0.1.0', digest: host.digestOf(commit) }]);
+    const digest = host.digestOf(commit);
+    assert.deepEqual(reply.json.installed, [
+      { name: '@svc/kit', version: '0.1.0', digest },
+      { name: '@svc/github', version: '0.1.0', digest },
+    ]);
     assert.deepEqual(reply.json.warnings, []);
     const listed = await server.request('GET', '/v1/packages');
     assert.ok(listed.json.packages.some((p: { name: string; managed: boolean }) => p.name === '@svc/github' && p.managed));
