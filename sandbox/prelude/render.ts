@@ -214,14 +214,19 @@ export function writeValueJson(out: BoundedText, value: unknown): boolean {
   }
 }
 
-export function safeJson(value: unknown): string {
+/** What `write` puts into a fresh BoundedText, or `[unrenderable value]` when reading the value threw. */
+function boundedText(write: (out: BoundedText) => unknown): string {
   const out = new BoundedText();
   try {
-    writeValueJson(out, value);
+    write(out);
   } catch {
     return '[unrenderable value]';
   }
   return out.text();
+}
+
+export function safeJson(value: unknown): string {
+  return boundedText((out) => writeValueJson(out, value));
 }
 
 /** A value as text (strings as is) into `out`; false once `out` is full. */
@@ -250,11 +255,5 @@ export function writeRendered(out: BoundedText, value: unknown): boolean {
 /** A value as text (strings as is), at most TEXT_LIMIT characters and a note. */
 export function renderValue(value: unknown): string {
   if (typeof value === 'string' && value.length <= TEXT_LIMIT) return value;
-  const out = new BoundedText();
-  try {
-    writeValue(out, value);
-  } catch {
-    return '[unrenderable value]';
-  }
-  return out.text();
+  return boundedText((out) => writeValue(out, value));
 }

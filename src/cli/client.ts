@@ -165,12 +165,22 @@ export function serverMessage(reply: ApiReply): string {
   return reply.text.trim() || `the server answered ${reply.status}`;
 }
 
-/** The CliError for a refused reply: the server's `message` (else its text, else the status), with the hint
- *  the command keeps for the reply's `error` code, if any. */
+/** The server's `message` of a refused reply, else its text, else its status. */
+export function refusalText(reply: ApiReply): string {
+  return typeof reply.json?.message === 'string' ? reply.json.message : reply.text.trim() || `the server answered ${reply.status}`;
+}
+
+/** The CliError for a refused reply: its refusalText, with the hint the command keeps for the reply's
+ *  `error` code, if any. */
 export function refusalWithHint(reply: ApiReply, hints: Readonly<Record<string, string>>): CliError {
   const code = typeof reply.json?.error === 'string' ? reply.json.error : '';
-  const message = typeof reply.json?.message === 'string' ? reply.json.message : reply.text.trim() || `the server answered ${reply.status}`;
-  return new CliError(message, 1, Object.hasOwn(hints, code) ? [hints[code]] : []);
+  return new CliError(refusalText(reply), 1, Object.hasOwn(hints, code) ? [hints[code]] : []);
+}
+
+/** The reply, or a CliError `the server answered <status>: <message>` when its status is not `expected`. */
+export function expectStatus(reply: ApiReply, expected: number, exitCode = 1): ApiReply {
+  if (reply.status !== expected) throw new CliError(`the server answered ${reply.status}: ${serverMessage(reply)}`, exitCode);
+  return reply;
 }
 
 /** Throws a CliError for any non-2xx reply, with the server's message and optional hints. */

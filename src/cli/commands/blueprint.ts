@@ -81,8 +81,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
     'svc blueprint list',
     'svc blueprint list --json',
   ).action(async (options: ServerOptions & { json?: boolean }) => {
-    const client = ServerClient.from(options, io);
-    const summaries: any[] = expectOk(await client.request('GET', '/v1/blueprints')).json.blueprints ?? [];
+    const summaries: any[] = expectOk(await ServerClient.from(options, io).request('GET', '/v1/blueprints')).json.blueprints ?? [];
     if (options.json) {
       say(io, JSON.stringify(summaries, null, 2));
       return;
@@ -105,8 +104,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
     withServerOptions(blueprint.command('show').description('print the stored YAML of a Blueprint, exactly as it was submitted').argument('<name>', 'registered Blueprint name')),
     'svc blueprint show support > support.yaml',
   ).action(async (name: string, options: ServerOptions) => {
-    const client = ServerClient.from(options, io);
-    const reply = await client.request('GET', '/v1/blueprints/{name}', { params: { path: { name } } });
+    const reply = await ServerClient.from(options, io).request('GET', '/v1/blueprints/{name}', { params: { path: { name } } });
     if (reply.status !== 200) throw await blueprintReplyError(name, reply);
     io.stdout(reply.json.yaml);
   });
@@ -115,8 +113,7 @@ export function registerBlueprintCommands(root: Command, context: CliContext): v
     withServerOptions(blueprint.command('remove').description('unregister a Blueprint; its open sessions end').argument('<name>', 'registered Blueprint name')),
     'svc blueprint remove support',
   ).action(async (name: string, options: ServerOptions) => {
-    const client = ServerClient.from(options, io);
-    const reply = await client.request('DELETE', '/v1/blueprints/{name}', { params: { path: { name } } });
+    const reply = await ServerClient.from(options, io).request('DELETE', '/v1/blueprints/{name}', { params: { path: { name } } });
     if (reply.status !== 200) throw await blueprintReplyError(name, reply);
     say(io, `Removed blueprint '${reply.json.name}'; its open sessions were ended`);
   });

@@ -49,8 +49,7 @@ export function registerCapabilitiesCommand(root: Command, context: CliContext):
     'svc capabilities',
     'svc capabilities --json',
   ).action(async (options: ServerOptions & { json?: boolean }) => {
-    const client = ServerClient.from(options, io);
-    const body = expectOk(await client.request('GET', '/v1/capabilities')).json as { groups: GroupView[] };
+    const body = expectOk(await ServerClient.from(options, io).request('GET', '/v1/capabilities')).json as { groups: GroupView[] };
     if (options.json) {
       say(io, JSON.stringify(body, null, 2));
       return;

@@ -1,6 +1,6 @@
 // `svc packages install | remove | list` over the admin API.
 import type { Command } from 'commander';
-import { ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
+import { refusalText, ServerClient, withServerOptions, type ApiReply, type ServerOptions } from '../client';
 import { CliError } from '../errors';
 import { alignColumns, withExample } from '../help';
 import { denyWarnings, say, warn } from '../io';
@@ -8,8 +8,7 @@ import type { CliContext } from '../context';
 
 function refusal(reply: ApiReply): CliError {
   const code = typeof reply.json?.error === 'string' ? `${reply.json.error}: ` : '';
-  const message = typeof reply.json?.message === 'string' ? reply.json.message : reply.text.trim() || `the server answered ${reply.status}`;
-  return new CliError(`${code}${message}`);
+  return new CliError(`${code}${refusalText(reply)}`);
 }
 
 export function registerPackagesCommands(root: Command, context: CliContext): void {
@@ -41,8 +40,7 @@ export function registerPackagesCommands(root: Command, context: CliContext): vo
   });
 
   withExample(withServerOptions(packages.command('list').description('list installed Packages (own store and the read-only fallback)')), 'svc packages list').action(async (options: ServerOptions) => {
-    const client = ServerClient.from(options, io);
-    const reply = await client.request('GET', '/v1/packages');
+    const reply = await ServerClient.from(options, io).request('GET', '/v1/packages');
     if (reply.status !== 200) throw refusal(reply);
     const rows = (reply.json.packages as Array<{ name: string; version: string; managed: boolean; description: string }>).map((p) => [p.name, p.version, p.managed ? 'managed' : 'fallback', p.description]);
     for (const line of alignColumns([['NAME', 'VERSION', 'STORE', 'DESCRIPTION'], ...rows])) say(io, line);
@@ -50,8 +48,7 @@ export function registerPackagesCommands(root: Command, context: CliContext): vo
 
   withExample(withServerOptions(packages.command('remove').description('remove a Package from the server store').argument('<name>', '@scope/name')), 'svc packages remove @acme/billing').action(
     async (name: string, options: ServerOptions) => {
-      const client = ServerClient.from(options, io);
-      const reply = await client.request('DELETE', '/v1/packages/{name}', { params: { path: { name } } });
+      const reply = await ServerClient.from(options, io).request('DELETE', '/v1/packages/{name}', { params: { path: { name } } });
       if (reply.status !== 200) throw refusal(reply);
       say(io, `removed ${reply.json.name} ${reply.json.version ?? ''}`.trimEnd());
       if (reply.json.still_available_from) say(io, `still available from the fallback store ${reply.json.still_available_from}`);

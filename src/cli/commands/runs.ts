@@ -3,7 +3,7 @@
 // an `admin` token every run.
 import type { RunState } from '../../runs/record';
 import type { Command } from 'commander';
-import { ServerClient, serverMessage, withServerOptions, type ApiReply, type ServerOptions } from '../client';
+import { expectStatus, ServerClient, serverMessage, withServerOptions, type ApiReply, type ServerOptions } from '../client';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from '../errors';
 import { alignColumns, withExample } from '../help';
 import { say, warn } from '../io';
@@ -44,7 +44,7 @@ export function registerRunsCommands(root: Command, context: CliContext): void {
     const query = { state: options.state as RunState | undefined, session_id: options.session, blueprint: options.blueprint, limit: options.limit };
     const reply = await ServerClient.from(options, io).request('GET', '/v1/runs', { params: { query } });
     if (reply.status === 400) throw new CliError(serverMessage(reply), EXIT_USAGE);
-    if (reply.status !== 200) throw new CliError(`the server answered ${reply.status}: ${serverMessage(reply)}`, EXIT_FAILURE);
+    expectStatus(reply, 200, EXIT_FAILURE);
     if (options.json) {
       say(io, JSON.stringify(reply.json, null, 2));
       return;
@@ -114,6 +114,6 @@ export function registerRunsCommands(root: Command, context: CliContext): void {
 function recordOf(reply: ApiReply, id: string, expected = 200): Record<string, any> {
   if (reply.status === 404) throw new CliError(`no run ${id} is known to this token (unknown, expired, or another token's)`, EXIT_FAILURE);
   if (reply.status === 400) throw new CliError(serverMessage(reply), EXIT_USAGE);
-  if (reply.status !== expected) throw new CliError(`the server answered ${reply.status}: ${serverMessage(reply)}`, EXIT_FAILURE);
+  expectStatus(reply, expected, EXIT_FAILURE);
   return reply.json as Record<string, any>;
 }

@@ -48,8 +48,7 @@ export function registerSecretCommands(root: Command, context: CliContext): void
     'svc secret list',
     'svc secret list --prefix team/',
   ).action(async (options: ServerOptions & { prefix?: string; json?: boolean }) => {
-    const client = ServerClient.from(options, io);
-    const reply = await client.request('GET', '/v1/secrets', { params: { query: options.prefix !== undefined ? { prefix: options.prefix } : {} } });
+    const reply = await ServerClient.from(options, io).request('GET', '/v1/secrets', { params: { query: options.prefix !== undefined ? { prefix: options.prefix } : {} } });
     if (reply.status !== 200) throw refusalWithHint(reply, STORE_HINTS);
     const keys: string[] = Array.isArray(reply.json?.keys) ? reply.json.keys : [];
     if (options.json) say(io, JSON.stringify(keys));
@@ -61,8 +60,7 @@ export function registerSecretCommands(root: Command, context: CliContext): void
     withServerOptions(secret.command('delete').description('delete the value stored under a key').argument('<key>', 'store key')),
     'svc secret delete billing_api_key',
   ).action(async (key: string, options: ServerOptions) => {
-    const client = ServerClient.from(options, io);
-    const reply = await client.request('DELETE', '/v1/secrets/{key}', { params: { path: { key } } });
+    const reply = await ServerClient.from(options, io).request('DELETE', '/v1/secrets/{key}', { params: { path: { key } } });
     if (reply.status !== 200) throw refusalWithHint(reply, STORE_HINTS);
     say(io, `Deleted secret '${reply.json.key}'`);
   });

@@ -14,8 +14,7 @@ export function registerServerCommands(root: Command, context: CliContext): void
     withServerOptions(server.command('status').description('show the server\'s bind address, pid, open sessions, Blueprints and runner sandbox level (exit 1 when no server answers)')),
     'svc server status',
   ).action(async (options: ServerOptions) => {
-    const client = ServerClient.from(options, io);
-    const status = expectOk(await client.request('GET', '/v1/status')).json;
+    const status = expectOk(await ServerClient.from(options, io).request('GET', '/v1/status')).json;
     const blueprints: string[] = Array.isArray(status.blueprints) ? status.blueprints : [];
     const rows: Array<[string, string]> = [
       ['status', String(status.status)],

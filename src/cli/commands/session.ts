@@ -2,7 +2,7 @@
 // /v1/sessions, GET /v1/sessions, POST /v1/sessions/{id}/execute, GET …/last-run, DELETE …). Harness
 // secrets come from environment variables named on the command line, never values.
 import type { Command } from 'commander';
-import { ServerClient, serverMessage, withServerOptions, type ServerOptions } from '../client';
+import { expectStatus, ServerClient, serverMessage, withServerOptions, type ServerOptions } from '../client';
 import { CliError } from '../errors';
 import { alignColumns, withExample } from '../help';
 import { say, secretsFromEnvironment } from '../io';
@@ -39,9 +39,8 @@ export function registerSessionCommands(root: Command, context: CliContext): voi
     'svc session list',
     'svc session list --json',
   ).action(async (options: ServerOptions & { json?: boolean }) => {
-    const client = ServerClient.from(options, io);
-    const reply = await client.request('GET', '/v1/sessions');
-    if (reply.status !== 200) throw new CliError(`the server answered ${reply.status}: ${serverMessage(reply)}`, 1);
+    const reply = await ServerClient.from(options, io).request('GET', '/v1/sessions');
+    expectStatus(reply, 200);
     const sessions: Array<Record<string, unknown>> = reply.json.sessions ?? [];
     if (options.json) {
       say(io, JSON.stringify(reply.json, null, 2));
@@ -73,10 +72,9 @@ export function registerSessionCommands(root: Command, context: CliContext): voi
     withServerOptions(session.command('last-run').description("print the session's last-run record as JSON (result, full console, error)").argument('<id>', 'session id')),
     'svc session last-run 3f0c…',
   ).action(async (id: string, options: ServerOptions) => {
-    const client = ServerClient.from(options, io);
-    const reply = await client.request('GET', '/v1/sessions/{session_id}/last-run', { params: { path: { session_id: id } } });
+    const reply = await ServerClient.from(options, io).request('GET', '/v1/sessions/{session_id}/last-run', { params: { path: { session_id: id } } });
     if (reply.status === 404) throw new CliError(`no run is recorded for session ${id} (unknown, ended, or nothing ran yet)`, 1);
-    if (reply.status !== 200) throw new CliError(`the server answered ${reply.status}: ${serverMessage(reply)}`, 1);
+    expectStatus(reply, 200);
     say(io, JSON.stringify(reply.json, null, 2));
   });
 
@@ -84,10 +82,9 @@ export function registerSessionCommands(root: Command, context: CliContext): voi
     withServerOptions(session.command('close').description('end the session (its state and per-session files go)').argument('<id>', 'session id')),
     'svc session close 3f0c…',
   ).action(async (id: string, options: ServerOptions) => {
-    const client = ServerClient.from(options, io);
-    const reply = await client.request('DELETE', '/v1/sessions/{session_id}', { params: { path: { session_id: id } } });
+    const reply = await ServerClient.from(options, io).request('DELETE', '/v1/sessions/{session_id}', { params: { path: { session_id: id } } });
     if (reply.status === 404) throw new CliError(`session ${id} is unknown (already closed or expired)`, 1);
-    if (reply.status !== 204) throw new CliError(`the server answered ${reply.status}: ${serverMessage(reply)}`, 1);
+    expectStatus(reply, 204);
     say(io, `Closed session ${id}`);
   });
 }
