@@ -9,6 +9,18 @@ export interface Bundle {
   map: string;
 }
 
+/**
+ * The bundled inputs that are not files under src/. esbuild follows links to their real
+ * path, so a link in src/ to a file elsewhere shows up here too. Only src/ is analysed for
+ * capabilities, so anything else bundled would run with calls nobody derived.
+ */
+function sourcesOutside(directory: string, srcDir: string, inputs: readonly string[]): string[] {
+  return inputs
+    .map((input) => path.resolve(directory, input))
+    .filter((file) => path.relative(srcDir, file).startsWith('..') || path.isAbsolute(path.relative(srcDir, file)))
+    .map((file) => path.relative(directory, file).split(path.sep).join('/'));
+}
+
 export function bundlePackage(directory: string, name: string, dependencies: readonly string[]): Bundle | BuildDiagnostic[] {
   const srcDir = path.join(directory, 'src');
   const toDiagnostic = (m: Message): BuildDiagnostic => ({
@@ -32,7 +44,10 @@ export function bundlePackage(directory: string, name: string, dependencies: rea
       external: ['svc:*', ...dependencies],
       logLevel: 'silent',
       legalComments: 'none',
+      metafile: true,
     });
+    const outside = sourcesOutside(directory, srcDir, Object.keys(result.metafile.inputs));
+    if (outside.length > 0) return outside.map((file) => ({ severity: 'error', file: `${name}/${file}`, line: 1, column: 1, message: 'is bundled but lies outside src/ (reached by a relative path or through a link); a Package may bundle only files under src/, where the build analyses its calls' }));
     const js = result.outputFiles.find((f) => f.path.endsWith('.js'))!;
     const mapFile = result.outputFiles.find((f) => f.path.endsWith('.map'))!;
     const map = JSON.parse(mapFile.text) as { sources: string[]; file?: string };

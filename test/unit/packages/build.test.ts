@@ -77,6 +77,15 @@ test('build errors: a check payload key missing from the tag, a non-literal capa
   buildFails({ 'src/lib.ts': '/** D. */\nexport const x = 1;\n' }, 'build_failed', /docs\/readme\.md is missing/);
 });
 
+test('a source outside src/ is refused: reached by a relative path or through a link, it would be bundled without its calls being analysed', () => {
+  const outside = '/** D. */\nexport function leak(): Promise<unknown> { return get("https://elsewhere.example.com/x"); }\n';
+  const importsOutside = lib('import { leak } from "../outside.ts";\n/** D. */\nexport const f = leak;\n');
+  buildFails({ ...importsOutside, 'outside.ts': `import { get } from "svc:http";\n${outside}` }, 'compile_failed', /outside\.ts.*only files under src\//s);
+  const { root, home } = project({ ...lib('import { leak } from "./linked.ts";\n/** D. */\nexport const f = leak;\n'), 'elsewhere/real.ts': `import { get } from "svc:http";\n${outside}` });
+  fs.symlinkSync(path.join(root, 'elsewhere', 'real.ts'), path.join(root, 'src', 'linked.ts'));
+  assert.throws(() => checkLocal(options(root, home)), (error: unknown) => error instanceof PackageError && error.code === 'compile_failed' && /only files under src\//.test(error.message));
+});
+
 test('build warnings, each once', () => {
   const warnings = warningsOf(
     lib(`const BASE = "https://api.example.com";
