@@ -346,6 +346,8 @@ export const TypedArrayConstructors: Readonly<Record<string, new (buffer: ArrayB
 /** %IteratorPrototype% and %AsyncIteratorPrototype%, reached through syntax only. */
 export const IteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf(function* () {}).prototype) as object;
 export const AsyncIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}).prototype) as object;
+/** %ArrayIteratorPrototype% (taken from an iterator made here, before any program ran). */
+export const ArrayIteratorPrototype = Object.getPrototypeOf([][Symbol.iterator]()) as object;
 
 // --- Proxy ----------------------------------------------------------------------------
 export const Proxy_ = Proxy;

@@ -25,6 +25,7 @@
 // holding records), else those of the token holding the most, so a token within its share
 // never loses a record to another token's runs. Reads never show an expired record.
 import type { Database, Statement } from 'better-sqlite3';
+import { commitWithoutFsync } from '../store';
 import type { ServerLog } from '../audit';
 import type { RunEntryPoint, RunRecord, RunState, RunSummary } from './record';
 
@@ -181,26 +182,18 @@ export class RunStore {
     this.pending = [];
     this.writers = new Map();
     const after: Array<() => void> = [];
-    // synchronous=NORMAL for this commit only: in WAL mode it skips the fsync (milliseconds
-    // on the event loop, per turn, on a busy disk) but stays durable across a crash or restart
-    // of the process; a power loss may lose the newest records, never corrupt the file, and the
-    // next FULL commit of anything else makes these durable too.
-    const restore = this.db.pragma('synchronous', { simple: true }) as number;
+    // Without an fsync (src/store commitWithoutFsync): durable across a crash or restart of
+    // the process; a power loss may lose the newest records, never corrupt the file.
     try {
-      this.db.pragma('synchronous = NORMAL');
-      this.db
-        .transaction(() => {
-          for (const write of writes) {
-            const then = write();
-            if (then) after.push(then);
-          }
-        })
-        .immediate();
+      commitWithoutFsync(this.db, () => {
+        for (const write of writes) {
+          const then = write();
+          if (then) after.push(then);
+        }
+      });
     } catch (error) {
       this.options.log.error('svc_server::runs', 'could not record runs; their records are missing or stay unfinished until the next start', { runs: writes.length, error: (error as Error).message });
       return;
-    } finally {
-      this.db.pragma(`synchronous = ${restore}`);
     }
     this.keepWithinBounds(writers);
     for (const then of after) this.safely(then);

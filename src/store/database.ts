@@ -122,13 +122,49 @@ export function applyMigrations(db: Database, schema: readonly Migration[]): voi
  * writes that are already behind what they record (write-behind, group commits).
  */
 export function commitWithoutFsync<T>(db: Database, work: () => T): T {
-  const restore = db.pragma('synchronous', { simple: true }) as number;
+  const commit = fsyncFreeCommitOf(db);
+  const restore = commit.readSynchronous.get() as number;
   try {
-    db.pragma('synchronous = NORMAL');
-    return db.transaction(work).immediate();
+    commit.setNormal.run();
+    return commit.transaction.immediate(work) as T;
   } finally {
-    db.pragma(`synchronous = ${restore}`);
+    commit.setSynchronous(restore).run();
   }
+}
+
+/**
+ * What commitWithoutFsync reuses on a connection: group commits run once per event-loop
+ * turn, and `db.pragma` prepares its statement on every call and `db.transaction` builds
+ * a new wrapper, which cost more than the commit's own small writes.
+ */
+interface FsyncFreeCommit {
+  readSynchronous: BetterSqlite3.Statement;
+  setNormal: BetterSqlite3.Statement;
+  setSynchronous(level: number): BetterSqlite3.Statement;
+  transaction: BetterSqlite3.Transaction<(work: () => unknown) => unknown>;
+}
+const fsyncFreeCommits = new WeakMap<Database, FsyncFreeCommit>();
+
+function fsyncFreeCommitOf(db: Database): FsyncFreeCommit {
+  let commit = fsyncFreeCommits.get(db);
+  if (commit) return commit;
+  const levels = new Map<number, BetterSqlite3.Statement>();
+  commit = {
+    readSynchronous: db.prepare('PRAGMA synchronous').pluck(),
+    setNormal: db.prepare('PRAGMA synchronous = NORMAL'),
+    // The level read back is SQLite's own number (0-3): one statement per level seen.
+    setSynchronous(level) {
+      let statement = levels.get(level);
+      if (!statement) {
+        statement = db.prepare(`PRAGMA synchronous = ${Math.trunc(level)}`);
+        levels.set(level, statement);
+      }
+      return statement;
+    },
+    transaction: db.transaction((work: () => unknown) => work()),
+  };
+  fsyncFreeCommits.set(db, commit);
+  return commit;
 }
 
 /** The schema version the database is at. */

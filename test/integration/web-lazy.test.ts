@@ -118,3 +118,37 @@ test('web classes wait for their first use, and a program may replace or delete 
     encoder: ['TextEncoder', 2],
   });
 });
+
+test('the encoding classes wait for their first use, and a program that broke array iteration first still gets them working', async () => {
+  const r = await result(`export async function main() {
+    const before = Object.getOwnPropertyDescriptor(globalThis, 'TextDecoder');
+    const waited = typeof before.get === 'function' && !('value' in before);
+    const iteratorPrototype = Object.getPrototypeOf([][Symbol.iterator]());
+    const realNext = iteratorPrototype.next;
+    const realIterator = Array.prototype[Symbol.iterator];
+    let calls = 0;
+    // A next that lies (the library's module bodies would iterate it for a long while).
+    const endless = function () { calls++; return { done: calls > 1000, value: 'x' }; };
+    const values = function () { calls++; return { next: endless, [Symbol.iterator]() { return this; } }; };
+    iteratorPrototype.next = endless;
+    Object.defineProperty(Array.prototype, Symbol.iterator, { value: values, writable: true, configurable: true });
+    // The first touch evaluates the library; the patches are the program's again afterwards.
+    const kind = typeof TextDecoder;
+    const kept = [iteratorPrototype.next === endless, Array.prototype[Symbol.iterator] === values, calls];
+    iteratorPrototype.next = realNext;
+    Object.defineProperty(Array.prototype, Symbol.iterator, { value: realIterator, writable: true, configurable: true });
+    const decoded = new TextDecoder('windows-1252').decode(new Uint8Array([0x80, 0x68, 0x69]));
+    const encoded = new TextEncoder().encode('é').length;
+    const labels = [new TextDecoder('latin1').encoding, new TextDecoder('utf-16').encoding, new TextDecoder('koi8').encoding];
+    return { waited, kind, decoded, encoded, labels, kept, stream: typeof TextDecoderStream };
+  }`);
+  assert.deepEqual(r, {
+    waited: true,
+    kind: 'function',
+    decoded: '€hi',
+    encoded: 2,
+    labels: ['windows-1252', 'utf-16le', 'koi8-r'],
+    kept: [true, true, 0],
+    stream: 'function',
+  });
+});

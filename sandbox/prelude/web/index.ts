@@ -70,12 +70,6 @@ export function installWeb(define: (name: string, value: unknown) => void): void
     const name = TEXT_GLOBALS[i];
     defineLazy(textGroup, global, name, (made) => made.globals[name], GLOBAL_ATTRIBUTES);
   }
-  // The encoding library is evaluated now, before any program: its module bodies iterate
-  // with the program-patchable array iterator, and a program that patched it first (the
-  // hostile fixture's sabotage) would make them loop until the run's fuel ran out.
-  // Evaluating it lazily saved about a quarter of the prelude; that needs those bodies
-  // made iteration-free first.
-  materialize(textGroup);
   // crypto (getRandomValues, randomUUID) is defined just before; subtle joins it.
   defineLazy(platformGroup, (globalThis as { crypto: object }).crypto, 'subtle', (made) => made.subtle, { enumerable: true, writable: false, configurable: false });
 }

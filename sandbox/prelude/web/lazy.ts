@@ -8,9 +8,13 @@
 // program may have replaced any built-in, so its module bodies read only intrinsics
 // captured when the prelude ran (../primordials.ts, ./primordials.ts). The encoding classes
 // (./text.ts) are a library that uses the built-ins as it finds them; trusted code never uses
-// them. For now that group is evaluated with the prelude (./index.ts says why).
-// test/integration/web-lazy.test.ts holds the platform group to this.
-import { ArrayPrototypePush, ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, TypeErrorCtor as TypeError_ } from './primordials';
+// them, so a program that patched a built-in first only changes what its own TextDecoder
+// answers. One thing it could do beyond that: the library's module bodies iterate arrays,
+// and an array iterator whose `next` never says done would loop them until the run's fuel
+// ran out. So that group is evaluated with the array iteration protocol as the prelude
+// found it, and the program's own put back afterwards (`withArrayIteration`).
+// test/integration/web-lazy.test.ts holds both groups to this.
+import { ArrayIteratorPrototype, ArrayPrototypePush, ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, ObjectSetPrototypeOf, ReflectDefineProperty, SymbolIterator, TypeErrorCtor as TypeError_ } from './primordials';
 import type { fetchFor } from './fetch';
 import type { structuredClone } from '../clone';
 
@@ -62,8 +66,49 @@ export const platformGroup = lazyGroup<WebPlatform>(() => {
   require('./platform');
 });
 export const textGroup = lazyGroup<TextClasses>(() => {
-  require('./text');
+  withArrayIteration(() => {
+    require('./text');
+  });
 });
+
+/**
+ * `owner[key]`'s descriptor with no prototype: defining a property reads the descriptor's
+ * absent fields (get, set) through its prototype, where a program may have put a getter.
+ */
+function ownDescriptor(owner: object, key: PropertyKey): PropertyDescriptor | undefined {
+  const descriptor = ObjectGetOwnPropertyDescriptor(owner, key);
+  return descriptor === undefined ? undefined : ObjectSetPrototypeOf(descriptor, null);
+}
+
+/** Where arrays are iterated from, and how each place held it when the prelude ran. */
+const ARRAY_ITERATION: ReadonlyArray<{ owner: object; key: PropertyKey; original: PropertyDescriptor }> = [
+  { owner: Array.prototype, key: SymbolIterator, original: ownDescriptor(Array.prototype, SymbolIterator)! },
+  { owner: ArrayIteratorPrototype, key: 'next', original: ownDescriptor(ArrayIteratorPrototype, 'next')! },
+];
+
+/**
+ * Runs `evaluate` with arrays iterating as they did when the prelude ran, then puts back
+ * what the program had made of `Array.prototype[Symbol.iterator]` and the array iterator's
+ * `next`. Reflect.defineProperty: a property the program froze stays as it is.
+ */
+function withArrayIteration(evaluate: () => void): void {
+  const replaced: Array<{ owner: object; key: PropertyKey; descriptor: PropertyDescriptor | undefined }> = [];
+  for (let i = 0; i < ARRAY_ITERATION.length; i++) {
+    const { owner, key, original } = ARRAY_ITERATION[i];
+    const descriptor = ownDescriptor(owner, key);
+    if (descriptor !== undefined && descriptor.value === original.value && descriptor.get === undefined && descriptor.set === undefined) continue;
+    if (ReflectDefineProperty(owner, key, original)) ArrayPrototypePush(replaced, { owner, key, descriptor });
+  }
+  try {
+    evaluate();
+  } finally {
+    for (let i = replaced.length - 1; i >= 0; i--) {
+      const { owner, key, descriptor } = replaced[i];
+      if (descriptor === undefined) delete (owner as Record<PropertyKey, unknown>)[key];
+      else ReflectDefineProperty(owner, key, descriptor);
+    }
+  }
+}
 
 /** Called once per context, by the group's module body. */
 export function provide<T>(group: LazyGroup<T>, made: T): void {

@@ -20,6 +20,7 @@ import {
 } from '../primordials';
 
 export {
+  ArrayIteratorPrototype,
   AsyncIteratorPrototype,
   IteratorPrototype,
   ObjectGetOwnPropertyDescriptors,
@@ -48,6 +49,8 @@ export {
   NumberIsFinite,
   NumberIsNaN,
   ObjectCreate,
+  ObjectSetPrototypeOf,
+  ReflectDefineProperty,
   ObjectDefineProperty,
   ObjectFreeze,
   ObjectGetOwnPropertyDescriptor,

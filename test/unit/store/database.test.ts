@@ -125,6 +125,10 @@ test('commitWithoutFsync commits one transaction with synchronous=NORMAL and put
     );
     assert.equal(db.pragma('synchronous', { simple: true }), 2);
     assert.deepEqual(db.prepare('SELECT n FROM t').all(), [{ n: 1 }]);
+    // Whatever level the connection was at comes back (the statements are kept per connection).
+    db.pragma('synchronous = OFF');
+    assert.equal(commitWithoutFsync(db, () => db.pragma('synchronous', { simple: true })), 1);
+    assert.equal(db.pragma('synchronous', { simple: true }), 0);
   } finally {
     closeDatabase(db);
   }
