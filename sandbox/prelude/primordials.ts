@@ -24,7 +24,26 @@ export const ReflectApply = ReflectObject.apply as <R>(target: (...args: any[]) 
 export const ReflectConstruct = ReflectObject.construct;
 export const ReflectOwnKeys = ReflectObject.ownKeys;
 export const ReflectGetPrototypeOf = ReflectObject.getPrototypeOf;
-export const ReflectDefineProperty = ReflectObject.defineProperty;
+const nativeReflectDefineProperty = ReflectObject.defineProperty;
+const nativeHasOwn = Object.hasOwn;
+const DESCRIPTOR_FIELDS = ['value', 'writable', 'get', 'set', 'enumerable', 'configurable'] as const;
+
+/**
+ * A descriptor's own fields on a null-prototype copy. A descriptor literal inherits from
+ * Object.prototype, and the engine looks its fields up through the prototype chain: once the
+ * program has run, a `get` (or `value`, ...) it put on Object.prototype would be read, and
+ * its getter run, inside trusted code. Every define in trusted code goes through this.
+ */
+function ownFields(descriptor: PropertyDescriptor): PropertyDescriptor {
+  const copy = { __proto__: null } as PropertyDescriptor & Record<string, unknown>;
+  for (let i = 0; i < DESCRIPTOR_FIELDS.length; i++) {
+    const field = DESCRIPTOR_FIELDS[i];
+    if (nativeHasOwn(descriptor, field)) copy[field] = (descriptor as Record<string, unknown>)[field];
+  }
+  return copy;
+}
+
+export const ReflectDefineProperty = (target: object, key: PropertyKey, descriptor: PropertyDescriptor): boolean => nativeReflectDefineProperty(target, key, ownFields(descriptor));
 export const ReflectGet = ReflectObject.get;
 export const ReflectSet = ReflectObject.set;
 export const ReflectHas = ReflectObject.has;
@@ -47,7 +66,8 @@ export const ObjectKeys = Object.keys;
 export const ObjectFreeze = Object.freeze;
 export const ObjectIsFrozen = Object.isFrozen;
 export const ObjectCreate = Object.create as (prototype: object | null) => any;
-export const ObjectDefineProperty = Object.defineProperty;
+const nativeObjectDefineProperty = Object.defineProperty;
+export const ObjectDefineProperty = <T>(target: T, key: PropertyKey, descriptor: PropertyDescriptor & ThisType<any>): T => nativeObjectDefineProperty(target, key, ownFields(descriptor));
 export const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 export const ObjectGetOwnPropertyNames = Object.getOwnPropertyNames;
 export const ObjectGetPrototypeOf = Object.getPrototypeOf;
