@@ -39,6 +39,11 @@ export interface ActiveRun {
   detach?: () => void;
 }
 
+/** A run as the pool first holds it: not admitted, on no runner, its clock running. */
+export function newActiveRun(runId: number, job: RunJob, host: HostHandler, resolve: (outcome: RunOutcome) => void, journal: JournalIntake | null): ActiveRun {
+  return { runId, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0, placement: 0, clock: { holds: 0, pausedSince: null, pausedMs: 0 }, outstanding: new Map(), journal };
+}
+
 /** A host call being answered, or answered, for a run that may be resumed (ActiveRun.outstanding). */
 export interface OutstandingCall {
   capability: string;
