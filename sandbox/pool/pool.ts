@@ -73,6 +73,8 @@ export interface RunnerPoolOptions {
   confinement?: RunnerConfinement;
   /** Decodes large host-call arguments off the event loop (default: on it, as small ones). */
   decodeLargeArgs?: LargeArgsDecoder;
+  /** Runs parked at once while they wait for people (`max_runs_parked`; default: no ceiling; parking.ts). */
+  parkedRuns?: number;
   /** How long a tenant whose run broke a runner has its runs kept apart (default 5 minutes). */
   quarantineMs?: number;
 }
@@ -94,7 +96,7 @@ export class RunnerPool {
   /** Admitted runs no runner of their kind had room for yet (a quarantined tenant's, runs lost with their runner). */
   private readonly unplaced: ActiveRun[] = [];
   /** Runs whose isolate ended while they only waited for people: no runner holds them until an answer comes (parking.ts). */
-  private readonly parking = new Parking();
+  private readonly parking: Parking;
   private readonly entry: string;
   private readonly execArgv: string[];
 
@@ -113,6 +115,11 @@ export class RunnerPool {
     return this.parking.size;
   }
 
+  /** Parked runs per token (for the metrics: max_runs_parked's use). */
+  parkedByTenant(): Map<string, number> {
+    return this.parking.byTenant();
+  }
+
   /** Runs holding a CPU slot, and runs waiting for one (for the metrics). */
   get cpuSlots(): { computing: number; waiting: number } {
     return { computing: this.cpu.computingRuns, waiting: this.cpu.waitingRuns };
@@ -124,6 +131,7 @@ export class RunnerPool {
     this.execArgv = options.execArgv ?? fallback.execArgv;
     this.runsPerRunner = Math.max(1, options.runsPerRunner ?? 1);
     this.quarantine = new Quarantine(options.quarantineMs);
+    this.parking = new Parking(options.parkedRuns ?? Number.MAX_SAFE_INTEGER);
     this.admission = new Admission({
       runsInFlight: options.admission?.runsInFlight ?? options.size * this.runsPerRunner,
       memoryMb: options.admission?.memoryMb ?? Number.MAX_SAFE_INTEGER,
@@ -274,20 +282,19 @@ export class RunnerPool {
     return this.options.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS;
   }
 
-  /** The run's caller gave up: a queued run leaves the queue, a running one is cancelled in its runner. */
+  /** The run's caller gave up: a queued or parked run leaves the queue or the parking, a running one is cancelled in its runner. */
   private abort(active: ActiveRun): void {
     if (active.settled) return;
+    if (this.parking.withdraw(active)) {
+      this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
+      return;
+    }
     if (!active.admitted) {
       if (this.admission.withdraw(active)) this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
       return;
     }
     const runner = active.runner;
     if (!runner) {
-      if (this.parking.withdraw(active)) {
-        this.admission.ended(active);
-        this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
-        return;
-      }
       // Admitted but waiting for a runner of its kind (or to run again): it leaves that wait.
       const index = this.unplaced.indexOf(active);
       if (index === -1) return;
@@ -359,7 +366,7 @@ export class RunnerPool {
           const waited = whileWaiting(active, work, () => {
             if (active.runner && active.job.limits.timeMs > 0) this.armDeadline(active, active.runner);
           });
-          if (!this.stopped) this.parking.offer(active);
+          if (!this.stopped) this.offerParking(active);
           return waited;
         };
         void answerHostCall(runner, call, (active, reply, blocking) => this.cpu.reply(active, reply, blocking), waiting, this.options.decodeLargeArgs).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
@@ -544,10 +551,20 @@ export class RunnerPool {
     return outcome;
   }
 
+  /** The run only waits for people: it parks, unless max_runs_parked refuses it (counted and logged once per run). */
+  private offerParking(active: ActiveRun): void {
+    const refused = this.parking.offer(active);
+    if (refused === null || active.parkRefused) return;
+    active.parkRefused = true;
+    this.options.onRefused?.(active.tenant, 'max_runs_parked');
+    this.options.onLog?.('info', 'a run waiting for a person could not park', { execution_id: active.job.executionId, reason: refused });
+  }
+
   /**
    * The runner ended the run's isolate while it only waited for people: the run holds no
-   * runner slot (it keeps its admission) until one of those calls is answered; then it
-   * resumes on any runner from its journal, the answered call given its answer there.
+   * runner and no run slot (parking.ts) until one of those calls is answered; then it queues
+   * again, first of its token's, and resumes on a runner from its journal, the answered call
+   * given its answer there.
    */
   private park(runner: Runner, active: ActiveRun, chunk: unknown): void {
     runner.runs.delete(active.runId);
@@ -565,8 +582,10 @@ export class RunnerPool {
     active.timers.length = 0;
     active.runner = null;
     active.calls.clear();
+    this.admission.ended(active);
+    active.admitted = false;
     this.parking.park(active, () => {
-      this.unplaced.push(active);
+      this.admission.requeue(active);
       this.dispatch();
     });
     this.dispatch();

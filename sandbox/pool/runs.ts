@@ -35,6 +35,8 @@ export interface ActiveRun {
   outstanding: Map<number, OutstandingCall>;
   /** Its journal as streamed so far (journalled runs only). */
   journal: JournalIntake | null;
+  /** max_runs_parked refused to park it once (the refusal is counted once per run). */
+  parkRefused?: boolean;
   /** Removes the run's abort listener (a listener left behind keeps the whole job alive). */
   detach?: () => void;
 }
