@@ -84,6 +84,8 @@ export async function measureApprovals(): Promise<Record<string, string>> {
         await sleep(100);
         parked = await parkedOf(server);
       }
+      // Progress on stderr: a batch that does not park shows here, not only in the final table.
+      process.stderr.write(`approvals bench: ${parked}/${runs.length} parked after ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
     }
     let pending = await pendingOf(server, blueprints);
     for (let attempt = 0; attempt < 100 && pending.length < RUNS; attempt++) {
