@@ -47,7 +47,7 @@ export function mainThreadCpuOf(pid: number): { server: number; runners: number 
   return { server: cpuOfProcess(pid, pid), runners: children.reduce((sum, child) => sum + cpuOfProcess(child, child), 0) };
 }
 
-function childPids(pid: number): number[] {
+export function childPids(pid: number): number[] {
   try {
     const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
     return children ? children.split(/\s+/).map(Number).flatMap((c) => [c, ...childPids(c)]) : [];

@@ -6,6 +6,7 @@
 // holds the journal up to the run's latest call.
 import { createHash } from 'node:crypto';
 import type { Divergence, HostCallEntry, JournalChunk, JournalEntry, ReplayPlan, StreamedEntry } from './entries';
+import { maskSecrets, secretForms, type SecretForms } from './secret-forms';
 
 /** Bytes counted for an entry beside its payload (kind, numbers, names). */
 const ENTRY_OVERHEAD = 64;
@@ -51,11 +52,13 @@ export class JournalKeeper {
   private readonly answerOf = new Map<number, number>();
   divergence: Divergence | null = null;
   /**
-   * The secret values the run was given (withheld answers) as they stand in JSON text,
-   * longest first: masked out of later requests before they are digested, so a tape's
-   * digests are no oracle for guessing a secret that a request carried.
+   * The secret values the run was given (withheld answers), in each form a request may carry
+   * them (secret-forms.ts): masked out of later requests before they are digested, so a
+   * tape's digests are no oracle for guessing a secret that a request carried.
    */
-  private readonly secrets: string[] = [];
+  private readonly secrets: SecretForms[] = [];
+  /** Those values, each once. */
+  private readonly secretValues = new Set<string>();
 
   /**
    * @param limitBytes the journal's bound (0: record nothing; the run is not journalled)
@@ -183,17 +186,14 @@ export class JournalKeeper {
       return;
     }
     if (typeof value !== 'string' || value === '') return;
-    const encoded = JSON.stringify(value).slice(1, -1);
-    if (this.secrets.includes(encoded)) return;
-    this.secrets.push(encoded);
-    this.secrets.sort((a, b) => b.length - a.length);
+    if (this.secretValues.has(value)) return;
+    this.secretValues.add(value);
+    this.secrets.push(secretForms(value));
   }
 
   /** The digest a request is known by in this run's journal: its secret values masked. */
   digestOf(capability: string, args: string): string {
-    let masked = args;
-    for (const secret of this.secrets) masked = masked.split(secret).join('\u0000secret\u0000');
-    return requestDigest(capability, masked);
+    return requestDigest(capability, this.secrets.length === 0 ? args : maskSecrets(args, this.secrets));
   }
 
   /**

@@ -120,6 +120,18 @@ export class Admission<T extends Admittable> {
     return null;
   }
 
+  /**
+   * Queues again, first of its tenant's, a run admitted before that let go of its slot (it
+   * parked while it waited for a person and has an answer now): it was accepted once, so no
+   * queue ceiling refuses it; it starts when its tenant's turn and the ceilings allow.
+   */
+  requeue(item: T): void {
+    const queue = this.queues.get(item.tenant);
+    if (queue) queue.unshift(item);
+    else this.queues.set(item.tenant, [item]);
+    this.waiting++;
+  }
+
   /** Takes a queued run out (its caller gave up); false when it was not queued. */
   withdraw(item: T): boolean {
     const queue = this.queues.get(item.tenant);

@@ -7,11 +7,13 @@
 // the one that broke it ends with its limit; the others run again on another runner when
 // they had not called the host yet, and otherwise end as lost (outcomes.ts). The breaker's
 // tenant is quarantined (quarantine.ts): its next runs get a runner of their own.
+// Runs that only wait for people are parked with no isolate (parking.ts) and resume from
+// their journal (resume.ts); which runner takes a run is placement.ts's.
 import type { FromRunner, ToRunner } from '../runner/protocol';
 import { readHostCall, readOutcome } from './report';
 import type { HostHandler, RunJob, RunOutcome } from './types';
 import { Admission, OVER_COMMIT_FACTOR, type AdmissionLimits, type TenantRuns } from './admission';
-import type { ActiveRun, Runner } from './runs';
+import { newActiveRun, type ActiveRun, type Runner } from './runs';
 import { defaultEntry, runMessage, spawnRunner, whenReady } from './runner-process';
 import { answerHostCall, describe, type LargeArgsDecoder } from './host-calls';
 import { endedOutcome, lostOutcome, reportedOutcome } from './outcomes';
@@ -22,7 +24,9 @@ import { abortSoon, PROGRAM_ABORTED, RUN_ENDED } from './call-aborts';
 import { defaultComputingRuns } from './cpu-slots';
 import { clockStopped, countedMs, whileWaiting } from './clock';
 import type { RunnerConfinement } from '../confine';
-import { JournalIntake } from '../journal/intake';
+import { journalIntake, readyToResume, takeJournal } from './resume';
+import { Parking } from './parking';
+import { Placement } from './placement';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 /**
@@ -69,18 +73,13 @@ export interface RunnerPoolOptions {
   confinement?: RunnerConfinement;
   /** Decodes large host-call arguments off the event loop (default: on it, as small ones). */
   decodeLargeArgs?: LargeArgsDecoder;
+  /** Runs parked at once while they wait for people (`max_runs_parked`; default: no ceiling; parking.ts). */
+  parkedRuns?: number;
   /** How long a tenant whose run broke a runner has its runs kept apart (default 5 minutes). */
   quarantineMs?: number;
 }
 
 const DEFAULT_QUEUED_RUNS = 1024;
-
-/** The run's journal as its runner streams it (journalled runs only); a replay's bound covers what it replays, twice, plus slack. */
-function journalIntake(job: RunJob): JournalIntake | null {
-  const limits = job.limits;
-  if (!((limits.journalBytes ?? 0) > 0)) return null;
-  return new JournalIntake(Math.max(limits.journalBytes ?? 0, limits.replayBytes ?? 0) * 2 + 1024 * 1024, job.journal);
-}
 
 export class RunnerPool {
   private readonly runners: Runner[] = [];
@@ -89,15 +88,15 @@ export class RunnerPool {
   private readonly cpu: CpuGate<ActiveRun>;
   private readonly runsPerRunner: number;
   private nextRunId = 1;
-  private nextStart = 0;
+  private readonly placement = new Placement();
   private stopped = false;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly loop = new LoopWatch(WATCHDOG_TICK_MS);
   private readonly quarantine: Quarantine;
   /** Admitted runs no runner of their kind had room for yet (a quarantined tenant's, runs lost with their runner). */
   private readonly unplaced: ActiveRun[] = [];
-  /** Runs whose isolate ended while they only waited for people: no runner holds them until an answer comes. */
-  private readonly suspended = new Set<ActiveRun>();
+  /** Runs whose isolate ended while they only waited for people: no runner holds them until an answer comes (parking.ts). */
+  private readonly parking: Parking;
   private readonly entry: string;
   private readonly execArgv: string[];
 
@@ -113,7 +112,12 @@ export class RunnerPool {
 
   /** Runs waiting for a person with no isolate (for the metrics: svc_runs_parked). */
   get parkedRuns(): number {
-    return this.suspended.size;
+    return this.parking.size;
+  }
+
+  /** Parked runs per token (for the metrics: max_runs_parked's use). */
+  parkedByTenant(): Map<string, number> {
+    return this.parking.byTenant();
   }
 
   /** Runs holding a CPU slot, and runs waiting for one (for the metrics). */
@@ -127,6 +131,7 @@ export class RunnerPool {
     this.execArgv = options.execArgv ?? fallback.execArgv;
     this.runsPerRunner = Math.max(1, options.runsPerRunner ?? 1);
     this.quarantine = new Quarantine(options.quarantineMs);
+    this.parking = new Parking(options.parkedRuns ?? Number.MAX_SAFE_INTEGER);
     this.admission = new Admission({
       runsInFlight: options.admission?.runsInFlight ?? options.size * this.runsPerRunner,
       memoryMb: options.admission?.memoryMb ?? Number.MAX_SAFE_INTEGER,
@@ -151,7 +156,7 @@ export class RunnerPool {
   run(job: RunJob, host: HostHandler): Promise<RunOutcome> {
     if (this.stopped) return Promise.resolve(endedOutcome(job, 'cancelled', 0));
     return new Promise((resolve) => {
-      const active: ActiveRun = { runId: this.nextRunId++, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0, placement: 0, clock: { holds: 0, pausedSince: null, pausedMs: 0 }, outstanding: new Map(), journal: journalIntake(job) };
+      const active = newActiveRun(this.nextRunId++, job, host, resolve, journalIntake(job));
       const signal = job.signal;
       if (signal?.aborted) {
         resolve(endedOutcome(job, 'cancelled', 0));
@@ -177,8 +182,7 @@ export class RunnerPool {
     if (this.watchdog) clearInterval(this.watchdog);
     for (const queued of this.admission.drain()) this.finish(queued, endedOutcome(queued.job, 'cancelled', Date.now() - queued.started));
     for (const waiting of this.unplaced.splice(0)) this.finish(waiting, endedOutcome(waiting.job, 'cancelled', Date.now() - waiting.started));
-    for (const parked of this.suspended) this.finish(parked, endedOutcome(parked.job, 'cancelled', Date.now() - parked.started));
-    this.suspended.clear();
+    for (const parked of this.parking.drain()) this.finish(parked, endedOutcome(parked.job, 'cancelled', Date.now() - parked.started));
     for (const runner of this.runners) {
       for (const active of runner.runs.values()) this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
       runner.runs.clear();
@@ -198,36 +202,13 @@ export class RunnerPool {
     return runner;
   }
 
-  /**
-   * The runner with the most room (runs spread over the cores) among those of the kind
-   * asked for (the quarantine runner, or the others), or null when all are full.
-   * Among equals, the one after the runner used last: a runner that just finished prepares
-   * its next context while another takes the following run (always picking the first
-   * runner made each sequential run wait for that runner's preparation).
-   */
-  private roomiest(quarantine: boolean, beyond = false): Runner | null {
-    let best: Runner | null = null;
-    const count = this.runners.length;
-    // A run admitted past the server-wide ceiling (a token below its fair share) may go past
-    // the runners' share of it too, unless each run has a process of its own.
-    const capacity = beyond && this.runsPerRunner > 1 ? this.runsPerRunner * OVER_COMMIT_FACTOR : this.runsPerRunner;
-    for (let step = 0; step < count; step++) {
-      const runner = this.runners[(this.nextStart + step) % count];
-      if (!this.hasRoom(runner, quarantine, capacity)) continue;
-      if (best === null || runner.runs.size < best.runs.size) best = runner;
-    }
-    if (best) this.nextStart = (this.runners.indexOf(best) + 1) % count;
-    return best;
-  }
-
-  private hasRoom(runner: Runner, quarantine: boolean, capacity = this.runsPerRunner): boolean {
-    return (runner.quarantine === true) === quarantine && runner.ready && !runner.draining && runner.child.connected && runner.runs.size < capacity;
-  }
-
   /** Where this run may go now: a quarantined tenant's run only to the quarantine runner (started when there is none). */
   private placeFor(active: ActiveRun, beyond = false): Runner | null {
     const quarantined = this.quarantine.holds(active.tenant);
-    const runner = this.roomiest(quarantined, beyond);
+    // A run admitted past the server-wide ceiling (a token below its fair share) may go past
+    // the runners' share of it too, unless each run has a process of its own.
+    const capacity = beyond && this.runsPerRunner > 1 ? this.runsPerRunner * OVER_COMMIT_FACTOR : this.runsPerRunner;
+    const runner = this.placement.roomiest(this.runners, quarantined, capacity);
     if (!runner && quarantined && !this.stopped && !this.runners.some((r) => r.quarantine && !r.draining)) this.startReplacement(true);
     return runner;
   }
@@ -301,20 +282,19 @@ export class RunnerPool {
     return this.options.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS;
   }
 
-  /** The run's caller gave up: a queued run leaves the queue, a running one is cancelled in its runner. */
+  /** The run's caller gave up: a queued or parked run leaves the queue or the parking, a running one is cancelled in its runner. */
   private abort(active: ActiveRun): void {
     if (active.settled) return;
+    if (this.parking.withdraw(active)) {
+      this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
+      return;
+    }
     if (!active.admitted) {
       if (this.admission.withdraw(active)) this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
       return;
     }
     const runner = active.runner;
     if (!runner) {
-      if (this.suspended.delete(active)) {
-        this.admission.ended(active);
-        this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
-        return;
-      }
       // Admitted but waiting for a runner of its kind (or to run again): it leaves that wait.
       const index = this.unplaced.indexOf(active);
       if (index === -1) return;
@@ -380,13 +360,13 @@ export class RunnerPool {
         // From here the call may have effects: a run lost with its runner is not run again.
         if (caller) caller.hostCalls++;
         // The journal up to this call: the answers it names were sent before it.
-        if (caller) this.takeJournal(caller, call.journal);
+        if (caller) takeJournal(caller, call.journal);
         if (caller && call.blocking) this.cpu.park(caller, true);
         const waiting = <T,>(active: ActiveRun, work: Promise<T>) => {
           const waited = whileWaiting(active, work, () => {
             if (active.runner && active.job.limits.timeMs > 0) this.armDeadline(active, active.runner);
           });
-          this.offerSuspend(active);
+          if (!this.stopped) this.offerParking(active);
           return waited;
         };
         void answerHostCall(runner, call, (active, reply, blocking) => this.cpu.reply(active, reply, blocking), waiting, this.options.decodeLargeArgs).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
@@ -499,7 +479,7 @@ export class RunnerPool {
       } else if (late) {
         this.admission.ended(active);
         this.finish(active, endedOutcome(active.job, 'timeout', now - active.started));
-      } else if (!this.stopped && active.attempts < MAX_ATTEMPTS && !active.job.signal?.aborted && (active.hostCalls === 0 || this.resumable(active, now))) {
+      } else if (!this.stopped && active.attempts < MAX_ATTEMPTS && !active.job.signal?.aborted && (active.hostCalls === 0 || readyToResume(active, now))) {
         this.runAgain(active);
       } else {
         this.admission.ended(active);
@@ -565,35 +545,33 @@ export class RunnerPool {
     }
     const outcome = reportedOutcome(job, checked);
     if (active.journal) {
-      this.takeJournal(active, (raw as { journal?: unknown }).journal);
+      takeJournal(active, (raw as { journal?: unknown }).journal);
       outcome.journal = active.journal.result();
     }
     return outcome;
   }
 
-  /**
-   * Every call the run has in flight at the server waits for a person: the runner is asked
-   * to end its isolate if the run has nothing else to do (sandbox/runner/context.ts
-   * suspendIfIdle). Only a run whose journal can resume it is asked.
-   */
-  private offerSuspend(active: ActiveRun): void {
-    const runner = active.runner;
-    if (this.stopped || active.settled || !runner?.ready || !runner.child.connected || !active.journal?.resumable()) return;
-    if (active.clock.holds === 0 || active.calls.size !== active.clock.holds) return;
-    runner.child.send({ type: 'suspend', runId: active.runId, waiting: active.clock.holds } satisfies ToRunner);
+  /** The run only waits for people: it parks, unless max_runs_parked refuses it (counted and logged once per run). */
+  private offerParking(active: ActiveRun): void {
+    const refused = this.parking.offer(active);
+    if (refused === null || active.parkRefused) return;
+    active.parkRefused = true;
+    this.options.onRefused?.(active.tenant, 'max_runs_parked');
+    this.options.onLog?.('info', 'a run waiting for a person could not park', { execution_id: active.job.executionId, reason: refused });
   }
 
   /**
    * The runner ended the run's isolate while it only waited for people: the run holds no
-   * runner slot (it keeps its admission) until one of those calls is answered; then it
-   * resumes on any runner from its journal, the answered call given its answer there.
+   * runner and no run slot (parking.ts) until one of those calls is answered; then it queues
+   * again, first of its token's, and resumes on a runner from its journal, the answered call
+   * given its answer there.
    */
   private park(runner: Runner, active: ActiveRun, chunk: unknown): void {
     runner.runs.delete(active.runId);
     if (runner.draining && runner.runs.size === 0) this.replace(runner, 'error');
-    this.takeJournal(active, chunk);
+    takeJournal(active, chunk);
     const now = Date.now();
-    if (this.stopped || !this.resumable(active, now)) {
+    if (this.stopped || !readyToResume(active, now)) {
       this.admission.ended(active);
       this.finish(active, lostOutcome(active.job, now - active.started, false, true));
       this.dispatch();
@@ -604,47 +582,12 @@ export class RunnerPool {
     active.timers.length = 0;
     active.runner = null;
     active.calls.clear();
-    // Not a lost placement: the resumed run may still be run again once if its runner is lost.
-    active.attempts = Math.max(0, active.attempts - 1);
-    this.suspended.add(active);
-    active.job.onSuspended?.({ entries: active.job.journal?.entries ?? [], timeMs: active.job.limits.timeMs });
-    const answered = () => {
-      if (!this.suspended.delete(active) || active.settled) return;
-      active.job.onSuspended?.(null);
-      this.unplaced.push(active);
+    this.admission.ended(active);
+    active.admitted = false;
+    this.parking.park(active, () => {
+      this.admission.requeue(active);
       this.dispatch();
-    };
-    const waits = [...active.outstanding.values()].map((call) => call.reply);
-    void Promise.race(waits.length > 0 ? waits : [Promise.resolve()]).then(answered, answered);
+    });
     this.dispatch();
-  }
-
-  /** A chunk of the run's streamed journal: the calls whose answers it now holds need not be kept for a resume. */
-  private takeJournal(active: ActiveRun, chunk: unknown): void {
-    const journal = active.journal;
-    if (!journal) return;
-    journal.take(chunk, (call) => active.outstanding.delete(call));
-    if (!journal.keeping) active.outstanding.clear();
-  }
-
-  /**
-   * Readies a run that had called the host for another runner: it replays its journal (the
-   * calls already made are answered from it, or from the answers kept for it, never made
-   * again) and goes on live. False when its journal cannot carry it (not journalled, passed
-   * its bound, holds a withheld secret). Its time limit goes on from what it had counted.
-   */
-  private resumable(active: ActiveRun, now: number): boolean {
-    const entries = active.journal?.resumable();
-    if (!entries) return false;
-    const { job } = active;
-    const spent = countedMs(active, now);
-    const limits = { ...job.limits, replayBytes: active.journal!.size, ...(job.limits.timeMs > 0 ? { timeMs: Math.max(1, job.limits.timeMs - spent) } : {}) };
-    const plan = { entries, live: true };
-    active.job = { ...job, limits, journal: plan };
-    active.journal = journalIntake(active.job);
-    active.started = now;
-    active.clock.pausedMs = 0;
-    if (active.clock.pausedSince !== null) active.clock.pausedSince = now;
-    return true;
   }
 }

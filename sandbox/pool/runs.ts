@@ -35,8 +35,15 @@ export interface ActiveRun {
   outstanding: Map<number, OutstandingCall>;
   /** Its journal as streamed so far (journalled runs only). */
   journal: JournalIntake | null;
+  /** max_runs_parked refused to park it once (the refusal is counted once per run). */
+  parkRefused?: boolean;
   /** Removes the run's abort listener (a listener left behind keeps the whole job alive). */
   detach?: () => void;
+}
+
+/** A run as the pool first holds it: not admitted, on no runner, its clock running. */
+export function newActiveRun(runId: number, job: RunJob, host: HostHandler, resolve: (outcome: RunOutcome) => void, journal: JournalIntake | null): ActiveRun {
+  return { runId, job, host, resolve, started: Date.now(), timers: [], settled: false, tenant: job.tenant ?? '', memoryMb: job.limits.memoryMb, admitted: false, runner: null, calls: new Map(), hostCalls: 0, attempts: 0, placement: 0, clock: { holds: 0, pausedSince: null, pausedMs: 0 }, outstanding: new Map(), journal };
 }
 
 /** A host call being answered, or answered, for a run that may be resumed (ActiveRun.outstanding). */

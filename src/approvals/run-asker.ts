@@ -56,16 +56,21 @@ export class RunApprovals {
   /** Calls approved for the rest of the run (scope `run`), by capability and context. */
   private readonly granted = new Map<string, { approvalId: string; approvedBy: string }>();
 
-  /** Approvals answered while the run was parked before a restart: each answers its call once more, when the resumed run makes it again. */
-  private readonly answered: Approval[];
+  /**
+   * The approvals of a run parked before a restart, oldest first: when the resumed run makes
+   * a call again, the first one for the same capability and context is its approval once
+   * more. An answered one answers it; a pending one is waited on again, its id kept (no new
+   * approval is asked for it).
+   */
+  private readonly earlier: Approval[];
 
   constructor(
     private readonly approvals: Approvals,
     private readonly run: RunFacts,
     private readonly elicitation?: Elicitation,
-    answered: readonly Approval[] = [],
+    earlier: readonly Approval[] = [],
   ) {
-    this.answered = [...answered];
+    this.earlier = [...earlier].sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 
   /** The asker for one waiting call; `signal` ends the wait (the call or the run ended). */
@@ -78,9 +83,10 @@ export class RunApprovals {
     const grant = this.granted.get(key);
     if (grant) return { approved: true, ...grant };
     signal.throwIfAborted();
-    const earlier = this.answered.findIndex((approval) => approval.capability === question.capability && JSON.stringify(approval.context) === JSON.stringify(question.context));
-    if (earlier !== -1) return this.answer(question, key, this.answered.splice(earlier, 1)[0]);
-    const { approval, settled } = this.approvals.create({ ...this.run, caller: question.caller, capability: question.capability, context: question.context });
+    const index = this.earlier.findIndex((approval) => approval.capability === question.capability && JSON.stringify(approval.context) === JSON.stringify(question.context));
+    const earlier = index === -1 ? null : this.earlier.splice(index, 1)[0];
+    if (earlier && earlier.state !== 'pending') return this.answer(question, key, earlier);
+    const { approval, settled } = (earlier && this.approvals.adopt(earlier.approval_id)) ?? this.approvals.create({ ...this.run, caller: question.caller, capability: question.capability, context: question.context });
     const id = approval.approval_id;
     const stopAsking = new AbortController();
     if (this.elicitation) void this.askOverMcp(approval, question, stopAsking.signal);

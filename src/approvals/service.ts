@@ -91,6 +91,20 @@ export class Approvals {
     return { approval, settled };
   }
 
+  /**
+   * A resumed run's call waits again on the approval an earlier server created for it (it
+   * was pending across the restart): the same approval and id, with its expiry already armed
+   * (start). Null for an unknown id; an approval answered meanwhile settles at once.
+   */
+  adopt(id: string): { approval: Approval; settled: Promise<Approval> } | null {
+    const approval = this.store.get(id);
+    if (!approval) return null;
+    if (approval.state !== 'pending') return { approval, settled: Promise.resolve(approval) };
+    const settled = new Promise<Approval>((resolve) => this.waiters.set(id, resolve));
+    this.countWaiting(approval.execution_id, +1);
+    return { approval, settled };
+  }
+
   get(id: string): Approval | null {
     return this.store.get(id);
   }

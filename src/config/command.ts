@@ -292,6 +292,9 @@ function ranged(resolver: Resolver, key: string, fallback: number): number {
   return value;
 }
 
+/** Runs parked for approval at once by default: each holds tens of KB in the server and nothing in a runner (bench/approvals.ts). */
+const RUNS_PARKED = 4096;
+
 /**
  * Our extension: how many runs are in flight at once. A waiting run holds memory, not a
  * CPU, so the defaults come from the machine's memory: half of it for the runs' memory
@@ -311,6 +314,7 @@ function admission(resolver: Resolver, runMemoryMb: number, runners: number): Se
     queuedRuns,
     runsInFlightPerToken: ranged(resolver, 'max_runs_in_flight_per_token', runsInFlight),
     queuedRunsPerToken: ranged(resolver, 'max_queued_runs_per_token', queuedRuns),
+    runsParked: ranged(resolver, 'max_runs_parked', RUNS_PARKED),
     runsPerRunner,
     computingRuns,
   };

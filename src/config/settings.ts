@@ -168,6 +168,8 @@ export interface Settings {
     runsInFlightPerToken: number;
     /** Runs one token may have queued (`max_queued_runs_per_token`; default queuedRuns). */
     queuedRunsPerToken: number;
+    /** Runs parked at once while they wait for people (`max_runs_parked`; default 4096); they hold no run slot. */
+    runsParked: number;
     runsPerRunner: number;
     /** Runs executing code at once, server-wide, shared fairly across tokens (`max_computing_runs`; null: the pool's default, one per core, at least 2). */
     computingRuns: number | null;

@@ -83,8 +83,10 @@ export interface ExecutionRequest<B extends RunBlueprint = RunBlueprint> {
   elicitation?: Elicitation;
   /**
    * A run parked for approval by an earlier server, resumed from its journal (`replay`) after
-   * the restart: its record is the same one, the answered approvals answer its calls again
-   * (no new approval is asked), and its time limit goes on with what it had left.
+   * the restart: its record is the same one, its approvals (answered, or still pending: the
+   * same ids waited on again) answer its calls again (no new approval is asked), its audit
+   * `started` record is the first server's (none is written again), and its time limit goes
+   * on with what it had left.
    */
   resumed?: { approvals: Approval[]; timeMs: number };
 }
@@ -220,7 +222,8 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
       vars: auditVariables(request.variables),
       ...sourceFacts(request.code),
     };
-    audit.write({ ...base, event: 'started' });
+    // Two records per execute request (server-operations 7.6): a resumed run's `started` was written when it came in.
+    if (!request.resumed) audit.write({ ...base, event: 'started' });
     const started = this.now();
     const services =
       this.options.runServices?.({
@@ -238,7 +241,7 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
     let report: ExecutionReport | undefined;
     const parking = this.parking(request, executionId);
     try {
-      report = await this.run(request, base, ids, services, started, record, (run) => (journalled = run), parking.onSuspended);
+      report = await this.run(request, base, ids, services, started, record, (run) => (journalled = run), parking);
       return report;
     } catch (error) {
       this.options.log.error('svc_server::execute', 'a run failed in the server', { execution_id: executionId, error: (error as Error).message });
@@ -260,7 +263,7 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
    * (a session's file area and an MCP session do not outlive the server) and only one given
    * no harness values (they are secrets, never stored).
    */
-  private parking(request: ExecutionRequest, executionId: string): { onSuspended?: RunJob['onSuspended']; parked(): boolean; forget(): void } {
+  private parking(request: ExecutionRequest, executionId: string): RunParking {
     const store = this.options.resumes;
     if (!store || request.throwaway !== true || Object.keys(request.harnessSecrets).length > 0) return { parked: () => false, forget: () => {} };
     let parked = false;
@@ -297,7 +300,8 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
     }
   }
 
-  private async run(request: ExecutionRequest, base: RunRecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number, record: RunHandle | null, keepJournal: (run: JournalledRun) => void, onSuspended: RunJob['onSuspended']): Promise<ExecutionReport> {
+  private async run(request: ExecutionRequest, base: RunRecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number, record: RunHandle | null, keepJournal: (run: JournalledRun) => void, parking: RunParking): Promise<ExecutionReport> {
+    const { onSuspended } = parking;
     const { audit } = this.options;
     const executionId = ids.executionId;
     // `@mcp/<server>` Packages the program imports are discovered for this run only.
@@ -436,7 +440,8 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
     const error: ExecuteError | null = outcome.error ? confirmDenial({ ...outcome.error }, dispatcher?.denials ?? []) : null;
     if (error?.kind === 'cancelled') error.message = cancelledByRequest(record) ?? error.message;
     reportRunFailure(request.entryPoint, error, request.code);
-    this.finish(base, {
+    // Parked when the server stopped, it is not finished: the server that resumes it writes its `finished`.
+    if (!(parking.parked() && this.options.shutdown.aborted)) this.finish(base, {
       outcome: outcome.outcome,
       errorClass: error?.kind,
       wasmFuel: outcome.wasmFuel,
@@ -484,6 +489,15 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
   private finish(base: RunRecordBase, usage: RunUsage): void {
     recordFinished(this.options.audit, this.options.log, base, usage);
   }
+}
+
+/** What keeps a parked one-off run's resume state (Executor.parking). */
+interface RunParking {
+  onSuspended?: RunJob['onSuspended'];
+  /** It is parked now (its resume state kept). */
+  parked(): boolean;
+  /** Its resume state goes (it finished). */
+  forget(): void;
 }
 
 /** A replay's journal is kept whole again: its bound covers what it replays. */

@@ -63,8 +63,8 @@ export class ParkedRuns {
     if (!blueprint || blueprint.hash !== state.blueprint.hash) return fail(`cannot resume: the run's Blueprint '${state.blueprint.name}' ${blueprint ? 'changed' : 'is no longer registered'} while the run was parked across a restart`);
     const binding = bindBlueprint(blueprint, state.variables, {});
     if (!binding.ok) return fail(`cannot resume: ${binding.error}`);
-    // Every answer given so far: the resumed run's calls meet them again instead of asking anew.
-    const answers = (['approved', 'denied', 'expired'] as const).flatMap((answered) => approvals.list({ execution_id: executionId, state: answered }));
+    // Every approval of the run, answered or still pending: the resumed run's calls meet them again instead of asking anew.
+    const answers = (['approved', 'denied', 'expired', 'pending'] as const).flatMap((state) => approvals.list({ execution_id: executionId, state }));
     this.options.log.info('svc_server::runs', 'a run parked before the restart resumes from its journal', { execution_id: executionId, approval_id: approval.approval_id });
     void executor
       .execute({

@@ -139,6 +139,7 @@ export async function boot(options: BootOptions): Promise<void> {
     size: settings.runnerPoolSize,
     memoryMb: settings.limits.max_execution_memory,
     runsPerRunner: settings.admission.runsPerRunner,
+    parkedRuns: settings.admission.runsParked,
     ...(settings.admission.computingRuns === null ? {} : { computingRuns: settings.admission.computingRuns }),
     admission: {
       runsInFlight: settings.admission.runsInFlight,
@@ -399,6 +400,7 @@ export async function boot(options: BootOptions): Promise<void> {
         { token, quota: 'max_runs_in_flight_per_token', use: runs.inFlight },
         { token, quota: 'max_queued_runs_per_token', use: runs.queued },
       ]),
+      ...[...pool.parkedByTenant()].map(([token, use]) => ({ token, quota: 'max_runs_parked', use })),
       ...[...sessions.openByOwner()].map(([token, use]) => ({ token, quota: 'max_sessions_per_token', use })),
       ...[...hostCalls.perToken()].map(([token, calls]) => ({ token, quota: 'max_host_calls_in_flight_per_token', use: calls.inFlight })),
       ...[...sessionStates.perToken()].map(([token, use]) => ({ token, quota: 'max_session_state_memory_per_token', use })),

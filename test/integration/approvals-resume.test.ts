@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startServer, tempDir, type TestServer } from '../harness';
+import { startServer, tempDir, type LogRecord, type TestServer } from '../harness';
 import { metricValue, startWithOther } from '../support/tenants';
 import { eventually } from '../support/wait';
 
@@ -103,23 +103,35 @@ test("two tokens: one token's 20 runs parked on approvals hold no isolate; the o
   }
 });
 
-/** Starts a run that parks on its approval, stops the server, and starts it again on the same home. */
-async function parkedAcrossRestart(tag: string): Promise<{ server: TestServer; executionId: string; approvalId: string }> {
+/**
+ * Starts a run that parks on its approvals (`count` of them pending), stops the server, and
+ * starts it again on the same home; `firstAudit` holds the first server's execution records.
+ */
+async function parkedAcrossRestart(tag: string, code = program(tag), count = 1): Promise<{ server: TestServer; executionId: string; approvalId: string; approvalIds: string[]; firstAudit: LogRecord[] }> {
   const home = tempDir();
   const first = await startServer({ home, args: ['--allow-localhost'], config: { shutdown_grace: 1 } });
   let executionId: string;
-  let approvalId: string;
+  let approvalIds: string[];
   try {
     await register(first);
-    void first.request('POST', '/v1/execute', { token: first.userToken, body: { blueprint: 'gated', code: program(tag) } }).catch(() => {});
-    const [approval] = await pending(first, 1);
-    ({ execution_id: executionId, approval_id: approvalId } = approval);
+    void first.request('POST', '/v1/execute', { token: first.userToken, body: { blueprint: 'gated', code } }).catch(() => {});
+    const approvals = await pending(first, count);
+    executionId = approvals[0].execution_id;
+    approvalIds = approvals.map((approval) => approval.approval_id);
     await eventually('the run to park', async () => (await parkedRuns(first)) === 1);
   } finally {
     await first.stop();
   }
+  const firstAudit = first.audit({ type: 'execution', execution_id: executionId! });
   const server = await startServer({ home, args: ['--allow-localhost'], adminToken: first.adminToken, userToken: first.userToken });
-  return { server, executionId: executionId!, approvalId: approvalId! };
+  return { server, executionId: executionId!, approvalId: approvalIds![0], approvalIds: approvalIds!, firstAudit };
+}
+
+async function finishedRecord(server: TestServer, executionId: string): Promise<any> {
+  return eventually('the resumed run to finish', async () => {
+    const record = await server.request('GET', `/v1/runs/${executionId}?wait=30`, { token: server.userToken });
+    return record.json.state === 'finished' ? record.json : null;
+  });
 }
 
 test('a run parked when the server stops is still waiting_for_approval after the restart; approved there, it resumes from its journal and its record ends succeeded with the result; the far end saw each call once', async () => {
@@ -154,6 +166,47 @@ test('denied after the restart: the resumed run gets PermissionDeniedError with 
     });
     assert.equal(finished.result.result, 'ok /before/denied | true | PermissionDeniedError | human', JSON.stringify(finished));
     assert.deepEqual([hits('GET /before/denied'), hits('POST /pay/denied')], [1, 0]);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a resumed run writes no second execution `started` audit record: the first server wrote `started` (and no `finished` for the parked run), the second only `finished`', async () => {
+  const { server, executionId, approvalId, firstAudit } = await parkedAcrossRestart('audited');
+  try {
+    assert.deepEqual(firstAudit.map((record) => record.event), ['started']);
+    assert.equal((await server.request('POST', `/v1/approvals/${approvalId}`, { body: { decision: 'approve' } })).status, 200);
+    const finished = await finishedRecord(server, executionId);
+    assert.equal(finished.result.result, 'ok /before/audited | true | ok /pay/audited', JSON.stringify(finished));
+    const records = await eventually('the finished record', () => {
+      const written = server.audit({ type: 'execution', execution_id: executionId });
+      return written.some((record) => record.event === 'finished') ? written : null;
+    });
+    assert.deepEqual(records.map((record) => [record.event, record.outcome]), [['finished', 'ok']]);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a run with two pending approvals, resumed after the restart when one is approved, waits on the other one again (same id, no new approval asked); approved, it finishes with both answers', async () => {
+  const pay = (path: string) => `fetch("http://127.0.0.1:${port}/pay/${path}", { method: "POST", body: "x" }).then((r) => r.text(), (e) => e.cause?.source)`;
+  const code = `export async function main() { const [a, b] = await Promise.all([${pay('two-1')}, ${pay('two-2')}]); return a + " | " + b; }`;
+  const { server, executionId, approvalIds } = await parkedAcrossRestart('two', code, 2);
+  try {
+    const byPath = async (id: string) => (await server.request('GET', `/v1/approvals/${id}`)).json;
+    const approvals = await Promise.all(approvalIds.map(byPath));
+    const [first, second] = [approvals.find((a) => a.context.path === '/pay/two-1'), approvals.find((a) => a.context.path === '/pay/two-2')];
+    assert.ok(first && second, JSON.stringify(approvals));
+    assert.equal((await server.request('POST', `/v1/approvals/${first.approval_id}`, { body: { decision: 'approve' } })).status, 200);
+    await eventually('the first call to reach the far end', () => hits('POST /pay/two-1') === 1);
+    const listed = async (state: string) => (await server.request('GET', `/v1/approvals?execution_id=${executionId}&state=${state}`)).json.approvals.map((a: any) => a.approval_id);
+    assert.deepEqual(await listed('pending'), [second.approval_id], 'the pending approval is kept, not asked anew');
+    assert.equal((await server.request('POST', `/v1/approvals/${second.approval_id}`, { body: { decision: 'approve' } })).status, 200);
+    const finished = await finishedRecord(server, executionId);
+    assert.equal(finished.result.result, 'ok /pay/two-1 | ok /pay/two-2', JSON.stringify(finished));
+    assert.deepEqual([hits('POST /pay/two-1'), hits('POST /pay/two-2')], [1, 1]);
+    assert.deepEqual(await listed('pending'), []);
+    assert.equal((await listed('approved')).length, 2);
   } finally {
     await server.stop();
   }

@@ -80,3 +80,15 @@ test('a full queue still takes a token below its fair share of it, up to twice i
   assert.equal(admission.offer(run('b', 'b-0')), null);
   assert.equal(admission.offer(run('b', 'b-1'))?.quota, 'max_queued_runs', 'b at its share (1 of 2)');
 });
+
+test('a run that let go of its slot (parked) queues again first of its tenant, past a full queue', () => {
+  const admission = new Admission<ReturnType<typeof run>>({ runsInFlight: 1, memoryMb: 1000, queued: 1 });
+  assert.equal(admission.offer(run('a', 'parked')), null);
+  const parked = admission.next()!;
+  admission.ended(parked);
+  assert.equal(admission.offer(run('a', 'later')), null);
+  assert.match(admission.offer(run('a', 'refused'))?.refused ?? '', /max_queued_runs 1/);
+  admission.requeue(parked);
+  assert.equal(admission.queueDepth, 2);
+  assert.equal(admission.next()?.name, 'parked');
+});

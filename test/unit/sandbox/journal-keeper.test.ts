@@ -68,3 +68,28 @@ test("a secret the run was given is masked out of later requests' digests, the s
   assert.equal(replaying.digestOf('svc:http.get', request), masked);
   assert.notEqual(replaying.digestOf('svc:http.get', request.replace('v1', 'v2')), masked);
 });
+
+test('a secret re-encoded by a Package is masked too: base64 inside Basic auth (any offset, URL-safe too) and percent-encoding', () => {
+  const secret = 'p@ss wörd/+?';
+  const keeper = new JournalKeeper(100_000, null, () => {});
+  keeper.noteWithheld(JSON.stringify({ ok: true, value: secret, fuel: 1 }));
+  const guess = 'q@ss wörd/+?';
+  const forms = [
+    (value: string) => `Basic ${Buffer.from(`alice:${value}`).toString('base64')}`,
+    (value: string) => `Basic ${Buffer.from(`bo:${value}`).toString('base64')}`,
+    (value: string) => `Basic ${Buffer.from(`bob:${value}`).toString('base64url')}`,
+    (value: string) => `https://api.example.com/?key=${encodeURIComponent(value)}`,
+    (value: string) => new URLSearchParams({ key: value }).toString(),
+  ];
+  for (const form of forms) {
+    const request = (value: string) => JSON.stringify(['https://api.example.com/v1', { headers: { authorization: form(value) } }]);
+    assert.notEqual(keeper.digestOf('svc:http.get', request(secret)), requestDigest('svc:http.get', request(secret)), form(secret));
+    // No oracle: the masked digest does not depend on the secret (a run given a guess of the same length, sending it the same way, gets the same digest).
+    const guessing = new JournalKeeper(100_000, null, () => {});
+    guessing.noteWithheld(JSON.stringify({ ok: true, value: guess, fuel: 1 }));
+    assert.equal(guessing.digestOf('svc:http.get', request(guess)), keeper.digestOf('svc:http.get', request(secret)), form(secret));
+    const replaying = new JournalKeeper(0, { entries: [], live: false }, () => {});
+    replaying.noteWithheld(JSON.stringify({ ok: true, value: secret, fuel: 0 }));
+    assert.equal(replaying.digestOf('svc:http.get', request(secret)), keeper.digestOf('svc:http.get', request(secret)), 'recording and replay mask alike');
+  }
+});
