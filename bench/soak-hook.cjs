@@ -1,5 +1,6 @@
 // Preloaded (NODE_OPTIONS=--require) into the server by bench/soak.ts when SOAK_DIAGNOSE=<dir>:
-// - one line per full (mark-compact) collection of the main thread to <dir>/<pid>.gc as
+// - one line per full (mark-compact) collection of the main thread to <dir>/<pid>.gc (of a
+//   worker thread to <dir>/<pid>-thread<id>.gc) as
 //   `epochMs heapUsedMiB heapTotalMiB externalMiB arrayBuffersMiB rssMiB`: the heap used right
 //   after a full collection is what the main thread keeps alive (the samples in between include
 //   garbage not yet collected);
@@ -10,11 +11,12 @@ const fs = require('node:fs');
 const path = require('node:path');
 const v8 = require('node:v8');
 const { PerformanceObserver, constants } = require('node:perf_hooks');
-const { isMainThread } = require('node:worker_threads');
+const { isMainThread, threadId } = require('node:worker_threads');
 const dir = process.env.SVC_BENCH_SOAK_DIR;
-if (dir && isMainThread) {
+if (dir) {
   const MiB = 1048576;
-  const gcFile = path.join(dir, `${process.pid}.gc`);
+  // Worker threads (checkers, compile and host workers) log to a file of their own.
+  const gcFile = path.join(dir, isMainThread ? `${process.pid}.gc` : `${process.pid}-thread${threadId}.gc`);
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       if (entry.detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
@@ -25,7 +27,7 @@ if (dir && isMainThread) {
   });
   observer.observe({ entryTypes: ['gc'] });
   let snapshots = 0;
-  process.on('SIGUSR2', () => {
+  if (isMainThread) process.on('SIGUSR2', () => {
     snapshots++;
     v8.writeHeapSnapshot(path.join(dir, `${process.pid}-${snapshots}.heapsnapshot`));
   });
