@@ -5,6 +5,7 @@
 // under 32 MiB (issue 39). SOAK_MODES=off or checked runs one of the two.
 import { Agent, request } from 'undici';
 import fs from 'node:fs';
+import path from 'node:path';
 import { startServer } from '../test/harness';
 
 const PROGRAMS = Number(process.env.SOAK_PROGRAMS ?? 20_000);
@@ -44,6 +45,64 @@ function runnerPids(server: number): number[] {
   }
 }
 
+/** The runner process itself beneath its confinement wrappers: the deepest descendant. */
+function innermost(pid: number): number {
+  const children = childrenOf(pid);
+  return children.length === 0 ? pid : innermost(children[0]);
+}
+
+/**
+ * Resident MiB of a process by kind of memory (/proc/<pid>/smaps): `brk`, glibc's main malloc
+ * arena; `arenas`, glibc's thread arenas (64 MiB-aligned reservations of 64 MiB, rw then
+ * reserved); `mmap`, every other anonymous mapping (V8's heaps, isolated-vm's isolates, large
+ * allocations); `file`, code and data mapped from files.
+ */
+interface Kinds {
+  brk: number;
+  arenas: number;
+  mmap: number;
+  file: number;
+}
+
+const ARENA = 64 * 1048576;
+
+function residentKinds(pid: number): Kinds {
+  const kinds: Kinds = { brk: 0, arenas: 0, mmap: 0, file: 0 };
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return kinds;
+  }
+  const maps: Array<{ start: number; end: number; name: string; rss: number }> = [];
+  for (const line of text.split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) maps.push({ start: parseInt(head[1], 16), end: parseInt(head[2], 16), name: head[3], rss: 0 });
+    else if (line.startsWith('Rss:') && maps.length > 0) maps[maps.length - 1].rss = Number(line.split(/\s+/)[1]) / 1024;
+  }
+  for (let i = 0; i < maps.length; i++) {
+    const map = maps[i];
+    if (map.name === '[heap]') kinds.brk += map.rss;
+    else if (map.name !== '') kinds.file += map.name.startsWith('/') ? map.rss : 0;
+    else if (map.start % ARENA === 0) {
+      // A thread arena: contiguous anonymous mappings from an aligned start that add up to 64 MiB.
+      let end = map.end;
+      let rss = map.rss;
+      let j = i;
+      while (end - map.start < ARENA && j + 1 < maps.length && maps[j + 1].start === end && maps[j + 1].name === '') {
+        j++;
+        end = maps[j].end;
+        rss += maps[j].rss;
+      }
+      if (end - map.start === ARENA) {
+        kinds.arenas += rss;
+        i = j;
+      } else kinds.mmap += map.rss;
+    } else kinds.mmap += map.rss;
+  }
+  return kinds;
+}
+
 interface Sample {
   server: number;
   /** The server's V8 heap in use and its external memory (MiB), from /metrics: RSS that grows while these stay flat is native. */
@@ -51,7 +110,11 @@ interface Sample {
   external: number;
   /** The type-checker threads' V8 heap reserved (MiB, svc_typecheck_heap_bytes). */
   checkers: number;
+  /** Compiled programs the server keeps (MiB, svc_compile_cache_bytes: its own estimate). */
+  compileCache: number;
   runners: number[];
+  serverKinds: Kinds;
+  runnerKinds: Kinds[];
 }
 
 function metric(text: string, name: string): number {
@@ -61,7 +124,16 @@ function metric(text: string, name: string): number {
 
 async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
   // SOAK_SERVER_ENV=NAME=value,… sets variables of the server process (an allocator setting, say).
-  const env = Object.fromEntries((process.env.SOAK_SERVER_ENV ?? '').split(',').filter(Boolean).map((pair) => pair.split('=') as [string, string]));
+  const env = Object.fromEntries((process.env.SOAK_SERVER_ENV ?? '').split(',').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+  // SOAK_DIAGNOSE=<dir>: the server logs its heap after each full collection there, and with
+  // SOAK_SNAPSHOTS=1 writes a heap snapshot at the first quarter and at the end (./soak-hook.cjs;
+  // a snapshot holds the server's main thread for seconds).
+  const diagnose = process.env.SOAK_DIAGNOSE ? path.resolve(process.env.SOAK_DIAGNOSE, mode) : null;
+  if (diagnose) {
+    fs.mkdirSync(diagnose, { recursive: true });
+    env.NODE_OPTIONS = `--require ${path.join(import.meta.dirname, 'soak-hook.cjs')}`;
+    env.SVC_BENCH_SOAK_DIR = diagnose;
+  }
   const server = await startServer({ runners: 'server-default', config: { logging: { audit: { enabled: false } } }, env });
   const samples: Sample[] = [];
   const started = Date.now();
@@ -79,7 +151,17 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
       const resident = residentMiB(pid, false);
       const runnerMiB = runners.map((runner) => residentMiB(runner));
       const metrics = (await server.request('GET', '/metrics')).text;
-      samples.push({ server: resident, heap: metric(metrics, 'svc_nodejs_heap_size_used_bytes'), external: metric(metrics, 'svc_nodejs_external_memory_bytes'), checkers: metric(metrics, 'svc_typecheck_heap_bytes{state="total"}'), runners: runnerMiB });
+      samples.push({
+        server: resident,
+        heap: metric(metrics, 'svc_nodejs_heap_size_used_bytes'),
+        external: metric(metrics, 'svc_nodejs_external_memory_bytes'),
+        checkers: metric(metrics, 'svc_typecheck_heap_bytes{state="total"}'),
+        compileCache: metric(metrics, 'svc_compile_cache_bytes'),
+        runners: runnerMiB,
+        serverKinds: residentKinds(pid),
+        runnerKinds: runners.map((runner) => residentKinds(innermost(runner))),
+      });
+      if (diagnose && process.env.SOAK_SNAPSHOTS && (samples.length === Math.floor(SAMPLES / 4) || samples.length === SAMPLES)) process.kill(pid, 'SIGUSR2');
     };
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
@@ -110,10 +192,19 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
     [`${label}: server V8 heap used / external per tenth (MiB)`]: samples.map((s) => `${s.heap.toFixed(0)}/${s.external.toFixed(0)}`).join(' → '),
     [`${label}: type-checker threads' V8 heap per tenth (MiB)`]: fmt(samples.map((s) => s.checkers)),
     [`${label}: growth first quarter → end, server / runners (MiB)`]: `${(last.server - quarter.server).toFixed(0)} / ${last.runners.map((r, i) => (r - quarter.runners[i]).toFixed(0)).join(', ')}`,
+    [`${label}: compile cache per tenth (MiB, its estimate)`]: fmt(samples.map((s) => s.compileCache)),
+    [`${label}: server brk/arenas/mmap/file, first quarter → end (MiB)`]: `${kindsOf(quarter.serverKinds)} → ${kindsOf(last.serverKinds)}`,
     [`${label}: runs/s`]: (PROGRAMS / seconds).toFixed(0),
   };
-  last.runners.forEach((_, i) => (rows[`${label}: runner ${i + 1} RSS per tenth (MiB)`] = fmt(samples.map((s) => s.runners[i]))));
+  last.runners.forEach((_, i) => {
+    rows[`${label}: runner ${i + 1} RSS per tenth (MiB)`] = fmt(samples.map((s) => s.runners[i]));
+    rows[`${label}: runner ${i + 1} brk/arenas/mmap/file, first quarter → end (MiB)`] = `${kindsOf(quarter.runnerKinds[i])} → ${kindsOf(last.runnerKinds[i])}`;
+  });
   return rows;
+}
+
+function kindsOf(kinds: Kinds | undefined): string {
+  return kinds ? [kinds.brk, kinds.arenas, kinds.mmap, kinds.file].map((v) => v.toFixed(0)).join('/') : '-';
 }
 
 export async function measureSoak(): Promise<Record<string, string>> {

@@ -6,8 +6,8 @@
 // schema can stall the event loop on a regular expression. The first violation is reported
 // as `at <JSON path>: <expectation>` ($.items[2].name).
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
+import { boundedCache, textBytes } from '../../sandbox/bounded-cache';
 
 export type JsonSchema = { [keyword: string]: unknown };
 
@@ -15,6 +15,8 @@ export type JsonSchema = { [keyword: string]: unknown };
 export const MAX_SCHEMA_BYTES = 64 * 1024;
 /** Compiled validators kept; a schema seen again is not compiled again. */
 const CACHED_VALIDATORS = 64;
+/** Their schema text and generated code together (each host worker thread keeps its own). */
+export const CACHED_VALIDATOR_BYTES = 4 * 1024 * 1024;
 
 /** A schema ajv cannot compile (an unresolvable `$ref`, a keyword of the wrong type, too large). */
 export class SchemaError extends Error {
@@ -28,15 +30,39 @@ function re2(pattern: string, flags: string): { test(text: string): boolean } {
 }
 re2.code = 'svcRe2';
 
-const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, validateSchema: false, logger: false, code: { regExp: re2 } });
-const cache = new LRUCache<string, ValidateFunction>({ max: CACHED_VALIDATORS });
+// addUsedSchema: false: a schema's `$id` is not registered ajv-wide, so one schema's `$id` never
+// refuses (or answers for) another's.
+const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, validateSchema: false, logger: false, addUsedSchema: false, code: { regExp: re2 } });
+
+interface Compiled {
+  validate: ValidateFunction;
+  /** The object ajv compiled: ajv keeps every schema it compiled by this object until it is removed. */
+  body: unknown;
+  bytes: number;
+}
+
+// Without removing a schema from ajv when it leaves, ajv's own registry kept every distinct
+// schema and its compiled code for the life of the thread (1,000 distinct schemas: 1,008 kept).
+const cache = boundedCache<Compiled>({
+  maxBytes: CACHED_VALIDATOR_BYTES,
+  maxEntries: CACHED_VALIDATORS,
+  sizeOf: (entry, text) => entry.bytes + textBytes(text),
+  onLeave: (entry) => {
+    if (typeof entry.body === 'object' && entry.body !== null) ajv.removeSchema(entry.body);
+  },
+});
+
+/** What the validator cache holds now: entries, their estimated bytes, and the schemas ajv itself still registers (tests). */
+export function validatorCacheUse(): { entries: number; bytes: number; registered: number } {
+  return { entries: cache.size, bytes: cache.calculatedSize, registered: (ajv as unknown as { _cache: Map<unknown, unknown> })._cache.size };
+}
 
 /** The compiled validator of `schema`; throws SchemaError when it is too large or ajv refuses it. */
 export function compileSchema(schema: unknown): ValidateFunction {
   const text = JSON.stringify(schema);
   if (Buffer.byteLength(text, 'utf8') > MAX_SCHEMA_BYTES) throw new SchemaError(`the schema is larger than ${MAX_SCHEMA_BYTES} bytes`);
   const cached = cache.get(text);
-  if (cached) return cached;
+  if (cached) return cached.validate;
   // A `$schema` naming another draft is not a reason to refuse: the keywords are read as 2020-12.
   const parsed = JSON.parse(text) as JsonSchema | boolean;
   const body = typeof parsed === 'object' && parsed !== null ? Object.fromEntries(Object.entries(parsed).filter(([keyword]) => keyword !== '$schema')) : parsed;
@@ -44,9 +70,15 @@ export function compileSchema(schema: unknown): ValidateFunction {
   try {
     validate = ajv.compile(body);
   } catch (error) {
+    // ajv registers a schema before compiling it: one it refused would stay registered.
+    if (typeof body === 'object' && body !== null) ajv.removeSchema(body);
     throw new SchemaError(`the schema is not usable: ${(error as Error).message}`);
   }
-  cache.set(text, validate);
+  // The generated code (the validator's own source; ajv inlines most subschemas into it).
+  const compiled: Compiled = { validate, body, bytes: textBytes(validate.toString()) };
+  cache.set(text, compiled);
+  // A validator over the whole budget is not kept, and ajv forgets it at once.
+  if (!cache.has(text) && typeof body === 'object' && body !== null) ajv.removeSchema(body);
   return validate;
 }
 

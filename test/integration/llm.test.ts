@@ -531,6 +531,26 @@ describe('typed-call checks shared by two tokens', () => {
       p.openai.release();
     }
   });
+
+  test("one token's flood of distinct schemas under one $id leaves another token's schema with that $id its own checks", async () => {
+    const id = 'https://schemas.example/person';
+    // Distinct texts, so each compiles on whichever host worker takes it: both workers see the $id.
+    const flood = Array.from({ length: 40 }, (_, i) => ({ $id: id, type: 'object', description: `flood ${i}`, properties: { name: { type: 'integer' } } }));
+    const attack = await execute(shared, program(`return ${JSON.stringify(flood)}.map((schema) => ${attempt(`llm.call("${MODEL.openai}", ${JSON.stringify('x #json {"name":1}')}, schema)`)}.value?.name);`));
+    assert.deepEqual(attack.value, flood.map(() => 1), JSON.stringify(attack.error));
+    const theirs = { ...person, $id: id };
+    const victim = await execute(
+      shared,
+      program(`return [
+        llm.call("${MODEL.openai}", ${JSON.stringify('#json {"name":"B","age":7}')}, ${JSON.stringify(theirs)}),
+        ${attempt(`llm.call("${MODEL.openai}", ${JSON.stringify('#json {"name":2,"age":7}')}, ${JSON.stringify(theirs)})`)}.message,
+      ];`),
+      'models',
+      other,
+    );
+    assert.deepEqual(victim.value?.[0], { name: 'B', age: 7 }, JSON.stringify(victim.error));
+    assert.match(victim.value[1], /at \$\.name: expected string, got number/);
+  });
 });
 
 const embedProgram = (body: string) => `import * as embedding from "svc:embedding";\nexport function main() {\n${body}\n}`;
