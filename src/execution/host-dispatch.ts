@@ -125,7 +125,7 @@ export class HostDispatcher {
   readonly handle: HostHandler = async (request) => {
     const fuel = { spent: HOST_FUEL.CALL };
     try {
-      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution, request.signal, request.waiting);
+      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution, request.signal, request.waiting, request.sendBytes);
       const operation = this.options.modules.get(request.module)?.operations[request.op];
       // A secret's value reaches the Package that asked, never the run's journal.
       if (operation && 'answersSecret' in operation && operation.answersSecret) return { ok: true, value, fuel: fuel.spent, withheld: true };
@@ -136,12 +136,12 @@ export class HostDispatcher {
   };
 
   /** Validates, gates and runs one operation (for `main` without attribution: the MCP file tools). */
-  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }, attribution?: Attribution, signal?: AbortSignal, waiting?: Waiting['waiting']): Promise<unknown> {
+  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }, attribution?: Attribution, signal?: AbortSignal, waiting?: Waiting['waiting'], sendBytes?: HostCall['streamBytes']): Promise<unknown> {
     const module = this.options.modules.get(moduleName);
     const operation: HostOperation | undefined = module && Object.prototype.hasOwnProperty.call(module.operations, op) ? module.operations[op] : undefined;
     if (!operation) throw new TypeError(`${moduleName} has no function ${op}`);
     const judged = this.judged(operation, attribution);
-    const call = this.hostCall(judged, fuel, signal);
+    const call = this.hostCall(judged, fuel, signal, sendBytes);
     const params = operation.parse ? await operation.parse(args, call) : args;
     if (operation.gate === 'none') return operation.run(call, params);
     const requests = gateList(operation.gate(params, call));
@@ -191,7 +191,7 @@ export class HostDispatcher {
     return { caller: known(attribution.caller) };
   }
 
-  private hostCall(judged: Judged, fuel: { spent: number }, signal?: AbortSignal): HostCall {
+  private hostCall(judged: Judged, fuel: { spent: number }, signal?: AbortSignal, streamBytes?: HostCall['streamBytes']): HostCall {
     const { decisions } = this.options;
     const { caller, invariant } = judged;
     const denied = (error: unknown) => {
@@ -203,6 +203,7 @@ export class HostDispatcher {
       signal: signal ? AbortSignal.any([this.options.run.signal, signal]) : this.options.run.signal,
       resources: this.resources,
       caller,
+      ...(streamBytes ? { streamBytes } : {}),
       gate(capability, context, gateOptions) {
         fuel.spent += HOST_FUEL.GATE;
         requireBoundedContext(capability, context);

@@ -3,7 +3,7 @@
 // and redirects (follow, manual or error) with every hop gated again under the same caller.
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { EgressBlockedError } from '../../network';
-import { abortSoon } from '../../../sandbox';
+import { abortSoon, StreamedBytes } from '../../../sandbox';
 import type { AuthProxyRule } from '../../blueprints';
 import type { HostCall, RunContext } from '../types';
 
@@ -183,6 +183,41 @@ async function send(call: HostCall, http: HttpServices, method: string, prepared
   }
 }
 
+function tooLarge(url: URL): RangeError {
+  return new RangeError(`http: the response from ${url.origin} is larger than ${MAX_RESPONSE_BYTES} bytes; use http.download to stream it into a file`);
+}
+
+function declaredLength(contentLength: unknown): number {
+  return typeof contentLength === 'string' && /^\d+$/.test(contentLength) ? Number(contentLength) : -1;
+}
+
+/**
+ * The body, up to MAX_RESPONSE_BYTES: streamed to the runner chunk by chunk as it arrives
+ * when the call can (HostCall.streamBytes; the next chunk is read only once the runner's
+ * channel took the one before, so a call holds about one chunk here), else read whole
+ * (./readCapped). A body that says it is over the cap is refused before it is read.
+ */
+export async function receiveBody(call: HostCall, body: Dispatcher.ResponseData['body'], url: URL, contentLength?: unknown): Promise<Buffer | StreamedBytes> {
+  if (declaredLength(contentLength) > MAX_RESPONSE_BYTES) {
+    body.destroy();
+    throw tooLarge(url);
+  }
+  if (!call.streamBytes) return readCapped(body, url, contentLength);
+  let size = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_RESPONSE_BYTES) throw tooLarge(url);
+      if (!(await call.streamBytes(chunk))) throw call.signal.aborted ? call.signal.reason : new Error('http: the call ended while its body was arriving');
+    }
+  } catch (error) {
+    // The far end sees its connection closed: nothing more is read.
+    body.destroy();
+    throw error;
+  }
+  return new StreamedBytes(size);
+}
+
 /** The first buffer for a body of unknown length; it doubles as the body grows. */
 const FIRST_BODY_BUFFER = 64 * 1024;
 
@@ -192,13 +227,13 @@ const FIRST_BODY_BUFFER = 64 * 1024;
  * of the event loop concatenates a whole 50 MiB body.
  */
 export async function readCapped(body: Dispatcher.ResponseData['body'], url: URL, contentLength?: unknown): Promise<Buffer> {
-  const declared = typeof contentLength === 'string' && /^\d+$/.test(contentLength) ? Number(contentLength) : -1;
+  const declared = declaredLength(contentLength);
   let buffer = Buffer.allocUnsafe(declared >= 0 && declared <= MAX_RESPONSE_BYTES ? declared : FIRST_BODY_BUFFER);
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
     if (size + chunk.length > MAX_RESPONSE_BYTES) {
       body.destroy();
-      throw new RangeError(`http: the response from ${url.origin} is larger than ${MAX_RESPONSE_BYTES} bytes; use http.download to stream it into a file`);
+      throw tooLarge(url);
     }
     if (size + chunk.length > buffer.length) {
       const grown = Buffer.allocUnsafe(Math.min(MAX_RESPONSE_BYTES, Math.max(size + chunk.length, buffer.length * 2)));
