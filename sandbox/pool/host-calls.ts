@@ -59,7 +59,12 @@ function hostWork(runner: Runner, active: ActiveRun, message: HostCallMessage, w
   return { reply, cancel };
 }
 
-async function askHost(runner: Runner, active: ActiveRun, message: HostCallMessage, signal: AbortSignal, whileWaiting: WhileWaiting, decodeLarge: LargeArgsDecoder | undefined): Promise<HostReply> {
+/**
+ * Not an async function: a call waiting on the far end keeps no suspended frame here (a
+ * fan-out holds thousands), only the handler's promise and the fallback below.
+ */
+function askHost(runner: Runner, active: ActiveRun, message: HostCallMessage, signal: AbortSignal, whileWaiting: WhileWaiting, decodeLarge: LargeArgsDecoder | undefined): Promise<HostReply> {
+  const failed = (error: unknown): HostReply => ({ ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } });
   try {
     // Given up, or its run ended, while it waited for a slice: the host is not asked.
     if (signal.aborted || active.settled) throw new Error('the call ended before it started');
@@ -68,9 +73,11 @@ async function askHost(runner: Runner, active: ActiveRun, message: HostCallMessa
     const args = decodeArgs(message, active, signal, decodeLarge);
     // A journal keeps whole answers (a resumed run gets them again): its runs' bytes are not streamed.
     const sendBytes = active.journal?.keeping ? undefined : (chunk: Uint8Array) => sendChunk(runner, active, signal, message, 0, chunk);
-    return await active.host({ module: message.module, op: message.op, args: Array.isArray(args) ? args : await args, fuelLeft: message.fuelLeft, signal, waiting: (work) => whileWaiting(active, work), ...(message.attribution ? { attribution: message.attribution } : {}), ...(sendBytes ? { sendBytes } : {}) });
+    // One shape for every call (no spreads: a spread literal got a map of its own per call).
+    const ask = (decoded: unknown[]) => active.host({ module: message.module, op: message.op, args: decoded, fuelLeft: message.fuelLeft, signal, waiting: (work) => whileWaiting(active, work), attribution: message.attribution, sendBytes });
+    return (Array.isArray(args) ? ask(args) : args.then(ask)).then(undefined, failed);
   } catch (error) {
-    return { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } };
+    return Promise.resolve(failed(error));
   }
 }
 

@@ -22,7 +22,7 @@ export interface VerbParams {
   timeoutMs?: number;
 }
 
-export function prepare(run: RunContext, fn: string, method: unknown, urlArg: unknown, bodyArg: unknown, headersArg: unknown): VerbParams {
+export function prepare(run: RunContext, fn: string, method: unknown, urlArg: unknown, bodyArg: unknown, headersArg: unknown, redirect?: RedirectMode, timeoutMs?: number): VerbParams {
   const http = services(run);
   if (typeof method !== 'string') throw new TypeError(`http.${fn}: method must be a string`);
   if (!METHOD_TOKEN.test(method)) throw new TypeError(`http.${fn}: ${JSON.stringify(method)} is not an HTTP method token`);
@@ -31,7 +31,7 @@ export function prepare(run: RunContext, fn: string, method: unknown, urlArg: un
   const headers = headersOf(headersArg, fn);
   const body = bodyOf(bodyArg, headers, fn);
   headers['user-agent'] ??= http.userAgent;
-  return { http, fn, verb, url, headers, body };
+  return { http, fn, verb, url, headers, body, redirect, timeoutMs };
 }
 
 /** The verb's gate: `http.<method>` with host, port, path, body size and timeout. */

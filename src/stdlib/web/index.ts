@@ -41,8 +41,8 @@ function parseFetch(args: unknown[], run: Parameters<typeof prepare>[0]): VerbPa
   if (!REDIRECTS.includes(redirect as RedirectMode)) throw new TypeError(`fetch: redirect must be one of ${REDIRECTS.map((r) => `"${r}"`).join(', ')}`);
   if (ask.timeoutMs !== undefined && (typeof ask.timeoutMs !== 'number' || !(ask.timeoutMs > 0))) throw new TypeError('fetch: timeoutMs must be a positive number');
   if (ask.body !== undefined && ask.body !== null && !(ask.body instanceof Uint8Array)) throw new TypeError('fetch: the body must be bytes');
-  const params = prepare(run, 'fetch', typeof ask.method === 'string' ? ask.method : 'GET', ask.url, ask.body ?? null, ask.headers);
-  return { ...params, redirect: redirect as RedirectMode, timeoutMs: ask.timeoutMs as number | undefined };
+  // Passed in, not spread over prepare's result: a waiting fetch keeps this object, and a spread copy had a map of its own.
+  return prepare(run, 'fetch', typeof ask.method === 'string' ? ask.method : 'GET', ask.url, ask.body ?? null, ask.headers, redirect as RedirectMode, ask.timeoutMs as number | undefined);
 }
 
 const fetchOperation = gated({
