@@ -1,7 +1,7 @@
 // The outbound HTTP client of `svc:http`, shared by the verbs, `download` and `fetch`: URL
 // and header checks, auth_proxy injection for `main`, sending through the egress guard,
 // and redirects (follow, manual or error) with every hop gated again under the same caller.
-import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { errors as undiciErrors, type Dispatcher } from 'undici';
 import { EgressBlockedError } from '../../network';
 import { abortSoon, StreamedBytes } from '../../../sandbox';
 import type { AuthProxyRule } from '../../blueprints';
@@ -103,6 +103,9 @@ function inject(call: HostCall, http: HttpServices, prepared: Prepared): boolean
   const host = hostOf(prepared.url);
   const rule = http.authProxy.find((r) => r.host === host);
   if (!rule) return false;
+  // The hop's own copies: the credentials below must not reach the caller's URL and headers.
+  prepared.url = new URL(prepared.url);
+  prepared.headers = { ...prepared.headers };
   if (prepared.url.protocol === 'http:' && !rule.allow_insecure_http) throw new TypeError(`http: ${host} has credentials configured and needs https:// (its auth_proxy rule does not allow http)`);
   const secret = (name: string) => {
     const value = http.secretValue(name);
@@ -155,11 +158,15 @@ function hopSignal(callSignal: AbortSignal, timeoutMs: number): { signal: AbortS
 async function send(call: HostCall, http: HttpServices, method: string, prepared: Prepared, capability: string, context: Record<string, unknown>, timeoutMs: number) {
   const cancel = hopSignal(call.signal, timeoutMs);
   try {
-    const response = await request(prepared.url, {
+    // The dispatcher's own request, not undici's `request(url, options)`, which spreads the
+    // options into a copy (an object with a map of its own per waiting call).
+    const { url } = prepared;
+    const response = await http.dispatcher.request({
+      origin: url.origin,
+      path: url.search ? `${url.pathname}${url.search}` : url.pathname,
       method: method as Dispatcher.HttpMethod,
       headers: prepared.headers,
       body: prepared.body ?? undefined,
-      dispatcher: http.dispatcher,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       signal: cancel.signal,
@@ -264,7 +271,7 @@ export async function follow(
   let injected = false;
   const origin = url.origin;
   for (let hop = 0; ; hop++) {
-    const prepared: Prepared = { url: new URL(url), headers: { ...headers }, body };
+    const prepared: Prepared = { url, headers, body };
     injected = inject(call, http, prepared) || injected;
     const response = await send(call, http, verb, prepared, capability, context, timeoutMs);
     const status = response.statusCode;
