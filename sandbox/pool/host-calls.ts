@@ -3,7 +3,9 @@
 // the run's HostHandler asked, and the reply encoded and sent back, unless the run or the
 // call ended meanwhile. Whatever the handler throws becomes a reply the program sees.
 // A reply's bytes travel as binary; a large blob goes in bounded chunks, one per event-loop
-// turn, so a 50 MiB body never holds the server's event loop. Calls start in bounded slices
+// turn, so a 50 MiB body never holds the server's event loop. An operation may send its
+// reply's bytes while it reads them (HostCall.sendBytes: a response body as it arrives, each
+// chunk once the one before was written), so the server never holds a whole body. Calls start in bounded slices
 // of the loop (./call-starts.ts), so a fan-out of thousands never holds it either.
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, REPLY_CHUNK_BYTES, type ToRunner } from '../runner/protocol';
 import type { HostCallMessage } from './report';
