@@ -149,12 +149,28 @@ async function sendInChunks(runner: Runner, active: ActiveRun, cancelled: AbortS
  */
 function sendChunk(runner: Runner, active: ActiveRun, cancelled: AbortSignal, message: HostCallMessage, blob: number, chunk: Uint8Array): Promise<boolean> {
   if (active.settled || cancelled.aborted || !runner.child.connected) return Promise.resolve(false);
+  const size = chunk.byteLength;
+  // Server-wide, reply bytes handed to the runners' channels and not yet written stay bounded.
+  if (bytesUnwritten > 0 && bytesUnwritten + size > MAX_BYTES_UNWRITTEN) {
+    return new Promise<void>((resolve) => waitingForRoom.push(resolve)).then(() => sendChunk(runner, active, cancelled, message, blob, chunk));
+  }
   const part: ToRunner = { type: 'host-reply-bytes', runId: message.runId, callId: message.callId, blob, chunk };
+  bytesUnwritten += size;
   return new Promise<boolean>((resolve) => {
+    const written = (ok: boolean) => {
+      bytesUnwritten -= size;
+      while (waitingForRoom.length > 0 && bytesUnwritten < MAX_BYTES_UNWRITTEN) waitingForRoom.shift()!();
+      resolve(ok);
+    };
     try {
-      runner.child.send(part, (error) => resolve(!error));
+      runner.child.send(part, (error) => written(!error));
     } catch {
-      resolve(false);
+      written(false);
     }
   });
 }
+
+/** Reply bytes (all runs) sent to runners' channels and not yet written: past this, a chunk waits its turn. */
+const MAX_BYTES_UNWRITTEN = 64 * 1024 * 1024;
+let bytesUnwritten = 0;
+const waitingForRoom: Array<() => void> = [];

@@ -198,25 +198,57 @@ function declaredLength(contentLength: unknown): number {
   return typeof contentLength === 'string' && /^\d+$/.test(contentLength) ? Number(contentLength) : -1;
 }
 
+/** Chunks of a streamed body are gathered into pieces of about this size (fewer messages to the runner). */
+const STREAM_PIECE_BYTES = 256 * 1024;
+/** Bytes of one body sent to the runner and not yet written to its channel; past this the next read waits. */
+const STREAM_WINDOW_BYTES = 1024 * 1024;
+
 /**
- * The body, up to MAX_RESPONSE_BYTES: streamed to the runner chunk by chunk as it arrives
- * when the call can (HostCall.streamBytes; the next chunk is read only once the runner's
- * channel took the one before, so a call holds about one chunk here), else read whole
- * (./readCapped). A body that says it is over the cap is refused before it is read.
+ * The body, up to MAX_RESPONSE_BYTES: streamed to the runner as it arrives when the call can
+ * (HostCall.streamBytes), in pieces of about STREAM_PIECE_BYTES with at most
+ * STREAM_WINDOW_BYTES not yet written to the runner's channel (then the next chunk waits, and
+ * the far end with it), else read whole (./readCapped). A body that says it is over the cap is
+ * refused before it is read.
  */
 export async function receiveBody(call: HostCall, body: Dispatcher.ResponseData['body'], url: URL, contentLength?: unknown): Promise<Buffer | StreamedBytes> {
   if (declaredLength(contentLength) > MAX_RESPONSE_BYTES) {
     body.destroy();
     throw tooLarge(url);
   }
-  if (!call.streamBytes) return readCapped(body, url, contentLength);
+  const stream = call.streamBytes?.bind(call);
+  if (!stream) return readCapped(body, url, contentLength);
   let size = 0;
+  let staged: Buffer[] = [];
+  let stagedBytes = 0;
+  const writes: Array<{ bytes: number; written: Promise<boolean> }> = [];
+  let unwritten = 0;
+  const ended = () => (call.signal.aborted ? call.signal.reason : new Error('http: the call ended while its body was arriving'));
+  const settle = async (room: number) => {
+    while (writes.length > 0 && unwritten > room) {
+      const write = writes.shift()!;
+      unwritten -= write.bytes;
+      if (!(await write.written)) throw ended();
+    }
+  };
+  const flush = async () => {
+    if (stagedBytes === 0) return;
+    const piece = staged.length === 1 ? staged[0] : Buffer.concat(staged, stagedBytes);
+    staged = [];
+    stagedBytes = 0;
+    writes.push({ bytes: piece.length, written: stream(piece) });
+    unwritten += piece.length;
+    await settle(STREAM_WINDOW_BYTES);
+  };
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > MAX_RESPONSE_BYTES) throw tooLarge(url);
-      if (!(await call.streamBytes(chunk))) throw call.signal.aborted ? call.signal.reason : new Error('http: the call ended while its body was arriving');
+      staged.push(chunk);
+      stagedBytes += chunk.length;
+      if (stagedBytes >= STREAM_PIECE_BYTES) await flush();
     }
+    await flush();
+    await settle(0);
   } catch (error) {
     // The far end sees its connection closed: nothing more is read.
     body.destroy();
