@@ -72,8 +72,32 @@ function loopDelayDuring(server: TestServer, from: number, to: number): Record<s
       const worst = rows.reduce((a, b) => ((b[5] ?? 0) > (a[5] ?? 0) ? b : a));
       return `${(worst[5] ?? NaN).toFixed(0)} ${kinds.get(worst) ?? ''}`;
     })(),
+    ...gcPausesDuring(dir, server, from, to),
     'heap max MiB': Math.max(...rows.map((row) => row[7] ?? NaN)).toFixed(0),
+    'RSS max MiB': Math.max(...rows.map((row) => row[8] ?? NaN)).toFixed(0),
     'server CPU ms': rows.reduce((sum, row) => sum + row[3], 0).toFixed(0),
+  };
+}
+
+/** The p99 of the server's GC pauses during [from, to] and how much of the time they took (<dir>/<pid>.gc). */
+function gcPausesDuring(dir: string, server: TestServer, from: number, to: number): Record<string, string> {
+  let text = '';
+  try {
+    text = fs.readFileSync(path.join(path.resolve(dir), `${server.child.pid}.gc`), 'utf8');
+  } catch {
+    return {};
+  }
+  const pauses = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' ').map(Number))
+    .filter(([at]) => at >= from && at <= to)
+    .map(([, ms]) => ms)
+    .sort((a, b) => a - b);
+  if (pauses.length === 0) return {};
+  return {
+    'GC p99 ms': pauses[Math.min(pauses.length - 1, Math.floor(pauses.length * 0.99))].toFixed(0),
+    'GC pauses (total ms)': `${pauses.length} (${pauses.reduce((a, b) => a + b, 0).toFixed(0)})`,
   };
 }
 
@@ -172,6 +196,8 @@ async function main(): Promise<void> {
     const hook = `--require ${path.join(import.meta.dirname, 'loop-delay-hook.cjs')}`;
     profile.NODE_OPTIONS = profile.NODE_OPTIONS ? `${profile.NODE_OPTIONS} ${hook}` : hook;
     profile.SVC_BENCH_LOOP_DELAY_DIR = path.resolve(loopDelay);
+    // BENCH_HEAP_SNAPSHOT=1 (with BENCH_RETAINED=1): a heap snapshot at each retained-heap measurement.
+    if (process.env.BENCH_HEAP_SNAPSHOT === '1') profile.SVC_BENCH_HEAP_SNAPSHOT = '1';
   }
   // BENCH_SERVER_NODE_OPTIONS: Node/V8 flags for the server's process (GC settings tried against the attacks).
   if (process.env.BENCH_SERVER_NODE_OPTIONS) profile.NODE_OPTIONS = `${profile.NODE_OPTIONS ?? ''} ${process.env.BENCH_SERVER_NODE_OPTIONS}`.trim();
@@ -209,6 +235,7 @@ async function main(): Promise<void> {
         await request(`${server.url}/healthz`, { dispatcher }).then((r) => r.body.text(), () => '');
         await server.request('GET', '/healthz', { token: null }).catch(() => null);
         rows[heavy.name] = await measureWhile(server, dispatcher, heavy.attack);
+        if (heavy.report) Object.assign(rows[heavy.name], await heavy.report());
       } catch (error) {
         rows[heavy.name] = { 'attack status': `failed: ${(error as Error).message}` };
       } finally {

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { TestServer } from '../test/harness';
+import { heapAfterGc, retainedEnabled } from './retained-heap';
 
 export interface HeavyAttack {
   name: string;
@@ -14,6 +15,8 @@ export interface HeavyAttack {
   /** Resolves with the attack's own outcome once it is over. */
   attack(): Promise<string>;
   cleanUp?(): Promise<void>;
+  /** Figures of its own, added to its row once the attack is over. */
+  report?(): Promise<Record<string, string>>;
 }
 
 const BLUEPRINT = `name: heavy
@@ -176,13 +179,39 @@ export function heavyAttacks(server: TestServer): HeavyAttack[] {
         far = null;
       },
     },
-    {
+    (() => {
+      const calls = FANOUT_RUNS * FANOUT;
+      let arrived = 0;
+      let baseline = 0;
+      let open = 0;
+      let retained: Promise<{ bytes: number; waiting: number }> | null = null;
+      return {
       name: `${FANOUT_RUNS} runs x ${FANOUT} fetches to a host that never answers (8 s)`,
       async prepare() {
         await register();
-        far = await listen(() => {
+        arrived = 0;
+        retained = null;
+        // BENCH_RETAINED=1: the heap the server keeps per call waiting, measured when the far end holds every call.
+        if (retainedEnabled()) baseline = await heapAfterGc(server);
+        open = 0;
+        far = await listen((req) => {
           // Never answers: the request stays open until the client gives up.
+          open++;
+          req.socket.once('close', () => open--);
+          if (++arrived === calls && retainedEnabled()) {
+            // Under load the first calls' limits may expire before the last ones arrive: what the heap holds is per call still open.
+            const waiting = open;
+            retained = heapAfterGc(server).then((bytes) => ({ bytes, waiting }));
+          }
         });
+      },
+      async report(): Promise<Record<string, string>> {
+        const row: Record<string, string> = { 'far end saw calls': String(arrived) };
+        if (retained) {
+          const { bytes, waiting } = await retained;
+          row['retained KiB per call in flight'] = `${((bytes - baseline) / waiting / 1024).toFixed(1)} (${waiting} waiting)`;
+        }
+        return row;
       },
       async attack() {
         const code = `export async function main() { const signal = AbortSignal.timeout(8000); const all = await Promise.allSettled(Array.from({ length: ${FANOUT} }, (_, i) => fetch("${far!.url}/never/" + i, { signal }))); return all.filter((a) => a.status === "rejected").length; }`;
@@ -192,6 +221,7 @@ export function heavyAttacks(server: TestServer): HeavyAttack[] {
         if (far) await close(far.server);
         far = null;
       },
-    },
+      };
+    })(),
   ];
 }

@@ -1,6 +1,6 @@
 // Preloaded (NODE_OPTIONS=--require) into the server by bench/attacks.ts when
 // BENCH_LOOP_DELAY=<dir>: how long the main thread's event loop is held, one line per
-// 200 ms to <dir>/<pid>.loop as `epochMs maxMs p99Ms cpuMs maxTurnCpuMs maxGcMs gcKind heapMiB`:
+// 200 ms to <dir>/<pid>.loop as `epochMs maxMs p99Ms cpuMs maxTurnCpuMs maxGcMs gcKind heapMiB rssMiB`:
 // - maxMs, p99Ms: the loop's delay (perf_hooks' histogram, 1 ms resolution), wall time, so
 //   on a shared machine it includes the time the thread waited for a core;
 // - cpuMs: the process's CPU (all threads) over the 200 ms;
@@ -8,6 +8,10 @@
 //   (/proc's schedstat of the thread, nanoseconds): what the loop was held for, in CPU
 //   time, which another tenant's load on the machine does not stretch;
 // - maxGcMs, gcKind: the longest garbage-collection pause and its kind; heapMiB: heap in use.
+// Every pause also goes to <dir>/<pid>.gc as `epochMs ms kind` (the bench's p99). On SIGUSR2 the
+// hook collects all garbage and appends `epochMs heapUsedBytes` to <dir>/<pid>.heap: what the
+// server retains at that moment (the bench signals it before an attack and when all of its
+// calls are in flight); with SVC_BENCH_HEAP_SNAPSHOT=1 it also writes a heap snapshot there.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -39,20 +43,33 @@ if (dir && isMainThread) {
   let maxGcMs = 0;
   let gcKind = '-';
   const GC_KINDS = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weakcb' };
+  const gcFile = path.join(dir, `${process.pid}.gc`);
   new PerformanceObserver((list) => {
+    let lines = '';
     for (const entry of list.getEntries()) {
+      lines += `${Math.round(performance.timeOrigin + entry.startTime)} ${entry.duration.toFixed(2)} ${GC_KINDS[entry.detail?.kind] ?? entry.detail?.kind}\n`;
       if (entry.duration > maxGcMs) {
         maxGcMs = entry.duration;
         gcKind = GC_KINDS[entry.detail?.kind] ?? String(entry.detail?.kind);
       }
     }
+    fs.appendFileSync(gcFile, lines);
   }).observe({ entryTypes: ['gc'] });
+  const v8 = require('node:v8');
+  v8.setFlagsFromString('--expose-gc');
+  const collect = require('node:vm').runInNewContext('gc');
+  process.on('SIGUSR2', () => {
+    collect();
+    collect();
+    fs.appendFileSync(path.join(dir, `${process.pid}.heap`), `${Date.now()} ${process.memoryUsage().heapUsed}\n`);
+    if (process.env.SVC_BENCH_HEAP_SNAPSHOT === '1') v8.writeHeapSnapshot(path.join(dir, `${process.pid}-${Date.now()}.heapsnapshot`));
+  });
   let cpu = process.cpuUsage();
   setInterval(() => {
     const now = process.cpuUsage();
     const cpuMs = (now.user - cpu.user + now.system - cpu.system) / 1000;
     cpu = now;
-    fs.appendFileSync(file, `${Date.now()} ${(histogram.max / 1e6).toFixed(1)} ${(histogram.percentile(99) / 1e6).toFixed(1)} ${cpuMs.toFixed(0)} ${(maxTurnNs / 1e6).toFixed(1)} ${maxGcMs.toFixed(1)} ${gcKind} ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)}\n`);
+    fs.appendFileSync(file, `${Date.now()} ${(histogram.max / 1e6).toFixed(1)} ${(histogram.percentile(99) / 1e6).toFixed(1)} ${cpuMs.toFixed(0)} ${(maxTurnNs / 1e6).toFixed(1)} ${maxGcMs.toFixed(1)} ${gcKind} ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} ${(process.memoryUsage.rss() / 1048576).toFixed(0)}\n`);
     histogram.reset();
     maxTurnNs = 0;
     maxGcMs = 0;

@@ -3,7 +3,9 @@
 // the run's HostHandler asked, and the reply encoded and sent back, unless the run or the
 // call ended meanwhile. Whatever the handler throws becomes a reply the program sees.
 // A reply's bytes travel as binary; a large blob goes in bounded chunks, one per event-loop
-// turn, so a 50 MiB body never holds the server's event loop. Calls start in bounded slices
+// turn, so a 50 MiB body never holds the server's event loop. An operation may send its
+// reply's bytes while it reads them (HostCall.sendBytes: a response body as it arrives, each
+// chunk once the one before was written), so the server never holds a whole body. Calls start in bounded slices
 // of the loop (./call-starts.ts), so a fan-out of thousands never holds it either.
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, REPLY_CHUNK_BYTES, type ToRunner } from '../runner/protocol';
 import type { HostCallMessage } from './report';
@@ -48,27 +50,36 @@ function decodeArgs(message: HostCallMessage, active: ActiveRun, signal: AbortSi
  * it again under the same start index (`call`), and gets the same answer, awaited or already
  * given (ActiveRun.outstanding).
  */
-function hostWork(active: ActiveRun, message: HostCallMessage, whileWaiting: WhileWaiting, decodeLarge: LargeArgsDecoder | undefined): { reply: Promise<HostReply>; cancel: AbortController } {
+function hostWork(runner: Runner, active: ActiveRun, message: HostCallMessage, whileWaiting: WhileWaiting, decodeLarge: LargeArgsDecoder | undefined): { reply: Promise<HostReply>; cancel: AbortController } {
   const capability = `${message.module}.${message.op}`;
   const known = message.call < 0 ? undefined : active.outstanding.get(message.call);
   if (known && known.capability === capability && known.args === message.args) return known;
   const cancel = new AbortController();
-  const reply = new Promise<HostReply>((resolve) => startInSlice(() => resolve(askHost(active, message, cancel.signal, whileWaiting, decodeLarge))));
+  const reply = new Promise<HostReply>((resolve) => startInSlice(() => resolve(askHost(runner, active, message, cancel.signal, whileWaiting, decodeLarge))));
   // Kept until the run's streamed journal names its answer (a journalled run may be resumed).
   if (message.call >= 0 && active.journal?.keeping) active.outstanding.set(message.call, { capability, args: message.args, reply, cancel });
   return { reply, cancel };
 }
 
-async function askHost(active: ActiveRun, message: HostCallMessage, signal: AbortSignal, whileWaiting: WhileWaiting, decodeLarge: LargeArgsDecoder | undefined): Promise<HostReply> {
+/**
+ * Not an async function: a call waiting on the far end keeps no suspended frame here (a
+ * fan-out holds thousands), only the handler's promise and the fallback below.
+ */
+function askHost(runner: Runner, active: ActiveRun, message: HostCallMessage, signal: AbortSignal, whileWaiting: WhileWaiting, decodeLarge: LargeArgsDecoder | undefined): Promise<HostReply> {
+  const failed = (error: unknown): HostReply => ({ ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } });
   try {
     // Given up, or its run ended, while it waited for a slice: the host is not asked.
     if (signal.aborted || active.settled) throw new Error('the call ended before it started');
     // The runner refuses these already; a message over the bound is never parsed.
     if (message.args.length > MAX_HOST_CALL_ARGS_CHARS) throw new RangeError(hostCallTooLarge(message.module, message.op, message.args.length));
     const args = decodeArgs(message, active, signal, decodeLarge);
-    return await active.host({ module: message.module, op: message.op, args: Array.isArray(args) ? args : await args, fuelLeft: message.fuelLeft, signal, waiting: (work) => whileWaiting(active, work), ...(message.attribution ? { attribution: message.attribution } : {}) });
+    // A journal keeps whole answers (a resumed run gets them again): its runs' bytes are not streamed.
+    const sendBytes = active.journal?.keeping ? undefined : (chunk: Uint8Array) => sendChunk(runner, active, signal, message, 0, chunk);
+    // One shape for every call (no spreads: a spread literal got a map of its own per call).
+    const ask = (decoded: unknown[]) => active.host({ module: message.module, op: message.op, args: decoded, fuelLeft: message.fuelLeft, signal, waiting: (work) => whileWaiting(active, work), attribution: message.attribution, sendBytes });
+    return (Array.isArray(args) ? ask(args) : args.then(ask)).then(undefined, failed);
   } catch (error) {
-    return { ok: false, fuel: 0, error: { name: 'Error', message: `host call ${message.module}.${message.op} failed: ${describe(error)}` } };
+    return Promise.resolve(failed(error));
   }
 }
 
@@ -76,7 +87,7 @@ export async function answerHostCall(runner: Runner, message: HostCallMessage, d
   const active = runner.runs.get(message.runId);
   if (!active) return;
   const placement = active.placement;
-  const { reply: work, cancel } = hostWork(active, message, whileWaiting, decodeLarge);
+  const { reply: work, cancel } = hostWork(runner, active, message, whileWaiting, decodeLarge);
   active.calls.set(message.callId, cancel);
   let reply: HostReply;
   try {
@@ -103,11 +114,13 @@ export async function answerHostCall(runner: Runner, message: HostCallMessage, d
   }
   const fuel = Number.isFinite(reply.fuel) && reply.fuel >= 0 ? reply.fuel : 0;
   // The runner's journal names this answer by call id; the pool keeps it until then (not sent back).
-  if (!withheld && active.journal?.keeping) active.journal.sent(message.callId, { reply: wire.text, blobs: wire.blobs });
+  const whole = wire.blobs.every((bytes) => bytes !== null) ? (wire.blobs as Uint8Array[]) : null;
+  if (!withheld && whole && active.journal?.keeping) active.journal.sent(message.callId, { reply: wire.text, blobs: whole });
   const blobs: Array<Uint8Array | null> = [];
   for (let blob = 0; blob < wire.blobs.length; blob++) {
     const bytes = wire.blobs[blob];
-    if (bytes.byteLength <= REPLY_CHUNK_BYTES) {
+    // Already sent while the host read them (HostCall.sendBytes).
+    if (bytes === null || bytes.byteLength <= REPLY_CHUNK_BYTES) {
       blobs.push(bytes);
       continue;
     }
@@ -125,17 +138,39 @@ export async function answerHostCall(runner: Runner, message: HostCallMessage, d
  */
 async function sendInChunks(runner: Runner, active: ActiveRun, cancelled: AbortSignal, message: HostCallMessage, blob: number, bytes: Uint8Array): Promise<boolean> {
   for (let offset = 0; offset < bytes.byteLength; offset += REPLY_CHUNK_BYTES) {
-    if (active.settled || cancelled.aborted || !runner.child.connected) return false;
-    const chunk = bytes.subarray(offset, Math.min(bytes.byteLength, offset + REPLY_CHUNK_BYTES));
-    const part: ToRunner = { type: 'host-reply-bytes', runId: message.runId, callId: message.callId, blob, chunk };
-    const written = await new Promise<boolean>((resolve) => {
-      try {
-        runner.child.send(part, (error) => resolve(!error));
-      } catch {
-        resolve(false);
-      }
-    });
-    if (!written) return false;
+    if (!(await sendChunk(runner, active, cancelled, message, blob, bytes.subarray(offset, Math.min(bytes.byteLength, offset + REPLY_CHUNK_BYTES))))) return false;
   }
   return true;
 }
+
+/**
+ * One chunk of a reply's blob, ahead of the reply; resolves once the channel wrote it. False
+ * when the run or the call ended (or moved) meanwhile: the rest is not sent.
+ */
+function sendChunk(runner: Runner, active: ActiveRun, cancelled: AbortSignal, message: HostCallMessage, blob: number, chunk: Uint8Array): Promise<boolean> {
+  if (active.settled || cancelled.aborted || !runner.child.connected) return Promise.resolve(false);
+  const size = chunk.byteLength;
+  // Server-wide, reply bytes handed to the runners' channels and not yet written stay bounded.
+  if (bytesUnwritten > 0 && bytesUnwritten + size > MAX_BYTES_UNWRITTEN) {
+    return new Promise<void>((resolve) => waitingForRoom.push(resolve)).then(() => sendChunk(runner, active, cancelled, message, blob, chunk));
+  }
+  const part: ToRunner = { type: 'host-reply-bytes', runId: message.runId, callId: message.callId, blob, chunk };
+  bytesUnwritten += size;
+  return new Promise<boolean>((resolve) => {
+    const written = (ok: boolean) => {
+      bytesUnwritten -= size;
+      while (waitingForRoom.length > 0 && bytesUnwritten < MAX_BYTES_UNWRITTEN) waitingForRoom.shift()!();
+      resolve(ok);
+    };
+    try {
+      runner.child.send(part, (error) => written(!error));
+    } catch {
+      written(false);
+    }
+  });
+}
+
+/** Reply bytes (all runs) sent to runners' channels and not yet written: past this, a chunk waits its turn. */
+const MAX_BYTES_UNWRITTEN = 64 * 1024 * 1024;
+let bytesUnwritten = 0;
+const waitingForRoom: Array<() => void> = [];

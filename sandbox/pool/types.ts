@@ -48,6 +48,13 @@ export interface HostCall {
    * pending the run's time limit stops counting. Resolves or rejects as `work` does.
    */
   waiting?: <T>(work: Promise<T>) => Promise<T>;
+  /**
+   * Sends bytes of the reply's first blob to the runner now, ahead of the reply, which then
+   * holds a StreamedBytes (./wire.ts) in its place. Resolves once the chunk is written (the
+   * next is read only then); false when the call or its run ended. Absent when the reply
+   * must stay whole (the run's journal keeps answers).
+   */
+  sendBytes?: (chunk: Uint8Array) => Promise<boolean>;
 }
 
 export type HostHandler = (call: HostCall) => Promise<HostReply>;

@@ -6,15 +6,24 @@
 import { BYTES_TAG } from '../contract';
 import type { HostReply } from './types';
 
-/** A reply for the wire: its JSON text and the bytes the text refers to by index. */
+/** A reply for the wire: its JSON text and the bytes the text refers to by index (null: sent ahead in chunks). */
 export interface WireReply {
   text: string;
-  blobs: Uint8Array[];
+  blobs: Array<Uint8Array | null>;
+}
+
+/** In a reply, the bytes its call already sent to the runner with `sendBytes` (HostCall, ./types.ts). */
+export class StreamedBytes {
+  constructor(readonly byteLength: number) {}
 }
 
 export function replyToWire(reply: HostReply): WireReply {
-  const blobs: Uint8Array[] = [];
+  const blobs: Array<Uint8Array | null> = [];
   const text = JSON.stringify(reply, (_key, value) => {
+    if (value instanceof StreamedBytes) {
+      blobs.push(null);
+      return { [BYTES_TAG]: blobs.length - 1 };
+    }
     if (value instanceof Uint8Array) {
       blobs.push(value);
       return { [BYTES_TAG]: blobs.length - 1 };

@@ -125,7 +125,7 @@ export class HostDispatcher {
   readonly handle: HostHandler = async (request) => {
     const fuel = { spent: HOST_FUEL.CALL };
     try {
-      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution, request.signal, request.waiting);
+      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution, request.signal, request.waiting, request.sendBytes);
       const operation = this.options.modules.get(request.module)?.operations[request.op];
       // A secret's value reaches the Package that asked, never the run's journal.
       if (operation && 'answersSecret' in operation && operation.answersSecret) return { ok: true, value, fuel: fuel.spent, withheld: true };
@@ -136,12 +136,12 @@ export class HostDispatcher {
   };
 
   /** Validates, gates and runs one operation (for `main` without attribution: the MCP file tools). */
-  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }, attribution?: Attribution, signal?: AbortSignal, waiting?: Waiting['waiting']): Promise<unknown> {
+  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }, attribution?: Attribution, signal?: AbortSignal, waiting?: Waiting['waiting'], sendBytes?: HostCall['streamBytes']): Promise<unknown> {
     const module = this.options.modules.get(moduleName);
     const operation: HostOperation | undefined = module && Object.prototype.hasOwnProperty.call(module.operations, op) ? module.operations[op] : undefined;
     if (!operation) throw new TypeError(`${moduleName} has no function ${op}`);
     const judged = this.judged(operation, attribution);
-    const call = this.hostCall(judged, fuel, signal);
+    const call = this.hostCall(judged, fuel, signal, sendBytes);
     const params = operation.parse ? await operation.parse(args, call) : args;
     if (operation.gate === 'none') return operation.run(call, params);
     const requests = gateList(operation.gate(params, call));
@@ -191,47 +191,83 @@ export class HostDispatcher {
     return { caller: known(attribution.caller) };
   }
 
-  private hostCall(judged: Judged, fuel: { spent: number }, signal?: AbortSignal): HostCall {
-    const { decisions } = this.options;
-    const { caller, invariant } = judged;
-    const denied = (error: unknown) => {
-      if (error instanceof PermissionDeniedError) this.denials.push({ caller: error.caller, capability: error.capability, source: error.source });
-    };
-    return {
-      ...this.options.run,
-      // The call's own cancellation (the program aborted it) joins the run's.
-      signal: signal ? AbortSignal.any([this.options.run.signal, signal]) : this.options.run.signal,
-      resources: this.resources,
-      caller,
-      gate(capability, context, gateOptions) {
-        fuel.spent += HOST_FUEL.GATE;
-        requireBoundedContext(capability, context);
-        try {
-          if (invariant !== undefined) decisions.refuseInvariant(caller, capability, context, invariant);
-          return decisions.gate(caller, capability, context, gateOptions).context;
-        } catch (error) {
-          denied(error);
-          throw error;
-        }
-      },
-      probe(capability, context) {
-        fuel.spent += HOST_FUEL.GATE;
-        requireBoundedContext(capability, context);
-        try {
-          return decisions.probe(caller, capability, context);
-        } catch (error) {
-          denied(error);
-          throw error;
-        }
-      },
-      refuse(capability, context, source, error) {
-        decisions.record(caller, capability, context, { decision: 'deny', source });
-        denied(error);
-        return error;
-      },
-      charge(units) {
-        fuel.spent += Number.isFinite(units) ? Math.max(1, Math.ceil(units)) : 1;
-      },
-    };
+  private hostCall(judged: Judged, fuel: { spent: number }, signal?: AbortSignal, streamBytes?: HostCall['streamBytes']): HostCall {
+    // A call from the runner pool has its own signal, which the pool aborts when the program
+    // gives up on the call and when the run ends (sandbox/pool: finish): no composite with
+    // the run's signal (AbortSignal.any built a signal, a weak reference and a listener per call).
+    return new CallHandle(this.options.run, this.resources, judged, fuel, this.options.decisions, this.denials, signal ?? this.options.run.signal, streamBytes);
+  }
+}
+
+/**
+ * One host call as its operation sees it. A class, not an object literal with closures: a
+ * fan-out keeps thousands of calls waiting, and each literal (the run's fields spread in,
+ * five closures and their context) was an object with a map of its own.
+ */
+class CallHandle implements HostCall {
+  readonly executionId: string;
+  readonly sessionId: string;
+  readonly principal: string;
+  readonly blueprintName: string;
+  readonly variables: Readonly<Record<string, string>>;
+  readonly services: RunContext['services'];
+  readonly caller: string;
+  readonly streamBytes?: HostCall['streamBytes'];
+
+  constructor(
+    run: DispatchOptions['run'],
+    readonly resources: RunResources,
+    private readonly judged: Judged,
+    private readonly fuel: { spent: number },
+    private readonly decisions: RunDecisions,
+    private readonly denials: IssuedDenial[],
+    readonly signal: AbortSignal,
+    streamBytes: HostCall['streamBytes'],
+  ) {
+    this.executionId = run.executionId;
+    this.sessionId = run.sessionId;
+    this.principal = run.principal;
+    this.blueprintName = run.blueprintName;
+    this.variables = run.variables;
+    this.services = run.services;
+    this.caller = judged.caller;
+    if (streamBytes) this.streamBytes = streamBytes;
+  }
+
+  gate(capability: string, context: Record<string, unknown>, gateOptions?: { skipMainInvariant?: boolean }): Record<string, unknown> {
+    this.fuel.spent += HOST_FUEL.GATE;
+    requireBoundedContext(capability, context);
+    try {
+      if (this.judged.invariant !== undefined) this.decisions.refuseInvariant(this.caller, capability, context, this.judged.invariant);
+      return this.decisions.gate(this.caller, capability, context, gateOptions).context;
+    } catch (error) {
+      this.denied(error);
+      throw error;
+    }
+  }
+
+  probe(capability: string, context: Record<string, unknown>): boolean {
+    this.fuel.spent += HOST_FUEL.GATE;
+    requireBoundedContext(capability, context);
+    try {
+      return this.decisions.probe(this.caller, capability, context);
+    } catch (error) {
+      this.denied(error);
+      throw error;
+    }
+  }
+
+  refuse(capability: string, context: Record<string, unknown>, source: Parameters<HostCall['refuse']>[2], error: Error): Error {
+    this.decisions.record(this.caller, capability, context, { decision: 'deny', source });
+    this.denied(error);
+    return error;
+  }
+
+  charge(units: number): void {
+    this.fuel.spent += Number.isFinite(units) ? Math.max(1, Math.ceil(units)) : 1;
+  }
+
+  private denied(error: unknown): void {
+    if (error instanceof PermissionDeniedError) this.denials.push({ caller: error.caller, capability: error.capability, source: error.source });
   }
 }

@@ -57,6 +57,12 @@ export interface HostCall extends RunContext {
   refuse(capability: string, context: Record<string, unknown>, source: Exclude<DecisionSource, 'policy' | 'invariant' | 'human'>, error: Error): Error;
   /** Host fuel for work done (its cost class). */
   charge(units: number): void;
+  /**
+   * Sends bytes of the answer's first blob to the runner as they arrive, ahead of the answer,
+   * which then holds a StreamedBytes (sandbox) in the blob's place; resolves once the chunk is
+   * written, false when the call or its run ended. Absent when the answer must stay whole.
+   */
+  streamBytes?(chunk: Uint8Array): Promise<boolean>;
 }
 
 /**

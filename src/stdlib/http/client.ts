@@ -1,9 +1,9 @@
 // The outbound HTTP client of `svc:http`, shared by the verbs, `download` and `fetch`: URL
 // and header checks, auth_proxy injection for `main`, sending through the egress guard,
 // and redirects (follow, manual or error) with every hop gated again under the same caller.
-import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { errors as undiciErrors, type Dispatcher } from 'undici';
 import { EgressBlockedError } from '../../network';
-import { abortSoon } from '../../../sandbox';
+import { abortSoon, StreamedBytes } from '../../../sandbox';
 import type { AuthProxyRule } from '../../blueprints';
 import type { HostCall, RunContext } from '../types';
 
@@ -103,6 +103,9 @@ function inject(call: HostCall, http: HttpServices, prepared: Prepared): boolean
   const host = hostOf(prepared.url);
   const rule = http.authProxy.find((r) => r.host === host);
   if (!rule) return false;
+  // The hop's own copies: the credentials below must not reach the caller's URL and headers.
+  prepared.url = new URL(prepared.url);
+  prepared.headers = { ...prepared.headers };
   if (prepared.url.protocol === 'http:' && !rule.allow_insecure_http) throw new TypeError(`http: ${host} has credentials configured and needs https:// (its auth_proxy rule does not allow http)`);
   const secret = (name: string) => {
     const value = http.secretValue(name);
@@ -155,11 +158,15 @@ function hopSignal(callSignal: AbortSignal, timeoutMs: number): { signal: AbortS
 async function send(call: HostCall, http: HttpServices, method: string, prepared: Prepared, capability: string, context: Record<string, unknown>, timeoutMs: number) {
   const cancel = hopSignal(call.signal, timeoutMs);
   try {
-    const response = await request(prepared.url, {
+    // The dispatcher's own request, not undici's `request(url, options)`, which spreads the
+    // options into a copy (an object with a map of its own per waiting call).
+    const { url } = prepared;
+    const response = await http.dispatcher.request({
+      origin: url.origin,
+      path: url.search ? `${url.pathname}${url.search}` : url.pathname,
       method: method as Dispatcher.HttpMethod,
       headers: prepared.headers,
       body: prepared.body ?? undefined,
-      dispatcher: http.dispatcher,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       signal: cancel.signal,
@@ -183,6 +190,73 @@ async function send(call: HostCall, http: HttpServices, method: string, prepared
   }
 }
 
+function tooLarge(url: URL): RangeError {
+  return new RangeError(`http: the response from ${url.origin} is larger than ${MAX_RESPONSE_BYTES} bytes; use http.download to stream it into a file`);
+}
+
+function declaredLength(contentLength: unknown): number {
+  return typeof contentLength === 'string' && /^\d+$/.test(contentLength) ? Number(contentLength) : -1;
+}
+
+/** Chunks of a streamed body are gathered into pieces of about this size (fewer messages to the runner). */
+const STREAM_PIECE_BYTES = 256 * 1024;
+/** Bytes of one body sent to the runner and not yet written to its channel; past this the next read waits. */
+const STREAM_WINDOW_BYTES = 1024 * 1024;
+
+/**
+ * The body, up to MAX_RESPONSE_BYTES: streamed to the runner as it arrives when the call can
+ * (HostCall.streamBytes), in pieces of about STREAM_PIECE_BYTES with at most
+ * STREAM_WINDOW_BYTES not yet written to the runner's channel (then the next chunk waits, and
+ * the far end with it), else read whole (./readCapped). A body that says it is over the cap is
+ * refused before it is read.
+ */
+export async function receiveBody(call: HostCall, body: Dispatcher.ResponseData['body'], url: URL, contentLength?: unknown): Promise<Buffer | StreamedBytes> {
+  if (declaredLength(contentLength) > MAX_RESPONSE_BYTES) {
+    body.destroy();
+    throw tooLarge(url);
+  }
+  const stream = call.streamBytes?.bind(call);
+  if (!stream) return readCapped(body, url, contentLength);
+  let size = 0;
+  let staged: Buffer[] = [];
+  let stagedBytes = 0;
+  const writes: Array<{ bytes: number; written: Promise<boolean> }> = [];
+  let unwritten = 0;
+  const ended = () => (call.signal.aborted ? call.signal.reason : new Error('http: the call ended while its body was arriving'));
+  const settle = async (room: number) => {
+    while (writes.length > 0 && unwritten > room) {
+      const write = writes.shift()!;
+      unwritten -= write.bytes;
+      if (!(await write.written)) throw ended();
+    }
+  };
+  const flush = async () => {
+    if (stagedBytes === 0) return;
+    const piece = staged.length === 1 ? staged[0] : Buffer.concat(staged, stagedBytes);
+    staged = [];
+    stagedBytes = 0;
+    writes.push({ bytes: piece.length, written: stream(piece) });
+    unwritten += piece.length;
+    await settle(STREAM_WINDOW_BYTES);
+  };
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_RESPONSE_BYTES) throw tooLarge(url);
+      staged.push(chunk);
+      stagedBytes += chunk.length;
+      if (stagedBytes >= STREAM_PIECE_BYTES) await flush();
+    }
+    await flush();
+    await settle(0);
+  } catch (error) {
+    // The far end sees its connection closed: nothing more is read.
+    body.destroy();
+    throw error;
+  }
+  return new StreamedBytes(size);
+}
+
 /** The first buffer for a body of unknown length; it doubles as the body grows. */
 const FIRST_BODY_BUFFER = 64 * 1024;
 
@@ -192,13 +266,13 @@ const FIRST_BODY_BUFFER = 64 * 1024;
  * of the event loop concatenates a whole 50 MiB body.
  */
 export async function readCapped(body: Dispatcher.ResponseData['body'], url: URL, contentLength?: unknown): Promise<Buffer> {
-  const declared = typeof contentLength === 'string' && /^\d+$/.test(contentLength) ? Number(contentLength) : -1;
+  const declared = declaredLength(contentLength);
   let buffer = Buffer.allocUnsafe(declared >= 0 && declared <= MAX_RESPONSE_BYTES ? declared : FIRST_BODY_BUFFER);
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
     if (size + chunk.length > MAX_RESPONSE_BYTES) {
       body.destroy();
-      throw new RangeError(`http: the response from ${url.origin} is larger than ${MAX_RESPONSE_BYTES} bytes; use http.download to stream it into a file`);
+      throw tooLarge(url);
     }
     if (size + chunk.length > buffer.length) {
       const grown = Buffer.allocUnsafe(Math.min(MAX_RESPONSE_BYTES, Math.max(size + chunk.length, buffer.length * 2)));
@@ -229,7 +303,7 @@ export async function follow(
   let injected = false;
   const origin = url.origin;
   for (let hop = 0; ; hop++) {
-    const prepared: Prepared = { url: new URL(url), headers: { ...headers }, body };
+    const prepared: Prepared = { url, headers, body };
     injected = inject(call, http, prepared) || injected;
     const response = await send(call, http, verb, prepared, capability, context, timeoutMs);
     const status = response.statusCode;

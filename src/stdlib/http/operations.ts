@@ -3,8 +3,9 @@
 // a redirect chain checked again under the same caller; connections only through the
 // egress guard; the operator's auth_proxy credentials injected for `main`.
 import { gated, type HostCall, type HostOperation, type RunContext } from '../types';
-import { bodyOf, contextFor, follow, headersOf, METHOD_TOKEN, parseUrl, readCapped, services, VERB_TIMEOUT_MS, type HttpServices, type RedirectMode } from './client';
+import { bodyOf, contextFor, follow, headersOf, METHOD_TOKEN, parseUrl, receiveBody, services, VERB_TIMEOUT_MS, type HttpServices, type RedirectMode } from './client';
 import { download, prepareDownload } from './download';
+import { StreamedBytes } from '../../../sandbox';
 
 export { MAX_RESPONSE_BYTES, type HttpServices, type RedirectMode } from './client';
 
@@ -21,7 +22,7 @@ export interface VerbParams {
   timeoutMs?: number;
 }
 
-export function prepare(run: RunContext, fn: string, method: unknown, urlArg: unknown, bodyArg: unknown, headersArg: unknown): VerbParams {
+export function prepare(run: RunContext, fn: string, method: unknown, urlArg: unknown, bodyArg: unknown, headersArg: unknown, redirect?: RedirectMode, timeoutMs?: number): VerbParams {
   const http = services(run);
   if (typeof method !== 'string') throw new TypeError(`http.${fn}: method must be a string`);
   if (!METHOD_TOKEN.test(method)) throw new TypeError(`http.${fn}: ${JSON.stringify(method)} is not an HTTP method token`);
@@ -30,7 +31,7 @@ export function prepare(run: RunContext, fn: string, method: unknown, urlArg: un
   const headers = headersOf(headersArg, fn);
   const body = bodyOf(bodyArg, headers, fn);
   headers['user-agent'] ??= http.userAgent;
-  return { http, fn, verb, url, headers, body };
+  return { http, fn, verb, url, headers, body, redirect, timeoutMs };
 }
 
 /** The verb's gate: `http.<method>` with host, port, path, body size and timeout. */
@@ -46,8 +47,8 @@ export async function exchange(call: HostCall, { http, fn, verb, url, headers, b
   const capability = `http.${verb.toLowerCase()}`;
   const limit = Math.max(1, Math.min(VERB_TIMEOUT_MS, timeoutMs ?? VERB_TIMEOUT_MS));
   const { response, url: finalUrl, redirected } = await follow(call, http, fn, { verb, url, headers, body, capability, context, redirect, timeoutMs: limit });
-  const content = await readCapped(response.body, finalUrl, response.headers['content-length']);
-  call.charge(content.length / 4 + (body?.length ?? 0) / 4);
+  const content = await receiveBody(call, response.body, finalUrl, response.headers['content-length']);
+  call.charge(content.byteLength / 4 + (body?.length ?? 0) / 4);
   const responseHeaders: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) responseHeaders[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return { status: response.statusCode, headers: responseHeaders, content, url: finalUrl.href, redirected };
@@ -55,13 +56,18 @@ export async function exchange(call: HostCall, { http, fn, verb, url, headers, b
 
 /**
  * The verb's reply. The body leaves as bytes (binary on the runner's channel, in bounded
- * chunks) and the guest decodes it (./guest.ts): decoding up to 50 MiB here, then escaping
- * the text into the reply's JSON, held the server's event loop for each large body.
+ * chunks, streamed as it arrives) and the guest decodes it (./guest.ts): decoding up to
+ * 50 MiB here, then escaping the text into the reply's JSON, held the server's event loop
+ * for each large body.
  */
 async function perform(call: HostCall, params: VerbParams, context: Record<string, unknown>) {
   const reply = await exchange(call, params, context);
-  const body = new Uint8Array(reply.content.buffer, reply.content.byteOffset, reply.content.byteLength);
-  return { status: reply.status, statusText: '', headers: reply.headers, body, url: reply.url };
+  return { status: reply.status, statusText: '', headers: reply.headers, body: bodyForReply(reply.content), url: reply.url };
+}
+
+/** The body as the reply carries it: the bytes streamed ahead, or a view of the bytes read (not a copy). */
+export function bodyForReply(content: Buffer | StreamedBytes): Uint8Array | StreamedBytes {
+  return content instanceof StreamedBytes ? content : new Uint8Array(content.buffer, content.byteOffset, content.byteLength);
 }
 
 /** Gated as `http.<method>` with host, port, path, body size and timeout, before anything is sent. */

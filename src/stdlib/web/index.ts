@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import { webcrypto } from 'node:crypto';
 import { HOST_FUEL } from '../fuel';
-import { exchange, prepare, verbGate, type RedirectMode, type VerbParams } from '../http/operations';
+import { bodyForReply, exchange, prepare, verbGate, type RedirectMode, type VerbParams } from '../http/operations';
 import { gated, ungated, type HostCall, type HostModule } from '../types';
 
 /** Why the Web Crypto operations need no capability. */
@@ -41,8 +41,8 @@ function parseFetch(args: unknown[], run: Parameters<typeof prepare>[0]): VerbPa
   if (!REDIRECTS.includes(redirect as RedirectMode)) throw new TypeError(`fetch: redirect must be one of ${REDIRECTS.map((r) => `"${r}"`).join(', ')}`);
   if (ask.timeoutMs !== undefined && (typeof ask.timeoutMs !== 'number' || !(ask.timeoutMs > 0))) throw new TypeError('fetch: timeoutMs must be a positive number');
   if (ask.body !== undefined && ask.body !== null && !(ask.body instanceof Uint8Array)) throw new TypeError('fetch: the body must be bytes');
-  const params = prepare(run, 'fetch', typeof ask.method === 'string' ? ask.method : 'GET', ask.url, ask.body ?? null, ask.headers);
-  return { ...params, redirect: redirect as RedirectMode, timeoutMs: ask.timeoutMs as number | undefined };
+  // Passed in, not spread over prepare's result: a waiting fetch keeps this object, and a spread copy had a map of its own.
+  return prepare(run, 'fetch', typeof ask.method === 'string' ? ask.method : 'GET', ask.url, ask.body ?? null, ask.headers, redirect as RedirectMode, ask.timeoutMs as number | undefined);
 }
 
 const fetchOperation = gated({
@@ -50,9 +50,7 @@ const fetchOperation = gated({
   gate: verbGate,
   run: async (call: HostCall, params: VerbParams, allowed) => {
     const reply = await exchange(call, params, allowed[0].context);
-    // A view of the body read, not a copy: up to 50 MiB copied once less on the event loop.
-    const body = new Uint8Array(reply.content.buffer, reply.content.byteOffset, reply.content.byteLength);
-    return { status: reply.status, statusText: STATUS_CODES[reply.status] ?? '', headers: reply.headers, body, url: reply.url, redirected: reply.redirected };
+    return { status: reply.status, statusText: STATUS_CODES[reply.status] ?? '', headers: reply.headers, body: bodyForReply(reply.content), url: reply.url, redirected: reply.redirected };
   },
 });
 
