@@ -139,6 +139,7 @@ export async function boot(options: BootOptions): Promise<void> {
     size: settings.runnerPoolSize,
     memoryMb: settings.limits.max_execution_memory,
     runsPerRunner: settings.admission.runsPerRunner,
+    ...(settings.runnerHeartbeatTimeoutSeconds === null ? {} : { heartbeatTimeoutMs: settings.runnerHeartbeatTimeoutSeconds * 1000 }),
     ...(settings.admission.computingRuns === null ? {} : { computingRuns: settings.admission.computingRuns }),
     admission: {
       runsInFlight: settings.admission.runsInFlight,
