@@ -54,9 +54,9 @@ describe('byte bounds', () => {
     // The server's RSS saws up and down by about 160 MiB every few runs (12 MiB buffers come
     // and go until a collection), so single readings say little; the lowest reading of the
     // first six runs (a saw is four or five runs long) against the lowest of the last six
-    // does: kept whole, the 24 results between them would add 288 MiB (before this bound the server grew by 1.5 GiB over 100
+    // does: kept whole, the 14 results between them would add 168 MiB (before this bound the server grew by 1.5 GiB over 100
     // such runs); the lows of a server that keeps none stayed within 50 MiB.
-    const runs = Number(process.env.SVC_BOUNDS_RUNS ?? 30);
+    const runs = Number(process.env.SVC_BOUNDS_RUNS ?? 20);
     const window = 6;
     const rss: number[] = [];
     let lastId = '';
