@@ -16,7 +16,9 @@ import { startServer, type TestServer } from '../harness';
 import { eventually } from '../support/wait';
 import { openSession } from '../support/sessions';
 
-const BLUEPRINT = 'name: tenancy\nallow_insecure_http: true\ndefault: allow\n';
+// typecheck: off (types stripped, not checked): no program here is about types, and each of the
+// file's servers would load a type checker for them (about 1 CPU-s).
+const BLUEPRINT = 'name: tenancy\nallow_insecure_http: true\ndefault: allow\ntypecheck: off\n';
 const ATTACK = 'export function main() { const a = Array(2e8).fill(0); return a.length; }';
 /**
  * A run that breaks its runner every time, as a fatal out-of-memory does (the runner reports
