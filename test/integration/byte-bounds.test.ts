@@ -8,8 +8,10 @@ import fs from 'node:fs';
 import { registerBlueprint } from '../support/sessions';
 import { startServer, type TestServer } from '../harness';
 
-const OPEN = 'name: open\ndefault: allow\nvfs: ephemeral\n';
-const CLOSED = 'name: closed\ndefault: deny\nvfs: ephemeral\n';
+// typecheck: off (types stripped, not checked): no program here is about types, and the server
+// would load a type checker for them (about 1 CPU-s).
+const OPEN = 'name: open\ndefault: allow\nvfs: ephemeral\ntypecheck: off\n';
+const CLOSED = 'name: closed\ndefault: deny\nvfs: ephemeral\ntypecheck: off\n';
 
 /** Resident memory of the server process, in bytes (Linux /proc). */
 function rssOf(server: TestServer): number {
