@@ -134,7 +134,11 @@ if (!(await clientBuilt)) {
   process.exit(1);
 }
 const compiled = (file) => path.join(compiledRoot, file.replace(/\.ts$/, '.mjs'));
-const nodeArgs = ['--no-node-snapshot', '--enable-source-maps', '--test-timeout=300000'];
+// Test processes (and their worker threads) keep V8's code cache of the large CommonJS files
+// they require, TypeScript above all (the checker and the build run in-process in unit
+// tests), in one directory every test process shares: test/support/code-cache.cjs.
+process.env.SVC_TEST_CODE_CACHE_DIR ??= path.join(root, '.tmp', 'test-node-cache');
+const nodeArgs = ['--no-node-snapshot', '--enable-source-maps', '--test-timeout=300000', '--require', path.join(root, 'test', 'support', 'code-cache.cjs')];
 
 if (filters.length > 0 && !progress) {
   // A subset: node:test's own output (TAP when piped), as before.

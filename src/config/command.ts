@@ -94,6 +94,7 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     sessionReapIntervalSeconds: sessionReapInterval(resolver),
     runs: { retentionMs: resolver.number('run_retention') ?? 24 * 3600 * 1000, maxBytes: resolver.number('max_run_store_size') ?? 256 * 1024 * 1024 },
     runnerPoolSize: runnerPoolSize(resolver),
+    runnerHeartbeatTimeoutSeconds: resolver.number('runner_heartbeat_timeout') === undefined ? null : ranged(resolver, 'runner_heartbeat_timeout', 0),
     admission: admission(resolver, limits.max_execution_memory, runnerPoolSize(resolver)),
   };
 }

@@ -159,6 +159,8 @@ export interface Settings {
   runs: { retentionMs: number; maxBytes: number };
   /** Runner child processes, 1-64, default 2: an svc extension beyond the common settings. Key `runner_pool_size`, flag `--runner-pool-size`, SVC_RUNNER_POOL_SIZE. */
   runnerPoolSize: number;
+  /** Seconds of runner silence judged stuck (svc extension), key `runner_heartbeat_timeout`; null: the runner pool's default (3 s). */
+  runnerHeartbeatTimeoutSeconds: number | null;
   /** Admission of runs (svc extension): ceilings on runs in flight, their memory limits and the queue; runs one runner hosts. */
   admission: {
     runsInFlight: number;

@@ -140,6 +140,7 @@ export async function boot(options: BootOptions): Promise<void> {
     memoryMb: settings.limits.max_execution_memory,
     runsPerRunner: settings.admission.runsPerRunner,
     parkedRuns: settings.admission.runsParked,
+    ...(settings.runnerHeartbeatTimeoutSeconds === null ? {} : { heartbeatTimeoutMs: settings.runnerHeartbeatTimeoutSeconds * 1000 }),
     ...(settings.admission.computingRuns === null ? {} : { computingRuns: settings.admission.computingRuns }),
     admission: {
       runsInFlight: settings.admission.runsInFlight,

@@ -16,7 +16,7 @@ let port = 0;
 const received: string[] = [];
 
 const blueprint = (name: string, extra = '') =>
-  `name: ${name}\nallow_insecure_http: true\ndefault: allow\n${extra}permissions:\n  main:\n    - capability: http.post\n      action: ask-human\n`;
+  `name: ${name}\nallow_insecure_http: true\ndefault: allow\ntypecheck: off\n${extra}permissions:\n  main:\n    - capability: http.post\n      action: ask-human\n`;
 
 before(async () => {
   far = http.createServer((req, res) => {

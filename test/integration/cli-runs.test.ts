@@ -18,7 +18,8 @@ describe('svc runs', () => {
   before(async () => {
     standIn = await startStandIn([HOST], () => new Promise(() => {}));
     server = await startServer({ ...serverOptions(standIn), runners: 1, timeoutMs: START_TIMEOUT_MS });
-    const yaml = `name: cli-runs\npermissions:\n  main:\n    - {capability: http.get, filter: 'host == "${HOST}"', action: allow}\n`;
+    // typecheck: off (types stripped, not checked): these programs are about run records, not types.
+    const yaml = `name: cli-runs\ntypecheck: off\npermissions:\n  main:\n    - {capability: http.get, filter: 'host == "${HOST}"', action: allow}\n`;
     assert.ok((await server.request('POST', '/v1/blueprints', { body: { yaml } })).status < 300);
     env = serverEnv(server, server.userToken);
   });

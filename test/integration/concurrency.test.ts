@@ -74,7 +74,9 @@ async function farEnd(): Promise<FarEnd> {
   return far;
 }
 
-const BLUEPRINT = 'name: waits\nallow_insecure_http: true\ndefault: allow\n';
+// typecheck: off (types stripped, not checked): the programs here are about concurrency, and each
+// of the file's servers would load a type checker for them (about 1 CPU-s).
+const BLUEPRINT = 'name: waits\nallow_insecure_http: true\ndefault: allow\ntypecheck: off\n';
 
 const servers = new Map<string, Promise<TestServer>>();
 after(async () => Promise.all([...servers.values()].map(async (server) => (await server).stop())));
@@ -257,7 +259,7 @@ describe('asynchronous host calls inside one program', () => {
 
   test('a run ended by its time limit during a download into its file area writes nothing afterwards', async () => {
     const server = await limited();
-    await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: files\nallow_insecure_http: true\ndefault: allow\nvfs: per_session\n' } });
+    await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: files\nallow_insecure_http: true\ndefault: allow\nvfs: per_session\ntypecheck: off\n' } });
     const id = await openSession(server, { blueprint: 'files' });
     const closedBefore = far.closedEarly;
     const ended = await executeIn(server, id, `import * as http from "svc:http/async";\nexport async function main() { await http.download("http://127.0.0.1:${far.port}/hold/download", "late.bin"); }`);

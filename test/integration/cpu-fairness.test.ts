@@ -9,7 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { startServer, type TestServer } from '../harness';
 import { eventually } from '../support/wait';
 
-const BLUEPRINT = 'name: cpu\nallow_insecure_http: true\ndefault: allow\n';
+// typecheck: off (types stripped, not checked): no program here is about types, and each of the
+// file's servers would load a type checker for them (about 1 CPU-s).
+const BLUEPRINT = 'name: cpu\nallow_insecure_http: true\ndefault: allow\ntypecheck: off\n';
 const RUNAWAY = 'export function main() { for (;;) {} }';
 const BRIEF = 'export function main() { let sum = 0; for (let i = 0; i < 10000; i++) sum += i; return sum; }';
 

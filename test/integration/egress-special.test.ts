@@ -42,7 +42,7 @@ describe('special-purpose and own addresses are blocked', () => {
   before(async () => {
     const hosts = { ...targets, ...(own === undefined ? {} : { [HOST]: own }) };
     blocked = await startServer({ runners: 1, args: ['--allow-private', ...Object.entries(hosts).flatMap(([name, address]) => ['--add-host', `${name}=${address}`])], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
-    await blocked.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
+    await blocked.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\ntypecheck: off\n' } });
   });
   after(async () => {
     await blocked?.stop();
@@ -59,7 +59,7 @@ describe('special-purpose and own addresses are blocked', () => {
       // The same call with the address granted reaches the stand-in: the block was what stopped it.
       const granted = await startServer({ runners: 1,  args: ['--allow-ip', own!, '--add-host', `${HOST}=${own}`], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
       try {
-        await granted.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
+        await granted.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\ntypecheck: off\n' } });
         const reply = await granted.request('POST', '/v1/execute', { token: granted.userToken, body: { blueprint: 'web', code: getProgram(`${api.origin()}/x`) } });
         assert.equal(String(JSON.parse(reply.json.result)), '200', reply.text);
         assert.equal(api.requests.length, 1);
@@ -108,6 +108,7 @@ describe('`port` in http.* contexts', () => {
     try {
       const yaml = [
         'name: ports',
+        'typecheck: off',
         'permissions:',
         '  main:',
         `    - {capability: http.get, filter: 'host == "${HOST}" and port == ${allowed.port}', action: allow}`,

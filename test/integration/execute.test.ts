@@ -4,7 +4,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../harness';
 
-const BLUEPRINT = 'name: calc\nvariables:\n  team: {}\n  api_token: {}\n  needed_later: {}\n';
+// typecheck: off (types stripped, not checked): no program here is about types, and the server
+// would load a type checker for them (about 1 CPU-s).
+const BLUEPRINT = 'name: calc\ntypecheck: off\nvariables:\n  team: {}\n  api_token: {}\n  needed_later: {}\n';
 
 async function execute(server: TestServer, code: string, extra: Record<string, unknown> = {}) {
   const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'calc', code, ...extra } });

@@ -51,7 +51,9 @@ describe('file areas and symbolic links', () => {
       .join('\n');
     const created = await server.request('POST', '/v1/blueprints', {
       body: {
+        // typecheck: off (types stripped, not checked): these programs are about links, not types.
         yaml: `name: links
+typecheck: off
 vfs: per_session
 allow_insecure_http: true
 git: {identity: {name: Bot, email: bot@example.com}}
@@ -64,7 +66,7 @@ ${rules}
       },
     });
     assert.equal(created.status, 200, created.text);
-    for (const yaml of ['name: scratch\ndefault: allow\n', 'name: roomy\ndefault: allow\nvfs: {mode: ephemeral, size_limit: 4MB}\n']) {
+    for (const yaml of ['name: scratch\ndefault: allow\ntypecheck: off\n', 'name: roomy\ndefault: allow\ntypecheck: off\nvfs: {mode: ephemeral, size_limit: 4MB}\n']) {
       const reply = await server.request('POST', '/v1/blueprints', { body: { yaml } });
       assert.equal(reply.status, 200, reply.text);
     }

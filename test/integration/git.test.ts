@@ -18,7 +18,9 @@ describe('svc:git', () => {
     server = await startServer({ runners: 1, args: ['--allow-localhost'], env: { NODE_EXTRA_CA_CERTS: remote.certFile } });
     const blueprint = await server.request('POST', '/v1/blueprints', {
       body: {
+        // typecheck: off (types stripped, not checked): these programs are about git, not types.
         yaml: `name: repos
+typecheck: off
 vfs: per_session
 variables: {who: {default: Agent}}
 git: {identity: {name: "\${vars.who} Bot", email: bot@example.com}}
@@ -34,7 +36,7 @@ permissions:
       },
     });
     assert.equal(blueprint.status, 200, blueprint.text);
-    await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: nogit\ndefault: allow\n' } });
+    await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: nogit\ndefault: allow\ntypecheck: off\n' } });
   });
   after(async () => {
     await server.stop();

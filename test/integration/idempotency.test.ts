@@ -12,7 +12,9 @@ import { startServer, tempDir, type TestServer } from '../harness';
 /** No test here runs two programs at once: one runner process starts faster than two. */
 const ONE_RUNNER = ['--runner-pool-size', '1'];
 
-const COUNTER = 'name: counter\ndefault: allow\nvfs: per_session\n';
+// typecheck: off (types stripped, not checked): no program here is about types, and each server
+// would load a type checker for them (about 1 CPU-s).
+const COUNTER = 'name: counter\ndefault: allow\nvfs: per_session\ntypecheck: off\n';
 
 /** Each run adds one to count.txt and returns the new count. */
 const COUNT_RUN = 'import * as fs from "svc:fs";\nexport function main() { const n = Number(fs.exists("count.txt") ? fs.readText("count.txt") : "0") + 1; fs.writeText("count.txt", String(n)); return n; }';

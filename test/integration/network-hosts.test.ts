@@ -33,7 +33,7 @@ describe('network.hosts', () => {
       timeoutMs: START_MS,
     });
     try {
-      await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
+      await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\ntypecheck: off\n' } });
       const hosts = [HOST, FILE_HOST, ENV_HOST];
       const code = `import * as http from "svc:http";\nexport function main() { return ${JSON.stringify(hosts)}.map((host) => { try { const r = http.get("https://" + host + ":${api.port}/v1/ping?x=1"); return [r.status, r.json()]; } catch (e) { return String(e.message); } }); }`;
       const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code } });
@@ -48,7 +48,7 @@ describe('network.hosts', () => {
   test('without allow_localhost the loopback entry is blocked: nothing is sent, an egress_guard denial is recorded', async () => {
     const server = await startServer({ runners: 1,  args: ['--add-host', `${HOST}=127.0.0.1`], env: { NODE_EXTRA_CA_CERTS: testCa().certFile }, timeoutMs: START_MS });
     try {
-      await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\n' } });
+      await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ndefault: allow\ntypecheck: off\n' } });
       const before = api.requests.length;
       const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code: program(api.port) } });
       assert.match(reply.json.result, /blocked by network policy: api\.example-service\.test resolves only to loopback/);

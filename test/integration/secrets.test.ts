@@ -23,7 +23,7 @@ test('a stored value never comes back out and survives a restart with the same k
     const list = await server.request('GET', '/v1/secrets');
     assert.deepEqual(list.json, { keys: ['billing/api_key'] });
     assert.equal((await server.request('GET', '/v1/secrets?prefix=other')).json.keys.length, 0);
-    const blueprint = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: billing\nsecrets: {API_KEY: {store: billing/api_key}}\n' } });
+    const blueprint = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: billing\ntypecheck: off\nsecrets: {API_KEY: {store: billing/api_key}}\n' } });
     assert.equal(blueprint.status, 200, blueprint.text);
     assert.equal(server.audit({ type: 'admin', event: 'secret_put' })[0].key, 'billing/api_key');
     assert.equal((await server.request('POST', '/v1/secrets', { body: { key: '../escape', value: 'x' } })).json.error, 'invalid_key');
@@ -102,7 +102,7 @@ describe('without a store key', () => {
     const reply = await server.request('POST', '/v1/secrets', { body: { key: 'k', value: 'v' } });
     assert.equal(reply.status, 503);
     assert.equal(reply.json.error, 'no_secret_store');
-    const blueprint = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: s\nsecrets: {K: {store: k}}\n' } });
+    const blueprint = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: s\ntypecheck: off\nsecrets: {K: {store: k}}\n' } });
     assert.equal(blueprint.json.error, 'unresolved_secret');
   });
 

@@ -15,7 +15,9 @@ const ONE_RUNNER = ['--runner-pool-size', '1'];
 
 const TRIVIAL = 'export function main() { return "alive"; }';
 /** The shortest idle_timeout a Blueprint accepts. */
-const BRIEF = 'name: brief\ndefault: allow\nidle_timeout: 1s\nvfs: per_session\n';
+// typecheck: off (types stripped, not checked): no program here is about types, and the server
+// would load a type checker for them (about 1 CPU-s).
+const BRIEF = 'name: brief\ndefault: allow\ntypecheck: off\nidle_timeout: 1s\nvfs: per_session\n';
 
 describe('idle expiry', () => {
   // Two servers, started together: one whose reaper waits an hour, so only the request can

@@ -17,8 +17,11 @@ const ephemeralDir = tempDir();
 /** A dead server's ephemeral root (pid 2^22 + 1 is above Linux's pid_max), with files in it. */
 const deadRoot = path.join(ephemeralDir, 'svc-ephemeral-4194305-leftover');
 
+// typecheck: off (types stripped, not checked): no program here is about types, and each of the
+// file's servers would load a type checker for them (about 1 CPU-s).
 const BLUEPRINT = `name: heavy
 default: allow
+typecheck: off
 vfs: per_session
 git: {identity: {name: Test, email: test@example.com}}
 `;

@@ -36,7 +36,7 @@ before(async () => {
   await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
   farUrl = `http://127.0.0.1:${(far.address() as AddressInfo).port}`;
   ({ server, other } = await startWithOther({ args: ['--allow-localhost'] }));
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: fanout\nallow_insecure_http: true\ndefault: allow\nvfs: per_session\n' } });
+  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: fanout\nallow_insecure_http: true\ndefault: allow\ntypecheck: off\nvfs: per_session\n' } });
   assert.ok(created.status < 300, created.text);
 });
 after(async () => {

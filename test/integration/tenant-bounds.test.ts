@@ -11,8 +11,10 @@ import { registerBlueprint } from '../support/sessions';
 import { startServer, type TestServer } from '../harness';
 import { metricValue, startWithOther as startTwoTokens } from '../support/tenants';
 
-const OPEN = 'name: open\ndefault: allow\n';
-const OPEN_MCP = 'name: open-mcp\ndefault: allow\n';
+// typecheck: off (types stripped, not checked): the programs here are about per-token bounds, and
+// each of the file's servers would load a type checker for them (about 1 CPU-s).
+const OPEN = 'name: open\ndefault: allow\ntypecheck: off\n';
+const OPEN_MCP = 'name: open-mcp\ndefault: allow\ntypecheck: off\n';
 
 /** Increments a counter in svc:session state: tells a run (new number) from a replay (same number). */
 const COUNTER = 'import * as session from "svc:session";\nexport function main() { const n = (session.get("n") ?? 0) + 1; session.set("n", n); return n; }';

@@ -1,5 +1,6 @@
 // The run-record settings: `run_retention` (a duration) and `max_run_store_size` (a size),
-// from the file, a flag or a variable, with their defaults and refusals.
+// from the file, a flag or a variable, with their defaults and refusals; and the runners'
+// heartbeat timeout (`runner_heartbeat_timeout`).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { refused, settingsOf } from './support';
@@ -23,5 +24,17 @@ describe('run record settings', () => {
     assert.equal(settingsOf({ env: { SVC_MAX_RUN_STORE_SIZE: '64MiB' } }).runs.maxBytes, 64 * 1024 ** 2);
     assert.equal(settingsOf({ argv: ['--max-run-store-size', '8KB'] }).runs.maxBytes, 8192);
     for (const text of ['unlimited', '0', '12 parsecs', '-5MB']) refused({ env: { SVC_MAX_RUN_STORE_SIZE: text } }, /\$SVC_MAX_RUN_STORE_SIZE: expected a size/);
+  });
+});
+
+describe('runner heartbeat timeout', () => {
+  test('unset it is left to the runner pool (3 s); 1-300 whole seconds from every source', () => {
+    assert.equal(settingsOf().runnerHeartbeatTimeoutSeconds, null);
+    assert.equal(settingsOf({ config: { runner_heartbeat_timeout: 1 } }).runnerHeartbeatTimeoutSeconds, 1);
+    assert.equal(settingsOf({ env: { SVC_RUNNER_HEARTBEAT_TIMEOUT: '300' } }).runnerHeartbeatTimeoutSeconds, 300);
+    assert.equal(settingsOf({ argv: ['--runner-heartbeat-timeout', '5'], env: { SVC_RUNNER_HEARTBEAT_TIMEOUT: '2' } }).runnerHeartbeatTimeoutSeconds, 5);
+    refused({ argv: ['--runner-heartbeat-timeout', '0'] }, /runner heartbeat timeout must be at least 1, got 0/);
+    refused({ config: { runner_heartbeat_timeout: 301 } }, /runner heartbeat timeout must be at most 300, got 301/);
+    refused({ env: { SVC_RUNNER_HEARTBEAT_TIMEOUT: '1.5' } }, /SVC_RUNNER_HEARTBEAT_TIMEOUT/);
   });
 });
