@@ -17,11 +17,12 @@ test('Headers: case-insensitive, combined values, sorted iteration, validation, 
     let badValue = ''; try { h.set('x', 'a\\r\\nb'); } catch (e) { badValue = e.name; }
     let immutable = ''; try { Response.error().headers.set('a', 'b'); } catch (e) { immutable = e.name; }
     const seen = []; h.forEach((v, k) => seen.push(k + '=' + v));
-    return { entries: [...h], keys: [...h.keys()], b: h.get('x-b'), missing: h.get('nope'), has: h.has('X-A'), pairs: fromPairs.get('K'), copy: [...copy], badName, badValue, immutable, seen };
+    return { entries: [...h], keys: [...h.keys()], values: [...h.values()], b: h.get('x-b'), missing: h.get('nope'), has: h.has('X-A'), pairs: fromPairs.get('K'), copy: [...copy], badName, badValue, immutable, seen };
   }`);
   assert.deepEqual(r, {
     entries: [['x-a', '1'], ['x-b', '2, 3']],
     keys: ['x-a', 'x-b'],
+    values: ['1', '2, 3'],
     b: '2, 3',
     missing: null,
     has: true,

@@ -113,6 +113,14 @@ export let freezeHeaders: (headers: Headers) => void;
 export let headerRecord: (headers: Headers) => Record<string, string>;
 let pairsOf: (headers: Headers) => Array<[string, string]>;
 
+/** The names (0) or the values (1) of `pairsOf(headers)`, in its order. */
+function columnOf(headers: Headers, column: 0 | 1): string[] {
+  const pairs = pairsOf(headers);
+  const out: string[] = [];
+  for (let i = 0; i < pairs.length; i++) ArrayPrototypePush(out, pairs[i][column]);
+  return out;
+}
+
 export class Headers {
   readonly #values = new SafeMap<string, string[]>();
   #immutable = false;
@@ -214,20 +222,10 @@ export class Headers {
     return liveIterator('Headers', () => pairsOf(this));
   }
   keys(): IterableIterator<string> {
-    return liveIterator('Headers', () => {
-      const pairs = pairsOf(this);
-      const out: string[] = [];
-      for (let i = 0; i < pairs.length; i++) ArrayPrototypePush(out, pairs[i][0]);
-      return out;
-    });
+    return liveIterator('Headers', () => columnOf(this, 0));
   }
   values(): IterableIterator<string> {
-    return liveIterator('Headers', () => {
-      const pairs = pairsOf(this);
-      const out: string[] = [];
-      for (let i = 0; i < pairs.length; i++) ArrayPrototypePush(out, pairs[i][1]);
-      return out;
-    });
+    return liveIterator('Headers', () => columnOf(this, 1));
   }
   forEach(callback: (value: string, name: string, headers: Headers) => void, thisArg?: unknown): void {
     if (typeof callback !== 'function') throw new TypeError('Headers.forEach: the callback must be a function');
