@@ -8,10 +8,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TestServer } from '../harness';
-import { startWithOther } from '../support/tenants';
+import { startFarEndTenants, type FarEndTenants } from '../support/tenants';
 
 const CAP_BYTES = 52_428_800;
 const CHUNK = 16 * 1024;
@@ -20,7 +18,7 @@ const STREAMED_BYTES = 3 * 1024 * 1024 + 4_321;
 const CAP_ERROR = `is larger than ${CAP_BYTES} bytes; use http.download to stream it into a file`;
 
 let server: TestServer;
-let far: http.Server;
+let tenants: FarEndTenants;
 let farUrl = '';
 let other = '';
 
@@ -35,7 +33,7 @@ const startedResolvers = new Map<string, () => void>();
 for (const name of ['/held-abort', '/held-end', '/held-tenant']) started.set(name, new Promise<void>((resolve) => startedResolvers.set(name, resolve)));
 
 before(async () => {
-  far = http.createServer((req, res) => {
+  tenants = await startFarEndTenants((req, res) => {
     const url = req.url ?? '';
     if (url === '/chunked') {
       // No content-length: the body's end is known only when it comes.
@@ -94,21 +92,13 @@ before(async () => {
     }
     res.statusCode = 404;
     res.end();
-  });
-  await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
-  farUrl = `http://127.0.0.1:${(far.address() as AddressInfo).port}`;
-  ({ server, other } = await startWithOther({ args: ['--allow-localhost', '--max-execution-memory', '200'] }));
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: streams\nallow_insecure_http: true\ndefault: allow\n' } });
-  assert.ok(created.status < 300, created.text);
+  }, { name: 'streams', args: ['--max-execution-memory', '200'] });
+  ({ server, other, farUrl } = tenants);
 });
-after(async () => {
-  far?.closeAllConnections();
-  await new Promise<void>((resolve) => (far ? far.close(() => resolve()) : resolve()));
-  await server?.stop();
-});
+after(() => tenants?.stop());
 
 function execute(token: string, code: string) {
-  return server.request('POST', '/v1/execute', { token, body: { blueprint: 'streams', code } });
+  return tenants.execute(token, code);
 }
 
 test('a chunked body of unknown length arrives intact (digest at the far end and in the program)', async () => {
@@ -176,7 +166,7 @@ test("a run that ends while its fetch is mid-body closes the far end connection;
   assert.equal(b.json.error, null, b.text);
   assert.equal(b.json.result, 'b answered');
   // A's run is still waiting for its body: closing the far end ends it.
-  far.closeAllConnections();
+  tenants.dropConnections();
   await heldTenant;
   const ended = await a;
   assert.equal(ended.status, 200, ended.text);

@@ -8,9 +8,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TestServer } from '../harness';
-import { startWithOther } from '../support/tenants';
+import { startFarEndTenants, type FarEndTenants } from '../support/tenants';
 
 /** Over four chunks of the wire (REPLY_CHUNK_BYTES), the last one partial. */
 const BODY_BYTES = 4 * 1024 * 1024 + 12_344;
@@ -19,7 +18,7 @@ const READERS = 3;
 const CAP_BYTES = 52_428_800;
 
 let server: TestServer;
-let far: http.Server;
+let tenants: FarEndTenants;
 let farUrl = '';
 let other = '';
 /** Not all one byte value: a chunk lost, doubled or reordered changes the digest. */
@@ -36,7 +35,7 @@ let bArrived: () => void = () => {};
 const bHere = new Promise<void>((resolve) => (bArrived = resolve));
 
 before(async () => {
-  far = http.createServer((req, res) => {
+  tenants = await startFarEndTenants((req, res) => {
     if (req.url === '/b') {
       bArrived();
       res.end('b answered');
@@ -51,21 +50,13 @@ before(async () => {
     res.write(body.subarray(0, HALF));
     heldBodies.push(res);
     if (heldBodies.length === READERS) allHeld();
-  });
-  await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
-  farUrl = `http://127.0.0.1:${(far.address() as AddressInfo).port}`;
-  ({ server, other } = await startWithOther({ args: ['--allow-localhost'] }));
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: bodies\nallow_insecure_http: true\ndefault: allow\ntypecheck: off\n' } });
-  assert.ok(created.status < 300, created.text);
+  }, { name: 'bodies', extraYaml: 'typecheck: off\n' });
+  ({ server, other, farUrl } = tenants);
 });
-after(async () => {
-  far?.closeAllConnections();
-  await new Promise<void>((resolve) => (far ? far.close(() => resolve()) : resolve()));
-  await server?.stop();
-});
+after(() => tenants?.stop());
 
 function execute(token: string, code: string) {
-  return server.request('POST', '/v1/execute', { token, body: { blueprint: 'bodies', code } });
+  return tenants.execute(token, code);
 }
 
 const DIGEST_PROGRAM = (url: string) => `export async function main() {

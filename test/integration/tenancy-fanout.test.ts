@@ -7,16 +7,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TestServer } from '../harness';
-import { startWithOther } from '../support/tenants';
+import { startFarEndTenants, type FarEndTenants } from '../support/tenants';
 
 const FANOUT_RUNS = 6;
 const FANOUT = 64;
 
 let server: TestServer;
-let far: http.Server;
+let tenants: FarEndTenants;
 let farUrl = '';
 let other = '';
 /** A's requests waiting at the far end; resolved once all of them are there. */
@@ -25,28 +23,20 @@ let allWaiting: () => void = () => {};
 const allHere = new Promise<void>((resolve) => (allWaiting = resolve));
 
 before(async () => {
-  far = http.createServer((req, res) => {
+  tenants = await startFarEndTenants((req, res) => {
     if (req.url === '/b') {
       res.end('b answered');
       return;
     }
     // A's requests are never answered.
     if (++waiting === FANOUT_RUNS * FANOUT) allWaiting();
-  });
-  await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
-  farUrl = `http://127.0.0.1:${(far.address() as AddressInfo).port}`;
-  ({ server, other } = await startWithOther({ args: ['--allow-localhost'] }));
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: fanout\nallow_insecure_http: true\ndefault: allow\ntypecheck: off\nvfs: per_session\n' } });
-  assert.ok(created.status < 300, created.text);
+  }, { name: 'fanout', extraYaml: 'typecheck: off\nvfs: per_session\n' });
+  ({ server, other, farUrl } = tenants);
 });
-after(async () => {
-  far?.closeAllConnections();
-  await new Promise<void>((resolve) => (far ? far.close(() => resolve()) : resolve()));
-  await server?.stop();
-});
+after(() => tenants?.stop());
 
 function execute(token: string, code: string) {
-  return server.request('POST', '/v1/execute', { token, body: { blueprint: 'fanout', code } });
+  return tenants.execute(token, code);
 }
 
 const B_PROGRAM = 'export async function main() { let sum = 0; for (let i = 0; i < 100000; i++) sum += i % 7; return (await (await fetch("URL/b")).text()) + " " + sum; }';
@@ -69,7 +59,7 @@ test(`token B's runs answer right while token A's ${FANOUT_RUNS} runs x ${FANOUT
   assert.equal(fanoutsAnswered, 0, 'every A request still waits at the far end');
 
   // The far end drops A's connections: each of A's fetches fails, and each run says so.
-  far.closeAllConnections();
+  tenants.dropConnections();
   for (const reply of await Promise.all(fanouts)) {
     assert.equal(reply.json?.error, null, reply.text);
     assert.equal(reply.json.result, String(FANOUT));

@@ -1,6 +1,8 @@
 // Two tenants on one server: the harness's tokens plus a second user token, `other`, for
 // tests where one token attacks with allowed programs and the other's runs must still succeed.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { newToken, startServer, tempDir, type StartOptions, type TestServer } from '../harness';
 
@@ -25,4 +27,43 @@ export async function metricValue(server: TestServer, sample: string): Promise<n
   const text = (await server.request('GET', '/metrics')).text;
   const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
   return line ? Number(line.slice(sample.length + 1)) : null;
+}
+
+/** A loopback far end, and a two-token server allowed to reach it with one Blueprint. */
+export interface FarEndTenants {
+  server: TestServer;
+  other: string;
+  farUrl: string;
+  /** Runs `code` as `token` under the Blueprint. */
+  execute: (token: string, code: string) => ReturnType<TestServer['request']>;
+  /** Closes every connection the far end holds (its requests fail at the server). */
+  dropConnections: () => void;
+  /** Closes the far end's connections and stops the server. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts `handler` as a plain-HTTP far end on 127.0.0.1 and a server (`startWithOther`, with
+ * --allow-localhost) holding a Blueprint `name` that allows everything over plain HTTP, plus
+ * `extraYaml` lines.
+ */
+export async function startFarEndTenants(handler: http.RequestListener, options: { name: string; extraYaml?: string; args?: string[] }): Promise<FarEndTenants> {
+  const far = http.createServer(handler);
+  await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
+  const farUrl = `http://127.0.0.1:${(far.address() as AddressInfo).port}`;
+  const { server, other } = await startWithOther({ args: ['--allow-localhost', ...(options.args ?? [])] });
+  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: `name: ${options.name}\nallow_insecure_http: true\ndefault: allow\n${options.extraYaml ?? ''}` } });
+  if (created.status >= 300) throw new Error(`the test Blueprint was refused: ${created.text}`);
+  return {
+    server,
+    other,
+    farUrl,
+    execute: (token, code) => server.request('POST', '/v1/execute', { token, body: { blueprint: options.name, code } }),
+    dropConnections: () => far.closeAllConnections(),
+    stop: async () => {
+      far.closeAllConnections();
+      await new Promise<void>((resolve) => far.close(() => resolve()));
+      await server.stop();
+    },
+  };
 }
