@@ -27,6 +27,8 @@ type WorkerWarmed = { warmed: number };
 type WorkerHeap = { heap: HeapReport };
 /** A check made its declaration set's warm checker (none was warmed ahead). */
 type WorkerCold = { cold: true };
+/** The code cache is written (or was not needed) after the thread's first check. */
+type WorkerCacheSettled = { cacheSettled: true };
 
 /** Default of `typecheck_thread_memory`: MiB of V8 heap one checker thread may use (a thread with one warm checker holds 50-80 MiB). */
 export const DEFAULT_THREAD_HEAP_MB = 512;
@@ -87,6 +89,8 @@ interface Slot {
   replacement: Slot | null;
   /** Batches it was given. */
   batches: number;
+  /** Its code cache may still be written after its first check: it stays referenced until then, so a process that ends right after a check (the CLI) does not cut the write off. */
+  cachePending: boolean;
 }
 
 /** Declaration sets and modes a thread's workers recently checked or warmed: what a replacement warms. */
@@ -195,7 +199,7 @@ export class CheckerThread {
       const message: CheckBatchMessage = { ids: batch.map((job) => job.id), sources: batch.map((job) => job.request.source), mode, set };
       slot.worker.postMessage(message);
     }
-    for (const slot of this.slots) if (!slot.running) slot.worker.unref();
+    for (const slot of this.slots) if (!slot.running && !slot.cachePending) slot.worker.unref();
   }
 
   /**
@@ -316,10 +320,14 @@ export class CheckerThread {
   private startSlot(): Slot {
     const workerData: CheckerThreadData = { codeCacheDirectory: this.options.codeCacheDirectory };
     const worker = new Worker(this.file, { workerData, resourceLimits: { maxOldGenerationSizeMb: this.heapMb } });
-    const slot: Slot = { worker, running: null, heap: null, state: 'serving', replacement: null, batches: 0 };
+    const slot: Slot = { worker, running: null, heap: null, state: 'serving', replacement: null, batches: 0, cachePending: this.options.codeCacheDirectory !== null };
     this.slots.push(slot);
-    worker.on('message', (reply: WorkerReply | WorkerNotice | WorkerStarted | WorkerWarmed | WorkerHeap | WorkerCold) => {
+    worker.on('message', (reply: WorkerReply | WorkerNotice | WorkerStarted | WorkerWarmed | WorkerHeap | WorkerCold | WorkerCacheSettled) => {
       if ('heap' in reply) this.heardHeap(slot, reply.heap);
+      else if ('cacheSettled' in reply) {
+        slot.cachePending = false;
+        if (!slot.running) slot.worker.unref();
+      }
       else if ('cold' in reply) this.options.onCold?.();
       else if ('notice' in reply) this.options.onNotice?.(reply.notice);
       else if ('warmed' in reply) this.options.onWarmed?.(reply.warmed);

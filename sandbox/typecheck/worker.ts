@@ -85,4 +85,6 @@ parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
   checked = true;
   const cache = saveCodeCache();
   if (!cache.ok) parentPort!.postMessage({ notice: `the type checker's code cache ${cache.file} could not be written (each checker start compiles TypeScript again): ${cache.message}` });
+  // The pool keeps this thread from ending with its process until then (a CLI command ends after one check).
+  parentPort!.postMessage({ cacheSettled: true });
 });

@@ -29,6 +29,8 @@ export interface LocalRun {
   userAgent: string;
   /** Where the Blueprint's Packages come from (the CLI's store, or a project's fresh build). */
   packages: PackageLookup;
+  /** The CLI process's checker (`localTypechecker`). */
+  typechecker: Typechecker;
   /** A started pool (from `localPool`) that outlives this run: `svc build test` runs every test program in one. Default: a pool for this run only. */
   pool?: RunnerPool;
   /** The Package test runner: svc:test, every check observed, secrets from its own sources. */
@@ -39,9 +41,13 @@ export interface LocalRun {
   };
 }
 
-/** One checker for the CLI process: `svc build test` checks many programs and readme examples against few declaration sets (its threads are unref'd while idle). */
+/**
+ * One checker for the CLI process: `svc build test` checks many programs and readme examples
+ * against few declaration sets (its threads are unref'd while idle). Its compiler code cache
+ * stays in $SVC_HOME/cli/cache, so the next command loads TypeScript warm.
+ */
 let typechecker: Typechecker | null = null;
-export const localTypechecker = (): Typechecker => (typechecker ??= new Typechecker());
+export const localTypechecker = (home: string): Typechecker => (typechecker ??= new Typechecker({ codeCacheDirectory: path.join(home, 'cli', 'cache') }));
 
 /** The runner pool of a local run: one runner process. */
 export function localPool(settings: RunSettings): RunnerPool {
@@ -102,7 +108,7 @@ export async function runLocally(run: LocalRun): Promise<ExecutionReport> {
     const executor = new Executor<Blueprint>({
       pool,
       packages: new PackageRuntime(run.packages, () => svcModules),
-      typecheck: localTypechecker(),
+      typecheck: run.typechecker,
       // A local run is never cancelled from outside; the run's own limits end it.
       shutdown: new AbortController().signal,
       runServices: services,

@@ -11,7 +11,7 @@ import type { RunOptions } from './commands/run';
 import { blueprintError } from './diagnostics';
 import { CliError, EXIT_NOT_ATTEMPTED, UsageError } from './errors';
 import { svcHome, type CliIo } from './io';
-import { runLocally } from './local-executor';
+import { localTypechecker, runLocally } from './local-executor';
 
 /** A compute-only Blueprint for runs without --blueprint. */
 const BUILT_IN_BLUEPRINT = 'name: local\ndefault: deny\n';
@@ -38,6 +38,7 @@ export async function runHere(io: CliIo, version: string, options: RunOptions, c
     settings,
     userAgent: `svc/${version}`,
     packages: storeLookup(new PackageStore(localPackageStore(io))),
+    typechecker: localTypechecker(svcHome(io)),
   });
   return { ...report.response, consoleAll: report.lastRun?.console ?? report.response.console };
 }

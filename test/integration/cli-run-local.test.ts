@@ -3,7 +3,10 @@
 // The option checks that refuse a run before it starts run in-process (svcInProcess).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { runSvc, svcInProcess, writeRunPrograms } from '../support/cli';
+import { tempDir } from '../support/temp-dirs';
 
 const dir = writeRunPrograms();
 
@@ -13,6 +16,21 @@ describe('svc run, local', () => {
     assert.deepEqual([run.code, run.stdout, run.stderr], [0, '{"sum":6}\n', 'working on it\n']);
     const empty = await runSvc(['run', 'nothing.ts'], { cwd: dir });
     assert.deepEqual([empty.code, empty.stdout], [0, '']);
+  });
+
+  test("a checked run leaves the type checker's code cache in $SVC_HOME/cli/cache, and the next command reads it", async () => {
+    const home = tempDir('svc-cli-cache-');
+    const cacheDir = path.join(home, 'cli', 'cache');
+    const cacheFiles = () => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).filter((f) => f.endsWith('.v8cache')) : []);
+    const first = await runSvc(['run', 'hello.ts'], { cwd: dir, env: { SVC_HOME: home } });
+    assert.deepEqual([first.code, first.stdout], [0, '{"sum":6}\n']);
+    const written = cacheFiles();
+    assert.equal(written.length, 1, 'one cache file for this Node build');
+    const stamp = fs.statSync(path.join(cacheDir, written[0])).mtimeMs;
+    const second = await runSvc(['run', 'hello.ts'], { cwd: dir, env: { SVC_HOME: home } });
+    assert.deepEqual([second.code, second.stdout], [0, '{"sum":6}\n']);
+    assert.deepEqual(cacheFiles(), written);
+    assert.equal(fs.statSync(path.join(cacheDir, written[0])).mtimeMs, stamp, 'the second command read the cache instead of writing it again');
   });
 
   test('a program that throws exits 1 with its console lines and an error naming the file and line; a compile error likewise', async () => {
