@@ -20,6 +20,12 @@ const require = createRequire(import.meta.url);
 export const MAX_DIAGNOSTICS = 20;
 const ROOT = '/__svc_typecheck__/';
 const PROGRAM_FILE = `${ROOT}${PROGRAM_FILENAME}`;
+/**
+ * Where the library files are named in every Program. Not their path on disk: TypeScript
+ * looks for a package.json above each file whose path has a node_modules in it, for every
+ * file of every new Program (about a third of making one here).
+ */
+const LIBRARY_ROOT = '/__svc_typecheck_lib__/';
 
 /** The declarations svc gives (globals, web platform, modules, Packages, @mcp servers) live beside the program. */
 const isSvcDeclarationFile = (fileName: string) => fileName.startsWith(ROOT) && fileName.endsWith('.d.ts');
@@ -48,15 +54,17 @@ function libraryFiles(): Map<string, TypeScript.SourceFile> {
   const pending = [...ES_LIBRARIES];
   while (pending.length > 0) {
     const name = pending.pop()!;
-    const fileName = path.join(directory, `lib.${name}.d.ts`);
+    const fileName = `${LIBRARY_ROOT}lib.${name}.d.ts`;
     if (files.has(fileName)) continue;
-    const file = ts.createSourceFile(fileName, trimLibrary(ts, fileName, fs.readFileSync(fileName, 'utf8')), ts.ScriptTarget.ES2022, false);
+    const onDisk = path.join(directory, `lib.${name}.d.ts`);
+    const file = ts.createSourceFile(fileName, trimLibrary(ts, onDisk, fs.readFileSync(onDisk, 'utf8')), ts.ScriptTarget.ES2022, false);
     files.set(fileName, file);
     for (const reference of file.libReferenceDirectives) pending.push(reference.fileName.toLowerCase());
   }
   // Temporal is a global in every isolate; temporal-polyfill's types come from temporal-spec.
-  const temporal = path.join(path.dirname(require.resolve('temporal-spec')), 'global.d.ts');
-  files.set(temporal, ts.createSourceFile(temporal, fs.readFileSync(temporal, 'utf8'), ts.ScriptTarget.ES2022, false));
+  const temporal = `${LIBRARY_ROOT}temporal-spec/global.d.ts`;
+  const temporalText = fs.readFileSync(path.join(path.dirname(require.resolve('temporal-spec')), 'global.d.ts'), 'utf8');
+  files.set(temporal, ts.createSourceFile(temporal, temporalText, ts.ScriptTarget.ES2022, false));
   library = files;
   return files;
 }
