@@ -177,7 +177,7 @@ class WarmChecker {
       const file = this.parse(source, `${ROOT}${++this.named}/${PROGRAM_FILENAME}`);
       if (ts.isExternalModule(file)) {
         if (!this.resident || this.resident.spent) {
-          this.resident = new ResidentChecker(ts, (files) => this.program(files, this.options));
+          this.resident = new ResidentChecker(ts, (files, alone) => this.program(files, this.options, alone));
           this.onTypeChecker();
         }
         const resident = this.resident;
@@ -246,8 +246,8 @@ class WarmChecker {
     return this.program([this.parse(source, PROGRAM_FILE)], this.options);
   }
 
-  /** A Program over the cached declaration files and the given program files. */
-  private program(programFiles: readonly TypeScript.SourceFile[], options: TypeScript.CompilerOptions): TypeScript.Program {
+  /** A Program over the cached declaration files (or, `alone`, none) and the given program files. */
+  private program(programFiles: readonly TypeScript.SourceFile[], options: TypeScript.CompilerOptions, alone = false): TypeScript.Program {
     const ts = this.ts;
     const programs = new Map(programFiles.map((file) => [file.fileName, file]));
     const files = this.files;
@@ -264,7 +264,7 @@ class WarmChecker {
       // Every import is an ambient module of the set (`svc:…`, `@mcp/…`, Packages) or nothing.
       resolveModuleNameLiterals: (literals) => literals.map(() => ({ resolvedModule: undefined })),
     };
-    return ts.createProgram({ rootNames: [...programs.keys(), ...this.roots], options, host });
+    return ts.createProgram({ rootNames: alone ? [...programs.keys()] : [...programs.keys(), ...this.roots], options, host });
   }
 }
 

@@ -2,7 +2,7 @@
 // program with it: merging the library's globals (initializeTypeChecker) and resolving the
 // library types a program uses (Array, String, JSON…) again every time. A resident checker
 // is made once over the declarations alone; each program then gets a light Program of its
-// own (over the parsed declarations: no TypeChecker is made for it), which names the file and lists its
+// own (of it alone: no TypeChecker is made for it), which names the file and lists its
 // imports as TypeScript does, and is bound and checked by the resident checker. Programs
 // checked this way are modules that cannot reach into others (checker.ts `batchable`), as
 // for a batch in one Program: what one program makes in the checker (its types, links,
@@ -10,10 +10,10 @@
 // it is made anew after RESIDENT_PROGRAMS programs or RESIDENT_SOURCE_CHARACTERS of source.
 import type TypeScript from 'typescript';
 
-/** Programs one resident checker checks before it is made anew. */
-export const RESIDENT_PROGRAMS = 256;
+/** Programs one resident checker checks before it is made anew (what it keeps of them: about 40 KiB each for a 500-character program). */
+export const RESIDENT_PROGRAMS = 128;
 /** Source characters one resident checker checks before it is made anew (its links and types of each program's AST stay until then). */
-export const RESIDENT_SOURCE_CHARACTERS = 1024 * 1024;
+export const RESIDENT_SOURCE_CHARACTERS = 512 * 1024;
 
 /** What a check asks of its Program: the checker, and the file's syntactic and semantic diagnostics. */
 export interface CheckView {
@@ -22,8 +22,8 @@ export interface CheckView {
   semantic(file: TypeScript.SourceFile): readonly TypeScript.Diagnostic[];
 }
 
-/** A Program over the declarations and the given program files. */
-export type MakeProgram = (programFiles: readonly TypeScript.SourceFile[]) => TypeScript.Program;
+/** A Program of the given program files, over the declarations or (`alone`) of them only. */
+export type MakeProgram = (programFiles: readonly TypeScript.SourceFile[], alone?: boolean) => TypeScript.Program;
 
 /** The binder is TypeScript's own, not in its public typings; without it programs are checked in a Program of their own. */
 type Bind = (file: TypeScript.SourceFile, options: TypeScript.CompilerOptions) => void;
@@ -59,7 +59,8 @@ export class ResidentChecker {
   view(file: TypeScript.SourceFile): CheckView {
     this.programs++;
     this.characters += file.text.length;
-    const own = this.makeProgram([file]);
+    // Of the file alone: what a Program sets on a file does not depend on the others.
+    const own = this.makeProgram([file], true);
     (this.ts as unknown as { bindSourceFile: Bind }).bindSourceFile(file, this.base.getCompilerOptions());
     const base = this.base;
     return {
