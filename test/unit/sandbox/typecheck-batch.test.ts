@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Checkers, WARM_CHECKERS, WARM_DECLARATION_BYTES, batchable } from '../../../sandbox/typecheck/checker';
-import { RESIDENT_PROGRAMS } from '../../../sandbox/typecheck/resident';
+import { RESIDENT_PROGRAMS, RESIDENT_SOURCE_CHARACTERS } from '../../../sandbox/typecheck/resident';
 import { declarationSet } from '../../../sandbox/typecheck/declarations';
 import { CheckerThread } from '../../../sandbox/typecheck/thread';
 import type { CheckResult } from '../../../sandbox/typecheck/types';
@@ -57,6 +57,26 @@ describe('programs checked with one resident type checker', () => {
     const alone = sources.filter((source) => !batchable(source) || !/^\s*(?:import|export)\b/m.test(source)).length;
     assert.ok(sources.length - alone > RESIDENT_PROGRAMS);
     assert.equal(checkers.typeCheckers, 2 + alone);
+  });
+
+  test('one token flooding big programs with type errors leaves another token\'s programs, checked in between with the same checker, their own answers', () => {
+    // A program of ~40 KB: 400 interfaces and a wrong assignment to each (type errors the resident checker keeps until it is made anew).
+    const big = (n: number) => Array.from({ length: 400 }, (_, i) => `interface F${n}_${i} { a${i}: string; b: number[] }\nconst f${n}_${i}: F${n}_${i} = { a${i}: ${i}, b: ["x"] };`).join('\n') + `\nexport function main() { return ${n}; }\n`;
+    const other = programs.filter(batchable);
+    const expected = inOwnProgram(other, 'on');
+    const checkers = new Checkers();
+    let flooded = 0;
+    for (let round = 0; round < 3; round++) {
+      other.forEach((source, i) => {
+        const flood = checkers.check({ source: big(flooded++), mode: 'on', set });
+        // The flood's errors are its own: under `on` they are warnings (at most 20), never another program's.
+        assert.ok(flood.ok && flood.warnings.length === 20, JSON.stringify(flood).slice(0, 300));
+        assert.deepEqual(checkers.check({ source, mode: 'on', set }), expected[i], `round ${round}, program ${i}`);
+      });
+    }
+    // The flood's source passed what one resident checker takes: it was made anew on the way.
+    assert.ok(flooded * big(0).length > 2 * RESIDENT_SOURCE_CHARACTERS);
+    assert.ok(checkers.typeCheckers > 2);
   });
 
   test('leaves out a program that can reach into the others', () => {
