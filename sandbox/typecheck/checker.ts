@@ -25,7 +25,7 @@ const PROGRAM_FILE = `${ROOT}${PROGRAM_FILENAME}`;
 /**
  * Where the library files are named in every Program. Not their path on disk: TypeScript
  * looks for a package.json above each file whose path has a node_modules in it, for every
- * file of every new Program (about a third of making one here).
+ * file of every new Program (more than half of making one here: 1.56 -> 0.66 ms).
  */
 const LIBRARY_ROOT = '/__svc_typecheck_lib__/';
 
