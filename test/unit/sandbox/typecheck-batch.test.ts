@@ -37,11 +37,15 @@ describe('programs checked with one resident type checker', () => {
       const alone = inOwnProgram(programs, mode);
       for (const order of ['forward', 'reversed'] as const) {
         const sources = order === 'forward' ? programs : [...programs].reverse();
+        // One after another with the resident checker, and all at once as a batch.
+        const checkers = new Checkers();
+        const resident = sources.map((source) => checkers.check({ source, mode, set }));
+        assert.deepEqual(order === 'forward' ? resident : [...resident].reverse(), alone, `${order}, resident`);
         const batched: CheckResult[] = [];
         const started: number[] = [];
         new Checkers().checkMany({ sources, mode, set }, (index) => started.push(index), (index, result) => (batched[index] = result));
         assert.deepEqual(started, sources.map((_, index) => index));
-        assert.deepEqual(order === 'forward' ? batched : [...batched].reverse(), alone, order);
+        assert.deepEqual(order === 'forward' ? batched : [...batched].reverse(), alone, `${order}, batch`);
       }
       // The corpus has both: refusals and programs that run.
       assert.ok(alone.some((result) => !result.ok) && alone.some((result) => result.ok));
