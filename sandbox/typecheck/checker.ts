@@ -1,6 +1,7 @@
 // The TypeScript checker of programs (run before compiling, unless the Blueprint turns it off): one warm checker per declaration set and
-// mode, holding the parsed library and declaration files, so a new program costs a parse
-// of itself, a new Program over cached files and the semantic check of program.ts only.
+// mode, holding the parsed library and declaration files and a resident type checker
+// (resident.ts), so a new program costs a parse of itself, a light Program over cached
+// files and the semantic check of program.ts only.
 // Runs in the typecheck worker thread (or in-process where that is not built).
 import { boundedCache } from '../bounded-cache';
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import { typescript } from './compiler';
 import { PROGRAM_FILENAME, type Diagnostic, type DiagnosticNote } from '../contract';
 import { deriveSchema } from './schema';
 import { blocks } from './blocking';
+import { ResidentChecker, residentSupported, type CheckView } from './resident';
 import { ES_LIBRARIES } from '../declarations/web-globals';
 import { trimLibrary } from '../declarations/es-library';
 import type { CheckBatch, CheckRequest, CheckResult, DeclarationSet, SchemaEdit, TypecheckMode } from './types';
@@ -34,7 +36,7 @@ const isSvcDeclarationFile = (fileName: string) => fileName.startsWith(ROOT) && 
 const LEFT_TO_COMPILE = new Set([2307, 2792, 1375, 1378, 1431, 1432, 2875]);
 
 /**
- * Whether a program may share a Program with others (WarmChecker.checkMany): each is its own
+ * Whether a program may share a type checker with others (resident.ts): each is its own
  * module, so only what a module can put in the global scope or into another module
  * (`declare global`, `declare module "…"` augmentations) would reach the others; a program
  * with either is checked alone.
@@ -123,11 +125,19 @@ class WarmChecker {
   private readonly schemaOptions: TypeScript.CompilerOptions;
   /** `on` (not `strict`): only errors against svc's declarations block (blocking.ts); the rest are warnings. */
   private readonly lenient: boolean;
+  /** The checker programs are checked with (made on the first, and again when spent or after a check threw). */
+  private resident: ResidentChecker | null = null;
+  /** Programs named so far (each program of a resident checker has a name of its own). */
+  private named = 0;
 
   constructor(
     private readonly ts: typeof TypeScript,
     set: DeclarationSet,
     mode: TypecheckMode,
+    /** Whether programs may be checked with a resident checker (off: each in a Program of its own, as tests compare). */
+    private readonly useResident = true,
+    /** Hears of each type checker made for checking programs (a status for tests). */
+    private readonly onTypeChecker: () => void = () => {},
   ) {
     this.options = compilerOptions(ts, mode);
     this.lenient = mode !== 'strict';
@@ -148,27 +158,55 @@ class WarmChecker {
   }
 
   /**
-   * Checks several programs in one Program (each its own module): the type checker, and the
-   * library and declaration types it resolves, are made once for all of them, which is most
-   * of a check's cost. `onStart` is called before each program's check, `onResult` after it.
-   * Only programs `batchable` allows may share a Program.
+   * Checks programs one after another: the modules `batchable` allows in one Program when
+   * there are two or more, else with the resident checker (resident.ts), which is made once
+   * for many programs: a new type checker and the library types it resolves would be most
+   * of a check's cost; any other program in a Program of its own. `onStart` is called
+   * before each program's check, `onResult` after it.
    */
   checkMany(sources: readonly string[], onStart: (index: number) => void, onResult: (index: number, result: CheckResult) => void): void {
     const ts = this.ts;
-    const files = sources.map((source, index) => this.parse(source, index === 0 ? PROGRAM_FILE : `${ROOT}${index}/${PROGRAM_FILENAME}`));
-    // A program without import or export is a script: its top-level names are global, so it is checked alone.
-    const modules = files.filter((file) => ts.isExternalModule(file));
-    let shared: TypeScript.Program | null = null;
-    files.forEach((file, index) => {
+    // Two or more modules that cannot reach the others share one Program of their own: one
+    // Program and type checker for the batch cost less under load than a light Program each.
+    const files = sources.map((source) => (sources.length > 1 && batchable(source) ? this.parse(source, `${ROOT}${++this.named}/${PROGRAM_FILENAME}`) : null));
+    const modules = files.filter((file): file is TypeScript.SourceFile => file !== null && ts.isExternalModule(file));
+    let shared: CheckView | null = null;
+    sources.forEach((source, index) => {
       onStart(index);
-      if (!ts.isExternalModule(file) || modules.length === 1) {
-        const alone = this.program([file.fileName === PROGRAM_FILE ? file : this.parse(sources[index], PROGRAM_FILE)], this.options);
-        onResult(index, this.checkFile(alone, alone.getSourceFile(PROGRAM_FILE)!, sources[index]));
-        return;
+      const file = files[index];
+      if (modules.length < 2 || !file || !modules.includes(file)) return onResult(index, this.checkOne(source));
+      if (!shared) {
+        shared = viewOf(this.program(modules, this.options));
+        this.onTypeChecker();
       }
-      shared ??= this.program(modules, this.options);
-      onResult(index, this.checkFile(shared, file, sources[index]));
+      onResult(index, this.checkFile(shared, file, source));
     });
+  }
+
+  private checkOne(source: string): CheckResult {
+    const ts = this.ts;
+    if (this.useResident && batchable(source) && residentSupported(ts)) {
+      // Each program of a resident checker has a name of its own: its diagnostics are kept by name.
+      const file = this.parse(source, `${ROOT}${++this.named}/${PROGRAM_FILENAME}`);
+      if (ts.isExternalModule(file)) {
+        if (!this.resident || this.resident.spent) {
+          this.resident = new ResidentChecker(ts, (files, alone) => this.program(files, this.options, alone));
+          this.onTypeChecker();
+        }
+        const resident = this.resident;
+        try {
+          return this.checkFile(resident.view(file), file, source);
+        } catch (error) {
+          // A check that threw may have left the checker's state half-made: the next program gets a new one.
+          this.resident = null;
+          throw error;
+        }
+      }
+    }
+    // A program without import or export is a script: its top-level names are global, so it is checked alone.
+    const alone = this.program([this.parse(source, PROGRAM_FILE)], this.options);
+    this.onTypeChecker();
+    return this.checkFile(viewOf(alone), alone.getSourceFile(PROGRAM_FILE)!, source);
   }
 
   private parse(source: string, fileName: string): TypeScript.SourceFile {
@@ -176,25 +214,25 @@ class WarmChecker {
     return ts.createSourceFile(fileName, source, { languageVersion: ts.ScriptTarget.ES2022, impliedNodeFormat: ts.ModuleKind.ESNext }, true, ts.ScriptKind.TS);
   }
 
-  private checkFile(built: TypeScript.Program, file: TypeScript.SourceFile, source: string): CheckResult {
+  private checkFile(built: CheckView, file: TypeScript.SourceFile, source: string): CheckResult {
     const ts = this.ts;
     // Syntax errors are the compile step's (esbuild's messages, as before).
-    if (built.getSyntacticDiagnostics(file).length > 0) return { ok: true, edits: [], warnings: [] };
-    const found = built.getSemanticDiagnostics(file);
+    if (built.syntactic(file).length > 0) return { ok: true, edits: [], warnings: [] };
+    const found = built.semantic(file);
     if (found.some((d) => LEFT_TO_COMPILE.has(d.code))) return { ok: true, edits: [], warnings: [] };
     const errors = found.filter((d) => d.category === ts.DiagnosticCategory.Error);
     // `strict` blocks on every type error; `on` only on what certainly fails against svc's declarations (blocking.ts).
-    const context = this.lenient ? { ts, checker: built.getTypeChecker(), file, isSvcDeclarationFile } : null;
+    const context = this.lenient ? { ts, checker: built.checker, file, isSvcDeclarationFile } : null;
     const blocking = context ? errors.filter((d) => blocks(context, d)) : errors;
     const diagnostics = blocking.map((d) => toDiagnostic(ts, d, file));
     if (diagnostics.length > 0) return { ok: false, diagnostics: diagnostics.slice(0, MAX_DIAGNOSTICS) };
     const warnings = errors.slice(0, MAX_DIAGNOSTICS).map((d) => ({ ...toDiagnostic(ts, d, file), severity: 'warning' as const }));
     // Cheap gate: without an import of svc:llm there is no typed call to derive a schema for.
-    if (!source.includes('svc:llm') || llmCallSites(ts, built.getTypeChecker(), file).length === 0) return { ok: true, edits: [], warnings };
+    if (!source.includes('svc:llm') || llmCallSites(ts, built.checker, file).length === 0) return { ok: true, edits: [], warnings };
     // Schemas are derived with null checks: in `on`, in a Program of this program alone.
-    const schemas = this.schemaOptions === this.options ? built : this.program([this.parse(source, PROGRAM_FILE)], this.schemaOptions);
-    const schemaFile = schemas === built ? file : schemas.getSourceFile(PROGRAM_FILE)!;
-    const checker = schemas.getTypeChecker();
+    const schemas = this.schemaOptions === this.options ? null : this.program([this.parse(source, PROGRAM_FILE)], this.schemaOptions);
+    const schemaFile = schemas ? schemas.getSourceFile(PROGRAM_FILE)! : file;
+    const checker = schemas ? schemas.getTypeChecker() : built.checker;
     // Each schema becomes a hoisted function at the end of the source and the call passes
     // `, $svcSchema0()`: the lines before and the line of the call stay readable in excerpts.
     const edits: SchemaEdit[] = [];
@@ -221,8 +259,8 @@ class WarmChecker {
     return this.program([this.parse(source, PROGRAM_FILE)], this.options);
   }
 
-  /** A Program over the cached declaration files and the given program files (no old Program: see `check`). */
-  private program(programFiles: readonly TypeScript.SourceFile[], options: TypeScript.CompilerOptions): TypeScript.Program {
+  /** A Program over the cached declaration files (or, `alone`, none) and the given program files. */
+  private program(programFiles: readonly TypeScript.SourceFile[], options: TypeScript.CompilerOptions, alone = false): TypeScript.Program {
     const ts = this.ts;
     const programs = new Map(programFiles.map((file) => [file.fileName, file]));
     const files = this.files;
@@ -239,8 +277,13 @@ class WarmChecker {
       // Every import is an ambient module of the set (`svc:…`, `@mcp/…`, Packages) or nothing.
       resolveModuleNameLiterals: (literals) => literals.map(() => ({ resolvedModule: undefined })),
     };
-    return ts.createProgram({ rootNames: [...programs.keys(), ...this.roots], options, host });
+    return ts.createProgram({ rootNames: alone ? [...programs.keys()] : [...programs.keys(), ...this.roots], options, host });
   }
+}
+
+/** A Program's own checker and diagnostics. */
+function viewOf(program: TypeScript.Program): CheckView {
+  return { checker: program.getTypeChecker(), syntactic: (file) => program.getSyntacticDiagnostics(file), semantic: (file) => program.getSemanticDiagnostics(file) };
 }
 
 function position(file: TypeScript.SourceFile, offset: number): { line: number; column: number } {
@@ -344,8 +387,15 @@ export class Checkers {
   private readonly checkers;
   /** Warm checkers made so far (a set's first check or warm-up, or again after eviction). */
   made = 0;
+  /** Type checkers made to check programs (resident ones, and one per program checked alone). */
+  typeCheckers = 0;
 
-  constructor(limit = WARM_CHECKERS, byteLimit = WARM_DECLARATION_BYTES) {
+  constructor(
+    limit = WARM_CHECKERS,
+    byteLimit = WARM_DECLARATION_BYTES,
+    /** Off: every program in a Program of its own (what the resident checker's answers are compared with). */
+    private readonly resident = true,
+  ) {
     this.checkers = boundedCache<{ checker: WarmChecker; bytes: number }>({ maxEntries: limit, maxBytes: byteLimit, sizeOf: (entry) => entry.bytes });
   }
 
@@ -363,7 +413,7 @@ export class Checkers {
     const kept = this.checkers.get(key);
     if (kept) return kept.checker;
     this.made++;
-    const entry = { checker: new WarmChecker(typescript(), request.set, request.mode), bytes: request.set.modules.reduce((sum, text) => sum + text.length, 0) };
+    const entry = { checker: new WarmChecker(typescript(), request.set, request.mode, this.resident, () => this.typeCheckers++), bytes: request.set.modules.reduce((sum, text) => sum + text.length, 0) };
     // One past the whole budget is used for this check and not kept.
     this.checkers.set(key, entry);
     return entry.checker;

@@ -1,6 +1,6 @@
 // A pool of checker threads: long-lived workers that each take one batch at a time: a
 // program, or a tenant's waiting programs of one declaration set and mode (BATCH_LIMIT),
-// checked one after another in one Program. The waiting checks are taken one tenant (the
+// checked one after another with one type checker (checker.ts). The waiting checks are taken one tenant (the
 // token that sent the program) at a time, in turn, and a tenant has at most all workers but
 // one running: a token that sends many programs, or slow ones, never holds every worker, so
 // another token's next program always finds one (at once, or after an ordinary batch);
@@ -98,8 +98,9 @@ const RECENT_SETS = 16;
 
 /**
  * Programs one worker is given at once: a tenant's waiting checks of the same declaration
- * set and mode are checked in one Program (checker.ts), which makes the type checker and
- * the library types once for all of them; under load that is most of a check's cost.
+ * set and mode go in one message; two or more modules among them share one Program and
+ * type checker (checker.ts), made once for all of them: under load that is most of a
+ * check's cost.
  */
 export const BATCH_LIMIT = 16;
 /** Source characters in one batch at most (large programs take seconds each). */

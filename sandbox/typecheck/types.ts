@@ -17,7 +17,7 @@ export interface CheckRequest {
   set: DeclarationSet;
 }
 
-/** Programs checked together in one Program: same declaration set and mode. */
+/** Programs checked one after another in one message: same declaration set and mode. */
 export interface CheckBatch {
   sources: readonly string[];
   mode: CheckRequest['mode'];

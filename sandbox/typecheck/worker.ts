@@ -1,7 +1,7 @@
 // Worker-thread entry: type checks off the server's event loop. One long-lived worker keeps
 // TypeScript, the parsed library files and a warm checker per declaration set between
 // checks. A message brings one program or a batch of one declaration set (thread.ts), checked
-// in one Program; each program's start and answer are posted as they happen, so the pool
+// one after another; each program's start and answer are posted as they happen, so the pool
 // times each against the budget. Built as dist/typecheck-worker.js. After its first check it
 // writes the compiler's code cache if it had none (compiler.ts) and says so if that failed.
 import v8 from 'node:v8';

@@ -1,13 +1,15 @@
 // Checks in batches (sandbox/typecheck): a tenant's waiting programs of one declaration set
-// are checked in one Program. Each program's answer must be what it would be alone, a
-// program that could reach the others (`declare global`, a module augmentation) is never
-// batched, and a program whose check passes the budget costs the rest of its batch nothing.
+// are checked one after another with one resident type checker (resident.ts), as are all
+// programs of a warm checker. Each program's answer must be what it is in a Program of its
+// own, a program that could reach the others (`declare global`, a module augmentation) is
+// checked alone, and a program whose check passes the budget costs the rest of its batch nothing.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Checkers, batchable } from '../../../sandbox/typecheck/checker';
+import { Checkers, WARM_CHECKERS, WARM_DECLARATION_BYTES, batchable } from '../../../sandbox/typecheck/checker';
+import { RESIDENT_PROGRAMS, RESIDENT_SOURCE_CHARACTERS } from '../../../sandbox/typecheck/resident';
 import { declarationSet } from '../../../sandbox/typecheck/declarations';
 import { CheckerThread } from '../../../sandbox/typecheck/thread';
 import type { CheckResult } from '../../../sandbox/typecheck/types';
@@ -22,32 +24,78 @@ const programs = ['pass', 'working', 'fail'].flatMap((dir) =>
 const tools = JSON.parse(fs.readFileSync(path.join(corpus, 'mcp-tools.json'), 'utf8')) as UpstreamTool[];
 const set = declarationSet([...[...hostModules().values()].map((m) => m.declarations), renderDeclarations('tracker', catalogueTools('tracker', tools).tools)]);
 
-describe('a batch of programs in one Program', () => {
+/** Each program checked in a Program of its own, with a new type checker: the answer the resident checker must give. */
+const inOwnProgram = (sources: readonly string[], mode: 'on' | 'strict') => {
+  const checkers = new Checkers(WARM_CHECKERS, WARM_DECLARATION_BYTES, false);
+  return sources.map((source) => checkers.check({ source, mode, set }));
+};
+
+describe('programs checked with one resident type checker', () => {
   for (const mode of ['on', 'strict'] as const) {
-    test(`answers each program of the corpus as its check alone does (${mode})`, () => {
-      const sources = programs.filter(batchable);
-      assert.ok(sources.length > 20, `only ${sources.length} corpus programs`);
-      const alone = sources.map((source) => new Checkers().check({ source, mode, set }));
-      const batched: CheckResult[] = [];
-      const started: number[] = [];
-      new Checkers().checkMany({ sources, mode, set }, (index) => started.push(index), (index, result) => (batched[index] = result));
-      assert.deepEqual(started, sources.map((_, index) => index));
-      assert.deepEqual(batched, alone);
+    test(`answers each program of the corpus as its check in a Program of its own does, in either order (${mode})`, () => {
+      assert.ok(programs.filter(batchable).length > 20, `only ${programs.length} corpus programs`);
+      const alone = inOwnProgram(programs, mode);
+      for (const order of ['forward', 'reversed'] as const) {
+        const sources = order === 'forward' ? programs : [...programs].reverse();
+        // One after another with the resident checker, and all at once as a batch.
+        const checkers = new Checkers();
+        const resident = sources.map((source) => checkers.check({ source, mode, set }));
+        assert.deepEqual(order === 'forward' ? resident : [...resident].reverse(), alone, `${order}, resident`);
+        const batched: CheckResult[] = [];
+        const started: number[] = [];
+        new Checkers().checkMany({ sources, mode, set }, (index) => started.push(index), (index, result) => (batched[index] = result));
+        assert.deepEqual(started, sources.map((_, index) => index));
+        assert.deepEqual(order === 'forward' ? batched : [...batched].reverse(), alone, `${order}, batch`);
+      }
       // The corpus has both: refusals and programs that run.
       assert.ok(alone.some((result) => !result.ok) && alone.some((result) => result.ok));
     });
   }
+
+  test('answers the same past the programs one resident checker takes (a new one is made)', () => {
+    const sources = Array.from({ length: RESIDENT_PROGRAMS + 64 }, (_, i) => programs[i % programs.length]);
+    const expected = inOwnProgram(programs, 'on');
+    const checkers = new Checkers();
+    sources.forEach((source, i) => assert.deepEqual(checkers.check({ source, mode: 'on', set }), expected[i % programs.length], `program ${i}`));
+    // One type checker for the first RESIDENT_PROGRAMS modules, a second for the rest; one each for the scripts and the programs that could reach the others.
+    const alone = sources.filter((source) => !batchable(source) || !/^\s*(?:import|export)\b/m.test(source)).length;
+    assert.ok(sources.length - alone > RESIDENT_PROGRAMS);
+    assert.equal(checkers.typeCheckers, 2 + alone);
+  });
+
+  test('one token flooding big programs with type errors leaves another token\'s programs, checked in between with the same checker, their own answers', () => {
+    // A program of ~40 KB: 400 interfaces and a wrong assignment to each (type errors the resident checker keeps until it is made anew).
+    const big = (n: number) => Array.from({ length: 400 }, (_, i) => `interface F${n}_${i} { a${i}: string; b: number[] }\nconst f${n}_${i}: F${n}_${i} = { a${i}: ${i}, b: ["x"] };`).join('\n') + `\nexport function main() { return ${n}; }\n`;
+    const other = programs.filter(batchable);
+    const expected = inOwnProgram(other, 'on');
+    const checkers = new Checkers();
+    let flooded = 0;
+    for (let round = 0; round < 3; round++) {
+      other.forEach((source, i) => {
+        const flood = checkers.check({ source: big(flooded++), mode: 'on', set });
+        // The flood's errors are its own: under `on` they are warnings (at most 20), never another program's.
+        assert.ok(flood.ok && flood.warnings.length === 20, JSON.stringify(flood).slice(0, 300));
+        assert.deepEqual(checkers.check({ source, mode: 'on', set }), expected[i], `round ${round}, program ${i}`);
+      });
+    }
+    // The flood's source passed what one resident checker takes: it was made anew on the way.
+    assert.ok(flooded * big(0).length > 2 * RESIDENT_SOURCE_CHARACTERS);
+    assert.ok(checkers.typeCheckers > 2);
+  });
 
   test('leaves out a program that can reach into the others', () => {
     assert.equal(batchable('declare global { var leaked: number }\nexport function main() { return 1; }'), false);
     assert.equal(batchable('declare module "svc:fs" { export function extra(): string; }\nexport {};'), false);
     assert.equal(batchable('declare   module\n"x" {}'), false);
     assert.equal(batchable('declare const x: number;\ndeclare namespace N { const y: string }\nexport const z = x;'), true);
-    // What the rule keeps out: checked together, the first program's global reaches the second.
+    // What the rule keeps out: the first program's global never reaches the second, in a batch or after it.
+    const checkers = new Checkers();
     const answers: CheckResult[] = [];
-    new Checkers().checkMany({ sources: ['declare global { var leaked: number }\nexport {};', 'export function main() { return leaked; }'], mode: 'on', set }, () => {}, (index, result) => (answers[index] = result));
-    assert.equal(answers[1].ok, true);
-    assert.equal(new Checkers().check({ source: 'export function main() { return leaked; }', mode: 'on', set }).ok, false);
+    checkers.checkMany({ sources: ['declare global { var leaked: number }\nexport {};', 'export function main() { return leaked; }'], mode: 'on', set }, () => {}, (index, result) => (answers[index] = result));
+    assert.equal(answers[0].ok, true);
+    assert.equal(answers[1].ok, false);
+    assert.equal(checkers.check({ source: 'declare module "svc:fs" { export function extra(): string; }\nexport {};', mode: 'on', set }).ok, true);
+    assert.equal(checkers.check({ source: 'import { extra } from "svc:fs";\nexport function main() { return extra(); }', mode: 'on', set }).ok, false);
   });
 });
 

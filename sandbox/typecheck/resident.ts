@@ -1,0 +1,73 @@
+// A type checker kept across programs. A new TypeChecker costs more than checking a small
+// program with it: merging the library's globals (initializeTypeChecker) and resolving the
+// library types a program uses (Array, String, JSON…) again every time. A resident checker
+// is made once over the declarations alone; each program then gets a light Program of its
+// own (of it alone: no TypeChecker is made for it), which names the file and lists its
+// imports as TypeScript does, and is bound and checked by the resident checker. Programs
+// checked this way are modules that cannot reach into others (checker.ts `batchable`), as
+// for a batch in one Program: what one program makes in the checker (its types, links,
+// diagnostics) is reachable by no other. What the checker keeps grows with each program, so
+// it is made anew after RESIDENT_PROGRAMS programs or RESIDENT_SOURCE_CHARACTERS of source.
+import type TypeScript from 'typescript';
+
+/** Programs one resident checker checks before it is made anew (what it keeps of them: about 40 KiB each for a 500-character program). */
+export const RESIDENT_PROGRAMS = 128;
+/** Source characters one resident checker checks before it is made anew (its links and types of each program's AST stay until then). */
+export const RESIDENT_SOURCE_CHARACTERS = 512 * 1024;
+
+/** What a check asks of its Program: the checker, and the file's syntactic and semantic diagnostics. */
+export interface CheckView {
+  checker: TypeScript.TypeChecker;
+  syntactic(file: TypeScript.SourceFile): readonly TypeScript.Diagnostic[];
+  semantic(file: TypeScript.SourceFile): readonly TypeScript.Diagnostic[];
+}
+
+/** A Program of the given program files, over the declarations or (`alone`) of them only. */
+export type MakeProgram = (programFiles: readonly TypeScript.SourceFile[], alone?: boolean) => TypeScript.Program;
+
+/** The binder is TypeScript's own, not in its public typings; without it programs are checked in a Program of their own. */
+type Bind = (file: TypeScript.SourceFile, options: TypeScript.CompilerOptions) => void;
+
+export function residentSupported(ts: typeof TypeScript): boolean {
+  return typeof (ts as unknown as { bindSourceFile?: unknown }).bindSourceFile === 'function';
+}
+
+export class ResidentChecker {
+  private readonly base: TypeScript.Program;
+  private readonly checker: TypeScript.TypeChecker;
+  private programs = 0;
+  private characters = 0;
+
+  constructor(
+    private readonly ts: typeof TypeScript,
+    private readonly makeProgram: MakeProgram,
+  ) {
+    this.base = makeProgram([]);
+    this.checker = this.base.getTypeChecker();
+  }
+
+  /** Whether it has checked its share and should be made anew. */
+  get spent(): boolean {
+    return this.programs >= RESIDENT_PROGRAMS || this.characters >= RESIDENT_SOURCE_CHARACTERS;
+  }
+
+  /**
+   * Readies `file` (parsed under a name no other program of this checker had) for checking
+   * and answers the view to check it with. The light Program sets what a Program sets on
+   * its files (path, imports); the resident checker then binds and checks it.
+   */
+  view(file: TypeScript.SourceFile): CheckView {
+    this.programs++;
+    this.characters += file.text.length;
+    // Of the file alone: what a Program sets on a file does not depend on the others.
+    const own = this.makeProgram([file], true);
+    (this.ts as unknown as { bindSourceFile: Bind }).bindSourceFile(file, this.base.getCompilerOptions());
+    const base = this.base;
+    return {
+      checker: this.checker,
+      syntactic: (f) => own.getSyntacticDiagnostics(f),
+      // The base Program's path for a file's diagnostics: TypeScript's own (comment directives, skipped codes) with the resident checker.
+      semantic: (f) => base.getSemanticDiagnostics(f),
+    };
+  }
+}
