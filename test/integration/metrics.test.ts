@@ -95,7 +95,12 @@ describe('Prometheus metrics', () => {
 
   test('a runner process that dies is replaced and counted', async () => {
     const before = (await scrape()).get('svc_runner_restarts_total{reason="error"}') ?? 0;
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    // The server has other children too (esbuild's service process): pick a runner by its command.
+    const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(server.child.pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter((line) => line.includes('runner.js'))
+      .map((line) => Number(line.trim().split(/\s+/)[0]));
     assert.ok(children.length >= 1, 'runner processes are children of the server');
     process.kill(children[0], 'SIGKILL');
     const after = await eventually('the restart to be counted', async () => {
