@@ -9,15 +9,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startServer, tempDir, type TestServer } from '../harness';
 import { startWithOther } from '../support/tenants';
+import { GATED_BLUEPRINT } from '../support/approvals';
 import { eventually } from '../support/wait';
 
 let far: http.Server;
 let port = 0;
 const received: string[] = [];
 
-// typecheck: off (types stripped, not checked): no program here is about types, and each server
-// would load a type checker for them (about 1 CPU-s).
-const GATED = 'name: gated\nallow_insecure_http: true\ndefault: allow\ntypecheck: off\npermissions:\n  main:\n    - capability: http.post\n      action: ask-human\n';
 
 before(async () => {
   far = http.createServer((req, res) => {
@@ -49,7 +47,7 @@ async function pendingCount(server: TestServer, count: number): Promise<any[]> {
 test('the time limit stops while a call waits: with a 1 s limit, an approval expiring after 2 s ends as a human denial, not a timeout', async () => {
   const server = await startServer({ args: ['--allow-localhost'], config: { max_execution_time: 1 } });
   try {
-    await register(server, GATED.replace('default: allow\n', 'default: allow\napproval_timeout: 2s\n'));
+    await register(server, GATED_BLUEPRINT.replace('default: allow\n', 'default: allow\napproval_timeout: 2s\n'));
     const reply = await server.request('POST', '/v1/execute', {
       token: server.userToken,
       body: { blueprint: 'gated', code: `export async function main() { try { return ${postCall('/slow')}; } catch (e: any) { return e.cause.source + ": " + e.cause.message; } }` },
@@ -65,7 +63,7 @@ test("two tokens: one token's 30 runs parked on approvals hold no host-call or C
   // Eight host calls server-wide (sixteen for a token below its share): thirty parked calls holding slots would block every other call.
   const { server, other } = await startWithOther({ args: ['--allow-localhost'], config: { max_server_host_calls_in_flight: 8, max_runs_in_flight: 64 } });
   try {
-    await register(server, GATED);
+    await register(server, GATED_BLUEPRINT);
     received.length = 0;
     const parked = Array.from({ length: 30 }, (_, i) =>
       server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'gated', code: `export async function main() { try { return ${postCall(`/parked/${i}`)}; } catch (e: any) { return e.cause.source; } }` } }),
@@ -102,7 +100,7 @@ test('an approval pending when the server stops is listed as pending after the r
   const first = await startServer({ home, args: ['--allow-localhost'], config: { shutdown_grace: 1 } });
   let approvalId: string;
   try {
-    await register(first, GATED);
+    await register(first, GATED_BLUEPRINT);
     void first.request('POST', '/v1/execute', { token: first.userToken, body: { blueprint: 'gated', code: `export async function main() { return ${postCall('/across')}; }` } }).catch(() => {});
     const [approval] = await pendingCount(first, 1);
     approvalId = approval.approval_id;

@@ -11,15 +11,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startServer, tempDir, type LogRecord, type TestServer } from '../harness';
 import { metricValue, startWithOther } from '../support/tenants';
+import { GATED_BLUEPRINT } from '../support/approvals';
 import { eventually } from '../support/wait';
 
 let far: http.Server;
 let port = 0;
 const received: string[] = [];
 
-// typecheck: off (types stripped, not checked): no program here is about types, and each server
-// would load a type checker for them (about 1 CPU-s).
-const GATED = 'name: gated\nallow_insecure_http: true\ndefault: allow\ntypecheck: off\npermissions:\n  main:\n    - capability: http.post\n      action: ask-human\n';
 
 before(async () => {
   far = http.createServer((req, res) => {
@@ -49,7 +47,7 @@ const program = (tag: string) => `export async function main() {
 }`;
 
 async function register(server: TestServer): Promise<void> {
-  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: GATED } });
+  const created = await server.request('POST', '/v1/blueprints', { body: { yaml: GATED_BLUEPRINT } });
   assert.ok(created.status < 300, created.text);
 }
 
