@@ -8,14 +8,18 @@
 // Parked runs are bounded apart (`max_runs_parked`), shared fairly: at the ceiling, a token
 // with fewer parked runs than its share (the ceiling divided among the tokens with parked
 // runs) may still park, up to twice the ceiling in all. A run refused keeps its isolate and
-// its run slot while it waits, as a run that cannot park does.
+// its run slot while it waits, as a run that cannot park does. A run asked to park holds its
+// place from the asking on (its runner may end its isolate later, once its loop is idle), so
+// runs asked at once cannot together pass the ceiling.
 import type { ToRunner } from '../runner/protocol';
 import { OVER_COMMIT_FACTOR } from './admission';
 import type { ActiveRun } from './runs';
 
 export class Parking {
   private readonly parked = new Set<ActiveRun>();
-  /** Parked runs per token. */
+  /** Runs whose runner was asked to end their isolate and has not yet: they count as parked. */
+  private readonly asked = new Set<ActiveRun>();
+  /** Parked and asked runs per token. */
   private readonly byToken = new Map<string, number>();
 
   /** @param limit runs parked at once, server-wide (`max_runs_parked`) */
@@ -26,19 +30,20 @@ export class Parking {
     return this.parked.size;
   }
 
-  /** Parked runs per token with any (for the metrics). */
+  /** Runs per token holding a place: parked, or asked to park (for the metrics: use of max_runs_parked). */
   byTenant(): Map<string, number> {
     return new Map(this.byToken);
   }
 
   /** Why a run of `tenant` may not park now (naming the setting), or null when it may. */
   refusal(tenant: string): string | null {
-    if (this.parked.size < this.limit) return null;
+    const held = this.parked.size + this.asked.size;
+    if (held < this.limit) return null;
     const mine = this.byToken.get(tenant) ?? 0;
     const tokens = this.byToken.size + (mine === 0 ? 1 : 0);
     const share = Math.ceil(this.limit / tokens);
-    if (mine < share && this.parked.size < this.limit * OVER_COMMIT_FACTOR) return null;
-    return `${this.parked.size} runs are parked waiting for people (max_runs_parked ${this.limit}), ${mine} of them this token's (its share: ${share}); the run keeps its isolate and run slot while it waits; raise max_runs_parked to park more`;
+    if (mine < share && held < this.limit * OVER_COMMIT_FACTOR) return null;
+    return `${held} runs are parked waiting for people (max_runs_parked ${this.limit}), ${mine} of them this token's (its share: ${share}); the run keeps its isolate and run slot while it waits; raise max_runs_parked to park more`;
   }
 
   /**
@@ -51,8 +56,12 @@ export class Parking {
     const runner = active.runner;
     if (active.settled || !runner?.ready || !runner.child.connected || !active.journal?.resumable()) return null;
     if (active.clock.holds === 0 || active.calls.size !== active.clock.holds) return null;
-    const refused = this.refusal(active.tenant);
-    if (refused) return refused;
+    if (!this.asked.has(active)) {
+      const refused = this.refusal(active.tenant);
+      if (refused) return refused;
+      this.asked.add(active);
+      this.count(active.tenant, 1);
+    }
     runner.child.send({ type: 'suspend', runId: active.runId, waiting: active.clock.holds } satisfies ToRunner);
     return null;
   }
@@ -65,8 +74,8 @@ export class Parking {
   park(active: ActiveRun, answered: () => void): void {
     // Not a lost placement: the resumed run may still be run again once if its runner is lost.
     active.attempts = Math.max(0, active.attempts - 1);
+    if (!this.asked.delete(active)) this.count(active.tenant, 1);
     this.parked.add(active);
-    this.byToken.set(active.tenant, (this.byToken.get(active.tenant) ?? 0) + 1);
     active.job.onSuspended?.({ entries: active.job.journal?.entries ?? [], timeMs: active.job.limits.timeMs });
     const leave = () => {
       if (!this.withdraw(active) || active.settled) return;
@@ -80,17 +89,27 @@ export class Parking {
   /** Takes a parked run out (its caller gave up); false when it was not parked. */
   withdraw(active: ActiveRun): boolean {
     if (!this.parked.delete(active)) return false;
-    const left = (this.byToken.get(active.tenant) ?? 1) - 1;
-    if (left > 0) this.byToken.set(active.tenant, left);
-    else this.byToken.delete(active.tenant);
+    this.count(active.tenant, -1);
     return true;
+  }
+
+  /** The run ended: a place it held since its runner was asked to park it is free again. */
+  ended(active: ActiveRun): void {
+    if (this.asked.delete(active)) this.count(active.tenant, -1);
   }
 
   /** Every parked run, taken out (the pool cancels them when it stops). */
   drain(): ActiveRun[] {
     const all = [...this.parked];
     this.parked.clear();
+    this.asked.clear();
     this.byToken.clear();
     return all;
+  }
+
+  private count(tenant: string, change: 1 | -1): void {
+    const now = (this.byToken.get(tenant) ?? 0) + change;
+    if (now > 0) this.byToken.set(tenant, now);
+    else this.byToken.delete(tenant);
   }
 }

@@ -526,6 +526,7 @@ export class RunnerPool {
     if (active.settled) return;
     active.settled = true;
     this.cpu.end(active);
+    this.parking.ended(active);
     active.detach?.();
     for (const call of active.calls.values()) abortSoon(call, RUN_ENDED);
     active.calls.clear();
