@@ -26,20 +26,24 @@ export const ReflectOwnKeys = ReflectObject.ownKeys;
 export const ReflectGetPrototypeOf = ReflectObject.getPrototypeOf;
 const nativeReflectDefineProperty = ReflectObject.defineProperty;
 const nativeHasOwn = Object.hasOwn;
-const DESCRIPTOR_FIELDS = ['value', 'writable', 'get', 'set', 'enumerable', 'configurable'] as const;
 
 /**
  * A descriptor's own fields on a null-prototype copy. A descriptor literal inherits from
  * Object.prototype, and the engine looks its fields up through the prototype chain: once the
  * program has run, a `get` (or `value`, ...) it put on Object.prototype would be read, and
  * its getter run, inside trusted code. Every define in trusted code goes through this.
+ * Straight-line on purpose: the prelude defines a few hundred properties per context, and as
+ * a loop over the field names this was hot enough for V8 to optimise it anew in every fresh
+ * context (bench/PROFILE.md, fast39).
  */
 function ownFields(descriptor: PropertyDescriptor): PropertyDescriptor {
-  const copy = { __proto__: null } as PropertyDescriptor & Record<string, unknown>;
-  for (let i = 0; i < DESCRIPTOR_FIELDS.length; i++) {
-    const field = DESCRIPTOR_FIELDS[i];
-    if (nativeHasOwn(descriptor, field)) copy[field] = (descriptor as Record<string, unknown>)[field];
-  }
+  const copy = { __proto__: null } as PropertyDescriptor & { __proto__: null };
+  if (nativeHasOwn(descriptor, 'value')) copy.value = descriptor.value;
+  if (nativeHasOwn(descriptor, 'writable')) copy.writable = descriptor.writable;
+  if (nativeHasOwn(descriptor, 'get')) copy.get = descriptor.get;
+  if (nativeHasOwn(descriptor, 'set')) copy.set = descriptor.set;
+  if (nativeHasOwn(descriptor, 'enumerable')) copy.enumerable = descriptor.enumerable;
+  if (nativeHasOwn(descriptor, 'configurable')) copy.configurable = descriptor.configurable;
   return copy;
 }
 
