@@ -34,7 +34,7 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/package.json ./package.json
 COPY bin ./bin
 COPY packages ./packages
-COPY sandbox/declarations ./sandbox/declarations
+COPY --from=build /app/sandbox/declarations ./sandbox/declarations
 ENV SVC_HOME=/data \
     SVC_BIND=0.0.0.0 \
     SVC_PORT=8128 \

@@ -6,7 +6,7 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 
 // The pure-JavaScript dependencies are bundled: loaded from node_modules, Node resolved
 // each file and scanned every CommonJS one for its exports (cjs-module-lexer), about
@@ -122,6 +122,30 @@ await build({
   target: 'es2022',
   logLevel: 'warning',
 });
+
+// The global declarations programs are checked against, sandbox/declarations/globals.d.ts:
+// derived text (svc.d.ts and TypeScript's lib.webworker for the globals of web-globals.ts,
+// scripts/declarations.ts), so it is made here rather than kept in git. Deriving it parses
+// TypeScript's libraries (about a second), so it is remade only when one of its sources is
+// newer. The generator is bundled into dist/, one folder below the root as scripts/ is, so
+// its paths relative to import.meta.url stay right.
+const globalsFile = path.join(root, 'sandbox', 'declarations', 'globals.d.ts');
+const globalsInputs = ['sandbox/declarations/svc.d.ts', 'sandbox/declarations/web-globals.ts', 'sandbox/declarations/derive.ts', 'scripts/declarations.ts', 'node_modules/typescript/package.json'];
+const newestInput = Math.max(...globalsInputs.map((file) => statSync(path.join(root, file)).mtimeMs));
+if (!existsSync(globalsFile) || statSync(globalsFile).mtimeMs < newestInput) {
+  await build({
+    absWorkingDir: root,
+    entryPoints: ['scripts/declarations.ts'],
+    outfile: 'dist/declarations-generator.mjs',
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    external: ['typescript'],
+    logLevel: 'warning',
+  });
+  const { globalsSource } = await import(pathToFileURL(path.join(root, 'dist', 'declarations-generator.mjs')).href);
+  writeFileSync(globalsFile, globalsSource());
+}
 
 // The standard-library modules' guest sides and declarations, one entry per folder of
 // src/stdlib that has them, in dist/stdlib.json (src/stdlib/sources.ts reads it): the

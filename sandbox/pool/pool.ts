@@ -497,12 +497,7 @@ export class RunnerPool {
    * from its journal (resumable()).
    */
   private runAgain(active: ActiveRun): void {
-    this.cpu.end(active);
-    for (const timer of active.timers) clearTimeout(timer);
-    active.timers.length = 0;
-    active.runner = null;
-    // The calls in flight go on (a resumed run gets their answers); the next runner's call ids start anew.
-    active.calls.clear();
+    this.leaveRunner(active);
     this.unplaced.unshift(active);
     const resumed = active.job.journal?.live === true && active.hostCalls > 0;
     this.options.onLog?.('info', resumed ? 'a run lost with its runner after it called the host resumes on another runner from its journal' : 'a run lost with its runner before it called the host runs again on another runner', { execution_id: active.job.executionId });
@@ -520,6 +515,19 @@ export class RunnerPool {
     // that run's memory; any other exit during a run crashed the sandbox (runtime_error).
     if (runner.catastrophic) this.replace(runner, 'memory_exhausted', runner.catastrophic.runId ?? undefined);
     else this.replace(runner, 'error');
+  }
+
+  /**
+   * The run leaves its runner (lost with it, or parked): its CPU slot and timers end.
+   * Its host calls in flight go on (a resumed run gets their answers); the next runner's
+   * call ids start anew.
+   */
+  private leaveRunner(active: ActiveRun): void {
+    this.cpu.end(active);
+    for (const timer of active.timers) clearTimeout(timer);
+    active.timers.length = 0;
+    active.runner = null;
+    active.calls.clear();
   }
 
   private finish(active: ActiveRun, outcome: RunOutcome): void {
@@ -578,11 +586,7 @@ export class RunnerPool {
       this.dispatch();
       return;
     }
-    this.cpu.end(active);
-    for (const timer of active.timers) clearTimeout(timer);
-    active.timers.length = 0;
-    active.runner = null;
-    active.calls.clear();
+    this.leaveRunner(active);
     this.admission.ended(active);
     active.admitted = false;
     this.parking.park(active, () => {

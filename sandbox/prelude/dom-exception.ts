@@ -5,6 +5,7 @@
 // both the constructor and the prototype. Every web error the prelude raises is one of
 // these (atob's InvalidCharacterError, an abort's AbortError, WebCrypto's errors).
 import { Error_ as ErrorCtor, ObjectDefineProperty, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectPrototypeHasOwnProperty, String_, TypeError_ } from './primordials';
+import { interfaceName } from './idl';
 
 /** Legacy names with a code, in code order (code = index + 1), and their constants. */
 const LEGACY: ReadonlyArray<readonly [string, string]> = [
@@ -86,7 +87,7 @@ for (let i = 0; i < ACCESSORS.length; i++) {
   const descriptor = ObjectGetOwnPropertyDescriptor(DOMException.prototype, ACCESSORS[i])!;
   ObjectDefineProperty(DOMException.prototype, ACCESSORS[i], { get: descriptor.get, enumerable: true, configurable: true });
 }
-ObjectDefineProperty(DOMException.prototype, Symbol.toStringTag, { value: 'DOMException', configurable: true });
+interfaceName(DOMException, 'DOMException');
 
 export function isDOMException(value: unknown): value is DOMException {
   return hasBrand(value);

@@ -5,6 +5,7 @@
 import { EventTarget } from './web/event';
 import { ArrayPrototypePush, arrayFilter, DateNow, MathFloor, ObjectDefineProperty, ObjectFreeze, String_, TypeError_ } from './primordials';
 import { DOMException } from './dom-exception';
+import { interfaceName } from './idl';
 
 const MAX_ENTRIES = 10_000;
 /** Read from the run's clock when the program first asks (a run that never does reads no clock: nothing to journal). */
@@ -177,6 +178,6 @@ const CLASSES: ReadonlyArray<readonly [{ prototype: object }, string]> = [
 ];
 for (let i = 0; i < CLASSES.length; i++) {
   ObjectDefineProperty(CLASSES[i][0], 'name', { value: CLASSES[i][1], configurable: true });
-  ObjectDefineProperty(CLASSES[i][0].prototype, Symbol.toStringTag, { value: CLASSES[i][1], configurable: true });
+  interfaceName(CLASSES[i][0], CLASSES[i][1]);
   ObjectFreeze(CLASSES[i][0].prototype);
 }

@@ -31,6 +31,7 @@ import {
   TypedArrayPrototypeGetLength,
   Uint8Array_,
 } from './primordials';
+import { interfaceName } from './idl';
 
 interface UrlParts {
   href: string;
@@ -307,7 +308,7 @@ class URLSearchParamsIterator {
 }
 ObjectSetPrototypeOf(URLSearchParamsIterator.prototype, IteratorPrototype);
 ObjectDefineProperty(URLSearchParamsIterator.prototype, Symbol.toStringTag, { value: 'URLSearchParams Iterator', configurable: true });
-ObjectDefineProperty(URLSearchParams.prototype, Symbol.toStringTag, { value: 'URLSearchParams', configurable: true });
+interfaceName(URLSearchParams, 'URLSearchParams');
 
 function optionalBase(base: unknown): string | null {
   return base === undefined ? null : toUSVString(base);
@@ -392,5 +393,5 @@ export class URL {
 function construct(url: string | URL, base?: string | URL): URL {
   return new URL(url, base);
 }
-ObjectDefineProperty(URL.prototype, Symbol.toStringTag, { value: 'URL', configurable: true });
+interfaceName(URL, 'URL');
 

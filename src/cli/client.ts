@@ -14,6 +14,7 @@ import type { Command } from 'commander';
 import { createFinalURL, createQuerySerializer, defaultPathSerializer, type ParamsOption, type RequestBodyOption } from 'openapi-fetch';
 import type { paths } from '../../clients/typescript/src/openapi-types';
 import { CliError, UsageError } from './errors';
+import { subcommand } from './help';
 import { envValue, type CliIo } from './io';
 
 export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8128';
@@ -29,6 +30,14 @@ export function withServerOptions(command: Command): Command {
   return command
     .option('--server <url>', `server to talk to (env SVC_SERVER_URL; default ${DEFAULT_SERVER_URL})`)
     .option('--token-file <path>', 'file holding the API token (env SVC_SERVER_TOKEN_FILE; else the token in SVC_SERVER_TOKEN)');
+}
+
+/**
+ * Declares a subcommand that talks to the server: its help lists --server and --token-file
+ * first and ends with `examples`; the caller adds its own arguments, options and action.
+ */
+export function serverCommand(parent: Command, name: string, description: string, examples: readonly string[]): Command {
+  return withServerOptions(subcommand(parent, name, description, examples));
 }
 
 export interface ApiReply {

@@ -56,6 +56,33 @@ export function bindServerState(next: ServerState): void {
 
 const registers = [registry];
 
+/** A gauge whose value is read from the server state at scrape time (none while the state lacks it). */
+function liveGauge(name: string, help: string, read: (live: ServerState) => number | undefined): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers,
+    collect() {
+      const value = state === null ? undefined : read(state);
+      if (value !== undefined) this.set(value);
+    },
+  });
+}
+
+/** A gauge labelled `state` whose values are the named fields of one reading of the server state. */
+function liveStateGauge<K extends string>(name: string, help: string, states: readonly K[], read: (live: ServerState) => Record<K, number> | undefined): Gauge<'state'> {
+  return new Gauge({
+    name,
+    help,
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      const reading = state === null ? undefined : read(state);
+      if (reading) for (const key of states) this.set({ state: key }, reading[key]);
+    },
+  });
+}
+
 export const metrics = {
   runs: new Counter({ name: 'svc_runs_total', help: 'Program runs by entry point and outcome (ok or the error kind)', labelNames: ['entry_point', 'outcome'] as const, registers }),
   runDuration: new Histogram({
@@ -70,108 +97,20 @@ export const metrics = {
   compileCacheEntries: new Gauge({ name: 'svc_compile_cache_entries', help: 'Compiled programs the server keeps', registers }),
   compileDuration: new Histogram({ name: 'svc_compile_duration_seconds', help: 'Time to compile and instrument a program (cache misses)', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers }),
   runnerRestarts: new Counter({ name: 'svc_runner_restarts_total', help: 'Runner processes replaced, by the outcome that ended their run', labelNames: ['reason'] as const, registers }),
-  runnerPoolSize: new Gauge({
-    name: 'svc_runner_pool_size',
-    help: 'Runner processes in the pool',
-    registers,
-    collect() {
-      if (state) this.set(state.poolSize());
-    },
-  }),
-  runnerQueueDepth: new Gauge({
-    name: 'svc_runner_queue_depth',
-    help: 'Runs waiting for admission (max_runs_in_flight, max_runs_memory)',
-    registers,
-    collect() {
-      if (state) this.set(state.queueDepth());
-    },
-  }),
-  runsComputing: new Gauge({
-    name: 'svc_runs_computing',
-    help: 'Runs executing code now, each holding a CPU slot (max_computing_runs); runs waiting on the host or a timer hold none',
-    registers,
-    collect() {
-      if (state) this.set(state.cpuSlots().computing);
-    },
-  }),
-  runsWaitingForCpu: new Gauge({
-    name: 'svc_runs_waiting_for_cpu',
-    help: 'Runs with code to execute waiting for a CPU slot (max_computing_runs, shared fairly across tokens)',
-    registers,
-    collect() {
-      if (state) this.set(state.cpuSlots().waiting);
-    },
-  }),
-  runsParked: new Gauge({
-    name: 'svc_runs_parked',
-    help: 'Runs waiting only for approvals whose isolate has ended (they hold no runner slot and resume from their journal when answered)',
-    registers,
-    collect() {
-      if (state?.parkedRuns) this.set(state.parkedRuns());
-    },
-  }),
-  openSessions: new Gauge({
-    name: 'svc_open_sessions',
-    help: 'Open sessions (REST and MCP; throw-away sessions of one-off runs not counted)',
-    registers,
-    collect() {
-      if (state) this.set(state.openSessions());
-    },
-  }),
-  mcpTransports: new Gauge({
-    name: 'svc_mcp_transports',
-    help: 'MCP sessions whose protocol state the server holds in memory (at most the open MCP sessions)',
-    registers,
-    collect() {
-      if (state?.mcpTransports) this.set(state.mcpTransports());
-    },
-  }),
+  runnerPoolSize: liveGauge('svc_runner_pool_size', 'Runner processes in the pool', (live) => live.poolSize()),
+  runnerQueueDepth: liveGauge('svc_runner_queue_depth', 'Runs waiting for admission (max_runs_in_flight, max_runs_memory)', (live) => live.queueDepth()),
+  runsComputing: liveGauge('svc_runs_computing', 'Runs executing code now, each holding a CPU slot (max_computing_runs); runs waiting on the host or a timer hold none', (live) => live.cpuSlots().computing),
+  runsWaitingForCpu: liveGauge('svc_runs_waiting_for_cpu', 'Runs with code to execute waiting for a CPU slot (max_computing_runs, shared fairly across tokens)', (live) => live.cpuSlots().waiting),
+  runsParked: liveGauge('svc_runs_parked', 'Runs waiting only for approvals whose isolate has ended (they hold no runner slot and resume from their journal when answered)', (live) => live.parkedRuns?.()),
+  openSessions: liveGauge('svc_open_sessions', 'Open sessions (REST and MCP; throw-away sessions of one-off runs not counted)', (live) => live.openSessions()),
+  mcpTransports: liveGauge('svc_mcp_transports', 'MCP sessions whose protocol state the server holds in memory (at most the open MCP sessions)', (live) => live.mcpTransports?.()),
   runnerSandboxLevel: new Gauge({ name: 'svc_runner_sandbox_level', help: 'How runner processes are confined: 1 for the level in force (full, partial, env-only), 0 for the others', labelNames: ['level'] as const, registers }),
   runnerSandboxFeature: new Gauge({ name: 'svc_runner_sandbox_feature', help: 'Runner confinement features: 1 in force, 0 missing (README "How a run is contained")', labelNames: ['feature'] as const, registers }),
-  typechecksRunning: new Gauge({
-    name: 'svc_typechecks_running',
-    help: 'Program type checks running now on the checker threads (each tenant has at most one)',
-    registers,
-    collect() {
-      if (state?.typechecksRunning) this.set(state.typechecksRunning());
-    },
-  }),
-  typecheckersWarmed: new Gauge({
-    name: 'svc_typecheckers_warmed',
-    help: 'Type checkers (declaration set and mode) made ahead of any program, at start and when a Blueprint is applied (typecheck_warm_after)',
-    registers,
-    collect() {
-      if (state?.typecheckersWarmed) this.set(state.typecheckersWarmed());
-    },
-  }),
-  typecheckCold: new Gauge({
-    name: 'svc_typecheck_cold_checks',
-    help: 'Type checks that waited for a cold checker: a checker thread they started (TypeScript loaded first) or their declaration set\'s checker made by them; warming at start and when a Blueprint is applied makes both ahead',
-    registers,
-    collect() {
-      if (state?.typecheckCold) this.set(state.typecheckCold());
-    },
-  }),
-  typecheckThreadsReplaced: new Gauge({
-    name: 'svc_typecheck_threads_replaced',
-    help: 'Type-checker threads replaced because their heap after a full collection passed three quarters of typecheck_thread_memory (each replacement is warmed before it takes over)',
-    registers,
-    collect() {
-      if (state?.typecheckThreadsReplaced) this.set(state.typecheckThreadsReplaced());
-    },
-  }),
-  typecheckHeap: new Gauge({
-    name: 'svc_typecheck_heap_bytes',
-    help: 'V8 heap of the type-checker threads together, in use and reserved (state), as each thread last reported after a check; each is bounded by typecheck_thread_memory',
-    labelNames: ['state'] as const,
-    registers,
-    collect() {
-      const heap = state?.typecheckHeap?.();
-      if (!heap) return;
-      this.set({ state: 'used' }, heap.used);
-      this.set({ state: 'total' }, heap.total);
-    },
-  }),
+  typechecksRunning: liveGauge('svc_typechecks_running', 'Program type checks running now on the checker threads (each tenant has at most one)', (live) => live.typechecksRunning?.()),
+  typecheckersWarmed: liveGauge('svc_typecheckers_warmed', 'Type checkers (declaration set and mode) made ahead of any program, at start and when a Blueprint is applied (typecheck_warm_after)', (live) => live.typecheckersWarmed?.()),
+  typecheckCold: liveGauge('svc_typecheck_cold_checks', 'Type checks that waited for a cold checker: a checker thread they started (TypeScript loaded first) or their declaration set\'s checker made by them; warming at start and when a Blueprint is applied makes both ahead', (live) => live.typecheckCold?.()),
+  typecheckThreadsReplaced: liveGauge('svc_typecheck_threads_replaced', 'Type-checker threads replaced because their heap after a full collection passed three quarters of typecheck_thread_memory (each replacement is warmed before it takes over)', (live) => live.typecheckThreadsReplaced?.()),
+  typecheckHeap: liveStateGauge('svc_typecheck_heap_bytes', 'V8 heap of the type-checker threads together, in use and reserved (state), as each thread last reported after a check; each is bounded by typecheck_thread_memory', ['used', 'total'], (live) => live.typecheckHeap?.()),
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),
   idempotencyReplays: new Counter({ name: 'svc_idempotency_replays_total', help: 'Session executes answered from the idempotency record without running', registers }),
   decisions: new Counter({ name: 'svc_decisions_total', help: 'Gated operations by decision source and decision (every decision, whatever logging.audit.allows writes)', labelNames: ['source', 'decision'] as const, registers }),
@@ -206,18 +145,7 @@ export const metrics = {
   }),
   tokenQuotaRefusals: new Counter({ name: 'svc_token_quota_refusals_total', help: 'Requests and calls refused by a per-token or server-wide quota, by the token\'s name and the quota (its setting; for a program\'s host call refused by a budget, the call\'s capability such as session.write or llm.call)', labelNames: ['token', 'quota'] as const, registers }),
   authRefusals: new Counter({ name: 'svc_auth_refusals_total', help: 'Requests refused for their token, by reason (every one, also those the audit counts into one record)', labelNames: ['reason'] as const, registers }),
-  connections: new Gauge({
-    name: 'svc_http_connections',
-    help: 'Open client connections, by whether one of their requests has authenticated yet (max_connections, max_unauthenticated_connections)',
-    labelNames: ['state'] as const,
-    registers,
-    collect() {
-      const counts = state?.connections?.();
-      if (!counts) return;
-      this.set({ state: 'authenticated' }, counts.authenticated);
-      this.set({ state: 'unauthenticated' }, counts.unauthenticated);
-    },
-  }),
+  connections: liveStateGauge('svc_http_connections', 'Open client connections, by whether one of their requests has authenticated yet (max_connections, max_unauthenticated_connections)', ['authenticated', 'unauthenticated'], (live) => live.connections?.()),
   connectionsRefused: new Counter({ name: 'svc_http_connections_closed_total', help: 'Client connections closed by a connection bound: reason max_connections, max_connections_per_address (the new one refused, or an unauthenticated one closed for it) or max_unauthenticated_connections (the oldest unauthenticated one closed)', labelNames: ['reason'] as const, registers }),
   auditWriteFailures: new Counter({ name: 'svc_audit_write_failures_total', help: 'Audit records that could not be written', registers }),
   blueprintChanges: new Counter({ name: 'svc_blueprint_changes_total', help: 'Successful Blueprint registrations, replacements and deletions', labelNames: ['event'] as const, registers }),

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { HostModule } from './types';
 
 /** One module folder's built parts. */
 export interface ModuleSources {
@@ -39,4 +40,14 @@ export function guestSource(folder: string): string {
 /** src/stdlib/<folder>/declarations.d.ts. */
 export function declarationsOf(folder: string): string {
   return built(folder, 'declarations', 'declarations.d.ts');
+}
+
+/**
+ * The module of src/stdlib/<folder>: named `svc:<folder>`, with the folder's declarations.d.ts
+ * and, when the folder has a guest.ts, its compiled guest factory.
+ */
+export function stdlibModule(folder: string, parts: Pick<HostModule, 'description' | 'operations' | 'availableFor'>): HostModule {
+  table ??= load();
+  const hasGuest = Object.hasOwn(table, folder) && typeof table[folder].guest === 'string';
+  return { name: `svc:${folder}`, declarations: declarationsOf(folder), ...(hasGuest ? { guest: guestSource(folder) } : {}), ...parts };
 }

@@ -2,7 +2,7 @@
 // ways through the real server: a program enumerates globalThis (each global's static and
 // prototype members, along their chains) in a real isolate; every global the runtime
 // provides is declared, and every declared web-platform or svc global, and each member its
-// declarations give, exists at run time. The committed globals.d.ts is what the generator
+// declarations give, exists at run time. The built globals.d.ts is what the generator
 // makes of the table (sandbox/declarations/web-globals.ts).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -95,7 +95,7 @@ describe('declarations and the runtime', () => {
     await server.stop();
   });
 
-  test('the committed globals.d.ts is what the generator makes of the table (run `npm run generate` after editing it)', () => {
+  test('the built globals.d.ts is what the generator makes of the table (the build remakes it when a source is newer)', () => {
     assert.equal(fs.readFileSync(path.join(repoRoot, 'sandbox', 'declarations', 'globals.d.ts'), 'utf8'), globalsSource());
   });
 

@@ -98,3 +98,28 @@ test("every constructor global carries its own name (not the bundler's _Name), i
   assert.deepEqual(wrong, []);
   assert.ok(checked > 60, `only ${checked} constructor globals`);
 });
+
+// (Not configurable, unlike WebIDL's: the prelude freezes the prototypes programs reach.)
+test('each web interface has its class string as WebIDL defines it: a data property of its prototype, read-only and not enumerable', async () => {
+  const code = `export function main() {
+  const names = ['AbortController', 'AbortSignal', 'Blob', 'File', 'FormData', 'Event', 'CustomEvent', 'ErrorEvent', 'EventTarget', 'ProgressEvent', 'FileReader',
+    'ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader', 'ReadableStreamDefaultController', 'ReadableByteStreamController', 'ReadableStreamBYOBRequest',
+    'WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController', 'TransformStream', 'TransformStreamDefaultController',
+    'ByteLengthQueuingStrategy', 'CountQueuingStrategy', 'CryptoKey', 'URL', 'URLSearchParams', 'DOMException'];
+  const wrong = [];
+  for (const name of names) {
+    const prototype = (globalThis as any)[name]?.prototype;
+    const tag = prototype === undefined ? undefined : Object.getOwnPropertyDescriptor(prototype, Symbol.toStringTag);
+    const ok = tag !== undefined && tag.value === name && tag.writable === false && tag.enumerable === false && Object.prototype.toString.call(prototype) === '[object ' + name + ']';
+    if (!ok) wrong.push(name + ': ' + JSON.stringify(tag === undefined ? 'none' : { value: tag.value, get: typeof tag.get, writable: tag.writable, enumerable: tag.enumerable }));
+  }
+  const strategy = new CountQueuingStrategy({ highWaterMark: 3 });
+  return { wrong, checked: names.length, strategy: [String(strategy), strategy.highWaterMark, strategy.size("chunk"), new ByteLengthQueuingStrategy({ highWaterMark: 1 }).size(new Uint8Array(5))] };
+}`;
+  const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'web', code } });
+  assert.equal(reply.json.error, null, JSON.stringify(reply.json.error));
+  const { wrong, checked, strategy } = JSON.parse(reply.json.result);
+  assert.deepEqual(wrong, []);
+  assert.equal(checked, 28);
+  assert.deepEqual(strategy, ['[object CountQueuingStrategy]', 3, 1, 5]);
+});

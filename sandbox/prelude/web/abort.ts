@@ -1,11 +1,12 @@
 // AbortController and AbortSignal (abort, timeout, any) per the DOM standard. Aborting runs
 // the signal's abort algorithms (listeners added with `signal`, fetches, pipes) in a loop,
 // then fires a trusted `abort` event, then aborts the dependent signals of AbortSignal.any.
-import { SymbolCtor, SymbolToStringTag, ArrayPrototypePush, DateNow, MathMin, ReflectApply } from './primordials';
+import { SymbolCtor, ArrayPrototypePush, DateNow, MathMin, ReflectApply } from './primordials';
 import { DOMException } from '../dom-exception';
 import { Event, EventTarget, setSignalHooks, trustedEvent } from './event';
 import { listOf } from './headers';
 import { delayOf, schedule } from './timers';
+import { interfaceName } from '../idl';
 
 const addListener = EventTarget.prototype.addEventListener;
 const removeListener = EventTarget.prototype.removeEventListener;
@@ -107,9 +108,6 @@ export class AbortSignal extends EventTarget {
     }
     return combined;
   }
-  override get [SymbolToStringTag](): string {
-    return 'AbortSignal';
-  }
   static {
     link = (combined, source) => {
       for (let i = 0; i < combined.#sources.length; i++) if (combined.#sources[i] === source) return;
@@ -156,6 +154,7 @@ export class AbortSignal extends EventTarget {
     isAbortSignal = (value): value is AbortSignal => typeof value === 'object' && value !== null && #aborted in value;
   }
 }
+interfaceName(AbortSignal, 'AbortSignal');
 
 // Outside the class body: a self-reference there makes the bundler rename the class (`_AbortSignal`).
 newSignal = () => new AbortSignal(CONSTRUCT);
@@ -174,10 +173,8 @@ export class AbortController {
   abort(reason?: unknown): void {
     abortSignal(this.#signal, reason);
   }
-  get [SymbolToStringTag](): string {
-    return 'AbortController';
-  }
 }
+interfaceName(AbortController, 'AbortController');
 
 /** Aborts a signal from platform code (streams' pipes, timers). */
 export function signalAbort(signal: AbortSignal, reason: unknown): void {

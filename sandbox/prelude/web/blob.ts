@@ -1,8 +1,9 @@
 // Blob, File and FormData (text fields and files held in memory).
-import { SymbolToStringTag, JSONStringify, ArrayPrototypePush, DateNow, MathMax, MathMin, NumberCtor, NumberIsFinite, PromiseResolve, ReflectApply, RegExpPrototypeTest, StringCtor, StringPrototypeToLowerCase, SymbolIterator, TypedArrayPrototypeSlice } from './primordials';
+import { JSONStringify, ArrayPrototypePush, DateNow, MathMax, MathMin, NumberCtor, NumberIsFinite, PromiseResolve, ReflectApply, RegExpPrototypeTest, StringCtor, StringPrototypeToLowerCase, SymbolIterator, TypedArrayPrototypeSlice } from './primordials';
 import { bufferSourceCopy, concatBytes, toArrayBuffer, utf8Decode, utf8Encode } from './bytes';
 import { iterate, listOf } from './headers';
 import { streamOfBytes, type ReadableStream } from './streams';
+import { interfaceName } from '../idl';
 
 function typeOf(value: unknown): string {
   if (value === undefined) return '';
@@ -96,9 +97,6 @@ export class Blob {
   stream(): ReadableStream {
     return streamOfBytes(TypedArrayPrototypeSlice(this.#bytes));
   }
-  get [SymbolToStringTag](): string {
-    return 'Blob';
-  }
   static {
     blobBytes = (blob) => blob.#bytes;
     setBlobBytes = (blob, bytes) => {
@@ -113,6 +111,7 @@ export class Blob {
     };
   }
 }
+interfaceName(Blob, 'Blob');
 
 
 // Outside the class body: a self-reference there makes the bundler rename the class (`_Blob`).
@@ -139,13 +138,11 @@ export class File extends Blob {
   get lastModified(): number {
     return this.#lastModified;
   }
-  override get [SymbolToStringTag](): string {
-    return 'File';
-  }
   static {
     isFile = (value): value is File => typeof value === 'object' && value !== null && #name in value;
   }
 }
+interfaceName(File, 'File');
 
 // Outside the class body: a self-reference there makes the bundler rename the class (`_File`).
 makeFile = (bytes, name, type, lastModified) => {
@@ -232,11 +229,9 @@ export class FormData {
   [SymbolIterator](): IterableIterator<[string, FormDataValue]> {
     return this.entries();
   }
-  get [SymbolToStringTag](): string {
-    return 'FormData';
-  }
   static {
     formEntries = (form) => form.#entries;
   }
 }
+interfaceName(FormData, 'FormData');
 

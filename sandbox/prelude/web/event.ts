@@ -8,6 +8,7 @@ import { DOMException } from '../dom-exception';
 import { reportError } from './host';
 import { SafeWeakSet } from '../primordials';
 import { ArrayPrototypePush, ArrayPrototypeSplice, DateNow, ObjectDefineProperty, ObjectFreeze, ReflectApply, SafeMap, MapPrototypeGet, MapPrototypeSet, StringCtor } from './primordials';
+import { interfaceName } from '../idl';
 
 const NONE = 0;
 const CAPTURING_PHASE = 1;
@@ -147,9 +148,6 @@ export class Event {
     this.#bubbles = !!bubbles;
     this.#cancelable = !!cancelable;
   }
-  get [Symbol.toStringTag](): string {
-    return 'Event';
-  }
   static readonly NONE = NONE;
   static readonly CAPTURING_PHASE = CAPTURING_PHASE;
   static readonly AT_TARGET = AT_TARGET;
@@ -181,6 +179,7 @@ export class Event {
     };
   }
 }
+interfaceName(Event, 'Event');
 const PHASES: Array<[string, number]> = [['NONE', NONE], ['CAPTURING_PHASE', CAPTURING_PHASE], ['AT_TARGET', AT_TARGET], ['BUBBLING_PHASE', BUBBLING_PHASE]];
 for (let i = 0; i < PHASES.length; i++) ObjectDefineProperty(Event.prototype, PHASES[i][0], { value: PHASES[i][1], enumerable: true, writable: false, configurable: false });
 
@@ -213,10 +212,8 @@ export class CustomEvent extends Event {
     this.initEvent(type, bubbles, cancelable);
     this.#detail = detail;
   }
-  override get [Symbol.toStringTag](): string {
-    return 'CustomEvent';
-  }
 }
+interfaceName(CustomEvent, 'CustomEvent');
 
 export class ErrorEvent extends Event {
   readonly #message: string;
@@ -249,10 +246,8 @@ export class ErrorEvent extends Event {
   get error(): unknown {
     return this.#error;
   }
-  override get [Symbol.toStringTag](): string {
-    return 'ErrorEvent';
-  }
 }
+interfaceName(ErrorEvent, 'ErrorEvent');
 
 type Callback = ((event: Event) => unknown) | { handleEvent(event: Event): unknown };
 interface Listener {
@@ -372,10 +367,8 @@ export class EventTarget {
     }
   }
 
-  get [Symbol.toStringTag](): string {
-    return 'EventTarget';
-  }
 }
+interfaceName(EventTarget, 'EventTarget');
 
 export interface EventListenerOptions {
   capture?: boolean;

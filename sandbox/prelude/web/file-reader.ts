@@ -1,7 +1,7 @@
 // FileReader and ProgressEvent per the File API: a read runs as a task (a zero-delay timer),
 // then fires loadstart, progress, load (or error/abort) and loadend, each also to the
 // matching on<event> handler.
-import { SymbolToStringTag, ObjectDefineProperty, ReflectApply, StringCtor } from './primordials';
+import { ObjectDefineProperty, ReflectApply, StringCtor } from './primordials';
 import { Event, EventTarget, type EventInit } from './event';
 import { blobBytes, isBlob } from './blob';
 import { DOMException } from '../dom-exception';
@@ -11,6 +11,7 @@ import type { TextDecoder } from './text';
 import { toArrayBuffer } from './bytes';
 import { StringFromCharCode } from '../primordials';
 import { cancel, schedule } from './timers';
+import { interfaceName } from '../idl';
 
 export class ProgressEvent extends Event {
   readonly #lengthComputable: boolean;
@@ -32,10 +33,8 @@ export class ProgressEvent extends Event {
   get total(): number {
     return this.#total;
   }
-  override get [SymbolToStringTag](): string {
-    return 'ProgressEvent';
-  }
 }
+interfaceName(ProgressEvent, 'ProgressEvent');
 
 const EMPTY = 0;
 const LOADING = 1;
@@ -148,9 +147,6 @@ export class FileReader extends EventTarget {
       false,
     );
   }
-  override get [SymbolToStringTag](): string {
-    return 'FileReader';
-  }
   static readonly EMPTY = EMPTY;
   static readonly LOADING = LOADING;
   static readonly DONE = DONE;
@@ -171,6 +167,7 @@ export class FileReader extends EventTarget {
     handlersOf = (reader) => reader.#handlers;
   }
 }
+interfaceName(FileReader, 'FileReader');
 const CONSTANTS: Array<[string, number]> = [['EMPTY', EMPTY], ['LOADING', LOADING], ['DONE', DONE]];
 for (let i = 0; i < CONSTANTS.length; i++) ObjectDefineProperty(FileReader.prototype, CONSTANTS[i][0], { value: CONSTANTS[i][1], enumerable: true });
 

@@ -7,6 +7,7 @@
 import { AsyncIteratorPrototype, SymbolCtor, SymbolToStringTag, TypedArrayConstructors, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, ReflectApply, StringCtor, SymbolAsyncIterator, SymbolIterator, TypedArrayPrototypeGetBuffer, TypedArrayPrototypeGetByteLength, TypedArrayPrototypeGetByteOffset, TypedArrayPrototypeSet, Uint8ArrayCtor, ArrayBufferCtor, DataViewCtor, ArrayBufferPrototypeGetByteLength } from './primordials';
 import { ArrayBufferIsView, SafeWeakMap, SafeWeakSet, isDataView, typedArrayKind, DataViewPrototypeGetBuffer, DataViewPrototypeGetByteLength, DataViewPrototypeGetByteOffset, ReflectConstruct } from '../primordials';
 import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, recordOf, rejected, withRecord, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
+import { defineOperation, interfaceName } from '../idl';
 
 const TOKEN = SymbolCtor('stream internals');
 
@@ -101,6 +102,11 @@ export function readableError(stream: StreamRecord, reason: unknown): void {
   if (reader === null) return;
   reader.closed.reject(reason);
   handled(reader.closed.promise);
+  failPendingReads(reader, reason);
+}
+
+/** Fails every read the reader has waiting, of either kind (the spec's ReadableStream…ReaderErrorRead[Into]Requests). */
+function failPendingReads(reader: ReaderRecord, reason: unknown): void {
   const requests = reader.requests;
   reader.requests = [];
   for (let i = 0; i < requests.length; i++) requests[i].error(reason);
@@ -266,10 +272,8 @@ export class ReadableStreamDefaultController {
   error(reason?: unknown): void {
     controllerError(recordOf(defaultControllers, this, 'ReadableStreamDefaultController.error'), reason);
   }
-  get [SymbolToStringTag](): string {
-    return 'ReadableStreamDefaultController';
-  }
 }
+interfaceName(ReadableStreamDefaultController, 'ReadableStreamDefaultController');
 
 // --- byte controller ------------------------------------------------------------------
 const ELEMENT_SIZES: Record<string, number> = { Int8Array: 1, Uint8Array: 1, Uint8ClampedArray: 1, Int16Array: 2, Uint16Array: 2, Int32Array: 4, Uint32Array: 4, Float32Array: 4, Float64Array: 8, BigInt64Array: 8, BigUint64Array: 8, DataView: 1 };
@@ -565,9 +569,6 @@ export class ReadableStreamBYOBRequest {
     TypedArrayPrototypeSet(new Uint8ArrayCtor(first.buffer, first.byteOffset + first.bytesFilled, parts.byteLength), new Uint8ArrayCtor(parts.buffer, parts.byteOffset, parts.byteLength));
     respondInternal(controller, parts.byteLength);
   }
-  get [SymbolToStringTag](): string {
-    return 'ReadableStreamBYOBRequest';
-  }
   static {
     byobRequestInvalidate = (request) => {
       request.#controller = null;
@@ -581,6 +582,7 @@ export class ReadableStreamBYOBRequest {
     };
   }
 }
+interfaceName(ReadableStreamBYOBRequest, 'ReadableStreamBYOBRequest');
 function makeByobRequest(): ReadableStreamBYOBRequest {
   return new ReadableStreamBYOBRequest(TOKEN);
 }
@@ -625,10 +627,8 @@ export class ReadableByteStreamController {
   error(reason?: unknown): void {
     controllerError(recordOf(byteControllers, this, 'ReadableByteStreamController.error'), reason);
   }
-  get [SymbolToStringTag](): string {
-    return 'ReadableByteStreamController';
-  }
 }
+interfaceName(ReadableByteStreamController, 'ReadableByteStreamController');
 
 // --- readers --------------------------------------------------------------------------
 function readerInitialize(reader: ReaderRecord, stream: StreamRecord): void {
@@ -663,12 +663,7 @@ export function readerRelease(reader: ReaderRecord): void {
   }
   stream.reader = null;
   reader.stream = null;
-  const requests = reader.requests;
-  reader.requests = [];
-  for (let i = 0; i < requests.length; i++) requests[i].error(error);
-  const into = reader.intoRequests;
-  reader.intoRequests = [];
-  for (let i = 0; i < into.length; i++) into[i].error(error);
+  failPendingReads(reader, error);
 }
 
 export function readerRead(reader: ReaderRecord, request: ReadRequest): void {
@@ -738,10 +733,8 @@ export class ReadableStreamDefaultReader {
   cancel(reason?: unknown): Promise<undefined> {
     return readerCancel(defaultReaders, this, 'ReadableStreamDefaultReader.cancel', reason);
   }
-  get [SymbolToStringTag](): string {
-    return 'ReadableStreamDefaultReader';
-  }
 }
+interfaceName(ReadableStreamDefaultReader, 'ReadableStreamDefaultReader');
 
 export class ReadableStreamBYOBReader {
   constructor(stream: ReadableStream) {
@@ -799,10 +792,8 @@ export class ReadableStreamBYOBReader {
   cancel(reason?: unknown): Promise<undefined> {
     return readerCancel(byobReaders, this, 'ReadableStreamBYOBReader.cancel', reason);
   }
-  get [SymbolToStringTag](): string {
-    return 'ReadableStreamBYOBReader';
-  }
 }
+interfaceName(ReadableStreamBYOBReader, 'ReadableStreamBYOBReader');
 
 // --- async iteration ------------------------------------------------------------------
 interface IteratorState {
@@ -818,76 +809,64 @@ function iteratorState(self: unknown): IteratorState {
   return state;
 }
 const ReadableStreamAsyncIteratorPrototype = ObjectCreate(AsyncIteratorPrototype);
-ObjectDefineProperty(ReadableStreamAsyncIteratorPrototype, 'next', {
-  writable: true,
-  configurable: true,
-  enumerable: true,
-  value: function next(this: unknown): Promise<IteratorResult<unknown>> {
-    let state: IteratorState;
-    try {
-      state = iteratorState(this);
-    } catch (error) {
-      return rejected(error);
-    }
-    const step = (): Promise<IteratorResult<unknown>> => {
-      if (state.finished) return resolved({ value: undefined, done: true });
-      const reader = state.reader;
-      if (reader.stream === null) return rejected(new TypeError('ReadableStream async iterator: the reader was released'));
-      const result = deferred<IteratorResult<unknown>>();
-      readerRead(reader, {
-        chunk: (value) => {
-          state.ongoing = null;
-          result.resolve({ value, done: false });
-        },
-        close: () => {
-          state.ongoing = null;
-          state.finished = true;
-          readerRelease(reader);
-          result.resolve({ value: undefined, done: true });
-        },
-        error: (reason) => {
-          state.ongoing = null;
-          state.finished = true;
-          readerRelease(reader);
-          result.reject(reason);
-        },
-      });
-      return result.promise;
-    };
-    const promise = state.ongoing === null ? step() : upon(state.ongoing, step, step);
-    state.ongoing = promise;
-    return promise;
-  },
-});
-ObjectDefineProperty(ReadableStreamAsyncIteratorPrototype, 'return', {
-  writable: true,
-  configurable: true,
-  enumerable: true,
-  value: function return_(this: unknown, value?: unknown): Promise<IteratorResult<unknown>> {
-    let state: IteratorState;
-    try {
-      state = iteratorState(this);
-    } catch (error) {
-      return rejected(error);
-    }
-    const step = (): Promise<IteratorResult<unknown>> => {
-      if (state.finished) return resolved({ value, done: true });
-      state.finished = true;
-      const reader = state.reader;
-      if (reader.stream === null) return resolved({ value, done: true });
-      if (!state.preventCancel) {
-        const stream = reader.stream;
-        const result = readableCancel(stream, value);
+/**
+ * Runs one step of an iterator method as WebIDL's async iterators do: a receiver that is not
+ * such an iterator rejects, and each step starts once the one before it has settled.
+ */
+function queuedStep(self: unknown, step: (state: IteratorState) => Promise<IteratorResult<unknown>>): Promise<IteratorResult<unknown>> {
+  let state: IteratorState;
+  try {
+    state = iteratorState(self);
+  } catch (error) {
+    return rejected(error);
+  }
+  const run = () => step(state);
+  const promise = state.ongoing === null ? run() : upon(state.ongoing, run, run);
+  state.ongoing = promise;
+  return promise;
+}
+defineOperation(ReadableStreamAsyncIteratorPrototype, 'next', function next(this: unknown): Promise<IteratorResult<unknown>> {
+  return queuedStep(this, (state) => {
+    if (state.finished) return resolved({ value: undefined, done: true });
+    const reader = state.reader;
+    if (reader.stream === null) return rejected(new TypeError('ReadableStream async iterator: the reader was released'));
+    const result = deferred<IteratorResult<unknown>>();
+    readerRead(reader, {
+      chunk: (value) => {
+        state.ongoing = null;
+        result.resolve({ value, done: false });
+      },
+      close: () => {
+        state.ongoing = null;
+        state.finished = true;
         readerRelease(reader);
-        return upon(result, () => ({ value, done: true }));
-      }
+        result.resolve({ value: undefined, done: true });
+      },
+      error: (reason) => {
+        state.ongoing = null;
+        state.finished = true;
+        readerRelease(reader);
+        result.reject(reason);
+      },
+    });
+    return result.promise;
+  });
+});
+defineOperation(ReadableStreamAsyncIteratorPrototype, 'return', function return_(this: unknown, value?: unknown): Promise<IteratorResult<unknown>> {
+  return queuedStep(this, (state) => {
+    if (state.finished) return resolved({ value, done: true });
+    state.finished = true;
+    const reader = state.reader;
+    if (reader.stream === null) return resolved({ value, done: true });
+    if (!state.preventCancel) {
+      const stream = reader.stream;
+      const result = readableCancel(stream, value);
       readerRelease(reader);
-      return resolved({ value, done: true });
-    };
-    const promise = state.ongoing === null ? step() : upon(state.ongoing, step, step);
-    state.ongoing = promise;
-    return promise;
-  },
+      return upon(result, () => ({ value, done: true }));
+    }
+    readerRelease(reader);
+    return resolved({ value, done: true });
+  });
 });
 ObjectDefineProperty(ReadableStreamAsyncIteratorPrototype, SymbolToStringTag, { value: 'ReadableStream AsyncIterator', configurable: true });
 // Not frozen (its methods are configurable, as WebIDL's): trusted code never calls through it.
@@ -1029,10 +1008,8 @@ export class ReadableStream {
   [SymbolAsyncIterator](options?: { preventCancel?: boolean }): AsyncIterableIterator<unknown> {
     return asyncIterator(recordOf(streams, this, 'ReadableStream[Symbol.asyncIterator]'), options);
   }
-  get [SymbolToStringTag](): string {
-    return 'ReadableStream';
-  }
 }
+interfaceName(ReadableStream, 'ReadableStream');
 
 function JSONQuote(text: string): string {
   return `"${text}"`;

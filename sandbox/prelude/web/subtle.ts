@@ -3,13 +3,14 @@
 // the host (src/stdlib/web) as asynchronous host calls (like fetch: counted against the
 // run's calls in flight, dropped when the run ends), charged to host fuel; keys live in private fields here, so a
 // program can neither forge a CryptoKey nor read a non-extractable key's bytes.
-import { SymbolCtor, SymbolToStringTag, ArrayPrototypePush, ErrorCtor, ObjectFreeze, PromiseCtor, PromisePrototypeThen, PromiseReject, PromiseResolve, StringCtor, StringPrototypeSlice, StringPrototypeToUpperCase, TypedArrayPrototypeGetLength, TypedArrayPrototypeSlice } from './primordials';
+import { SymbolCtor, ArrayPrototypePush, ErrorCtor, ObjectFreeze, PromiseCtor, PromisePrototypeThen, PromiseReject, PromiseResolve, StringCtor, StringPrototypeSlice, StringPrototypeToUpperCase, TypedArrayPrototypeGetLength, TypedArrayPrototypeSlice } from './primordials';
 import { native } from '../native';
 import { base64ToBytes, bytesToBase64 } from '../encoding';
 import { bufferSource, toArrayBuffer } from './bytes';
 import { DOMException } from '../dom-exception';
 import { listOf } from './headers';
 import { hostAsync } from './host';
+import { interfaceName } from '../idl';
 
 type Usage = 'encrypt' | 'decrypt' | 'sign' | 'verify';
 const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
@@ -105,9 +106,6 @@ export class CryptoKey {
   get usages(): readonly Usage[] {
     return this.#usages;
   }
-  get [SymbolToStringTag](): string {
-    return 'CryptoKey';
-  }
   static {
     keyParts = (key, fn, usage, name) => {
       if (!(typeof key === 'object' && key !== null && #raw in key)) throw new TypeError(`crypto.subtle.${fn}: the key must be a CryptoKey`);
@@ -118,6 +116,7 @@ export class CryptoKey {
     };
   }
 }
+interfaceName(CryptoKey, 'CryptoKey');
 
 
 function usagesOf(value: unknown, allowed: readonly Usage[], fn: string): Usage[] {

@@ -1,11 +1,12 @@
 // TransformStream per the WHATWG Streams standard (with transformer.cancel), and the two
 // queuing strategies. A TransformStream is a WritableStream and a ReadableStream joined by
 // the transformer; back-pressure on the readable side holds the writes.
-import { SymbolCtor, SymbolToStringTag, ObjectDefineProperty, ReflectApply } from './primordials';
+import { SymbolCtor, ObjectDefineProperty, ReflectApply } from './primordials';
 import { SafeWeakMap } from '../primordials';
 import { callback, deferred, dictionary, promiseCall, recordOf, rejected, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred } from './stream-kit';
 import { canCloseOrEnqueue, controllerClose, controllerEnqueue, controllerError, createReadable, desiredSize, readableRecord, shouldCallPull, type ControllerRecord, type ReadableStream, type StreamRecord } from './streams';
 import { createWritable, sinkErrorIfNeeded, writableRecord, type WritableRecord, type WritableStream } from './writable';
+import { interfaceName } from '../idl';
 
 const TOKEN = SymbolCtor('transform internals');
 
@@ -170,10 +171,8 @@ export class TransformStreamDefaultController {
   terminate(): void {
     transformTerminate(recordOf(controllers, this, 'TransformStreamDefaultController.terminate'));
   }
-  get [SymbolToStringTag](): string {
-    return 'TransformStreamDefaultController';
-  }
 }
+interfaceName(TransformStreamDefaultController, 'TransformStreamDefaultController');
 function newController(record: TransformControllerRecord): TransformStreamDefaultController {
   return new TransformStreamDefaultController(TOKEN, record);
 }
@@ -235,10 +234,8 @@ export class TransformStream {
   get writable(): WritableStream {
     return recordOf(transforms, this, 'TransformStream.writable').writable;
   }
-  get [SymbolToStringTag](): string {
-    return 'TransformStream';
-  }
 }
+interfaceName(TransformStream, 'TransformStream');
 // The encoding library names the global TransformStream, so the bundler renames this class (TransformStream2); it is frozen before define() could fix its name.
 ObjectDefineProperty(TransformStream, 'name', { value: 'TransformStream', configurable: true });
 
@@ -262,38 +259,28 @@ const countSize = {
   },
 }.size;
 
-export class ByteLengthQueuingStrategy {
-  readonly #highWaterMark: number;
-  constructor(init: { highWaterMark: number }) {
-    if (arguments.length === 0) throw new TypeError('ByteLengthQueuingStrategy: pass { highWaterMark }');
-    this.#highWaterMark = markOf(init, 'ByteLengthQueuingStrategy');
-  }
-  get highWaterMark(): number {
-    return this.#highWaterMark;
-  }
-  get size(): (chunk: { byteLength: number }) => number {
-    if (!(typeof this === 'object' && this !== null && #highWaterMark in this)) throw new TypeError('ByteLengthQueuingStrategy.size: illegal invocation');
-    return byteLengthSize;
-  }
-  get [SymbolToStringTag](): string {
-    return 'ByteLengthQueuingStrategy';
-  }
+/**
+ * The two strategy classes differ only in their name and size function, so one factory makes
+ * both; each is a class of its own (neither inherits from the other, as in the standard).
+ */
+function queuingStrategyClass<Size>(name: string, size: Size) {
+  const Strategy = class {
+    readonly #highWaterMark: number;
+    constructor(init: { highWaterMark: number }) {
+      if (arguments.length === 0) throw new TypeError(`${name}: pass { highWaterMark }`);
+      this.#highWaterMark = markOf(init, name);
+    }
+    get highWaterMark(): number {
+      return this.#highWaterMark;
+    }
+    get size(): Size {
+      if (!(typeof this === 'object' && this !== null && #highWaterMark in this)) throw new TypeError(`${name}.size: illegal invocation`);
+      return size;
+    }
+  };
+  ObjectDefineProperty(Strategy, 'name', { value: name, configurable: true });
+  interfaceName(Strategy, name);
+  return Strategy;
 }
-
-export class CountQueuingStrategy {
-  readonly #highWaterMark: number;
-  constructor(init: { highWaterMark: number }) {
-    if (arguments.length === 0) throw new TypeError('CountQueuingStrategy: pass { highWaterMark }');
-    this.#highWaterMark = markOf(init, 'CountQueuingStrategy');
-  }
-  get highWaterMark(): number {
-    return this.#highWaterMark;
-  }
-  get size(): () => number {
-    if (!(typeof this === 'object' && this !== null && #highWaterMark in this)) throw new TypeError('CountQueuingStrategy.size: illegal invocation');
-    return countSize;
-  }
-  get [SymbolToStringTag](): string {
-    return 'CountQueuingStrategy';
-  }
-}
+export const ByteLengthQueuingStrategy = queuingStrategyClass('ByteLengthQueuingStrategy', byteLengthSize);
+export const CountQueuingStrategy = queuingStrategyClass('CountQueuingStrategy', countSize);

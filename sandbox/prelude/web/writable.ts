@@ -2,10 +2,11 @@
 // order, back-pressure from a queuing strategy, close and abort (with the controller's
 // AbortSignal), writers with ready/closed/desiredSize. Records and algorithm names as in
 // the standard, as in ./streams.ts. No class body names its own class (bundler renames).
-import { SymbolCtor, SymbolToStringTag, ArrayPrototypePush, ReflectApply } from './primordials';
+import { SymbolCtor, ArrayPrototypePush, ReflectApply } from './primordials';
 import { AbortController, AbortSignal, signalAbort } from './abort';
 import { SafeWeakMap } from '../primordials';
 import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, newQueue, peek, promiseCall, queueLength, recordOf, rejected, withRecord, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
+import { interfaceName } from '../idl';
 
 const TOKEN = SymbolCtor('writable internals');
 const CLOSE = SymbolCtor('close sentinel');
@@ -281,10 +282,8 @@ export class WritableStreamDefaultController {
     if (controller.stream.state !== 'writable') return;
     controllerError(controller, reason);
   }
-  get [SymbolToStringTag](): string {
-    return 'WritableStreamDefaultController';
-  }
 }
+interfaceName(WritableStreamDefaultController, 'WritableStreamDefaultController');
 
 /** SetUpWritableStreamDefaultController from algorithms. */
 export function setUpSink(
@@ -431,10 +430,8 @@ export class WritableStreamDefaultWriter {
       return writerWrite(writer, chunk);
     });
   }
-  get [SymbolToStringTag](): string {
-    return 'WritableStreamDefaultWriter';
-  }
 }
+interfaceName(WritableStreamDefaultWriter, 'WritableStreamDefaultWriter');
 
 // --- the class ------------------------------------------------------------------------
 function newRecord(wrapper: WritableStream): WritableRecord {
@@ -490,10 +487,8 @@ export class WritableStream {
     recordOf(streams, this, 'WritableStream.getWriter');
     return newWriter(this);
   }
-  get [SymbolToStringTag](): string {
-    return 'WritableStream';
-  }
 }
+interfaceName(WritableStream, 'WritableStream');
 function newWriter(stream: WritableStream): WritableStreamDefaultWriter {
   return new WritableStreamDefaultWriter(stream);
 }

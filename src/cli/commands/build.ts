@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors';
-import { withExample } from '../help';
+import { subcommand, withExample } from '../help';
 import { denyWarnings, say, secretsFromEnvironment, svcHome, warn, type CliIo } from '../io';
 import type { CliContext } from '../context';
 
@@ -69,28 +69,27 @@ function testSecrets(io: CliIo, options: TestOptions): Record<string, string> {
 
 export function registerBuildCommands(root: Command, context: CliContext): void {
   const { io } = context;
-  const build = root.command('build').description('write, check and publish Packages (projects with an svc.toml)');
-  withExample(build, 'svc build init @acme/billing billing', 'svc build check', 'svc build publish-local');
+  const build = subcommand(root, 'build', 'write, check and publish Packages (projects with an svc.toml)', ['svc build init @acme/billing billing', 'svc build check', 'svc build publish-local']);
 
-  withExample(
-    build.command('init').description('start a project with one Package').argument('<name>', 'Package name, @scope/name').argument('[path]', 'project directory (default: the current directory)'),
-    'svc build init @acme/billing billing',
-  ).action((name: string, target: string | undefined) =>
-    withPackageTools(({ initProject }) => {
-      const manifest = initProject(name, path.resolve(io.cwd, target ?? '.'));
-      say(io, `Created ${manifest} with ${name} (src/lib.ts, docs/readme.md, tests/)`);
-    }),
-  );
+  subcommand(build, 'init', 'start a project with one Package', ['svc build init @acme/billing billing'])
+    .argument('<name>', 'Package name, @scope/name')
+    .argument('[path]', 'project directory (default: the current directory)')
+    .action((name: string, target: string | undefined) =>
+      withPackageTools(({ initProject }) => {
+        const manifest = initProject(name, path.resolve(io.cwd, target ?? '.'));
+        say(io, `Created ${manifest} with ${name} (src/lib.ts, docs/readme.md, tests/)`);
+      }),
+    );
 
-  withExample(
-    build.command('new').description('add another Package to the nearest project').argument('<name>', 'Package name, @scope/name').argument('[path]', 'directory inside the project (default: the name after the scope)'),
-    'svc build new @acme/invoices invoices',
-  ).action((name: string, target: string | undefined) =>
-    withPackageTools(({ newPackage }) => {
-      const directory = newPackage(name, io.cwd, target);
-      say(io, `Added ${name} in ${directory}`);
-    }),
-  );
+  subcommand(build, 'new', 'add another Package to the nearest project', ['svc build new @acme/invoices invoices'])
+    .argument('<name>', 'Package name, @scope/name')
+    .argument('[path]', 'directory inside the project (default: the name after the scope)')
+    .action((name: string, target: string | undefined) =>
+      withPackageTools(({ newPackage }) => {
+        const directory = newPackage(name, io.cwd, target);
+        say(io, `Added ${name} in ${directory}`);
+      }),
+    );
 
   const buildOptions = (command: Command) =>
     command.option('-p, --package <name>', 'only this Package (and the siblings it needs)').option('--deny-warnings', 'treat every warning as an error (also SVC_DENY_WARNINGS=1)');

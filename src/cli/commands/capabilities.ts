@@ -2,8 +2,7 @@
 // /v1/capabilities): each capability with the fields its filters may test, grouped by the
 // module or installed Package that provides it.
 import type { Command } from 'commander';
-import { expectOk, ServerClient, withServerOptions, type ServerOptions } from '../client';
-import { withExample } from '../help';
+import { expectOk, ServerClient, serverCommand, type ServerOptions } from '../client';
 import { say } from '../io';
 import type { CliContext } from '../context';
 
@@ -39,22 +38,15 @@ export function renderCapabilityGroup(group: GroupView): string[] {
 
 export function registerCapabilitiesCommand(root: Command, context: CliContext): void {
   const { io } = context;
-  withExample(
-    withServerOptions(
-      root
-        .command('capabilities')
-        .description('list the capabilities rules may name, with the fields their filters may test (standard library and installed Packages)')
-        .option('--json', 'print the server\'s answer as JSON'),
-    ),
-    'svc capabilities',
-    'svc capabilities --json',
-  ).action(async (options: ServerOptions & { json?: boolean }) => {
-    const body = expectOk(await ServerClient.from(options, io).request('GET', '/v1/capabilities')).json as { groups: GroupView[] };
-    if (options.json) {
-      say(io, JSON.stringify(body, null, 2));
-      return;
-    }
-    for (const group of body.groups) for (const line of renderCapabilityGroup(group)) say(io, line);
-    say(io, 'mcp.<server>: each server of a Blueprint\'s `mcp:` block, with fields tool and transport');
-  });
+  serverCommand(root, 'capabilities', 'list the capabilities rules may name, with the fields their filters may test (standard library and installed Packages)', ['svc capabilities', 'svc capabilities --json'])
+    .option('--json', 'print the server\'s answer as JSON')
+    .action(async (options: ServerOptions & { json?: boolean }) => {
+      const body = expectOk(await ServerClient.from(options, io).request('GET', '/v1/capabilities')).json as { groups: GroupView[] };
+      if (options.json) {
+        say(io, JSON.stringify(body, null, 2));
+        return;
+      }
+      for (const group of body.groups) for (const line of renderCapabilityGroup(group)) say(io, line);
+      say(io, 'mcp.<server>: each server of a Blueprint\'s `mcp:` block, with fields tool and transport');
+    });
 }

@@ -6,52 +6,49 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { CliError } from '../errors';
-import { withExample } from '../help';
+import { subcommand } from '../help';
 import { say, svcHome } from '../io';
 import type { CliContext } from '../context';
 
 export function registerDocsCommand(root: Command, context: CliContext): void {
   const { io } = context;
-  withExample(
-    root.command('docs').description("print the declarations of a standard-library module, a built-in or an installed Package").argument('<name>', 'svc:fs (or fs), fetch, Math.max, @scope/name'),
-    'svc docs svc:http',
-    'svc docs crypto.subtle',
-    'svc docs @acme/billing',
-  ).action(async (name: string) => {
-    if (!name.startsWith('@')) {
-      // Loaded on demand: the standard library and TypeScript's declarations are large.
-      const [{ hostModules }, { builtinDeclarations, isBuiltinName }] = await Promise.all([import('../../stdlib'), import('../../discovery')]);
-      const modules = hostModules();
-      const module = modules.get(name.startsWith('svc:') ? name : `svc:${name}`);
-      // `crypto` is both a built-in and svc:crypto's short name: the built-in wins, as in discovery.
-      if (module && (name.startsWith('svc:') || !isBuiltinName(name))) {
-        say(io, `${module.name} — ${module.description}`);
-        say(io, '');
-        io.stdout(module.declarations.endsWith('\n') ? module.declarations : `${module.declarations}\n`);
-        return;
+  subcommand(root, 'docs', "print the declarations of a standard-library module, a built-in or an installed Package", ['svc docs svc:http', 'svc docs crypto.subtle', 'svc docs @acme/billing'])
+    .argument('<name>', 'svc:fs (or fs), fetch, Math.max, @scope/name')
+    .action(async (name: string) => {
+      if (!name.startsWith('@')) {
+        // Loaded on demand: the standard library and TypeScript's declarations are large.
+        const [{ hostModules }, { builtinDeclarations, isBuiltinName }] = await Promise.all([import('../../stdlib'), import('../../discovery')]);
+        const modules = hostModules();
+        const module = modules.get(name.startsWith('svc:') ? name : `svc:${name}`);
+        // `crypto` is both a built-in and svc:crypto's short name: the built-in wins, as in discovery.
+        if (module && (name.startsWith('svc:') || !isBuiltinName(name))) {
+          say(io, `${module.name} — ${module.description}`);
+          say(io, '');
+          io.stdout(module.declarations.endsWith('\n') ? module.declarations : `${module.declarations}\n`);
+          return;
+        }
+        const builtin = isBuiltinName(name) ? builtinDeclarations(name) : null;
+        if (builtin) {
+          say(io, `${name} — a built-in: in scope without an import`);
+          say(io, '');
+          io.stdout(builtin.endsWith('\n') ? builtin : `${builtin}\n`);
+          return;
+        }
+        const known = [...modules.keys()].filter((m) => m.startsWith('svc:') && !['svc:security', 'svc:secrets', 'svc:test'].includes(m));
+        throw new CliError(`'${name}' is not a standard-library module, a built-in or a Package name`, 1, [`modules: ${known.join(', ')}; Packages are named @scope/name`]);
       }
-      const builtin = isBuiltinName(name) ? builtinDeclarations(name) : null;
-      if (builtin) {
-        say(io, `${name} — a built-in: in scope without an import`);
-        say(io, '');
-        io.stdout(builtin.endsWith('\n') ? builtin : `${builtin}\n`);
-        return;
+      const { localStoreRoot, packageFailure, PackageStore } = await import('../package-tools');
+      const home = svcHome(io);
+      const store = new PackageStore(path.join(home, 'server', 'packages'), localStoreRoot(home));
+      let found;
+      try {
+        found = store.find(name);
+      } catch (error) {
+        packageFailure(error);
       }
-      const known = [...modules.keys()].filter((m) => m.startsWith('svc:') && !['svc:security', 'svc:secrets', 'svc:test'].includes(m));
-      throw new CliError(`'${name}' is not a standard-library module, a built-in or a Package name`, 1, [`modules: ${known.join(', ')}; Packages are named @scope/name`]);
-    }
-    const { localStoreRoot, packageFailure, PackageStore } = await import('../package-tools');
-    const home = svcHome(io);
-    const store = new PackageStore(path.join(home, 'server', 'packages'), localStoreRoot(home));
-    let found;
-    try {
-      found = store.find(name);
-    } catch (error) {
-      packageFailure(error);
-    }
-    if (!found) throw new CliError(`package '${name}' is not installed in ${store.roots.join(' or ')}`, 1, [`install it with \`svc install <owner/repo> ${name}\` or \`svc build publish-local\``]);
-    say(io, `${name} — ${found.metadata.description}`);
-    say(io, '');
-    io.stdout(fs.readFileSync(path.join(found.directory, 'declarations.d.ts'), 'utf8'));
-  });
+      if (!found) throw new CliError(`package '${name}' is not installed in ${store.roots.join(' or ')}`, 1, [`install it with \`svc install <owner/repo> ${name}\` or \`svc build publish-local\``]);
+      say(io, `${name} — ${found.metadata.description}`);
+      say(io, '');
+      io.stdout(fs.readFileSync(path.join(found.directory, 'declarations.d.ts'), 'utf8'));
+    });
 }

@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { refusalWithHint, ServerClient, withServerOptions, type ServerOptions } from '../client';
+import { refusalWithHint, ServerClient, serverCommand, type ServerOptions } from '../client';
 import { CliError, UsageError } from '../errors';
-import { alignColumns, withExample } from '../help';
+import { alignColumns, subcommand } from '../help';
 import { envValue, say, warn, type CliIo } from '../io';
 import type { CliContext } from '../context';
 
@@ -139,107 +139,96 @@ function providerHost(raw: string): string {
 
 export function registerMcpCommands(root: Command, context: CliContext): void {
   const { io } = context;
-  const mcp = root.command('mcp').description("OAuth logins for a Blueprint's MCP servers, and OAuth provider registrations");
-  withExample(mcp, 'svc mcp authenticate support notion', 'svc mcp auth-status support');
+  const mcp = subcommand(root, 'mcp', "OAuth logins for a Blueprint's MCP servers, and OAuth provider registrations", ['svc mcp authenticate support notion', 'svc mcp auth-status support']);
 
-  withExample(
-    withServerOptions(
-      mcp
-        .command('authenticate')
-        .description('sign in to an `auth: oauth2` MCP server in the browser and store the login on the server (PKCE; answer on http://127.0.0.1:8765/callback, port from SVC_OAUTH_REDIRECT_PORT)')
-        .argument('<blueprint>', 'Blueprint name')
-        .argument('<server>', 'MCP server name in its `mcp:` block')
-        .option('--no-browser', 'print the sign-in URL without opening a browser'),
-    ),
-    'svc mcp authenticate support notion',
-  ).action(async (blueprint: string, server: string, options: ServerOptions & { browser: boolean }) => {
-    const client = ServerClient.from(options, io);
-    const redirectUri = `http://127.0.0.1:${redirectPort(io)}/callback`;
-    const config = await client.request('GET', '/v1/mcp/{blueprint}/{server}/auth-config', { params: { path: { blueprint, server }, query: { redirect_uri: redirectUri } } });
-    if (config.status !== 200) throw refusalWithHint(config, OAUTH_HINTS);
-    const { client_id: clientId, authorization_endpoint: authorizationEndpoint, scopes } = config.json as { client_id?: string; authorization_endpoint?: string; scopes?: string[] };
-    if (!clientId || !authorizationEndpoint) throw new CliError('the server gave no client id or authorization endpoint for this login', 1, [OAUTH_HINTS.missing_client_id]);
-    const verifier = base64url(randomBytes(32));
-    const challenge = base64url(createHash('sha256').update(verifier).digest());
-    const state = base64url(randomBytes(16));
-    const url = new URL(authorizationEndpoint);
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('client_id', clientId);
-    url.searchParams.set('redirect_uri', redirectUri);
-    url.searchParams.set('code_challenge', challenge);
-    url.searchParams.set('code_challenge_method', 'S256');
-    url.searchParams.set('state', state);
-    if (scopes?.length) url.searchParams.set('scope', scopes.join(' '));
-    const { answer, listening } = awaitCallback(Number(new URL(redirectUri).port), state);
-    await listening;
-    warn(io, `Open this URL to sign in to '${server}':\n  ${url.toString()}`);
-    if (options.browser) openBrowser(url.toString());
-    const code = await answer;
-    const exchanged = await client.request('POST', '/v1/mcp/{blueprint}/{server}/oauth/exchange', { params: { path: { blueprint, server } }, body: { code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId } });
-    if (exchanged.status !== 200) throw refusalWithHint(exchanged, OAUTH_HINTS);
-    say(io, `Authenticated '${server}' of Blueprint '${blueprint}' (state: ${exchanged.json.state}${exchanged.json.unauthenticated?.length ? `; still without a login: ${exchanged.json.unauthenticated.join(', ')}` : ''})`);
-  });
+  serverCommand(mcp, 'authenticate', 'sign in to an `auth: oauth2` MCP server in the browser and store the login on the server (PKCE; answer on http://127.0.0.1:8765/callback, port from SVC_OAUTH_REDIRECT_PORT)', ['svc mcp authenticate support notion'])
+    .argument('<blueprint>', 'Blueprint name')
+    .argument('<server>', 'MCP server name in its `mcp:` block')
+    .option('--no-browser', 'print the sign-in URL without opening a browser')
+    .action(async (blueprint: string, server: string, options: ServerOptions & { browser: boolean }) => {
+      const client = ServerClient.from(options, io);
+      const redirectUri = `http://127.0.0.1:${redirectPort(io)}/callback`;
+      const config = await client.request('GET', '/v1/mcp/{blueprint}/{server}/auth-config', { params: { path: { blueprint, server }, query: { redirect_uri: redirectUri } } });
+      if (config.status !== 200) throw refusalWithHint(config, OAUTH_HINTS);
+      const { client_id: clientId, authorization_endpoint: authorizationEndpoint, scopes } = config.json as { client_id?: string; authorization_endpoint?: string; scopes?: string[] };
+      if (!clientId || !authorizationEndpoint) throw new CliError('the server gave no client id or authorization endpoint for this login', 1, [OAUTH_HINTS.missing_client_id]);
+      const verifier = base64url(randomBytes(32));
+      const challenge = base64url(createHash('sha256').update(verifier).digest());
+      const state = base64url(randomBytes(16));
+      const url = new URL(authorizationEndpoint);
+      url.searchParams.set('response_type', 'code');
+      url.searchParams.set('client_id', clientId);
+      url.searchParams.set('redirect_uri', redirectUri);
+      url.searchParams.set('code_challenge', challenge);
+      url.searchParams.set('code_challenge_method', 'S256');
+      url.searchParams.set('state', state);
+      if (scopes?.length) url.searchParams.set('scope', scopes.join(' '));
+      const { answer, listening } = awaitCallback(Number(new URL(redirectUri).port), state);
+      await listening;
+      warn(io, `Open this URL to sign in to '${server}':\n  ${url.toString()}`);
+      if (options.browser) openBrowser(url.toString());
+      const code = await answer;
+      const exchanged = await client.request('POST', '/v1/mcp/{blueprint}/{server}/oauth/exchange', { params: { path: { blueprint, server } }, body: { code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId } });
+      if (exchanged.status !== 200) throw refusalWithHint(exchanged, OAUTH_HINTS);
+      say(io, `Authenticated '${server}' of Blueprint '${blueprint}' (state: ${exchanged.json.state}${exchanged.json.unauthenticated?.length ? `; still without a login: ${exchanged.json.unauthenticated.join(', ')}` : ''})`);
+    });
 
-  withExample(
-    withServerOptions(mcp.command('deauthenticate').description("remove the stored login of an MCP server").argument('<blueprint>', 'Blueprint name').argument('<server>', 'MCP server name')),
-    'svc mcp deauthenticate support notion',
-  ).action(async (blueprint: string, server: string, options: ServerOptions) => {
-    const reply = await ServerClient.from(options, io).request('DELETE', '/v1/mcp/{blueprint}/{server}/refresh-token', { params: { path: { blueprint, server } } });
-    if (reply.status !== 200) throw refusalWithHint(reply, OAUTH_HINTS);
-    say(io, `Removed the login of '${server}' (Blueprint '${blueprint}' is now ${reply.json.state})`);
-  });
+  serverCommand(mcp, 'deauthenticate', "remove the stored login of an MCP server", ['svc mcp deauthenticate support notion'])
+    .argument('<blueprint>', 'Blueprint name')
+    .argument('<server>', 'MCP server name')
+    .action(async (blueprint: string, server: string, options: ServerOptions) => {
+      const reply = await ServerClient.from(options, io).request('DELETE', '/v1/mcp/{blueprint}/{server}/refresh-token', { params: { path: { blueprint, server } } });
+      if (reply.status !== 200) throw refusalWithHint(reply, OAUTH_HINTS);
+      say(io, `Removed the login of '${server}' (Blueprint '${blueprint}' is now ${reply.json.state})`);
+    });
 
-  withExample(
-    withServerOptions(mcp.command('auth-status').description("show which MCP servers of a Blueprint have a login").argument('<blueprint>', 'Blueprint name')),
-    'svc mcp auth-status support',
-  ).action(async (blueprint: string, options: ServerOptions) => {
-    const reply = await ServerClient.from(options, io).request('GET', '/v1/mcp/{blueprint}/auth-status', { params: { path: { blueprint } } });
-    if (reply.status !== 200) throw refusalWithHint(reply, OAUTH_HINTS);
-    const body = reply.json as { blueprint: string; state: string; servers: Array<{ name: string; kind: string; authenticated?: boolean }> };
-    say(io, `Blueprint '${body.blueprint}': ${body.state}`);
-    const rows = body.servers.map((s) => [s.name, s.kind, s.kind === 'oauth' ? (s.authenticated ? 'authenticated' : 'not authenticated') : '-']);
-    for (const line of alignColumns([['SERVER', 'KIND', 'LOGIN'], ...rows])) say(io, line);
-  });
+  serverCommand(mcp, 'auth-status', "show which MCP servers of a Blueprint have a login", ['svc mcp auth-status support'])
+    .argument('<blueprint>', 'Blueprint name')
+    .action(async (blueprint: string, options: ServerOptions) => {
+      const reply = await ServerClient.from(options, io).request('GET', '/v1/mcp/{blueprint}/auth-status', { params: { path: { blueprint } } });
+      if (reply.status !== 200) throw refusalWithHint(reply, OAUTH_HINTS);
+      const body = reply.json as { blueprint: string; state: string; servers: Array<{ name: string; kind: string; authenticated?: boolean }> };
+      say(io, `Blueprint '${body.blueprint}': ${body.state}`);
+      const rows = body.servers.map((s) => [s.name, s.kind, s.kind === 'oauth' ? (s.authenticated ? 'authenticated' : 'not authenticated') : '-']);
+      for (const line of alignColumns([['SERVER', 'KIND', 'LOGIN'], ...rows])) say(io, line);
+    });
 
-  const provider = mcp.command('provider').description('OAuth client registrations kept by this CLI ($SVC_HOME/mcp_oauth.yaml)');
-  withExample(provider, 'svc mcp provider add github.com --client-id Iv1.abc123');
+  const provider = subcommand(mcp, 'provider', 'OAuth client registrations kept by this CLI ($SVC_HOME/mcp_oauth.yaml)', ['svc mcp provider add github.com --client-id Iv1.abc123']);
 
-  withExample(
-    provider
-      .command('add')
-      .description('register (or replace) the OAuth client for an authorization server host')
-      .argument('<match>', 'host of the authorization server, e.g. github.com')
-      .requiredOption('--client-id <id>', 'client id registered with that server')
-      .option('--client-secret <reference>', 'where the client secret comes from: ${env.VAR} or ${secrets.KEY} (never the value itself)')
-      .option('--scope <scope>', 'scope to request (repeatable)', (value: string, all: string[] = []) => [...all, value]),
-    "svc mcp provider add github.com --client-id Iv1.abc123 --client-secret '${env.GITHUB_CLIENT_SECRET}' --scope repo",
-  ).action(async (match: string, options: { clientId: string; clientSecret?: string; scope?: string[] }) => {
-    const host = providerHost(match);
-    if (options.clientId.trim() === '') throw new UsageError('--client-id: expected a non-empty client id');
-    if (options.clientSecret !== undefined && !/^\$\{(env|secrets)\.[^}]+\}$/.test(options.clientSecret)) {
-      throw new UsageError('--client-secret: expected a reference, ${env.VAR} or ${secrets.KEY}; a secret value never goes on the command line');
-    }
-    const file = providersFile(io);
-    const providers = (await readProviders(file)).filter((p) => p.match !== host);
-    providers.push({ match: host, client_id: options.clientId, ...(options.clientSecret ? { client_secret: options.clientSecret } : {}), ...(options.scope?.length ? { scopes: options.scope } : {}) });
-    providers.sort((a, b) => (a.match < b.match ? -1 : a.match > b.match ? 1 : 0));
-    await writeProviders(file, providers);
-    say(io, `Registered the OAuth client for ${host}`);
-  });
+  subcommand(provider, 'add', 'register (or replace) the OAuth client for an authorization server host', ["svc mcp provider add github.com --client-id Iv1.abc123 --client-secret '${env.GITHUB_CLIENT_SECRET}' --scope repo"])
+    .argument('<match>', 'host of the authorization server, e.g. github.com')
+    .requiredOption('--client-id <id>', 'client id registered with that server')
+    .option('--client-secret <reference>', 'where the client secret comes from: ${env.VAR} or ${secrets.KEY} (never the value itself)')
+    .option('--scope <scope>', 'scope to request (repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .action(async (match: string, options: { clientId: string; clientSecret?: string; scope?: string[] }) => {
+      const host = providerHost(match);
+      if (options.clientId.trim() === '') throw new UsageError('--client-id: expected a non-empty client id');
+      if (options.clientSecret !== undefined && !/^\$\{(env|secrets)\.[^}]+\}$/.test(options.clientSecret)) {
+        throw new UsageError('--client-secret: expected a reference, ${env.VAR} or ${secrets.KEY}; a secret value never goes on the command line');
+      }
+      const file = providersFile(io);
+      const providers = (await readProviders(file)).filter((p) => p.match !== host);
+      providers.push({ match: host, client_id: options.clientId, ...(options.clientSecret ? { client_secret: options.clientSecret } : {}), ...(options.scope?.length ? { scopes: options.scope } : {}) });
+      providers.sort((a, b) => (a.match < b.match ? -1 : a.match > b.match ? 1 : 0));
+      await writeProviders(file, providers);
+      say(io, `Registered the OAuth client for ${host}`);
+    });
 
-  withExample(provider.command('list').description('list the registered OAuth clients (secrets are never shown)'), 'svc mcp provider list').action(async () => {
+  subcommand(provider, 'list', 'list the registered OAuth clients (secrets are never shown)', ['svc mcp provider list']).action(async () => {
     const providers = await readProviders(providersFile(io));
     if (providers.length === 0) return say(io, 'No OAuth providers registered (add one with `svc mcp provider add`)');
     for (const line of alignColumns([['MATCH', 'CLIENT ID', 'SECRET', 'SCOPES'], ...providers.map((p) => [p.match, p.client_id, p.client_secret ? 'set' : '-', p.scopes?.join(' ') || '-'])])) say(io, line);
   });
 
-  withExample(provider.command('remove').description('remove the registration for a host').argument('<match>', 'host of the authorization server'), 'svc mcp provider remove github.com').action(async (match: string) => {
-    const host = providerHost(match);
-    const file = providersFile(io);
-    const providers = await readProviders(file);
-    if (!providers.some((p) => p.match === host)) throw new CliError(`no OAuth provider is registered for ${host}`);
-    await writeProviders(file, providers.filter((p) => p.match !== host));
-    say(io, `Removed the OAuth client for ${host}`);
-  });
+  subcommand(provider, 'remove', 'remove the registration for a host', ['svc mcp provider remove github.com'])
+    .argument('<match>', 'host of the authorization server')
+    .action(async (match: string) => {
+      const host = providerHost(match);
+      const file = providersFile(io);
+      const providers = await readProviders(file);
+      if (!providers.some((p) => p.match === host)) throw new CliError(`no OAuth provider is registered for ${host}`);
+      await writeProviders(file, providers.filter((p) => p.match !== host));
+      say(io, `Removed the OAuth client for ${host}`);
+    });
 
 }

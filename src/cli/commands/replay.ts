@@ -10,41 +10,37 @@ import { RunnerPool } from '../../../sandbox';
 import { readTape, replayTape, TapeError } from '../../journal';
 import { limitDefaults } from '../../config/schema';
 import { CliError, EXIT_FAILURE, EXIT_NOT_ATTEMPTED, EXIT_USAGE } from '../errors';
-import { withExample } from '../help';
+import { subcommand } from '../help';
 import type { CliContext } from '../context';
 
 export function registerReplayCommand(root: Command, context: CliContext): void {
   const { io } = context;
-  withExample(
-    root
-      .command('replay')
-      .description('replay a run from its tape (GET /v1/runs/<id>/tape) here, offline; exit 0 when result, console and fuel match')
-      .argument('<tape>', 'tape file (svc.tape/1 JSON)')
-      .option('--secrets <file>', 'JSON object of the secrets the run\'s Packages read, by name (a tape never holds them; without a value a secret reads as not set)'),
-    'svc replay tape.json',
-  ).action(async (file: string, options: { secrets?: string }) => {
-    let tape;
-    try {
-      tape = readTape(JSON.parse(fs.readFileSync(file, 'utf8')));
-    } catch (error) {
-      throw new CliError(`svc replay: ${file}: ${(error as Error).message}`, EXIT_NOT_ATTEMPTED);
-    }
-    const secrets = options.secrets === undefined ? {} : readSecrets(options.secrets);
-    const pool = new RunnerPool({ size: 1, memoryMb: limitDefaults.max_execution_memory });
-    await pool.start();
-    try {
-      const verdict = await replayTape(tape, pool, secrets);
-      for (const line of verdict.console) io.stderr(`${line}\n`);
-      if (verdict.result !== null) io.stdout(`${verdict.result}\n`);
-      if (!verdict.matches) throw new CliError(`svc replay: ${verdict.difference}`, EXIT_FAILURE);
-      io.stderr(`replay matches: result, ${verdict.console.length} console lines and fuel (wasm ${verdict.fuel.wasm}, host ${verdict.fuel.host})\n`);
-    } catch (error) {
-      if (error instanceof TapeError) throw new CliError(`svc replay: ${error.message}`, EXIT_NOT_ATTEMPTED);
-      throw error;
-    } finally {
-      await pool.stop();
-    }
-  });
+  subcommand(root, 'replay', 'replay a run from its tape (GET /v1/runs/<id>/tape) here, offline; exit 0 when result, console and fuel match', ['svc replay tape.json'])
+    .argument('<tape>', 'tape file (svc.tape/1 JSON)')
+    .option('--secrets <file>', 'JSON object of the secrets the run\'s Packages read, by name (a tape never holds them; without a value a secret reads as not set)')
+    .action(async (file: string, options: { secrets?: string }) => {
+      let tape;
+      try {
+        tape = readTape(JSON.parse(fs.readFileSync(file, 'utf8')));
+      } catch (error) {
+        throw new CliError(`svc replay: ${file}: ${(error as Error).message}`, EXIT_NOT_ATTEMPTED);
+      }
+      const secrets = options.secrets === undefined ? {} : readSecrets(options.secrets);
+      const pool = new RunnerPool({ size: 1, memoryMb: limitDefaults.max_execution_memory });
+      await pool.start();
+      try {
+        const verdict = await replayTape(tape, pool, secrets);
+        for (const line of verdict.console) io.stderr(`${line}\n`);
+        if (verdict.result !== null) io.stdout(`${verdict.result}\n`);
+        if (!verdict.matches) throw new CliError(`svc replay: ${verdict.difference}`, EXIT_FAILURE);
+        io.stderr(`replay matches: result, ${verdict.console.length} console lines and fuel (wasm ${verdict.fuel.wasm}, host ${verdict.fuel.host})\n`);
+      } catch (error) {
+        if (error instanceof TapeError) throw new CliError(`svc replay: ${error.message}`, EXIT_NOT_ATTEMPTED);
+        throw error;
+      } finally {
+        await pool.stop();
+      }
+    });
 }
 
 /** `--secrets`: a JSON object of strings; the message names the file and what is wrong, never a value. */

@@ -2,8 +2,8 @@
 // GET /v1/secrets, DELETE /v1/secrets/{key}). A value is never a command-line argument
 // and never printed.
 import type { Command } from 'commander';
-import { refusalWithHint, ServerClient, withServerOptions, type ServerOptions } from '../client';
-import { withExample } from '../help';
+import { refusalWithHint, ServerClient, serverCommand, type ServerOptions } from '../client';
+import { subcommand } from '../help';
 import { say, warn } from '../io';
 import type { CliContext } from '../context';
 import { readSecretValue } from '../secret-input';
@@ -17,51 +17,35 @@ const STORE_HINTS: Record<string, string> = {
 
 export function registerSecretCommands(root: Command, context: CliContext): void {
   const { io } = context;
-  const secret = root.command('secret').alias('secrets').description("store or delete values in the server's sealed secret store");
-  withExample(secret, 'svc secret put billing_api_key < billing-key.txt');
+  const secret = subcommand(root, 'secret', "store or delete values in the server's sealed secret store", ['svc secret put billing_api_key < billing-key.txt']).alias('secrets');
 
-  withExample(
-    withServerOptions(
-      secret
-        .command('put')
-        .description('store a value under a key (from a prompt with echo off on a terminal, else standard input with one trailing newline removed)')
-        .argument('<key>', 'store key, e.g. billing_api_key or team/api_key'),
-    ),
-    'svc secret put billing_api_key',
-    'svc secret put billing_api_key < key.txt',
-  ).action(async (key: string, options: ServerOptions) => {
-    const client = ServerClient.from(options, io);
-    const value = await readSecretValue(io, `Value for secret '${key}' (input hidden): `);
-    const reply = await client.request('POST', '/v1/secrets', { body: { key, value } });
-    if (reply.status !== 200) throw refusalWithHint(reply, STORE_HINTS);
-    say(io, `Stored secret '${reply.json.key}'`);
-  });
+  serverCommand(secret, 'put', 'store a value under a key (from a prompt with echo off on a terminal, else standard input with one trailing newline removed)', ['svc secret put billing_api_key', 'svc secret put billing_api_key < key.txt'])
+    .argument('<key>', 'store key, e.g. billing_api_key or team/api_key')
+    .action(async (key: string, options: ServerOptions) => {
+      const client = ServerClient.from(options, io);
+      const value = await readSecretValue(io, `Value for secret '${key}' (input hidden): `);
+      const reply = await client.request('POST', '/v1/secrets', { body: { key, value } });
+      if (reply.status !== 200) throw refusalWithHint(reply, STORE_HINTS);
+      say(io, `Stored secret '${reply.json.key}'`);
+    });
 
-  withExample(
-    withServerOptions(
-      secret
-        .command('list')
-        .description('list the stored keys, one a line (never the values)')
-        .option('--prefix <prefix>', 'only keys that start with this text, e.g. team/')
-        .option('--json', 'print the keys as a JSON array'),
-    ),
-    'svc secret list',
-    'svc secret list --prefix team/',
-  ).action(async (options: ServerOptions & { prefix?: string; json?: boolean }) => {
-    const reply = await ServerClient.from(options, io).request('GET', '/v1/secrets', { params: { query: options.prefix !== undefined ? { prefix: options.prefix } : {} } });
-    if (reply.status !== 200) throw refusalWithHint(reply, STORE_HINTS);
-    const keys: string[] = Array.isArray(reply.json?.keys) ? reply.json.keys : [];
-    if (options.json) say(io, JSON.stringify(keys));
-    else if (keys.length === 0) warn(io, options.prefix !== undefined ? `no stored keys start with '${options.prefix}'` : 'no secrets are stored (add one with `svc secret put <key>`)');
-    else for (const key of keys) say(io, key);
-  });
+  serverCommand(secret, 'list', 'list the stored keys, one a line (never the values)', ['svc secret list', 'svc secret list --prefix team/'])
+    .option('--prefix <prefix>', 'only keys that start with this text, e.g. team/')
+    .option('--json', 'print the keys as a JSON array')
+    .action(async (options: ServerOptions & { prefix?: string; json?: boolean }) => {
+      const reply = await ServerClient.from(options, io).request('GET', '/v1/secrets', { params: { query: options.prefix !== undefined ? { prefix: options.prefix } : {} } });
+      if (reply.status !== 200) throw refusalWithHint(reply, STORE_HINTS);
+      const keys: string[] = Array.isArray(reply.json?.keys) ? reply.json.keys : [];
+      if (options.json) say(io, JSON.stringify(keys));
+      else if (keys.length === 0) warn(io, options.prefix !== undefined ? `no stored keys start with '${options.prefix}'` : 'no secrets are stored (add one with `svc secret put <key>`)');
+      else for (const key of keys) say(io, key);
+    });
 
-  withExample(
-    withServerOptions(secret.command('delete').description('delete the value stored under a key').argument('<key>', 'store key')),
-    'svc secret delete billing_api_key',
-  ).action(async (key: string, options: ServerOptions) => {
-    const reply = await ServerClient.from(options, io).request('DELETE', '/v1/secrets/{key}', { params: { path: { key } } });
-    if (reply.status !== 200) throw refusalWithHint(reply, STORE_HINTS);
-    say(io, `Deleted secret '${reply.json.key}'`);
-  });
+  serverCommand(secret, 'delete', 'delete the value stored under a key', ['svc secret delete billing_api_key'])
+    .argument('<key>', 'store key')
+    .action(async (key: string, options: ServerOptions) => {
+      const reply = await ServerClient.from(options, io).request('DELETE', '/v1/secrets/{key}', { params: { path: { key } } });
+      if (reply.status !== 200) throw refusalWithHint(reply, STORE_HINTS);
+      say(io, `Deleted secret '${reply.json.key}'`);
+    });
 }

@@ -1,19 +1,15 @@
 // `svc server status | stop`: the ops endpoints GET /v1/status and POST /v1/shutdown.
 import type { Command } from 'commander';
-import { expectOk, ServerClient, ServerUnreachableError, withServerOptions, type ServerOptions } from '../client';
+import { expectOk, ServerClient, serverCommand, ServerUnreachableError, type ServerOptions } from '../client';
 import { say } from '../io';
-import { withExample } from '../help';
+import { subcommand } from '../help';
 import type { CliContext } from '../context';
 
 export function registerServerCommands(root: Command, context: CliContext): void {
   const { io } = context;
-  const server = root.command('server').description('inspect or stop a running svc-server');
-  withExample(server, 'svc server status --server https://svc.internal:8128');
+  const server = subcommand(root, 'server', 'inspect or stop a running svc-server', ['svc server status --server https://svc.internal:8128']);
 
-  withExample(
-    withServerOptions(server.command('status').description('show the server\'s bind address, pid, open sessions, Blueprints and runner sandbox level (exit 1 when no server answers)')),
-    'svc server status',
-  ).action(async (options: ServerOptions) => {
+  serverCommand(server, 'status', 'show the server\'s bind address, pid, open sessions, Blueprints and runner sandbox level (exit 1 when no server answers)', ['svc server status']).action(async (options: ServerOptions) => {
     const status = expectOk(await ServerClient.from(options, io).request('GET', '/v1/status')).json;
     const blueprints: string[] = Array.isArray(status.blueprints) ? status.blueprints : [];
     const rows: Array<[string, string]> = [
@@ -28,10 +24,7 @@ export function registerServerCommands(root: Command, context: CliContext): void
     for (const [label, value] of rows) say(io, `${`${label}:`.padEnd(width)}${value}`);
   });
 
-  withExample(
-    withServerOptions(server.command('stop').description('ask the server to drain and stop (exit 0 when none is running)')),
-    'svc server stop --server http://127.0.0.1:8128',
-  ).action(async (options: ServerOptions) => {
+  serverCommand(server, 'stop', 'ask the server to drain and stop (exit 0 when none is running)', ['svc server stop --server http://127.0.0.1:8128']).action(async (options: ServerOptions) => {
     const client = ServerClient.from(options, io);
     try {
       expectOk(await client.request('POST', '/v1/shutdown'));

@@ -1,8 +1,8 @@
 // `svc:crypto`: hashes, HMAC, random bytes and constant-time comparison. Pure, ungated.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { HOST_FUEL } from '../fuel';
-import { ungated, type HostModule } from '../types';
-import { declarationsOf } from '../sources';
+import { ungated } from '../types';
+import { stdlibModule } from '../sources';
 
 const PURE = 'pure computation over the arguments: no file, network, secret or state is touched';
 
@@ -24,10 +24,8 @@ function hash(algorithm: 'sha256' | 'sha512', fn: string) {
   });
 }
 
-export const cryptoModule: HostModule = {
-  name: 'svc:crypto',
+export const cryptoModule = stdlibModule('crypto', {
   description: 'SHA-256, SHA-512, HMAC-SHA256, secure random bytes and constant-time comparison',
-  declarations: declarationsOf('crypto'),
   operations: {
     sha256: hash('sha256', 'sha256'),
     sha512: hash('sha512', 'sha512'),
@@ -59,4 +57,4 @@ export const cryptoModule: HostModule = {
       },
     }),
   },
-};
+});

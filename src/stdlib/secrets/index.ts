@@ -1,12 +1,10 @@
 // `svc:secrets` (Packages only): a declared secret's value. From `main` the call is refused
 // as an invariant before any rule is read and before any lookup, whatever the policy.
-import { gated, type HostModule } from '../types';
-import { declarationsOf } from '../sources';
+import { gated } from '../types';
+import { stdlibModule } from '../sources';
 
-export const secretsModule: HostModule = {
-  name: 'svc:secrets',
+export const secretsModule = stdlibModule('secrets', {
   description: 'Secret values for Packages (programs never see secrets; pass secret names to Packages)',
-  declarations: declarationsOf('secrets'),
   operations: {
     get: gated({
       answersSecret: true,
@@ -20,4 +18,4 @@ export const secretsModule: HostModule = {
       },
     }),
   },
-};
+});

@@ -1,16 +1,14 @@
 // `svc:security` (Package plumbing): `check(capability, context)` asks the Blueprint's
 // rules; returns on allow, throws PermissionDeniedError on denial. The secrets.get
 // invariant does not apply to check.
-import { gated, type HostModule } from '../types';
-import { declarationsOf } from '../sources';
+import { gated } from '../types';
+import { stdlibModule } from '../sources';
 
 /** Longest capability name a check may ask about (`<domain>/<operation>` names are far shorter). */
 export const MAX_CAPABILITY_CHARS = 256;
 
-export const securityModule: HostModule = {
-  name: 'svc:security',
+export const securityModule = stdlibModule('security', {
   description: 'Permission checks for Package code',
-  declarations: declarationsOf('security'),
   operations: {
     check: gated({
       attribution: 'consumer',
@@ -33,4 +31,4 @@ export const securityModule: HostModule = {
       },
     }),
   },
-};
+});

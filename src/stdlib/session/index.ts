@@ -2,9 +2,9 @@
 // text checked on the guest side (JSON data only, a fresh parse on every get).
 import { QuotaExceededError } from '../../policy';
 import { HOST_FUEL } from '../fuel';
-import { gated, type HostModule, type RunContext } from '../types';
+import { gated, type RunContext } from '../types';
 import { MAX_KEY_UNITS, MAX_VALUE_BYTES } from './state';
-import { declarationsOf, guestSource } from '../sources';
+import { stdlibModule } from '../sources';
 
 export { SessionStates, SessionState, StateBudget } from './state';
 
@@ -22,11 +22,8 @@ function store(call: RunContext, fn: string) {
   return session;
 }
 
-export const sessionModule: HostModule = {
-  name: 'svc:session',
+export const sessionModule = stdlibModule('session', {
   description: 'Key/value state kept across the runs of one session (JSON values, memory only)',
-  declarations: declarationsOf('session'),
-  guest: guestSource('session'),
   operations: {
     get: gated({
       parse: (args) => keyArg(args[0], 'get'),
@@ -96,4 +93,4 @@ export const sessionModule: HostModule = {
       },
     }),
   },
-};
+});

@@ -1,15 +1,13 @@
 // `svc:test`: available only under the Package test runner.
 // `label` names the current test in the runner's output; `expectException` runs in the
 // guest (it needs the caller's function), so the host side only records labels.
-import { ungated, type HostModule } from '../types';
-import { declarationsOf, guestSource } from '../sources';
+import { ungated } from '../types';
+import { declarationsOf, stdlibModule } from '../sources';
 
 export const TEST_DECLARATIONS = declarationsOf('test');
 
-export const testModule: HostModule = {
-  name: 'svc:test',
+export const testModule = stdlibModule('test', {
   description: 'Package test helpers (Package test runner only)',
-  declarations: TEST_DECLARATIONS,
   operations: {
     label: ungated('a test label only reaches the Package test runner\'s output', {
       parse: (args) => String(args[0]),
@@ -19,6 +17,5 @@ export const testModule: HostModule = {
       },
     }),
   },
-  guest: guestSource('test'),
   availableFor: (services) => services.testLabel !== undefined,
-};
+});
