@@ -20,7 +20,8 @@ export interface Slot {
   isolate: ivm.Isolate;
   /** False once the run has ended: callbacks of an old context do nothing. */
   live: boolean;
-  limit: { kind: RunnerOutcome['kind']; fuelLeft?: number; stack?: string } | null;
+  /** The limit that ended the run; `cpu`: it was the run's CPU time (./cpu-limit.ts). */
+  limit: { kind: RunnerOutcome['kind']; fuelLeft?: number; stack?: string; cpu?: boolean } | null;
   console: string[];
   consoleBytes: number;
   consoleDropped: number;

@@ -8,6 +8,7 @@ import { compileShared, compileSharedAsync, contentKey } from './script-cache';
 import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, suspendIfIdle, withJournal, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
 import { RunDeadline } from './deadline';
+import { CpuMeter, cpuLimitOf } from './cpu-limit';
 import type { CpuTurns } from './cpu';
 import type { GuestFailure, RunMessage, RunnerOutcome } from './protocol';
 import { mapsOf, reportOf, type RunMaps } from './render-stack';
@@ -317,7 +318,7 @@ export class Run {
     this.host.attach(message.runId, slot);
     const deadline = message.limits.timeMs > 0 ? new RunDeadline(message.limits.timeMs, this.started, () => endRun(slot, 'timeout')) : null;
     slot.deadline = deadline;
-    const stuck = this.watchForStuckIsolate(slot);
+    const stuck = this.watch(slot, new CpuMeter(isolate, cpuLimitOf(message.limits)));
 
     let collected: Collected | null = null;
     let crash: string | null = null;
@@ -449,6 +450,7 @@ export class Run {
       result: kind === 'ok' && collected?.ok ? collected.result : null,
       failure,
       limitStack: slot.limit?.stack,
+      ...(slot.limit?.cpu ? { cpuLimited: true } : {}),
       console: consoleLines,
       wasmFuel,
       hostFuel: slot.hostFuel,
@@ -472,15 +474,21 @@ export class Run {
   }
 
   /**
-   * Some allocations inside V8 builtins cannot be interrupted: the isolate is disposed (by a
-   * limit) but never stops, and its thread may never come back. Report the run as ended and
-   * ask to be retired: the pool sends this runner no further run and replaces it once the
-   * other runs it hosts have ended.
+   * Watches the run from this thread while it runs elsewhere. Its CPU time: past its limit
+   * the run ends, wherever that time went (./cpu-limit.ts). And an isolate that does not
+   * stop: some allocations inside V8 builtins cannot be interrupted, so the isolate is
+   * disposed (by a limit) but never stops, and its thread may never come back. Report the
+   * run as ended and ask to be retired: the pool sends this runner no further run and
+   * replaces it once the other runs it hosts have ended.
    */
-  private watchForStuckIsolate(slot: Slot): NodeJS.Timeout {
+  private watch(slot: Slot, meter: CpuMeter): NodeJS.Timeout {
     const { message } = this;
     let disposedAt: number | null = null;
     const interval = setInterval(() => {
+      if (slot.live && slot.limit === null && meter.spent()) {
+        slot.limit = { kind: meter.limit.kind, cpu: true };
+        endRun(slot, meter.limit.kind);
+      }
       if (!slot.isolate.isDisposed) return;
       disposedAt ??= Date.now();
       if (Date.now() - disposedAt < 500) return;
@@ -491,6 +499,7 @@ export class Run {
           kind,
           result: null,
           failure: null,
+          ...(slot.limit?.cpu ? { cpuLimited: true } : {}),
           console: slot.console,
           wasmFuel: kind === 'fuel_exhausted' ? Math.max(0, message.limits.fuel - slot.hostFuel) : 0,
           hostFuel: slot.hostFuel,
