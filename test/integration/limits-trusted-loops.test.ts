@@ -123,5 +123,5 @@ test('max_execution_cpu: the server-wide ceiling ends a run whose fuel would buy
 test('max_execution_cpu refuses a value that is not a whole number of seconds, naming the setting', async () => {
   const failed = await runServerBinary(['--max-execution-cpu', 'soon'], {}, tempDir());
   assert.notEqual(failed.code, 0);
-  assert.match(failed.stderr, /max.execution.cpu/);
+  assert.match(failed.stderr, /--max-execution-cpu: expected a whole number of seconds, got `soon`/);
 });
