@@ -62,6 +62,12 @@ export interface Slot {
   suspendWanted: number | null;
   /** The guest's timers (set once the prelude has run). */
   timers: GuestTimers | null;
+  /**
+   * CPU time (ns) the context's native callbacks spent on this thread for the run (URL
+   * parsing, console lines, random bytes): the isolate's own CPU time leaves it out, and a
+   * built-in can call them in a loop that charges no fuel (./cpu-limit.ts counts both).
+   */
+  callbackNs: bigint;
   /** The run's time limit, which stops while a host call waits for a person (null: no limit, or not started). */
   deadline: { pause(): void; resume(): void } | null;
 }
@@ -125,7 +131,20 @@ function newSlot(isolate: ivm.Isolate): Slot {
     suspended: false,
     suspendWanted: null,
     timers: null,
+    callbackNs: 0n,
     deadline: null,
+  };
+}
+
+/** `callback` with its time on this thread added to the run's `callbackNs`. */
+function timed<A extends unknown[], R>(slot: Slot, callback: (...args: A) => R): (...args: A) => R {
+  return (...args: A) => {
+    const started = process.hrtime.bigint();
+    try {
+      return callback(...args);
+    } finally {
+      slot.callbackNs += process.hrtime.bigint() - started;
+    }
   };
 }
 
@@ -356,7 +375,8 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     return value ?? 0;
   };
 
-  const callbacks: Record<(typeof NATIVE_NAMES)[number], (...args: never[]) => unknown> = { hostCall, hostStart, hostCancel, console: consoleLine, limit, mayBlock, random, clock, url: parseUrlParts };
+  // A blocking host call's wait is the server's work (host fuel), not this thread's: untimed.
+  const callbacks: Record<(typeof NATIVE_NAMES)[number], (...args: never[]) => unknown> = { hostCall, hostStart: timed(slot, hostStart), hostCancel, console: timed(slot, consoleLine), limit, mayBlock, random: timed(slot, random), clock, url: timed(slot, parseUrlParts) };
   const mark = new ivm.Reference(() => (slot.leftState = true));
   const setup = engine.setup.runSync(context, { reference: true }) as ivm.Reference<(...args: unknown[]) => void>;
   try {

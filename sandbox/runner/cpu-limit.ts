@@ -50,12 +50,18 @@ interface Metered {
   readonly isDisposed: boolean;
 }
 
-/** Reads one run's CPU time against its limit; the runner's main thread asks it periodically. */
+/**
+ * Reads one run's CPU time against its limit; the runner's main thread asks it periodically.
+ * The run's CPU time is its isolate's plus what the context's native callbacks spent on the
+ * runner's thread for it (`callbackNs`: isolated-vm does not count a synchronous call out of
+ * the isolate, and a built-in can make such calls in a loop that spends no fuel).
+ */
 export class CpuMeter {
   private readonly start: bigint;
 
   constructor(
     private readonly isolate: Metered,
+    private readonly callbacks: { readonly callbackNs: bigint },
     readonly limit: CpuLimit,
   ) {
     // The isolate served earlier runs and prepared this run's context: only what follows counts.
@@ -66,7 +72,7 @@ export class CpuMeter {
   spent(): boolean {
     if (this.isolate.isDisposed) return false;
     try {
-      return Number(this.isolate.cpuTime - this.start) / 1e6 >= this.limit.ms;
+      return Number(this.isolate.cpuTime - this.start + this.callbacks.callbackNs) / 1e6 >= this.limit.ms;
     } catch {
       return false;
     }

@@ -318,7 +318,7 @@ export class Run {
     this.host.attach(message.runId, slot);
     const deadline = message.limits.timeMs > 0 ? new RunDeadline(message.limits.timeMs, this.started, () => endRun(slot, 'timeout')) : null;
     slot.deadline = deadline;
-    const stuck = this.watch(slot, new CpuMeter(isolate, cpuLimitOf(message.limits)));
+    const stuck = this.watch(slot, new CpuMeter(isolate, slot, cpuLimitOf(message.limits)));
 
     let collected: Collected | null = null;
     let crash: string | null = null;

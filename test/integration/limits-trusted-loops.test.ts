@@ -18,6 +18,8 @@ const SPIN = 'Array.prototype.indexOf.bind({ length: 2 ** 53 - 1 }, 1)';
 const ENDLESS_NEXT = (value: string) => `Reflect.get.bind(null, { step: { done: false, value: ${value} } }, 'step')`;
 /** A thenable whose `then` resolves with the thenable itself, scheduling a new promise job each time: a built-in does it. */
 const SELF_THENABLE = 'const t: any = {}; t.then = Array.prototype.forEach.bind([t]);';
+/** An array-like of 2^53 - 1 elements, every one present, built of built-in traps (no fuel to read it). */
+const ENDLESS_ARRAY_LIKE = "new Proxy({}, { has: Reflect.has.bind(null, [0], 0) as any, get: Reflect.get.bind(null, { v: 2 ** 53 - 1 }, 'v') as any })";
 /** An object whose one enumerable property's getter is SPIN. */
 const SPINNING_GETTER = `const o = {}; Object.defineProperty(o, 'x', { enumerable: true, get: ${SPIN} as any });`;
 
@@ -99,6 +101,11 @@ test("the result's encoding: a getter and a toJSON that never return", HANG_GUAR
 test('console formatting of hostile objects: a getter and a Proxy trap', HANG_GUARD, async () => {
   await endsByCpuBesideVictim(`export function main() { ${SPINNING_GETTER} console.log(o); return 1; }`);
   await endsByCpuBesideVictim(`export function main() { console.log(new Proxy({}, { ownKeys: ${SPIN} as any })); return 1; }`);
+});
+
+test("the runtime's native callbacks called in a built-in's loop (URL parsing, console lines): their time on the runner's thread counts", HANG_GUARD, async () => {
+  await endsByCpuBesideVictim(`export function main() { Array.prototype.forEach.call(${ENDLESS_ARRAY_LIKE}, URL.canParse); return 1; }`);
+  await endsByCpuBesideVictim(`export function main() { Array.prototype.forEach.call(${ENDLESS_ARRAY_LIKE}, console.log); return 1; }`);
 });
 
 test('max_execution_cpu: the server-wide ceiling ends a run whose fuel would buy more, as timeout naming the setting', HANG_GUARD, async () => {
