@@ -69,7 +69,7 @@ export interface Slot {
    */
   callbackNs: bigint;
   /** The run's time limit, which stops while a host call waits for a person (null: no limit, or not started). */
-  deadline: { pause(): void; resume(): void } | null;
+  deadline: { pause(): void; resume(): void; computing(busy: boolean): void } | null;
 }
 
 /** The guest's timer entry points (sandbox/prelude/web/timers.ts). */
@@ -287,6 +287,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     }
     return new Promise<string | ivm.Copy<unknown>>((resolve, reject) => {
       slot.pendingCalls.set(callId, (message) => {
+        slot.deadline?.computing(true);
         const reply = recorded?.withheld ? withRecordedFuel(message, recorded.fuel) : message;
         if (reply.withheld) journal.noteWithheld(reply.reply);
         const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
@@ -304,6 +305,8 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
         answer(replyMessage(slot.runId, callId, recorded));
         return;
       }
+      // The isolate waits for the reply (perhaps a person's answer): it computes nothing meanwhile.
+      slot.deadline?.computing(false);
       link.send(withJournal(slot, { type: 'host-call', runId: slot.runId, callId, call, module, op, args, fuelLeft, ...attributionOf(caller, consumer), blocking: true }));
     });
   };

@@ -49,7 +49,7 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
       continue;
     }
     if (slot.deliveries.length > 0) {
-      await cpu.hold(runId, slot);
+      await holdCpu(cpu, slot);
       const delivery = slot.deliveries.shift();
       if (!delivery || isolate.isDisposed) continue;
       if (delivery.entry) slot.journal.record(delivery.entry.entry, delivery.entry.bytes);
@@ -63,7 +63,7 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
     const wait = due < 0 ? Infinity : due - Date.now();
     if (wait > 0) {
       // Waiting computes nothing: the slot goes to another run meanwhile.
-      cpu.park(runId);
+      parkCpu(cpu, slot);
       await new Promise<void>((resolve) => {
         const timer = wait === Infinity ? null : setTimeout(resolve, wait);
         slot.wake = () => {
@@ -76,12 +76,24 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
       slot.wake = null;
       continue;
     }
-    await cpu.hold(runId, slot);
+    await holdCpu(cpu, slot);
     if (isolate.isDisposed) return;
     const now = Date.now();
     slot.journal.record({ kind: 'order', event: 'timer', now });
     await surfacing(prepared, () => timers.fireTimers.apply(undefined, [now]));
   }
+}
+
+/** The run takes a CPU slot to compute: its time limit counts (even while a call waits for a person). */
+async function holdCpu(cpu: CpuTurns, slot: Slot): Promise<void> {
+  await cpu.hold(slot.runId, slot);
+  slot.deadline?.computing(true);
+}
+
+/** The run waits for the host or a timer: its slot goes back, and a person's wait stops its time limit again. */
+function parkCpu(cpu: CpuTurns, slot: Slot): void {
+  slot.deadline?.computing(false);
+  cpu.park(slot.runId);
 }
 
 /**
@@ -99,7 +111,7 @@ async function replayTurn(prepared: Prepared, cpu: CpuTurns): Promise<boolean> {
     endRun(slot, 'error');
     return false;
   }
-  await cpu.hold(slot.runId, slot);
+  await holdCpu(cpu, slot);
   if (slot.isolate.isDisposed) return false;
   if (turn.kind === 'order') {
     await surfacing(prepared, () => timers.fireTimers.apply(undefined, [turn.now]));

@@ -9,8 +9,12 @@
 // A per-test timeout only turns a hang (the unfixed runtime) into a failure.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { runServerBinary, tempDir, type TestServer } from '../harness';
 import { startWithOther } from '../support/tenants';
+import { GATED_BLUEPRINT } from '../support/approvals';
+import { eventually } from '../support/wait';
 
 /** A built-in that never returns (2^53 - 1 indices to search): charges no fuel, however long it runs. */
 const SPIN = 'Array.prototype.indexOf.bind({ length: 2 ** 53 - 1 }, 1)';
@@ -131,4 +135,39 @@ test('max_execution_cpu refuses a value that is not a whole number of seconds, n
   const failed = await runServerBinary(['--max-execution-cpu', 'soon'], {}, tempDir());
   assert.notEqual(failed.code, 0);
   assert.match(failed.stderr, /--max-execution-cpu: expected a whole number of seconds, got `soon`/);
+});
+
+test('max_execution_time keeps counting while the run computes beside a call that waits for a person', HANG_GUARD, async () => {
+  // The far end holds the program's GET until the test has seen the approval pending, so the
+  // loop starts only once the run's clock has stopped for the person.
+  let release: (() => void) | null = null;
+  const far = http.createServer((req, res) => {
+    if (req.url === '/hold') release = () => res.end('go');
+    else res.end('ok');
+  });
+  await new Promise<void>((resolve) => far.listen(0, '127.0.0.1', resolve));
+  const port = (far.address() as AddressInfo).port;
+  const { server: timed, other: timedOther } = await startWithOther({ args: ['--allow-localhost', '--max-execution-time', '2'] });
+  try {
+    const created = await timed.request('POST', '/v1/blueprints', { body: { yaml: GATED_BLUEPRINT } });
+    assert.ok(created.status < 300, created.text);
+    const code = `export async function main() {
+      fetch("http://127.0.0.1:${port}/gated", { method: "POST", body: "x" }).catch(() => 0);
+      await (await fetch("http://127.0.0.1:${port}/hold")).text();
+      for (;;) {}
+    }`;
+    const attack = timed.request('POST', '/v1/execute', { token: timed.userToken, body: { blueprint: 'gated', code } });
+    await eventually('the approval pending', async () => ((await timed.request('GET', '/v1/approvals')).json.approvals as unknown[]).length > 0);
+    await eventually('the held request', () => release !== null);
+    release!();
+    const victim = timed.request('POST', '/v1/execute', { token: timedOther, body: { blueprint: 'gated', code: VICTIM } });
+    const [ended, answered] = await Promise.all([attack, victim]);
+    assert.equal(ended.json.error?.kind, 'timeout', ended.text);
+    assert.match(ended.json.error.message, /^timeout exceeded: the run passed its time limit of 2 s \(max_execution_time\)/);
+    assert.equal(answered.json.result, VICTIM_RESULT);
+  } finally {
+    far.closeAllConnections();
+    far.close();
+    await timed.stop();
+  }
 });
