@@ -37,12 +37,12 @@ export interface RunHost extends RunnerLink {
  * arrives and fire each timer when due, one per call into the isolate (microtasks drain
  * after each, on the isolate's thread, never this one). It ends when main has settled,
  * or when nothing is left that could settle it (no timer, no host call in flight). Waits
- * count against the time limit (except a host call's wait for a person: RunDeadline); a
- * limit or cancellation wakes it and ends the loop.
+ * count against the time limit (except a host call's wait for a person while the run
+ * computes nothing: RunDeadline); a limit or cancellation wakes it and ends the loop.
  */
 async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
   const { slot, timers } = prepared;
-  const { isolate, runId } = slot;
+  const { isolate } = slot;
   while (!isolate.isDisposed) {
     if (slot.journal.replaying) {
       if (!(await replayTurn(prepared, cpu))) return;
