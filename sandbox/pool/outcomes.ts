@@ -3,6 +3,7 @@
 // or from an end the pool decides itself (a cancellation, a crash, a refusal).
 import { HOST_ERRORS } from '../contract';
 import type { CheckedOutcome } from './report';
+import { cpuLimitMessage } from '../runner/cpu-limit';
 import type { RunError, RunJob, RunOutcome } from './types';
 
 /**
@@ -69,7 +70,7 @@ export function reportedOutcome(job: RunJob, raw: CheckedOutcome): RunOutcome {
     }
     return { ...base, outcome: 'error', result: null, error: { kind: 'runtime_error', message } };
   }
-  const headline = limitMessage(raw.kind, job.limits);
+  const headline = raw.cpuLimited && (raw.kind === 'fuel_exhausted' || raw.kind === 'timeout') ? cpuLimitMessage(job.limits) : limitMessage(raw.kind, job.limits);
   // A fuel end names where the run stopped, with the excerpt.
   const message = raw.kind === 'fuel_exhausted' ? withTrace(headline, raw.limitTrace) : headline;
   return { ...base, outcome: raw.kind, result: null, error: { kind: raw.kind, message } };

@@ -83,6 +83,7 @@ export function readOutcome(raw: unknown, limits: RunLimits): CheckedOutcome | n
     result: kind === 'ok' ? ((raw.result as string | null) ?? null) : null,
     failure,
     limitTrace: text(raw.limitTrace, MAX_TRACE),
+    ...(raw.cpuLimited === true ? { cpuLimited: true } : {}),
     console: raw.console as string[],
     // The run cannot have spent more than its budget, whatever the report says.
     wasmFuel: figure(raw.wasmFuel, Math.max(0, budget - hostFuel)),

@@ -20,7 +20,8 @@ export interface Slot {
   isolate: ivm.Isolate;
   /** False once the run has ended: callbacks of an old context do nothing. */
   live: boolean;
-  limit: { kind: RunnerOutcome['kind']; fuelLeft?: number; stack?: string } | null;
+  /** The limit that ended the run; `cpu`: it was the run's CPU time (./cpu-limit.ts). */
+  limit: { kind: RunnerOutcome['kind']; fuelLeft?: number; stack?: string; cpu?: boolean } | null;
   console: string[];
   consoleBytes: number;
   consoleDropped: number;
@@ -61,8 +62,14 @@ export interface Slot {
   suspendWanted: number | null;
   /** The guest's timers (set once the prelude has run). */
   timers: GuestTimers | null;
+  /**
+   * CPU time (ns) the context's native callbacks spent on this thread for the run (URL
+   * parsing, console lines, random bytes): the isolate's own CPU time leaves it out, and a
+   * built-in can call them in a loop that charges no fuel (./cpu-limit.ts counts both).
+   */
+  callbackNs: bigint;
   /** The run's time limit, which stops while a host call waits for a person (null: no limit, or not started). */
-  deadline: { pause(): void; resume(): void } | null;
+  deadline: { pause(): void; resume(): void; computing(busy: boolean): void } | null;
 }
 
 /** The guest's timer entry points (sandbox/prelude/web/timers.ts). */
@@ -124,7 +131,20 @@ function newSlot(isolate: ivm.Isolate): Slot {
     suspended: false,
     suspendWanted: null,
     timers: null,
+    callbackNs: 0n,
     deadline: null,
+  };
+}
+
+/** `callback` with its time on this thread added to the run's `callbackNs`. */
+function timed<A extends unknown[], R>(slot: Slot, callback: (...args: A) => R): (...args: A) => R {
+  return (...args: A) => {
+    const started = process.hrtime.bigint();
+    try {
+      return callback(...args);
+    } finally {
+      slot.callbackNs += process.hrtime.bigint() - started;
+    }
   };
 }
 
@@ -267,6 +287,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     }
     return new Promise<string | ivm.Copy<unknown>>((resolve, reject) => {
       slot.pendingCalls.set(callId, (message) => {
+        slot.deadline?.computing(true);
         const reply = recorded?.withheld ? withRecordedFuel(message, recorded.fuel) : message;
         if (reply.withheld) journal.noteWithheld(reply.reply);
         const value = guestReply(slot, reply, () => endRun(slot, 'memory_exhausted'));
@@ -284,6 +305,8 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
         answer(replyMessage(slot.runId, callId, recorded));
         return;
       }
+      // The isolate waits for the reply (perhaps a person's answer): it computes nothing meanwhile.
+      slot.deadline?.computing(false);
       link.send(withJournal(slot, { type: 'host-call', runId: slot.runId, callId, call, module, op, args, fuelLeft, ...attributionOf(caller, consumer), blocking: true }));
     });
   };
@@ -355,7 +378,8 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
     return value ?? 0;
   };
 
-  const callbacks: Record<(typeof NATIVE_NAMES)[number], (...args: never[]) => unknown> = { hostCall, hostStart, hostCancel, console: consoleLine, limit, mayBlock, random, clock, url: parseUrlParts };
+  // A blocking host call's wait is the server's work (host fuel), not this thread's: untimed.
+  const callbacks: Record<(typeof NATIVE_NAMES)[number], (...args: never[]) => unknown> = { hostCall, hostStart: timed(slot, hostStart), hostCancel, console: timed(slot, consoleLine), limit, mayBlock, random: timed(slot, random), clock, url: timed(slot, parseUrlParts) };
   const mark = new ivm.Reference(() => (slot.leftState = true));
   const setup = engine.setup.runSync(context, { reference: true }) as ivm.Reference<(...args: unknown[]) => void>;
   try {

@@ -21,6 +21,8 @@ export interface RunLimits {
   /** 0 = no limit. */
   timeMs: number;
   fuel: number;
+  /** CPU time one run may use (max_execution_cpu; 0 or absent: only what its fuel buys, ./cpu-limit.ts). */
+  cpuMs?: number;
   stackKib: number;
   /** Asynchronous host calls the run may have in flight at once (default 64). */
   hostCallsInFlight?: number;
@@ -164,6 +166,8 @@ export interface RunnerOutcome {
   failure: GuestFailure | null;
   /** Stack at the limit end (fuel), for the location in the message. */
   limitStack?: string;
+  /** The limit struck was the run's CPU time (./cpu-limit.ts), not its counted fuel or wall time. */
+  cpuLimited?: boolean;
   console: string[];
   wasmFuel: number;
   hostFuel: number;

@@ -8,6 +8,7 @@ import { compileShared, compileSharedAsync, contentKey } from './script-cache';
 import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, suspendIfIdle, withJournal, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
 import { RunDeadline } from './deadline';
+import { CpuMeter, cpuLimitOf } from './cpu-limit';
 import type { CpuTurns } from './cpu';
 import type { GuestFailure, RunMessage, RunnerOutcome } from './protocol';
 import { mapsOf, reportOf, type RunMaps } from './render-stack';
@@ -36,19 +37,19 @@ export interface RunHost extends RunnerLink {
  * arrives and fire each timer when due, one per call into the isolate (microtasks drain
  * after each, on the isolate's thread, never this one). It ends when main has settled,
  * or when nothing is left that could settle it (no timer, no host call in flight). Waits
- * count against the time limit (except a host call's wait for a person: RunDeadline); a
- * limit or cancellation wakes it and ends the loop.
+ * count against the time limit (except a host call's wait for a person while the run
+ * computes nothing: RunDeadline); a limit or cancellation wakes it and ends the loop.
  */
 async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
   const { slot, timers } = prepared;
-  const { isolate, runId } = slot;
+  const { isolate } = slot;
   while (!isolate.isDisposed) {
     if (slot.journal.replaying) {
       if (!(await replayTurn(prepared, cpu))) return;
       continue;
     }
     if (slot.deliveries.length > 0) {
-      await cpu.hold(runId, slot);
+      await holdCpu(cpu, slot);
       const delivery = slot.deliveries.shift();
       if (!delivery || isolate.isDisposed) continue;
       if (delivery.entry) slot.journal.record(delivery.entry.entry, delivery.entry.bytes);
@@ -62,7 +63,7 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
     const wait = due < 0 ? Infinity : due - Date.now();
     if (wait > 0) {
       // Waiting computes nothing: the slot goes to another run meanwhile.
-      cpu.park(runId);
+      parkCpu(cpu, slot);
       await new Promise<void>((resolve) => {
         const timer = wait === Infinity ? null : setTimeout(resolve, wait);
         slot.wake = () => {
@@ -75,12 +76,24 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
       slot.wake = null;
       continue;
     }
-    await cpu.hold(runId, slot);
+    await holdCpu(cpu, slot);
     if (isolate.isDisposed) return;
     const now = Date.now();
     slot.journal.record({ kind: 'order', event: 'timer', now });
     await surfacing(prepared, () => timers.fireTimers.apply(undefined, [now]));
   }
+}
+
+/** The run takes a CPU slot to compute: its time limit counts (even while a call waits for a person). */
+async function holdCpu(cpu: CpuTurns, slot: Slot): Promise<void> {
+  await cpu.hold(slot.runId, slot);
+  slot.deadline?.computing(true);
+}
+
+/** The run waits for the host or a timer: its slot goes back, and a person's wait stops its time limit again. */
+function parkCpu(cpu: CpuTurns, slot: Slot): void {
+  slot.deadline?.computing(false);
+  cpu.park(slot.runId);
 }
 
 /**
@@ -98,7 +111,7 @@ async function replayTurn(prepared: Prepared, cpu: CpuTurns): Promise<boolean> {
     endRun(slot, 'error');
     return false;
   }
-  await cpu.hold(slot.runId, slot);
+  await holdCpu(cpu, slot);
   if (slot.isolate.isDisposed) return false;
   if (turn.kind === 'order') {
     await surfacing(prepared, () => timers.fireTimers.apply(undefined, [turn.now]));
@@ -317,7 +330,7 @@ export class Run {
     this.host.attach(message.runId, slot);
     const deadline = message.limits.timeMs > 0 ? new RunDeadline(message.limits.timeMs, this.started, () => endRun(slot, 'timeout')) : null;
     slot.deadline = deadline;
-    const stuck = this.watchForStuckIsolate(slot);
+    const stuck = this.watch(slot, new CpuMeter(isolate, slot, cpuLimitOf(message.limits)));
 
     let collected: Collected | null = null;
     let crash: string | null = null;
@@ -449,6 +462,7 @@ export class Run {
       result: kind === 'ok' && collected?.ok ? collected.result : null,
       failure,
       limitStack: slot.limit?.stack,
+      ...(slot.limit?.cpu ? { cpuLimited: true } : {}),
       console: consoleLines,
       wasmFuel,
       hostFuel: slot.hostFuel,
@@ -472,15 +486,21 @@ export class Run {
   }
 
   /**
-   * Some allocations inside V8 builtins cannot be interrupted: the isolate is disposed (by a
-   * limit) but never stops, and its thread may never come back. Report the run as ended and
-   * ask to be retired: the pool sends this runner no further run and replaces it once the
-   * other runs it hosts have ended.
+   * Watches the run from this thread while it runs elsewhere. Its CPU time: past its limit
+   * the run ends, wherever that time went (./cpu-limit.ts). And an isolate that does not
+   * stop: some allocations inside V8 builtins cannot be interrupted, so the isolate is
+   * disposed (by a limit) but never stops, and its thread may never come back. Report the
+   * run as ended and ask to be retired: the pool sends this runner no further run and
+   * replaces it once the other runs it hosts have ended.
    */
-  private watchForStuckIsolate(slot: Slot): NodeJS.Timeout {
+  private watch(slot: Slot, meter: CpuMeter): NodeJS.Timeout {
     const { message } = this;
     let disposedAt: number | null = null;
     const interval = setInterval(() => {
+      if (slot.live && slot.limit === null && meter.spent()) {
+        slot.limit = { kind: meter.limit.kind, cpu: true };
+        endRun(slot, meter.limit.kind);
+      }
       if (!slot.isolate.isDisposed) return;
       disposedAt ??= Date.now();
       if (Date.now() - disposedAt < 500) return;
@@ -491,6 +511,7 @@ export class Run {
           kind,
           result: null,
           failure: null,
+          ...(slot.limit?.cpu ? { cpuLimited: true } : {}),
           console: slot.console,
           wasmFuel: kind === 'fuel_exhausted' ? Math.max(0, message.limits.fuel - slot.hostFuel) : 0,
           hostFuel: slot.hostFuel,

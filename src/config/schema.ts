@@ -45,6 +45,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   { key: 'secret_store.key_env', flag: 'secret-store-key-env', env: 'SVC_SECRET_STORE_KEY_ENV', kind: 'name', help: 'variable holding the store key (default SVC_SECRET_KEY)' },
   limit('max_execution_memory', 'megabytes', 'megabytes one run may hold live (default 50)', { label: 'max execution memory', unitLabel: 'MB' } as Partial<ScalarSetting>),
   limit('max_execution_time', 'seconds', 'wall seconds of one run, 0 = no limit (default 0)', { min: 0 }),
+  limit('max_execution_cpu', 'seconds', 'CPU seconds of one run, counting time in built-ins and the runtime\'s own code that spends no fuel; a run past it ends as timeout; 0 = only what its fuel buys, 10 ns a unit (default 600; svc extension)', { min: 0 }),
   limit('max_execution_fuel', 'count', 'fuel of one run (default 1T)'),
   limit('max_execution_stack', 'kibibytes', 'stack of one run in KiB, 1-16384 (default 512)', { max: 16384 }),
   limit('max_ephemeral_vfs_size', 'megabytes', 'megabytes an ephemeral file area may hold when its Blueprint sets no vfs size_limit (default 64)'),
@@ -104,6 +105,7 @@ export const repeatableFlags = ['allow-ip', 'mcp-allowed-host', 'add-host'] as c
 export const limitDefaults = {
   max_execution_memory: 50,
   max_execution_time: 0,
+  max_execution_cpu: 600,
   max_execution_fuel: 1_000_000_000_000,
   max_execution_stack: 512,
   max_ephemeral_vfs_size: 64,

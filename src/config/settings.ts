@@ -35,6 +35,8 @@ export interface OAuthProvider {
 export interface Limits {
   max_execution_memory: number; // megabytes
   max_execution_time: number; // seconds, 0 = none
+  /** CPU seconds of one run, built-ins and the runtime's own work included; 0 = only what its fuel buys (svc extension). */
+  max_execution_cpu: number;
   max_execution_fuel: number; // count
   max_execution_stack: number; // kibibytes
   max_ephemeral_vfs_size: number; // megabytes, for ephemeral areas without their own size_limit

@@ -29,6 +29,7 @@ export function runLimits(limits: Limits): RunLimits {
   return {
     memoryMb: limits.max_execution_memory,
     timeMs: limits.max_execution_time * 1000,
+    cpuMs: limits.max_execution_cpu * 1000,
     fuel: limits.max_execution_fuel,
     stackKib: limits.max_execution_stack,
     hostCallsInFlight: limits.max_host_calls_in_flight,

@@ -74,6 +74,7 @@ describe('ranges', () => {
     assert.deepEqual(settingsOf().limits, {
       max_execution_memory: 50,
       max_execution_time: 0,
+      max_execution_cpu: 600,
       max_execution_fuel: 1_000_000_000_000,
       max_execution_stack: 512,
       max_ephemeral_vfs_size: 64,

@@ -1,0 +1,80 @@
+// A run's CPU time limit. Fuel counts only the program's own code (the instrumentation
+// charges its regions), so time spent anywhere else costs none: a built-in looping over a
+// 2^53-long array-like, trusted prelude code driven by an iterator whose `next` is a bound
+// built-in, promise jobs a thenable keeps scheduling, the serialisation of a result whose
+// getters loop. Such a run used to run on until max_execution_time, which is 0 (none) by
+// default. The isolate's CPU time counts all of it, whichever thread runs the isolate, so
+// the runner's main thread reads it and ends the run when it passes its limit: what its
+// fuel buys (NS_PER_FUEL a unit, never less than MIN_FUEL_CPU_MS) or the server's ceiling
+// (max_execution_cpu), whichever is lower. The counting of fuel itself is unchanged, so the
+// same program still spends the same fuel every run.
+import type { RunLimits } from './protocol';
+
+/**
+ * CPU nanoseconds one unit of fuel buys. Ordinary program code spends fuel much faster
+ * (measured on the development machine: 0.25 to 2.3 units per ns for loops, calls and
+ * object code), so a run that fuel alone would end still ends by fuel, where its trace
+ * says; only time fuel cannot see reaches this bound.
+ */
+export const NS_PER_FUEL = 10;
+
+/** The least CPU time fuel buys (a small budget still pays for the runtime's own start-up work, such as a lazy library's first load). */
+export const MIN_FUEL_CPU_MS = 1000;
+
+/** The CPU time a run may use, and the limit that sets it (the kind the run ends with). */
+export interface CpuLimit {
+  ms: number;
+  kind: 'fuel_exhausted' | 'timeout';
+}
+
+/** The run's CPU limit: what its fuel buys, or the server's ceiling (`cpuMs`) when that is lower. */
+export function cpuLimitOf(limits: Pick<RunLimits, 'fuel' | 'cpuMs'>): CpuLimit {
+  const fuelMs = Math.max(MIN_FUEL_CPU_MS, (limits.fuel * NS_PER_FUEL) / 1e6);
+  const ceiling = limits.cpuMs ?? 0;
+  return ceiling > 0 && ceiling < fuelMs ? { ms: ceiling, kind: 'timeout' } : { ms: fuelMs, kind: 'fuel_exhausted' };
+}
+
+/** How a run that used its CPU time reads (the headline after the kind's stable marker). */
+export function cpuLimitMessage(limits: Pick<RunLimits, 'fuel' | 'cpuMs'>): string {
+  const limit = cpuLimitOf(limits);
+  const seconds = limit.ms / 1000;
+  if (limit.kind === 'timeout') {
+    return `timeout exceeded: the run used ${seconds} s of CPU time, the server's ceiling for one run (max_execution_cpu); do less work per run or split it across runs`;
+  }
+  return `fuel exhausted: the run used ${seconds} s of CPU time, all that its budget of ${limits.fuel} fuel buys (max_execution_fuel; ${NS_PER_FUEL} ns a unit, at least ${MIN_FUEL_CPU_MS / 1000} s), counting time in built-ins and the runtime's own code, which spend no fuel; do less work per run or split it across runs`;
+}
+
+/** The isolate as the meter reads it (isolated-vm's Isolate). */
+interface Metered {
+  readonly cpuTime: bigint;
+  readonly isDisposed: boolean;
+}
+
+/**
+ * Reads one run's CPU time against its limit; the runner's main thread asks it periodically.
+ * The run's CPU time is its isolate's plus what the context's native callbacks spent on the
+ * runner's thread for it (`callbackNs`: isolated-vm does not count a synchronous call out of
+ * the isolate, and a built-in can make such calls in a loop that spends no fuel).
+ */
+export class CpuMeter {
+  private readonly start: bigint;
+
+  constructor(
+    private readonly isolate: Metered,
+    private readonly callbacks: { readonly callbackNs: bigint },
+    readonly limit: CpuLimit,
+  ) {
+    // The isolate served earlier runs and prepared this run's context: only what follows counts.
+    this.start = isolate.cpuTime;
+  }
+
+  /** Whether the run has used its CPU time (false once the isolate is gone). */
+  spent(): boolean {
+    if (this.isolate.isDisposed) return false;
+    try {
+      return Number(this.isolate.cpuTime - this.start + this.callbacks.callbackNs) / 1e6 >= this.limit.ms;
+    } catch {
+      return false;
+    }
+  }
+}
