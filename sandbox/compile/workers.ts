@@ -14,8 +14,20 @@ import { compilePackageHere, type PackageCompileResult, type PackageSource } fro
 export type CompileJob = { kind: 'program'; input: CompileInput } | { kind: 'package'; input: PackageSource };
 type CompileReply = { ok: true; result: CompileResult | PackageCompileResult } | { ok: false; message: string };
 
-/** Heap of one compile worker: a 2 MiB program's syntax tree fits many times over. */
-const WORKER_HEAP_MB = 512;
+/** Default heap of one compile worker (`compile_thread_memory`): a 2 MiB program's compile needs about 300 MiB. */
+export const DEFAULT_COMPILE_THREAD_MB = 512;
+let workerHeapMb = DEFAULT_COMPILE_THREAD_MB;
+
+/** Sets the compile workers' heap limit (MiB); takes effect for workers started after it (the server calls it before its first compile). */
+export function configureCompileWorkers(options: { heapMb: number }): void {
+  workerHeapMb = options.heapMb;
+}
+/**
+ * Young generation of one compile worker. V8's default for a thread (up to 48 MiB) stayed
+ * reserved once a burst of compiles had grown it, in every worker: over 4,000 new programs
+ * the two compile threads' heaps went 34 -> 96 MiB while they kept 7 MiB alive (issue 39).
+ */
+const WORKER_YOUNG_MB = 8;
 /** At least two, so one large program never holds back a small one behind it. */
 const POOL_SIZE = Math.max(2, Math.min(4, os.availableParallelism()));
 /** Compiles one worker takes at once: most of a compile waits on esbuild's service process. */
@@ -37,7 +49,7 @@ function compilePool(): typeof pool {
     // Workers start on the first compile and stay (idle ones do not keep the process alive);
     // `atomics: 'disabled'`: a compile awaits esbuild, so a worker's event loop must keep turning.
     pool = file
-      ? new Piscina({ filename: file.href, minThreads: 0, maxThreads: POOL_SIZE, idleTimeout: Infinity, concurrentTasksPerWorker: COMPILES_PER_WORKER, atomics: 'disabled', resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } })
+      ? new Piscina({ filename: file.href, minThreads: 0, maxThreads: POOL_SIZE, idleTimeout: Infinity, concurrentTasksPerWorker: COMPILES_PER_WORKER, atomics: 'disabled', resourceLimits: { maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: WORKER_YOUNG_MB } })
       : null;
   }
   return pool;
@@ -48,6 +60,8 @@ async function inWorker(workers: NonNullable<typeof pool>, job: CompileJob): Pro
   try {
     return { ok: true, result: await workers.run(job) };
   } catch (error) {
+    // A compile past the heap limit ends its worker; piscina starts another for the next compile.
+    if ((error as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY') return { ok: false, message: `compiling it needed more than the compile thread's ${workerHeapMb} MiB heap (compile_thread_memory)` };
     return { ok: false, message: `the compiler failed: ${(error as Error)?.message ?? String(error)}` };
   }
 }
