@@ -5,13 +5,15 @@
 //   after a full collection is what the main thread keeps alive (the samples in between include
 //   garbage not yet collected);
 // - a heap snapshot to <dir>/<pid>-<n>.heapsnapshot on each SIGUSR2 (the soak sends one at
-//   the first quarter and one at the end, so the two can be compared in DevTools).
+//   the first quarter and one at the end, so the two can be compared in DevTools), and each
+//   worker thread one of its own to <dir>/<pid>-<thread>-<threadId>-<n>.heapsnapshot
+//   (sandbox/thread-heap.ts, with SVC_THREAD_HEAP_SNAPSHOTS=<dir>).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
 const v8 = require('node:v8');
 const { PerformanceObserver, constants } = require('node:perf_hooks');
-const { isMainThread, threadId } = require('node:worker_threads');
+const { BroadcastChannel, isMainThread, threadId } = require('node:worker_threads');
 const dir = process.env.SVC_BENCH_SOAK_DIR;
 if (dir) {
   const MiB = 1048576;
@@ -29,6 +31,10 @@ if (dir) {
   let snapshots = 0;
   if (isMainThread) process.on('SIGUSR2', () => {
     snapshots++;
+    // The worker threads' snapshots: asked on the channel they report their heaps on.
+    const channel = new BroadcastChannel('svc:thread-heap');
+    channel.postMessage({ snapshot: String(snapshots) });
+    channel.close();
     v8.writeHeapSnapshot(path.join(dir, `${process.pid}-${snapshots}.heapsnapshot`));
   });
 }

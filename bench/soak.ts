@@ -112,9 +112,18 @@ interface Sample {
   checkers: number;
   /** Compiled programs the server keeps (MiB, svc_compile_cache_bytes: its own estimate). */
   compileCache: number;
+  /** Each kind of thread's V8 heap reserved (MiB, svc_thread_heap_bytes state total: main, checker, compile, host, ...). */
+  threads: Record<string, number>;
   runners: number[];
   serverKinds: Kinds;
   runnerKinds: Kinds[];
+}
+
+/** The reserved heap of each kind of thread (MiB). */
+function threadHeaps(text: string): Record<string, number> {
+  const heaps: Record<string, number> = {};
+  for (const match of text.matchAll(/^svc_thread_heap_bytes\{thread="([^"]+)",state="total"\} (\S+)$/gm)) heaps[match[1]] = Number(match[2]) / 1048576;
+  return heaps;
 }
 
 function metric(text: string, name: string): number {
@@ -133,6 +142,8 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
     fs.mkdirSync(diagnose, { recursive: true });
     env.NODE_OPTIONS = `--require ${path.join(import.meta.dirname, 'soak-hook.cjs')}`;
     env.SVC_BENCH_SOAK_DIR = diagnose;
+    // The worker threads write theirs beside the main thread's (sandbox/thread-heap.ts).
+    if (process.env.SOAK_SNAPSHOTS) env.SVC_THREAD_HEAP_SNAPSHOTS = diagnose;
   }
   const server = await startServer({ runners: 'server-default', config: { logging: { audit: { enabled: false } } }, env });
   const samples: Sample[] = [];
@@ -157,6 +168,7 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
         external: metric(metrics, 'svc_nodejs_external_memory_bytes'),
         checkers: metric(metrics, 'svc_typecheck_heap_bytes{state="total"}'),
         compileCache: metric(metrics, 'svc_compile_cache_bytes'),
+        threads: threadHeaps(metrics),
         runners: runnerMiB,
         serverKinds: residentKinds(pid),
         runnerKinds: runners.map((runner) => residentKinds(innermost(runner))),
@@ -191,6 +203,9 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
     [`${label}: server RSS per tenth (MiB)`]: fmt(samples.map((s) => s.server)),
     [`${label}: server V8 heap used / external per tenth (MiB)`]: samples.map((s) => `${s.heap.toFixed(0)}/${s.external.toFixed(0)}`).join(' → '),
     [`${label}: type-checker threads' V8 heap per tenth (MiB)`]: fmt(samples.map((s) => s.checkers)),
+    ...Object.fromEntries(
+      [...new Set(samples.flatMap((s) => Object.keys(s.threads)))].sort().map((thread) => [`${label}: ${thread} threads' V8 heap reserved per tenth (MiB)`, fmt(samples.map((s) => s.threads[thread] ?? 0))]),
+    ),
     [`${label}: growth first quarter → end, server / runners (MiB)`]: `${(last.server - quarter.server).toFixed(0)} / ${last.runners.map((r, i) => (r - quarter.runners[i]).toFixed(0)).join(', ')}`,
     [`${label}: compile cache per tenth (MiB, its estimate)`]: fmt(samples.map((s) => s.compileCache)),
     [`${label}: server brk/arenas/mmap/file, first quarter → end (MiB)`]: `${kindsOf(quarter.serverKinds)} → ${kindsOf(last.serverKinds)}`,

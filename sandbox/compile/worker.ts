@@ -5,6 +5,9 @@ import type { CompileResult } from '../contract';
 import { compileHere } from './compile';
 import { compilePackageHere, type PackageCompileResult } from './package';
 import type { CompileJob } from './workers';
+import { collectWhenBloated, reportThreadHeap } from '../thread-heap';
+
+reportThreadHeap('compile');
 
 /** esbuild's service process died (on a program it could not survive): no compile here can succeed. */
 function esbuildStopped(result: CompileResult | PackageCompileResult): boolean {
@@ -16,5 +19,7 @@ export default async function compile(job: CompileJob): Promise<CompileResult | 
   const result = await (job.kind === 'program' ? compileHere(job.input) : compilePackageHere(job.input));
   // This worker ends once its answer is out; the pool starts another for the next compile.
   if (esbuildStopped(result)) setImmediate(() => process.exit(1));
+  // After the answer is out: the collection holds no caller.
+  else setImmediate(collectWhenBloated);
   return result;
 }

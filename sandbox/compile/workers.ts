@@ -2,7 +2,8 @@
 // worker threads (piscina, sized from the cores), so a large or hostile program never holds
 // the event loop. Without the built worker (tests under tsx, the CLI's split bundle) the
 // compile runs in this thread. A worker that dies (its heap limit, a crash) fails only the
-// compiles it held, as compile errors; piscina starts another for the next compile.
+// compiles it held, as compile errors (code large enough to pass the heap limit compiles
+// alone on a thread of its own); piscina starts another for the next compile.
 import fs from 'node:fs';
 import os from 'node:os';
 import { Piscina } from 'piscina';
@@ -14,8 +15,20 @@ import { compilePackageHere, type PackageCompileResult, type PackageSource } fro
 export type CompileJob = { kind: 'program'; input: CompileInput } | { kind: 'package'; input: PackageSource };
 type CompileReply = { ok: true; result: CompileResult | PackageCompileResult } | { ok: false; message: string };
 
-/** Heap of one compile worker: a 2 MiB program's syntax tree fits many times over. */
-const WORKER_HEAP_MB = 512;
+/** Default heap of one compile worker (`compile_thread_memory`): a 2 MiB program's compile needs about 300 MiB. */
+export const DEFAULT_COMPILE_THREAD_MB = 512;
+let workerHeapMb = DEFAULT_COMPILE_THREAD_MB;
+
+/** Sets the compile workers' heap limit (MiB); takes effect for workers started after it (the server calls it before its first compile). */
+export function configureCompileWorkers(options: { heapMb: number }): void {
+  workerHeapMb = options.heapMb;
+}
+/**
+ * Young generation of one compile worker. V8's default for a thread (up to 48 MiB) stayed
+ * reserved once a burst of compiles had grown it, in every worker: over 4,000 new programs
+ * the two compile threads' heaps went 34 -> 96 MiB while they kept 7 MiB alive (issue 39).
+ */
+const WORKER_YOUNG_MB = 8;
 /** At least two, so one large program never holds back a small one behind it. */
 const POOL_SIZE = Math.max(2, Math.min(4, os.availableParallelism()));
 /** Compiles one worker takes at once: most of a compile waits on esbuild's service process. */
@@ -30,33 +43,50 @@ function builtWorker(): URL | null {
   return null;
 }
 
-let pool: Piscina<CompileJob, CompileResult | PackageCompileResult> | null | undefined;
-function compilePool(): typeof pool {
-  if (pool === undefined) {
+type CompilePool = Piscina<CompileJob, CompileResult | PackageCompileResult>;
+
+/**
+ * Code over this many characters compiles on a thread of its own, one compile at a time: a
+ * compile needs about 150 times its source in heap (a 2 MiB program about 300 MiB), so only
+ * such code can pass `compile_thread_memory` (64 MB at least), and the thread it ends then
+ * held no other program's compile.
+ */
+const LARGE_COMPILE_CHARS = 64 * 1024;
+
+function startPool(file: URL, threads: number, perThread: number): CompilePool {
+  // Workers start on the first compile and stay (idle ones do not keep the process alive);
+  // `atomics: 'disabled'`: a compile awaits esbuild, so a worker's event loop must keep turning.
+  return new Piscina({ filename: file.href, minThreads: 0, maxThreads: threads, idleTimeout: Infinity, concurrentTasksPerWorker: perThread, atomics: 'disabled', resourceLimits: { maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
+}
+
+let pools: { small: CompilePool; large: CompilePool } | null | undefined;
+function compilePool(job: CompileJob): CompilePool | null {
+  if (pools === undefined) {
     const file = builtWorker();
-    // Workers start on the first compile and stay (idle ones do not keep the process alive);
-    // `atomics: 'disabled'`: a compile awaits esbuild, so a worker's event loop must keep turning.
-    pool = file
-      ? new Piscina({ filename: file.href, minThreads: 0, maxThreads: POOL_SIZE, idleTimeout: Infinity, concurrentTasksPerWorker: COMPILES_PER_WORKER, atomics: 'disabled', resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } })
-      : null;
+    pools = file ? { small: startPool(file, POOL_SIZE, COMPILES_PER_WORKER), large: startPool(file, 1, 1) } : null;
   }
-  return pool;
+  if (!pools) return null;
+  const code = job.kind === 'program' ? job.input.source : job.input.code;
+  return code.length > LARGE_COMPILE_CHARS ? pools.large : pools.small;
 }
 
 /** Never rejects: a worker that cannot start or dies answers as a failed compile. */
-async function inWorker(workers: NonNullable<typeof pool>, job: CompileJob): Promise<CompileReply> {
+async function inWorker(workers: CompilePool, job: CompileJob): Promise<CompileReply> {
   try {
     return { ok: true, result: await workers.run(job) };
   } catch (error) {
+    // A compile past the heap limit ends its worker; piscina starts another for the next compile.
+    if ((error as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY') return { ok: false, message: `compiling it needed more than the compile thread's ${workerHeapMb} MiB heap (compile_thread_memory)` };
     return { ok: false, message: `the compiler failed: ${(error as Error)?.message ?? String(error)}` };
   }
 }
 
 /** Compiles a submitted program into the isolate script (see ./compile); never throws. */
 export async function compileProgram(input: CompileInput): Promise<CompileResult> {
-  const workers = compilePool();
+  const job: CompileJob = { kind: 'program', input };
+  const workers = compilePool(job);
   if (!workers) return compileHere(input);
-  const reply = await inWorker(workers, { kind: 'program', input });
+  const reply = await inWorker(workers, job);
   if (reply.ok) return reply.result as CompileResult;
   const diagnostics = [{ severity: 'error' as const, line: 1, column: 1, message: `${reply.message}; the program may be too large or too deeply nested to compile` }];
   return { ok: false, error: { kind: 'compile_error', message: renderCompileError(diagnostics, input.source), diagnostics } };
@@ -64,9 +94,10 @@ export async function compileProgram(input: CompileInput): Promise<CompileResult
 
 /** Compiles an installed Package's lib.js (see ./package); never throws. */
 export async function compilePackage(input: PackageSource): Promise<PackageCompileResult> {
-  const workers = compilePool();
+  const job: CompileJob = { kind: 'package', input };
+  const workers = compilePool(job);
   if (!workers) return compilePackageHere(input);
-  const reply = await inWorker(workers, { kind: 'package', input });
+  const reply = await inWorker(workers, job);
   if (reply.ok) return reply.result as PackageCompileResult;
   return { ok: false, message: `package '${input.name}' cannot be prepared: ${reply.message}; reinstall it` };
 }

@@ -9,6 +9,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Checkers } from './checker';
 import { saveCodeCache, useCodeCacheDirectory, useInterpretedFactories } from './compiler';
 import type { CheckBatchMessage, CheckerThreadData, HeapReport, WarmMessage } from './types';
+import { reportThreadHeap } from '../thread-heap';
+
+reportThreadHeap('checker');
 
 useCodeCacheDirectory((workerData as CheckerThreadData | undefined)?.codeCacheDirectory ?? null);
 useInterpretedFactories();

@@ -3,6 +3,7 @@
 // observeAuditRecord, so the audit trail and the metrics count the same events. Gauges
 // of live state read their value at scrape time through bindServerState.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
+import type { ThreadHeap } from '../../sandbox/thread-heap';
 import type { AuditRecord, AuditWriter } from '../audit';
 
 export const registry = new Registry();
@@ -31,6 +32,8 @@ export interface ServerState {
   typecheckThreadsReplaced?: () => number;
   /** The checker threads' V8 heaps in bytes (in use, reserved), as each last reported. */
   typecheckHeap?: () => { used: number; total: number };
+  /** The V8 heap of every thread (main and workers) as each last reported. */
+  threadHeaps?: () => ThreadHeap[];
   lookups: () => Record<string, number>;
   /** Server-wide token pools (svc:llm and svc:embedding budgets). */
   tokens: () => Record<'model_tokens' | 'embedding_tokens', { spent: number; reserved: number; budget: number }>;
@@ -111,6 +114,32 @@ export const metrics = {
   typecheckCold: liveGauge('svc_typecheck_cold_checks', 'Type checks that waited for a cold checker: a checker thread they started (TypeScript loaded first) or their declaration set\'s checker made by them; warming at start and when a Blueprint is applied makes both ahead', (live) => live.typecheckCold?.()),
   typecheckThreadsReplaced: liveGauge('svc_typecheck_threads_replaced', 'Type-checker threads replaced because their heap after a full collection passed three quarters of typecheck_thread_memory (each replacement is warmed before it takes over)', (live) => live.typecheckThreadsReplaced?.()),
   typecheckHeap: liveStateGauge('svc_typecheck_heap_bytes', 'V8 heap of the type-checker threads together, in use and reserved (state), as each thread last reported after a check; each is bounded by typecheck_thread_memory', ['used', 'total'], (live) => live.typecheckHeap?.()),
+  threadHeap: new Gauge({
+    name: 'svc_thread_heap_bytes',
+    help: 'V8 heap of the server\'s threads by what they are for (thread: main, checker, compile, host, packages, ...; several threads of one kind add up) and state: used (live and not yet collected), total (reserved, what shows in the RSS), limit (each thread\'s heap limit, added up)',
+    labelNames: ['thread', 'state'] as const,
+    registers,
+    collect() {
+      if (!state?.threadHeaps) return;
+      this.reset();
+      for (const heap of state.threadHeaps()) {
+        this.inc({ thread: heap.thread, state: 'used' }, heap.used);
+        this.inc({ thread: heap.thread, state: 'total' }, heap.total);
+        this.inc({ thread: heap.thread, state: 'limit' }, heap.limit);
+      }
+    },
+  }),
+  threads: new Gauge({
+    name: 'svc_threads',
+    help: 'Threads of the server by what they are for (main, checker, compile, host, packages, ...), those that reported their heap lately',
+    labelNames: ['thread'] as const,
+    registers,
+    collect() {
+      if (!state?.threadHeaps) return;
+      this.reset();
+      for (const heap of state.threadHeaps()) this.inc({ thread: heap.thread });
+    },
+  }),
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),
   idempotencyReplays: new Counter({ name: 'svc_idempotency_replays_total', help: 'Session executes answered from the idempotency record without running', registers }),
   decisions: new Counter({ name: 'svc_decisions_total', help: 'Gated operations by decision source and decision (every decision, whatever logging.audit.allows writes)', labelNames: ['source', 'decision'] as const, registers }),

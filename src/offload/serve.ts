@@ -1,5 +1,6 @@
 // The worker side of a WorkerPool: answers each task with the handler of its kind.
 import { parentPort } from 'node:worker_threads';
+import { collectWhenBloated } from '../../sandbox/thread-heap';
 import type { TaskReply, TaskRequest } from './protocol';
 
 export type TaskHandlers = Record<string, (input: never) => unknown>;
@@ -9,7 +10,11 @@ export function serveTasks(handlers: TaskHandlers): void {
   const port = parentPort;
   if (!port) throw new Error('serveTasks runs in a worker thread');
   port.on('message', (request: TaskRequest) => {
-    const reply = (message: TaskReply) => port.postMessage(message);
+    const reply = (message: TaskReply) => {
+      port.postMessage(message);
+      // The answer is out: a task's garbage (a scan's matches, a diff) is collected if it piled up.
+      setImmediate(collectWhenBloated);
+    };
     const handler = Object.hasOwn(handlers, request.kind) ? handlers[request.kind] : undefined;
     if (!handler) return reply({ id: request.id, ok: false, error: { name: 'Error', message: `no task named ${request.kind}` } });
     Promise.resolve()

@@ -24,7 +24,8 @@ import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
 import { EgressGuard, settingsThatAllow } from '../network';
 import { serverEgressDecision } from '../policy';
-import { RunnerPool, Typechecker } from '../../sandbox';
+import { RunnerPool, Typechecker, configureCompileWorkers } from '../../sandbox';
+import { ThreadHeaps } from '../../sandbox/thread-heap';
 import { confineRunners } from './runner-sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
@@ -265,6 +266,7 @@ export async function boot(options: BootOptions): Promise<void> {
   packages.onChange(() => packageRuntime.evict());
   // Tapes embed a Package's code after checking it still compiles to the run's digest; once per installed version.
   const tapeDigests = stampedDigests((name) => packages.store.stamp(name));
+  configureCompileWorkers({ heapMb: settings.limits.compile_thread_memory });
   // Programs are type-checked in a worker thread, started by the first check or
   // `typecheck_warm_after` after listening or a Blueprint's registration, whichever comes
   // first; its warm checkers follow the declaration sets.
@@ -381,6 +383,7 @@ export async function boot(options: BootOptions): Promise<void> {
     tapes: { tapes, executor, resolveBlueprint: (name) => registry.get(name), newId: randomUUID, log, packageCode: (recorded) => embedPackageCode(recorded, storeLookup(packages.store), svcModuleNames(), { memo: tapeDigests }) },
     openapi: { version: options.version },
   };
+  const threadHeaps = new ThreadHeaps();
   bindServerState({
     poolSize: () => settings.runnerPoolSize,
     queueDepth: () => pool.queueDepth,
@@ -393,6 +396,7 @@ export async function boot(options: BootOptions): Promise<void> {
     typecheckCold: () => typecheck.cold,
     typecheckThreadsReplaced: () => typecheck.replacedThreads,
     typecheckHeap: () => typecheck.heaps.reduce((sum, heap) => ({ used: sum.used + heap.used, total: sum.total + heap.total }), { used: 0, total: 0 }),
+    threadHeaps: () => threadHeaps.heaps(),
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),
     connections: () => listener?.connections() ?? { authenticated: 0, unauthenticated: 0 },

@@ -6,6 +6,9 @@ import { PackageError } from '../errors';
 import { PackageStore } from '../store';
 import { installFromRepository } from './install';
 import type { InstallJob } from './service';
+import { collectWhenBloated, reportThreadHeap } from '../../../sandbox/thread-heap';
+
+reportThreadHeap('packages');
 
 parentPort!.on('message', (job: InstallJob & { id: number }) => {
   installFromRepository(job.request, { ...job.settings, store: new PackageStore(job.settings.owned, job.settings.fallback) }).then(
@@ -14,5 +17,5 @@ parentPort!.on('message', (job: InstallJob & { id: number }) => {
       const failure = error instanceof PackageError ? { code: error.code, message: error.message, warnings: error.warnings } : { code: 'internal_error', message: (error as Error)?.message ?? String(error), warnings: [] };
       parentPort!.postMessage({ id: job.id, ok: false, error: failure });
     },
-  );
+  ).finally(() => setImmediate(collectWhenBloated));
 });
