@@ -1,6 +1,8 @@
 // What the stream classes share (WHATWG Streams "miscellaneous operations"): promises made,
-// settled and observed through the captured built-ins, a queue with sizes, and the
-// argument conversions of the constructors (queuing strategies, callbacks).
+// settled and observed through the captured built-ins, a queue with sizes, brand checks and
+// the rule that a locked stream refuses cancel/abort/close, the argument conversions of the
+// constructors (queuing strategies, callbacks, a reader's or writer's stream) and a
+// controller's start step.
 import { ArrayPrototypePush, NumberCtor, NumberIsNaN, PromiseCtor, PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply } from './primordials';
 
 export interface Deferred<T> {
