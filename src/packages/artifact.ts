@@ -35,3 +35,4 @@ export interface Artifact {
 
 /** The files of an artifact directory, by relative path. */
 export const ARTIFACT_FILES = ['metadata.json', 'lib.js', 'lib.js.map', 'declarations.d.ts', 'capabilities.yaml', 'docs/readme.md'] as const;
+export type ArtifactFile = (typeof ARTIFACT_FILES)[number];

@@ -7,7 +7,7 @@ import { buildPackage, renderDiagnostic, type BuildDiagnostic, type BuiltDepende
 import { renderCapabilities } from './capabilities';
 import { PackageError } from './errors';
 import { MANIFEST_FILE, parseManifest, type DependencySpec, type Manifest, type PackageEntry } from './manifest';
-import type { PackageStore } from './store';
+import { readArtifactFile, type PackageStore } from './store';
 
 export interface BuiltPackage {
   entry: PackageEntry;
@@ -65,7 +65,7 @@ export function buildOrder(manifest: Manifest, select?: string): PackageEntry[] 
 export function storedDependency(store: PackageStore, name: string): (BuiltDependency & { name: string }) | null {
   const found = store.find(name);
   if (!found) return null;
-  return { name, version: found.metadata.package_version, declarations: fs.readFileSync(path.join(found.directory, 'declarations.d.ts'), 'utf8'), capabilities: found.capabilities };
+  return { name, version: found.metadata.package_version, declarations: readArtifactFile(found, 'declarations.d.ts'), capabilities: found.capabilities };
 }
 
 export interface BuildProjectOptions {

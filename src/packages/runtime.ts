@@ -5,12 +5,9 @@
 // Blueprint and reused only while every Package of the closure is still the same files in
 // the store (a stat per file per run), so a `publish-local` or install by any process takes
 // effect on the next run.
-import fs from 'node:fs';
-import path from 'node:path';
 import { compilePackage, type PackageScript } from '../../sandbox';
 import { ambientModule } from './build/program';
-import { PackageError } from './errors';
-import type { PackageStore } from './store';
+import { readArtifactFile, type PackageStore } from './store';
 
 /** One Package as the runtime needs it, wherever it was built or installed. */
 export interface LoadablePackage {
@@ -48,18 +45,14 @@ export function storeLookup(store: PackageStore): PackageLookup {
   return (name) => {
     const found = store.find(name);
     if (!found) return null;
-    try {
-      return {
-        name,
-        version: found.metadata.package_version,
-        dependencies: found.metadata.dependencies,
-        lib: fs.readFileSync(path.join(found.directory, 'lib.js'), 'utf8'),
-        map: fs.readFileSync(path.join(found.directory, 'lib.js.map'), 'utf8'),
-        declarations: fs.readFileSync(path.join(found.directory, 'declarations.d.ts'), 'utf8'),
-      };
-    } catch (error) {
-      throw new PackageError('unloadable', `package '${name}' at ${found.directory} cannot be loaded: ${(error as Error).message}; reinstall it`);
-    }
+    return {
+      name,
+      version: found.metadata.package_version,
+      dependencies: found.metadata.dependencies,
+      lib: readArtifactFile(found, 'lib.js'),
+      map: readArtifactFile(found, 'lib.js.map'),
+      declarations: readArtifactFile(found, 'declarations.d.ts'),
+    };
   };
 }
 

@@ -9,7 +9,7 @@ import { PackageError } from './errors';
 import { PackageInstaller, type InstallerSettings } from './install/service';
 import type { InstallRequest, InstallResult } from './install/install';
 import { packageNameProblem } from './names';
-import { PackageStore, type StoredPackage } from './store';
+import { PackageStore, readArtifactFile, type StoredPackage } from './store';
 
 export interface RemoveResult {
   name: string;
@@ -91,8 +91,8 @@ export class PackageService {
         keywords: found.metadata.keywords ?? [],
         values: found.metadata.exports.values ?? [],
         types: found.metadata.exports.types ?? [],
-        readme: fs.readFileSync(path.join(found.directory, 'docs', 'readme.md'), 'utf8'),
-        declarations: fs.readFileSync(path.join(found.directory, 'declarations.d.ts'), 'utf8'),
+        readme: readArtifactFile(found, 'docs/readme.md'),
+        declarations: readArtifactFile(found, 'declarations.d.ts'),
       };
     } catch (error) {
       this.onBroken(name, error as Error);

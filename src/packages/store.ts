@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ARTIFACT_FILES, SCHEMA_VERSION, type Artifact, type Metadata } from './artifact';
+import { ARTIFACT_FILES, SCHEMA_VERSION, type Artifact, type ArtifactFile, type Metadata } from './artifact';
 import { parseCapabilities, renderCapabilities, type CapabilityFile } from './capabilities';
 import { PackageError } from './errors';
 import { packageNameProblem } from './names';
@@ -21,10 +21,14 @@ export interface StoredPackage {
 
 const directoryOf = (root: string, name: string) => path.join(root, ...name.split('/'));
 
+function unloadableError(name: string, directory: string, why: string): PackageError {
+  return new PackageError('unloadable', `package '${name}' at ${directory} cannot be loaded: ${why}; reinstall it`);
+}
+
 /** Reads and checks an artifact directory; throws PackageError('unloadable') naming the fault. */
 export function readArtifactDirectory(directory: string, name: string): { metadata: Metadata; capabilities: CapabilityFile } {
   const unloadable = (why: string): never => {
-    throw new PackageError('unloadable', `package '${name}' at ${directory} cannot be loaded: ${why}; reinstall it`);
+    throw unloadableError(name, directory, why);
   };
   for (const file of ARTIFACT_FILES) if (!fs.existsSync(path.join(directory, file))) unloadable(`${file} is missing`);
   let metadata: Metadata;
@@ -45,6 +49,15 @@ export function readArtifactDirectory(directory: string, name: string): { metada
     return unloadable((error as Error).message);
   }
   return { metadata, capabilities };
+}
+
+/** One file of a stored Package's artifact, read now; PackageError('unloadable') when it cannot be. */
+export function readArtifactFile(found: StoredPackage, file: ArtifactFile): string {
+  try {
+    return fs.readFileSync(path.join(found.directory, file), 'utf8');
+  } catch (error) {
+    throw unloadableError(found.name, found.directory, (error as Error).message);
+  }
 }
 
 export class PackageStore {

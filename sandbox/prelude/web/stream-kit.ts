@@ -1,6 +1,8 @@
 // What the stream classes share (WHATWG Streams "miscellaneous operations"): promises made,
-// settled and observed through the captured built-ins, a queue with sizes, and the
-// argument conversions of the constructors (queuing strategies, callbacks).
+// settled and observed through the captured built-ins, a queue with sizes, brand checks and
+// the rule that a locked stream refuses cancel/abort/close, the argument conversions of the
+// constructors (queuing strategies, callbacks, a reader's or writer's stream) and a
+// controller's start step.
 import { ArrayPrototypePush, NumberCtor, NumberIsNaN, PromiseCtor, PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply } from './primordials';
 
 export interface Deferred<T> {
@@ -97,10 +99,15 @@ export function resetQueue(queue: SizedQueue): void {
 }
 
 // --- brand checks ---------------------------------------------------------------------
+/** The internal record a stream object was registered with, or null (a brand check that does not throw). */
+export function recordOrNull<T>(table: WeakMap<object, T>, value: unknown): T | null {
+  const record = typeof value === 'object' && value !== null ? table.get(value) : undefined;
+  return record === undefined ? null : record;
+}
 /** The internal record a stream object was registered with, or a TypeError naming the method called on the wrong object. */
 export function recordOf<T>(table: WeakMap<object, T>, value: unknown, what: string): T {
-  const record = typeof value === 'object' && value !== null ? table.get(value) : undefined;
-  if (record === undefined) throw new TypeError(`${what}: illegal invocation (not called on the right kind of object)`);
+  const record = recordOrNull(table, value);
+  if (record === null) throw new TypeError(`${what}: illegal invocation (not called on the right kind of object)`);
   return record;
 }
 
@@ -113,6 +120,29 @@ export function withRecord<T, R>(table: WeakMap<object, T>, value: unknown, what
     return rejected(error);
   }
   return use(record);
+}
+/**
+ * A stream method the standard refuses while a reader or writer holds the stream (ReadableStream.cancel,
+ * WritableStream.abort and close): a rejection naming `what` when `self` is locked or not one of `table`'s
+ * streams, otherwise `use` on its record.
+ */
+export function withUnlocked<T>(
+  table: WeakMap<object, T>, self: unknown, what: string, isLocked: (record: T) => boolean, holder: 'reader' | 'writer', use: (record: T) => Promise<undefined>,
+): Promise<undefined> {
+  return withRecord(table, self, what, (record) => {
+    if (isLocked(record)) return rejected(new TypeError(`${what}: the stream is locked to a ${holder}`));
+    return use(record);
+  });
+}
+/**
+ * The stream argument of a reader's or writer's constructor (`owner`): a TypeError when it is missing or
+ * not a `streamKind` (`brand` answers null for anything else), otherwise the stream's record.
+ */
+export function streamArgument<T>(argumentCount: number, value: unknown, brand: (value: unknown) => T | null, owner: string, streamKind: string): T {
+  if (argumentCount === 0) throw new TypeError(`${owner}: pass a ${streamKind}`);
+  const record = brand(value);
+  if (record === null) throw new TypeError(`${owner}: the argument must be a ${streamKind}`);
+  return record;
 }
 
 // --- constructor arguments ------------------------------------------------------------
@@ -148,6 +178,19 @@ export function readStrategy(value: unknown, what: string): RawStrategy {
   const size = callback(dict, 'size', `${what}: the queuing strategy`);
   return { mark, size };
 }
+/**
+ * The two arguments of the ReadableStream and WritableStream constructors, converted in the order the
+ * standard's tests observe: the queuing strategy's members first, then the underlying source or sink
+ * (left out: none; null refused).
+ */
+export function underlyingAndStrategy(
+  underlying: unknown, strategy: unknown, what: string, role: 'source' | 'sink',
+): { underlying: Record<string, unknown> | null; strategy: RawStrategy } {
+  const raw = readStrategy(strategy, what);
+  if (underlying === null) throw new TypeError(`${what}: the underlying ${role} must be an object, not null`);
+  const dict = underlying === undefined ? null : dictionary(underlying, `${what}: the underlying ${role}`);
+  return { underlying: dict, strategy: raw };
+}
 /** ExtractHighWaterMark and ExtractSizeAlgorithm: highWaterMark not NaN, not negative. */
 export function strategyFrom(raw: RawStrategy, defaultHighWaterMark: number, what: string): { highWaterMark: number; size: ((chunk: unknown) => unknown) | undefined } {
   const mark = raw.mark;
@@ -158,6 +201,20 @@ export function strategyFrom(raw: RawStrategy, defaultHighWaterMark: number, wha
     if (NumberIsNaN(highWaterMark) || highWaterMark < 0) throw new RangeError(`${what}: highWaterMark must be a non-negative number, not ${NumberCtor(mark)}`);
   }
   return { highWaterMark, size };
+}
+/**
+ * The start step of a controller's set-up: once `startResult` (the underlying source's or sink's
+ * start()) fulfils the controller is started and `next` runs; `failed` gets the reason it rejects with.
+ */
+export function afterStart(controller: { started: boolean }, startResult: unknown, next: () => void, failed: (reason: unknown) => void): void {
+  upon(
+    resolved(startResult),
+    () => {
+      controller.started = true;
+      next();
+    },
+    failed,
+  );
 }
 export function sizeAlgorithm(size: ((chunk: unknown) => unknown) | undefined): (chunk: unknown) => unknown {
   if (size === undefined) return one;

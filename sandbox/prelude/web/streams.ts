@@ -6,7 +6,7 @@
 // No class body names its own class (the bundler would rename it `_ReadableStream`).
 import { AsyncIteratorPrototype, SymbolCtor, SymbolToStringTag, TypedArrayConstructors, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectGetPrototypeOf, ReflectApply, StringCtor, SymbolAsyncIterator, SymbolIterator, TypedArrayPrototypeGetBuffer, TypedArrayPrototypeGetByteLength, TypedArrayPrototypeGetByteOffset, TypedArrayPrototypeSet, Uint8ArrayCtor, ArrayBufferCtor, DataViewCtor, ArrayBufferPrototypeGetByteLength } from './primordials';
 import { ArrayBufferIsView, SafeWeakMap, SafeWeakSet, isDataView, typedArrayKind, DataViewPrototypeGetBuffer, DataViewPrototypeGetByteLength, DataViewPrototypeGetByteOffset, ReflectConstruct } from '../primordials';
-import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, recordOf, rejected, withRecord, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
+import { afterStart, callback, deferred, dequeue, dictionary, enqueueWithSize, handled, microtask, newQueue, peek, promiseCall, queueLength, recordOf, recordOrNull, rejected, streamArgument, underlyingAndStrategy, withRecord, withUnlocked, resetQueue, resolved, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 import { defineOperation, interfaceName } from '../idl';
 
 const TOKEN = SymbolCtor('stream internals');
@@ -74,8 +74,7 @@ const defaultControllers = new SafeWeakMap<object, ControllerRecord>();
 const byteControllers = new SafeWeakMap<object, ControllerRecord>();
 /** The record of a real ReadableStream, or null (brand check). */
 export function readableRecord(value: unknown): StreamRecord | null {
-  const record = typeof value === 'object' && value !== null ? streams.get(value) : undefined;
-  return record === undefined ? null : record;
+  return recordOrNull(streams, value);
 }
 
 // --- the stream ------------------------------------------------------------------------
@@ -713,9 +712,7 @@ function readerReleaseLock(table: WeakMap<object, ReaderRecord>, self: unknown, 
 
 export class ReadableStreamDefaultReader {
   constructor(stream: ReadableStream) {
-    if (arguments.length === 0) throw new TypeError('ReadableStreamDefaultReader: pass a ReadableStream');
-    const record = readableRecord(stream);
-    if (record === null) throw new TypeError('ReadableStreamDefaultReader: the argument must be a ReadableStream');
+    const record = streamArgument(arguments.length, stream, readableRecord, 'ReadableStreamDefaultReader', 'ReadableStream');
     defaultReaders.set(this, acquireReader(record));
   }
   get closed(): Promise<undefined> {
@@ -738,9 +735,7 @@ interfaceName(ReadableStreamDefaultReader, 'ReadableStreamDefaultReader');
 
 export class ReadableStreamBYOBReader {
   constructor(stream: ReadableStream) {
-    if (arguments.length === 0) throw new TypeError('ReadableStreamBYOBReader: pass a ReadableStream');
-    const record = readableRecord(stream);
-    if (record === null) throw new TypeError('ReadableStreamBYOBReader: the argument must be a ReadableStream');
+    const record = streamArgument(arguments.length, stream, readableRecord, 'ReadableStreamBYOBReader', 'ReadableStream');
     if (isLocked(record)) throw new TypeError('ReadableStreamBYOBReader: the stream is locked to a reader');
     if (record.controller.kind !== 'bytes') throw new TypeError('ReadableStreamBYOBReader: the stream is not a byte stream (type: "bytes")');
     const reader = newReaderRecord('byob');
@@ -916,15 +911,7 @@ export function setUpController(
   controller.pull = pull === null ? null : () => pull(controller.wrapper);
   controller.cancel = cancel;
   controller.autoAllocateChunkSize = autoAllocateChunkSize;
-  const started = start(controller.wrapper);
-  upon(
-    resolved(started),
-    () => {
-      controller.started = true;
-      callPullIfNeeded(controller);
-    },
-    (error) => controllerError(controller, error),
-  );
+  afterStart(controller, start(controller.wrapper), () => callPullIfNeeded(controller), (error) => controllerError(controller, error));
 }
 
 function newStreamRecord(wrapper: ReadableStream): StreamRecord {
@@ -936,9 +923,7 @@ export class ReadableStream {
     const stream = newStreamRecord(this);
     streams.set(this, stream);
     if (underlyingSource === (TOKEN as unknown)) return;
-    const rawStrategy = readStrategy(strategy, 'ReadableStream');
-    if (underlyingSource === null) throw new TypeError('ReadableStream: the underlying source must be an object, not null');
-    const source = underlyingSource === undefined ? null : dictionary(underlyingSource, 'ReadableStream: the underlying source');
+    const { underlying: source, strategy: rawStrategy } = underlyingAndStrategy(underlyingSource, strategy, 'ReadableStream', 'source');
     // Dictionary members are read in the standard's (alphabetical) order.
     const autoAllocate = source === null ? undefined : source.autoAllocateChunkSize;
     const cancel = callback(source, 'cancel', 'ReadableStream');
@@ -980,10 +965,7 @@ export class ReadableStream {
     return isLocked(recordOf(streams, this, 'ReadableStream.locked'));
   }
   cancel(reason?: unknown): Promise<undefined> {
-    return withRecord(streams, this, 'ReadableStream.cancel', (stream) => {
-      if (isLocked(stream)) return rejected(new TypeError('ReadableStream.cancel: the stream is locked to a reader'));
-      return readableCancel(stream, reason);
-    });
+    return withUnlocked(streams, this, 'ReadableStream.cancel', isLocked, 'reader', (stream) => readableCancel(stream, reason));
   }
   getReader(options?: { mode?: string }): ReadableStreamDefaultReader | ReadableStreamBYOBReader {
     recordOf(streams, this, 'ReadableStream.getReader');

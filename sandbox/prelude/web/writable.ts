@@ -5,7 +5,7 @@
 import { SymbolCtor, ArrayPrototypePush, ReflectApply } from './primordials';
 import { AbortController, AbortSignal, signalAbort } from './abort';
 import { SafeWeakMap } from '../primordials';
-import { callback, deferred, dequeue, dictionary, enqueueWithSize, handled, newQueue, peek, promiseCall, queueLength, recordOf, rejected, withRecord, resetQueue, resolved, readStrategy, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
+import { afterStart, callback, deferred, dequeue, enqueueWithSize, handled, newQueue, peek, promiseCall, queueLength, recordOf, recordOrNull, rejected, streamArgument, underlyingAndStrategy, withUnlocked, withRecord, resetQueue, resolved, sizeAlgorithm, strategyFrom, upon, type Deferred, type SizedQueue } from './stream-kit';
 import { interfaceName } from '../idl';
 
 const TOKEN = SymbolCtor('writable internals');
@@ -46,8 +46,7 @@ const streams = new SafeWeakMap<object, WritableRecord>();
 const writers = new SafeWeakMap<object, WriterRecord>();
 const controllers = new SafeWeakMap<object, SinkController>();
 export function writableRecord(value: unknown): WritableRecord | null {
-  const record = typeof value === 'object' && value !== null ? streams.get(value) : undefined;
-  return record === undefined ? null : record;
+  return recordOrNull(streams, value);
 }
 
 function shift<T>(list: T[]): { first: T; rest: T[] } {
@@ -302,18 +301,10 @@ export function setUpSink(
   controller.write = write === null ? null : (chunk) => write(chunk, controller.wrapper);
   stream.controller = controller;
   updateBackpressure(stream, backpressureOf(controller));
-  const started = start(controller.wrapper);
-  upon(
-    resolved(started),
-    () => {
-      controller.started = true;
-      advanceQueueIfNeeded(controller);
-    },
-    (reason) => {
-      controller.started = true;
-      dealWithRejection(stream, reason);
-    },
-  );
+  afterStart(controller, start(controller.wrapper), () => advanceQueueIfNeeded(controller), (reason) => {
+    controller.started = true;
+    dealWithRejection(stream, reason);
+  });
 }
 
 /** WritableStreamDefaultControllerErrorIfNeeded, for TransformStream. */
@@ -390,9 +381,7 @@ function writerDesiredSize(stream: WritableRecord): number | null {
 
 export class WritableStreamDefaultWriter {
   constructor(stream: WritableStream) {
-    if (arguments.length === 0) throw new TypeError('WritableStreamDefaultWriter: pass a WritableStream');
-    const record = writableRecord(stream);
-    if (record === null) throw new TypeError('WritableStreamDefaultWriter: the argument must be a WritableStream');
+    const record = streamArgument(arguments.length, stream, writableRecord, 'WritableStreamDefaultWriter', 'WritableStream');
     writers.set(this, acquireWriter(record));
   }
   get closed(): Promise<undefined> {
@@ -446,9 +435,7 @@ export class WritableStream {
     const stream = newRecord(this);
     streams.set(this, stream);
     if (underlyingSink === (TOKEN as unknown)) return;
-    const rawStrategy = readStrategy(strategy, 'WritableStream');
-    if (underlyingSink === null) throw new TypeError('WritableStream: the underlying sink must be an object, not null');
-    const sink = underlyingSink === undefined ? null : dictionary(underlyingSink, 'WritableStream: the underlying sink');
+    const { underlying: sink, strategy: rawStrategy } = underlyingAndStrategy(underlyingSink, strategy, 'WritableStream', 'sink');
     // Dictionary members are read in the standard's (alphabetical) order.
     const abort = callback(sink, 'abort', 'WritableStream');
     const close = callback(sink, 'close', 'WritableStream');
@@ -471,14 +458,10 @@ export class WritableStream {
     return isWritableLocked(recordOf(streams, this, 'WritableStream.locked'));
   }
   abort(reason?: unknown): Promise<undefined> {
-    return withRecord(streams, this, 'WritableStream.abort', (stream) => {
-      if (isWritableLocked(stream)) return rejected(new TypeError('WritableStream.abort: the stream is locked to a writer'));
-      return writableAbort(stream, reason);
-    });
+    return withUnlocked(streams, this, 'WritableStream.abort', isWritableLocked, 'writer', (stream) => writableAbort(stream, reason));
   }
   close(): Promise<undefined> {
-    return withRecord(streams, this, 'WritableStream.close', (stream) => {
-      if (isWritableLocked(stream)) return rejected(new TypeError('WritableStream.close: the stream is locked to a writer'));
+    return withUnlocked(streams, this, 'WritableStream.close', isWritableLocked, 'writer', (stream) => {
       if (closeQueuedOrInFlight(stream)) return rejected(new TypeError('WritableStream.close: the stream is already closing'));
       return writableClose(stream);
     });
