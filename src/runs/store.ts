@@ -198,7 +198,6 @@ export class RunStore {
   close(): void {
     if (this.sweep) clearInterval(this.sweep);
     this.commit();
-    this.clearWriteBehind();
   }
 
   /** Commits the waiting writes in one transaction, then keeps the store within its bounds and tells listeners. */
