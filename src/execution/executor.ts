@@ -9,7 +9,7 @@ import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
 import { runTokenUsage, type HostModule, type RunServices } from '../stdlib';
 import type { FilledVfs } from '../vfs';
-import type { CompileResult, RunJob, RunLimits, RunnerPool, RunOutcome, Typechecker, TypecheckMode } from '../../sandbox';
+import type { CompileResult, HostHandler, RunJob, RunLimits, RunnerPool, RunOutcome, Typechecker, TypecheckMode } from '../../sandbox';
 import type { PreparedPackages } from '../packages';
 import { confirmDenial, HostDispatcher } from './host-dispatch';
 import { executeResult, type ExecuteError, type ExecutionReport } from './result';
@@ -77,6 +77,12 @@ export interface ExecutionRequest<B extends RunBlueprint = RunBlueprint> {
   executionId?: string;
   /** Aborted when the requester has gone (a one-off run's closed connection): the run ends as `cancelled`. */
   signal?: AbortSignal;
+  /**
+   * Nobody outside the server learns the run's id before its answer (a one-off request that
+   * waits for it): its record may be written with its result (RunStart.writeBehind), and is
+   * committed before the run's first host call reaches outside.
+   */
+  recordWriteBehind?: boolean;
   /** Replay this journal first, then go on live (fork, resume). */
   replay?: ReplayPlan;
   /** The MCP session that started the run, when its client declared `elicitation`: `ask-human` calls are also put to it. */
@@ -293,7 +299,14 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
     if (!this.options.runs) return null;
     try {
       if (request.resumed) return this.options.runs.adopt?.(executionId) ?? null;
-      return this.options.runs.begin({ executionId, owner: request.principal, sessionId: request.sessionId, blueprint: request.blueprint.name, entryPoint: RECORD_ENTRY_POINT[request.entryPoint] });
+      return this.options.runs.begin({
+        executionId,
+        owner: request.principal,
+        sessionId: request.sessionId,
+        blueprint: request.blueprint.name,
+        entryPoint: RECORD_ENTRY_POINT[request.entryPoint],
+        ...(request.recordWriteBehind ? { writeBehind: true } : {}),
+      });
     } catch (error) {
       this.options.log.error('svc_server::runs', 'could not record a run; it runs without a record', { execution_id: executionId, error: (error as Error).message });
       return null;
@@ -428,7 +441,7 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
           ...(request.replay ? { journal: request.replay } : {}),
           ...(onSuspended ? { onSuspended } : {}),
         },
-        this.options.hostCalls ? this.options.hostCalls.wrap(request.principal, dispatcher.handle) : dispatcher.handle,
+        recordedBeforeReachingOut(record, request.recordWriteBehind === true, this.options.hostCalls ? this.options.hostCalls.wrap(request.principal, dispatcher.handle) : dispatcher.handle),
       );
     } finally {
       dispatcher?.end();
@@ -498,6 +511,19 @@ interface RunParking {
   parked(): boolean;
   /** Its resume state goes (it finished). */
   forget(): void;
+}
+
+/** A write-behind run's record is committed before its first host call (anything reaching outside goes through one). */
+function recordedBeforeReachingOut(record: RunHandle | null, writeBehind: boolean, handle: HostHandler): HostHandler {
+  if (!record || !writeBehind) return handle;
+  let persisted = false;
+  return (request) => {
+    if (!persisted) {
+      persisted = true;
+      record.persist();
+    }
+    return handle(request);
+  };
 }
 
 /** A replay's journal is kept whole again: its bound covers what it replays. */

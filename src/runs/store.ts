@@ -18,6 +18,10 @@
 // Writes are committed together once per event-loop turn (one transaction, so one fsync, for
 // every run that started, changed state or finished in that turn; the database runs with
 // synchronous=FULL), and any read commits what is waiting first, so reads see every write.
+// A run started with `writeBehind` (nobody outside holds its id until its answer) lets its
+// admission and state changes wait for a write that commits at once, its own finish
+// included, for at most ADMISSION_WRITE_BEHIND_MS: a short run costs one commit, not two.
+// Its handle's `persist()` commits them before anything of the run leaves the server.
 //
 // Bounds, with bounded work per write: expired records go a batch at a time on each write
 // and from a periodic sweep; past the byte budget the oldest finished records of the
@@ -62,6 +66,12 @@ const MAX_BATCHES_PER_WRITE = 8;
 export const DEFAULT_RUN_RETENTION_MS = 24 * 3600 * 1000;
 export const DEFAULT_RUN_STORE_BYTES = 256 * 1024 * 1024;
 const SWEEP_INTERVAL_MS = 60_000;
+/**
+ * How long a write-behind run's admission may wait for another commit (the journal's own
+ * write-behind is 200 ms). Two WAL commits per sequential run were ~15 % of the server's
+ * wall samples (bench/PROFILE.md, fast39).
+ */
+export const ADMISSION_WRITE_BEHIND_MS = 200;
 
 /** Who asks: a `user` token sees its own runs, an `admin` token every run. */
 export interface RunViewer {
@@ -76,6 +86,12 @@ export interface RunStart {
   sessionId: string;
   blueprint: string;
   entryPoint: RunEntryPoint;
+  /**
+   * Nobody outside the server holds the run's id until it answers (a one-off request
+   * waiting for its result): its record may wait, as above. Crash safety holds as long as
+   * the executor calls `persist()` before the run reaches outside the server.
+   */
+  writeBehind?: boolean;
 }
 
 /** A run in flight, as its executor holds it. */
@@ -92,6 +108,8 @@ export interface RunHandle {
    * run no longer counts as in flight here. Later calls of either method do nothing.
    */
   leaveForRestart(): void;
+  /** Commits the run's waiting writes now (a write-behind run, before it reaches outside the server). */
+  persist(): void;
 }
 
 export interface RunListFilter {
@@ -133,6 +151,8 @@ interface LiveRun {
   owner: string;
   controller: AbortController;
   waiters: Set<() => void>;
+  /** Its admission and state changes may wait for the next commit (RunStart.writeBehind). */
+  writeBehind: boolean;
 }
 
 const SUMMARY_COLUMNS = 'seq, execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, finished_at_ms';
@@ -154,6 +174,8 @@ export class RunStore {
   /** Tokens that wrote since the last commit, with the run each must not lose (the one just written). */
   private writers = new Map<string, string>();
   private commitScheduled = false;
+  /** The latest commit of write-behind writes (ADMISSION_WRITE_BEHIND_MS). */
+  private writeBehindTimer: NodeJS.Timeout | null = null;
   private readonly statements = new Map<string, Statement>();
   private idleWaiters: Array<() => void> = [];
 
@@ -181,6 +203,7 @@ export class RunStore {
   /** Commits the waiting writes in one transaction, then keeps the store within its bounds and tells listeners. */
   commit(): void {
     this.commitScheduled = false;
+    this.clearWriteBehind();
     if (this.pending.length === 0) return;
     const writes = this.pending;
     const writers = this.writers;
@@ -214,12 +237,22 @@ export class RunStore {
     return prepared;
   }
 
-  private enqueue(writer: string, executionId: string, write: () => (() => void) | void): void {
+  /** `behind`: the write may wait for another commit, at most ADMISSION_WRITE_BEHIND_MS. */
+  private enqueue(writer: string, executionId: string, write: () => (() => void) | void, behind = false): void {
     this.pending.push(write);
     this.writers.set(writer, executionId);
     if (this.commitScheduled) return;
+    if (behind) {
+      this.writeBehindTimer ??= setTimeout(() => this.commit(), ADMISSION_WRITE_BEHIND_MS);
+      return;
+    }
     this.commitScheduled = true;
     setImmediate(() => this.commit());
+  }
+
+  private clearWriteBehind(): void {
+    if (this.writeBehindTimer) clearTimeout(this.writeBehindTimer);
+    this.writeBehindTimer = null;
   }
 
   /**
@@ -255,8 +288,8 @@ export class RunStore {
       this.statement('INSERT INTO runs (execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, bytes) VALUES (?, ?, ?, ?, ?, \'queued\', ?, ?)')
         .run(start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, startedAt, bytes);
       this.count(start.owner, bytes);
-    });
-    const live: LiveRun = { owner: start.owner, controller: new AbortController(), waiters: new Set() };
+    }, start.writeBehind === true);
+    const live: LiveRun = { owner: start.owner, controller: new AbortController(), waiters: new Set(), writeBehind: start.writeBehind === true };
     this.live.set(start.executionId, live);
     return this.handleOf(start.executionId, live);
   }
@@ -266,7 +299,7 @@ export class RunStore {
     this.commit();
     const row = this.statement(`SELECT owner FROM runs WHERE execution_id = ? AND state != 'finished'`).get(executionId) as { owner: string } | undefined;
     if (!row) return null;
-    const live: LiveRun = this.live.get(executionId) ?? { owner: row.owner, controller: new AbortController(), waiters: new Set() };
+    const live: LiveRun = this.live.get(executionId) ?? { owner: row.owner, controller: new AbortController(), waiters: new Set(), writeBehind: false };
     this.live.set(executionId, live);
     return this.handleOf(executionId, live);
   }
@@ -275,7 +308,7 @@ export class RunStore {
   setState(executionId: string, state: Exclude<RunState, 'finished'>): boolean {
     const live = this.live.get(executionId);
     if (!live) return false;
-    this.enqueue(live.owner, executionId, () => void this.statement(`UPDATE runs SET state = ? WHERE execution_id = ? AND state != 'finished'`).run(state, executionId));
+    this.enqueue(live.owner, executionId, () => void this.statement(`UPDATE runs SET state = ? WHERE execution_id = ? AND state != 'finished'`).run(state, executionId), live.writeBehind);
     return true;
   }
 
@@ -387,6 +420,10 @@ export class RunStore {
         for (const wake of [...live.waiters]) wake();
         if (this.live.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
       },
+      persist: () => {
+        live.writeBehind = false;
+        this.commit();
+      },
       leaveForRestart: () => {
         if (finished) return;
         finished = true;
@@ -396,15 +433,24 @@ export class RunStore {
     };
   }
 
-  /** Inside a commit: the finished state and result. */
+  /**
+   * Inside a commit: the finished state and result. The finished record is built only when
+   * listeners wait for it, around the result object itself (parsing the text just written
+   * back cost every run a JSON.parse of its result).
+   */
   private writeFinish(executionId: string, owner: string, result: object, finishedAt = this.now()): RunRecord | null {
     const text = JSON.stringify(result);
     const added = Buffer.byteLength(text);
-    const updated = this.statement(`UPDATE runs SET state = 'finished', finished_at_ms = ?, result = ?, bytes = bytes + ? WHERE execution_id = ? AND state != 'finished' RETURNING *`)
-      .get(finishedAt, text, added, executionId) as Row | undefined;
+    const sql = `UPDATE runs SET state = 'finished', finished_at_ms = ?, result = ?, bytes = bytes + ? WHERE execution_id = ? AND state != 'finished'`;
+    if (this.finishedListeners.length === 0) {
+      if (this.statement(sql).run(finishedAt, text, added, executionId).changes === 0) return null;
+      this.count(owner, added);
+      return null;
+    }
+    const updated = this.statement(`${sql} RETURNING ${SUMMARY_COLUMNS}`).get(finishedAt, text, added, executionId) as Row | undefined;
     if (!updated) return null;
     this.count(owner, added);
-    return toRecord(updated);
+    return { ...toSummary(updated), result: result as Record<string, unknown> };
   }
 
   private visible(row: Row, viewer: RunViewer): boolean {

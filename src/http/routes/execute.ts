@@ -90,6 +90,9 @@ export function mountExecuteRoutes(app: Hono<AppEnv>, deps: ExecuteRouteDependen
       // Idempotency-Key to come back with): the run stops as `cancelled` and frees its runner.
       // An asynchronous start has no requester to wait for: only its record's cancel stops it.
       ...(detached ? {} : { signal: c.req.raw.signal }),
+      // A waiting client learns the run's id only from its answer: the record may be written
+      // with the result (one commit per short run); a 202 hands the id out, so it is not.
+      recordWriteBehind: !detached,
     });
     const remembered = running.then((report) => {
       if (report.lastRun) deps.rememberLastRun(sessionId, report.lastRun, principal);

@@ -140,6 +140,51 @@ describe('RunStore', () => {
     assert.equal(commits, 11, 'the turn\'s end commits on its own');
   });
 
+  test('a write-behind run\'s admission waits for its finish and shares its commit; persist() and reads commit it at once', async () => {
+    const { store, db } = storeOn();
+    const writes: string[] = [];
+    db.function('note_write', (what: unknown) => void writes.push(String(what)));
+    db.exec("CREATE TEMP TRIGGER admitted AFTER INSERT ON runs BEGIN SELECT note_write('insert ' || NEW.execution_id); END;");
+    db.exec("CREATE TEMP TRIGGER finished AFTER UPDATE OF state ON runs WHEN NEW.state = 'finished' BEGIN SELECT note_write('finish ' || NEW.execution_id); END;");
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const behind = (id: string) => store.begin({ executionId: id, owner: 'alice', sessionId: 's1', blueprint: 'bp', entryPoint: 'rest', writeBehind: true });
+
+    const short = behind('short');
+    short.setState('running');
+    await turn();
+    assert.deepEqual(writes, [], 'a write-behind admission does not commit at the turn\'s end');
+    short.finish(result('short'));
+    await turn();
+    assert.deepEqual(writes, ['insert short', 'finish short'], 'admission and result in the finish\'s commit');
+    assert.equal(store.get('short', alice)?.state, 'finished');
+
+    const reaching = behind('reaching');
+    reaching.setState('running');
+    reaching.persist();
+    assert.deepEqual(writes.slice(2), ['insert reaching'], 'persist() commits at once');
+    assert.equal((db.prepare('SELECT state FROM runs WHERE execution_id = ?').get('reaching') as { state: string }).state, 'running');
+
+    behind('listed');
+    assert.equal(store.list({ limit: 50 }, alice)[0]?.execution_id, 'listed', 'a read commits a waiting admission');
+    assert.deepEqual(writes.slice(3), ['insert listed']);
+
+    start(store, 'plain');
+    await turn();
+    assert.deepEqual(writes.slice(4), ['insert plain'], 'without write-behind the turn\'s end commits');
+    store.close();
+  });
+
+  test('finished records reach onFinished listeners with the result object itself, and the stored text reads back equal', () => {
+    const { store } = storeOn();
+    const heard: unknown[] = [];
+    store.onFinished((record) => heard.push(record.result));
+    const answer = result('r1', 'value');
+    start(store, 'r1').finish(answer);
+    store.commit();
+    assert.equal(heard[0], answer);
+    assert.deepEqual(store.get('r1', alice)?.result, answer);
+  });
+
   test('at boot an unfinished run ends with a restart error unless resume takes it; adopt hands that run back', () => {
     const db = new Database(':memory:');
     const first = storeOn(db).store;
