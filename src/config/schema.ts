@@ -61,6 +61,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   limit('compile_cache_size', 'megabytes', 'megabytes of compiled programs (code, source map, source) the server keeps to skip compiling a program sent again, least recently used dropped first; 0 keeps none (default 64; svc extension)', { min: 0, max: 65536 }),
   limit('typecheck_warm_after', 'seconds', 'seconds after the server listens, or after a Blueprint is applied, before it loads the type checker in the background if no program has yet, so the first typed run finds it warm; 0 = at once (default 0; svc extension)', { min: 0, max: 3600 }),
   limit('typecheck_thread_memory', 'megabytes', 'megabytes of V8 heap each type-checker thread may use; the large-program thread twice that; a thread whose heap after a full collection passes three quarters of it is replaced by a new one, warmed with the same Blueprints\' declarations before it takes over (default 512; svc extension)', { min: 64, max: 16384 }),
+  limit('network_thread_memory', 'megabytes', 'megabytes of V8 heap of the network thread that sends programs\' outbound HTTP (fetch, svc:http); past it the thread is replaced and the requests it had in flight fail with an error saying so (default 256; svc extension)', { min: 8, max: 16384 }),
   limit('typecheck_budget', 'seconds', 'seconds a program\'s type check may take; past it the checker thread is replaced and the program runs unchecked, with a warning (default 10; svc extension)', { max: 300 }),
   limit('max_idempotency_size', 'megabytes', 'megabytes of recorded Idempotency-Key answers of all sessions together, oldest dropped first (default 1024; svc extension)'),
   limit('max_llm_tokens', 'count', 'model tokens across all runs (default 20M)'),
@@ -121,6 +122,7 @@ export const limitDefaults = {
   compile_cache_size: 64, // COMPILE_CACHE_MEGABYTES
   typecheck_budget: 10,
   typecheck_thread_memory: 512,
+  network_thread_memory: 256,
   typecheck_warm_after: 0,
   max_llm_tokens: 20_000_000,
   max_llm_tokens_per_token: 20_000_000,

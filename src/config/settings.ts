@@ -62,6 +62,7 @@ export interface Limits {
   typecheck_warm_after: number;
   /** MiB of V8 heap per type-checker thread; past three quarters after a full collection the thread is replaced (svc extension). */
   typecheck_thread_memory: number;
+  network_thread_memory: number;
   max_llm_tokens: number;
   /** Model tokens one token's runs spend together (svc extension; default max_llm_tokens). */
   max_llm_tokens_per_token: number;

@@ -175,6 +175,7 @@ export const metrics = {
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),
   idempotencyReplays: new Counter({ name: 'svc_idempotency_replays_total', help: 'Session executes answered from the idempotency record without running', registers }),
   decisions: new Counter({ name: 'svc_decisions_total', help: 'Gated operations by decision source and decision (every decision, whatever logging.audit.allows writes)', labelNames: ['source', 'decision'] as const, registers }),
+  networkThreadsReplaced: new Counter({ name: 'svc_network_threads_replaced_total', help: 'Network threads (programs\' outbound HTTP) that stopped and were replaced, by reason (out of memory past network_thread_memory, or failed); their requests in flight failed', labelNames: ['reason'] as const, registers }),
   outboundCalls: new Counter({ name: 'svc_outbound_connections_total', help: 'Outbound connections programs caused, by outcome of the address check', labelNames: ['outcome'] as const, registers }),
   modelTokens: new Counter({ name: 'svc_model_tokens_total', help: 'Model tokens spent by runs', registers }),
   embeddingTokens: new Counter({ name: 'svc_embedding_tokens_total', help: 'Embedding tokens spent by runs', registers }),

@@ -92,6 +92,7 @@ describe('ranges', () => {
       typecheck_budget: 10,
       typecheck_warm_after: 0,
       typecheck_thread_memory: 512,
+      network_thread_memory: 256,
       max_llm_tokens: 20_000_000,
       max_llm_tokens_per_token: 20_000_000,
       max_run_journal_size: 4,
