@@ -178,8 +178,8 @@ export class NetworkThread extends Dispatcher {
     worker.on('error', (error: Error & { code?: string }) => {
       this.stopReason = error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `ran out of memory (network_thread_memory: ${heapMb} MB)` : `failed (${error.message})`;
     });
-    worker.on('exit', () => {
-      if (this.worker === worker) this.lost(this.stopReason || 'stopped');
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.lost(this.stopReason || `stopped (exit code ${code})`);
     });
     this.worker = worker;
     return worker;
