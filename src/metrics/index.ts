@@ -31,6 +31,8 @@ export interface ServerState {
   typecheckThreadsReplaced?: () => number;
   /** The checker threads' V8 heaps in bytes (in use, reserved), as each last reported. */
   typecheckHeap?: () => { used: number; total: number };
+  /** Programs' HTTP requests the network thread has in flight. */
+  networkThreadRequests?: () => number;
   lookups: () => Record<string, number>;
   /** Server-wide token pools (svc:llm and svc:embedding budgets). */
   tokens: () => Record<'model_tokens' | 'embedding_tokens', { spent: number; reserved: number; budget: number }>;
@@ -175,6 +177,14 @@ export const metrics = {
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),
   idempotencyReplays: new Counter({ name: 'svc_idempotency_replays_total', help: 'Session executes answered from the idempotency record without running', registers }),
   decisions: new Counter({ name: 'svc_decisions_total', help: 'Gated operations by decision source and decision (every decision, whatever logging.audit.allows writes)', labelNames: ['source', 'decision'] as const, registers }),
+  networkThreadRequests: new Gauge({
+    name: 'svc_network_thread_requests',
+    help: 'Programs\' outbound HTTP requests (fetch, svc:http) in flight in the network thread, from sending to the end of their body',
+    registers,
+    collect() {
+      if (state?.networkThreadRequests) this.set(state.networkThreadRequests());
+    },
+  }),
   networkThreadsReplaced: new Counter({ name: 'svc_network_threads_replaced_total', help: 'Network threads (programs\' outbound HTTP) that stopped and were replaced, by reason (out of memory past network_thread_memory, or failed); their requests in flight failed', labelNames: ['reason'] as const, registers }),
   outboundCalls: new Counter({ name: 'svc_outbound_connections_total', help: 'Outbound connections programs caused, by outcome of the address check', labelNames: ['outcome'] as const, registers }),
   modelTokens: new Counter({ name: 'svc_model_tokens_total', help: 'Model tokens spent by runs', registers }),

@@ -22,7 +22,7 @@ import { fillGit, startSessionServices } from '../sessions';
 import { hostModules, hostTask, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
 import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
-import { EgressGuard, programsDispatcher, settingsThatAllow, type BlockedKind } from '../network';
+import { EgressGuard, NetworkThread, programsDispatcher, settingsThatAllow, type BlockedKind } from '../network';
 import { serverEgressDecision } from '../policy';
 import { RunnerPool, Typechecker } from '../../sandbox';
 import { confineRunners } from './runner-sandbox';
@@ -404,6 +404,7 @@ export async function boot(options: BootOptions): Promise<void> {
     typecheckersWarmed: () => typecheck.warmedAhead,
     typecheckCold: () => typecheck.cold,
     typecheckThreadsReplaced: () => typecheck.replacedThreads,
+    networkThreadRequests: () => (programsOutbound instanceof NetworkThread ? programsOutbound.inFlight : 0),
     typecheckHeap: () => typecheck.heaps.reduce((sum, heap) => ({ used: sum.used + heap.used, total: sum.total + heap.total }), { used: 0, total: 0 }),
     lookups: () => ({ ...lookupCounters }),
     tokens: () => modelBudgets.status(),
