@@ -10,6 +10,9 @@ import { EgressBlockedError } from '../egress-guard';
 import type { BlockedKind } from '../address-policy';
 import type { FromNetwork, NetworkThreadData, ToNetwork, WireError } from './protocol';
 
+/** Messages from the thread handled per turn of the event loop. */
+const INBOX_SLICE = 16;
+
 /** The thread's name as `worker.threadId`'s listings (heap metrics, inspectors) show it. */
 export const NETWORK_THREAD_NAME = 'svc-network';
 
@@ -95,6 +98,7 @@ class Relay {
 export class NetworkThread extends Dispatcher {
   private worker: Worker | null = null;
   private readonly relays = new Map<number, Relay>();
+  private readonly inbox: FromNetwork[] = [];
   private nextId = 0;
   private closed = false;
   private stopReason = '';
@@ -174,7 +178,7 @@ export class NetworkThread extends Dispatcher {
     // Requests in flight keep the server busy anyway; an idle thread never keeps it alive.
     worker.unref();
     this.stopReason = '';
-    worker.on('message', (message: FromNetwork) => this.receive(message));
+    worker.on('message', (message: FromNetwork) => this.enqueue(message));
     worker.on('error', (error: Error & { code?: string }) => {
       this.stopReason = error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `ran out of memory (network_thread_memory: ${heapMb} MB)` : `failed (${error.message})`;
     });
@@ -184,6 +188,22 @@ export class NetworkThread extends Dispatcher {
     this.worker = worker;
     return worker;
   }
+
+  /**
+   * Node delivers every message waiting on the port in one turn of the event loop (hundreds of
+   * body pieces when many bodies arrive at once, each then written to a runner's channel): they
+   * are handled in slices of INBOX_SLICE, a turn each, so no turn holds the loop for all of them.
+   */
+  private enqueue(message: FromNetwork): void {
+    this.inbox.push(message);
+    if (this.inbox.length === 1) setImmediate(this.drainSlice);
+  }
+
+  private readonly drainSlice = (): void => {
+    const slice = this.inbox.splice(0, INBOX_SLICE);
+    for (const message of slice) this.receive(message);
+    if (this.inbox.length > 0) setImmediate(this.drainSlice);
+  };
 
   private receive(message: FromNetwork): void {
     if (message.t === 'blocked') {
@@ -204,6 +224,8 @@ export class NetworkThread extends Dispatcher {
   /** The thread is gone: every request in flight fails, and the next one starts a new thread. */
   private lost(reason: string): void {
     this.worker = null;
+    // What the thread sent before it stopped is handled first (a body that ended, ends).
+    for (const message of this.inbox.splice(0)) this.receive(message);
     const relays = [...this.relays.values()];
     this.relays.clear();
     const error = new NetworkThreadLostError(reason, !this.closed);
