@@ -118,6 +118,7 @@ export class NetworkThread extends Dispatcher {
       if (this.closed) throw new errors.ClientDestroyedError();
       const body = options.body ?? null;
       if (body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) throw new errors.InvalidArgumentError('the network thread sends string and byte bodies only');
+      const bytes = body instanceof Uint8Array ? new Uint8Array(body) : body;
       this.relays.set(relay.id, relay);
       relay.handler.onConnect(relay.abort);
       // Aborted while connecting (its signal had fired): nothing is sent.
@@ -129,11 +130,14 @@ export class NetworkThread extends Dispatcher {
         path: options.path,
         method: options.method,
         headers: (options.headers as Record<string, string> | string[] | undefined) ?? null,
-        body,
+        // A copy of just its bytes, moved across: a Buffer's view may sit in a shared pool
+        // slab, which cloning the view would copy whole.
+        body: bytes,
         headersTimeout: options.headersTimeout ?? null,
         bodyTimeout: options.bodyTimeout ?? null,
-      });
+      }, bytes instanceof Uint8Array ? [bytes.buffer] : undefined);
     } catch (error) {
+      if (relay.done) return true;
       this.forget(relay, false);
       queueMicrotask(() => relay.handler.onError(error as Error));
     }
@@ -166,8 +170,8 @@ export class NetworkThread extends Dispatcher {
     if (cancel && this.worker) this.send({ t: 'abort', id: relay.id });
   }
 
-  send(message: ToNetwork): void {
-    this.thread().postMessage(message);
+  send(message: ToNetwork, transfer?: ArrayBuffer[]): void {
+    this.thread().postMessage(message, transfer);
   }
 
   private thread(): Worker {
