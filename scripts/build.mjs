@@ -25,6 +25,8 @@ if (existsSync(path.join(root, 'sandbox/compile/worker.ts'))) entryPoints['compi
 if (existsSync(path.join(root, 'sandbox/typecheck/worker.ts'))) entryPoints['typecheck-worker'] = 'sandbox/typecheck/worker.ts';
 // Host work that grows with what a program asked for (search, diffs, git) runs in worker threads.
 if (existsSync(path.join(root, 'src/stdlib/host-worker.ts'))) entryPoints['host-worker'] = 'src/stdlib/host-worker.ts';
+// Programs' outbound HTTP (fetch, svc:http) is sent from a network thread, its sockets and buffers in that thread's heap.
+if (existsSync(path.join(root, 'src/network/thread/worker.ts'))) entryPoints['network-worker'] = 'src/network/thread/worker.ts';
 
 await build({
   absWorkingDir: root,

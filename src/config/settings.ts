@@ -65,6 +65,7 @@ export interface Limits {
   /** MiB of V8 heap per type-checker thread; past three quarters after a full collection the thread is replaced (svc extension). */
   typecheck_thread_memory: number;
   compile_thread_memory: number;
+  network_thread_memory: number;
   max_llm_tokens: number;
   /** Model tokens one token's runs spend together (svc extension; default max_llm_tokens). */
   max_llm_tokens_per_token: number;

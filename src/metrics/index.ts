@@ -34,6 +34,8 @@ export interface ServerState {
   typecheckHeap?: () => { used: number; total: number };
   /** The V8 heap of every thread (main and workers) as each last reported. */
   threadHeaps?: () => ThreadHeap[];
+  /** Programs' HTTP requests the network thread has in flight. */
+  networkThreadRequests?: () => number;
   lookups: () => Record<string, number>;
   /** Server-wide token pools (svc:llm and svc:embedding budgets). */
   tokens: () => Record<'model_tokens' | 'embedding_tokens', { spent: number; reserved: number; budget: number }>;
@@ -116,7 +118,7 @@ export const metrics = {
   typecheckHeap: liveStateGauge('svc_typecheck_heap_bytes', 'V8 heap of the type-checker threads together, in use and reserved (state), as each thread last reported after a check; each is bounded by typecheck_thread_memory', ['used', 'total'], (live) => live.typecheckHeap?.()),
   threadHeap: new Gauge({
     name: 'svc_thread_heap_bytes',
-    help: 'V8 heap of the server\'s threads by what they are for (thread: main, checker, compile, host, packages, ...; several threads of one kind add up) and state: used (live and not yet collected), total (reserved, what shows in the RSS), limit (each thread\'s heap limit, added up)',
+    help: 'V8 heap of the server\'s threads by what they are for (thread: main, checker, compile, host, packages, network; several threads of one kind add up) and state: used (live and not yet collected), total (reserved, what shows in the RSS), limit (each thread\'s heap limit, added up)',
     labelNames: ['thread', 'state'] as const,
     registers,
     collect() {
@@ -131,7 +133,7 @@ export const metrics = {
   }),
   threads: new Gauge({
     name: 'svc_threads',
-    help: 'Threads of the server by what they are for (main, checker, compile, host, packages, ...), those that reported their heap lately',
+    help: 'Threads of the server by what they are for (main, checker, compile, host, packages, network), those that reported their heap lately',
     labelNames: ['thread'] as const,
     registers,
     collect() {
@@ -143,6 +145,8 @@ export const metrics = {
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),
   idempotencyReplays: new Counter({ name: 'svc_idempotency_replays_total', help: 'Session executes answered from the idempotency record without running', registers }),
   decisions: new Counter({ name: 'svc_decisions_total', help: 'Gated operations by decision source and decision (every decision, whatever logging.audit.allows writes)', labelNames: ['source', 'decision'] as const, registers }),
+  networkThreadRequests: liveGauge('svc_network_thread_requests', 'Programs\' outbound HTTP requests (fetch, svc:http) in flight in the network thread, from sending to the end of their body', (live) => live.networkThreadRequests?.()),
+  networkThreadsReplaced: new Counter({ name: 'svc_network_threads_replaced_total', help: 'Network threads (programs\' outbound HTTP) that stopped and were replaced, by reason (out of memory past network_thread_memory, or failed); their requests in flight failed', labelNames: ['reason'] as const, registers }),
   outboundCalls: new Counter({ name: 'svc_outbound_connections_total', help: 'Outbound connections programs caused, by outcome of the address check', labelNames: ['outcome'] as const, registers }),
   modelTokens: new Counter({ name: 'svc_model_tokens_total', help: 'Model tokens spent by runs', registers }),
   embeddingTokens: new Counter({ name: 'svc_embedding_tokens_total', help: 'Embedding tokens spent by runs', registers }),

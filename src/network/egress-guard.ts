@@ -34,15 +34,21 @@ export interface EgressGuardOptions {
   hostAddresses?: HostAddresses;
   /** Called once per refused connection (the caller audits it as an egress_guard denial). */
   onBlocked?: (host: string, kinds: BlockedKind[]) => void;
+  /** Counts each connection by outcome (default: the server's metrics; the network thread counts for the server). */
+  countConnection?: (outcome: 'allowed' | 'blocked') => void;
 }
+
+const countInMetrics = (outcome: 'allowed' | 'blocked') => metrics.outboundCalls.inc({ outcome });
 
 export class EgressGuard {
   readonly policy: AddressPolicy;
   private readonly lookup: Lookup;
+  private readonly count: (outcome: 'allowed' | 'blocked') => void;
 
   constructor(private readonly options: EgressGuardOptions) {
     this.policy = new AddressPolicy(options.grants, options.hostAddresses);
     this.lookup = options.lookup ?? systemLookup;
+    this.count = options.countConnection ?? countInMetrics;
   }
 
   /** Resolves `host` and returns the first address the policy permits, or throws EgressBlockedError. */
@@ -54,14 +60,14 @@ export class EgressGuard {
     for (const candidate of candidates) {
       const refusal = this.policy.refusal(candidate.address);
       if (refusal === null) {
-        metrics.outboundCalls.inc({ outcome: 'allowed' });
+        this.count('allowed');
         return candidate;
       }
       kinds.push(refusal);
     }
     if (candidates.length === 0) throw new Error(`could not resolve ${host}`);
     this.options.onBlocked?.(host, kinds);
-    metrics.outboundCalls.inc({ outcome: 'blocked' });
+    this.count('blocked');
     throw new EgressBlockedError(host, kinds);
   }
 

@@ -1,3 +1,5 @@
-// Public API of outbound networking: the address policy and the egress guard.
+// Public API of outbound networking: the address policy, the egress guard, and the network
+// thread that sends programs' HTTP requests off the server's event loop.
 export { AddressPolicy, classifyAddress, embeddedIPv4, HOST_ADDRESSES_FRESH_MS, normalizeAddress, settingsThatAllow, type AddressGrants, type BlockedKind, type HostAddresses } from './address-policy';
 export { EgressGuard, EgressBlockedError, type EgressGuardOptions, type Lookup } from './egress-guard';
+export { programsDispatcher, NetworkThread, NetworkThreadLostError, NETWORK_THREAD_NAME } from './thread';

@@ -22,7 +22,7 @@ import { fillGit, startSessionServices } from '../sessions';
 import { hostModules, hostTask, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
 import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
-import { EgressGuard, settingsThatAllow } from '../network';
+import { EgressGuard, NetworkThread, programsDispatcher, settingsThatAllow, type BlockedKind } from '../network';
 import { serverEgressDecision } from '../policy';
 import { RunnerPool, Typechecker, configureCompileWorkers } from '../../sandbox';
 import { ThreadHeaps } from '../../sandbox/thread-heap';
@@ -175,14 +175,26 @@ export async function boot(options: BootOptions): Promise<void> {
     };
   };
   // Every refused destination is logged for the operator with the setting that would allow it.
-  const egress = new EgressGuard({
-    grants: settings.network,
-    hosts: settings.network.hosts,
-    onBlocked: (host, kinds) => log.warn('svc_server::network', 'outbound connection blocked', { host, kinds: [...new Set(kinds)].join(','), allowed_by: settingsThatAllow(kinds) }),
-  });
+  const logBlocked = (host: string, kinds: BlockedKind[]) => log.warn('svc_server::network', 'outbound connection blocked', { host, kinds: [...new Set(kinds)].join(','), allowed_by: settingsThatAllow(kinds) });
+  const egress = new EgressGuard({ grants: settings.network, hosts: settings.network.hosts, onBlocked: logBlocked });
   const outbound = egress.dispatcher();
   const modelBudgets = new ModelBudgets(settings.limits, outbound);
   closers.push(() => outbound.close());
+  // Programs' fetch and svc:http requests are sent from the network thread: their sockets,
+  // parsers and read buffers are collected there, not in pauses of this event loop.
+  const programsOutbound = programsDispatcher({
+    grants: settings.network,
+    hosts: settings.network.hosts,
+    heapMb: settings.limits.network_thread_memory,
+    onBlocked: logBlocked,
+    countConnection: (outcome, count) => metrics.outboundCalls.inc({ outcome }, count),
+    onStopped: (reason, lost) => {
+      const cause = reason.startsWith('ran out of memory') ? 'memory' : 'failed';
+      metrics.networkThreadsReplaced.inc({ reason: cause });
+      log.warn('svc_server::network', 'network thread replaced', { reason, requests_lost: lost });
+    },
+  });
+  closers.push(() => programsOutbound.close());
   // MCP client: OAuth logins and their tokens, discovery of upstream servers.
   const oauth = new OAuthService({
     store: secretStore,
@@ -241,7 +253,7 @@ export async function boot(options: BootOptions): Promise<void> {
         allowInsecureHttp: blueprint.allowInsecureHttp,
         authProxy: blueprint.authProxy,
         secretValue,
-        dispatcher: outbound,
+        dispatcher: programsOutbound,
         userAgent: `svc/${options.version}`,
       },
       endOfRun: () => {
@@ -395,6 +407,7 @@ export async function boot(options: BootOptions): Promise<void> {
     typecheckersWarmed: () => typecheck.warmedAhead,
     typecheckCold: () => typecheck.cold,
     typecheckThreadsReplaced: () => typecheck.replacedThreads,
+    networkThreadRequests: () => (programsOutbound instanceof NetworkThread ? programsOutbound.inFlight : 0),
     typecheckHeap: () => typecheck.heaps.reduce((sum, heap) => ({ used: sum.used + heap.used, total: sum.total + heap.total }), { used: 0, total: 0 }),
     threadHeaps: () => threadHeaps.heaps(),
     lookups: () => ({ ...lookupCounters }),
