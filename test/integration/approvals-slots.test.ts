@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestServer } from '../harness';
-import { GATED_BLUEPRINT } from '../support/approvals';
 import { metricValue, startWithOther } from '../support/tenants';
 import { eventually } from '../support/wait';
 
@@ -19,6 +18,7 @@ let port = 0;
 const GATHERED = 3;
 let held: http.ServerResponse[] = [];
 
+const GATED = 'name: gated\nallow_insecure_http: true\ndefault: allow\npermissions:\n  main:\n    - capability: http.post\n      action: ask-human\n';
 const ASYNC = { Prefer: 'respond-async' };
 
 before(async () => {
@@ -43,7 +43,7 @@ after(() => {
 const payProgram = (i: number) => `export async function main() { return await (await fetch("http://127.0.0.1:${port}/pay/${i}", { method: "POST", body: "x" })).text(); }`;
 
 async function startParked(server: TestServer, count: number): Promise<string[]> {
-  await server.request('POST', '/v1/blueprints', { body: { yaml: GATED_BLUEPRINT } });
+  await server.request('POST', '/v1/blueprints', { body: { yaml: GATED } });
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const started = await server.request('POST', '/v1/execute', { token: server.userToken, headers: ASYNC, body: { blueprint: 'gated', code: payProgram(i) } });
