@@ -16,6 +16,7 @@ import { fillGit, type FilledFileArea } from '../sessions';
 import { hostModules, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
 import { FileAreas } from '../vfs';
 import { RunnerPool, Typechecker } from '../../sandbox';
+import { envValue, type CliIo } from './io';
 
 export interface LocalRun {
   code: string;
@@ -44,10 +45,11 @@ export interface LocalRun {
 /**
  * One checker for the CLI process: `svc build test` checks many programs and readme examples
  * against few declaration sets (its threads are unref'd while idle). Its compiler code cache
- * stays in $SVC_HOME/cli/cache, so the next command loads TypeScript warm.
+ * stays in $SVC_HOME/cli/cache (SVC_CLI_CODE_CACHE_DIR when set: the test suite shares one
+ * over its commands, each with a fresh SVC_HOME), so the next command loads TypeScript warm.
  */
 let typechecker: Typechecker | null = null;
-export const localTypechecker = (home: string): Typechecker => (typechecker ??= new Typechecker({ codeCacheDirectory: path.join(home, 'cli', 'cache') }));
+export const localTypechecker = (io: CliIo, home: string): Typechecker => (typechecker ??= new Typechecker({ codeCacheDirectory: envValue(io, 'SVC_CLI_CODE_CACHE_DIR') ?? path.join(home, 'cli', 'cache') }));
 
 /** The runner pool of a local run: one runner process. */
 export function localPool(settings: RunSettings): RunnerPool {

@@ -38,7 +38,7 @@ export async function runHere(io: CliIo, version: string, options: RunOptions, c
     settings,
     userAgent: `svc/${version}`,
     packages: storeLookup(new PackageStore(localPackageStore(io))),
-    typechecker: localTypechecker(svcHome(io)),
+    typechecker: localTypechecker(io, svcHome(io)),
   });
   return { ...report.response, consoleAll: report.lastRun?.console ?? report.response.console };
 }

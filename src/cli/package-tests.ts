@@ -79,7 +79,7 @@ export async function runPackageTests(io: CliIo, options: PackageTestOptions): P
   const selected = built.packages.filter(({ entry }) => options.package === undefined || entry.name === options.package);
   const report: TestReport = { passed: 0, failed: 0 };
   // One checker and one runner process for every Package's test programs and readme examples (a runner per program cost more than most tests).
-  const typechecker = localTypechecker(options.home);
+  const typechecker = localTypechecker(io, options.home);
   const pool = localPool(options.settings);
   const outcome = (name: string, error: { message: string } | null) => {
     if (error) {

@@ -190,7 +190,11 @@ describe('fetch', () => {
       return { aborted, custom, timedOut };
     }`);
     assert.deepEqual(r, { aborted: 'AbortError', custom: 'mine', timedOut: 'TimeoutError' });
-    assert.equal(api.requests.length - before, 1);
+    // The aborted signals sent nothing; the timed-out request reached the stand-in or, on a
+    // loaded machine, had not yet when its 200 ms passed (at load 30 it had not).
+    const sent = api.requests.slice(before).map((q) => q.path);
+    assert.deepEqual(sent.filter((path) => path !== '/slow'), []);
+    assert.ok(sent.length <= 1, sent.join(', '));
     release?.();
   });
 });

@@ -21,7 +21,12 @@ export interface VariedRig {
 
 const KINDS = ['timers', 'fan-out', 'random', 'errors', 'mcp', 'mixed'] as const;
 
-export async function startVariedRig(): Promise<VariedRig> {
+/**
+ * `typecheck: 'off'` registers the Blueprint unchecked (types stripped): a test about replays
+ * then does not pay for a type checker (about 1 CPU-s to load, then each of the 60 programs).
+ * The benchmark keeps the default, as an operator's Blueprint has it.
+ */
+export async function startVariedRig(options: { typecheck?: 'off' } = {}): Promise<VariedRig> {
   const far = http.createServer((req, res) => {
     res.setHeader('content-type', 'text/plain');
     // Answers in an order of their own (some later than others), so completions interleave.
@@ -36,7 +41,7 @@ export async function startVariedRig(): Promise<VariedRig> {
   const network = upstreamServerOptions(upstream);
   const server = await startServer({ runners: 1, args: network.args, env: network.env, config: { logging: { audit: { enabled: false } } }, timeoutMs: 60_000 });
   const created = await server.request('POST', '/v1/blueprints', {
-    body: { yaml: `name: varied\nallow_insecure_http: true\ndefault: allow\nmcp:\n  calc:\n    url: ${upstream.url}\n` },
+    body: { yaml: `name: varied\nallow_insecure_http: true\ndefault: allow\n${options.typecheck ? `typecheck: ${options.typecheck}\n` : ''}mcp:\n  calc:\n    url: ${upstream.url}\n` },
   });
   assert.ok(created.status < 300, created.text);
   const url = `http://127.0.0.1:${port}`;
