@@ -26,16 +26,18 @@ describe('timers', () => {
     const out = await run(`export async function main() {
       const seen = [];
       await new Promise((done) => {
-        setTimeout((a, b) => seen.push('t20' + a + b), 20, ':', 'x');
+        // Created first but due 200 ms later: a stall between these statements (a loaded
+        // machine) must stay under that gap for due time, not creation, to decide the order.
+        setTimeout((a, b) => seen.push('t200' + a + b), 200, ':', 'x');
         setTimeout(() => { seen.push('t0a'); Promise.resolve().then(() => seen.push('micro-after-t0a')); }, 0);
         setTimeout(() => seen.push('t0b'), 0);
         queueMicrotask(() => seen.push('micro'));
-        setTimeout(done, 40);
+        setTimeout(done, 400);
       });
       return seen;
     }`);
     assert.equal(out.error, null, JSON.stringify(out.error));
-    assert.deepEqual(JSON.parse(out.result!), ['micro', 't0a', 'micro-after-t0a', 't0b', 't20:x']);
+    assert.deepEqual(JSON.parse(out.result!), ['micro', 't0a', 'micro-after-t0a', 't0b', 't200:x']);
   });
 
   test('clearTimeout and clearInterval cancel; an interval repeats until cleared', async () => {
