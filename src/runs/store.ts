@@ -59,7 +59,7 @@ export const RECORD_OVERHEAD_BYTES = 512;
  * Rows removed per batch; a write removes at most MAX_BATCHES_PER_WRITE batches (the sweep the rest).
  * Written into the SQL as a literal: SQLite re-prepares a statement whose `LIMIT ?` is bound on
  * every execution (the bound limit may change its plan), and the expiry query runs after every
- * group commit (bench/PROFILE.md, fast39: 12-16 us against 1 us per query).
+ * group commit (bench/PROFILE.md, round 16: 12-16 us against 1 us per query).
  */
 const DROP_BATCH = 32;
 const MAX_BATCHES_PER_WRITE = 8;
@@ -69,7 +69,7 @@ const SWEEP_INTERVAL_MS = 60_000;
 /**
  * How long a write-behind run's admission may wait for another commit (the journal's own
  * write-behind is 200 ms). Two WAL commits per sequential run were ~15 % of the server's
- * wall samples (bench/PROFILE.md, fast39).
+ * wall samples (bench/PROFILE.md, round 16).
  */
 export const ADMISSION_WRITE_BEHIND_MS = 200;
 
