@@ -50,6 +50,16 @@ interface Metered {
   readonly isDisposed: boolean;
 }
 
+/** The isolate's CPU time; 0 once it is disposed (a run cancelled while its isolate was made), where reading it throws. */
+function cpuTimeOf(isolate: Metered): bigint {
+  if (isolate.isDisposed) return 0n;
+  try {
+    return isolate.cpuTime;
+  } catch {
+    return 0n;
+  }
+}
+
 /**
  * Reads one run's CPU time against its limit; the runner's main thread asks it periodically.
  * The run's CPU time is its isolate's plus what the context's native callbacks spent on the
@@ -65,7 +75,7 @@ export class CpuMeter {
     readonly limit: CpuLimit,
   ) {
     // The isolate served earlier runs and prepared this run's context: only what follows counts.
-    this.start = isolate.cpuTime;
+    this.start = cpuTimeOf(isolate);
   }
 
   /** Whether the run has used its CPU time (false once the isolate is gone). */
