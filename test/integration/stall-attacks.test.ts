@@ -46,12 +46,12 @@ async function startedRecords(count: number): Promise<void> {
 }
 
 test('/healthz answers while a 1.9 MB program compiles: health answers arrive before its compile error does', async () => {
-  // A large program, then a small one with 5,000 errors. On the event loop, esbuild's part
-  // of a compile is asynchronous but parsing and checking are not: the small program's
-  // checks (each error placed by a pass over its source) hold the loop while esbuild
-  // finishes the large one, so right after the small one's answer the server is parsing
-  // the large one, and a health request sent then is answered only after that compile
-  // error. Compiled in worker threads, health requests are answered while it compiles.
+  // A large program, and health requests while it compiles. On the event loop, esbuild's
+  // part of a compile is asynchronous but parsing and checking are not, so a health request
+  // sent once its run has started would be answered only after the compile error. Compiled
+  // in worker threads (large code on a thread of its own), health requests are answered
+  // while it compiles. A small program with 5,000 errors follows: its checks (each error
+  // placed by a pass over its source) once held the loop too.
   const large = largeFailingProgram(1_900_000);
   const small = `${Array.from({ length: 5_000 }, (_, i) => `const __svc_${i} = ${i};`).join('\n')}\nexport function main() { return 1; }\n`;
   assert.ok(Buffer.byteLength(large) < 2 * 1024 * 1024);
@@ -62,13 +62,13 @@ test('/healthz answers while a 1.9 MB program compiles: health answers arrive be
     return reply;
   });
   await startedRecords(before + 1);
-  const smallReply = await execute(small);
   const answeredDuringAttack: boolean[] = [];
   for (let i = 0; i < 3; i++) {
     const health = await server.request('GET', '/healthz', { token: null });
     assert.equal(health.status, 200);
     answeredDuringAttack.push(!largeAnswered);
   }
+  const smallReply = await execute(small);
   const largeReply = await largeAttack;
   assert.deepEqual(answeredDuringAttack, [true, true, true]);
   for (const reply of [smallReply, largeReply]) {
