@@ -34,7 +34,7 @@ const nativeHasOwn = Object.hasOwn;
  * its getter run, inside trusted code. Every define in trusted code goes through this.
  * Straight-line on purpose: the prelude defines a few hundred properties per context, and as
  * a loop over the field names this was hot enough for V8 to optimise it anew in every fresh
- * context (bench/PROFILE.md, fast39).
+ * context (bench/PROFILE.md, round 16).
  */
 function ownFields(descriptor: PropertyDescriptor): PropertyDescriptor {
   const copy = { __proto__: null } as PropertyDescriptor & { __proto__: null };
