@@ -81,23 +81,26 @@ async function inWorker(workers: CompilePool, job: CompileJob): Promise<CompileR
   }
 }
 
-/** Compiles a submitted program into the isolate script (see ./compile); never throws. */
-export async function compileProgram(input: CompileInput): Promise<CompileResult> {
-  const job: CompileJob = { kind: 'program', input };
+/**
+ * Runs `job` on its compile pool, or here when no pool can be had (tsx, the CLI); a worker
+ * that failed (out of heap, died) answers through `failed` with what went wrong.
+ */
+async function compiled<T>(job: CompileJob, here: () => T | Promise<T>, failed: (message: string) => T): Promise<T> {
   const workers = compilePool(job);
-  if (!workers) return compileHere(input);
+  if (!workers) return here();
   const reply = await inWorker(workers, job);
-  if (reply.ok) return reply.result as CompileResult;
-  const diagnostics = [{ severity: 'error' as const, line: 1, column: 1, message: `${reply.message}; the program may be too large or too deeply nested to compile` }];
-  return { ok: false, error: { kind: 'compile_error', message: renderCompileError(diagnostics, input.source), diagnostics } };
+  return reply.ok ? (reply.result as T) : failed(reply.message);
+}
+
+/** Compiles a submitted program into the isolate script (see ./compile); never throws. */
+export function compileProgram(input: CompileInput): Promise<CompileResult> {
+  return compiled<CompileResult>({ kind: 'program', input }, () => compileHere(input), (message) => {
+    const diagnostics = [{ severity: 'error' as const, line: 1, column: 1, message: `${message}; the program may be too large or too deeply nested to compile` }];
+    return { ok: false, error: { kind: 'compile_error', message: renderCompileError(diagnostics, input.source), diagnostics } };
+  });
 }
 
 /** Compiles an installed Package's lib.js (see ./package); never throws. */
-export async function compilePackage(input: PackageSource): Promise<PackageCompileResult> {
-  const job: CompileJob = { kind: 'package', input };
-  const workers = compilePool(job);
-  if (!workers) return compilePackageHere(input);
-  const reply = await inWorker(workers, job);
-  if (reply.ok) return reply.result as PackageCompileResult;
-  return { ok: false, message: `package '${input.name}' cannot be prepared: ${reply.message}; reinstall it` };
+export function compilePackage(input: PackageSource): Promise<PackageCompileResult> {
+  return compiled<PackageCompileResult>({ kind: 'package', input }, () => compilePackageHere(input), (message) => ({ ok: false, message: `package '${input.name}' cannot be prepared: ${message}; reinstall it` }));
 }

@@ -61,6 +61,25 @@ export function bindServerState(next: ServerState): void {
 
 const registers = [registry];
 
+/**
+ * A gauge of labelled rows read from the server state at scrape time: rows that no longer
+ * exist are dropped, and rows with the same labels add up (threads of one kind).
+ */
+function rowsGauge<L extends string>(name: string, help: string, labelNames: readonly L[], rows: (live: ServerState) => Array<[Partial<Record<L, string>>, number]> | undefined): Gauge<L> {
+  return new Gauge({
+    name,
+    help,
+    labelNames,
+    registers,
+    collect() {
+      const read = state ? rows(state) : undefined;
+      if (!read) return;
+      this.reset();
+      for (const [labels, value] of read) this.inc(labels, value);
+    },
+  });
+}
+
 /** A gauge whose value is read from the server state at scrape time (none while the state lacks it). */
 function liveGauge(name: string, help: string, read: (live: ServerState) => number | undefined): Gauge {
   return new Gauge({
@@ -116,32 +135,10 @@ export const metrics = {
   typecheckCold: liveGauge('svc_typecheck_cold_checks', 'Type checks that waited for a cold checker: a checker thread they started (TypeScript loaded first) or their declaration set\'s checker made by them; warming at start and when a Blueprint is applied makes both ahead', (live) => live.typecheckCold?.()),
   typecheckThreadsReplaced: liveGauge('svc_typecheck_threads_replaced', 'Type-checker threads replaced because their heap after a full collection passed three quarters of typecheck_thread_memory (each replacement is warmed before it takes over)', (live) => live.typecheckThreadsReplaced?.()),
   typecheckHeap: liveStateGauge('svc_typecheck_heap_bytes', 'V8 heap of the type-checker threads together, in use and reserved (state), as each thread last reported after a check; each is bounded by typecheck_thread_memory', ['used', 'total'], (live) => live.typecheckHeap?.()),
-  threadHeap: new Gauge({
-    name: 'svc_thread_heap_bytes',
-    help: 'V8 heap of the server\'s threads by what they are for (thread: main, checker, compile, host, packages, network; several threads of one kind add up) and state: used (live and not yet collected), total (reserved, what shows in the RSS), limit (each thread\'s heap limit, added up)',
-    labelNames: ['thread', 'state'] as const,
-    registers,
-    collect() {
-      if (!state?.threadHeaps) return;
-      this.reset();
-      for (const heap of state.threadHeaps()) {
-        this.inc({ thread: heap.thread, state: 'used' }, heap.used);
-        this.inc({ thread: heap.thread, state: 'total' }, heap.total);
-        this.inc({ thread: heap.thread, state: 'limit' }, heap.limit);
-      }
-    },
-  }),
-  threads: new Gauge({
-    name: 'svc_threads',
-    help: 'Threads of the server by what they are for (main, checker, compile, host, packages, network), those that reported their heap lately',
-    labelNames: ['thread'] as const,
-    registers,
-    collect() {
-      if (!state?.threadHeaps) return;
-      this.reset();
-      for (const heap of state.threadHeaps()) this.inc({ thread: heap.thread });
-    },
-  }),
+  threadHeap: rowsGauge('svc_thread_heap_bytes', 'V8 heap of the server\'s threads by what they are for (thread: main, checker, compile, host, packages, network; several threads of one kind add up) and state: used (live and not yet collected), total (reserved, what shows in the RSS), limit (each thread\'s heap limit, added up)', ['thread', 'state'], (live) =>
+    live.threadHeaps?.().flatMap(({ thread, used, total, limit }) => [[{ thread, state: 'used' }, used], [{ thread, state: 'total' }, total], [{ thread, state: 'limit' }, limit]] satisfies Array<[Record<'thread' | 'state', string>, number]>),
+  ),
+  threads: rowsGauge('svc_threads', 'Threads of the server by what they are for (main, checker, compile, host, packages, network), those that reported their heap lately', ['thread'], (live) => live.threadHeaps?.().map(({ thread }) => [{ thread }, 1])),
   sessionsOpened: new Counter({ name: 'svc_sessions_opened_total', help: 'Sessions opened', registers }),
   idempotencyReplays: new Counter({ name: 'svc_idempotency_replays_total', help: 'Session executes answered from the idempotency record without running', registers }),
   decisions: new Counter({ name: 'svc_decisions_total', help: 'Gated operations by decision source and decision (every decision, whatever logging.audit.allows writes)', labelNames: ['source', 'decision'] as const, registers }),
@@ -165,17 +162,9 @@ export const metrics = {
       }
     },
   }),
-  tokenQuotaUse: new Gauge({
-    name: 'svc_token_quota_use',
-    help: 'What each token uses of each per-token quota, labelled by the token\'s name and the quota\'s setting (runs in flight and queued, open sessions, host calls in flight, svc:session state bytes, idempotency records and bytes, model tokens)',
-    labelNames: ['token', 'quota'] as const,
-    registers,
-    collect() {
-      if (!state?.quotaUse) return;
-      this.reset();
-      for (const { token, quota, use } of state.quotaUse()) this.set({ token, quota }, use);
-    },
-  }),
+  tokenQuotaUse: rowsGauge('svc_token_quota_use', 'What each token uses of each per-token quota, labelled by the token\'s name and the quota\'s setting (runs in flight and queued, open sessions, host calls in flight, svc:session state bytes, idempotency records and bytes, model tokens)', ['token', 'quota'], (live) =>
+    live.quotaUse?.().map(({ token, quota, use }) => [{ token, quota }, use]),
+  ),
   tokenQuotaRefusals: new Counter({ name: 'svc_token_quota_refusals_total', help: 'Requests and calls refused by a per-token or server-wide quota, by the token\'s name and the quota (its setting; for a program\'s host call refused by a budget, the call\'s capability such as session.write or llm.call)', labelNames: ['token', 'quota'] as const, registers }),
   authRefusals: new Counter({ name: 'svc_auth_refusals_total', help: 'Requests refused for their token, by reason (every one, also those the audit counts into one record)', labelNames: ['reason'] as const, registers }),
   connections: liveStateGauge('svc_http_connections', 'Open client connections, by whether one of their requests has authenticated yet (max_connections, max_unauthenticated_connections)', ['authenticated', 'unauthenticated'], (live) => live.connections?.()),
