@@ -50,13 +50,13 @@ interface Metered {
   readonly isDisposed: boolean;
 }
 
-/** The isolate's CPU time; 0 once it is disposed (a run cancelled while its isolate was made), where reading it throws. */
-function cpuTimeOf(isolate: Metered): bigint {
-  if (isolate.isDisposed) return 0n;
+/** The isolate's CPU time; null once it is disposed (a run ended, or cancelled while its isolate was made), where reading it throws. */
+function cpuTimeOf(isolate: Metered): bigint | null {
+  if (isolate.isDisposed) return null;
   try {
     return isolate.cpuTime;
   } catch {
-    return 0n;
+    return null;
   }
 }
 
@@ -75,16 +75,12 @@ export class CpuMeter {
     readonly limit: CpuLimit,
   ) {
     // The isolate served earlier runs and prepared this run's context: only what follows counts.
-    this.start = cpuTimeOf(isolate);
+    this.start = cpuTimeOf(isolate) ?? 0n;
   }
 
   /** Whether the run has used its CPU time (false once the isolate is gone). */
   spent(): boolean {
-    if (this.isolate.isDisposed) return false;
-    try {
-      return Number(this.isolate.cpuTime - this.start + this.callbacks.callbackNs) / 1e6 >= this.limit.ms;
-    } catch {
-      return false;
-    }
+    const now = cpuTimeOf(this.isolate);
+    return now !== null && Number(now - this.start + this.callbacks.callbackNs) / 1e6 >= this.limit.ms;
   }
 }
