@@ -28,8 +28,9 @@ export type WhileWaiting = <T>(active: ActiveRun, work: Promise<T>) => Promise<T
 /**
  * Decodes arguments whose text is over INLINE_ARGS_CHARS off the server's event loop (the
  * server passes its worker threads); `tenant` takes turns with the other tokens' work there.
+ * `call` names the operation (one that takes text as bytes gets its long strings as TextBytes, ./wire.ts).
  */
-export type LargeArgsDecoder = (text: string, tenant: string, signal: AbortSignal) => Promise<unknown[]>;
+export type LargeArgsDecoder = (text: string, tenant: string, signal: AbortSignal, call: { module: string; op: string }) => Promise<unknown[]>;
 
 /**
  * Argument text parsed on the event loop; longer text goes to the decoder. JSON.parse of
@@ -40,7 +41,7 @@ export type LargeArgsDecoder = (text: string, tenant: string, signal: AbortSigna
 export const INLINE_ARGS_CHARS = 256 * 1024;
 
 function decodeArgs(message: HostCallMessage, active: ActiveRun, signal: AbortSignal, decodeLarge: LargeArgsDecoder | undefined): unknown[] | Promise<unknown[]> {
-  return decodeLarge && message.args.length > INLINE_ARGS_CHARS ? decodeLarge(message.args, active.tenant, signal) : argsFromWire(message.args);
+  return decodeLarge && message.args.length > INLINE_ARGS_CHARS ? decodeLarge(message.args, active.tenant, signal, message) : argsFromWire(message.args);
 }
 
 /**
