@@ -4,6 +4,7 @@
 // `{ [BYTES_TAG]: n }`, n its index in the reply's list of blobs, which travel as binary
 // over the runner's channel (no base64, no JSON escaping of guest-sized data).
 import { BYTES_TAG } from '../contract';
+import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS } from '../runner/protocol';
 import type { HostReply } from './types';
 
 /** A reply for the wire: its JSON text and the bytes the text refers to by index (null: sent ahead in chunks). */
@@ -60,9 +61,12 @@ export interface DecodedArgs {
 }
 
 /** argsFromWire in a host worker; with `textAsBytes`, long top-level strings leave as UTF-8 bytes. */
-export function decodeArgsOffThread({ text, textAsBytes }: { text: string; textAsBytes: boolean }): DecodedArgs {
+export function decodeArgsOffThread({ text, textAsBytes, call }: { text: string | Uint8Array[]; textAsBytes: boolean; call: { module: string; op: string } }): DecodedArgs {
   const transfer: ArrayBuffer[] = [];
-  const args = argsFromWire(text, transfer);
+  const json = typeof text === 'string' ? text : Buffer.concat(text).toString('utf8');
+  // Pieces are bounded in bytes; the characters are bounded as the runner bounds them.
+  if (json.length > MAX_HOST_CALL_ARGS_CHARS) throw new RangeError(hostCallTooLarge(call.module, call.op, json.length));
+  const args = argsFromWire(json, transfer);
   const texts: number[] = [];
   if (textAsBytes) {
     for (let i = 0; i < args.length; i++) {

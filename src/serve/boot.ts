@@ -156,7 +156,13 @@ export async function boot(options: BootOptions): Promise<void> {
     // Large host-call arguments are parsed in the host worker threads, off the event loop.
     // A file's content among them stays bytes (moved back, not copied, nor re-encoded here).
     decodeLargeArgs: (text, tenant, signal, call) =>
-      hostTask('host-call-args', { text, textAsBytes: takesTextAsBytes(call.module, call.op) }, { signal, tenant, what: 'decoding the call\'s arguments' }).then(argsFromDecoded),
+      hostTask('host-call-args', { text, textAsBytes: takesTextAsBytes(call.module, call.op), call: { module: call.module, op: call.op } }, {
+        signal,
+        tenant,
+        what: 'decoding the call\'s arguments',
+        // Pieces (each in a buffer of its own, sandbox/pool/args-pieces.ts) move to the worker.
+        transfer: typeof text === 'string' ? [] : text.map((piece) => piece.buffer as ArrayBuffer),
+      }).then(argsFromDecoded),
   });
   await pool.start();
   closers.push(() => pool.stop());

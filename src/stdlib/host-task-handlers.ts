@@ -12,7 +12,7 @@ export const hostTaskHandlers = {
   git: localGit,
   'json-schema': checkJsonValues,
   /** A host call's arguments too large to parse on the server's event loop (sandbox/pool/host-calls.ts). */
-  'host-call-args': (input: { text: string; textAsBytes: boolean }) => {
+  'host-call-args': (input: Parameters<typeof decodeArgsOffThread>[0]) => {
     const { args, texts, transfer } = decodeArgsOffThread(input);
     return new Transferring({ args, texts }, transfer);
   },

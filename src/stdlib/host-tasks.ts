@@ -39,6 +39,8 @@ export interface HostTaskOptions {
   what: string;
   /** The token the work is for: tokens take turns at the workers (src/offload). */
   tenant: string;
+  /** Buffers of the input moved to the worker thread, not copied (src/offload TaskOptions). */
+  transfer?: ArrayBuffer[];
 }
 
 /** Runs a host task off the event loop; its own errors come back with their name and message. */
@@ -46,7 +48,7 @@ export async function hostTask<K extends HostTaskKind>(kind: K, input: HostTaskI
   const workers = hostPool();
   if (!workers) return delivered(await hostTaskHandlers[kind](input as never)) as HostTaskOutput<K>;
   try {
-    return await workers.run<HostTaskOutput<K>>(kind, input, { signal: options.signal, budgetMs: options.budgetMs, tenant: options.tenant });
+    return await workers.run<HostTaskOutput<K>>(kind, input, { signal: options.signal, budgetMs: options.budgetMs, tenant: options.tenant, transfer: options.transfer });
   } catch (error) {
     if (!(error instanceof OffloadError)) throw error;
     if (error.reason === 'failed') throw Object.assign(new Error(error.message), { name: error.remoteName });
