@@ -6,5 +6,5 @@ export { RunnerPool, type RunnerPoolOptions, type RunJob, type RunLimits, type H
 export { Typechecker, declarationSet, type TypecheckMode, type TypecheckOutcome } from './typecheck';
 export { defaultEntry as defaultRunnerEntry } from './pool/runner-process';
 export { abortSoon } from './pool/call-aborts';
-export { StreamedBytes } from './pool/wire';
+export { argsFromDecoded, StreamedBytes, TextBytes } from './pool/wire';
 export { probeConfinement, SANDBOX_FEATURES, SANDBOX_LEVELS, type RunnerConfinement, type SandboxFeature, type SandboxLevel } from './confine';

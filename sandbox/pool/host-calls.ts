@@ -13,6 +13,7 @@ import type { ActiveRun, Runner } from './runs';
 import type { HostReply } from './types';
 import { startInSlice } from './call-starts';
 import { argsFromWire, replyToWire, type WireReply } from './wire';
+import { textOfPieces } from './args-pieces';
 
 /** An error's message for a log line or a reply. */
 export function describe(error: unknown): string {
@@ -28,8 +29,9 @@ export type WhileWaiting = <T>(active: ActiveRun, work: Promise<T>) => Promise<T
 /**
  * Decodes arguments whose text is over INLINE_ARGS_CHARS off the server's event loop (the
  * server passes its worker threads); `tenant` takes turns with the other tokens' work there.
+ * `call` names the operation (one that takes text as bytes gets its long strings as TextBytes, ./wire.ts).
  */
-export type LargeArgsDecoder = (text: string, tenant: string, signal: AbortSignal) => Promise<unknown[]>;
+export type LargeArgsDecoder = (text: string | Uint8Array[], tenant: string, signal: AbortSignal, call: { module: string; op: string }) => Promise<unknown[]>;
 
 /**
  * Argument text parsed on the event loop; longer text goes to the decoder. JSON.parse of
@@ -40,7 +42,12 @@ export type LargeArgsDecoder = (text: string, tenant: string, signal: AbortSigna
 export const INLINE_ARGS_CHARS = 256 * 1024;
 
 function decodeArgs(message: HostCallMessage, active: ActiveRun, signal: AbortSignal, decodeLarge: LargeArgsDecoder | undefined): unknown[] | Promise<unknown[]> {
-  return decodeLarge && message.args.length > INLINE_ARGS_CHARS ? decodeLarge(message.args, active.tenant, signal) : argsFromWire(message.args);
+  // Sent ahead in pieces (./args-pieces.ts): moved to the decoder as they are.
+  if (message.argsBytes !== undefined) {
+    if (!message.pieces) throw new Error('the arguments did not arrive whole');
+    return decodeLarge ? decodeLarge(message.pieces, active.tenant, signal, message) : argsFromWire(textOfPieces(message.pieces));
+  }
+  return decodeLarge && message.args.length > INLINE_ARGS_CHARS ? decodeLarge(message.args, active.tenant, signal, message) : argsFromWire(message.args);
 }
 
 /**
@@ -53,12 +60,24 @@ function decodeArgs(message: HostCallMessage, active: ActiveRun, signal: AbortSi
 function hostWork(runner: Runner, active: ActiveRun, message: HostCallMessage, whileWaiting: WhileWaiting, decodeLarge: LargeArgsDecoder | undefined): { reply: Promise<HostReply>; cancel: AbortController } {
   const capability = `${message.module}.${message.op}`;
   const known = message.call < 0 ? undefined : active.outstanding.get(message.call);
-  if (known && known.capability === capability && known.args === message.args) return known;
+  const args = argsIdentity(message);
+  if (known && known.capability === capability && known.args === args) return known;
   const cancel = new AbortController();
   const reply = new Promise<HostReply>((resolve) => startInSlice(() => resolve(askHost(runner, active, message, cancel.signal, whileWaiting, decodeLarge))));
   // Kept until the run's streamed journal names its answer (a journalled run may be resumed).
-  if (message.call >= 0 && active.journal?.keeping) active.outstanding.set(message.call, { capability, args: message.args, reply, cancel });
+  if (message.call >= 0 && active.journal?.keeping) active.outstanding.set(message.call, { capability, args, reply, cancel });
   return { reply, cancel };
+}
+
+let unnamed = 0;
+
+/**
+ * What names a call's arguments for a resumed run (ActiveRun.outstanding): their text, or
+ * for arguments sent in pieces the journal's digest of the call (without one, never matched).
+ */
+function argsIdentity(message: HostCallMessage): string {
+  if (message.argsBytes === undefined) return message.args;
+  return message.argsDigest !== undefined ? `\u0000digest:${message.argsDigest}` : `\u0000unnamed:${++unnamed}`;
 }
 
 /**

@@ -10,7 +10,8 @@
 // Runs that only wait for people are parked with no isolate (parking.ts) and resume from
 // their journal (resume.ts); which runner takes a run is placement.ts's.
 import type { FromRunner, ToRunner } from '../runner/protocol';
-import { readHostCall, readOutcome } from './report';
+import { readArgsPiece, readHostCall, readOutcome } from './report';
+import { ArgsPieces } from './args-pieces';
 import type { HostHandler, RunJob, RunOutcome } from './types';
 import { Admission, OVER_COMMIT_FACTOR, type AdmissionLimits, type TenantRuns } from './admission';
 import { newActiveRun, type ActiveRun, type Runner } from './runs';
@@ -352,9 +353,17 @@ export class RunnerPool {
         if (active) this.cpu[message.type === 'cpu-free' ? 'park' : 'want'](active);
         return;
       }
+      case 'host-call-args': {
+        const part = readArgsPiece(message);
+        if (!part) throw new Error('a malformed piece of host-call arguments');
+        if (!(runner.argsPieces ??= new ArgsPieces()).add(part.runId, part.callId, part.piece)) throw new Error('pieces of host-call arguments over their bound');
+        return;
+      }
       case 'host-call': {
         const call = readHostCall(message);
         if (!call) throw new Error('a malformed host call');
+        // Its arguments arrived ahead in pieces (none: the call is answered with an error).
+        if (call.argsBytes !== undefined) call.pieces = runner.argsPieces?.take(call) ?? undefined;
         // The isolate waits for this reply: its CPU slot goes to another run meanwhile.
         const caller = runner.runs.get(call.runId);
         // From here the call may have effects: a run lost with its runner is not run again.

@@ -2,7 +2,7 @@
 // messages are read field by field into known shapes. A report in any other shape is
 // refused (the run ends as an error); figures are clamped to what the run could spend.
 import { DENIAL_SOURCES, RUN_OUTCOME_KINDS } from '../contract';
-import type { FromRunner, ReportedFailure, RunLimits, RunReport } from '../runner/protocol';
+import { ARGS_PIECE_BYTES, MAX_HOST_CALL_ARGS_BYTES, type FromRunner, type ReportedFailure, type RunLimits, type RunReport } from '../runner/protocol';
 import { readDivergence } from '../journal/check';
 import type { JournalChunk } from '../journal/entries';
 
@@ -100,8 +100,16 @@ function divergenceOf(raw: Record<string, unknown>): Pick<RunReport, 'divergence
   return divergence ? { divergence } : {};
 }
 
-/** A runner's host-call message. */
-export type HostCallMessage = Extract<FromRunner, { type: 'host-call' }>;
+/** A runner's host-call message; `pieces`: its arguments' UTF-8 as they arrived ahead of it (`argsBytes`). */
+export type HostCallMessage = Extract<FromRunner, { type: 'host-call' }> & { pieces?: Uint8Array[] };
+
+/** A piece of a host call's arguments (`host-call-args`) in its known shape, or null. */
+export function readArgsPiece(raw: unknown): Extract<FromRunner, { type: 'host-call-args' }> | null {
+  if (!isRecord(raw)) return null;
+  const { runId, callId, piece } = raw;
+  if (typeof runId !== 'number' || typeof callId !== 'number' || !(piece instanceof Uint8Array) || piece.byteLength > ARGS_PIECE_BYTES) return null;
+  return { type: 'host-call-args', runId, callId, piece };
+}
 
 /** A host-call message in its known shape, or null. */
 export function readHostCall(raw: unknown): HostCallMessage | null {
@@ -114,6 +122,13 @@ export function readHostCall(raw: unknown): HostCallMessage | null {
   // Names only, checked against the run's principals by the host; anything else is "unknown".
   if (isRecord(attribution)) call.attribution = { caller: text(attribution.caller, 256) ?? null, consumer: text(attribution.consumer, 256) ?? null };
   if (raw.blocking === true) call.blocking = true;
+  // Arguments sent ahead in pieces: their total, within the bound the runner keeps; '' text.
+  if (raw.argsBytes !== undefined) {
+    if (!Number.isSafeInteger(raw.argsBytes) || (raw.argsBytes as number) < 0 || (raw.argsBytes as number) > MAX_HOST_CALL_ARGS_BYTES || args !== '') return null;
+    call.argsBytes = raw.argsBytes as number;
+    const digest = text(raw.argsDigest, 256);
+    if (digest !== undefined) call.argsDigest = digest;
+  }
   // Read entry by entry by the run's JournalIntake, which voids the journal for any other shape.
   if (raw.journal !== undefined) call.journal = raw.journal as JournalChunk;
   return call;

@@ -1,5 +1,6 @@
 // What the pool keeps of each run it was given and of each runner process it hosts them in.
 import type { ChildProcess } from 'node:child_process';
+import type { ArgsPieces } from './args-pieces';
 import type { BoundedCache } from '../bounded-cache';
 import type { HostHandler, HostReply, RunJob, RunOutcome } from './types';
 import type { JournalIntake } from '../journal/intake';
@@ -70,4 +71,6 @@ export interface Runner {
   quarantine?: boolean;
   /** Programs whose source map and source this runner holds (half its own budget). */
   maps: BoundedCache<number>;
+  /** Pieces of host calls' arguments sent ahead of their calls, by `runId:callId` (./args-pieces.ts). */
+  argsPieces?: ArgsPieces;
 }

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import ivm from 'isolated-vm';
 import { collectGarbage, collectGarbageAsync, holdsGarbage, memoryInUse, NATIVE_NAMES, type Engine } from './engines';
-import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type HostReplyMessage, type RunnerOutcome } from './protocol';
+import { ARGS_IN_PIECES_CHARS, hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, type FromRunner, type HostReplyMessage, type RunnerOutcome } from './protocol';
 import { guestReply, type IncomingBytes } from './reply-bytes';
 import { JournalKeeper } from '../journal/keeper';
 import { replyMessage, withRecordedFuel } from './journal-replies';
@@ -275,6 +275,8 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
   const chargeHostFuel = (reply: { fuel: number; reply: string }, args: string, valueBytes: number) => {
     slot.hostFuel += reply.fuel + Math.ceil((args.length * 2) / 8) + Math.ceil((reply.reply.length * 2) / 8) + Math.ceil(valueBytes / 8);
   };
+  // Arguments sent in pieces (./args-pieces.ts) are named by their digest: a resumed run's call is matched by it.
+  const argsNamed = (args: string, digest: string) => (args.length > ARGS_IN_PIECES_CHARS && digest !== '' ? { argsDigest: digest } : {});
   const attributionOf = (caller: unknown, consumer: unknown) => (caller === undefined ? {} : { attribution: { caller: typeof caller === 'string' ? caller : null, consumer: typeof consumer === 'string' ? consumer : null } });
   const hostCall = (module: string, op: string, args: string, fuelLeft: number, caller?: unknown, consumer?: unknown) => {
     if (!slot.live) return Promise.reject(new Error('the run has ended'));
@@ -307,7 +309,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
       }
       // The isolate waits for the reply (perhaps a person's answer): it computes nothing meanwhile.
       slot.deadline?.computing(false);
-      link.send(withJournal(slot, { type: 'host-call', runId: slot.runId, callId, call, module, op, args, fuelLeft, ...attributionOf(caller, consumer), blocking: true }));
+      link.send(withJournal(slot, { type: 'host-call', runId: slot.runId, callId, call, module, op, args, fuelLeft, ...attributionOf(caller, consumer), ...argsNamed(args, digest), blocking: true }));
     });
   };
   // Starts a call and returns at once (the guest's thread is not held): the reply waits in
@@ -335,7 +337,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
       slot.deliveries.push({ callId, reply: value.value, ...(entry ? { entry } : {}) });
       slot.wake?.();
     });
-    const message: Extract<FromRunner, { type: 'host-call' }> = { type: 'host-call', runId: slot.runId, callId, call, module, op, args, fuelLeft, ...attributionOf(caller, consumer) };
+    const message: Extract<FromRunner, { type: 'host-call' }> = { type: 'host-call', runId: slot.runId, callId, call, module, op, args, fuelLeft, ...attributionOf(caller, consumer), ...argsNamed(args, digest) };
     if (found === 'answered') slot.replayCalls.set(call, callId);
     else if (found === 'unsent') slot.unsent.set(callId, message);
     // 'unanswered': the recorded run never had its answer; it stays in flight.

@@ -13,12 +13,18 @@ import { runSelfTestIfAsked } from './self-test';
 import { closeInheritedDescriptors } from './descriptors';
 import { receiveChunk } from './reply-bytes';
 import { breakRunnerIfAsked } from './break-hook';
+import { sendHostCall } from './args-pieces';
 
 closeInheritedDescriptors();
 
 const HEARTBEAT_MS = 250;
 
 function send(message: FromRunner): void {
+  if (message.type === 'host-call') sendHostCall(message, sendWhole);
+  else process.send?.(message);
+}
+
+function sendWhole(message: FromRunner): void {
   process.send?.(message);
 }
 

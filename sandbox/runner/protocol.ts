@@ -15,6 +15,18 @@ export function hostCallTooLarge(module: string, op: string, chars: number): str
   return `${module}.${op}: the call's arguments encode to ${chars} characters; a host call takes at most ${MAX_HOST_CALL_ARGS_CHARS} (write large data in pieces)`;
 }
 
+/**
+ * Arguments whose JSON text is longer than this travel ahead of their call in pieces of
+ * ARGS_PIECE_BYTES of UTF-8 (`host-call-args`), so the server's event loop never receives,
+ * concatenates or holds a 16 MiB string in one turn: it moves each piece and hands them all
+ * to a host worker thread, which decodes them.
+ */
+export const ARGS_IN_PIECES_CHARS = 256 * 1024;
+export const ARGS_PIECE_BYTES = 256 * 1024;
+
+/** The most UTF-8 bytes arguments of MAX_HOST_CALL_ARGS_CHARS encode to (3 per UTF-16 unit). */
+export const MAX_HOST_CALL_ARGS_BYTES = 3 * MAX_HOST_CALL_ARGS_CHARS;
+
 /** What one run may use; the runner enforces each (the pool only backs the time limit up). */
 export interface RunLimits {
   memoryMb: number;
@@ -204,7 +216,13 @@ export type FromRunner =
    * `blocking`: the isolate waits for the reply (a synchronous call), so the run gives back its CPU slot.
    * `call`: its start index in the run (its name in the journal); `journal`: what the run recorded since its previous message.
    */
-  | { type: 'host-call'; runId: number; callId: number; call: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution; blocking?: true; journal?: JournalChunk }
+  | { type: 'host-call'; runId: number; callId: number; call: number; module: string; op: string; args: string; fuelLeft: number; attribution?: Attribution; blocking?: true; journal?: JournalChunk; argsBytes?: number; argsDigest?: string }
+  /**
+   * A piece of the UTF-8 text of the arguments of host call `callId`, which follows its
+   * pieces (in order) with `args` '' and `argsBytes` their total; `argsDigest`, the journal's
+   * digest of the call when the run keeps one, names the arguments for a resumed run.
+   */
+  | { type: 'host-call-args'; runId: number; callId: number; piece: Uint8Array }
   /** The run parked (awaiting the host or a timer): it gives back its CPU slot. */
   | { type: 'cpu-free'; runId: number }
   /** The parked run has work (a reply arrived, a timer is due): it waits for a `cpu-grant`. */

@@ -39,6 +39,8 @@ export interface TaskOptions {
   signal?: AbortSignal;
   /** Whose task this is (a token): tenants take turns, and none holds every worker. */
   tenant?: string;
+  /** Buffers of the input moved to the worker, not copied (the caller's own; unusable here after). */
+  transfer?: ArrayBuffer[];
 }
 
 interface Task {
@@ -172,7 +174,7 @@ export class WorkerPool {
       if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     };
-    slot.worker.postMessage(task.request);
+    slot.worker.postMessage(task.request, task.options.transfer ?? []);
   }
 
   /** The slot's task is over (answered or failed): free the slot, start the next task. */

@@ -19,12 +19,12 @@ import { ResumeStore, RunStore } from '../runs';
 import { Approvals } from '../approvals';
 import { SecretStore } from '../secrets';
 import { fillGit, startSessionServices } from '../sessions';
-import { hostModules, hostTask, ModelBudgets, SessionStates, type RunServices } from '../stdlib';
+import { hostModules, hostTask, ModelBudgets, SessionStates, takesTextAsBytes, type RunServices } from '../stdlib';
 import { closeDatabase, openDatabase } from '../store';
 import { FileAreas } from '../vfs';
 import { EgressGuard, NetworkThread, programsDispatcher, settingsThatAllow, type BlockedKind } from '../network';
 import { serverEgressDecision } from '../policy';
-import { RunnerPool, Typechecker, configureCompileWorkers } from '../../sandbox';
+import { argsFromDecoded, RunnerPool, Typechecker, configureCompileWorkers } from '../../sandbox';
 import { ThreadHeaps } from '../../sandbox/thread-heap';
 import { confineRunners } from './runner-sandbox';
 import { ShutdownCoordinator } from './shutdown';
@@ -154,7 +154,15 @@ export async function boot(options: BootOptions): Promise<void> {
     onRefused: (token, quota) => metrics.tokenQuotaRefusals.inc({ token, quota }),
     onRestart: (reason) => metrics.runnerRestarts.inc({ reason }),
     // Large host-call arguments are parsed in the host worker threads, off the event loop.
-    decodeLargeArgs: (text, tenant, signal) => hostTask('host-call-args', text, { signal, tenant, what: 'decoding the call\'s arguments' }),
+    // A file's content among them stays bytes (moved back, not copied, nor re-encoded here).
+    decodeLargeArgs: (text, tenant, signal, call) =>
+      hostTask('host-call-args', { text, textAsBytes: takesTextAsBytes(call.module, call.op), call: { module: call.module, op: call.op } }, {
+        signal,
+        tenant,
+        what: 'decoding the call\'s arguments',
+        // Pieces (each in a buffer of its own, sandbox/pool/args-pieces.ts) move to the worker.
+        transfer: typeof text === 'string' ? [] : text.map((piece) => piece.buffer as ArrayBuffer),
+      }).then(argsFromDecoded),
   });
   await pool.start();
   closers.push(() => pool.stop());

@@ -4,7 +4,7 @@
 // under tsx, the CLI's local runs) the same handler runs in this thread.
 import fs from 'node:fs';
 import os from 'node:os';
-import { OffloadError, WorkerPool } from '../offload';
+import { delivered, OffloadError, WorkerPool } from '../offload';
 import { hostTaskHandlers, type HostTaskKind, type HostTaskInput, type HostTaskOutput } from './host-task-handlers';
 
 /** Two at least, so one long task never holds back every other run's. */
@@ -39,14 +39,16 @@ export interface HostTaskOptions {
   what: string;
   /** The token the work is for: tokens take turns at the workers (src/offload). */
   tenant: string;
+  /** Buffers of the input moved to the worker thread, not copied (src/offload TaskOptions). */
+  transfer?: ArrayBuffer[];
 }
 
 /** Runs a host task off the event loop; its own errors come back with their name and message. */
 export async function hostTask<K extends HostTaskKind>(kind: K, input: HostTaskInput<K>, options: HostTaskOptions): Promise<HostTaskOutput<K>> {
   const workers = hostPool();
-  if (!workers) return (await hostTaskHandlers[kind](input as never)) as HostTaskOutput<K>;
+  if (!workers) return delivered(await hostTaskHandlers[kind](input as never)) as HostTaskOutput<K>;
   try {
-    return await workers.run<HostTaskOutput<K>>(kind, input, { signal: options.signal, budgetMs: options.budgetMs, tenant: options.tenant });
+    return await workers.run<HostTaskOutput<K>>(kind, input, { signal: options.signal, budgetMs: options.budgetMs, tenant: options.tenant, transfer: options.transfer });
   } catch (error) {
     if (!(error instanceof OffloadError)) throw error;
     if (error.reason === 'failed') throw Object.assign(new Error(error.message), { name: error.remoteName });

@@ -41,3 +41,10 @@ export function hostModules(options: { packageTests?: boolean } = {}): ReadonlyM
   const table = options.packageTests ? [...modules, testModule] : modules;
   return new Map(table.map((m) => [m.name, checkModule(m)]));
 }
+
+/** Whether `module`.`op` takes its long string arguments as TextBytes (GatedOperation.textAsBytes). */
+export function takesTextAsBytes(module: string, op: string): boolean {
+  const found = modules.find((m) => m.name === module);
+  const operation = found && Object.hasOwn(found.operations, op) ? found.operations[op] : undefined;
+  return operation !== undefined && operation.gate !== 'none' && operation.textAsBytes === true;
+}

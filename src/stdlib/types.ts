@@ -84,6 +84,12 @@ export interface GatedOperation<P = unknown[]> {
   run: (call: HostCall, params: P, allowed: readonly AllowedGate[]) => unknown | Promise<unknown>;
   /** Its answer holds a secret value: a run's journal (and so a tape) keeps no copy of it. */
   answersSecret?: true;
+  /**
+   * `parse` takes a long top-level string argument as a TextBytes (sandbox: its UTF-8 bytes)
+   * too: arguments too large to parse on the server's event loop then never become a string
+   * there (a file's content is written as the bytes it is).
+   */
+  textAsBytes?: true;
 }
 
 /** An operation no capability governs: it must say why (shown in docs and reviews). */

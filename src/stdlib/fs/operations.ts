@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { appendNoFollowAsync, FileAreaError, linkRefused, MAX_PATH_DEPTH, openReadNoFollow, readFdAsync, removeTree, type FileArea } from '../../vfs';
+import { TextBytes } from '../../../sandbox';
 import { HOST_FUEL } from '../fuel';
 import { gated, ungated, type HostCall, type HostOperation, type RunContext } from '../types';
 import { allowedPath, area, atomicWriteAsync, copyTree, existingSize, hostWork, hostWorkAsync, MAX_READ_SIZE, requireRoom, requireWritable } from './area';
@@ -24,18 +25,21 @@ function boolArg(value: unknown, fn: string, name: string): boolean {
   return value;
 }
 
+/** A string's UTF-8 bytes; a long one arrives as them already (TextBytes: textAsBytes below). */
 function contentArg(value: unknown, fn: string): Buffer {
   if (typeof value === 'string') return Buffer.from(value, 'utf8');
+  if (value instanceof TextBytes) return Buffer.from(value.bytes.buffer, value.bytes.byteOffset, value.bytes.byteLength);
   if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   throw new TypeError(`fs.${fn}: content must be a string or a Uint8Array`);
 }
 
 function writeOperation(fn: string, mode: 'replace' | 'append'): HostOperation {
   return gated({
+    textAsBytes: true,
     parse: (args, run) => {
       const files = area(run, fn);
       const raw = pathArg(args[0], fn);
-      if (fn.endsWith('Text') && typeof args[1] !== 'string') throw new TypeError(`fs.${fn}: content must be a string`);
+      if (fn.endsWith('Text') && typeof args[1] !== 'string' && !(args[1] instanceof TextBytes)) throw new TypeError(`fs.${fn}: content must be a string`);
       return { files, raw, content: contentArg(args[1], fn) };
     },
     gate: ({ raw, content }) => ({ capability: 'fs.write', context: { path: raw, length: content.length } }),
@@ -262,6 +266,7 @@ export const fsOperations: Record<string, HostOperation> = {
    * and is checked again (policy, read-only, size) before the atomic create-or-replace.
    */
   commitWriter: gated({
+    textAsBytes: true,
     parse: (args, run) => {
       const files = area(run, 'writer');
       const content = contentArg(args[1], 'writer');
