@@ -114,7 +114,10 @@ interface Sample {
   compileCache: number;
   /** Each kind of thread's V8 heap reserved (MiB, svc_thread_heap_bytes state total: main, checker, compile, host, ...). */
   threads: Record<string, number>;
+  /** The RSS of each runner alive at the sample (a runner past runner_memory_recycle is replaced by a new one). */
   runners: number[];
+  /** Runners replaced for their memory so far (svc_runner_restarts_total{reason="memory"}). */
+  recycled: number;
   serverKinds: Kinds;
   runnerKinds: Kinds[];
 }
@@ -154,12 +157,12 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
     const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: CLIENTS });
     const headers = { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' };
     const pid = server.child.pid!;
-    // Runner pids are read once after warm-up: a replaced runner would read as 0 and show.
-    let runners: number[] = [];
     let next = 0;
     let done = 0;
     const sample = async () => {
       const resident = residentMiB(pid, false);
+      // The runners alive now, largest first: one past runner_memory_recycle is replaced by a new one.
+      const runners = runnerPids(pid).sort((a, b) => residentMiB(b) - residentMiB(a));
       const runnerMiB = runners.map((runner) => residentMiB(runner));
       const metrics = (await server.request('GET', '/metrics')).text;
       samples.push({
@@ -170,6 +173,7 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
         compileCache: metric(metrics, 'svc_compile_cache_bytes'),
         threads: threadHeaps(metrics),
         runners: runnerMiB,
+        recycled: metric(metrics, 'svc_runner_restarts_total{reason="memory"}') * 1048576 || 0,
         serverKinds: residentKinds(pid),
         runnerKinds: runners.map((runner) => residentKinds(innermost(runner))),
       });
@@ -185,7 +189,6 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
           const json = (await response.body.json()) as { result: unknown };
           if (json.result !== 'hello') throw new Error(`unexpected answer ${JSON.stringify(json).slice(0, 300)}`);
           done++;
-          if (done === 50) runners = runnerPids(pid);
           if (done % (PROGRAMS / SAMPLES) === 0) await sample();
         }
       }),
@@ -206,15 +209,14 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
     ...Object.fromEntries(
       [...new Set(samples.flatMap((s) => Object.keys(s.threads)))].sort().map((thread) => [`${label}: ${thread} threads' V8 heap reserved per tenth (MiB)`, fmt(samples.map((s) => s.threads[thread] ?? 0))]),
     ),
-    [`${label}: growth first quarter → end, server / runners (MiB)`]: `${(last.server - quarter.server).toFixed(0)} / ${last.runners.map((r, i) => (r - quarter.runners[i]).toFixed(0)).join(', ')}`,
+    [`${label}: growth first quarter → end, server / largest runner (MiB)`]: `${(last.server - quarter.server).toFixed(0)} / ${(Math.max(...last.runners) - Math.max(...quarter.runners)).toFixed(0)}`,
+    [`${label}: runners replaced for memory (runner_memory_recycle) per tenth`]: samples.map((s) => s.recycled).join(' → '),
     [`${label}: compile cache per tenth (MiB, its estimate)`]: fmt(samples.map((s) => s.compileCache)),
     [`${label}: server brk/arenas/mmap/file, first quarter → end (MiB)`]: `${kindsOf(quarter.serverKinds)} → ${kindsOf(last.serverKinds)}`,
     [`${label}: runs/s`]: (PROGRAMS / seconds).toFixed(0),
   };
-  last.runners.forEach((_, i) => {
-    rows[`${label}: runner ${i + 1} RSS per tenth (MiB)`] = fmt(samples.map((s) => s.runners[i]));
-    rows[`${label}: runner ${i + 1} brk/arenas/mmap/file, first quarter → end (MiB)`] = `${kindsOf(quarter.runnerKinds[i])} → ${kindsOf(last.runnerKinds[i])}`;
-  });
+  rows[`${label}: runners' RSS per tenth, largest first (MiB)`] = samples.map((s) => s.runners.map((v) => v.toFixed(0)).join('/')).join(' → ');
+  rows[`${label}: largest runner brk/arenas/mmap/file, first quarter → end (MiB)`] = `${kindsOf(quarter.runnerKinds[0])} → ${kindsOf(last.runnerKinds[0])}`;
   return rows;
 }
 

@@ -28,6 +28,7 @@ import type { RunnerConfinement } from '../confine';
 import { journalIntake, readyToResume, takeJournal } from './resume';
 import { Parking } from './parking';
 import { Placement } from './placement';
+import { memoryBoundFields, pastMemoryBound, reportedRss } from './memory-bound';
 
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 /**
@@ -78,6 +79,11 @@ export interface RunnerPoolOptions {
   parkedRuns?: number;
   /** How long a tenant whose run broke a runner has its runs kept apart (default 5 minutes). */
   quarantineMs?: number;
+  /**
+   * Resident MB past which a runner, when one of its runs ends, takes no new runs and is
+   * replaced once the runs it hosts end (`runner_memory_recycle`; 0 or absent: never).
+   */
+  memoryRecycleMb?: number;
 }
 
 const DEFAULT_QUEUED_RUNS = 1024;
@@ -325,10 +331,12 @@ export class RunnerPool {
     switch (message.type) {
       case 'ready':
         runner.ready = true;
+        runner.rss = reportedRss(message.rss, runner.rss);
         this.dispatch();
         return;
       case 'heartbeat':
         runner.slicing = null;
+        runner.rss = reportedRss(message.rss, runner.rss);
         return;
       case 'slice':
         runner.slicing = typeof message.runId === 'number' ? message.runId : null;
@@ -408,14 +416,21 @@ export class RunnerPool {
   private release(runner: Runner, active: ActiveRun): void {
     if (!runner.runs.delete(active.runId)) return;
     this.admission.ended(active);
-    if (runner.draining && runner.runs.size === 0) this.replace(runner, 'error');
+    const boundMb = this.options.memoryRecycleMb ?? 0;
+    if (pastMemoryBound(runner, boundMb)) {
+      this.options.onLog?.('info', 'runner passed runner_memory_recycle: it takes no new runs and is replaced once the runs it hosts end', memoryBoundFields(runner, boundMb));
+      this.drain(runner, 'memory');
+    } else if (runner.draining && runner.runs.size === 0) this.replace(runner, 'error');
   }
 
-  /** A runner holds an isolate that cannot stop: a fresh one takes its share now; it goes once its runs end. */
-  private drain(runner: Runner): void {
+  /**
+   * A fresh runner takes this one's share now; it goes once its runs end, none of them lost:
+   * it holds an isolate that cannot stop (`error`), or passed its memory bound (`memory`).
+   */
+  private drain(runner: Runner, reason: 'error' | 'memory' = 'error'): void {
     if (runner.draining) return;
     runner.draining = true;
-    this.options.onRestart?.('error');
+    this.options.onRestart?.(reason);
     // The replacement starts here: replace() starts none for a draining runner (a
     // quarantine runner's is started when a quarantined run needs one).
     if (!this.stopped && !runner.quarantine) this.startReplacement();

@@ -40,7 +40,7 @@ export function spawnRunner(entry: string, execArgv: readonly string[], memoryMb
   const launch = confineRunnerSpawn(confinement, { nodeArgs: [...RUNNER_FLAGS, ...execArgv], entry, args: [String(memoryMb), String(runsAtOnce)] });
   const child = spawn(launch.command, launch.args, { env: launch.env, serialization: 'advanced', stdio: launch.stdio });
   launch.started(child);
-  const runner: Runner = { child, ready: false, runs: new Map(), lastHeard: Date.now(), catastrophic: null, slicing: null, draining: false, maps: boundedCache<number>({ maxBytes: PROGRAM_MAP_BYTES / 2, maxEntries: PROGRAM_MAPS_KEPT / 2, sizeOf: (bytes) => bytes }) };
+  const runner: Runner = { child, ready: false, runs: new Map(), lastHeard: Date.now(), catastrophic: null, slicing: null, draining: false, rss: 0, maps: boundedCache<number>({ maxBytes: PROGRAM_MAP_BYTES / 2, maxEntries: PROGRAM_MAPS_KEPT / 2, sizeOf: (bytes) => bytes }) };
   child.on('message', (message: unknown) => events.message(runner, message));
   child.on('exit', (code, signal) => events.exit(runner, code, signal));
   child.on('error', (error) => events.error(error));

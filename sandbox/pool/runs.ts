@@ -65,8 +65,10 @@ export interface Runner {
   catastrophic: { message: string; runId: number | null } | null;
   /** The run whose synchronous attempt holds the runner's main thread, if it said so. */
   slicing: number | null;
-  /** Holds an isolate that cannot stop: gets no further run, replaced once its runs end. */
+  /** Holds an isolate that cannot stop, or passed its memory bound: gets no further run, replaced once its runs end. */
   draining: boolean;
+  /** Resident bytes it last reported (with `ready` and each heartbeat); 0 before it has. */
+  rss: number;
   /** Hosts only the runs of quarantined tenants (sandbox/pool/quarantine.ts); the others never share it. */
   quarantine?: boolean;
   /** Programs whose source map and source this runner holds (half its own budget). */

@@ -109,7 +109,8 @@ process.on('message', (message: ToRunner) => {
 });
 
 process.on('disconnect', () => process.exit(0));
-setInterval(() => send({ type: 'heartbeat' }), HEARTBEAT_MS).unref();
+// Each carries the resident size (one read of /proc/self/stat): the pool drains a runner past its memory bound.
+setInterval(() => send({ type: 'heartbeat', rss: process.memoryUsage.rss() }), HEARTBEAT_MS).unref();
 shelf.warm(Number(process.argv[2] ?? '50'));
 void runSelfTestIfAsked();
-send({ type: 'ready' });
+send({ type: 'ready', rss: process.memoryUsage.rss() });

@@ -205,8 +205,9 @@ export interface RunReport extends Omit<RunnerOutcome, 'failure' | 'limitStack'>
 }
 
 export type FromRunner =
-  | { type: 'ready' }
-  | { type: 'heartbeat' }
+  /** `rss`: the runner's resident bytes at the time (the pool's runner_memory_recycle bound). */
+  | { type: 'ready'; rss?: number }
+  | { type: 'heartbeat'; rss?: number }
   /**
    * The run's synchronous attempt starts on the runner's main thread (sent only while other
    * runs share the runner): if the thread never comes back, the pool knows whose run hung it.

@@ -1,5 +1,6 @@
 // Code caches a runner's isolates share: a program's code, a run's guest-module table or a
-// Package is compiled once per runner and deserialised in every further isolate. Compiled
+// Package compiled a second time in a runner makes a cache deserialised in every further
+// isolate (the first compile makes none: compiledOnce). Compiled
 // again in each isolate's first run, these were a fifth of a runner's main thread in a
 // first burst of 64 runs (each burst run lands on an isolate of its own).
 import { createHash } from 'node:crypto';
@@ -24,6 +25,28 @@ const caches = boundedCache<{ copy: ivm.ExternalCopy<ArrayBuffer>; bytes: number
   onLeave: (entry) => entry.copy.release(),
 });
 
+/**
+ * Scripts compiled once without a cache being made. isolated-vm (5.0.4) copies each code cache
+ * V8 makes into an ExternalCopy and never frees V8's own buffer (CodeCompilerHolder::
+ * SaveCachedData marks it not owned, then deletes its holder): about 5 KB of native memory
+ * per cache made, for the runner's life (heaptrack, bench/PROFILE.md round soak39b). A
+ * cache is therefore made only for code compiled a second time: a program run once (most
+ * of what agents send) leaves nothing, one run again compiles twice before it has a cache.
+ */
+const compiledOnce = boundedCache<true>({ maxBytes: 1024 * 1024, maxEntries: 8192, sizeOf: (_, key) => key.length * 2 });
+
+/** The compile options for `cacheKey`: its cache when there is one; a cache made only for code compiled before (compiledOnce). */
+function cacheOptions(cacheKey: string, cached: ivm.ExternalCopy<ArrayBuffer> | undefined): { produceCachedData?: boolean; cachedData?: ivm.ExternalCopy<ArrayBuffer> } {
+  // With cachedData, isolated-vm makes a new cache only when V8 rejected the one given.
+  if (cached) return { produceCachedData: true, cachedData: cached };
+  if (compiledOnce.get(cacheKey) === undefined) {
+    compiledOnce.set(cacheKey, true);
+    return {};
+  }
+  compiledOnce.delete(cacheKey);
+  return { produceCachedData: true };
+}
+
 /** A content key for code that has none yet (a program and a Package arrive with theirs). */
 export function contentKey(code: string): string {
   return createHash('sha256').update(code).digest('base64');
@@ -38,8 +61,7 @@ export function contentKey(code: string): string {
 export function compileShared(isolate: ivm.Isolate, code: string, filename: string, key: string): ivm.Script {
   const cacheKey = `${filename}\0${key}`;
   const cached = caches.get(cacheKey)?.copy;
-  // With cachedData, isolated-vm produces a new cache only when V8 rejected the one given.
-  return kept(cacheKey, cached, isolate.compileScriptSync(code, { filename, produceCachedData: true, ...(cached ? { cachedData: cached } : {}) }));
+  return kept(cacheKey, cached, isolate.compileScriptSync(code, { filename, ...cacheOptions(cacheKey, cached) }));
 }
 
 /**
@@ -49,7 +71,7 @@ export function compileShared(isolate: ivm.Isolate, code: string, filename: stri
 export async function compileSharedAsync(isolate: ivm.Isolate, code: string, filename: string, key: string): Promise<ivm.Script> {
   const cacheKey = `${filename}\0${key}`;
   const cached = caches.get(cacheKey)?.copy;
-  return kept(cacheKey, cached, await isolate.compileScript(code, { filename, produceCachedData: true, ...(cached ? { cachedData: cached } : {}) }));
+  return kept(cacheKey, cached, await isolate.compileScript(code, { filename, ...cacheOptions(cacheKey, cached) }));
 }
 
 function kept(cacheKey: string, cached: ivm.ExternalCopy<ArrayBuffer> | undefined, script: ivm.Script): ivm.Script {

@@ -95,6 +95,7 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     runs: { retentionMs: resolver.number('run_retention') ?? 24 * 3600 * 1000, maxBytes: resolver.number('max_run_store_size') ?? 256 * 1024 * 1024 },
     runnerPoolSize: runnerPoolSize(resolver),
     runnerHeartbeatTimeoutSeconds: resolver.number('runner_heartbeat_timeout') === undefined ? null : ranged(resolver, 'runner_heartbeat_timeout', 0),
+    runnerMemoryRecycleMb: ranged(resolver, 'runner_memory_recycle', RUNNER_MEMORY_RECYCLE_MB),
     admission: admission(resolver, limits.max_execution_memory, runnerPoolSize(resolver)),
   };
 }
@@ -292,6 +293,15 @@ function ranged(resolver: Resolver, key: string, fallback: number): number {
   if (setting.max !== undefined && value > setting.max) throw invalid(`${setting.label} must be at most ${setting.max}${unit}, got ${value}`);
   return value;
 }
+
+/**
+ * A runner's resident MB past which it drains and is replaced (runner_memory_recycle). A
+ * runner keeps about 4 KB of native memory per new program it runs (bench/PROFILE.md, round
+ * soak39b) and sits at 250-290 MiB after warm-up with two runners: at 512 it is replaced
+ * after some 60,000 new programs, and runs holding a few hundred MB at once cost a runner
+ * start, not a run.
+ */
+const RUNNER_MEMORY_RECYCLE_MB = 512;
 
 /** Runs parked for approval at once by default: each holds tens of KB in the server and nothing in a runner (bench/approvals.ts). */
 const RUNS_PARKED = 4096;

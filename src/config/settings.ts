@@ -165,6 +165,8 @@ export interface Settings {
   runnerPoolSize: number;
   /** Seconds of runner silence judged stuck (svc extension), key `runner_heartbeat_timeout`; null: the runner pool's default (3 s). */
   runnerHeartbeatTimeoutSeconds: number | null;
+  /** Resident MB past which a runner drains and is replaced (svc extension), key `runner_memory_recycle`; 0: never. */
+  runnerMemoryRecycleMb: number;
   /** Admission of runs (svc extension): ceilings on runs in flight, their memory limits and the queue; runs one runner hosts. */
   admission: {
     runsInFlight: number;

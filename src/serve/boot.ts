@@ -142,6 +142,7 @@ export async function boot(options: BootOptions): Promise<void> {
     runsPerRunner: settings.admission.runsPerRunner,
     parkedRuns: settings.admission.runsParked,
     ...(settings.runnerHeartbeatTimeoutSeconds === null ? {} : { heartbeatTimeoutMs: settings.runnerHeartbeatTimeoutSeconds * 1000 }),
+    memoryRecycleMb: settings.runnerMemoryRecycleMb,
     ...(settings.admission.computingRuns === null ? {} : { computingRuns: settings.admission.computingRuns }),
     admission: {
       runsInFlight: settings.admission.runsInFlight,
