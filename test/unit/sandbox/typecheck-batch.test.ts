@@ -74,15 +74,18 @@ describe('programs checked with one resident type checker', () => {
   });
 
   test('one token flooding big programs with type errors leaves another token\'s programs, checked in between with the same checker, their own answers', () => {
-    // A program of ~40 KB: 400 interfaces and a wrong assignment to each (type errors the resident checker keeps until it is made anew).
-    const big = (n: number) => Array.from({ length: 400 }, (_, i) => `interface F${n}_${i} { a${i}: string; b: number[] }\nconst f${n}_${i}: F${n}_${i} = { a${i}: ${i}, b: ["x"] };`).join('\n') + `\nexport function main() { return ${n}; }\n`;
     const other = programs.filter(batchable);
+    // A program of ~30 KB: interfaces and a wrong assignment to each (type errors the resident
+    // checker keeps until it is made anew), as many as make one flood per program pass twice
+    // what one resident checker takes (the checking time goes with the size).
+    const interfaces = Math.max(40, Math.ceil((2.2 * RESIDENT_SOURCE_CHARACTERS) / other.length / 93));
+    const big = (n: number) => Array.from({ length: interfaces }, (_, i) => `interface F${n}_${i} { a${i}: string; b: number[] }\nconst f${n}_${i}: F${n}_${i} = { a${i}: ${i}, b: ["x"] };`).join('\n') + `\nexport function main() { return ${n}; }\n`;
     const expected = inOwnProgram('on').filter((_, i) => batchable(programs[i]));
     const checkers = new Checkers();
     let flooded = 0;
     // Every program once, and on round the corpus until the flood has passed twice what one
     // resident checker takes (the checker is made anew on the way, by source size alone: the
-    // checks stay under RESIDENT_PROGRAMS), and no further: each flood is ~40 KB of checking.
+    // checks stay under RESIDENT_PROGRAMS).
     for (let i = 0; i < other.length || flooded * big(0).length <= 2 * RESIDENT_SOURCE_CHARACTERS; i++) {
       const flood = checkers.check({ source: big(flooded++), mode: 'on', set });
       // The flood's errors are its own: under `on` they are warnings (at most 20), never another program's.
