@@ -127,158 +127,162 @@ function withFarEnd(journal = true): { far: FarEnd; server: TestServer } {
   return env;
 }
 
-describe('a busy server is not a stuck runner', () => {
-  const env = withFarEnd();
+// Each block below has its own server and far end: they run at once (the first mostly
+// waits out a stopped server's silence, about 11.5 s, while the others break runners).
+describe('one tenant\'s crash is not another\'s', { concurrency: true }, () => {
+  describe('a busy server is not a stuck runner', () => {
+    const env = withFarEnd();
 
-  test('a server stopped for longer than a silent runner is allowed (10 heartbeat timeouts) replaces no runner, and the run in flight finishes', async () => {
-    const { far, server } = env;
-    const waiting = execute(server, server.userToken, fetching(far.port, '/hold/stall'));
-    await until('the run to reach the far end', () => far.hits('/hold/stall') === 1);
-    const restarts = await counter(server, 'svc_runner_restarts_total');
-    // The whole server process stops (its event loop with it); its runners keep sending
-    // heartbeats. The runner waits on the host (no guest code on its main thread), so only a
-    // silence past SILENT_RUNNER_FACTOR heartbeat timeouts would have it replaced.
-    process.kill(server.child.pid!, 'SIGSTOP');
-    try {
-      await sleep(HEARTBEAT_TIMEOUT_S * SILENT_RUNNER_FACTOR * 1000 + 1_500);
-    } finally {
-      process.kill(server.child.pid!, 'SIGCONT');
-    }
-    // Its watchdog has looked at the runners by the time it answers again.
-    assert.equal((await server.request('GET', '/healthz')).status, 200);
-    far.release();
-    assert.deepEqual(await waiting, { ...(await waiting), error: null, result: 'released' });
-    assert.equal(await counter(server, 'svc_runner_restarts_total'), restarts);
-    assert.equal((await execute(server, server.userToken, 'export function main() { return 7; }')).result, '7');
-  });
-});
-
-describe('a run that breaks its runner', () => {
-  // Without journals: a neighbour that called the host has nothing to resume from.
-  const env = withFarEnd(false);
-
-  test("only the breaker gets the limit; a neighbour that had called the host (and keeps no journal) is lost (one request, a message naming another run's crash) and its idempotency key runs again; one that had not runs again (one request); the breaker's token is then kept apart", async () => {
-    const { far, server } = env;
-    const session = await openSession(server, { blueprint: 'tenancy' });
-    const headers = { 'idempotency-key': 'charge-1' };
-    const lostCode = fetching(far.port, '/hold/charge');
-    // Token B: a session run waiting on the far end (a host call made), with an idempotency key ...
-    const called = server.request('POST', `/v1/sessions/${session}/execute`, { token: server.userToken, body: { code: lostCode }, headers });
-    await until('the session run to reach the far end', () => far.hits('/hold/charge') === 1);
-    // ... and a run that has called nothing yet (it waits on a timer first: the attack below ends long before).
-    const fresh = execute(server, server.userToken, fetching(far.port, '/fresh', 'await new Promise((resolve) => setTimeout(resolve, 6000));'));
-    // Both are on the runner before the attack arrives (it breaks the runner at once).
-    await until('both runs to be placed', async () => (await runsInFlight(server)) === 2);
-
-    // Token A breaks the runner they share.
-    const attack = await execute(server, server.adminToken, BREAKER);
-    assert.equal(attack.error?.kind, 'memory_exhausted', JSON.stringify(attack));
-
-    const lost = await called;
-    assert.equal(lost.status, 200);
-    assert.equal(lost.json.result, null);
-    assert.equal(lost.json.error.kind, 'runtime_error');
-    assert.match(lost.json.error.message, /^lost to another run's crash: .*not a limit of this run.*already called the host/);
-    assert.equal(far.hits('/hold/charge'), 1);
-
-    const again = (await fresh) as Answer & { execution_id: string };
-    assert.deepEqual(again, { ...again, error: null, result: '/fresh' });
-    assert.equal(far.hits('/fresh'), 1);
-    // It did run again (it shared the runner the attack broke), as the server's log says.
-    assert.equal(server.logs({ msg: 'a run lost with its runner before it called the host runs again on another runner', execution_id: again.execution_id }).length, 1);
-
-    // The lost answer was not kept: the same key runs the program again.
-    const retried = server.request('POST', `/v1/sessions/${session}/execute`, { token: server.userToken, body: { code: lostCode }, headers });
-    await until('the retry to reach the far end', () => far.hits('/hold/charge') === 2);
-    far.release();
-    const retry = await retried;
-    assert.equal(retry.headers.get('idempotent-replayed'), null);
-    assert.equal(retry.json.error, null);
-    assert.equal(retry.json.result, 'released');
-    // ... and that answer, the program's own, is kept.
-    const replay = await server.request('POST', `/v1/sessions/${session}/execute`, { token: server.userToken, body: { code: lostCode }, headers });
-    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
-    assert.equal(far.hits('/hold/charge'), 2);
-
-    // Token A is quarantined: its next crashes happen on a runner of its own, so token B's
-    // run waiting on the far end meanwhile (a host call made, so it could not run again) survives them.
-    const waiting = execute(server, server.userToken, fetching(far.port, '/hold/survivor'));
-    await until('the survivor to reach the far end', () => far.hits('/hold/survivor') === 1);
-    for (let crash = 0; crash < 3; crash++) assert.equal((await execute(server, server.adminToken, BREAKER)).error?.kind, 'memory_exhausted');
-    far.release();
-    assert.deepEqual(await waiting, { ...(await waiting), error: null, result: 'released' });
-    assert.equal(far.hits('/hold/survivor'), 1);
-  });
-
-});
-
-describe('a neighbour that had called the host, its runner broken by another run', () => {
-  const env = withFarEnd();
-
-  test("resumes on another runner from its journal and gets its real result: each call it had made (answered and streamed, answered but not yet in the journal, still waiting at the far end) reached the far end once", async () => {
-    const { far, server } = env;
-    const url = (path: string) => `"http://127.0.0.1:${far.port}${path}"`;
-    const code = `export async function main() {
-      const first = await (await fetch(${url('/first')})).text();
-      const [second, third] = await Promise.all([fetch(${url('/second')}).then((r) => r.text()), fetch(${url('/hold/third')}).then((r) => r.text())]);
-      return [first, second, third, Math.random() < 2].join(" ");
-    }`;
-    const reply = server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'tenancy', code } });
-    await until('the run to reach the far end three times', () => far.hits('/first') === 1 && far.hits('/second') === 1 && far.hits('/hold/third') === 1);
-
-    const attack = await execute(server, server.adminToken, BREAKER);
-    assert.equal(attack.error?.kind, 'memory_exhausted', JSON.stringify(attack));
-    // The resumed run waits on the same far-end request its first runner made.
-    far.release();
-    const answer = (await reply).json as Answer & { execution_id: string };
-    assert.deepEqual(answer, { ...answer, error: null, result: '/first /second released true' });
-    assert.deepEqual([far.hits('/first'), far.hits('/second'), far.hits('/hold/third')], [1, 1, 1]);
-    assert.equal(server.logs({ msg: 'a run lost with its runner after it called the host resumes on another runner from its journal', execution_id: answer.execution_id }).length, 1);
-  });
-});
-
-describe('a real allocation attack beside a run waiting on the host', () => {
-  const env = withFarEnd();
-
-  test("whichever way V8 ends the attack (its fatal out-of-memory, or the memory limit leaving a stuck isolate), only the attacker gets the limit: the neighbour gets its own answer or ends as lost, nothing else", async () => {
-    const { far, server } = env;
-    const neighbour = execute(server, server.userToken, fetching(far.port, '/hold/beside'));
-    await until('the neighbour to reach the far end', () => far.hits('/hold/beside') === 1);
-    assert.equal((await execute(server, server.adminToken, ATTACK)).error?.kind, 'memory_exhausted');
-    far.release();
-    const answer = await neighbour;
-    if (answer.error === null) assert.equal(answer.result, 'released');
-    else assert.match(answer.error.message, /^lost to another run's crash: .*not a limit of this run.*already called the host/);
-    assert.equal(far.hits('/hold/beside'), 1);
-  });
-});
-
-describe('two tokens, one breaking runners', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await tenancyServer();
-  });
-  after(() => server.stop());
-
-  test("two tokens: while token A's runs break runners over and over, every one of token B's runs succeeds with the right answer", async () => {
-    const code = 'export async function main() { let sum = 0; for (let i = 0; i < 100000; i++) sum += i % 7; await new Promise((r) => setTimeout(r, 5)); return sum; }';
-    const answer = String(Array.from({ length: 100000 }, (_, i) => i % 7).reduce((a, b) => a + b, 0));
-    const restarts = await counter(server, 'svc_runner_restarts_total');
-    let attacking = true;
-    const outcomes: Answer[] = [];
-    const victims = Array.from({ length: 4 }, async () => {
-      while (attacking) outcomes.push(await execute(server, server.userToken, code));
+    test('a server stopped for longer than a silent runner is allowed (10 heartbeat timeouts) replaces no runner, and the run in flight finishes', async () => {
+      const { far, server } = env;
+      const waiting = execute(server, server.userToken, fetching(far.port, '/hold/stall'));
+      await until('the run to reach the far end', () => far.hits('/hold/stall') === 1);
+      const restarts = await counter(server, 'svc_runner_restarts_total');
+      // The whole server process stops (its event loop with it); its runners keep sending
+      // heartbeats. The runner waits on the host (no guest code on its main thread), so only a
+      // silence past SILENT_RUNNER_FACTOR heartbeat timeouts would have it replaced.
+      process.kill(server.child.pid!, 'SIGSTOP');
+      try {
+        await sleep(HEARTBEAT_TIMEOUT_S * SILENT_RUNNER_FACTOR * 1000 + 1_500);
+      } finally {
+        process.kill(server.child.pid!, 'SIGCONT');
+      }
+      // Its watchdog has looked at the runners by the time it answers again.
+      assert.equal((await server.request('GET', '/healthz')).status, 200);
+      far.release();
+      assert.deepEqual(await waiting, { ...(await waiting), error: null, result: 'released' });
+      assert.equal(await counter(server, 'svc_runner_restarts_total'), restarts);
+      assert.equal((await execute(server, server.userToken, 'export function main() { return 7; }')).result, '7');
     });
-    const attacks: string[] = [];
-    for (let crash = 0; crash < 4; crash++) attacks.push((await execute(server, server.adminToken, ATTACK)).error?.kind ?? 'ok');
-    attacking = false;
-    await Promise.all(victims);
-    assert.deepEqual(attacks, Array(4).fill('memory_exhausted'));
-    assert.ok((await counter(server, 'svc_runner_restarts_total')) - restarts >= 4);
-    assert.ok(outcomes.length >= 4, `token B ran ${outcomes.length} times`);
-    assert.deepEqual(
-      outcomes.filter((outcome) => outcome.error !== null || outcome.result !== answer),
-      [],
-    );
+  });
+
+  describe('a run that breaks its runner', () => {
+    // Without journals: a neighbour that called the host has nothing to resume from.
+    const env = withFarEnd(false);
+
+    test("only the breaker gets the limit; a neighbour that had called the host (and keeps no journal) is lost (one request, a message naming another run's crash) and its idempotency key runs again; one that had not runs again (one request); the breaker's token is then kept apart", async () => {
+      const { far, server } = env;
+      const session = await openSession(server, { blueprint: 'tenancy' });
+      const headers = { 'idempotency-key': 'charge-1' };
+      const lostCode = fetching(far.port, '/hold/charge');
+      // Token B: a session run waiting on the far end (a host call made), with an idempotency key ...
+      const called = server.request('POST', `/v1/sessions/${session}/execute`, { token: server.userToken, body: { code: lostCode }, headers });
+      await until('the session run to reach the far end', () => far.hits('/hold/charge') === 1);
+      // ... and a run that has called nothing yet (it waits on a timer first: the attack below ends long before).
+      const fresh = execute(server, server.userToken, fetching(far.port, '/fresh', 'await new Promise((resolve) => setTimeout(resolve, 6000));'));
+      // Both are on the runner before the attack arrives (it breaks the runner at once).
+      await until('both runs to be placed', async () => (await runsInFlight(server)) === 2);
+
+      // Token A breaks the runner they share.
+      const attack = await execute(server, server.adminToken, BREAKER);
+      assert.equal(attack.error?.kind, 'memory_exhausted', JSON.stringify(attack));
+
+      const lost = await called;
+      assert.equal(lost.status, 200);
+      assert.equal(lost.json.result, null);
+      assert.equal(lost.json.error.kind, 'runtime_error');
+      assert.match(lost.json.error.message, /^lost to another run's crash: .*not a limit of this run.*already called the host/);
+      assert.equal(far.hits('/hold/charge'), 1);
+
+      const again = (await fresh) as Answer & { execution_id: string };
+      assert.deepEqual(again, { ...again, error: null, result: '/fresh' });
+      assert.equal(far.hits('/fresh'), 1);
+      // It did run again (it shared the runner the attack broke), as the server's log says.
+      assert.equal(server.logs({ msg: 'a run lost with its runner before it called the host runs again on another runner', execution_id: again.execution_id }).length, 1);
+
+      // The lost answer was not kept: the same key runs the program again.
+      const retried = server.request('POST', `/v1/sessions/${session}/execute`, { token: server.userToken, body: { code: lostCode }, headers });
+      await until('the retry to reach the far end', () => far.hits('/hold/charge') === 2);
+      far.release();
+      const retry = await retried;
+      assert.equal(retry.headers.get('idempotent-replayed'), null);
+      assert.equal(retry.json.error, null);
+      assert.equal(retry.json.result, 'released');
+      // ... and that answer, the program's own, is kept.
+      const replay = await server.request('POST', `/v1/sessions/${session}/execute`, { token: server.userToken, body: { code: lostCode }, headers });
+      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+      assert.equal(far.hits('/hold/charge'), 2);
+
+      // Token A is quarantined: its next crashes happen on a runner of its own, so token B's
+      // run waiting on the far end meanwhile (a host call made, so it could not run again) survives them.
+      const waiting = execute(server, server.userToken, fetching(far.port, '/hold/survivor'));
+      await until('the survivor to reach the far end', () => far.hits('/hold/survivor') === 1);
+      for (let crash = 0; crash < 3; crash++) assert.equal((await execute(server, server.adminToken, BREAKER)).error?.kind, 'memory_exhausted');
+      far.release();
+      assert.deepEqual(await waiting, { ...(await waiting), error: null, result: 'released' });
+      assert.equal(far.hits('/hold/survivor'), 1);
+    });
+
+  });
+
+  describe('a neighbour that had called the host, its runner broken by another run', () => {
+    const env = withFarEnd();
+
+    test("resumes on another runner from its journal and gets its real result: each call it had made (answered and streamed, answered but not yet in the journal, still waiting at the far end) reached the far end once", async () => {
+      const { far, server } = env;
+      const url = (path: string) => `"http://127.0.0.1:${far.port}${path}"`;
+      const code = `export async function main() {
+        const first = await (await fetch(${url('/first')})).text();
+        const [second, third] = await Promise.all([fetch(${url('/second')}).then((r) => r.text()), fetch(${url('/hold/third')}).then((r) => r.text())]);
+        return [first, second, third, Math.random() < 2].join(" ");
+      }`;
+      const reply = server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'tenancy', code } });
+      await until('the run to reach the far end three times', () => far.hits('/first') === 1 && far.hits('/second') === 1 && far.hits('/hold/third') === 1);
+
+      const attack = await execute(server, server.adminToken, BREAKER);
+      assert.equal(attack.error?.kind, 'memory_exhausted', JSON.stringify(attack));
+      // The resumed run waits on the same far-end request its first runner made.
+      far.release();
+      const answer = (await reply).json as Answer & { execution_id: string };
+      assert.deepEqual(answer, { ...answer, error: null, result: '/first /second released true' });
+      assert.deepEqual([far.hits('/first'), far.hits('/second'), far.hits('/hold/third')], [1, 1, 1]);
+      assert.equal(server.logs({ msg: 'a run lost with its runner after it called the host resumes on another runner from its journal', execution_id: answer.execution_id }).length, 1);
+    });
+  });
+
+  describe('a real allocation attack beside a run waiting on the host', () => {
+    const env = withFarEnd();
+
+    test("whichever way V8 ends the attack (its fatal out-of-memory, or the memory limit leaving a stuck isolate), only the attacker gets the limit: the neighbour gets its own answer or ends as lost, nothing else", async () => {
+      const { far, server } = env;
+      const neighbour = execute(server, server.userToken, fetching(far.port, '/hold/beside'));
+      await until('the neighbour to reach the far end', () => far.hits('/hold/beside') === 1);
+      assert.equal((await execute(server, server.adminToken, ATTACK)).error?.kind, 'memory_exhausted');
+      far.release();
+      const answer = await neighbour;
+      if (answer.error === null) assert.equal(answer.result, 'released');
+      else assert.match(answer.error.message, /^lost to another run's crash: .*not a limit of this run.*already called the host/);
+      assert.equal(far.hits('/hold/beside'), 1);
+    });
+  });
+
+  describe('two tokens, one breaking runners', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await tenancyServer();
+    });
+    after(() => server.stop());
+
+    test("two tokens: while token A's runs break runners over and over, every one of token B's runs succeeds with the right answer", async () => {
+      const code = 'export async function main() { let sum = 0; for (let i = 0; i < 100000; i++) sum += i % 7; await new Promise((r) => setTimeout(r, 5)); return sum; }';
+      const answer = String(Array.from({ length: 100000 }, (_, i) => i % 7).reduce((a, b) => a + b, 0));
+      const restarts = await counter(server, 'svc_runner_restarts_total');
+      let attacking = true;
+      const outcomes: Answer[] = [];
+      const victims = Array.from({ length: 4 }, async () => {
+        while (attacking) outcomes.push(await execute(server, server.userToken, code));
+      });
+      const attacks: string[] = [];
+      for (let crash = 0; crash < 4; crash++) attacks.push((await execute(server, server.adminToken, ATTACK)).error?.kind ?? 'ok');
+      attacking = false;
+      await Promise.all(victims);
+      assert.deepEqual(attacks, Array(4).fill('memory_exhausted'));
+      assert.ok((await counter(server, 'svc_runner_restarts_total')) - restarts >= 4);
+      assert.ok(outcomes.length >= 4, `token B ran ${outcomes.length} times`);
+      assert.deepEqual(
+        outcomes.filter((outcome) => outcome.error !== null || outcome.result !== answer),
+        [],
+      );
+    });
   });
 });
