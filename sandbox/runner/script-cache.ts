@@ -24,6 +24,14 @@ const caches = boundedCache<{ copy: ivm.ExternalCopy<ArrayBuffer>; bytes: number
   onLeave: (entry) => entry.copy.release(),
 });
 
+/**
+ * Scripts compiled once here without a cache (their keys): most new programs run once, so a
+ * cache is produced on a script's second compile, not its first (producing one serialises
+ * the compiled script and copies it again to read its size). Keys only: 64 bytes or so each.
+ */
+const SEEN_KEPT = 4096;
+const seenOnce = boundedCache<true>({ maxBytes: SEEN_KEPT * 128, maxEntries: SEEN_KEPT, sizeOf: (_, key) => key.length * 2 });
+
 /** A content key for code that has none yet (a program and a Package arrive with theirs). */
 export function contentKey(code: string): string {
   return createHash('sha256').update(code).digest('base64');
@@ -38,8 +46,7 @@ export function contentKey(code: string): string {
 export function compileShared(isolate: ivm.Isolate, code: string, filename: string, key: string): ivm.Script {
   const cacheKey = `${filename}\0${key}`;
   const cached = caches.get(cacheKey)?.copy;
-  // With cachedData, isolated-vm produces a new cache only when V8 rejected the one given.
-  return kept(cacheKey, cached, isolate.compileScriptSync(code, { filename, produceCachedData: true, ...(cached ? { cachedData: cached } : {}) }));
+  return kept(cacheKey, cached, isolate.compileScriptSync(code, { filename, ...cacheOptions(cacheKey, cached) }));
 }
 
 /**
@@ -49,7 +56,18 @@ export function compileShared(isolate: ivm.Isolate, code: string, filename: stri
 export async function compileSharedAsync(isolate: ivm.Isolate, code: string, filename: string, key: string): Promise<ivm.Script> {
   const cacheKey = `${filename}\0${key}`;
   const cached = caches.get(cacheKey)?.copy;
-  return kept(cacheKey, cached, await isolate.compileScript(code, { filename, produceCachedData: true, ...(cached ? { cachedData: cached } : {}) }));
+  return kept(cacheKey, cached, await isolate.compileScript(code, { filename, ...cacheOptions(cacheKey, cached) }));
+}
+
+/**
+ * The cache to compile from, or whether to produce one: not on a script's first compile (see
+ * seenOnce). With cachedData, isolated-vm produces a new cache only when V8 rejected the one given.
+ */
+function cacheOptions(cacheKey: string, cached: ivm.ExternalCopy<ArrayBuffer> | undefined): { cachedData?: ivm.ExternalCopy<ArrayBuffer>; produceCachedData?: true } {
+  if (cached) return { cachedData: cached, produceCachedData: true };
+  if (seenOnce.delete(cacheKey)) return { produceCachedData: true };
+  seenOnce.set(cacheKey, true);
+  return {};
 }
 
 function kept(cacheKey: string, cached: ivm.ExternalCopy<ArrayBuffer> | undefined, script: ivm.Script): ivm.Script {
