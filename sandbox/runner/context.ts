@@ -229,8 +229,7 @@ export function notePeak(prepared: Prepared): void {
 /** A context on this isolate, ready for exactly one run. */
 export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
   const parts = contextParts(engine, link);
-  engine.prelude.runSync(parts.context);
-  return parts.finish();
+  return parts.finish(engine.prelude.runSync(parts.context, { reference: true }));
 }
 
 /**
@@ -244,12 +243,11 @@ export async function prepareContextAsync(engine: Engine, link: RunnerLink): Pro
   const collect = holdsGarbage(engine, GC_SLACK_BYTES);
   if (collect) await collectGarbageAsync(engine);
   const parts = contextParts(engine, link, !collect);
-  await engine.prelude.run(parts.context);
-  return parts.finish();
+  return parts.finish(await engine.prelude.run(parts.context, { reference: true }));
 }
 
-/** A fresh context with the native callbacks installed; `finish` after the prelude has run in it. */
-function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { context: ivm.Context; finish: () => Prepared } {
+/** A fresh context with the native callbacks installed; `finish` with the prelude's value (its entry points) once it has run in it. */
+function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { context: ivm.Context; finish: (entry: ivm.Reference) => Prepared } {
   const { isolate } = engine;
   const slot = newSlot(isolate);
   // Earlier runs' garbage, collected now (off the request path), cannot make this run's
@@ -387,8 +385,7 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
   } finally {
     setup.release();
   }
-  const finish = (): Prepared => {
-    const entry = engine.takeEntry.runSync(context, { reference: true }) as ivm.Reference<Record<string, unknown>>;
+  const finish = (entry: ivm.Reference): Prepared => {
     const run = entry.getSync('run', { reference: true }) as Prepared['run'];
     const collect = entry.getSync('collect', { reference: true }) as ivm.Reference<() => string>;
     const timers: GuestTimers = {
