@@ -67,11 +67,13 @@ async function runOnce(runId: number): Promise<void> {
 await ready;
 for (let i = 0; i < WARMUP; i++) await runOnce(i);
 const cpuBefore = cpuOfProcess(child.pid!);
+const mainBefore = cpuOfProcess(child.pid!, child.pid!);
 const started = performance.now();
 for (let i = WARMUP; i < RUNS; i++) await runOnce(i);
 const cpu = cpuOfProcess(child.pid!) - cpuBefore;
+const main = cpuOfProcess(child.pid!, child.pid!) - mainBefore;
 const wall = performance.now() - started;
 const measured = RUNS - WARMUP;
-console.log(`runner, ${FRESH ? 'new' : 'same'} program: ${(cpu / measured).toFixed(3)} ms CPU per run, ${(wall / measured).toFixed(3)} ms wall per run (${measured} runs after ${WARMUP}; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
+console.log(`runner, ${FRESH ? 'new' : 'same'} program: ${(cpu / measured).toFixed(3)} ms CPU per run (main thread ${(main / measured).toFixed(3)}), ${(wall / measured).toFixed(3)} ms wall per run (${measured} runs after ${WARMUP}; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
 child.on('exit', () => process.exit(0));
 child.disconnect();
