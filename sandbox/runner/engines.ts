@@ -14,9 +14,10 @@ function readBundle(name: string): string {
   throw new Error(`runner: ${name} not found; run \`npm run build\``);
 }
 
-// The prelude ends by taking its entry points off the global object, so its value is them:
-// a context's prelude run hands them over (before: a second script run synchronously on
-// this thread right after the prelude's run on isolated-vm's, waiting ~0.6 ms for the isolate).
+// The prelude ends by taking its entry function off the global object, so the value of its
+// run is that function (sandbox/prelude/entry.ts): the asynchronous prelude run hands it over,
+// and no synchronous call into the isolate follows it (one did, and waited ~0.6 ms per
+// context for the isolate that had just run the prelude on isolated-vm's thread).
 const TAKE_ENTRY = `;(() => { const entry = globalThis.__svc_entry; delete globalThis.__svc_entry; return entry; })()`;
 const preludeSource = `${readBundle('prelude.js')}\n${TAKE_ENTRY}`;
 let preludeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
