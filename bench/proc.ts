@@ -18,7 +18,7 @@ export function rssOf(pid: number): number {
 }
 
 /** CPU time (user + system, ms) of one process (or, with `tid`, of one of its threads), from /proc; 0 once it has ended. */
-function cpuOfProcess(pid: number, tid?: number): number {
+export function cpuOfProcess(pid: number, tid?: number): number {
   try {
     const fields = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux

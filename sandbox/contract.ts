@@ -103,6 +103,13 @@ export const PROGRAM_FILENAME = 'program.ts';
 export const packageFilename = (name: string): string => `${name}/lib.js`;
 export const SCRIPT_FILENAME = 'svc-program.js';
 
+/**
+ * The prelude's entry points, by the number its one entry function takes first: the runner
+ * holds one reference into a context for all of them (one handle to take after the prelude
+ * has run, not five).
+ */
+export const ENTRY_POINT = { run: 0, collect: 1, nextTimer: 2, fireTimers: 3, deliver: 4 } as const;
+
 /** A host failure as it crosses to the guest (rebuilt there as the class the program catches). */
 export interface HostErrorShape {
   name: string;

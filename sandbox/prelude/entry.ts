@@ -5,7 +5,7 @@
 // `deliver` and the timer pair drive the run's event loop.
 // Everything here runs on the primordials (./primordials.ts): the program may patch any
 // built-in, but not the host calls, the fuel arithmetic or the report.
-import { ArrayIsArray, ArrayPrototypeIncludes, ArrayPrototypePush, FunctionPrototypeCall, JSONParse, own, PromisePrototypeThen, PromiseResolve, String_, ObjectPrototypeHasOwnProperty } from './primordials';
+import { ArrayIsArray, ArrayPrototypeIncludes, ArrayPrototypePush, FunctionPrototypeCall, JSONParse, own, PromisePrototypeThen, PromiseResolve, ReflectApply, String_, ObjectPrototypeHasOwnProperty, TypeError_ } from './primordials';
 import { resultText } from './result';
 import { fetchFor, materializeWeb, startWebRun, webTimers } from './web';
 import { installAttribution } from './attribution';
@@ -18,7 +18,7 @@ import { namespaceTables, type GuestFactory } from './namespaces';
 import { failure, type Outcome } from './failure';
 import { makeRuntime, packageRuntime, type Linked, type Meter } from './meter';
 import { reportText } from './report';
-import { SCRIPT_FILENAME } from '../contract';
+import { ENTRY_POINT, SCRIPT_FILENAME } from '../contract';
 
 installGlobals();
 const global = globalThis as Record<string, unknown>;
@@ -127,4 +127,24 @@ function fireTimers(now: number): void {
   webTimers.fireDue(now);
 }
 
-define('__svc_entry', { run, collect, nextTimer, fireTimers, deliver });
+/**
+ * The runner's one way in (ENTRY_POINT numbers the entry points). Rest parameters and
+ * ReflectApply: no spread, which would iterate with whatever iterator the program installed.
+ */
+function entry(point: number, ...args: unknown[]): unknown {
+  switch (point) {
+    case ENTRY_POINT.run:
+      return ReflectApply(run as (...args: unknown[]) => void, undefined, args);
+    case ENTRY_POINT.collect:
+      return collect();
+    case ENTRY_POINT.nextTimer:
+      return nextTimer();
+    case ENTRY_POINT.fireTimers:
+      return fireTimers(args[0] as number);
+    case ENTRY_POINT.deliver:
+      return ReflectApply(deliver as (...args: unknown[]) => void, undefined, args);
+  }
+  throw new TypeError_(`no entry point ${point}`);
+}
+
+define('__svc_entry', entry);

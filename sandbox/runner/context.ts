@@ -8,6 +8,7 @@ import { guestReply, type IncomingBytes } from './reply-bytes';
 import { JournalKeeper } from '../journal/keeper';
 import { replyMessage, withRecordedFuel } from './journal-replies';
 import type { StreamedEntry, StreamedHostCall } from '../journal/entries';
+import { ENTRY_POINT } from '../contract';
 
 export const MAX_CONSOLE_LINES = 10_000;
 const MAX_CONSOLE_BYTES = 1024 * 1024;
@@ -72,10 +73,16 @@ export interface Slot {
   deadline: { pause(): void; resume(): void; computing(busy: boolean): void } | null;
 }
 
+/** One of the prelude's entry points, called through the context's one entry reference (ENTRY_POINT). */
+export interface EntryPoint<A extends unknown[], R> {
+  applySync(receiver: undefined, args: A, options?: ivm.ReferenceApplyOptions): R;
+  apply(receiver: undefined, args: A, options?: ivm.ReferenceApplyOptions): Promise<R>;
+}
+
 /** The guest's timer entry points (sandbox/prelude/web/timers.ts). */
 export interface GuestTimers {
-  nextTimer: ivm.Reference<() => number>;
-  fireTimers: ivm.Reference<(now: number) => void>;
+  nextTimer: EntryPoint<[], number>;
+  fireTimers: EntryPoint<[now: number], void>;
 }
 
 /** Asynchronous host calls one run may have in flight at once, unless its limits say otherwise. */
@@ -85,11 +92,11 @@ export const MAX_HOST_CALLS_IN_FLIGHT = 64;
 export interface Prepared {
   engine: Engine;
   context: ivm.Context;
-  run: ivm.Reference<(link: unknown, spec: string, ...packageLinks: unknown[]) => void>;
-  collect: ivm.Reference<() => string>;
+  run: EntryPoint<unknown[], void>;
+  collect: EntryPoint<[], string>;
   timers: GuestTimers;
   /** Settles an asynchronous host call in the guest with its reply. */
-  deliver: ivm.Reference<(callId: number, reply: string | ivm.Copy<unknown>) => void>;
+  deliver: EntryPoint<[callId: number, reply: string | ivm.Copy<unknown>], void>;
   /** Host-side handles into the context: released with it, or they keep it alive. */
   handles: Array<{ release(): void }>;
   slot: Slot;
@@ -229,8 +236,7 @@ export function notePeak(prepared: Prepared): void {
 /** A context on this isolate, ready for exactly one run. */
 export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
   const parts = contextParts(engine, link);
-  engine.prelude.runSync(parts.context);
-  return parts.finish();
+  return parts.finish(engine.prelude.runSync(parts.context, { reference: true }));
 }
 
 /**
@@ -244,12 +250,19 @@ export async function prepareContextAsync(engine: Engine, link: RunnerLink): Pro
   const collect = holdsGarbage(engine, GC_SLACK_BYTES);
   if (collect) await collectGarbageAsync(engine);
   const parts = contextParts(engine, link, !collect);
-  await engine.prelude.run(parts.context);
-  return parts.finish();
+  return parts.finish(await engine.prelude.run(parts.context, { reference: true }));
 }
 
-/** A fresh context with the native callbacks installed; `finish` after the prelude has run in it. */
-function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { context: ivm.Context; finish: () => Prepared } {
+/** `point` of the context's entry function: its number goes first in every call. */
+function entryPoint<A extends unknown[], R>(entry: ivm.Reference, point: number): EntryPoint<A, R> {
+  return {
+    applySync: (receiver, args, options) => entry.applySync(receiver, [point, ...args], options) as R,
+    apply: (receiver, args, options) => entry.apply(receiver, [point, ...args], options) as Promise<R>,
+  };
+}
+
+/** A fresh context with the native callbacks installed; `finish` with the prelude's value (its entry points) once it has run in it. */
+function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { context: ivm.Context; finish: (entry: ivm.Reference) => Prepared } {
   const { isolate } = engine;
   const slot = newSlot(isolate);
   // Earlier runs' garbage, collected now (off the request path), cannot make this run's
@@ -389,17 +402,10 @@ function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { co
   } finally {
     setup.release();
   }
-  const finish = (): Prepared => {
-    const entry = engine.takeEntry.runSync(context, { reference: true }) as ivm.Reference<Record<string, unknown>>;
-    const run = entry.getSync('run', { reference: true }) as Prepared['run'];
-    const collect = entry.getSync('collect', { reference: true }) as ivm.Reference<() => string>;
-    const timers: GuestTimers = {
-      nextTimer: entry.getSync('nextTimer', { reference: true }) as GuestTimers['nextTimer'],
-      fireTimers: entry.getSync('fireTimers', { reference: true }) as GuestTimers['fireTimers'],
-    };
-    const deliver = entry.getSync('deliver', { reference: true }) as Prepared['deliver'];
+  const finish = (entry: ivm.Reference): Prepared => {
+    const timers: GuestTimers = { nextTimer: entryPoint(entry, ENTRY_POINT.nextTimer), fireTimers: entryPoint(entry, ENTRY_POINT.fireTimers) };
     slot.timers = timers;
-    prepared = { engine, context, run, collect, timers, deliver, handles: [entry, run, collect, timers.nextTimer, timers.fireTimers, deliver], slot, base };
+    prepared = { engine, context, run: entryPoint(entry, ENTRY_POINT.run), collect: entryPoint(entry, ENTRY_POINT.collect), timers, deliver: entryPoint(entry, ENTRY_POINT.deliver), handles: [entry], slot, base };
     return prepared;
   };
   return { context, finish };

@@ -14,7 +14,12 @@ function readBundle(name: string): string {
   throw new Error(`runner: ${name} not found; run \`npm run build\``);
 }
 
-const preludeSource = readBundle('prelude.js');
+// The prelude ends by taking its entry function off the global object, so the value of its
+// run is that function (sandbox/prelude/entry.ts): the asynchronous prelude run hands it over,
+// and no synchronous call into the isolate follows it (one did, and waited ~0.6 ms per
+// context for the isolate that had just run the prelude on isolated-vm's thread).
+const TAKE_ENTRY = `;(() => { const entry = globalThis.__svc_entry; delete globalThis.__svc_entry; return entry; })()`;
+const preludeSource = `${readBundle('prelude.js')}\n${TAKE_ENTRY}`;
 let preludeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
 let preludeCacheWarm = false;
 let temporal: string | null = null;
@@ -32,8 +37,6 @@ export interface Engine {
   prelude: ivm.Script;
   /** CONTEXT_SETUP, compiled for this isolate: its value in a fresh context installs the native callbacks. */
   setup: ivm.Script;
-  /** TAKE_ENTRY, compiled for this isolate: its value is the prelude's entry points, taken off the global object. */
-  takeEntry: ivm.Script;
   temporal: ivm.Script | null;
   runs: number;
   /**
@@ -88,10 +91,9 @@ function newIsolate(memoryMb: number, onCatastrophic: CatastrophicHandler): { is
 
 const PRELUDE_FILENAME = 'svc-prelude.js';
 const SETUP_FILENAME = 'svc-context-setup.js';
-const TAKE_ENTRY_FILENAME = 'svc-take-entry.js';
 
-function engineOf(isolate: ivm.Isolate, memoryMb: number, prelude: ivm.Script, setup: ivm.Script, takeEntry: ivm.Script): Engine {
-  const engine: Engine = { isolate, memoryMb, prelude, setup, takeEntry, temporal: null, runs: 0, maintenance: null, maintenanceBytes: 0, floor: 0, packageScripts: new Map(), owner: null };
+function engineOf(isolate: ivm.Isolate, memoryMb: number, prelude: ivm.Script, setup: ivm.Script): Engine {
+  const engine: Engine = { isolate, memoryMb, prelude, setup, temporal: null, runs: 0, maintenance: null, maintenanceBytes: 0, floor: 0, packageScripts: new Map(), owner: null };
   engine.floor = memoryInUse(isolate);
   return engine;
 }
@@ -103,8 +105,7 @@ export function createEngine(memoryMb: number, onCatastrophic: CatastrophicHandl
   const produced = (prelude as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
   if (!preludeCache && produced) preludeCache = produced;
   const setup = isolate.compileScriptSync(CONTEXT_SETUP, { filename: SETUP_FILENAME });
-  const takeEntry = isolate.compileScriptSync(TAKE_ENTRY, { filename: TAKE_ENTRY_FILENAME });
-  const engine = engineOf(isolate, memoryMb, prelude, setup, takeEntry);
+  const engine = engineOf(isolate, memoryMb, prelude, setup);
   adopt(engine);
   return engine;
 }
@@ -121,8 +122,7 @@ export async function createEngineAsync(memoryMb: number, onCatastrophic: Catast
   try {
     const prelude = await isolate.compileScript(preludeSource, { filename: PRELUDE_FILENAME, cachedData: preludeCache });
     const setup = await isolate.compileScript(CONTEXT_SETUP, { filename: SETUP_FILENAME });
-    const takeEntry = await isolate.compileScript(TAKE_ENTRY, { filename: TAKE_ENTRY_FILENAME });
-    const engine = engineOf(isolate, memoryMb, prelude, setup, takeEntry);
+    const engine = engineOf(isolate, memoryMb, prelude, setup);
     adopt(engine);
     return engine;
   } catch (error) {
@@ -209,6 +209,3 @@ if (FR) {
 Object.defineProperty(globalThis, '__svc_native', { value: { ${NATIVE_NAMES.join(', ')} }, writable: true, enumerable: false, configurable: true });
 })`;
 
-// Evaluated after the prelude, before any program code: its value is the prelude's entry
-// points, taken off the global object (one call instead of a get and a delete).
-const TAKE_ENTRY = `(() => { const entry = globalThis.__svc_entry; delete globalThis.__svc_entry; return entry; })()`;

@@ -186,3 +186,9 @@ test('after sabotage the console cap holds and every line is a string', async ()
   assert.ok(total <= 1024 * 1024 + 200, String(total));
   assert.ok(outcome.console.every((line) => typeof line === 'string'));
 });
+
+test('after sabotage (the array iterator, Reflect.apply and Promise patched) timers still fire and the run reports its value: the runner calls in through one entry function', async () => {
+  const outcome = await runHostile(`${sabotage}\n  return new Promise((resolve) => setTimeout(() => setTimeout(() => resolve("after two timers"), 1), 1));`, []);
+  assert.equal(outcome.error, null, outcome.error?.message);
+  assert.equal(outcome.result, 'after two timers');
+});
