@@ -4,7 +4,7 @@
 // A redirect comes back as its head only, and the next hop is decided here (checked, gated:
 // an audit line per hop, as the in-thread client does) and sent as a new exchange.
 // While a call waits on the far end this thread keeps one ThreadExchange (the thread's table
-// entry points at it): no timer, no AbortController, no suspended async frames, no undici
+// entry points at it): no hop timer or AbortController of its own, no suspended async frames, no undici
 // handler or stream.
 import { errors as undiciErrors } from 'undici';
 import type { FromNetwork, NetworkThread, WireError } from '../../network';
