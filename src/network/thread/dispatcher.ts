@@ -1,5 +1,6 @@
 // The server's side of the network thread (./worker.ts): an undici Dispatcher whose requests
-// are sent by that thread. The server keeps one small relay per request and hands undici's
+// are sent by that thread, and `exchange`, a request the thread carries out for
+// src/stdlib/http (its limit, body cap and redirect answers kept there). The server keeps one small relay per request and hands undici's
 // request handler the head, the body pieces (ArrayBuffers moved across, never copied) and the
 // end; cancelling a request closes its connection in the network thread. The thread's heap is
 // bounded (resourceLimits); when it runs out of memory or stops, every request in flight fails
@@ -53,7 +54,6 @@ export interface ExchangeSink {
   /** The thread stopped, or the dispatcher is closed: the request is over with `error`. */
   lost(error: Error): void;
 }
-type Receiver = ExchangeSink;
 
 function rebuild(error: WireError): Error {
   if (error.kind === 'blocked') return new EgressBlockedError(error.host ?? '', error.kinds ?? []);
@@ -63,7 +63,7 @@ function rebuild(error: WireError): Error {
 }
 
 /** One dispatched request's state on the server: its handler and the body bytes not yet acknowledged. */
-class Relay implements Receiver {
+class Relay implements ExchangeSink {
   /** Bytes handed to the handler while it asked to pause; acknowledged when it resumes. */
   private held = 0;
   done = false;
@@ -111,7 +111,7 @@ class Relay implements Receiver {
 
 export class NetworkThread extends Dispatcher {
   private worker: Worker | null = null;
-  private readonly relays = new Map<number, Receiver>();
+  private readonly relays = new Map<number, ExchangeSink>();
   private readonly inbox: FromNetwork[] = [];
   private nextId = 0;
   private closed = false;
