@@ -16,11 +16,20 @@ let sliceStarted = -1;
 
 /** Runs `start` (a host call's synchronous setup) now if this turn's slice has room, else in a later turn. */
 export function startInSlice(start: () => void): void {
-  if (head === waiting.length && hasRoom()) {
+  if (startsNow()) {
     start();
     return;
   }
   waiting.push(start);
+}
+
+/**
+ * Whether a call may start now (nothing waits and this turn's slice has room); the caller
+ * then starts it at once. Lets a call that starts at once skip the deferred start's closure
+ * and promise.
+ */
+export function startsNow(): boolean {
+  return head === waiting.length && hasRoom();
 }
 
 function hasRoom(): boolean {

@@ -11,7 +11,7 @@ import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, REPLY_CHUNK_BYTES, type ToR
 import type { HostCallMessage } from './report';
 import type { ActiveRun, Runner } from './runs';
 import type { HostReply } from './types';
-import { startInSlice } from './call-starts';
+import { startInSlice, startsNow } from './call-starts';
 import { argsFromWire, replyToWire, type WireReply } from './wire';
 import { textOfPieces } from './args-pieces';
 
@@ -63,7 +63,7 @@ function hostWork(runner: Runner, active: ActiveRun, message: HostCallMessage, w
   const args = argsIdentity(message);
   if (known && known.capability === capability && known.args === args) return known;
   const cancel = new AbortController();
-  const reply = new Promise<HostReply>((resolve) => startInSlice(() => resolve(askHost(runner, active, message, cancel.signal, whileWaiting, decodeLarge))));
+  const reply = startsNow() ? askHost(runner, active, message, cancel.signal, whileWaiting, decodeLarge) : new Promise<HostReply>((resolve) => startInSlice(() => resolve(askHost(runner, active, message, cancel.signal, whileWaiting, decodeLarge))));
   // Kept until the run's streamed journal names its answer (a journalled run may be resumed).
   if (message.call >= 0 && active.journal?.keeping) active.outstanding.set(message.call, { capability, args, reply, cancel });
   return { reply, cancel };
@@ -102,19 +102,25 @@ function askHost(runner: Runner, active: ActiveRun, message: HostCallMessage, si
   }
 }
 
-export async function answerHostCall(runner: Runner, message: HostCallMessage, deliver: DeliverReply, whileWaiting: WhileWaiting, decodeLarge?: LargeArgsDecoder): Promise<void> {
+/**
+ * Not an async function: while the call waits, this keeps one reaction on the handler's
+ * promise (no suspended frame); the reply is delivered by `deliverReply` once it is there.
+ */
+export function answerHostCall(runner: Runner, message: HostCallMessage, deliver: DeliverReply, whileWaiting: WhileWaiting, decodeLarge?: LargeArgsDecoder): Promise<void> {
   const active = runner.runs.get(message.runId);
-  if (!active) return;
+  if (!active) return Promise.resolve();
   const placement = active.placement;
   const { reply: work, cancel } = hostWork(runner, active, message, whileWaiting, decodeLarge);
   active.calls.set(message.callId, cancel);
-  let reply: HostReply;
-  try {
-    reply = await work;
-  } finally {
+  return work.then((reply) => {
     // A run resumed on another runner may have reused the id meanwhile.
     if (active.calls.get(message.callId) === cancel) active.calls.delete(message.callId);
-  }
+    return deliverReply(runner, active, message, deliver, cancel, placement, reply);
+  });
+}
+
+/** The call's reply encoded and handed to its run (large blobs ahead of it, in chunks), unless the run or the call ended or moved. */
+async function deliverReply(runner: Runner, active: ActiveRun, message: HostCallMessage, deliver: DeliverReply, cancel: AbortController, placement: number, reply: HostReply): Promise<void> {
   // The run ended, or the program gave up on the call, meanwhile: discard.
   // The run moved meanwhile (parked, or resumed elsewhere): its calls' ids there are new; the resumed run asks again.
   if (active.settled || cancel.signal.aborted || !runner.child.connected || active.placement !== placement) return;

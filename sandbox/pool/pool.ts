@@ -102,6 +102,16 @@ export class RunnerPool {
   private readonly quarantine: Quarantine;
   /** Admitted runs no runner of their kind had room for yet (a quarantined tenant's, runs lost with their runner). */
   private readonly unplaced: ActiveRun[] = [];
+  /** Shared by every host call (not made per call: a fan-out keeps thousands waiting). */
+  private readonly deliverReply = (active: ActiveRun, reply: Extract<ToRunner, { type: 'host-reply' }>, blocking: boolean): void => this.cpu.reply(active, reply, blocking);
+  private readonly waitingWork = <T,>(active: ActiveRun, work: Promise<T>): Promise<T> => {
+    const waited = whileWaiting(active, work, () => {
+      if (active.runner && active.job.limits.timeMs > 0) this.armDeadline(active, active.runner);
+    });
+    if (!this.stopped) this.offerParking(active);
+    return waited;
+  };
+  private readonly answerFailed = (error: unknown): void => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) });
   /** Runs whose isolate ended while they only waited for people: no runner holds them until an answer comes (parking.ts). */
   private readonly parking: Parking;
   private readonly entry: string;
@@ -379,14 +389,7 @@ export class RunnerPool {
         // The journal up to this call: the answers it names were sent before it.
         if (caller) takeJournal(caller, call.journal);
         if (caller && call.blocking) this.cpu.park(caller, true);
-        const waiting = <T,>(active: ActiveRun, work: Promise<T>) => {
-          const waited = whileWaiting(active, work, () => {
-            if (active.runner && active.job.limits.timeMs > 0) this.armDeadline(active, active.runner);
-          });
-          if (!this.stopped) this.offerParking(active);
-          return waited;
-        };
-        void answerHostCall(runner, call, (active, reply, blocking) => this.cpu.reply(active, reply, blocking), waiting, this.options.decodeLargeArgs).catch((error) => this.options.onLog?.('error', 'answering a host call failed', { error: describe(error) }));
+        void answerHostCall(runner, call, this.deliverReply, this.waitingWork, this.options.decodeLargeArgs).catch(this.answerFailed);
         return;
       }
       case 'suspended': {

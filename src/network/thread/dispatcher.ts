@@ -1,5 +1,6 @@
 // The server's side of the network thread (./worker.ts): an undici Dispatcher whose requests
-// are sent by that thread. The server keeps one small relay per request and hands undici's
+// are sent by that thread, and `exchange`, a request the thread carries out for
+// src/stdlib/http (its limit, body cap and redirect answers kept there). The server keeps one small relay per request and hands undici's
 // request handler the head, the body pieces (ArrayBuffers moved across, never copied) and the
 // end; cancelling a request closes its connection in the network thread. The thread's heap is
 // bounded (resourceLimits); when it runs out of memory or stops, every request in flight fails
@@ -8,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { Dispatcher, errors } from 'undici';
 import { EgressBlockedError } from '../egress-guard';
 import type { BlockedKind } from '../address-policy';
-import type { FromNetwork, NetworkThreadData, ToNetwork, WireError } from './protocol';
+import type { ExchangeRequest, FromNetwork, NetworkThreadData, ToNetwork, WireError } from './protocol';
 
 /** Messages from the thread handled per turn of the event loop. */
 const INBOX_SLICE = 16;
@@ -46,6 +47,14 @@ interface RequestHandler {
   onError(error: Error): void;
 }
 
+/** What the server's thread keeps per request in flight in the thread (a relay, or an exchange's own record). */
+export interface ExchangeSink {
+  /** The head, a body piece, the end or the failure (after an end, a failure or a redirect head, nothing more). */
+  receive(message: FromNetwork): void;
+  /** The thread stopped, or the dispatcher is closed: the request is over with `error`. */
+  lost(error: Error): void;
+}
+
 function rebuild(error: WireError): Error {
   if (error.kind === 'blocked') return new EgressBlockedError(error.host ?? '', error.kinds ?? []);
   if (error.kind === 'headers_timeout') return new errors.HeadersTimeoutError(error.message);
@@ -53,8 +62,8 @@ function rebuild(error: WireError): Error {
   return Object.assign(new Error(error.message), error.code ? { code: error.code } : {});
 }
 
-/** One request's state on the server: its handler and the body bytes not yet acknowledged. */
-class Relay {
+/** One dispatched request's state on the server: its handler and the body bytes not yet acknowledged. */
+class Relay implements ExchangeSink {
   /** Bytes handed to the handler while it asked to pause; acknowledged when it resumes. */
   private held = 0;
   done = false;
@@ -93,11 +102,16 @@ class Relay {
       this.handler.onError(rebuild(message.error));
     }
   }
+
+  lost(error: Error): void {
+    this.done = true;
+    this.handler.onError(error);
+  }
 }
 
 export class NetworkThread extends Dispatcher {
   private worker: Worker | null = null;
-  private readonly relays = new Map<number, Relay>();
+  private readonly relays = new Map<number, ExchangeSink>();
   private readonly inbox: FromNetwork[] = [];
   private nextId = 0;
   private closed = false;
@@ -142,6 +156,40 @@ export class NetworkThread extends Dispatcher {
       queueMicrotask(() => relay.handler.onError(error as Error));
     }
     return true;
+  }
+
+  /**
+   * Sends one exchange (a hop of src/stdlib/http's request path) that the thread owns: its
+   * limit timer, body cap and redirect answers live there; the sink gets the head, the body
+   * pieces (acknowledge each once consumed) and the end or failure. Returns its id (for
+   * `acknowledge` and `cancel`); a closed dispatcher fails it at once.
+   */
+  exchange(request: ExchangeRequest, sink: ExchangeSink, body: Uint8Array | null): number {
+    const id = ++this.nextId;
+    if (this.closed) {
+      queueMicrotask(() => sink.lost(new errors.ClientDestroyedError()));
+      return id;
+    }
+    // A copy of just its bytes, moved across (see dispatch).
+    const bytes = body === null ? null : new Uint8Array(body);
+    this.relays.set(id, sink);
+    this.send({ t: 'request', id, body: bytes, headersTimeout: request.exchange.limitMs, bodyTimeout: request.exchange.limitMs, ...request }, bytes ? [bytes.buffer as ArrayBuffer] : undefined);
+    return id;
+  }
+
+  /** Body bytes of an exchange consumed: the thread may read that many more. */
+  acknowledge(id: number, bytes: number): void {
+    if (this.relays.has(id)) this.send({ t: 'ack', id, bytes });
+  }
+
+  /** Gives up on an exchange: the thread aborts it and closes its connection; nothing more arrives. */
+  cancel(id: number): void {
+    if (this.relays.delete(id) && this.worker) this.send({ t: 'abort', id });
+  }
+
+  /** An exchange that ended (its end or failure arrived) is no longer routed. */
+  private settled(message: FromNetwork): void {
+    if (message.t === 'end' || message.t === 'fail' || (message.t === 'head' && message.redirect)) this.relays.delete(message.id);
   }
 
   /** Ends the thread; requests in flight fail. */
@@ -216,12 +264,17 @@ export class NetworkThread extends Dispatcher {
       return;
     }
     if ((message.t === 'head' || message.t === 'fail') && message.allowed > 0) this.options.countConnection('allowed', message.allowed);
-    const relay = this.relays.get(message.id);
-    if (!relay) return;
+    const receiver = this.relays.get(message.id);
+    if (!receiver) return;
+    if (!(receiver instanceof Relay)) {
+      this.settled(message);
+      receiver.receive(message);
+      return;
+    }
     try {
-      relay.receive(message);
+      receiver.receive(message);
     } catch (error) {
-      relay.abort(error as Error);
+      receiver.abort(error as Error);
     }
   }
 
@@ -233,10 +286,7 @@ export class NetworkThread extends Dispatcher {
     const relays = [...this.relays.values()];
     this.relays.clear();
     const error = new NetworkThreadLostError(reason, !this.closed);
-    for (const relay of relays) {
-      relay.done = true;
-      relay.handler.onError(error);
-    }
+    for (const relay of relays) relay.lost(error);
     if (!this.closed) this.options.onStopped(reason, relays.length);
   }
 

@@ -6,7 +6,8 @@ import type { Dispatcher } from 'undici';
 import { EgressGuard } from '../egress-guard';
 import { NetworkThread, type NetworkThreadOptions } from './dispatcher';
 
-export { NetworkThread, NetworkThreadLostError, NETWORK_THREAD_NAME, type NetworkThreadOptions } from './dispatcher';
+export { NetworkThread, NetworkThreadLostError, NETWORK_THREAD_NAME, type ExchangeSink, type NetworkThreadOptions } from './dispatcher';
+export type { ExchangeRequest, FromNetwork, WireError } from './protocol';
 
 function builtWorker(): URL | null {
   // The server bundle sits beside it; the CLI's chunks one folder down.

@@ -11,6 +11,8 @@ import type { FromNetwork, NetworkThreadData, RequestMessage, ToNetwork, WireErr
 
 const PIECE_BYTES = 256 * 1024;
 const WINDOW_BYTES = 1024 * 1024;
+/** A redirect answer's body read away (so its connection can be reused) before it is closed instead. */
+const REDIRECT_DUMP_BYTES = 128 * 1024;
 
 const port = parentPort!;
 reportThreadHeap('network');
@@ -47,12 +49,39 @@ function wireError(error: unknown): WireError {
   if (blocked) return { kind: 'blocked', message: blocked.message, host: blocked.host, kinds: blocked.kinds };
   if (error instanceof errors.HeadersTimeoutError) return { kind: 'headers_timeout', message: error.message };
   if (error instanceof errors.BodyTimeoutError) return { kind: 'body_timeout', message: error.message };
+  if (error instanceof ExchangeLimitError) return { kind: error.kind, message: error.message };
   const code = (cause as { code?: unknown })?.code;
   return { kind: 'other', message: (cause as Error)?.message ?? String(cause), ...(typeof code === 'string' ? { code } : {}) };
 }
 
-/** One request in flight: undici's (legacy) handler, relaying what arrives to the server. */
+/** An exchange stopped by its own limit or its body cap (crosses as its kind). */
+class ExchangeLimitError extends Error {
+  constructor(readonly kind: 'limit' | 'too_large') {
+    super(kind === 'limit' ? 'the exchange ran out of time' : 'the body is over its cap');
+  }
+}
+
+/** The one value of a header in undici's raw pairs, or null when it is absent or repeated. */
+function single(raw: Buffer[], name: string): string | null {
+  let found: string | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length !== name.length || raw[i].toString('latin1').toLowerCase() !== name) continue;
+    if (found !== null) return null;
+    found = raw[i + 1].toString('utf8');
+  }
+  return found;
+}
+
+/**
+ * One request in flight: undici's (legacy) handler, relaying what arrives to the server. An
+ * exchange (RequestMessage.exchange) also has its limit timer here, its body cap, and its
+ * redirect answers read away with only their head sent.
+ */
 class Call {
+  private timer: NodeJS.Timeout | null = null;
+  private received = 0;
+  /** A redirect answer whose head went to the server: its body is read and dropped. */
+  private dumping = false;
   private abortUndici: ((reason?: Error) => void) | null = null;
   private resumeUndici: (() => void) | null = null;
   private staged: Buffer[] = [];
@@ -63,12 +92,33 @@ class Call {
   /** The server gave up on it: nothing more is posted. */
   private cancelled = false;
 
-  constructor(readonly id: number) {}
+  constructor(
+    readonly id: number,
+    private readonly exchange: RequestMessage['exchange'] | undefined,
+  ) {
+    if (exchange) this.timer = setTimeout(() => this.stop(new ExchangeLimitError('limit')), exchange.limitMs);
+  }
 
   cancel(): void {
     this.cancelled = true;
-    calls.delete(this.id);
+    this.settle();
     this.abortUndici?.(new errors.RequestAbortedError());
+  }
+
+  /** Ends the request with `error` (reported to the server unless it is no longer listening). */
+  private stop(error: Error): void {
+    if (this.dumping) return this.cancel();
+    if (this.abortUndici) return this.abortUndici(error);
+    // Not connected yet: reported now, and undici's request aborted when it connects.
+    this.onError(error);
+    this.cancelled = true;
+  }
+
+  /** No longer in flight: forgotten, its timer cleared. */
+  private settle(): void {
+    calls.delete(this.id);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
   }
 
   acknowledge(bytes: number): void {
@@ -88,12 +138,38 @@ class Call {
     // 1xx answers are informational; the server's client ignores them.
     if (status < 200 || this.cancelled) return true;
     this.resumeUndici = resume;
+    const exchange = this.exchange;
+    if (exchange?.redirects && status >= 300 && status < 400 && status !== 304 && single(raw, 'location') !== null) {
+      // The server decides the next hop (its policy, its audit line); this answer is over.
+      this.dumping = true;
+      calls.delete(this.id);
+      post({ t: 'head', id: this.id, status, statusText: statusText ?? '', raw: rawStrings(raw), allowed: takeAllowed(), redirect: true });
+      return true;
+    }
+    if (exchange) {
+      const length = single(raw, 'content-length');
+      if (length !== null && /^\d+$/.test(length) && Number(length) > exchange.maxBytes) {
+        this.stop(new ExchangeLimitError('too_large'));
+        return false;
+      }
+    }
     post({ t: 'head', id: this.id, status, statusText: statusText ?? '', raw: rawStrings(raw), allowed: takeAllowed() });
     return true;
   }
 
   onData(chunk: Buffer): boolean {
     if (this.cancelled) return false;
+    if (this.exchange) {
+      this.received += chunk.length;
+      if (this.dumping) {
+        if (this.received > REDIRECT_DUMP_BYTES) this.cancel();
+        return !this.cancelled;
+      }
+      if (this.received > this.exchange.maxBytes) {
+        this.stop(new ExchangeLimitError('too_large'));
+        return false;
+      }
+    }
     this.staged.push(chunk);
     this.stagedBytes += chunk.length;
     if (this.stagedBytes >= PIECE_BYTES) this.flush();
@@ -108,14 +184,16 @@ class Call {
 
   onComplete(trailers: Buffer[] | string[] | null): void {
     if (this.cancelled) return;
+    this.settle();
+    if (this.dumping) return;
     this.flush();
-    calls.delete(this.id);
     post({ t: 'end', id: this.id, raw: rawStrings(trailers) });
   }
 
   onError(error: Error): void {
     if (this.cancelled) return;
-    calls.delete(this.id);
+    this.settle();
+    if (this.dumping) return;
     this.staged = [];
     post({ t: 'fail', id: this.id, error: wireError(error), allowed: takeAllowed() });
   }
@@ -138,7 +216,7 @@ class Call {
 }
 
 function start(message: RequestMessage): void {
-  const call = new Call(message.id);
+  const call = new Call(message.id, message.exchange);
   calls.set(message.id, call);
   try {
     dispatcher.dispatch(

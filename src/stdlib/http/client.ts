@@ -28,10 +28,35 @@ export class HttpTimeoutError extends Error {
 /** How a redirect is handled: followed (each hop checked again), returned as is, or refused. */
 export type RedirectMode = 'follow' | 'manual' | 'error';
 
-interface Prepared {
+export interface Prepared {
   url: URL;
   headers: Record<string, string>;
   body: Buffer | null;
+}
+
+/** A request's redirect chain as it goes: the next hop's request, gate and what was injected so far. */
+export interface HopState {
+  readonly fn: string;
+  readonly redirect: RedirectMode;
+  /** Where the chain started (after credential injection, redirects stay there). */
+  readonly origin: string;
+  verb: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: Buffer | null;
+  capability: string;
+  context: Record<string, unknown>;
+  injected: boolean;
+}
+
+/** How a hop failed before its response head arrived, as the HTTP client tells them apart. */
+export type HopFailureKind = 'blocked' | 'timeout' | 'other';
+
+/** The error a program sees for a hop that failed before its head (a blocked address is also a refusal on record). */
+export function hopFailure(call: HostCall, method: string, prepared: Prepared, capability: string, context: Record<string, unknown>, timeoutMs: number, kind: HopFailureKind, message: string): Error {
+  if (kind === 'blocked') return call.refuse(capability, context, 'egress_guard', new Error(message));
+  if (kind === 'timeout') return new HttpTimeoutError(`http: ${method} ${prepared.url.origin}${prepared.url.pathname} timed out after ${timeoutMs / 1000} s`);
+  return new Error(`http: ${method} ${prepared.url.origin}${prepared.url.pathname} failed: ${message}`);
 }
 
 export function services(call: RunContext): HttpServices {
@@ -98,7 +123,7 @@ export function portOf(url: URL): number {
 }
 
 /** Injects the first matching auth_proxy rule (caller main only); returns whether it did. */
-function inject(call: HostCall, http: HttpServices, prepared: Prepared): boolean {
+export function inject(call: HostCall, http: HttpServices, prepared: Prepared): boolean {
   if (call.caller !== 'main') return false;
   const host = hostOf(prepared.url);
   const rule = http.authProxy.find((r) => r.host === host);
@@ -181,16 +206,14 @@ async function send(call: HostCall, http: HttpServices, method: string, prepared
     const cause = (error as { cause?: unknown }).cause ?? error;
     if (cause instanceof EgressBlockedError || error instanceof EgressBlockedError) {
       const blocked = (cause instanceof EgressBlockedError ? cause : error) as EgressBlockedError;
-      throw call.refuse(capability, context, 'egress_guard', new Error(blocked.message));
+      throw hopFailure(call, method, prepared, capability, context, timeoutMs, 'blocked', blocked.message);
     }
-    if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || (error as Error).name === 'TimeoutError') {
-      throw new HttpTimeoutError(`http: ${method} ${prepared.url.origin}${prepared.url.pathname} timed out after ${timeoutMs / 1000} s`);
-    }
-    throw new Error(`http: ${method} ${prepared.url.origin}${prepared.url.pathname} failed: ${(cause as Error).message ?? String(cause)}`);
+    const timedOut = error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || (error as Error).name === 'TimeoutError';
+    throw hopFailure(call, method, prepared, capability, context, timeoutMs, timedOut ? 'timeout' : 'other', (cause as Error).message ?? String(cause));
   }
 }
 
-function tooLarge(url: URL): RangeError {
+export function tooLarge(url: URL): RangeError {
   return new RangeError(`http: the response from ${url.origin} is larger than ${MAX_RESPONSE_BYTES} bytes; use http.download to stream it into a file`);
 }
 
@@ -289,6 +312,39 @@ export function contextFor(url: URL, method: string, bodySize: number, withTimeo
   return { host: hostOf(url), port: portOf(url), path: url.pathname, method, body_size: bodySize, ...(withTimeout ? { timeout_ms: VERB_TIMEOUT_MS } : {}) };
 }
 
+/** A redirect answer's status and `location`, or null when the answer is not one (or is 304). */
+export function redirectTarget(status: number, location: unknown): string | null {
+  return status >= 300 && status < 400 && status !== 304 && typeof location === 'string' ? location : null;
+}
+
+/**
+ * The redirect answer of hop `hop` (`status`, to `location`) checked, and `state` moved to
+ * the next hop, whose gate passed (an audit line); throws what the program sees when the
+ * chain stops here (redirect "error", too many hops, a URL or policy refusal).
+ */
+export function nextHop(call: HostCall, http: HttpServices, state: HopState, status: number, location: string, hop: number): void {
+  const { url } = state;
+  if (state.redirect === 'error') throw new TypeError(`http: ${url.origin}${url.pathname} answered with a redirect (${status}) and redirect is "error"`);
+  if (hop >= MAX_REDIRECTS) throw new Error(`http: more than ${MAX_REDIRECTS} redirects starting at ${state.origin}`);
+  const next = new URL(location, url);
+  checkUrl(next, next.href, http, state.fn);
+  if (state.injected && next.origin !== state.origin) throw new Error(`http: a redirect to ${next.origin} was refused: after credential injection, redirects stay on ${state.origin}`);
+  const toGet = status === 303 || ((status === 301 || status === 302) && state.verb === 'POST');
+  if (toGet) {
+    state.verb = 'GET';
+    state.body = null;
+    delete state.headers['content-type'];
+  }
+  if (next.origin !== url.origin) for (const h of ['authorization', 'cookie', 'proxy-authorization']) delete state.headers[h];
+  state.url = next;
+  if (state.capability === 'http.download') state.context = { ...state.context, host: hostOf(next), port: portOf(next), url_path: next.pathname };
+  else {
+    state.capability = `http.${state.verb.toLowerCase()}`;
+    state.context = contextFor(next, state.verb, state.body?.length ?? 0, !toGet);
+  }
+  call.gate(state.capability, state.context);
+}
+
 /** Sends the request and follows redirects, checking every hop; returns the final response. */
 export async function follow(
   call: HostCall,
@@ -296,38 +352,15 @@ export async function follow(
   fn: string,
   start: { verb: string; url: URL; headers: Record<string, string>; body: Buffer | null; capability: string; context: Record<string, unknown>; redirect?: RedirectMode; timeoutMs?: number },
 ) {
-  let { verb, url, body, capability, context } = start;
-  const headers = start.headers;
-  const redirect = start.redirect ?? 'follow';
+  const state: HopState = { fn, redirect: start.redirect ?? 'follow', origin: start.url.origin, verb: start.verb, url: start.url, headers: start.headers, body: start.body, capability: start.capability, context: start.context, injected: false };
   const timeoutMs = start.timeoutMs ?? VERB_TIMEOUT_MS;
-  let injected = false;
-  const origin = url.origin;
   for (let hop = 0; ; hop++) {
-    const prepared: Prepared = { url, headers, body };
-    injected = inject(call, http, prepared) || injected;
-    const response = await send(call, http, verb, prepared, capability, context, timeoutMs);
-    const status = response.statusCode;
-    const location = response.headers.location;
-    if (!(status >= 300 && status < 400 && status !== 304 && typeof location === 'string') || redirect === 'manual') return { response, url, redirected: hop > 0 };
+    const prepared: Prepared = { url: state.url, headers: state.headers, body: state.body };
+    state.injected = inject(call, http, prepared) || state.injected;
+    const response = await send(call, http, state.verb, prepared, state.capability, state.context, timeoutMs);
+    const location = redirectTarget(response.statusCode, response.headers.location);
+    if (location === null || state.redirect === 'manual') return { response, url: state.url, redirected: hop > 0 };
     await response.body.dump();
-    if (redirect === 'error') throw new TypeError(`http: ${url.origin}${url.pathname} answered with a redirect (${status}) and redirect is "error"`);
-    if (hop >= MAX_REDIRECTS) throw new Error(`http: more than ${MAX_REDIRECTS} redirects starting at ${origin}`);
-    const next = new URL(location, url);
-    checkUrl(next, next.href, http, fn);
-    if (injected && next.origin !== origin) throw new Error(`http: a redirect to ${next.origin} was refused: after credential injection, redirects stay on ${origin}`);
-    const toGet = status === 303 || ((status === 301 || status === 302) && verb === 'POST');
-    if (toGet) {
-      verb = 'GET';
-      body = null;
-      delete headers['content-type'];
-    }
-    if (next.origin !== url.origin) for (const h of ['authorization', 'cookie', 'proxy-authorization']) delete headers[h];
-    url = next;
-    if (capability === 'http.download') context = { ...context, host: hostOf(url), port: portOf(url), url_path: url.pathname };
-    else {
-      capability = `http.${verb.toLowerCase()}`;
-      context = contextFor(url, verb, body?.length ?? 0, !toGet);
-    }
-    call.gate(capability, context);
+    nextHop(call, http, state, response.statusCode, location, hop);
   }
 }

@@ -6,6 +6,8 @@ import { gated, type HostCall, type HostOperation, type RunContext } from '../ty
 import { bodyOf, contextFor, follow, headersOf, METHOD_TOKEN, parseUrl, receiveBody, services, VERB_TIMEOUT_MS, type HttpServices, type RedirectMode } from './client';
 import { download, prepareDownload } from './download';
 import { StreamedBytes } from '../../../sandbox';
+import { NetworkThread } from '../../network';
+import { ThreadExchange, type ExchangeReply } from './thread-exchange';
 
 export { MAX_RESPONSE_BYTES, type HttpServices, type RedirectMode } from './client';
 
@@ -43,9 +45,21 @@ export function verbGate({ verb, url, body }: VerbParams) {
  * One request as the `http.<method>` verb does it, after its gate allowed it: https only,
  * auth_proxy, redirect re-checks, the size cap. Shared by the svc:http verbs and fetch.
  */
-export async function exchange(call: HostCall, { http, fn, verb, url, headers, body, redirect, timeoutMs }: VerbParams, context: Record<string, unknown>) {
+export function exchange(call: HostCall, params: VerbParams, context: Record<string, unknown>): Promise<ExchangeReply> {
+  const { http, fn, verb, url, headers, body, redirect, timeoutMs } = params;
   const capability = `http.${verb.toLowerCase()}`;
   const limit = Math.max(1, Math.min(VERB_TIMEOUT_MS, timeoutMs ?? VERB_TIMEOUT_MS));
+  if (!(http.dispatcher instanceof NetworkThread)) return exchangeHere(call, params, capability, context, limit);
+  // Not async: a call waiting on the far end keeps only its ThreadExchange here.
+  const requestBytes = body?.length ?? 0;
+  return new ThreadExchange(call, http, http.dispatcher, fn, { verb, url, headers, body, capability, context, redirect: redirect ?? 'follow' }, limit).start().then((reply) => {
+    call.charge(reply.content.byteLength / 4 + requestBytes / 4);
+    return reply;
+  });
+}
+
+/** The exchange through an undici dispatcher in this thread (no network thread: unit tests, the CLI's local runs). */
+async function exchangeHere(call: HostCall, { http, fn, verb, url, headers, body, redirect }: VerbParams, capability: string, context: Record<string, unknown>, limit: number): Promise<ExchangeReply> {
   const { response, url: finalUrl, redirected } = await follow(call, http, fn, { verb, url, headers, body, capability, context, redirect, timeoutMs: limit });
   const content = await receiveBody(call, response.body, finalUrl, response.headers['content-length']);
   call.charge(content.byteLength / 4 + (body?.length ?? 0) / 4);
@@ -60,9 +74,8 @@ export async function exchange(call: HostCall, { http, fn, verb, url, headers, b
  * 50 MiB here, then escaping the text into the reply's JSON, held the server's event loop
  * for each large body.
  */
-async function perform(call: HostCall, params: VerbParams, context: Record<string, unknown>) {
-  const reply = await exchange(call, params, context);
-  return { status: reply.status, statusText: '', headers: reply.headers, body: bodyForReply(reply.content), url: reply.url };
+function perform(call: HostCall, params: VerbParams, context: Record<string, unknown>) {
+  return exchange(call, params, context).then((reply) => ({ status: reply.status, statusText: '', headers: reply.headers, body: bodyForReply(reply.content), url: reply.url }));
 }
 
 /** The body as the reply carries it: the bytes streamed ahead, or a view of the bytes read (not a copy). */

@@ -48,10 +48,9 @@ function parseFetch(args: unknown[], run: Parameters<typeof prepare>[0]): VerbPa
 const fetchOperation = gated({
   parse: parseFetch,
   gate: verbGate,
-  run: async (call: HostCall, params: VerbParams, allowed) => {
-    const reply = await exchange(call, params, allowed[0].context);
-    return { status: reply.status, statusText: STATUS_CODES[reply.status] ?? '', headers: reply.headers, body: bodyForReply(reply.content), url: reply.url, redirected: reply.redirected };
-  },
+  // Not async: a waiting fetch keeps no suspended frame here.
+  run: (call: HostCall, params: VerbParams, allowed) =>
+    exchange(call, params, allowed[0].context).then((reply) => ({ status: reply.status, statusText: STATUS_CODES[reply.status] ?? '', headers: reply.headers, body: bodyForReply(reply.content), url: reply.url, redirected: reply.redirected })),
 });
 
 function bytes(value: unknown, fn: string, name: string): Uint8Array {

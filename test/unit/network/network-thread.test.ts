@@ -1,5 +1,6 @@
 // The network thread (src/network/thread) against a real loopback far end and the real built
-// worker: bodies arrive intact through its flow control, cancelling a request closes its
+// worker: bodies arrive intact through its flow control, an exchange keeps its body cap, limit
+// and redirect answers in the thread, cancelling a request closes its
 // connection at the far end, and a thread that runs out of memory or stops fails exactly the
 // requests it had in flight, with an error saying so, closes their connections, and the next
 // request is sent by a new thread. Stand-ins only count and hold; nothing waits on a clock.
@@ -8,7 +9,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
-import { NetworkThread, NetworkThreadLostError } from '../../../src/network';
+import { NetworkThread, NetworkThreadLostError, type FromNetwork } from '../../../src/network';
 
 const FAILING_WORKER = new URL('../../../fixtures/network/failing-network-worker.mjs', import.meta.url);
 const BODY = Buffer.alloc(6 * 1024 * 1024 + 123);
@@ -29,6 +30,7 @@ function farEnd() {
   const server = http.createServer((req, res) => {
     if (req.url === '/body') return void res.end(BODY);
     if (req.url === '/answer') return void res.end('fine');
+    if (req.url === '/moved') return void res.writeHead(302, { location: '/answer' }).end('moved');
     held++;
     req.socket.once('close', () => {
       closed++;
@@ -74,6 +76,44 @@ test('a 6 MiB body arrives intact through the thread, piece by piece', async () 
   const hash = createHash('sha256');
   for await (const chunk of response.body) hash.update(chunk as Buffer);
   assert.equal(hash.digest('hex'), createHash('sha256').update(BODY).digest('hex'));
+});
+
+/** One exchange the thread carries out: what arrives, up to its end, failure or redirect head (pieces acknowledged). */
+function exchange(path: string, limits: { limitMs: number; maxBytes: number; redirects: boolean }): Promise<FromNetwork[]> {
+  return new Promise((resolve, reject) => {
+    const seen: FromNetwork[] = [];
+    const id = thread.exchange({ origin, path, method: 'GET', headers: {}, exchange: limits }, {
+      receive(message) {
+        seen.push(message);
+        if (message.t === 'data') thread.acknowledge(id, message.bytes.byteLength);
+        if (message.t === 'end' || message.t === 'fail' || (message.t === 'head' && message.redirect)) resolve(seen);
+      },
+      lost: reject,
+    }, null);
+  });
+}
+
+test('an exchange: the thread keeps its body cap, its limit and reads a redirect answer away', async () => {
+  const whole = await exchange('/body', { limitMs: 60_000, maxBytes: BODY.length, redirects: true });
+  assert.equal(whole.filter((m) => m.t === 'data').reduce((n, m) => n + (m as { bytes: ArrayBuffer }).bytes.byteLength, 0), BODY.length);
+  assert.equal(whole.at(-1)!.t, 'end');
+
+  const over = await exchange('/body', { limitMs: 60_000, maxBytes: BODY.length - 1, redirects: true });
+  assert.deepEqual(over.at(-1), { t: 'fail', id: (over.at(-1) as { id: number }).id, error: { kind: 'too_large', message: 'the body is over its cap' }, allowed: 0 });
+
+  const moved = await exchange('/moved', { limitMs: 60_000, maxBytes: 1024, redirects: true });
+  assert.equal(moved.length, 1);
+  assert.deepEqual([moved[0].t, (moved[0] as { status: number }).status, (moved[0] as { redirect?: true }).redirect], ['head', 302, true]);
+  const manual = await exchange('/moved', { limitMs: 60_000, maxBytes: 1024, redirects: false });
+  assert.deepEqual(manual.map((m) => m.t), ['head', 'data', 'end']);
+
+  // Held by the far end until the exchange's own limit ends it: the thread closes the connection.
+  const { held, closed } = far.counts();
+  const limited = await exchange('/held-limit', { limitMs: 50, maxBytes: 1024, redirects: true });
+  assert.equal((limited.at(-1) as { error: { kind: string } }).error.kind, 'limit');
+  await far.closed(closed + 1);
+  assert.equal(far.counts().held, held + 1);
+  assert.equal(thread.inFlight, 0);
 });
 
 test('cancelling a request closes its connection at the far end and rejects with the reason', async () => {
