@@ -99,7 +99,10 @@ test('an exchange: the thread keeps its body cap, its limit and reads a redirect
   assert.equal(whole.at(-1)!.t, 'end');
 
   const over = await exchange('/body', { limitMs: 60_000, maxBytes: BODY.length - 1, redirects: true });
-  assert.deepEqual(over.at(-1), { t: 'fail', id: (over.at(-1) as { id: number }).id, error: { kind: 'too_large', message: 'the body is over its cap' }, allowed: 0 });
+  // `allowed` (connections opened since the last count) depends on whether the first exchange's
+  // connection was back in the pool yet, so only the failure itself is compared.
+  const overEnd = over.at(-1) as { t: string; error?: unknown };
+  assert.deepEqual([overEnd.t, overEnd.error], ['fail', { kind: 'too_large', message: 'the body is over its cap' }]);
 
   const moved = await exchange('/moved', { limitMs: 60_000, maxBytes: 1024, redirects: true });
   assert.equal(moved.length, 1);
