@@ -345,14 +345,21 @@ export function nextHop(call: HostCall, http: HttpServices, state: HopState, sta
   call.gate(state.capability, state.context);
 }
 
+/** A redirect chain's state before its first hop. */
+export interface HopStart { verb: string; url: URL; headers: Record<string, string>; body: Buffer | null; capability: string; context: Record<string, unknown>; redirect?: RedirectMode }
+
+export function firstHop(fn: string, start: HopStart): HopState {
+  return { fn, redirect: start.redirect ?? 'follow', origin: start.url.origin, verb: start.verb, url: start.url, headers: start.headers, body: start.body, capability: start.capability, context: start.context, injected: false };
+}
+
 /** Sends the request and follows redirects, checking every hop; returns the final response. */
 export async function follow(
   call: HostCall,
   http: HttpServices,
   fn: string,
-  start: { verb: string; url: URL; headers: Record<string, string>; body: Buffer | null; capability: string; context: Record<string, unknown>; redirect?: RedirectMode; timeoutMs?: number },
+  start: HopStart & { timeoutMs?: number },
 ) {
-  const state: HopState = { fn, redirect: start.redirect ?? 'follow', origin: start.url.origin, verb: start.verb, url: start.url, headers: start.headers, body: start.body, capability: start.capability, context: start.context, injected: false };
+  const state = firstHop(fn, start);
   const timeoutMs = start.timeoutMs ?? VERB_TIMEOUT_MS;
   for (let hop = 0; ; hop++) {
     const prepared: Prepared = { url: state.url, headers: state.headers, body: state.body };

@@ -10,7 +10,7 @@ import { errors as undiciErrors } from 'undici';
 import type { FromNetwork, NetworkThread, WireError } from '../../network';
 import { StreamedBytes } from '../../../sandbox';
 import type { HostCall } from '../types';
-import { hopFailure, inject, MAX_RESPONSE_BYTES, nextHop, redirectTarget, tooLarge, type HopState, type HttpServices, type Prepared, type RedirectMode } from './client';
+import { hopFailure, inject, MAX_RESPONSE_BYTES, nextHop, redirectTarget, tooLarge, firstHop, type HopStart, type HopState, type HttpServices, type Prepared } from './client';
 
 /** What an exchange answers: the final response's status, headers (lower-case, repeats joined) and body. */
 export interface ExchangeReply {
@@ -40,16 +40,9 @@ function declared(headers: Record<string, string>): number {
 }
 
 /** One call's exchange: its hop state, its reply's promise, the body as it arrives. */
-export class ThreadExchange implements HopState {
-  readonly origin: string;
-  readonly redirect: RedirectMode;
-  verb: string;
-  url: URL;
-  headers: Record<string, string>;
-  body: Buffer | null;
-  capability: string;
-  context: Record<string, unknown>;
-  injected = false;
+export class ThreadExchange {
+  /** Where the redirect chain stands: the hop to send next. */
+  private readonly state: HopState;
   /** The hop in flight: its id in the thread, its number, and its request as sent (error messages). */
   private id = 0;
   private hop = 0;
@@ -70,18 +63,11 @@ export class ThreadExchange implements HopState {
     private readonly call: HostCall,
     private readonly http: HttpServices,
     private readonly thread: NetworkThread,
-    readonly fn: string,
-    start: { verb: string; url: URL; headers: Record<string, string>; body: Buffer | null; capability: string; context: Record<string, unknown>; redirect: RedirectMode },
+    fn: string,
+    start: HopStart,
     private readonly limitMs: number,
   ) {
-    this.origin = start.url.origin;
-    this.redirect = start.redirect;
-    this.verb = start.verb;
-    this.url = start.url;
-    this.headers = start.headers;
-    this.body = start.body;
-    this.capability = start.capability;
-    this.context = start.context;
+    this.state = firstHop(fn, start);
   }
 
   /** Sends the first hop; settles with the final answer or what the program sees. */
@@ -107,9 +93,9 @@ export class ThreadExchange implements HopState {
   }
 
   private send(): void {
-    const prepared: Prepared = { url: this.url, headers: this.headers, body: this.body };
+    const prepared: Prepared = { url: this.state.url, headers: this.state.headers, body: this.state.body };
     try {
-      this.injected = inject(this.call, this.http, prepared) || this.injected;
+      this.state.injected = inject(this.call, this.http, prepared) || this.state.injected;
     } catch (error) {
       return this.fail(error);
     }
@@ -119,9 +105,9 @@ export class ThreadExchange implements HopState {
       {
         origin: url.origin,
         path: url.search ? `${url.pathname}${url.search}` : url.pathname,
-        method: this.verb,
+        method: this.state.verb,
         headers: prepared.headers,
-        exchange: { limitMs: this.limitMs, maxBytes: MAX_RESPONSE_BYTES, redirects: this.redirect !== 'manual' },
+        exchange: { limitMs: this.limitMs, maxBytes: MAX_RESPONSE_BYTES, redirects: this.state.redirect !== 'manual' },
       },
       this,
       prepared.body,
@@ -151,7 +137,7 @@ export class ThreadExchange implements HopState {
     const headers = headersOf(raw);
     if (redirect) {
       // Read away in the thread; the next hop is checked and gated here.
-      nextHop(this.call, this.http, this, status, redirectTarget(status, headers.location) ?? '', this.hop++);
+      nextHop(this.call, this.http, this.state, status, redirectTarget(status, headers.location) ?? '', this.hop++);
       return this.send();
     }
     this.status = status;
@@ -194,7 +180,7 @@ export class ThreadExchange implements HopState {
     if (!this.ended || this.writing > 0 || this.done) return;
     const content = this.buffer ? this.buffer.subarray(0, this.size) : new StreamedBytes(this.size);
     this.settle();
-    this.resolve!({ status: this.status, headers: this.responseHeaders!, content, url: this.url.href, redirected: this.hop > 0 });
+    this.resolve!({ status: this.status, headers: this.responseHeaders!, content, url: this.state.url.href, redirected: this.hop > 0 });
   }
 
   private fail(error: unknown): void {
@@ -212,7 +198,7 @@ export class ThreadExchange implements HopState {
   /** A failure from the thread as the in-thread client reports it (before the head: the hop's error; after: the body's). */
   private failure(error: WireError): unknown {
     if (this.call.signal.aborted) return this.call.signal.reason;
-    if (error.kind === 'too_large') return tooLarge(this.url);
+    if (error.kind === 'too_large') return tooLarge(this.state.url);
     if (!this.responseHeaders) return this.hopError(error.kind === 'blocked' ? 'blocked' : error.kind === 'other' ? 'other' : 'timeout', error.message);
     if (error.kind === 'limit') return new DOMException('The operation was aborted due to timeout', 'TimeoutError');
     if (error.kind === 'body_timeout') return new undiciErrors.BodyTimeoutError(error.message);
@@ -220,6 +206,6 @@ export class ThreadExchange implements HopState {
   }
 
   private hopError(kind: 'blocked' | 'timeout' | 'other', message: string): Error {
-    return hopFailure(this.call, this.verb, this.prepared ?? { url: this.url, headers: this.headers, body: this.body }, this.capability, this.context, this.limitMs, kind, message);
+    return hopFailure(this.call, this.state.verb, this.prepared ?? { url: this.state.url, headers: this.state.headers, body: this.state.body }, this.state.capability, this.state.context, this.limitMs, kind, message);
   }
 }
