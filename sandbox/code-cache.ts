@@ -24,12 +24,14 @@ export interface CachedLoad {
 export type CodeCacheResult = { ok: true; written: boolean } | { ok: false; file: string; message: string };
 
 /**
- * One name per source and Node build: V8 checks its own version and flags but knows the
- * source only by its length, so the name carries a digest of the source (a changed file of
- * the same length never meets an old cache).
+ * One name per source, Node build and set of Node flags: V8 knows the source only by its
+ * length, so the name carries a digest of the source (a changed file of the same length
+ * never meets an old cache); it refuses a cache made under other flags, so processes started
+ * with other flags (a benchmark's hooks) keep a cache of their own rather than replacing
+ * each other's at every exit.
  */
 export function cacheName(prefix: string, file: string, source: Buffer): string {
-  const digest = createHash('sha256').update(source).update('\0').update(`${process.version} ${process.arch} ${file}`).digest('hex');
+  const digest = createHash('sha256').update(source).update('\0').update(`${process.version} ${process.arch} ${file}\0${process.execArgv.join(' ')}`).digest('hex');
   return `${prefix}-${digest.slice(0, 32)}.v8cache`;
 }
 
@@ -60,7 +62,7 @@ export function loadWithCodeCache(file: string, prefix: string, directory: strin
 export function writeCodeCache(pending: PendingCache, prefix: string): CodeCacheResult {
   const temporary = `${pending.file}.${process.pid}-${Date.now()}.tmp`;
   try {
-    fs.mkdirSync(path.dirname(pending.file), { recursive: true, mode: 0o700 });
+    makeDirectory(path.dirname(pending.file));
     fs.writeFileSync(temporary, pending.script.createCachedData(), { mode: 0o600 });
     fs.renameSync(temporary, pending.file);
   } catch (error) {
@@ -73,6 +75,20 @@ export function writeCodeCache(pending: PendingCache, prefix: string): CodeCache
     // Tidiness only: a stale cache is never read (its name does not match), and the next write tries again.
   }
   return { ok: true, written: true };
+}
+
+/**
+ * Creates `directory` and its missing parents, one level at a time. Not mkdirSync's
+ * `recursive`: where mkdir answers ENOENT though the parent exists (beneath /proc, say),
+ * Node 20's recursive mkdir retries for ever, and this runs in an exit handler.
+ */
+function makeDirectory(directory: string): void {
+  const missing: string[] = [];
+  for (let current = directory; !fs.existsSync(current); current = path.dirname(current)) {
+    if (path.dirname(current) === current) break;
+    missing.unshift(current);
+  }
+  for (const level of missing) fs.mkdirSync(level, { mode: 0o700 });
 }
 
 /** The cache, or nothing when there is none yet or it cannot be read (the next write replaces it). */

@@ -60,4 +60,9 @@ describe("the server bundle's code cache", () => {
     assert.deepEqual(serverCaches(configured), []);
     assert.deepEqual(serverCaches(path.join(home, 'server', 'cache')), []);
   });
+
+  test('a cache directory that cannot be made (mkdir answers ENOENT beneath /proc) costs the cache, not the exit', async () => {
+    const server = await startServer({ env: { SVC_CODE_CACHE_DIR: '/proc/svc-no-such-directory/cache' } });
+    assert.equal(await server.stop(), 0);
+  });
 });
