@@ -168,11 +168,13 @@ const readTimes = (file) => {
 };
 const lastTimes = readTimes(timesFile);
 const seedTimes = readTimes(path.join(root, 'scripts', 'test-times.json'));
+const asTime = (known) => (typeof known === 'number' ? { wall: known, cpu: null } : known && typeof known.wall === 'number' ? { wall: known.wall, cpu: typeof known.cpu === 'number' ? known.cpu : null } : null);
+/** The last run's time, or the committed one where that knows the CPU and the last does not. */
 const timeOf = (file) => {
-  const known = lastTimes[file] ?? seedTimes[file];
-  if (typeof known === 'number') return { wall: known, cpu: null };
-  if (known && typeof known.wall === 'number') return { wall: known.wall, cpu: typeof known.cpu === 'number' ? known.cpu : null };
-  return { wall: file.includes('integration') ? 30 : 5, cpu: null };
+  const last = asTime(lastTimes[file]);
+  const seed = asTime(seedTimes[file]);
+  if (last && (last.cpu !== null || !seed || seed.cpu === null)) return last;
+  return seed ?? { wall: file.includes('integration') ? 30 : 5, cpu: null };
 };
 const expected = (file) => timeOf(file).wall;
 const queue = [...files].sort((a, b) => expected(b) - expected(a));
