@@ -183,6 +183,43 @@ const queue = [...files].sort((a, b) => expected(b) - expected(a));
 const extraJobs = jobsAsked === undefined ? Math.min(cores * 2 + 1, 8) : jobs;
 const running = new Set();
 
+const started = Date.now();
+const totals = { pass: 0, fail: 0, skipped: 0 };
+const failed = [];
+const times = { ...lastTimes };
+let finished = 0;
+const cpuReporter = pathToFileURL(path.join(root, 'scripts', 'test-cpu.mjs')).href;
+const cpu = {};
+const counter = (text, name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+
+function runFile(file) {
+  return new Promise((resolve) => {
+    const begun = Date.now();
+    // Run directly (not under `node --test`, which would start a second process per file).
+    const child = spawn(process.execPath, [...nodeArgs, '--import', cpuReporter, '--test-reporter=tap', compiled(file)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+    child.once('close', (code) => {
+      finished++;
+      const counts = { pass: counter(output, 'pass'), fail: counter(output, 'fail'), skipped: counter(output, 'skipped') };
+      for (const key of Object.keys(totals)) totals[key] += counts[key];
+      const ok = code === 0;
+      const seconds = (Date.now() - begun) / 1000;
+      const cpuSeconds = /^# cpu ([\d.]+)$/m.exec(output)?.[1];
+      if (cpuSeconds !== undefined) cpu[file] = Number(cpuSeconds);
+      times[file] = { wall: seconds, cpu: cpu[file] ?? null };
+      const cpuNote = cpuSeconds === undefined ? '' : `, cpu ${cpuSeconds} s`;
+      process.stdout.write(`[${String(finished).padStart(String(files.length).length)}/${files.length}] ${ok ? 'ok    ' : 'FAILED'} ${file} (${counts.pass} passed${counts.fail ? `, ${counts.fail} failed` : ''}, ${seconds.toFixed(1)} s${cpuNote})\n`);
+      if (!ok) {
+        failed.push(file);
+        process.stdout.write(`${output}\n`);
+      }
+      resolve();
+    });
+  });
+}
+
 /** Starts the waiting files that fit (scripts/test-packing.mjs); each file's end starts more. */
 function schedule(done) {
   for (const file of filesToStart(queue, [...running], timeOf, { jobs, extraJobs, cores })) {
