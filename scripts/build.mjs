@@ -14,7 +14,9 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 // its own files) and TypeScript (which reads its lib files, and loads only on demand)
 // stay in node_modules, as does piscina (it starts its workers from a file beside its own).
 const EXTERNAL = ['better-sqlite3', 'isolated-vm', 'esbuild', 'typescript', 'piscina'];
-const entryPoints = { server: 'src/main.ts' };
+// dist/server.js is the launcher (src/launch/server.ts): it runs the server itself, built
+// below as CommonJS (dist/server-main.cjs), through V8's code cache.
+const entryPoints = { server: 'src/launch/server.ts' };
 // The runner child process entry (sandbox/runner) is built when present.
 if (existsSync(path.join(root, 'sandbox/runner/main.ts'))) entryPoints.runner = 'sandbox/runner/main.ts';
 // Package installs run in a worker thread, off the server's event loop.
@@ -40,6 +42,25 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
+});
+
+// The server as CommonJS: a CommonJS file can be compiled with V8's code cache (vm.Script),
+// an ES module cannot in Node 20. import.meta.url names the bundle's own file, as in the
+// ES module build.
+await build({
+  absWorkingDir: root,
+  entryPoints: { 'server-main': 'src/main.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: EXTERNAL,
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  define: { 'import.meta.url': '__svcBundleUrl' },
+  banner: { js: "const __svcBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 
 // The svc CLI, split so a command loads only what it uses: `svc blueprint list` should not

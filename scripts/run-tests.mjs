@@ -12,15 +12,20 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { filesToStart } from './test-packing.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const progress = args.includes('--progress');
 const jobsAt = args.indexOf('--jobs');
+const cores = availableParallelism();
+const jobsAsked = jobsAt >= 0 ? args[jobsAt + 1] : process.env.SVC_TEST_JOBS;
 // Files run at once: one more than the cores (at most 8: each file's servers and runners
 // take memory). Most of a test file's time is spent waiting on the processes it starts (the
-// server, its runners, bin/svc), so 2 cores are kept busy by 3 files.
-const jobs = Number(jobsAt >= 0 ? args[jobsAt + 1] : process.env.SVC_TEST_JOBS ?? Math.min(availableParallelism() + 1, 8));
+// server, its runners, bin/svc), so 2 cores are kept busy by 3 files. The whole suite adds
+// files beyond that while the files running are expected to leave cores idle
+// (scripts/test-packing.mjs).
+const jobs = Number(jobsAsked ?? Math.min(cores + 1, 8));
 if (!Number.isInteger(jobs) || jobs < 1) {
   console.error('--jobs (or SVC_TEST_JOBS) takes a whole number of test files to run at once, at least 1');
   process.exit(2);
@@ -146,12 +151,13 @@ if (filters.length > 0 && !progress) {
   process.exit(result.status ?? 1);
 }
 
-// The whole suite (`npm test`): `jobs` files at a time, the slowest ones (by the last run's
-// times, kept in dist/test-times.json) first so no long file starts last; one line per
-// finished file, the full output of a failing file, and the totals at the end.
+// The whole suite (`npm test`): the slowest files (by the last run's times, kept in
+// dist/test-times.json) first so no long file starts last; one line per finished file, the
+// full output of a failing file, and the totals at the end.
 // A fresh checkout (CI) has no last run: the times in scripts/test-times.json (a full run,
 // committed; refresh it by copying dist/test-times.json) order it instead; a file in
 // neither is placed by kind: integration files (which start servers) first.
+// A time is a file's wall and CPU seconds ({ wall, cpu }; an older file holds the wall alone).
 const timesFile = path.join(root, 'dist', 'test-times.json');
 const readTimes = (file) => {
   try {
@@ -162,8 +168,21 @@ const readTimes = (file) => {
 };
 const lastTimes = readTimes(timesFile);
 const seedTimes = readTimes(path.join(root, 'scripts', 'test-times.json'));
-const expected = (file) => lastTimes[file] ?? seedTimes[file] ?? (file.includes('integration') ? 30 : 5);
+const asTime = (known) => (typeof known === 'number' ? { wall: known, cpu: null } : known && typeof known.wall === 'number' ? { wall: known.wall, cpu: typeof known.cpu === 'number' ? known.cpu : null } : null);
+/** The last run's time, or the committed one where that knows the CPU and the last does not. */
+const timeOf = (file) => {
+  const last = asTime(lastTimes[file]);
+  const seed = asTime(seedTimes[file]);
+  if (last && (last.cpu !== null || !seed || seed.cpu === null)) return last;
+  return seed ?? { wall: file.includes('integration') ? 30 : 5, cpu: null };
+};
+const expected = (file) => timeOf(file).wall;
 const queue = [...files].sort((a, b) => expected(b) - expected(a));
+// With no --jobs or SVC_TEST_JOBS, more files than `jobs` start while the cores are expected
+// to be idle (scripts/test-packing.mjs): up to twice the cores plus one, at most 8.
+const extraJobs = jobsAsked === undefined ? Math.min(cores * 2 + 1, 8) : jobs;
+const running = new Set();
+
 const started = Date.now();
 const totals = { pass: 0, fail: 0, skipped: 0 };
 const failed = [];
@@ -187,9 +206,9 @@ function runFile(file) {
       for (const key of Object.keys(totals)) totals[key] += counts[key];
       const ok = code === 0;
       const seconds = (Date.now() - begun) / 1000;
-      times[file] = seconds;
       const cpuSeconds = /^# cpu ([\d.]+)$/m.exec(output)?.[1];
       if (cpuSeconds !== undefined) cpu[file] = Number(cpuSeconds);
+      times[file] = { wall: seconds, cpu: cpu[file] ?? null };
       const cpuNote = cpuSeconds === undefined ? '' : `, cpu ${cpuSeconds} s`;
       process.stdout.write(`[${String(finished).padStart(String(files.length).length)}/${files.length}] ${ok ? 'ok    ' : 'FAILED'} ${file} (${counts.pass} passed${counts.fail ? `, ${counts.fail} failed` : ''}, ${seconds.toFixed(1)} s${cpuNote})\n`);
       if (!ok) {
@@ -201,12 +220,21 @@ function runFile(file) {
   });
 }
 
-async function worker() {
-  for (let file = queue.shift(); file !== undefined; file = queue.shift()) await runFile(file);
+/** Starts the waiting files that fit (scripts/test-packing.mjs); each file's end starts more. */
+function schedule(done) {
+  for (const file of filesToStart(queue, [...running], timeOf, { jobs, extraJobs, cores })) {
+    queue.splice(queue.indexOf(file), 1);
+    running.add(file);
+    void runFile(file).then(() => {
+      running.delete(file);
+      schedule(done);
+    });
+  }
+  if (queue.length === 0 && running.size === 0) done();
 }
 
-process.stdout.write(`${files.length} test files, ${jobs} at a time\n`);
-await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+process.stdout.write(`${files.length} test files, ${jobs} at a time${extraJobs > jobs ? ` (up to ${extraJobs} while cores are idle)` : ''}\n`);
+await new Promise((resolve) => schedule(resolve));
 mkdirSync(path.dirname(timesFile), { recursive: true });
 writeFileSync(timesFile, `${JSON.stringify(times, null, 1)}\n`);
 const minutes = ((Date.now() - started) / 60000).toFixed(1);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import { ConfigError, parseCommand } from './config';
 import packageJson from '../package.json';
 
-async function main(): Promise<void> {
+async function main(): Promise<string | null> {
   let command;
   try {
     command = parseCommand({
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     case 'help':
     case 'version':
       process.stdout.write(`${command.text}\n`);
-      return;
+      return null;
     case 'health-check': {
       const { runHealthCheck } = await import('./serve/health-check');
       const result = await runHealthCheck(command.target);
@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     case 'serve': {
       const { boot } = await import('./serve');
       await boot({ settings: command.settings, version: packageJson.version, warnings: command.warnings, exit: (code) => process.exit(code) });
+      return command.settings.paths.codeCacheDir;
     }
   }
 }
@@ -50,7 +51,11 @@ function safeHomeDir(): string | null {
   }
 }
 
-main().catch((error: unknown) => {
+/**
+ * Resolves once the server listens, to its code cache directory (the launcher, src/launch,
+ * keeps this bundle's code cache there); null when the command does not serve.
+ */
+export const served: Promise<string | null> = main().catch((error: unknown) => {
   process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -39,7 +39,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   { key: 'github_api_url', flag: 'github-api-url', env: 'SVC_GITHUB_API_URL', kind: 'url', help: 'code host API for Package installs (default https://api.github.com; GitHub Enterprise: https://<host>/api/v3)' },
   { key: 'official_repository', flag: 'official-repository', env: 'SVC_OFFICIAL_REPOSITORY', kind: 'repository', help: 'owner/repo on the code host whose Packages may use the reserved scope @svc (default: none, so no install may publish @svc/…)' },
   { key: 'volume_dir', flag: 'volume-dir', env: 'SVC_VOLUME_DIR', kind: 'path', help: 'root of managed-local volumes' },
-  { key: 'code_cache_dir', flag: 'code-cache-dir', env: 'SVC_CODE_CACHE_DIR', kind: 'path', help: 'compiled-code cache of the type checker, written after its first check and read by the next start (default $SVC_HOME/server/cache; svc extension)' },
+  { key: 'code_cache_dir', flag: 'code-cache-dir', env: 'SVC_CODE_CACHE_DIR', kind: 'path', help: 'compiled-code caches of the type checker (written after its first check) and of the server itself (written at exit; read only from SVC_CODE_CACHE_DIR or the default), read by the next start (default $SVC_HOME/server/cache; svc extension)' },
   { key: 'secret_store.dir', flag: 'secret-store-dir', env: 'SVC_SECRET_STORE_DIR', kind: 'path', help: 'sealed secret store' },
   { key: 'secret_store.key_file', flag: 'secret-store-key-file', env: 'SVC_SECRET_STORE_KEY_FILE', kind: 'path', help: 'file holding the store key (base64 of 32 bytes)' },
   { key: 'secret_store.key_env', flag: 'secret-store-key-env', env: 'SVC_SECRET_STORE_KEY_ENV', kind: 'name', help: 'variable holding the store key (default SVC_SECRET_KEY)' },
