@@ -62,6 +62,12 @@ function publishedGreet(): Promise<string> {
 }
 
 describe('svc build test', () => {
+  // The published home the later blocks read is made while this block runs (they await it;
+  // a failure is reported there).
+  before(() => {
+    publishedGreet().catch(() => undefined);
+  });
+
   test('runs the tests with the secret from --env-var, prints each check, compiles the readme, exit 0', async () => {
     const project = writeFiles(tempDir(), greetSources());
     const result = await runSvc(['build', 'test', '--skip-network', '--env-var', 'GREET_KEY'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'abcdef' } });
@@ -86,8 +92,11 @@ describe('svc build test', () => {
       'tests/typo.test.ts': 'import { greet } from "@acme/greet";\nexport function main() { return greet("ann").toUpperCas(); }\n',
       '.env': '# test secrets\nGREET_KEY="abcdef"\n',
     });
-    checked = await runSvc(['build', 'test'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'not-passed' } });
-    unchecked = await runSvc(['build', 'test', '--skip-network', '--env-file', '.env', '--typecheck', 'off'], { cwd: project, env: { SVC_HOME: tempDir() } });
+    // Two commands of their own homes: they run at once.
+    [checked, unchecked] = await Promise.all([
+      runSvc(['build', 'test'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'not-passed' } }),
+      runSvc(['build', 'test', '--skip-network', '--env-file', '.env', '--typecheck', 'off'], { cwd: project, env: { SVC_HOME: tempDir() } }),
+    ]);
   });
 
   test('without the secret the Package throws its own error; network tests run unless skipped; a bad fence fails; exit 1', () => {
@@ -125,10 +134,13 @@ describe('svc run (local) with Packages', () => {
       'bp.yaml': 'name: local\ndefault: deny\npackages: ["@acme/greet"]\nsecrets:\n  GREET_KEY:\n    harness: {}\npermissions:\n  "@acme/greet":\n    - capability: secrets.get\n      action: allow\n  main:\n    - capability: acme.com/greet\n      filter: who == "bo"\n      action: allow\n',
       'program.ts': 'import { greet } from "@acme/greet";\nexport function main() { return greet("bo"); }\n',
     });
-    const ran = await runSvc(['run', 'program.ts', '--blueprint', 'bp.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } });
+    // The unpublished case is refused before a sandbox starts: in-process, while the run runs.
+    const [ran, missing] = await Promise.all([
+      runSvc(['run', 'program.ts', '--blueprint', 'bp.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } }),
+      svcInProcess(['run', 'program.ts', '--blueprint', 'bp.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: tempDir(), GREET_KEY: 'k1' } }),
+    ]);
     assert.equal(ran.code, 0, ran.stderr);
     assert.equal(ran.stdout, 'hello bo (2)\n');
-    const missing = await runSvc(['run', 'program.ts', '--blueprint', 'bp.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: tempDir(), GREET_KEY: 'k1' } });
     assert.equal(missing.code, 3, missing.stderr);
     assert.match(missing.stderr, /package '@acme\/greet' is not installed/);
   });
@@ -137,10 +149,11 @@ describe('svc run (local) with Packages', () => {
     const home = await publishedGreet();
     const blueprint = (extra: string) => `name: local\ndefault: allow\npackages: ["@acme/greet"]\nsecrets:\n  GREET_KEY:\n    harness: {}\n${extra}`;
     const work = writeFiles(tempDir(), { 'on.yaml': blueprint(''), 'off.yaml': blueprint('typecheck: off\n'), 'program.ts': 'import { greet } from "@acme/greet";\nexport function main() { return greet(7); }\n' });
-    const refused = await runSvc(['run', 'program.ts', '--blueprint', 'on.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } });
+    const [refused, ran] = await Promise.all(
+      ['on.yaml', 'off.yaml'].map((blueprintFile) => runSvc(['run', 'program.ts', '--blueprint', blueprintFile, '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } })),
+    );
     assert.equal(refused.code, 1, refused.stderr);
     assert.match(refused.stderr, /program\.ts:2:39: error: Argument of type 'number' is not assignable to parameter of type 'string'/);
-    const ran = await runSvc(['run', 'program.ts', '--blueprint', 'off.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } });
     assert.equal(ran.code, 0, ran.stderr);
     assert.equal(ran.stdout, 'hello 7 (2)\n');
   });
@@ -200,7 +213,8 @@ describe('svc.lock', () => {
       assert.deepEqual(lock, { packages: [{ name: '@acme/util', version: '0.1.0', github: 'github.com/acme/tools', sha: util.sha, digest: host.digestOf(util) }] });
       lock.packages[0].digest = 'sha256:' + '0'.repeat(64);
       fs.writeFileSync(path.join(project, 'svc.lock'), JSON.stringify(lock));
-      const stale = await runSvc(['build', 'check'], { cwd: project, env });
+      // Refused when the lock is read, before anything is fetched or compiled: in-process.
+      const stale = await svcInProcess(['build', 'check'], { cwd: project, env });
       assert.equal(stale.code, 1);
       assert.match(stale.stderr, /svc\.lock locks @acme\/util at .* but the store holds/);
     } finally {

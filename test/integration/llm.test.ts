@@ -99,10 +99,12 @@ function assertNoKeys(server: TestServer, extra: string[] = []): void {
   for (const key of [...Object.values(KEYS), ...extra]) assert.ok(!all.includes(key), 'a provider key reached the log or audit');
 }
 
-// Three servers share the stand-ins: `server` with default limits, `runLimited` with small
-// per-run budgets and concurrency, `serverLimited` with small server-wide budgets.
+// Three servers share the stand-ins: `server` with default limits (and a second token, `other`,
+// for the typed-call checks two tokens share), `runLimited` with small per-run budgets and
+// concurrency, `serverLimited` with small server-wide budgets.
 let p: Record<Kind, ProviderStandIn>;
 let server: TestServer;
+let other: string;
 let runLimited: TestServer;
 let serverLimited: TestServer;
 // `server` and `runLimited` never run two programs at once: one runner each.
@@ -111,7 +113,10 @@ const SERVER_LIMITS = ['--max-llm-tokens', '3000', '--max-embedding-tokens', '10
 
 before(async () => {
   p = await startProviders();
-  [server, runLimited, serverLimited] = await Promise.all([startModelServer(p, { args: ['--runner-pool-size', '1'] }), startModelServer(p, { args: RUN_LIMITS }), startModelServer(p, { args: SERVER_LIMITS })]);
+  const home = tempDir();
+  const second = otherToken(home);
+  other = second.other;
+  [server, runLimited, serverLimited] = await Promise.all([startModelServer(p, { home, config: second.config, args: ['--runner-pool-size', '1'] }), startModelServer(p, { args: RUN_LIMITS }), startModelServer(p, { args: SERVER_LIMITS })]);
 });
 after(async () => {
   await Promise.all([server, runLimited, serverLimited].map((s) => s?.stop()));
@@ -495,18 +500,9 @@ describe('model budgets per token', () => {
 });
 
 describe('typed-call checks shared by two tokens', () => {
-  // A fifth server with a second token: both tokens' schemas compile and their outputs are
+  // `server` with its second token: both tokens' schemas compile and their outputs are
   // checked in the same host workers, with the same compiled-schema cache.
   const person = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 } }, required: ['name', 'age'], additionalProperties: false };
-  let shared: TestServer;
-  let other: string;
-  before(async () => {
-    const home = tempDir();
-    const second = otherToken(home);
-    other = second.other;
-    shared = await startModelServer(p, { home, config: second.config });
-  });
-  after(async () => shared?.stop());
 
   test("one token's unusable and backtracking schemas, checked at the same moment, leave another token's typed call its checked value", async () => {
     // Both held requests are answered once both have arrived: the two checks run together.
@@ -515,13 +511,13 @@ describe('typed-call checks shared by two tokens', () => {
       const slow = { type: 'object', properties: { word: { type: 'string', pattern: '^(a+)+$' } }, required: ['word'] };
       const attackOutput = JSON.stringify({ word: `${'a'.repeat(50_000)}!` });
       const attack = execute(
-        shared,
+        server,
         program(`return [
           ${attempt(`llm.call("${MODEL.openai}", "x", ${JSON.stringify({ $ref: '#/nowhere' })})`)},
           ${attempt(`llm.call("${MODEL.openai}", ${JSON.stringify(`#hold #json ${attackOutput}`)}, ${JSON.stringify(slow)})`)},
         ];`),
       );
-      const victim = execute(shared, program(`return llm.call("${MODEL.openai}", ${JSON.stringify('#hold #json {"name":"B","age":7}')}, ${JSON.stringify(person)});`), 'models', other);
+      const victim = execute(server, program(`return llm.call("${MODEL.openai}", ${JSON.stringify('#hold #json {"name":"B","age":7}')}, ${JSON.stringify(person)});`), 'models', other);
       const [attacked, theirs] = await Promise.all([attack, victim]);
       assert.deepEqual(theirs.value, { name: 'B', age: 7 }, JSON.stringify(theirs.error));
       assert.match(attacked.value[0].message, /the schema is not usable/);
@@ -536,11 +532,11 @@ describe('typed-call checks shared by two tokens', () => {
     const id = 'https://schemas.example/person';
     // Distinct texts, so each compiles on whichever host worker takes it: both workers see the $id.
     const flood = Array.from({ length: 40 }, (_, i) => ({ $id: id, type: 'object', description: `flood ${i}`, properties: { name: { type: 'integer' } } }));
-    const attack = await execute(shared, program(`return ${JSON.stringify(flood)}.map((schema) => ${attempt(`llm.call("${MODEL.openai}", ${JSON.stringify('x #json {"name":1}')}, schema)`)}.value?.name);`));
+    const attack = await execute(server, program(`return ${JSON.stringify(flood)}.map((schema) => ${attempt(`llm.call("${MODEL.openai}", ${JSON.stringify('x #json {"name":1}')}, schema)`)}.value?.name);`));
     assert.deepEqual(attack.value, flood.map(() => 1), JSON.stringify(attack.error));
     const theirs = { ...person, $id: id };
     const victim = await execute(
-      shared,
+      server,
       program(`return [
         llm.call("${MODEL.openai}", ${JSON.stringify('#json {"name":"B","age":7}')}, ${JSON.stringify(theirs)}),
         ${attempt(`llm.call("${MODEL.openai}", ${JSON.stringify('#json {"name":2,"age":7}')}, ${JSON.stringify(theirs)})`)}.message,

@@ -14,7 +14,7 @@ import net from 'node:net';
 import { startServer, tempDir, type TestServer } from '../harness';
 import { startMcpUpstream, upstreamServerOptions, type McpUpstream } from '../support/mcp-upstream';
 import { startOAuthStandIn, type OAuthStandIn } from '../support/oauth-server';
-import { runSvc, serverEnv, svcBin } from '../support/cli';
+import { serverEnv, svcBin, svcInProcess } from '../support/cli';
 import { testCa } from '../support/stand-in';
 
 async function freePort(): Promise<number> {
@@ -319,35 +319,37 @@ permissions:
     assert.equal(exchange.redirect_uri, `http://127.0.0.1:${port}/callback`);
     assert.equal((await run(WHOAMI)).json.result, 'authorised');
 
-    const status = await runSvc(['mcp', 'auth-status', 'oauthbp'], { env: serverEnv(server) });
+    // The admin calls need no process of their own: the CLI in-process.
+    const status = await svcInProcess(['mcp', 'auth-status', 'oauthbp'], { env: serverEnv(server) });
     assert.equal(status.code, 0, status.stderr);
     assert.match(status.stdout, /Blueprint 'oauthbp': active/);
     assert.match(status.stdout, /secure +oauth +authenticated/);
-    const removed = await runSvc(['mcp', 'deauthenticate', 'oauthbp', 'secure'], { env: serverEnv(server) });
+    const removed = await svcInProcess(['mcp', 'deauthenticate', 'oauthbp', 'secure'], { env: serverEnv(server) });
     assert.equal(removed.code, 0, removed.stderr);
     assert.match(removed.stdout, /now pending/);
-    const again = await runSvc(['mcp', 'deauthenticate', 'oauthbp', 'secure'], { env: serverEnv(server) });
+    const again = await svcInProcess(['mcp', 'deauthenticate', 'oauthbp', 'secure'], { env: serverEnv(server) });
     assert.equal(again.code, 1);
     assert.match(again.stderr, /no OAuth credential is stored/);
   });
 });
 
+// File edits and admin calls: the CLI in-process, no bin/svc process per command.
 test('svc mcp provider add, list and remove keep the CLI providers file; a secret value is refused on the command line', async () => {
   const home = tempDir('svc-cli-providers-');
   const env = { SVC_HOME: home };
-  const added = await runSvc(['mcp', 'provider', 'add', 'GitHub.com', '--client-id', 'Iv1.abc', '--client-secret', '${env.GH_SECRET}', '--scope', 'repo', '--scope', 'read:org'], { env });
+  const added = await svcInProcess(['mcp', 'provider', 'add', 'GitHub.com', '--client-id', 'Iv1.abc', '--client-secret', '${env.GH_SECRET}', '--scope', 'repo', '--scope', 'read:org'], { env });
   assert.equal(added.code, 0, added.stderr);
   assert.equal(fs.readFileSync(`${home}/mcp_oauth.yaml`, 'utf8'), 'providers:\n  - match: github.com\n    client_id: Iv1.abc\n    client_secret: ${env.GH_SECRET}\n    scopes:\n      - repo\n      - read:org\n');
-  const literal = await runSvc(['mcp', 'provider', 'add', 'auth.example.com', '--client-id', 'x', '--client-secret', 'hunter2'], { env });
+  const literal = await svcInProcess(['mcp', 'provider', 'add', 'auth.example.com', '--client-id', 'x', '--client-secret', 'hunter2'], { env });
   assert.equal(literal.code, 2);
   assert.match(literal.stderr, /--client-secret: expected a reference/);
-  const listed = await runSvc(['mcp', 'provider', 'list'], { env });
+  const listed = await svcInProcess(['mcp', 'provider', 'list'], { env });
   assert.match(listed.stdout, /github\.com +Iv1\.abc +set +repo read:org/);
   assert.ok(!listed.stdout.includes('GH_SECRET'));
-  assert.equal((await runSvc(['mcp', 'provider', 'remove', 'github.com'], { env })).code, 0);
-  const missing = await runSvc(['mcp', 'provider', 'remove', 'github.com'], { env });
+  assert.equal((await svcInProcess(['mcp', 'provider', 'remove', 'github.com'], { env })).code, 0);
+  const missing = await svcInProcess(['mcp', 'provider', 'remove', 'github.com'], { env });
   assert.equal(missing.code, 1);
-  assert.match((await runSvc(['mcp', 'provider', 'list'], { env })).stdout, /No OAuth providers registered/);
+  assert.match((await svcInProcess(['mcp', 'provider', 'list'], { env })).stdout, /No OAuth providers registered/);
 });
 
 test('without a secret store every MCP OAuth endpoint answers 503 no_secret_store', async () => {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../harness';
 import { startCodeHost, tarGz, type CodeHost } from '../support/code-host';
 import { billingSources, manifest, writeFiles, type FileMap } from '../support/packages';
-import { runSvc, serverEnv } from '../support/cli';
+import { runSvc, serverEnv, svcInProcess } from '../support/cli';
 
 const billing = (extra: FileMap = {}): FileMap => ({ 'svc.toml': manifest([{ name: '@acme/billing', keywords: ['credits'] }]), ...billingSources(), ...extra });
 const simple = (name: string, body = '/** One. */\nexport const one = 1;\n', deps?: string[], extra = ''): FileMap => ({
@@ -238,19 +238,20 @@ describe('package install from a code host', () => {
   test('CLI: svc packages install | list | remove over the admin API, and svc install into the local store', async () => {
     host.addCommit('cli/tools', ['v1'], simple('@cli/tools'));
     const env = { ...serverEnv(server), NODE_EXTRA_CA_CERTS: host.certFile };
-    const installed = await runSvc(['packages', 'install', 'cli/tools@v1', '@cli/tools'], { env });
+    // Admin calls (the server fetches): the CLI in-process; `svc install` fetches itself, so it keeps a process trusting the host's CA.
+    const installed = await svcInProcess(['packages', 'install', 'cli/tools@v1', '@cli/tools'], { env });
     assert.equal(installed.code, 0, installed.stderr);
     assert.match(installed.stdout, /^installed @cli\/tools 0\.1\.0 \(sha256:[0-9a-f]{64}\)$/m);
-    const listed = await runSvc(['packages', 'list'], { env });
+    const listed = await svcInProcess(['packages', 'list'], { env });
     assert.match(listed.stdout, /@cli\/tools +0\.1\.0 +managed/);
-    const again = await runSvc(['packages', 'install', 'cli/tools', '--ref', 'v1'], { env });
+    const again = await svcInProcess(['packages', 'install', 'cli/tools', '--ref', 'v1'], { env });
     assert.match(again.stdout, /^up to date @cli\/tools 0\.1\.0$/m);
-    const refused = await runSvc(['packages', 'install', 'nope nope'], { env });
+    const refused = await svcInProcess(['packages', 'install', 'nope nope'], { env });
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /invalid_url/);
-    const badDeny = await runSvc(['packages', 'install', 'cli/tools'], { env: { ...env, SVC_DENY_WARNINGS: 'yes' } });
+    const badDeny = await svcInProcess(['packages', 'install', 'cli/tools'], { env: { ...env, SVC_DENY_WARNINGS: 'yes' } });
     assert.equal(badDeny.code, 2);
-    const removed = await runSvc(['packages', 'remove', '@cli/tools'], { env });
+    const removed = await svcInProcess(['packages', 'remove', '@cli/tools'], { env });
     assert.equal(removed.code, 0, removed.stderr);
     assert.match(removed.stdout, /removed @cli\/tools 0\.1\.0/);
     const home = tempDir();
@@ -258,7 +259,7 @@ describe('package install from a code host', () => {
     assert.equal(local.code, 0, local.stderr);
     assert.ok(fs.existsSync(path.join(home, 'packages', '@cli', 'tools', 'metadata.json')));
     assert.ok(host.requests.some((r) => r.authorization === 'Bearer cli-token'));
-    const docs = await runSvc(['docs', '@cli/tools'], { env: { SVC_HOME: home } });
+    const docs = await svcInProcess(['docs', '@cli/tools'], { env: { SVC_HOME: home } });
     assert.equal(docs.code, 0, docs.stderr);
     assert.match(docs.stdout, /^@cli\/tools — The @cli\/tools Package\n\n\/\*\* One\. \*\/\nexport declare const one = 1;/);
   });
