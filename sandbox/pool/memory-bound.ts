@@ -1,5 +1,5 @@
 // A runner's memory bound (`runner_memory_recycle`): what a runner keeps of the programs it ran
-// grows in its native heap (bench/PROFILE.md, round soak39b), so a runner past the bound when
+// grows in its native heap (bench/PROFILE.md, round 20), so a runner past the bound when
 // a run ends takes no new runs, finishes those it hosts and is replaced (the pool's drain).
 import type { Runner } from './runs';
 

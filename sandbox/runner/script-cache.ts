@@ -29,7 +29,7 @@ const caches = boundedCache<{ copy: ivm.ExternalCopy<ArrayBuffer>; bytes: number
  * Scripts compiled once without a cache being made. isolated-vm (5.0.4) copies each code cache
  * V8 makes into an ExternalCopy and never frees V8's own buffer (CodeCompilerHolder::
  * SaveCachedData marks it not owned, then deletes its holder): about 5 KB of native memory
- * per cache made, for the runner's life (heaptrack, bench/PROFILE.md round soak39b). A
+ * per cache made, for the runner's life (heaptrack, bench/PROFILE.md round 20). A
  * cache is therefore made only for code compiled a second time: a program run once (most
  * of what agents send) leaves nothing, one run again compiles twice before it has a cache.
  */

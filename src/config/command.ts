@@ -297,7 +297,7 @@ function ranged(resolver: Resolver, key: string, fallback: number): number {
 /**
  * A runner's resident MB past which it drains and is replaced (runner_memory_recycle). A
  * runner keeps about 4 KB of native memory per new program it runs (bench/PROFILE.md, round
- * soak39b) and sits at 250-290 MiB after warm-up with two runners: at 512 it is replaced
+ * 20) and sits at 250-290 MiB after warm-up with two runners: at 512 it is replaced
  * after some 60,000 new programs, and runs holding a few hundred MB at once cost a runner
  * start, not a run.
  */
