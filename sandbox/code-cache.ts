@@ -88,7 +88,14 @@ function makeDirectory(directory: string): void {
     if (path.dirname(current) === current) break;
     missing.unshift(current);
   }
-  for (const level of missing) fs.mkdirSync(level, { mode: 0o700 });
+  for (const level of missing) {
+    try {
+      fs.mkdirSync(level, { mode: 0o700 });
+    } catch (error) {
+      // Another process (a test server, a checker thread) made it meanwhile.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
 }
 
 /** The cache, or nothing when there is none yet or it cannot be read (the next write replaces it). */
