@@ -11,15 +11,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { startServer, tempDir, type TestServer } from '../harness';
-import { runSvc } from '../support/cli';
+import { svcInProcess } from '../support/cli';
 import { billingSources, manifest, writeFiles, type FileMap } from '../support/packages';
 import { serverOptions, startStandIn, type StandIn } from '../support/stand-in';
 
 const BILLING_HOST = 'billing.internal.example.com';
 
+/** The real `svc build publish-local`, through runCli in this process (the test is about the server's runs, not the command's process). */
 async function publish(home: string, files: FileMap, packageName?: string): Promise<void> {
   const project = writeFiles(tempDir(), files);
-  const result = await runSvc(['build', 'publish-local', ...(packageName ? ['-p', packageName] : [])], { cwd: project, env: { SVC_HOME: home } });
+  const result = await svcInProcess(['build', 'publish-local', ...(packageName ? ['-p', packageName] : [])], { cwd: project, env: { SVC_HOME: home } });
   assert.equal(result.code, 0, result.stdout + result.stderr);
 }
 
