@@ -89,9 +89,10 @@ export function blueprintYaml(options: CuratedOptions, packageRules: Rule[]): st
     secrets: { [options.secret]: { harness: {} } },
     permissions: { [options.package]: rules(packageRules), ...(options.main?.length ? { main: rules(options.main) } : {}) },
     // Types stripped, not checked: these tests are about what a Package sends and answers, and
-    // checking each of their ~200 distinct programs against every curated declaration was most
-    // of the file's CPU. The Packages' own tests and readme examples are checked by
-    // curated-build (svc build test), the checker itself by the typecheck tests.
+    // the server checked each of their ~200 distinct programs against the Package's
+    // declarations (curated file 22.9 -> 19.2 CPU-s without). The Packages' own tests and
+    // readme examples are checked by curated-build (svc build test), the checker by the
+    // typecheck tests.
     typecheck: 'off',
     ...(options.extra ?? {}),
   };
