@@ -2,7 +2,9 @@
 // test programs import the Package by name and run with every call and check allowed
 // (checks printed), labels name the tests, secrets come only from --env-var/--env-file,
 // network tests can be skipped, readme fences are compiled, and failures set exit 1.
-// Usage errors and `blueprint add-package` (a file edit, no sandbox) run in-process (svcInProcess).
+// One `svc build test` and `svc install` (it trusts the code host's CA from NODE_EXTRA_CA_CERTS)
+// run as processes; the other commands, about what the command prints and returns, run
+// in-process (svcInProcess): one checker and one Node start serve them all.
 import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -53,7 +55,7 @@ function publishedGreet(): Promise<string> {
   greetHome ??= (async () => {
     const home = tempDir();
     const project = writeFiles(tempDir(), greetSources());
-    const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
+    const published = await svcInProcess(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
     assert.equal(published.code, 0, published.stderr);
     assert.match(published.stdout, /^published @acme\/greet 0\.1\.0 to /m);
     return home;
@@ -94,8 +96,8 @@ describe('svc build test', () => {
     });
     // Two commands of their own homes: they run at once.
     [checked, unchecked] = await Promise.all([
-      runSvc(['build', 'test'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'not-passed' } }),
-      runSvc(['build', 'test', '--skip-network', '--env-file', '.env', '--typecheck', 'off'], { cwd: project, env: { SVC_HOME: tempDir() } }),
+      svcInProcess(['build', 'test'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'not-passed' } }),
+      svcInProcess(['build', 'test', '--skip-network', '--env-file', '.env', '--typecheck', 'off'], { cwd: project, env: { SVC_HOME: tempDir() } }),
     ]);
   });
 
@@ -134,9 +136,8 @@ describe('svc run (local) with Packages', () => {
       'bp.yaml': 'name: local\ndefault: deny\npackages: ["@acme/greet"]\nsecrets:\n  GREET_KEY:\n    harness: {}\npermissions:\n  "@acme/greet":\n    - capability: secrets.get\n      action: allow\n  main:\n    - capability: acme.com/greet\n      filter: who == "bo"\n      action: allow\n',
       'program.ts': 'import { greet } from "@acme/greet";\nexport function main() { return greet("bo"); }\n',
     });
-    // The unpublished case is refused before a sandbox starts: in-process, while the run runs.
     const [ran, missing] = await Promise.all([
-      runSvc(['run', 'program.ts', '--blueprint', 'bp.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } }),
+      svcInProcess(['run', 'program.ts', '--blueprint', 'bp.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } }),
       svcInProcess(['run', 'program.ts', '--blueprint', 'bp.yaml', '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: tempDir(), GREET_KEY: 'k1' } }),
     ]);
     assert.equal(ran.code, 0, ran.stderr);
@@ -150,7 +151,7 @@ describe('svc run (local) with Packages', () => {
     const blueprint = (extra: string) => `name: local\ndefault: allow\npackages: ["@acme/greet"]\nsecrets:\n  GREET_KEY:\n    harness: {}\n${extra}`;
     const work = writeFiles(tempDir(), { 'on.yaml': blueprint(''), 'off.yaml': blueprint('typecheck: off\n'), 'program.ts': 'import { greet } from "@acme/greet";\nexport function main() { return greet(7); }\n' });
     const [refused, ran] = await Promise.all(
-      ['on.yaml', 'off.yaml'].map((blueprintFile) => runSvc(['run', 'program.ts', '--blueprint', blueprintFile, '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } })),
+      ['on.yaml', 'off.yaml'].map((blueprintFile) => svcInProcess(['run', 'program.ts', '--blueprint', blueprintFile, '--secret', 'GREET_KEY'], { cwd: work, env: { SVC_HOME: home, GREET_KEY: 'k1' } })),
     );
     assert.equal(refused.code, 1, refused.stderr);
     assert.match(refused.stderr, /program\.ts:2:39: error: Argument of type 'number' is not assignable to parameter of type 'string'/);
@@ -207,13 +208,12 @@ describe('svc.lock', () => {
         'docs/readme.md': '# app\n',
         'src/lib.ts': 'import { double } from "@acme/util";\n/**\n * Quadruples.\n * @param n A number.\n * @returns Four times n.\n */\nexport function quad(n: number): number {\n  return double(double(n));\n}\n',
       });
-      const checked = await runSvc(['build', 'check'], { cwd: project, env });
+      const checked = await svcInProcess(['build', 'check'], { cwd: project, env });
       assert.equal(checked.code, 0, checked.stderr);
       const lock = JSON.parse(fs.readFileSync(path.join(project, 'svc.lock'), 'utf8'));
       assert.deepEqual(lock, { packages: [{ name: '@acme/util', version: '0.1.0', github: 'github.com/acme/tools', sha: util.sha, digest: host.digestOf(util) }] });
       lock.packages[0].digest = 'sha256:' + '0'.repeat(64);
       fs.writeFileSync(path.join(project, 'svc.lock'), JSON.stringify(lock));
-      // Refused when the lock is read, before anything is fetched or compiled: in-process.
       const stale = await svcInProcess(['build', 'check'], { cwd: project, env });
       assert.equal(stale.code, 1);
       assert.match(stale.stderr, /svc\.lock locks @acme\/util at .* but the store holds/);

@@ -1,6 +1,8 @@
 // `svc run` as a process, local runs in the CLI's own sandbox: result on stdout, console
 // lines on stderr, limits from SVC_MAX_*, Blueprint files with --var, exit statuses 0/1/2/3.
-// The option checks that refuse a run before it starts run in-process (svcInProcess).
+// The process itself (its streams, exit status and code cache) is shown by `svc run hello.ts`;
+// the other runs are about what runCli prints and returns, so they run in-process
+// (svcInProcess), where one checker and one Node start serve them all.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -23,7 +25,7 @@ describe('svc run, local', () => {
   test('the result goes to stdout, console lines to stderr, exit 0; a null result prints nothing', async () => {
     const run = await helloInOwnHome();
     assert.deepEqual([run.code, run.stdout, run.stderr], [0, '{"sum":6}\n', 'working on it\n']);
-    const empty = await runSvc(['run', 'nothing.ts'], { cwd: dir });
+    const empty = await svcInProcess(['run', 'nothing.ts'], { cwd: dir });
     assert.deepEqual([empty.code, empty.stdout], [0, '']);
   });
 
@@ -42,21 +44,21 @@ describe('svc run, local', () => {
   });
 
   test('a program that throws exits 1 with its console lines and an error naming the file and line; a compile error likewise', async () => {
-    const thrown = await runSvc(['run', 'throws.ts'], { cwd: dir });
+    const thrown = await svcInProcess(['run', 'throws.ts'], { cwd: dir });
     assert.equal(thrown.code, 1);
     assert.equal(thrown.stdout, '');
     assert.match(thrown.stderr, /^before the throw\nerror: Error: the widget is missing/);
     assert.match(thrown.stderr, /throws\.ts:3:/);
-    const broken = await runSvc(['run', 'broken.ts'], { cwd: dir });
+    const broken = await svcInProcess(['run', 'broken.ts'], { cwd: dir });
     assert.equal(broken.code, 1);
     assert.match(broken.stderr, /broken\.ts:2:\d+: error: Unexpected ";"/);
   });
 
   test('SVC_MAX_* limits apply as on the server, and a malformed one is a usage error', async () => {
-    const spin = await runSvc(['run', 'spin.ts'], { cwd: dir, env: { SVC_MAX_EXECUTION_FUEL: '100K' } });
+    const spin = await svcInProcess(['run', 'spin.ts'], { cwd: dir, env: { SVC_MAX_EXECUTION_FUEL: '100K' } });
     assert.equal(spin.code, 1);
     assert.match(spin.stderr, /fuel exhausted: the run used its whole budget of 100000 fuel/);
-    const bad = await runSvc(['run', 'hello.ts'], { cwd: dir, env: { SVC_MAX_EXECUTION_FUEL: '1.5M' } });
+    const bad = await svcInProcess(['run', 'hello.ts'], { cwd: dir, env: { SVC_MAX_EXECUTION_FUEL: '1.5M' } });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /\$SVC_MAX_EXECUTION_FUEL: a count is a whole number/);
   });

@@ -1,14 +1,16 @@
 // `svc run` local runs and the network, against a loopback HTTPS stand-in under a real
 // host name: the outbound block, --allow-localhost / SVC_ALLOW_LOCALHOST, --add-host /
 // SVC_ADD_HOSTS, the test CA through NODE_EXTRA_CA_CERTS, and --secret NAME read from
-// the environment and injected by auth_proxy (never printed).
+// the environment and injected by auth_proxy (never printed). The runs that reach the stand-in
+// are bin/svc processes (they trust its CA through NODE_EXTRA_CA_CERTS); the two refused
+// before any connection run in-process (svcInProcess).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../harness';
-import { runSvc } from '../support/cli';
+import { runSvc, svcInProcess } from '../support/cli';
 import { startStandIn, testCa, type StandIn } from '../support/stand-in';
 
 const HOST = 'api.example.com';
@@ -31,11 +33,11 @@ describe('svc run, local: outbound calls', () => {
   test('loopback is blocked unless granted; --secret NAME comes from the environment and is injected, never printed', async () => {
     const env = { API: secret, NODE_EXTRA_CA_CERTS: testCa().certFile };
     const base = ['run', 'call.ts', '--blueprint', 'caller.yaml', '--add-host', `${HOST}=127.0.0.1`];
-    const blocked = await runSvc([...base, '--secret', 'API'], { cwd: dir, env });
+    const blocked = await svcInProcess([...base, '--secret', 'API'], { cwd: dir, env });
     assert.equal(blocked.code, 1);
     assert.match(blocked.stderr, /blocked by network policy/);
     assert.equal(api.requests.length, 0);
-    const noSecret = await runSvc([...base, '--allow-localhost'], { cwd: dir, env });
+    const noSecret = await svcInProcess([...base, '--allow-localhost'], { cwd: dir, env });
     assert.equal(noSecret.code, 3);
     assert.match(noSecret.stderr, /required harness secret 'API'/);
     const allowed = await runSvc([...base, '--secret', 'API', '--allow-localhost'], { cwd: dir, env });

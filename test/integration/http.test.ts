@@ -1,6 +1,8 @@
 // svc:http against real loopback servers: the egress guard blocks loopback by default
 // (nothing is sent), grants let it through, every redirect hop is checked, auth_proxy
 // injects credentials the program never sees, bodies and statuses behave as documented.
+// Every Blueprint is unchecked (typecheck: off strips the types alone): no program here is
+// about types, and each server would load a type checker for them (about 1 CPU-s).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -125,6 +127,7 @@ describe('svc:http', () => {
       await server.request('POST', '/v1/blueprints', {
         body: {
           yaml: `name: web
+typecheck: off
 allow_insecure_http: true
 secrets: {API: {store: api}}
 auth_proxy:
@@ -138,10 +141,11 @@ permissions:
 `,
         },
       });
-      await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: https-only\ndefault: allow\n' } });
+      await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: https-only\ntypecheck: off\ndefault: allow\n' } });
       await server.request('POST', '/v1/blueprints', {
         body: {
           yaml: `name: fetcher
+typecheck: off
 allow_insecure_http: true
 permissions:
   main:
@@ -246,9 +250,9 @@ export function main() {
 
     test('a 307 to a host the policy denies is never sent; a 303 needs http.get', async () => {
       await server.request('PUT', '/v1/blueprints/narrow', {
-        body: { yaml: "name: narrow\nallow_insecure_http: true\npermissions:\n  main:\n    - {capability: http.get, filter: 'host == \"127.0.0.1\"', action: allow}\n    - {capability: http.post, action: allow}\n" },
+        body: { yaml: "name: narrow\ntypecheck: off\nallow_insecure_http: true\npermissions:\n  main:\n    - {capability: http.get, filter: 'host == \"127.0.0.1\"', action: allow}\n    - {capability: http.post, action: allow}\n" },
       });
-      await server.request('PUT', '/v1/blueprints/post-only', { body: { yaml: 'name: post-only\nallow_insecure_http: true\npermissions:\n  main:\n    - {capability: http.post, action: allow}\n' } });
+      await server.request('PUT', '/v1/blueprints/post-only', { body: { yaml: 'name: post-only\ntypecheck: off\nallow_insecure_http: true\npermissions:\n  main:\n    - {capability: http.post, action: allow}\n' } });
       const before = far.hits.filter((h) => h.url === '/other').length;
       const hop = await run(server, 'narrow', `import * as http from "svc:http";\nexport function main() { http.get("http://127.0.0.1:${far.port}/to-other-host"); }`);
       assert.deepEqual([hop.error.kind, hop.error.capability], ['permission_denied', 'http.get']);
@@ -258,7 +262,7 @@ export function main() {
     });
 
     test('a response over 50 MiB is a RangeError pointing to download; a download that never answers times out', async () => {
-      await server.request('PUT', '/v1/blueprints/open-web', { body: { yaml: 'name: open-web\nallow_insecure_http: true\ndefault: allow\n' } });
+      await server.request('PUT', '/v1/blueprints/open-web', { body: { yaml: 'name: open-web\ntypecheck: off\nallow_insecure_http: true\ndefault: allow\n' } });
       const result = await run(
         server,
         'open-web',
@@ -278,7 +282,7 @@ export function main() {
 
     test('decision records carry context.host and context.path without the query', async () => {
       const server = await audited();
-      await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\nallow_insecure_http: true\ndefault: allow\n' } });
+      await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: web\ntypecheck: off\nallow_insecure_http: true\ndefault: allow\n' } });
       const result = await run(server, 'web', `import * as http from "svc:http";\nexport function main() { http.get("http://127.0.0.1:${far.port}/q?token=abc123"); http.get("http://127.0.0.1:${far.port}/r"); }`);
       const rows = server.audit({ type: 'decision', execution_id: result.execution_id, capability: 'http.get' });
       assert.equal(rows.length, 2);

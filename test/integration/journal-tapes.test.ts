@@ -1,6 +1,8 @@
 // Run journals through the real server: tape export, `svc replay` offline (the far end is
 // closed during the replay), a tampered tape, fork with a substituted answer, another
-// token, and secrets kept out of tapes (issue 38 item 3; server-operations.md §4.9).
+// token, and secrets kept out of tapes (issue 38 item 3; server-operations.md §4.9). One
+// server serves both blocks. The first replay is a bin/svc process; the other commands,
+// about what they print and return, run in-process (svcInProcess).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,7 +11,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { newToken, startServer, tempDir, type TestServer } from '../harness';
-import { runSvc } from '../support/cli';
+import { runSvc, svcInProcess } from '../support/cli';
 import { manifest, writeFiles } from '../support/packages';
 
 interface FarEnd {
@@ -49,17 +51,38 @@ const program = (port: number) => `export async function main() {
   return { roll, id, bytes: [...bytes], texts, failed };
 }`;
 
+const otherToken = newToken();
+let started: Promise<TestServer> | null = null;
+/**
+ * The file's one server, for both blocks (their Blueprints and store secrets have names of
+ * their own): loopback allowed, a second token, a secret store, and @vault/peek published
+ * into its home by the real `svc build publish-local` (in-process) before it starts.
+ */
+function tapesServer(): Promise<TestServer> {
+  started ??= (async () => {
+    const home = tempDir('svc-tapes-home-');
+    fs.writeFileSync(path.join(home, 'other.token'), otherToken);
+    const project = writeFiles(tempDir('svc-tapes-project-'), {
+      'svc.toml': manifest([{ name: '@vault/peek', path: 'peek' }]),
+      'peek/docs/readme.md': '# peek\n',
+      'peek/src/lib.ts': 'import { get } from "svc:secrets";\n/**\n * The secret\'s length.\n * @returns Its length.\n */\nexport function peek(): number {\n  return (get("API") ?? "").length;\n}\n',
+    });
+    const published = await svcInProcess(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
+    assert.equal(published.code, 0, published.stdout + published.stderr);
+    return startServer({ runners: 1, home, args: ['--allow-localhost'], env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') }, config: { api_tokens: [{ name: 'other', role: 'user', token_file: path.join(home, 'other.token') }] }, timeoutMs: 60_000 });
+  })();
+  return started;
+}
+after(async () => (await started)?.stop());
+
 describe('run journals', () => {
   let server: TestServer;
   let far: FarEnd;
-  const otherToken = newToken();
   const secret = `sekret-${randomBytes(8).toString('hex')}`;
   const work = tempDir('svc-tapes-');
 
   before(async () => {
-    const home = tempDir('svc-tapes-home-');
-    fs.writeFileSync(path.join(home, 'other.token'), otherToken);
-    server = await startServer({ runners: 1, home, args: ['--allow-localhost'], env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') }, config: { api_tokens: [{ name: 'other', role: 'user', token_file: path.join(home, 'other.token') }] } });
+    server = await tapesServer();
     far = await farEnd();
     await server.request('POST', '/v1/secrets', { body: { key: 'api', value: secret } });
     for (const yaml of [
@@ -72,7 +95,6 @@ describe('run journals', () => {
     }
   });
   after(async () => {
-    await server?.stop();
     await far?.close().catch(() => {});
   });
 
@@ -122,7 +144,7 @@ describe('run journals', () => {
     tamperedDigest.journal[digestStep].request_digest = `sha256:${'0'.repeat(64)}`;
     const file = path.join(work, 'tampered-digest.json');
     fs.writeFileSync(file, JSON.stringify(tamperedDigest));
-    const diverged = await runSvc(['replay', file]);
+    const diverged = await svcInProcess(['replay', file]);
     assert.equal(diverged.code, 1, diverged.stderr);
     assert.match(diverged.stderr, new RegExp(`replay diverged at step ${digestStep}: the journal holds host_call #\\d+ web\\.fetch sha256:0{64}, the program asked for host_call #\\d+ web\\.fetch sha256:[0-9a-f]{64}`));
 
@@ -131,7 +153,7 @@ describe('run journals', () => {
     tamperedRandom.journal[randomStep].bytes = Buffer.alloc(Buffer.from(recorded.journal[randomStep].bytes, 'base64').length, 7).toString('base64');
     const other = path.join(work, 'tampered-random.json');
     fs.writeFileSync(other, JSON.stringify(tamperedRandom));
-    const differs = await runSvc(['replay', other]);
+    const differs = await svcInProcess(['replay', other]);
     assert.equal(differs.code, 1, differs.stderr);
     assert.match(differs.stderr, /result differs/);
   });
@@ -198,7 +220,7 @@ describe('run journals', () => {
     assert.equal(fork.json.error, 'not_replayable');
     const file = path.join(work, 'truncated.json');
     fs.writeFileSync(file, tape.text);
-    const replay = await runSvc(['replay', file]);
+    const replay = await svcInProcess(['replay', file]);
     assert.equal(replay.code, 3, replay.stderr);
     assert.match(replay.stderr, /max_run_journal_size/);
   });
@@ -224,22 +246,13 @@ describe('run journals of runs with Packages', () => {
   const secret = `vault-${randomBytes(8).toString('hex')}`;
 
   before(async () => {
-    const home = tempDir('svc-tapes-pkg-');
-    const project = writeFiles(tempDir('svc-tapes-project-'), {
-      'svc.toml': manifest([{ name: '@vault/peek', path: 'peek' }]),
-      'peek/docs/readme.md': '# peek\n',
-      'peek/src/lib.ts': 'import { get } from "svc:secrets";\n/**\n * The secret\'s length.\n * @returns Its length.\n */\nexport function peek(): number {\n  return (get("API") ?? "").length;\n}\n',
-    });
-    const published = await runSvc(['build', 'publish-local'], { cwd: project, env: { SVC_HOME: home } });
-    assert.equal(published.code, 0, published.stdout + published.stderr);
-    server = await startServer({ runners: 1, home, env: { SVC_SECRET_KEY: randomBytes(32).toString('base64') }, timeoutMs: 60_000 });
-    await server.request('POST', '/v1/secrets', { body: { key: 'api', value: secret } });
+    server = await tapesServer();
+    await server.request('POST', '/v1/secrets', { body: { key: 'vault_api', value: secret } });
     const created = await server.request('POST', '/v1/blueprints', {
-      body: { yaml: "name: vault\ndefault: deny\nsecrets: {API: {store: api}}\npackages: ['@vault/peek']\npermissions:\n  '@vault/peek':\n    - {capability: secrets.get, action: allow}\n" },
+      body: { yaml: "name: vault\ndefault: deny\ntypecheck: off\nsecrets: {API: {store: vault_api}}\npackages: ['@vault/peek']\npermissions:\n  '@vault/peek':\n    - {capability: secrets.get, action: allow}\n" },
     });
     assert.ok(created.status < 300, created.text);
   });
-  after(async () => server?.stop());
 
   test('a Package reads a store secret: the answer is withheld from the journal, and the tape never holds the value', async () => {
     const run = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'vault', code: 'import { peek } from "@vault/peek";\nexport function main() { return peek(); }' } });

@@ -20,8 +20,11 @@ const MODEL: Record<Kind, string> = { anthropic: 'claude-haiku-4-5', openai: 'gp
 const RESERVE = 1000;
 const DOWN_HOST = 'down.llm-provider.example';
 
+// typecheck: off (types stripped, not checked): no program here is about types, and each of
+// the four servers' first checked program would load a type checker (about 1 CPU-s each).
 export function blueprintYaml(p: Record<Kind, ProviderStandIn>, options: { name?: string; downPort?: number; rules?: string } = {}): string {
   return `name: ${options.name ?? 'models'}
+typecheck: off
 secrets:
   ANTHROPIC_KEY: {store: anthropic_key}
   OPENAI_KEY: {store: openai_key}

@@ -43,9 +43,13 @@ const TRACKER_TOOLS: UpstreamTool[] = [
 
 const PAGED_TOOLS: UpstreamTool[] = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'].map((name) => ({ name, call: () => ({ content: [{ type: 'text', text: name }] }) }));
 
+// Unchecked (typecheck: off strips the types alone): the runs here are about discovery, calls
+// and headers, and the server (and the local run's CLI) would load a type checker for them;
+// the generated declarations are asserted as text here and type-checked in typecheck.test.
 function blueprint(tracker: McpUpstream, paged: McpUpstream, personal: McpUpstream, flaky: McpUpstream): string {
   return `name: mcpc
 vfs: none
+typecheck: off
 secrets:
   PAGED_TOKEN: {store: paged_token}
   USER_TOKEN: {harness: {}}
@@ -263,7 +267,7 @@ export function main() { try { secret_op(); return "sent"; } catch (e) { return 
 
   test('svc run (local) calls MCP servers too and prints discovery_warnings as warning lines', async () => {
     const dir = tempDir('svc-mcp-local-');
-    fs.writeFileSync(path.join(dir, 'bp.yaml'), `name: local\nvfs: none\nmcp:\n  tracker:\n    url: ${tracker.url}\npermissions:\n  main:\n    - {capability: mcp.tracker, action: allow}\n`);
+    fs.writeFileSync(path.join(dir, 'bp.yaml'), `name: local\nvfs: none\ntypecheck: off\nmcp:\n  tracker:\n    url: ${tracker.url}\npermissions:\n  main:\n    - {capability: mcp.tracker, action: allow}\n`);
     fs.writeFileSync(path.join(dir, 'p.ts'), 'import { get_issue } from "@mcp/tracker";\nexport function main() { return get_issue({ id: "L-1" }).title; }\n');
     const host = new URL(tracker.url).hostname;
     const result = await runSvc(['run', 'p.ts', '--blueprint', 'bp.yaml', '--allow-localhost'], { cwd: dir, env: { SVC_ADD_HOSTS: `${host}=127.0.0.1`, NODE_EXTRA_CA_CERTS: testCa().certFile } });

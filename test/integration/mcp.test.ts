@@ -282,7 +282,9 @@ describe('MCP endpoint', () => {
 
 test('an MCP session survives a restart: the same id keeps working and its file is still there', async () => {
   const first = await startServer({ runners: 1 });
-  await first.request('POST', '/v1/blueprints', { body: { yaml: NOTES } });
+  // Unchecked (typecheck: off strips the types alone): the test is about the session, and
+  // each of the two servers would load a type checker for its one program (about 1 CPU-s).
+  await first.request('POST', '/v1/blueprints', { body: { yaml: `${NOTES}typecheck: off\n` } });
   const { client, transport } = await connect(first, 'notes', { headers: { 'svc-variables': 'team=blue' } });
   await client.callTool({ name: 'svc__typescript__execute', arguments: { code: 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("/keep.txt", "kept"); }' } });
   const id = transport.sessionId!;

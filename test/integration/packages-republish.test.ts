@@ -1,12 +1,13 @@
 // A Package republished while the server runs: the next run uses the store's new code.
-// The real `svc build publish-local` writes into the server's fallback store; the server
-// is never told (no server-side install), yet a version that adds a check() is enforced
-// on the very next run, and a version that removes it stops enforcing it.
+// The real `svc build publish-local` (through runCli in this process) writes into the
+// server's fallback store; the server is never told (no server-side install), yet a version
+// that adds a check() is enforced on the very next run, and a version that removes it stops
+// enforcing it. The Blueprint is unchecked (typecheck: off): the runs are about the code.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import YAML from 'yaml';
 import { startServer, tempDir, type TestServer } from '../harness';
-import { runSvc, START_TIMEOUT_MS } from '../support/cli';
+import { START_TIMEOUT_MS, svcInProcess } from '../support/cli';
 import { manifest, writeFiles } from '../support/packages';
 
 const project = (version: string, body: string) => ({
@@ -30,7 +31,7 @@ describe('a Package republished with publish-local while the server runs', () =>
   let server: TestServer;
   let home: string;
   const publish = async (version: string, body: string) => {
-    const result = await runSvc(['build', 'publish-local'], { cwd: writeFiles(tempDir(), project(version, body)), env: { SVC_HOME: home } });
+    const result = await svcInProcess(['build', 'publish-local'], { cwd: writeFiles(tempDir(), project(version, body)), env: { SVC_HOME: home } });
     assert.equal(result.code, 0, result.stdout + result.stderr);
   };
   const run = () => server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'greeter', code: 'import { greet } from "@acme/greeter";\nexport function main() { return greet("mallory"); }' } });
@@ -40,7 +41,7 @@ describe('a Package republished with publish-local while the server runs', () =>
     await publish('0.1.0', '  return "hello " + who + " from 0.1.0";');
     server = await startServer({ home, timeoutMs: START_TIMEOUT_MS });
     const registered = await server.request('POST', '/v1/blueprints', {
-      body: { yaml: YAML.stringify({ name: 'greeter', default: 'deny', packages: ['@acme/greeter'], permissions: { main: [{ capability: 'acme.com/greet', filter: 'who != "mallory"', action: 'allow' }] } }) },
+      body: { yaml: YAML.stringify({ name: 'greeter', default: 'deny', typecheck: 'off', packages: ['@acme/greeter'], permissions: { main: [{ capability: 'acme.com/greet', filter: 'who != "mallory"', action: 'allow' }] } }) },
     });
     assert.ok(registered.status < 300, registered.text);
   });

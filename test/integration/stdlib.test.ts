@@ -19,7 +19,9 @@ async function register(server: TestServer, yaml: string) {
 }
 
 // One server for the file (each describe registers its own Blueprints), except where a test
-// needs another audit mode; one program at a time, so one runner.
+// needs another audit mode; one program at a time, so one runner. Every Blueprint is
+// unchecked (typecheck: off strips the types alone): no program here is about types, and the
+// server would load a type checker for them (about 1 CPU-s) and check each.
 const handbook = tempDir('svc-handbook-');
 fs.writeFileSync(path.join(handbook, 'rules.md'), '# Rules\nbe kind\n');
 const volumes = {
@@ -38,10 +40,10 @@ describe('svc:fs', () => {
   let server: TestServer;
   before(async () => {
     server = await shared();
-    await register(server, 'name: files\ndefault: allow\nvfs:\n  mode: ephemeral\n  size_limit: 1KB\n  mounts:\n    /handbook: {mode: named, volume: handbook}\n');
-    await register(server, 'name: shared-a\ndefault: allow\nvfs: {mode: named, volume: shared}\n');
-    await register(server, 'name: shared-b\ndefault: allow\nvfs: {mode: named, volume: shared}\n');
-    await register(server, 'name: guarded\npermissions:\n  main:\n    - {capability: fs.read, action: allow}\n    - {capability: fs.stat, action: allow}\n');
+    await register(server, 'name: files\ntypecheck: off\ndefault: allow\nvfs:\n  mode: ephemeral\n  size_limit: 1KB\n  mounts:\n    /handbook: {mode: named, volume: handbook}\n');
+    await register(server, 'name: shared-a\ntypecheck: off\ndefault: allow\nvfs: {mode: named, volume: shared}\n');
+    await register(server, 'name: shared-b\ntypecheck: off\ndefault: allow\nvfs: {mode: named, volume: shared}\n');
+    await register(server, 'name: guarded\ntypecheck: off\npermissions:\n  main:\n    - {capability: fs.read, action: allow}\n    - {capability: fs.stat, action: allow}\n');
   });
 
   test('write, read, append, list, copy, move, remove and stat against real files', async () => {
@@ -134,7 +136,7 @@ describe('secrets, session state and pure modules', () => {
   let server: TestServer;
   before(async () => {
     server = await shared();
-    await register(server, 'name: open\ndefault: allow\nsecrets: {TOKEN: {harness: {}}}\npermissions:\n  main:\n    - {capability: secrets.get, action: allow}\n');
+    await register(server, 'name: open\ntypecheck: off\ndefault: allow\nsecrets: {TOKEN: {harness: {}}}\npermissions:\n  main:\n    - {capability: secrets.get, action: allow}\n');
   });
 
   test('secrets.get from main is refused as an invariant even under default allow and an allow rule', async () => {
@@ -246,7 +248,7 @@ describe('svc:fs streams, peek and writer', () => {
   let server: TestServer;
   before(async () => {
     server = await shared();
-    await register(server, 'name: streams\ndefault: allow\nvfs: per_session\n');
+    await register(server, 'name: streams\ntypecheck: off\ndefault: allow\nvfs: per_session\n');
   });
 
   test('writer commits on close and leaves no file when never closed; bytes, readBytes and peek read real files', async () => {
@@ -289,7 +291,7 @@ describe('svc:code', () => {
   let server: TestServer;
   before(async () => {
     server = await shared();
-    await register(server, 'name: code\ndefault: allow\npermissions:\n  main:\n    - {capability: fs.read, filter: \'path glob "/private/*"\', action: deny}\n');
+    await register(server, 'name: code\ntypecheck: off\ndefault: allow\npermissions:\n  main:\n    - {capability: fs.read, filter: \'path glob "/private/*"\', action: deny}\n');
   });
 
   test('read windows, search (RE2, hidden and denied files skipped), glob, tree, edit, insertAt, diffs and patches', async () => {

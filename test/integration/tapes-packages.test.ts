@@ -3,14 +3,16 @@
 // bound API key) exported as a tape that carries the Packages' code and no secret; with the
 // server and far end gone, `svc replay` loads the Packages from the tape and reproduces
 // result, console and fuel given the operator's own secret; a tampered Package source is
-// refused (exit 3, naming it), and a replay without the secret diverges (exit 1).
+// refused (exit 3, naming it), and a replay without the secret diverges (exit 1). The first
+// replay is a bin/svc process; the others, about what the command prints and returns, run
+// in-process (svcInProcess).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { tempDir } from '../harness';
-import { runSvc } from '../support/cli';
+import { runSvc, svcInProcess } from '../support/cli';
 import { startCurated, stopCurated, type Curated } from '../support/curated';
 
 const PAGE = '# Doc\n\nHello from the page.\n';
@@ -89,7 +91,7 @@ describe('tapes of runs with Packages replay offline', () => {
 
   test('without the operator\'s secret the Package sends a different request: the replay diverges (exit 1) at that call', async () => {
     assert.ok(tape, 'the tape was exported');
-    const replay = await runSvc(['replay', tapeFile]);
+    const replay = await svcInProcess(['replay', tapeFile]);
     assert.equal(replay.code, 1, replay.stderr);
     assert.match(replay.stderr, /replay diverged at step \d+: the journal holds host_call #\d+ svc:http\.post sha256:[0-9a-f]{64}, the program asked for host_call #\d+ svc:http\.post sha256:[0-9a-f]{64}/);
   });
@@ -98,12 +100,12 @@ describe('tapes of runs with Packages replay offline', () => {
     assert.ok(tape, 'the tape was exported');
     const list = path.join(work, 'list.json');
     fs.writeFileSync(list, '["a"]');
-    const notObject = await runSvc(['replay', tapeFile, '--secrets', list]);
+    const notObject = await svcInProcess(['replay', tapeFile, '--secrets', list]);
     assert.equal(notObject.code, 2, notObject.stderr);
     assert.match(notObject.stderr, /--secrets .*list\.json: must be a JSON object of secret names to string values/);
     const broken = path.join(work, 'broken.json');
     fs.writeFileSync(broken, `{"JINA_API_KEY": ${secret}}`);
-    const notJson = await runSvc(['replay', tapeFile, '--secrets', broken]);
+    const notJson = await svcInProcess(['replay', tapeFile, '--secrets', broken]);
     assert.equal(notJson.code, 2, notJson.stderr);
     assert.match(notJson.stderr, /--secrets .*broken\.json: is not valid JSON/);
     assert.ok(!notJson.stderr.includes(secret), 'the text is not echoed');
@@ -116,7 +118,7 @@ describe('tapes of runs with Packages replay offline', () => {
     jina.lib = jina.lib.replace('JINA_API_KEY', 'JINA_API_KEX');
     const file = path.join(work, 'tampered.json');
     fs.writeFileSync(file, JSON.stringify(tampered));
-    const replay = await runSvc(['replay', file, '--secrets', secretsFile]);
+    const replay = await svcInProcess(['replay', file, '--secrets', secretsFile]);
     assert.equal(replay.code, 3, replay.stderr);
     assert.match(replay.stderr, new RegExp(`package '@svc/jina': its code in the tape does not match its recorded digest ${jina.digest}`));
   });
@@ -129,7 +131,7 @@ describe('tapes of runs with Packages replay offline', () => {
     jina.code_omitted = 'it was reinstalled since the run';
     const file = path.join(work, 'omitted.json');
     fs.writeFileSync(file, JSON.stringify(omitted));
-    const replay = await runSvc(['replay', file]);
+    const replay = await svcInProcess(['replay', file]);
     assert.equal(replay.code, 3, replay.stderr);
     assert.match(replay.stderr, /the tape does not carry package '@svc\/jina''s code: it was reinstalled since the run/);
   });

@@ -88,8 +88,9 @@ export function runSvcInTerminal(args: string[], prompt: string, typed: string, 
 /**
  * The command line through runCli in this process, with the environment, working
  * directory and standard input runSvc would give the process: the exit status runCli
- * returns and what the command wrote to each stream. Not for local runs (they start the
- * sandbox) nor for what only a process shows (TLS trust from NODE_EXTRA_CA_CERTS, a terminal).
+ * returns and what the command wrote to each stream. Local runs work too (a runner pool
+ * of their own; the checker is one per process, so a test of the CLI's code cache keeps a
+ * process), but not what only a process shows (TLS trust from NODE_EXTRA_CA_CERTS, a terminal).
  */
 export async function svcInProcess(args: string[], options: SvcOptions = {}): Promise<SvcResult> {
   let stdout = '';
