@@ -155,7 +155,7 @@ function inlineProbe(): HealthProbe {
           }
           latencies.push(Number(process.hrtime.bigint() - at) / 1e6);
         }
-        return { latencies, failures, loopWorstMs: NaN };
+        return { latencies, failures, loopWorstMs: NaN, worstAt: NaN };
       })();
     },
     stop() {
@@ -170,6 +170,30 @@ let healthProbe: HealthProbe | null = null;
 function theHealthProbe(): HealthProbe {
   healthProbe ??= process.env.BENCH_HEALTHZ_PROBE === 'inline' ? inlineProbe() : childProbe();
   return healthProbe;
+}
+
+/**
+ * The server's GC pauses (BENCH_LOOP_DELAY) that began while the slowest `/healthz` request
+ * waited, as `count (total ms, longest kind)`: how much of that wait was the server's collector.
+ */
+function gcDuringWorst(server: TestServer, worstAt: number, worstMs: number): Record<string, string> {
+  const dir = process.env.BENCH_LOOP_DELAY;
+  if (!dir || Number.isNaN(worstAt)) return {};
+  let text = '';
+  try {
+    text = fs.readFileSync(path.join(path.resolve(dir), `${server.child.pid}.gc`), 'utf8');
+  } catch {
+    return {};
+  }
+  const pauses = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' '))
+    .filter(([at]) => Number(at) >= worstAt - 1 && Number(at) <= worstAt + worstMs)
+    .map(([, ms, kind]) => ({ ms: Number(ms), kind }));
+  if (pauses.length === 0) return { 'GC in worst healthz': '0' };
+  const longest = pauses.reduce((a, b) => (b.ms > a.ms ? b : a));
+  return { 'GC in worst healthz': `${pauses.length} (${pauses.reduce((sum, p) => sum + p.ms, 0).toFixed(0)} ms, ${longest.ms.toFixed(0)} ${longest.kind})` };
 }
 
 /**
@@ -189,13 +213,15 @@ export async function measureWhile(server: TestServer, dispatcher: Agent, attack
     (status) => ({ status, ms: Number(process.hrtime.bigint() - started) / 1e6, kind: '' }),
     (error: Error) => ({ status: 'failed', ms: Number(process.hrtime.bigint() - started) / 1e6, kind: error.message }),
   );
-  const { latencies, failures, loopWorstMs } = await probe.stop();
+  const { latencies, failures, loopWorstMs, worstAt } = await probe.stop();
   benchLoop.disable();
   latencies.sort((a, b) => a - b);
   const loop = loopDelayDuring(server, startedAt, Date.now());
+  const worst = latencies.length ? latencies[latencies.length - 1] : NaN;
   return {
     ...loop,
-    'healthz worst ms': latencies.length ? latencies[latencies.length - 1].toFixed(1) : 'none answered',
+    'healthz worst ms': latencies.length ? worst.toFixed(1) : 'none answered',
+    ...gcDuringWorst(server, worstAt, worst),
     'healthz p50 ms': median(latencies).toFixed(1),
     'healthz answers': latencies.length,
     'healthz failures': failures.length ? `${failures.length} (${failures[0]})` : 0,

@@ -4,7 +4,7 @@
 // event loop counted the bench's own delays as the server's. Here the loop does nothing but
 // the probe, so a slow answer is the server's (or the machine's).
 // Messages from the parent: { start: url } begins probing, { stop: true } ends it and answers
-// { latencies, failures, loopWorstMs } (this process's own worst loop delay meanwhile, so that
+// { latencies, failures, loopWorstMs, worstAt } (this process's own worst loop delay meanwhile, so that
 // a stall of the probe itself shows).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
@@ -13,6 +13,8 @@ export interface ProbeReport {
   latencies: number[];
   failures: string[];
   loopWorstMs: number;
+  /** When the slowest request was sent (epoch ms), to line it up with the server's GC pauses. */
+  worstAt: number;
 }
 
 type ProbeMessage = { start: string } | { stop: true };
@@ -25,10 +27,13 @@ let stopping = false;
 async function probe(url: string): Promise<ProbeReport> {
   const latencies: number[] = [];
   const failures: string[] = [];
+  let worstAt = NaN;
+  let worst = -1;
   loopDelay.reset();
   loopDelay.enable();
   while (!stopping) {
     const at = process.hrtime.bigint();
+    const sentAt = Date.now();
     try {
       const health = await request(`${url}/healthz`, { dispatcher });
       await health.body.text();
@@ -36,10 +41,12 @@ async function probe(url: string): Promise<ProbeReport> {
       // A stalled server may drop the connection: the wait until then still counts.
       failures.push((error as Error).message);
     }
-    latencies.push(Number(process.hrtime.bigint() - at) / 1e6);
+    const ms = Number(process.hrtime.bigint() - at) / 1e6;
+    latencies.push(ms);
+    if (ms > worst) [worst, worstAt] = [ms, sentAt];
   }
   loopDelay.disable();
-  return { latencies, failures, loopWorstMs: loopDelay.max / 1e6 };
+  return { latencies, failures, loopWorstMs: loopDelay.max / 1e6, worstAt };
 }
 
 process.on('message', (message: ProbeMessage) => {
