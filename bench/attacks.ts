@@ -120,7 +120,10 @@ interface HealthProbe {
 }
 
 function childProbe(): HealthProbe {
-  const child = fork(path.join(import.meta.dirname, 'healthz-probe.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // A session of its own (detached: setsid): with the kernel's autogroup scheduling (Linux's
+  // default, on here) CPU is shared between sessions first, and the bench's session is busy
+  // serving the far ends; the runners are in sessions of their own already (bwrap --new-session).
+  const child = fork(path.join(import.meta.dirname, 'healthz-probe.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
   return {
     start: (url) => child.send({ start: url }),
     stop: () =>
