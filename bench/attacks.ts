@@ -3,13 +3,18 @@
 // =heavy: only issue 36's host-work attacks (bench/heavy-attacks.ts); =programs: only the program attacks.
 // hostile request is in flight (issue 25, "one request stalls the server"). For each attack
 // it sends the request and, until its answer arrives, asks `/healthz` one request after the
-// other; it prints the worst and median health latency, how many health answers came back
-// during the attack, and the attack's own status and time. Numbers are printed, never
+// other (from a child process, ./healthz-probe.ts; BENCH_HEALTHZ_PROBE=inline: from this one);
+// it prints the worst and median health latency, how many health answers came back during the
+// attack, the worst loop delay of this process and of the probe's, and the attack's own status
+// and time. Numbers are printed, never
 // asserted (the machine may be shared: compare runs made back to back).
 import { Agent, request } from 'undici';
+import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { newToken, startServer, tempDir, type TestServer } from '../test/harness';
+import type { ProbeReport } from './healthz-probe';
 import { heavyAttacks } from './heavy-attacks';
 
 const HOSTILE_STACK = '"at " + "a (".repeat(100000)';
@@ -39,7 +44,7 @@ async function measure(server: TestServer, code: string, dispatcher: Agent): Pro
 
 /**
  * With BENCH_LOOP_DELAY=<dir> (./loop-delay-hook.cjs in the server): the server's event-loop
- * delay during [from, to], worst and the median of its 200 ms intervals' p99, the most CPU
+ * delay during [from, to] (the longest stall, by the histogram or between two 1 ms ticks), worst and the median of its 200 ms intervals' p99, the most CPU
  * its main thread spent in one turn, and the CPU the server's process used meanwhile (all its threads).
  */
 function loopDelayDuring(server: TestServer, from: number, to: number): Record<string, string> {
@@ -65,7 +70,8 @@ function loopDelayDuring(server: TestServer, from: number, to: number): Record<s
   if (rows.length === 0) return { 'loop delay': 'no samples' };
   const p99s = rows.map((row) => row[2]).sort((a, b) => a - b);
   return {
-    'loop worst ms': Math.max(...rows.map((row) => row[1])).toFixed(0),
+    // The histogram's worst, or the longest wall time between two 1 ms ticks where the histogram missed it.
+    'loop worst ms': Math.max(...rows.map((row) => Math.max(row[1], row[9] ?? 0))).toFixed(0),
     'loop p99 (median of 200 ms) ms': median(p99s).toFixed(1),
     'loop worst CPU ms': Math.max(...rows.map((row) => row[4] ?? NaN)).toFixed(1),
     'GC worst ms': (() => {
@@ -101,40 +107,130 @@ function gcPausesDuring(dir: string, server: TestServer, from: number, to: numbe
   };
 }
 
-/** The worst `/healthz` latency while `attack` is in flight; the attack's own answer as its status. */
+/**
+ * Who asks `/healthz` during an attack: by default a child process of its own
+ * (./healthz-probe.ts), whose event loop does nothing else; with BENCH_HEALTHZ_PROBE=inline this
+ * process, as before gc36, whose loop also serves the far ends and drives the attack (its own
+ * delays then count as the server's).
+ */
+interface HealthProbe {
+  start(url: string, dispatcher: Agent): void;
+  stop(): Promise<ProbeReport>;
+  close(): void;
+}
+
+function childProbe(): HealthProbe {
+  // A session of its own (detached: setsid): with the kernel's autogroup scheduling (Linux's
+  // default, on here) CPU is shared between sessions first, and the bench's session is busy
+  // serving the far ends; the runners are in sessions of their own already (bwrap --new-session).
+  const child = fork(path.join(import.meta.dirname, 'healthz-probe.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
+  return {
+    start: (url) => child.send({ start: url }),
+    stop: () =>
+      new Promise((resolve, reject) => {
+        const exited = (code: number | null) => reject(new Error(`the health probe exited (${code})`));
+        child.once('exit', exited);
+        child.once('message', (report) => {
+          child.off('exit', exited);
+          resolve(report as ProbeReport);
+        });
+        child.send({ stop: true });
+      }),
+    close: () => child.disconnect(),
+  };
+}
+
+function inlineProbe(): HealthProbe {
+  let stopping = false;
+  let probing: Promise<ProbeReport> | null = null;
+  return {
+    start(url, dispatcher) {
+      stopping = false;
+      probing = (async () => {
+        const latencies: number[] = [];
+        const failures: string[] = [];
+        while (!stopping) {
+          const at = process.hrtime.bigint();
+          try {
+            const health = await request(`${url}/healthz`, { dispatcher });
+            await health.body.text();
+          } catch (error) {
+            failures.push((error as Error).message);
+          }
+          latencies.push(Number(process.hrtime.bigint() - at) / 1e6);
+        }
+        return { latencies, failures, loopWorstMs: NaN, worstAt: NaN };
+      })();
+    },
+    stop() {
+      stopping = true;
+      return probing!;
+    },
+    close() {},
+  };
+}
+
+let healthProbe: HealthProbe | null = null;
+function theHealthProbe(): HealthProbe {
+  healthProbe ??= process.env.BENCH_HEALTHZ_PROBE === 'inline' ? inlineProbe() : childProbe();
+  return healthProbe;
+}
+
+/**
+ * The server's GC pauses (BENCH_LOOP_DELAY) that began while the slowest `/healthz` request
+ * waited, as `count (total ms, longest kind)`: how much of that wait was the server's collector.
+ */
+function gcDuringWorst(server: TestServer, worstAt: number, worstMs: number): Record<string, string> {
+  const dir = process.env.BENCH_LOOP_DELAY;
+  if (!dir || Number.isNaN(worstAt)) return {};
+  let text = '';
+  try {
+    text = fs.readFileSync(path.join(path.resolve(dir), `${server.child.pid}.gc`), 'utf8');
+  } catch {
+    return {};
+  }
+  const pauses = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' '))
+    .filter(([at]) => Number(at) >= worstAt - 1 && Number(at) <= worstAt + worstMs)
+    .map(([, ms, kind]) => ({ ms: Number(ms), kind }));
+  if (pauses.length === 0) return { 'GC in worst healthz': '0' };
+  const longest = pauses.reduce((a, b) => (b.ms > a.ms ? b : a));
+  return { 'GC in worst healthz': `${pauses.length} (${pauses.reduce((sum, p) => sum + p.ms, 0).toFixed(0)} ms, ${longest.ms.toFixed(0)} ${longest.kind})` };
+}
+
+/**
+ * The worst `/healthz` latency while `attack` is in flight (every health request started
+ * meanwhile counts, answered or reset); the attack's own answer as its status; the worst
+ * event-loop delay of this process (which serves the far ends) and of the probe's, so that a
+ * slow health answer can be told from a stalled asker.
+ */
 export async function measureWhile(server: TestServer, dispatcher: Agent, attackWork: () => Promise<string>): Promise<Record<string, string | number>> {
   const started = process.hrtime.bigint();
   const startedAt = Date.now();
-  let done = false;
-  const attack = attackWork().then(
+  const benchLoop = monitorEventLoopDelay({ resolution: 1 });
+  benchLoop.enable();
+  const probe = theHealthProbe();
+  probe.start(server.url, dispatcher);
+  const result = await attackWork().then(
     (status) => ({ status, ms: Number(process.hrtime.bigint() - started) / 1e6, kind: '' }),
     (error: Error) => ({ status: 'failed', ms: Number(process.hrtime.bigint() - started) / 1e6, kind: error.message }),
-  ).finally(() => {
-    done = true;
-  });
-  const latencies: number[] = [];
-  const healthFailures: string[] = [];
-  while (!done) {
-    const at = process.hrtime.bigint();
-    try {
-      const health = await request(`${server.url}/healthz`, { dispatcher });
-      await health.body.text();
-    } catch (error) {
-      // A stalled server may drop the connection: the wait until then still counts.
-      healthFailures.push((error as Error).message);
-    }
-    // Every health request started while the attack was in flight counts, answered or reset.
-    latencies.push(Number(process.hrtime.bigint() - at) / 1e6);
-  }
-  const result = await attack;
+  );
+  const { latencies, failures, loopWorstMs, worstAt } = await probe.stop();
+  benchLoop.disable();
   latencies.sort((a, b) => a - b);
   const loop = loopDelayDuring(server, startedAt, Date.now());
+  const worst = latencies.length ? latencies[latencies.length - 1] : NaN;
   return {
     ...loop,
-    'healthz worst ms': latencies.length ? latencies[latencies.length - 1].toFixed(1) : 'none answered',
+    'healthz worst ms': latencies.length ? worst.toFixed(1) : 'none answered',
+    ...gcDuringWorst(server, worstAt, worst),
     'healthz p50 ms': median(latencies).toFixed(1),
     'healthz answers': latencies.length,
-    'healthz failures': healthFailures.length ? `${healthFailures.length} (${healthFailures[0]})` : 0,
+    'healthz failures': failures.length ? `${failures.length} (${failures[0]})` : 0,
+    'bench loop worst ms': (benchLoop.max / 1e6).toFixed(0),
+    'probe loop worst ms': loopWorstMs.toFixed(0),
     'attack status': `${result.status}${result.kind ? ` ${result.kind}` : ''}`,
     'attack ms': result.ms.toFixed(0),
   };
@@ -245,6 +341,7 @@ async function main(): Promise<void> {
     if (Object.keys(rows).length > 0) console.table(rows);
     if (only === undefined || only === 'checker') console.table(await checkerWait(server, otherToken, dispatcher));
   } finally {
+    healthProbe?.close();
     await dispatcher.close();
     await server.stop();
   }
