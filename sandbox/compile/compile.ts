@@ -315,8 +315,9 @@ async function compileChecked(input: CompileInput, options: CompileOptions): Pro
     key: '',
   };
   // Composed here, in the compile worker: the runner maps a failed run's stack with it.
-  const instrumentedMap = s.generateMap({ hires: true, source: 'esbuild-output.js', file: SCRIPT_FILENAME, includeContent: false });
-  script.sourceMap = remapping(instrumentedMap.toString(), (file) => (file === 'esbuild-output.js' ? esbuildMap : null)).toString();
+  // Handed over decoded: encoding it for remapping to decode again cost ~40 % of the composition.
+  const instrumentedMap = s.generateDecodedMap({ hires: true, source: 'esbuild-output.js', file: SCRIPT_FILENAME, includeContent: false });
+  script.sourceMap = remapping({ version: 3, ...instrumentedMap }, (file) => (file === 'esbuild-output.js' ? esbuildMap : null)).toString();
   script.key = createHash('sha256').update(script.code).update('\0').update(input.source).digest('hex');
   return { ok: true, script };
 }
