@@ -215,20 +215,6 @@ export async function compileHere(input: CompileInput, options: CompileOptions =
   }
 }
 
-/**
- * Drops the segments that lead to esbuild's output before `end` on its first line: its
- * helpers, which its own map leaves unmapped, so composing would trace each of their
- * characters only to drop it (most of a small program's segments).
- */
-function dropSegmentsBefore(mappings: number[][][], end: number): void {
-  for (let line = 0; line < mappings.length; line++) {
-    const segments = mappings[line];
-    if (segments.some((segment) => segment.length >= 4 && segment[2] === 0 && segment[3] < end)) {
-      mappings[line] = segments.filter((segment) => !(segment.length >= 4 && segment[2] === 0 && segment[3] < end));
-    }
-  }
-}
-
 /** esbuild's options for a program: types stripped into CommonJS with an external source map. */
 const TRANSFORM_OPTIONS = {
   loader: 'ts',
@@ -331,7 +317,6 @@ async function compileChecked(input: CompileInput, options: CompileOptions): Pro
   // Composed here, in the compile worker: the runner maps a failed run's stack with it.
   // Handed over decoded: encoding it for remapping to decode again cost ~40 % of the composition.
   const instrumentedMap = s.generateDecodedMap({ hires: true, source: 'esbuild-output.js', file: SCRIPT_FILENAME, includeContent: false });
-  if (prologue.end > 0) dropSegmentsBefore(instrumentedMap.mappings, prologue.end);
   script.sourceMap = remapping({ version: 3, ...instrumentedMap }, (file) => (file === 'esbuild-output.js' ? esbuildMap : null)).toString();
   script.key = createHash('sha256').update(script.code).update('\0').update(input.source).digest('hex');
   return { ok: true, script };

@@ -78,7 +78,7 @@ function holdsActedOn(statement: AnyNode): boolean {
 /**
  * The helper declarations that open `code` (esbuild's output for SEED_PROGRAM), each
  * parsed and instrumented alone. Only a contiguous run from offset 0 of single `var
- * __name=...;` declarations on the first line is taken.
+ * __name=...;` declarations is taken.
  */
 export function learnHelpers(code: string, options: Options): Helper[] {
   const ast = Parser.parse(code, options) as AnyNode;
@@ -88,8 +88,6 @@ export function learnHelpers(code: string, options: Options): Helper[] {
     if (statement.start !== at || statement.type !== 'VariableDeclaration' || statement.kind !== 'var' || statement.declarations.length !== 1) break;
     const id = statement.declarations[0].id;
     if (id.type !== 'Identifier' || !HELPER_NAME.test(id.name) || code[statement.end - 1] !== ';' || holdsActedOn(statement)) break;
-    // On the output's first line, as compile.ts's map composition assumes.
-    if (code.slice(statement.start, statement.end).includes('\n')) break;
     const recorder = new Recorder(code, statement.start);
     const regions = instrumentStatements([statement], recorder);
     helpers.push({ text: code.slice(statement.start, statement.end), nodes: countNodes([statement]), regions, edits: recorder.edits });
