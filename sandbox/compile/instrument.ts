@@ -2,7 +2,6 @@
 // charges its ESTree node count to a closure-local counter; ordinary functions that make calls count
 // depth; every catch clause first asks the runtime whether the caught value ends the run.
 import type { Node } from 'acorn';
-import MagicString from 'magic-string';
 
 type AnyNode = Node & Record<string, any>;
 
@@ -44,6 +43,11 @@ export function childNodes(node: AnyNode, out: AnyNode[] = []): AnyNode[] {
 
 /** Nodes of a region: counts itself and descends, except into nested functions and loops. */
 function countRegion(roots: AnyNode[]): number {
+  return Math.max(1, countNodes(roots));
+}
+
+/** The nodes countRegion counts, without its floor of one (a region's parts add up). */
+export function countNodes(roots: AnyNode[]): number {
   let count = 0;
   const stack = [...roots];
   while (stack.length > 0) {
@@ -52,7 +56,7 @@ function countRegion(roots: AnyNode[]): number {
     if (FUNCTION_TYPES.has(node.type) || LOOP_TYPES.has(node.type)) continue;
     childNodes(node, stack);
   }
-  return Math.max(1, count);
+  return count;
 }
 
 const CALL_TYPES = new Set(['CallExpression', 'NewExpression', 'TaggedTemplateExpression', 'ImportExpression']);
@@ -91,16 +95,44 @@ export interface InstrumentResult {
   regions: number;
 }
 
+/** What the instrumentation does to a text: MagicString's edits it uses (./helpers records them to replay). */
+export interface Edits {
+  readonly original: string;
+  appendLeft(index: number, content: string): unknown;
+  prependRight(index: number, content: string): unknown;
+  overwrite(start: number, end: number, content: string): unknown;
+}
+
+/**
+ * Top-level statements instrumented before (./helpers: esbuild's helper declarations that
+ * open the output, whose edits were recorded once): their share of the top-level charge,
+ * their regions, and their edits, applied where the top-level charge is.
+ */
+export interface InstrumentedPrologue {
+  nodes: number;
+  regions: number;
+  replay(s: Edits): void;
+}
+
+const NO_PROLOGUE: InstrumentedPrologue = { nodes: 0, regions: 0, replay: () => {} };
+
 /**
  * Instruments `ast` (acorn output for `code`) in `s`. Offsets are those of `code`, which
- * `s` was created from. Top-level charge is inserted at offset 0.
+ * `s` was created from. Top-level charge is inserted at offset 0. `ast` may hold only the
+ * statements after an already instrumented `prologue`.
  */
-export function instrument(ast: AnyNode, s: MagicString): InstrumentResult {
-  let regions = 1;
+export function instrument(ast: AnyNode, s: Edits, prologue: InstrumentedPrologue = NO_PROLOGUE): InstrumentResult {
   // After a hashbang line, which must stay first.
   const start = s.original.startsWith('#!') ? s.original.indexOf('\n') + 1 || s.original.length : 0;
-  s.appendLeft(start, (start === s.original.length ? '\n' : '') + chargeCode(countRegion(ast.body)) + '\n');
+  s.appendLeft(start, (start === s.original.length ? '\n' : '') + chargeCode(Math.max(1, prologue.nodes + countNodes(ast.body))) + '\n');
+  // The prologue's edits come first, as a walk over all statements in order would make them.
+  prologue.replay(s);
+  return { regions: 1 + prologue.regions + instrumentStatements(ast.body, s) };
+}
 
+/** Instruments the regions inside top-level statements (not the top level's own charge); returns how many. */
+export function instrumentStatements(statements: AnyNode[], s: Edits): number {
+  let regions = 0;
   const visit = (node: AnyNode) => {
     if (node.type === 'ReturnStatement' && depthReturns.has(node)) {
       instrumentReturn(node, s);
@@ -115,8 +147,8 @@ export function instrument(ast: AnyNode, s: MagicString): InstrumentResult {
     }
   };
   // Pre-order, children in source order (the order of insertions at equal offsets depends on it).
-  for (const statement of ast.body) walk(statement as AnyNode, visit);
-  return { regions };
+  for (const statement of statements) walk(statement, visit);
+  return regions;
 }
 
 // Depth is given back on every way out of a frame. Not with try/finally: V8 makes
@@ -138,7 +170,7 @@ function ownReturns(body: AnyNode): AnyNode[] {
   return out;
 }
 
-function instrumentFunction(node: AnyNode, s: MagicString): void {
+function instrumentFunction(node: AnyNode, s: Edits): void {
   const charge = chargeCode(countRegion([...node.params, node.body]));
   // Call depth is counted for ordinary functions that make calls; async functions and
   // generators are suspended and resumed, so their depth would not unwind in order.
@@ -179,7 +211,7 @@ function instrumentFunction(node: AnyNode, s: MagicString): void {
 /** Returns of depth-tracking functions, rewritten when the walk reaches them. */
 const depthReturns = new WeakSet<AnyNode>();
 
-function instrumentReturn(ret: AnyNode, s: MagicString): void {
+function instrumentReturn(ret: AnyNode, s: Edits): void {
   if (ret.argument) {
     s.appendLeft(ret.argument.start, '(__svc_r = (');
     s.prependRight(ret.argument.end, '), __svc_depth--, __svc_r)');
@@ -189,7 +221,7 @@ function instrumentReturn(ret: AnyNode, s: MagicString): void {
   }
 }
 
-function instrumentLoop(node: AnyNode, s: MagicString): void {
+function instrumentLoop(node: AnyNode, s: Edits): void {
   const charge = chargeCode(countRegion(loopRegionRoots(node)));
   const body = node.body;
   if (body.type === 'BlockStatement') {
@@ -200,7 +232,7 @@ function instrumentLoop(node: AnyNode, s: MagicString): void {
   }
 }
 
-function instrumentCatch(node: AnyNode, s: MagicString): void {
+function instrumentCatch(node: AnyNode, s: Edits): void {
   if (node.param === null || node.param === undefined) {
     // `catch {` → `catch (__svc_caught) {`
     s.appendLeft(node.body.start, '(__svc_caught) ');
