@@ -299,6 +299,9 @@ async function main(): Promise<void> {
   if (process.env.BENCH_SERVER_NODE_OPTIONS) profile.NODE_OPTIONS = `${profile.NODE_OPTIONS ?? ''} ${process.env.BENCH_SERVER_NODE_OPTIONS}`.trim();
   const server = await startServer({
     runners: 'server-default',
+    // As deployed: the server in a session of its own, apart from this process's far ends and
+    // drivers (BENCH_SERVER_SESSION=shared: the bench's session, as before round 26).
+    ownSession: process.env.BENCH_SERVER_SESSION !== 'shared',
     home,
     env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile },
     // Loopback far ends for the fetch attacks; room for a 50 MiB body in a run.

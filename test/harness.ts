@@ -62,6 +62,13 @@ export interface StartOptions {
   userToken?: string;
   /** How long to wait for the listening line. */
   timeoutMs?: number;
+  /**
+   * Start the server in a session of its own (setsid), as a service manager does. The kernel's
+   * autogroup scheduler shares the CPU between sessions first, so a bench that serves far ends
+   * and drives attacks from its own process does not take the server's share. The server is
+   * killed when this process exits.
+   */
+  ownSession?: boolean;
 }
 
 export interface Reply {
@@ -174,9 +181,13 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const stdoutFd = fs.openSync(stdoutPath, 'w');
   let child: ChildProcess;
   try {
-    child = spawn(serverBin, args, { env, stdio: ['ignore', stdoutFd, 'pipe'] });
+    child = spawn(serverBin, args, { env, stdio: ['ignore', stdoutFd, 'pipe'], detached: options.ownSession === true });
   } finally {
     fs.closeSync(stdoutFd);
+  }
+  if (options.ownSession) {
+    const started = child;
+    process.once('exit', () => started.kill('SIGKILL'));
   }
   const stdoutLines: string[] = [];
   const decoder = new StringDecoder('utf8');
