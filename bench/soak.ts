@@ -118,6 +118,10 @@ interface Sample {
   runners: number[];
   /** Runners replaced for their memory so far (svc_runner_restarts_total{reason="memory"}). */
   recycled: number;
+  /** Times the compile threads were replaced so far (svc_compile_thread_recycles_total, compile_thread_recycle). */
+  compileRecycles: number;
+  /** Compiled programs the server keeps (svc_compile_cache_entries). */
+  compileEntries: number;
   serverKinds: Kinds;
   runnerKinds: Kinds[];
 }
@@ -174,6 +178,8 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
         threads: threadHeaps(metrics),
         runners: runnerMiB,
         recycled: metric(metrics, 'svc_runner_restarts_total{reason="memory"}') * 1048576 || 0,
+        compileRecycles: metric(metrics, 'svc_compile_thread_recycles_total') * 1048576 || 0,
+        compileEntries: metric(metrics, 'svc_compile_cache_entries') * 1048576 || 0,
         serverKinds: residentKinds(pid),
         runnerKinds: runners.map((runner) => residentKinds(innermost(runner))),
       });
@@ -212,6 +218,7 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
     [`${label}: growth first quarter → end, server / largest runner (MiB)`]: `${(last.server - quarter.server).toFixed(0)} / ${(Math.max(...last.runners) - Math.max(...quarter.runners)).toFixed(0)}`,
     [`${label}: runners replaced for memory (runner_memory_recycle) per tenth`]: samples.map((s) => s.recycled).join(' → '),
     [`${label}: compile cache per tenth (MiB, its estimate)`]: fmt(samples.map((s) => s.compileCache)),
+    [`${label}: compile cache entries / compile threads replaced, per tenth`]: samples.map((s) => `${s.compileEntries}/${s.compileRecycles}`).join(' → '),
     [`${label}: server brk/arenas/mmap/file, first quarter → end (MiB)`]: `${kindsOf(quarter.serverKinds)} → ${kindsOf(last.serverKinds)}`,
     [`${label}: runs/s`]: (PROGRAMS / seconds).toFixed(0),
   };

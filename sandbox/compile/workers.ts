@@ -18,10 +18,20 @@ type CompileReply = { ok: true; result: CompileResult | PackageCompileResult } |
 /** Default heap of one compile worker (`compile_thread_memory`): a 2 MiB program's compile needs about 300 MiB. */
 export const DEFAULT_COMPILE_THREAD_MB = 512;
 let workerHeapMb = DEFAULT_COMPILE_THREAD_MB;
+/** Default of `compile_thread_recycle`: compiles after which the compile threads are replaced together (0 = never). */
+export const DEFAULT_COMPILE_THREAD_RECYCLE = 2000;
+let recycleAfter = DEFAULT_COMPILE_THREAD_RECYCLE;
+let onRecycle: () => void = () => {};
 
-/** Sets the compile workers' heap limit (MiB); takes effect for workers started after it (the server calls it before its first compile). */
-export function configureCompileWorkers(options: { heapMb: number }): void {
+/**
+ * Sets the compile workers' heap limit (MiB) and after how many compiles their threads are
+ * replaced (`onRecycle` is told each time); takes effect for workers started after it (the
+ * server calls it before its first compile).
+ */
+export function configureCompileWorkers(options: { heapMb: number; recycleAfter?: number; onRecycle?: () => void }): void {
   workerHeapMb = options.heapMb;
+  recycleAfter = options.recycleAfter ?? DEFAULT_COMPILE_THREAD_RECYCLE;
+  onRecycle = options.onRecycle ?? (() => {});
 }
 /**
  * Young generation of one compile worker. V8's default for a thread (up to 48 MiB) stayed
@@ -44,6 +54,10 @@ function builtWorker(): URL | null {
 }
 
 type CompilePool = Piscina<CompileJob, CompileResult | PackageCompileResult>;
+/** The pools' common face: the small programs' pool recycles, the large programs' does not (see RecyclingPool). */
+interface CompileWorkers {
+  run(job: CompileJob): Promise<CompileResult | PackageCompileResult>;
+}
 
 /**
  * Code over this many characters compiles on a thread of its own, one compile at a time: a
@@ -59,11 +73,77 @@ function startPool(file: URL, threads: number, perThread: number): CompilePool {
   return new Piscina({ filename: file.href, minThreads: 0, maxThreads: threads, idleTimeout: Infinity, concurrentTasksPerWorker: perThread, atomics: 'disabled', resourceLimits: { maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
 }
 
-let pools: { small: CompilePool; large: CompilePool } | null | undefined;
-function compilePool(job: CompileJob): CompilePool | null {
+/** A program that takes a fresh pool's first worker through its start and esbuild's before it takes real compiles. */
+const WARM_UP: CompileJob = { kind: 'program', input: { source: 'export function main() {}\n', availableModules: [], unavailable: {} } };
+
+/** One pool's life: the compiles sent to it and those still unanswered. */
+interface Generation {
+  pool: CompilePool;
+  sent: number;
+  unanswered: number;
+  retired: boolean;
+}
+
+/**
+ * The small programs' pool, replaced whole after `recycleAfter` compiles: a thread's exit
+ * returns everything it held (its V8 heap at its high-water mark, code space, compiler zones,
+ * its share of glibc's arenas), which collections alone did not (issue 39: over 20,000 new
+ * programs the compile threads' heaps went 38 -> 53-60 MiB, and the server's other
+ * anonymous memory with them). The replacement starts beside the old pool and takes compiles
+ * only once its first worker has compiled a warm-up program, so no compile waits for a
+ * worker's start; the old pool ends once its last compile has answered (never with one in hand).
+ */
+class RecyclingPool implements CompileWorkers {
+  private current: Generation;
+  private replacement: Generation | null = null;
+
+  constructor(private readonly start: () => CompilePool) {
+    this.current = this.generation();
+  }
+
+  private generation(): Generation {
+    return { pool: this.start(), sent: 0, unanswered: 0, retired: false };
+  }
+
+  async run(job: CompileJob): Promise<CompileResult | PackageCompileResult> {
+    const generation = this.current;
+    generation.sent++;
+    generation.unanswered++;
+    if (recycleAfter > 0 && generation.sent >= recycleAfter && !this.replacement) this.replace();
+    try {
+      return await generation.pool.run(job);
+    } finally {
+      generation.unanswered--;
+      this.endIfDone(generation);
+    }
+  }
+
+  private replace(): void {
+    const fresh = this.generation();
+    this.replacement = fresh;
+    // A warm-up that fails (its worker could not start) hands over all the same: the pool
+    // starts another worker for the next compile, as after any worker's death.
+    const handOver = () => {
+      const old = this.current;
+      this.current = fresh;
+      this.replacement = null;
+      old.retired = true;
+      this.endIfDone(old);
+      onRecycle();
+    };
+    fresh.pool.run(WARM_UP).then(handOver, handOver);
+  }
+
+  private endIfDone(generation: Generation): void {
+    if (generation.retired && generation.unanswered === 0) void generation.pool.destroy();
+  }
+}
+
+let pools: { small: CompileWorkers; large: CompileWorkers } | null | undefined;
+function compilePool(job: CompileJob): CompileWorkers | null {
   if (pools === undefined) {
     const file = builtWorker();
-    pools = file ? { small: startPool(file, POOL_SIZE, COMPILES_PER_WORKER), large: startPool(file, 1, 1) } : null;
+    pools = file ? { small: new RecyclingPool(() => startPool(file, POOL_SIZE, COMPILES_PER_WORKER)), large: startPool(file, 1, 1) } : null;
   }
   if (!pools) return null;
   const code = job.kind === 'program' ? job.input.source : job.input.code;
@@ -71,7 +151,7 @@ function compilePool(job: CompileJob): CompilePool | null {
 }
 
 /** Never rejects: a worker that cannot start or dies answers as a failed compile. */
-async function inWorker(workers: CompilePool, job: CompileJob): Promise<CompileReply> {
+async function inWorker(workers: CompileWorkers, job: CompileJob): Promise<CompileReply> {
   try {
     return { ok: true, result: await workers.run(job) };
   } catch (error) {

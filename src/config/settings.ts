@@ -65,6 +65,8 @@ export interface Limits {
   /** MiB of V8 heap per type-checker thread; past three quarters after a full collection the thread is replaced (svc extension). */
   typecheck_thread_memory: number;
   compile_thread_memory: number;
+  /** Compiles after which the compile threads are replaced (0 = never; svc extension). */
+  compile_thread_recycle: number;
   network_thread_memory: number;
   max_llm_tokens: number;
   /** Model tokens one token's runs spend together (svc extension; default max_llm_tokens). */

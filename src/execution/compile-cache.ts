@@ -5,8 +5,14 @@ import { compileProgram, type CompileResult } from '../../sandbox';
 import { boundedCache, textBytes } from '../../sandbox/bounded-cache';
 import { metrics, timed } from '../metrics';
 
-/** Default of `compile_cache_size`, in megabytes. */
-export const COMPILE_CACHE_MEGABYTES = 64;
+/**
+ * Default of `compile_cache_size`, in megabytes: about 2,400 hello-world programs (6.6 KB each
+ * by the estimate below), a few hundred of a few KB, enough for an agent's retries and loops.
+ * It was 64, which the entry bound reached first (27 MiB at 4,096 programs): the cache's churn
+ * was most of the server main thread's live heap (52-57 MiB; with 8, 40-43) over 20,000 new
+ * programs (issue 39, bench/PROFILE.md "mem39d").
+ */
+export const COMPILE_CACHE_MEGABYTES = 16;
 /** Entries at most, whatever their size (each costs its key and bookkeeping besides its text). */
 const COMPILE_CACHE_ENTRIES = 4096;
 

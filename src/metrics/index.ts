@@ -119,6 +119,7 @@ export const metrics = {
   runFuel: new Histogram({ name: 'svc_run_fuel', help: 'Fuel spent by program runs', labelNames: ['entry_point'] as const, buckets: exponentialBuckets(1_000, 10, 10), registers }),
   compileCacheBytes: new Gauge({ name: 'svc_compile_cache_bytes', help: 'Estimated bytes of compiled programs the server keeps (compile_cache_size bounds them)', registers }),
   compileCacheEntries: new Gauge({ name: 'svc_compile_cache_entries', help: 'Compiled programs the server keeps', registers }),
+  compileThreadRecycles: new Counter({ name: 'svc_compile_thread_recycles_total', help: 'Times the compile threads were replaced by fresh ones after compile_thread_recycle compiles (a thread\'s exit returns all its memory)', registers }),
   compileDuration: new Histogram({ name: 'svc_compile_duration_seconds', help: 'Time to compile and instrument a program (cache misses)', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers }),
   runnerRestarts: new Counter({ name: 'svc_runner_restarts_total', help: 'Runner processes replaced, by the outcome that ended their run', labelNames: ['reason'] as const, registers }),
   runnerPoolSize: liveGauge('svc_runner_pool_size', 'Runner processes in the pool', (live) => live.poolSize()),

@@ -287,7 +287,7 @@ export async function boot(options: BootOptions): Promise<void> {
   packages.onChange(() => packageRuntime.evict());
   // Tapes embed a Package's code after checking it still compiles to the run's digest; once per installed version.
   const tapeDigests = stampedDigests((name) => packages.store.stamp(name));
-  configureCompileWorkers({ heapMb: settings.limits.compile_thread_memory });
+  configureCompileWorkers({ heapMb: settings.limits.compile_thread_memory, recycleAfter: settings.limits.compile_thread_recycle, onRecycle: () => metrics.compileThreadRecycles.inc() });
   // Programs are type-checked in a worker thread, started by the first check or
   // `typecheck_warm_after` after listening or a Blueprint's registration, whichever comes
   // first; its warm checkers follow the declaration sets.
