@@ -12,6 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { batchable } from './checker';
 import type { CheckBatchMessage, CheckerThreadData, CheckRequest, CheckResult, HeapReport, WarmMessage } from './types';
+import { processFlagLock } from '../v8-flags';
 
 /** A check that runs longer is abandoned (the worker restarts): a type can be made to take forever. */
 export const CHECK_LIMIT_MS = 10_000;
@@ -319,7 +320,8 @@ export class CheckerThread {
   }
 
   private startSlot(): Slot {
-    const workerData: CheckerThreadData = { codeCacheDirectory: this.options.codeCacheDirectory };
+    // Every checker thread of the process (ordinary and large-program pools) turns V8 flags under one lock.
+    const workerData: CheckerThreadData = { codeCacheDirectory: this.options.codeCacheDirectory, flagLock: this.options.flagLock ?? processFlagLock().buffer };
     const worker = new Worker(this.file, { workerData, resourceLimits: { maxOldGenerationSizeMb: this.heapMb } });
     const slot: Slot = { worker, running: null, heap: null, state: 'serving', replacement: null, batches: 0, cachePending: this.options.codeCacheDirectory !== null };
     this.slots.push(slot);
