@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type TypeScript from 'typescript';
 import { loadWithCodeCache, writeCodeCache, type CodeCacheResult, type PendingCache } from '../code-cache';
 import { keepFactoriesInterpreted } from './factories';
+import type { V8FlagLock } from '../v8-flags';
 
 const require = createRequire(import.meta.url);
 const CACHE_PREFIX = 'typescript';
@@ -21,11 +22,12 @@ interface Loaded {
 
 let cacheDirectory: string | null = null;
 let loaded: Loaded | null = null;
-let interpretFactories = false;
+/** Set in a checker thread: the process's V8 flag lock, under which it keeps the factories interpreted. */
+let interpretFactories: V8FlagLock | null = null;
 
 /** A checker thread keeps TypeScript's factories out of V8's optimizing compiler (factories.ts); takes effect on load. */
-export function useInterpretedFactories(): void {
-  interpretFactories = true;
+export function useInterpretedFactories(flags: V8FlagLock): void {
+  interpretFactories = flags;
 }
 
 /** Where the code cache lives (null: nowhere); takes effect when the compiler is first loaded. */
@@ -37,7 +39,7 @@ export function useCodeCacheDirectory(directory: string | null): void {
 export function typescript(): typeof TypeScript {
   if (!loaded) {
     loaded = load();
-    if (interpretFactories) keepFactoriesInterpreted(loaded.ts);
+    if (interpretFactories) keepFactoriesInterpreted(loaded.ts, interpretFactories);
   }
   return loaded.ts;
 }

@@ -5,23 +5,18 @@
 // 100 MiB of malloc'ed compiler memory per thread, most of it left resident after the
 // compile: the checked soak's server growth (bench/soak.ts). The functions they create,
 // where checking spends its time, are optimized as before.
-import v8 from 'node:v8';
 import vm from 'node:vm';
 import type TypeScript from 'typescript';
+import type { V8FlagLock } from '../v8-flags';
 
 export const FACTORIES = ['createTypeChecker', 'createProgram'] as const;
 
-export function keepFactoriesInterpreted(ts: typeof TypeScript): void {
+/** `flags` is the process's V8 flag lock: other checker threads turn the same flag at their start. */
+export function keepFactoriesInterpreted(ts: typeof TypeScript, flags: V8FlagLock): void {
   // V8 offers this only through its natives syntax, on for the one parse below and off
   // again at once (this thread parses nothing else meanwhile; nothing in the server
   // process parses untrusted JavaScript).
-  v8.setFlagsFromString('--allow-natives-syntax');
-  let neverOptimize: (f: unknown) => void;
-  try {
-    neverOptimize = vm.runInThisContext('(function (f) { %NeverOptimizeFunction(f); })') as (f: unknown) => void;
-  } finally {
-    v8.setFlagsFromString('--no-allow-natives-syntax');
-  }
+  const neverOptimize = flags.withFlag('allow-natives-syntax', () => vm.runInThisContext('(function (f) { %NeverOptimizeFunction(f); })') as (f: unknown) => void);
   const exported = ts as unknown as Record<string, unknown>;
   for (const name of FACTORIES) if (typeof exported[name] === 'function') neverOptimize(exported[name]);
 }

@@ -12,6 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { batchable } from './checker';
 import type { CheckBatchMessage, CheckerThreadData, CheckRequest, CheckResult, HeapReport, WarmMessage } from './types';
+import { processFlagLock } from '../v8-flags';
 
 /** A check that runs longer is abandoned (the worker restarts): a type can be made to take forever. */
 export const CHECK_LIMIT_MS = 10_000;
@@ -57,6 +58,8 @@ export interface CheckerThreadOptions extends CheckerThreadData {
   workers?: number;
   /** A check's budget in ms (default CHECK_LIMIT_MS). */
   budgetMs?: number;
+  /** How long a worker may take to begin a check, in ms (default WORKER_START_LIMIT_MS). */
+  startLimitMs?: number;
   /** MiB of V8 old generation each worker may use (default DEFAULT_THREAD_HEAP_MB). */
   heapMb?: number;
   /** Heap in use after a full collection past which a worker is replaced (default REPLACE_AT_SHARE of heapMb). */
@@ -117,6 +120,7 @@ export class CheckerThread {
   /** Checks one tenant may have running at once. */
   private readonly perTenant: number;
   private readonly budgetMs: number;
+  private readonly startLimitMs: number;
   private readonly heapMb: number;
   /** Recently checked or warmed sets (hash:mode), least recent first. */
   private readonly recentSets = new Map<string, WarmMessage['sets'][number]>();
@@ -131,6 +135,7 @@ export class CheckerThread {
     this.size = Math.max(1, options.workers ?? 1);
     this.perTenant = Math.max(1, this.size - 1);
     this.budgetMs = options.budgetMs ?? CHECK_LIMIT_MS;
+    this.startLimitMs = options.startLimitMs ?? WORKER_START_LIMIT_MS;
     this.heapMb = options.heapMb ?? DEFAULT_THREAD_HEAP_MB;
   }
 
@@ -150,7 +155,17 @@ export class CheckerThread {
 
   async close(): Promise<void> {
     const slots = this.slots.splice(0);
-    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    if (slots.length === 0) return;
+    // A worker being terminated no longer holds its parent's event loop up, and one may take
+    // a while to end (a preloaded exit hook writing a code cache: test processes): a process
+    // awaiting this (a test) ran dry meanwhile and was ended with the close unanswered. This
+    // handle holds it up until every worker has ended.
+    const holding = setInterval(() => {}, 1 << 30);
+    try {
+      await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    } finally {
+      clearInterval(holding);
+    }
   }
 
   /** The workers' heaps as last reported. */
@@ -192,7 +207,7 @@ export class CheckerThread {
       this.waiting.delete(tenant);
       if (jobs.length > 0) this.waiting.set(tenant, jobs);
       this.runningByTenant.set(tenant, (this.runningByTenant.get(tenant) ?? 0) + 1);
-      slot.running = { jobs: batch, timer: this.budgetTimer(slot, batch[0], WORKER_START_LIMIT_MS) };
+      slot.running = { jobs: batch, timer: this.budgetTimer(slot, batch[0], 'start') };
       slot.batches++;
       slot.worker.ref();
       const { mode, set } = batch[0].request;
@@ -271,13 +286,22 @@ export class CheckerThread {
     void slot.worker.terminate();
   }
 
-  /** Ends the slot's worker when the check has not answered within `ms`: it goes, and the next check starts a new one. */
-  private budgetTimer(slot: Slot, job: Job, ms: number): NodeJS.Timeout {
+  /**
+   * Ends the slot's worker when the check has not begun within its start limit (`start`)
+   * or not answered within its budget (`check`): it goes, and the next check starts a new one.
+   * A slow start (a loaded machine loading TypeScript) is no fault of the program: its next
+   * run is checked again, where one past its budget is not (service.ts).
+   */
+  private budgetTimer(slot: Slot, job: Job, limit: 'start' | 'check'): NodeJS.Timeout {
+    const reply: WorkerReply =
+      limit === 'start'
+        ? { id: job.id, ok: false, failure: 'failed', message: `the type checker did not begin its check within ${this.startLimitMs / 1000} s` }
+        : { id: job.id, ok: false, failure: 'budget', message: `its check did not finish within ${this.budgetMs / 1000} s` };
     return setTimeout(() => {
       this.removeSlot(slot);
       void slot.worker.terminate();
-      this.finish(slot, { id: job.id, ok: false, failure: 'budget', message: `its check did not finish within ${this.budgetMs / 1000} s` });
-    }, ms);
+      this.finish(slot, reply);
+    }, limit === 'start' ? this.startLimitMs : this.budgetMs);
   }
 
   /**
@@ -294,7 +318,7 @@ export class CheckerThread {
     const alive = this.slots.includes(slot);
     if (alive && rest.length > 0) {
       running.jobs = rest;
-      running.timer = this.budgetTimer(slot, rest[0], this.budgetMs);
+      running.timer = this.budgetTimer(slot, rest[0], 'check');
       return;
     }
     slot.running = null;
@@ -319,7 +343,8 @@ export class CheckerThread {
   }
 
   private startSlot(): Slot {
-    const workerData: CheckerThreadData = { codeCacheDirectory: this.options.codeCacheDirectory };
+    // Every checker thread of the process (ordinary and large-program pools) turns V8 flags under one lock.
+    const workerData: CheckerThreadData = { codeCacheDirectory: this.options.codeCacheDirectory, flagLock: this.options.flagLock ?? processFlagLock().buffer };
     const worker = new Worker(this.file, { workerData, resourceLimits: { maxOldGenerationSizeMb: this.heapMb } });
     const slot: Slot = { worker, running: null, heap: null, state: 'serving', replacement: null, batches: 0, cachePending: this.options.codeCacheDirectory !== null };
     this.slots.push(slot);
@@ -336,7 +361,7 @@ export class CheckerThread {
         // The check itself has begun: its budget starts now.
         if (slot.running?.jobs[0].id !== reply.started) return;
         clearTimeout(slot.running.timer);
-        slot.running.timer = this.budgetTimer(slot, slot.running.jobs[0], this.budgetMs);
+        slot.running.timer = this.budgetTimer(slot, slot.running.jobs[0], 'check');
       } else this.finish(slot, reply);
     });
     const failed = (message: string, failure: CheckFailure = 'failed') => {

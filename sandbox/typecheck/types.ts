@@ -49,6 +49,8 @@ export type CheckResult = { ok: true; edits: SchemaEdit[]; warnings: Diagnostic[
 export interface CheckerThreadData {
   /** Where the compiler's code cache is kept; null: it is not. */
   codeCacheDirectory: string | null;
+  /** The process's V8 flag lock (v8-flags.ts); absent (a thread started by hand): one of its own. */
+  flagLock?: SharedArrayBuffer;
 }
 
 /** A checker thread's V8 heap, in bytes: in use after its last full collection (0 before one), in use now (live and not yet collected), reserved, and malloc'ed by V8 itself. */

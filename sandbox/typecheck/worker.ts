@@ -10,11 +10,13 @@ import { Checkers } from './checker';
 import { saveCodeCache, useCodeCacheDirectory, useInterpretedFactories } from './compiler';
 import type { CheckBatchMessage, CheckerThreadData, HeapReport, WarmMessage } from './types';
 import { reportThreadHeap } from '../thread-heap';
+import { V8FlagLock } from '../v8-flags';
 
 reportThreadHeap('checker');
 
-useCodeCacheDirectory((workerData as CheckerThreadData | undefined)?.codeCacheDirectory ?? null);
-useInterpretedFactories();
+const data = workerData as CheckerThreadData | undefined;
+useCodeCacheDirectory(data?.codeCacheDirectory ?? null);
+useInterpretedFactories(new V8FlagLock(data?.flagLock));
 const checkers = new Checkers();
 let checked = false;
 

@@ -6,16 +6,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFarEndTenants, type FarEndTenants } from '../support/tenants';
+import { aHeldWhileBAnswers, HeldRequests } from '../support/held-fanout';
 
 const FANOUT_RUNS = 4;
 const FANOUT = 64;
 
 let tenants: FarEndTenants;
-let farUrl = '';
-/** A's second hops waiting at the far end; resolved once all of them are there. */
-let waiting = 0;
-let allWaiting: () => void = () => {};
-const allHere = new Promise<void>((resolve) => (allWaiting = resolve));
+/** A's second hops, held at the far end. */
+const held = new HeldRequests(FANOUT_RUNS * FANOUT);
 const denied: string[] = [];
 
 before(async () => {
@@ -29,9 +27,8 @@ before(async () => {
     else if (url.startsWith('/denied')) {
       denied.push(url);
       res.end('must not be reached');
-    } else if (url.startsWith('/never/')) {
-      if (++waiting === FANOUT_RUNS * FANOUT) allWaiting();
-    } else res.end('?');
+    } else if (url.startsWith('/never/')) held.hold();
+    else res.end('?');
   }, { name: 'exchange', extraYaml: 'typecheck: off\npermissions:\n  main:\n    - {capability: http.get, filter: \'path == "/denied"\', action: deny}\n' });
 });
 after(() => tenants?.stop());
@@ -61,26 +58,11 @@ export async function main() {
 });
 
 test(`token B's redirected fetches answer right while token A's ${FANOUT_RUNS} runs x ${FANOUT} redirected fetches wait on a far end that never answers`, async () => {
-  const { server, other } = tenants;
-  const fanouts = Array.from({ length: FANOUT_RUNS }, () =>
-    tenants.execute(server.userToken, `export async function main() { const all = await Promise.allSettled(Array.from({ length: ${FANOUT} }, (_, i) => fetch("${tenants.farUrl}/hop/never/" + i))); return all.filter((a) => a.status === "rejected").length; }`),
-  );
-  let fanoutsAnswered = 0;
-  for (const run of fanouts) void run.then(() => fanoutsAnswered++);
-  await Promise.race([allHere, Promise.all(fanouts).then((replies) => assert.fail(`A's runs answered early: ${replies.map((r) => r.text.slice(0, 200)).join('; ')}`))]);
-
-  for (let i = 0; i < 3; i++) {
-    const b = await tenants.execute(other, `export async function main() { const r = await fetch("${tenants.farUrl}/hop/b"); return r.redirected + " " + (await r.text()); }`);
-    assert.equal(b.json?.error, null, b.text);
-    assert.equal(b.json.result, 'true b answered');
-  }
-  assert.equal((await server.request('GET', '/healthz')).status, 200);
-  assert.equal(fanoutsAnswered, 0, 'every A request still waits at the far end');
-
-  // The far end drops A's connections: each of A's fetches fails, and each run says so.
-  tenants.dropConnections();
-  for (const reply of await Promise.all(fanouts)) {
-    assert.equal(reply.json?.error, null, reply.text);
-    assert.equal(reply.json.result, String(FANOUT));
-  }
+  await aHeldWhileBAnswers(tenants, held, {
+    runs: FANOUT_RUNS,
+    fanout: FANOUT,
+    heldUrl: `${tenants.farUrl}/hop/never/`,
+    bProgram: `export async function main() { const r = await fetch("${tenants.farUrl}/hop/b"); return r.redirected + " " + (await r.text()); }`,
+    bResult: 'true b answered',
+  });
 });

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { TestServer } from '../harness';
 import { startFarEndTenants, type FarEndTenants } from '../support/tenants';
+import { aHeldWhileBAnswers, HeldRequests } from '../support/held-fanout';
 
 const FANOUT_RUNS = 6;
 const FANOUT = 64;
@@ -17,10 +18,8 @@ let server: TestServer;
 let tenants: FarEndTenants;
 let farUrl = '';
 let other = '';
-/** A's requests waiting at the far end; resolved once all of them are there. */
-let waiting = 0;
-let allWaiting: () => void = () => {};
-const allHere = new Promise<void>((resolve) => (allWaiting = resolve));
+/** A's requests, held at the far end. */
+const held = new HeldRequests(FANOUT_RUNS * FANOUT);
 
 before(async () => {
   tenants = await startFarEndTenants((req, res) => {
@@ -29,7 +28,7 @@ before(async () => {
       return;
     }
     // A's requests are never answered.
-    if (++waiting === FANOUT_RUNS * FANOUT) allWaiting();
+    held.hold();
   }, { name: 'fanout', extraYaml: 'typecheck: off\nvfs: per_session\n' });
   ({ server, other, farUrl } = tenants);
 });
@@ -43,27 +42,7 @@ const B_PROGRAM = 'export async function main() { let sum = 0; for (let i = 0; i
 const B_ANSWER = `b answered ${Array.from({ length: 100000 }, (_, i) => i % 7).reduce((a, b) => a + b, 0)}`;
 
 test(`token B's runs answer right while token A's ${FANOUT_RUNS} runs x ${FANOUT} fetches wait on a far end that never answers`, async () => {
-  const fanouts = Array.from({ length: FANOUT_RUNS }, () =>
-    execute(server.userToken, `export async function main() { const all = await Promise.allSettled(Array.from({ length: ${FANOUT} }, (_, i) => fetch("${farUrl}/never/" + i))); return all.filter((a) => a.status === "rejected").length; }`),
-  );
-  let fanoutsAnswered = 0;
-  for (const run of fanouts) void run.then(() => fanoutsAnswered++);
-  await Promise.race([allHere, Promise.all(fanouts).then((replies) => assert.fail(`A's runs answered early: ${replies.map((r) => r.text.slice(0, 200)).join('; ')}`))]);
-
-  for (let i = 0; i < 3; i++) {
-    const b = await execute(other, B_PROGRAM.replace('URL', farUrl));
-    assert.equal(b.json?.error, null, b.text);
-    assert.equal(b.json.result, B_ANSWER);
-  }
-  assert.equal((await server.request('GET', '/healthz')).status, 200);
-  assert.equal(fanoutsAnswered, 0, 'every A request still waits at the far end');
-
-  // The far end drops A's connections: each of A's fetches fails, and each run says so.
-  tenants.dropConnections();
-  for (const reply of await Promise.all(fanouts)) {
-    assert.equal(reply.json?.error, null, reply.text);
-    assert.equal(reply.json.result, String(FANOUT));
-  }
+  await aHeldWhileBAnswers(tenants, held, { runs: FANOUT_RUNS, fanout: FANOUT, heldUrl: `${farUrl}/never/`, bProgram: B_PROGRAM.replace('URL', farUrl), bResult: B_ANSWER });
 });
 
 test('large call arguments (strings and bytes, either side of the size parsed inline) arrive intact while the other token\'s runs answer', async () => {
