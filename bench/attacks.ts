@@ -85,20 +85,31 @@ function loopDelayDuring(server: TestServer, from: number, to: number): Record<s
   };
 }
 
-/** The p99 of the server's GC pauses during [from, to] and how much of the time they took (<dir>/<pid>.gc). */
-function gcPausesDuring(dir: string, server: TestServer, from: number, to: number): Record<string, string> {
+interface GcPause {
+  ms: number;
+  kind: string;
+}
+
+/** The server's GC pauses (BENCH_LOOP_DELAY's <dir>/<pid>.gc) that began during [from, to]; none when not recorded. */
+function gcPausesBetween(dir: string, server: TestServer, from: number, to: number): GcPause[] {
   let text = '';
   try {
     text = fs.readFileSync(path.join(path.resolve(dir), `${server.child.pid}.gc`), 'utf8');
   } catch {
-    return {};
+    return [];
   }
-  const pauses = text
+  return text
     .split('\n')
     .filter(Boolean)
-    .map((line) => line.split(' ').map(Number))
-    .filter(([at]) => at >= from && at <= to)
-    .map(([, ms]) => ms)
+    .map((line) => line.split(' '))
+    .filter(([at]) => Number(at) >= from && Number(at) <= to)
+    .map(([, ms, kind]) => ({ ms: Number(ms), kind }));
+}
+
+/** The p99 of the server's GC pauses during [from, to] and how much of the time they took. */
+function gcPausesDuring(dir: string, server: TestServer, from: number, to: number): Record<string, string> {
+  const pauses = gcPausesBetween(dir, server, from, to)
+    .map((pause) => pause.ms)
     .sort((a, b) => a - b);
   if (pauses.length === 0) return {};
   return {
@@ -183,18 +194,7 @@ function theHealthProbe(): HealthProbe {
 function gcDuringWorst(server: TestServer, worstAt: number, worstMs: number): Record<string, string> {
   const dir = process.env.BENCH_LOOP_DELAY;
   if (!dir || Number.isNaN(worstAt)) return {};
-  let text = '';
-  try {
-    text = fs.readFileSync(path.join(path.resolve(dir), `${server.child.pid}.gc`), 'utf8');
-  } catch {
-    return {};
-  }
-  const pauses = text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => line.split(' '))
-    .filter(([at]) => Number(at) >= worstAt - 1 && Number(at) <= worstAt + worstMs)
-    .map(([, ms, kind]) => ({ ms: Number(ms), kind }));
+  const pauses = gcPausesBetween(dir, server, worstAt - 1, worstAt + worstMs);
   if (pauses.length === 0) return { 'GC in worst healthz': '0' };
   const longest = pauses.reduce((a, b) => (b.ms > a.ms ? b : a));
   return { 'GC in worst healthz': `${pauses.length} (${pauses.reduce((sum, p) => sum + p.ms, 0).toFixed(0)} ms, ${longest.ms.toFixed(0)} ${longest.kind})` };
