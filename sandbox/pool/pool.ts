@@ -17,7 +17,7 @@ import { Admission, OVER_COMMIT_FACTOR, type AdmissionLimits, type TenantRuns } 
 import { newActiveRun, type ActiveRun, type Runner } from './runs';
 import { defaultEntry, runMessage, spawnRunner, whenReady } from './runner-process';
 import { answerHostCall, describe, type LargeArgsDecoder } from './host-calls';
-import { endedOutcome, lostOutcome, reportedOutcome } from './outcomes';
+import { endedOutcome, limitMessage, lostOutcome, reportedOutcome } from './outcomes';
 import { Quarantine } from './quarantine';
 import { LoopWatch } from './stall';
 import { CpuGate } from './cpu-gate';
@@ -320,6 +320,7 @@ export class RunnerPool {
       this.finish(active, endedOutcome(active.job, 'cancelled', Date.now() - active.started));
       return;
     }
+    active.cancelling = true;
     runner.child.send({ type: 'cancel', runId: active.runId } satisfies ToRunner);
     this.backstop(active, runner, CANCEL_GRACE_MS, () => this.replace(runner, 'cancelled', active.runId));
   }
@@ -579,7 +580,8 @@ export class RunnerPool {
       this.options.onLog?.('error', 'a runner reported a run in a shape the server does not accept; the run ends as an error', { execution_id: job.executionId });
       return endedOutcome(job, 'error', 0);
     }
-    const outcome = reportedOutcome(job, checked);
+    const reported = reportedOutcome(job, checked);
+    const outcome = active.cancelling && reported.outcome === 'error' ? { ...reported, outcome: 'cancelled' as const, error: { kind: 'cancelled' as const, message: limitMessage('cancelled', job.limits) } } : reported;
     if (active.journal) {
       takeJournal(active, (raw as { journal?: unknown }).journal);
       outcome.journal = active.journal.result();

@@ -40,6 +40,12 @@ export interface ActiveRun {
   parkRefused?: boolean;
   /** Removes the run's abort listener (a listener left behind keeps the whole job alive). */
   detach?: () => void;
+  /**
+   * Its runner was told to cancel it. A runtime error it ends with from then on is the
+   * cancellation's: its host calls in flight fail as the server lets go of them (at shutdown,
+   * the network thread's requests), and the program may not catch what they throw.
+   */
+  cancelling?: boolean;
 }
 
 /** A run as the pool first holds it: not admitted, on no runner, its clock running. */

@@ -126,7 +126,7 @@ test('a run still going at the end of the grace is cancelled: the client gets ou
     server.child.kill('SIGTERM');
     const reply = await running;
     assert.equal(reply.status, 200);
-    assert.equal(reply.json.error.kind, 'cancelled');
+    assert.equal(reply.json.error.kind, 'cancelled', reply.json.error.message);
     assert.equal(await server.exited(), 0);
     const finished = server.audit({ type: 'execution', event: 'finished', execution_id: reply.json.execution_id })[0];
     assert.equal(finished.outcome, 'cancelled');
