@@ -20,13 +20,12 @@ const progress = args.includes('--progress');
 const jobsAt = args.indexOf('--jobs');
 const cores = availableParallelism();
 const jobsAsked = jobsAt >= 0 ? args[jobsAt + 1] : process.env.SVC_TEST_JOBS;
-// Files run at once: two more than the cores (at most 8: each file's servers and runners
+// Files run at once: one more than the cores (at most 8: each file's servers and runners
 // take memory). Most of a test file's time is spent waiting on the processes it starts (the
-// server, its runners, bin/svc), and the longest files, started first, mostly sleep
-// (limits-trusted-loops: 44 s of wall for 4.5 CPU-s), so cores + 1 left them idle: a quiet
-// run of 9.8 CPU-min took 6.6 min on 2 cores. The whole suite adds files beyond that while
-// the files running are expected to leave cores idle (scripts/test-packing.mjs).
-const jobs = Number(jobsAsked ?? Math.min(cores + 2, 8));
+// server, its runners, bin/svc), so 2 cores are kept busy by 3 files. The whole suite adds
+// files beyond that while the files running are expected to leave cores idle
+// (scripts/test-packing.mjs).
+const jobs = Number(jobsAsked ?? Math.min(cores + 1, 8));
 if (!Number.isInteger(jobs) || jobs < 1) {
   console.error('--jobs (or SVC_TEST_JOBS) takes a whole number of test files to run at once, at least 1');
   process.exit(2);
@@ -203,11 +202,12 @@ const timeOf = (file) => {
 const expected = (file) => timeOf(file).wall;
 const queue = [...files].sort((a, b) => expected(b) - expected(a));
 // With no --jobs or SVC_TEST_JOBS, more files than `jobs` start while the cores are expected
-// to be idle (scripts/test-packing.mjs): up to three times the cores plus two, at most 8.
-// Replaying the committed times (wall and CPU per file, 10.6 CPU-min) through this packing
-// with cores shared in proportion: 3 and 5 -> 5.73 min (cores busy 93 %), 4 and 8 -> 5.39
-// min (99 %), the floor being 5.29.
-const extraJobs = jobsAsked === undefined ? Math.min(cores * 3 + 2, 8) : jobs;
+// to be idle (scripts/test-packing.mjs): up to twice the cores plus one, at most 8.
+// Replaying the committed times through this packing with cores shared in proportion said 3
+// and 5 -> 5.73 min (cores busy 93 %), 4 and 8 -> 5.39 min (99 %); a real quiet run with 4 and
+// 8 took 7.2 min and 10.3 CPU-min (the last with 3 and 5: 6.6 and 9.8, with other code), since
+// files slow each other down beyond the cores: 3 and 5 are kept (bench/PROFILE.md, round 27).
+const extraJobs = jobsAsked === undefined ? Math.min(cores * 2 + 1, 8) : jobs;
 const running = new Set();
 
 const started = Date.now();
