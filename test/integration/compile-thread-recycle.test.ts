@@ -36,9 +36,16 @@ test('the compile threads are replaced after compile_thread_recycle compiles, an
     assert.ok(created.status < 300, created.text);
     // Four compiles at a time from each token: replacements happen with compiles in hand.
     await Promise.all([newPrograms(server, server.userToken, 'user', 30, 4), newPrograms(server, server.adminToken, 'admin', 30, 4)]);
-    const after = recycles((await server.request('GET', '/metrics')).text);
-    // 60 compiles at 5 per pool: a replacement is warmed while the old pool goes on, so fewer than 12.
-    assert.ok(after >= 3, `compile threads replaced ${after} times`);
+    // A replacement takes over once its warm-up has compiled, however long a busy machine takes,
+    // while the old pool goes on: how many happened during the burst depends on the machine.
+    // New programs go on, one at a time, until the threads have been replaced twice.
+    let replaced = recycles((await server.request('GET', '/metrics')).text);
+    for (let more = 0; replaced < 2; more++) {
+      assert.ok(more < 1000, `compile threads replaced ${replaced} times after ${more} more new programs`);
+      const reply = await execute(server, server.userToken, `export function main() { return "more" + ${more}; }`);
+      assert.equal(reply.result, `more${more}`, JSON.stringify(reply.error));
+      replaced = recycles((await server.request('GET', '/metrics')).text);
+    }
     // The threads that took over compile on.
     const next = await execute(server, server.userToken, 'export function main() { return "next"; }');
     assert.equal(next.result, 'next', JSON.stringify(next.error));
