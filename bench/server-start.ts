@@ -3,9 +3,14 @@
 // time from SIGTERM to exit, and the latency of the first typed run after a start, on a new
 // home (no code cache for the type checker yet) and on the same home again (with one), and
 // after a Blueprint is applied.
+// And, split by where the CPU went (the server's main thread, its other threads: checker,
+// compile and host workers and V8's compiler threads; its runners), a test-like server's
+// start, first unchecked run and first checked run, with V8's optimising compiler on and off
+// (SVC_OPTIMIZING_COMPILER), in pairs.
 // Medians of BENCH_START_RUNS (5). The test suite starts well over a hundred servers.
+import fs from 'node:fs';
 import { startServer, tempDir, type TestServer } from '../test/harness';
-import { cpuOf, rssOf } from './proc';
+import { childPids, cpuOf, cpuOfProcess, rssOf } from './proc';
 
 const RUNS = Number(process.env.BENCH_START_RUNS ?? 5);
 
@@ -112,12 +117,73 @@ async function firstRuns(rows: Record<string, string>): Promise<void> {
   rows['first typed runs that waited for a cold checker (svc_typecheck_cold_checks), all servers'] = String(cold);
 }
 
+interface CpuSplit {
+  serverMain: number;
+  serverThreads: number;
+  runners: number;
+}
+
+/** CPU (ms) of the server's main thread, of its other threads, and of its child processes (runners, esbuild's service, with their threads). */
+function cpuSplit(server: TestServer): CpuSplit {
+  const pid = server.child.pid!;
+  const serverMain = cpuOfProcess(pid, pid);
+  let serverThreads = 0;
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`).map(Number)) if (tid !== pid) serverThreads += cpuOfProcess(pid, tid);
+  } catch {
+    // The server ended: nothing more to count.
+  }
+  return { serverMain, serverThreads, runners: childPids(pid).reduce((sum, child) => sum + cpuOfProcess(child), 0) };
+}
+
+const minus = (after: CpuSplit, before: CpuSplit): CpuSplit => ({ serverMain: after.serverMain - before.serverMain, serverThreads: after.serverThreads - before.serverThreads, runners: after.runners - before.runners });
+const splitText = (splits: CpuSplit[]) => `${median(splits.map((s) => s.serverMain)).toFixed(0)} / ${median(splits.map((s) => s.serverThreads)).toFixed(0)} / ${median(splits.map((s) => s.runners)).toFixed(0)}`;
+
+/**
+ * A test-like server (the harness's settings: warming waits, one runner): its start to
+ * listening, its first unchecked run and its first checked run, each split by where the CPU
+ * went; with the optimising compiler on and off, one of each per round.
+ */
+async function startSplit(rows: Record<string, string>): Promise<void> {
+  const modes = ['on', 'off'] as const;
+  const phases = ['start to listening', 'first unchecked run', 'first checked run'] as const;
+  const splits = Object.fromEntries(modes.map((mode) => [mode, Object.fromEntries(phases.map((phase) => [phase, [] as CpuSplit[]]))])) as Record<(typeof modes)[number], Record<(typeof phases)[number], CpuSplit[]>>;
+  const zero: CpuSplit = { serverMain: 0, serverThreads: 0, runners: 0 };
+  for (let i = 0; i < RUNS; i++) {
+    for (const mode of modes) {
+      const server = await startServer({ env: { SVC_OPTIMIZING_COMPILER: mode } });
+      try {
+        splits[mode]['start to listening'].push(minus(cpuSplit(server), zero));
+        for (const yaml of ['name: unchecked\ndefault: deny\ntypecheck: off\n', 'name: checked\ndefault: deny\n']) await server.request('POST', '/v1/blueprints', { body: { yaml } });
+        await quiet(server);
+        for (const [phase, blueprint] of [['first unchecked run', 'unchecked'], ['first checked run', 'checked']] as const) {
+          const before = cpuSplit(server);
+          const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint, code: FIRST_PROGRAM } });
+          if (reply.json?.result !== 'hello') throw new Error(`unexpected answer ${reply.text}`);
+          await quiet(server);
+          splits[mode][phase].push(minus(cpuSplit(server), before));
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  for (const mode of modes) {
+    for (const phase of phases) rows[`test-like server, optimising compiler ${mode}: ${phase}, CPU of server main / server threads / runners (ms)`] = splitText(splits[mode][phase]);
+  }
+}
+
 export async function measureServerStart(): Promise<Record<string, string>> {
   const rows: Record<string, string> = {};
-  // BENCH_START_PART=first measures only the first runs.
+  // BENCH_START_PART=first measures only the first runs; =split only the split by thread.
+  if (process.env.BENCH_START_PART === 'split') {
+    await startSplit(rows);
+    return rows;
+  }
   if (process.env.BENCH_START_PART !== 'first') {
     await startCosts(rows, 2);
     await startCosts(rows, 1);
+    await startSplit(rows);
   }
   await firstRuns(rows);
   return rows;
