@@ -199,7 +199,9 @@ async function httpRows(rows: Record<string, string>): Promise<void> {
   // BENCH_PROFILE=<dir>: the server and its runners write V8 CPU profiles there (bench/profile.ts reads them).
   const profile = process.env.BENCH_PROFILE
     ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
-    : {};
+    : process.env.BENCH_PERF === '1'
+      ? { NODE_OPTIONS: '--perf-basic-prof --interpreted-frames-native-stack' } // the server's perf map, for `perf record -p <server pid>`
+      : {};
   if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
   const server = await startServer({ runners: 'server-default', home: await homeWithPackage(), env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile, ...journalEnv() }, config: { logging: { audit: { enabled: process.env.BENCH_AUDIT === '1' } } } });
   try {
