@@ -23,7 +23,7 @@ import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../test/harness';
 import { runSvc } from '../test/support/cli';
 import { measureInstrumentation } from './instrumentation';
-import { cpuOf, journalEnv, rssOf } from './proc';
+import { cpuOf, journalEnv, mainThreadCpuOf, rssOf } from './proc';
 import { measureColdBursts, measureMcpFanOut, measureParkedCpu, measureWaits } from './waits';
 import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
@@ -80,8 +80,12 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Mea
   const floor = await floorP50();
   const sequential: number[] = [];
   const cpuBefore = cpuOf(server.child.pid!);
+  const mainBefore = mainThreadCpuOf(server.child.pid!);
   for (let i = 0; i < SEQUENTIAL_RUNS; i++) sequential.push(await once());
   const cpuAfter = cpuOf(server.child.pid!);
+  const mainAfter = mainThreadCpuOf(server.child.pid!);
+  const serverMainPerRun = (mainAfter.server - mainBefore.server) / SEQUENTIAL_RUNS;
+  const runnersMainPerRun = (mainAfter.runners - mainBefore.runners) / SEQUENTIAL_RUNS;
   const serverPerRun = (cpuAfter.server - cpuBefore.server) / SEQUENTIAL_RUNS;
   const childrenPerRun = (cpuAfter.children - cpuBefore.children) / SEQUENTIAL_RUNS;
   const cpuPerRun = serverPerRun + childrenPerRun;
@@ -109,6 +113,8 @@ async function executeLatency(server: TestServer, variant: Variant): Promise<Mea
     [`${label}: p50 / p99, ${CONCURRENCY} clients (ms)`]: `${percentile(concurrent, 50).toFixed(2)} / ${percentile(concurrent, 99).toFixed(2)}`,
     // CPU per run is what a shared machine distorts least: it bounds runs/s per core.
     [`${label}: server + runner CPU per run, sequential (ms)`]: `${cpuPerRun.toFixed(2)} (server ${serverPerRun.toFixed(2)}, runners + esbuild ${childrenPerRun.toFixed(2)}; ${(1000 / cpuPerRun).toFixed(0)} runs/s per core)`,
+    // Where that CPU goes by thread: the event loops, and the rest (the server's compile, check and host workers and V8's helpers; the runners' isolate threads and V8's helpers, esbuild).
+    [`${label}: CPU per run by thread, sequential (ms)`]: `server main ${serverMainPerRun.toFixed(2)}, other ${(serverPerRun - serverMainPerRun).toFixed(2)}; runners main ${runnersMainPerRun.toFixed(2)}, other ${(childrenPerRun - runnersMainPerRun).toFixed(2)}`,
     [`${label}: server RSS idle / under load, incl. runners (MiB)`]: `${(idleRss / 1048576).toFixed(1)} / ${(peakRss / 1048576).toFixed(1)}`,
   };
   return { rows, p50: percentile(sequential, 50), runsPerSecond: CONCURRENT_RUNS / seconds, floor };
@@ -199,7 +205,9 @@ async function httpRows(rows: Record<string, string>): Promise<void> {
   // BENCH_PROFILE=<dir>: the server and its runners write V8 CPU profiles there (bench/profile.ts reads them).
   const profile = process.env.BENCH_PROFILE
     ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'cpu-profile-hook.cjs')}`, SVC_BENCH_PROFILE_DIR: path.resolve(process.env.BENCH_PROFILE) }
-    : {};
+    : process.env.BENCH_PERF === '1'
+      ? { NODE_OPTIONS: '--perf-basic-prof --interpreted-frames-native-stack' } // the server's perf map, for `perf record -p <server pid>`
+      : {};
   if (process.env.BENCH_PROFILE) fs.mkdirSync(path.resolve(process.env.BENCH_PROFILE), { recursive: true });
   const server = await startServer({ runners: 'server-default', home: await homeWithPackage(), env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile, ...journalEnv() }, config: { logging: { audit: { enabled: process.env.BENCH_AUDIT === '1' } } } });
   try {

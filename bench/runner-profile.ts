@@ -4,6 +4,7 @@
 // (/proc, all its threads: load-insensitive, so two builds compare in one window).
 // With BENCH_RUNNER_PROFILE=<dir>, the runner also starts with `--cpu-prof` into <dir> and
 // writes its V8 profile when this driver disconnects (summarise it with bench/profile.ts).
+// BENCH_RUNNER_PERF=1 adds a perf map for `perf record -p <runner pid>` (it prints the pid).
 // A runner the server starts cannot be profiled so: confinement allow-lists its environment
 // (no NODE_OPTIONS) and its filesystem, and the server SIGKILLs it at shutdown.
 // Run `npm run build` first: the runner is dist/runner.js (or BENCH_RUNNER_DIST's).
@@ -30,7 +31,10 @@ if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
 // BENCH_RUNNER_DIST=<dir>: another build's dist/ (two builds alternated in one window).
 const entry = path.join(process.env.BENCH_RUNNER_DIST ? path.resolve(process.env.BENCH_RUNNER_DIST) : path.join(import.meta.dirname, '..', 'dist'), 'runner.js');
 const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] : [];
+// BENCH_RUNNER_PERF=1: the runner writes a perf map (/tmp/perf-<pid>.map) so `perf record -p` names the guest's and the runner's JavaScript.
+if (process.env.BENCH_RUNNER_PERF === '1') profiling.push('--perf-basic-prof', '--interpreted-frames-native-stack');
 const child = spawn(process.execPath, [...RUNNER_FLAGS, ...profiling, entry, String(limitDefaults.max_execution_memory), String(RUNS_AT_ONCE)], { env: runnerEnvironment(), serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+if (process.env.BENCH_RUNNER_PERF === '1') console.log(`runner pid ${child.pid}`);
 
 const waiting = new Map<number, (message: FromRunner & { type: 'done' }) => void>();
 const ready = new Promise<void>((resolve) => {

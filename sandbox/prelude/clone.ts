@@ -59,7 +59,7 @@ import {
   Array_,
   RegExp_,
 } from './primordials';
-import { DOMException } from './dom-exception';
+import { newDOMException, type DOMException } from './dom-exception';
 import { blobBytes, isBlob, isFile, makeBlob, makeFile } from './web/blob';
 import { listOf } from './web/headers';
 
@@ -67,7 +67,7 @@ import { listOf } from './web/headers';
 const UNCLONABLE_TAGS = ['Request', 'Response', 'Headers', 'FormData', 'ReadableStream', 'WritableStream', 'TransformStream', 'EventTarget', 'AbortSignal', 'AbortController', 'Event', 'CustomEvent', 'ErrorEvent', 'WeakRef', 'FinalizationRegistry', 'CryptoKey', 'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder'];
 
 function cloneError(what: string): DOMException {
-  return new DOMException(`structuredClone: ${what} could not be cloned`, 'DataCloneError');
+  return newDOMException(`structuredClone: ${what} could not be cloned`, 'DataCloneError');
 }
 
 /** The value inside a Boolean/Number/String/BigInt wrapper (`{ ok: false }` when not one). */

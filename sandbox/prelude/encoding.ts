@@ -25,7 +25,7 @@ import {
   typedArrayKind,
   Uint8Array_,
 } from './primordials';
-import { DOMException } from './dom-exception';
+import { newDOMException, type DOMException } from './dom-exception';
 
 // Bytes and text move through these in bulk (file contents, HTTP bodies, attachments): they
 // write into preallocated typed arrays and build strings a chunk of char codes at a time,
@@ -195,7 +195,7 @@ function encodeBase64(length: number, byteAt: (i: number) => number): string {
 /** atob's error is the DOMException HTML specifies; the bytes helpers for trusted code keep a plain Error. */
 function invalidBase64(what: string): Error {
   const message = `${what}: the string is not valid base64`;
-  return what === 'atob' ? new DOMException(message, 'InvalidCharacterError') : new Error(message);
+  return what === 'atob' ? newDOMException(message, 'InvalidCharacterError') : new Error(message);
 }
 
 function isSpace(code: number): boolean {
@@ -235,7 +235,7 @@ function decodeBase64(text: string, what: string, emit: ((byte: number) => void)
 
 export function btoa(input: string): string {
   const text = String_(input);
-  for (let i = 0; i < text.length; i++) if (StringPrototypeCharCodeAt(text, i) > 255) throw new DOMException('btoa: the string contains characters outside Latin-1', 'InvalidCharacterError');
+  for (let i = 0; i < text.length; i++) if (StringPrototypeCharCodeAt(text, i) > 255) throw newDOMException('btoa: the string contains characters outside Latin-1', 'InvalidCharacterError');
   return encodeBase64(text.length, (i) => StringPrototypeCharCodeAt(text, i));
 }
 

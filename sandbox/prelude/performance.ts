@@ -4,7 +4,7 @@
 // oldest go). Performance is an EventTarget, as the standard defines it.
 import { EventTarget } from './web/event';
 import { ArrayPrototypePush, arrayFilter, DateNow, MathFloor, ObjectDefineProperty, ObjectFreeze, String_, TypeError_ } from './primordials';
-import { DOMException } from './dom-exception';
+import { newDOMException } from './dom-exception';
 import { interfaceName } from './idl';
 
 const MAX_ENTRIES = 10_000;
@@ -102,7 +102,7 @@ export class PerformanceMeasure extends PerformanceEntry {
 /** A mark's start time by name (the latest of that name). */
 function markTime(name: string): number {
   for (let i = entries.length - 1; i >= 0; i--) if (entries[i].entryType === 'mark' && entries[i].name === name) return entries[i].startTime;
-  throw new DOMException(`performance.measure: no mark named '${name}'`, 'SyntaxError');
+  throw newDOMException(`performance.measure: no mark named '${name}'`, 'SyntaxError');
 }
 
 function pointTime(point: unknown): number {

@@ -3,7 +3,7 @@
 import { ArrayPrototypeIndexOf, ArrayPrototypeJoin, ArrayPrototypePush, NumberPrototypeToString, StringPrototypePadStart, StringPrototypeSlice, TypedArrayPrototypeGetBuffer, TypedArrayPrototypeGetByteLength, TypedArrayPrototypeGetByteOffset, TypedArrayPrototypeSet, typedArrayKind, Uint8Array_ } from './primordials';
 import { native } from './native';
 import { base64ToBytes } from './encoding';
-import { DOMException } from './dom-exception';
+import { newDOMException } from './dom-exception';
 
 export function randomBytes(count: number): Uint8Array {
   const text = native.random(count);
@@ -26,11 +26,11 @@ export function getRandomValues<T extends ArrayBufferView>(array: T): T {
   const kind = typedArrayKind(array);
   if (kind === undefined || ArrayPrototypeIndexOf(INTEGER_ARRAYS, kind) === -1) {
     // WebCrypto: a typed array of floats is a TypeMismatchError; anything else is not an ArrayBufferView.
-    if (kind !== undefined) throw new DOMException('crypto.getRandomValues needs an integer typed array', 'TypeMismatchError');
+    if (kind !== undefined) throw newDOMException('crypto.getRandomValues needs an integer typed array', 'TypeMismatchError');
     throw new TypeError('crypto.getRandomValues needs an integer typed array');
   }
   const byteLength = TypedArrayPrototypeGetByteLength(array);
-  if (byteLength > 65536) throw new DOMException('crypto.getRandomValues can fill at most 65536 bytes at once', 'QuotaExceededError');
+  if (byteLength > 65536) throw newDOMException('crypto.getRandomValues can fill at most 65536 bytes at once', 'QuotaExceededError');
   TypedArrayPrototypeSet(new Uint8Array_(TypedArrayPrototypeGetBuffer(array), TypedArrayPrototypeGetByteOffset(array), byteLength), randomBytes(byteLength));
   return array;
 }

@@ -176,3 +176,67 @@ test('getters named like descriptor fields on Object.prototype are never read by
   }`);
   assert.deepEqual(r, { reads: [], chunks: ['a'], trusted: false, text: 'hi', headers: [['a', '1']] });
 });
+
+// DOMException is made the first time a program reads it or the prelude raises one
+// (sandbox/prelude/dom-exception.ts): by then the program may have replaced built-ins and put
+// getters named like descriptor fields on Object.prototype.
+test('DOMException waits for its first use, and a program that hooked built-ins first gets the real one', async () => {
+  const r = await result(`export async function main() {
+    const before = Object.getOwnPropertyDescriptor(globalThis, 'DOMException');
+    const waited = typeof before.get === 'function' && !('value' in before);
+    const reads = [];
+    const fields = ['get', 'set', 'value', 'writable', 'enumerable', 'configurable'];
+    for (let i = 0; i < fields.length; i++) {
+      const key = fields[i];
+      Object.defineProperty(Object.prototype, key, { __proto__: null, get() { reads[reads.length] = key; return undefined; }, configurable: true });
+    }
+    const realDefine = Object.defineProperty;
+    const realFreeze = Object.freeze;
+    let hooked = 0;
+    Object.defineProperty = function (...args) { hooked++; return Reflect.apply(realDefine, this, args); };
+    Object.freeze = function (value) { hooked++; return value; };
+    // The prelude raises the first DOMException (atob's): the class is made now.
+    let error;
+    try { atob('%'); } catch (caught) { error = caught; }
+    Object.defineProperty = realDefine;
+    Object.freeze = realFreeze;
+    for (let i = 0; i < fields.length; i++) delete Object.prototype[fields[i]];
+    const after = Object.getOwnPropertyDescriptor(globalThis, 'DOMException');
+    const made = new DOMException('m', 'AbortError');
+    const forged = Object.create(DOMException.prototype);
+    let refused = false;
+    try { forged.name; } catch (e) { refused = e instanceof TypeError; }
+    return {
+      waited, reads, hooked, refused,
+      same: error instanceof DOMException && error.constructor === DOMException,
+      error: [error.name, error.code, error.message.length > 0, Object.prototype.toString.call(error)],
+      made: [made.name, made.code, made.message, made.ABORT_ERR, DOMException.DATA_CLONE_ERR, DOMException.name],
+      after: [after.value === DOMException, after.writable, after.enumerable, after.configurable],
+      frozen: [Object.isFrozen(DOMException), Object.isFrozen(DOMException.prototype)],
+    };
+  }`);
+  assert.deepEqual(r, {
+    waited: true,
+    reads: [],
+    hooked: 0,
+    refused: true,
+    same: true,
+    error: ['InvalidCharacterError', 5, true, '[object DOMException]'],
+    made: ['AbortError', 20, 'm', 20, 25, 'DOMException'],
+    after: [true, true, false, true],
+    frozen: [true, true],
+  });
+});
+
+test('a program that deleted or replaced DOMException before its first use still gets DOMExceptions from the platform', async () => {
+  const r = await result(`export async function main() {
+    delete globalThis.DOMException;
+    let error;
+    try { atob('%'); } catch (caught) { error = caught; }
+    const deleted = typeof globalThis.DOMException;
+    globalThis.DOMException = 'mine';
+    const signal = AbortSignal.abort();
+    return { deleted, mine: globalThis.DOMException, error: [error.name, error.code], reason: [signal.reason.name, signal.reason.code, signal.reason.constructor === error.constructor] };
+  }`);
+  assert.deepEqual(r, { deleted: 'undefined', mine: 'mine', error: ['InvalidCharacterError', 5], reason: ['AbortError', 20, true] });
+});

@@ -2,7 +2,7 @@
 // the signal's abort algorithms (listeners added with `signal`, fetches, pipes) in a loop,
 // then fires a trusted `abort` event, then aborts the dependent signals of AbortSignal.any.
 import { SymbolCtor, ArrayPrototypePush, DateNow, MathMin, ReflectApply } from './primordials';
-import { DOMException } from '../dom-exception';
+import { newDOMException, type DOMException } from '../dom-exception';
 import { Event, EventTarget, setSignalHooks, trustedEvent } from './event';
 import { listOf } from './headers';
 import { delayOf, schedule } from './timers';
@@ -24,7 +24,7 @@ export let onAbort: (signal: AbortSignal, algorithm: () => void) => () => void;
 export let isAbortSignal: (value: unknown) => value is AbortSignal;
 
 function abortError(): DOMException {
-  return new DOMException('signal is aborted without reason', 'AbortError');
+  return newDOMException('signal is aborted without reason', 'AbortError');
 }
 
 export class AbortSignal extends EventTarget {
@@ -81,7 +81,7 @@ export class AbortSignal extends EventTarget {
     const delay = delayOf(milliseconds);
     const signal = newSignal();
     signal.#deadline = DateNow() + delay;
-    schedule(() => abortSignal(signal, new DOMException('signal timed out', 'TimeoutError')), delay, [], false);
+    schedule(() => abortSignal(signal, newDOMException('signal timed out', 'TimeoutError')), delay, [], false);
     return signal;
   }
   static any(signals: Iterable<AbortSignal>): AbortSignal {

@@ -4,7 +4,7 @@
 // Listeners are kept in one array per type and invoked by a loop over a snapshot (no
 // recursion, however many listeners). An exception in a listener is reported (see
 // reportException) and the dispatch goes on, as in Deno and browsers.
-import { DOMException } from '../dom-exception';
+import { newDOMException } from '../dom-exception';
 import { reportError } from './host';
 import { SafeWeakSet } from '../primordials';
 import { ArrayPrototypePush, ArrayPrototypeSplice, DateNow, ObjectDefineProperty, ObjectFreeze, ReflectApply, SafeMap, MapPrototypeGet, MapPrototypeSet, StringCtor } from './primordials';
@@ -154,7 +154,7 @@ export class Event {
   static readonly BUBBLING_PHASE = BUBBLING_PHASE;
   static {
     beginDispatch = (event, target) => {
-      if (event.#dispatching || !event.#initialized) throw new DOMException('Event.dispatchEvent: the event is already being dispatched', 'InvalidStateError');
+      if (event.#dispatching || !event.#initialized) throw newDOMException('Event.dispatchEvent: the event is already being dispatched', 'InvalidStateError');
       event.#dispatching = true;
       event.#target = target;
     };

@@ -10,7 +10,7 @@ import { URL } from '../url';
 import { AbortController, AbortSignal, deadlineOf, isAbortSignal, onAbort } from './abort';
 import { attachBody, bodyBytesNow, bodyStream, bodyUnusable, cloneBody, extractBody, installBodyMixin, type BodyMembers, type BodyState } from './body';
 import { Blob, FormData } from './blob';
-import { DOMException } from '../dom-exception';
+import { newDOMException } from '../dom-exception';
 import { freezeHeaders, headerRecord, Headers, type HeadersInit } from './headers';
 import { hostAsync, type AsyncHostCaller, type StartedCall } from './host';
 import { pipeHooks, type ReadableStream } from './streams';
@@ -461,7 +461,7 @@ function fetchThrough(host: AsyncHostCaller, input: string | URL | Request, init
   }
   const deadline = signal === null ? -1 : deadlineOf(signal);
   const timeoutMs = deadline < 0 ? undefined : deadline - DateNow();
-  if (timeoutMs !== undefined && timeoutMs <= 0) return PromiseReject(new DOMException('signal timed out', 'TimeoutError'));
+  if (timeoutMs !== undefined && timeoutMs <= 0) return PromiseReject(newDOMException('signal timed out', 'TimeoutError'));
   let started: StartedCall;
   try {
     started = host('fetch', [{ method: parts.method, url: parts.url, headers: headerRecord(parts.headers), body, redirect: parts.redirect, ...(timeoutMs === undefined ? {} : { timeoutMs }) }]);
@@ -485,7 +485,7 @@ function fetchThrough(host: AsyncHostCaller, input: string | URL | Request, init
       },
       (error) => {
         detach();
-        if (timeoutMs !== undefined && error instanceof Error && error.name === 'TimeoutError') reject(new DOMException('signal timed out', 'TimeoutError'));
+        if (timeoutMs !== undefined && error instanceof Error && error.name === 'TimeoutError') reject(newDOMException('signal timed out', 'TimeoutError'));
         else reject(failed(error, parts.url));
       },
     );

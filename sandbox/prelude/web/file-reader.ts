@@ -4,7 +4,7 @@
 import { ObjectDefineProperty, ReflectApply, StringCtor } from './primordials';
 import { Event, EventTarget, type EventInit } from './event';
 import { blobBytes, isBlob } from './blob';
-import { DOMException } from '../dom-exception';
+import { newDOMException, type DOMException } from '../dom-exception';
 import { bytesToBase64 } from '../encoding';
 import { materialize, textGroup } from './lazy';
 import type { TextDecoder } from './text';
@@ -107,7 +107,7 @@ export class FileReader extends EventTarget {
 
   #read(blob: Blob, kind: Kind, method: string, encoding?: string): void {
     if (!isBlob(blob)) throw new TypeError(`FileReader.${method}: the argument must be a Blob`);
-    if (this.#state === LOADING) throw new DOMException(`FileReader.${method}: a read is already in progress`, 'InvalidStateError');
+    if (this.#state === LOADING) throw newDOMException(`FileReader.${method}: a read is already in progress`, 'InvalidStateError');
     this.#state = LOADING;
     this.#result = null;
     this.#error = null;
@@ -130,7 +130,7 @@ export class FileReader extends EventTarget {
             : (ReflectApply(materialize(textGroup).decode, textDecoder(label), [bytes]) as string);
         } catch (error) {
           this.#state = DONE;
-          this.#error = new DOMException(`FileReader.${method}: the blob could not be read (${StringCtor((error as Error).message)})`, 'NotReadableError');
+          this.#error = newDOMException(`FileReader.${method}: the blob could not be read (${StringCtor((error as Error).message)})`, 'NotReadableError');
           this.#fire(progress('error', 0, total));
           if (this.#state !== LOADING) this.#fire(progress('loadend', 0, total));
           return;

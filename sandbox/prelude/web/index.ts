@@ -1,7 +1,7 @@
 // The web platform globals: timers, performance, navigator, events and
 // aborts, Headers/Request/Response/Blob/File/FormData, fetch and crypto.subtle. The
 // prelude installs them once per isolate; `bindRun` links them to a run when it starts.
-import { DOMException } from '../dom-exception';
+import { domExceptionGroup } from '../dom-exception';
 import { CustomEvent, ErrorEvent, Event, EventTarget, globalEventFunctions } from './event';
 export type { AsyncHostCaller, StartedCall } from './host';
 import { bindRun, type AsyncHostCaller } from './host';
@@ -30,6 +30,7 @@ export function fetchFor(callAsync: AsyncHostCaller): ReturnType<WebPlatform['fe
 
 /** Evaluates the lazy web globals now (before lockdown freezes what the global object leads to). */
 export function materializeWeb(): void {
+  materialize(domExceptionGroup);
   materialize(platformGroup);
   materialize(textGroup);
 }
@@ -51,7 +52,6 @@ export function installWeb(define: (name: string, value: unknown) => void): void
   define('PerformanceMark', PerformanceMark);
   define('PerformanceMeasure', PerformanceMeasure);
   define('navigator', navigator);
-  define('DOMException', sealed(DOMException));
   define('Event', sealed(Event));
   define('EventTarget', sealed(EventTarget));
   define('CustomEvent', sealed(CustomEvent));
@@ -62,6 +62,7 @@ export function installWeb(define: (name: string, value: unknown) => void): void
   define('dispatchEvent', globalEvents.dispatchEvent);
   define('reportError', globalEvents.reportError);
   const global = globalThis as Record<string, unknown>;
+  defineLazy(domExceptionGroup, global, 'DOMException', (made) => made, GLOBAL_ATTRIBUTES);
   for (let i = 0; i < LAZY_GLOBALS.length; i++) {
     const name = LAZY_GLOBALS[i];
     defineLazy(platformGroup, global, name, (made) => made.globals[name], GLOBAL_ATTRIBUTES);

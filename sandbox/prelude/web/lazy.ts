@@ -36,7 +36,8 @@ export interface LazyGroup<T> {
   readonly pending: Pending[];
 }
 
-function lazyGroup<T>(evaluate: () => void): LazyGroup<T> {
+/** A group whose `evaluate` calls `provide` with what it made. */
+export function lazyGroup<T>(evaluate: () => void): LazyGroup<T> {
   return { made: null, evaluating: false, evaluate, pending: [] };
 }
 
@@ -61,7 +62,9 @@ export interface TextClasses {
 }
 
 // `require` as a statement: as a value the bundler would build a namespace object for it,
-// with a for-of a program could have hooked.
+// with a for-of a program could have hooked. Declared here: the guest code checked without
+// Node's types (tsconfig.guest.json) reaches this module through ../dom-exception.ts.
+declare const require: (id: string) => unknown;
 export const platformGroup = lazyGroup<WebPlatform>(() => {
   require('./platform');
 });

@@ -7,7 +7,7 @@ import { SymbolCtor, ArrayPrototypePush, ErrorCtor, ObjectFreeze, PromiseCtor, P
 import { native } from '../native';
 import { base64ToBytes, bytesToBase64 } from '../encoding';
 import { bufferSource, toArrayBuffer } from './bytes';
-import { DOMException } from '../dom-exception';
+import { newDOMException, type DOMException } from '../dom-exception';
 import { listOf } from './headers';
 import { hostAsync } from './host';
 import { interfaceName } from '../idl';
@@ -31,7 +31,7 @@ function has(list: readonly string[], value: string): boolean {
 }
 
 function notSupported(message: string): DOMException {
-  return new DOMException(message, 'NotSupportedError');
+  return newDOMException(message, 'NotSupportedError');
 }
 
 /** An algorithm identifier: a name, or an object with a name (matched case-insensitively). */
@@ -75,7 +75,7 @@ function fromBase64url(text: unknown, fn: string): Uint8Array {
   try {
     return base64ToBytes(standard);
   } catch {
-    throw new DOMException(`crypto.subtle.${fn}: the JWK "k" is not base64url`, 'DataError');
+    throw newDOMException(`crypto.subtle.${fn}: the JWK "k" is not base64url`, 'DataError');
   }
 }
 
@@ -110,8 +110,8 @@ export class CryptoKey {
     keyParts = (key, fn, usage, name) => {
       if (!(typeof key === 'object' && key !== null && #raw in key)) throw new TypeError(`crypto.subtle.${fn}: the key must be a CryptoKey`);
       const k = key as CryptoKey;
-      if (name !== null && k.#algorithm.name !== name) throw new DOMException(`crypto.subtle.${fn}: this is a ${k.#algorithm.name} key, not ${name}`, 'InvalidAccessError');
-      if (usage !== null && !has(k.#usages, usage)) throw new DOMException(`crypto.subtle.${fn}: the key's usages do not include "${usage}"`, 'InvalidAccessError');
+      if (name !== null && k.#algorithm.name !== name) throw newDOMException(`crypto.subtle.${fn}: this is a ${k.#algorithm.name} key, not ${name}`, 'InvalidAccessError');
+      if (usage !== null && !has(k.#usages, usage)) throw newDOMException(`crypto.subtle.${fn}: the key's usages do not include "${usage}"`, 'InvalidAccessError');
       return { algorithm: k.#algorithm, extractable: k.#extractable, usages: k.#usages, raw: k.#raw };
     };
   }
@@ -125,10 +125,10 @@ function usagesOf(value: unknown, allowed: readonly Usage[], fn: string): Usage[
   const out: Usage[] = [];
   for (let i = 0; i < items.length; i++) {
     const usage = StringCtor(items[i]);
-    if (!has(allowed, usage)) throw new DOMException(`crypto.subtle.${fn}: "${usage}" is not a usage of this key type (allowed: ${joined(allowed)})`, 'SyntaxError');
+    if (!has(allowed, usage)) throw newDOMException(`crypto.subtle.${fn}: "${usage}" is not a usage of this key type (allowed: ${joined(allowed)})`, 'SyntaxError');
     if (!has(out, usage)) ArrayPrototypePush(out, usage as Usage);
   }
-  if (out.length === 0) throw new DOMException(`crypto.subtle.${fn}: keyUsages must not be empty`, 'SyntaxError');
+  if (out.length === 0) throw newDOMException(`crypto.subtle.${fn}: keyUsages must not be empty`, 'SyntaxError');
   return out;
 }
 
@@ -145,7 +145,7 @@ function makeKey(name: 'HMAC' | 'AES-GCM', hash: string | null, raw: Uint8Array,
 
 function checkAesLength(bits: number, fn: string): void {
   // Web Crypto: key data of a bad length is a DataError; a bad length to generate, an OperationError.
-  if (bits !== 128 && bits !== 192 && bits !== 256) throw new DOMException(`crypto.subtle.${fn}: an AES key is 128, 192 or 256 bits, not ${bits}`, fn === 'generateKey' ? 'OperationError' : 'DataError');
+  if (bits !== 128 && bits !== 192 && bits !== 256) throw newDOMException(`crypto.subtle.${fn}: an AES key is 128, 192 or 256 bits, not ${bits}`, fn === 'generateKey' ? 'OperationError' : 'DataError');
 }
 
 /**
@@ -174,7 +174,7 @@ function onHost<T>(fn: string, shape: (reply: unknown) => T, op: string, ...args
           reject(error);
         }
       },
-      (error) => reject(error instanceof ErrorCtor && error.name === 'OperationError' ? new DOMException(error.message, 'OperationError') : error),
+      (error) => reject(error instanceof ErrorCtor && error.name === 'OperationError' ? newDOMException(error.message, 'OperationError') : error),
     );
   });
 }
@@ -228,11 +228,11 @@ export const subtle = ObjectFreeze({
       else if (format === 'jwk') {
         if (typeof keyData !== 'object' || keyData === null) throw new TypeError('crypto.subtle.importKey: a JWK must be an object');
         const jwk = keyData as { kty?: unknown; k?: unknown };
-        if (jwk.kty !== 'oct') throw new DOMException('crypto.subtle.importKey: a JWK for HMAC or AES-GCM has kty "oct"', 'DataError');
+        if (jwk.kty !== 'oct') throw newDOMException('crypto.subtle.importKey: a JWK for HMAC or AES-GCM has kty "oct"', 'DataError');
         raw = fromBase64url(jwk.k, 'importKey');
       } else throw notSupported(`crypto.subtle.importKey: the format ${StringCtor(format)} is not supported here (raw or jwk)`);
       if (name === 'AES-GCM') checkAesLength(TypedArrayPrototypeGetLength(raw) * 8, 'importKey');
-      else if (TypedArrayPrototypeGetLength(raw) === 0) throw new DOMException('crypto.subtle.importKey: an HMAC key must not be empty', 'DataError');
+      else if (TypedArrayPrototypeGetLength(raw) === 0) throw newDOMException('crypto.subtle.importKey: an HMAC key must not be empty', 'DataError');
       return makeKey(name, hash, TypedArrayPrototypeSlice(raw), extractable === true, usages);
     });
   },
@@ -247,14 +247,14 @@ export const subtle = ObjectFreeze({
       }
       const hash = hashOf(algorithm, 'generateKey');
       const bits = length === undefined ? (hash === 'SHA-384' || hash === 'SHA-512' ? 1024 : 512) : (length as number);
-      if (typeof bits !== 'number' || bits <= 0 || bits % 8 !== 0 || bits > 8192) throw new DOMException('crypto.subtle.generateKey: an HMAC key length is a positive multiple of 8 bits, at most 8192', 'OperationError');
+      if (typeof bits !== 'number' || bits <= 0 || bits % 8 !== 0 || bits > 8192) throw newDOMException('crypto.subtle.generateKey: an HMAC key length is a positive multiple of 8 bits, at most 8192', 'OperationError');
       return makeKey(name, hash, randomBytes(bits / 8), extractable === true, usagesOf(keyUsages, HMAC_USAGES, 'generateKey'));
     });
   },
   exportKey(format: unknown, key: unknown): Promise<ArrayBuffer | Record<string, unknown>> {
     return settled(() => {
       const parts = keyParts(key, 'exportKey', null, null);
-      if (!parts.extractable) throw new DOMException('crypto.subtle.exportKey: the key is not extractable', 'InvalidAccessError');
+      if (!parts.extractable) throw newDOMException('crypto.subtle.exportKey: the key is not extractable', 'InvalidAccessError');
       if (format === 'raw') return toArrayBuffer(parts.raw);
       if (format !== 'jwk') throw notSupported(`crypto.subtle.exportKey: the format ${StringCtor(format)} is not supported here (raw or jwk)`);
       const alg = parts.algorithm.name === 'HMAC' ? HMAC_JWK_ALG[parts.algorithm.hash!.name] : `A${TypedArrayPrototypeGetLength(parts.raw) * 8}GCM`;
