@@ -11,13 +11,15 @@
 //   own, whose share a thread's nice does not change: its autogroup's nice is set as well
 //   (/proc/<pid>/autogroup). Never the server's own autogroup: a runner started without a
 //   session of its own shares the server's, and there the threads' nice is what counts.
+// A scheduling preference, not a wall: code escaping a runner's isolate could set its own
+// autogroup back to 0 (a nice value of 0 or more needs no privilege), never above the server.
 import fs from 'node:fs';
 import os from 'node:os';
 
-/** Log of the first failure of each kind (the rest are as good as the first). */
+/** Where the first failure of each kind is logged (later ones of that kind are not). */
 export type PriorityLog = (msg: string, fields: Record<string, unknown>) => void;
 
-/** The kernel takes one autogroup nice change per 100 ms from an unprivileged process (any process). */
+/** The kernel takes one autogroup nice change per 100 ms, machine-wide, from processes without CAP_SYS_ADMIN (EAGAIN otherwise). */
 const AUTOGROUP_RETRY_MS = 110;
 const AUTOGROUP_ATTEMPTS = 20;
 
