@@ -4,6 +4,7 @@
 // operator would, while one token's runs loop and another token's run still answers right.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { newToken, runServerBinary, startServer, tempDir, type TestServer } from '../harness';
@@ -53,7 +54,15 @@ function lowered(server: TestServer, serverGroupNice: number | null): boolean {
   return autogroupNice(server.child.pid!) === serverGroupNice;
 }
 
-describe('runner_nice', () => {
+/** A PATH holding Node (and the dirname the launcher uses) alone: the probe finds no wrapper, runners share the server's session. */
+function pathWithoutWrappers(): string {
+  const bin = tempDir();
+  fs.symlinkSync(process.execPath, path.join(bin, 'node'));
+  fs.symlinkSync(execFileSync('sh', ['-c', 'command -v dirname'], { encoding: 'utf8' }).trim(), path.join(bin, 'dirname'));
+  return bin;
+}
+
+for (const host of ['this host', 'a host without bubblewrap (runners in the server\'s session)'] as const) describe(`runner_nice on ${host}`, () => {
   let server: TestServer;
   let other: string;
 
@@ -64,6 +73,7 @@ describe('runner_nice', () => {
     server = await startServer({
       home,
       runners: 2,
+      ...(host === 'this host' ? {} : { env: { PATH: pathWithoutWrappers() } }),
       args: ['--runner-nice', String(NICE), '--max-execution-time', '60'],
       config: { api_tokens: [{ name: 'other', role: 'user', token_file: path.join(home, 'other.token') }] },
     });
