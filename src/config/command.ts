@@ -305,7 +305,10 @@ function ranged(resolver: Resolver, key: string, fallback: number): number {
 const RUNNER_MEMORY_RECYCLE_MB = 512;
 
 /**
- * The runners' nice value by default (runner_nice): bench/PROFILE.md, section prio36.
+ * The runners' nice value by default (runner_nice): the server's own. At 10 the server
+ * answered better under the heavy attacks, but on a machine shared with other work the
+ * runners then yield to all of it (most attack runs passed their 60 s limit at load 20-47:
+ * bench/PROFILE.md, section prio36), so the deployments that own their machine set it.
  */
 const RUNNER_NICE = 0;
 
