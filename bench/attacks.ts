@@ -305,7 +305,8 @@ async function main(): Promise<void> {
     home,
     env: { RUST_LOG: 'warn,svc_server::serve=info', ...profile },
     // Loopback far ends for the fetch attacks; room for a 50 MiB body in a run.
-    args: ['--allow-localhost', '--max-execution-memory', '200', '--max-execution-time', '60'],
+    // BENCH_SERVER_ARGS: more flags for the server (e.g. `--runner-nice 10`, to compare settings).
+    args: ['--allow-localhost', '--max-execution-memory', '200', '--max-execution-time', '60', ...(process.env.BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? [])],
     config: { api_tokens: [{ name: 'other', role: 'user', token_file: path.join(home, 'other.token') }] },
   });
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 4 });

@@ -84,6 +84,8 @@ export interface RunnerPoolOptions {
    * replaced once the runs it hosts end (`runner_memory_recycle`; 0 or absent: never).
    */
   memoryRecycleMb?: number;
+  /** The nice value runners run at, threads and session (`runner_nice`; 0 or absent: the server's own). */
+  runnerNice?: number;
 }
 
 const DEFAULT_QUEUED_RUNS = 1024;
@@ -213,7 +215,7 @@ export class RunnerPool {
       message: (from, message) => this.onMessage(from, message),
       exit: (from, code, signal) => this.onExit(from, code, signal),
       error: (error) => this.options.onLog?.('error', 'runner process error', { error: error.message }),
-    }, this.options.confinement);
+    }, this.options.confinement, { nice: this.options.runnerNice ?? 0, log: (msg, fields) => this.options.onLog?.('warn', msg, fields) });
     if (quarantine) runner.quarantine = true;
     this.runners.push(runner);
     return runner;

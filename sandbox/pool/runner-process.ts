@@ -1,6 +1,6 @@
 // One runner child process as the pool sees it: how it is started, when it is ready, and
 // the run message it is sent (with only the source maps it does not hold yet).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,7 @@ import { PROGRAM_FILENAME } from '../contract';
 import { confineRunnerSpawn, ENVIRONMENT_ONLY, type RunnerConfinement } from '../confine';
 import { boundedCache } from '../bounded-cache';
 import { mapBytes, PROGRAM_MAP_BYTES, PROGRAM_MAPS_KEPT, type RunMessage } from '../runner/protocol';
+import { lowerPriority, type PriorityLog } from './priority';
 import type { ActiveRun, Runner } from './runs';
 
 /** The runner entry: dist/runner.js next to the server bundle, or the TypeScript source through tsx. */
@@ -34,12 +35,19 @@ export interface RunnerEvents {
  */
 export const RUNNER_FLAGS = ['--no-node-snapshot', '--disallow-code-generation-from-strings', '--no-lazy'];
 
+/** The nice value of runners' threads and sessions (`runner_nice`; 0: the server's priority, unchanged). */
+export interface RunnerPriority {
+  nice: number;
+  log: PriorityLog;
+}
+
 /** Starts a runner process (not ready until it says so: see whenReady); it hosts at most `runsAtOnce` runs. */
-export function spawnRunner(entry: string, execArgv: readonly string[], memoryMb: number, runsAtOnce: number, events: RunnerEvents, confinement: RunnerConfinement = ENVIRONMENT_ONLY): Runner {
+export function spawnRunner(entry: string, execArgv: readonly string[], memoryMb: number, runsAtOnce: number, events: RunnerEvents, confinement: RunnerConfinement = ENVIRONMENT_ONLY, priority?: RunnerPriority): Runner {
   // Inside the walls the host allows (sandbox/confine), with an allow-listed environment.
   const launch = confineRunnerSpawn(confinement, { nodeArgs: [...RUNNER_FLAGS, ...execArgv], entry, args: [String(memoryMb), String(runsAtOnce)] });
   const child = spawn(launch.command, launch.args, { env: launch.env, serialization: 'advanced', stdio: launch.stdio });
   launch.started(child);
+  if (priority && priority.nice > 0 && child.pid !== undefined) lowerOnceReady(child, child.pid, priority);
   const runner: Runner = { child, ready: false, runs: new Map(), lastHeard: Date.now(), catastrophic: null, slicing: null, draining: false, rss: 0, maps: boundedCache<number>({ maxBytes: PROGRAM_MAP_BYTES / 2, maxEntries: PROGRAM_MAPS_KEPT / 2, sizeOf: (bytes) => bytes }) };
   child.on('message', (message: unknown) => events.message(runner, message));
   child.on('exit', (code, signal) => events.exit(runner, code, signal));
@@ -47,12 +55,31 @@ export function spawnRunner(entry: string, execArgv: readonly string[], memoryMb
   return runner;
 }
 
+/**
+ * Lowers the wrapper's priority now, before it starts anything (its children inherit it), and
+ * the whole tree's once the runner is ready: by then its threads exist and bubblewrap's
+ * session (an autogroup of its own) too. A failure is logged and never stops the runner.
+ */
+function lowerOnceReady(child: ChildProcess, pid: number, priority: RunnerPriority): void {
+  void lowerPriority(pid, priority.nice, priority.log, false);
+  const onMessage = (message: unknown) => {
+    if (!isReady(message)) return;
+    child.off('message', onMessage);
+    void lowerPriority(pid, priority.nice, priority.log, true);
+  };
+  child.on('message', onMessage);
+}
+
+function isReady(message: unknown): boolean {
+  return message !== null && typeof message === 'object' && (message as { type?: unknown }).type === 'ready';
+}
+
 /** Resolves when the runner says it is ready; rejects when it exits first. */
 export function whenReady(runner: Runner): Promise<void> {
   return new Promise((resolve, reject) => {
     if (runner.ready) return resolve();
     const onMessage = (message: unknown) => {
-      if (message !== null && typeof message === 'object' && (message as { type?: unknown }).type === 'ready') {
+      if (isReady(message)) {
         runner.child.off('message', onMessage);
         resolve();
       }

@@ -96,6 +96,7 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     runnerPoolSize: runnerPoolSize(resolver),
     runnerHeartbeatTimeoutSeconds: resolver.number('runner_heartbeat_timeout') === undefined ? null : ranged(resolver, 'runner_heartbeat_timeout', 0),
     runnerMemoryRecycleMb: ranged(resolver, 'runner_memory_recycle', RUNNER_MEMORY_RECYCLE_MB),
+    runnerNice: ranged(resolver, 'runner_nice', RUNNER_NICE),
     admission: admission(resolver, limits.max_execution_memory, runnerPoolSize(resolver)),
   };
 }
@@ -302,6 +303,14 @@ function ranged(resolver: Resolver, key: string, fallback: number): number {
  * start, not a run.
  */
 const RUNNER_MEMORY_RECYCLE_MB = 512;
+
+/**
+ * The runners' nice value by default (runner_nice): the server's own. At 10 the server
+ * answered better under the heavy attacks, but on a machine shared with other work the
+ * runners then yield to all of it (most attack runs passed their 60 s limit at load 20-47:
+ * bench/PROFILE.md, section prio36), so the deployments that own their machine set it.
+ */
+const RUNNER_NICE = 0;
 
 /** Runs parked for approval at once by default: each holds tens of KB in the server and nothing in a runner (bench/approvals.ts). */
 const RUNS_PARKED = 4096;

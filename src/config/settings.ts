@@ -169,6 +169,8 @@ export interface Settings {
   runnerHeartbeatTimeoutSeconds: number | null;
   /** Resident MB past which a runner drains and is replaced (svc extension), key `runner_memory_recycle`; 0: never. */
   runnerMemoryRecycleMb: number;
+  /** Nice value of the runners' threads and sessions, 0-19 (svc extension), key `runner_nice`; 0: the server's own priority. */
+  runnerNice: number;
   /** Admission of runs (svc extension): ceilings on runs in flight, their memory limits and the queue; runs one runner hosts. */
   admission: {
     runsInFlight: number;

@@ -68,7 +68,8 @@ function parseScalar(setting: ScalarSetting, raw: string, label: string): Scalar
     case 'seconds':
       return parseWhole(raw, label, 'seconds');
     case 'whole':
-      return parseWhole(raw, label, 'units');
+      // A bounded setting says its range where the text is no number at all (`-1`, `low`).
+      return parseWhole(raw, label, setting.min !== undefined && setting.max !== undefined ? `units from ${setting.min} to ${setting.max}` : 'units');
     case 'url':
       return parseHttpsUrl(raw, label);
     case 'duration':

@@ -143,6 +143,7 @@ export async function boot(options: BootOptions): Promise<void> {
     parkedRuns: settings.admission.runsParked,
     ...(settings.runnerHeartbeatTimeoutSeconds === null ? {} : { heartbeatTimeoutMs: settings.runnerHeartbeatTimeoutSeconds * 1000 }),
     memoryRecycleMb: settings.runnerMemoryRecycleMb,
+    runnerNice: settings.runnerNice,
     ...(settings.admission.computingRuns === null ? {} : { computingRuns: settings.admission.computingRuns }),
     admission: {
       runsInFlight: settings.admission.runsInFlight,

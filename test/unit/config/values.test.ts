@@ -48,7 +48,8 @@ describe('megabytes, kibibytes, seconds and whole numbers', () => {
     ['SVC_MAX_EXECUTION_TIME', '1.5', 'seconds'],
     ['SVC_MAX_SESSION_STATE_MEMORY', '-5', 'megabytes'],
     ['SVC_MAX_LLM_CONCURRENCY', '4K', 'units'],
-    ['SVC_RUNNER_POOL_SIZE', 'two', 'units'],
+    // A bounded whole number names its range.
+    ['SVC_RUNNER_POOL_SIZE', 'two', 'units from 1 to 64'],
   ];
   for (const [variable, text, unit] of cases) {
     test(`${variable}=${text} is refused as not plain digits`, () => {
