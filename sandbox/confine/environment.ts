@@ -18,6 +18,11 @@ export const SELF_TEST_SERVER_PID_VARIABLE = 'SVC_TEST_RUNNER_SERVER_PID';
  * runner as a fatal out-of-memory would (sandbox/runner/break-hook.ts).
  */
 export const BREAK_HOOK_VARIABLE = 'SVC_TEST_RUNNER_BREAK_MARK';
+/**
+ * Set only by the memory soak (bench/soak.ts): the runner then writes what its memory holds,
+ * part by part, to its stderr every few seconds (sandbox/runner/memory-report.ts).
+ */
+export const MEMORY_REPORT_VARIABLE = 'SVC_BENCH_RUNNER_MEMORY';
 
 /**
  * isolated-vm runs isolates on a pool of threads, and glibc gives each thread a malloc arena of
@@ -27,10 +32,15 @@ export const BREAK_HOOK_VARIABLE = 'SVC_TEST_RUNNER_BREAK_MARK';
  * end: +40/+44 -> -35/+13 MiB; runs/s 61 -> 65, within noise).
  */
 const ALLOCATOR = { MALLOC_ARENA_MAX: '2' } as const;
+/**
+ * glibc's allocator settings (read from the environment only): an operator's own value, set
+ * in the server's environment, reaches the runners and wins over svc's.
+ */
+const ALLOCATOR_SETTINGS = ['MALLOC_ARENA_MAX', 'GLIBC_TUNABLES', 'MALLOC_TRIM_THRESHOLD_', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TOP_PAD_'] as const;
 
 export function runnerEnvironment(from: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = { ...ALLOCATOR };
-  for (const name of INHERITED) {
+  for (const name of [...INHERITED, ...ALLOCATOR_SETTINGS]) {
     const value = from[name];
     if (value !== undefined) env[name] = value;
   }
@@ -41,5 +51,6 @@ export function runnerEnvironment(from: NodeJS.ProcessEnv = process.env): Record
   }
   const breakMark = from[BREAK_HOOK_VARIABLE];
   if (breakMark !== undefined) env[BREAK_HOOK_VARIABLE] = breakMark;
+  if (from[MEMORY_REPORT_VARIABLE] === '1') env[MEMORY_REPORT_VARIABLE] = '1';
   return env;
 }

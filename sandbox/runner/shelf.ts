@@ -3,6 +3,7 @@
 // isolates idle between runs. Each run in flight owns its isolate until it gives it back.
 import { createEngine, createEngineAsync, disposeEngine, memoryInUse, warmPreludeCache, type CatastrophicHandler, type Engine } from './engines';
 import { prepareContext, prepareContextAsync, releaseContext, type Prepared, type RunnerLink } from './context';
+import { reportMemoryIfAsked } from './memory-report';
 
 /** Isolate retirement: after this many runs, or when the heap left after a run passes this share of the limit. */
 const MAX_RUNS_PER_ISOLATE = 200;
@@ -104,6 +105,12 @@ export class Shelf {
     this.ready.push(first);
     // An idle runner still gives back what an old burst left on the shelf.
     setInterval(() => this.prepareAhead(this.memoryMb), DEMAND_WINDOW_MS).unref();
+    reportMemoryIfAsked(this, this.runsInFlight);
+  }
+
+  /** The isolates on the shelf now: idle ones and those holding a prepared context (the memory soak's report). */
+  held(): { idle: readonly Engine[]; ready: readonly Engine[] } {
+    return { idle: this.idle, ready: this.ready.map((prepared) => prepared.engine) };
   }
 
   /** A fresh context for a run with this memory limit (the prepared one when it fits). */
