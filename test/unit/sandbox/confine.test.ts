@@ -13,8 +13,25 @@ const entry = path.join(root, 'sandbox', 'runner', 'main.ts');
 
 describe('runner environment', () => {
   test('only time zone and locale pass (beside the allocator setting svc gives every runner); keys, tokens and every other variable stay behind', () => {
-    const env = runnerEnvironment({ TZ: 'Europe/Paris', LANG: 'C.UTF-8', LC_ALL: 'C', SVC_SECRET_KEY: 'k', SVC_SERVER_TOKEN: 't', GITHUB_TOKEN: 'g', AWS_SECRET_ACCESS_KEY: 'a', NODE_OPTIONS: '--require /tmp/x.js', PATH: '/usr/bin', HOME: '/root', MALLOC_ARENA_MAX: '64' });
+    const env = runnerEnvironment({ TZ: 'Europe/Paris', LANG: 'C.UTF-8', LC_ALL: 'C', SVC_SECRET_KEY: 'k', SVC_SERVER_TOKEN: 't', GITHUB_TOKEN: 'g', AWS_SECRET_ACCESS_KEY: 'a', NODE_OPTIONS: '--require /tmp/x.js', PATH: '/usr/bin', HOME: '/root', LD_PRELOAD: '/tmp/x.so' });
     assert.deepEqual(env, { MALLOC_ARENA_MAX: '2', TZ: 'Europe/Paris', LANG: 'C.UTF-8', LC_ALL: 'C' });
+  });
+
+  test("glibc's allocator settings an operator set reach the runner and win over svc's", () => {
+    const tunables = 'glibc.malloc.trim_threshold=262144';
+    assert.deepEqual(runnerEnvironment({ MALLOC_ARENA_MAX: '64', GLIBC_TUNABLES: tunables, MALLOC_TRIM_THRESHOLD_: '65536', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TOP_PAD_: '0' }), {
+      MALLOC_ARENA_MAX: '64',
+      GLIBC_TUNABLES: tunables,
+      MALLOC_TRIM_THRESHOLD_: '65536',
+      MALLOC_MMAP_THRESHOLD_: '131072',
+      MALLOC_TOP_PAD_: '0',
+    });
+  });
+
+  test("the memory soak's report variable passes only as '1'", () => {
+    assert.equal(runnerEnvironment({ SVC_BENCH_RUNNER_MEMORY: '1' }).SVC_BENCH_RUNNER_MEMORY, '1');
+    assert.equal('SVC_BENCH_RUNNER_MEMORY' in runnerEnvironment({ SVC_BENCH_RUNNER_MEMORY: '/tmp/x' }), false);
+    assert.equal('SVC_BENCH_RUNNER_MEMORY' in runnerEnvironment({}), false);
   });
 
   test('the test flag passes with the server pid only when set', () => {
