@@ -2,11 +2,19 @@
 // hello-world programs through `POST /v1/execute`, once with `typecheck: off` and once checked,
 // each on a fresh server. The RSS of the server and of each runner is sampled every tenth of the
 // runs; the goal is that it levels off: growth from the end of the first quarter to the end
-// under 32 MiB (issue 39). SOAK_MODES=off or checked runs one of the two.
+// under 32 MiB (issue 39). A sample can fall at the bottom or the top of a sawtooth (a heap
+// between two full collections), so each process is also reported by its band: the lowest and
+// highest sample over the last three quarters, and how far that band's top rose above the
+// highest sample of the first quarter (bench/PROFILE.md, mem39e). SOAK_MODES=off or checked
+// runs one of the two. Each runner reports what its memory holds, part by part, on its stderr
+// (sandbox/runner/memory-report.ts): the largest runner's parts are printed at the first
+// quarter and at the end.
 import { Agent, request } from 'undici';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startServer } from '../test/harness';
+import { MEMORY_REPORT_VARIABLE } from '../sandbox/confine/environment';
+import { MEMORY_REPORT_PREFIX } from '../sandbox/runner/memory-report';
 
 const PROGRAMS = Number(process.env.SOAK_PROGRAMS ?? 20_000);
 const CLIENTS = 8;
@@ -116,6 +124,10 @@ interface Sample {
   threads: Record<string, number>;
   /** The RSS of each runner alive at the sample (a runner past runner_memory_recycle is replaced by a new one). */
   runners: number[];
+  /** Their pids, in the same order (a runner's band is over the samples it was alive for). */
+  runnerPids: number[];
+  /** The largest runner's own report of its parts (its latest line before the sample), if it sent one. */
+  runnerParts: RunnerParts | null;
   /** Runners replaced for their memory so far (svc_runner_restarts_total{reason="memory"}). */
   recycled: number;
   /** Times the compile threads were replaced so far (svc_compile_thread_recycles_total, compile_thread_recycle). */
@@ -124,6 +136,65 @@ interface Sample {
   compileEntries: number;
   serverKinds: Kinds;
   runnerKinds: Kinds[];
+}
+
+/** One runner's report of its parts (sandbox/runner/memory-report.ts), MiB. */
+interface RunnerParts {
+  id: string;
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  spaces: Record<string, number>;
+  isolates: { idle: number; ready: number; busy: number; heap: { total: number; used: number; external: number; malloced: number } };
+  scriptCache: { entries: number; mib: number; compiledOnce: number };
+}
+
+/** Each runner's latest report in the server's stderr (one line per runner every 2 s), largest first. */
+function latestRunnerParts(stderr: string): RunnerParts[] {
+  const latest = new Map<string, RunnerParts>();
+  // The last 64 KiB hold several reports of each runner.
+  for (const line of stderr.slice(-65536).split('\n')) {
+    const at = line.indexOf(MEMORY_REPORT_PREFIX);
+    if (at < 0) continue;
+    try {
+      const parts = JSON.parse(line.slice(at + MEMORY_REPORT_PREFIX.length)) as RunnerParts;
+      latest.set(parts.id, parts);
+    } catch {
+      // A line cut by the 64 KiB window.
+    }
+  }
+  return [...latest.values()].sort((a, b) => b.rss - a.rss);
+}
+
+function partsOf(parts: RunnerParts | null | undefined): string {
+  if (!parts) return '-';
+  const { isolates, scriptCache, spaces } = parts;
+  return [
+    `rss ${parts.rss.toFixed(0)}`,
+    `own heap ${parts.heapUsed.toFixed(0)}/${parts.heapTotal.toFixed(0)} (code ${(spaces.code_space ?? 0).toFixed(1)}), external ${parts.external.toFixed(0)}`,
+    `isolates ${isolates.idle} idle + ${isolates.ready} ready + ${isolates.busy} busy, shelf heaps ${isolates.heap.used.toFixed(0)}/${isolates.heap.total.toFixed(0)} malloced ${isolates.heap.malloced.toFixed(1)} external ${isolates.heap.external.toFixed(1)}`,
+    `script cache ${scriptCache.entries} (${scriptCache.mib.toFixed(1)}), compiled once ${scriptCache.compiledOnce}`,
+  ].join('; ');
+}
+
+/**
+ * The steadier figure: the band (lowest and highest sample) over the last three quarters, and
+ * how far its top rose above the first quarter's highest sample. `values[i]` is the sample at
+ * tenth i + 1 (undefined while the process was not alive).
+ */
+export function band(values: Array<number | undefined>): { low: number; high: number; growth: number } | null {
+  const quarter = Math.ceil(values.length / 4) - 1;
+  const first = values.slice(0, quarter).filter((v): v is number => v !== undefined);
+  const rest = values.slice(quarter).filter((v): v is number => v !== undefined);
+  if (first.length === 0 || rest.length === 0) return null;
+  const high = Math.max(...rest);
+  return { low: Math.min(...rest), high, growth: high - Math.max(...first) };
+}
+
+function bandOf(values: Array<number | undefined>): string {
+  const b = band(values);
+  return b ? `${b.low.toFixed(0)}-${b.high.toFixed(0)}, ${b.growth >= 0 ? '+' : ''}${b.growth.toFixed(0)}` : '-';
 }
 
 /** The reserved heap of each kind of thread (MiB). */
@@ -152,6 +223,8 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
     // The worker threads write theirs beside the main thread's (sandbox/thread-heap.ts).
     if (process.env.SOAK_SNAPSHOTS) env.SVC_THREAD_HEAP_SNAPSHOTS = diagnose;
   }
+  // Each runner reports its parts on its stderr (the server's: the harness keeps it).
+  env[MEMORY_REPORT_VARIABLE] = '1';
   const server = await startServer({ runners: 'server-default', config: { logging: { audit: { enabled: false } } }, env });
   const samples: Sample[] = [];
   const started = Date.now();
@@ -170,6 +243,8 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
       const runnerMiB = runners.map((runner) => residentMiB(runner));
       const metrics = (await server.request('GET', '/metrics')).text;
       samples.push({
+        runnerPids: runners,
+        runnerParts: latestRunnerParts(server.stderr())[0] ?? null,
         server: resident,
         heap: metric(metrics, 'svc_nodejs_heap_size_used_bytes'),
         external: metric(metrics, 'svc_nodejs_external_memory_bytes'),
@@ -216,6 +291,11 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
       [...new Set(samples.flatMap((s) => Object.keys(s.threads)))].sort().map((thread) => [`${label}: ${thread} threads' V8 heap reserved per tenth (MiB)`, fmt(samples.map((s) => s.threads[thread] ?? 0))]),
     ),
     [`${label}: growth first quarter → end, server / largest runner (MiB)`]: `${(last.server - quarter.server).toFixed(0)} / ${(Math.max(...last.runners) - Math.max(...quarter.runners)).toFixed(0)}`,
+    [`${label}: band over the last three quarters, growth of its top over the first quarter's top: server (MiB)`]: bandOf(samples.map((s) => s.server)),
+    [`${label}: the same, each runner (MiB, by pid)`]: runnerBands(samples),
+    [`${label}: the same, server brk (glibc main arena) / mmap (MiB)`]: `${bandOf(samples.map((s) => s.serverKinds.brk))} / ${bandOf(samples.map((s) => s.serverKinds.mmap))}`,
+    [`${label}: largest runner's parts, first quarter`]: partsOf(quarter.runnerParts),
+    [`${label}: largest runner's parts, end`]: partsOf(last.runnerParts),
     [`${label}: runners replaced for memory (runner_memory_recycle) per tenth`]: samples.map((s) => s.recycled).join(' → '),
     [`${label}: compile cache per tenth (MiB, its estimate)`]: fmt(samples.map((s) => s.compileCache)),
     [`${label}: compile cache entries / compile threads replaced, per tenth`]: samples.map((s) => `${s.compileEntries}/${s.compileRecycles}`).join(' → '),
@@ -225,6 +305,19 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
   rows[`${label}: runners' RSS per tenth, largest first (MiB)`] = samples.map((s) => s.runners.map((v) => v.toFixed(0)).join('/')).join(' → ');
   rows[`${label}: largest runner brk/arenas/mmap/file, first quarter → end (MiB)`] = `${kindsOf(quarter.runnerKinds[0])} → ${kindsOf(last.runnerKinds[0])}`;
   return rows;
+}
+
+/** Each runner's band (over the tenths it was alive) and its brk's (glibc main arena). */
+function runnerBands(samples: Sample[]): string {
+  const pids = [...new Set(samples.flatMap((s) => s.runnerPids))];
+  return pids
+    .map((pid) => {
+      const at = (s: Sample) => s.runnerPids.indexOf(pid);
+      const rss = samples.map((s) => (at(s) >= 0 ? s.runners[at(s)] : undefined));
+      const brk = samples.map((s) => (at(s) >= 0 ? s.runnerKinds[at(s)]?.brk : undefined));
+      return `${pid}: ${bandOf(rss)} (brk ${bandOf(brk)})`;
+    })
+    .join('; ');
 }
 
 function kindsOf(kinds: Kinds | undefined): string {

@@ -79,3 +79,8 @@ function kept(cacheKey: string, cached: ivm.ExternalCopy<ArrayBuffer> | undefine
   if (made && made !== cached) caches.set(cacheKey, { copy: made, bytes: made.copy().byteLength });
   return script;
 }
+
+/** What the caches hold now (the memory soak's per-part report, sandbox/runner/memory-report.ts). */
+export function scriptCacheHolds(): { entries: number; bytes: number; compiledOnce: number } {
+  return { entries: caches.size, bytes: caches.calculatedSize, compiledOnce: compiledOnce.size };
+}

@@ -3,9 +3,17 @@
 // isolates idle between runs. Each run in flight owns its isolate until it gives it back.
 import { createEngine, createEngineAsync, disposeEngine, memoryInUse, warmPreludeCache, type CatastrophicHandler, type Engine } from './engines';
 import { prepareContext, prepareContextAsync, releaseContext, type Prepared, type RunnerLink } from './context';
+import { reportMemoryIfAsked } from './memory-report';
 
-/** Isolate retirement: after this many runs, or when the heap left after a run passes this share of the limit. */
-const MAX_RUNS_PER_ISOLATE = 200;
+/**
+ * Isolate retirement: after this many runs, or when the heap left after a run passes this share
+ * of the limit. An isolate's V8 heap grows over the runs it hosts (what V8 keeps of each
+ * compiled program until the isolate goes): with 200 the shelf's heaps grew 102 -> 134 MiB from
+ * the first quarter to the end of 20,000 new programs, the runner +39/+44 MiB; with 50,
+ * 100 -> 111 MiB and +20/+24 (bench/PROFILE.md mem39e). A new isolate is made off the request
+ * path (prepareAhead), from the prelude's code cache.
+ */
+const MAX_RUNS_PER_ISOLATE = 50;
 const RETIRE_HEAP_SHARE = 0.4;
 /**
  * Isolates kept, counting those busy with runs: SPARE_READY more than the most runs this
@@ -104,6 +112,12 @@ export class Shelf {
     this.ready.push(first);
     // An idle runner still gives back what an old burst left on the shelf.
     setInterval(() => this.prepareAhead(this.memoryMb), DEMAND_WINDOW_MS).unref();
+    reportMemoryIfAsked(this, this.runsInFlight);
+  }
+
+  /** The isolates on the shelf now: idle ones and those holding a prepared context (the memory soak's report). */
+  held(): { idle: readonly Engine[]; ready: readonly Engine[] } {
+    return { idle: this.idle, ready: this.ready.map((prepared) => prepared.engine) };
   }
 
   /** A fresh context for a run with this memory limit (the prepared one when it fits). */

@@ -16,8 +16,8 @@ import { eventually } from '../support/wait';
 
 const SELF_TEST_VARIABLE = 'SVC_TEST_RUNNER_SELF_TEST';
 const SELF_TEST_MARK = 'svc-runner-self-test';
-/** What a runner may carry: locale and time zone, Node's IPC channel, the test flag. */
-const ALLOWED_NAMES = /^(TZ|LANG|LC_[A-Z]+|MALLOC_ARENA_MAX|NODE_CHANNEL_FD|NODE_CHANNEL_SERIALIZATION_MODE|PWD|SVC_TEST_RUNNER_SELF_TEST|SVC_TEST_RUNNER_SERVER_PID)$/;
+/** What a runner may carry: locale and time zone, glibc's allocator settings svc gives it, Node's IPC channel, the test flag. */
+const ALLOWED_NAMES = /^(TZ|LANG|LC_[A-Z]+|MALLOC_ARENA_MAX|MALLOC_MMAP_THRESHOLD_|MALLOC_TRIM_THRESHOLD_|NODE_CHANNEL_FD|NODE_CHANNEL_SERIALIZATION_MODE|PWD|SVC_TEST_RUNNER_SELF_TEST|SVC_TEST_RUNNER_SERVER_PID)$/;
 const ALL_FEATURES = ['environment', 'user', 'no_new_privs', 'capabilities', 'network', 'processes', 'filesystem', 'seccomp'];
 const BLUEPRINT = 'name: calc\n';
 

@@ -12,18 +12,44 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const entry = path.join(root, 'sandbox', 'runner', 'main.ts');
 
 describe('runner environment', () => {
+  // glibc's allocator settings svc gives every runner (sandbox/confine/environment.ts).
+  const ALLOCATOR = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' };
+
   test('only time zone and locale pass (beside the allocator setting svc gives every runner); keys, tokens and every other variable stay behind', () => {
-    const env = runnerEnvironment({ TZ: 'Europe/Paris', LANG: 'C.UTF-8', LC_ALL: 'C', SVC_SECRET_KEY: 'k', SVC_SERVER_TOKEN: 't', GITHUB_TOKEN: 'g', AWS_SECRET_ACCESS_KEY: 'a', NODE_OPTIONS: '--require /tmp/x.js', PATH: '/usr/bin', HOME: '/root', MALLOC_ARENA_MAX: '64' });
-    assert.deepEqual(env, { MALLOC_ARENA_MAX: '2', TZ: 'Europe/Paris', LANG: 'C.UTF-8', LC_ALL: 'C' });
+    const env = runnerEnvironment({ TZ: 'Europe/Paris', LANG: 'C.UTF-8', LC_ALL: 'C', SVC_SECRET_KEY: 'k', SVC_SERVER_TOKEN: 't', GITHUB_TOKEN: 'g', AWS_SECRET_ACCESS_KEY: 'a', NODE_OPTIONS: '--require /tmp/x.js', PATH: '/usr/bin', HOME: '/root', LD_PRELOAD: '/tmp/x.so' });
+    assert.deepEqual(env, { ...ALLOCATOR, TZ: 'Europe/Paris', LANG: 'C.UTF-8', LC_ALL: 'C' });
+  });
+
+  test("glibc's allocator settings an operator set reach the runner and win over svc's", () => {
+    const tunables = 'glibc.malloc.trim_threshold=262144';
+    assert.deepEqual(runnerEnvironment({ MALLOC_ARENA_MAX: '64', GLIBC_TUNABLES: tunables, MALLOC_TRIM_THRESHOLD_: '65536', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TOP_PAD_: '0' }), {
+      MALLOC_ARENA_MAX: '64',
+      GLIBC_TUNABLES: tunables,
+      MALLOC_TRIM_THRESHOLD_: '65536',
+      MALLOC_MMAP_THRESHOLD_: '131072',
+      MALLOC_TOP_PAD_: '0',
+    });
+  });
+
+  test("an operator's own tunables replace svc's thresholds (glibc's order between the two spellings is the environment's)", () => {
+    assert.deepEqual(runnerEnvironment({ GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=65536' }), { MALLOC_ARENA_MAX: '2', GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=65536' });
+    assert.deepEqual(runnerEnvironment({ MALLOC_TRIM_THRESHOLD_: '0' }), { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '0' });
+    assert.deepEqual(runnerEnvironment({ MALLOC_ARENA_MAX: '4' }), { ...ALLOCATOR, MALLOC_ARENA_MAX: '4' });
+  });
+
+  test("the memory soak's report variable passes only as '1'", () => {
+    assert.equal(runnerEnvironment({ SVC_BENCH_RUNNER_MEMORY: '1' }).SVC_BENCH_RUNNER_MEMORY, '1');
+    assert.equal('SVC_BENCH_RUNNER_MEMORY' in runnerEnvironment({ SVC_BENCH_RUNNER_MEMORY: '/tmp/x' }), false);
+    assert.equal('SVC_BENCH_RUNNER_MEMORY' in runnerEnvironment({}), false);
   });
 
   test('the test flag passes with the server pid only when set', () => {
-    assert.deepEqual(runnerEnvironment({ SVC_TEST_RUNNER_SELF_TEST: '{}' }), { MALLOC_ARENA_MAX: '2', SVC_TEST_RUNNER_SELF_TEST: '{}', SVC_TEST_RUNNER_SERVER_PID: String(process.pid) });
+    assert.deepEqual(runnerEnvironment({ SVC_TEST_RUNNER_SELF_TEST: '{}' }), { ...ALLOCATOR, SVC_TEST_RUNNER_SELF_TEST: '{}', SVC_TEST_RUNNER_SERVER_PID: String(process.pid) });
     assert.equal(runnerEnvironment({}).SVC_TEST_RUNNER_SERVER_PID, undefined);
   });
 
   test("the break hook's mark passes only when set", () => {
-    assert.deepEqual(runnerEnvironment({ SVC_TEST_RUNNER_BREAK_MARK: 'svc-test-break-this-runner' }), { MALLOC_ARENA_MAX: '2', SVC_TEST_RUNNER_BREAK_MARK: 'svc-test-break-this-runner' });
+    assert.deepEqual(runnerEnvironment({ SVC_TEST_RUNNER_BREAK_MARK: 'svc-test-break-this-runner' }), { ...ALLOCATOR, SVC_TEST_RUNNER_BREAK_MARK: 'svc-test-break-this-runner' });
     assert.equal('SVC_TEST_RUNNER_BREAK_MARK' in runnerEnvironment({ TZ: 'UTC' }), false);
   });
 });
