@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { parseLogfmt } from '../src/audit';
+import { isClosedConnection, sendRequest } from './support/http-client';
 import { tempDir } from './support/temp-dirs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,12 +27,6 @@ function withHostileTrap(route: string, body: unknown): unknown {
   const code = (body as { code?: unknown }).code;
   return typeof code === 'string' ? { ...body, code: `${code}\n${hostileTrap}` } : body;
 }
-
-// Test servers use self-signed certificates generated at test time. A kept-alive connection
-// is reused only within 1 s of the server's 5 s keep-alive (its Keep-Alive hint less 4 s): on
-// a loaded machine a test process stalled between picking an idle connection and writing
-// to it met the server closing it (a curated test's Blueprint PUT failed so, at load 40).
-const insecureAgent = new Agent({ connect: { rejectUnauthorized: false }, keepAliveTimeoutThreshold: 4_000 });
 
 export { tempDir };
 
@@ -291,7 +285,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         body = JSON.stringify(withHostileTrap(route, requestOptions.body));
         headers['content-type'] ??= 'application/json';
       }
-      const send = () => undiciFetch(`${url}${route}`, { method, headers, body, dispatcher: insecureAgent });
+      // Test servers use self-signed certificates generated at test time (not verified).
+      const send = () => sendRequest(`${url}${route}`, method, headers, body);
       // A test that blocks its own event loop (a TypeScript compile, say) can find its kept-alive
       // connection closed by the server's idle timeout; a read or a PUT (idempotent) is sent
       // again on a fresh one.
@@ -299,7 +294,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         if ((method !== 'GET' && method !== 'PUT') || !isClosedConnection(error)) throw error;
         return send();
       });
-      const text = await response.text();
+      const { text } = response;
       let json: unknown;
       try {
         json = text ? JSON.parse(text) : undefined;
@@ -315,11 +310,6 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     exited: () => exitPromise,
   };
   return server;
-}
-
-function isClosedConnection(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: string } }).cause;
-  return cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET';
 }
 
 export interface FailedStart {
