@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { parseLogfmt } from '../src/audit';
+import { isClosedConnection, sendRequest } from './support/http-client';
 import { tempDir } from './support/temp-dirs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,12 +27,6 @@ function withHostileTrap(route: string, body: unknown): unknown {
   const code = (body as { code?: unknown }).code;
   return typeof code === 'string' ? { ...body, code: `${code}\n${hostileTrap}` } : body;
 }
-
-// Test servers use self-signed certificates generated at test time. A kept-alive connection
-// is reused only within 1 s of the server's 5 s keep-alive (its Keep-Alive hint less 4 s): on
-// a loaded machine a test process stalled between picking an idle connection and writing
-// to it met the server closing it (a curated test's Blueprint PUT failed so, at load 40).
-const insecureAgent = new Agent({ connect: { rejectUnauthorized: false }, keepAliveTimeoutThreshold: 4_000 });
 
 export { tempDir };
 
@@ -140,15 +134,24 @@ function runnerArgs(options: StartOptions): string[] {
   return ['--runner-pool-size', String(options.runners ?? 1)];
 }
 
-function parseRecords(lines: string[], stream: 'audit' | 'log', filter: Partial<LogRecord> = {}): LogRecord[] {
-  const out: LogRecord[] = [];
-  for (const line of lines) {
-    if (!line.includes(`stream=${stream}`)) continue;
-    const record = Object.fromEntries(parseLogfmt(line));
-    if (record.stream !== stream) continue;
-    if (Object.entries(filter).every(([k, v]) => record[k] === v)) out.push(record);
-  }
-  return out;
+/**
+ * The server's records of one stream, each line parsed once: tests poll `audit()` and
+ * `logs()` (`eventually`, every 10-50 ms) over logs of thousands of lines, and parsing the
+ * whole log again on each call was most of some test processes' CPU. Lines only ever come
+ * after the last one, so the parsed records grow with them.
+ */
+function recordReader(lines: string[]): (stream: 'audit' | 'log', filter?: Partial<LogRecord>) => LogRecord[] {
+  const parsed: Array<LogRecord | null> = [];
+  return (stream, filter = {}) => {
+    for (let i = parsed.length; i < lines.length; i++) parsed.push(lines[i].includes('stream=') ? Object.fromEntries(parseLogfmt(lines[i])) : null);
+    const out: LogRecord[] = [];
+    for (const record of parsed) {
+      if (record === null || record.stream !== stream) continue;
+      // A copy each time: a test may change what it was given.
+      if (Object.entries(filter).every(([k, v]) => record[k] === v)) out.push({ ...record });
+    }
+    return out;
+  };
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -190,6 +193,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     process.once('exit', () => started.kill('SIGKILL'));
   }
   const stdoutLines: string[] = [];
+  const records = recordReader(stdoutLines);
   const decoder = new StringDecoder('utf8');
   let stdoutOffset = 0;
   let partial = '';
@@ -279,8 +283,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     child,
     lines: () => (readStdout(), [...stdoutLines]),
     stderr: () => stderr,
-    audit: (filter) => (readStdout(), parseRecords(stdoutLines, 'audit', filter)),
-    logs: (filter) => (readStdout(), parseRecords(stdoutLines, 'log', filter)),
+    audit: (filter) => (readStdout(), records('audit', filter)),
+    logs: (filter) => (readStdout(), records('log', filter)),
     async request(method, route, requestOptions = {}) {
       const headers: Record<string, string> = { ...(requestOptions.headers ?? {}) };
       const token = requestOptions.token === undefined ? adminToken : requestOptions.token;
@@ -291,7 +295,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         body = JSON.stringify(withHostileTrap(route, requestOptions.body));
         headers['content-type'] ??= 'application/json';
       }
-      const send = () => undiciFetch(`${url}${route}`, { method, headers, body, dispatcher: insecureAgent });
+      // Test servers use self-signed certificates generated at test time (not verified).
+      const send = () => sendRequest(`${url}${route}`, method, headers, body);
       // A test that blocks its own event loop (a TypeScript compile, say) can find its kept-alive
       // connection closed by the server's idle timeout; a read or a PUT (idempotent) is sent
       // again on a fresh one.
@@ -299,7 +304,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         if ((method !== 'GET' && method !== 'PUT') || !isClosedConnection(error)) throw error;
         return send();
       });
-      const text = await response.text();
+      const { text } = response;
       let json: unknown;
       try {
         json = text ? JSON.parse(text) : undefined;
@@ -315,11 +320,6 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     exited: () => exitPromise,
   };
   return server;
-}
-
-function isClosedConnection(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: string } }).cause;
-  return cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET';
 }
 
 export interface FailedStart {
