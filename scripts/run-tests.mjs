@@ -162,6 +162,10 @@ function loadsIsolatedVm(file) {
 // they require, TypeScript above all (the checker and the build run in-process in unit
 // tests), in one directory every test process shares: test/support/code-cache.cjs.
 process.env.SVC_TEST_CODE_CACHE_DIR ??= path.join(root, '.tmp', 'test-node-cache');
+// The servers tests start live seconds and never earn back V8's optimising compiler: the
+// harness passes this on to them (test/harness.ts baseEnv). Benches start servers through the
+// same harness without it, so they measure the default.
+process.env.SVC_OPTIMIZING_COMPILER ??= 'off';
 const nodeArgs = ['--enable-source-maps', '--test-timeout=300000', '--require', path.join(root, 'test', 'support', 'code-cache.cjs')];
 const snapshotArgs = (file) => (loadsIsolatedVm(file) ? ['--no-node-snapshot'] : []);
 

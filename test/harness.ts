@@ -124,6 +124,11 @@ function baseEnv(home: string): Record<string, string> {
     // of the budget set it with --typecheck-budget, which wins over this.
     SVC_TYPECHECK_BUDGET: '300',
   };
+  // Servers that live seconds never earn back V8's optimising compiler: their first checked
+  // run spent 400-450 CPU-ms of its 670-720 compiling the checker's code on 4 threads
+  // (bench/PROFILE.md, start40). The test runner sets `off` for test processes; benches leave
+  // it unset and measure the default. A test of the default passes SVC_OPTIMIZING_COMPILER: undefined.
+  if (process.env.SVC_OPTIMIZING_COMPILER) env.SVC_OPTIMIZING_COMPILER = process.env.SVC_OPTIMIZING_COMPILER;
   return env;
 }
 
