@@ -13,7 +13,7 @@
 // (ObjectDefineProperty copies it so).
 import { Error_ as ErrorCtor, ObjectDefineProperty, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectPrototypeHasOwnProperty, String_, TypeError_ } from './primordials';
 import { interfaceName } from './idl';
-import { lazyGroup, materialize, provide } from './web/lazy';
+import { lazyGroup, materialize, provide } from './lazy-group';
 
 /** Legacy names with a code, in code order (code = index + 1), and their constants. */
 const LEGACY: ReadonlyArray<readonly [string, string]> = [

@@ -8,7 +8,8 @@ import { bindRun, type AsyncHostCaller } from './host';
 import { ObjectFreeze } from './primordials';
 import { makePerformance, Performance, PerformanceEntry, PerformanceMark, PerformanceMeasure, resetTimeOrigin } from '../performance';
 import { clearInterval, clearTimeout, fireDue, nextDue, pendingCount, queueMicrotask, setInterval, setTimeout } from './timers';
-import { defineLazy, materialize, platformGroup, textGroup, type WebPlatform } from './lazy';
+import { defineLazy, materialize } from '../lazy-group';
+import { platformGroup, textGroup, type WebPlatform } from './lazy';
 import { sealed } from './sealed';
 
 /** The globals ./platform.ts makes when a program first reads one (./lazy.ts). */

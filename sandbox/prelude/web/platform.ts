@@ -11,7 +11,8 @@ import { ByteLengthQueuingStrategy, CountQueuingStrategy, TransformStream, Trans
 import './pipe';
 import { FileReader, ProgressEvent } from './file-reader';
 import { structuredClone } from '../clone';
-import { platformGroup, provide } from './lazy';
+import { provide } from '../lazy-group';
+import { platformGroup } from './lazy';
 import { sealed } from './sealed';
 provide(platformGroup, {
   globals: {

@@ -9,7 +9,8 @@
 // program touches one: building its tables was a quarter of the prelude's evaluation.
 import { TextDecoder, TextEncoder, TextDecoderStream, TextEncoderStream } from '@exodus/bytes/encoding-lite.js';
 import { ObjectDefineProperty } from './primordials';
-import { provide, textGroup } from './lazy';
+import { provide } from '../lazy-group';
+import { textGroup } from './lazy';
 export type { TextDecoder };
 
 /** The bundler may rename a class (TextEncoder2): a global constructor answers to its own name. */
