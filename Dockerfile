@@ -35,12 +35,9 @@ COPY --from=build /app/package.json ./package.json
 COPY bin ./bin
 COPY packages ./packages
 COPY --from=build /app/sandbox/declarations ./sandbox/declarations
-# SVC_RUNNER_NICE: the runners compute below the server's own thread, which then keeps
-# answering (health checks, other tokens' requests) while runs take every core.
 ENV SVC_HOME=/data \
     SVC_BIND=0.0.0.0 \
     SVC_PORT=8128 \
-    SVC_RUNNER_NICE=10 \
     TZ=Etc/UTC \
     NODE_ENV=production
 VOLUME ["/data"]

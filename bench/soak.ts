@@ -5,7 +5,7 @@
 // under 32 MiB (issue 39). A sample can fall at the bottom or the top of a sawtooth (a heap
 // between two full collections), so each process is also reported by its band: the lowest and
 // highest sample over the last three quarters, and how far that band's top rose above the
-// highest sample of the first quarter (bench/PROFILE.md, mem39e). SOAK_MODES=off or checked
+// highest sample of the first quarter (bench/PROFILE.md, round 32). SOAK_MODES=off or checked
 // runs one of the two. Each runner reports what its memory holds, part by part, on its stderr
 // (sandbox/runner/memory-report.ts): the largest runner's parts are printed at the first
 // quarter and at the end.

@@ -162,10 +162,13 @@ function loadsIsolatedVm(file) {
 // they require, TypeScript above all (the checker and the build run in-process in unit
 // tests), in one directory every test process shares: test/support/code-cache.cjs.
 process.env.SVC_TEST_CODE_CACHE_DIR ??= path.join(root, '.tmp', 'test-node-cache');
-// The servers tests start live seconds and never earn back V8's optimising compiler: the
-// harness passes this on to them (test/harness.ts baseEnv). Benches start servers through the
-// same harness without it, so they measure the default.
+// Settings for the suite's servers, which the harness passes on to them (test/harness.ts
+// baseEnv, SUITE_SETTINGS); benches start servers through the same harness without them, so
+// they measure the defaults. The servers tests start live seconds and never earn back V8's
+// optimising compiler. Their runners stay at the servers' own priority: at the default nice
+// 19 they would wait for every other test file's processes on a machine the suite fills.
 process.env.SVC_OPTIMIZING_COMPILER ??= 'off';
+process.env.SVC_RUNNER_NICE ??= '0';
 const nodeArgs = ['--enable-source-maps', '--test-timeout=300000', '--require', path.join(root, 'test', 'support', 'code-cache.cjs')];
 const snapshotArgs = (file) => (loadsIsolatedVm(file) ? ['--no-node-snapshot'] : []);
 

@@ -106,6 +106,15 @@ export interface RequestOptions {
  */
 const sharedCodeCache = path.join(repoRoot, '.tmp', 'test-code-cache');
 
+/**
+ * Settings the test runner gives the suite's servers (scripts/run-tests.mjs) and benches
+ * leave at their defaults: V8's optimising compiler off (a server living seconds spent
+ * 400-450 of its first checked run's 670-720 CPU-ms compiling the checker's code on 4
+ * threads: bench/PROFILE.md, round 29), and runners at the server's own priority. A test of a
+ * default passes the variable as undefined.
+ */
+const SUITE_SETTINGS = ['SVC_OPTIMIZING_COMPILER', 'SVC_RUNNER_NICE'] as const;
+
 function baseEnv(home: string): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -124,11 +133,10 @@ function baseEnv(home: string): Record<string, string> {
     // of the budget set it with --typecheck-budget, which wins over this.
     SVC_TYPECHECK_BUDGET: '300',
   };
-  // Servers that live seconds never earn back V8's optimising compiler: their first checked
-  // run spent 400-450 CPU-ms of its 670-720 compiling the checker's code on 4 threads
-  // (bench/PROFILE.md, start40). The test runner sets `off` for test processes; benches leave
-  // it unset and measure the default. A test of the default passes SVC_OPTIMIZING_COMPILER: undefined.
-  if (process.env.SVC_OPTIMIZING_COMPILER) env.SVC_OPTIMIZING_COMPILER = process.env.SVC_OPTIMIZING_COMPILER;
+  for (const name of SUITE_SETTINGS) {
+    const value = process.env[name];
+    if (value) env[name] = value;
+  }
   return env;
 }
 

@@ -38,7 +38,7 @@ const ARENAS = { MALLOC_ARENA_MAX: '2' } as const;
  * between live blocks stays resident and the top is trimmed only past a threshold raised with
  * it. Both fixed at glibc's starting 128 KiB (setting them turns the raising off): over 20,000
  * new programs (typecheck off) each runner's main arena stayed level (band growth +0 MiB,
- * against +3/+5 without; +13/+16 with 200 runs per isolate; bench/PROFILE.md mem39e).
+ * against +3/+5 without; +13/+16 with 200 runs per isolate; bench/PROFILE.md, round 32).
  * glibc's older variable names: its tunables variable is rewritten in place at start.
  */
 const THRESHOLDS = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' } as const;

@@ -10,7 +10,7 @@ import { reportMemoryIfAsked } from './memory-report';
  * of the limit. An isolate's V8 heap grows over the runs it hosts (what V8 keeps of each
  * compiled program until the isolate goes): with 200 the shelf's heaps grew 102 -> 134 MiB from
  * the first quarter to the end of 20,000 new programs, the runner +39/+44 MiB; with 50,
- * 100 -> 111 MiB and +20/+24 (bench/PROFILE.md mem39e). A new isolate is made off the request
+ * 100 -> 111 MiB and +20/+24 (bench/PROFILE.md, round 32). A new isolate is made off the request
  * path (prepareAhead), from the prelude's code cache.
  */
 const MAX_RUNS_PER_ISOLATE = 50;

@@ -305,12 +305,15 @@ function ranged(resolver: Resolver, key: string, fallback: number): number {
 const RUNNER_MEMORY_RECYCLE_MB = 512;
 
 /**
- * The runners' nice value by default (runner_nice): the server's own. At 10 the server
- * answered better under the heavy attacks, but on a machine shared with other work the
- * runners then yield to all of it (most attack runs passed their 60 s limit at load 20-47:
- * bench/PROFILE.md, section prio36), so the deployments that own their machine set it.
+ * The runners' nice value by default (runner_nice): the lowest priority, so the server's own
+ * thread gets a core whenever it wants one while runs compute. On a quiet 2-core machine the
+ * heavy attacks' worst /healthz was 76-103 ms (bodies), 52-90 (writes), 33-58 (text) and
+ * 50-93 (fan-out) in four runs at 19, against 63-140 / 43-115 / 39-50 / 103-137 in three at
+ * 10 and 131-166 / 112-141 / 90-97 / 149-235 in two at 0, every attack run finishing in each
+ * (bench/PROFILE.md, round 34). Work-conserving: runners lose nothing while the server is
+ * idle; on a machine shared with other CPU-heavy work they also yield to it (set 0 there).
  */
-const RUNNER_NICE = 0;
+const RUNNER_NICE = 19;
 
 /** Runs parked for approval at once by default: each holds tens of KB in the server and nothing in a runner (bench/approvals.ts). */
 const RUNS_PARKED = 4096;

@@ -42,14 +42,14 @@ function runners(server: TestServer): number[] {
 }
 
 /** Every thread of each runner at `nice`, and each runner's autogroup too unless it is the server's (the server's stays as it was). */
-function lowered(server: TestServer, serverGroupNice: number | null): boolean {
+function lowered(server: TestServer, serverGroupNice: number | null, nice = NICE): boolean {
   const pids = runners(server);
   if (pids.length < 2) return false;
   const serverGroup = autogroupOf(server.child.pid!);
   for (const pid of pids) {
-    for (const task of fs.readdirSync(`/proc/${pid}/task`)) if (niceOf(`/proc/${pid}/task/${task}/stat`) !== NICE) return false;
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) if (niceOf(`/proc/${pid}/task/${task}/stat`) !== nice) return false;
     const group = autogroupOf(pid);
-    if (group !== null && group !== serverGroup && autogroupNice(pid) !== NICE) return false;
+    if (group !== null && group !== serverGroup && autogroupNice(pid) !== nice) return false;
   }
   return autogroupNice(server.child.pid!) === serverGroupNice;
 }
@@ -111,6 +111,17 @@ for (const host of ['this host', 'a host without bubblewrap (runners in the serv
       await Promise.all(loops.map((loop) => loop.reply));
     }
   });
+});
+
+test('by default the runners are at nice 19, the lowest priority, and the server keeps its own', async () => {
+  // The test runner sets SVC_RUNNER_NICE=0 for the suite's servers (scripts/run-tests.mjs); unset, the default applies.
+  const server = await startServer({ runners: 2, env: { SVC_RUNNER_NICE: undefined } });
+  try {
+    const serverGroupNice = autogroupNice(server.child.pid!);
+    await eventually('runners at nice 19', () => lowered(server, serverGroupNice, 19));
+  } finally {
+    await server.stop();
+  }
 });
 
 test('runner_nice outside 0-19 is refused at start, naming the setting and the range', async () => {
