@@ -6,7 +6,7 @@
 // these (atob's InvalidCharacterError, an abort's AbortError, WebCrypto's errors).
 //
 // The class is made the first time a program reads the `DOMException` global or the prelude
-// raises one (a lazy group, ./web/lazy.ts): its fifty constant definitions and accessor
+// raises one (a lazy group, ./lazy-group.ts): its fifty constant definitions and accessor
 // rewrites were about a tenth of the prelude's evaluation in every fresh context, and most
 // runs never see a DOMException. It may be made after the program changed any built-in, so
 // it uses only captured intrinsics, and every descriptor it defines has no prototype
