@@ -218,7 +218,7 @@ const extraJobs = jobsAsked === undefined ? Math.min(cores * 2 + 1, 8) : jobs;
 const running = new Set();
 
 const started = Date.now();
-const totals = { pass: 0, fail: 0, skipped: 0 };
+const totals = { pass: 0, fail: 0, cancelled: 0, skipped: 0 };
 const failed = [];
 const times = { ...lastTimes };
 let finished = 0;
@@ -239,7 +239,7 @@ function runFile(file) {
     child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
     child.once('close', (code) => {
       finished++;
-      const counts = { pass: counter(output, 'pass'), fail: counter(output, 'fail'), skipped: counter(output, 'skipped') };
+      const counts = { pass: counter(output, 'pass'), fail: counter(output, 'fail'), cancelled: counter(output, 'cancelled'), skipped: counter(output, 'skipped') };
       for (const key of Object.keys(totals)) totals[key] += counts[key];
       const ok = code === 0;
       const seconds = (Date.now() - begun) / 1000;
@@ -248,7 +248,7 @@ function runFile(file) {
       times[file] = { wall: seconds, cpu: cpu[file] ?? null };
       timeline.push({ file, start: (begun - started) / 1000, end: (Date.now() - started) / 1000, cpu: cpu[file] ?? null });
       const cpuNote = cpuSeconds === undefined ? '' : `, cpu ${cpuSeconds} s`;
-      process.stdout.write(`[${String(finished).padStart(String(files.length).length)}/${files.length}] ${ok ? 'ok    ' : 'FAILED'} ${file} (${counts.pass} passed${counts.fail ? `, ${counts.fail} failed` : ''}, ${seconds.toFixed(1)} s${cpuNote})\n`);
+      process.stdout.write(`[${String(finished).padStart(String(files.length).length)}/${files.length}] ${ok ? 'ok    ' : 'FAILED'} ${file} (${counts.pass} passed${counts.fail ? `, ${counts.fail} failed` : ''}${counts.cancelled ? `, ${counts.cancelled} cancelled (a test left pending or a timeout)` : ''}, ${seconds.toFixed(1)} s${cpuNote})\n`);
       if (!ok) {
         failed.push(file);
         process.stdout.write(`${output}\n`);
@@ -283,6 +283,6 @@ writeFileSync(path.join(root, 'dist', 'test-timeline.json'), `${JSON.stringify(t
 const minutes = ((Date.now() - started) / 60000).toFixed(1);
 const cpuSum = Object.values(cpu).reduce((sum, seconds) => sum + seconds, 0);
 const cpuTotal = Object.keys(cpu).length === 0 ? '' : `, cpu ${(cpuSum / 60).toFixed(1)} min`;
-process.stdout.write(`\n${totals.pass} tests passed, ${totals.fail} failed, ${totals.skipped} skipped in ${files.length} files (${minutes} min${cpuTotal})\n`);
+process.stdout.write(`\n${totals.pass} tests passed, ${totals.fail} failed, ${totals.cancelled ? `${totals.cancelled} cancelled, ` : ''}${totals.skipped} skipped in ${files.length} files (${minutes} min${cpuTotal})\n`);
 if (failed.length > 0) process.stdout.write(`failing files:\n${failed.map((f) => `  ${f}`).join('\n')}\n`);
 process.exit(failed.length > 0 ? 1 : 0);

@@ -4,6 +4,7 @@
 // Also the 202 answer of an asynchronous start, which both execute routes share.
 import type { Context, Hono } from 'hono';
 import { z } from '@hono/zod-openapi';
+import { deadlineSignal } from '../../network';
 import { RUN_STATES, RunList, RunRecord, RunStarted, type RunState, type RunStore } from '../../runs';
 import { HttpError } from '../errors';
 import { defineRoute, json, serve } from '../route';
@@ -56,8 +57,8 @@ export function mountRunRoutes(app: Hono<AppEnv>, deps: RunRouteDependencies): v
     if (record.state === 'finished' || wait === 0) return c.json(record);
     // Held without polling: the store wakes us when the run finishes; the time running out,
     // the client leaving or the server stopping ends the wait early.
-    const held = AbortSignal.any([AbortSignal.timeout(wait * 1000), c.req.raw.signal, c.get('cancelSignal')].filter(Boolean));
-    const current = await deps.runs.whenFinished(id, viewer, held);
+    const held = deadlineSignal([c.req.raw.signal, c.get('cancelSignal')], wait * 1000);
+    const current = await deps.runs.whenFinished(id, viewer, held.signal).finally(held.release);
     if (!current) throw unknownRun(id);
     return c.json(current);
   });

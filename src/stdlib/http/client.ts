@@ -2,7 +2,7 @@
 // and header checks, auth_proxy injection for `main`, sending through the egress guard,
 // and redirects (follow, manual or error) with every hop gated again under the same caller.
 import { errors as undiciErrors, type Dispatcher } from 'undici';
-import { EgressBlockedError } from '../../network';
+import { deadlineSignal, EgressBlockedError, timeoutReason, type DeadlineSignal } from '../../network';
 import { abortSoon, StreamedBytes } from '../../../sandbox';
 import type { AuthProxyRule } from '../../blueprints';
 import type { HostCall, RunContext } from '../types';
@@ -145,39 +145,13 @@ export function inject(call: HostCall, http: HttpServices, prepared: Prepared): 
   return true;
 }
 
-/** The reason a hop past its time limit is stopped with (shared: `send` turns it into an HttpTimeoutError). */
-const HOP_TIMED_OUT = Object.freeze(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
-
 /**
  * A hop's cancel signal: the call's (the run ended, or the program aborted the call) or the
- * hop's time limit, whichever comes first, until the response body closes. One controller
- * and one timer: `AbortSignal.any` over `AbortSignal.timeout` built a weakly held composite
- * per request, about 5 % of the server's CPU in a burst of runs waiting on svc:http.
+ * hop's time limit, whichever comes first, until the response body closes. Many calls' limits
+ * can expire in one turn (a fan-out started together): those aborts go in bounded slices.
  */
-function hopSignal(callSignal: AbortSignal, timeoutMs: number): { signal: AbortSignal; release: () => void } {
-  const controller = new AbortController();
-  if (callSignal.aborted) {
-    controller.abort(callSignal.reason);
-    return { signal: controller.signal, release: () => {} };
-  }
-  const release = () => {
-    clearTimeout(timer);
-    callSignal.removeEventListener('abort', onCallAbort);
-  };
-  const onCallAbort = () => {
-    release();
-    controller.abort(callSignal.reason);
-  };
-  // Many calls' limits can expire in one turn (a fan-out started together): the aborts go in
-  // bounded slices.
-  const timer = setTimeout(() => {
-    release();
-    abortSoon(controller, HOP_TIMED_OUT);
-  }, timeoutMs);
-  // Like AbortSignal.timeout's: a pending limit alone does not keep the server alive.
-  timer.unref();
-  callSignal.addEventListener('abort', onCallAbort, { once: true });
-  return { signal: controller.signal, release };
+function hopSignal(callSignal: AbortSignal, timeoutMs: number): DeadlineSignal {
+  return deadlineSignal([callSignal], timeoutMs, (controller) => abortSoon(controller, timeoutReason()));
 }
 
 async function send(call: HostCall, http: HttpServices, method: string, prepared: Prepared, capability: string, context: Record<string, unknown>, timeoutMs: number) {

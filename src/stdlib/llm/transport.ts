@@ -4,7 +4,7 @@
 // after (only the latter may have cost tokens). Messages are fixed texts: never a URL
 // (base URLs may carry secrets), a prompt, an output or a key.
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
-import { EgressBlockedError } from '../../network';
+import { deadlineSignal, EgressBlockedError } from '../../network';
 
 export const PROVIDER_TIMEOUT_MS = 10 * 60 * 1000;
 /** Provider answers are JSON documents; anything larger is not one we asked for. */
@@ -53,6 +53,7 @@ function notSentDetail(error: unknown): NotSentError | null {
 export async function postJson(options: { dispatcher: Dispatcher; url: URL; headers: Record<string, string>; body: unknown; signal: AbortSignal }): Promise<ProviderAnswer> {
   const { dispatcher, url, headers, body, signal } = options;
   if (signal.aborted) throw new NoAnswerError('cancelled');
+  const cancel = deadlineSignal([signal], PROVIDER_TIMEOUT_MS);
   try {
     const response = await request(url, {
       method: 'POST',
@@ -61,7 +62,7 @@ export async function postJson(options: { dispatcher: Dispatcher; url: URL; head
       dispatcher,
       headersTimeout: PROVIDER_TIMEOUT_MS,
       bodyTimeout: PROVIDER_TIMEOUT_MS,
-      signal: AbortSignal.any([signal, AbortSignal.timeout(PROVIDER_TIMEOUT_MS)]),
+      signal: cancel.signal,
     });
     const chunks: Buffer[] = [];
     let size = 0;
@@ -85,6 +86,8 @@ export async function postJson(options: { dispatcher: Dispatcher; url: URL; head
     if (notSent) throw notSent;
     if (signal.aborted) throw new NoAnswerError('cancelled');
     throw new NoAnswerError('transport');
+  } finally {
+    cancel.release();
   }
 }
 
