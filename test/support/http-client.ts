@@ -34,8 +34,26 @@ function headerReader(headers: http.IncomingHttpHeaders): PlainReply['headers'] 
   };
 }
 
-/** Sends one request and reads the whole answer. */
-export function sendRequest(url: string, method: string, headers: Record<string, string>, body: string | Buffer | undefined): Promise<PlainReply> {
+/**
+ * Sends one request and reads the whole answer. A request of any method that meets a closed
+ * connection on a kept-alive socket it reused is sent again (on the next idle socket, at last
+ * on a fresh one): the server closes only idle connections, so it never read that request. A
+ * test process the machine stalled past the server's 5 s idle timeout took such a socket
+ * before its own 1 s timer could drop it, and a POST then failed with ECONNRESET.
+ */
+export async function sendRequest(url: string, method: string, headers: Record<string, string>, body: string | Buffer | undefined): Promise<PlainReply> {
+  for (let attempt = 1; ; attempt++) {
+    const reply = await sendOnce(url, method, headers, body, attempt < MAX_ATTEMPTS);
+    if (reply !== CLOSED_WHILE_IDLE) return reply;
+  }
+}
+
+/** Attempts of one request; past the idle sockets an agent keeps, each gets a fresh connection. */
+const MAX_ATTEMPTS = 10;
+const CLOSED_WHILE_IDLE = Symbol('the reused connection was closed while idle');
+
+/** One attempt; CLOSED_WHILE_IDLE (when `mayRetry`) if it met a reused connection the server had closed. */
+function sendOnce(url: string, method: string, headers: Record<string, string>, body: string | Buffer | undefined, mayRetry: boolean): Promise<PlainReply | typeof CLOSED_WHILE_IDLE> {
   const target = new URL(url);
   const agent = agents[target.protocol as keyof typeof agents];
   if (!agent) return Promise.reject(new Error(`the harness speaks http and https, not ${target.protocol}`));
@@ -49,19 +67,21 @@ export function sendRequest(url: string, method: string, headers: Record<string,
   }
   const module = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
+    let answered = false;
     const request = module.request(target, { method, headers: sent, agent }, (response) => {
+      answered = true;
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.once('error', reject);
       response.once('end', () => resolve({ status: response.statusCode ?? 0, headers: headerReader(response.headers), text: Buffer.concat(chunks).toString('utf8') }));
     });
-    request.once('error', reject);
+    request.once('error', (error: Error) => (mayRetry && request.reusedSocket && !answered && isClosedConnection(error) ? resolve(CLOSED_WHILE_IDLE) : reject(error)));
     request.end(body);
   });
 }
 
 /** Whether a request failed because the server closed the kept-alive connection it was sent on. */
-export function isClosedConnection(error: unknown): boolean {
+function isClosedConnection(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   return code === 'ECONNRESET' || code === 'EPIPE';
 }
