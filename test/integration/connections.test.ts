@@ -61,7 +61,7 @@ describe('unauthenticated connections', () => {
     await eventually('the server to close all but 20 of the half-open connections', async () => {
       closed = await metricValue(server, 'svc_http_connections_closed_total{reason="max_unauthenticated_connections"}');
       return closed !== null && closed >= 280;
-    }, { intervalMs: 20, attempts: 300 }).catch((error) => assert.fail(`${error.message}: ${closed} closed`));
+    }, { intervalMs: 20, attempts: 3_000 }).catch((error) => assert.fail(`${error.message}: ${closed} closed`));
     assert.ok((await metricValue(server, 'svc_http_connections{state="unauthenticated"}'))! <= 20);
     assert.ok(openFds(server) <= before + 20 + 5, `the server holds ${openFds(server)} descriptors, ${before} before the attack`);
 
@@ -97,7 +97,7 @@ describe('max_connections', () => {
     assert.match(refusal, /the server holds 6 connections, the most max_connections \(6\) allows; retry later, or ask the operator to raise max_connections/);
     // Connections that end make room again.
     for (const socket of sockets.splice(0)) socket.destroy();
-    await eventually('a connection to be accepted again', async () => (await rawRequest(server.port, server.userToken)).text.startsWith('HTTP/1.1 200'), { intervalMs: 20, attempts: 500 });
+    await eventually('a connection to be accepted again', async () => (await rawRequest(server.port, server.userToken)).text.startsWith('HTTP/1.1 200'), { intervalMs: 20, attempts: 3_000 });
   });
 });
 
