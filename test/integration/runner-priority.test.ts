@@ -21,6 +21,22 @@ function niceOf(statPath: string): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19 - 3]);
 }
 
+/** Whether reading /proc failed because the process or thread has ended. */
+function ended(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ESRCH';
+}
+
+/** The task's nice value as a one-element list, or none when the task has ended. */
+function niceIfAlive(statPath: string): number[] {
+  try {
+    return [niceOf(statPath)];
+  } catch (error) {
+    if (ended(error)) return [];
+    throw error;
+  }
+}
+
 function autogroupNice(pid: number | 'self'): number | null {
   try {
     return Number(/nice (-?\d+)/.exec(fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
@@ -41,15 +57,24 @@ function runners(server: TestServer): number[] {
   });
 }
 
-/** Every thread of each runner at `nice`, and each runner's autogroup too unless it is the server's (the server's stays as it was). */
+/**
+ * Every thread of each runner at `nice`, and each runner's autogroup too unless it is the
+ * server's (the server's stays as it was). A process or thread that ended between listing and
+ * reading (a runner's threads come and go) is "not yet": the next probe lists again.
+ */
 function lowered(server: TestServer, serverGroupNice: number | null, nice = NICE): boolean {
   const pids = runners(server);
   if (pids.length < 2) return false;
   const serverGroup = autogroupOf(server.child.pid!);
-  for (const pid of pids) {
-    for (const task of fs.readdirSync(`/proc/${pid}/task`)) if (niceOf(`/proc/${pid}/task/${task}/stat`) !== nice) return false;
-    const group = autogroupOf(pid);
-    if (group !== null && group !== serverGroup && autogroupNice(pid) !== nice) return false;
+  try {
+    for (const pid of pids) {
+      for (const task of fs.readdirSync(`/proc/${pid}/task`)) if (niceOf(`/proc/${pid}/task/${task}/stat`) !== nice) return false;
+      const group = autogroupOf(pid);
+      if (group !== null && group !== serverGroup && autogroupNice(pid) !== nice) return false;
+    }
+  } catch (error) {
+    if (ended(error)) return false;
+    throw error;
   }
   return autogroupNice(server.child.pid!) === serverGroupNice;
 }
@@ -100,7 +125,8 @@ for (const host of ['this host', 'a host without bubblewrap (runners in the serv
     try {
       await eventually('runners below the server', () => lowered(server, serverGroupNice));
       const serverPid = server.child.pid!;
-      const niceThreads = fs.readdirSync(`/proc/${serverPid}/task`).map((task) => niceOf(`/proc/${serverPid}/task/${task}/stat`));
+      // A worker thread of the server's that ended since the listing has no nice to read.
+      const niceThreads = fs.readdirSync(`/proc/${serverPid}/task`).flatMap((task) => niceIfAlive(`/proc/${serverPid}/task/${task}/stat`));
       assert.ok(niceThreads.every((nice) => nice !== NICE), `the server's own threads keep their priority: ${niceThreads.join(',')}`);
       const answer = await server.request('POST', '/v1/execute', { token: other, body: { blueprint: 'nice', code: 'export function main() { let s = 0; for (let i = 1; i <= 1000; i++) s += i; return s; }' } });
       assert.equal(answer.status, 200, answer.text);
