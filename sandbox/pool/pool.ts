@@ -506,6 +506,11 @@ export class RunnerPool {
         if (kind !== 'cancelled') this.quarantine.blame(active.tenant);
         this.admission.ended(active);
         this.finish(active, endedOutcome(active.job, kind, now - active.started));
+      } else if (active.cancelling) {
+        // Its caller had stopped it (a shutdown's deadline, a cancel): whatever then ended the
+        // runner, the run ends as asked, not as lost to a crash.
+        this.admission.ended(active);
+        this.finish(active, endedOutcome(active.job, 'cancelled', now - active.started));
       } else if (late) {
         this.admission.ended(active);
         this.finish(active, endedOutcome(active.job, 'timeout', now - active.started));

@@ -127,6 +127,32 @@ describe('a runner that goes down', () => {
     }
   });
 
+  test('a run being cancelled whose runner then dies of something else ends cancelled, not lost to a crash', async () => {
+    // A shutdown's deadline cancels a run computing on its runner; the runner going before it
+    // confirms (here: killed) must not turn that into a crash of the run's own.
+    const h = await harness();
+    try {
+      const pid = Number((await h.run([ok({ $: 'pid' })])).result);
+      const controller = new AbortController();
+      let calls = 0;
+      const counting: HostHandler = () => {
+        calls++;
+        return new Promise(() => {});
+      };
+      const cancelled = h.pool.run({ executionId: 'cancelled', script: { ...script, code: JSON.stringify({ messages: [hostCall] }) }, hostModules: {}, limits, tenant: 'b', signal: controller.signal }, counting);
+      await until('the host call', () => calls === 1);
+      // The stand-in runner ignores the cancel; it dies long before the pool's cancel grace.
+      controller.abort();
+      process.kill(pid, 'SIGKILL');
+      const outcome = await cancelled;
+      assert.equal(outcome.outcome, 'cancelled', outcome.error?.message);
+      assert.equal(outcome.error?.kind, 'cancelled');
+      assert.equal(outcome.lost, undefined);
+    } finally {
+      await h.pool.stop();
+    }
+  });
+
   test('a catastrophic end blames its run; a run lost a second time before calling the host ends as lost, not run a third time', async () => {
     const h = await harness();
     try {
