@@ -350,7 +350,8 @@ export function runServerBinary(args: string[], env: Record<string, string | und
     child.stdout!.on('data', (c) => (stdout += c));
     child.stderr!.on('data', (c) => (stderr += c));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': at 'exit' the last of its output may still wait in the pipes.
+    child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });

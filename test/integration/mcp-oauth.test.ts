@@ -296,7 +296,8 @@ permissions:
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // 'close': the exit status once all its output has been read (stdout is asserted below).
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     const url = await new Promise<URL>((resolve, reject) => {
       child.stderr.setEncoding('utf8').on('data', (c: string) => {
         stderr += c;

@@ -63,7 +63,8 @@ export function runSvc(args: string[], options: SvcOptions = {}): Promise<SvcRes
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    // 'close', not 'exit': at 'exit' the last of its output may still wait in the pipes.
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.stdin ?? '');
   });
 }
@@ -81,7 +82,7 @@ export function runSvcInTerminal(args: string[], prompt: string, typed: string, 
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
