@@ -118,7 +118,7 @@ export class ServerClient {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
-    let response: { status: number; headers: http.IncomingHttpHeaders; text: string };
+    let response: SentReply;
     try {
       const url = createFinalURL(route, { baseUrl: this.url, params: options.params ?? {}, querySerializer, pathSerializer: defaultPathSerializer });
       response = await send(new URL(url), method, headers, body);
@@ -222,18 +222,38 @@ function readTokenFile(file: string, label: string): string {
   return token;
 }
 
-/** One request and its whole answer as text; redirects are answers, not followed. */
-async function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+/**
+ * One request and its whole answer as text; redirects are answers, not followed. Node's
+ * global agent keeps connections alive: a request that meets one the server closed while it
+ * sat idle (the server's idle timeout passing as a stalled process picked it) is sent again,
+ * on the next idle connection and at last on a fresh one. The server closes only idle
+ * connections, so it never read such a request, whatever its method.
+ */
+async function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined): Promise<SentReply> {
+  for (let attempt = 1; ; attempt++) {
+    const reply = await sendOnce(url, method, headers, body, attempt < MAX_SEND_ATTEMPTS);
+    if (reply !== CLOSED_WHILE_IDLE) return reply;
+  }
+}
+
+type SentReply = { status: number; headers: http.IncomingHttpHeaders; text: string };
+/** Attempts of one request; past the idle connections the agent keeps, each is a fresh one. */
+const MAX_SEND_ATTEMPTS = 10;
+const CLOSED_WHILE_IDLE = Symbol('the reused connection was closed while idle');
+
+async function sendOnce(url: URL, method: string, headers: Record<string, string>, body: string | undefined, mayRetry: boolean): Promise<SentReply | typeof CLOSED_WHILE_IDLE> {
   const transport = url.protocol === 'https:' ? await import('node:https') : http;
   const sent = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
   return new Promise((resolve, reject) => {
+    let answered = false;
     const request = transport.request(url, { method, headers: sent }, (response) => {
+      answered = true;
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.once('error', reject);
       response.once('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
     });
-    request.once('error', reject);
+    request.once('error', (error: NodeJS.ErrnoException) => (mayRetry && request.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE') ? resolve(CLOSED_WHILE_IDLE) : reject(error)));
     request.end(body);
   });
 }
