@@ -7,6 +7,8 @@
 // compile and host workers and V8's compiler threads; its runners), a test-like server's
 // start, first unchecked run and first checked run, with V8's optimising compiler on and off
 // (SVC_OPTIMIZING_COMPILER), in pairs.
+// And (BENCH_START_PART=life) a test-like server's whole life, start to exit, phase by phase,
+// with the runner's shelf floor at its default and at the suite's 0.
 // Medians of BENCH_START_RUNS (5). The test suite starts well over a hundred servers.
 import fs from 'node:fs';
 import { startServer, tempDir, type TestServer } from '../test/harness';
@@ -173,11 +175,96 @@ async function startSplit(rows: Record<string, string>): Promise<void> {
   }
 }
 
+/** Every thread of the server and of its child processes now, with its CPU (ms): what a stop is measured against. */
+function threadCpu(server: TestServer): Map<string, { where: keyof CpuSplit; ms: number }> {
+  const pid = server.child.pid!;
+  const threads = new Map<string, { where: keyof CpuSplit; ms: number }>();
+  for (const process of [pid, ...childPids(pid)]) {
+    let tids: number[] = [];
+    try {
+      tids = fs.readdirSync(`/proc/${process}/task`).map(Number);
+    } catch {
+      continue; // ended meanwhile
+    }
+    const where = process !== pid ? 'runners' : null;
+    for (const tid of tids) threads.set(`${process}/${tid}`, { where: where ?? (tid === pid ? 'serverMain' : 'serverThreads'), ms: cpuOfProcess(process, tid) });
+  }
+  return threads;
+}
+
+/**
+ * SIGTERM to exit, split like the rest: each thread read until the server has exited (a
+ * thread's last tick before it ends can be missed, so this is a floor).
+ */
+async function stopSplit(server: TestServer): Promise<CpuSplit> {
+  const before = threadCpu(server);
+  const last = new Map([...before].map(([key, value]) => [key, value.ms]));
+  let exited = false;
+  void server.stop().then(() => (exited = true));
+  while (!exited) {
+    for (const [key] of before) {
+      const [process, tid] = key.split('/').map(Number);
+      const ms = cpuOfProcess(process, tid);
+      if (ms > 0) last.set(key, ms);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  const split: CpuSplit = { serverMain: 0, serverThreads: 0, runners: 0 };
+  for (const [key, { where, ms }] of before) split[where] += last.get(key)! - ms;
+  return split;
+}
+
+/**
+ * A test-like server's whole life, as the suite sees it (the test runner's settings: the
+ * optimising compiler off, runners at the server's priority): start, a Blueprint, one
+ * unchecked hello world, the runner's refill after it, stop; with `runner_shelf_floor` at
+ * its default (32) and at the suite's 0, one of each per round. Not counted anywhere: the
+ * sandbox probe's Node start (its CPU goes to no process this reads, nor to the server's
+ * rusage: bubblewrap's pid namespace loses it), about 65-80 CPU-ms per start measured alone.
+ */
+async function lifeSplit(rows: Record<string, string>): Promise<void> {
+  const floors = ['32', '0'] as const;
+  const phases = ['start to listening', 'listening to quiet', 'Blueprint applied', 'first unchecked run, to its answer', 'after it until quiet (the refill)', 'SIGTERM to exit'] as const;
+  const splits = Object.fromEntries(floors.map((floor) => [floor, Object.fromEntries(phases.map((phase) => [phase, [] as CpuSplit[]]))])) as Record<(typeof floors)[number], Record<(typeof phases)[number], CpuSplit[]>>;
+  const zero: CpuSplit = { serverMain: 0, serverThreads: 0, runners: 0 };
+  for (let i = 0; i < RUNS; i++) {
+    for (const floor of floors) {
+      const server = await startServer({ env: { SVC_OPTIMIZING_COMPILER: 'off', SVC_RUNNER_NICE: '0', SVC_RUNNER_SHELF_FLOOR: floor } });
+      const at: CpuSplit[] = [cpuSplit(server)];
+      try {
+        await quiet(server);
+        at.push(cpuSplit(server));
+        await server.request('POST', '/v1/blueprints', { body: { yaml: 'name: unchecked\ndefault: deny\ntypecheck: off\n' } });
+        await quiet(server);
+        at.push(cpuSplit(server));
+        const reply = await server.request('POST', '/v1/execute', { token: server.userToken, body: { blueprint: 'unchecked', code: 'export function main() { return "hello"; }' } });
+        if (reply.json?.result !== 'hello') throw new Error(`unexpected answer ${reply.text}`);
+        at.push(cpuSplit(server));
+        await quiet(server);
+        at.push(cpuSplit(server));
+      } finally {
+        splits[floor]['SIGTERM to exit'].push(await stopSplit(server));
+      }
+      [zero, ...at].slice(0, -1).forEach((before, phase) => splits[floor][phases[phase]].push(minus(at[phase], before)));
+    }
+  }
+  for (const floor of floors) {
+    for (const phase of phases) rows[`test-like server's life, runner_shelf_floor ${floor}: ${phase}, CPU of server main / server threads / runners (ms)`] = splitText(splits[floor][phase]);
+    const totals = splits[floor][phases[0]].map((_, i) => phases.reduce((sum, phase) => sum + splits[floor][phase][i].serverMain + splits[floor][phase][i].serverThreads + splits[floor][phase][i].runners, 0));
+    rows[`test-like server's life, runner_shelf_floor ${floor}: whole life, all processes read (ms)`] = median(totals).toFixed(0);
+  }
+}
+
 export async function measureServerStart(): Promise<Record<string, string>> {
   const rows: Record<string, string> = {};
-  // BENCH_START_PART=first measures only the first runs; =split only the split by thread.
+  // BENCH_START_PART=first measures only the first runs; =split only the split by thread;
+  // =life only a test-like server's whole life.
   if (process.env.BENCH_START_PART === 'split') {
     await startSplit(rows);
+    return rows;
+  }
+  if (process.env.BENCH_START_PART === 'life') {
+    await lifeSplit(rows);
     return rows;
   }
   if (process.env.BENCH_START_PART !== 'first') {

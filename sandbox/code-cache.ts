@@ -57,7 +57,8 @@ export function loadWithCodeCache(file: string, prefix: string, directory: strin
 
 /**
  * Writes a pending cache whole under a temporary name, then renames it: a reader never sees
- * part of a file. Caches of other sources or Node builds with the same prefix go then.
+ * part of a file. Caches of other sources, Node builds or flags with the same prefix go then,
+ * all but the newest few (see KEPT_CACHES).
  */
 export function writeCodeCache(pending: PendingCache, prefix: string): CodeCacheResult {
   const temporary = `${pending.file}.${process.pid}-${Date.now()}.tmp`;
@@ -110,13 +111,26 @@ function readIfPresent(file: string): Buffer | undefined {
 /** A temporary file this old was left by a writer that stopped (a concurrent one would have renamed it long ago). */
 const ABANDONED_MS = 10 * 60_000;
 
+/**
+ * Caches of one prefix kept, the one just written included: processes with other flags share
+ * a directory (the test suite's servers without V8's optimising compiler, a test or a bench
+ * with it), and keeping only the newest made each switch cost the next start a compile of
+ * the whole source and a write at its exit (about 0.15-0.2 CPU-s for the server bundle;
+ * bench/PROFILE.md, start41). A few MB each; older ones go.
+ */
+const KEPT_CACHES = 3;
+
 function removeStale(prefix: string, current: string): void {
   const directory = path.dirname(current);
   const cache = new RegExp(`^${prefix}-[0-9a-f]{32}\\.v8cache$`);
   const temporary = new RegExp(`^${prefix}-[0-9a-f]{32}\\.v8cache\\.[0-9-]+\\.tmp$`);
+  const others: Array<{ file: string; written: number }> = [];
   for (const name of fs.readdirSync(directory)) {
     const file = path.join(directory, name);
-    if (cache.test(name) && file !== current) fs.rmSync(file, { force: true });
-    else if (temporary.test(name) && Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > ABANDONED_MS) fs.rmSync(file, { force: true });
+    const written = () => fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+    if (cache.test(name) && file !== current) others.push({ file, written: written() });
+    else if (temporary.test(name) && Date.now() - written() > ABANDONED_MS) fs.rmSync(file, { force: true });
   }
+  others.sort((a, b) => b.written - a.written);
+  for (const { file } of others.slice(KEPT_CACHES - 1)) fs.rmSync(file, { force: true });
 }

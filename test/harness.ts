@@ -113,7 +113,7 @@ const sharedCodeCache = path.join(repoRoot, '.tmp', 'test-code-cache');
  * threads: bench/PROFILE.md, round 29), and runners at the server's own priority. A test of a
  * default passes the variable as undefined.
  */
-const SUITE_SETTINGS = ['SVC_OPTIMIZING_COMPILER', 'SVC_RUNNER_NICE'] as const;
+const SUITE_SETTINGS = ['SVC_OPTIMIZING_COMPILER', 'SVC_RUNNER_NICE', 'SVC_RUNNER_SHELF_FLOOR'] as const;
 
 function baseEnv(home: string): Record<string, string> {
   const env: Record<string, string> = {

@@ -86,6 +86,8 @@ export interface RunnerPoolOptions {
   memoryRecycleMb?: number;
   /** The nice value runners run at, threads and session (`runner_nice`; 0 or absent: the server's own). */
   runnerNice?: number;
+  /** Isolates each runner keeps prepared once it has run (`runner_shelf_floor`; absent or null: the runner's own default). */
+  shelfFloor?: number | null;
 }
 
 const DEFAULT_QUEUED_RUNS = 1024;
@@ -211,7 +213,8 @@ export class RunnerPool {
   }
 
   private spawn(quarantine = false): Runner {
-    const runner = spawnRunner(this.entry, this.execArgv, this.options.memoryMb, this.runsPerRunner, {
+    const capacity = { memoryMb: this.options.memoryMb, runsAtOnce: this.runsPerRunner, shelfFloor: this.options.shelfFloor ?? null };
+    const runner = spawnRunner(this.entry, this.execArgv, capacity, {
       message: (from, message) => this.onMessage(from, message),
       exit: (from, code, signal) => this.onExit(from, code, signal),
       error: (error) => this.options.onLog?.('error', 'runner process error', { error: error.message }),

@@ -41,10 +41,17 @@ export interface RunnerPriority {
   log: PriorityLog;
 }
 
-/** Starts a runner process (not ready until it says so: see whenReady); it hosts at most `runsAtOnce` runs. */
-export function spawnRunner(entry: string, execArgv: readonly string[], memoryMb: number, runsAtOnce: number, events: RunnerEvents, confinement: RunnerConfinement = ENVIRONMENT_ONLY, priority?: RunnerPriority): Runner {
+/** What a runner hosts: its runs' default memory limit (MB), the most runs at once, and the isolates its shelf keeps prepared once it has run (`runner_shelf_floor`; null: the shelf's own default). */
+export interface RunnerCapacity {
+  memoryMb: number;
+  runsAtOnce: number;
+  shelfFloor: number | null;
+}
+
+/** Starts a runner process (not ready until it says so: see whenReady); it hosts at most `capacity.runsAtOnce` runs. */
+export function spawnRunner(entry: string, execArgv: readonly string[], capacity: RunnerCapacity, events: RunnerEvents, confinement: RunnerConfinement = ENVIRONMENT_ONLY, priority?: RunnerPriority): Runner {
   // Inside the walls the host allows (sandbox/confine), with an allow-listed environment.
-  const launch = confineRunnerSpawn(confinement, { nodeArgs: [...RUNNER_FLAGS, ...execArgv], entry, args: [String(memoryMb), String(runsAtOnce)] });
+  const launch = confineRunnerSpawn(confinement, { nodeArgs: [...RUNNER_FLAGS, ...execArgv], entry, args: [String(capacity.memoryMb), String(capacity.runsAtOnce), ...(capacity.shelfFloor === null ? [] : [String(capacity.shelfFloor)])] });
   const child = spawn(launch.command, launch.args, { env: launch.env, serialization: 'advanced', stdio: launch.stdio });
   launch.started(child);
   if (priority && priority.nice > 0 && child.pid !== undefined) lowerOnceReady(child, child.pid, priority);

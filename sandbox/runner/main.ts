@@ -39,9 +39,10 @@ const slots = new Map<number, Slot>();
 /** Runs whose context is still being made (no slot yet), and those of them cancelled meanwhile. */
 const starting = new Set<number>();
 const cancelledWhileStarting = new Set<number>();
-// Arguments: the default memory limit (MB) and the most runs the pool sends at once.
+// Arguments: the default memory limit (MB), the most runs the pool sends at once, and
+// (optional) the isolates the shelf keeps prepared once this runner has run.
 const runsAtOnce = Math.max(1, Number(process.argv[3]) || 1);
-const shelf = new Shelf({ send }, catastrophic, () => slots.size, runsAtOnce);
+const shelf = new Shelf({ send }, catastrophic, () => slots.size, runsAtOnce, shelfFloorArgument(process.argv[4]));
 const cpu = new CpuTurns(send);
 const host: RunHost = {
   send,
@@ -107,6 +108,12 @@ process.on('message', (message: ToRunner) => {
     }
   }
 });
+
+/** The shelf's floor from the pool (a whole number the settings bounded), or its own default when absent. */
+function shelfFloorArgument(raw: string | undefined): number | undefined {
+  const floor = Number(raw);
+  return raw !== undefined && Number.isInteger(floor) && floor >= 0 ? floor : undefined;
+}
 
 process.on('disconnect', () => process.exit(0));
 // Each carries the resident size (one read of /proc/self/stat): the pool drains a runner past its memory bound.

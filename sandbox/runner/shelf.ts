@@ -35,6 +35,8 @@ const RETIRE_HEAP_SHARE = 0.4;
  * to it when the first run arrives): with 32, the first burst of 64 waiting runs on two runners took a
  * median 1.39-1.46x one run, against 1.46-1.66x with 16 (BENCH_ONLY=cold-bursts, three
  * alternating sets of seven fresh servers), for about 30 MiB more per runner that has run.
+ * `runner_shelf_floor` sets another: the suite's servers, living seconds, set 0 (filling to
+ * 32 after the first run cost the runner about 0.25 CPU-s; bench/PROFILE.md, start41).
  */
 const READY_FLOOR = 32;
 const READY_CEILING = 64;
@@ -93,11 +95,13 @@ export class Shelf {
     private readonly runsInFlight: () => number,
     /** The most runs the pool sends this runner at once: more isolates would never be used. */
     private readonly runsAtOnce: number,
+    /** Isolates kept however low the demand, once a run has taken a context (`runner_shelf_floor`). */
+    private readonly floor: number = READY_FLOOR,
   ) {}
 
   /** Isolates to keep now, busy or on the shelf. */
   get wanted(): number {
-    return Math.min(READY_CEILING, this.runsAtOnce, Math.max(READY_FLOOR, this.demand.value) + SPARE_READY);
+    return Math.min(READY_CEILING, this.runsAtOnce, Math.max(this.floor, this.demand.value) + SPARE_READY);
   }
 
   /**

@@ -97,6 +97,7 @@ function buildSettings(sources: Sources, warnings: StartupWarning[]): Settings {
     runnerHeartbeatTimeoutSeconds: resolver.number('runner_heartbeat_timeout') === undefined ? null : ranged(resolver, 'runner_heartbeat_timeout', 0),
     runnerMemoryRecycleMb: ranged(resolver, 'runner_memory_recycle', RUNNER_MEMORY_RECYCLE_MB),
     runnerNice: ranged(resolver, 'runner_nice', RUNNER_NICE),
+    runnerShelfFloor: resolver.number('runner_shelf_floor') === undefined ? null : ranged(resolver, 'runner_shelf_floor', 0),
     admission: admission(resolver, limits.max_execution_memory, runnerPoolSize(resolver)),
   };
 }

@@ -171,6 +171,8 @@ export interface Settings {
   runnerMemoryRecycleMb: number;
   /** Nice value of the runners' threads and sessions, 0-19 (svc extension), key `runner_nice`; 0: the server's own priority. */
   runnerNice: number;
+  /** Isolates a runner keeps prepared once it has run, 0-64 (svc extension), key `runner_shelf_floor`; null: the runner's default (32, sandbox/runner/shelf.ts). Spares beyond the recent demand come on top. */
+  runnerShelfFloor: number | null;
   /** Admission of runs (svc extension): ceilings on runs in flight, their memory limits and the queue; runs one runner hosts. */
   admission: {
     runsInFlight: number;

@@ -144,6 +144,7 @@ export async function boot(options: BootOptions): Promise<void> {
     ...(settings.runnerHeartbeatTimeoutSeconds === null ? {} : { heartbeatTimeoutMs: settings.runnerHeartbeatTimeoutSeconds * 1000 }),
     memoryRecycleMb: settings.runnerMemoryRecycleMb,
     runnerNice: settings.runnerNice,
+    ...(settings.runnerShelfFloor === null ? {} : { shelfFloor: settings.runnerShelfFloor }),
     ...(settings.admission.computingRuns === null ? {} : { computingRuns: settings.admission.computingRuns }),
     admission: {
       runsInFlight: settings.admission.runsInFlight,
