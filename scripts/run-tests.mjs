@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { filesToStart } from './test-packing.mjs';
+import { startRunnerSampler } from './runner-cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -227,6 +228,10 @@ const times = { ...lastTimes };
 let finished = 0;
 const cpuReporter = pathToFileURL(path.join(root, 'scripts', 'test-cpu.mjs')).href;
 const cpu = {};
+// The runners' CPU, which `cpu` misses (scripts/runner-cpu.mjs): shown beside it, not yet used
+// for packing (a quiet full run with it is to show what the packing should make of it).
+const testProcesses = new Map();
+const runnerSampler = startRunnerSampler(path.join(root, 'dist', 'runner.js'), testProcesses);
 // Each file's start and end (seconds from the first start) and CPU, in the order they ended:
 // dist/test-timeline.json, to see where cores idled (the tail, files that mostly wait).
 const timeline = [];
@@ -237,6 +242,7 @@ function runFile(file) {
     const begun = Date.now();
     // Run directly (not under `node --test`, which would start a second process per file).
     const child = spawn(process.execPath, [...snapshotArgs(file), ...nodeArgs, '--import', cpuReporter, '--test-reporter=tap', compiled(file)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    testProcesses.set(child.pid, file);
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
@@ -249,8 +255,10 @@ function runFile(file) {
       const cpuSeconds = /^# cpu ([\d.]+)$/m.exec(output)?.[1];
       if (cpuSeconds !== undefined) cpu[file] = Number(cpuSeconds);
       times[file] = { wall: seconds, cpu: cpu[file] ?? null };
-      timeline.push({ file, start: (begun - started) / 1000, end: (Date.now() - started) / 1000, cpu: cpu[file] ?? null });
-      const cpuNote = cpuSeconds === undefined ? '' : `, cpu ${cpuSeconds} s`;
+      testProcesses.delete(child.pid);
+      const runnersCpu = runnerSampler.cpuOf(file);
+      timeline.push({ file, start: (begun - started) / 1000, end: (Date.now() - started) / 1000, cpu: cpu[file] ?? null, runnersCpu });
+      const cpuNote = (cpuSeconds === undefined ? '' : `, cpu ${cpuSeconds} s`) + (runnersCpu > 0 ? ` + runners ${runnersCpu.toFixed(1)} s` : '');
       process.stdout.write(`[${String(finished).padStart(String(files.length).length)}/${files.length}] ${ok ? 'ok    ' : 'FAILED'} ${file} (${counts.pass} passed${counts.fail ? `, ${counts.fail} failed` : ''}${counts.cancelled ? `, ${counts.cancelled} cancelled (a test left pending or a timeout)` : ''}, ${seconds.toFixed(1)} s${cpuNote})\n`);
       if (!ok) {
         failed.push(file);
@@ -276,6 +284,7 @@ function schedule(done) {
 
 process.stdout.write(`${files.length} test files, ${jobs} at a time${extraJobs > jobs ? ` (up to ${extraJobs} while cores are idle)` : ''}\n`);
 await new Promise((resolve) => schedule(resolve));
+runnerSampler.stop();
 mkdirSync(path.dirname(timesFile), { recursive: true });
 // Only the whole suite's times order the next run: a subset run with --progress (a few files,
 // other load, other neighbours) put its files' walls there, and the next full run started the
@@ -285,7 +294,8 @@ if (filters.length === 0) writeFileSync(timesFile, `${JSON.stringify(times, null
 writeFileSync(path.join(root, 'dist', 'test-timeline.json'), `${JSON.stringify(timeline, null, 1)}\n`);
 const minutes = ((Date.now() - started) / 60000).toFixed(1);
 const cpuSum = Object.values(cpu).reduce((sum, seconds) => sum + seconds, 0);
-const cpuTotal = Object.keys(cpu).length === 0 ? '' : `, cpu ${(cpuSum / 60).toFixed(1)} min`;
+const runnersSum = files.reduce((sum, file) => sum + runnerSampler.cpuOf(file), 0);
+const cpuTotal = (Object.keys(cpu).length === 0 ? '' : `, cpu ${(cpuSum / 60).toFixed(1)} min`) + (runnersSum > 0 ? ` + runners ${(runnersSum / 60).toFixed(1)} min` : '');
 process.stdout.write(`\n${totals.pass} tests passed, ${totals.fail} failed, ${totals.cancelled ? `${totals.cancelled} cancelled, ` : ''}${totals.skipped} skipped in ${files.length} files (${minutes} min${cpuTotal})\n`);
 if (failed.length > 0) process.stdout.write(`failing files:\n${failed.map((f) => `  ${f}`).join('\n')}\n`);
 process.exit(failed.length > 0 ? 1 : 0);
