@@ -92,8 +92,14 @@ test("bodies larger than the run's journal stream to the runner: the server hold
   const runs = Array.from({ length: READERS }, () => tenants.execute(server.userToken, code));
   await allHeldPromise;
   // Each body is 24 MiB with all but 64 KiB taken: gathered whole they were 72 MiB of the main thread's ArrayBuffers.
-  const external = await metricValue(server, 'svc_nodejs_external_memory_bytes');
-  assert.ok(external !== null, 'the server reports its external memory');
+  // External memory counts streamed pieces not yet collected too: the least of a few readings
+  // (each request's garbage brings collections) is what stays live. Gathered whole, it never fell under 72 MiB.
+  let external = Infinity;
+  for (let reading = 0; reading < 40 && external >= BODY_BYTES; reading++) {
+    const value = await metricValue(server, 'svc_nodejs_external_memory_bytes');
+    assert.ok(value !== null, 'the server reports its external memory');
+    external = Math.min(external, value);
+  }
   assert.ok(external < BODY_BYTES, `the server's main thread holds ${external} bytes outside its heap while ${READERS} bodies of ${BODY_BYTES} wait for their last bytes`);
   const b = await tenants.execute(other, `export async function main() { return await (await fetch("${farUrl}/b")).text(); }`);
   assert.equal(b.status, 200, b.text);
