@@ -46,6 +46,19 @@ export class JournalIntake {
     return !this.truncated;
   }
 
+  /**
+   * Bytes an answer may still take: a larger one voids the journal whatever else happens
+   * (an entry counts a blob as its base64 text, longer than its bytes).
+   */
+  get room(): number {
+    return this.truncated ? 0 : Math.max(0, this.limitBytes - this.bytes);
+  }
+
+  /** An answer larger than `room` is being streamed to the runner, never kept whole: the journal is void. */
+  giveUpForLargeAnswer(): void {
+    this.void();
+  }
+
   /** An answer the pool sent for `callId` (its entry arrives with a later chunk). */
   sent(callId: number, answer: SentAnswer): void {
     if (!this.truncated) this.answers.set(callId, answer);

@@ -8,11 +8,19 @@
 
 /** Milliseconds of call starts per event-loop turn. */
 const SLICE_MS = 5;
+/**
+ * Calls started per event-loop turn at most. A start's own (timed) part is only its
+ * arguments' decoding; the gate, the audit line and the outbound request follow in the
+ * microtasks after it, in the same turn, which the slice's clock never sees: a count bounds them.
+ */
+const CALLS_PER_SLICE = 64;
 
 const waiting: Array<() => void> = [];
 let head = 0;
 /** When this turn's first start began (performance.now()), or -1 when no start ran yet this turn. */
 let sliceStarted = -1;
+/** Calls started in this turn's slice. */
+let startedInSlice = 0;
 
 /** Runs `start` (a host call's synchronous setup) now if this turn's slice has room, else in a later turn. */
 export function startInSlice(start: () => void): void {
@@ -36,14 +44,16 @@ function hasRoom(): boolean {
   const now = performance.now();
   if (sliceStarted < 0) {
     sliceStarted = now;
+    startedInSlice = 1;
     setImmediate(nextSlice);
     return true;
   }
-  return now - sliceStarted < SLICE_MS;
+  return now - sliceStarted < SLICE_MS && ++startedInSlice <= CALLS_PER_SLICE;
 }
 
 function nextSlice(): void {
   sliceStarted = -1;
+  startedInSlice = 0;
   while (head < waiting.length && hasRoom()) {
     const start = waiting[head];
     waiting[head++] = undefined as never;

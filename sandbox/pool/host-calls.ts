@@ -92,10 +92,17 @@ function askHost(runner: Runner, active: ActiveRun, message: HostCallMessage, si
     // The runner refuses these already; a message over the bound is never parsed.
     if (message.args.length > MAX_HOST_CALL_ARGS_CHARS) throw new RangeError(hostCallTooLarge(message.module, message.op, message.args.length));
     const args = decodeArgs(message, active, signal, decodeLarge);
-    // A journal keeps whole answers (a resumed run gets them again): its runs' bytes are not streamed.
-    const sendBytes = active.journal?.keeping ? undefined : (chunk: Uint8Array) => sendChunk(runner, active, signal, message, 0, chunk);
+    // A journal keeps whole answers (a resumed run gets them again): its runs' bytes are
+    // streamed only past the journal's room, an answer it could not hold (the journal is
+    // then given up), so a 50 MiB body is never gathered whole in the server's heap.
+    const journal = active.journal;
+    const sendBytesPast = journal?.keeping ? journal.room : undefined;
+    const sendBytes = (chunk: Uint8Array) => {
+      if (journal?.keeping) journal.giveUpForLargeAnswer();
+      return sendChunk(runner, active, signal, message, 0, chunk);
+    };
     // One shape for every call (no spreads: a spread literal got a map of its own per call).
-    const ask = (decoded: unknown[]) => active.host({ module: message.module, op: message.op, args: decoded, fuelLeft: message.fuelLeft, signal, waiting: (work) => whileWaiting(active, work), attribution: message.attribution, sendBytes });
+    const ask = (decoded: unknown[]) => active.host({ module: message.module, op: message.op, args: decoded, fuelLeft: message.fuelLeft, signal, waiting: (work) => whileWaiting(active, work), attribution: message.attribution, sendBytes, sendBytesPast });
     return (Array.isArray(args) ? ask(args) : args.then(ask)).then(undefined, failed);
   } catch (error) {
     return Promise.resolve(failed(error));

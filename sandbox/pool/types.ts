@@ -55,6 +55,12 @@ export interface HostCall {
    * must stay whole (the run's journal keeps answers).
    */
   sendBytes?: (chunk: Uint8Array) => Promise<boolean>;
+  /**
+   * Set when the run's journal keeps whole answers: `sendBytes` may then be used only once
+   * the blob is known to be larger than this many bytes, which the journal could not hold
+   * (sending the first chunk gives the journal up). Absent: stream from the first byte.
+   */
+  sendBytesPast?: number;
 }
 
 export type HostHandler = (call: HostCall) => Promise<HostReply>;

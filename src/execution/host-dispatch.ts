@@ -125,7 +125,7 @@ export class HostDispatcher {
   readonly handle: HostHandler = async (request) => {
     const fuel = { spent: HOST_FUEL.CALL };
     try {
-      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution, request.signal, request.waiting, request.sendBytes);
+      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution, request.signal, request.waiting, request.sendBytes, request.sendBytesPast);
       const operation = this.options.modules.get(request.module)?.operations[request.op];
       // A secret's value reaches the Package that asked, never the run's journal.
       if (operation && 'answersSecret' in operation && operation.answersSecret) return { ok: true, value, fuel: fuel.spent, withheld: true };
@@ -136,12 +136,12 @@ export class HostDispatcher {
   };
 
   /** Validates, gates and runs one operation (for `main` without attribution: the MCP file tools). */
-  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }, attribution?: Attribution, signal?: AbortSignal, waiting?: Waiting['waiting'], sendBytes?: HostCall['streamBytes']): Promise<unknown> {
+  async invoke(moduleName: string, op: string, args: unknown[], fuel = { spent: 0 }, attribution?: Attribution, signal?: AbortSignal, waiting?: Waiting['waiting'], sendBytes?: HostCall['streamBytes'], sendBytesPast?: number): Promise<unknown> {
     const module = this.options.modules.get(moduleName);
     const operation: HostOperation | undefined = module && Object.prototype.hasOwnProperty.call(module.operations, op) ? module.operations[op] : undefined;
     if (!operation) throw new TypeError(`${moduleName} has no function ${op}`);
     const judged = this.judged(operation, attribution);
-    const call = this.hostCall(judged, fuel, signal, sendBytes);
+    const call = this.hostCall(judged, fuel, signal, sendBytes, sendBytesPast);
     const params = operation.parse ? await operation.parse(args, call) : args;
     if (operation.gate === 'none') return operation.run(call, params);
     const requests = gateList(operation.gate(params, call));
@@ -191,11 +191,11 @@ export class HostDispatcher {
     return { caller: known(attribution.caller) };
   }
 
-  private hostCall(judged: Judged, fuel: { spent: number }, signal?: AbortSignal, streamBytes?: HostCall['streamBytes']): HostCall {
+  private hostCall(judged: Judged, fuel: { spent: number }, signal?: AbortSignal, streamBytes?: HostCall['streamBytes'], streamBytesPast?: number): HostCall {
     // A call from the runner pool has its own signal, which the pool aborts when the program
     // gives up on the call and when the run ends (sandbox/pool: finish): no composite with
     // the run's signal (AbortSignal.any built a signal, a weak reference and a listener per call).
-    return new CallHandle(this.options.run, this.resources, judged, fuel, this.options.decisions, this.denials, signal ?? this.options.run.signal, streamBytes);
+    return new CallHandle(this.options.run, this.resources, judged, fuel, this.options.decisions, this.denials, signal ?? this.options.run.signal, streamBytes, streamBytesPast);
   }
 }
 
@@ -213,6 +213,7 @@ class CallHandle implements HostCall {
   readonly services: RunContext['services'];
   readonly caller: string;
   readonly streamBytes?: HostCall['streamBytes'];
+  readonly streamBytesPast?: number;
 
   constructor(
     run: DispatchOptions['run'],
@@ -223,6 +224,7 @@ class CallHandle implements HostCall {
     private readonly denials: IssuedDenial[],
     readonly signal: AbortSignal,
     streamBytes: HostCall['streamBytes'],
+    streamBytesPast: number | undefined,
   ) {
     this.executionId = run.executionId;
     this.sessionId = run.sessionId;
@@ -232,6 +234,7 @@ class CallHandle implements HostCall {
     this.services = run.services;
     this.caller = judged.caller;
     if (streamBytes) this.streamBytes = streamBytes;
+    if (streamBytesPast !== undefined) this.streamBytesPast = streamBytesPast;
   }
 
   gate(capability: string, context: Record<string, unknown>, gateOptions?: { skipMainInvariant?: boolean }): Record<string, unknown> {

@@ -63,6 +63,12 @@ export interface HostCall extends RunContext {
    * written, false when the call or its run ended. Absent when the answer must stay whole.
    */
   streamBytes?(chunk: Uint8Array): Promise<boolean>;
+  /**
+   * Set when the run's journal keeps whole answers: streamBytes may be used only for a blob
+   * known to be larger than this many bytes (the journal could not hold it; the first chunk
+   * gives the journal up). Absent: streamBytes may be used from the first byte.
+   */
+  readonly streamBytesPast?: number;
 }
 
 /**

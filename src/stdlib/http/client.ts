@@ -212,7 +212,8 @@ export async function receiveBody(call: HostCall, body: Dispatcher.ResponseData[
     body.destroy();
     throw tooLarge(url);
   }
-  const stream = call.streamBytes?.bind(call);
+  // A run whose journal keeps whole answers reads the body whole here (only the network thread's exchange streams past the journal's room).
+  const stream = call.streamBytesPast === undefined ? call.streamBytes?.bind(call) : undefined;
   if (!stream) return readCapped(body, url, contentLength);
   let size = 0;
   let staged: Buffer[] = [];

@@ -21,6 +21,9 @@ export interface ExchangeReply {
   redirected: boolean;
 }
 
+/** A gathered body that turns out too large for the run's journal goes to the runner in pieces of this size (a copy each, per write). */
+const GATHERED_PIECE_BYTES = 1024 * 1024;
+
 /** The first buffer for a body of unknown length read whole; it doubles as the body grows. */
 const FIRST_BODY_BUFFER = 64 * 1024;
 
@@ -50,8 +53,13 @@ export class ThreadExchange {
   private status = 0;
   private responseHeaders: Record<string, string> | null = null;
   private size = 0;
-  /** The body read whole (a call that cannot stream: its run keeps a journal). */
+  /**
+   * The body read whole: a call that cannot stream, or whose run keeps a journal and whose
+   * body may still fit it (HostCall.streamBytesPast); past that it streams from then on.
+   */
   private buffer: Buffer | null = null;
+  /** Pieces go to the runner as they arrive (HostCall.streamBytes). */
+  private streaming = false;
   /** Pieces handed to the runner's channel and not yet written; the end waits for them. */
   private writing = 0;
   private ended = false;
@@ -142,18 +150,29 @@ export class ThreadExchange {
     }
     this.status = status;
     this.responseHeaders = headers;
-    if (!this.call.streamBytes) this.buffer = Buffer.allocUnsafe(Math.max(0, declared(headers)) || FIRST_BODY_BUFFER);
+    const length = declared(headers);
+    this.streaming = this.streamsPast(Math.max(0, length));
+    // A body that may fit the run's journal is gathered whole, up to the journal's room at most.
+    if (!this.streaming) this.buffer = Buffer.allocUnsafe(Math.min(length > 0 ? length : FIRST_BODY_BUFFER, this.call.streamBytesPast ?? MAX_RESPONSE_BYTES) || FIRST_BODY_BUFFER);
+  }
+
+  /** Whether a body of `size` bytes goes to the runner as it arrives: the call can stream, and its run's journal (if any) could not hold it. */
+  private streamsPast(size: number): boolean {
+    const past = this.call.streamBytesPast;
+    return this.call.streamBytes !== undefined && (past === undefined || size > past);
   }
 
   private piece(bytes: ArrayBuffer): void {
     const size = bytes.byteLength;
     this.size += size;
-    if (this.call.streamBytes) {
-      this.writing++;
-      // Acknowledged once written to the runner's channel: the thread reads ahead at most its window.
-      void this.call.streamBytes(new Uint8Array(bytes)).then((written) => this.written(written, size));
-      return;
+    if (!this.streaming && this.streamsPast(this.size)) {
+      // Past the journal's room (a body of unknown length): what was gathered goes first, then the rest streams.
+      this.streaming = true;
+      const gathered = this.buffer!.subarray(0, this.size - size);
+      this.buffer = null;
+      for (let at = 0; at < gathered.length; at += GATHERED_PIECE_BYTES) this.stream(gathered.subarray(at, at + GATHERED_PIECE_BYTES), 0);
     }
+    if (this.streaming) return this.stream(new Uint8Array(bytes), size);
     let buffer = this.buffer!;
     const at = this.size - size;
     if (this.size > buffer.length) {
@@ -165,6 +184,13 @@ export class ThreadExchange {
     this.thread.acknowledge(this.id, size);
   }
 
+  /** Hands bytes to the runner's channel; `acknowledged` of them are the thread's to read again once written. */
+  private stream(bytes: Uint8Array, acknowledged: number): void {
+    this.writing++;
+    // Acknowledged once written to the runner's channel: the thread reads ahead at most its window.
+    void this.call.streamBytes!(bytes).then((written) => this.written(written, acknowledged));
+  }
+
   private written(written: boolean, size: number): void {
     this.writing--;
     if (this.done) return;
@@ -172,7 +198,7 @@ export class ThreadExchange {
       this.thread.cancel(this.id);
       return this.fail(this.call.signal.aborted ? this.call.signal.reason : new Error('http: the call ended while its body was arriving'));
     }
-    this.thread.acknowledge(this.id, size);
+    if (size > 0) this.thread.acknowledge(this.id, size);
     this.finishWhenWritten();
   }
 
