@@ -14,6 +14,7 @@ import type { HostReply } from './types';
 import { startInSlice, startsNow } from './call-starts';
 import { argsFromWire, replyToWire, type WireReply } from './wire';
 import { textOfPieces } from './args-pieces';
+import { WriteWindow } from './write-window';
 
 /** An error's message for a log line or a reply. */
 export function describe(error: unknown): string {
@@ -175,34 +176,26 @@ async function sendInChunks(runner: Runner, active: ActiveRun, cancelled: AbortS
   return true;
 }
 
+/** Reply bytes (all runs) sent to runners' channels and not yet written: past this, a chunk waits its turn. */
+const MAX_BYTES_UNWRITTEN = 64 * 1024 * 1024;
+const replyWindow = new WriteWindow(MAX_BYTES_UNWRITTEN);
+
 /**
  * One chunk of a reply's blob, ahead of the reply; resolves once the channel wrote it. False
  * when the run or the call ended (or moved) meanwhile: the rest is not sent.
  */
 function sendChunk(runner: Runner, active: ActiveRun, cancelled: AbortSignal, message: HostCallMessage, blob: number, chunk: Uint8Array): Promise<boolean> {
   if (active.settled || cancelled.aborted || !runner.child.connected) return Promise.resolve(false);
-  const size = chunk.byteLength;
-  // Server-wide, reply bytes handed to the runners' channels and not yet written stay bounded.
-  if (bytesUnwritten > 0 && bytesUnwritten + size > MAX_BYTES_UNWRITTEN) {
-    return new Promise<void>((resolve) => waitingForRoom.push(resolve)).then(() => sendChunk(runner, active, cancelled, message, blob, chunk));
-  }
-  const part: ToRunner = { type: 'host-reply-bytes', runId: message.runId, callId: message.callId, blob, chunk };
-  bytesUnwritten += size;
-  return new Promise<boolean>((resolve) => {
-    const written = (ok: boolean) => {
-      bytesUnwritten -= size;
-      while (waitingForRoom.length > 0 && bytesUnwritten < MAX_BYTES_UNWRITTEN) waitingForRoom.shift()!();
-      resolve(ok);
-    };
-    try {
-      runner.child.send(part, (error) => written(!error));
-    } catch {
-      written(false);
-    }
+  return replyWindow.write(chunk.byteLength, () => {
+    // Checked again: the chunk may have waited for room.
+    if (active.settled || cancelled.aborted || !runner.child.connected) return Promise.resolve(false);
+    const part: ToRunner = { type: 'host-reply-bytes', runId: message.runId, callId: message.callId, blob, chunk };
+    return new Promise<boolean>((resolve) => {
+      try {
+        runner.child.send(part, (error) => resolve(!error));
+      } catch {
+        resolve(false);
+      }
+    });
   });
 }
-
-/** Reply bytes (all runs) sent to runners' channels and not yet written: past this, a chunk waits its turn. */
-const MAX_BYTES_UNWRITTEN = 64 * 1024 * 1024;
-let bytesUnwritten = 0;
-const waitingForRoom: Array<() => void> = [];
