@@ -5,17 +5,17 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { auditRecordFits, LogOpenError, openLogOutputs, parseLogfmt, type AuditRecord, type LogOutputOptions } from '../../../src/audit';
+import { tempDir as freshTempDir } from '../../support/temp-dirs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const fixedClock = () => new Date('2026-03-02T09:15:04.112Z');
 
 function tempDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'svc-'));
+  return freshTempDir('svc-');
 }
 
 function counterIds(): () => string {

@@ -11,6 +11,7 @@ import type { ServerLog } from '../../../src/audit';
 import { blueprintSummary, BlueprintRegistry, type RegistrationContext } from '../../../src/blueprints';
 import type { VolumeDeclaration } from '../../../src/config';
 import { closeDatabase, openDatabase, type Database } from '../../../src/store';
+import { tempDir } from '../../support/temp-dirs';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../fixtures/blueprints');
 const fixture = (name: string) => fs.readFileSync(path.join(fixtures, name), 'utf8');
@@ -173,7 +174,7 @@ test('deleting calls every deletion listener with the name, even when one throws
 });
 
 test('the blueprint_dir import registers valid files, logs and skips invalid ones, and archives the directory', () => {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-'));
+  const home = tempDir('svc-');
   const dir = path.join(home, 'blueprints');
   fs.mkdirSync(dir);
   fs.writeFileSync(path.join(dir, 'a.yaml'), 'name: first\n');

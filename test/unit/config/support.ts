@@ -6,11 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { ConfigError, parseCommand, type Command, type Settings } from '../../../src/config';
+import { tempDir } from '../../support/temp-dirs';
 
 export const TOKEN = 'a'.repeat(40);
 
 export function scratch(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
+  return tempDir('svc-config-');
 }
 
 export function writeFile(dir: string, name: string, content: string | Buffer): string {

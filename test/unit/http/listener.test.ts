@@ -3,19 +3,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Hono } from 'hono';
 import { startListener } from '../../../src/http/listener';
 import { openLogOutputs, parseLogfmt } from '../../../src/audit';
 import type { AppEnv } from '../../../src/http/types';
+import { tempDir } from '../../support/temp-dirs';
 
 function auditLines(file: string): Array<Record<string, string>> {
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => Object.fromEntries(parseLogfmt(l))) : [];
 }
 
 test("a request's audit records are in the file before its answer's head is written, for explicit and implicit heads", async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-'));
+  const dir = tempDir('svc-');
   const auditFile = path.join(dir, 'audit.log');
   const outputs = openLogOutputs({ logFile: path.join(dir, 'svc.log'), filter: null, audit: { enabled: true, file: auditFile }, stderr: () => {} });
   // What the audit file held each time a head was about to be written.

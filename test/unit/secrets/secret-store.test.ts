@@ -5,14 +5,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { KEY_MISMATCH_MESSAGE, SecretStore, SecretStoreError, storeKeyProblem } from '../../../src/secrets';
+import { tempDir } from '../../support/temp-dirs';
 
 const CANARY = 'canary-7d41c0e9-secret-value';
 
 function storeDir(): string {
-  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-')), 'secrets');
+  return path.join(tempDir('svc-'), 'secrets');
 }
 
 function failsWith(code: string) {

@@ -3,7 +3,6 @@
 import { test, describe, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -19,6 +18,7 @@ import {
   LAST_RUN_RESULT_BYTES,
   type SessionBlueprint,
 } from '../../../src/sessions';
+import { tempDir } from '../../support/temp-dirs';
 
 function blueprint(name: string, overrides: Partial<SessionBlueprint> = {}): SessionBlueprint {
   return {
@@ -45,7 +45,7 @@ interface Fixture {
 }
 
 function fixture(): Fixture {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sessions-'));
+  const root = tempDir('svc-sessions-');
   const clock = { now: 1_700_000_000_000 };
   const audit: AuditRecord[] = [];
   const blueprints = new Map<string, SessionBlueprint>([['notes', blueprint('notes')]]);

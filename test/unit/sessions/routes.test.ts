@@ -2,8 +2,6 @@
 // fake executor that counts runs, so statuses, bodies, replays and audit calls are checked.
 import { test, describe, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -18,6 +16,7 @@ import type { AppEnv } from '../../../src/http';
 import { errorResponder } from '../../../src/http/errors';
 import { mountSessionRoutes } from '../../../src/http/routes/sessions';
 import { IDEMPOTENCY_LEDGER_SQL, IdempotencyLedger, SessionDirectories, SessionManager, SessionRecordStore } from '../../../src/sessions';
+import { tempDir } from '../../support/temp-dirs';
 
 const NOTES: Blueprint = {
   name: 'notes',
@@ -65,7 +64,7 @@ class FakeExecutor {
 
 /** A fresh app, or (with `previous`) a second one over the same records and ledger, as after a restart. */
 function setup(previous?: { root: string; db: Database.Database; executor: FakeExecutor }) {
-  const root = previous?.root ?? fs.mkdtempSync(path.join(os.tmpdir(), 'svc-session-routes-'));
+  const root = previous?.root ?? tempDir('svc-session-routes-');
   const db = previous?.db ?? new Database(':memory:');
   db.exec(IDEMPOTENCY_LEDGER_SQL);
   const ledger = new IdempotencyLedger({ db, generation: randomUUID(), newId: randomUUID, log: silentLog });

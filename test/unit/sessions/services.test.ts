@@ -2,17 +2,16 @@
 // recovers sessions written by an earlier instance.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { silentLog, type AuditRecord } from '../../../src/audit';
 import { startSessionServices, type SessionBlueprint } from '../../../src/sessions';
+import { tempDir } from '../../support/temp-dirs';
 
 const SCRATCH: SessionBlueprint = { name: 'scratch', idleTimeoutSecs: 60, declarations: { variables: new Map(), secrets: new Map() }, vfs: { mode: 'per_session' }, git: null };
 
 test('sessions opened by one instance are found by the next, which guards with a fresh ledger table', () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-session-services-'));
+  const root = tempDir('svc-session-services-');
   const db = new Database(path.join(root, 'svc.db'));
   const audit: AuditRecord[] = [];
   const options = {
@@ -42,7 +41,7 @@ test('sessions opened by one instance are found by the next, which guards with a
 });
 
 test('without a database there is no ledger', () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-session-services-'));
+  const root = tempDir('svc-session-services-');
   const services = startSessionServices({
     sessionStoreDir: path.join(root, 'sessions'),
     vfsSessionDir: path.join(root, 'vfs'),

@@ -4,12 +4,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { applyMigrations, closeDatabase, commitWithoutFsync, DatabaseError, migrations, openDatabase, schemaVersion } from '../../../src/store';
+import { tempDir } from '../../support/temp-dirs';
 
 function tempDatabase(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-'));
+  const dir = tempDir('svc-');
   return path.join(dir, 'nested', 'state', 'svc.sqlite');
 }
 

@@ -4,16 +4,16 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { appendNoFollow, createExclusive, FileArea, FileAreaError, readNoFollow, writeNoFollow } from '../../../src/vfs';
+import { tempDir } from '../../support/temp-dirs';
 
 describe('no-follow file primitives', () => {
   let base: string;
   let area: string;
   let outside: string;
   before(() => {
-    base = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-beneath-'));
+    base = tempDir('svc-beneath-');
     area = path.join(base, 'area');
     outside = path.join(base, 'outside');
     fs.mkdirSync(area);

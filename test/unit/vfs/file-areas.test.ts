@@ -4,12 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { FileAreas, writeNoFollow } from '../../../src/vfs';
+import { tempDir } from '../../support/temp-dirs';
 
 test('a planted svc-ephemeral-<pid> link in the temp directory does not carry ephemeral areas elsewhere', () => {
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-areas-'));
+  const base = tempDir('svc-areas-');
   try {
     const shared = path.join(base, 'tmp');
     const outside = path.join(base, 'outside');
