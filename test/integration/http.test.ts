@@ -274,6 +274,7 @@ export function main() {
   return out;
 }`,
       );
+      assert.ok(result.result, JSON.stringify(result.error));
       const out = JSON.parse(result.result!) as [string, boolean, string];
       assert.deepEqual(out.slice(0, 2), ['RangeError', true], JSON.stringify(result.error));
       // The download's own timeout (300 ms) bounds waiting for headers too, not the verbs' 30 s.

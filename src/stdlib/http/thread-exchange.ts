@@ -21,9 +21,6 @@ export interface ExchangeReply {
   redirected: boolean;
 }
 
-/** A gathered body that turns out too large for the run's journal goes to the runner in pieces of this size (a copy each, per write). */
-const GATHERED_PIECE_BYTES = 1024 * 1024;
-
 /** The first buffer for a body of unknown length read whole; it doubles as the body grows. */
 const FIRST_BODY_BUFFER = 64 * 1024;
 
@@ -53,10 +50,7 @@ export class ThreadExchange {
   private status = 0;
   private responseHeaders: Record<string, string> | null = null;
   private size = 0;
-  /**
-   * The body read whole: a call that cannot stream, or whose run keeps a journal and whose
-   * body may still fit it (HostCall.streamBytesPast); past that it streams from then on.
-   */
+  /** The body read whole: a call that cannot stream, or whose run keeps a journal the body may fit (HostCall.streamBytesPast). */
   private buffer: Buffer | null = null;
   /** Pieces go to the runner as they arrive (HostCall.streamBytes). */
   private streaming = false;
@@ -151,27 +145,25 @@ export class ThreadExchange {
     this.status = status;
     this.responseHeaders = headers;
     const length = declared(headers);
-    this.streaming = this.streamsPast(Math.max(0, length));
-    // A body that may fit the run's journal is gathered whole, up to the journal's room at most.
-    if (!this.streaming) this.buffer = Buffer.allocUnsafe(Math.min(length > 0 ? length : FIRST_BODY_BUFFER, this.call.streamBytesPast ?? MAX_RESPONSE_BYTES) || FIRST_BODY_BUFFER);
+    this.streaming = this.streams(length);
+    if (!this.streaming) this.buffer = Buffer.allocUnsafe(Math.max(0, length) || FIRST_BODY_BUFFER);
   }
 
-  /** Whether a body of `size` bytes goes to the runner as it arrives: the call can stream, and its run's journal (if any) could not hold it. */
-  private streamsPast(size: number): boolean {
+  /**
+   * Whether a body goes to the runner as it arrives: the call can stream, and its run keeps no
+   * journal or the body's declared length is more than the journal could hold. A body of
+   * unknown length in a journalled run is gathered whole: streamed bytes count against the
+   * run's memory before the 50 MiB cap is known to be passed, and the verbs must answer a
+   * body past the cap with their RangeError, not a memory limit.
+   */
+  private streams(declaredLength: number): boolean {
     const past = this.call.streamBytesPast;
-    return this.call.streamBytes !== undefined && (past === undefined || size > past);
+    return this.call.streamBytes !== undefined && (past === undefined || declaredLength > past);
   }
 
   private piece(bytes: ArrayBuffer): void {
     const size = bytes.byteLength;
     this.size += size;
-    if (!this.streaming && this.streamsPast(this.size)) {
-      // Past the journal's room (a body of unknown length): what was gathered goes first, then the rest streams.
-      this.streaming = true;
-      const gathered = this.buffer!.subarray(0, this.size - size);
-      this.buffer = null;
-      for (let at = 0; at < gathered.length; at += GATHERED_PIECE_BYTES) this.stream(gathered.subarray(at, at + GATHERED_PIECE_BYTES), 0);
-    }
     if (this.streaming) return this.stream(new Uint8Array(bytes), size);
     let buffer = this.buffer!;
     const at = this.size - size;
