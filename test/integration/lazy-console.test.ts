@@ -1,0 +1,115 @@
+// `console` is made the first time a program reads it (sandbox/prelude/console.ts, through
+// sandbox/prelude/lazy-group.ts), and the prelude's own defines skip their descriptor copies
+// only until a program may run (sandbox/prelude/primordials.ts `programMayRun`). By the first
+// read the program may have replaced built-ins and put getters on Object.prototype: the
+// namespace made then must be the one made before, and nothing the program did may run.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { webServer } from '../support/web-server';
+
+const { execute } = webServer();
+
+/**
+ * A program's value and its console lines: the program throws its value as JSON (a one-off
+ * run's answer carries its console when the run failed).
+ */
+async function valueAndConsole(body: string): Promise<{ value: unknown; console: string[] }> {
+  const reply = await execute(`export function main() {\nconst value = (() => {\n${body}\n})();\nthrow new Error('VALUE' + JSON.stringify(value) + 'END');\n}`);
+  const message: string = reply.error?.message ?? '';
+  const at = message.indexOf('VALUE');
+  assert.ok(at >= 0, JSON.stringify(reply.error));
+  return { value: JSON.parse(message.slice(at + 5, message.indexOf('END', at))), console: reply.console };
+}
+
+test('console waits for its first read, then is one namespace with the descriptors it had when made eagerly', async () => {
+  const reply = await valueAndConsole(`
+    const before = Object.getOwnPropertyDescriptor(globalThis, 'console');
+    const waited = typeof before.get === 'function' && !('value' in before);
+    const listed = Object.keys(globalThis).includes('console');
+    const first = console;
+    first.log('hello %s', 'there', 2);
+    const after = Object.getOwnPropertyDescriptor(globalThis, 'console');
+    const method = Object.getOwnPropertyDescriptor(console, 'log');
+    const tag = Object.getOwnPropertyDescriptor(console, Symbol.toStringTag);
+    console.count();
+    console.count();
+    return {
+      waited, listed,
+      same: first === globalThis.console && after.value === first,
+      after: [after.writable, after.enumerable, after.configurable],
+      method: [typeof method.value, method.writable, method.enumerable, method.configurable],
+      tag: [Object.prototype.toString.call(console), tag.writable, tag.enumerable],
+      namespace: Object.getPrototypeOf(Object.getPrototypeOf(console)) === Object.prototype && Object.getOwnPropertyNames(Object.getPrototypeOf(console)).length === 0,
+      methods: Object.keys(console).length,
+      inGlobals: Object.getOwnPropertyNames(globalThis).includes('console'),
+    };`);
+  assert.deepEqual(reply.value, {
+    waited: true,
+    listed: false,
+    same: true,
+    after: [true, false, true],
+    method: ['function', true, true, true],
+    tag: ['[object console]', false, false],
+    namespace: true,
+    methods: 22,
+    inGlobals: true,
+  });
+  assert.deepEqual(reply.console, ['hello there 2', 'default: 1', 'default: 2']);
+});
+
+test('a program that poisons built-ins and Object.prototype before first reading console cannot reach the console made then', async () => {
+  const reply = await valueAndConsole(`
+    const reads = [];
+    const fields = ['get', 'set', 'value', 'writable', 'enumerable', 'configurable'];
+    for (let i = 0; i < fields.length; i++) {
+      const key = fields[i];
+      Object.defineProperty(Object.prototype, key, { __proto__: null, get() { reads[reads.length] = key; return undefined; }, configurable: true });
+    }
+    const realDefine = Object.defineProperty;
+    const realSymbol = Symbol;
+    const hooks = [];
+    Object.defineProperty = function (...args) { hooks.push('defineProperty'); return Reflect.apply(realDefine, this, args); };
+    Object.create = function () { hooks.push('create'); return {}; };
+    Object.keys = function () { hooks.push('keys'); return []; };
+    globalThis.Symbol = { toStringTag: 'poisoned' };
+    Map.prototype.get = function () { hooks.push('Map.get'); return 100; };
+    Map.prototype.set = function () { hooks.push('Map.set'); return this; };
+    const realGet = Map.prototype.get;
+    const realSet = Map.prototype.set;
+    const realJoin = Array.prototype.join;
+    const realSplit = String.prototype.split;
+    Array.prototype.join = function () { hooks.push('join'); return 'joined'; };
+    String.prototype.split = function () { hooks.push('split'); return []; };
+    console.count('c');
+    console.count('c');
+    console.group('g');
+    console.log('a\\nb');
+    console.groupEnd();
+    console.log('%d items', 3);
+    const tag = Object.prototype.toString.call(console);
+    Object.defineProperty = realDefine;
+    globalThis.Symbol = realSymbol;
+    Map.prototype.get = realGet;
+    Map.prototype.set = realSet;
+    Array.prototype.join = realJoin;
+    String.prototype.split = realSplit;
+    for (let i = 0; i < fields.length; i++) delete Object.prototype[fields[i]];
+    return { reads, hooks, tag };`);
+  assert.deepEqual(reply.value, { reads: [], hooks: [], tag: '[object console]' });
+  assert.deepEqual(reply.console, ['c: 1', 'c: 2', 'g', '  a\n  b', '3 items']);
+});
+
+test('a program may replace or delete console before its first read', async () => {
+  const replaced = await valueAndConsole(`
+    const mine = { log() {} };
+    globalThis.console = mine;
+    console.log('not sent');
+    const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'console');
+    return { mine: console === mine, writable: descriptor.writable, enumerable: descriptor.enumerable };`);
+  assert.deepEqual(replaced.value, { mine: true, writable: true, enumerable: false });
+  assert.deepEqual(replaced.console, []);
+  const deleted = await valueAndConsole(`
+    delete globalThis.console;
+    return { kind: typeof console, listed: Object.getOwnPropertyNames(globalThis).includes('console') };`);
+  assert.deepEqual(deleted.value, { kind: 'undefined', listed: false });
+});
