@@ -113,3 +113,27 @@ test('a program may replace or delete console before its first read', async () =
     return { kind: typeof console, listed: Object.getOwnPropertyNames(globalThis).includes('console') };`);
   assert.deepEqual(deleted.value, { kind: 'undefined', listed: false });
 });
+
+// The ES2024+ built-ins start as stand-ins that evaluate core-js on first call
+// (sandbox/prelude/builtins.ts): before that they must look like the real ones.
+test('the newer built-ins have their names and lengths before first use, and work when first called', async () => {
+  const { value } = await valueAndConsole(`
+    const shape = (f) => [typeof f, f.name, f.length, 'prototype' in f];
+    const before = [shape(Object.groupBy), shape(Map.groupBy), shape(Promise.withResolvers), shape(Promise.try), shape(Set.prototype.union), shape(Set.prototype.isSubsetOf)];
+    const standIn = Object.groupBy;
+    const grouped = Object.groupBy([1, 2, 3], (n) => (n % 2 ? 'odd' : 'even'));
+    return {
+      before,
+      grouped: [grouped.odd, grouped.even],
+      union: [...new Set([1]).union(new Set([2]))],
+      replaced: Object.groupBy !== standIn,
+      after: shape(Object.groupBy).slice(0, 3),
+    };`);
+  assert.deepEqual(value, {
+    before: [['function', 'groupBy', 2, false], ['function', 'groupBy', 2, false], ['function', 'withResolvers', 0, false], ['function', 'try', 1, false], ['function', 'union', 1, false], ['function', 'isSubsetOf', 1, false]],
+    grouped: [[1, 3], [2]],
+    union: [1, 2],
+    replaced: true,
+    after: ['function', 'groupBy', 2],
+  });
+});
