@@ -137,3 +137,84 @@ test('the newer built-ins have their names and lengths before first use, and wor
     after: ['function', 'groupBy', 2],
   });
 });
+
+// The event classes, the global scope's event functions and `performance` are one lazy group
+// (sandbox/prelude/web/event-globals.ts); the platform's classes extend the same classes.
+test('the event globals and performance wait for their first read, and are the classes the platform extends whichever comes first', async () => {
+  const { value } = await valueAndConsole(`
+    const waits = (name) => { const d = Object.getOwnPropertyDescriptor(globalThis, name); return typeof d.get === 'function' && !('value' in d); };
+    const waited = ['Event', 'EventTarget', 'addEventListener', 'performance', 'PerformanceMark'].map(waits);
+    // The platform first: AbortSignal extends the EventTarget the global names later.
+    const signal = new AbortController().signal;
+    const names = Object.getOwnPropertyNames(globalThis);
+    const order = ['performance', 'navigator', 'Event', 'reportError', 'DOMException'].map((name) => names.indexOf(name));
+    const heard = [];
+    addEventListener('ping', (event) => heard.push([event.type, event instanceof Event, event.isTrusted]));
+    dispatchEvent(new CustomEvent('ping', { detail: 1 }));
+    const mark = performance.mark('m');
+    const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'EventTarget');
+    return {
+      waited,
+      kinds: [typeof Event, typeof performance, typeof reportError],
+      extendsGlobal: signal instanceof EventTarget && Object.getPrototypeOf(AbortSignal.prototype) === EventTarget.prototype,
+      sameTwice: globalThis.Event === Event && globalThis.performance === performance,
+      heard,
+      ordered: order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1])),
+      mark: [mark instanceof PerformanceMark, mark instanceof PerformanceEntry, performance instanceof Performance, performance instanceof EventTarget, performance.now() >= 0],
+      tags: [Object.prototype.toString.call(performance), Object.prototype.toString.call(new Event('x'))],
+      frozen: [Object.isFrozen(Event), Object.isFrozen(EventTarget.prototype)],
+      descriptor: ['value' in descriptor, descriptor.writable, descriptor.enumerable, descriptor.configurable],
+    };`);
+  assert.deepEqual(value, {
+    waited: [true, true, true, true, true],
+    kinds: ['function', 'object', 'function'],
+    extendsGlobal: true,
+    sameTwice: true,
+    heard: [['ping', true, false]],
+    ordered: true,
+    mark: [true, true, true, true, true],
+    tags: ['[object Performance]', '[object Event]'],
+    frozen: [true, true],
+    descriptor: [true, true, false, true],
+  });
+});
+
+test('a program that replaces built-ins and puts getters on Object.prototype before first touching the event globals cannot hook their evaluation', async () => {
+  const { value } = await valueAndConsole(`
+    const reads = [];
+    const calls = [];
+    const fields = ['get', 'set', 'value', 'writable', 'enumerable', 'configurable'];
+    for (let i = 0; i < fields.length; i++) {
+      const key = fields[i];
+      Object.defineProperty(Object.prototype, key, { __proto__: null, get() { reads[reads.length] = key; return undefined; }, configurable: true });
+    }
+    const apply = Reflect.apply;
+    const realDefine = Object.defineProperty;
+    const restore = [];
+    const trap = (owner, key, label) => {
+      const original = owner[key];
+      restore[restore.length] = [owner, key, original];
+      realDefine(owner, key, { __proto__: null, value: function (...args) { calls[calls.length] = label; return apply(original, this, args); }, writable: true, configurable: true });
+    };
+    trap(Object, 'defineProperty', 'Object.defineProperty');
+    trap(Object, 'freeze', 'Object.freeze');
+    trap(Object, 'create', 'Object.create');
+    trap(Array.prototype, 'push', 'Array.prototype.push');
+    trap(Array.prototype, Symbol.iterator, 'Array.prototype[Symbol.iterator]');
+    trap(WeakSet.prototype, 'add', 'WeakSet.prototype.add');
+    trap(Map.prototype, 'set', 'Map.prototype.set');
+    trap(Map.prototype, 'get', 'Map.prototype.get');
+    const realSymbol = Symbol;
+    globalThis.Symbol = { toStringTag: 'poisoned', iterator: 'poisoned' };
+    const kinds = [typeof EventTarget, typeof performance];
+    let count = 0;
+    const target = new EventTarget();
+    target.addEventListener('x', () => { count++; });
+    target.dispatchEvent(new Event('x'));
+    const mark = performance.mark('m').name;
+    globalThis.Symbol = realSymbol;
+    for (let i = restore.length - 1; i >= 0; i--) realDefine(restore[i][0], restore[i][1], { __proto__: null, value: restore[i][2], writable: true, configurable: true });
+    for (let i = 0; i < fields.length; i++) delete Object.prototype[fields[i]];
+    return { reads, calls, kinds, count, mark, tag: Object.prototype.toString.call(performance) };`);
+  assert.deepEqual(value, { reads: [], calls: [], kinds: ['function', 'object'], count: 1, mark: 'm', tag: '[object Performance]' });
+});
