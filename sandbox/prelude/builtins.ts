@@ -65,14 +65,17 @@ export function materializeBuiltins(): void {
 /** A stand-in for `owner[name]` where the engine has none: materializes, then calls the real one. */
 function stand(owner: object, name: string, length: number): void {
   if (ObjectGetOwnPropertyDescriptor(owner, name) !== undefined) return;
-  const holder = {
-    [name](this: unknown, ...args: unknown[]): unknown {
-      materializeBuiltins();
-      return ReflectApply((owner as Record<string, (...a: unknown[]) => unknown>)[name], this, args);
-    },
+  const real = (self: unknown, args: IArguments): unknown => {
+    materializeBuiltins();
+    return ReflectApply((owner as Record<string, (...a: unknown[]) => unknown>)[name], self, args);
   };
-  const value = holder[name];
-  ObjectDefineProperty(value, 'length', { value: length, configurable: true });
+  // The method's own parameters give it its length (a define per stand-in less in every fresh context).
+  const value =
+    length === 0
+      ? { [name](this: unknown) { return real(this, arguments); } }[name]
+      : length === 1
+        ? { [name](this: unknown, _first: unknown) { return real(this, arguments); } }[name]
+        : { [name](this: unknown, _first: unknown, _second: unknown) { return real(this, arguments); } }[name];
   ObjectDefineProperty(owner, name, { value, writable: true, enumerable: false, configurable: true });
   ArrayPrototypePush(stands, { owner, name, value });
 }

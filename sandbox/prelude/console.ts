@@ -4,6 +4,9 @@
 // runner caps lines and bytes on its side; this side only guarantees the line is a string.
 // group() indents later lines by two spaces per level; count/time keep their state per run
 // (a fresh context each run).
+// The namespace is made the first time a program reads `console` (consoleGroup, through
+// ./lazy-group.ts): most runs never log. By then the program may have replaced any built-in,
+// so making it reads only captured intrinsics.
 import { native } from './native';
 import {
   ArrayIsArray,
@@ -25,8 +28,10 @@ import {
   StringPrototypeRepeat,
   StringPrototypeSlice,
   stringSplit,
+  SymbolToStringTag,
 } from './primordials';
 import { BoundedText, renderValue, TEXT_LIMIT, writeRendered } from './render';
+import { lazyGroup, provide } from './lazy-group';
 
 // Captured with the other built-ins: a program's replacements do not reach console lines.
 const MathTrunc = Math.trunc;
@@ -181,7 +186,10 @@ function table(data: unknown, columns?: unknown): string {
   return text.text();
 }
 
-export function makeConsole(): object {
+/** The global `console`, made on first read (./globals.ts defines it lazily). */
+export const consoleGroup = lazyGroup<object>(() => provide(consoleGroup, makeConsole()));
+
+function makeConsole(): object {
   let indent = '';
   const counts = new SafeMap<string, number>();
   const timers = new SafeMap<string, number>();
@@ -271,7 +279,7 @@ export function makeConsole(): object {
   const console = ObjectCreate(ObjectCreate(ObjectPrototype));
   const names = ObjectKeys(methods);
   for (let i = 0; i < names.length; i++) ObjectDefineProperty(console, names[i], { value: methods[names[i]], writable: true, enumerable: true, configurable: true });
-  ObjectDefineProperty(console, Symbol.toStringTag, { value: 'console', writable: false, enumerable: false, configurable: true });
+  ObjectDefineProperty(console, SymbolToStringTag, { value: 'console', writable: false, enumerable: false, configurable: true });
   return console;
 }
 

@@ -5,12 +5,14 @@
 // `deliver` and the timer pair drive the run's event loop.
 // Everything here runs on the primordials (./primordials.ts): the program may patch any
 // built-in, but not the host calls, the fuel arithmetic or the report.
-import { ArrayIsArray, ArrayPrototypeIncludes, ArrayPrototypePush, FunctionPrototypeCall, JSONParse, own, PromisePrototypeThen, PromiseResolve, ReflectApply, String_, ObjectPrototypeHasOwnProperty, TypeError_ } from './primordials';
+import { ArrayIsArray, ArrayPrototypeIncludes, programMayRun, ArrayPrototypePush, FunctionPrototypeCall, JSONParse, own, PromisePrototypeThen, PromiseResolve, ReflectApply, String_, ObjectPrototypeHasOwnProperty, TypeError_ } from './primordials';
 import { resultText } from './result';
 import { fetchFor, materializeWeb, startWebRun, webTimers } from './web';
 import { installAttribution } from './attribution';
 import { lockdown } from './lockdown';
 import { materializeBuiltins } from './builtins';
+import { consoleGroup } from './console';
+import { materialize } from './lazy-group';
 import { loadPackages, packageSpecs } from './packages';
 import { define, installGlobals } from './globals';
 import { attributeCalls, attributesCalls, deliver, hostCall, hostCallAsync } from './host-calls';
@@ -77,6 +79,7 @@ function run(link: (rt: unknown) => Linked, specJson: string, ...packageLinks: A
       // Lockdown freezes the real ES2024+ built-ins, not their stand-ins (builtins.ts).
       materializeBuiltins();
       materializeWeb();
+      materialize(consoleGroup);
       lockdown(callSite ? [callSite] : []);
       const units: Array<Parameters<typeof loadPackages>[1][number]> = [];
       for (let i = 0; i < specs.length; i++) {
@@ -148,3 +151,5 @@ function entry(point: number, ...args: unknown[]): unknown {
 }
 
 define('__svc_entry', entry);
+// Last: from here on other code may run in this context, so defines copy their descriptors.
+programMayRun();

@@ -36,7 +36,22 @@ const MAX_STACK_CHARS = 64 * 1024;
 export const ErrorConstructor = Error;
 const ErrorPrototype = Error.prototype;
 /** V8's own `stack` getter, where the engine defines `stack` as an accessor (newer V8). */
-const engineStackGetter: unknown = own(ObjectGetOwnPropertyDescriptor(new Error('probe'), 'stack'), 'get') ?? own(ObjectGetOwnPropertyDescriptor(ErrorPrototype, 'stack'), 'get');
+const engineStackGetter: unknown = own(ObjectGetOwnPropertyDescriptor(probeError(), 'stack'), 'get') ?? own(ObjectGetOwnPropertyDescriptor(ErrorPrototype, 'stack'), 'get');
+
+/**
+ * An error made with no stack frames: where V8 keeps `stack` as a data property (Node 20's),
+ * reading its descriptor formats the trace, and formatting a captured one in every fresh
+ * context cost more than anything else in this module (bench/PROFILE.md, fast39f).
+ */
+function probeError(): Error {
+  const limit = ErrorConstructor.stackTraceLimit;
+  ErrorConstructor.stackTraceLimit = 0;
+  try {
+    return new ErrorConstructor('probe');
+  } finally {
+    ErrorConstructor.stackTraceLimit = limit;
+  }
+}
 
 /**
  * An error's `stack` as text, cut to MAX_STACK_CHARS. Only a data property or the engine's

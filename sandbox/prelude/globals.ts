@@ -5,7 +5,8 @@ import { installBuiltinStandIns } from './builtins';
 import { installErrorGlobals } from './errors';
 import { atob, btoa } from './encoding';
 import { URL, URLSearchParams } from './url';
-import { makeConsole } from './console';
+import { consoleGroup } from './console';
+import { defineLazy } from './lazy-group';
 import { installWeb } from './web';
 import { getRandomValues, randomUUID } from './random';
 import { installClock } from './clock';
@@ -21,7 +22,7 @@ export function installGlobals(): void {
   installBuiltinStandIns();
   installErrorGlobals();
   installClock(define);
-  define('console', makeConsole());
+  defineLazy(consoleGroup, globalThis, 'console', (made) => made, { enumerable: false, writable: true, configurable: true });
   define('atob', atob);
   define('btoa', btoa);
   // Trusted guest code (svc:url) uses these classes: their methods must stay ours.

@@ -47,7 +47,20 @@ function ownFields(descriptor: PropertyDescriptor): PropertyDescriptor {
   return copy;
 }
 
-export const ReflectDefineProperty = (target: object, key: PropertyKey, descriptor: PropertyDescriptor): boolean => nativeReflectDefineProperty(target, key, ownFields(descriptor));
+/**
+ * True while only the prelude's own top level has run in this context: Object.prototype is
+ * still the engine's, so a descriptor literal's inherited fields are the engine's too and
+ * need no copy. The prelude defines a few hundred properties per context, and the copies
+ * were about a sixth of its evaluation (bench/PROFILE.md, fast39f). `programMayRun` ends it,
+ * as the prelude's last statement, before any other code runs in the context.
+ */
+let preludeOnly = true;
+/** Every define from now on copies its descriptor's own fields (./entry.ts calls it last). */
+export function programMayRun(): void {
+  preludeOnly = false;
+}
+
+export const ReflectDefineProperty = (target: object, key: PropertyKey, descriptor: PropertyDescriptor): boolean => nativeReflectDefineProperty(target, key, preludeOnly ? descriptor : ownFields(descriptor));
 export const ReflectGet = ReflectObject.get;
 export const ReflectSet = ReflectObject.set;
 export const ReflectHas = ReflectObject.has;
@@ -71,7 +84,7 @@ export const ObjectFreeze = Object.freeze;
 export const ObjectIsFrozen = Object.isFrozen;
 export const ObjectCreate = Object.create as (prototype: object | null) => any;
 const nativeObjectDefineProperty = Object.defineProperty;
-export const ObjectDefineProperty = <T>(target: T, key: PropertyKey, descriptor: PropertyDescriptor & ThisType<any>): T => nativeObjectDefineProperty(target, key, ownFields(descriptor));
+export const ObjectDefineProperty = <T>(target: T, key: PropertyKey, descriptor: PropertyDescriptor & ThisType<any>): T => nativeObjectDefineProperty(target, key, preludeOnly ? descriptor : ownFields(descriptor));
 export const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 export const ObjectGetOwnPropertyNames = Object.getOwnPropertyNames;
 export const ObjectGetPrototypeOf = Object.getPrototypeOf;

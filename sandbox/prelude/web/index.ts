@@ -1,16 +1,14 @@
 // The web platform globals: timers, performance, navigator, events and
 // aborts, Headers/Request/Response/Blob/File/FormData, fetch and crypto.subtle. The
 // prelude installs them once per isolate; `bindRun` links them to a run when it starts.
+// All but the timers and navigator are made on first read (./lazy.ts).
 import { domExceptionGroup } from '../dom-exception';
-import { CustomEvent, ErrorEvent, Event, EventTarget, globalEventFunctions } from './event';
 export type { AsyncHostCaller, StartedCall } from './host';
 import { bindRun, type AsyncHostCaller } from './host';
 import { ObjectFreeze } from './primordials';
-import { makePerformance, Performance, PerformanceEntry, PerformanceMark, PerformanceMeasure, resetTimeOrigin } from '../performance';
 import { clearInterval, clearTimeout, fireDue, nextDue, pendingCount, queueMicrotask, setInterval, setTimeout } from './timers';
 import { defineLazy, materialize } from '../lazy-group';
-import { platformGroup, textGroup, type WebPlatform } from './lazy';
-import { sealed } from './sealed';
+import { eventGroup, platformGroup, textGroup, type WebPlatform } from './lazy';
 
 /** The globals ./platform.ts makes when a program first reads one (./lazy.ts). */
 const LAZY_GLOBALS = [
@@ -20,6 +18,9 @@ const LAZY_GLOBALS = [
   'TransformStream', 'TransformStreamDefaultController', 'ByteLengthQueuingStrategy', 'CountQueuingStrategy',
   'Request', 'Response', 'fetch', 'CryptoKey', 'structuredClone',
 ];
+/** The event classes, the global scope's event functions and `performance` (./event-globals.ts), made when a program first reads one. */
+const PERFORMANCE_GLOBALS = ['performance', 'Performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure'];
+const EVENT_GLOBALS = ['Event', 'EventTarget', 'CustomEvent', 'ErrorEvent', 'addEventListener', 'removeEventListener', 'dispatchEvent', 'reportError'];
 /** The encoding classes (./text.ts), made when a program first reads one. */
 const TEXT_GLOBALS = ['TextEncoder', 'TextDecoder', 'TextEncoderStream', 'TextDecoderStream'];
 const GLOBAL_ATTRIBUTES = { enumerable: false, writable: true, configurable: true };
@@ -32,12 +33,10 @@ export function fetchFor(callAsync: AsyncHostCaller): ReturnType<WebPlatform['fe
 /** Evaluates the lazy web globals now (before lockdown freezes what the global object leads to). */
 export function materializeWeb(): void {
   materialize(domExceptionGroup);
+  materialize(eventGroup);
   materialize(platformGroup);
   materialize(textGroup);
 }
-
-// performance is the prelude's (../performance.ts): one per run, its clock reset when the run starts.
-const performance = makePerformance();
 
 const navigator = ObjectFreeze({ userAgent: 'svc (Deno-compatible isolate runner)', language: 'en-US', languages: ObjectFreeze(['en-US']), hardwareConcurrency: 1 });
 
@@ -47,22 +46,11 @@ export function installWeb(define: (name: string, value: unknown) => void): void
   define('clearTimeout', clearTimeout);
   define('clearInterval', clearInterval);
   define('queueMicrotask', queueMicrotask);
-  define('performance', performance);
-  define('Performance', Performance);
-  define('PerformanceEntry', PerformanceEntry);
-  define('PerformanceMark', PerformanceMark);
-  define('PerformanceMeasure', PerformanceMeasure);
-  define('navigator', navigator);
-  define('Event', sealed(Event));
-  define('EventTarget', sealed(EventTarget));
-  define('CustomEvent', sealed(CustomEvent));
-  define('ErrorEvent', sealed(ErrorEvent));
-  const globalEvents = globalEventFunctions();
-  define('addEventListener', globalEvents.addEventListener);
-  define('removeEventListener', globalEvents.removeEventListener);
-  define('dispatchEvent', globalEvents.dispatchEvent);
-  define('reportError', globalEvents.reportError);
   const global = globalThis as Record<string, unknown>;
+  // In the order they were defined when they were made eagerly (the global object's own names keep it).
+  defineEventGlobals(global, PERFORMANCE_GLOBALS);
+  define('navigator', navigator);
+  defineEventGlobals(global, EVENT_GLOBALS);
   defineLazy(domExceptionGroup, global, 'DOMException', (made) => made, GLOBAL_ATTRIBUTES);
   for (let i = 0; i < LAZY_GLOBALS.length; i++) {
     const name = LAZY_GLOBALS[i];
@@ -76,9 +64,17 @@ export function installWeb(define: (name: string, value: unknown) => void): void
   defineLazy(platformGroup, (globalThis as { crypto: object }).crypto, 'subtle', (made) => made.subtle, { enumerable: true, writable: false, configurable: false });
 }
 
+function defineEventGlobals(global: object, names: readonly string[]): void {
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    defineLazy(eventGroup, global, name, (made) => made.globals[name], GLOBAL_ATTRIBUTES);
+  }
+}
+
 /** Called by the prelude when a run starts. */
 export function startWebRun(callAsync: AsyncHostCaller, report: (error: unknown) => void): void {
-  resetTimeOrigin();
+  // performance's clock starts with the run; made later, it starts fresh anyway.
+  if (eventGroup.made !== null) eventGroup.made.resetTimeOrigin();
   bindRun(callAsync, report);
 }
 

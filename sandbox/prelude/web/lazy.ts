@@ -3,7 +3,8 @@
 // module (once per context), which puts the real values in place of every accessor still
 // there. Evaluating them on each run was most of the prelude's cost.
 //
-// Two groups. The platform (./platform.ts: streams, fetch and its classes, Blob, FormData,
+// Three groups. The events (./event-globals.ts: Event and its kin, the global scope's
+// addEventListener and friends, `performance`) are trusted code like the platform. The platform (./platform.ts: streams, fetch and its classes, Blob, FormData,
 // FileReader, aborts, crypto.subtle, structuredClone) is trusted code evaluated after the
 // program may have replaced any built-in, so its module bodies read only intrinsics
 // captured when the prelude ran (../primordials.ts, ./primordials.ts). The encoding classes
@@ -29,6 +30,14 @@ export interface WebPlatform {
   structuredClone: typeof structuredClone;
 }
 
+/** What ./event-globals.ts hands over when it is evaluated. */
+export interface EventGlobals {
+  /** The event classes (frozen), the global scope's event functions and `performance` with its classes, by name. */
+  globals: Record<string, unknown>;
+  /** Starts the run's clock over (a run that started before the group was made needs nothing). */
+  resetTimeOrigin: () => void;
+}
+
 /**
  * What ./text.ts hands over: the encoding classes by name, and the decoder FileReader uses
  * (typed here by shape: ./text.ts imports this module, so this one does not import it back).
@@ -44,6 +53,9 @@ export interface TextClasses {
 // with a for-of a program could have hooked.
 export const platformGroup = lazyGroup<WebPlatform>(() => {
   require('./platform');
+});
+export const eventGroup = lazyGroup<EventGlobals>(() => {
+  require('./event-globals');
 });
 export const textGroup = lazyGroup<TextClasses>(() => {
   withArrayIteration(() => {
