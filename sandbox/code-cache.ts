@@ -116,7 +116,7 @@ const ABANDONED_MS = 10 * 60_000;
  * a directory (the test suite's servers without V8's optimising compiler, a test or a bench
  * with it), and keeping only the newest made each switch cost the next start a compile of
  * the whole source and a write at its exit (about 0.15-0.2 CPU-s for the server bundle;
- * bench/PROFILE.md, start41). A few MB each; older ones go.
+ * bench/PROFILE.md, round 36). A few MB each; older ones go.
  */
 const KEPT_CACHES = 3;
 

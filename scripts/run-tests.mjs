@@ -171,7 +171,7 @@ process.env.SVC_TEST_CODE_CACHE_DIR ??= path.join(root, '.tmp', 'test-node-cache
 process.env.SVC_OPTIMIZING_COMPILER ??= 'off';
 process.env.SVC_RUNNER_NICE ??= '0';
 // Nor do they use the 32 isolates a runner prepares after its first run (runner_shelf_floor):
-// about 0.25 CPU-s per server that runs anything (bench/PROFILE.md, start41).
+// about 0.25 CPU-s per server that runs anything (bench/PROFILE.md, round 36).
 process.env.SVC_RUNNER_SHELF_FLOOR ??= '0';
 const nodeArgs = ['--enable-source-maps', '--test-timeout=300000', '--require', path.join(root, 'test', 'support', 'code-cache.cjs')];
 const snapshotArgs = (file) => (loadsIsolatedVm(file) ? ['--no-node-snapshot'] : []);

@@ -1,7 +1,7 @@
 // The CPU of the runners a test file's servers start, which its `# cpu` (scripts/test-cpu.mjs)
 // does not hold: the pool ends a runner by SIGKILL to its bwrap, whose processes inside are
 // then reaped by init, never by the server, so their time reaches no test process (one full
-// run under a child subreaper found that share: bench/PROFILE.md, testtime-g). Sampled from
+// run under a child subreaper found that share: bench/PROFILE.md, round 37). Sampled from
 // /proc while they live (Linux only; elsewhere nothing is counted), so a lower bound: a runner's
 // last interval before its end is missed.
 import { readFileSync, readdirSync } from 'node:fs';

@@ -41,7 +41,7 @@ const engineStackGetter: unknown = own(ObjectGetOwnPropertyDescriptor(probeError
 /**
  * An error made with no stack frames: where V8 keeps `stack` as a data property (Node 20's),
  * reading its descriptor formats the trace, and formatting a captured one in every fresh
- * context cost more than anything else in this module (bench/PROFILE.md, fast39f).
+ * context cost more than anything else in this module (bench/PROFILE.md, round 39).
  */
 function probeError(): Error {
   const limit = ErrorConstructor.stackTraceLimit;

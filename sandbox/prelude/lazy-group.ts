@@ -12,7 +12,7 @@ interface Attributes {
 }
 
 // One per lazy global, made in every fresh context: kept to the fields it needs (no spread
-// copy of the attributes, no closure over the group's value), bench/PROFILE.md fast39f.
+// copy of the attributes, no closure over the group's value), bench/PROFILE.md, round 39.
 interface Pending {
   owner: object;
   name: string;

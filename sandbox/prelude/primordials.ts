@@ -51,7 +51,7 @@ function ownFields(descriptor: PropertyDescriptor): PropertyDescriptor {
  * True while only the prelude's own top level has run in this context: Object.prototype is
  * still the engine's, so a descriptor literal's inherited fields are the engine's too and
  * need no copy. The prelude defines a few hundred properties per context, and the copies
- * were about a sixth of its evaluation (bench/PROFILE.md, fast39f). `programMayRun` ends it,
+ * were about a sixth of its evaluation (bench/PROFILE.md, round 39). `programMayRun` ends it,
  * as the prelude's last statement, before any other code runs in the context.
  */
 let preludeOnly = true;

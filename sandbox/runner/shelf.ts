@@ -36,7 +36,7 @@ const RETIRE_HEAP_SHARE = 0.4;
  * median 1.39-1.46x one run, against 1.46-1.66x with 16 (BENCH_ONLY=cold-bursts, three
  * alternating sets of seven fresh servers), for about 30 MiB more per runner that has run.
  * `runner_shelf_floor` sets another: the suite's servers, living seconds, set 0 (filling to
- * 32 after the first run cost the runner about 0.25 CPU-s; bench/PROFILE.md, start41).
+ * 32 after the first run cost the runner about 0.25 CPU-s; bench/PROFILE.md, round 36).
  */
 const READY_FLOOR = 32;
 const READY_CEILING = 64;
