@@ -5,37 +5,21 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Socket } from 'node:net';
 import { sendRequest } from '../../support/http-client';
+import { startDroppingFarEnd } from '../../support/dropping-far-end';
 
 test('a POST on a reused connection that the far end drops unanswered is sent again on a fresh connection', async () => {
-  const seen = new Map<Socket, number>();
-  const bodies: string[] = [];
-  const server = http.createServer((req, res) => {
-    const count = (seen.get(req.socket) ?? 0) + 1;
-    seen.set(req.socket, count);
-    // Every connection's second request finds it closed: what a client sees when the server
-    // closed the idle connection just before the request arrived.
-    if (count === 2) return void req.socket.destroy();
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      bodies.push(Buffer.concat(chunks).toString('utf8'));
-      res.end(`answer ${bodies.length}`);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const far = await startDroppingFarEnd((res, n) => res.end(`answer ${n}`));
+  const url = `${far.origin}/`;
   try {
     assert.equal((await sendRequest(url, 'POST', {}, 'first')).text, 'answer 1');
     const second = await sendRequest(url, 'POST', {}, 'second');
     assert.equal(second.status, 200);
     assert.equal(second.text, 'answer 2');
-    assert.deepEqual(bodies, ['first', 'second'], 'each body was handled once');
-    assert.equal(seen.size, 2, 'the second POST went over a second connection');
+    assert.deepEqual(far.bodies, ['first', 'second'], 'each body was handled once');
+    assert.equal(far.connections(), 2, 'the second POST went over a second connection');
   } finally {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await far.close();
   }
 });
 
