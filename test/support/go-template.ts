@@ -280,7 +280,8 @@ export class ChartRenderer {
       case 'sha256sum':
         return createHash('sha256').update(str(args[0])).digest('hex');
       case 'toYaml':
-        return args[0] === undefined || args[0] === null ? '' : YAML.stringify(args[0]).replace(/\n$/, '');
+        // As Helm's (Go's YAML): map keys sorted, list items not indented; a checksum of the text must match.
+        return args[0] === undefined || args[0] === null ? '' : YAML.stringify(args[0], { sortMapEntries: true, indentSeq: false }).replace(/\n$/, '');
       case 'indent':
       case 'nindent': {
         const pad = ' '.repeat(args[0] as number);

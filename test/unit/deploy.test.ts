@@ -1,6 +1,7 @@
 // Deployment files: every YAML parses, the Helm chart renders (with `helm template` when the
-// binary is installed, otherwise with the subset renderer in test/support/go-template.ts)
-// into manifests with the properties the README promises.
+// binary is installed, otherwise with the subset renderer in test/support/go-template.ts, which
+// must render each case as Helm did in fixtures/helm) into manifests with the properties the
+// README promises.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -8,10 +9,11 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { CHART_DIR, HELM_CASES, RELEASE, chartDigest, renderFile, renderedDigest } from '../../scripts/helm-renders';
 import { ChartRenderer, TemplateError } from '../support/go-template';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const chartDir = path.join(root, 'deploy/helm/svc');
+const chartDir = CHART_DIR;
 
 function yamlFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -35,9 +37,17 @@ function manifests(rendered: Map<string, string>): Manifest[] {
   return out;
 }
 
-const secrets = { auth: { adminToken: 'a'.repeat(64), userToken: 'u'.repeat(64), storeKey: Buffer.alloc(32, 7).toString('base64') } };
+const secrets = HELM_CASES.defaults as { auth: { adminToken: string; userToken: string; storeKey: string } };
 const renderer = new ChartRenderer(chartDir);
+/** A render's manifests keyed by kind and name, for comparing two renders whatever their order. */
+const byName = (list: Manifest[]) => new Map(list.map((m) => [`${m.kind}/${m.metadata.name}`, m]));
+const helmRender = (text: string) => manifests(new Map([['helm template', text]]));
 const byKind = (list: Manifest[], kind: string) => list.filter((m) => m.kind === kind);
+
+/** `{a: {b: 1}}` as `{'a.b': 1}`, for `helm --set-json`. */
+function flatten(value: Record<string, unknown>, prefix = ''): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).flatMap(([key, inner]) => (inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.entries(flatten(inner as Record<string, unknown>, `${prefix}${key}.`)) : [[`${prefix}${key}`, inner]])));
+}
 
 describe('deployment files', () => {
   it('every YAML file outside the templates parses', () => {
@@ -168,7 +178,16 @@ describe('deployment files', () => {
     assert.throws(() => renderer.render({}), (e: Error) => e instanceof TemplateError && /auth\.adminToken is required/.test(e.message));
   });
 
-  it('helm lint and helm template accept the chart (when helm is installed)', (t) => {
+  it('the template renderer renders every case as Helm did (fixtures/helm, made by `npm run render-helm`)', () => {
+    const digest = chartDigest();
+    for (const [name, values] of Object.entries(HELM_CASES)) {
+      const text = readFileSync(renderFile(name), 'utf8');
+      assert.equal(renderedDigest(text), digest, `deploy/helm/svc changed since fixtures/helm/${name}.yaml was rendered: run \`npm run render-helm\` with Helm installed`);
+      assert.deepEqual(byName(manifests(renderer.render(values))), byName(helmRender(text)), `case ${name}`);
+    }
+  });
+
+  it('helm lint and helm template accept the chart and render it as fixtures/helm holds (when helm is installed)', (t) => {
     const probe = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' });
     if (probe.error) {
       t.skip('helm is not installed here; the subset renderer covered the templates');
@@ -177,8 +196,11 @@ describe('deployment files', () => {
     const set = ['--set', `auth.adminToken=${secrets.auth.adminToken}`, '--set', 'router.enabled=true', '--set', 'serviceMonitor.enabled=true'];
     const lint = spawnSync('helm', ['lint', chartDir, ...set], { encoding: 'utf8' });
     assert.equal(lint.status, 0, lint.stdout + lint.stderr);
-    const rendered = spawnSync('helm', ['template', 'demo', chartDir, ...set], { encoding: 'utf8' });
-    assert.equal(rendered.status, 0, rendered.stderr);
-    assert.ok(YAML.parseAllDocuments(rendered.stdout).every((d) => d.errors.length === 0));
+    for (const [name, values] of Object.entries(HELM_CASES)) {
+      const flags = Object.entries(flatten(values)).flatMap(([key, value]) => ['--set-json', `${key}=${JSON.stringify(value)}`]);
+      const rendered = spawnSync('helm', ['template', RELEASE.name, chartDir, '--namespace', RELEASE.namespace, ...flags], { encoding: 'utf8' });
+      assert.equal(rendered.status, 0, rendered.stderr);
+      assert.deepEqual(byName(helmRender(rendered.stdout)), byName(helmRender(readFileSync(renderFile(name), 'utf8'))), `case ${name}`);
+    }
   });
 });
