@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 /** A compiled script whose cache is still to be written (none was read, or V8 refused it). */
@@ -61,7 +61,8 @@ export function loadWithCodeCache(file: string, prefix: string, directory: strin
  * all but the newest few (see KEPT_CACHES).
  */
 export function writeCodeCache(pending: PendingCache, prefix: string): CodeCacheResult {
-  const temporary = `${pending.file}.${process.pid}-${Date.now()}.tmp`;
+  // Random, not pid and time: runners in their own PID namespaces share pids and start together.
+  const temporary = `${pending.file}.${randomBytes(8).toString('hex')}.tmp`;
   try {
     makeDirectory(path.dirname(pending.file));
     fs.writeFileSync(temporary, pending.script.createCachedData(), { mode: 0o600 });
@@ -123,7 +124,7 @@ const KEPT_CACHES = 3;
 function removeStale(prefix: string, current: string): void {
   const directory = path.dirname(current);
   const cache = new RegExp(`^${prefix}-[0-9a-f]{32}\\.v8cache$`);
-  const temporary = new RegExp(`^${prefix}-[0-9a-f]{32}\\.v8cache\\.[0-9-]+\\.tmp$`);
+  const temporary = new RegExp(`^${prefix}-[0-9a-f]{32}\\.v8cache\\.[0-9a-f-]+\\.tmp$`);
   const others: Array<{ file: string; written: number }> = [];
   for (const name of fs.readdirSync(directory)) {
     const file = path.join(directory, name);

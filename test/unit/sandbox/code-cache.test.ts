@@ -40,3 +40,18 @@ test('a write keeps the three newest caches of its prefix, drops older ones, and
   // A kept cache is still read: the second source loads without a cache to write.
   assert.equal(loadWithCodeCache(path.join(sources, 'second.cjs'), 'kept', directory).pending, null);
 });
+
+test("a writer's temporary file is named at random and, once abandoned, removed by a later write", () => {
+  const directory = tempDir();
+  const sources = tempDir();
+  const cache = loadAndWrite(directory, sources, 'first', 'kept');
+  assert.deepEqual(fs.readdirSync(directory), [cache], 'the temporary file was renamed into place');
+  const abandoned = path.join(directory, `${cache}.0123456789abcdef.tmp`);
+  const recent = path.join(directory, `${cache}.fedcba9876543210.tmp`);
+  fs.writeFileSync(abandoned, 'partial');
+  fs.writeFileSync(recent, 'partial');
+  fs.utimesSync(abandoned, 1000, 1000);
+  loadAndWrite(directory, sources, 'second', 'kept');
+  assert.equal(fs.existsSync(abandoned), false, 'an old temporary file goes');
+  assert.equal(fs.existsSync(recent), true, 'one a writer may still be filling stays');
+});
