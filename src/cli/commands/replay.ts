@@ -4,11 +4,11 @@
 // or difference, 2 usage, 3 the tape could not be replayed (unreadable, not replayable, or
 // its Packages' code missing or not matching their recorded digests). A Package's secret
 // reads (withheld from tapes) are answered from `--secrets` when given.
+// The runner pool and the journal load when the command runs: imported at the top, every
+// `svc` invocation (`svc --help` included) loaded the sandbox, the stdlib and their
+// dependencies, about 4 MB of code (bench/PROFILE.md, suite40a).
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { RunnerPool } from '../../../sandbox';
-import { readTape, replayTape, TapeError } from '../../journal';
-import { limitDefaults } from '../../config/schema';
 import { CliError, EXIT_FAILURE, EXIT_NOT_ATTEMPTED, EXIT_USAGE } from '../errors';
 import { subcommand } from '../help';
 import type { CliContext } from '../context';
@@ -19,6 +19,7 @@ export function registerReplayCommand(root: Command, context: CliContext): void 
     .argument('<tape>', 'tape file (svc.tape/1 JSON)')
     .option('--secrets <file>', 'JSON object of the secrets the run\'s Packages read, by name (a tape never holds them; without a value a secret reads as not set)')
     .action(async (file: string, options: { secrets?: string }) => {
+      const [{ RunnerPool }, { readTape, replayTape, TapeError }, { limitDefaults }] = await Promise.all([import('../../../sandbox'), import('../../journal'), import('../../config/schema')]);
       let tape;
       try {
         tape = readTape(JSON.parse(fs.readFileSync(file, 'utf8')));
