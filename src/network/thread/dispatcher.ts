@@ -11,8 +11,9 @@ import { EgressBlockedError } from '../egress-guard';
 import type { BlockedKind } from '../address-policy';
 import type { ExchangeRequest, FromNetwork, NetworkThreadData, ToNetwork, WireError } from './protocol';
 
-/** Messages from the thread handled per turn of the event loop. */
+/** Messages from the thread handled per turn of the event loop, and body bytes (pieces are up to 512 KiB, ./worker.ts). */
 const INBOX_SLICE = 16;
+const INBOX_SLICE_BYTES = 4 * 1024 * 1024;
 
 /** The thread's name as `worker.threadId`'s listings (heap metrics, inspectors) show it. */
 export const NETWORK_THREAD_NAME = 'svc-network';
@@ -244,7 +245,7 @@ export class NetworkThread extends Dispatcher {
   /**
    * Node delivers every message waiting on the port in one turn of the event loop (hundreds of
    * body pieces when many bodies arrive at once, each then written to a runner's channel): they
-   * are handled in slices of INBOX_SLICE, a turn each, so no turn holds the loop for all of them.
+   * are handled in slices of INBOX_SLICE (or INBOX_SLICE_BYTES of body), a turn each, so no turn holds the loop for all of them.
    */
   private enqueue(message: FromNetwork): void {
     this.inbox.push(message);
@@ -252,8 +253,13 @@ export class NetworkThread extends Dispatcher {
   }
 
   private readonly drainSlice = (): void => {
-    const slice = this.inbox.splice(0, INBOX_SLICE);
-    for (const message of slice) this.receive(message);
+    let taken = 0;
+    let bytes = 0;
+    while (taken < this.inbox.length && taken < INBOX_SLICE && bytes < INBOX_SLICE_BYTES) {
+      const message = this.inbox[taken++];
+      if (message.t === 'data') bytes += message.bytes.byteLength;
+    }
+    for (const message of this.inbox.splice(0, taken)) this.receive(message);
     if (this.inbox.length > 0) setImmediate(this.drainSlice);
   };
 

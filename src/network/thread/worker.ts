@@ -9,8 +9,14 @@ import { reportThreadHeap } from '../../../sandbox/thread-heap';
 import { EgressBlockedError, EgressGuard } from '../egress-guard';
 import type { FromNetwork, NetworkThreadData, RequestMessage, ToNetwork, WireError } from './protocol';
 
-const PIECE_BYTES = 256 * 1024;
-const WINDOW_BYTES = 1024 * 1024;
+/**
+ * A streamed body reaches a runner as its pieces, each its own message through the server's
+ * thread (and its runner's channel): 512 KiB pieces cost that thread half the messages,
+ * serializations and write callbacks of 256 KiB ones. Two pieces per body in flight (one
+ * written to the runner while the next is read), the same bytes as four smaller ones.
+ */
+const PIECE_BYTES = 512 * 1024;
+const WINDOW_BYTES = 2 * PIECE_BYTES;
 /** A redirect answer's body read away (so its connection can be reused) before it is closed instead. */
 const REDIRECT_DUMP_BYTES = 128 * 1024;
 
