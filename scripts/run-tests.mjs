@@ -191,7 +191,8 @@ if (filters.length > 0 && !progress) {
 // A fresh checkout (CI) has no last run: the times in scripts/test-times.json (a full run,
 // committed; refresh it by copying dist/test-times.json) order it instead; a file in
 // neither is placed by kind: integration files (which start servers) first.
-// A time is a file's wall and CPU seconds ({ wall, cpu }; an older file holds the wall alone).
+// A time is a file's wall and CPU seconds and its runners' CPU seconds ({ wall, cpu, runners };
+// an older file holds the wall alone, or no runners).
 const timesFile = path.join(root, 'dist', 'test-times.json');
 const readTimes = (file) => {
   try {
@@ -202,13 +203,16 @@ const readTimes = (file) => {
 };
 const lastTimes = readTimes(timesFile);
 const seedTimes = readTimes(path.join(root, 'scripts', 'test-times.json'));
-const asTime = (known) => (typeof known === 'number' ? { wall: known, cpu: null } : known && typeof known.wall === 'number' ? { wall: known.wall, cpu: typeof known.cpu === 'number' ? known.cpu : null } : null);
-/** The last run's time, or the committed one where that knows the CPU and the last does not. */
+const numberOrNull = (value) => (typeof value === 'number' ? value : null);
+const asTime = (known) => (typeof known === 'number' ? { wall: known, cpu: null, runners: null } : known && typeof known.wall === 'number' ? { wall: known.wall, cpu: numberOrNull(known.cpu), runners: numberOrNull(known.runners) } : null);
+/** How much of a file's CPU a time knows: the file's own, then its runners' too. */
+const known = (time) => (time.cpu === null ? 0 : time.runners === null ? 1 : 2);
+/** The last run's time, or the committed one where that knows more of the CPU than the last. */
 const timeOf = (file) => {
   const last = asTime(lastTimes[file]);
   const seed = asTime(seedTimes[file]);
-  if (last && (last.cpu !== null || !seed || seed.cpu === null)) return last;
-  return seed ?? { wall: file.includes('integration') ? 30 : 5, cpu: null };
+  if (last && (!seed || known(last) >= known(seed))) return last;
+  return seed ?? { wall: file.includes('integration') ? 30 : 5, cpu: null, runners: null };
 };
 const expected = (file) => timeOf(file).wall;
 const queue = [...files].sort((a, b) => expected(b) - expected(a));
@@ -228,8 +232,8 @@ const times = { ...lastTimes };
 let finished = 0;
 const cpuReporter = pathToFileURL(path.join(root, 'scripts', 'test-cpu.mjs')).href;
 const cpu = {};
-// The runners' CPU, which `cpu` misses (scripts/runner-cpu.mjs): shown beside it, not yet used
-// for packing (a quiet full run with it is to show what the packing should make of it).
+// The runners' CPU, which `cpu` misses (scripts/runner-cpu.mjs): shown beside it and kept in
+// the times, where the packing counts it (scripts/test-packing.mjs).
 const testProcesses = new Map();
 const runnerSampler = startRunnerSampler(path.join(root, 'dist', 'runner.js'), testProcesses);
 // Each file's start and end (seconds from the first start) and CPU, in the order they ended:
@@ -254,9 +258,9 @@ function runFile(file) {
       const seconds = (Date.now() - begun) / 1000;
       const cpuSeconds = /^# cpu ([\d.]+)$/m.exec(output)?.[1];
       if (cpuSeconds !== undefined) cpu[file] = Number(cpuSeconds);
-      times[file] = { wall: seconds, cpu: cpu[file] ?? null };
       testProcesses.delete(child.pid);
       const runnersCpu = runnerSampler.cpuOf(file);
+      times[file] = { wall: seconds, cpu: cpu[file] ?? null, runners: runnersCpu };
       timeline.push({ file, start: (begun - started) / 1000, end: (Date.now() - started) / 1000, cpu: cpu[file] ?? null, runnersCpu });
       const cpuNote = (cpuSeconds === undefined ? '' : `, cpu ${cpuSeconds} s`) + (runnersCpu > 0 ? ` + runners ${runnersCpu.toFixed(1)} s` : '');
       process.stdout.write(`[${String(finished).padStart(String(files.length).length)}/${files.length}] ${ok ? 'ok    ' : 'FAILED'} ${file} (${counts.pass} passed${counts.fail ? `, ${counts.fail} failed` : ''}${counts.cancelled ? `, ${counts.cancelled} cancelled (a test left pending or a timeout)` : ''}, ${seconds.toFixed(1)} s${cpuNote})\n`);

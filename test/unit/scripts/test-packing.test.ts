@@ -13,6 +13,8 @@ const times: Record<string, FileTime> = {
   heavier: { wall: 25, cpu: 20 },
   unknown: { wall: 5, cpu: null },
   short: { wall: 2, cpu: 0.2 },
+  // Its own process waits (0.2 of a core) while its runners spin (1 core more).
+  spinsRunners: { wall: 20, cpu: 4, runners: 20 },
 };
 const timeOf = (file: string) => times[file];
 const limits = { jobs: 3, extraJobs: 5, cores: 2 };
@@ -40,4 +42,12 @@ test('past `jobs`, a file joins only while the cores in use stay within the mach
   assert.deepEqual(filesToStart(['heavier', 'short'], ['heavy', 'heavy', 'waits'], timeOf, limits), ['short']);
   // Never more than extraJobs.
   assert.deepEqual(filesToStart(['short', 'short'], ['waits', 'alsoWaits', 'short', 'waits'], timeOf, limits), ['short']);
+});
+
+test("a file's runners' CPU counts as its own: a file whose runners spin is not stacked on busy ones", () => {
+  assert.equal(coresUsed({ wall: 20, cpu: 4, runners: 20 }, 2), 1.2);
+  assert.equal(coresUsed({ wall: 20, cpu: 4, runners: null }, 2), 0.2);
+  // Beside the three waiting files (0.3 of a core) it fits (1.5); beside a heavy one (0.8 + 0.1 + 0.1) it does not (2.2), and a short one joins instead.
+  assert.deepEqual(filesToStart(['spinsRunners'], ['waits', 'alsoWaits', 'short'], timeOf, limits), ['spinsRunners']);
+  assert.deepEqual(filesToStart(['spinsRunners', 'short'], ['heavy', 'waits', 'alsoWaits'], timeOf, limits), ['short']);
 });
