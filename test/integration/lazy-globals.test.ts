@@ -218,3 +218,36 @@ test('a program that replaces built-ins and puts getters on Object.prototype bef
     return { reads, calls, kinds, count, mark, tag: Object.prototype.toString.call(performance) };`);
   assert.deepEqual(value, { reads: [], calls: [], kinds: ['function', 'object'], count: 1, mark: 'm', tag: '[object Performance]' });
 });
+
+// The prelude's safe collections (sandbox/prelude/primordials.ts) copy their built-in's
+// methods when first constructed, which may be after the program replaced those methods.
+test('a program that replaces the collections\' methods before the prelude first builds one cannot hook what the prelude keeps in it', async () => {
+  const reply = await valueAndConsole(`
+    const hooks = [];
+    const restore = [];
+    const collections = [Map, Set, WeakMap, WeakSet];
+    for (let c = 0; c < collections.length; c++) {
+      const prototype = collections[c].prototype;
+      const names = Reflect.ownKeys(prototype);
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        const descriptor = Object.getOwnPropertyDescriptor(prototype, name);
+        if (name === 'constructor' || typeof descriptor.value !== 'function') continue;
+        restore.push([prototype, name, descriptor]);
+        const original = descriptor.value;
+        const label = collections[c].name + '.' + String(name);
+        prototype[name] = function (...args) { hooks.push(label); return Reflect.apply(original, this, args); };
+      }
+    }
+    console.log({ nested: [1, { two: 2 }] });
+    console.count('c');
+    const target = new EventTarget();
+    let heard = 0;
+    target.addEventListener('x', () => { heard++; });
+    target.dispatchEvent(new Event('x'));
+    const copy = structuredClone({ list: [1, 2], again: null });
+    for (let i = restore.length - 1; i >= 0; i--) Object.defineProperty(restore[i][0], restore[i][1], restore[i][2]);
+    return { hooks, heard, copy };`);
+  assert.deepEqual(reply.value, { hooks: [], heard: 1, copy: { list: [1, 2], again: null } });
+  assert.deepEqual(reply.console, ['{"nested":[1,{"two":2}]}', 'c: 1']);
+});
