@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { webServer } from '../support/web-server';
+import { POISONING } from '../support/poisoning';
 
 const { result } = webServer();
 
@@ -288,23 +289,9 @@ test('a program that replaces URL and hooks built-ins before svc:url first parse
   export async function main() {
     const before = Object.getOwnPropertyDescriptor(globalThis, 'URL');
     const waited = typeof before.get === 'function' && !('value' in before);
-    const calls = [];
+    ${POISONING}
     globalThis.URL = class {
       constructor(input) { calls[calls.length] = 'URL ' + input; this.protocol = 'mine:'; this.hostname = 'mine'; this.pathname = '/mine'; this.search = ''; this.hash = ''; }
-    };
-    const reads = [];
-    const fields = ['get', 'set', 'value', 'writable', 'enumerable', 'configurable'];
-    for (let i = 0; i < fields.length; i++) {
-      const key = fields[i];
-      Object.defineProperty(Object.prototype, key, { __proto__: null, get() { reads[reads.length] = key; return undefined; }, configurable: true });
-    }
-    const apply = Reflect.apply;
-    const realDefine = Object.defineProperty;
-    const restore = [];
-    const trap = (owner, key, label) => {
-      const original = owner[key];
-      restore[restore.length] = [owner, key, original];
-      realDefine(owner, key, { __proto__: null, value: function (...args) { calls[calls.length] = label; return apply(original, this, args); }, writable: true, configurable: true });
     };
     trap(Object, 'defineProperty', 'Object.defineProperty');
     trap(Object, 'freeze', 'Object.freeze');
@@ -317,8 +304,7 @@ test('a program that replaces URL and hooks built-ins before svc:url first parse
     const parsed = url.parse('https://Example.COM:8443/a/b?x=1#frag');
     const params = new URLSearchParams('k=v&k=w');
     globalThis.Symbol = realSymbol;
-    for (let i = restore.length - 1; i >= 0; i--) realDefine(restore[i][0], restore[i][1], { __proto__: null, value: restore[i][2], writable: true, configurable: true });
-    for (let i = 0; i < fields.length; i++) delete Object.prototype[fields[i]];
+    unpoison();
     return {
       waited, calls, reads,
       parsed: [parsed.protocol, parsed.host, parsed.port, parsed.path, parsed.query.get('x'), parsed.fragment],
