@@ -18,7 +18,7 @@
 // privileged of the two answers: the program whenever it is one of them (its hand is in the
 // call; speaking for it gains nobody more than the program has), and nobody (refused) when
 // two Packages disagree.
-import { ArrayIsArray, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectGetPrototypeOf, ReflectApply, SafeMap } from './primordials';
+import { ArrayIsArray, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectGetPrototypeOf, onFirstUse, ReflectApply, SafeMap } from './primordials';
 
 export interface Attribution {
   /** Owner of the innermost program or Package frame (stdlib gates); null: none. */
@@ -40,7 +40,7 @@ let programFormatter: unknown = undefined;
 let getFileName: ((site: Site) => unknown) | null = null;
 let getFunctionName: ((site: Site) => unknown) | null = null;
 let preludeFile: unknown = null;
-const owners = new SafeMap<string, string>();
+const owners = onFirstUse(() => new SafeMap<string, string>());
 /** Who handed each callback now running through `callbackBoundary`, or holds each handle running through `entryBoundary` (innermost last; '' = unidentified). */
 const suppliers: string[] = [];
 /** Parallel to `suppliers`: true for an entry boundary. */
@@ -66,8 +66,8 @@ function captureSites(): Site[] {
  * Returns CallSite's prototype (for lockdown to freeze). Call before any program code.
  */
 export function installAttribution(programFile: string, packageFiles: ReadonlyArray<{ filename: string; name: string }>): object | null {
-  owners.set(programFile, 'main');
-  for (let i = 0; i < packageFiles.length; i++) owners.set(packageFiles[i].filename, packageFiles[i].name);
+  owners().set(programFile, 'main');
+  for (let i = 0; i < packageFiles.length; i++) owners().set(packageFiles[i].filename, packageFiles[i].name);
   if (installed) return null;
   installed = true;
   ObjectDefineProperty(Error, 'prepareStackTrace', {
@@ -150,7 +150,7 @@ function ownersOf(sites: readonly Site[]): Owners {
     let isEntry = false;
     const file = getFileName === null ? null : getFileName(sites[i]);
     if (typeof file === 'string') {
-      owner = owners.get(file) ?? null;
+      owner = owners().get(file) ?? null;
       if (owner === null && file === preludeFile && getFunctionName !== null) {
         const name = getFunctionName(sites[i]);
         if (name === BOUNDARY_NAME || name === ENTRY_NAME) {

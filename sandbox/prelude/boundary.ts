@@ -62,6 +62,7 @@ import {
   ReflectOwnKeys,
   ReflectSet,
   SafeMap,
+  onFirstUse,
   SafeWeakMap,
   Set_,
   SetPrototypeForEach,
@@ -92,7 +93,7 @@ export function copyIn(value: unknown, charge: Charge, supplier: string): unknow
   const copy = (value: unknown, depth: number): unknown => {
     if (!isObject(value)) return value;
     // A handle of a Package's object is copied from the object itself (a Map stays a Map); a handle of a function stays a handle.
-    const behind = typeof value === 'function' ? undefined : viewed.get(value);
+    const behind = typeof value === 'function' ? undefined : viewed().get(value);
     const v = behind === undefined ? value : behind.real;
     const known = copies.get(v);
     if (known !== undefined) return known;
@@ -202,10 +203,10 @@ interface Viewed {
   self: object | undefined;
 }
 
-const viewed = new SafeWeakMap<object, Viewed>();
+const viewed = onFirstUse(() => new SafeWeakMap<object, Viewed>());
 /** True for a handle made here (already as frozen as it can be: hardening skips it). */
 export function isView(value: object): boolean {
-  return viewed.has(value);
+  return viewed().has(value);
 }
 
 /** One holder's views: of each value, and of each method per object it was read from. */
@@ -213,16 +214,16 @@ interface HolderViews {
   values: SafeWeakMap<object, object>;
   methods: SafeWeakMap<object, SafeWeakMap<object, object>>;
 }
-const viewsByHolder = new SafeMap<string, HolderViews>();
+const viewsByHolder = onFirstUse(() => new SafeMap<string, HolderViews>());
 
 /** Tags of built-in objects whose methods need the real object as `this`. */
 const SLOTTED_TAGS = ['[object Map Iterator]', '[object Set Iterator]', '[object Array Iterator]', '[object String Iterator]', '[object RegExp String Iterator]', '[object Generator]', '[object AsyncGenerator]'];
 
 function cacheOf(holder: string): HolderViews {
-  let cache = viewsByHolder.get(holder);
+  let cache = viewsByHolder().get(holder);
   if (cache === undefined) {
     cache = { values: new SafeWeakMap<object, object>(), methods: new SafeWeakMap<object, SafeWeakMap<object, object>>() };
-    viewsByHolder.set(holder, cache);
+    viewsByHolder().set(holder, cache);
   }
   return cache;
 }
@@ -251,8 +252,8 @@ function exposeAll(args: readonly unknown[], holder: string, charge: Charge): un
  * the holder's view (another holder's view is re-made for this one).
  */
 export function expose(value: unknown, holder: string, charge: Charge): unknown {
-  if (!isObject(value) || frozenIntrinsics.has(value)) return value;
-  const known = viewed.get(value);
+  if (!isObject(value) || frozenIntrinsics().has(value)) return value;
+  const known = viewed().get(value);
   if (known !== undefined) {
     if (known.self !== undefined) return methodView(known.real as AnyFunction, known.self, holder, charge);
     return expose(known.real, holder, charge);
@@ -292,9 +293,9 @@ function methodView(fn: AnyFunction, self: object, holder: string, charge: Charg
 /** A property value read through a view of `real`. */
 function exposeProperty(value: unknown, real: object, holder: string, charge: Charge): unknown {
   // Not a function, or one of another holder's handles (re-made for this holder as it stands).
-  if (typeof value !== 'function' || viewed.has(value)) return expose(value, holder, charge);
+  if (typeof value !== 'function' || viewed().has(value)) return expose(value, holder, charge);
   // A built-in's method reads the real object's internal slots; others are generic (a view as `this` works).
-  if (frozenIntrinsics.has(value)) return needsRealThis(real) ? methodView(value as AnyFunction, real, holder, charge) : value;
+  if (frozenIntrinsics().has(value)) return needsRealThis(real) ? methodView(value as AnyFunction, real, holder, charge) : value;
   return methodView(value as AnyFunction, real, holder, charge);
 }
 
@@ -354,7 +355,7 @@ function inherits(object: object, ancestor: object): boolean {
 /** `x instanceof view`: answered for the real function, with a view's real object (a Package's error, thrown as it is, passes too). */
 function hasInstanceOf(real: object): (value: unknown) => boolean {
   return ObjectFreeze((value: unknown) => {
-    const behind = isObject(value) ? viewed.get(value) : undefined;
+    const behind = isObject(value) ? viewed().get(value) : undefined;
     return ReflectApply(FunctionPrototypeHasInstance, real, [behind === undefined ? value : behind.real]) as boolean;
   });
 }
@@ -384,7 +385,7 @@ function makeView(real: object, self: object | undefined, holder: string, charge
     if (isObject(given)) {
       // The real object behind the holder's view, when the method is its own or inherited:
       // another object (another Package's) reaches the method only as a copy.
-      const behind = viewed.get(given);
+      const behind = viewed().get(given);
       if (behind !== undefined && behind.self === undefined && inherits(behind.real, self)) return behind.real;
     }
     return copyThis(given, charge, holder);
@@ -435,6 +436,6 @@ function makeView(real: object, self: object | undefined, holder: string, charge
   handler.preventExtensions = () => false;
   handler.setPrototypeOf = () => false;
   view = new Proxy_(shadow, ObjectFreeze(handler));
-  viewed.set(view, { real, self });
+  viewed().set(view, { real, self });
   return view;
 }

@@ -3,12 +3,12 @@
 // `permission_denied` when they escape main, and with the host's caller, capability and
 // source even if the program edits the object; one the program constructs is an
 // ordinary runtime error.
-import { own, ObjectDefineProperty, SafeWeakMap, String_ } from './primordials';
+import { own, ObjectDefineProperty, onFirstUse, SafeWeakMap, String_ } from './primordials';
 import type { DenialFacts, HostErrorName, HostErrorShape } from '../contract';
 
 export type { DenialFacts, HostErrorShape };
 
-const runtimeRaised = new SafeWeakMap<object, DenialFacts>();
+const runtimeRaised = onFirstUse(() => new SafeWeakMap<object, DenialFacts>());
 
 function defineField(target: object, name: string, value: unknown): void {
   // Defined, not assigned: a setter the program put on Object.prototype must not run.
@@ -62,7 +62,7 @@ export function guestError(shape: unknown): Error {
   if (name === 'PermissionDeniedError') {
     const facts: DenialFacts = { caller: text(own(shape, 'caller'), ''), capability: text(own(shape, 'capability'), ''), source: text(own(shape, 'source'), 'policy') };
     const error = new PermissionDeniedError(message, facts.caller, facts.capability, text(own(shape, 'reason'), ''), facts.source);
-    runtimeRaised.set(error, facts);
+    runtimeRaised().set(error, facts);
     return error;
   }
   const ErrorClass: (new (message: string) => Error) | undefined = own(rebuilt, name);
@@ -77,7 +77,7 @@ export function guestError(shape: unknown): Error {
 /** The host's facts for a refusal the runtime raised; undefined for any other value. */
 export function runtimeDenial(value: unknown): DenialFacts | undefined {
   if (value === null || typeof value !== 'object') return undefined;
-  return runtimeRaised.get(value);
+  return runtimeRaised().get(value);
 }
 
 export function installErrorGlobals(): void {

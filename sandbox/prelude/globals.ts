@@ -1,13 +1,13 @@
 // The globals every program has: installed once per isolate, before any program, with the
 // built-ins that would escape fuel metering (WebAssembly, code from strings) taken away.
-import { ObjectDefineProperty, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, String_, StringPrototypeCharCodeAt, StringPrototypeRepeat } from './primordials';
+import { ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, String_, StringPrototypeCharCodeAt, StringPrototypeRepeat } from './primordials';
 import { installBuiltinStandIns } from './builtins';
 import { installErrorGlobals } from './errors';
 import { atob, btoa } from './encoding';
-import { URL, URLSearchParams } from './url';
 import { consoleGroup } from './console';
 import { defineLazy } from './lazy-group';
 import { installWeb } from './web';
+import { urlGroup } from './web/lazy';
 import { getRandomValues, randomUUID } from './random';
 import { installClock } from './clock';
 
@@ -18,18 +18,18 @@ export const define = (name: string, value: unknown) => {
   ObjectDefineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
 };
 
+/** The attributes `define` gives a global, for the ones made on first read. */
+const GLOBAL_ATTRIBUTES = { enumerable: false, writable: true, configurable: true };
+
 export function installGlobals(): void {
   installBuiltinStandIns();
   installErrorGlobals();
   installClock(define);
-  defineLazy(consoleGroup, globalThis, 'console', (made) => made, { enumerable: false, writable: true, configurable: true });
+  defineLazy(consoleGroup, globalThis, 'console', (made) => made, GLOBAL_ATTRIBUTES);
   define('atob', atob);
   define('btoa', btoa);
-  // Trusted guest code (svc:url) uses these classes: their methods must stay ours.
-  ObjectFreeze(URL.prototype);
-  ObjectFreeze(URLSearchParams.prototype);
-  define('URL', URL);
-  define('URLSearchParams', URLSearchParams);
+  defineLazy(urlGroup, globalThis, 'URL', (made) => made.URL, GLOBAL_ATTRIBUTES);
+  defineLazy(urlGroup, globalThis, 'URLSearchParams', (made) => made.URLSearchParams, GLOBAL_ATTRIBUTES);
   define('assert', (condition: unknown, message?: string) => {
     if (!condition) throw new Error(message === undefined || message === null ? 'assertion failed' : String_(message));
   });

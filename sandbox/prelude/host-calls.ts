@@ -1,7 +1,7 @@
 // Host calls from the isolate: arguments encoded and charged, the call made through the
 // runner's native functions (blocking, or started and settled later by `deliver`), and the
 // reply charged and read. In runs with Packages each call also says who made it.
-import { ArrayBufferPrototypeGetByteLength, ArrayIsArray, ArrayPrototypePush, fuelUnits, isArrayBuffer, MathCeil, own, PromiseCtor, SafeMap, StringPrototypeSlice } from './primordials';
+import { ArrayBufferPrototypeGetByteLength, ArrayIsArray, ArrayPrototypePush, fuelUnits, isArrayBuffer, MathCeil, own, onFirstUse, PromiseCtor, SafeMap, StringPrototypeSlice } from './primordials';
 import { native } from './native';
 import { guestError } from './errors';
 import { decodeWire, encodeArgs } from './wire';
@@ -80,7 +80,7 @@ interface PendingCall {
   reject(error: unknown): void;
   meter: Meter;
 }
-const pendingCalls = new SafeMap<number, PendingCall>();
+const pendingCalls = onFirstUse(() => new SafeMap<number, PendingCall>());
 
 /**
  * One host call that does not block the isolate: started now (arguments encoded and charged
@@ -96,20 +96,20 @@ export function hostCallAsync(meter: Meter, module: string, op: string, args: re
   const promise = new PromiseCtor<unknown>((resolve, reject) => {
     settle = { resolve, reject, meter };
   });
-  pendingCalls.set(callId, settle!);
+  pendingCalls().set(callId, settle!);
   return {
     promise,
     cancel() {
-      if (pendingCalls.delete(callId)) native.hostCancel(callId);
+      if (pendingCalls().delete(callId)) native.hostCancel(callId);
     },
   };
 }
 
 /** The runner delivers a reply (microtasks drain after this call, on the isolate's thread). */
 export function deliver(callId: number, replyText: unknown): void {
-  const pending = pendingCalls.get(callId);
+  const pending = pendingCalls().get(callId);
   if (pending === undefined) return;
-  pendingCalls.delete(callId);
+  pendingCalls().delete(callId);
   try {
     pending.resolve(replyValue(pending.meter, replyText));
   } catch (error) {

@@ -11,6 +11,12 @@ export function interfaceName(cls: { readonly prototype: object }, name: string)
   ObjectDefineProperty(cls.prototype, SymbolToStringTag, { value: name, configurable: true });
 }
 
+/** The bundler may rename a class (TextEncoder2, URL2): a global constructor answers to its own name. */
+export function named<T extends { name: string }>(value: T, name: string): T {
+  if (value.name !== name) ObjectDefineProperty(value, 'name', { value: name, configurable: true });
+  return value;
+}
+
 /** Defines an operation (a method) on a prototype as WebIDL does: writable, enumerable, configurable. */
 export function defineOperation(prototype: object, name: string, operation: (...args: never[]) => unknown): void {
   ObjectDefineProperty(prototype, name, { value: operation, writable: true, enumerable: true, configurable: true });

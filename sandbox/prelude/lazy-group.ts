@@ -3,7 +3,7 @@
 // of every accessor the program left there. The web platform's groups (./web/lazy.ts) and
 // DOMException (./dom-exception.ts) use it. It depends on captured intrinsics only, so any of
 // them can import it without importing each other.
-import { ArrayPrototypePush, ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, TypeErrorCtor as TypeError_ } from './web/primordials';
+import { ArrayPrototypePush, ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, ObjectSetPrototypeOf, TypeErrorCtor as TypeError_ } from './web/primordials';
 
 interface Attributes {
   enumerable: boolean;
@@ -39,6 +39,15 @@ export function provide<T>(group: LazyGroup<T>, made: T): void {
   group.made = made;
 }
 
+/**
+ * `owner[key]`'s descriptor with no prototype: reading a field the descriptor lacks (`get`
+ * of a data property) would otherwise reach a getter the program put on Object.prototype.
+ */
+export function ownDescriptor(owner: object, key: PropertyKey): PropertyDescriptor | undefined {
+  const descriptor = ObjectGetOwnPropertyDescriptor(owner, key);
+  return descriptor === undefined ? undefined : ObjectSetPrototypeOf(descriptor, null);
+}
+
 /** Evaluates the group (once) and fills every accessor of it the program left in place. */
 export function materialize<T>(group: LazyGroup<T>): T {
   if (group.made !== null) return group.made;
@@ -52,7 +61,7 @@ export function materialize<T>(group: LazyGroup<T>): T {
   const { pending } = group;
   for (let i = 0; i < pending.length; i++) {
     const { owner, name, get, value, attributes } = pending[i];
-    const descriptor = ObjectGetOwnPropertyDescriptor(owner, name);
+    const descriptor = ownDescriptor(owner, name);
     // A program that deleted or replaced the global keeps what it did.
     if (descriptor !== undefined && descriptor.get === get) ObjectDefineProperty(owner, name, { value: value(group.made), writable: attributes.writable, enumerable: attributes.enumerable, configurable: attributes.configurable });
   }
@@ -71,7 +80,7 @@ export function defineLazy<T>(group: LazyGroup<T>, owner: object, name: string, 
     // evaluated before them (the encoding classes look for native ones, for instance).
     if (group.evaluating) return undefined;
     const made = materialize(group);
-    const descriptor = ObjectGetOwnPropertyDescriptor(owner, name);
+    const descriptor = ownDescriptor(owner, name);
     return descriptor === undefined ? undefined : 'value' in descriptor ? descriptor.value : value(made);
   };
   // A read-only property gets no setter: assigning to it fails as it would on the value.

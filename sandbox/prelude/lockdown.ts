@@ -22,6 +22,7 @@ import {
   ObjectPrototypeHasOwnProperty,
   ReflectOwnKeys,
   SafeSet,
+  onFirstUse,
   SafeWeakSet,
   SetPrototypeHas,
   String_,
@@ -29,7 +30,7 @@ import {
 } from './primordials';
 
 /** Everything lockdown froze (Package hardening stops there). */
-export const frozenIntrinsics = new SafeWeakSet<object>();
+export const frozenIntrinsics = onFirstUse(() => new SafeWeakSet<object>());
 
 /** Instance-assignable names on every frozen prototype (all of Object.prototype's). */
 const OVERRIDABLE = ['constructor', 'toString', 'toLocaleString', 'valueOf', 'name', 'message', 'toJSON'];
@@ -149,7 +150,7 @@ export function lockdown(extraRoots: readonly unknown[]): void {
     } else {
       ObjectFreeze(object);
     }
-    frozenIntrinsics.add(object);
+    frozenIntrinsics().add(object);
   }
   // The global object stays extensible (programs may add globals); what is there is fixed.
   for (let i = 0; i < names.length; i++) {

@@ -4,7 +4,8 @@
 import { primordialTable } from 'svc-build:primordial-table';
 import { ArrayPrototypePush, FunctionPrototypeCall, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectKeys, ObjectPrototypeHasOwnProperty, own, PromiseCtor, PromisePrototypeThen, ReflectApply, SafeMap, StringPrototypeSlice } from './primordials';
 import { utf8Decode, utf8Encode } from './encoding';
-import { URL } from './url';
+import { materialize } from './lazy-group';
+import { urlGroup } from './web/lazy';
 import { renderValue } from './render';
 import { encodeValue } from './wire';
 import { randomBytes, randomUUID } from './random';
@@ -129,11 +130,14 @@ let guestPrimordialsTable: Readonly<Record<string, unknown>> | undefined;
 function guestPrimordials(): Readonly<Record<string, unknown>> {
   if (guestPrimordialsTable !== undefined) return guestPrimordialsTable;
   const table = ObjectCreate(null) as Record<string, unknown>;
-  const sources = [primordialTable(), { utf8Encode, utf8Decode, randomBytes, randomUUID, renderValue, encodeJson: encodeValue, URL }] as Record<string, unknown>[];
+  const sources = [primordialTable(), { utf8Encode, utf8Decode, randomBytes, randomUUID, renderValue, encodeJson: encodeValue }] as Record<string, unknown>[];
   for (let s = 0; s < sources.length; s++) {
     const names = ObjectKeys(sources[s]);
     for (let i = 0; i < names.length; i++) ObjectDefineProperty(table, names[i], { value: sources[s][names[i]], enumerable: true });
   }
+  // The URL class is made when a factory first uses it, from the prelude's own module
+  // (./web/lazy.ts), never from the global a program may have replaced by then.
+  ObjectDefineProperty(table, 'URL', { get: () => materialize(urlGroup).URL, enumerable: true });
   guestPrimordialsTable = ObjectFreeze(table);
   return guestPrimordialsTable;
 }

@@ -4,7 +4,7 @@
 // its own namespace of handles (boundary.ts): a call through it copies the arguments in and
 // runs under the importer's name, so a handle the program hands a Package (bound, as a
 // getter, as a toString) still speaks for the program.
-import { arrayFilter, ArrayIsArray, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectKeys, ObjectPrototype, own, ReflectApply, SafeMap, SafeWeakSet, String_ } from './primordials';
+import { arrayFilter, ArrayIsArray, ArrayPrototypePush, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectKeys, ObjectPrototype, own, ReflectApply, SafeMap, onFirstUse, SafeWeakSet, String_ } from './primordials';
 import { frozenIntrinsics, isObject, pushNeighbours } from './lockdown';
 import { expose, isView, type Charge } from './boundary';
 
@@ -32,15 +32,15 @@ export function packageSpecs(spec: unknown): PackageSpec[] {
   return out;
 }
 
-const hardened = new SafeWeakSet<object>();
+const hardened = onFirstUse(() => new SafeWeakSet<object>());
 
 /** Freezes `root` and everything reachable from it (own properties, accessors, prototypes). */
 export function harden(root: unknown): void {
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const value = stack.pop();
-    if (!isObject(value) || hardened.has(value) || frozenIntrinsics.has(value) || isView(value)) continue;
-    hardened.add(value);
+    if (!isObject(value) || hardened().has(value) || frozenIntrinsics().has(value) || isView(value)) continue;
+    hardened().add(value);
     ObjectFreeze(value);
     pushNeighbours(value, stack);
   }

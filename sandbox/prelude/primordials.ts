@@ -242,41 +242,70 @@ export const PromiseResolve = FunctionPrototypeBind(Promise.resolve, Promise) as
 export const PromisePrototypeThen = uncurryThis(Promise.prototype.then) as <T>(promise: Promise<T>, onFulfilled: (value: T) => unknown, onRejected: (reason: unknown) => unknown) => Promise<unknown>;
 
 // --- Collections with their methods copied onto frozen prototypes ----------------------
-function makeSafe<T extends new (...args: any[]) => any>(unsafe: T, safe: T): T {
-  const source = unsafe.prototype;
-  const keys = ReflectOwnKeys(source);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    if (key === 'constructor') continue;
-    const descriptor = ObjectGetOwnPropertyDescriptor(source, key)!;
-    ReflectDefineProperty(safe.prototype, key, descriptor);
-  }
+// Each class copies its built-in's methods when it is first constructed: most contexts
+// construct none or one of them, and the copies were about 7 % of the prelude
+// (bench/PROFILE.md). The first construction may come after a program replaced those
+// methods, so what is copied is captured here, before any program ran (one call each).
+
+/** A built-in prototype's own descriptors but `constructor`, until they are copied (then null). */
+interface PendingCopy {
+  descriptors: Record<PropertyKey, PropertyDescriptor> | null;
+}
+
+function captureMethods(unsafe: { prototype: object }): PendingCopy {
+  const descriptors = Object.getOwnPropertyDescriptors(unsafe.prototype) as Record<PropertyKey, PropertyDescriptor>;
+  delete (descriptors as { constructor?: unknown }).constructor;
+  return { descriptors };
+}
+
+/** Copies the captured methods onto `safe`'s prototype and freezes both, on the first call. */
+function copyOnce(safe: { prototype: object }, pending: PendingCopy): void {
+  const descriptors = pending.descriptors;
+  if (descriptors === null) return;
+  pending.descriptors = null;
+  const keys = ReflectOwnKeys(descriptors);
+  // ReflectDefineProperty copies each descriptor's own fields once a program may have run.
+  for (let i = 0; i < keys.length; i++) ReflectDefineProperty(safe.prototype, keys[i], descriptors[keys[i] as string]);
   ObjectFreeze(safe.prototype);
   ObjectFreeze(safe);
-  return safe;
 }
+
+const mapMethods = captureMethods(Map);
+const setMethods = captureMethods(Set);
+const weakMapMethods = captureMethods(WeakMap);
+const weakSetMethods = captureMethods(WeakSet);
 // Explicit empty constructors: V8's default derived constructor spreads its arguments
 // through the (patchable) array iterator. These collections always start empty.
-export const SafeMap = makeSafe(Map, class SafeMap<K, V> extends Map<K, V> {
+export const SafeMap = class SafeMap<K, V> extends Map<K, V> {
   constructor() {
     super();
+    copyOnce(SafeMap, mapMethods);
   }
-});
-export const SafeSet = makeSafe(Set, class SafeSet<T> extends Set<T> {
+};
+export const SafeSet = class SafeSet<T> extends Set<T> {
   constructor() {
     super();
+    copyOnce(SafeSet, setMethods);
   }
-});
-export const SafeWeakMap = makeSafe(WeakMap, class SafeWeakMap<K extends object, V> extends WeakMap<K, V> {
+};
+export const SafeWeakMap = class SafeWeakMap<K extends object, V> extends WeakMap<K, V> {
   constructor() {
     super();
+    copyOnce(SafeWeakMap, weakMapMethods);
   }
-});
-export const SafeWeakSet = makeSafe(WeakSet, class SafeWeakSet<T extends object> extends WeakSet<T> {
+};
+export const SafeWeakSet = class SafeWeakSet<T extends object> extends WeakSet<T> {
   constructor() {
     super();
+    copyOnce(SafeWeakSet, weakSetMethods);
   }
-});
+};
+
+/** A value made by `make` on the first call, then the same one (a collection most contexts never use). */
+export function onFirstUse<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made === undefined ? (made = make()) : made);
+}
 export type SafeMap<K, V> = Map<K, V>;
 export type SafeSet<T> = Set<T>;
 export type SafeWeakMap<K extends object, V> = WeakMap<K, V>;

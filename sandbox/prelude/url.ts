@@ -4,6 +4,13 @@
 // setters follow the standard's state overrides (C0/tab/newline stripping included).
 // URLSearchParams (application/x-www-form-urlencoded parsing and serialising) is here,
 // on the primordials: trusted guest code (svc:url, fetch bodies) uses these classes.
+//
+// The module is evaluated the first time something needs it (a lazy group, ./web/lazy.ts
+// `urlGroup`, through ./web/url-globals.ts): a program reading either global, svc:url's
+// guest code, or the web platform.
+// That may be after the program changed any built-in or global, so its body reads only
+// captured intrinsics, and everyone who uses the classes gets them from the group, never
+// from the global object (which the program may have replaced).
 import { native } from './native';
 import { utf8Decode, utf8Encode } from './encoding';
 import {
@@ -13,10 +20,10 @@ import {
   ArrayPrototypeJoin,
   ArrayPrototypePush,
   ArrayPrototypeSort,
+  IteratorPrototype,
   JSONParse,
   ObjectDefineProperty,
   ObjectGetOwnPropertyDescriptor,
-  ObjectGetPrototypeOf,
   ObjectSetPrototypeOf,
   own,
   ReflectApply,
@@ -27,10 +34,12 @@ import {
   StringPrototypeCharCodeAt,
   StringPrototypeIndexOf,
   StringPrototypeSlice,
+  SymbolToStringTag,
   TypeError_,
   TypedArrayPrototypeGetLength,
   Uint8Array_,
 } from './primordials';
+import { SymbolIterator } from './web/primordials';
 import { interfaceName } from './idl';
 
 interface UrlParts {
@@ -138,7 +147,7 @@ function parseForm(text: string): Array<[string, string]> {
 /** The items of a pair given to the URLSearchParams constructor (arrays read by index). */
 function pairItems(pair: unknown): unknown[] {
   if (ArrayIsArray(pair)) return arrayCopy(pair as unknown[]);
-  if (pair === null || (typeof pair !== 'object' && typeof pair !== 'function') || typeof (pair as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+  if (pair === null || (typeof pair !== 'object' && typeof pair !== 'function') || typeof (pair as Iterable<unknown>)[SymbolIterator] !== 'function') {
     throw new TypeError_('URLSearchParams: each pair must be a sequence of a name and a value');
   }
   const items: unknown[] = [];
@@ -164,7 +173,7 @@ export class URLSearchParams {
     if (init !== null && (typeof init === 'object' || typeof init === 'function')) {
       if (isParams(init)) {
         this.#pairs = arrayCopy(init.#pairs);
-      } else if (typeof (init as Iterable<unknown>)[Symbol.iterator] === 'function') {
+      } else if (typeof (init as Iterable<unknown>)[SymbolIterator] === 'function') {
         const list: unknown[] = ArrayIsArray(init) ? (init as unknown[]) : [];
         if (!ArrayIsArray(init)) for (const pair of init as Iterable<unknown>) ArrayPrototypePush(list, pair);
         for (let i = 0; i < list.length; i++) {
@@ -273,7 +282,7 @@ export class URLSearchParams {
   entries(): IterableIterator<[string, string]> {
     return makeIterator(this, 'entries') as IterableIterator<[string, string]>;
   }
-  [Symbol.iterator](): IterableIterator<[string, string]> {
+  [SymbolIterator](): IterableIterator<[string, string]> {
     return makeIterator(this, 'entries') as IterableIterator<[string, string]>;
   }
   toString(): string {
@@ -284,7 +293,6 @@ export class URLSearchParams {
 }
 
 /** WebIDL's pair iterator: live over the list, inheriting %IteratorPrototype%. */
-const IteratorPrototype = ObjectGetPrototypeOf(ObjectGetPrototypeOf([][Symbol.iterator]())) as object;
 type Kind = 'keys' | 'values' | 'entries';
 let makeIterator: (params: URLSearchParams, kind: Kind) => object;
 
@@ -307,7 +315,7 @@ class URLSearchParamsIterator {
   }
 }
 ObjectSetPrototypeOf(URLSearchParamsIterator.prototype, IteratorPrototype);
-ObjectDefineProperty(URLSearchParamsIterator.prototype, Symbol.toStringTag, { value: 'URLSearchParams Iterator', configurable: true });
+ObjectDefineProperty(URLSearchParamsIterator.prototype, SymbolToStringTag, { value: 'URLSearchParams Iterator', configurable: true });
 interfaceName(URLSearchParams, 'URLSearchParams');
 
 function optionalBase(base: unknown): string | null {
@@ -394,4 +402,3 @@ function construct(url: string | URL, base?: string | URL): URL {
   return new URL(url, base);
 }
 interfaceName(URL, 'URL');
-

@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { webServer } from '../support/web-server';
+import { POISONING } from '../support/poisoning';
 
 const { execute } = webServer();
 
@@ -180,22 +181,7 @@ test('the event globals and performance wait for their first read, and are the c
 });
 
 test('a program that replaces built-ins and puts getters on Object.prototype before first touching the event globals cannot hook their evaluation', async () => {
-  const { value } = await valueAndConsole(`
-    const reads = [];
-    const calls = [];
-    const fields = ['get', 'set', 'value', 'writable', 'enumerable', 'configurable'];
-    for (let i = 0; i < fields.length; i++) {
-      const key = fields[i];
-      Object.defineProperty(Object.prototype, key, { __proto__: null, get() { reads[reads.length] = key; return undefined; }, configurable: true });
-    }
-    const apply = Reflect.apply;
-    const realDefine = Object.defineProperty;
-    const restore = [];
-    const trap = (owner, key, label) => {
-      const original = owner[key];
-      restore[restore.length] = [owner, key, original];
-      realDefine(owner, key, { __proto__: null, value: function (...args) { calls[calls.length] = label; return apply(original, this, args); }, writable: true, configurable: true });
-    };
+  const { value } = await valueAndConsole(`${POISONING}
     trap(Object, 'defineProperty', 'Object.defineProperty');
     trap(Object, 'freeze', 'Object.freeze');
     trap(Object, 'create', 'Object.create');
@@ -213,8 +199,40 @@ test('a program that replaces built-ins and puts getters on Object.prototype bef
     target.dispatchEvent(new Event('x'));
     const mark = performance.mark('m').name;
     globalThis.Symbol = realSymbol;
-    for (let i = restore.length - 1; i >= 0; i--) realDefine(restore[i][0], restore[i][1], { __proto__: null, value: restore[i][2], writable: true, configurable: true });
-    for (let i = 0; i < fields.length; i++) delete Object.prototype[fields[i]];
+    unpoison();
     return { reads, calls, kinds, count, mark, tag: Object.prototype.toString.call(performance) };`);
   assert.deepEqual(value, { reads: [], calls: [], kinds: ['function', 'object'], count: 1, mark: 'm', tag: '[object Performance]' });
+});
+
+// The prelude's safe collections (sandbox/prelude/primordials.ts) copy their built-in's
+// methods when first constructed, which may be after the program replaced those methods.
+test('a program that replaces the collections\' methods before the prelude first builds one cannot hook what the prelude keeps in it', async () => {
+  const reply = await valueAndConsole(`
+    const hooks = [];
+    const restore = [];
+    const collections = [Map, Set, WeakMap, WeakSet];
+    for (let c = 0; c < collections.length; c++) {
+      const prototype = collections[c].prototype;
+      const names = Reflect.ownKeys(prototype);
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        const descriptor = Object.getOwnPropertyDescriptor(prototype, name);
+        if (name === 'constructor' || typeof descriptor.value !== 'function') continue;
+        restore.push([prototype, name, descriptor]);
+        const original = descriptor.value;
+        const label = collections[c].name + '.' + String(name);
+        prototype[name] = function (...args) { hooks.push(label); return Reflect.apply(original, this, args); };
+      }
+    }
+    console.log({ nested: [1, { two: 2 }] });
+    console.count('c');
+    const target = new EventTarget();
+    let heard = 0;
+    target.addEventListener('x', () => { heard++; });
+    target.dispatchEvent(new Event('x'));
+    const copy = structuredClone({ list: [1, 2], again: null });
+    for (let i = restore.length - 1; i >= 0; i--) Object.defineProperty(restore[i][0], restore[i][1], restore[i][2]);
+    return { hooks, heard, copy };`);
+  assert.deepEqual(reply.value, { hooks: [], heard: 1, copy: { list: [1, 2], again: null } });
+  assert.deepEqual(reply.console, ['{"nested":[1,{"two":2}]}', 'c: 1']);
 });

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { webServer } from '../support/web-server';
+import { POISONING } from '../support/poisoning';
 
 const { result } = webServer();
 
@@ -239,4 +240,84 @@ test('a program that deleted or replaced DOMException before its first use still
     return { deleted, mine: globalThis.DOMException, error: [error.name, error.code], reason: [signal.reason.name, signal.reason.code, signal.reason.constructor === error.constructor] };
   }`);
   assert.deepEqual(r, { deleted: 'undefined', mine: 'mine', error: ['InvalidCharacterError', 5], reason: ['AbortError', 20, true] });
+});
+
+// URL and URLSearchParams are a lazy group too (sandbox/prelude/web/url-globals.ts): the
+// platform's fetch and bodies and svc:url's guest code take them from the group, not the global.
+test('URL and URLSearchParams wait for their first read, then have the places, descriptors and class strings they had when made eagerly', async () => {
+  const r = await result(`export async function main() {
+    const waits = (name) => { const d = Object.getOwnPropertyDescriptor(globalThis, name); return typeof d.get === 'function' && !('value' in d); };
+    const waited = [waits('URL'), waits('URLSearchParams')];
+    const names = Object.getOwnPropertyNames(globalThis);
+    const order = ['btoa', 'URL', 'URLSearchParams', 'assert'].map((name) => names.indexOf(name));
+    const url = new URL('https://a.example/p?x=1&y=2');
+    url.searchParams.append('z', 'a b');
+    const iterator = new URLSearchParams('k=v')[Symbol.iterator]();
+    const arrayIterator = [][Symbol.iterator]();
+    const descriptor = (name) => { const d = Object.getOwnPropertyDescriptor(globalThis, name); return ['value' in d, d.writable, d.enumerable, d.configurable]; };
+    return {
+      waited,
+      ordered: order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1])),
+      descriptors: [descriptor('URL'), descriptor('URLSearchParams')],
+      names: [URL.name, URLSearchParams.name],
+      tags: [Object.prototype.toString.call(url), Object.prototype.toString.call(url.searchParams), Object.prototype.toString.call(iterator)],
+      iteratorChain: Object.getPrototypeOf(Object.getPrototypeOf(iterator)) === Object.getPrototypeOf(Object.getPrototypeOf(arrayIterator)),
+      frozen: [Object.isFrozen(URL.prototype), Object.isFrozen(URLSearchParams.prototype), Object.isFrozen(URL)],
+      href: url.href,
+      entries: [...iterator],
+      request: new Request(new URL('https://b.example/q')).url,
+      form: new Response(new URLSearchParams('a=1')).headers.get('content-type'),
+    };
+  }`);
+  assert.deepEqual(r, {
+    waited: [true, true],
+    ordered: true,
+    descriptors: [[true, true, false, true], [true, true, false, true]],
+    names: ['URL', 'URLSearchParams'],
+    tags: ['[object URL]', '[object URLSearchParams]', '[object URLSearchParams Iterator]'],
+    iteratorChain: true,
+    frozen: [true, true, false],
+    href: 'https://a.example/p?x=1&y=2&z=a+b',
+    entries: [['k', 'v']],
+    request: 'https://b.example/q',
+    form: 'application/x-www-form-urlencoded;charset=UTF-8',
+  });
+});
+
+test('a program that replaces URL and hooks built-ins before svc:url first parses gets answers from the real URL, and nothing it hooked runs', async () => {
+  const r = await result(`import * as url from 'svc:url';
+  export async function main() {
+    const before = Object.getOwnPropertyDescriptor(globalThis, 'URL');
+    const waited = typeof before.get === 'function' && !('value' in before);
+    ${POISONING}
+    globalThis.URL = class {
+      constructor(input) { calls[calls.length] = 'URL ' + input; this.protocol = 'mine:'; this.hostname = 'mine'; this.pathname = '/mine'; this.search = ''; this.hash = ''; }
+    };
+    trap(Object, 'defineProperty', 'Object.defineProperty');
+    trap(Object, 'freeze', 'Object.freeze');
+    trap(Object, 'getPrototypeOf', 'Object.getPrototypeOf');
+    trap(Object, 'setPrototypeOf', 'Object.setPrototypeOf');
+    trap(Array.prototype, Symbol.iterator, 'Array.prototype[Symbol.iterator]');
+    trap(JSON, 'parse', 'JSON.parse');
+    const realSymbol = Symbol;
+    globalThis.Symbol = { toStringTag: 'poisoned', iterator: 'poisoned' };
+    const parsed = url.parse('https://Example.COM:8443/a/b?x=1#frag');
+    const params = new URLSearchParams('k=v&k=w');
+    globalThis.Symbol = realSymbol;
+    unpoison();
+    return {
+      waited, calls, reads,
+      parsed: [parsed.protocol, parsed.host, parsed.port, parsed.path, parsed.query.get('x'), parsed.fragment],
+      params: [params.getAll('k'), Object.prototype.toString.call(params)],
+      mine: new URL('x').hostname,
+    };
+  }`);
+  assert.deepEqual(r, {
+    waited: true,
+    calls: ['URL x'],
+    reads: [],
+    parsed: ['https', 'example.com', 8443, '/a/b', '1', 'frag'],
+    params: [['v', 'w'], '[object URLSearchParams]'],
+    mine: 'mine',
+  });
 });

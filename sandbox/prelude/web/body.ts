@@ -1,6 +1,5 @@
 // Bodies of Request and Response: what a BodyInit becomes (bytes or a stream, and the
 // content type it implies), and reading it once as text, JSON, bytes, a Blob or FormData.
-import { URLSearchParams } from '../url';
 import { native } from '../native';
 import { base64ToBytes } from '../encoding';
 import { blobBytes, Blob, File, FormData, formEntries, makeBlob } from './blob';
@@ -10,8 +9,10 @@ import { structuredClone } from '../clone';
 import { drainNow, isDisturbed, isLocked, lockForever, readableRecord, readAll, ReadableStream, streamOfBytes, teeStream } from './streams';
 import type { Headers } from './headers';
 import { ObjectDefineProperty, ObjectGetOwnPropertyDescriptors, SafeWeakMap } from '../primordials';
+import { materialize } from '../lazy-group';
+import { urlGroup } from './lazy';
 
-
+const { URLSearchParams } = materialize(urlGroup);
 const searchParamsToString = URLSearchParams.prototype.toString;
 const searchParamsForEach = URLSearchParams.prototype.forEach;
 

@@ -6,7 +6,8 @@
 // status resolves, a denial or network failure rejects with a TypeError whose cause is
 // the PermissionDeniedError or network error, an aborted signal rejects with its reason.
 import { SymbolCtor, SymbolToStringTag, NumberCtor, ArrayPrototypeJoin, DateNow, PromiseCtor, PromisePrototypeThen, JSONStringify, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectKeys, ReflectApply, PromiseReject, PromiseResolve, RegExpPrototypeTest, StringCtor, StringPrototypeToUpperCase } from './primordials';
-import { URL } from '../url';
+import { materialize } from '../lazy-group';
+import { urlGroup } from './lazy';
 import { AbortController, AbortSignal, deadlineOf, isAbortSignal, onAbort } from './abort';
 import { attachBody, bodyBytesNow, bodyStream, bodyUnusable, cloneBody, extractBody, installBodyMixin, type BodyMembers, type BodyState } from './body';
 import { Blob, FormData } from './blob';
@@ -33,6 +34,8 @@ const ENUMS: Record<string, readonly string[]> = {
   duplex: ['half'],
   priority: ['high', 'low', 'auto'],
 };
+const { URL } = materialize(urlGroup);
+type URL = InstanceType<typeof URL>;
 const urlHref = ObjectGetOwnPropertyDescriptor(URL.prototype, 'href')!.get!;
 
 function includes(list: readonly unknown[], value: unknown): boolean {

@@ -8,7 +8,7 @@ import { bindRun, type AsyncHostCaller } from './host';
 import { ObjectFreeze } from './primordials';
 import { clearInterval, clearTimeout, fireDue, nextDue, pendingCount, queueMicrotask, setInterval, setTimeout } from './timers';
 import { defineLazy, materialize } from '../lazy-group';
-import { eventGroup, platformGroup, textGroup, type WebPlatform } from './lazy';
+import { eventGroup, platformGroup, textGroup, urlGroup, type WebPlatform } from './lazy';
 
 /** The globals ./platform.ts makes when a program first reads one (./lazy.ts). */
 const LAZY_GLOBALS = [
@@ -33,6 +33,7 @@ export function fetchFor(callAsync: AsyncHostCaller): ReturnType<WebPlatform['fe
 /** Evaluates the lazy web globals now (before lockdown freezes what the global object leads to). */
 export function materializeWeb(): void {
   materialize(domExceptionGroup);
+  materialize(urlGroup);
   materialize(eventGroup);
   materialize(platformGroup);
   materialize(textGroup);

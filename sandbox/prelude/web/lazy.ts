@@ -3,7 +3,8 @@
 // module (once per context), which puts the real values in place of every accessor still
 // there. Evaluating them on each run was most of the prelude's cost.
 //
-// Three groups. The events (./event-globals.ts: Event and its kin, the global scope's
+// Four groups. URL and URLSearchParams (./url-globals.ts) are trusted code like the
+// platform, which uses them, as does svc:url's guest code. The events (./event-globals.ts: Event and its kin, the global scope's
 // addEventListener and friends, `performance`) are trusted code like the platform. The platform (./platform.ts: streams, fetch and its classes, Blob, FormData,
 // FileReader, aborts, crypto.subtle, structuredClone) is trusted code evaluated after the
 // program may have replaced any built-in, so its module bodies read only intrinsics
@@ -16,10 +17,11 @@
 // found it, and the program's own put back afterwards (`withArrayIteration`).
 // The machinery (accessors, materializing) is ../lazy-group.ts, shared with DOMException.
 // test/integration/web-lazy.test.ts holds both groups to this.
-import { ArrayIteratorPrototype, ArrayPrototypePush, ObjectGetOwnPropertyDescriptor, ObjectSetPrototypeOf, ReflectDefineProperty, SymbolIterator } from './primordials';
-import { lazyGroup } from '../lazy-group';
+import { ArrayIteratorPrototype, ArrayPrototypePush, ReflectDefineProperty, SymbolIterator } from './primordials';
+import { lazyGroup, ownDescriptor } from '../lazy-group';
 import type { fetchFor } from './fetch';
 import type { structuredClone } from '../clone';
+import type { URL, URLSearchParams } from '../url';
 
 /** What ./platform.ts hands over when it is evaluated. */
 export interface WebPlatform {
@@ -49,10 +51,19 @@ export interface TextClasses {
   decode: (...args: any[]) => string;
 }
 
+/** What ./url-globals.ts hands over when it is evaluated (prototypes already frozen). */
+export interface UrlClasses {
+  URL: typeof URL;
+  URLSearchParams: typeof URLSearchParams;
+}
+
 // `require` as a statement: as a value the bundler would build a namespace object for it,
 // with a for-of a program could have hooked.
 export const platformGroup = lazyGroup<WebPlatform>(() => {
   require('./platform');
+});
+export const urlGroup = lazyGroup<UrlClasses>(() => {
+  require('./url-globals');
 });
 export const eventGroup = lazyGroup<EventGlobals>(() => {
   require('./event-globals');
@@ -62,15 +73,6 @@ export const textGroup = lazyGroup<TextClasses>(() => {
     require('./text');
   });
 });
-
-/**
- * `owner[key]`'s descriptor with no prototype: defining a property reads the descriptor's
- * absent fields (get, set) through its prototype, where a program may have put a getter.
- */
-function ownDescriptor(owner: object, key: PropertyKey): PropertyDescriptor | undefined {
-  const descriptor = ObjectGetOwnPropertyDescriptor(owner, key);
-  return descriptor === undefined ? undefined : ObjectSetPrototypeOf(descriptor, null);
-}
 
 /** Where arrays are iterated from, and how each place held it when the prelude ran. */
 const ARRAY_ITERATION: ReadonlyArray<{ owner: object; key: PropertyKey; original: PropertyDescriptor }> = [

@@ -8,16 +8,10 @@
 // It is evaluated with the other lazily made web globals (./platform.ts), the first time a
 // program touches one: building its tables was a quarter of the prelude's evaluation.
 import { TextDecoder, TextEncoder, TextDecoderStream, TextEncoderStream } from '@exodus/bytes/encoding-lite.js';
-import { ObjectDefineProperty } from './primordials';
+import { named } from '../idl';
 import { provide } from '../lazy-group';
 import { textGroup } from './lazy';
 export type { TextDecoder };
-
-/** The bundler may rename a class (TextEncoder2): a global constructor answers to its own name. */
-function named<T extends { name: string }>(value: T, name: string): T {
-  if (value.name !== name) ObjectDefineProperty(value, 'name', { value: name, configurable: true });
-  return value;
-}
 
 provide(textGroup, {
   globals: {
