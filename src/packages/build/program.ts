@@ -3,14 +3,11 @@
 // warnings; syntax errors and unresolvable imports are errors.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import type TypeScript from 'typescript';
+// TypeScript is large: loaded on the first build, never at server start; the same load as
+// the type checker's in this thread (a CLI command that builds and checks loads it once).
+import { typescript } from '../../../sandbox/typecheck';
 import type { BuildDiagnostic } from './diagnostics';
-
-const require = createRequire(import.meta.url);
-let tsModule: typeof TypeScript | null = null;
-/** TypeScript is large: loaded on the first build, never at server start. */
-export const typescript = (): typeof TypeScript => (tsModule ??= require('typescript') as typeof TypeScript);
 
 const VIRTUAL = '/__svc_virtual__/';
 
