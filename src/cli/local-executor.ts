@@ -47,10 +47,9 @@ export interface LocalRun {
  * against few declaration sets. It checks in this thread, not in checker threads: a command
  * then loads TypeScript once for its build and its checks, and starts no threads that load
  * the compiler and the libraries again (with the build sharing the checker's parsed libraries,
- * `svc build test` 2.6 -> 1.8 CPU-s). Its compiler
- * code cache stays in $SVC_HOME/cli/cache (SVC_CLI_CODE_CACHE_DIR when set: the test suite
- * shares one over its commands, each with a fresh SVC_HOME), so the next command loads
- * TypeScript warm. Made before a command's first build, which then loads through that cache.
+ * `svc build test` 2.6 -> 1.8 CPU-s). Its compiler code cache stays in $SVC_HOME/cli/cache
+ * (SVC_CLI_CODE_CACHE_DIR when set: the test suite shares one over its commands, each with a
+ * fresh SVC_HOME), so the next command loads TypeScript warm. Made before a command's first build, which then loads through that cache.
  */
 let typechecker: Typechecker | null = null;
 export const localTypechecker = (io: CliIo, home: string): Typechecker =>
