@@ -45,10 +45,13 @@ export function batchable(source: string): boolean {
   return !/\bdeclare\s+(?:global|module)\b/.test(source);
 }
 
-/** Library files (ES_LIBRARIES and what they reference) and Temporal, parsed once per process. */
+/**
+ * Library files (ES_LIBRARIES and what they reference) and Temporal, parsed once per thread;
+ * a Package build in the same thread (the CLI's `svc build test`) checks against these too.
+ */
 let library: Map<string, TypeScript.SourceFile> | null = null;
 
-function libraryFiles(): Map<string, TypeScript.SourceFile> {
+export function libraryFiles(): ReadonlyMap<string, TypeScript.SourceFile> {
   if (library) return library;
   const ts = typescript();
   const directory = path.dirname(require.resolve('typescript/lib/lib.es2023.d.ts'));

@@ -11,6 +11,7 @@ import type { CompileErrorReport, Diagnostic } from '../contract';
 import { MAX_SOURCE_BYTES, renderCompileError, tooDeep } from '../compile';
 import { boundedCache, textBytes } from '../bounded-cache';
 import { Checkers, WARM_CHECKERS } from './checker';
+import { saveCodeCache, useCodeCacheDirectory } from './compiler';
 import { declarationSet } from './declarations';
 import { CheckerThread, DEFAULT_THREAD_HEAP_MB, type CheckFailure } from './thread';
 import type { CheckRequest, CheckResult, DeclarationSet, HeapReport, SchemaEdit, TypecheckMode } from './types';
@@ -93,6 +94,7 @@ export class Typechecker {
   private readonly largeProgramBytes: number;
   private readonly maxCheckedBytes: number;
   private inProcess: Checkers | null = null;
+  private readonly onNotice: ((message: string) => void) | undefined;
   private warmTimer: NodeJS.Timeout | null = null;
   /** Declaration sets and modes warmed already (hash:mode), at most WARM_CHECKERS. */
   private readonly warmed = new Set<string>();
@@ -107,7 +109,9 @@ export class Typechecker {
    * `workers` the number of ordinary checker threads;
    * `codeCacheDirectory` keeps the compiler's code cache for the next checker thread
    * (compiler.ts), `onNotice` hears when it could not be written; `heapMb` is each checker
-   * thread's heap limit (thread.ts replaces a thread near it).
+   * thread's heap limit (thread.ts replaces a thread near it). In-process, checks share this
+   * thread's compiler (a short-lived CLI command then loads TypeScript once, for its build
+   * and its checks alike), so `codeCacheDirectory` becomes this thread's, and no budget applies.
    */
   constructor(options: { worker?: boolean; workerFile?: URL; largeProgramBytes?: number; maxCheckedBytes?: number; budgetMs?: number; workers?: number; heapMb?: number; codeCacheDirectory?: string; onNotice?: (message: string) => void } = {}) {
     const file = options.worker === false ? null : (options.workerFile ?? workerFile());
@@ -117,6 +121,8 @@ export class Typechecker {
       ...(options.heapMb ? { heapMb: options.heapMb } : {}),
       ...(options.onNotice ? { onNotice: options.onNotice } : {}),
     };
+    this.onNotice = options.onNotice;
+    if (!file && options.codeCacheDirectory) useCodeCacheDirectory(options.codeCacheDirectory);
     this.thread = file ? new CheckerThread(file, { ...threadOptions, onWarmed: (count) => (this.warmCheckers += count), workers: options.workers ?? ORDINARY_CHECKERS, ...(options.budgetMs ? { budgetMs: options.budgetMs } : {}) }) : null;
     // A large program's check holds far more than a small one's: its thread gets twice the heap (1 GiB by default, as before the setting).
     const largeHeapMb = 2 * (options.heapMb ?? DEFAULT_THREAD_HEAP_MB);
@@ -233,9 +239,17 @@ export class Typechecker {
 
   private async run(request: CheckRequest, large: boolean, tenant: string): Promise<CheckResult> {
     const thread = large ? this.largeThread : this.thread;
-    if (!thread) return (this.inProcess ??= new Checkers()).check(request);
+    if (!thread) return this.checkInProcess(request);
     const reply = await thread.ask(request, tenant);
     if (!reply.ok) throw new CheckUnavailable(reply.message, reply.failure);
     return reply.result;
+  }
+
+  private checkInProcess(request: CheckRequest): CheckResult {
+    const result = (this.inProcess ??= new Checkers()).check(request);
+    // After a check, as a checker thread does: the cache then holds the functions checking ran.
+    const cache = saveCodeCache();
+    if (!cache.ok) this.onNotice?.(`the type checker's code cache ${cache.file} could not be written (the next command compiles TypeScript again): ${cache.message}`);
+    return result;
   }
 }

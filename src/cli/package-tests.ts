@@ -72,14 +72,15 @@ function projectLookup(built: ReturnType<typeof checkLocal>, home: string): Pack
 }
 
 export async function runPackageTests(io: CliIo, options: PackageTestOptions): Promise<TestReport> {
+  // One checker for every Package's test programs and readme examples; made first, so the build loads TypeScript through its code cache.
+  const typechecker = localTypechecker(io, options.home);
   const built = checkLocal({ cwd: options.cwd, home: options.home, package: options.package, denyWarnings: options.denyWarnings, svcVersion: options.svcVersion });
   for (const line of built.warnings) warn(io, line);
   const lookup = projectLookup(built, options.home);
   const svcModules = [...hostModules({ packageTests: true }).keys()];
   const selected = built.packages.filter(({ entry }) => options.package === undefined || entry.name === options.package);
   const report: TestReport = { passed: 0, failed: 0 };
-  // One checker and one runner process for every Package's test programs and readme examples (a runner per program cost more than most tests).
-  const typechecker = localTypechecker(io, options.home);
+  // One runner process for every test program (a runner per program cost more than most tests).
   const pool = localPool(options.settings);
   const outcome = (name: string, error: { message: string } | null) => {
     if (error) {

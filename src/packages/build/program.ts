@@ -3,19 +3,14 @@
 // warnings; syntax errors and unresolvable imports are errors.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import type TypeScript from 'typescript';
+// TypeScript is large: loaded on the first build, never at server start; the same load as
+// the type checker's in this thread (a CLI command that builds and checks loads it once).
+import { libraryFiles, typescript } from '../../../sandbox/typecheck';
 import type { BuildDiagnostic } from './diagnostics';
-
-const require = createRequire(import.meta.url);
-let tsModule: typeof TypeScript | null = null;
-/** TypeScript is large: loaded on the first build, never at server start. */
-export const typescript = (): typeof TypeScript => (tsModule ??= require('typescript') as typeof TypeScript);
 
 const VIRTUAL = '/__svc_virtual__/';
 
-/** Parsed TypeScript library files, shared by every build of this process (they never change). */
-const libraryFiles = new Map<string, TypeScript.SourceFile>();
 /** Parsed ambient declarations by file name: every Package of a build (and of a process) has the same ones. */
 const ambientFiles = new Map<string, TypeScript.SourceFile>();
 const AMBIENT = `${VIRTUAL}ambient`;
@@ -72,7 +67,8 @@ export function createPackageProgram(input: ProgramInput): PackageProgram {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
-    lib: ['lib.es2023.d.ts'],
+    // The libraries programs are checked against (the runtime's built-ins), parsed once per thread and shared with its checker.
+    noLib: true,
     types: [],
     strict: true,
     declaration: true,
@@ -84,8 +80,8 @@ export function createPackageProgram(input: ProgramInput): PackageProgram {
   const virtual = new Map<string, string>();
   input.ambient.forEach((text, index) => virtual.set(`${AMBIENT}${index}.d.ts`, text));
   [...input.dependencies].forEach(([name, text], index) => virtual.set(`${VIRTUAL}dependency${index}.d.ts`, ambientModule(name, text)));
+  const library = libraryFiles();
   const host = ts.createCompilerHost(options, true);
-  const libraryDirectory = path.dirname(host.getDefaultLibFileName(options));
   const baseGetSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
     const text = virtual.get(fileName);
@@ -97,15 +93,10 @@ export function createPackageProgram(input: ProgramInput): PackageProgram {
       ambientFiles.set(fileName, parsed);
       return parsed;
     }
-    const isLibrary = path.dirname(fileName) === libraryDirectory;
-    const cached = isLibrary ? libraryFiles.get(fileName) : undefined;
-    if (cached) return cached;
-    const parsed = baseGetSourceFile(fileName, languageVersion, onError, shouldCreate);
-    if (parsed && isLibrary) libraryFiles.set(fileName, parsed);
-    return parsed;
+    return library.get(fileName) ?? baseGetSourceFile(fileName, languageVersion, onError, shouldCreate);
   };
   const baseFileExists = host.fileExists.bind(host);
-  host.fileExists = (fileName) => virtual.has(fileName) || baseFileExists(fileName);
+  host.fileExists = (fileName) => virtual.has(fileName) || library.has(fileName) || baseFileExists(fileName);
   const baseReadFile = host.readFile.bind(host);
   host.readFile = (fileName) => virtual.get(fileName) ?? baseReadFile(fileName);
   const declarations = new Map<string, string>();
@@ -114,7 +105,7 @@ export function createPackageProgram(input: ProgramInput): PackageProgram {
   };
 
   const own = listSources(input.directory);
-  const program = ts.createProgram({ rootNames: [...own, ...virtual.keys()], options, host });
+  const program = ts.createProgram({ rootNames: [...own, ...library.keys(), ...virtual.keys()], options, host });
   const checker = program.getTypeChecker();
   const srcDir = path.join(input.directory, 'src');
   const displayName = (fileName: string) => `${input.name}/src/${path.relative(srcDir, fileName).split(path.sep).join('/')}`;

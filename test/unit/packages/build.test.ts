@@ -142,6 +142,27 @@ export const wrong: number = "text";
   assert.ok(warnings.every((w) => /^@acme\/billing\/src\/lib\.ts:\d+:\d+: warning: /.test(w)));
 });
 
+test("a Package is checked against the built-ins programs are: ES2024's are declared, the shared-memory globals the runtime removes are not", () => {
+  const warnings = warningsOf(
+    lib(`/**
+ * Groups numbers by parity.
+ * @param xs The numbers.
+ * @returns The groups.
+ */
+export function groups(xs: number[]): Partial<Record<string, number[]>> { return Object.groupBy(xs, (x) => (x % 2 === 0 ? "even" : "odd")); }
+
+/**
+ * A shared buffer's size.
+ * @returns Its length.
+ */
+export function shared(): number { return new SharedArrayBuffer(8).byteLength; }
+`),
+  );
+  const typeErrors = warnings.filter((w) => / warning: type error: /.test(w));
+  assert.equal(typeErrors.length, 1, warnings.join('\n'));
+  assert.match(typeErrors[0], /SharedArrayBuffer/);
+});
+
 test('requires: host only for a partly literal URL, host for downloads, unfiltered fs, dependency-free; a literal request verb', () => {
   const { root, home } = project(
     lib(`const BASE = "https://API.Example.com";
