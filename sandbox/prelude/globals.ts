@@ -7,7 +7,7 @@ import { atob, btoa } from './encoding';
 import { consoleGroup } from './console';
 import { defineLazy } from './lazy-group';
 import { installWeb } from './web';
-import { urlGroup } from './web/lazy';
+import { urlGroup } from './web/url-group';
 import { getRandomValues, randomUUID } from './random';
 import { installClock } from './clock';
 

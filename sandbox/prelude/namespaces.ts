@@ -5,7 +5,7 @@ import { primordialTable } from 'svc-build:primordial-table';
 import { ArrayPrototypePush, FunctionPrototypeCall, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectKeys, ObjectPrototypeHasOwnProperty, own, PromiseCtor, PromisePrototypeThen, ReflectApply, SafeMap, StringPrototypeSlice } from './primordials';
 import { utf8Decode, utf8Encode } from './encoding';
 import { materialize } from './lazy-group';
-import { urlGroup } from './web/lazy';
+import { urlGroup } from './web/url-group';
 import { renderValue } from './render';
 import { encodeValue } from './wire';
 import { randomBytes, randomUUID } from './random';

@@ -5,7 +5,7 @@
 // URLSearchParams (application/x-www-form-urlencoded parsing and serialising) is here,
 // on the primordials: trusted guest code (svc:url, fetch bodies) uses these classes.
 //
-// The module is evaluated the first time something needs it (a lazy group, ./web/lazy.ts
+// The module is evaluated the first time something needs it (a lazy group, ./web/url-group.ts
 // `urlGroup`, through ./web/url-globals.ts): a program reading either global, svc:url's
 // guest code, or the web platform.
 // That may be after the program changed any built-in or global, so its body reads only

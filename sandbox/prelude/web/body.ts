@@ -10,7 +10,7 @@ import { drainNow, isDisturbed, isLocked, lockForever, readableRecord, readAll, 
 import type { Headers } from './headers';
 import { ObjectDefineProperty, ObjectGetOwnPropertyDescriptors, SafeWeakMap } from '../primordials';
 import { materialize } from '../lazy-group';
-import { urlGroup } from './lazy';
+import { urlGroup } from './url-group';
 
 const { URLSearchParams } = materialize(urlGroup);
 const searchParamsToString = URLSearchParams.prototype.toString;

@@ -7,7 +7,7 @@
 // the PermissionDeniedError or network error, an aborted signal rejects with its reason.
 import { SymbolCtor, SymbolToStringTag, NumberCtor, ArrayPrototypeJoin, DateNow, PromiseCtor, PromisePrototypeThen, JSONStringify, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectKeys, ReflectApply, PromiseReject, PromiseResolve, RegExpPrototypeTest, StringCtor, StringPrototypeToUpperCase } from './primordials';
 import { materialize } from '../lazy-group';
-import { urlGroup } from './lazy';
+import { urlGroup } from './url-group';
 import { AbortController, AbortSignal, deadlineOf, isAbortSignal, onAbort } from './abort';
 import { attachBody, bodyBytesNow, bodyStream, bodyUnusable, cloneBody, extractBody, installBodyMixin, type BodyMembers, type BodyState } from './body';
 import { Blob, FormData } from './blob';

@@ -8,7 +8,8 @@ import { bindRun, type AsyncHostCaller } from './host';
 import { ObjectFreeze } from './primordials';
 import { clearInterval, clearTimeout, fireDue, nextDue, pendingCount, queueMicrotask, setInterval, setTimeout } from './timers';
 import { defineLazy, materialize } from '../lazy-group';
-import { eventGroup, platformGroup, textGroup, urlGroup, type WebPlatform } from './lazy';
+import { eventGroup, platformGroup, textGroup, type WebPlatform } from './lazy';
+import { urlGroup } from './url-group';
 
 /** The globals ./platform.ts makes when a program first reads one (./lazy.ts). */
 const LAZY_GLOBALS = [

@@ -3,7 +3,7 @@
 // module (once per context), which puts the real values in place of every accessor still
 // there. Evaluating them on each run was most of the prelude's cost.
 //
-// Four groups. URL and URLSearchParams (./url-globals.ts) are trusted code like the
+// Four groups. URL and URLSearchParams (./url-globals.ts, its group in ./url-group.ts) are trusted code like the
 // platform, which uses them, as does svc:url's guest code. The events (./event-globals.ts: Event and its kin, the global scope's
 // addEventListener and friends, `performance`) are trusted code like the platform. The platform (./platform.ts: streams, fetch and its classes, Blob, FormData,
 // FileReader, aborts, crypto.subtle, structuredClone) is trusted code evaluated after the
@@ -21,7 +21,6 @@ import { ArrayIteratorPrototype, ArrayPrototypePush, ReflectDefineProperty, Symb
 import { lazyGroup, ownDescriptor } from '../lazy-group';
 import type { fetchFor } from './fetch';
 import type { structuredClone } from '../clone';
-import type { URL, URLSearchParams } from '../url';
 
 /** What ./platform.ts hands over when it is evaluated. */
 export interface WebPlatform {
@@ -51,19 +50,10 @@ export interface TextClasses {
   decode: (...args: any[]) => string;
 }
 
-/** What ./url-globals.ts hands over when it is evaluated (prototypes already frozen). */
-export interface UrlClasses {
-  URL: typeof URL;
-  URLSearchParams: typeof URLSearchParams;
-}
-
 // `require` as a statement: as a value the bundler would build a namespace object for it,
 // with a for-of a program could have hooked.
 export const platformGroup = lazyGroup<WebPlatform>(() => {
   require('./platform');
-});
-export const urlGroup = lazyGroup<UrlClasses>(() => {
-  require('./url-globals');
 });
 export const eventGroup = lazyGroup<EventGlobals>(() => {
   require('./event-globals');
