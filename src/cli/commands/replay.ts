@@ -6,7 +6,7 @@
 // reads (withheld from tapes) are answered from `--secrets` when given.
 // The runner pool and the journal load when the command runs: imported at the top, every
 // `svc` invocation (`svc --help` included) loaded the sandbox, the stdlib and their
-// dependencies, about 4 MB of code (bench/PROFILE.md, suite40a).
+// dependencies, about 4 MB of code (bench/PROFILE.md, round 43).
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { CliError, EXIT_FAILURE, EXIT_NOT_ATTEMPTED, EXIT_USAGE } from '../errors';
