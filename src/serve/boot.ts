@@ -26,6 +26,7 @@ import { EgressGuard, NetworkThread, programsDispatcher, settingsThatAllow, type
 import { serverEgressDecision } from '../policy';
 import { argsFromDecoded, RunnerPool, Typechecker, configureCompileWorkers } from '../../sandbox';
 import { ThreadHeaps } from '../../sandbox/thread-heap';
+import { compactWhenFragmented } from './heap-compaction';
 import { confineRunners } from './runner-sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
@@ -407,6 +408,7 @@ export async function boot(options: BootOptions): Promise<void> {
     openapi: { version: options.version },
   };
   const threadHeaps = new ThreadHeaps();
+  compactWhenFragmented();
   bindServerState({
     poolSize: () => settings.runnerPoolSize,
     queueDepth: () => pool.queueDepth,
