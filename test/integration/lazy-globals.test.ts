@@ -60,13 +60,7 @@ test('console waits for its first read, then is one namespace with the descripto
 
 test('a program that poisons built-ins and Object.prototype before first reading console cannot reach the console made then', async () => {
   const reply = await valueAndConsole(`
-    const reads = [];
-    const fields = ['get', 'set', 'value', 'writable', 'enumerable', 'configurable'];
-    for (let i = 0; i < fields.length; i++) {
-      const key = fields[i];
-      Object.defineProperty(Object.prototype, key, { __proto__: null, get() { reads[reads.length] = key; return undefined; }, configurable: true });
-    }
-    const realDefine = Object.defineProperty;
+    ${POISONING}
     const realSymbol = Symbol;
     const hooks = [];
     Object.defineProperty = function (...args) { hooks.push('defineProperty'); return Reflect.apply(realDefine, this, args); };
@@ -94,7 +88,7 @@ test('a program that poisons built-ins and Object.prototype before first reading
     Map.prototype.set = realSet;
     Array.prototype.join = realJoin;
     String.prototype.split = realSplit;
-    for (let i = 0; i < fields.length; i++) delete Object.prototype[fields[i]];
+    unpoison();
     return { reads, hooks, tag };`);
   assert.deepEqual(reply.value, { reads: [], hooks: [], tag: '[object console]' });
   assert.deepEqual(reply.console, ['c: 1', 'c: 2', 'g', '  a\n  b', '3 items']);

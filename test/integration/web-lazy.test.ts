@@ -158,12 +158,7 @@ test('the encoding classes wait for their first use, and a program that broke ar
 // finds, as the header says, so such getters only break the program's own TextDecoder.)
 test('getters named like descriptor fields on Object.prototype are never read by the platform defining its properties', async () => {
   const r = await result(`export async function main() {
-    const reads = [];
-    const fields = ['get', 'set', 'value', 'writable', 'enumerable', 'configurable'];
-    for (let i = 0; i < fields.length; i++) {
-      const key = fields[i];
-      Object.defineProperty(Object.prototype, key, { __proto__: null, get() { reads[reads.length] = key; return undefined; }, configurable: true });
-    }
+    ${POISONING}
     const stream = new ReadableStream({ start(c) { c.enqueue('a'); c.close(); } });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
@@ -172,7 +167,7 @@ test('getters named like descriptor fields on Object.prototype are never read by
     const text = await new Response('hi').text();
     const headers = [];
     for (const pair of new Headers({ a: '1' })) headers.push(pair);
-    for (let i = 0; i < fields.length; i++) delete Object.prototype[fields[i]];
+    unpoison();
     return { reads, chunks, trusted, text, headers };
   }`);
   assert.deepEqual(r, { reads: [], chunks: ['a'], trusted: false, text: 'hi', headers: [['a', '1']] });
@@ -185,13 +180,7 @@ test('DOMException waits for its first use, and a program that hooked built-ins 
   const r = await result(`export async function main() {
     const before = Object.getOwnPropertyDescriptor(globalThis, 'DOMException');
     const waited = typeof before.get === 'function' && !('value' in before);
-    const reads = [];
-    const fields = ['get', 'set', 'value', 'writable', 'enumerable', 'configurable'];
-    for (let i = 0; i < fields.length; i++) {
-      const key = fields[i];
-      Object.defineProperty(Object.prototype, key, { __proto__: null, get() { reads[reads.length] = key; return undefined; }, configurable: true });
-    }
-    const realDefine = Object.defineProperty;
+    ${POISONING}
     const realFreeze = Object.freeze;
     let hooked = 0;
     Object.defineProperty = function (...args) { hooked++; return Reflect.apply(realDefine, this, args); };
@@ -201,7 +190,7 @@ test('DOMException waits for its first use, and a program that hooked built-ins 
     try { atob('%'); } catch (caught) { error = caught; }
     Object.defineProperty = realDefine;
     Object.freeze = realFreeze;
-    for (let i = 0; i < fields.length; i++) delete Object.prototype[fields[i]];
+    unpoison();
     const after = Object.getOwnPropertyDescriptor(globalThis, 'DOMException');
     const made = new DOMException('m', 'AbortError');
     const forged = Object.create(DOMException.prototype);
