@@ -1,6 +1,7 @@
 // Run limits against the real server: fuel, time, memory and stack each end the run with
 // their kind whatever the program does, and the server keeps serving. Plus the
-// adversarial corpus in fixtures/programs/adversarial (expected kinds in each header).
+// adversarial corpus in fixtures/programs/adversarial (expected kinds in each header), run
+// here only: through the server, its pool and a runner, the path a program takes.
 // One server per set of settings, shared by the tests that use it; each runs one program at
 // a time, so one runner.
 import { test, describe, after } from 'node:test';
@@ -64,6 +65,7 @@ async function endsAsExpected(server: TestServer, programs: typeof corpus): Prom
     const result = await run(server, code);
     const kind = result.error ? result.error.kind : 'ok';
     assert.ok(expected.includes(kind), `${file}: expected ${expected.join(' or ')}, got ${kind}: ${result.error?.message ?? result.result}`);
+    if (result.error) assert.equal(result.result, null, `${file}: a run that failed answered a result`);
     await stillServing(server);
   }
   const leak = await run(server, 'export function main() { return [(Array.prototype as any).polluted ?? null, (Object.prototype as any).hacked ?? null, JSON.stringify({ a: 1 }), Math.random() < 1]; }');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { registerBlueprint } from '../support/sessions';
-import { startServer, type TestServer } from '../harness';
+import type { TestServer } from '../harness';
 import { metricValue, startWithOther as startTwoTokens } from '../support/tenants';
 
 // typecheck: off (types stripped, not checked): the programs here are about per-token bounds, and
@@ -178,12 +178,14 @@ describe('a server with small per-session idempotency bounds and a small last-ru
   });
 });
 
-// The server-wide idempotency bound, and MCP sessions' protocol state (which keeps no answers).
+// The server-wide idempotency bound, MCP sessions' protocol state (which keeps no answers),
+// and the bound shared by two tokens, in this order on one server: the first fills the
+// ledger with the harness token's answers alone; the last starts with some of them kept.
 describe('a server with a small server-wide idempotency ledger', () => {
   let server: TestServer;
+  let other: string;
   before(async () => {
-    server = await startServer({ args: ['--max-idempotency-size', '1'], runners: 1 });
-    await registerBlueprint(server, OPEN);
+    ({ server, other } = await startWithOther(['--max-idempotency-size', '1']));
     await registerBlueprint(server, OPEN_MCP);
   });
   after(async () => {
@@ -234,41 +236,32 @@ describe('a server with a small server-wide idempotency ledger', () => {
       assert.equal(await transports(), before);
     });
   });
-});
 
-// The server-wide idempotency budget is shared fairly: the answers that go are those of the
-// token holding more than its share, so one token's many large answers never push out
-// another token's record (its retried `charge-1` replays, it does not run again).
-describe('a server-wide idempotency ledger shared by two tokens', () => {
-  let server: TestServer;
-  let other: string;
-  before(async () => {
-    ({ server, other } = await startWithOther(['--max-idempotency-size', '1']));
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  // The server-wide idempotency budget is shared fairly: the answers that go are those of the
+  // token holding more than its share, so one token's many large answers never push out
+  // another token's record (its retried `charge-1` replays, it does not run again).
+  describe('the ledger shared by two tokens', () => {
+    const run = (token: string, id: string, key: string) =>
+      server.request('POST', `/v1/sessions/${id}/execute`, { token, body: { code: bigCounter(300_000) }, headers: { 'Idempotency-Key': key } });
 
-  const run = (token: string, id: string, key: string) =>
-    server.request('POST', `/v1/sessions/${id}/execute`, { token, body: { code: bigCounter(300_000) }, headers: { 'Idempotency-Key': key } });
+    test("one token's large answers push out only its own oldest; the other token's record replays", async () => {
+      const victim = await openedAs(server, other);
+      const charged = await run(other, victim, 'charge-1');
+      assert.ok(String(charged.json.result).startsWith('1:'), charged.text.slice(0, 200));
 
-  test("one token's large answers push out only its own oldest; the other token's record replays", async () => {
-    const victim = await openedAs(server, other);
-    const charged = await run(other, victim, 'charge-1');
-    assert.ok(String(charged.json.result).startsWith('1:'), charged.text.slice(0, 200));
-
-    const attacker = [await openedAs(server, server.userToken), await openedAs(server, server.userToken)];
-    for (let i = 0; i < 6; i++) {
-      const reply = await run(server.userToken, attacker[i % 2], `spam-${i}`);
-      assert.equal(reply.json.error, null, reply.text.slice(0, 200));
-    }
-    const retried = await run(other, victim, 'charge-1');
-    assert.equal(retried.headers.get('idempotent-replayed'), 'true', "the other token's record is still there");
-    assert.ok(String(retried.json.result).startsWith('1:'));
-    // The attacker's own oldest answer went: its retry runs again.
-    const own = await run(server.userToken, attacker[0], 'spam-0');
-    assert.equal(own.headers.get('idempotent-replayed'), null);
-    const held = await metricValue(server, 'svc_token_quota_use{token="harness",quota="max_idempotency_token_size"}');
-    assert.ok(held !== null && held <= 1024 * 1024, String(held));
+      const attacker = [await openedAs(server, server.userToken), await openedAs(server, server.userToken)];
+      for (let i = 0; i < 6; i++) {
+        const reply = await run(server.userToken, attacker[i % 2], `spam-${i}`);
+        assert.equal(reply.json.error, null, reply.text.slice(0, 200));
+      }
+      const retried = await run(other, victim, 'charge-1');
+      assert.equal(retried.headers.get('idempotent-replayed'), 'true', "the other token's record is still there");
+      assert.ok(String(retried.json.result).startsWith('1:'));
+      // The attacker's own oldest answer went: its retry runs again.
+      const own = await run(server.userToken, attacker[0], 'spam-0');
+      assert.equal(own.headers.get('idempotent-replayed'), null);
+      const held = await metricValue(server, 'svc_token_quota_use{token="harness",quota="max_idempotency_token_size"}');
+      assert.ok(held !== null && held <= 1024 * 1024, String(held));
+    });
   });
 });

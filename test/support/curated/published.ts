@@ -42,7 +42,8 @@ function cacheKey(): string {
   const build = filesUnder(distRoot, (relative, isDirectory) => {
     const inDist = path.relative('dist', relative);
     if (isDirectory) return inDist !== 'tests' && inDist !== 'test-cache';
-    return !relative.endsWith('.map') && inDist !== 'test-times.json';
+    // The test runner's own records (times, the last run's timeline) are no build output.
+    return !relative.endsWith('.map') && inDist !== 'test-times.json' && inDist !== 'test-timeline.json';
   });
   const hash = createHash('sha256').update(`${process.version}\0`);
   for (const file of [...sources, ...build, path.join('bin', 'svc'), 'package-lock.json']) {

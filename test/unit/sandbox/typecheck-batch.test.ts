@@ -123,7 +123,7 @@ export function main() { return "slow"; }
 `;
 
 describe('a batch through the checker thread', () => {
-  const thread = new CheckerThread(pathToFileURL(path.join(repoRoot, 'dist', 'typecheck-worker.js')), { codeCacheDirectory: null, workers: 1, budgetMs: 5_000 });
+  const thread = new CheckerThread(pathToFileURL(path.join(repoRoot, 'dist', 'typecheck-worker.js')), { codeCacheDirectory: null, workers: 1, budgetMs: 2_000 });
   after(() => thread.close());
 
   test('a program past its budget costs the rest of its batch nothing: each is checked and answered', async () => {

@@ -10,10 +10,12 @@ import { Checkers } from '../../../sandbox/typecheck/checker';
 import { declarationSet } from '../../../sandbox/typecheck/declarations';
 import { hostModules } from '../../../src/stdlib';
 import { catalogueTools, renderDeclarations, type UpstreamTool } from '../../../src/mcp/client';
-import { ambientModule } from '../../../src/packages/build';
-import { buildProject, readManifest } from '../../../src/packages/project';
+import { closureDeclarations, resolveClosure, storeLookup } from '../../../src/packages/runtime';
+import { PackageStore, readArtifactFile } from '../../../src/packages/store';
+import { readManifest } from '../../../src/packages/project';
 import { readmeExamples } from '../../../src/cli/package-tests';
 import { repoRoot } from '../../harness';
+import { curatedRoot, publishedCurated } from '../../support/curated/published';
 
 const corpus = path.join(repoRoot, 'fixtures', 'typecheck-corpus');
 const read = (dir: string) => fs.readdirSync(path.join(corpus, dir)).filter((f) => f.endsWith('.ts')).sort().map((f) => ({ name: `${dir}/${f}`, source: fs.readFileSync(path.join(corpus, dir, f), 'utf8') }));
@@ -60,21 +62,26 @@ describe('type-check corpus', () => {
 });
 
 describe('the curated Packages\' readme examples', () => {
-  let built: ReturnType<typeof buildProject>;
-  before(() => {
-    const root = path.join(repoRoot, 'packages');
-    built = buildProject({ root, manifest: readManifest(root), svcVersion: '0.1.0', external: () => null });
+  // The Packages as `svc build publish-local` publishes them, once per change for every test
+  // file that needs them (support/curated/published.ts): building the project again here, in
+  // process, was most of this file's time.
+  let store: PackageStore;
+  before(async () => {
+    store = new PackageStore(await publishedCurated());
   });
 
   test('every example passes against its Package\'s declarations', async () => {
     let count = 0;
-    for (const { entry, artifact } of built.packages) {
-      const readme = fs.readFileSync(path.join(built.root, entry.path, 'docs', 'readme.md'), 'utf8');
-      for (const [index, example] of readmeExamples(readme).entries()) {
-        // Its dependencies' declarations too (the curated Packages' shapes from @svc/kit), as a run has them.
-        const closure = [entry.name, ...entry.dependencies].map((name) => built.packages.find((p) => p.entry.name === name)!);
-        const checked = await check(example, [...svcDeclarations, ...closure.map((p) => ambientModule(p.entry.name, p.artifact.declarations))]);
-        assert.ok(checked.ok, `${entry.name} example ${index + 1}:\n${checked.ok ? '' : checked.error.message}`);
+    const listed = store.list();
+    assert.deepEqual(listed.map((found) => found.name).sort(), readManifest(curatedRoot).packages.map((entry) => entry.name).sort());
+    for (const found of listed) {
+      // Its dependencies' declarations too (the curated Packages' shapes from @svc/kit), as a run has them.
+      const closure = resolveClosure([found.name], storeLookup(store));
+      assert.ok(closure.ok, closure.ok ? '' : closure.message);
+      const declarations = closureDeclarations(closure.order);
+      for (const [index, example] of readmeExamples(readArtifactFile(found, 'docs/readme.md')).entries()) {
+        const checked = await check(example, [...svcDeclarations, ...declarations]);
+        assert.ok(checked.ok, `${found.name} example ${index + 1}:\n${checked.ok ? '' : checked.error.message}`);
         count++;
       }
     }
