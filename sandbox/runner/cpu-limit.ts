@@ -18,8 +18,11 @@ import type { RunLimits } from './protocol';
  */
 export const NS_PER_FUEL = 10;
 
-/** The least CPU time fuel buys (a small budget still pays for the runtime's own start-up work, such as a lazy library's first load). */
-export const MIN_FUEL_CPU_MS = 1000;
+/**
+ * The least CPU time fuel buys: a small budget still pays for the runtime's own start-up work,
+ * such as a lazy library's first load (a few ms; a large Package's first compile some tens).
+ */
+export const MIN_FUEL_CPU_MS = 250;
 
 /** The CPU time a run may use, and the limit that sets it (the kind the run ends with). */
 export interface CpuLimit {

@@ -14,7 +14,7 @@ test('fuel buys NS_PER_FUEL ns a unit, never less than the floor; a lower max_ex
 });
 
 test('each end names its limit and setting after the stable marker of its kind', () => {
-  assert.match(cpuLimitMessage({ fuel: 1000 }), /^fuel exhausted: the run used 1 s of CPU time, all that its budget of 1000 fuel buys \(max_execution_fuel;/);
+  assert.match(cpuLimitMessage({ fuel: 1000 }), /^fuel exhausted: the run used 0.25 s of CPU time, all that its budget of 1000 fuel buys \(max_execution_fuel;/);
   assert.match(cpuLimitMessage({ fuel: 1e12, cpuMs: 2000 }), /^timeout exceeded: the run used 2 s of CPU time, the server's ceiling for one run \(max_execution_cpu\)/);
 });
 
