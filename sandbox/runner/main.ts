@@ -14,6 +14,7 @@ import { closeInheritedDescriptors } from './descriptors';
 import { receiveChunk } from './reply-bytes';
 import { breakRunnerIfAsked } from './break-hook';
 import { sendHostCall } from './args-pieces';
+import { observeConfinement } from '../confine/inside';
 
 closeInheritedDescriptors();
 
@@ -106,6 +107,9 @@ process.on('message', (message: ToRunner) => {
       else if (starting.has(message.runId)) cancelledWhileStarting.add(message.runId);
       break;
     }
+    case 'confinement':
+      send({ type: 'confinement', observed: observeConfinement(message.hiddenPath) });
+      break;
   }
 });
 
