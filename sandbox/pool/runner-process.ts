@@ -26,14 +26,15 @@ export interface RunnerEvents {
 }
 
 /**
- * V8 flags of every runner. `--no-lazy`: V8 compiles a function's body when it is first
- * called, per isolate, so each new isolate compiled the prelude functions a run uses on
- * that run (over half of isolated-vm's threads' CPU in a first burst of 64 runs). Compiled
- * eagerly, the prelude's code cache carries every function, and V8 takes a code cache only
- * under the flags it was made with, so the whole runner compiles eagerly. Cost, measured:
- * about 0.3 MiB more per isolate and 15 ms more CPU per runner start.
+ * Node flags of every runner. Runners also compile eagerly (`--no-lazy`, set by the runner
+ * itself once Node has started: sandbox/runner/eager-compile.ts): V8 compiles a function's
+ * body when it is first called, per isolate, so each new isolate compiled the prelude
+ * functions a run uses on that run (over half of isolated-vm's threads' CPU in a first burst
+ * of 64 runs). Compiled eagerly, the prelude's code cache carries every function, and V8
+ * takes a code cache only under the flags it was made with, so all of the runner's own code
+ * compiles eagerly. Cost, measured: about 0.3 MiB more per isolate.
  */
-export const RUNNER_FLAGS = ['--no-node-snapshot', '--disallow-code-generation-from-strings', '--no-lazy'];
+export const RUNNER_FLAGS = ['--no-node-snapshot', '--disallow-code-generation-from-strings'];
 
 /** The nice value of runners' threads and sessions (`runner_nice`; 0: the server's priority, unchanged). */
 export interface RunnerPriority {
