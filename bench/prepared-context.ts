@@ -4,7 +4,7 @@
 // build. Prints the process's CPU per context (all threads, /proc) for each round, then the
 // median and the fastest round. Each `root` (default: this checkout) is a checkout with its
 // own dist/; given two (a base and this one), their rounds alternate in one process, so
-// both see the same load. It re-runs itself with the runners' V8 flags.
+// both see the same load. It re-runs itself with the runners' V8 flags (eager compiling included).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,7 +17,7 @@ const given = process.argv.slice(4);
 const roots = (given.length > 0 ? given : [path.join(import.meta.dirname, '..')]).map((root) => path.resolve(root));
 
 if (process.env.BENCH_PREPARED_CHILD !== '1') {
-  const child = spawnSync(process.execPath, [...RUNNER_FLAGS, '--import', 'tsx', import.meta.filename, String(ROUNDS), String(PER_ROUND), ...roots], { env: { ...process.env, BENCH_PREPARED_CHILD: '1' }, stdio: 'inherit' });
+  const child = spawnSync(process.execPath, [...RUNNER_FLAGS, '--no-lazy', '--import', 'tsx', import.meta.filename, String(ROUNDS), String(PER_ROUND), ...roots], { env: { ...process.env, BENCH_PREPARED_CHILD: '1' }, stdio: 'inherit' });
   process.exit(child.status ?? 1);
 }
 

@@ -26,14 +26,15 @@ export interface RunnerEvents {
 }
 
 /**
- * V8 flags of every runner. `--no-lazy`: V8 compiles a function's body when it is first
- * called, per isolate, so each new isolate compiled the prelude functions a run uses on
- * that run (over half of isolated-vm's threads' CPU in a first burst of 64 runs). Compiled
- * eagerly, the prelude's code cache carries every function, and V8 takes a code cache only
- * under the flags it was made with, so the whole runner compiles eagerly. Cost, measured:
- * about 0.3 MiB more per isolate and 15 ms more CPU per runner start.
+ * Node flags of every runner. Runners also compile eagerly (`--no-lazy`, set by the runner
+ * itself once Node has started: sandbox/runner/eager-compile.ts): V8 compiles a function's
+ * body when it is first called, per isolate, so each new isolate compiled the prelude
+ * functions a run uses on that run (over half of isolated-vm's threads' CPU in a first burst
+ * of 64 runs). Compiled eagerly, the prelude's code cache carries every function, and V8
+ * takes a code cache only under the flags it was made with, so all of the runner's own code
+ * compiles eagerly. Cost, measured: about 0.3 MiB more per isolate.
  */
-export const RUNNER_FLAGS = ['--no-node-snapshot', '--disallow-code-generation-from-strings', '--no-lazy'];
+export const RUNNER_FLAGS = ['--no-node-snapshot', '--disallow-code-generation-from-strings'];
 
 /** The nice value of runners' threads and sessions (`runner_nice`; 0: the server's priority, unchanged). */
 export interface RunnerPriority {
@@ -48,10 +49,15 @@ export interface RunnerCapacity {
   shelfFloor: number | null;
 }
 
-/** Starts a runner process (not ready until it says so: see whenReady); it hosts at most `capacity.runsAtOnce` runs. */
-export function spawnRunner(entry: string, execArgv: readonly string[], capacity: RunnerCapacity, events: RunnerEvents, confinement: RunnerConfinement = ENVIRONMENT_ONLY, priority?: RunnerPriority): Runner {
+/**
+ * Starts a runner process (not ready until it says so: see whenReady); it hosts at most
+ * `capacity.runsAtOnce` runs. `probing`: its standard error comes to the server (a wrapper's
+ * refusal is read there, confined-start.ts) instead of going straight to the server's own.
+ */
+export function spawnRunner(entry: string, execArgv: readonly string[], capacity: RunnerCapacity, events: RunnerEvents, confinement: RunnerConfinement = ENVIRONMENT_ONLY, priority?: RunnerPriority, probing = false): Runner {
   // Inside the walls the host allows (sandbox/confine), with an allow-listed environment.
-  const launch = confineRunnerSpawn(confinement, { nodeArgs: [...RUNNER_FLAGS, ...execArgv], entry, args: [String(capacity.memoryMb), String(capacity.runsAtOnce), ...(capacity.shelfFloor === null ? [] : [String(capacity.shelfFloor)])] });
+  const args = [String(capacity.memoryMb), String(capacity.runsAtOnce), ...(capacity.shelfFloor === null ? [] : [String(capacity.shelfFloor)])];
+  const launch = confineRunnerSpawn(confinement, { nodeArgs: [...RUNNER_FLAGS, ...execArgv], entry, args }, probing ? 'pipe' : 'inherit');
   const child = spawn(launch.command, launch.args, { env: launch.env, serialization: 'advanced', stdio: launch.stdio });
   launch.started(child);
   if (priority && priority.nice > 0 && child.pid !== undefined) lowerOnceReady(child, child.pid, priority);

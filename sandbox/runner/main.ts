@@ -3,6 +3,8 @@
 // each ended. Its main thread only dispatches messages by run id (programs run on
 // isolated-vm's threads), so it keeps sending heartbeats while runs compute or wait. The
 // server kills and replaces a runner that crashes or stops sending heartbeats.
+// First: every module below compiles under the runner's V8 flags.
+import './eager-compile';
 import type { Engine } from './engines';
 import { endRun, suspendIfIdle, type Slot } from './context';
 import { Run, type RunHost } from './run';
@@ -14,6 +16,7 @@ import { closeInheritedDescriptors } from './descriptors';
 import { receiveChunk } from './reply-bytes';
 import { breakRunnerIfAsked } from './break-hook';
 import { sendHostCall } from './args-pieces';
+import { observeConfinement } from '../confine/inside';
 
 closeInheritedDescriptors();
 
@@ -106,6 +109,9 @@ process.on('message', (message: ToRunner) => {
       else if (starting.has(message.runId)) cancelledWhileStarting.add(message.runId);
       break;
     }
+    case 'confinement':
+      send({ type: 'confinement', observed: observeConfinement(message.hiddenPath) });
+      break;
   }
 });
 
