@@ -27,6 +27,7 @@ import { serverEgressDecision } from '../policy';
 import { argsFromDecoded, RunnerPool, Typechecker, configureCompileWorkers } from '../../sandbox';
 import { ThreadHeaps } from '../../sandbox/thread-heap';
 import { compactWhenFragmented } from './heap-compaction';
+import { scavengeWithoutHelpers } from './young-collections';
 import { confineRunners } from './runner-sandbox';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
@@ -409,6 +410,7 @@ export async function boot(options: BootOptions): Promise<void> {
   };
   const threadHeaps = new ThreadHeaps();
   compactWhenFragmented();
+  scavengeWithoutHelpers();
   bindServerState({
     poolSize: () => settings.runnerPoolSize,
     queueDepth: () => pool.queueDepth,
