@@ -28,6 +28,7 @@ import { argsFromDecoded, RunnerPool, Typechecker, configureCompileWorkers } fro
 import { ThreadHeaps } from '../../sandbox/thread-heap';
 import { compactWhenFragmented } from './heap-compaction';
 import { reportRunnerSandbox, runnerSandboxProbe } from './runner-sandbox';
+import { scavengeWithoutHelpers } from './young-collections';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
 import { bindServerState, counterTotals, metrics, observedAuditWriter } from '../metrics';
@@ -407,6 +408,7 @@ export async function boot(options: BootOptions): Promise<void> {
   };
   const threadHeaps = new ThreadHeaps();
   compactWhenFragmented();
+  scavengeWithoutHelpers();
   bindServerState({
     poolSize: () => settings.runnerPoolSize,
     queueDepth: () => pool.queueDepth,
