@@ -6,12 +6,12 @@
 // turn, so a 50 MiB body never holds the server's event loop. An operation may send its
 // reply's bytes while it reads them (HostCall.sendBytes: a response body as it arrives, each
 // chunk once the one before was written), so the server never holds a whole body. Calls start in bounded slices
-// of the loop (./call-starts.ts), so a fan-out of thousands never holds it either.
+// of the loop (../loop-slices.ts), so a fan-out of thousands never holds it either.
 import { hostCallTooLarge, MAX_HOST_CALL_ARGS_CHARS, REPLY_CHUNK_BYTES, type ToRunner } from '../runner/protocol';
 import type { HostCallMessage } from './report';
 import type { ActiveRun, Runner } from './runs';
 import type { HostReply } from './types';
-import { startInSlice, startsNow } from './call-starts';
+import { startInSlice, startsNow } from '../loop-slices';
 import { argsFromWire, replyToWire, type WireReply } from './wire';
 import { textOfPieces } from './args-pieces';
 import { WriteWindow } from './write-window';
@@ -53,7 +53,7 @@ function decodeArgs(message: HostCallMessage, active: ActiveRun, signal: AbortSi
 
 /**
  * The host's answer to one call; never rejects (a failure is a reply the program sees). The
- * call starts in the event loop's next slice with room (./call-starts.ts). A call the run
+ * call starts in the event loop's next slice with room (../loop-slices.ts). A call the run
  * made before its runner was lost is not asked again: the run resumed from its journal makes
  * it again under the same start index (`call`), and gets the same answer, awaited or already
  * given (ActiveRun.outstanding).

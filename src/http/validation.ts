@@ -3,6 +3,7 @@
 // with plain-text bodies, before the endpoint runs.
 import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
+import { sliceWithRoom } from '../../sandbox/loop-slices';
 import type { AppEnv } from './types';
 
 export const MAX_JSON_BODY_BYTES = 2 * 1024 * 1024;
@@ -91,6 +92,10 @@ export function jsonBody<S extends z.ZodType>(schema: S): MiddlewareHandler<AppE
       if (error instanceof BodyTooLargeError) return bodyTooLarge(c);
       return c.text(`could not read the request body: ${(error as Error).message}`, 400);
     }
+    // What follows (the parse, the check, the endpoint's start: a run's record and dispatch)
+    // is done in bounded slices of the loop: a burst of bodies read in one turn is spread.
+    const slice = sliceWithRoom();
+    if (slice) await slice;
     let value: unknown;
     try {
       value = JSON.parse(text);
