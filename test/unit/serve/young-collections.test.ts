@@ -9,10 +9,10 @@ import { scavengeWithoutHelpers } from '../../../src/serve/young-collections';
 
 const CHILD = 'SVC_TEST_SCAVENGE_CHILD';
 
-/** Survivors across scavenges (three rounds of 200,000 objects kept), so that there is work to share. */
+/** Survivors across scavenges (three rounds of 200,000 objects kept), so that there is work to share: 12 rounds make 18 scavenges. */
 function allocate(): void {
   const kept: object[][] = [];
-  for (let round = 0; round < 40; round++) {
+  for (let round = 0; round < 12; round++) {
     kept.push(Array.from({ length: 200_000 }, (_, i) => ({ i, text: `x${i}` })));
     if (kept.length > 3) kept.shift();
   }
