@@ -218,8 +218,9 @@ async function stopSplit(server: TestServer): Promise<CpuSplit> {
  * A test-like server's whole life, as the suite sees it (the test runner's settings: the
  * optimising compiler off, runners at the server's priority): start, a Blueprint, one
  * unchecked hello world, the runner's refill after it, stop; with `runner_shelf_floor` at
- * its default (32) and at the suite's 0, one of each per round. The sandbox probe is the
- * first runner's start (sandbox/pool/confined-start.ts): no process of its own to miss.
+ * its default (32) and at the suite's 0, one of each per round. Not counted anywhere: the
+ * sandbox probe's Node start (its CPU goes to no process this reads, nor to the server's
+ * rusage: bubblewrap's pid namespace loses it), about 65-80 CPU-ms per start measured alone.
  */
 async function lifeSplit(rows: Record<string, string>): Promise<void> {
   const floors = ['32', '0'] as const;

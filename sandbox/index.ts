@@ -7,4 +7,4 @@ export { Typechecker, declarationSet, type TypecheckMode, type TypecheckOutcome 
 export { defaultEntry as defaultRunnerEntry } from './pool/runner-process';
 export { abortSoon } from './pool/call-aborts';
 export { argsFromDecoded, StreamedBytes, TextBytes } from './pool/wire';
-export { confinementProbe, SANDBOX_FEATURES, SANDBOX_LEVELS, type ConfinementProbe, type RunnerConfinement, type SandboxFeature, type SandboxLevel } from './confine';
+export { probeConfinement, SANDBOX_FEATURES, SANDBOX_LEVELS, type RunnerConfinement, type SandboxFeature, type SandboxLevel } from './confine';

@@ -5,8 +5,7 @@ import { runnerEnvironment } from './environment';
 import type { RunnerConfinement } from './levels';
 import { SECCOMP_FD, sendSeccomp } from './wrappers';
 
-export { confinementProbe, judgeConfinement, refusalReason, PROBE_TIMEOUT_MS, type ConfinementProbe, type ProbeOptions } from './probe';
-export type { ObservedConfinement } from './inside';
+export { probeConfinement, type ProbeOptions } from './probe';
 export { ENVIRONMENT_ONLY, SANDBOX_FEATURES, SANDBOX_LEVELS, levelOf, type RunnerConfinement, type SandboxFeature, type SandboxLevel } from './levels';
 export { runnerEnvironment, SELF_TEST_VARIABLE, SELF_TEST_SERVER_PID_VARIABLE } from './environment';
 export { seccompFilter } from './seccomp';
@@ -16,20 +15,20 @@ export interface RunnerLaunch {
   command: string;
   args: string[];
   env: Record<string, string>;
-  /** stdin and stdout closed, stderr shared (or a pipe), fd 3 the IPC channel (fd 4 the seccomp filter, read and closed by bubblewrap). */
+  /** stdin and stdout closed, stderr shared, fd 3 the IPC channel (fd 4 the seccomp filter, read and closed by bubblewrap). */
   stdio: StdioOptions;
   /** Call once the child exists: hands the wrapper what it reads at start. */
   started(child: ChildProcess): void;
 }
 
-export function confineRunnerSpawn(confinement: RunnerConfinement, node: { nodeArgs: readonly string[]; entry: string; args: readonly string[] }, stderr: 'inherit' | 'pipe' = 'inherit'): RunnerLaunch {
+export function confineRunnerSpawn(confinement: RunnerConfinement, node: { nodeArgs: readonly string[]; entry: string; args: readonly string[] }): RunnerLaunch {
   const nodeCommand = [process.execPath, ...node.nodeArgs, node.entry, ...node.args];
   const { wrapper } = confinement;
   return {
     command: wrapper ? wrapper.command : nodeCommand[0]!,
     args: wrapper ? [...wrapper.prefix, ...nodeCommand] : nodeCommand.slice(1),
     env: runnerEnvironment(),
-    stdio: wrapper?.seccomp ? ['ignore', 'ignore', stderr, 'ipc', 'pipe'] : ['ignore', 'ignore', stderr, 'ipc'],
+    stdio: wrapper?.seccomp ? ['ignore', 'ignore', 'inherit', 'ipc', 'pipe'] : ['ignore', 'ignore', 'inherit', 'ipc'],
     started(child) {
       if (wrapper?.seccomp) sendSeccomp(child.stdio[SECCOMP_FD] as NodeJS.WritableStream | null, wrapper.seccomp);
     },

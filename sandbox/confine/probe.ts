@@ -1,12 +1,12 @@
-// Which walls runners get on this host. No Node starts for this alone: the pool's first
-// runners are started through each wrapper this host has, strongest first, and the first of
-// them reports from inside what the kernel says (inside.ts); the level is judged from that
-// here, and a wrapper that fails them is named with its reason (sandbox/pool/confined-start.ts).
+// The one-time probe at server start: starts Node through each wrapper this host has,
+// strongest first, and keeps the first that works, with what the kernel reports from
+// inside it (user, capabilities, no_new_privs, seccomp, namespaces, the file-system view).
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { candidateWrappers, type Host, type Wrapper } from './wrappers';
+import { runnerEnvironment } from './environment';
+import { candidateWrappers, SECCOMP_FD, sendSeccomp, type Host, type Wrapper } from './wrappers';
 import { levelOf, type RunnerConfinement, type SandboxFeature } from './levels';
-import type { ObservedConfinement } from './inside';
 
 export interface ProbeOptions {
   /** The runner entry the wrappers must let the runner read. */
@@ -19,32 +19,57 @@ export interface ProbeOptions {
   tools?: Host['tools'];
 }
 
-/** What the pool's first start tries: these wrappers in order, then none (the allow-listed environment alone). */
-export interface ConfinementProbe {
-  wrappers: Wrapper[];
-  hiddenPath: string;
-  entry: string;
-  runnerUid: number;
-}
-
-/** How long a runner started through a wrapper has to report from inside before the next wrapper is tried. */
-export const PROBE_TIMEOUT_MS = 15_000;
+const PROBE_TIMEOUT_MS = 15_000;
 const NOBODY = { uid: 65534, gid: 65534 };
 
-export function confinementProbe(options: ProbeOptions): ConfinementProbe {
-  const runnerUser = options.runnerUser ?? NOBODY;
-  const host: Host = { tools: options.tools ?? findTools(), root: process.getuid?.() === 0, runnerUser };
-  return { wrappers: candidateWrappers(host, options.entry), hiddenPath: options.hiddenPath, entry: options.entry, runnerUid: runnerUser.uid };
+/** Run inside the wrapper: what the kernel says about this process, as one JSON line. */
+const PROBE_SCRIPT = `
+const fs = require('node:fs');
+const status = fs.readFileSync('/proc/self/status', 'utf8');
+const field = (name) => (status.match(new RegExp('^' + name + ':\\\\s*(\\\\S+)', 'm')) || [])[1];
+const readable = (p) => { try { fs.accessSync(p, fs.constants.R_OK); return true; } catch { return false; } };
+const absent = (p) => { try { fs.statSync(p); return false; } catch (e) { return e.code === 'ENOENT'; } };
+const [entry, hidden] = process.argv.slice(1);
+process.stdout.write(JSON.stringify({
+  uid: Number(field('Uid')), capEff: field('CapEff'), capPrm: field('CapPrm'), noNewPrivs: field('NoNewPrivs'), seccomp: field('Seccomp'),
+  net: fs.readlinkSync('/proc/self/ns/net'), pid: fs.readlinkSync('/proc/self/ns/pid'),
+  viewLimited: absent(hidden) && absent('/etc/passwd'), entryReadable: readable(entry),
+}));
+`;
+
+interface Observed {
+  uid: number;
+  capEff: string;
+  capPrm: string;
+  noNewPrivs: string;
+  seccomp: string;
+  net: string;
+  pid: string;
+  /** Neither the hidden path nor /etc/passwd exists (a folder it may not read still counts as seen). */
+  viewLimited: boolean;
+  entryReadable: boolean;
 }
 
-/** The confinement of runners started through `wrapper`, judged from what one observed inside (none: the environment alone). */
-export function judgeConfinement(wrapper: Wrapper | null, observed: ObservedConfinement | null, failures: readonly string[]): RunnerConfinement {
-  const present = wrapper && observed ? features(observed) : ['environment' as const];
+/** The strongest confinement this host allows, with the reasons the stronger ones failed. */
+export async function probeConfinement(options: ProbeOptions): Promise<RunnerConfinement> {
+  const host: Host = { tools: options.tools ?? findTools(), root: process.getuid?.() === 0, runnerUser: options.runnerUser ?? NOBODY };
+  const failures: string[] = [];
+  for (const wrapper of candidateWrappers(host, options.entry)) {
+    const observed = await tryWrapper(wrapper, options).catch((error: Error) => {
+      failures.push(`${wrapper.name}: ${error.message}`);
+      return null;
+    });
+    if (observed) return confinement(wrapper, features(observed), failures);
+  }
+  return confinement(null, ['environment'], failures);
+}
+
+function confinement(wrapper: Wrapper | null, present: SandboxFeature[], failures: string[]): RunnerConfinement {
   const { level, missing } = levelOf(present);
-  return { level, features: present, missing, wrapper, failures: [...failures] };
+  return { level, features: present, missing, wrapper, failures };
 }
 
-function features(observed: ObservedConfinement): SandboxFeature[] {
+function features(observed: Observed): SandboxFeature[] {
   const own = { net: fs.readlinkSync('/proc/self/ns/net'), pid: fs.readlinkSync('/proc/self/ns/pid') };
   const present: SandboxFeature[] = ['environment'];
   if (observed.uid !== 0) present.push('user');
@@ -57,13 +82,39 @@ function features(observed: ObservedConfinement): SandboxFeature[] {
   return present;
 }
 
-/** Why a runner started through a wrapper ended before its report, from its standard error (a wrapper's refusal, or Node's error). */
-export function refusalReason(probe: ConfinementProbe, stderr: string, code: number | null, signal: NodeJS.Signals | null): string {
-  const lines = stderr.trim().split('\n');
-  // Node's own failure is the line naming the error, below its source excerpt.
-  const line = (lines.find((l) => /^\w*Error\b/.test(l)) ?? lines[0] ?? '').slice(0, 300);
-  if (/Cannot find module|EACCES/.test(line)) return `the runner cannot read ${probe.entry} (make it and its folders readable by uid ${probe.runnerUid})`;
-  return line || `exited with ${signal ?? code}`;
+function tryWrapper(wrapper: Wrapper, options: ProbeOptions): Promise<Observed> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(wrapper.command, [...wrapper.prefix, process.execPath, '-e', PROBE_SCRIPT, options.entry, options.hiddenPath], {
+      env: runnerEnvironment({}),
+      stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'pipe'],
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    sendSeccomp(child.stdio[SECCOMP_FD] as NodeJS.WritableStream | null, wrapper.seccomp);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(firstLine(stderr) || `exited with ${signal ?? code}`));
+      let observed: Observed;
+      try {
+        observed = JSON.parse(stdout) as Observed;
+      } catch {
+        return reject(new Error(`unreadable probe answer: ${firstLine(stdout)}`));
+      }
+      if (!observed.entryReadable) return reject(new Error(`the runner cannot read ${options.entry} (make it and its folders readable by uid ${options.runnerUser?.uid ?? NOBODY.uid})`));
+      resolve(observed);
+    });
+  });
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0]?.slice(0, 300) ?? '';
 }
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';

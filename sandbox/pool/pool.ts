@@ -24,8 +24,7 @@ import { CpuGate } from './cpu-gate';
 import { abortSoon, PROGRAM_ABORTED, RUN_ENDED } from './call-aborts';
 import { defaultComputingRuns } from './cpu-slots';
 import { clockStopped, countedMs, whileWaiting } from './clock';
-import { ENVIRONMENT_ONLY, type ConfinementProbe, type RunnerConfinement } from '../confine';
-import { startConfined } from './confined-start';
+import type { RunnerConfinement } from '../confine';
 import { journalIntake, readyToResume, takeJournal } from './resume';
 import { Parking } from './parking';
 import { Placement } from './placement';
@@ -72,10 +71,8 @@ export interface RunnerPoolOptions {
   onRefused?: (tenant: string, quota: string) => void;
   /** A runner was killed and replaced; `reason` is the outcome that ended its run. */
   onRestart?: (reason: string) => void;
-  /** How runners are started; default: the allow-listed environment alone. */
+  /** How runners are started (sandbox/confine's probe); default: the allow-listed environment alone. */
   confinement?: RunnerConfinement;
-  /** Instead: the wrappers to try at start, strongest first (sandbox/confine's probe, done by the first runners). */
-  probe?: ConfinementProbe;
   /** Decodes large host-call arguments off the event loop (default: on it, as small ones). */
   decodeLargeArgs?: LargeArgsDecoder;
   /** Runs parked at once while they wait for people (`max_runs_parked`; default: no ceiling; parking.ts). */
@@ -123,12 +120,6 @@ export class RunnerPool {
   private readonly parking: Parking;
   private readonly entry: string;
   private readonly execArgv: string[];
-  private runnerConfinement: RunnerConfinement;
-
-  /** How its runners are started: as given, or as the probe at start found (then known once start() resolved). */
-  get confinement(): RunnerConfinement {
-    return this.runnerConfinement;
-  }
 
   /** Runs waiting for admission (for the metrics). */
   get queueDepth(): number {
@@ -159,7 +150,6 @@ export class RunnerPool {
     const fallback = defaultEntry();
     this.entry = options.runnerEntry ?? fallback.entry;
     this.execArgv = options.execArgv ?? fallback.execArgv;
-    this.runnerConfinement = options.confinement ?? ENVIRONMENT_ONLY;
     this.runsPerRunner = Math.max(1, options.runsPerRunner ?? 1);
     this.quarantine = new Quarantine(options.quarantineMs);
     this.parking = new Parking(options.parkedRuns ?? Number.MAX_SAFE_INTEGER);
@@ -177,14 +167,8 @@ export class RunnerPool {
   }
 
   async start(): Promise<void> {
-    if (this.options.probe) {
-      const started = await startConfined(this.options.probe, this.options.size, (confinement, probing) => this.launch(confinement, probing), (runner) => this.discard(runner));
-      this.runnerConfinement = started.confinement;
-      this.runners.push(...started.runners);
-    } else {
-      const starting = Array.from({ length: this.options.size }, () => this.spawn());
-      await Promise.all(starting.map((runner) => whenReady(runner)));
-    }
+    const starting = Array.from({ length: this.options.size }, () => this.spawn());
+    await Promise.all(starting.map((runner) => whenReady(runner)));
     this.loop.restart();
     this.watchdog = setInterval(() => this.checkHeartbeats(), WATCHDOG_TICK_MS);
     this.watchdog.unref();
@@ -229,26 +213,15 @@ export class RunnerPool {
   }
 
   private spawn(quarantine = false): Runner {
-    const runner = this.launch(this.runnerConfinement, false);
-    if (quarantine) runner.quarantine = true;
-    this.runners.push(runner);
-    return runner;
-  }
-
-  /** A runner process, not yet one of the pool's (the start's probe may discard it). */
-  private launch(confinement: RunnerConfinement, probing: boolean): Runner {
     const capacity = { memoryMb: this.options.memoryMb, runsAtOnce: this.runsPerRunner, shelfFloor: this.options.shelfFloor ?? null };
-    return spawnRunner(this.entry, this.execArgv, capacity, {
+    const runner = spawnRunner(this.entry, this.execArgv, capacity, {
       message: (from, message) => this.onMessage(from, message),
       exit: (from, code, signal) => this.onExit(from, code, signal),
       error: (error) => this.options.onLog?.('error', 'runner process error', { error: error.message }),
-    }, confinement, { nice: this.options.runnerNice ?? 0, log: (msg, fields) => this.options.onLog?.('warn', msg, fields) }, probing);
-  }
-
-  /** A runner the start's probe started through a wrapper that failed it: ended, never replaced. */
-  private discard(runner: Runner): void {
-    runner.child.removeAllListeners('exit');
-    runner.child.kill('SIGKILL');
+    }, this.options.confinement, { nice: this.options.runnerNice ?? 0, log: (msg, fields) => this.options.onLog?.('warn', msg, fields) });
+    if (quarantine) runner.quarantine = true;
+    this.runners.push(runner);
+    return runner;
   }
 
   /** Where this run may go now: a quarantined tenant's run only to the quarantine runner (started when there is none). */
@@ -376,9 +349,6 @@ export class RunnerPool {
         runner.ready = true;
         runner.rss = reportedRss(message.rss, runner.rss);
         this.dispatch();
-        return;
-      case 'confinement':
-        // The start's probe reads it (confined-start.ts).
         return;
       case 'heartbeat':
         runner.slicing = null;
@@ -577,8 +547,7 @@ export class RunnerPool {
   }
 
   private onExit(runner: Runner, code: number | null, signal: NodeJS.Signals | null): void {
-    // Not yet one of the pool's: the start that launched it reports its end.
-    if (this.stopped || !this.runners.includes(runner)) return;
+    if (this.stopped) return;
     this.options.onLog?.('warn', 'runner process exited; replacing it', { code, signal, catastrophic: runner.catastrophic?.message ?? undefined });
     // isolated-vm's catastrophic error follows an allocation the engine could not survive:
     // that run's memory; any other exit during a run crashed the sandbox (runtime_error).

@@ -49,15 +49,10 @@ export interface RunnerCapacity {
   shelfFloor: number | null;
 }
 
-/**
- * Starts a runner process (not ready until it says so: see whenReady); it hosts at most
- * `capacity.runsAtOnce` runs. `probing`: its standard error comes to the server (a wrapper's
- * refusal is read there, confined-start.ts) instead of going straight to the server's own.
- */
-export function spawnRunner(entry: string, execArgv: readonly string[], capacity: RunnerCapacity, events: RunnerEvents, confinement: RunnerConfinement = ENVIRONMENT_ONLY, priority?: RunnerPriority, probing = false): Runner {
+/** Starts a runner process (not ready until it says so: see whenReady); it hosts at most `capacity.runsAtOnce` runs. */
+export function spawnRunner(entry: string, execArgv: readonly string[], capacity: RunnerCapacity, events: RunnerEvents, confinement: RunnerConfinement = ENVIRONMENT_ONLY, priority?: RunnerPriority): Runner {
   // Inside the walls the host allows (sandbox/confine), with an allow-listed environment.
-  const args = [String(capacity.memoryMb), String(capacity.runsAtOnce), ...(capacity.shelfFloor === null ? [] : [String(capacity.shelfFloor)])];
-  const launch = confineRunnerSpawn(confinement, { nodeArgs: [...RUNNER_FLAGS, ...execArgv], entry, args }, probing ? 'pipe' : 'inherit');
+  const launch = confineRunnerSpawn(confinement, { nodeArgs: [...RUNNER_FLAGS, ...execArgv], entry, args: [String(capacity.memoryMb), String(capacity.runsAtOnce), ...(capacity.shelfFloor === null ? [] : [String(capacity.shelfFloor)])] });
   const child = spawn(launch.command, launch.args, { env: launch.env, serialization: 'advanced', stdio: launch.stdio });
   launch.started(child);
   if (priority && priority.nice > 0 && child.pid !== undefined) lowerOnceReady(child, child.pid, priority);

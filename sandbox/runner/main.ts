@@ -16,7 +16,6 @@ import { closeInheritedDescriptors } from './descriptors';
 import { receiveChunk } from './reply-bytes';
 import { breakRunnerIfAsked } from './break-hook';
 import { sendHostCall } from './args-pieces';
-import { observeConfinement } from '../confine/inside';
 
 closeInheritedDescriptors();
 
@@ -109,9 +108,6 @@ process.on('message', (message: ToRunner) => {
       else if (starting.has(message.runId)) cancelledWhileStarting.add(message.runId);
       break;
     }
-    case 'confinement':
-      send({ type: 'confinement', observed: observeConfinement(message.hiddenPath) });
-      break;
   }
 });
 

@@ -2,7 +2,6 @@
 import { textBytes } from '../bounded-cache';
 import type { Attribution, DenialFacts, RunOutcomeKind } from '../contract';
 import type { Divergence, JournalChunk, ReplayPlan } from '../journal/entries';
-import type { ObservedConfinement } from '../confine/inside';
 
 /**
  * The most a host call's encoded arguments may hold (UTF-16 units of the JSON text): the
@@ -139,12 +138,6 @@ export interface SuspendMessage {
   waiting: number;
 }
 
-/** The pool's first runner at server start (the sandbox probe): what the kernel says about it, with `hiddenPath` looked for. */
-export interface ConfinementQuestion {
-  type: 'confinement';
-  hiddenPath: string;
-}
-
 export interface CancelMessage {
   type: 'cancel';
   runId: number;
@@ -166,7 +159,7 @@ export interface HostReplyBytesMessage {
  */
 export const REPLY_CHUNK_BYTES = 1024 * 1024;
 
-export type ToRunner = RunMessage | HostReplyMessage | HostReplyBytesMessage | CancelMessage | CpuGrantMessage | ClockMessage | SuspendMessage | ConfinementQuestion;
+export type ToRunner = RunMessage | HostReplyMessage | HostReplyBytesMessage | CancelMessage | CpuGrantMessage | ClockMessage | SuspendMessage;
 
 export interface GuestFailure {
   name: string;
@@ -215,8 +208,6 @@ export type FromRunner =
   /** `rss`: the runner's resident bytes at the time (the pool's runner_memory_recycle bound). */
   | { type: 'ready'; rss?: number }
   | { type: 'heartbeat'; rss?: number }
-  /** The answer to a ConfinementQuestion. */
-  | { type: 'confinement'; observed: ObservedConfinement }
   /**
    * The run's synchronous attempt starts on the runner's main thread (sent only while other
    * runs share the runner): if the thread never comes back, the pool knows whose run hung it.

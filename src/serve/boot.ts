@@ -27,7 +27,7 @@ import { serverEgressDecision } from '../policy';
 import { argsFromDecoded, RunnerPool, Typechecker, configureCompileWorkers } from '../../sandbox';
 import { ThreadHeaps } from '../../sandbox/thread-heap';
 import { compactWhenFragmented } from './heap-compaction';
-import { reportRunnerSandbox, runnerSandboxProbe } from './runner-sandbox';
+import { confineRunners } from './runner-sandbox';
 import { scavengeWithoutHelpers } from './young-collections';
 import { ShutdownCoordinator } from './shutdown';
 import { logStartupPosture } from './posture';
@@ -93,6 +93,10 @@ export async function boot(options: BootOptions): Promise<void> {
   for (const warning of options.warnings) log.warn(warning.target, warning.msg, warning.fields);
   logStartupPosture(log, settings);
   const telemetry = startTelemetry(settings, options.version, log, closers);
+  // The runner sandbox probe (a Node start or two through the wrappers) overlaps loading the state.
+  const confinementProbe = confineRunners(settings, log);
+  confinementProbe.catch(() => {}); // awaited below; a failed boot before then must not add an unhandled rejection
+
   // State, in the documented startup order.
   const db = openDatabase(settings.paths.databasePath);
   closers.push(() => closeDatabase(db));
@@ -132,9 +136,9 @@ export async function boot(options: BootOptions): Promise<void> {
   registry.load();
   registry.importDirectory(settings.paths.blueprintDir);
 
+  const confinement = await confinementProbe;
   const pool = new RunnerPool({
-    // The first runners find which walls this host allows (no Node is started for that alone).
-    probe: runnerSandboxProbe(settings),
+    confinement,
     size: settings.runnerPoolSize,
     memoryMb: settings.limits.max_execution_memory,
     runsPerRunner: settings.admission.runsPerRunner,
@@ -167,8 +171,6 @@ export async function boot(options: BootOptions): Promise<void> {
   });
   await pool.start();
   closers.push(() => pool.stop());
-  const { confinement } = pool;
-  reportRunnerSandbox(confinement, log);
   const fileAreas = new FileAreas(settings);
   closers.push(() => fileAreas.close());
   void fileAreas.sweepLeftovers();

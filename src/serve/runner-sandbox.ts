@@ -1,18 +1,14 @@
-// The runner sandbox at start-up: what to try (the wrappers this host has, strongest first:
-// the pool's first runners are the probe), then, once the pool has started, the level found,
-// in the metrics and in one start-up line naming what is missing when it is not full.
+// The runner sandbox at start-up: probes once what this host allows, reports it in the
+// metrics, and warns once, naming what is missing, when runners get less than every wall.
 import type { ServerLog } from '../audit';
 import type { Settings } from '../config';
 import { metrics } from '../metrics';
-import { confinementProbe, defaultRunnerEntry, SANDBOX_FEATURES, SANDBOX_LEVELS, type ConfinementProbe, type RunnerConfinement } from '../../sandbox';
+import { defaultRunnerEntry, probeConfinement, SANDBOX_FEATURES, SANDBOX_LEVELS, type RunnerConfinement } from '../../sandbox';
 
-export function runnerSandboxProbe(settings: Settings): ConfinementProbe {
-  // The database (or the home, for an in-memory one) must be absent from the runner's view: the first runner looks for it from inside.
+export async function confineRunners(settings: Settings, log: ServerLog): Promise<RunnerConfinement> {
+  // The database (or the home, for an in-memory one) must be absent from the runner's view: the probe looks for it from inside.
   const hiddenPath = settings.paths.databasePath === ':memory:' ? settings.home : settings.paths.databasePath;
-  return confinementProbe({ entry: defaultRunnerEntry().entry, hiddenPath });
-}
-
-export function reportRunnerSandbox(confinement: RunnerConfinement, log: ServerLog): void {
+  const confinement = await probeConfinement({ entry: defaultRunnerEntry().entry, hiddenPath });
   for (const level of SANDBOX_LEVELS) metrics.runnerSandboxLevel.set({ level }, level === confinement.level ? 1 : 0);
   for (const feature of SANDBOX_FEATURES) metrics.runnerSandboxFeature.set({ feature }, confinement.features.includes(feature) ? 1 : 0);
   const fields = { level: confinement.level, wrapper: confinement.wrapper?.name ?? 'none' };
@@ -26,4 +22,5 @@ export function reportRunnerSandbox(confinement: RunnerConfinement, log: ServerL
       help: 'README "How a run is contained" (install bubblewrap; allow namespaces in the container or unit)',
     });
   }
+  return confinement;
 }
