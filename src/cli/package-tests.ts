@@ -34,6 +34,8 @@ export interface PackageTestOptions {
 export interface TestReport {
   passed: number;
   failed: number;
+  /** The build the tests ran against (what `--publish-local` installs when none failed). */
+  build: ReturnType<typeof checkLocal>;
 }
 
 /** `tests/**\/*.test.ts` under a Package directory, sorted (network tests skipped on request). */
@@ -79,7 +81,7 @@ export async function runPackageTests(io: CliIo, options: PackageTestOptions): P
   const lookup = projectLookup(built, options.home);
   const svcModules = [...hostModules({ packageTests: true }).keys()];
   const selected = built.packages.filter(({ entry }) => options.package === undefined || entry.name === options.package);
-  const report: TestReport = { passed: 0, failed: 0 };
+  const report: TestReport = { passed: 0, failed: 0, build: built };
   // One runner process for every test program (a runner per program cost more than most tests).
   const pool = localPool(options.settings);
   const outcome = (name: string, error: { message: string } | null) => {

@@ -6,7 +6,7 @@ import { PackageError } from '../packages';
 import { CliError } from './errors';
 
 export { installFromRepository, PackageStore } from '../packages';
-export { checkLocal, initProject, localStoreRoot, newPackage, publishLocal } from '../packages/local';
+export { checkLocal, initProject, installBuilt, localStoreRoot, newPackage, publishLocal } from '../packages/local';
 export { ConfigError, parseRepositoryName, parseRunSettings } from '../config';
 export { TYPECHECK_MODES } from '../blueprints';
 

@@ -165,9 +165,19 @@ function writeLock(root: string, manifest: ReturnType<typeof readManifest>, stor
 }
 
 /** `svc build publish-local`: check, then install into `$SVC_HOME/packages`. */
-export function publishLocal(options: LocalBuildOptions): { build: ProjectBuild; installed: Array<{ name: string; version: string; directory: string }> } {
+export function publishLocal(options: LocalBuildOptions): { build: ProjectBuild; installed: InstalledPackage[] } {
   const build = checkLocal(options);
-  const store = new PackageStore(localStoreRoot(options.home));
-  const installed = build.packages.map(({ artifact }) => ({ name: artifact.metadata.package_name, version: artifact.metadata.package_version, directory: store.write(artifact) }));
-  return { build, installed };
+  return { build, installed: installBuilt(build, options.home) };
+}
+
+export interface InstalledPackage {
+  name: string;
+  version: string;
+  directory: string;
+}
+
+/** Installs every Package of a finished build into `$SVC_HOME/packages` (publish-local's second half, also `svc build test --publish-local`'s). */
+export function installBuilt(build: ProjectBuild, home: string): InstalledPackage[] {
+  const store = new PackageStore(localStoreRoot(home));
+  return build.packages.map(({ artifact }) => ({ name: artifact.metadata.package_name, version: artifact.metadata.package_version, directory: store.write(artifact) }));
 }

@@ -1,7 +1,8 @@
 // `svc build test` and local `svc run` with Packages, through the real `bin/svc`:
 // test programs import the Package by name and run with every call and check allowed
 // (checks printed), labels name the tests, secrets come only from --env-var/--env-file,
-// network tests can be skipped, readme fences are compiled, and failures set exit 1.
+// network tests can be skipped, readme fences are compiled, failures set exit 1, and
+// --publish-local installs the tested build only when every test passed.
 // One `svc build test` and `svc install` (it trusts the code host's CA from NODE_EXTRA_CA_CERTS)
 // run as processes; the other commands, about what the command prints and returns, run
 // in-process (svcInProcess): one checker and one Node start serve them all.
@@ -70,15 +71,17 @@ describe('svc build test', () => {
     publishedGreet().catch(() => undefined);
   });
 
-  test('runs the tests with the secret from --env-var, prints each check, compiles the readme, exit 0', async () => {
+  test('runs the tests with the secret from --env-var, prints each check, compiles the readme, exit 0; --publish-local then installs the tested Package', async () => {
     const project = writeFiles(tempDir(), greetSources());
-    const result = await runSvc(['build', 'test', '--skip-network', '--env-var', 'GREET_KEY'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'abcdef' } });
+    const home = tempDir();
+    const result = await runSvc(['build', 'test', '--skip-network', '--env-var', 'GREET_KEY', '--publish-local'], { cwd: project, env: { SVC_HOME: home, GREET_KEY: 'abcdef' } });
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.match(result.stdout, /^ok {3}tests\/greet\.test\.ts — greets with the key$/m);
     assert.match(result.stdout, /\[security\] caller=main capability=acme\.com\/greet context=\{"who":"ann"\}/);
     assert.match(result.stdout, /^ok {3}example 1 \(compile\)$/m);
     assert.doesNotMatch(result.stdout, /network-live/);
-    assert.match(result.stdout, /^2 passed, 0 failed$/m);
+    assert.match(result.stdout, /^2 passed, 0 failed\npublished @acme\/greet 0\.1\.0 to /m);
+    assert.ok(fs.existsSync(path.join(home, 'packages', '@acme', 'greet', 'capabilities.yaml')), 'the tested Package is not in $SVC_HOME/packages');
   });
 
   // One project with a failure of every kind, run twice: checked, with its network tests and
@@ -87,6 +90,7 @@ describe('svc build test', () => {
   const badImportFence = '\n```ts\nimport { nothing } from "@acme/other";\n```\n';
   let project: string;
   let checked: SvcResult;
+  let checkedHome: string;
   let unchecked: SvcResult;
   before(async () => {
     project = writeFiles(tempDir(), {
@@ -95,14 +99,17 @@ describe('svc build test', () => {
       '.env': '# test secrets\nGREET_KEY="abcdef"\n',
     });
     // Two commands of their own homes: they run at once.
+    checkedHome = tempDir();
     [checked, unchecked] = await Promise.all([
-      svcInProcess(['build', 'test'], { cwd: project, env: { SVC_HOME: tempDir(), GREET_KEY: 'not-passed' } }),
+      svcInProcess(['build', 'test', '--publish-local'], { cwd: project, env: { SVC_HOME: checkedHome, GREET_KEY: 'not-passed' } }),
       svcInProcess(['build', 'test', '--skip-network', '--env-file', '.env', '--typecheck', 'off'], { cwd: project, env: { SVC_HOME: tempDir() } }),
     ]);
   });
 
-  test('without the secret the Package throws its own error; network tests run unless skipped; a bad fence fails; exit 1', () => {
+  test('without the secret the Package throws its own error; network tests run unless skipped; a bad fence fails; exit 1, nothing published', () => {
     assert.equal(checked.code, 1, checked.stdout + checked.stderr);
+    assert.doesNotMatch(checked.stdout, /^published /m);
+    assert.ok(!fs.existsSync(path.join(checkedHome, 'packages', '@acme', 'greet')), '--publish-local installed a Package whose tests failed');
     assert.match(checked.stdout, /^FAIL tests\/greet\.test\.ts — greets with the key\n {4}GreetError: bind GREET_KEY/m);
     assert.match(checked.stdout, /^FAIL tests\/network-live\.test\.ts\n {4}Error: network test ran/m);
     assert.match(checked.stdout, /^FAIL example 2 \(compile\)\n[\s\S]*?cannot import `@acme\/other`/m);

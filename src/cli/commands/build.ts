@@ -1,6 +1,7 @@
-// `svc build init | new | check | publish-local`: Package
-// projects on this machine. publish-local installs into $SVC_HOME/packages, which a server
-// with the same SVC_HOME reads as its read-only fallback store.
+// `svc build init | new | check | test | publish-local`: Package
+// projects on this machine. publish-local (or `test --publish-local`, after the tests pass)
+// installs into $SVC_HOME/packages, which a server with the same SVC_HOME reads as its
+// read-only fallback store.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -36,6 +37,7 @@ interface TestOptions extends BuildOptions {
   envFile?: string;
   allEnv?: boolean;
   typecheck: string;
+  publishLocal?: boolean;
 }
 
 /** `NAME=VALUE` lines (blank lines and `#` comments skipped; optional quotes removed). */
@@ -113,13 +115,16 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
       .option('--allow-localhost', 'let the tests reach services on loopback (a local stand-in of the real API)')
       .option('--add-host <name=ip>', "resolve this host name to this address, like /etc/hosts (repeatable), e.g. the API's name to 127.0.0.1", (value: string, list: string[]) => [...list, value], [])
       .option('--allow-insecure-http', 'let the tests use plain http:// URLs')
-      .option('--typecheck <mode>', 'type-check the test programs and readme examples: strict, on or off (as a Blueprint\'s `typecheck`)', 'on'),
+      .option('--typecheck <mode>', 'type-check the test programs and readme examples: strict, on or off (as a Blueprint\'s `typecheck`)', 'on')
+      // The tested build itself is installed: no second build of every Package, as a publish-local after the tests would make.
+      .option('--publish-local', 'when every test passes, install the tested Packages into $SVC_HOME/packages (as publish-local)'),
     'svc build test',
     'svc build test --allow-localhost --allow-insecure-http --add-host api.acme.com=127.0.0.1',
     'svc build test -p @acme/billing --skip-network',
+    'svc build test --publish-local',
     'BILLING_API_KEY=... svc build test --env-var BILLING_API_KEY',
   ).action(async (options: TestOptions) => {
-    const { ConfigError, packageFailure, parseRunSettings, TYPECHECK_MODES } = await packageTools();
+    const { ConfigError, installBuilt, packageFailure, parseRunSettings, TYPECHECK_MODES } = await packageTools();
     const typecheck = TYPECHECK_MODES.find((mode) => mode === options.typecheck);
     if (!typecheck) throw new UsageError(`--typecheck: unknown mode '${options.typecheck}'; expected strict, on or off`);
     let settings;
@@ -146,6 +151,7 @@ export function registerBuildCommands(root: Command, context: CliContext): void 
         typecheck,
       });
       if (report.failed > 0) context.setExitCode(1);
+      else if (options.publishLocal) for (const p of installBuilt(report.build, svcHome(io))) say(io, `published ${p.name} ${p.version} to ${p.directory}`);
     } catch (error) {
       packageFailure(error);
     }

@@ -1,10 +1,13 @@
-// The curated Packages as the real `svc build publish-local` publishes them, published once
-// per change instead of once per test file: one CLI run publishes the whole packages/
-// project into a cache under dist/, keyed by a hash of everything the output depends on
-// (the Packages' sources, the built CLI, the locked dependencies, node's version); the
-// curated tests' server home gets a copy of the whole tree (for one Package it is the tree
-// `publish-local -p <name>` writes). Test processes that start at once publish once: one
-// takes a lock, the others wait for the published tree to appear.
+// The curated Packages as the real `svc build test --publish-local` tests and publishes
+// them, once per change instead of once per test file: one CLI run builds the whole
+// packages/ project, runs every Package's tests and readme examples, and installs the
+// tested build into a cache under dist/, keyed by a hash of everything the output depends on
+// (the command, the Packages' sources, the built CLI, the locked dependencies, node's
+// version); its printed report is kept beside the tree for curated-build to read, so the
+// Packages are built once for both. The curated tests' server home gets a copy of the
+// whole tree (for one Package it is the tree `publish-local -p <name>` writes). Test
+// processes that start at once publish once: one takes a lock, the others wait for the
+// published tree to appear.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -34,6 +37,12 @@ function filesUnder(dir: string, keep: (relative: string, isDirectory: boolean) 
   return out;
 }
 
+/** The one command that tests and publishes the project (network tests need the real services). */
+const testAndPublish = ['build', 'test', '--skip-network', '--deny-warnings', '--publish-local'];
+
+/** What `testAndPublish` printed, kept in the published tree's directory. */
+const reportFile = 'build-test.txt';
+
 /** What the published tree depends on, hashed. */
 function cacheKey(): string {
   // The build's own outputs in packages/ (derived capabilities.yaml, .svc/) are left out: publishing rewrites them.
@@ -45,7 +54,7 @@ function cacheKey(): string {
     // The test runner's own records (times, the last run's timeline) are no build output.
     return !relative.endsWith('.map') && inDist !== 'test-times.json' && inDist !== 'test-timeline.json';
   });
-  const hash = createHash('sha256').update(`${process.version}\0`);
+  const hash = createHash('sha256').update(`${process.version}\0${testAndPublish.join(' ')}\0`);
   for (const file of [...sources, ...build, path.join('bin', 'svc'), 'package-lock.json']) {
     hash.update(`${file}\0`).update(fs.readFileSync(path.join(repoRoot, file))).update('\0');
   }
@@ -89,13 +98,16 @@ function lockHeld(lock: string): boolean {
   return false;
 }
 
-/** One real `svc build publish-local` of the whole project into `store`, written beside it and renamed into place. */
+/** One real `svc build test --publish-local` of the whole project into `store`, written beside it and renamed into place. */
 async function publishInto(store: string, key: string): Promise<void> {
   const home = `${store}.tmp-${process.pid}`;
   fs.rmSync(home, { recursive: true, force: true });
   try {
-    const published = await runSvc(['build', 'publish-local'], { cwd: curatedRoot, env: { SVC_HOME: home } });
-    assert.equal(published.code, 0, `publish-local of the curated Packages failed:\n${published.stdout}\n${published.stderr}`);
+    const published = await runSvc(testAndPublish, { cwd: curatedRoot, env: { SVC_HOME: home } });
+    const output = published.stdout + published.stderr;
+    // A failing test or a warning publishes nothing: every curated test file fails with the report.
+    assert.equal(published.code, 0, `svc ${testAndPublish.join(' ')} of the curated Packages failed:\n${output}`);
+    fs.writeFileSync(path.join(home, reportFile), output);
     try {
       fs.renameSync(home, store);
     } catch (error) {
@@ -115,7 +127,7 @@ async function publishInto(store: string, key: string): Promise<void> {
 
 let published: Promise<string> | undefined;
 
-/** The package store (`<home>/packages`) holding every curated Package, published at most once per change. */
+/** The package store (`<home>/packages`) holding every curated Package, tested and published at most once per change. */
 export function publishedCurated(): Promise<string> {
   published ??= (async () => {
     const key = cacheKey();
@@ -136,4 +148,10 @@ export function publishedCurated(): Promise<string> {
     }
   })();
   return published;
+}
+
+/** What the `svc build test --publish-local` that made the published tree printed (it exited 0). */
+export async function curatedTestReport(): Promise<string> {
+  const store = path.dirname(await publishedCurated());
+  return fs.readFileSync(path.join(store, reportFile), 'utf8');
 }
