@@ -53,13 +53,14 @@ describe('byte bounds', () => {
   });
 
   test('a loop of 12 MiB one-off results keeps the server\'s memory bounded; such a result is not kept for last-run, its console is', async () => {
-    // The server's RSS saws up and down by about 160 MiB every few runs (12 MiB buffers come
-    // and go until a collection), so single readings say little; the lowest reading of the
-    // first six runs (a saw is four or five runs long) against the lowest of the last six
-    // does: kept whole, the 14 results between them would add 168 MiB (before this bound the server grew by 1.5 GiB over 100
-    // such runs); the lows of a server that keeps none stayed within 50 MiB.
-    const runs = Number(process.env.SVC_BOUNDS_RUNS ?? 20);
-    const window = 6;
+    // The server's RSS has sawed up and down by about 160 MiB every few runs (12 MiB buffers
+    // come and go until a collection), so single readings say little; the lowest reading of
+    // the first five runs (a saw was four or five runs long) against the lowest of the last
+    // five does: kept whole, the 9 results between them would add 108 MiB (before this bound
+    // the server grew by 1.5 GiB over 100 such runs); the lows of a server that keeps none
+    // stayed within 50 MiB.
+    const runs = Number(process.env.SVC_BOUNDS_RUNS ?? 14);
+    const window = 5;
     const rss: number[] = [];
     let lastId = '';
     for (let i = 0; i < runs; i++) {

@@ -82,10 +82,11 @@ async function othersAnswerDuring(attack: Promise<{ status: number; json: any; t
 
 test('a costly code.search runs off the event loop: the other token\'s runs answer meanwhile; the search answers right', async () => {
   const session = await openSession(server.userToken);
-  // One line of 10,000 characters that `\w{1,500}\d` scans for seconds (re2js: linear, but a
-  // large automaton; the suite's servers run without V8's optimising compiler, where it took
-  // 1.5-3.4 CPU-s), then one match. Twelve such lines passed the 20 s budget at load 10.
-  const wrote = await run(server.userToken, session, 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("/big.txt", "a".repeat(10000) + "\\na1\\n"); return 1; }');
+  // One line of 5,000 characters that `\w{1,500}\d` scans for about a second (re2js: linear,
+  // but a large automaton; the suite's servers run without V8's optimising compiler, where
+  // 10,000 took 1.5-3.4 CPU-s), then one match: the other token's three small runs answer in
+  // a fraction of that. Twelve lines of 10,000 passed the 20 s budget at load 10.
+  const wrote = await run(server.userToken, session, 'import * as fs from "svc:fs";\nexport function main() { fs.writeText("/big.txt", "a".repeat(5000) + "\\na1\\n"); return 1; }');
   assert.equal(wrote.json.error, null, wrote.text);
   const reply = await othersAnswerDuring(run(server.userToken, session, 'import * as code from "svc:code";\nexport function main() { return code.search("\\\\w{1,500}\\\\d", { path: "/", mode: "counts" }).counts; }'));
   // Seconds of scanning on an idle machine; on a very busy one it may pass the 20 s
