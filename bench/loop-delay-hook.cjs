@@ -71,6 +71,16 @@ if (dir && isMainThread) {
     fs.appendFileSync(path.join(dir, `${process.pid}.heap`), `${Date.now()} ${process.memoryUsage().heapUsed}\n`);
     if (process.env.SVC_BENCH_HEAP_SNAPSHOT === '1') v8.writeHeapSnapshot(path.join(dir, `${process.pid}-${Date.now()}.heapsnapshot`));
   });
+  // <dir>/trace-gc-nvp present: V8's phases of every collection (--trace-gc-nvp, read at each
+  // collection) go to the server's stdout, copied to <dir>/<pid>.stdout when it exits; a file
+  // and not a variable, since the server gets only the variables the harness passes.
+  if (fs.existsSync(path.join(dir, 'trace-gc-nvp'))) {
+    v8.setFlagsFromString('--trace-gc-nvp');
+    // <dir>/trace-incremental-marking as well: each marking's start, steps and finish (verbose).
+    if (fs.existsSync(path.join(dir, 'trace-incremental-marking'))) v8.setFlagsFromString('--trace-incremental-marking');
+    fs.writeFileSync(path.join(dir, `${process.pid}.origin`), `${performance.timeOrigin}\n`);
+    process.on('exit', () => fs.copyFileSync('/proc/self/fd/1', path.join(dir, `${process.pid}.stdout`)));
+  }
   let cpu = process.cpuUsage();
   setInterval(() => {
     const now = process.cpuUsage();
