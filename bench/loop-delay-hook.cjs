@@ -14,6 +14,8 @@
 // hook collects all garbage and appends `epochMs heapUsedBytes` to <dir>/<pid>.heap: what the
 // server retains at that moment (the bench signals it before an attack and when all of its
 // calls are in flight); with SVC_BENCH_HEAP_SNAPSHOT=1 it also writes a heap snapshot there.
+// With a file named trace-gc-nvp in <dir>: V8's phases of each collection, in <dir>/<pid>.stdout
+// (times in ms since the process began: <dir>/<pid>.origin holds that start, epoch ms).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
