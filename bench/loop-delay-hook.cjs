@@ -14,6 +14,8 @@
 // hook collects all garbage and appends `epochMs heapUsedBytes` to <dir>/<pid>.heap: what the
 // server retains at that moment (the bench signals it before an attack and when all of its
 // calls are in flight); with SVC_BENCH_HEAP_SNAPSHOT=1 it also writes a heap snapshot there.
+// With a file named trace-gc-nvp in <dir>: V8's phases of each collection, in <dir>/<pid>.stdout
+// (times in ms since the process began: <dir>/<pid>.origin holds that start, epoch ms).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -71,6 +73,16 @@ if (dir && isMainThread) {
     fs.appendFileSync(path.join(dir, `${process.pid}.heap`), `${Date.now()} ${process.memoryUsage().heapUsed}\n`);
     if (process.env.SVC_BENCH_HEAP_SNAPSHOT === '1') v8.writeHeapSnapshot(path.join(dir, `${process.pid}-${Date.now()}.heapsnapshot`));
   });
+  // <dir>/trace-gc-nvp present: V8's phases of every collection (--trace-gc-nvp, read at each
+  // collection) go to the server's stdout, copied to <dir>/<pid>.stdout when it exits; a file
+  // and not a variable, since the server gets only the variables the harness passes.
+  if (fs.existsSync(path.join(dir, 'trace-gc-nvp'))) {
+    v8.setFlagsFromString('--trace-gc-nvp');
+    // <dir>/trace-incremental-marking as well: each marking's start, steps and finish (verbose).
+    if (fs.existsSync(path.join(dir, 'trace-incremental-marking'))) v8.setFlagsFromString('--trace-incremental-marking');
+    fs.writeFileSync(path.join(dir, `${process.pid}.origin`), `${performance.timeOrigin}\n`);
+    process.on('exit', () => fs.copyFileSync('/proc/self/fd/1', path.join(dir, `${process.pid}.stdout`)));
+  }
   let cpu = process.cpuUsage();
   setInterval(() => {
     const now = process.cpuUsage();

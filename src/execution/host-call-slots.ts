@@ -6,7 +6,7 @@
 // token's calls wait: a token below its fair share of the server-wide bound (the bound
 // divided among the tokens with calls in flight or waiting) starts past a full server, up
 // to twice the bound.
-import type { HostCall, HostHandler } from '../../sandbox';
+import type { HostCall, HostHandler, HostReply } from '../../sandbox';
 
 export interface HostCallBounds {
   total: number;
@@ -34,24 +34,24 @@ export class HostCallSlots {
    * person (`call.waiting`): a token's calls parked on approvals hold none of its slots.
    */
   wrap(token: string, handle: HostHandler): HostHandler {
-    return async (call: HostCall) => {
-      await this.acquire(token, call.signal);
-      let held = true;
-      const waiting = <T,>(work: Promise<T>): Promise<T> => {
-        this.release(token);
-        held = false;
-        const settled = call.waiting ? call.waiting(work) : work;
-        return settled.finally(async () => {
-          await this.acquire(token, call.signal);
-          held = true;
-        });
-      };
-      try {
-        return await handle({ ...call, waiting });
-      } finally {
-        if (held) this.release(token);
-      }
+    // A promise chain and one record per call, not an async function: a fan-out keeps
+    // thousands of calls waiting on the far end, and each suspended frame (its generator,
+    // context and awaited promise) was more for the collector to mark.
+    return (call: HostCall) => {
+      const hold = new SlotHold(this, token, call);
+      if (this.tryTake(token)) return hold.answer(handle);
+      return this.acquire(token, call.signal).then(() => hold.answer(handle));
     };
+  }
+
+  /** Takes a slot for `token` once the bounds allow (the call's abort gives up the wait). */
+  acquireFor(token: string, signal: AbortSignal | undefined): Promise<void> {
+    return this.acquire(token, signal);
+  }
+
+  /** Gives back one slot of `token`. */
+  releaseFor(token: string): void {
+    this.release(token);
   }
 
   /** Calls in flight and waiting per token (token names). */
@@ -62,11 +62,15 @@ export class HostCallSlots {
     return out;
   }
 
+  /** Takes a slot now if no call of the token waits and the bounds allow. */
+  private tryTake(token: string): boolean {
+    if (this.waiting.has(token) || !this.mayStart(token)) return false;
+    this.take(token);
+    return true;
+  }
+
   private acquire(token: string, signal: AbortSignal | undefined): Promise<void> {
-    if (!this.waiting.has(token) && this.mayStart(token)) {
-      this.take(token);
-      return Promise.resolve();
-    }
+    if (this.tryTake(token)) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         token,
@@ -125,5 +129,54 @@ export class HostCallSlots {
       this.take(next);
       waiter.grant();
     }
+  }
+}
+
+/** One call's slot: given back while the call waits for a person, taken again after, and given back when the call ends. */
+class SlotHold {
+  private held = true;
+
+  constructor(
+    private readonly slots: HostCallSlots,
+    private readonly token: string,
+    private readonly call: HostCall,
+  ) {}
+
+  /** The handler asked with the slot held; the slot is given back however it ends. */
+  answer(handle: HostHandler): Promise<HostReply> {
+    let reply: Promise<HostReply>;
+    try {
+      reply = handle({ ...this.call, waiting: this.waiting });
+    } catch (error) {
+      this.end();
+      return Promise.reject(error);
+    }
+    return reply.then(this.ended, this.failed);
+  }
+
+  private readonly waiting = <T,>(work: Promise<T>): Promise<T> => {
+    this.end();
+    const settled = this.call.waiting ? this.call.waiting(work) : work;
+    return settled.finally(() =>
+      this.slots.acquireFor(this.token, this.call.signal).then(() => {
+        this.held = true;
+      }),
+    );
+  };
+
+  private readonly ended = (reply: HostReply): HostReply => {
+    this.end();
+    return reply;
+  };
+
+  private readonly failed = (error: unknown): never => {
+    this.end();
+    throw error;
+  };
+
+  private end(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.slots.releaseFor(this.token);
   }
 }

@@ -122,17 +122,19 @@ export class HostDispatcher {
   constructor(private readonly options: DispatchOptions) {}
 
   /** The runner pool's host handler: every failure becomes an error reply, never a throw. */
-  readonly handle: HostHandler = async (request) => {
+  // Not an async function: while the operation waits on a far end (a fan-out keeps thousands
+  // of calls waiting) this keeps one reaction on its promise, not a suspended frame.
+  readonly handle: HostHandler = (request) => {
     const fuel = { spent: HOST_FUEL.CALL };
-    try {
-      const value = await this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution, request.signal, request.waiting, request.sendBytes, request.sendBytesPast);
-      const operation = this.options.modules.get(request.module)?.operations[request.op];
-      // A secret's value reaches the Package that asked, never the run's journal.
-      if (operation && 'answersSecret' in operation && operation.answersSecret) return { ok: true, value, fuel: fuel.spent, withheld: true };
-      return { ok: true, value, fuel: fuel.spent };
-    } catch (error) {
-      return errorReply(error, fuel.spent);
-    }
+    return this.invoke(request.module, request.op, Array.isArray(request.args) ? request.args : [], fuel, request.attribution, request.signal, request.waiting, request.sendBytes, request.sendBytesPast).then(
+      (value): HostReply => {
+        const operation = this.options.modules.get(request.module)?.operations[request.op];
+        // A secret's value reaches the Package that asked, never the run's journal.
+        if (operation && 'answersSecret' in operation && operation.answersSecret) return { ok: true, value, fuel: fuel.spent, withheld: true };
+        return { ok: true, value, fuel: fuel.spent };
+      },
+      (error: unknown) => errorReply(error, fuel.spent),
+    );
   };
 
   /** Validates, gates and runs one operation (for `main` without attribution: the MCP file tools). */
