@@ -217,12 +217,14 @@ const timeOf = (file) => {
 const expected = (file) => timeOf(file).wall;
 const queue = [...files].sort((a, b) => expected(b) - expected(a));
 // With no --jobs or SVC_TEST_JOBS, more files than `jobs` start while the cores are expected
-// to be idle (scripts/test-packing.mjs): up to twice the cores plus one, at most 8.
+// to be idle (scripts/test-packing.mjs): up to three times the cores, at most 8.
 // Replaying the committed times through this packing with cores shared in proportion said 3
 // and 5 -> 5.73 min (cores busy 93 %), 4 and 8 -> 5.39 min (99 %); a real quiet run with 4 and
 // 8 took 7.2 min and 10.3 CPU-min (the last with 3 and 5: 6.6 and 9.8, with other code), since
-// files slow each other down beyond the cores: 3 and 5 are kept (bench/PROFILE.md, round 27).
-const extraJobs = jobsAsked === undefined ? Math.min(cores * 2 + 1, 8) : jobs;
+// files slow each other down beyond the cores (bench/PROFILE.md, round 27). Since then most
+// files mostly wait: with 3 and 5 the quiet runs left 75-84 core-seconds idle, and a quiet run
+// with 3 and 6 took 4.7 min against 5.4-5.9 (round 54).
+const extraJobs = jobsAsked === undefined ? Math.min(cores * 3, 8) : jobs;
 const running = new Set();
 
 const started = Date.now();
