@@ -121,7 +121,7 @@ function gcPausesDuring(dir: string, server: TestServer, from: number, to: numbe
 /**
  * Who asks `/healthz` during an attack: by default a child process of its own
  * (./healthz-probe.ts), whose event loop does nothing else; with BENCH_HEALTHZ_PROBE=inline this
- * process, as before gc36, whose loop also serves the far ends and drives the attack (its own
+ * process, as before gc36, whose loop also drives the attack (its own
  * delays then count as the server's).
  */
 interface HealthProbe {

@@ -2,11 +2,12 @@
 // wrote or asked for. Each has a preparation (not measured) and the attack, during which
 // bench/attacks.ts asks `/healthz` one request after the other. Sizes are chosen so the
 // attack takes seconds on the unchanged code, not minutes (each note says what it scales).
+import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { lowerPriority } from '../sandbox/pool/priority';
 import type { TestServer } from '../test/harness';
+import type { FarEndListen } from './far-end';
 import { heapAfterGc, retainedEnabled } from './retained-heap';
 
 export interface HeavyAttack {
@@ -43,15 +44,58 @@ const ARGS_WRITERS = 16;
 const TEXT_BYTES = 20 * 1024 * 1024;
 const TEXT_READERS = 8;
 
-async function listen(handler: http.RequestListener): Promise<{ server: http.Server; url: string }> {
-  const server = http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
+/** BENCH_FAR_END_NICE: the far ends' process below the server (10 by default; 0: at its priority). */
+const FAR_END_NICE = Number(process.env.BENCH_FAR_END_NICE ?? 10);
 
-function close(server: http.Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
+/** The far ends' process (./far-end.ts): one far end at a time. */
+class FarEnds {
+  private child: ChildProcess | null = null;
+  /** Called with the open requests when a `never` far end's `notifyAt` request arrives. */
+  onNotify: ((open: number) => void) | null = null;
+
+  /** Starts a far end; resolves with its URL. */
+  async listen(ask: FarEndListen): Promise<string> {
+    const reply = await this.ask(ask, 'url');
+    return reply.url as string;
+  }
+
+  /** Closes the far end; resolves with the requests it saw. */
+  async close(): Promise<number> {
+    if (!this.child) return 0;
+    return (await this.ask({ close: true }, 'arrived')).arrived as number;
+  }
+
+  end(): void {
+    this.child?.disconnect();
+    this.child = null;
+  }
+
+  private async process(): Promise<ChildProcess> {
+    if (this.child) return this.child;
+    // A session of its own (detached: setsid), so its autogroup is its own to lower.
+    const child = fork(path.join(import.meta.dirname, 'far-end.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
+    child.on('message', (message: { open?: number }) => {
+      if (message.open !== undefined) this.onNotify?.(message.open);
+    });
+    await new Promise<void>((resolve, reject) => child.once('spawn', resolve).once('error', reject));
+    if (FAR_END_NICE > 0) await lowerPriority(child.pid!, FAR_END_NICE, (msg, fields) => console.error(msg, fields), true);
+    this.child = child;
+    return child;
+  }
+
+  private async ask(message: FarEndListen | { close: true }, answer: string): Promise<Record<string, unknown>> {
+    const child = await this.process();
+    return new Promise((resolve, reject) => {
+      const exited = (code: number | null) => reject(new Error(`the far end exited (${code})`));
+      const listener = (reply: Record<string, unknown>) => {
+        if (!(answer in reply)) return;
+        child.off('message', listener).off('exit', exited);
+        resolve(reply);
+      };
+      child.on('message', listener).once('exit', exited);
+      child.send(message);
+    });
+  }
 }
 
 export function heavyAttacks(server: TestServer): HeavyAttack[] {
@@ -87,8 +131,8 @@ export function heavyAttacks(server: TestServer): HeavyAttack[] {
   let gitSession = '';
   let diffSession = '';
   let deletedSession = '';
-  let far: { server: http.Server; url: string } | null = null;
-  const body = Buffer.alloc(BODY_BYTES, 0x61);
+  const farEnds = new FarEnds();
+  let farUrl = '';
 
   return [
     {
@@ -137,18 +181,15 @@ export function heavyAttacks(server: TestServer): HeavyAttack[] {
       name: `${BODY_READERS} runs reading 50 MiB fetch bodies`,
       async prepare() {
         await register();
-        far = await listen((_req, res) => {
-          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.length) });
-          res.end(body);
-        });
+        farUrl = await farEnds.listen({ listen: 'bytes', bytes: BODY_BYTES });
       },
       async attack() {
-        const code = `export async function main() { const r = await fetch("${far!.url}/body"); return (await r.arrayBuffer()).byteLength; }`;
+        const code = `export async function main() { const r = await fetch("${farUrl}/body"); return (await r.arrayBuffer()).byteLength; }`;
         return tally(await Promise.all(Array.from({ length: BODY_READERS }, () => oneOff(code))));
       },
       async cleanUp() {
-        if (far) await close(far.server);
-        far = null;
+        await farEnds.close();
+        farEnds.end();
       },
     },
     {
@@ -165,51 +206,38 @@ export function heavyAttacks(server: TestServer): HeavyAttack[] {
       name: `${TEXT_READERS} runs reading ${TEXT_BYTES / 1024 / 1024} MiB bodies as text (svc:http get)`,
       async prepare() {
         await register();
-        const text = Buffer.alloc(TEXT_BYTES, 0x61);
-        far = await listen((_req, res) => {
-          res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(text.length) });
-          res.end(text);
-        });
+        farUrl = await farEnds.listen({ listen: 'text', bytes: TEXT_BYTES });
       },
       async attack() {
-        const code = `import * as http from "svc:http";\nexport function main() { return http.get("${far!.url}/text").body.length; }`;
+        const code = `import * as http from "svc:http";\nexport function main() { return http.get("${farUrl}/text").body.length; }`;
         return tally(await Promise.all(Array.from({ length: TEXT_READERS }, () => oneOff(code))));
       },
       async cleanUp() {
-        if (far) await close(far.server);
-        far = null;
+        await farEnds.close();
+        farEnds.end();
       },
     },
     (() => {
       const calls = FANOUT_RUNS * FANOUT;
       const retainedAt = process.env.BENCH_RETAINED_AT === 'all' ? calls : Math.floor(calls / 2);
-      let arrived = 0;
       let baseline = 0;
-      let open = 0;
       let retained: Promise<{ bytes: number; waiting: number }> | null = null;
       return {
       name: `${FANOUT_RUNS} runs x ${FANOUT} fetches to a host that never answers (8 s)`,
       async prepare() {
         await register();
-        arrived = 0;
         retained = null;
         // BENCH_RETAINED=1: the heap the server keeps per call waiting, measured when the far end holds every call.
         if (retainedEnabled()) baseline = await heapAfterGc(server);
-        open = 0;
-        far = await listen((req) => {
-          // Never answers: the request stays open until the client gives up.
-          open++;
-          req.socket.once('close', () => open--);
-          if (++arrived === retainedAt && retainedEnabled()) {
-            // Under load the first calls' limits may expire before the last ones arrive: measured once half
-          // of the calls arrived (every one with BENCH_RETAINED_AT=all), per call still open.
-            const waiting = open;
-            retained = heapAfterGc(server).then((bytes) => ({ bytes, waiting }));
-          }
-        });
+        // Under load the first calls' limits may expire before the last ones arrive: measured once half
+        // of the calls arrived (every one with BENCH_RETAINED_AT=all), per call still open.
+        farEnds.onNotify = (waiting) => {
+          retained = heapAfterGc(server).then((bytes) => ({ bytes, waiting }));
+        };
+        farUrl = await farEnds.listen({ listen: 'never', notifyAt: retainedEnabled() ? retainedAt : undefined });
       },
       async report(): Promise<Record<string, string>> {
-        const row: Record<string, string> = { 'far end saw calls': String(arrived) };
+        const row: Record<string, string> = { 'far end saw calls': String(await farEnds.close()) };
         if (retained) {
           const { bytes, waiting } = await retained;
           row['retained KiB per call in flight'] = `${((bytes - baseline) / waiting / 1024).toFixed(1)} (${waiting} waiting)`;
@@ -217,12 +245,12 @@ export function heavyAttacks(server: TestServer): HeavyAttack[] {
         return row;
       },
       async attack() {
-        const code = `export async function main() { const signal = AbortSignal.timeout(8000); const all = await Promise.allSettled(Array.from({ length: ${FANOUT} }, (_, i) => fetch("${far!.url}/never/" + i, { signal }))); return all.filter((a) => a.status === "rejected").length; }`;
+        const code = `export async function main() { const signal = AbortSignal.timeout(8000); const all = await Promise.allSettled(Array.from({ length: ${FANOUT} }, (_, i) => fetch("${farUrl}/never/" + i, { signal }))); return all.filter((a) => a.status === "rejected").length; }`;
         return tally(await Promise.all(Array.from({ length: FANOUT_RUNS }, () => oneOff(code))));
       },
       async cleanUp() {
-        if (far) await close(far.server);
-        far = null;
+        await farEnds.close();
+        farEnds.end();
       },
       };
     })(),
