@@ -44,16 +44,6 @@ export class HostCallSlots {
     };
   }
 
-  /** Takes a slot for `token` once the bounds allow (the call's abort gives up the wait). */
-  acquireFor(token: string, signal: AbortSignal | undefined): Promise<void> {
-    return this.acquire(token, signal);
-  }
-
-  /** Gives back one slot of `token`. */
-  releaseFor(token: string): void {
-    this.release(token);
-  }
-
   /** Calls in flight and waiting per token (token names). */
   perToken(): Map<string, { inFlight: number; waiting: number }> {
     const out = new Map<string, { inFlight: number; waiting: number }>();
@@ -69,7 +59,8 @@ export class HostCallSlots {
     return true;
   }
 
-  private acquire(token: string, signal: AbortSignal | undefined): Promise<void> {
+  /** Takes a slot for `token` once the bounds allow (the call's abort gives up the wait); SlotHold's too. */
+  acquire(token: string, signal: AbortSignal | undefined): Promise<void> {
     if (this.tryTake(token)) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
@@ -109,7 +100,8 @@ export class HostCallSlots {
     this.byToken.set(token, (this.byToken.get(token) ?? 0) + 1);
   }
 
-  private release(token: string): void {
+  /** Gives back one slot of `token`; SlotHold's too. */
+  release(token: string): void {
     this.inFlight--;
     const left = (this.byToken.get(token) ?? 1) - 1;
     if (left > 0) this.byToken.set(token, left);
@@ -158,7 +150,7 @@ class SlotHold {
     this.end();
     const settled = this.call.waiting ? this.call.waiting(work) : work;
     return settled.finally(() =>
-      this.slots.acquireFor(this.token, this.call.signal).then(() => {
+      this.slots.acquire(this.token, this.call.signal).then(() => {
         this.held = true;
       }),
     );
@@ -177,6 +169,6 @@ class SlotHold {
   private end(): void {
     if (!this.held) return;
     this.held = false;
-    this.slots.releaseFor(this.token);
+    this.slots.release(this.token);
   }
 }
