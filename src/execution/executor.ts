@@ -3,7 +3,6 @@
 // summaries, audit `finished` with the server-log usage line (./run-record.ts), and the
 // execute result. Requests refused before the program runs get the same audit pair.
 import type { HostCallSlots } from './host-call-slots';
-import { setMaxListeners } from 'node:events';
 import { auditVariables, type AuditWriter, type ExecutionRecord, type ServerLog } from '../audit';
 import type { AllowsMode, Limits } from '../config';
 import { RunDecisions, type PermissionPolicy } from '../policy';
@@ -18,6 +17,7 @@ import { COMPILE_CACHE_MEGABYTES, CompileCache } from './compile-cache';
 import { RunApprovals, type Approvals, type Elicitation } from '../approvals';
 import { DEFAULT_APPROVAL_TIMEOUT_SECS } from '../blueprints';
 import { guestModules, guestSources, runLimits } from './run-job';
+import { CANCELLED, RunCancellations, type RunCancellation } from './run-cancellation';
 import { NO_USAGE, recordFinished, recordRefused, sourceFacts, type ExecutionRecordBase, type RunUsage } from './run-record';
 import type { ReplayPlan } from '../../sandbox/journal/entries';
 
@@ -147,18 +147,14 @@ export interface ExecutorOptions<B extends RunBlueprint = RunBlueprint> {
 /** The entry point as the run record names it. */
 const RECORD_ENTRY_POINT = { http: 'rest', session: 'session', mcp: 'mcp' } as const satisfies Record<EntryPoint, RunStart['entryPoint']>;
 
-/**
- * The reason every run's signal is aborted with. `abort()` without one builds a
- * DOMException (with a stack) per run; nothing reads the reason.
- */
-const RUN_ENDED = new DOMException('the run has ended', 'AbortError');
-
 export class Executor<B extends RunBlueprint = RunBlueprint> {
   private readonly now: () => number;
   private readonly compiled: CompileCache;
+  private readonly cancellations: RunCancellations;
 
   constructor(private readonly options: ExecutorOptions<B>) {
     this.now = options.now ?? Date.now;
+    this.cancellations = new RunCancellations(options.shutdown);
     this.compiled = new CompileCache((options.limits.compile_cache_size ?? COMPILE_CACHE_MEGABYTES) * 1024 * 1024);
   }
 
@@ -246,13 +242,16 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
     let journalled: JournalledRun | null = null;
     let report: ExecutionReport | undefined;
     const parking = this.parking(request, executionId);
+    // The server stopping, the requester leaving or a cancel through the record ends the run.
+    const cancellation = this.cancellations.open([request.signal, record?.signal]);
     try {
-      report = await this.run(request, base, ids, services, started, record, (run) => (journalled = run), parking);
+      report = await this.run(request, base, ids, services, started, record, cancellation, (run) => (journalled = run), parking);
       return report;
     } catch (error) {
       this.options.log.error('svc_server::execute', 'a run failed in the server', { execution_id: executionId, error: (error as Error).message });
       throw error;
     } finally {
+      cancellation.close();
       services.endOfRun?.();
       this.options.journals?.finished(executionId, journalled);
       // Parked when the server stopped: its record and resume state wait for the next server.
@@ -313,7 +312,7 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
     }
   }
 
-  private async run(request: ExecutionRequest, base: RunRecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number, record: RunHandle | null, keepJournal: (run: JournalledRun) => void, parking: RunParking): Promise<ExecutionReport> {
+  private async run(request: ExecutionRequest, base: RunRecordBase, ids: { executionId: string; sessionId: string }, services: RunServices, started: number, record: RunHandle | null, cancellation: RunCancellation, keepJournal: (run: JournalledRun) => void, parking: RunParking): Promise<ExecutionReport> {
     const { onSuspended } = parking;
     const { audit } = this.options;
     const executionId = ids.executionId;
@@ -348,18 +347,16 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
     // Cancelled while it was checked or compiled (the shutdown grace ended, the requester
     // left): the answer is due now. A compile cannot be stopped, so it is not waited for
     // (it still fills the cache); the shutdown drops connections soon after its deadline.
-    const cancellers = [this.options.shutdown, ...(request.signal ? [request.signal] : []), ...(record ? [record.signal] : [])];
     const cancelledBeforeRun = () => {
       const error: ExecuteError = { kind: 'cancelled', message: cancelledByRequest(record) ?? 'cancelled: the run was stopped before it started (the server is shutting down, or the client went away)' };
       this.finish(base, { ...NO_USAGE, outcome: 'cancelled', errorClass: 'cancelled', wallMs: this.now() - started });
       return executeResult(ids, null, [], error, discoveryWarnings);
     };
-    if (cancellers.some((signal) => signal.aborted)) return cancelledBeforeRun();
+    if (cancellation.aborted) return cancelledBeforeRun();
     const source = checked.ok ? checked.source : request.code;
     const compiled = checked.ok
-      ? await untilCancelled(
+      ? await cancellation.race(
           compiling && source === request.code ? compiling : this.compile(source, source === request.code ? base.source_hash : sourceFacts(source).source_hash, services, modules, unavailable, listedPackages),
-          cancellers,
         )
       : checked;
     if (compiled === CANCELLED) return cancelledBeforeRun();
@@ -385,16 +382,6 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
       audit,
       this.options.allows,
     );
-    // The run's own signal: aborted when it ends, when the server cancels or when the
-    // requester has gone; the listeners go with the run (they would otherwise keep it alive).
-    const runEnded = new AbortController();
-    // Each host call in flight listens to it (at most max_host_calls_in_flight, then gone).
-    setMaxListeners(0, runEnded.signal);
-    const onCancel = () => runEnded.abort(RUN_ENDED);
-    for (const signal of cancellers) {
-      signal.addEventListener('abort', onCancel, { once: true });
-      if (signal.aborted) runEnded.abort(RUN_ENDED);
-    }
     let outcome: RunOutcome;
     let dispatcher: HostDispatcher | undefined;
     let imports: Record<string, string[]> = {};
@@ -415,7 +402,7 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
           principal: request.principal,
           blueprintName: request.blueprint.name,
           variables: request.variables,
-          signal: runEnded.signal,
+          signal: cancellation.signal,
           services,
         },
         modules,
@@ -435,7 +422,7 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
           hostModules: imports,
           guestModules: importedGuests,
           limits: resumedLimits(replayLimits(runLimits(this.options.limits), request.replay), request.resumed),
-          signal: runEnded.signal,
+          signal: cancellation.signal,
           tenant: request.principal,
           ...(prepared ? { packages: prepared.packages } : {}),
           ...(request.replay ? { journal: request.replay } : {}),
@@ -445,8 +432,7 @@ export class Executor<B extends RunBlueprint = RunBlueprint> {
       );
     } finally {
       dispatcher?.end();
-      for (const signal of cancellers) signal.removeEventListener('abort', onCancel);
-      runEnded.abort(RUN_ENDED);
+      cancellation.end();
       decisions.flush();
     }
 
@@ -545,31 +531,3 @@ function cancelledByRequest(record: RunHandle | null): string | null {
 
 /** What a warm-up compiles: a program like the quick start's. */
 const WARM_PROGRAM = 'export function main(): string { return "hello"; }';
-
-/** What `untilCancelled` gives when a canceller fired first. */
-const CANCELLED = Symbol('cancelled');
-
-/** The work's result, or CANCELLED as soon as any signal aborts (the work itself goes on). */
-function untilCancelled<T>(work: Promise<T>, signals: readonly AbortSignal[]): Promise<T | typeof CANCELLED> {
-  if (signals.some((signal) => signal.aborted)) return Promise.resolve(CANCELLED);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      release();
-      resolve(CANCELLED);
-    };
-    const release = () => {
-      for (const signal of signals) signal.removeEventListener('abort', onAbort);
-    };
-    for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        release();
-        resolve(value);
-      },
-      (error: unknown) => {
-        release();
-        reject(error);
-      },
-    );
-  });
-}
