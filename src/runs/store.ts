@@ -153,6 +153,20 @@ interface LiveRun {
   waiters: Set<() => void>;
   /** Its admission and state changes may wait for the next commit (RunStart.writeBehind). */
   writeBehind: boolean;
+  /** Its `queued` row while it waits to be written; state changes and the finish fold into it. */
+  admission?: Admission;
+}
+
+/**
+ * A run's first row before its commit. A short write-behind run starts, runs and finishes
+ * before its admission is written: one INSERT of the finished row instead of an INSERT and
+ * two UPDATEs (the run store's commit was the largest part of the server main thread's time
+ * per same-program run, bench/PROFILE.md, lean39s).
+ */
+interface Admission {
+  state: RunState;
+  finished: { result: object; finishedAt: number } | null;
+  written: boolean;
 }
 
 const SUMMARY_COLUMNS = 'seq, execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, finished_at_ms';
@@ -284,12 +298,15 @@ export class RunStore {
   begin(start: RunStart): RunHandle {
     const bytes = RECORD_OVERHEAD_BYTES + Buffer.byteLength(start.executionId) + Buffer.byteLength(start.sessionId) + Buffer.byteLength(start.blueprint) + Buffer.byteLength(start.owner);
     const startedAt = this.now();
+    const admission: Admission = { state: 'queued', finished: null, written: false };
     this.enqueue(start.owner, start.executionId, () => {
-      this.statement('INSERT INTO runs (execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, bytes) VALUES (?, ?, ?, ?, ?, \'queued\', ?, ?)')
-        .run(start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, startedAt, bytes);
+      admission.written = true;
+      if (admission.finished) return this.insertFinished(start, startedAt, bytes, admission.finished.result, admission.finished.finishedAt);
+      this.statement('INSERT INTO runs (execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, admission.state, startedAt, bytes);
       this.count(start.owner, bytes);
     }, start.writeBehind === true);
-    const live: LiveRun = { owner: start.owner, controller: new AbortController(), waiters: new Set(), writeBehind: start.writeBehind === true };
+    const live: LiveRun = { owner: start.owner, controller: new AbortController(), waiters: new Set(), writeBehind: start.writeBehind === true, admission };
     this.live.set(start.executionId, live);
     return this.handleOf(start.executionId, live);
   }
@@ -308,6 +325,11 @@ export class RunStore {
   setState(executionId: string, state: Exclude<RunState, 'finished'>): boolean {
     const live = this.live.get(executionId);
     if (!live) return false;
+    // Its admission still waits (a commit is due for it already): the row is written in this state.
+    if (live.admission && !live.admission.written) {
+      live.admission.state = state;
+      return true;
+    }
     this.enqueue(live.owner, executionId, () => void this.statement(`UPDATE runs SET state = ? WHERE execution_id = ? AND state != 'finished'`).run(state, executionId), live.writeBehind);
     return true;
   }
@@ -412,10 +434,16 @@ export class RunStore {
         finished = true;
         this.live.delete(executionId);
         const finishedAt = this.now();
-        this.enqueue(live.owner, executionId, () => {
-          const record = this.writeFinish(executionId, live.owner, result, finishedAt);
-          return record ? () => this.finishedListeners.forEach((listener) => this.safely(() => listener(record))) : undefined;
-        });
+        if (live.admission && !live.admission.written) {
+          // Written with its admission, in the commit due now (the admission may have waited for a later one).
+          live.admission.finished = { result, finishedAt };
+          this.enqueue(live.owner, executionId, () => {});
+        } else {
+          this.enqueue(live.owner, executionId, () => {
+            const record = this.writeFinish(executionId, live.owner, result, finishedAt);
+            return record ? this.tellFinished(record) : undefined;
+          });
+        }
         // A waiter's read commits this write first.
         for (const wake of [...live.waiters]) wake();
         if (this.live.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
@@ -451,6 +479,27 @@ export class RunStore {
     if (!updated) return null;
     this.count(owner, added);
     return { ...toSummary(updated), result: result as Record<string, unknown> };
+  }
+
+  /** Inside a commit: a run finished before its admission was written, in one row. */
+  private insertFinished(start: RunStart, startedAt: number, bytes: number, result: object, finishedAt: number): (() => void) | undefined {
+    const text = JSON.stringify(result);
+    const total = bytes + Buffer.byteLength(text);
+    const sql = `INSERT INTO runs (execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, finished_at_ms, result, bytes) VALUES (?, ?, ?, ?, ?, 'finished', ?, ?, ?, ?)`;
+    const values = [start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, startedAt, finishedAt, text, total] as const;
+    if (this.finishedListeners.length === 0) {
+      this.statement(sql).run(...values);
+      this.count(start.owner, total);
+      return undefined;
+    }
+    const inserted = this.statement(`${sql} RETURNING ${SUMMARY_COLUMNS}`).get(...values) as Row;
+    this.count(start.owner, total);
+    return this.tellFinished({ ...toSummary(inserted), result: result as Record<string, unknown> });
+  }
+
+  /** What a commit does once it has written a finished record: the listeners hear of it. */
+  private tellFinished(record: RunRecord): () => void {
+    return () => this.finishedListeners.forEach((listener) => this.safely(() => listener(record)));
   }
 
   private visible(row: Row, viewer: RunViewer): boolean {

@@ -140,11 +140,11 @@ describe('RunStore', () => {
     assert.equal(commits, 11, 'the turn\'s end commits on its own');
   });
 
-  test('a write-behind run\'s admission waits for its finish and shares its commit; persist() and reads commit it at once', async () => {
+  test('a write-behind run\'s admission waits for its finish and is written with it as one finished row; persist() and reads commit it at once', async () => {
     const { store, db } = storeOn();
     const writes: string[] = [];
     db.function('note_write', (what: unknown) => void writes.push(String(what)));
-    db.exec("CREATE TEMP TRIGGER admitted AFTER INSERT ON runs BEGIN SELECT note_write('insert ' || NEW.execution_id); END;");
+    db.exec("CREATE TEMP TRIGGER admitted AFTER INSERT ON runs BEGIN SELECT note_write('insert ' || NEW.execution_id || ' ' || NEW.state); END;");
     db.exec("CREATE TEMP TRIGGER finished AFTER UPDATE OF state ON runs WHEN NEW.state = 'finished' BEGIN SELECT note_write('finish ' || NEW.execution_id); END;");
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     const behind = (id: string) => store.begin({ executionId: id, owner: 'alice', sessionId: 's1', blueprint: 'bp', entryPoint: 'rest', writeBehind: true });
@@ -155,22 +155,31 @@ describe('RunStore', () => {
     assert.deepEqual(writes, [], 'a write-behind admission does not commit at the turn\'s end');
     short.finish(result('short'));
     await turn();
-    assert.deepEqual(writes, ['insert short', 'finish short'], 'admission and result in the finish\'s commit');
-    assert.equal(store.get('short', alice)?.state, 'finished');
+    assert.deepEqual(writes, ['insert short finished'], 'admission and result in the finish\'s commit, one row written once');
+    const shortRecord = store.get('short', alice)!;
+    assert.equal(shortRecord.state, 'finished');
+    assert.equal((shortRecord.result as { result: string }).result, 'ok');
+    assert.equal(shortRecord.started_at, new Date(1_000_000).toISOString());
+    const shortBytes = RECORD_OVERHEAD_BYTES + 'short'.length + 's1'.length + 'bp'.length + 'alice'.length + JSON.stringify(result('short')).length;
+    assert.equal((db.prepare('SELECT bytes FROM runs WHERE execution_id = ?').get('short') as { bytes: number }).bytes, shortBytes, 'its bytes: the admission\'s and the result\'s');
+    assert.equal(store.bytesPerOwner().get('alice'), shortBytes);
 
     const reaching = behind('reaching');
     reaching.setState('running');
     reaching.persist();
-    assert.deepEqual(writes.slice(2), ['insert reaching'], 'persist() commits at once');
+    assert.deepEqual(writes.slice(1), ['insert reaching running'], 'persist() commits at once');
     assert.equal((db.prepare('SELECT state FROM runs WHERE execution_id = ?').get('reaching') as { state: string }).state, 'running');
 
     behind('listed');
     assert.equal(store.list({ limit: 50 }, alice)[0]?.execution_id, 'listed', 'a read commits a waiting admission');
-    assert.deepEqual(writes.slice(3), ['insert listed']);
+    assert.deepEqual(writes.slice(2), ['insert listed queued']);
+    reaching.finish(result('reaching'));
+    await turn();
+    assert.deepEqual(writes.slice(3), ['finish reaching'], 'a run whose admission was written finishes by an update');
 
     start(store, 'plain');
     await turn();
-    assert.deepEqual(writes.slice(4), ['insert plain'], 'without write-behind the turn\'s end commits');
+    assert.deepEqual(writes.slice(4), ['insert plain queued'], 'without write-behind the turn\'s end commits');
     store.close();
   });
 
