@@ -1,8 +1,7 @@
 // A run's one cancellation: the server's shutdown, the requester leaving and a cancel through
 // the run's record each end it. Each listener on Node's EventTarget costs microseconds to add
-// and remove: when every wait of every run listened to all three, that was about 9 % of the
-// server main thread's time per same-program run (bench/PROFILE.md, lean39s). So a run
-// listens once to each outside signal, and the shutdown reaches all runs through one listener.
+// and remove, and every wait of every run listened to all three (bench/PROFILE.md, lean39s):
+// a run listens once to each outside signal, and the shutdown reaches all runs through one.
 import { setMaxListeners } from 'node:events';
 
 /**

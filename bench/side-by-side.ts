@@ -1,0 +1,113 @@
+// `node --import tsx bench/side-by-side.ts <other worktree>`: this tree's server and another
+// tree's (built: `node scripts/build.mjs` there), started at once and driven in turns with the
+// same-program hello world, so both see the same load on a shared machine. Per block: a
+// variant's sequential runs on one server, then the other (the order flips each block), then
+// runs with 16 clients. Prints the server's CPU per sequential run (main thread, all threads),
+// the runners', p50 and runs/s, per block and their mean. Numbers are printed, never asserted.
+// SIDE_BLOCKS (6), SIDE_SEQUENTIAL (400), SIDE_CONCURRENT (800), SIDE_VARIANTS (same-off,same).
+import path from 'node:path';
+import { Agent, request } from 'undici';
+import { cpuOf, mainThreadCpuOf } from './proc';
+
+interface Started {
+  url: string;
+  userToken: string;
+  child: { pid?: number };
+  request(method: string, route: string, options: { body: unknown }): Promise<{ status: number; text: string }>;
+  stop(): Promise<void>;
+}
+
+const BLOCKS = Number(process.env.SIDE_BLOCKS ?? 6);
+const SEQUENTIAL = Number(process.env.SIDE_SEQUENTIAL ?? 400);
+const CONCURRENT = Number(process.env.SIDE_CONCURRENT ?? 800);
+const CLIENTS = 16;
+const VARIANTS = (process.env.SIDE_VARIANTS ?? 'same-off,same').split(',');
+const BLUEPRINTS: Record<string, string> = { same: 'name: bench\ndefault: deny\n', 'same-off': 'name: bench-off\ndefault: deny\ntypecheck: off\n' };
+
+async function start(tree: string): Promise<Started> {
+  const harness = (await import(path.join(tree, 'test', 'harness.ts'))) as { startServer(options: object): Promise<Started> };
+  const server = await harness.startServer({ runners: 'server-default', env: { RUST_LOG: 'warn,svc_server::serve=info' }, config: { logging: { audit: { enabled: false } } } });
+  for (const variant of VARIANTS) {
+    const created = await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINTS[variant] } });
+    if (created.status >= 300) throw new Error(`could not register the ${variant} Blueprint: ${created.text}`);
+  }
+  return server;
+}
+
+const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 2 * CLIENTS });
+
+async function once(server: Started, variant: string): Promise<number> {
+  const body = JSON.stringify({ blueprint: variant === 'same-off' ? 'bench-off' : 'bench', code: 'export function main() { return "hello"; }' });
+  const started = process.hrtime.bigint();
+  const response = await request(`${server.url}/v1/execute`, { method: 'POST', body, headers: { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' }, dispatcher });
+  const json = (await response.body.json()) as { result: unknown };
+  if (json.result !== 'hello') throw new Error(`unexpected answer ${JSON.stringify(json)}`);
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+interface Block {
+  main: number;
+  server: number;
+  runners: number;
+  p50: number;
+  runsPerSecond: number;
+}
+
+async function block(server: Started, variant: string): Promise<Block> {
+  const pid = server.child.pid!;
+  const mainBefore = mainThreadCpuOf(pid);
+  const before = cpuOf(pid);
+  const times: number[] = [];
+  for (let i = 0; i < SEQUENTIAL; i++) times.push(await once(server, variant));
+  const mainAfter = mainThreadCpuOf(pid);
+  const after = cpuOf(pid);
+  let next = 0;
+  const began = Date.now();
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (next < CONCURRENT) {
+      next++;
+      await once(server, variant);
+    }
+  }));
+  times.sort((a, b) => a - b);
+  return {
+    main: (mainAfter.server - mainBefore.server) / SEQUENTIAL,
+    server: (after.server - before.server) / SEQUENTIAL,
+    runners: (after.children - before.children) / SEQUENTIAL,
+    p50: times[Math.floor(times.length / 2)],
+    runsPerSecond: CONCURRENT / ((Date.now() - began) / 1000),
+  };
+}
+
+async function main(): Promise<void> {
+  const other = process.argv[2];
+  if (!other) throw new Error('usage: bench/side-by-side.ts <other worktree>');
+  const trees = { this: path.resolve(import.meta.dirname, '..'), other: path.resolve(other) };
+  const servers = { this: await start(trees.this), other: await start(trees.other) };
+  try {
+    // Both servers past their warm-up (the first variant measured otherwise pays it, bench/PROFILE.md lean39s).
+    for (const server of Object.values(servers)) for (const variant of VARIANTS) for (let i = 0; i < 400; i++) await once(server, variant);
+    const results = new Map<string, Block[]>();
+    for (let b = 0; b < BLOCKS; b++) {
+      for (const variant of VARIANTS) {
+        const order = b % 2 === 0 ? (['other', 'this'] as const) : (['this', 'other'] as const);
+        for (const name of order) {
+          const key = `${variant} ${name}`;
+          results.set(key, [...(results.get(key) ?? []), await block(servers[name], variant)]);
+        }
+      }
+    }
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    const list = (values: number[], digits: number) => values.map((value) => value.toFixed(digits)).join(' ');
+    console.log(`this: ${trees.this}\nother: ${trees.other}\nper sequential run, ms (mean of ${BLOCKS} blocks; then each block)`);
+    for (const [key, blocks] of results) {
+      const of = (field: keyof Block) => blocks.map((b) => b[field]);
+      console.log(`${key.padEnd(16)} server main ${mean(of('main')).toFixed(2)} [${list(of('main'), 2)}], server all ${mean(of('server')).toFixed(2)}, runners ${mean(of('runners')).toFixed(2)}, p50 ${mean(of('p50')).toFixed(2)} [${list(of('p50'), 2)}], runs/s ${mean(of('runsPerSecond')).toFixed(0)} [${list(of('runsPerSecond'), 0)}]`);
+    }
+  } finally {
+    await dispatcher.close();
+    await Promise.all(Object.values(servers).map((server) => server.stop()));
+  }
+}
+
+await main();
