@@ -14,6 +14,12 @@
 // Trusted guest code never calls these (it uses the primordials captured before them): a
 // program that replaces one changes only what its own calls do. core-js keeps its shared
 // state on a global of the context (`__core-js_shared__`), which is per run like all else.
+//
+// The core-js modules (./core-js-modules.ts) are bundled as one function, evaluateCoreJs
+// (scripts/build.mjs): bundled with the prelude, each of their ~160 module wrappers was made
+// in every fresh context, used or not (a quarter of what the prelude allocated, and about
+// a fifth of a prepared context's CPU with the collections that garbage cost; bench/PROFILE.md).
+import { evaluateCoreJs } from 'svc-build:core-js';
 import { ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, ReflectApply, ReflectDeleteProperty, ArrayPrototypePush } from './primordials';
 
 interface Stand {
@@ -34,32 +40,7 @@ export function materializeBuiltins(): void {
     // A program that put its own value there keeps it.
     if (descriptor && (descriptor.value === value || descriptor.get === value)) ReflectDeleteProperty(owner, name);
   }
-  require('core-js/modules/es.object.group-by.js');
-  require('core-js/modules/es.map.group-by.js');
-  require('core-js/modules/es.promise.with-resolvers.js');
-  require('core-js/modules/es.promise.try.js');
-  require('core-js/modules/es.array.from-async.js');
-  require('core-js/modules/es.regexp.escape.js');
-  require('core-js/modules/es.set.union.v2.js');
-  require('core-js/modules/es.set.intersection.v2.js');
-  require('core-js/modules/es.set.difference.v2.js');
-  require('core-js/modules/es.set.symmetric-difference.v2.js');
-  require('core-js/modules/es.set.is-subset-of.v2.js');
-  require('core-js/modules/es.set.is-superset-of.v2.js');
-  require('core-js/modules/es.set.is-disjoint-from.v2.js');
-  require('core-js/modules/es.iterator.constructor.js');
-  require('core-js/modules/es.iterator.from.js');
-  require('core-js/modules/es.iterator.drop.js');
-  require('core-js/modules/es.iterator.every.js');
-  require('core-js/modules/es.iterator.filter.js');
-  require('core-js/modules/es.iterator.find.js');
-  require('core-js/modules/es.iterator.flat-map.js');
-  require('core-js/modules/es.iterator.for-each.js');
-  require('core-js/modules/es.iterator.map.js');
-  require('core-js/modules/es.iterator.reduce.js');
-  require('core-js/modules/es.iterator.some.js');
-  require('core-js/modules/es.iterator.take.js');
-  require('core-js/modules/es.iterator.to-array.js');
+  evaluateCoreJs();
 }
 
 /** A stand-in for `owner[name]` where the engine has none: materializes, then calls the real one. */

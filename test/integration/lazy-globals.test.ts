@@ -133,6 +133,20 @@ test('the newer built-ins have their names and lengths before first use, and wor
   });
 });
 
+// core-js is one function the first stand-in call evaluates (scripts/build.mjs); its module
+// helper keeps the prelude's captured Object.getOwnPropertyNames, as when it was bundled inline.
+test('a program that replaced Object.getOwnPropertyNames before first calling a newer built-in is not called back while core-js is evaluated', async () => {
+  const { value } = await valueAndConsole(`
+    const real = Object.getOwnPropertyNames;
+    const seen = [];
+    Object.getOwnPropertyNames = function (target) { seen.push(real(target).join(',')); return real(target); };
+    const grouped = Object.groupBy([1, 2, 3], (n) => (n % 2 ? 'odd' : 'even'));
+    const taken = [1, 2, 3].values().take(2).toArray();
+    Object.getOwnPropertyNames = real;
+    return { grouped: [grouped.odd, grouped.even], taken, modules: seen.filter((names) => names.includes('core-js')).length };`);
+  assert.deepEqual(value, { grouped: [[1, 3], [2]], taken: [1, 2], modules: 0 });
+});
+
 // The event classes, the global scope's event functions and `performance` are one lazy group
 // (sandbox/prelude/web/event-globals.ts); the platform's classes extend the same classes.
 test('the event globals and performance wait for their first read, and are the classes the platform extends whichever comes first', async () => {
