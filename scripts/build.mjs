@@ -169,6 +169,7 @@ const CORE_JS_HELPER = /var (__getOwnPropNames\w*) = Object\.getOwnPropertyNames
 const coreJsModule = (bundle) => {
   if (!CORE_JS_HELPER.test(bundle)) throw new Error('core-js bundle: esbuild no longer reads Object.getOwnPropertyNames in its helper; check what it reads now');
   const body = bundle.replace(CORE_JS_HELPER, 'var $1 = ObjectGetOwnPropertyNames;');
+  if (/var __\w+ = (Object|Reflect|Symbol|Function)\b/.test(body)) throw new Error('core-js bundle: esbuild added a helper that reads a built-in when core-js is evaluated; take it from the primordials too');
   return `import { ObjectGetOwnPropertyNames } from './primordials';\nexport function evaluateCoreJs() {\n${body}}\n`;
 };
 const coreJsFunction = {
