@@ -1,7 +1,10 @@
-// `node --no-node-snapshot --import tsx bench/runner-profile.ts [runs] [same|fresh]`: one
+// `node --no-node-snapshot --import tsx bench/runner-profile.ts [runs] [same|fresh|burst]`: one
 // runner process (dist/runner.js, the pool's own V8 flags) driven outside the pool by the
 // pool's messages, hello world run after run, one at a time. Prints the runner's CPU per run
 // (/proc, all its threads: load-insensitive, so two builds compare in one window).
+// `burst`: a new runner's first run, then `runs` (at most 64) at once, as a server's first
+// burst after a start: prints the runner's CPU from its first run until the burst has ended
+// and its shelf has refilled (what new isolates cost, per run of the burst).
 // With BENCH_RUNNER_PROFILE=<dir>, the runner also starts with `--cpu-prof` into <dir> and
 // writes its V8 profile when this driver disconnects (summarise it with bench/profile.ts).
 // BENCH_RUNNER_PERF=1 adds a perf map for `perf record -p <runner pid>` (it prints the pid).
@@ -22,6 +25,9 @@ import { cpuOfProcess } from './proc';
 
 const RUNS = Number(process.argv[2] ?? 2000);
 const FRESH = process.argv[3] === 'fresh';
+const BURST = process.argv[3] === 'burst';
+// BENCH_RUNNER_PROGRAM=<file>: another program for `same` and `burst` (its main must return "hello"; no host calls).
+const PROGRAM = process.env.BENCH_RUNNER_PROGRAM ? fs.readFileSync(process.env.BENCH_RUNNER_PROGRAM, 'utf8') : null;
 // As many as a runner of a 2-core server is sent at once (runs in flight / runners): the shelf keeps isolates warm.
 const RUNS_AT_ONCE = 64;
 const WARMUP = Math.min(200, Math.floor(RUNS / 5));
@@ -46,7 +52,7 @@ const ready = new Promise<void>((resolve) => {
 });
 
 async function script(n: number) {
-  const source = FRESH ? `export function main() { const n = ${n}; return n >= 0 ? "hello" : "x"; }` : 'export function main() { return "hello"; }';
+  const source = FRESH ? `export function main() { const n = ${n}; return n >= 0 ? "hello" : "x"; }` : (PROGRAM ?? 'export function main() { return "hello"; }');
   const compiled = await compileProgram({ source, availableModules: [] });
   if (!compiled.ok) throw new Error(compiled.error.message);
   return compiled.script;
@@ -69,6 +75,19 @@ async function runOnce(runId: number): Promise<void> {
 }
 
 await ready;
+if (BURST) {
+  const size = Math.min(RUNS, RUNS_AT_ONCE);
+  const before = cpuOfProcess(child.pid!);
+  await runOnce(0);
+  await Promise.all(Array.from({ length: size }, (_, i) => runOnce(i + 1)));
+  // The shelf refills after the burst, off its path: that CPU is the burst's too.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const cpu = cpuOfProcess(child.pid!) - before;
+  console.log(`runner, first run then ${size} at once: ${cpu.toFixed(0)} ms CPU from the first run until the shelf refilled (${(cpu / (size + 1)).toFixed(2)} per run; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
+  child.on('exit', () => process.exit(0));
+  child.disconnect();
+  await new Promise(() => {});
+}
 for (let i = 0; i < WARMUP; i++) await runOnce(i);
 const cpuBefore = cpuOfProcess(child.pid!);
 const mainBefore = cpuOfProcess(child.pid!, child.pid!);

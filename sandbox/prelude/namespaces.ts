@@ -2,7 +2,7 @@
 // module's operations as host calls, built by its trusted guest factory where it has one,
 // and its asynchronous form replaying the synchronous one. Each principal gets its own.
 import { primordialTable } from 'svc-build:primordial-table';
-import { ArrayPrototypePush, FunctionPrototypeCall, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectKeys, ObjectPrototypeHasOwnProperty, own, PromiseCtor, PromisePrototypeThen, ReflectApply, SafeMap, StringPrototypeSlice } from './primordials';
+import { ArrayPrototypePush, FunctionPrototypeCall, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectKeys, ObjectPrototypeHasOwnProperty, onFirstUse, own, PromiseCtor, PromisePrototypeThen, ReflectApply, SafeMap, StringPrototypeSlice } from './primordials';
 import { utf8Decode, utf8Encode } from './encoding';
 import { materialize } from './lazy-group';
 import { urlGroup } from './web/url-group';
@@ -157,9 +157,11 @@ export type GuestFactory = (call: (op: string, ...args: unknown[]) => unknown, p
 export function namespaceTables(meter: Meter, hostModules: Record<string, readonly string[]>, factories: Record<string, GuestFactory>): (owner: string) => Record<string, unknown> {
   const moduleNames = ObjectKeys(hostModules);
   const factoryNames = ObjectKeys(factories);
-  const tables = new SafeMap<string, Record<string, unknown>>();
+  // Made at the first import: a run that imports nothing builds no collection (the first
+  // SafeMap of a context copies Map's methods, about 8 KiB of garbage per run).
+  const tables = onFirstUse(() => new SafeMap<string, Record<string, unknown>>());
   return (owner) => {
-    const known = tables.get(owner);
+    const known = tables().get(owner);
     if (known !== undefined) return known;
     const table = ObjectCreate(null) as Record<string, unknown>;
     for (let i = 0; i < moduleNames.length; i++) {
@@ -176,7 +178,7 @@ export function namespaceTables(meter: Meter, hostModules: Record<string, readon
     }
     // Shared with other principals' code (handed over as values): frozen through.
     if (attributesCalls()) harden(table);
-    tables.set(owner, table);
+    tables().set(owner, table);
     return table;
   };
 }

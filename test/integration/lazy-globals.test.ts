@@ -133,6 +133,45 @@ test('the newer built-ins have their names and lengths before first use, and wor
   });
 });
 
+// Each stand-in evaluates its own core-js module (sandbox/prelude/builtins.ts); the iterator
+// helpers' the Iterator constructor's and Iterator.from's first.
+test('the first call of a newer built-in replaces only its own stand-in; the others wait for theirs and work then', async () => {
+  const { value } = await valueAndConsole(`
+    const union = Set.prototype.union;
+    const iteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
+    const take = iteratorPrototype.take;
+    const withResolvers = Promise.withResolvers;
+    const grouped = Object.groupBy([1, 2, 3], (n) => (n % 2 ? 'odd' : 'even'));
+    const waiting = [Set.prototype.union === union, iteratorPrototype.take === take, Promise.withResolvers === withResolvers];
+    const taken = [1, 2, 3].values().take(2).toArray();
+    const afterHelpers = [Set.prototype.union === union, iteratorPrototype.take === take, typeof Iterator, typeof Iterator.from, Iterator.prototype === iteratorPrototype];
+    const unioned = [...new Set([1]).union(new Set([2]))];
+    return { grouped: [grouped.odd, grouped.even], waiting, taken, afterHelpers, unioned, replaced: Set.prototype.union !== union, from: Iterator.from({ next() { return { done: true }; } }).toArray() };`);
+  assert.deepEqual(value, {
+    grouped: [[1, 3], [2]],
+    waiting: [true, true, true],
+    taken: [1, 2],
+    afterHelpers: [true, false, 'function', 'function', true],
+    unioned: [1, 2],
+    replaced: true,
+    from: [],
+  });
+});
+
+// core-js is one function the first stand-in call evaluates (scripts/build.mjs); its module
+// helper keeps the prelude's captured Object.getOwnPropertyNames, as when it was bundled inline.
+test('a program that replaced Object.getOwnPropertyNames before first calling a newer built-in is not called back while core-js is evaluated', async () => {
+  const { value } = await valueAndConsole(`
+    const real = Object.getOwnPropertyNames;
+    const seen = [];
+    Object.getOwnPropertyNames = function (target) { seen.push(real(target).join(',')); return real(target); };
+    const grouped = Object.groupBy([1, 2, 3], (n) => (n % 2 ? 'odd' : 'even'));
+    const taken = [1, 2, 3].values().take(2).toArray();
+    Object.getOwnPropertyNames = real;
+    return { grouped: [grouped.odd, grouped.even], taken, modules: seen.filter((names) => names.includes('core-js')).length };`);
+  assert.deepEqual(value, { grouped: [[1, 3], [2]], taken: [1, 2], modules: 0 });
+});
+
 // The event classes, the global scope's event functions and `performance` are one lazy group
 // (sandbox/prelude/web/event-globals.ts); the platform's classes extend the same classes.
 test('the event globals and performance wait for their first read, and are the classes the platform extends whichever comes first', async () => {

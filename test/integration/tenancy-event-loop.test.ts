@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { listTree, newToken, startServer, tempDir, type TestServer } from '../harness';
 import { eventually } from '../support/wait';
+import { sessionDir } from '../support/sessions';
 
 let server: TestServer;
 const other = newToken();
@@ -46,6 +47,20 @@ after(async () => {
   await server.stop();
 });
 
+/** Resolves once `file` exists (told by inotify on its directory, which already exists). */
+function markerWritten(file: string): Promise<void> {
+  return new Promise((resolve) => {
+    const watcher = fs.watch(path.dirname(file), () => {
+      if (fs.existsSync(file)) done();
+    });
+    const done = () => {
+      watcher.close();
+      resolve();
+    };
+    if (fs.existsSync(file)) done();
+  });
+}
+
 async function openSession(token: string): Promise<string> {
   const reply = await server.request('POST', '/v1/sessions', { token, body: { blueprint: 'heavy' } });
   assert.equal(reply.status, 200, reply.text);
@@ -58,14 +73,17 @@ function run(token: string, sessionId: string, code: string) {
 
 /**
  * While `attack` (token A's request) is in flight, the other token runs a small program
- * three times and asks /healthz: all answer, correctly, before the attack does.
+ * three times and asks /healthz: all answer, correctly, before the attack does. `begun`, when
+ * given, resolves once the heavy operation is about to start: the other token starts only then,
+ * so its runs cannot all finish before the heavy work has begun.
  */
-async function othersAnswerDuring(attack: Promise<{ status: number; json: any; text: string }>) {
+async function othersAnswerDuring(attack: Promise<{ status: number; json: any; text: string }>, begun?: Promise<void>) {
   let attackAnswered = false;
   const watched = attack.then((reply) => {
     attackAnswered = true;
     return reply;
   });
+  await begun;
   const answeredFirst: boolean[] = [];
   for (let i = 0; i < 3; i++) {
     const reply = await server.request('POST', '/v1/execute', { token: other, body: { blueprint: 'plain', code: `export function main() { return ${i} * 7; }` } });
@@ -104,7 +122,13 @@ test('git diff of a large changed file runs off the event loop; the repository a
   );
   assert.equal(prepared.json.error, null, prepared.text);
   assert.equal(prepared.json.result, '1');
-  const reply = await othersAnswerDuring(run(server.userToken, session, 'import { Repository } from "svc:git";\nexport function main() { const p = new Repository("/repo").diff().patch; return [p.split("\\n").filter((l) => l.startsWith("+changed ")).length, p.startsWith("--- a/big.txt")]; }'));
+  // The program writes a marker just before the diff: the other token starts when it is on
+  // disk, so the diff is running (or a host call away) while its three runs are asked.
+  const marker = path.join(sessionDir(server, session), 'diff-begins');
+  const reply = await othersAnswerDuring(
+    run(server.userToken, session, 'import * as fs from "svc:fs";\nimport { Repository } from "svc:git";\nexport function main() { const r = new Repository("/repo"); fs.writeText("/diff-begins", "1"); const p = r.diff().patch; return [p.split("\\n").filter((l) => l.startsWith("+changed ")).length, p.startsWith("--- a/big.txt")]; }'),
+    markerWritten(marker),
+  );
   assert.equal(reply.json.error, null, reply.text);
   assert.deepEqual(JSON.parse(reply.json.result), [1000, true]);
   // Staged and committed through the worker: the data is there afterwards.

@@ -164,7 +164,7 @@ export class ThreadExchange {
   private piece(bytes: ArrayBuffer): void {
     const size = bytes.byteLength;
     this.size += size;
-    if (this.streaming) return this.stream(new Uint8Array(bytes), size);
+    if (this.streaming) return this.stream(new Uint8Array(bytes));
     let buffer = this.buffer!;
     const at = this.size - size;
     if (this.size > buffer.length) {
@@ -176,11 +176,11 @@ export class ThreadExchange {
     this.thread.acknowledge(this.id, size);
   }
 
-  /** Hands bytes to the runner's channel; `acknowledged` of them are the thread's to read again once written. */
-  private stream(bytes: Uint8Array, acknowledged: number): void {
+  /** Hands bytes to the runner's channel; the thread may read as many again once they are written. */
+  private stream(bytes: Uint8Array): void {
     this.writing++;
     // Acknowledged once written to the runner's channel: the thread reads ahead at most its window.
-    void this.call.streamBytes!(bytes).then((written) => this.written(written, acknowledged));
+    void this.call.streamBytes!(bytes).then((written) => this.written(written, bytes.byteLength));
   }
 
   private written(written: boolean, size: number): void {
@@ -190,7 +190,7 @@ export class ThreadExchange {
       this.thread.cancel(this.id);
       return this.fail(this.call.signal.aborted ? this.call.signal.reason : new Error('http: the call ended while its body was arriving'));
     }
-    if (size > 0) this.thread.acknowledge(this.id, size);
+    this.thread.acknowledge(this.id, size);
     this.finishWhenWritten();
   }
 

@@ -30,8 +30,11 @@ test('on lines of frame-like characters the scanner agrees with the old expressi
     fc.property(fc.array(alphabet, { maxLength: 30 }).map((parts) => parts.join('')), (line) => {
       const old = OLD_FRAME.exec(line);
       const now = parseFrame(line);
-      // The old expression took the shortest name; names holding ` (` are read differently on purpose.
-      if (old && !(old[1] ?? '').includes(' (') && !old[2].includes(' (') && !/^\s/.test(line.replace(/^[ \t]*/, '')) && !/[^ \t\S]/.test(line)) {
+      // The old expression took the shortest name; names holding ` (` are read differently on
+      // purpose, and so is a name with no closing parenthesis (`at  (a:2:2`): V8 closes every
+      // named frame, so the scanner reads a name only before a `)` at the end.
+      const unclosedName = old?.[1] !== undefined && !line.endsWith(')');
+      if (old && !unclosedName && !(old[1] ?? '').includes(' (') && !old[2].includes(' (') && !/^\s/.test(line.replace(/^[ \t]*/, '')) && !/[^ \t\S]/.test(line)) {
         assert.ok(now, `old matched ${JSON.stringify(line)}`);
         assert.deepEqual([now.file, now.line, now.column], [old[2], Number(old[3]), Number(old[4])], JSON.stringify(line));
       }
@@ -40,7 +43,7 @@ test('on lines of frame-like characters the scanner agrees with the old expressi
         assert.ok(now.file.length > 0);
       }
     }),
-    { numRuns: 5000 },
+    { numRuns: 5000, examples: [['at  (a:2:2'], ['at x (a:1:1'], ['at  (a:1:1)']] },
   );
 });
 
