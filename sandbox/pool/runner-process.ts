@@ -26,13 +26,11 @@ export interface RunnerEvents {
 }
 
 /**
- * Node flags of every runner. Runners also compile eagerly (`--no-lazy`, set by the runner
- * itself once Node has started: sandbox/runner/eager-compile.ts): V8 compiles a function's
- * body when it is first called, per isolate, so each new isolate compiled the prelude
- * functions a run uses on that run (over half of isolated-vm's threads' CPU in a first burst
- * of 64 runs). Compiled eagerly, the prelude's code cache carries every function, and V8
- * takes a code cache only under the flags it was made with, so all of the runner's own code
- * compiles eagerly. Cost, measured: about 0.3 MiB more per isolate.
+ * Node flags of every runner. V8 compiles lazily there, as by default: the prelude's code
+ * cache carries the functions preparing a context uses (sandbox/runner/engines.ts,
+ * warmPreludeCache), and each isolate compiles the rest at their first use. Compiling
+ * everything eagerly (`--no-lazy`, until round 57 of bench/PROFILE.md) made a new isolate's
+ * first runs cheaper but every isolate's heap larger and each collection longer.
  */
 export const RUNNER_FLAGS = ['--no-node-snapshot', '--disallow-code-generation-from-strings'];
 

@@ -170,8 +170,11 @@ export async function collectGarbageAsync(engine: Engine): Promise<void> {
  * with them cached; measured). Compiling the same source again in the same isolate returns
  * the script V8 already holds, now with those functions compiled, and the cache made from
  * it carries them. Only our prelude ran in the isolate: no program code is in the cache.
- * (Runners compile eagerly, `--no-lazy`, so there the first cache already holds every
- * function; this matters where the engines run in a process with V8's default flags.)
+ * The functions a run uses beyond preparing a context (a lazy group, a core-js module) are
+ * compiled in each isolate at their first use. Runners compiled everything eagerly once
+ * (`--no-lazy`): a new isolate then compiled nothing, but every isolate's heap held the
+ * whole prelude's bytecode, 1,639 against 896 KiB live, and each pre-run collection marked
+ * it: a same-program run cost its runner 0.3-0.7 ms more CPU (bench/PROFILE.md, round 57).
  */
 export function warmPreludeCache(engine: Engine): void {
   if (preludeCacheWarm || engine.isolate.isDisposed) return;

@@ -3,8 +3,6 @@
 // each ended. Its main thread only dispatches messages by run id (programs run on
 // isolated-vm's threads), so it keeps sending heartbeats while runs compute or wait. The
 // server kills and replaces a runner that crashes or stops sending heartbeats.
-// First: every module below compiles under the runner's V8 flags.
-import './eager-compile';
 import type { Engine } from './engines';
 import { endRun, suspendIfIdle, type Slot } from './context';
 import { Run, type RunHost } from './run';
