@@ -172,7 +172,7 @@ function partsOf(parts: RunnerParts | null | undefined): string {
   const { isolates, scriptCache, spaces } = parts;
   return [
     `rss ${parts.rss.toFixed(0)}`,
-    `own heap ${parts.heapUsed.toFixed(0)}/${parts.heapTotal.toFixed(0)} (code ${(spaces.code_space ?? 0).toFixed(1)}), external ${parts.external.toFixed(0)}`,
+    `own heap ${parts.heapUsed.toFixed(0)}/${parts.heapTotal.toFixed(0)} (young ${(spaces.new_space ?? 0).toFixed(1)}, old ${(spaces.old_space ?? 0).toFixed(1)}, code ${(spaces.code_space ?? 0).toFixed(1)}), external ${parts.external.toFixed(0)}`,
     `isolates ${isolates.idle} idle + ${isolates.ready} ready + ${isolates.busy} busy, shelf heaps ${isolates.heap.used.toFixed(0)}/${isolates.heap.total.toFixed(0)} malloced ${isolates.heap.malloced.toFixed(1)} external ${isolates.heap.external.toFixed(1)}`,
     `script cache ${scriptCache.entries} (${scriptCache.mib.toFixed(1)}), compiled once ${scriptCache.compiledOnce}`,
   ].join('; ');
@@ -296,6 +296,9 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
     [`${label}: the same, server brk (glibc main arena) / mmap (MiB)`]: `${bandOf(samples.map((s) => s.serverKinds.brk))} / ${bandOf(samples.map((s) => s.serverKinds.mmap))}`,
     [`${label}: largest runner's parts, first quarter`]: partsOf(quarter.runnerParts),
     [`${label}: largest runner's parts, end`]: partsOf(last.runnerParts),
+    [`${label}: largest runner's own heap reserved / its young generation, per tenth (MiB)`]: samples.map((s) => (s.runnerParts ? `${s.runnerParts.heapTotal.toFixed(0)}/${(s.runnerParts.spaces.new_space ?? 0).toFixed(0)}` : '-')).join(' → '),
+    // The shelf keeps what the recent demand asks (sandbox/runner/shelf.ts): its idle isolates move a runner's RSS between samples.
+    [`${label}: largest runner's shelf isolates (idle + ready) / their heaps reserved + external, per tenth (MiB)`]: samples.map((s) => (s.runnerParts ? `${s.runnerParts.isolates.idle + s.runnerParts.isolates.ready}/${(s.runnerParts.isolates.heap.total + s.runnerParts.isolates.heap.external).toFixed(0)}` : '-')).join(' → '),
     [`${label}: runners replaced for memory (runner_memory_recycle) per tenth`]: samples.map((s) => s.recycled).join(' → '),
     [`${label}: compile cache per tenth (MiB, its estimate)`]: fmt(samples.map((s) => s.compileCache)),
     [`${label}: compile cache entries / compile threads replaced, per tenth`]: samples.map((s) => `${s.compileEntries}/${s.compileRecycles}`).join(' → '),

@@ -31,8 +31,13 @@ export interface RunnerEvents {
  * warmPreludeCache), and each isolate compiles the rest at their first use. Compiling
  * everything eagerly (`--no-lazy`, until round 57 of bench/PROFILE.md) made a new isolate's
  * first runs cheaper but every isolate's heap larger and each collection longer.
+ *
+ * `--max-semi-space-size=1` (MiB): under load the runner's own young generation grew to V8's
+ * 16 MiB semi-spaces and stayed resident (issue 39, item 3). V8's flag also overrides the
+ * young generation isolated-vm sizes from each isolate's memory limit: 1 MiB is what V8 gives
+ * an isolate of up to about 384 MB anyway, so the isolates of ordinary runs are unchanged.
  */
-export const RUNNER_FLAGS = ['--no-node-snapshot', '--disallow-code-generation-from-strings'];
+export const RUNNER_FLAGS = ['--no-node-snapshot', '--disallow-code-generation-from-strings', '--max-semi-space-size=1'];
 
 /** The nice value of runners' threads and sessions (`runner_nice`; 0: the server's priority, unchanged). */
 export interface RunnerPriority {
