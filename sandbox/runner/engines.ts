@@ -21,7 +21,8 @@ function readBundle(name: string): string {
 const TAKE_ENTRY = `;(() => { const entry = globalThis.__svc_entry; delete globalThis.__svc_entry; return entry; })()`;
 const preludeSource = `${readBundle('prelude.js')}\n${TAKE_ENTRY}`;
 let preludeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
-let preludeCacheWarm = false;
+/** The prelude's code cache was made again after a prepared context (1), and after a first run too (2). */
+let preludeCacheWarmth: 0 | 1 | 2 = 0;
 let temporal: string | null = null;
 
 /** The Temporal polyfill's classic-script build (the package's exports do not expose it; it sits beside the entry). */
@@ -164,22 +165,32 @@ export async function collectGarbageAsync(engine: Engine): Promise<void> {
 }
 
 /**
- * Makes the prelude's code cache again once a context has evaluated it. V8 compiles inner
+ * Makes the prelude's code cache again, once a context has evaluated the prelude (`prepared`)
+ * and once more after the runner's first run that ended well (`ran`). V8 compiles inner
  * functions lazily, and a cache made at compile time holds only the top level: every new
  * isolate then compiled the prelude's functions on its first context (~7 ms, against ~1 ms
  * with them cached; measured). Compiling the same source again in the same isolate returns
- * the script V8 already holds, now with those functions compiled, and the cache made from
- * it carries them. Only our prelude ran in the isolate: no program code is in the cache.
- * The functions a run uses beyond preparing a context (a lazy group, a core-js module) are
- * compiled in each isolate at their first use. Runners compiled everything eagerly once
- * (`--no-lazy`): a new isolate then compiled nothing, but every isolate's heap held the
- * whole prelude's bytecode, 1,639 against 896 KiB live, and each pre-run collection marked
- * it: a same-program run cost its runner 0.3-0.7 ms more CPU (bench/PROFILE.md, round 57).
+ * the script V8 already holds, now with those functions compiled, and the cache made from it
+ * carries them: after `ran`, also what that run used of the prelude (its entry, its result,
+ * the console, the lazy groups and core-js modules it touched). A first burst of 64 runs of a
+ * program using `Object.groupBy`, URL, the encoding classes, `structuredClone` and `console`
+ * then cost its runner 590-780 against 980-1,100 ms of CPU; hello world's burst and steady
+ * runs the same (bench/PROFILE.md, round 59). Only the prelude's own functions are in the
+ * cache: a program is a script of its own. Runners compiled everything eagerly once
+ * (`--no-lazy`): every isolate's heap then held the whole prelude's bytecode, 1,639 against
+ * 896 KiB live, and each pre-run collection marked it (round 57).
  */
-export function warmPreludeCache(engine: Engine): void {
-  if (preludeCacheWarm || engine.isolate.isDisposed) return;
-  preludeCacheWarm = true;
-  const again = engine.isolate.compileScriptSync(preludeSource, { filename: PRELUDE_FILENAME, produceCachedData: true });
+export function warmPreludeCache(engine: Engine, stage: 'prepared' | 'ran' = 'prepared'): void {
+  const warmth = stage === 'prepared' ? 1 : 2;
+  if (preludeCacheWarmth >= warmth || engine.isolate.isDisposed) return;
+  preludeCacheWarmth = warmth;
+  let again: ivm.Script;
+  try {
+    again = engine.isolate.compileScriptSync(preludeSource, { filename: PRELUDE_FILENAME, produceCachedData: true });
+  } catch {
+    // An isolate a run left short of memory: the cache made before stays.
+    return;
+  }
   const produced = (again as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
   if (produced) preludeCache = produced;
   again.release();

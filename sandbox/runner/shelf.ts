@@ -201,6 +201,8 @@ export class Shelf {
         keep = false;
       }
     }
+    // Once, after the first run that ends well: the cache then carries the prelude functions a run uses too.
+    if (keep) warmPreludeCache(engine, 'ran');
     if (keep && this.idle.length + this.ready.length < this.wanted) this.idle.push(engine);
     else disposeEngine(engine);
     this.prepareAhead(engine.memoryMb);
