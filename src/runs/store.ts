@@ -470,15 +470,7 @@ export class RunStore {
     const text = JSON.stringify(result);
     const added = Buffer.byteLength(text);
     const sql = `UPDATE runs SET state = 'finished', finished_at_ms = ?, result = ?, bytes = bytes + ? WHERE execution_id = ? AND state != 'finished'`;
-    if (this.finishedListeners.length === 0) {
-      if (this.statement(sql).run(finishedAt, text, added, executionId).changes === 0) return null;
-      this.count(owner, added);
-      return null;
-    }
-    const updated = this.statement(`${sql} RETURNING ${SUMMARY_COLUMNS}`).get(finishedAt, text, added, executionId) as Row | undefined;
-    if (!updated) return null;
-    this.count(owner, added);
-    return { ...toSummary(updated), result: result as Record<string, unknown> };
+    return this.writeFinishedRow(sql, [finishedAt, text, added, executionId], owner, added, result);
   }
 
   /** Inside a commit: a run finished before its admission was written, in one row. */
@@ -486,15 +478,24 @@ export class RunStore {
     const text = JSON.stringify(result);
     const total = bytes + Buffer.byteLength(text);
     const sql = `INSERT INTO runs (execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, finished_at_ms, result, bytes) VALUES (?, ?, ?, ?, ?, 'finished', ?, ?, ?, ?)`;
-    const values = [start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, startedAt, finishedAt, text, total] as const;
+    const record = this.writeFinishedRow(sql, [start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, startedAt, finishedAt, text, total], start.owner, total, result);
+    return record ? this.tellFinished(record) : undefined;
+  }
+
+  /**
+   * Runs `sql`, which writes a finished row (an UPDATE that may match none), and counts `added`
+   * bytes to `owner` when it wrote one. The record is read back (RETURNING) only when someone
+   * listens for finished runs; otherwise null.
+   */
+  private writeFinishedRow(sql: string, values: readonly unknown[], owner: string, added: number, result: object): RunRecord | null {
     if (this.finishedListeners.length === 0) {
-      this.statement(sql).run(...values);
-      this.count(start.owner, total);
-      return undefined;
+      if (this.statement(sql).run(...values).changes > 0) this.count(owner, added);
+      return null;
     }
-    const inserted = this.statement(`${sql} RETURNING ${SUMMARY_COLUMNS}`).get(...values) as Row;
-    this.count(start.owner, total);
-    return this.tellFinished({ ...toSummary(inserted), result: result as Record<string, unknown> });
+    const written = this.statement(`${sql} RETURNING ${SUMMARY_COLUMNS}`).get(...values) as Row | undefined;
+    if (!written) return null;
+    this.count(owner, added);
+    return { ...toSummary(written), result: result as Record<string, unknown> };
   }
 
   /** What a commit does once it has written a finished record: the listeners hear of it. */
