@@ -23,7 +23,7 @@
 // the prelude allocated, and about a fifth of a prepared context's CPU with the collections
 // that garbage cost; bench/PROFILE.md).
 import { evaluateCoreJs } from 'svc-build:core-js';
-import { ObjectCreate, ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, ReflectApply, ReflectDeleteProperty, ArrayPrototypePush, own, StringPrototypeStartsWith } from './primordials';
+import { ObjectCreate, ObjectKeys, ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, ReflectApply, ReflectDeleteProperty, ArrayPrototypePush, own, StringPrototypeStartsWith } from './primordials';
 
 interface Stand {
   owner: object;
@@ -69,13 +69,9 @@ function evaluateFor(module: string): void {
 
 /** Evaluates all of core-js (runs with Packages, before lockdown): no stand-in is left. */
 export function materializeBuiltins(): void {
-  // In the order they were evaluated all at once (made here: most contexts never need it).
-  const all = [
-    'es.object.group-by', 'es.map.group-by', 'es.promise.with-resolvers', 'es.promise.try', 'es.array.from-async', 'es.regexp.escape',
-    'es.set.union.v2', 'es.set.intersection.v2', 'es.set.difference.v2', 'es.set.symmetric-difference.v2', 'es.set.is-subset-of.v2', 'es.set.is-superset-of.v2', 'es.set.is-disjoint-from.v2',
-    'es.iterator.constructor', 'es.iterator.from',
-    'es.iterator.drop', 'es.iterator.every', 'es.iterator.filter', 'es.iterator.find', 'es.iterator.flat-map', 'es.iterator.for-each', 'es.iterator.map', 'es.iterator.reduce', 'es.iterator.some', 'es.iterator.take', 'es.iterator.to-array',
-  ];
+  modules ??= evaluateCoreJs();
+  // The table's order (core-js-modules.cts): the Iterator constructor and `from` before the helpers.
+  const all = ObjectKeys(modules);
   for (let i = 0; i < all.length; i++) evaluateModule(all[i]);
 }
 
