@@ -70,9 +70,8 @@ function evaluateFor(module: string): void {
 /** Evaluates all of core-js (runs with Packages, before lockdown): no stand-in is left. */
 export function materializeBuiltins(): void {
   modules ??= evaluateCoreJs();
-  // The table's order (core-js-modules.cts): the Iterator constructor and `from` before the helpers.
   const all = ObjectKeys(modules);
-  for (let i = 0; i < all.length; i++) evaluateModule(all[i]);
+  for (let i = 0; i < all.length; i++) evaluateFor(all[i]);
 }
 
 /** A stand-in for `owner[name]` where the engine has none: evaluates its core-js module, then calls the real one. */

@@ -3,8 +3,6 @@
 // its own into one function the prelude calls the first time (scripts/build.mjs), so a fresh
 // context makes none of their module wrappers until then; CommonJS, so the bundle needs no
 // export helpers (they would read built-ins after the program ran).
-// Runs with Packages evaluate them all in this order (materializeBuiltins): the Iterator
-// constructor and `Iterator.from` before the iterator helpers, whose modules read the global.
 module.exports = {
   'es.object.group-by': () => require('core-js/modules/es.object.group-by.js'),
   'es.map.group-by': () => require('core-js/modules/es.map.group-by.js'),

@@ -239,6 +239,24 @@ describe('running Packages', () => {
     assert.equal(reply.json.result, '2028-02-29');
   });
 
+  test('a run with Packages has the real ES2024+ built-ins, frozen: core-js evaluated whole before lockdown, the Iterator constructor before its helpers', async () => {
+    const program = `import { note } from "@acme/core";
+export function main() {
+  const helper = Object.getOwnPropertyDescriptor(Iterator.prototype, "map");
+  return [
+    typeof note === "function",
+    Object.keys(Object.groupBy([1, 2, 3], (n) => (n % 2 ? "odd" : "even"))).join(","),
+    [...new Set([1, 2]).union(new Set([3]))].join(","),
+    Iterator.from([1, 2, 3]).map((n) => n * 2).filter((n) => n > 2).toArray().join(","),
+    typeof Iterator === "function" && Object.isFrozen(Iterator.prototype),
+    helper !== undefined && helper.writable === false && helper.value.name === "map",
+  ];
+}`;
+    const reply = await execute('spin', program);
+    assert.equal(reply.json.error, null, reply.text);
+    assert.deepEqual(JSON.parse(reply.json.result), [true, 'odd,even', '1,2,3', '4,6', true, true]);
+  });
+
   test('a closure that cannot load ends the run as package_resolution before anything runs', async () => {
     await register({ name: 'broken', default: 'allow', packages: ['@broke/app'] });
     const mismatch = await execute('broken', 'import * as fs from "svc:fs";\nexport function main() { fs.write("/ran.txt", "x"); return 1; }');
