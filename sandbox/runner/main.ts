@@ -8,6 +8,7 @@ import { endRun, suspendIfIdle, type Slot } from './context';
 import { Run, type RunHost } from './run';
 import { Shelf } from './shelf';
 import { CpuTurns } from './cpu';
+import { CpuLedger } from './cpu-limit';
 import type { FromRunner, ToRunner } from './protocol';
 import { runSelfTestIfAsked } from './self-test';
 import { closeInheritedDescriptors } from './descriptors';
@@ -44,10 +45,12 @@ const cancelledWhileStarting = new Set<number>();
 const runsAtOnce = Math.max(1, Number(process.argv[3]) || 1);
 const shelf = new Shelf({ send }, catastrophic, () => slots.size, runsAtOnce, shelfFloorArgument(process.argv[4]));
 const cpu = new CpuTurns(send);
+const cpuLedger = new CpuLedger();
 const host: RunHost = {
   send,
   shelf,
   cpu,
+  cpuLedger,
   runsInFlight: () => slots.size,
   soleRun: runsAtOnce === 1,
   attach(runId, slot) {

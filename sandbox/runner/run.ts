@@ -8,7 +8,7 @@ import { compileShared, compileSharedAsync, contentKey } from './script-cache';
 import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, suspendIfIdle, withJournal, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
 import { RunDeadline } from './deadline';
-import { CpuMeter, cpuLimitOf } from './cpu-limit';
+import { type CpuLedger, type CpuMeter, cpuLimitOf } from './cpu-limit';
 import type { CpuTurns } from './cpu';
 import type { GuestFailure, RunMessage, RunnerOutcome } from './protocol';
 import { mapsOf, reportOf, type RunMaps } from './render-stack';
@@ -20,6 +20,8 @@ export interface RunHost extends RunnerLink {
   shelf: Shelf;
   /** Whether each run holds a CPU slot; it computes only while it does. */
   cpu: CpuTurns;
+  /** What each run is charged of the runner's CPU time (its limit's meter). */
+  cpuLedger: CpuLedger;
   /** The slot this run's host replies and cancellation reach (null: the run has ended). */
   attach(runId: number, slot: Slot | null): void;
   /** Runs this runner hosts now. */
@@ -330,7 +332,8 @@ export class Run {
     this.host.attach(message.runId, slot);
     const deadline = message.limits.timeMs > 0 ? new RunDeadline(message.limits.timeMs, this.started, () => endRun(slot, 'timeout')) : null;
     slot.deadline = deadline;
-    const stuck = this.watch(slot, new CpuMeter(isolate, slot, cpuLimitOf(message.limits)));
+    const meter = this.host.cpuLedger.open(isolate, slot, cpuLimitOf(message.limits));
+    const stuck = this.watch(slot, meter);
 
     let collected: Collected | null = null;
     let crash: string | null = null;
@@ -418,6 +421,7 @@ export class Run {
       deadline?.stop();
       slot.deadline = null;
       clearInterval(stuck);
+      meter.close();
     }
     const restart = sync && (slot.restart || slot.limit?.kind === 'stack_exhausted');
     return { collected, crash, restart };
@@ -521,6 +525,7 @@ export class Run {
         true,
       );
       clearInterval(interval);
+      meter.close();
     }, 100);
     return interval;
   }
