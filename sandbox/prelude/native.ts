@@ -25,29 +25,29 @@ const installed = globals.__svc_native!;
 delete globals.__svc_native;
 
 export const native = {
-  /** (module, op, argsJson, fuelLeft) → replyJson, via the server (blocks the isolate). */
+  /** (module, op, argsJson, fuelLeft) -> replyJson, via the server (blocks the isolate). */
   hostCall: blocking(own(installed, 'hostCall')),
   /**
-   * (module, op, argsJson, fuelLeft) → call id: starts a host call without blocking; the
+   * (module, op, argsJson, fuelLeft) -> call id: starts a host call without blocking; the
    * runner delivers the reply through the entry's `deliver` (a number: started; else refused).
    */
   hostStart: sync(own(installed, 'hostStart')),
-  /** (callId) → void: the program gave up on the call; the host cancels its work. */
+  /** (callId) -> void: the program gave up on the call; the host cancels its work. */
   hostCancel: sync(own(installed, 'hostCancel')),
-  /** (line) → void: one console line. */
+  /** (line) -> void: one console line. */
   console: sync(own(installed, 'console')),
-  /** (kind, fuelLeft?, stack?) → never returns: ends the run (the isolate is disposed). */
+  /** (kind, fuelLeft?, stack?) -> never returns: ends the run (the isolate is disposed). */
   limit: sync(own(installed, 'limit')),
   /**
-   * () → true when a host call may block the isolate. False while the runner runs the
+   * () -> true when a host call may block the isolate. False while the runner runs the
    * program synchronously on its own thread (a fast first attempt for programs that seem
    * to need no host): the runner then starts the run again, asynchronously.
    */
   mayBlock: sync(own(installed, 'mayBlock')),
-  /** () → the run's clock in ms since the epoch (journalled: a replay reads the recorded value). */
+  /** () -> the run's clock in ms since the epoch (journalled: a replay reads the recorded value). */
   clock: sync(own(installed, 'clock')),
-  /** (byteCount) → base64 random bytes. */
+  /** (byteCount) -> base64 random bytes. */
   random: sync(own(installed, 'random')),
-  /** (input, base) → JSON of URL parts, or of the failure. */
+  /** (input, base) -> JSON of URL parts, or of the failure. */
   url: sync(own(installed, 'url')),
 } as const;
