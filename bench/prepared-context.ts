@@ -2,7 +2,9 @@
 // prepared context (a fresh context on a warm isolate with the native callbacks and the
 // prelude evaluated, no program, no `gc()`), made and released in a loop on one isolate per
 // build. Prints the process's CPU per context (all threads, /proc) for each round, then the
-// median and the fastest round. Each `root` (default: this checkout) is a checkout with its
+// median and the fastest round, and the heap one prepared context adds to its isolate (measured
+// right after a full collection, so nothing of it is collected yet: what the bare context and
+// the prelude's evaluation allocate and keep until the next collection). Each `root` (default: this checkout) is a checkout with its
 // own dist/; given two (a base and this one), their rounds alternate in one process, so
 // both see the same load. It re-runs itself with the runners' V8 flags (eager compiling included).
 import { spawnSync } from 'node:child_process';
@@ -32,7 +34,19 @@ async function buildAt(root: string) {
   const engine = engines.createEngine(128, () => {});
   const once = () => contexts.releaseContext(contexts.prepareContext(engine, link));
   for (let i = 0; i < PER_ROUND; i++) once();
-  return { name: path.basename(root), once, rounds: [] as number[], dispose: () => engines.disposeEngine(engine) };
+  /** Heap bytes a prepared context adds, right after a full collection (median of `times`). */
+  const heapAdded = (times: number): number => {
+    const added: number[] = [];
+    for (let i = 0; i < times; i++) {
+      engines.collectGarbage(engine);
+      const before = engine.isolate.getHeapStatisticsSync().used_heap_size;
+      const prepared = contexts.prepareContext(engine, link);
+      added.push(engine.isolate.getHeapStatisticsSync().used_heap_size - before);
+      contexts.releaseContext(prepared);
+    }
+    return added.sort((a, b) => a - b)[times >> 1];
+  };
+  return { name: path.basename(root), once, heapAdded, rounds: [] as number[], dispose: () => engines.disposeEngine(engine) };
 }
 
 const builds = [];
@@ -44,8 +58,9 @@ for (let r = 0; r < ROUNDS; r++) {
     build.rounds.push((cpuOfProcess(process.pid) - before) / PER_ROUND);
   }
 }
-for (const { name, rounds, dispose } of builds) {
+for (const { name, rounds, heapAdded, dispose } of builds) {
   const sorted = [...rounds].sort((a, b) => a - b);
   console.log(`${name}: ms CPU per prepared context, rounds ${rounds.map((ms) => ms.toFixed(2)).join(' ')}; median ${sorted[sorted.length >> 1].toFixed(2)}, fastest ${sorted[0].toFixed(2)}`);
+  console.log(`${name}: KiB of heap a prepared context adds after a full collection, median of 50: ${(heapAdded(50) / 1024).toFixed(1)}`);
   dispose();
 }

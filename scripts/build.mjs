@@ -165,35 +165,96 @@ const { outputFiles: coreJsOutput } = await build({
   write: false,
   logLevel: 'warning',
 });
-// The bundle's module helper reads Object.getOwnPropertyNames when the function runs, after
-// the program: it takes the prelude's captured one instead, as it did bundled with the prelude.
-const CORE_JS_HELPER = /var (__getOwnPropNames\w*) = Object\.getOwnPropertyNames;/;
-const coreJsModule = (bundle) => {
-  if (!CORE_JS_HELPER.test(bundle)) throw new Error('core-js bundle: esbuild no longer reads Object.getOwnPropertyNames in its helper; check what it reads now');
-  const body = bundle.replace(CORE_JS_HELPER, 'var $1 = ObjectGetOwnPropertyNames;');
-  if (/var __\w+ = (Object|Reflect|Symbol|Function)\b/.test(body)) throw new Error('core-js bundle: esbuild added a helper that reads a built-in when core-js is evaluated; take it from the primordials too');
-  return `import { ObjectGetOwnPropertyNames } from './primordials';\nexport function evaluateCoreJs() {\n${body}\nreturn coreJsModules;\n}\n`;
-};
-const coreJsFunction = {
-  name: 'core-js-function',
+const coreJsFunction = virtualModule('svc-build:core-js', () => functionModule(coreJsOutput[0].text, 'core-js', { name: 'evaluateCoreJs', value: 'coreJsModules', primordials: './primordials' }), 'sandbox/prelude');
+
+// The lazy web groups' modules (sandbox/prelude/web/lazy-modules.ts) likewise, as the body of
+// evaluateLazyWeb, called at the first read of a lazy web global: bundled with the prelude,
+// esbuild hoisted their ~250 function declarations and ~50 module wrappers to its top, made in
+// every fresh context. The modules the prelude imports without them (found by a build of the
+// prelude with an empty stand-in for the function) stay the prelude's: the function's bundle
+// imports them from the prelude, so trusted code keeps one instance of each (the groups, the
+// primordials captured when the prelude ran).
+const PRELUDE_OPTIONS = { absWorkingDir: root, entryPoints: ['sandbox/prelude/entry.ts'], bundle: true, platform: 'neutral', format: 'iife', target: 'es2022', logLevel: 'warning' };
+const LAZY_WEB_DIR = path.join(root, 'sandbox/prelude/web');
+const { metafile: eagerMeta } = await build({
+  ...PRELUDE_OPTIONS,
+  plugins: [primordialTable, evaluatedData, coreJsFunction, virtualModule('svc-build:lazy-web', () => 'export function evaluateLazyWeb() {}\n', 'sandbox/prelude/web')],
+  write: false,
+  metafile: true,
+});
+const preludeInputs = new Set(Object.keys(eagerMeta.inputs).map((input) => path.resolve(root, input)));
+const preludeOwn = {
+  name: 'prelude-own',
   setup(builder) {
-    builder.onResolve({ filter: /^svc-build:core-js$/ }, () => ({ path: 'core-js', namespace: 'svc-build-core-js' }));
-    builder.onLoad({ filter: /.*/, namespace: 'svc-build-core-js' }, () => ({ contents: coreJsModule(coreJsOutput[0].text), resolveDir: path.join(root, 'sandbox/prelude'), loader: 'js' }));
+    builder.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.kind === 'entry-point' || args.pluginData === 'prelude-own') return undefined;
+      const resolved = await builder.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'prelude-own' });
+      if (resolved.errors.length > 0 || !preludeInputs.has(resolved.path)) return undefined;
+      const fromWeb = path.relative(LAZY_WEB_DIR, resolved.path).split(path.sep).join('/');
+      return { path: fromWeb.startsWith('.') ? fromWeb : `./${fromWeb}`, external: true };
+    });
   },
 };
-
-// The guest prelude: code that runs inside every isolate, as one classic script.
-await build({
+const { outputFiles: lazyWebOutput } = await build({
   absWorkingDir: root,
-  plugins: [primordialTable, evaluatedData, coreJsFunction],
-  entryPoints: ['sandbox/prelude/entry.ts'],
-  outfile: 'dist/prelude.js',
+  plugins: [preludeOwn, primordialTable, evaluatedData],
+  entryPoints: ['sandbox/prelude/web/lazy-modules.ts'],
   bundle: true,
   platform: 'neutral',
-  format: 'iife',
+  format: 'esm',
   target: 'es2022',
+  write: false,
   logLevel: 'warning',
 });
+const lazyWebFunction = virtualModule('svc-build:lazy-web', () => lazyWebModule(lazyWebOutput[0].text), 'sandbox/prelude/web');
+
+/** The lazy web bundle as a module: its imports of the prelude's own modules, then its body as evaluateLazyWeb. */
+function lazyWebModule(bundle) {
+  const imports = bundle.match(/^import\s*(\{[^}]*\}\s*from\s*)?"[^"]+";\n/gm) ?? [];
+  let body = imports.reduce((rest, line) => rest.replace(line, ''), bundle);
+  const tail = /\nexport\s*\{\s*([\w$]+) as default\s*\};\s*$/.exec(body);
+  if (tail === null || /^\s*(import|export)\b/m.test(body.slice(0, tail.index))) throw new Error('lazy web bundle: expected named imports, then a body ending in its default export');
+  body = `${body.slice(0, tail.index)}\nvar lazyWebModules = ${tail[1]};\n`;
+  return functionModule(body, 'lazy web', { name: 'evaluateLazyWeb', value: 'lazyWebModules', primordials: '../primordials', imports: imports.join('') });
+}
+
+/**
+ * A bundle made the body of one exported function, after `imports`. Its module helper reads
+ * Object.getOwnPropertyNames when the function runs, after the program: it takes the
+ * prelude's captured one (from `primordials`, relative to the module) instead, as it did
+ * bundled with the prelude.
+ */
+function functionModule(bundle, what, { name, value, primordials, imports = '' }) {
+  const helper = /var (__getOwnPropNames\w*) = Object\.getOwnPropertyNames;/;
+  if (!helper.test(bundle)) throw new Error(`${what} bundle: esbuild no longer reads Object.getOwnPropertyNames in its helper; check what it reads now`);
+  const body = withoutInterop(bundle, what).replace(helper, 'var $1 = ObjectGetOwnPropertyNames;');
+  if (/var __\w+ = (Object|Reflect|Symbol|Function)\b/.test(body)) throw new Error(`${what} bundle: esbuild added a helper that reads a built-in when it is evaluated; take it from the primordials too`);
+  return `${imports}import { ObjectGetOwnPropertyNames } from '${primordials}';\nexport function ${name}() {\n${body}\nreturn ${value};\n}\n`;
+}
+
+// esbuild declares its CommonJS interop helpers for a `require` of an ES module even where the
+// value goes unused (the lazy groups' requires are statements); they would read built-ins when
+// the function runs, so they go, and the build fails if anything uses one.
+function withoutInterop(bundle, what) {
+  const body = bundle.replace(/^var __toCommonJS = .*;\n|^var __copyProps = [\s\S]*?\n};\n|^var __(defProp|getOwnPropDesc|hasOwnProp) = .*;\n/gm, '');
+  if (/\b__(toCommonJS|copyProps|defProp|getOwnPropDesc|hasOwnProp)\b/.test(body)) throw new Error(`${what} bundle: uses esbuild's CommonJS interop (a \`require\` whose value is used?): its helpers would read built-ins after the program`);
+  return body;
+}
+
+/** A module of the build's own, `specifier`, made by `contents` and resolved from `dir`. */
+function virtualModule(specifier, contents, dir) {
+  const namespace = specifier.replace(':', '-');
+  return {
+    name: namespace,
+    setup(builder) {
+      builder.onResolve({ filter: new RegExp(`^${specifier}$`) }, () => ({ path: specifier, namespace }));
+      builder.onLoad({ filter: /.*/, namespace }, () => ({ contents: contents(), resolveDir: path.join(root, dir), loader: 'js' }));
+    },
+  };
+}
+
+// The guest prelude: code that runs inside every isolate, as one classic script.
+await build({ ...PRELUDE_OPTIONS, plugins: [primordialTable, evaluatedData, coreJsFunction, lazyWebFunction], outfile: 'dist/prelude.js' });
 // esbuild escapes what is not ASCII in strings, but keeps some comments as written. One
 // character beyond Latin-1 anywhere makes V8 hold the whole source as a two-byte string:
 // 1,074 against 537 KiB of every isolate's memory (measured), kept for lazy compiles.

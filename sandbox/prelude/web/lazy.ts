@@ -19,6 +19,7 @@
 // test/integration/web-lazy.test.ts holds both groups to this.
 import { ArrayIteratorPrototype, ArrayPrototypePush, ReflectDefineProperty, SymbolIterator } from './primordials';
 import { lazyGroup, ownDescriptor } from '../lazy-group';
+import { lazyWebModules } from './lazy-web';
 import type { fetchFor } from './fetch';
 import type { structuredClone } from '../clone';
 
@@ -50,19 +51,9 @@ export interface TextClasses {
   decode: (...args: any[]) => string;
 }
 
-// `require` as a statement: as a value the bundler would build a namespace object for it,
-// with a for-of a program could have hooked.
-export const platformGroup = lazyGroup<WebPlatform>(() => {
-  require('./platform');
-});
-export const eventGroup = lazyGroup<EventGlobals>(() => {
-  require('./event-globals');
-});
-export const textGroup = lazyGroup<TextClasses>(() => {
-  withArrayIteration(() => {
-    require('./text');
-  });
-});
+export const platformGroup = lazyGroup<WebPlatform>(() => lazyWebModules().platform());
+export const eventGroup = lazyGroup<EventGlobals>(() => lazyWebModules().events());
+export const textGroup = lazyGroup<TextClasses>(() => withArrayIteration(() => lazyWebModules().text()));
 
 /** Where arrays are iterated from, and how each place held it when the prelude ran. */
 const ARRAY_ITERATION: ReadonlyArray<{ owner: object; key: PropertyKey; original: PropertyDescriptor }> = [

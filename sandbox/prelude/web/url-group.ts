@@ -2,6 +2,7 @@
 // the platform's fetch and bodies take the classes from it, and ./lazy.ts names fetch's types,
 // so the group living there made an import cycle.
 import { lazyGroup } from '../lazy-group';
+import { lazyWebModules } from './lazy-web';
 import type { URL, URLSearchParams } from '../url';
 
 /** What ./url-globals.ts hands over when it is evaluated (prototypes already frozen). */
@@ -10,7 +11,4 @@ export interface UrlClasses {
   URLSearchParams: typeof URLSearchParams;
 }
 
-// `require` as a statement: as a value the bundler would build a namespace object for it.
-export const urlGroup = lazyGroup<UrlClasses>(() => {
-  require('./url-globals');
-});
+export const urlGroup = lazyGroup<UrlClasses>(() => lazyWebModules().url());
