@@ -34,8 +34,8 @@ async function buildAt(root: string) {
   const engine = engines.createEngine(128, () => {});
   const once = () => contexts.releaseContext(contexts.prepareContext(engine, link));
   for (let i = 0; i < PER_ROUND; i++) once();
-  /** Heap bytes a prepared context adds, right after a full collection (median of `times`). */
-  const heapAdded = (times: number): number => {
+  /** Heap bytes a prepared context adds, right after a full collection (sorted, `times` readings). */
+  const heapAdded = (times: number): number[] => {
     const added: number[] = [];
     for (let i = 0; i < times; i++) {
       engines.collectGarbage(engine);
@@ -44,7 +44,7 @@ async function buildAt(root: string) {
       added.push(engine.isolate.getHeapStatisticsSync().used_heap_size - before);
       contexts.releaseContext(prepared);
     }
-    return added.sort((a, b) => a - b)[times >> 1];
+    return added.sort((a, b) => a - b);
   };
   return { name: path.basename(root), once, heapAdded, rounds: [] as number[], dispose: () => engines.disposeEngine(engine) };
 }
@@ -61,6 +61,7 @@ for (let r = 0; r < ROUNDS; r++) {
 for (const { name, rounds, heapAdded, dispose } of builds) {
   const sorted = [...rounds].sort((a, b) => a - b);
   console.log(`${name}: ms CPU per prepared context, rounds ${rounds.map((ms) => ms.toFixed(2)).join(' ')}; median ${sorted[sorted.length >> 1].toFixed(2)}, fastest ${sorted[0].toFixed(2)}`);
-  console.log(`${name}: KiB of heap a prepared context adds after a full collection, median of 50: ${(heapAdded(50) / 1024).toFixed(1)}`);
+  const added = heapAdded(50);
+  console.log(`${name}: KiB of heap a prepared context adds after a full collection, of 50: median ${(added[25] / 1024).toFixed(1)}, least ${(added[0] / 1024).toFixed(1)}, most ${(added[49] / 1024).toFixed(1)}`);
   dispose();
 }
