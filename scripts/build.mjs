@@ -197,7 +197,7 @@ const preludeOwn = {
 };
 const { outputFiles: lazyWebOutput } = await build({
   absWorkingDir: root,
-  plugins: [preludeOwn, primordialTable, evaluatedData],
+  plugins: [preludeOwn, evaluatedData],
   entryPoints: ['sandbox/prelude/web/lazy-modules.ts'],
   bundle: true,
   platform: 'neutral',

@@ -4,7 +4,8 @@
 // function declarations and module wrappers to its top level, so every fresh context made
 // them, used or not (bench/PROFILE.md). Modules the prelude imports itself are not copied in:
 // the function's bundle imports the prelude's own, so both share one instance of each.
-// `require` as a statement: as a value the bundler would build a namespace object for it.
+// `require` as a statement: as a value the bundler would build a namespace object for it with
+// its interop helpers, which read built-ins when called (the build fails if one is used).
 export default {
   platform(): void {
     require('./platform');
