@@ -1,10 +1,12 @@
 // `node --import tsx bench/side-by-side.ts <other worktree>`: this tree's server and another
 // tree's (built: `node scripts/build.mjs` there), started at once and driven in turns with the
-// same-program hello world, so both see the same load on a shared machine. Per block: a
+// same-program hello world (or a new program per request: `fresh`, `fresh-off`), so both
+// see the same load on a shared machine. Per block: a
 // variant's sequential runs on one server, then the other (the order flips each block), then
 // runs with 16 clients. Prints the server's CPU per sequential run (main thread, all threads),
-// the runners', p50 and runs/s, per block and their mean. Numbers are printed, never asserted.
-// SIDE_BLOCKS (6), SIDE_SEQUENTIAL (400), SIDE_CONCURRENT (800), SIDE_VARIANTS (same-off,same).
+// the runners' (main thread, all threads), p50 and runs/s, per block and their mean. Numbers are
+// printed, never asserted. SIDE_BLOCKS (6), SIDE_SEQUENTIAL (400), SIDE_CONCURRENT (800),
+// SIDE_VARIANTS (same-off,same; also fresh, fresh-off).
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { cpuOf, mainThreadCpuOf } from './proc';
@@ -22,22 +24,31 @@ const SEQUENTIAL = Number(process.env.SIDE_SEQUENTIAL ?? 400);
 const CONCURRENT = Number(process.env.SIDE_CONCURRENT ?? 800);
 const CLIENTS = 16;
 const VARIANTS = (process.env.SIDE_VARIANTS ?? 'same-off,same').split(',');
-const BLUEPRINTS: Record<string, string> = { same: 'name: bench\ndefault: deny\n', 'same-off': 'name: bench-off\ndefault: deny\ntypecheck: off\n' };
+const CHECKED = 'name: bench\ndefault: deny\n';
+const OFF = 'name: bench-off\ndefault: deny\ntypecheck: off\n';
+const BLUEPRINTS: Record<string, string> = { same: CHECKED, 'same-off': OFF, fresh: CHECKED, 'fresh-off': OFF };
 
 async function start(tree: string): Promise<Started> {
   const harness = (await import(path.join(tree, 'test', 'harness.ts'))) as { startServer(options: object): Promise<Started> };
   const server = await harness.startServer({ runners: 'server-default', env: { RUST_LOG: 'warn,svc_server::serve=info' }, config: { logging: { audit: { enabled: false } } } });
-  for (const variant of VARIANTS) {
-    const created = await server.request('POST', '/v1/blueprints', { body: { yaml: BLUEPRINTS[variant] } });
-    if (created.status >= 300) throw new Error(`could not register the ${variant} Blueprint: ${created.text}`);
+  for (const yaml of new Set(VARIANTS.map((variant) => BLUEPRINTS[variant]))) {
+    const created = await server.request('POST', '/v1/blueprints', { body: { yaml } });
+    if (created.status >= 300) throw new Error(`could not register the Blueprint ${JSON.stringify(yaml)}: ${created.text}`);
   }
   return server;
 }
 
 const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 2 * CLIENTS });
 
+/** Sources of the `fresh` variants: both servers get the same sequence, each source once (no compile-cache hit). */
+let programCounter = 0;
+function programFor(variant: string): string {
+  if (!variant.startsWith('fresh')) return 'export function main() { return "hello"; }';
+  return `export function main() { const n = ${programCounter++}; return n >= 0 ? "hello" : "x"; }`;
+}
+
 async function once(server: Started, variant: string): Promise<number> {
-  const body = JSON.stringify({ blueprint: variant === 'same-off' ? 'bench-off' : 'bench', code: 'export function main() { return "hello"; }' });
+  const body = JSON.stringify({ blueprint: variant.endsWith('-off') ? 'bench-off' : 'bench', code: programFor(variant) });
   const started = process.hrtime.bigint();
   const response = await request(`${server.url}/v1/execute`, { method: 'POST', body, headers: { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' }, dispatcher });
   const json = (await response.body.json()) as { result: unknown };
@@ -49,6 +60,7 @@ interface Block {
   main: number;
   server: number;
   runners: number;
+  runnersMain: number;
   p50: number;
   runsPerSecond: number;
 }
@@ -74,6 +86,7 @@ async function block(server: Started, variant: string): Promise<Block> {
     main: (mainAfter.server - mainBefore.server) / SEQUENTIAL,
     server: (after.server - before.server) / SEQUENTIAL,
     runners: (after.children - before.children) / SEQUENTIAL,
+    runnersMain: (mainAfter.runners - mainBefore.runners) / SEQUENTIAL,
     p50: times[Math.floor(times.length / 2)],
     runsPerSecond: CONCURRENT / ((Date.now() - began) / 1000),
   };
@@ -102,7 +115,7 @@ async function main(): Promise<void> {
     console.log(`this: ${trees.this}\nother: ${trees.other}\nper sequential run, ms (mean of ${BLOCKS} blocks; then each block)`);
     for (const [key, blocks] of results) {
       const of = (field: keyof Block) => blocks.map((b) => b[field]);
-      console.log(`${key.padEnd(16)} server main ${mean(of('main')).toFixed(2)} [${list(of('main'), 2)}], server all ${mean(of('server')).toFixed(2)}, runners ${mean(of('runners')).toFixed(2)}, p50 ${mean(of('p50')).toFixed(2)} [${list(of('p50'), 2)}], runs/s ${mean(of('runsPerSecond')).toFixed(0)} [${list(of('runsPerSecond'), 0)}]`);
+      console.log(`${key.padEnd(16)} server main ${mean(of('main')).toFixed(2)} [${list(of('main'), 2)}], server all ${mean(of('server')).toFixed(2)}, runners ${mean(of('runners')).toFixed(2)} (main ${mean(of('runnersMain')).toFixed(2)}), p50 ${mean(of('p50')).toFixed(2)} [${list(of('p50'), 2)}], runs/s ${mean(of('runsPerSecond')).toFixed(0)} [${list(of('runsPerSecond'), 0)}]`);
     }
   } finally {
     await dispatcher.close();
