@@ -225,6 +225,10 @@ const TRANSFORM_OPTIONS = {
   // square of the nesting depth (20,000 nested blocks printed half a gigabyte).
   minifyWhitespace: true,
   sourcefile: PROGRAM_FILENAME,
+  // The runner renders a stack's excerpt from the program's source, which the run message
+  // carries beside the map: a copy inside the map was written, parsed, composed, cached and
+  // sent to each runner for nothing.
+  sourcesContent: false,
   logLevel: 'silent',
   supported: { 'dynamic-import': true },
   // Keep every import, even unused ones, so a refused import is always reported.
