@@ -45,17 +45,18 @@ const RETIRE_HEAP_SHARE = 0.4;
  * runner with 8 runs at once). Before, the refill also made new isolates towards the floor
  * whenever it caught up with the runs, so the count swung with how far behind it was (4 to
  * 17 isolates on the shelf at the memory soak's samples, the runner's RSS 93-136 MiB;
- * bench/PROFILE.md, mem39h). Isolates held beyond that demand are not thrown away at once:
- * they go as they retire (MAX_RUNS_PER_ISOLATE), so a load that comes and goes makes no more
- * isolates than the runs retire. QUIET_MS after runs last overlapped, the shelf fills to
- * the floor again.
+ * bench/PROFILE.md, mem39h). Isolates held beyond that demand (the floor's, or a peak's
+ * that has passed) go as runs give them back. QUIET_MS after runs last overlapped, the
+ * shelf fills to the floor again; with 1 s, a stall of the server under a loaded machine's
+ * soak refilled a runner to 23 isolates at one sample, and a load with gaps longer than
+ * QUIET_MS makes the floor's isolates anew after each gap (about 0.25 CPU-s a runner).
  */
 const READY_FLOOR = 32;
 const READY_CEILING = 64;
 const SPARE_READY = 4;
 const REFILL_PAUSE_MS = 10;
 const DEMAND_WINDOW_MS = 60_000;
-const QUIET_MS = 1_000;
+const QUIET_MS = 5_000;
 
 /** The most runs in flight at once over the current and the previous window. */
 export class RecentPeak {
@@ -185,6 +186,11 @@ export class Shelf {
     }
   }
 
+  /** Busy (this run's, given back now, no longer counted), starting, idle and ready. */
+  private isolatesHeld(): number {
+    return this.runsInFlight() + this.starting + this.idle.length + this.ready.length;
+  }
+
   /** Runs overlap: the floor waits until they have not for QUIET_MS, then the shelf fills to it. */
   private noteOverlap(): void {
     this.lastOverlapAt = this.now();
@@ -242,7 +248,8 @@ export class Shelf {
     }
     // Once, after the first run that ends well: the cache then carries the prelude functions a run uses too.
     if (keep) warmPreludeCache(engine, 'ran');
-    if (keep && this.idle.length + this.ready.length < this.wanted) this.idle.push(engine);
+    // Under steady load, isolates beyond the demand go as they come back (see fillTo).
+    if (keep && this.idle.length + this.ready.length < this.wanted && this.isolatesHeld() < this.fillTo) this.idle.push(engine);
     else disposeEngine(engine);
     this.prepareAhead(engine.memoryMb);
   }
