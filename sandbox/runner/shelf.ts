@@ -41,8 +41,8 @@ const RETIRE_HEAP_SHARE = 0.4;
  * The floor is for a burst after a quiet spell. While runs keep overlapping (within
  * QUIET_MS of each other), new isolates are made only up to the recent demand plus the
  * spares (`fillTo`): the isolates a runner holds under steady load, busy ones included,
- * are then that many, each 3-3.5 MiB of heap and external (about 12 and 40 MiB for a
- * runner with 8 runs at once). Before, the refill also made new isolates towards the floor
+ * are then that many, each 3-3.5 MiB of heap and external (12 isolates, about 40 MiB, for
+ * a runner with 8 runs at once). Before, the refill also made new isolates towards the floor
  * whenever it caught up with the runs, so the count swung with how far behind it was (4 to
  * 17 isolates on the shelf at the memory soak's samples, the runner's RSS 93-136 MiB;
  * bench/PROFILE.md, mem39h). Isolates held beyond that demand (the floor's, or a peak's
