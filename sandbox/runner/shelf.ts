@@ -38,11 +38,11 @@ const RETIRE_HEAP_SHARE = 0.4;
  * `runner_shelf_floor` sets another: the suite's servers, living seconds, set 0 (filling to
  * 32 after the first run cost the runner about 0.25 CPU-s; bench/PROFILE.md, round 36).
  *
- * The floor is for a burst after a quiet spell. While runs keep overlapping (within
- * QUIET_MS of each other), new isolates are made only up to the recent demand plus the
- * spares (`fillTo`): the isolates a runner holds under steady load, busy ones included,
- * are then that many, each 3-3.5 MiB of heap and external (12 isolates, about 40 MiB, for
- * a runner with 8 runs at once). Before, the refill also made new isolates towards the floor
+ * The floor is for a burst after a quiet spell. While runs have overlapped in the last
+ * QUIET_MS, new isolates are made only up to the recent demand plus the spares (`fillTo`):
+ * the isolates a runner holds under steady load, busy ones included, are then that many,
+ * each 3-3.5 MiB of heap and external (12 isolates, about 40 MiB, for a runner with 8 runs
+ * at once; 4-8 at every sample of the memory soak, the runners 82-104 MiB). Before, the refill also made new isolates towards the floor
  * whenever it caught up with the runs, so the count swung with how far behind it was (4 to
  * 17 isolates on the shelf at the memory soak's samples, the runner's RSS 93-136 MiB;
  * bench/PROFILE.md, mem39h). Isolates held beyond that demand (the floor's, or a peak's
