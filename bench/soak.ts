@@ -299,6 +299,8 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
     [`${label}: largest runner's own heap reserved / its young generation, per tenth (MiB)`]: samples.map((s) => (s.runnerParts ? `${s.runnerParts.heapTotal.toFixed(0)}/${(s.runnerParts.spaces.new_space ?? 0).toFixed(0)}` : '-')).join(' → '),
     // The shelf keeps what the recent demand asks (sandbox/runner/shelf.ts): its idle isolates move a runner's RSS between samples.
     [`${label}: largest runner's shelf isolates (idle + ready) / their heaps reserved + external, per tenth (MiB)`]: samples.map((s) => (s.runnerParts ? `${s.runnerParts.isolates.idle + s.runnerParts.isolates.ready}/${(s.runnerParts.isolates.heap.total + s.runnerParts.isolates.heap.external).toFixed(0)}` : '-')).join(' → '),
+    // Busy ones too: under steady load the shelf makes new isolates only up to the recent demand plus spares, counting them.
+    [`${label}: largest runner's isolates held (busy + idle + ready), per tenth`]: samples.map((s) => (s.runnerParts ? String(s.runnerParts.isolates.busy + s.runnerParts.isolates.idle + s.runnerParts.isolates.ready) : '-')).join(' → '),
     [`${label}: runners replaced for memory (runner_memory_recycle) per tenth`]: samples.map((s) => s.recycled).join(' → '),
     [`${label}: compile cache per tenth (MiB, its estimate)`]: fmt(samples.map((s) => s.compileCache)),
     [`${label}: compile cache entries / compile threads replaced, per tenth`]: samples.map((s) => `${s.compileEntries}/${s.compileRecycles}`).join(' → '),

@@ -37,12 +37,26 @@ const RETIRE_HEAP_SHARE = 0.4;
  * alternating sets of seven fresh servers), for about 30 MiB more per runner that has run.
  * `runner_shelf_floor` sets another: the suite's servers, living seconds, set 0 (filling to
  * 32 after the first run cost the runner about 0.25 CPU-s; bench/PROFILE.md, round 36).
+ *
+ * The floor is for a burst after a quiet spell. While runs have overlapped in the last
+ * QUIET_MS, new isolates are made only up to the recent demand plus the spares (`fillTo`):
+ * the isolates a runner holds under steady load, busy ones included, are then that many,
+ * each 3-3.5 MiB of heap and external (12 isolates, about 40 MiB, for a runner with 8 runs
+ * at once; 4-8 at every sample of the memory soak, the runners 82-104 MiB). Before, the refill also made new isolates towards the floor
+ * whenever it caught up with the runs, so the count swung with how far behind it was (4 to
+ * 17 isolates on the shelf at the memory soak's samples, the runner's RSS 93-136 MiB;
+ * bench/PROFILE.md, mem39h). Isolates held beyond that demand (the floor's, or a peak's
+ * that has passed) go as runs give them back. QUIET_MS after runs last overlapped, the
+ * shelf fills to the floor again; with 1 s, a stall of the server under a loaded machine's
+ * soak refilled a runner to 23 isolates at one sample, and a load with gaps longer than
+ * QUIET_MS makes the floor's isolates anew after each gap (about 0.25 CPU-s a runner).
  */
 const READY_FLOOR = 32;
 const READY_CEILING = 64;
 const SPARE_READY = 4;
 const REFILL_PAUSE_MS = 10;
 const DEMAND_WINDOW_MS = 60_000;
+const QUIET_MS = 5_000;
 
 /** The most runs in flight at once over the current and the previous window. */
 export class RecentPeak {
@@ -86,7 +100,11 @@ export class Shelf {
   /** Until a run takes a context the shelf holds only the one warm() made (see warm). */
   private serving = false;
   private memoryMb = 0;
-  private readonly demand = new RecentPeak(DEMAND_WINDOW_MS);
+  private readonly demand: RecentPeak;
+  /** When a run last arrived while another was in flight (steady load; see fillTo). */
+  private lastOverlapAt = -Infinity;
+  /** Fills the shelf to the floor once runs stop overlapping (see fillTo). */
+  private quietTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly link: RunnerLink,
@@ -97,11 +115,23 @@ export class Shelf {
     private readonly runsAtOnce: number,
     /** Isolates kept however low the demand, once a run has taken a context (`runner_shelf_floor`). */
     private readonly floor: number = READY_FLOOR,
-  ) {}
+    private readonly now: () => number = Date.now,
+  ) {
+    this.demand = new RecentPeak(DEMAND_WINDOW_MS, now);
+  }
 
   /** Isolates to keep now, busy or on the shelf. */
   get wanted(): number {
     return Math.min(READY_CEILING, this.runsAtOnce, Math.max(this.floor, this.demand.value) + SPARE_READY);
+  }
+
+  /**
+   * Isolates held (busy ones included) up to which the refill makes new ones: `wanted` once
+   * runs have not overlapped for QUIET_MS, only the recent demand and the spares while they do.
+   */
+  get fillTo(): number {
+    if (this.now() - this.lastOverlapAt >= QUIET_MS) return this.wanted;
+    return Math.min(this.wanted, this.demand.value + SPARE_READY);
   }
 
   /**
@@ -128,7 +158,9 @@ export class Shelf {
   async take(memoryMb: number): Promise<Prepared> {
     this.serving = true;
     // The run asking is not attached yet.
-    this.demand.note(this.runsInFlight() + this.starting + 1);
+    const inFlight = this.runsInFlight() + this.starting + 1;
+    this.demand.note(inFlight);
+    if (inFlight > 1) this.noteOverlap();
     while (this.ready.length > 0) {
       const ready = this.ready.pop()!;
       if (ready.engine.memoryMb === memoryMb && !ready.engine.isolate.isDisposed) {
@@ -152,6 +184,19 @@ export class Shelf {
       this.starting--;
       this.prepareAhead(memoryMb);
     }
+  }
+
+  /** Busy (this run's, given back now, no longer counted), starting, idle and ready. */
+  private isolatesHeld(): number {
+    return this.runsInFlight() + this.starting + this.idle.length + this.ready.length;
+  }
+
+  /** Runs overlap: the floor waits until they have not for QUIET_MS, then the shelf fills to it. */
+  private noteOverlap(): void {
+    this.lastOverlapAt = this.now();
+    if (this.quietTimer) this.quietTimer.refresh();
+    // A millisecond late: Date.now can read the timer's moment as a little short of it.
+    else this.quietTimer = setTimeout(() => this.prepareAhead(this.memoryMb), QUIET_MS + 1).unref();
   }
 
   /** A context on a new isolate (the run's own isolate was disposed or holds too much). */
@@ -203,7 +248,8 @@ export class Shelf {
     }
     // Once, after the first run that ends well: the cache then carries the prelude functions a run uses too.
     if (keep) warmPreludeCache(engine, 'ran');
-    if (keep && this.idle.length + this.ready.length < this.wanted) this.idle.push(engine);
+    // Under steady load, isolates beyond the demand go as they come back (see fillTo).
+    if (keep && this.idle.length + this.ready.length < this.wanted && this.isolatesHeld() < this.fillTo) this.idle.push(engine);
     else disposeEngine(engine);
     this.prepareAhead(engine.memoryMb);
   }
@@ -244,14 +290,14 @@ export class Shelf {
 
   /**
    * An idle isolate to prepare while the shelf holds fewer than wanted, or a new one while
-   * fewer than the runs to come need. Asked only while no run waits for a new isolate (see
-   * prepareAhead), so the runs in flight are all the demand there is.
+   * fewer than the runs to come need (fillTo). Asked only while no run waits for a new
+   * isolate (see prepareAhead), so the runs in flight are all the demand there is.
    */
   private shouldPrepare(): boolean {
     if (!this.serving) return false;
-    const wanted = this.wanted;
-    if (this.idle.length > 0 && this.ready.length < wanted) return true;
-    return this.ready.length < Math.min(wanted, Math.max(SPARE_READY, wanted - this.runsInFlight()));
+    if (this.idle.length > 0 && this.ready.length < this.wanted) return true;
+    const fillTo = this.fillTo;
+    return this.ready.length < Math.min(fillTo, Math.max(SPARE_READY, fillTo - this.runsInFlight()));
   }
 
   /** Demand fell: isolates beyond it go (prepared ones last, newest kept). */
