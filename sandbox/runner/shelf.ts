@@ -42,9 +42,10 @@ const RETIRE_HEAP_SHARE = 0.4;
  * QUIET_MS, new isolates are made only up to the recent demand plus the spares (`fillTo`):
  * the isolates a runner holds under steady load, busy ones included, are then that many,
  * each 3-3.5 MiB of heap and external (12 isolates, about 40 MiB, for a runner with 8 runs
- * at once; 4-8 at every sample of the memory soak, the runners 82-104 MiB). Before, the refill also made new isolates towards the floor
- * whenever it caught up with the runs, so the count swung with how far behind it was (4 to
- * 17 isolates on the shelf at the memory soak's samples, the runner's RSS 93-136 MiB;
+ * at once; 4-8 at every sample of the memory soak, the runners 82-104 MiB). Before, the
+ * refill also made new isolates towards the floor whenever it caught up with the runs, so
+ * the count swung with how far behind it was (4 to 17 isolates on the shelf at the memory
+ * soak's samples, the runner's RSS 93-136 MiB;
  * bench/PROFILE.md, mem39h). Isolates held beyond that demand (the floor's, or a peak's
  * that has passed) go as runs give them back. QUIET_MS after runs last overlapped, the
  * shelf fills to the floor again; with 1 s, a stall of the server under a loaded machine's
