@@ -46,7 +46,7 @@ const RETIRE_HEAP_SHARE = 0.4;
  * refill also made new isolates towards the floor whenever it caught up with the runs, so
  * the count swung with how far behind it was (4 to 17 isolates on the shelf at the memory
  * soak's samples, the runner's RSS 93-136 MiB;
- * bench/PROFILE.md, mem39h). Isolates held beyond that demand (the floor's, or a peak's
+ * bench/PROFILE.md, round 63). Isolates held beyond that demand (the floor's, or a peak's
  * that has passed) go as runs give them back. QUIET_MS after runs last overlapped, the
  * shelf fills to the floor again; with 1 s, a stall of the server under a loaded machine's
  * soak refilled a runner to 23 isolates at one sample, and a load with gaps longer than
