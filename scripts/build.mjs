@@ -116,17 +116,11 @@ const { metafile: primordialsMeta } = await build({
   logLevel: 'warning',
 });
 const primordialNames = Object.values(primordialsMeta.outputs)[0].exports;
-const primordialTable = {
-  name: 'primordial-table',
-  setup(builder) {
-    builder.onResolve({ filter: /^svc-build:primordial-table$/ }, () => ({ path: 'primordial-table', namespace: 'svc-build' }));
-    builder.onLoad({ filter: /.*/, namespace: 'svc-build' }, () => ({
-      contents: `import { ${primordialNames.join(', ')} } from './primordials';\nexport const primordialTable = () => ({ ${primordialNames.join(', ')} });\n`,
-      resolveDir: path.join(root, 'sandbox/prelude'),
-      loader: 'ts',
-    }));
-  },
-};
+const primordialTable = virtualModule(
+  'svc-build:primordial-table',
+  () => `import { ${primordialNames.join(', ')} } from './primordials';\nexport const primordialTable = () => ({ ${primordialNames.join(', ')} });\n`,
+  'sandbox/prelude',
+);
 
 // The encoding library's single-byte tables, evaluated here and bundled as one JSON.parse
 // of their value: the module's body builds them with spreads and forEach in every fresh
