@@ -45,9 +45,8 @@ const RETIRE_HEAP_SHARE = 0.4;
  * at once; 4-8 at every sample of the memory soak, the runners 82-104 MiB). Before, the
  * refill also made new isolates towards the floor whenever it caught up with the runs, so
  * the count swung with how far behind it was (4 to 17 isolates on the shelf at the memory
- * soak's samples, the runner's RSS 93-136 MiB;
- * bench/PROFILE.md, round 63). Isolates held beyond that demand (the floor's, or a peak's
- * that has passed) go as runs give them back. QUIET_MS after runs last overlapped, the
+ * soak's samples, the runner's RSS 93-136 MiB; bench/PROFILE.md, round 63). Isolates held
+ * beyond that demand (the floor's, or a peak's that has passed) go as runs give them back. QUIET_MS after runs last overlapped, the
  * shelf fills to the floor again; with 1 s, a stall of the server under a loaded machine's
  * soak refilled a runner to 23 isolates at one sample, and a load with gaps longer than
  * QUIET_MS makes the floor's isolates anew after each gap (about 0.25 CPU-s a runner).
@@ -249,8 +248,9 @@ export class Shelf {
     }
     // Once, after the first run that ends well: the cache then carries the prelude functions a run uses too.
     if (keep) warmPreludeCache(engine, 'ran');
-    // Under steady load, isolates beyond the demand go as they come back (see fillTo).
-    if (keep && this.idle.length + this.ready.length < this.wanted && this.isolatesHeld() < this.fillTo) this.idle.push(engine);
+    // Under steady load, isolates beyond the demand go as they come back (see fillTo; never
+    // more than wanted: fillTo is at most that, and the isolates held count the shelf's).
+    if (keep && this.isolatesHeld() < this.fillTo) this.idle.push(engine);
     else disposeEngine(engine);
     this.prepareAhead(engine.memoryMb);
   }
