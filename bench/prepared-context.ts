@@ -2,11 +2,12 @@
 // prepared context (a fresh context on a warm isolate with the native callbacks and the
 // prelude evaluated, no program, no `gc()`), made and released in a loop on one isolate per
 // build. Prints the process's CPU per context (all threads, /proc) for each round, then the
-// median and the fastest round, and the heap one prepared context adds to its isolate (measured
-// right after a full collection, so nothing of it is collected yet: what the bare context and
-// the prelude's evaluation allocate and keep until the next collection). Each `root` (default: this checkout) is a checkout with its
-// own dist/; given two (a base and this one), their rounds alternate in one process, so
-// both see the same load. It re-runs itself with the runners' V8 flags (eager compiling included).
+// median and the fastest round, and the heap one prepared context adds to its isolate
+// (measured right after a full collection, so nothing of it is collected yet: what the bare
+// context and the prelude's evaluation allocate and keep until the next collection). Each
+// `root` (default: this checkout) is a checkout with its own dist/; given two (a base and this
+// one), their rounds alternate in one process, so both see the same load. It re-runs itself
+// with the runners' V8 flags (which compile lazily since round 57).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,7 +20,7 @@ const given = process.argv.slice(4);
 const roots = (given.length > 0 ? given : [path.join(import.meta.dirname, '..')]).map((root) => path.resolve(root));
 
 if (process.env.BENCH_PREPARED_CHILD !== '1') {
-  const child = spawnSync(process.execPath, [...RUNNER_FLAGS, '--no-lazy', '--import', 'tsx', import.meta.filename, String(ROUNDS), String(PER_ROUND), ...roots], { env: { ...process.env, BENCH_PREPARED_CHILD: '1' }, stdio: 'inherit' });
+  const child = spawnSync(process.execPath, [...RUNNER_FLAGS, '--import', 'tsx', import.meta.filename, String(ROUNDS), String(PER_ROUND), ...roots], { env: { ...process.env, BENCH_PREPARED_CHILD: '1' }, stdio: 'inherit' });
   process.exit(child.status ?? 1);
 }
 
