@@ -1,7 +1,8 @@
 // The benches' load generator for POST /v1/execute: HTTP/1.1 over kept-alive loopback
 // sockets, each request written as one prepared buffer and each answer read by its
-// Content-Length (or chunks). undici's request cost this process about 0.5 ms of CPU per run,
-// a large share of a 2-core machine the server shares with it; this costs a fraction of it.
+// Content-Length (or chunks). undici's request cost this process 0.2-0.5 ms of CPU per run,
+// about a tenth of what a run costs the 2-core machine it shares with the server; this client
+// costs about a third of that (bench/PROFILE.md, srv39b).
 // It speaks only what the benches send and the server answers: no TLS, no redirects.
 import net from 'node:net';
 import { Agent, request } from 'undici';
