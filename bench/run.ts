@@ -16,7 +16,7 @@
 //  (j) only with BENCH_ONLY=soak: RSS of the server and each runner over 20,000 new programs (bench/soak.ts).
 // Numbers are printed, never asserted: speed is measured, not tested.
 import { measureReplays } from './replays';
-import { Agent, request } from 'undici';
+import { executeClient } from './lean-client';
 import ivm from 'isolated-vm';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -64,13 +64,11 @@ interface Measured {
 
 async function executeLatency(server: TestServer, variant: Variant, round = 1): Promise<Measured> {
   const label = round > 1 ? `${LABELS[variant]} (#${round})` : LABELS[variant];
-  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: CONCURRENCY });
-  const headers = { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' };
+  const client = executeClient(server.url, server.userToken, CONCURRENCY);
   const once = async () => {
     const body = helloBody(variant);
     const started = process.hrtime.bigint();
-    const response = await request(`${server.url}/v1/execute`, { method: 'POST', body, headers, dispatcher });
-    const json = (await response.body.json()) as { result: string | null; error: unknown };
+    const json = await client.run(body);
     if (json.result !== 'hello') throw new Error(`unexpected result ${JSON.stringify(json)}`);
     return Number(process.hrtime.bigint() - started) / 1e6;
   };
@@ -81,7 +79,9 @@ async function executeLatency(server: TestServer, variant: Variant, round = 1): 
   const sequential: number[] = [];
   const cpuBefore = cpuOf(server.child.pid!);
   const mainBefore = mainThreadCpuOf(server.child.pid!);
+  const clientBefore = process.cpuUsage();
   for (let i = 0; i < SEQUENTIAL_RUNS; i++) sequential.push(await once());
+  const clientSequential = process.cpuUsage(clientBefore);
   const cpuAfter = cpuOf(server.child.pid!);
   const mainAfter = mainThreadCpuOf(server.child.pid!);
   const serverMainPerRun = (mainAfter.server - mainBefore.server) / SEQUENTIAL_RUNS;
@@ -94,6 +94,7 @@ async function executeLatency(server: TestServer, variant: Variant, round = 1): 
   let next = 0;
   let peakRss = idleRss;
   const started = Date.now();
+  const clientConcurrentBefore = process.cpuUsage();
   const concurrent: number[] = [];
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -105,8 +106,9 @@ async function executeLatency(server: TestServer, variant: Variant, round = 1): 
     }),
   );
   const seconds = (Date.now() - started) / 1000;
+  const clientConcurrent = process.cpuUsage(clientConcurrentBefore);
   concurrent.sort((a, b) => a - b);
-  await dispatcher.close();
+  await client.close();
   const rows = {
     [`${label}: p50 / p99 sequential (ms)`]: `${percentile(sequential, 50).toFixed(2)} / ${percentile(sequential, 99).toFixed(2)}`,
     [`${label}: runs/s, ${CONCURRENCY} clients`]: (CONCURRENT_RUNS / seconds).toFixed(0),
@@ -115,9 +117,16 @@ async function executeLatency(server: TestServer, variant: Variant, round = 1): 
     [`${label}: server + runner CPU per run, sequential (ms)`]: `${cpuPerRun.toFixed(2)} (server ${serverPerRun.toFixed(2)}, runners + esbuild ${childrenPerRun.toFixed(2)}; ${(1000 / cpuPerRun).toFixed(0)} runs/s per core)`,
     // Where that CPU goes by thread: the event loops, and the rest (the server's compile, check and host workers and V8's helpers; the runners' isolate threads and V8's helpers, esbuild).
     [`${label}: CPU per run by thread, sequential (ms)`]: `server main ${serverMainPerRun.toFixed(2)}, other ${(serverPerRun - serverMainPerRun).toFixed(2)}; runners main ${runnersMainPerRun.toFixed(2)}, other ${(childrenPerRun - runnersMainPerRun).toFixed(2)}`,
+    // The load generator shares the machine's cores with the server: its own CPU per run says how much of them it took.
+    [`${label}: bench client CPU per run, sequential / ${CONCURRENCY} clients (ms)`]: `${clientMsPerRun(clientSequential, SEQUENTIAL_RUNS)} / ${clientMsPerRun(clientConcurrent, CONCURRENT_RUNS)}`,
     [`${label}: server RSS idle / under load, incl. runners (MiB)`]: `${(idleRss / 1048576).toFixed(1)} / ${(peakRss / 1048576).toFixed(1)}`,
   };
   return { rows, p50: percentile(sequential, 50), runsPerSecond: CONCURRENT_RUNS / seconds, floor };
+}
+
+/** This process's CPU (user + system) per run, ms, from a process.cpuUsage difference. */
+function clientMsPerRun(usage: NodeJS.CpuUsage, runs: number): string {
+  return ((usage.user + usage.system) / 1000 / runs).toFixed(2);
 }
 
 // BENCH_ONLY=http, waits (mcp-fan, parked and cold-bursts: parts of it), cpu, typecheck, latencies, fairness, tenancy, approvals, start, replays or soak runs one part.

@@ -4,11 +4,11 @@
 // see the same load on a shared machine. Per block: a
 // variant's sequential runs on one server, then the other (the order flips each block), then
 // runs with 16 clients. Prints the server's CPU per sequential run (main thread, all threads),
-// the runners' (main thread, all threads), p50 and runs/s, per block and their mean. Numbers are
+// the runners' (main thread, all threads), this process's own (the client), p50 and runs/s, per block and their mean. Numbers are
 // printed, never asserted. SIDE_BLOCKS (6), SIDE_SEQUENTIAL (400), SIDE_CONCURRENT (800),
 // SIDE_VARIANTS (same-off,same; also fresh, fresh-off).
 import path from 'node:path';
-import { Agent, request } from 'undici';
+import { executeClient, type ExecuteClient } from './lean-client';
 import { cpuOf, mainThreadCpuOf } from './proc';
 
 interface Started {
@@ -35,10 +35,12 @@ async function start(tree: string): Promise<Started> {
     const created = await server.request('POST', '/v1/blueprints', { body: { yaml } });
     if (created.status >= 300) throw new Error(`could not register the Blueprint ${JSON.stringify(yaml)}: ${created.text}`);
   }
+  clients.set(server, executeClient(server.url, server.userToken, CLIENTS));
   return server;
 }
 
-const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 2 * CLIENTS });
+/** Each server's client (bench/lean-client.ts), made at its start. */
+const clients = new Map<Started, ExecuteClient>();
 
 /** Sources of the `fresh` variants: both servers get the same sequence, each source once (no compile-cache hit). */
 let programCounter = 0;
@@ -50,8 +52,7 @@ function programFor(variant: string): string {
 async function once(server: Started, variant: string): Promise<number> {
   const body = JSON.stringify({ blueprint: variant.endsWith('-off') ? 'bench-off' : 'bench', code: programFor(variant) });
   const started = process.hrtime.bigint();
-  const response = await request(`${server.url}/v1/execute`, { method: 'POST', body, headers: { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' }, dispatcher });
-  const json = (await response.body.json()) as { result: unknown };
+  const json = await clients.get(server)!.run(body);
   if (json.result !== 'hello') throw new Error(`unexpected answer ${JSON.stringify(json)}`);
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
@@ -61,6 +62,8 @@ interface Block {
   server: number;
   runners: number;
   runnersMain: number;
+  /** This process's own CPU per sequential run (the load generator's share). */
+  client: number;
   p50: number;
   runsPerSecond: number;
 }
@@ -70,7 +73,9 @@ async function block(server: Started, variant: string): Promise<Block> {
   const mainBefore = mainThreadCpuOf(pid);
   const before = cpuOf(pid);
   const times: number[] = [];
+  const clientBefore = process.cpuUsage();
   for (let i = 0; i < SEQUENTIAL; i++) times.push(await once(server, variant));
+  const client = process.cpuUsage(clientBefore);
   const mainAfter = mainThreadCpuOf(pid);
   const after = cpuOf(pid);
   let next = 0;
@@ -87,6 +92,7 @@ async function block(server: Started, variant: string): Promise<Block> {
     server: (after.server - before.server) / SEQUENTIAL,
     runners: (after.children - before.children) / SEQUENTIAL,
     runnersMain: (mainAfter.runners - mainBefore.runners) / SEQUENTIAL,
+    client: (client.user + client.system) / 1000 / SEQUENTIAL,
     p50: times[Math.floor(times.length / 2)],
     runsPerSecond: CONCURRENT / ((Date.now() - began) / 1000),
   };
@@ -115,10 +121,10 @@ async function main(): Promise<void> {
     console.log(`this: ${trees.this}\nother: ${trees.other}\nper sequential run, ms (mean of ${BLOCKS} blocks; then each block)`);
     for (const [key, blocks] of results) {
       const of = (field: keyof Block) => blocks.map((b) => b[field]);
-      console.log(`${key.padEnd(16)} server main ${mean(of('main')).toFixed(2)} [${list(of('main'), 2)}], server all ${mean(of('server')).toFixed(2)}, runners ${mean(of('runners')).toFixed(2)} (main ${mean(of('runnersMain')).toFixed(2)}), p50 ${mean(of('p50')).toFixed(2)} [${list(of('p50'), 2)}], runs/s ${mean(of('runsPerSecond')).toFixed(0)} [${list(of('runsPerSecond'), 0)}]`);
+      console.log(`${key.padEnd(16)} server main ${mean(of('main')).toFixed(2)} [${list(of('main'), 2)}], server all ${mean(of('server')).toFixed(2)}, runners ${mean(of('runners')).toFixed(2)} (main ${mean(of('runnersMain')).toFixed(2)}), client ${mean(of('client')).toFixed(2)}, p50 ${mean(of('p50')).toFixed(2)} [${list(of('p50'), 2)}], runs/s ${mean(of('runsPerSecond')).toFixed(0)} [${list(of('runsPerSecond'), 0)}]`);
     }
   } finally {
-    await dispatcher.close();
+    await Promise.all([...clients.values()].map((client) => client.close()));
     await Promise.all(Object.values(servers).map((server) => server.stop()));
   }
 }
