@@ -17,7 +17,7 @@ interface Pending {
   owner: object;
   name: string;
   get: () => unknown;
-  value: (made: any) => unknown;
+  value: (made: any, name: string) => unknown;
   attributes: Attributes;
 }
 
@@ -63,25 +63,32 @@ export function materialize<T>(group: LazyGroup<T>): T {
     const { owner, name, get, value, attributes } = pending[i];
     const descriptor = ownDescriptor(owner, name);
     // A program that deleted or replaced the global keeps what it did.
-    if (descriptor !== undefined && descriptor.get === get) ObjectDefineProperty(owner, name, { value: value(group.made), writable: attributes.writable, enumerable: attributes.enumerable, configurable: attributes.configurable });
+    if (descriptor !== undefined && descriptor.get === get) ObjectDefineProperty(owner, name, { value: value(group.made, name), writable: attributes.writable, enumerable: attributes.enumerable, configurable: attributes.configurable });
   }
   pending.length = 0;
   return group.made!;
 }
 
+/** The value of a group that hands over its globals by name (`made.globals`): one function for all of them. */
+export function fromGlobals(made: { globals: Record<string, unknown> }, name: string): unknown {
+  return made.globals[name];
+}
+
 /**
  * `owner[name]` as an accessor until its group is evaluated: a read evaluates it, a write
  * (a program's own value) replaces the accessor with a plain property. Afterwards the property
- * has the given attributes, as if it had been defined eagerly.
+ * has the given attributes, as if it had been defined eagerly. `value` gets the name too, so
+ * the globals of one group share one function (fromGlobals) instead of a closure per name in
+ * every context.
  */
-export function defineLazy<T>(group: LazyGroup<T>, owner: object, name: string, value: (made: T) => unknown, attributes: Attributes): void {
+export function defineLazy<T>(group: LazyGroup<T>, owner: object, name: string, value: (made: T, name: string) => unknown, attributes: Attributes): void {
   const get = function () {
     // While a group is being evaluated its globals are not there yet, as when it was
     // evaluated before them (the encoding classes look for native ones, for instance).
     if (group.evaluating) return undefined;
     const made = materialize(group);
     const descriptor = ownDescriptor(owner, name);
-    return descriptor === undefined ? undefined : 'value' in descriptor ? descriptor.value : value(made);
+    return descriptor === undefined ? undefined : 'value' in descriptor ? descriptor.value : value(made, name);
   };
   // A read-only property gets no setter: assigning to it fails as it would on the value.
   const set = attributes.writable

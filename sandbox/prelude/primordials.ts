@@ -247,25 +247,32 @@ export const PromisePrototypeThen = uncurryThis(Promise.prototype.then) as <T>(p
 // (bench/PROFILE.md). The first construction may come after a program replaced those
 // methods, so what is copied is captured here, before any program ran (one call each).
 
-/** A built-in prototype's own descriptors but `constructor`, until they are copied (then null). */
+/**
+ * A built-in prototype's own keys and their descriptors, side by side, until they are copied
+ * (then null). Not one object keyed by property (Object.getOwnPropertyDescriptors): that
+ * object, with its `constructor` deleted, was a dictionary built anew in every context, its
+ * map transitions too, for four prototypes most runs never copy (bench/PROFILE.md, run39a).
+ */
 interface PendingCopy {
-  descriptors: Record<PropertyKey, PropertyDescriptor> | null;
+  keys: PropertyKey[];
+  descriptors: PropertyDescriptor[] | null;
 }
 
 function captureMethods(unsafe: { prototype: object }): PendingCopy {
-  const descriptors = Object.getOwnPropertyDescriptors(unsafe.prototype) as Record<PropertyKey, PropertyDescriptor>;
-  delete (descriptors as { constructor?: unknown }).constructor;
-  return { descriptors };
+  const prototype = unsafe.prototype;
+  const keys = ReflectOwnKeys(prototype);
+  const descriptors: PropertyDescriptor[] = [];
+  for (let i = 0; i < keys.length; i++) descriptors[i] = ObjectGetOwnPropertyDescriptor(prototype, keys[i])!;
+  return { keys, descriptors };
 }
 
-/** Copies the captured methods onto `safe`'s prototype and freezes both, on the first call. */
+/** Copies the captured methods (not `constructor`) onto `safe`'s prototype and freezes both, on the first call. */
 function copyOnce(safe: { prototype: object }, pending: PendingCopy): void {
-  const descriptors = pending.descriptors;
+  const { keys, descriptors } = pending;
   if (descriptors === null) return;
   pending.descriptors = null;
-  const keys = ReflectOwnKeys(descriptors);
   // ReflectDefineProperty copies each descriptor's own fields once a program may have run.
-  for (let i = 0; i < keys.length; i++) ReflectDefineProperty(safe.prototype, keys[i], descriptors[keys[i] as string]);
+  for (let i = 0; i < keys.length; i++) if (keys[i] !== 'constructor') ReflectDefineProperty(safe.prototype, keys[i], descriptors[i]);
   ObjectFreeze(safe.prototype);
   ObjectFreeze(safe);
 }

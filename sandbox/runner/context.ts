@@ -235,7 +235,12 @@ export function notePeak(prepared: Prepared): void {
 
 /** A context on this isolate, ready for exactly one run. */
 export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
-  const parts = contextParts(engine, link);
+  let base = memoryInUse(engine.isolate);
+  if (holdsGarbage(engine, base, GC_SLACK_BYTES)) {
+    collectGarbage(engine);
+    base = memoryInUse(engine.isolate);
+  }
+  const parts = contextParts(engine, link, base);
   return parts.finish(engine.prelude.runSync(parts.context, { reference: true }));
 }
 
@@ -247,9 +252,12 @@ export function prepareContext(engine: Engine, link: RunnerLink): Prepared {
  * would get `gc` too.
  */
 export async function prepareContextAsync(engine: Engine, link: RunnerLink): Promise<Prepared> {
-  const collect = holdsGarbage(engine, GC_SLACK_BYTES);
-  if (collect) await collectGarbageAsync(engine);
-  const parts = contextParts(engine, link, !collect);
+  let base = memoryInUse(engine.isolate);
+  if (holdsGarbage(engine, base, GC_SLACK_BYTES)) {
+    await collectGarbageAsync(engine);
+    base = memoryInUse(engine.isolate);
+  }
+  const parts = contextParts(engine, link, base);
   return parts.finish(await engine.prelude.run(parts.context, { reference: true }));
 }
 
@@ -261,14 +269,17 @@ function entryPoint<A extends unknown[], R>(entry: ivm.Reference, point: number)
   };
 }
 
-/** A fresh context with the native callbacks installed; `finish` with the prelude's value (its entry points) once it has run in it. */
-function contextParts(engine: Engine, link: RunnerLink, mayCollect = true): { context: ivm.Context; finish: (entry: ivm.Reference) => Prepared } {
+/**
+ * A fresh context with the native callbacks installed; `finish` with the prelude's value (its
+ * entry points) once it has run in it. `base`: the isolate's memory just before, after the
+ * callers collected earlier runs' garbage when there was more than GC_SLACK_BYTES of it (done
+ * off the request path: that garbage, collected during the run instead, would make its
+ * memory_peak look smaller than it is). One reading serves the check and the base: nothing
+ * runs in the isolate between them.
+ */
+function contextParts(engine: Engine, link: RunnerLink, base: number): { context: ivm.Context; finish: (entry: ivm.Reference) => Prepared } {
   const { isolate } = engine;
   const slot = newSlot(isolate);
-  // Earlier runs' garbage, collected now (off the request path), cannot make this run's
-  // memory_peak look smaller than it is.
-  if (mayCollect && holdsGarbage(engine, GC_SLACK_BYTES)) collectGarbage(engine);
-  const base = memoryInUse(isolate);
   const context = isolate.createContextSync();
   let prepared: Prepared | null = null;
 

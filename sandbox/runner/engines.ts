@@ -149,9 +149,9 @@ function maintenanceOf(engine: Engine): ivm.Context {
   return engine.maintenance;
 }
 
-/** Earlier runs left more garbage in the isolate than a run's memory_peak may hide. */
-export function holdsGarbage(engine: Engine, slackBytes: number): boolean {
-  return memoryInUse(engine.isolate) - engine.maintenanceBytes > engine.floor + slackBytes;
+/** Earlier runs left more garbage in the isolate (`inUse`: its memory now) than a run's memory_peak may hide. */
+export function holdsGarbage(engine: Engine, inUse: number, slackBytes: number): boolean {
+  return inUse - engine.maintenanceBytes > engine.floor + slackBytes;
 }
 
 /** Collects the garbage of earlier runs in this isolate (V8's `gc()`, in the maintenance context). */

@@ -7,7 +7,7 @@ export type { AsyncHostCaller, StartedCall } from './host';
 import { bindRun, type AsyncHostCaller } from './host';
 import { ObjectFreeze } from './primordials';
 import { clearInterval, clearTimeout, fireDue, nextDue, pendingCount, queueMicrotask, setInterval, setTimeout } from './timers';
-import { defineLazy, materialize } from '../lazy-group';
+import { defineLazy, fromGlobals, materialize } from '../lazy-group';
 import { eventGroup, platformGroup, textGroup, type WebPlatform } from './lazy';
 import { urlGroup } from './url-group';
 
@@ -54,23 +54,14 @@ export function installWeb(define: (name: string, value: unknown) => void): void
   define('navigator', navigator);
   defineEventGlobals(global, EVENT_GLOBALS);
   defineLazy(domExceptionGroup, global, 'DOMException', (made) => made, GLOBAL_ATTRIBUTES);
-  for (let i = 0; i < LAZY_GLOBALS.length; i++) {
-    const name = LAZY_GLOBALS[i];
-    defineLazy(platformGroup, global, name, (made) => made.globals[name], GLOBAL_ATTRIBUTES);
-  }
-  for (let i = 0; i < TEXT_GLOBALS.length; i++) {
-    const name = TEXT_GLOBALS[i];
-    defineLazy(textGroup, global, name, (made) => made.globals[name], GLOBAL_ATTRIBUTES);
-  }
+  for (let i = 0; i < LAZY_GLOBALS.length; i++) defineLazy(platformGroup, global, LAZY_GLOBALS[i], fromGlobals, GLOBAL_ATTRIBUTES);
+  for (let i = 0; i < TEXT_GLOBALS.length; i++) defineLazy(textGroup, global, TEXT_GLOBALS[i], fromGlobals, GLOBAL_ATTRIBUTES);
   // crypto (getRandomValues, randomUUID) is defined just before; subtle joins it.
   defineLazy(platformGroup, (globalThis as { crypto: object }).crypto, 'subtle', (made) => made.subtle, { enumerable: true, writable: false, configurable: false });
 }
 
 function defineEventGlobals(global: object, names: readonly string[]): void {
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i];
-    defineLazy(eventGroup, global, name, (made) => made.globals[name], GLOBAL_ATTRIBUTES);
-  }
+  for (let i = 0; i < names.length; i++) defineLazy(eventGroup, global, names[i], fromGlobals, GLOBAL_ATTRIBUTES);
 }
 
 /** Called by the prelude when a run starts. */

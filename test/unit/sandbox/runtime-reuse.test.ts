@@ -4,8 +4,8 @@
 // against max_execution_memory.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RunnerPool } from '../../../sandbox';
-import { assertHealthy, runProgram, startPool } from './runtime-harness';
+import { RunnerPool } from '../../../sandbox';
+import { assertHealthy, DEFAULT_LIMITS, runProgram, startPool } from './runtime-harness';
 
 const MB = 1024 * 1024;
 let pool: RunnerPool;
@@ -68,6 +68,37 @@ describe('one runner, many runs', () => {
     assert.equal(out.outcome, 'fuel_exhausted');
     assert.equal(await resultOf('export function main() { return typeof (globalThis as any).x; }'), 'undefined');
     await assertHealthy(pool);
+  });
+});
+
+// A runner that hosts several runs at once keeps the isolates runs give back (one that hosts
+// one run at a time, as above, takes each run's isolate from its shelf and disposes of it).
+describe('a runner whose isolates serve run after run', () => {
+  let reusing: RunnerPool;
+  before(async () => {
+    reusing = new RunnerPool({ size: 1, memoryMb: DEFAULT_LIMITS.memoryMb, runsPerRunner: 8 });
+    await reusing.start();
+  });
+  after(async () => {
+    await reusing.stop();
+  });
+
+  test("earlier runs' garbage collected during a run does not shrink its memory_peak", async () => {
+    // The first program leaves about 17 MiB of garbage in its isolate (which keeps it: under
+    // the retirement share); the next one, given that isolate, holds 40 MiB, which fits under
+    // the isolate's heap limit (53 MiB for 50 MB) only once that garbage is collected.
+    // Collected during the run rather than before it, it would come off the run's own growth
+    // (memory_peak about 24 MiB). The 40 MiB stay reachable (a global) until the run's last
+    // sample of its memory. A few rounds: the next run may find another isolate ready.
+    const leaver = 'export function main() { const junk: number[][] = []; for (let i = 0; i < 16 * 1024; i++) junk.push(new Array(128).fill(i)); return junk.length; }';
+    const holder = 'export function main() { const keep: number[][] = []; for (let i = 0; i < 80; i++) keep.push(new Array(64 * 1024).fill(i)); (globalThis as any).kept = keep; return keep.length; }';
+    for (let round = 0; round < 3; round++) {
+      const left = await runProgram(reusing, leaver);
+      assert.equal(left.result, String(16 * 1024));
+      const outcome = await runProgram(reusing, holder);
+      assert.equal(outcome.error, null, outcome.error?.message);
+      assert.ok(outcome.memoryPeak >= 40 * MB, `round ${round}: peak ${outcome.memoryPeak}`);
+    }
   });
 });
 
