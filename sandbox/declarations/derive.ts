@@ -3,7 +3,7 @@
 // `declare function`, the interfaces and type aliases they refer to (transitively, as
 // types only: a type reached this way has no value unless it is listed itself), without
 // the members the table omits. The text is kept with its documentation, in the library's
-// order. The build (scripts/build.mjs) writes it, after svc.d.ts, into globals.d.ts.
+// order. The build (scripts/build/declarations.mjs) writes it, after svc.d.ts, into globals.d.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';

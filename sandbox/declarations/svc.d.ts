@@ -1,6 +1,6 @@
 // svc's own globals (not web-platform ones): assert, its errors and navigator. The
 // web-platform globals are derived from TypeScript's lib.webworker (web-globals.ts,
-// derive.ts); the build (scripts/build.mjs) writes both into globals.d.ts.
+// derive.ts); the build (scripts/build/declarations.mjs) writes both into globals.d.ts.
 /** Throws `Error(message ?? "assertion failed")` when `condition` is falsy. */
 declare function assert(condition: unknown, message?: string): asserts condition;
 /** A gated operation was refused (by policy, a runtime invariant or a read-only volume). Denials are final: report them. */

@@ -18,7 +18,7 @@
 // state on a global of the context (`__core-js_shared__`), which is per run like all else.
 //
 // The core-js modules (./core-js-modules.cts) are bundled as one function, evaluateCoreJs
-// (scripts/build.mjs), whose value is the modules by name: bundled with the prelude, each of
+// (scripts/build/prelude.mjs), whose value is the modules by name: bundled with the prelude, each of
 // their ~160 module wrappers was made in every fresh context, used or not (a quarter of what
 // the prelude allocated, and about a fifth of a prepared context's CPU with the collections
 // that garbage cost; bench/PROFILE.md).

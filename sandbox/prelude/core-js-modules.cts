@@ -1,6 +1,6 @@
 // The core-js modules that give programs the ES2024+ built-ins the engine lacks, by name, each
 // evaluated on its own at the first use of a stand-in it replaces (./builtins.ts). Bundled on
-// its own into one function the prelude calls the first time (scripts/build.mjs), so a fresh
+// its own into one function the prelude calls the first time (scripts/build/prelude.mjs), so a fresh
 // context makes none of their module wrappers until then; CommonJS, so the bundle needs no
 // export helpers (they would read built-ins after the program ran).
 module.exports = {

@@ -1,5 +1,5 @@
 // What a standard-library module's guest side (src/stdlib/<module>/guest.ts) is given and
-// returns. scripts/build.mjs compiles each guest.ts for the isolate; the runner evaluates it
+// returns. scripts/build/stdlib.mjs compiles each guest.ts for the isolate; the runner evaluates it
 // before the program and sandbox/prelude/namespaces.ts calls its default export once per
 // principal. Types only: nothing here runs in the isolate or on the host.
 //

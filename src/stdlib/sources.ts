@@ -1,5 +1,5 @@
 // The standard-library modules' guest code and declarations as the build left them in
-// dist/stdlib.json (scripts/build.mjs): each folder's guest.ts compiled for the isolate and
+// dist/stdlib.json (scripts/build/stdlib.mjs): each folder's guest.ts compiled for the isolate and
 // its declarations.d.ts. Read once, on the first module that asks.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -158,7 +158,7 @@ test('the first call of a newer built-in replaces only its own stand-in; the oth
   });
 });
 
-// core-js is one function the first stand-in call evaluates (scripts/build.mjs); its module
+// core-js is one function the first stand-in call evaluates (scripts/build/prelude.mjs); its module
 // helper keeps the prelude's captured Object.getOwnPropertyNames, as when it was bundled inline.
 test('a program that replaced Object.getOwnPropertyNames before first calling a newer built-in is not called back while core-js is evaluated', async () => {
   const { value } = await valueAndConsole(`

@@ -1,4 +1,4 @@
-// What a program can see of the prelude's own code (dist/prelude.js, built by scripts/build.mjs
+// What a program can see of the prelude's own code (dist/prelude.js, built by scripts/build/prelude.mjs
 // with its whitespace minified, so every isolate keeps less source for lazy compiles): its
 // functions' source text is the code alone, and a trace of an error thrown inside it still
 // names the program's frames only.

@@ -1,5 +1,5 @@
 // The lazy groups' modules (./lazy.ts, ./url-group.ts), bundled on their own by
-// scripts/build.mjs as the body of one function, evaluateLazyWeb (svc-build:lazy-web), called
+// scripts/build/prelude.mjs as the body of one function, evaluateLazyWeb (svc-build:lazy-web), called
 // at the first read of any lazy web global. Bundled with the prelude, esbuild hoisted their
 // function declarations and module wrappers to its top level, so every fresh context made
 // them, used or not (bench/PROFILE.md). Modules the prelude imports itself are not copied in:
