@@ -51,18 +51,28 @@ function commandOf(pid: number): string {
 
 /**
  * CPU time (ms) of the server process itself and of its child processes, live or ended
- * (runners, esbuild's services); `esbuild` is the live services' share of `children` (an
- * ended one's time is counted in `children` only).
+ * (runners, esbuild's services), and of each live esbuild service by pid (esbuildBetween).
  */
-export function cpuOf(pid: number): { server: number; children: number; esbuild: number } {
+export function cpuOf(pid: number): { server: number; children: number; esbuild: Map<number, number> } {
   let children = cpuOfEndedChildren(pid);
-  let esbuild = 0;
+  const esbuild = new Map<number, number>();
   for (const child of childPids(pid)) {
     const own = cpuOfProcess(child);
     children += own + cpuOfEndedChildren(child);
-    if (commandOf(child).includes('esbuild')) esbuild += own;
+    if (commandOf(child).includes('esbuild')) esbuild.set(child, own);
   }
   return { server: cpuOfProcess(pid), children, esbuild };
+}
+
+/**
+ * esbuild's share of `children` between two readings: the services alive at the second (one
+ * started between them counts whole). A service that ended between them (its compile thread
+ * was replaced) is left in `children` only: its CPU after the first reading is not known apart.
+ */
+export function esbuildBetween(before: { esbuild: Map<number, number> }, after: { esbuild: Map<number, number> }): number {
+  let total = 0;
+  for (const [pid, ms] of after.esbuild) total += ms - (before.esbuild.get(pid) ?? 0);
+  return total;
 }
 
 /**

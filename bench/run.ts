@@ -23,7 +23,7 @@ import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../test/harness';
 import { runSvc } from '../test/support/cli';
 import { measureInstrumentation } from './instrumentation';
-import { cpuOf, journalEnv, mainThreadCpuOf, rssOf } from './proc';
+import { cpuOf, esbuildBetween, journalEnv, mainThreadCpuOf, rssOf } from './proc';
 import { measureColdBursts, measureMcpFanOut, measureParkedCpu, measureWaits } from './waits';
 import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
@@ -88,7 +88,7 @@ async function executeLatency(server: TestServer, variant: Variant, round = 1): 
   const runnersMainPerRun = (mainAfter.runners - mainBefore.runners) / SEQUENTIAL_RUNS;
   const serverPerRun = (cpuAfter.server - cpuBefore.server) / SEQUENTIAL_RUNS;
   const childrenPerRun = (cpuAfter.children - cpuBefore.children) / SEQUENTIAL_RUNS;
-  const esbuildPerRun = (cpuAfter.esbuild - cpuBefore.esbuild) / SEQUENTIAL_RUNS;
+  const esbuildPerRun = esbuildBetween(cpuBefore, cpuAfter) / SEQUENTIAL_RUNS;
   const cpuPerRun = serverPerRun + childrenPerRun;
   sequential.sort((a, b) => a - b);
 

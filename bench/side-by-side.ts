@@ -9,7 +9,7 @@
 // SIDE_VARIANTS (same-off,same; also fresh, fresh-off).
 import path from 'node:path';
 import { executeClient, type ExecuteClient } from './lean-client';
-import { cpuOf, mainThreadCpuOf } from './proc';
+import { cpuOf, esbuildBetween, mainThreadCpuOf } from './proc';
 
 interface Started {
   url: string;
@@ -91,8 +91,8 @@ async function block(server: Started, variant: string): Promise<Block> {
   return {
     main: (mainAfter.server - mainBefore.server) / SEQUENTIAL,
     server: (after.server - before.server) / SEQUENTIAL,
-    runners: (after.children - after.esbuild - before.children + before.esbuild) / SEQUENTIAL,
-    esbuild: (after.esbuild - before.esbuild) / SEQUENTIAL,
+    runners: (after.children - before.children - esbuildBetween(before, after)) / SEQUENTIAL,
+    esbuild: esbuildBetween(before, after) / SEQUENTIAL,
     runnersMain: (mainAfter.runners - mainBefore.runners) / SEQUENTIAL,
     client: (client.user + client.system) / 1000 / SEQUENTIAL,
     p50: times[Math.floor(times.length / 2)],
