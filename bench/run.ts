@@ -23,7 +23,7 @@ import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../test/harness';
 import { runSvc } from '../test/support/cli';
 import { measureInstrumentation } from './instrumentation';
-import { cpuOf, journalEnv, mainThreadCpuOf, rssOf } from './proc';
+import { cpuOf, esbuildBetween, journalEnv, mainThreadCpuOf, rssOf } from './proc';
 import { measureColdBursts, measureMcpFanOut, measureParkedCpu, measureWaits } from './waits';
 import { measureTypecheck } from './typecheck';
 import { measureLatencies } from './latencies';
@@ -88,6 +88,7 @@ async function executeLatency(server: TestServer, variant: Variant, round = 1): 
   const runnersMainPerRun = (mainAfter.runners - mainBefore.runners) / SEQUENTIAL_RUNS;
   const serverPerRun = (cpuAfter.server - cpuBefore.server) / SEQUENTIAL_RUNS;
   const childrenPerRun = (cpuAfter.children - cpuBefore.children) / SEQUENTIAL_RUNS;
+  const esbuildPerRun = esbuildBetween(cpuBefore, cpuAfter) / SEQUENTIAL_RUNS;
   const cpuPerRun = serverPerRun + childrenPerRun;
   sequential.sort((a, b) => a - b);
 
@@ -114,9 +115,9 @@ async function executeLatency(server: TestServer, variant: Variant, round = 1): 
     [`${label}: runs/s, ${CONCURRENCY} clients`]: (CONCURRENT_RUNS / seconds).toFixed(0),
     [`${label}: p50 / p99, ${CONCURRENCY} clients (ms)`]: `${percentile(concurrent, 50).toFixed(2)} / ${percentile(concurrent, 99).toFixed(2)}`,
     // CPU per run is what a shared machine distorts least: it bounds runs/s per core.
-    [`${label}: server + runner CPU per run, sequential (ms)`]: `${cpuPerRun.toFixed(2)} (server ${serverPerRun.toFixed(2)}, runners + esbuild ${childrenPerRun.toFixed(2)}; ${(1000 / cpuPerRun).toFixed(0)} runs/s per core)`,
-    // Where that CPU goes by thread: the event loops, and the rest (the server's compile, check and host workers and V8's helpers; the runners' isolate threads and V8's helpers, esbuild).
-    [`${label}: CPU per run by thread, sequential (ms)`]: `server main ${serverMainPerRun.toFixed(2)}, other ${(serverPerRun - serverMainPerRun).toFixed(2)}; runners main ${runnersMainPerRun.toFixed(2)}, other ${(childrenPerRun - runnersMainPerRun).toFixed(2)}`,
+    [`${label}: server + runner CPU per run, sequential (ms)`]: `${cpuPerRun.toFixed(2)} (server ${serverPerRun.toFixed(2)}, runners ${(childrenPerRun - esbuildPerRun).toFixed(2)}, esbuild ${esbuildPerRun.toFixed(2)}; ${(1000 / cpuPerRun).toFixed(0)} runs/s per core)`,
+    // Where that CPU goes by thread: the event loops, and the rest (the server's compile, check and host workers and V8's helpers; the runners' isolate threads and V8's helpers; esbuild's service, a child of the compile thread).
+    [`${label}: CPU per run by thread, sequential (ms)`]: `server main ${serverMainPerRun.toFixed(2)}, other ${(serverPerRun - serverMainPerRun).toFixed(2)}; runners main ${runnersMainPerRun.toFixed(2)}, other ${(childrenPerRun - esbuildPerRun - runnersMainPerRun).toFixed(2)}; esbuild ${esbuildPerRun.toFixed(2)}`,
     // The load generator shares the machine's cores with the server: its own CPU per run says how much of them it took.
     [`${label}: bench client CPU per run, sequential / ${CONCURRENCY} clients (ms)`]: `${clientMsPerRun(clientSequential, SEQUENTIAL_RUNS)} / ${clientMsPerRun(clientConcurrent, CONCURRENT_RUNS)}`,
     [`${label}: server RSS idle / under load, incl. runners (MiB)`]: `${(idleRss / 1048576).toFixed(1)} / ${(peakRss / 1048576).toFixed(1)}`,

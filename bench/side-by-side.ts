@@ -4,12 +4,12 @@
 // see the same load on a shared machine. Per block: a
 // variant's sequential runs on one server, then the other (the order flips each block), then
 // runs with 16 clients. Prints the server's CPU per sequential run (main thread, all threads),
-// the runners' (main thread, all threads), this process's own (the client), p50 and runs/s, per block and their mean. Numbers are
+// the runners' (main thread, all threads), esbuild's service's, this process's own (the client), p50 and runs/s, per block and their mean. Numbers are
 // printed, never asserted. SIDE_BLOCKS (6), SIDE_SEQUENTIAL (400), SIDE_CONCURRENT (800),
 // SIDE_VARIANTS (same-off,same; also fresh, fresh-off).
 import path from 'node:path';
 import { executeClient, type ExecuteClient } from './lean-client';
-import { cpuOf, mainThreadCpuOf } from './proc';
+import { cpuOf, esbuildBetween, mainThreadCpuOf } from './proc';
 
 interface Started {
   url: string;
@@ -62,6 +62,7 @@ interface Block {
   server: number;
   runners: number;
   runnersMain: number;
+  esbuild: number;
   /** This process's own CPU per sequential run (the load generator's share). */
   client: number;
   p50: number;
@@ -90,7 +91,8 @@ async function block(server: Started, variant: string): Promise<Block> {
   return {
     main: (mainAfter.server - mainBefore.server) / SEQUENTIAL,
     server: (after.server - before.server) / SEQUENTIAL,
-    runners: (after.children - before.children) / SEQUENTIAL,
+    runners: (after.children - before.children - esbuildBetween(before, after)) / SEQUENTIAL,
+    esbuild: esbuildBetween(before, after) / SEQUENTIAL,
     runnersMain: (mainAfter.runners - mainBefore.runners) / SEQUENTIAL,
     client: (client.user + client.system) / 1000 / SEQUENTIAL,
     p50: times[Math.floor(times.length / 2)],
@@ -121,7 +123,7 @@ async function main(): Promise<void> {
     console.log(`this: ${trees.this}\nother: ${trees.other}\nper sequential run, ms (mean of ${BLOCKS} blocks; then each block)`);
     for (const [key, blocks] of results) {
       const of = (field: keyof Block) => blocks.map((b) => b[field]);
-      console.log(`${key.padEnd(16)} server main ${mean(of('main')).toFixed(2)} [${list(of('main'), 2)}], server all ${mean(of('server')).toFixed(2)}, runners ${mean(of('runners')).toFixed(2)} (main ${mean(of('runnersMain')).toFixed(2)}), client ${mean(of('client')).toFixed(2)}, p50 ${mean(of('p50')).toFixed(2)} [${list(of('p50'), 2)}], runs/s ${mean(of('runsPerSecond')).toFixed(0)} [${list(of('runsPerSecond'), 0)}]`);
+      console.log(`${key.padEnd(16)} server main ${mean(of('main')).toFixed(2)} [${list(of('main'), 2)}], server all ${mean(of('server')).toFixed(2)}, runners ${mean(of('runners')).toFixed(2)} (main ${mean(of('runnersMain')).toFixed(2)}), esbuild ${mean(of('esbuild')).toFixed(2)}, client ${mean(of('client')).toFixed(2)}, p50 ${mean(of('p50')).toFixed(2)} [${list(of('p50'), 2)}], runs/s ${mean(of('runsPerSecond')).toFixed(0)} [${list(of('runsPerSecond'), 0)}]`);
     }
   } finally {
     await Promise.all([...clients.values()].map((client) => client.close()));

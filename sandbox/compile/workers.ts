@@ -39,8 +39,13 @@ export function configureCompileWorkers(options: { heapMb: number; recycleAfter?
  * the two compile threads' heaps went 34 -> 96 MiB while they kept 7 MiB alive (issue 39).
  */
 const WORKER_YOUNG_MB = 8;
-/** At least two, so one large program never holds back a small one behind it. */
-const POOL_SIZE = Math.max(2, Math.min(4, os.availableParallelism()));
+/**
+ * Small programs' threads. One per two cores: a small program's compile is mostly waiting on
+ * esbuild's service, and each thread (with its own esbuild service) warms V8's optimizing
+ * compiler on its own, so compiles spread over more threads ran unoptimized longer between
+ * recycles. Large programs compile on a thread of their own (LARGE_COMPILE_CHARS).
+ */
+const POOL_SIZE = Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2)));
 /** Compiles one worker takes at once: most of a compile waits on esbuild's service process. */
 const COMPILES_PER_WORKER = 4;
 

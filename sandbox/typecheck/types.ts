@@ -33,6 +33,8 @@ export interface WarmMessage {
 /** What the pool posts to a checker thread: a batch, with the id of each program's check. */
 export interface CheckBatchMessage extends CheckBatch {
   ids: readonly number[];
+  /** The thread says when it begins (`started`): it may not at once (TypeScript not loaded yet, a warm-up ahead). */
+  announce: boolean;
 }
 
 /** Text inserted into the source before it is compiled: a derived schema argument. */

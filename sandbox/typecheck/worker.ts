@@ -4,6 +4,7 @@
 // one after another; each program's start and answer are posted as they happen, so the pool
 // times each against the budget. Built as dist/typecheck-worker.js. After its first check it
 // writes the compiler's code cache if it had none (compiler.ts) and says so if that failed.
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Checkers } from './checker';
@@ -27,15 +28,34 @@ let collections = new v8.GCProfiler();
 collections.start();
 let live = 0;
 
-/** The thread's V8 heap after each batch and warm-up (svc_typecheck_heap_bytes; the pool replaces a thread near its limit, thread.ts). */
-function reportHeap(): void {
+/** Set by V8's report of a full collection: what the heap keeps alive may have changed. */
+let collectedFully = false;
+new PerformanceObserver((entries) => {
+  if (entries.getEntries().some((entry) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)) collectedFully = true;
+}).observe({ entryTypes: ['gc'] });
+/** Batches after which the heap is reported even without a full collection (svc_typecheck_heap_bytes stays near). */
+const REPORT_EVERY_BATCHES = 64;
+let batchesSinceReport = 0;
+let reported = false;
+
+/**
+ * The thread's V8 heap (svc_typecheck_heap_bytes; the pool replaces a thread near its limit,
+ * thread.ts), after each warm-up (`warmedUp`: the pool counts its warm-ups' ends) and after a
+ * batch when it is the thread's first, when a full collection has run since the last report
+ * (only one changes what is live) or when REPORT_EVERY_BATCHES have passed.
+ */
+function reportHeap(warmedUp: boolean): void {
+  if (reported && !warmedUp && !collectedFully && ++batchesSinceReport < REPORT_EVERY_BATCHES) return;
+  reported = true;
+  collectedFully = false;
+  batchesSinceReport = 0;
   const { statistics } = collections.stop();
   collections = new v8.GCProfiler();
   collections.start();
   for (const collection of statistics) if (collection.gcType === 'MarkSweepCompact') live = collection.afterGC.heapStatistics.usedHeapSize;
   const { used_heap_size: used, total_heap_size: total, malloced_memory: malloced } = v8.getHeapStatistics();
   const heap: HeapReport = { live, used, total, malloced };
-  parentPort!.postMessage({ heap });
+  parentPort!.postMessage(warmedUp ? { heap, warmedUp } : { heap });
 }
 
 /** What a warm-up checks against each set: the checker of the set is made, and TypeScript's checking code has run once. */
@@ -54,21 +74,22 @@ parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
       }
     }
     if (warmed > 0) parentPort!.postMessage({ warmed });
-    reportHeap();
+    reportHeap(true);
     return;
   }
   // The budget runs from here: loading TypeScript and the libraries in a new worker is not the program's.
   checkers.warm();
-  const { ids, sources, mode, set } = message;
+  const { ids, sources, mode, set, announce } = message;
   const made = checkers.made;
   let current = 0;
-  parentPort!.postMessage({ started: ids[0] });
+  // Announced, the pool starts the budget now; else it started it when it sent the batch, and
+  // each next program's when the one before answered.
+  if (announce) parentPort!.postMessage({ started: ids[0] });
   try {
     checkers.checkMany(
       { sources, mode, set },
       (index) => {
         current = index;
-        if (index > 0) parentPort!.postMessage({ started: ids[index] });
       },
       (index, result) => parentPort!.postMessage({ id: ids[index], ok: true, result }),
     );
@@ -76,7 +97,6 @@ parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
     failed(ids[current], error);
     // The rest of the batch is checked one by one, away from whatever failed.
     for (let index = current + 1; index < ids.length; index++) {
-      parentPort!.postMessage({ started: ids[index] });
       try {
         parentPort!.postMessage({ id: ids[index], ok: true, result: checkers.check({ source: sources[index], mode, set }) });
       } catch (again) {
@@ -85,7 +105,7 @@ parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
     }
   }
   if (checkers.made > made) parentPort!.postMessage({ cold: true });
-  reportHeap();
+  reportHeap(false);
   if (checked) return;
   checked = true;
   const cache = saveCodeCache();
