@@ -1,10 +1,12 @@
 // Worker-thread entry: compiles programs and Package scripts off the server's event loop
 // (esbuild's transform, acorn's parse and the instrumentation are CPU-bound and grow with
 // the source). Built as dist/compile-worker.js; ./workers runs it in a piscina pool.
+import { threadId } from 'node:worker_threads';
 import type { CompileResult } from '../contract';
 import { compileHere } from './compile';
+import { stopService } from './esbuild';
 import { compilePackageHere, type PackageCompileResult } from './package';
-import type { CompileJob } from './workers';
+import type { ThreadJob } from './workers';
 import { collectWhenBloated, reportThreadHeap } from '../thread-heap';
 
 reportThreadHeap('compile');
@@ -15,7 +17,12 @@ function esbuildStopped(result: CompileResult | PackageCompileResult): boolean {
   return /service (was stopped|is no longer running)/.test(message);
 }
 
-export default async function compile(job: CompileJob): Promise<CompileResult | PackageCompileResult> {
+export default async function compile(job: ThreadJob): Promise<CompileResult | PackageCompileResult | number> {
+  // The pool is retiring this thread: its esbuild service goes first (workers.ts, endPool).
+  if (job.kind === 'retire') {
+    await stopService();
+    return threadId;
+  }
   const result = await (job.kind === 'program' ? compileHere(job.input) : compilePackageHere(job.input));
   // This worker ends once its answer is out; the pool starts another for the next compile.
   if (esbuildStopped(result)) setImmediate(() => process.exit(1));

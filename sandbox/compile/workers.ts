@@ -13,7 +13,10 @@ import { renderCompileError } from './diagnostics';
 import { compilePackageHere, type PackageCompileResult, type PackageSource } from './package';
 
 export type CompileJob = { kind: 'program'; input: CompileInput } | { kind: 'package'; input: PackageSource };
-type CompileReply = { ok: true; result: CompileResult | PackageCompileResult } | { ok: false; message: string };
+/** What a compile thread is given: a compile, or `retire` (it stops its esbuild service and answers its threadId; see endPool). */
+export type ThreadJob = CompileJob | { kind: 'retire' };
+type ThreadAnswer = CompileResult | PackageCompileResult | number;
+type CompileReply = { ok: true; result: ThreadAnswer } | { ok: false; message: string };
 
 /** Default heap of one compile worker (`compile_thread_memory`): a 2 MiB program's compile needs about 300 MiB. */
 export const DEFAULT_COMPILE_THREAD_MB = 512;
@@ -58,10 +61,10 @@ function builtWorker(): URL | null {
   return null;
 }
 
-type CompilePool = Piscina<CompileJob, CompileResult | PackageCompileResult>;
+type CompilePool = Piscina<ThreadJob, ThreadAnswer>;
 /** The pools' common face: the small programs' pool recycles, the large programs' does not (see RecyclingPool). */
 interface CompileWorkers {
-  run(job: CompileJob): Promise<CompileResult | PackageCompileResult>;
+  run(job: ThreadJob): Promise<ThreadAnswer>;
 }
 
 /**
@@ -110,7 +113,7 @@ class RecyclingPool implements CompileWorkers {
     return { pool: this.start(), sent: 0, unanswered: 0, retired: false };
   }
 
-  async run(job: CompileJob): Promise<CompileResult | PackageCompileResult> {
+  async run(job: ThreadJob): Promise<ThreadAnswer> {
     const generation = this.current;
     generation.sent++;
     generation.unanswered++;
@@ -140,8 +143,26 @@ class RecyclingPool implements CompileWorkers {
   }
 
   private endIfDone(generation: Generation): void {
-    if (generation.retired && generation.unanswered === 0) void generation.pool.destroy();
+    if (generation.retired && generation.unanswered === 0) void endPool(generation.pool);
   }
+}
+
+const RETIRE: ThreadJob = { kind: 'retire' };
+/** Rounds of retire jobs before a pool's threads are ended all the same (each thread answers one; piscina gives them to its least busy threads). */
+const RETIRE_ROUNDS = 3;
+
+/**
+ * Ends a retired pool's threads once each has stopped its esbuild service and seen it exit:
+ * only the thread that started the service's process waits for it, so a thread ended with
+ * its service running left a zombie process behind, one per replacement for the server's life.
+ */
+async function endPool(pool: CompilePool): Promise<void> {
+  const left = new Set(pool.threads.map((thread) => thread.threadId));
+  for (let round = 0; left.size > 0 && round < RETIRE_ROUNDS; round++) {
+    const answers = await Promise.allSettled([...left].map(() => pool.run(RETIRE)));
+    for (const answer of answers) if (answer.status === 'fulfilled') left.delete(answer.value as number);
+  }
+  await pool.destroy();
 }
 
 let pools: { small: CompileWorkers; large: CompileWorkers } | null | undefined;

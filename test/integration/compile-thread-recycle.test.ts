@@ -3,6 +3,7 @@
 // compiles in hand when one happens included, for two tokens sending new programs at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { startServer, type TestServer } from '../harness';
 
 async function execute(server: TestServer, token: string, code: string) {
@@ -23,6 +24,28 @@ async function newPrograms(server: TestServer, token: string, tag: string, count
       }
     }),
   );
+}
+
+/** The server's child processes that have exited and were never waited for (zombies), by command. */
+function zombieChildren(pid: number): string[] {
+  const zombies: string[] = [];
+  for (const thread of fs.readdirSync(`/proc/${pid}/task`)) {
+    let children: string[] = [];
+    try {
+      children = fs.readFileSync(`/proc/${pid}/task/${thread}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    for (const child of children) {
+      try {
+        const stat = fs.readFileSync(`/proc/${child}/stat`, 'utf8');
+        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) zombies.push(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+      } catch {
+        // reaped meanwhile
+      }
+    }
+  }
+  return zombies;
 }
 
 function recycles(metrics: string): number {
@@ -49,6 +72,9 @@ test('the compile threads are replaced after compile_thread_recycle compiles, an
     // The threads that took over compile on.
     const next = await execute(server, server.userToken, 'export function main() { return "next"; }');
     assert.equal(next.result, 'next', JSON.stringify(next.error));
+    // Each replaced thread stopped its esbuild service and waited for it before it ended: no
+    // service is left a zombie of the server (one per replacement, for the server's life, before).
+    assert.deepEqual(zombieChildren(server.child.pid!), []);
   } finally {
     await server.stop();
   }
