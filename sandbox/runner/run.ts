@@ -41,13 +41,14 @@ export interface RunHost extends RunnerLink {
  * or when nothing is left that could settle it (no timer, no host call in flight). Waits
  * count against the time limit (except a host call's wait for a person while the run
  * computes nothing: RunDeadline); a limit or cancellation wakes it and ends the loop.
+ * Returns the run's report when the loop's last call brought it (a small one), else null.
  */
-async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
+async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<string | null> {
   const { slot, timers } = prepared;
   const { isolate } = slot;
   while (!isolate.isDisposed) {
     if (slot.journal.replaying) {
-      if (!(await replayTurn(prepared, cpu))) return;
+      if (!(await replayTurn(prepared, cpu))) return null;
       continue;
     }
     if (slot.deliveries.length > 0) {
@@ -59,9 +60,10 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
       continue;
     }
     // Runs no program code (microtasks drained when the last call returned).
-    const due = retriedOnce(prepared, () => timers.nextTimer.applySync(undefined, [], { result: { copy: true } }) as number);
-    if (typeof due !== 'number' || due === -2) return;
-    if (due < 0 && slot.asyncCalls === 0) return;
+    const due = retriedOnce(prepared, () => timers.nextTimer.applySync(undefined, [true], { result: { copy: true } }));
+    if (typeof due === 'string') return due;
+    if (typeof due !== 'number' || due === -2) return null;
+    if (due < 0 && slot.asyncCalls === 0) return null;
     const wait = due < 0 ? Infinity : due - Date.now();
     if (wait > 0) {
       // Waiting computes nothing: the slot goes to another run meanwhile.
@@ -79,11 +81,12 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
       continue;
     }
     await holdCpu(cpu, slot);
-    if (isolate.isDisposed) return;
+    if (isolate.isDisposed) return null;
     const now = Date.now();
     slot.journal.record({ kind: 'order', event: 'timer', now });
     await surfacing(prepared, () => timers.fireTimers.apply(undefined, [now]));
   }
+  return null;
 }
 
 /** The run takes a CPU slot to compute: its time limit counts (even while a call waits for a person). */
@@ -105,7 +108,7 @@ function parkCpu(cpu: CpuTurns, slot: Slot): void {
  */
 async function replayTurn(prepared: Prepared, cpu: CpuTurns): Promise<boolean> {
   const { slot, timers } = prepared;
-  const due = retriedOnce(prepared, () => timers.nextTimer.applySync(undefined, [], { result: { copy: true } }) as number);
+  const due = retriedOnce(prepared, () => timers.nextTimer.applySync(undefined, [], { result: { copy: true } }));
   if (typeof due !== 'number' || due === -2) return false;
   if (due < 0 && slot.asyncCalls === 0) return false;
   const turn = slot.journal.nextTurn();
@@ -401,13 +404,13 @@ export class Run {
           if (isolate.isDisposed) throw error;
         }
       }
-      await runLoop(prepared, this.host.cpu);
+      const small = await runLoop(prepared, this.host.cpu);
       // Microtasks have drained and no timer can fire: main has settled, or it never will.
       if (!isolate.isDisposed) {
         notePeak(prepared);
-        // The report holds the result (up to 16 MiB): it is built and copied out on
-        // isolated-vm's thread, not on this one, which every other run of the runner shares.
-        const text = await retriedOnceAsync(prepared, () => prepared.collect.apply(undefined, [], { result: { copy: true } }) as Promise<string>);
+        // A large report (a result of up to 16 MiB) is built and copied out on isolated-vm's
+        // thread, not on this one, which every other run of the runner shares.
+        const text = small ?? (await retriedOnceAsync(prepared, () => prepared.collect.apply(undefined, [], { result: { copy: true } }) as Promise<string>));
         if (text.length > LARGE_REPORT_CHARS) {
           // No code of the run runs again: its CPU slot goes to another run while it waits.
           this.host.cpu.park(message.runId);
