@@ -3,7 +3,7 @@
 // how it ended. Many runs are in flight at once in one runner, each on its own isolate.
 import ivm from 'isolated-vm';
 import { boundedCache, textBytes } from '../bounded-cache';
-import { dropPendingRejections, temporalSource } from './engines';
+import { dropPendingRejections, temporalSource, type Engine } from './engines';
 import { compileShared, compileSharedAsync, contentKey } from './script-cache';
 import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, suspendIfIdle, withJournal, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
@@ -248,6 +248,24 @@ function compiledScript(isolate: ivm.Isolate, code: string, filename: string, ke
   return code.length <= SYNC_COMPILE_CHARS ? compileShared(isolate, code, filename, key) : compileSharedAsync(isolate, code, filename, key);
 }
 
+/**
+ * Programs up to this size stay compiled on their isolate for its next run (one per isolate):
+ * a compile of the same code, even from the code cache, cost ~35 us of this thread per run.
+ * Larger ones are not kept: their code would stay in the isolate's heap between runs.
+ */
+const KEPT_PROGRAM_CHARS = 16 * 1024;
+
+/** The program compiled on this isolate; the caller releases it with the context unless the isolate keeps it (`engine.lastProgram`). */
+function programScript(engine: Engine, message: RunMessage): ivm.Script | Promise<ivm.Script> {
+  const key = `${message.filename}\0${message.programKey}`;
+  const kept = engine.lastProgram;
+  if (kept !== null && kept.key === key) return kept.script;
+  kept?.script.release();
+  const script = compiledScript(engine.isolate, message.code, message.filename, message.programKey);
+  engine.lastProgram = message.code.length <= KEPT_PROGRAM_CHARS && script instanceof ivm.Script ? { key, script } : null;
+  return script;
+}
+
 /** One run from its message to its report; the runner keeps serving other runs meanwhile. */
 export class Run {
   private readonly started = Date.now();
@@ -357,9 +375,10 @@ export class Run {
       }
       // Compiling and linking run no program code (the script is one function expression),
       // so they happen synchronously; only the run itself needs the event loop (host calls).
-      const script = await compiledScript(isolate, message.code, message.filename, message.programKey);
+      const script = await programScript(engine, message);
       const link = script.runSync(context, { reference: true }) as ivm.Reference<unknown>;
-      prepared.handles.push(script, link);
+      prepared.handles.push(link);
+      if (engine.lastProgram?.script !== script) prepared.handles.push(script);
       // Packages: each its own script under its own file name (its frames' owner), kept
       // compiled in the isolate by content key; linking runs none of their code.
       const packages = Array.isArray(message.packages) ? message.packages : [];
