@@ -50,6 +50,6 @@ async function settled(shelf: Shelf): Promise<void> {
       last = ready.length;
       return done;
     },
-    { attempts: 300, intervalMs: 20 },
+    { attempts: 200, intervalMs: 50 },
   );
 }
