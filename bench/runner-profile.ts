@@ -29,7 +29,8 @@ const BURST = process.argv[3] === 'burst';
 // BENCH_RUNNER_PROGRAM=<file>: another program for `same` and `burst` (its main must return "hello"; no host calls).
 const PROGRAM = process.env.BENCH_RUNNER_PROGRAM ? fs.readFileSync(process.env.BENCH_RUNNER_PROGRAM, 'utf8') : null;
 // As many as a runner of a 2-core server is sent at once (runs in flight / runners): the shelf keeps isolates warm.
-const RUNS_AT_ONCE = 64;
+// BENCH_RUNNER_AT_ONCE=<n>: another `runs_per_runner` (1: the runner runs a program's first slice on its main thread).
+const RUNS_AT_ONCE = Number(process.env.BENCH_RUNNER_AT_ONCE ?? 64);
 const WARMUP = Math.min(200, Math.floor(RUNS / 5));
 const profileDir = process.env.BENCH_RUNNER_PROFILE ? path.resolve(process.env.BENCH_RUNNER_PROFILE) : null;
 if (profileDir) fs.mkdirSync(profileDir, { recursive: true });

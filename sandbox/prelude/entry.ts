@@ -19,7 +19,7 @@ import { attributeCalls, attributesCalls, deliver, hostCall, hostCallAsync } fro
 import { namespaceTables, type GuestFactory } from './namespaces';
 import { failure, type Outcome } from './failure';
 import { makeRuntime, packageRuntime, type Linked, type Meter } from './meter';
-import { reportText } from './report';
+import { reportIsSmall, reportText } from './report';
 import { ENTRY_POINT, SCRIPT_FILENAME } from '../contract';
 
 installGlobals();
@@ -120,9 +120,14 @@ function collect(): string {
   return reportText(outcome, meter);
 }
 
-/** The runner's event loop: the next due time while main is pending (-1: no timer; -2: main has settled). */
-function nextTimer(): number {
-  return outcome === undefined ? webTimers.nextDue() : -2;
+/**
+ * The runner's event loop: the next due time while main is pending (-1: no timer; -2: main
+ * has settled). With `report`, a settled main's report itself when it is small: the runner
+ * then needs no asynchronous `collect` (a hop to isolated-vm's thread and back).
+ */
+function nextTimer(report: unknown): number | string {
+  if (outcome === undefined) return webTimers.nextDue();
+  return report === true && reportIsSmall(outcome) ? collect() : -2;
 }
 
 /** Runs one due timer; the runner calls it again after the microtasks drain. */
@@ -141,7 +146,7 @@ function entry(point: number, ...args: unknown[]): unknown {
     case ENTRY_POINT.collect:
       return collect();
     case ENTRY_POINT.nextTimer:
-      return nextTimer();
+      return nextTimer(args[0]);
     case ENTRY_POINT.fireTimers:
       return fireTimers(args[0] as number);
     case ENTRY_POINT.deliver:

@@ -29,3 +29,21 @@ export function reportText(outcome: Outcome | undefined, meter: Meter | undefine
   if (now.denied) denied = `,"denied":{"caller":${jsonQuote(now.denied.caller)},"capability":${jsonQuote(now.denied.capability)},"source":${jsonQuote(now.denied.source)}}`;
   return `{"ok":false${field('name', now.name)}${field('message', now.message)}${field('headline', now.headline)}${field('stack', now.stack)}${denied}${field('fuelLeft', fuelLeft)}}`;
 }
+
+/**
+ * Characters of an outcome's own text up to which its report may be built and copied out in
+ * a synchronous call on the runner's main thread (escaped, at most six times as many). A
+ * larger one (a result of up to 16 MiB) is built on isolated-vm's thread: `collect`.
+ */
+const SMALL_REPORT_CHARS = 16 * 1024;
+
+export function reportIsSmall(outcome: Outcome): boolean {
+  if (outcome.ok) return textChars(outcome.result) <= SMALL_REPORT_CHARS;
+  const { denied } = outcome;
+  const deniedChars = denied ? textChars(denied.caller) + textChars(denied.capability) + textChars(denied.source) : 0;
+  return textChars(outcome.name) + textChars(outcome.message) + textChars(outcome.headline) + textChars(outcome.stack) + deniedChars <= SMALL_REPORT_CHARS;
+}
+
+function textChars(value: unknown): number {
+  return typeof value === 'string' ? value.length : 0;
+}

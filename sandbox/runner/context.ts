@@ -81,7 +81,8 @@ export interface EntryPoint<A extends unknown[], R> {
 
 /** The guest's timer entry points (sandbox/prelude/web/timers.ts). */
 export interface GuestTimers {
-  nextTimer: EntryPoint<[], number>;
+  /** The next due time, -1 (none) or -2 (main has settled); with `report`, a settled main's small report instead of -2. */
+  nextTimer: EntryPoint<[report?: boolean], number | string>;
   fireTimers: EntryPoint<[now: number], void>;
 }
 

@@ -52,6 +52,8 @@ export interface Engine {
   floor: number;
   /** Compiled Package scripts by content key (isolate-bound; they go with the isolate). */
   packageScripts: Map<string, ivm.Script>;
+  /** The last small program compiled here, by content key: the same program's next run links it again without a compile. */
+  lastProgram: { key: string; script: ivm.Script } | null;
   /** The run this isolate serves now (named when the engine fails catastrophically). */
   owner: number | null;
 }
@@ -94,7 +96,7 @@ const PRELUDE_FILENAME = 'svc-prelude.js';
 const SETUP_FILENAME = 'svc-context-setup.js';
 
 function engineOf(isolate: ivm.Isolate, memoryMb: number, prelude: ivm.Script, setup: ivm.Script): Engine {
-  const engine: Engine = { isolate, memoryMb, prelude, setup, temporal: null, runs: 0, maintenance: null, maintenanceBytes: 0, floor: 0, packageScripts: new Map(), owner: null };
+  const engine: Engine = { isolate, memoryMb, prelude, setup, temporal: null, runs: 0, maintenance: null, maintenanceBytes: 0, floor: 0, packageScripts: new Map(), lastProgram: null, owner: null };
   engine.floor = memoryInUse(isolate);
   return engine;
 }

@@ -3,7 +3,7 @@
 // how it ended. Many runs are in flight at once in one runner, each on its own isolate.
 import ivm from 'isolated-vm';
 import { boundedCache, textBytes } from '../bounded-cache';
-import { dropPendingRejections, temporalSource } from './engines';
+import { dropPendingRejections, temporalSource, type Engine } from './engines';
 import { compileShared, compileSharedAsync, contentKey } from './script-cache';
 import { endRun, GC_SLACK_BYTES, MAX_CONSOLE_LINES, notePeak, releaseContext, suspendIfIdle, withJournal, type Prepared, type RunnerLink, type Slot } from './context';
 import type { Shelf } from './shelf';
@@ -41,13 +41,14 @@ export interface RunHost extends RunnerLink {
  * or when nothing is left that could settle it (no timer, no host call in flight). Waits
  * count against the time limit (except a host call's wait for a person while the run
  * computes nothing: RunDeadline); a limit or cancellation wakes it and ends the loop.
+ * Returns the run's report when the loop's last call brought it (a small one), else null.
  */
-async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
+async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<string | null> {
   const { slot, timers } = prepared;
   const { isolate } = slot;
   while (!isolate.isDisposed) {
     if (slot.journal.replaying) {
-      if (!(await replayTurn(prepared, cpu))) return;
+      if (!(await replayTurn(prepared, cpu))) return null;
       continue;
     }
     if (slot.deliveries.length > 0) {
@@ -59,9 +60,10 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
       continue;
     }
     // Runs no program code (microtasks drained when the last call returned).
-    const due = retriedOnce(prepared, () => timers.nextTimer.applySync(undefined, [], { result: { copy: true } }) as number);
-    if (typeof due !== 'number' || due === -2) return;
-    if (due < 0 && slot.asyncCalls === 0) return;
+    const due = retriedOnce(prepared, () => timers.nextTimer.applySync(undefined, [true], { result: { copy: true } }));
+    if (typeof due === 'string') return due;
+    if (typeof due !== 'number' || due === -2) return null;
+    if (due < 0 && slot.asyncCalls === 0) return null;
     const wait = due < 0 ? Infinity : due - Date.now();
     if (wait > 0) {
       // Waiting computes nothing: the slot goes to another run meanwhile.
@@ -79,11 +81,12 @@ async function runLoop(prepared: Prepared, cpu: CpuTurns): Promise<void> {
       continue;
     }
     await holdCpu(cpu, slot);
-    if (isolate.isDisposed) return;
+    if (isolate.isDisposed) return null;
     const now = Date.now();
     slot.journal.record({ kind: 'order', event: 'timer', now });
     await surfacing(prepared, () => timers.fireTimers.apply(undefined, [now]));
   }
+  return null;
 }
 
 /** The run takes a CPU slot to compute: its time limit counts (even while a call waits for a person). */
@@ -105,7 +108,7 @@ function parkCpu(cpu: CpuTurns, slot: Slot): void {
  */
 async function replayTurn(prepared: Prepared, cpu: CpuTurns): Promise<boolean> {
   const { slot, timers } = prepared;
-  const due = retriedOnce(prepared, () => timers.nextTimer.applySync(undefined, [], { result: { copy: true } }) as number);
+  const due = retriedOnce(prepared, () => timers.nextTimer.applySync(undefined, [], { result: { copy: true } }));
   if (typeof due !== 'number' || due === -2) return false;
   if (due < 0 && slot.asyncCalls === 0) return false;
   const turn = slot.journal.nextTurn();
@@ -245,6 +248,24 @@ function compiledScript(isolate: ivm.Isolate, code: string, filename: string, ke
   return code.length <= SYNC_COMPILE_CHARS ? compileShared(isolate, code, filename, key) : compileSharedAsync(isolate, code, filename, key);
 }
 
+/**
+ * Programs up to this size stay compiled on their isolate for its next run (one per isolate):
+ * a compile of the same code, even from the code cache, cost ~35 us of this thread per run.
+ * Larger ones are not kept: their code would stay in the isolate's heap between runs.
+ */
+const KEPT_PROGRAM_CHARS = 16 * 1024;
+
+/** The program compiled on this isolate; the caller releases it with the context unless the isolate keeps it (`engine.lastProgram`). */
+function programScript(engine: Engine, message: RunMessage): ivm.Script | Promise<ivm.Script> {
+  const key = `${message.filename}\0${message.programKey}`;
+  const kept = engine.lastProgram;
+  if (kept !== null && kept.key === key) return kept.script;
+  kept?.script.release();
+  const script = compiledScript(engine.isolate, message.code, message.filename, message.programKey);
+  engine.lastProgram = message.code.length <= KEPT_PROGRAM_CHARS && script instanceof ivm.Script ? { key, script } : null;
+  return script;
+}
+
 /** One run from its message to its report; the runner keeps serving other runs meanwhile. */
 export class Run {
   private readonly started = Date.now();
@@ -354,9 +375,10 @@ export class Run {
       }
       // Compiling and linking run no program code (the script is one function expression),
       // so they happen synchronously; only the run itself needs the event loop (host calls).
-      const script = await compiledScript(isolate, message.code, message.filename, message.programKey);
+      const script = await programScript(engine, message);
       const link = script.runSync(context, { reference: true }) as ivm.Reference<unknown>;
-      prepared.handles.push(script, link);
+      prepared.handles.push(link);
+      if (engine.lastProgram?.script !== script) prepared.handles.push(script);
       // Packages: each its own script under its own file name (its frames' owner), kept
       // compiled in the isolate by content key; linking runs none of their code.
       const packages = Array.isArray(message.packages) ? message.packages : [];
@@ -401,13 +423,13 @@ export class Run {
           if (isolate.isDisposed) throw error;
         }
       }
-      await runLoop(prepared, this.host.cpu);
+      const small = await runLoop(prepared, this.host.cpu);
       // Microtasks have drained and no timer can fire: main has settled, or it never will.
       if (!isolate.isDisposed) {
         notePeak(prepared);
-        // The report holds the result (up to 16 MiB): it is built and copied out on
-        // isolated-vm's thread, not on this one, which every other run of the runner shares.
-        const text = await retriedOnceAsync(prepared, () => prepared.collect.apply(undefined, [], { result: { copy: true } }) as Promise<string>);
+        // A large report (a result of up to 16 MiB) is built and copied out on isolated-vm's
+        // thread, not on this one, which every other run of the runner shares.
+        const text = small ?? (await retriedOnceAsync(prepared, () => prepared.collect.apply(undefined, [], { result: { copy: true } }) as Promise<string>));
         if (text.length > LARGE_REPORT_CHARS) {
           // No code of the run runs again: its CPU slot goes to another run while it waits.
           this.host.cpu.park(message.runId);

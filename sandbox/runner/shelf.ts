@@ -19,7 +19,10 @@ const RETIRE_HEAP_SHARE = 0.4;
  * Isolates kept, counting those busy with runs: SPARE_READY more than the most runs this
  * runner had in flight at once lately (or than READY_FLOOR, if that is more), never more
  * than READY_CEILING, and never more than the runs the pool sends this runner at once
- * (`runs_per_runner`). A burst like a recent one then finds a prepared context each and
+ * (`runs_per_runner`) plus their spares (no more spares than those runs). The spares count
+ * in that bound: without them in it, a runner sent at most 4 runs at once held its quota in
+ * prepared contexts alone, so every isolate a run gave back was disposed and each run's
+ * next context needed a new isolate (~4 ms of CPU; bench/PROFILE.md, round 65). A burst like a recent one then finds a prepared context each and
  * still SPARE_READY ready for a run beyond it, and the isolates it gives back become the
  * next burst's contexts, instead of new isolates made on the path of its requests and the
  * returned ones thrown away (before: 16 made and 16 disposed per runner per burst of 64;
@@ -120,9 +123,15 @@ export class Shelf {
     this.demand = new RecentPeak(DEMAND_WINDOW_MS, now);
   }
 
+  /** Contexts kept ready beyond the runs in flight. */
+  private get spares(): number {
+    return Math.min(SPARE_READY, this.runsAtOnce);
+  }
+
   /** Isolates to keep now, busy or on the shelf. */
   get wanted(): number {
-    return Math.min(READY_CEILING, this.runsAtOnce, Math.max(this.floor, this.demand.value) + SPARE_READY);
+    const spares = this.spares;
+    return Math.min(READY_CEILING, this.runsAtOnce + spares, Math.max(this.floor, this.demand.value) + spares);
   }
 
   /**
@@ -131,7 +140,7 @@ export class Shelf {
    */
   get fillTo(): number {
     if (this.now() - this.lastOverlapAt >= QUIET_MS) return this.wanted;
-    return Math.min(this.wanted, this.demand.value + SPARE_READY);
+    return Math.min(this.wanted, this.demand.value + this.spares);
   }
 
   /**
@@ -285,7 +294,7 @@ export class Shelf {
     // With runs in flight and a few contexts ready, the refill yields: runs that end
     // together (a burst whose far end answers them all at once) report before this
     // thread spends 1-3 ms per context on runs that have not arrived.
-    if (this.runsInFlight() > 0 && this.ready.length >= SPARE_READY) setTimeout(prepareOne, REFILL_PAUSE_MS);
+    if (this.runsInFlight() > 0 && this.ready.length >= this.spares) setTimeout(prepareOne, REFILL_PAUSE_MS);
     else setImmediate(prepareOne);
   }
 
@@ -298,7 +307,7 @@ export class Shelf {
     if (!this.serving) return false;
     if (this.idle.length > 0 && this.ready.length < this.wanted) return true;
     const fillTo = this.fillTo;
-    return this.ready.length < Math.min(fillTo, Math.max(SPARE_READY, fillTo - this.runsInFlight()));
+    return this.ready.length < Math.min(fillTo, Math.max(this.spares, fillTo - this.runsInFlight()));
   }
 
   /** Demand fell: isolates beyond it go (prepared ones last, newest kept). */

@@ -22,11 +22,11 @@ test('the peak of the current and the previous window; nothing after two quiet w
   assert.equal(peak.value, 0);
 });
 
-test('the shelf keeps its floor of prepared isolates and a few spares, but never more than the runs its runner may host at once', async () => {
+test('the shelf keeps its floor of prepared isolates and a few spares, but never more than the runs its runner may host at once and their spares', async () => {
   const { Shelf } = await import('../../../sandbox/runner/shelf');
   const shelfFor = (runsAtOnce: number) => new Shelf({ send: () => {} }, () => {}, () => 0, runsAtOnce);
   assert.equal(shelfFor(1000).wanted, 36);
-  assert.equal(shelfFor(8).wanted, 8);
-  // runs_per_runner: 1 (one run per process) keeps one isolate, not the floor.
-  assert.equal(shelfFor(1).wanted, 1);
+  assert.equal(shelfFor(8).wanted, 12);
+  // runs_per_runner: 1 (one run per process) keeps two isolates (its run's and one ready), not the floor.
+  assert.equal(shelfFor(1).wanted, 2);
 });
