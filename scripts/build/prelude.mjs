@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { guestModuleText } from './guest-bundle.mjs';
 
 // The encoding library's single-byte tables, evaluated here and bundled as one JSON.parse
 // of their value: the module's body builds them with spreads and forEach in every fresh
@@ -97,18 +98,8 @@ export async function buildPrelude(root) {
       });
     },
   };
-  const { outputFiles: lazyWebOutput } = await build({
-    absWorkingDir: root,
-    plugins: [preludeOwn, evaluatedData],
-    entryPoints: ['sandbox/prelude/web/lazy-modules.ts'],
-    bundle: true,
-    platform: 'neutral',
-    format: 'esm',
-    target: 'es2022',
-    write: false,
-    logLevel: 'warning',
-  });
-  const lazyWebFunction = virtualModule(root, 'svc-build:lazy-web', () => lazyWebModule(lazyWebOutput[0].text), 'sandbox/prelude/web');
+  const lazyWebText = await guestModuleText(root, 'sandbox/prelude/web/lazy-modules.ts', [preludeOwn, evaluatedData]);
+  const lazyWebFunction = virtualModule(root, 'svc-build:lazy-web', () => lazyWebModule(lazyWebText), 'sandbox/prelude/web');
 
   // The guest prelude: code that runs inside every isolate, as one classic script. Its whitespace
   // is minified: each isolate keeps the source for lazy compiles (387 against 543 KiB of external

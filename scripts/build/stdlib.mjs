@@ -1,4 +1,4 @@
-import { build } from 'esbuild';
+import { guestModuleText } from './guest-bundle.mjs';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -23,17 +23,7 @@ export async function buildStdlib(root) {
 
 /** A guest.ts as a strict-mode expression evaluating to its default export. */
 async function guestExpression(root, file) {
-  const { outputFiles } = await build({
-    absWorkingDir: root,
-    entryPoints: [file],
-    bundle: true,
-    platform: 'neutral',
-    format: 'esm',
-    target: 'es2022',
-    write: false,
-    logLevel: 'warning',
-  });
-  const code = outputFiles[0].text;
+  const code = await guestModuleText(root, file);
   const tail = /\nexport\s*\{\s*([\w$]+) as default\s*\};\s*$/.exec(code);
   if (tail === null) throw new Error(`${file}: a guest module has one export, its factory as the default export`);
   return `(() => {\n"use strict";\n${code.slice(0, tail.index)}\nreturn ${tail[1]};\n})()`;
