@@ -6,6 +6,7 @@
 // alone on a thread of its own); piscina starts another for the next compile.
 import fs from 'node:fs';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { CompileResult } from '../contract';
 import { compileHere, type CompileInput } from './compile';
@@ -78,7 +79,9 @@ const LARGE_COMPILE_CHARS = 64 * 1024;
 function startPool(file: URL, threads: number, perThread: number): CompilePool {
   // Workers start on the first compile and stay (idle ones do not keep the process alive);
   // `atomics: 'disabled'`: a compile awaits esbuild, so a worker's event loop must keep turning.
-  return new Piscina({ filename: file.href, minThreads: 0, maxThreads: threads, idleTimeout: Infinity, concurrentTasksPerWorker: perThread, atomics: 'disabled', resourceLimits: { maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
+  // Per compile on the main thread: the worker's file as a path (piscina parses a file URL
+  // again for every task) and no timing histograms (nothing reads them).
+  return new Piscina({ filename: fileURLToPath(file), minThreads: 0, maxThreads: threads, idleTimeout: Infinity, concurrentTasksPerWorker: perThread, atomics: 'disabled', recordTiming: false, resourceLimits: { maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
 }
 
 /** A program that takes a fresh pool's first worker through its start and esbuild's before it takes real compiles. */
