@@ -163,6 +163,11 @@ export class Shelf {
     return { idle: this.idle, ready: this.ready.map((prepared) => prepared.engine) };
   }
 
+  /** A context is being prepared, or a run's new isolate made: the shelf is not yet what its bounds say. */
+  get refilling(): boolean {
+    return this.preparing || this.starting > 0;
+  }
+
   /** A fresh context for a run with this memory limit (the prepared one when it fits). */
   async take(memoryMb: number): Promise<Prepared> {
     this.serving = true;
