@@ -2,7 +2,7 @@
 // sockets, each request written as one prepared buffer and each answer read by its
 // Content-Length (or chunks). undici's request cost this process 0.2-0.5 ms of CPU per run,
 // about a tenth of what a run costs the 2-core machine it shares with the server; this client
-// costs about a third of that (bench/PROFILE.md, srv39b).
+// costs about a third of that (bench/PROFILE.md, round 64).
 // It speaks only what the benches send and the server answers: no TLS, no redirects.
 import net from 'node:net';
 import { Agent, request } from 'undici';
@@ -148,7 +148,7 @@ export interface ExecuteClient {
 
 /**
  * The benches' execute client: this lean one, or undici's (`BENCH_CLIENT=undici`, what they
- * used until issue 39's round of srv39b) to compare what the client itself costs. A body sent
+ * used until bench/PROFILE.md's round 64) to compare what the client itself costs. A body sent
  * again is not encoded again.
  */
 export function executeClient(url: string, token: string, connections: number): ExecuteClient {

@@ -39,7 +39,8 @@ function startService(): void {
   try {
     void api.initialize({}).catch(() => {});
   } catch {
-    // Started already by an earlier initialize (after a restart below, esbuild allows one more).
+    // initialize ran before and that service has since died (esbuild allows another only after
+    // stop()): the transform then reports the dead service and the thread ends (./worker.ts).
   } finally {
     childProcess.spawn = spawn;
   }

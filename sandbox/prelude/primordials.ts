@@ -251,7 +251,7 @@ export const PromisePrototypeThen = uncurryThis(Promise.prototype.then) as <T>(p
  * A built-in prototype's own keys and their descriptors, side by side, until they are copied
  * (then null). Not one object keyed by property (Object.getOwnPropertyDescriptors): that
  * object, with its `constructor` deleted, was a dictionary built anew in every context, its
- * map transitions too, for four prototypes most runs never copy (bench/PROFILE.md, run39a).
+ * map transitions too, for four prototypes most runs never copy (bench/PROFILE.md, round 65).
  */
 interface PendingCopy {
   keys: PropertyKey[];

@@ -22,7 +22,8 @@ const RETIRE_HEAP_SHARE = 0.4;
  * (`runs_per_runner`) plus their spares (no more spares than those runs). The spares count
  * in that bound: without them in it, a runner sent at most 4 runs at once held its quota in
  * prepared contexts alone, so every isolate a run gave back was disposed and each run's
- * next context needed a new isolate (~4 ms of CPU; bench/PROFILE.md, round 65). A burst like a recent one then finds a prepared context each and
+ * next context needed a new isolate (~4 ms of CPU; bench/PROFILE.md, round 67). A burst
+ * like a recent one then finds a prepared context each and
  * still SPARE_READY ready for a run beyond it, and the isolates it gives back become the
  * next burst's contexts, instead of new isolates made on the path of its requests and the
  * returned ones thrown away (before: 16 made and 16 disposed per runner per burst of 64;
@@ -49,8 +50,8 @@ const RETIRE_HEAP_SHARE = 0.4;
  * refill also made new isolates towards the floor whenever it caught up with the runs, so
  * the count swung with how far behind it was (4 to 17 isolates on the shelf at the memory
  * soak's samples, the runner's RSS 93-136 MiB; bench/PROFILE.md, round 63). Isolates held
- * beyond that demand (the floor's, or a peak's that has passed) go as runs give them back. QUIET_MS after runs last overlapped, the
- * shelf fills to the floor again; with 1 s, a stall of the server under a loaded machine's
+ * beyond that demand (the floor's, or a peak's that has passed) go as runs give them back.
+ * QUIET_MS after runs last overlapped, the shelf fills to the floor again; with 1 s, a stall of the server under a loaded machine's
  * soak refilled a runner to 23 isolates at one sample, and a load with gaps longer than
  * QUIET_MS makes the floor's isolates anew after each gap (about 0.25 CPU-s a runner).
  */
