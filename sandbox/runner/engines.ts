@@ -40,8 +40,6 @@ export interface Engine {
   setup: ivm.Script;
   temporal: ivm.Script | null;
   runs: number;
-  /** Programs and Packages compiled here (what V8 keeps of each grows the heap until the isolate goes). */
-  compiles: number;
   /**
    * A context no program sees, with V8's `gc()`: collects earlier runs' garbage before a
    * run. Made the first time there is garbage to collect (a new isolate's first run finds
@@ -98,7 +96,7 @@ const PRELUDE_FILENAME = 'svc-prelude.js';
 const SETUP_FILENAME = 'svc-context-setup.js';
 
 function engineOf(isolate: ivm.Isolate, memoryMb: number, prelude: ivm.Script, setup: ivm.Script): Engine {
-  const engine: Engine = { isolate, memoryMb, prelude, setup, temporal: null, runs: 0, compiles: 0, maintenance: null, maintenanceBytes: 0, floor: 0, packageScripts: new Map(), lastProgram: null, owner: null };
+  const engine: Engine = { isolate, memoryMb, prelude, setup, temporal: null, runs: 0, maintenance: null, maintenanceBytes: 0, floor: 0, packageScripts: new Map(), lastProgram: null, owner: null };
   engine.floor = memoryInUse(isolate);
   return engine;
 }

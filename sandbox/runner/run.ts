@@ -261,7 +261,6 @@ function programScript(engine: Engine, message: RunMessage): ivm.Script | Promis
   const kept = engine.lastProgram;
   if (kept !== null && kept.key === key) return kept.script;
   kept?.script.release();
-  engine.compiles++;
   const script = compiledScript(engine.isolate, message.code, message.filename, message.programKey);
   engine.lastProgram = message.code.length <= KEPT_PROGRAM_CHARS && script instanceof ivm.Script ? { key, script } : null;
   return script;
@@ -387,7 +386,6 @@ export class Run {
       for (const entry of packages) {
         let compiled = engine.packageScripts.get(entry.key);
         if (!compiled) {
-          engine.compiles++;
           compiled = await compiledScript(isolate, entry.code, entry.filename, entry.key);
           engine.packageScripts.set(entry.key, compiled);
         }

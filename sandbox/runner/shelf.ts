@@ -6,18 +6,14 @@ import { prepareContext, prepareContextAsync, releaseContext, type Prepared, typ
 import { reportMemoryIfAsked } from './memory-report';
 
 /**
- * Isolate retirement: after this many compiles of a program or Package in it, this many runs,
- * or when the heap left after a run passes this share of the limit. An isolate's V8 heap grows
- * with the code compiled in it (what V8 keeps of each compiled program until the isolate goes):
- * retired after 200 runs of new programs, the shelf's heaps grew 102 -> 134 MiB from the first
- * quarter to the end of 20,000 new programs, the runner +39/+44 MiB; after 50, 100 -> 111 MiB
- * and +20/+24 (bench/PROFILE.md, round 32). Runs of a program the isolate already holds compile
- * nothing: those retire it only by the count of runs, since a new isolate costs ~4 ms of CPU
- * (bench/PROFILE.md, run39h). A new isolate is made off the request path (prepareAhead), from
- * the prelude's code cache.
+ * Isolate retirement: after this many runs, or when the heap left after a run passes this share
+ * of the limit. An isolate's V8 heap grows over the runs it hosts (what V8 keeps of each
+ * compiled program until the isolate goes): with 200 the shelf's heaps grew 102 -> 134 MiB from
+ * the first quarter to the end of 20,000 new programs, the runner +39/+44 MiB; with 50,
+ * 100 -> 111 MiB and +20/+24 (bench/PROFILE.md, round 32). A new isolate is made off the request
+ * path (prepareAhead), from the prelude's code cache.
  */
-const MAX_COMPILES_PER_ISOLATE = 50;
-const MAX_RUNS_PER_ISOLATE = 500;
+const MAX_RUNS_PER_ISOLATE = 50;
 const RETIRE_HEAP_SHARE = 0.4;
 /**
  * Isolates kept, counting those busy with runs: SPARE_READY more than the most runs this
@@ -260,7 +256,7 @@ export class Shelf {
       releaseContext(prepared);
       engine.runs++;
       try {
-        keep = engine.compiles < MAX_COMPILES_PER_ISOLATE && engine.runs < MAX_RUNS_PER_ISOLATE && memoryInUse(engine.isolate) < engine.memoryMb * 1024 * 1024 * RETIRE_HEAP_SHARE;
+        keep = engine.runs < MAX_RUNS_PER_ISOLATE && memoryInUse(engine.isolate) < engine.memoryMb * 1024 * 1024 * RETIRE_HEAP_SHARE;
       } catch {
         keep = false;
       }
