@@ -21,7 +21,7 @@ import { PROGRAM_FILENAME } from '../sandbox/contract';
 import type { FromRunner, RunMessage } from '../sandbox/runner/protocol';
 import { runLimits } from '../src/execution/run-job';
 import { limitDefaults } from '../src/config/schema';
-import { cpuOfProcess } from './proc';
+import { cpuOfProcess, rssOf } from './proc';
 
 const RUNS = Number(process.argv[2] ?? 2000);
 const FRESH = process.argv[3] === 'fresh';
@@ -31,6 +31,8 @@ const PROGRAM = process.env.BENCH_RUNNER_PROGRAM ? fs.readFileSync(process.env.B
 // As many as a runner of a 2-core server is sent at once (runs in flight / runners): the shelf keeps isolates warm.
 // BENCH_RUNNER_AT_ONCE=<n>: another `runs_per_runner` (1: the runner runs a program's first slice on its main thread).
 const RUNS_AT_ONCE = Number(process.env.BENCH_RUNNER_AT_ONCE ?? 64);
+// BENCH_RUNNER_SHELF_FLOOR=<n>: the runner's `runner_shelf_floor` (a server's default is 32; none here unless given).
+const SHELF_FLOOR = process.env.BENCH_RUNNER_SHELF_FLOOR ? [process.env.BENCH_RUNNER_SHELF_FLOOR] : [];
 const WARMUP = Math.min(200, Math.floor(RUNS / 5));
 const profileDir = process.env.BENCH_RUNNER_PROFILE ? path.resolve(process.env.BENCH_RUNNER_PROFILE) : null;
 if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
@@ -40,7 +42,10 @@ const entry = path.join(process.env.BENCH_RUNNER_DIST ? path.resolve(process.env
 const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] : [];
 // BENCH_RUNNER_PERF=1: the runner writes a perf map (/tmp/perf-<pid>.map) so `perf record -p` names the guest's and the runner's JavaScript.
 if (process.env.BENCH_RUNNER_PERF === '1') profiling.push('--perf-basic-prof', '--interpreted-frames-native-stack');
-const child = spawn(process.execPath, [...RUNNER_FLAGS, ...profiling, entry, String(limitDefaults.max_execution_memory), String(RUNS_AT_ONCE)], { env: runnerEnvironment(), serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+// BENCH_RUNNER_FLAGS="--flag ...": V8 flags added to the runner's own (a flag tried before it goes into RUNNER_FLAGS);
+// BENCH_RUNNER_STDOUT=1 shows the runner's stdout (where `--trace-gc` writes).
+profiling.push(...(process.env.BENCH_RUNNER_FLAGS ?? '').split(' ').filter(Boolean));
+const child = spawn(process.execPath, [...RUNNER_FLAGS, ...profiling, entry, String(limitDefaults.max_execution_memory), String(RUNS_AT_ONCE), ...SHELF_FLOOR], { env: runnerEnvironment(), serialization: 'advanced', stdio: ['ignore', process.env.BENCH_RUNNER_STDOUT === '1' ? 'inherit' : 'ignore', 'inherit', 'ipc'] });
 if (process.env.BENCH_RUNNER_PERF === '1') console.log(`runner pid ${child.pid}`);
 
 const waiting = new Map<number, (message: FromRunner & { type: 'done' }) => void>();
@@ -98,6 +103,7 @@ const cpu = cpuOfProcess(child.pid!) - cpuBefore;
 const main = cpuOfProcess(child.pid!, child.pid!) - mainBefore;
 const wall = performance.now() - started;
 const measured = RUNS - WARMUP;
-console.log(`runner, ${FRESH ? 'new' : 'same'} program: ${(cpu / measured).toFixed(3)} ms CPU per run (main thread ${(main / measured).toFixed(3)}), ${(wall / measured).toFixed(3)} ms wall per run (${measured} runs after ${WARMUP}; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
+const rssMiB = rssOf(child.pid!) / 1024 / 1024;
+console.log(`runner, ${FRESH ? 'new' : 'same'} program: ${(cpu / measured).toFixed(3)} ms CPU per run (main thread ${(main / measured).toFixed(3)}), ${(wall / measured).toFixed(3)} ms wall per run, RSS ${rssMiB.toFixed(0)} MiB at the end (${measured} runs after ${WARMUP}; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
 child.on('exit', () => process.exit(0));
 child.disconnect();
