@@ -183,6 +183,30 @@ describe('RunStore', () => {
     store.close();
   });
 
+  test('other runs\' commits leave a write-behind run\'s admission waiting for its own finish', async () => {
+    const { store, db } = storeOn();
+    const writes: string[] = [];
+    db.function('note_write', (what: unknown) => void writes.push(String(what)));
+    db.exec("CREATE TEMP TRIGGER admitted AFTER INSERT ON runs BEGIN SELECT note_write('insert ' || NEW.execution_id || ' ' || NEW.state); END;");
+    db.exec("CREATE TEMP TRIGGER updated AFTER UPDATE ON runs BEGIN SELECT note_write('update ' || NEW.execution_id); END;");
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const behind = (id: string) => store.begin({ executionId: id, owner: 'alice', sessionId: 's1', blueprint: 'bp', entryPoint: 'rest', writeBehind: true });
+
+    // Many one-off runs in flight: each finish commits in its turn while the others still run.
+    const first = behind('first');
+    const second = behind('second');
+    first.setState('running');
+    second.setState('running');
+    first.finish(result('first'));
+    start(store, 'plain');
+    await turn();
+    assert.deepEqual(writes, ['insert first finished', 'insert plain queued'], 'the turn\'s commit writes the finished run and the plain one, not the run still in flight');
+    second.finish(result('second'));
+    await turn();
+    assert.deepEqual(writes.slice(2), ['insert second finished'], 'the run in flight is one finished row too');
+    store.close();
+  });
+
   test('finished records reach onFinished listeners with the result object itself, and the stored text reads back equal', () => {
     const { store } = storeOn();
     const heard: unknown[] = [];
