@@ -73,6 +73,12 @@ const SWEEP_INTERVAL_MS = 60_000;
  * wall samples (bench/PROFILE.md, round 16).
  */
 export const ADMISSION_WRITE_BEHIND_MS = 200;
+/**
+ * Ticks per ADMISSION_WRITE_BEHIND_MS while writes wait behind; the one that is a run's
+ * BEHIND_TICKS-th commits its writes, which waited between (BEHIND_TICKS - 1) / BEHIND_TICKS of
+ * the bound and the bound (a run in flight for most of it still ends as one row).
+ */
+const BEHIND_TICKS = 4;
 
 /** Who asks: a `user` token sees its own runs, an `admin` token every run. */
 export interface RunViewer {
@@ -176,8 +182,8 @@ type Write = () => (() => void) | void;
 interface WritesBehind {
   writer: string;
   writes: Write[];
-  /** A tick of the write-behind interval has seen them (the next one commits them). */
-  seenByTick: boolean;
+  /** Ticks of the write-behind interval since they began waiting (BEHIND_TICKS commits them). */
+  ticks: number;
 }
 
 const SUMMARY_COLUMNS = 'seq, execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, finished_at_ms';
@@ -201,7 +207,7 @@ export class RunStore {
   private commitScheduled = false;
   /** Write-behind runs' writes, by run, waiting for its finish or ADMISSION_WRITE_BEHIND_MS. */
   private behind = new Map<string, WritesBehind>();
-  /** Ticks every half ADMISSION_WRITE_BEHIND_MS while writes wait behind; the second tick a run's writes see commits them. */
+  /** Ticks BEHIND_TICKS times per ADMISSION_WRITE_BEHIND_MS while writes wait behind. */
   private behindTick: NodeJS.Timeout | null = null;
   private readonly statements = new Map<string, Statement>();
   private idleWaiters: Array<() => void> = [];
@@ -276,10 +282,10 @@ export class RunStore {
    */
   private enqueue(writer: string, executionId: string, write: Write, behind = false): void {
     if (behind) {
-      const waiting = this.behind.get(executionId) ?? { writer, writes: [], seenByTick: false };
+      const waiting = this.behind.get(executionId) ?? { writer, writes: [], ticks: 0 };
       waiting.writes.push(write);
       this.behind.set(executionId, waiting);
-      this.behindTick ??= setInterval(() => this.tickBehind(), ADMISSION_WRITE_BEHIND_MS / 2);
+      this.behindTick ??= setInterval(() => this.tickBehind(), ADMISSION_WRITE_BEHIND_MS / BEHIND_TICKS);
       return;
     }
     this.due(executionId);
@@ -299,12 +305,9 @@ export class RunStore {
     this.writers.set(waiting.writer, executionId);
   }
 
-  /** Writes that waited behind since the last tick (between a half and a whole ADMISSION_WRITE_BEHIND_MS) commit now. */
+  /** Writes that have waited behind for BEHIND_TICKS ticks commit now. */
   private tickBehind(): void {
-    for (const [executionId, waiting] of this.behind) {
-      if (waiting.seenByTick) this.due(executionId);
-      else waiting.seenByTick = true;
-    }
+    for (const [executionId, waiting] of this.behind) if (++waiting.ticks >= BEHIND_TICKS) this.due(executionId);
     if (this.behind.size === 0) this.stopBehindTick();
     this.commitDue();
   }
