@@ -4,7 +4,8 @@
 // see the same load on a shared machine. Per block: a
 // variant's sequential runs on one server, then the other (the order flips each block), then
 // runs with 16 clients. Prints the server's CPU per sequential run (main thread, all threads),
-// the runners' (main thread, all threads), esbuild's service's, this process's own (the client), p50 and runs/s, per block and their mean. Numbers are
+// the runners' (main thread, all threads), esbuild's service's, this process's own (the client), p50 and runs/s, per block and their mean,
+// and the server's and runners' CPU per run with 16 clients. Numbers are
 // printed, never asserted. SIDE_BLOCKS (6), SIDE_SEQUENTIAL (400), SIDE_CONCURRENT (800),
 // SIDE_VARIANTS (same-off,same; also fresh, fresh-off).
 import path from 'node:path';
@@ -67,6 +68,10 @@ interface Block {
   client: number;
   p50: number;
   runsPerSecond: number;
+  /** CPU per run with 16 clients in flight: the server's main thread, all its threads, the runners. */
+  concurrentMain: number;
+  concurrentServer: number;
+  concurrentRunners: number;
 }
 
 async function block(server: Started, variant: string): Promise<Block> {
@@ -87,6 +92,9 @@ async function block(server: Started, variant: string): Promise<Block> {
       await once(server, variant);
     }
   }));
+  const ended = Date.now();
+  const mainEnd = mainThreadCpuOf(pid);
+  const end = cpuOf(pid);
   times.sort((a, b) => a - b);
   return {
     main: (mainAfter.server - mainBefore.server) / SEQUENTIAL,
@@ -96,7 +104,10 @@ async function block(server: Started, variant: string): Promise<Block> {
     runnersMain: (mainAfter.runners - mainBefore.runners) / SEQUENTIAL,
     client: (client.user + client.system) / 1000 / SEQUENTIAL,
     p50: times[Math.floor(times.length / 2)],
-    runsPerSecond: CONCURRENT / ((Date.now() - began) / 1000),
+    runsPerSecond: CONCURRENT / ((ended - began) / 1000),
+    concurrentMain: (mainEnd.server - mainAfter.server) / CONCURRENT,
+    concurrentServer: (end.server - after.server) / CONCURRENT,
+    concurrentRunners: (end.children - after.children - esbuildBetween(after, end)) / CONCURRENT,
   };
 }
 
@@ -124,6 +135,7 @@ async function main(): Promise<void> {
     for (const [key, blocks] of results) {
       const of = (field: keyof Block) => blocks.map((b) => b[field]);
       console.log(`${key.padEnd(16)} server main ${mean(of('main')).toFixed(2)} [${list(of('main'), 2)}], server all ${mean(of('server')).toFixed(2)}, runners ${mean(of('runners')).toFixed(2)} (main ${mean(of('runnersMain')).toFixed(2)}), esbuild ${mean(of('esbuild')).toFixed(2)}, client ${mean(of('client')).toFixed(2)}, p50 ${mean(of('p50')).toFixed(2)} [${list(of('p50'), 2)}], runs/s ${mean(of('runsPerSecond')).toFixed(0)} [${list(of('runsPerSecond'), 0)}]`);
+      console.log(`${''.padEnd(16)} 16 clients, per run: server main ${mean(of('concurrentMain')).toFixed(2)} [${list(of('concurrentMain'), 2)}], server all ${mean(of('concurrentServer')).toFixed(2)}, runners ${mean(of('concurrentRunners')).toFixed(2)}`);
     }
   } finally {
     await Promise.all([...clients.values()].map((client) => client.close()));

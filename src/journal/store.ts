@@ -47,7 +47,8 @@ export class JournalStore {
     );
     CREATE INDEX IF NOT EXISTS run_journals_by_age ON run_journals (finished_at_ms);
     CREATE INDEX IF NOT EXISTS run_journals_by_owner ON run_journals (owner, finished_at_ms);`);
-    this.insert = db.prepare('INSERT OR REPLACE INTO run_journals (execution_id, owner, session_id, finished_at_ms, bytes, tape) VALUES (?, ?, ?, ?, ?, ?)');
+    // A run's id is new but for a run journalled again (a resume): the insert finds no row first.
+    this.insert = db.prepare('INSERT INTO run_journals (execution_id, owner, session_id, finished_at_ms, bytes, tape) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (execution_id) DO NOTHING');
     this.select = db.prepare('SELECT tape FROM run_journals WHERE execution_id = ?');
     this.expire = db.prepare('DELETE FROM run_journals WHERE finished_at_ms < ? RETURNING owner, bytes');
     this.oldestOf = db.prepare('SELECT execution_id, bytes FROM run_journals WHERE owner = ? ORDER BY finished_at_ms ASC LIMIT 64');
@@ -85,8 +86,11 @@ export class JournalStore {
         const text = JSON.stringify(run);
         // A journal larger than the whole store is not kept (it would push out every other).
         if (text.length > this.retention.maxBytes) continue;
-        this.removeRow(run.executionId);
-        this.insert.run(run.executionId, run.principal, run.sessionId, this.now(), text.length, text);
+        const values = [run.executionId, run.principal, run.sessionId, this.now(), text.length, text];
+        if (this.insert.run(...values).changes === 0) {
+          this.removeRow(run.executionId);
+          this.insert.run(...values);
+        }
         this.count(run.principal, text.length);
       }
       this.trim();

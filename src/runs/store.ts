@@ -19,9 +19,10 @@
 // every run that started, changed state or finished in that turn; the database runs with
 // synchronous=FULL), and any read commits what is waiting first, so reads see every write.
 // A run started with `writeBehind` (nobody outside holds its id until its answer) lets its
-// admission and state changes wait for a write that commits at once, its own finish
-// included, for at most ADMISSION_WRITE_BEHIND_MS: a short run costs one commit, not two.
-// Its handle's `persist()` commits them before anything of the run leaves the server.
+// admission and state changes wait for its own finish, for at most ADMISSION_WRITE_BEHIND_MS
+// (other runs' commits leave them waiting): a short run is one INSERT of its finished row, not
+// an INSERT and two UPDATEs, also with many runs in flight. Its handle's `persist()` and any
+// read commit them at once.
 //
 // Bounds, with bounded work per write: expired records go a batch at a time on each write
 // and from a periodic sweep; past the byte budget the oldest finished records of the
@@ -67,11 +68,17 @@ export const DEFAULT_RUN_RETENTION_MS = 24 * 3600 * 1000;
 export const DEFAULT_RUN_STORE_BYTES = 256 * 1024 * 1024;
 const SWEEP_INTERVAL_MS = 60_000;
 /**
- * How long a write-behind run's admission may wait for another commit (the journal's own
+ * How long a write-behind run's admission may wait for its finish (the journal's own
  * write-behind is 200 ms). Two WAL commits per sequential run were ~15 % of the server's
  * wall samples (bench/PROFILE.md, round 16).
  */
 export const ADMISSION_WRITE_BEHIND_MS = 200;
+/**
+ * Ticks per ADMISSION_WRITE_BEHIND_MS while writes wait behind; the one that is a run's
+ * BEHIND_TICKS-th commits its writes, which waited between (BEHIND_TICKS - 1) / BEHIND_TICKS of
+ * the bound and the bound (a run in flight for most of it still ends as one row).
+ */
+const BEHIND_TICKS = 4;
 
 /** Who asks: a `user` token sees its own runs, an `admin` token every run. */
 export interface RunViewer {
@@ -169,6 +176,16 @@ interface Admission {
   written: boolean;
 }
 
+/** A write inside a commit; it may return what to do once committed. */
+type Write = () => (() => void) | void;
+
+interface WritesBehind {
+  writer: string;
+  writes: Write[];
+  /** Ticks of the write-behind interval since they began waiting (BEHIND_TICKS commits them). */
+  ticks: number;
+}
+
 const SUMMARY_COLUMNS = 'seq, execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, finished_at_ms';
 
 export class RunStore {
@@ -184,12 +201,14 @@ export class RunStore {
   private totalBytes = 0;
   private readonly sweep: NodeJS.Timeout | null;
   /** Writes waiting for the next group commit; each may return what to do once committed. */
-  private pending: Array<() => (() => void) | void> = [];
+  private pending: Write[] = [];
   /** Tokens that wrote since the last commit, with the run each must not lose (the one just written). */
   private writers = new Map<string, string>();
   private commitScheduled = false;
-  /** The latest commit of write-behind writes (ADMISSION_WRITE_BEHIND_MS). */
-  private writeBehindTimer: NodeJS.Timeout | null = null;
+  /** Write-behind runs' writes, by run, waiting for its finish or ADMISSION_WRITE_BEHIND_MS. */
+  private behind = new Map<string, WritesBehind>();
+  /** Ticks BEHIND_TICKS times per ADMISSION_WRITE_BEHIND_MS while writes wait behind. */
+  private behindTick: NodeJS.Timeout | null = null;
   private readonly statements = new Map<string, Statement>();
   private idleWaiters: Array<() => void> = [];
 
@@ -214,10 +233,16 @@ export class RunStore {
     this.commit();
   }
 
-  /** Commits the waiting writes in one transaction, then keeps the store within its bounds and tells listeners. */
+  /** Commits every waiting write, write-behind runs' included (a read, persist(), close). */
   commit(): void {
+    for (const executionId of [...this.behind.keys()]) this.due(executionId);
+    this.stopBehindTick();
+    this.commitDue();
+  }
+
+  /** Commits the due writes in one transaction, then keeps the store within its bounds and tells listeners. */
+  private commitDue(): void {
     this.commitScheduled = false;
-    this.clearWriteBehind();
     if (this.pending.length === 0) return;
     const writes = this.pending;
     const writers = this.writers;
@@ -251,22 +276,45 @@ export class RunStore {
     return prepared;
   }
 
-  /** `behind`: the write may wait for another commit, at most ADMISSION_WRITE_BEHIND_MS. */
-  private enqueue(writer: string, executionId: string, write: () => (() => void) | void, behind = false): void {
+  /**
+   * `behind`: the write may wait for the run's next write that is due (its finish), at most
+   * ADMISSION_WRITE_BEHIND_MS; a due write commits at the turn's end with the run's waiting ones.
+   */
+  private enqueue(writer: string, executionId: string, write: Write, behind = false): void {
+    if (behind) {
+      const waiting = this.behind.get(executionId) ?? { writer, writes: [], ticks: 0 };
+      waiting.writes.push(write);
+      this.behind.set(executionId, waiting);
+      this.behindTick ??= setInterval(() => this.tickBehind(), ADMISSION_WRITE_BEHIND_MS / BEHIND_TICKS);
+      return;
+    }
+    this.due(executionId);
     this.pending.push(write);
     this.writers.set(writer, executionId);
     if (this.commitScheduled) return;
-    if (behind) {
-      this.writeBehindTimer ??= setTimeout(() => this.commit(), ADMISSION_WRITE_BEHIND_MS);
-      return;
-    }
     this.commitScheduled = true;
-    setImmediate(() => this.commit());
+    setImmediate(() => this.commitDue());
   }
 
-  private clearWriteBehind(): void {
-    if (this.writeBehindTimer) clearTimeout(this.writeBehindTimer);
-    this.writeBehindTimer = null;
+  /** The run's waiting writes join the next commit, ahead of what it writes next. */
+  private due(executionId: string): void {
+    const waiting = this.behind.get(executionId);
+    if (!waiting) return;
+    this.behind.delete(executionId);
+    this.pending.push(...waiting.writes);
+    this.writers.set(waiting.writer, executionId);
+  }
+
+  /** Writes that have waited behind for BEHIND_TICKS ticks commit now. */
+  private tickBehind(): void {
+    for (const [executionId, waiting] of this.behind) if (++waiting.ticks >= BEHIND_TICKS) this.due(executionId);
+    if (this.behind.size === 0) this.stopBehindTick();
+    this.commitDue();
+  }
+
+  private stopBehindTick(): void {
+    if (this.behindTick) clearInterval(this.behindTick);
+    this.behindTick = null;
   }
 
   /**

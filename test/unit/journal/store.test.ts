@@ -61,4 +61,20 @@ describe('JournalStore', () => {
     reopened.flush();
     assert.equal(reopened.get('r2'), null);
   });
+
+  test('a run journalled again under its id (a resume) replaces its journal, and its bytes count once', () => {
+    const db = new Database(':memory:');
+    const store = new JournalStore(db, { retentionMs: 3_600_000, maxBytes: 10_000 });
+    store.keep(run('r1', 'alice', 3_000));
+    store.flush();
+    store.keep({ ...run('r1', 'alice', 3_000), code: `export function main() { return ${JSON.stringify('y'.repeat(3_000))}; }` });
+    store.flush();
+    assert.match(store.get('r1')!.code, /yyy/, 'the newer journal is the one kept');
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM run_journals').get() as { n: number }).n, 1);
+    // Counted twice, r1 would be pushed out by two more journals of the same size.
+    store.keep(run('r2', 'alice', 3_000));
+    store.keep(run('r3', 'alice', 3_000));
+    store.flush();
+    assert.ok(store.get('r1'), 'three journals fit the budget');
+  });
 });

@@ -19,6 +19,16 @@ function storeOn(db = new Database(':memory:'), options: { maxBytes?: number; re
 }
 
 const start = (store: RunStore, id: string, owner = 'alice', sessionId = 's1') => store.begin({ executionId: id, owner, sessionId, blueprint: 'bp', entryPoint: 'rest' });
+/** The rows written, as `insert <id> <state>` and what `trigger` (another temp trigger calling note_write) adds. */
+function notedWrites(db: Database.Database, trigger: string): string[] {
+  const writes: string[] = [];
+  db.function('note_write', (what: unknown) => void writes.push(String(what)));
+  db.exec("CREATE TEMP TRIGGER admitted AFTER INSERT ON runs BEGIN SELECT note_write('insert ' || NEW.execution_id || ' ' || NEW.state); END;");
+  db.exec(trigger);
+  return writes;
+}
+const beginBehind = (store: RunStore, id: string) => store.begin({ executionId: id, owner: 'alice', sessionId: 's1', blueprint: 'bp', entryPoint: 'rest', writeBehind: true });
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 const result = (id: string, value = 'ok') => ({ execution_id: id, session_id: 's1', result: value, console: [], error: null });
 
 describe('RunStore', () => {
@@ -142,12 +152,8 @@ describe('RunStore', () => {
 
   test('a write-behind run\'s admission waits for its finish and is written with it as one finished row; persist() and reads commit it at once', async () => {
     const { store, db } = storeOn();
-    const writes: string[] = [];
-    db.function('note_write', (what: unknown) => void writes.push(String(what)));
-    db.exec("CREATE TEMP TRIGGER admitted AFTER INSERT ON runs BEGIN SELECT note_write('insert ' || NEW.execution_id || ' ' || NEW.state); END;");
-    db.exec("CREATE TEMP TRIGGER finished AFTER UPDATE OF state ON runs WHEN NEW.state = 'finished' BEGIN SELECT note_write('finish ' || NEW.execution_id); END;");
-    const turn = () => new Promise((resolve) => setImmediate(resolve));
-    const behind = (id: string) => store.begin({ executionId: id, owner: 'alice', sessionId: 's1', blueprint: 'bp', entryPoint: 'rest', writeBehind: true });
+    const writes = notedWrites(db, "CREATE TEMP TRIGGER finished AFTER UPDATE OF state ON runs WHEN NEW.state = 'finished' BEGIN SELECT note_write('finish ' || NEW.execution_id); END;");
+    const behind = (id: string) => beginBehind(store, id);
 
     const short = behind('short');
     short.setState('running');
@@ -180,6 +186,33 @@ describe('RunStore', () => {
     start(store, 'plain');
     await turn();
     assert.deepEqual(writes.slice(4), ['insert plain queued'], 'without write-behind the turn\'s end commits');
+    store.close();
+  });
+
+  test('other runs\' commits leave a write-behind run\'s admission waiting for its own finish, at most the write-behind bound', async () => {
+    const { store, db } = storeOn();
+    const writes = notedWrites(db, "CREATE TEMP TRIGGER updated AFTER UPDATE ON runs BEGIN SELECT note_write('update ' || NEW.execution_id); END;");
+    const behind = (id: string) => beginBehind(store, id);
+
+    // Many one-off runs in flight: each finish commits in its turn while the others still run.
+    const first = behind('first');
+    const second = behind('second');
+    first.setState('running');
+    second.setState('running');
+    first.finish(result('first'));
+    start(store, 'plain');
+    await turn();
+    assert.deepEqual(writes, ['insert first finished', 'insert plain queued'], 'the turn\'s commit writes the finished run and the plain one, not the run still in flight');
+    second.finish(result('second'));
+    await turn();
+    assert.deepEqual(writes.slice(2), ['insert second finished'], 'the run in flight is one finished row too');
+
+    // A run in flight past the write-behind bound has its record written without its finish.
+    behind('long').setState('running');
+    await turn();
+    assert.deepEqual(writes.slice(3), [], 'not at the turn\'s end');
+    for (let waited = 0; waited < 250 && writes.length === 3; waited++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(writes.slice(3), ['insert long running']);
     store.close();
   });
 
