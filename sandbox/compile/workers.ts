@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { CompileResult } from '../contract';
+import { PROGRAM_FILENAME, type CompileResult } from '../contract';
 import { compileHere, type CompileInput } from './compile';
 import { renderCompileError } from './diagnostics';
 import { compilePackageHere, type PackageCompileResult, type PackageSource } from './package';
@@ -202,11 +202,14 @@ async function compiled<T>(job: CompileJob, here: () => T | Promise<T>, failed: 
 }
 
 /** Compiles a submitted program into the isolate script (see ./compile); never throws. */
-export function compileProgram(input: CompileInput): Promise<CompileResult> {
-  return compiled<CompileResult>({ kind: 'program', input }, () => compileHere(input), (message) => {
+export async function compileProgram(input: CompileInput): Promise<CompileResult> {
+  const result = await compiled<CompileResult>({ kind: 'program', input }, () => compileHere(input), (message) => {
     const diagnostics = [{ severity: 'error' as const, line: 1, column: 1, message: `${message}; the program may be too large or too deeply nested to compile` }];
     return { ok: false, error: { kind: 'compile_error', message: renderCompileError(diagnostics, input.source), diagnostics } };
   });
+  // A compile thread answers without the source this caller holds (./worker.ts).
+  if (result.ok) result.script.sources = { [PROGRAM_FILENAME]: input.source };
+  return result;
 }
 
 /** Compiles an installed Package's lib.js (see ./package); never throws. */
