@@ -22,8 +22,13 @@ type CompileReply = { ok: true; result: ThreadAnswer } | { ok: false; message: s
 /** Default heap of one compile worker (`compile_thread_memory`): a 2 MiB program's compile needs about 300 MiB. */
 export const DEFAULT_COMPILE_THREAD_MB = 512;
 let workerHeapMb = DEFAULT_COMPILE_THREAD_MB;
-/** Default of `compile_thread_recycle`: compiles after which the compile threads are replaced together (0 = never). */
-export const DEFAULT_COMPILE_THREAD_RECYCLE = 2000;
+/**
+ * Default of `compile_thread_recycle`: compiles after which the compile threads are replaced
+ * together (0 = never). Each replacement warms V8's optimizing compiler again: a fresh
+ * thread's first 2,000 compiles took about twice the CPU of later ones, while one thread's
+ * heap stayed level (~24 MiB) over 60,000 compiles without a replacement (bench/PROFILE.md).
+ */
+export const DEFAULT_COMPILE_THREAD_RECYCLE = 20_000;
 let recycleAfter = DEFAULT_COMPILE_THREAD_RECYCLE;
 let onRecycle: () => void = () => {};
 
