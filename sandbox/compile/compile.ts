@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import type { Node, Options } from 'acorn';
 import { transform, type Message } from './esbuild';
 import MagicString from 'magic-string';
-import remapping from '@jridgewell/remapping';
 import { PROGRAM_FILENAME, SCRIPT_FILENAME, type CompileResult, type Diagnostic, type ProgramScript } from '../contract';
+import { composeMap } from './compose-map';
 import { positionOf, renderCompileError } from './diagnostics';
 import { instrument, walk } from './instrument';
 import { learnHelpers, matchPrologue, parseAfter, SEED_PROGRAM } from './helpers';
@@ -308,7 +308,6 @@ async function compileChecked(input: CompileInput, options: CompileOptions): Pro
       '})',
     ].join('\n'),
   );
-  const esbuildMap = output.map;
   const script: ProgramScript = {
     code: s.toString(),
     filename: SCRIPT_FILENAME,
@@ -319,9 +318,7 @@ async function compileChecked(input: CompileInput, options: CompileOptions): Pro
     key: '',
   };
   // Composed here, in the compile worker: the runner maps a failed run's stack with it.
-  // Handed over decoded: encoding it for remapping to decode again cost ~40 % of the composition.
-  const instrumentedMap = s.generateDecodedMap({ hires: true, source: 'esbuild-output.js', file: SCRIPT_FILENAME, includeContent: false });
-  script.sourceMap = remapping({ version: 3, ...instrumentedMap }, (file) => (file === 'esbuild-output.js' ? esbuildMap : null)).toString();
+  script.sourceMap = composeMap(s, output.code, output.map, SCRIPT_FILENAME).toString();
   script.key = createHash('sha256').update(script.code).update('\0').update(input.source).digest('hex');
   return { ok: true, script };
 }

@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import { parse, type Node } from 'acorn';
 import { transform, type Message } from './esbuild';
 import MagicString from 'magic-string';
-import remapping from '@jridgewell/remapping';
 import { packageFilename, type PackageScript } from '../contract';
 import { checkImports, fromEsbuild, hideModuleWrapper } from './compile';
+import { composeMap } from './compose-map';
 import { instrument } from './instrument';
 
 type AnyNode = Node & Record<string, any>;
@@ -76,7 +76,6 @@ async function compileChecked(input: PackageSource): Promise<PackageCompileResul
   );
   s.append(['', '} };', 'return { units: __svc_units, fuelLeft() { return __svc_fuel; } };', '})'].join('\n'));
   const code = s.toString();
-  const esbuildMap = output.map;
   const libMap = input.sourceMap;
   const script: PackageScript = {
     name: input.name,
@@ -89,14 +88,7 @@ async function compileChecked(input: PackageSource): Promise<PackageCompileResul
     usesTemporal: /\bTemporal\b/.test(input.code),
   };
   // Composed here, in the compile worker: the runner maps a failed run's stack with it.
-  const instrumented = s.generateMap({ hires: true, source: 'esbuild-output.js', file: 'out.js', includeContent: false }).toString();
-  const map = JSON.parse(
-    remapping(instrumented, (file) => {
-      if (file.endsWith('esbuild-output.js')) return esbuildMap;
-      if (file.endsWith(filename) && libMap) return libMap;
-      return null;
-    }).toString(),
-  ) as { sources: Array<string | null> };
+  const map = JSON.parse(composeMap(s, output.code, output.map, 'out.js', (file) => (file.endsWith(filename) && libMap ? libMap : null)).toString()) as { sources: Array<string | null> };
   // Sources resolve relative to each other's directories; frames name `@scope/name/src/...`.
   map.sources = map.sources.map((source) => {
     if (source === null) return source;

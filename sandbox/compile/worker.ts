@@ -17,13 +17,19 @@ function esbuildStopped(result: CompileResult | PackageCompileResult): boolean {
   return /service (was stopped|is no longer running)/.test(message);
 }
 
+/** The caller holds the program's source (compileProgram puts it back): a copy back through the port would be only cost, up to 2 MiB. */
+function withoutSource(result: CompileResult): CompileResult {
+  if (result.ok) result.script.sources = {};
+  return result;
+}
+
 export default async function compile(job: ThreadJob): Promise<CompileResult | PackageCompileResult | number> {
   // The pool is retiring this thread: its esbuild service goes first (workers.ts, endPool).
   if (job.kind === 'retire') {
     await stopService();
     return threadId;
   }
-  const result = await (job.kind === 'program' ? compileHere(job.input) : compilePackageHere(job.input));
+  const result = job.kind === 'program' ? withoutSource(await compileHere(job.input)) : await compilePackageHere(job.input);
   // This worker ends once its answer is out; the pool starts another for the next compile.
   if (esbuildStopped(result)) setImmediate(() => process.exit(1));
   // After the answer is out: the collection holds no caller.

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { CompileResult } from '../contract';
+import { PROGRAM_FILENAME, type CompileResult } from '../contract';
 import { compileHere, type CompileInput } from './compile';
 import { renderCompileError } from './diagnostics';
 import { compilePackageHere, type PackageCompileResult, type PackageSource } from './package';
@@ -22,8 +22,13 @@ type CompileReply = { ok: true; result: ThreadAnswer } | { ok: false; message: s
 /** Default heap of one compile worker (`compile_thread_memory`): a 2 MiB program's compile needs about 300 MiB. */
 export const DEFAULT_COMPILE_THREAD_MB = 512;
 let workerHeapMb = DEFAULT_COMPILE_THREAD_MB;
-/** Default of `compile_thread_recycle`: compiles after which the compile threads are replaced together (0 = never). */
-export const DEFAULT_COMPILE_THREAD_RECYCLE = 2000;
+/**
+ * Default of `compile_thread_recycle`: compiles after which the compile threads are replaced
+ * together (0 = never). Each replacement warms V8's optimizing compiler again: a fresh
+ * thread's first 2,000 compiles took about twice the CPU of later ones, while one thread's
+ * heap stayed level (~24 MiB) over 60,000 compiles without a replacement (bench/PROFILE.md).
+ */
+export const DEFAULT_COMPILE_THREAD_RECYCLE = 20_000;
 let recycleAfter = DEFAULT_COMPILE_THREAD_RECYCLE;
 let onRecycle: () => void = () => {};
 
@@ -202,11 +207,14 @@ async function compiled<T>(job: CompileJob, here: () => T | Promise<T>, failed: 
 }
 
 /** Compiles a submitted program into the isolate script (see ./compile); never throws. */
-export function compileProgram(input: CompileInput): Promise<CompileResult> {
-  return compiled<CompileResult>({ kind: 'program', input }, () => compileHere(input), (message) => {
+export async function compileProgram(input: CompileInput): Promise<CompileResult> {
+  const result = await compiled<CompileResult>({ kind: 'program', input }, () => compileHere(input), (message) => {
     const diagnostics = [{ severity: 'error' as const, line: 1, column: 1, message: `${message}; the program may be too large or too deeply nested to compile` }];
     return { ok: false, error: { kind: 'compile_error', message: renderCompileError(diagnostics, input.source), diagnostics } };
   });
+  // A compile thread answers without the source this caller holds (./worker.ts).
+  if (result.ok) result.script.sources = { [PROGRAM_FILENAME]: input.source };
+  return result;
 }
 
 /** Compiles an installed Package's lib.js (see ./package); never throws. */

@@ -63,7 +63,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   limit('typecheck_warm_after', 'seconds', 'seconds after the server listens, or after a Blueprint is applied, before it loads the type checker in the background if no program has yet, so the first typed run finds it warm; 0 = at once (default 0; svc extension)', { min: 0, max: 3600 }),
   limit('typecheck_thread_memory', 'megabytes', 'megabytes of V8 heap each type-checker thread may use; the large-program thread twice that; a thread whose heap after a full collection passes three quarters of it is replaced by a new one, warmed with the same Blueprints\' declarations before it takes over (default 512; svc extension)', { min: 64, max: 16384 }),
   limit('compile_thread_memory', 'megabytes', 'megabytes of V8 heap each compile thread may use (compiling a 2 MiB program takes about 300); a compile that needs more fails as a compile error naming this setting and its thread is replaced (default 512; svc extension)', { min: 64, max: 16384 }),
-  limit('compile_thread_recycle', 'whole', 'compiles after which the compile threads are replaced by fresh ones, which returns all the memory they kept (a replacement is warmed before it takes compiles, and the old threads end once their compiles have answered); 0 = never (default 2000; svc extension)', { min: 0, max: 1_000_000_000 }),
+  limit('compile_thread_recycle', 'whole', 'compiles after which the compile threads are replaced by fresh ones, which returns all the memory they kept (a replacement is warmed before it takes compiles, and the old threads end once their compiles have answered); 0 = never (default 20000; svc extension)', { min: 0, max: 1_000_000_000 }),
   limit('network_thread_memory', 'megabytes', 'megabytes of V8 heap of the network thread that sends programs\' outbound HTTP (fetch, svc:http); past it the thread is replaced and the requests it had in flight fail with an error saying so (default 256; svc extension)', { min: 32, max: 16384 }),
   limit('typecheck_budget', 'seconds', 'seconds a program\'s type check may take; past it the checker thread is replaced and the program runs unchecked, with a warning (default 10; svc extension)', { max: 300 }),
   limit('max_idempotency_size', 'megabytes', 'megabytes of recorded Idempotency-Key answers of all sessions together, oldest dropped first (default 1024; svc extension)'),
@@ -130,7 +130,7 @@ export const limitDefaults = {
   typecheck_budget: 10,
   typecheck_thread_memory: 512,
   compile_thread_memory: 512,
-  compile_thread_recycle: 2_000, // DEFAULT_COMPILE_THREAD_RECYCLE
+  compile_thread_recycle: 20_000, // DEFAULT_COMPILE_THREAD_RECYCLE
   network_thread_memory: 256,
   typecheck_warm_after: 0,
   max_llm_tokens: 20_000_000,

@@ -95,7 +95,7 @@ describe('ranges', () => {
       typecheck_warm_after: 0,
       typecheck_thread_memory: 512,
       compile_thread_memory: 512,
-      compile_thread_recycle: 2_000,
+      compile_thread_recycle: 20_000,
       network_thread_memory: 256,
       max_llm_tokens: 20_000_000,
       max_llm_tokens_per_token: 20_000_000,
