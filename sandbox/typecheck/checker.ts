@@ -154,39 +154,23 @@ class WarmChecker {
     this.roots = [...this.files.keys()];
   }
 
-  check(source: string): CheckResult {
-    let result: CheckResult | undefined;
-    this.checkMany([source], () => {}, (_, checked) => (result = checked));
-    return result!;
-  }
-
   /**
-   * Checks programs one after another: the modules `batchable` allows in one Program when
-   * there are two or more, else with the resident checker (resident.ts), which is made once
-   * for many programs: a new type checker and the library types it resolves would be most
-   * of a check's cost; any other program in a Program of its own. `onStart` is called
-   * before each program's check, `onResult` after it.
+   * Checks programs one after another, the modules `batchable` allows with the resident
+   * checker (resident.ts), which is made once for many programs: a new type checker and the
+   * library types it resolves would be most of a check's cost; any other program in a
+   * Program of its own. A batch once shared a Program and type checker of its own: since a
+   * resident check no longer makes a light Program, that costs more per program than the
+   * resident checker, warm or cold (bench/PROFILE.md). `onStart` is called before each
+   * program's check, `onResult` after it.
    */
   checkMany(sources: readonly string[], onStart: (index: number) => void, onResult: (index: number, result: CheckResult) => void): void {
-    const ts = this.ts;
-    // Two or more modules that cannot reach the others share one Program of their own: one
-    // Program and type checker for the batch cost less under load than a light Program each.
-    const files = sources.map((source) => (sources.length > 1 && batchable(source) ? this.parse(source, `${ROOT}${++this.named}/${PROGRAM_FILENAME}`) : null));
-    const modules = files.filter((file): file is TypeScript.SourceFile => file !== null && ts.isExternalModule(file));
-    let shared: CheckView | null = null;
     sources.forEach((source, index) => {
       onStart(index);
-      const file = files[index];
-      if (modules.length < 2 || !file || !modules.includes(file)) return onResult(index, this.checkOne(source));
-      if (!shared) {
-        shared = viewOf(this.program(modules, this.options));
-        this.onTypeChecker();
-      }
-      onResult(index, this.checkFile(shared, file, source));
+      onResult(index, this.check(source));
     });
   }
 
-  private checkOne(source: string): CheckResult {
+  check(source: string): CheckResult {
     const ts = this.ts;
     if (this.useResident && batchable(source) && residentSupported(ts)) {
       // Each program of a resident checker has a name of its own: its diagnostics are kept by name.
@@ -214,7 +198,9 @@ class WarmChecker {
 
   private parse(source: string, fileName: string): TypeScript.SourceFile {
     const ts = this.ts;
-    return ts.createSourceFile(fileName, source, { languageVersion: ts.ScriptTarget.ES2022, impliedNodeFormat: ts.ModuleKind.ESNext }, true, ts.ScriptKind.TS);
+    // No parent pointers from the parser (its own walk of the tree, a sixth of a small
+    // program's parse): the binder sets them before anything here reads one, as for tsc's files.
+    return ts.createSourceFile(fileName, source, { languageVersion: ts.ScriptTarget.ES2022, impliedNodeFormat: ts.ModuleKind.ESNext }, false, ts.ScriptKind.TS);
   }
 
   private checkFile(built: CheckView, file: TypeScript.SourceFile, source: string): CheckResult {

@@ -1,9 +1,10 @@
 // A type checker kept across programs. A new TypeChecker costs more than checking a small
 // program with it: merging the library's globals (initializeTypeChecker) and resolving the
 // library types a program uses (Array, String, JSON…) again every time. A resident checker
-// is made once over the declarations alone; each program then gets a light Program of its
-// own (of it alone: no TypeChecker is made for it), which names the file and lists its
-// imports as TypeScript does, and is bound and checked by the resident checker. Programs
+// is made once over the declarations alone; each program is then named and its imports
+// listed as a Program would (a light Program of its own only when it has a dynamic import:
+// a Program per check was about a fifth of a check's CPU, in code V8 never optimizes,
+// factories.ts), and bound and checked by the resident checker. Programs
 // checked this way are modules that cannot reach into others (checker.ts `batchable`), as
 // for a batch in one Program: what one program makes in the checker (its types, links,
 // diagnostics) is reachable by no other. What the checker keeps grows with each program, so
@@ -27,6 +28,17 @@ export type MakeProgram = (programFiles: readonly TypeScript.SourceFile[], alone
 
 /** The binder is TypeScript's own, not in its public typings; without it programs are checked in a Program of their own. */
 type Bind = (file: TypeScript.SourceFile, options: TypeScript.CompilerOptions) => void;
+
+/** What a Program sets on each of its files, besides what the parser did (TypeScript's own fields, not in its public typings). */
+interface ProgramFileFields {
+  path: string;
+  resolvedPath: string;
+  originalFileName: string;
+  imports: readonly TypeScript.StringLiteral[];
+  moduleAugmentations: readonly TypeScript.StringLiteral[];
+  ambientModuleNames: readonly string[];
+  parseDiagnostics: readonly TypeScript.Diagnostic[];
+}
 
 export function residentSupported(ts: typeof TypeScript): boolean {
   return typeof (ts as unknown as { bindSourceFile?: unknown }).bindSourceFile === 'function';
@@ -52,22 +64,54 @@ export class ResidentChecker {
   }
 
   /**
-   * Readies `file` (parsed under a name no other program of this checker had) for checking
-   * and answers the view to check it with. The light Program sets what a Program sets on
-   * its files (path, imports); the resident checker then binds and checks it.
+   * Readies `file` (parsed under a normalized absolute name no other program of this checker
+   * had) for checking and answers the view to check it with: what a Program sets on its files
+   * (path, imports) is set, then the resident checker binds and checks it.
    */
   view(file: TypeScript.SourceFile): CheckView {
     this.programs++;
     this.characters += file.text.length;
-    // Of the file alone: what a Program sets on a file does not depend on the others.
-    const own = this.makeProgram([file], true);
+    const syntactic = this.nameAsProgramWould(file);
     (this.ts as unknown as { bindSourceFile: Bind }).bindSourceFile(file, this.base.getCompilerOptions());
     const base = this.base;
     return {
       checker: this.checker,
-      syntactic: (f) => own.getSyntacticDiagnostics(f),
+      syntactic,
       // The base Program's path for a file's diagnostics: TypeScript's own (comment directives, skipped codes) with the resident checker.
       semantic: (f) => base.getSemanticDiagnostics(f),
     };
+  }
+
+  /**
+   * Sets what a Program sets on a file of a module (its path and the module names it
+   * imports, which the checker reads when it names a type in a message) and answers its
+   * syntactic diagnostics. A dynamic import or an import type is listed by a walk of the
+   * whole file that is TypeScript's own: such a file gets a light Program of its own (of it
+   * alone: what a Program sets on a file does not depend on the others).
+   */
+  private nameAsProgramWould(file: TypeScript.SourceFile): (file: TypeScript.SourceFile) => readonly TypeScript.Diagnostic[] {
+    const ts = this.ts;
+    if (file.flags & (ts.NodeFlags as unknown as { PossiblyContainsDynamicImport: number }).PossiblyContainsDynamicImport) {
+      const own = this.makeProgram([file], true);
+      return (f) => own.getSyntacticDiagnostics(f);
+    }
+    const fields = file as unknown as ProgramFileFields;
+    fields.path = fields.resolvedPath = fields.originalFileName = file.fileName;
+    const imports: TypeScript.StringLiteral[] = [];
+    for (const statement of file.statements) {
+      const specifier =
+        ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)
+          ? statement.moduleSpecifier
+          : ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)
+            ? statement.moduleReference.expression
+            : undefined;
+      if (specifier && ts.isStringLiteral(specifier) && specifier.text) imports.push(specifier);
+    }
+    fields.imports = imports;
+    // A module's `declare module "…"` would be an augmentation: such a program is never resident (checker.ts `batchable`).
+    fields.moduleAugmentations = [];
+    fields.ambientModuleNames = [];
+    // A TypeScript file's syntactic diagnostics are its parser's (a Program adds some only to JavaScript files).
+    return () => fields.parseDiagnostics;
   }
 }

@@ -1,11 +1,13 @@
 // Type checks for the server and the CLI: results cached per (program, declaration set,
 // mode), so a repeated program is not checked again; checks themselves run in worker
 // threads when the built worker is present (in-process otherwise: tests under tsx): a pool
-// of three for ordinary programs and one of their own for large ones, which take seconds to
-// check and would otherwise hold smaller programs behind them. Tenants take turns, each with
-// at most two checks running, so one token never holds every worker (thread.ts). A program past MAX_CHECKED_BYTES, or whose check passes
+// for ordinary programs (ORDINARY_CHECKERS) and one of their own for large ones, which take
+// seconds to check and would otherwise hold smaller programs behind them. Tenants take
+// turns, each with at most all the ordinary threads but one running, so one token never
+// holds every worker (thread.ts). A program past MAX_CHECKED_BYTES, or whose check passes
 // its budget or loses its worker, runs unchecked with a warning saying so: never a refusal.
 import { createHash } from 'node:crypto';
+import os from 'node:os';
 import fs from 'node:fs';
 import type { CompileErrorReport, Diagnostic } from '../contract';
 import { MAX_SOURCE_BYTES, renderCompileError, tooDeep } from '../compile';
@@ -40,8 +42,14 @@ const PENDING_RESULT_BYTES = 1024;
 
 /** Past this many bytes (UTF-8) a program runs unchecked, with a warning: a check of it would take many seconds. */
 export const MAX_CHECKED_BYTES = 512 * 1024;
-/** Ordinary programs are checked on up to this many threads (large ones on one of their own); a token has at most all but one. */
-const ORDINARY_CHECKERS = 3;
+/**
+ * Ordinary programs are checked on up to this many threads (large ones on one of their
+ * own), a token on all but one: one per two cores, plus one, and at least two (two cores:
+ * one a token, three on four). Each thread loads TypeScript itself and warms V8's
+ * optimizing compiler on it apart, for thousands of checks: on two cores one token's 16
+ * clients on two threads cost twice the CPU per check of one (bench/PROFILE.md).
+ */
+export const ORDINARY_CHECKERS = Math.max(2, Math.floor(os.availableParallelism() / 2) + 1);
 
 /** The warning a program that runs unchecked gets, at its first line. */
 function unchecked(reason: string): Diagnostic {

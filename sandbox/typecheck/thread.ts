@@ -106,9 +106,8 @@ const RECENT_SETS = 16;
 
 /**
  * Programs one worker is given at once: a tenant's waiting checks of the same declaration
- * set and mode go in one message; two or more modules among them share one Program and
- * type checker (checker.ts), made once for all of them: under load that is most of a
- * check's cost.
+ * set and mode go in one message (one each way per batch, not per check) and are checked
+ * one after another with the set's resident type checker (checker.ts, resident.ts).
  */
 export const BATCH_LIMIT = 16;
 /** Source characters in one batch at most (large programs take seconds each). */

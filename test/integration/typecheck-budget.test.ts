@@ -1,5 +1,5 @@
-// A checker that cannot be used against the server or other programs. One token sends, two
-// at once, a few hundred bytes of nested mapped and template-literal types whose check never
+// A checker that cannot be used against the server or other programs. One token sends, as
+// many at once as it may have checked (all the checker threads but one), a few hundred bytes of nested mapped and template-literal types whose check never
 // ends; another token's new programs are still checked (a mistake is refused, a working
 // program runs with its warnings) while those checks are running, seen on the
 // svc_typechecks_running gauge and by the slow runs not having answered yet. A slow program
@@ -9,6 +9,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ORDINARY_CHECKERS } from '../../sandbox/typecheck/service';
 import { registerBlueprint } from '../support/sessions';
 import { eventually } from '../support/wait';
 import { newToken, startServer, tempDir, type TestServer } from '../harness';
@@ -47,13 +48,15 @@ describe('checks that never end, sent by one token', () => {
 
   test("hold at most all checker threads but one: another token's new programs are checked and run meanwhile", async () => {
     let answered = 0;
-    // Two at once, each new (a different salt): two checks that do not end.
-    const slowRuns = [0, 1].map((salt) => oneOff(server, attacker, slow(salt)).then(() => answered++, () => answered++));
-    await eventually('both slow checks to be running', async () => (await checksRunning(server)) >= 2);
-    // A third from the same token waits for one of its own to end.
-    const third = oneOff(server, attacker, slow(2)).then(() => answered++, () => answered++);
+    // The server on this machine has as many checker threads as this process computes; a token may hold all but one.
+    const perToken = ORDINARY_CHECKERS - 1;
+    // As many at once as the token may have checked, each new (a different salt): checks that do not end.
+    const slowRuns = Array.from({ length: perToken }, (_, salt) => oneOff(server, attacker, slow(salt)).then(() => answered++, () => answered++));
+    await eventually('the slow checks to be running', async () => (await checksRunning(server)) >= perToken);
+    // One more from the same token waits for one of its own to end.
+    const waiting = oneOff(server, attacker, slow(perToken)).then(() => answered++, () => answered++);
 
-    // One of each (the two slow checks keep both cores busy for as long as this test runs).
+    // One of each (the slow checks keep cores busy for as long as this test runs).
     const refused = await oneOff(server, server.userToken, 'export function main() { return victimMissing; }');
     assert.equal(refused.json.error?.kind, 'compile_error', refused.text);
     assert.match(refused.json.error.message, /Cannot find name 'victimMissing'/);
@@ -63,8 +66,8 @@ describe('checks that never end, sent by one token', () => {
     assert.match(ran.json.warnings?.[0]?.message ?? '', /Expected 2 arguments, but got 1/);
     // Every program of the other token was checked and ran while the slow checks were still running.
     assert.equal(answered, 0, "a slow program was answered before the other token's programs");
-    assert.equal(await checksRunning(server), 2);
-    void Promise.all([...slowRuns, third]);
+    assert.equal(await checksRunning(server), perToken);
+    void Promise.all([...slowRuns, waiting]);
   });
 });
 

@@ -62,6 +62,28 @@ describe('programs checked with one resident type checker', () => {
     });
   }
 
+  test('names imported types in its messages as a Program of the program\'s own does, whatever form the import takes', () => {
+    // The resident checker names a program and lists its imports itself (a dynamic import or
+    // an import type aside, which get a light Program): its answers must not change.
+    const sources = [
+      'import * as fs from "svc:fs";\nexport function main() { const entries: fs.DirEntry[] = fs.list("/"); const first: number = entries[0]; return first; }',
+      'import { list } from "svc:fs";\nexport function main() { const stat: number = list("/")[0]; return stat; }',
+      'import type { Stat } from "svc:fs";\nexport function size(stat: Stat): string { return stat; }',
+      'export { list } from "svc:fs";\nimport * as fs from "svc:fs";\nexport const kind: boolean = fs.stat("/")!;',
+      'import fs = require("svc:fs");\nexport const entry: string = fs.list("/")[0];',
+      'export async function main() { const fs = await import("svc:fs"); const entry: string = fs.list("/")[0]; return entry; }',
+      'export function main(): import("svc:fs").Stat { return 1; }',
+    ];
+    for (const mode of ['on', 'strict'] as const) {
+      const alone = new Checkers(WARM_CHECKERS, WARM_DECLARATION_BYTES, false);
+      const expected = sources.map((source) => alone.check({ source, mode, set }));
+      assert.ok(expected.every((result) => !result.ok || result.warnings.length > 0), `every program has a type error (${mode})`);
+      const checkers = new Checkers();
+      assert.deepEqual(sources.map((source) => checkers.check({ source, mode, set })), expected, mode);
+      assert.equal(checkers.typeCheckers, 1, 'one resident checker for them all');
+    }
+  });
+
   test('answers the same past the programs one resident checker takes (a new one is made)', () => {
     const sources = Array.from({ length: RESIDENT_PROGRAMS + 64 }, (_, i) => programs[i % programs.length]);
     const expected = inOwnProgram('on');
