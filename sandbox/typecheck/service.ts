@@ -44,12 +44,12 @@ const PENDING_RESULT_BYTES = 1024;
 export const MAX_CHECKED_BYTES = 512 * 1024;
 /**
  * Ordinary programs are checked on up to this many threads (large ones on one of their
- * own), a token on all but one: one per two cores, plus one, and at least two (two cores:
- * one a token, three on four). Each thread loads TypeScript itself and warms V8's
- * optimizing compiler on it apart, for thousands of checks: on two cores one token's 16
- * clients on two threads cost twice the CPU per check of one (bench/PROFILE.md).
+ * own), a token on all but one: one per two cores, plus one, at least two and at most four
+ * (two cores: one a token, three on four). Each thread loads TypeScript itself (about 60
+ * MiB) and warms V8's optimizing compiler on it apart, for thousands of checks: on two cores
+ * one token's 16 clients on two threads cost twice the CPU per check of one (bench/PROFILE.md).
  */
-export const ORDINARY_CHECKERS = Math.max(2, Math.floor(os.availableParallelism() / 2) + 1);
+export const ORDINARY_CHECKERS = Math.min(4, Math.max(2, Math.floor(os.availableParallelism() / 2) + 1));
 
 /** The warning a program that runs unchecked gets, at its first line. */
 function unchecked(reason: string): Diagnostic {
