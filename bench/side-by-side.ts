@@ -15,7 +15,8 @@ import { cpuOf, esbuildBetween, mainThreadCpuOf } from './proc';
 interface Started {
   url: string;
   userToken: string;
-  child: { pid?: number };
+  child: { pid?: number; exitCode: number | null; signalCode: string | null };
+  stderr(): string;
   request(method: string, route: string, options: { body: unknown }): Promise<{ status: number; text: string }>;
   stop(): Promise<void>;
 }
@@ -137,6 +138,10 @@ async function main(): Promise<void> {
       console.log(`${key.padEnd(16)} server main ${mean(of('main')).toFixed(2)} [${list(of('main'), 2)}], server all ${mean(of('server')).toFixed(2)}, runners ${mean(of('runners')).toFixed(2)} (main ${mean(of('runnersMain')).toFixed(2)}), esbuild ${mean(of('esbuild')).toFixed(2)}, client ${mean(of('client')).toFixed(2)}, p50 ${mean(of('p50')).toFixed(2)} [${list(of('p50'), 2)}], runs/s ${mean(of('runsPerSecond')).toFixed(0)} [${list(of('runsPerSecond'), 0)}]`);
       console.log(`${''.padEnd(16)} 16 clients, per run: server main ${mean(of('concurrentMain')).toFixed(2)} [${list(of('concurrentMain'), 2)}], server all ${mean(of('concurrentServer')).toFixed(2)}, runners ${mean(of('concurrentRunners')).toFixed(2)}`);
     }
+  } catch (error) {
+    // Which server failed, and what it said last (a crash's reason is in its stderr).
+    for (const [name, server] of Object.entries(servers)) console.error(`${name} server: exit code ${server.child.exitCode ?? 'none'}, signal ${server.child.signalCode ?? 'none'}; stderr ends:\n${server.stderr().slice(-2000)}`);
+    throw error;
   } finally {
     await Promise.all([...clients.values()].map((client) => client.close()));
     await Promise.all(Object.values(servers).map((server) => server.stop()));
