@@ -20,6 +20,8 @@ interface Waiting {
 /** One kept-alive connection, one request at a time. */
 class Connection {
   readonly socket: net.Socket;
+  /** When it last became idle (performance.now()). */
+  idleSince = 0;
   private buffered: Buffer = Buffer.alloc(0);
   private waiting: Waiting | null = null;
 
@@ -84,6 +86,13 @@ function parseAnswer(bytes: Buffer): { status: number; body: string; consumed: n
   }
 }
 
+/**
+ * An idle connection older than this is closed, not sent to: the server closes a kept-alive
+ * connection idle for 5 s (src/http/listener.ts), and a request written as it does so fails
+ * (side-by-side leaves one server's connections idle while it measures the other).
+ */
+const STALE_AFTER_MS = 4_000;
+
 /** Up to `connections` kept-alive connections to one server; requests beyond them wait for one. */
 export class LeanClient {
   private readonly idle: Connection[] = [];
@@ -109,7 +118,7 @@ export class LeanClient {
   send(request: Buffer): Promise<LeanAnswer> {
     return new Promise((resolve, reject) => {
       const waiting = { resolve, reject };
-      const connection = this.idle.pop() ?? (this.all.size < this.connections ? this.open() : null);
+      const connection = this.takeIdle() ?? (this.all.size < this.connections ? this.open() : null);
       if (connection) connection.send(request, waiting);
       else this.queued.push({ request, waiting });
     });
@@ -117,6 +126,15 @@ export class LeanClient {
 
   close(): void {
     for (const connection of this.all) connection.socket.destroy();
+  }
+
+  /** The most recently idle connection the server has not begun to close (a stale one is closed: its close forgets it). */
+  private takeIdle(): Connection | undefined {
+    for (let connection = this.idle.pop(); connection; connection = this.idle.pop()) {
+      if (performance.now() - connection.idleSince < STALE_AFTER_MS) return connection;
+      connection.socket.destroy();
+    }
+    return undefined;
   }
 
   private open(): Connection {
@@ -128,7 +146,10 @@ export class LeanClient {
   private reuse(connection: Connection): void {
     const next = this.queued.shift();
     if (next) connection.send(next.request, next.waiting);
-    else this.idle.push(connection);
+    else {
+      connection.idleSince = performance.now();
+      this.idle.push(connection);
+    }
   }
 
   private forget(connection: Connection): void {
