@@ -1,10 +1,10 @@
 // A checker that cannot be used against the server or other programs. One token sends, as
-// many at once as it may have checked (all the checker threads but one), a few hundred bytes of nested mapped and template-literal types whose check never
-// ends; another token's new programs are still checked (a mistake is refused, a working
-// program runs with its warnings) while those checks are running, seen on the
-// svc_typechecks_running gauge and by the slow runs not having answered yet. A slow program
-// itself is never refused: past the check's budget it runs unchecked with a warning saying
-// so. Proven by order, not by time.
+// many at once as it may have checked (all the checker threads but one), a few hundred bytes
+// of nested mapped and template-literal types whose check never ends; another token's new
+// programs are still checked (a mistake is refused, a working program runs with its warnings)
+// while those checks are running, seen on the svc_typechecks_running gauge and by the slow
+// runs not having answered yet. A slow program itself is never refused: past the check's
+// budget it runs unchecked with a warning saying so. Proven by order, not by time.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
