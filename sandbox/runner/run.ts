@@ -260,7 +260,9 @@ function programScript(engine: Engine, message: RunMessage): ivm.Script | Promis
   const key = `${message.filename}\0${message.programKey}`;
   const kept = engine.lastProgram;
   if (kept !== null && kept.key === key) return kept.script;
+  // Forgotten before the compile: a compile that throws must not leave a released script kept.
   kept?.script.release();
+  engine.lastProgram = null;
   const script = compiledScript(engine.isolate, message.code, message.filename, message.programKey);
   engine.lastProgram = message.code.length <= KEPT_PROGRAM_CHARS && script instanceof ivm.Script ? { key, script } : null;
   return script;
