@@ -32,6 +32,11 @@ export const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
 /** Diagnostics reported per compile: each costs a pass over the source to place and render. */
 export const MAX_DIAGNOSTICS = 20;
 
+/** A program script's submitted sources, by file name (the program alone), for excerpts. */
+export function programSources(source: string): Record<string, string> {
+  return { [PROGRAM_FILENAME]: source };
+}
+
 function failure(diagnostics: Diagnostic[], source: string): CompileResult {
   const kept = diagnostics.slice(0, MAX_DIAGNOSTICS);
   if (diagnostics.length > kept.length) kept.push({ severity: 'error', line: 1, column: 1, message: `more errors follow; the first ${MAX_DIAGNOSTICS} are shown` });
@@ -312,7 +317,7 @@ async function compileChecked(input: CompileInput, options: CompileOptions): Pro
     code: s.toString(),
     filename: SCRIPT_FILENAME,
     sourceMap: '',
-    sources: { [PROGRAM_FILENAME]: input.source },
+    sources: programSources(input.source),
     hostModules: imported,
     usesTemporal: /\bTemporal\b/.test(input.source),
     key: '',

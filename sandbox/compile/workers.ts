@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { PROGRAM_FILENAME, type CompileResult } from '../contract';
-import { compileHere, type CompileInput } from './compile';
+import type { CompileResult } from '../contract';
+import { compileHere, programSources, type CompileInput } from './compile';
 import { renderCompileError } from './diagnostics';
 import { compilePackageHere, type PackageCompileResult, type PackageSource } from './package';
 
@@ -213,7 +213,7 @@ export async function compileProgram(input: CompileInput): Promise<CompileResult
     return { ok: false, error: { kind: 'compile_error', message: renderCompileError(diagnostics, input.source), diagnostics } };
   });
   // A compile thread answers without the source this caller holds (./worker.ts).
-  if (result.ok) result.script.sources = { [PROGRAM_FILENAME]: input.source };
+  if (result.ok) result.script.sources = programSources(input.source);
   return result;
 }
 
