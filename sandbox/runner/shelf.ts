@@ -17,43 +17,43 @@ const MAX_RUNS_PER_ISOLATE = 50;
 const RETIRE_HEAP_SHARE = 0.4;
 /**
  * Isolates kept, counting those busy with runs: SPARE_READY more than the most runs this
- * runner had in flight at once lately (or than READY_FLOOR, if that is more), never more
- * than READY_CEILING, and never more than the runs the pool sends this runner at once
- * (`runs_per_runner`) plus their spares (no more spares than those runs). The spares count
- * in that bound: without them in it, a runner sent at most 4 runs at once held its quota in
- * prepared contexts alone, so every isolate a run gave back was disposed and each run's
- * next context needed a new isolate (~4 ms of CPU; bench/PROFILE.md, round 67). A burst
- * like a recent one then finds a prepared context each and
- * still SPARE_READY ready for a run beyond it, and the isolates it gives back become the
- * next burst's contexts, instead of new isolates made on the path of its requests and the
- * returned ones thrown away (before: 16 made and 16 disposed per runner per burst of 64;
- * with the spares outside the kept count, 4 made during and 4 disposed after each burst).
- * A prepared isolate holds about 2 MiB of RSS (measured: 1.9); the shelf shrinks back
- * to the floor once the demand has not been seen for two windows. While runs are in
- * flight, new isolates are made only to keep SPARE_READY contexts beyond the demand.
- * Refilled one per turn of the event loop, off the request path, with the heavy steps (a
- * new isolate's compiles, collecting an old one's garbage, the prelude) on isolated-vm's
+ * runner had in flight at once lately (or than READY_FLOOR, if that is more), never more than
+ * READY_CEILING, and never more than the runs the pool sends this runner at once
+ * (`runs_per_runner`) plus their spares (no more spares than those runs). The spares count in
+ * that bound: without them in it, a runner sent at most 4 runs at once held its quota in
+ * prepared contexts alone, so every isolate a run gave back was disposed and each run's next
+ * context needed a new isolate (~4 ms of CPU; bench/PROFILE.md, round 67). A burst like a
+ * recent one then finds a prepared context each and still SPARE_READY ready for a run beyond
+ * it, and the isolates it gives back become the next burst's contexts, instead of new isolates
+ * made on the path of its requests and the returned ones thrown away (before: 16 made and 16
+ * disposed per runner per burst of 64; with the spares outside the kept count, 4 made during
+ * and 4 disposed after each burst). A prepared isolate holds about 2 MiB of RSS (measured:
+ * 1.9); the shelf shrinks back to the floor once the demand has not been seen for two windows.
+ * While runs are in flight, new isolates are made only to keep SPARE_READY contexts beyond the
+ * demand. Refilled one per turn of the event loop, off the request path, with the heavy steps
+ * (a new isolate's compiles, collecting an old one's garbage, the prelude) on isolated-vm's
  * threads: the main thread keeps serving the runs in flight.
  *
- * The floor (and the spares) is what a first burst after a start finds (the shelf fills
- * to it when the first run arrives): with 32, the first burst of 64 waiting runs on two runners took a
- * median 1.39-1.46x one run, against 1.46-1.66x with 16 (BENCH_ONLY=cold-bursts, three
+ * The floor (and the spares) is what a first burst after a start finds (the shelf fills to it
+ * when the first run arrives): with 32, the first burst of 64 waiting runs on two runners took
+ * a median 1.39-1.46x one run, against 1.46-1.66x with 16 (BENCH_ONLY=cold-bursts, three
  * alternating sets of seven fresh servers), for about 30 MiB more per runner that has run.
- * `runner_shelf_floor` sets another: the suite's servers, living seconds, set 0 (filling to
- * 32 after the first run cost the runner about 0.25 CPU-s; bench/PROFILE.md, round 36).
+ * `runner_shelf_floor` sets another: the suite's servers, living seconds, set 0 (filling to 32
+ * after the first run cost the runner about 0.25 CPU-s; bench/PROFILE.md, round 36).
  *
  * The floor is for a burst after a quiet spell. While runs have overlapped in the last
- * QUIET_MS, new isolates are made only up to the recent demand plus the spares (`fillTo`):
- * the isolates a runner holds under steady load, busy ones included, are then that many,
- * each 3-3.5 MiB of heap and external (12 isolates, about 40 MiB, for a runner with 8 runs
- * at once; 4-8 at every sample of the memory soak, the runners 82-104 MiB). Before, the
- * refill also made new isolates towards the floor whenever it caught up with the runs, so
- * the count swung with how far behind it was (4 to 17 isolates on the shelf at the memory
- * soak's samples, the runner's RSS 93-136 MiB; bench/PROFILE.md, round 63). Isolates held
- * beyond that demand (the floor's, or a peak's that has passed) go as runs give them back.
- * QUIET_MS after runs last overlapped, the shelf fills to the floor again; with 1 s, a stall of the server under a loaded machine's
- * soak refilled a runner to 23 isolates at one sample, and a load with gaps longer than
- * QUIET_MS makes the floor's isolates anew after each gap (about 0.25 CPU-s a runner).
+ * QUIET_MS, new isolates are made only up to the recent demand plus the spares (`fillTo`): the
+ * isolates a runner holds under steady load, busy ones included, are then that many, each
+ * 3-3.5 MiB of heap and external (12 isolates, about 40 MiB, for a runner with 8 runs at once;
+ * 4-8 at every sample of the memory soak, the runners 82-104 MiB). Before, the refill also
+ * made new isolates towards the floor whenever it caught up with the runs, so the count swung
+ * with how far behind it was (4 to 17 isolates on the shelf at the memory soak's samples, the
+ * runner's RSS 93-136 MiB; bench/PROFILE.md, round 63). Isolates held beyond that demand (the
+ * floor's, or a peak's that has passed) go as runs give them back. QUIET_MS after runs last
+ * overlapped, the shelf fills to the floor again; with 1 s, a stall of the server under a
+ * loaded machine's soak refilled a runner to 23 isolates at one sample, and a load with gaps
+ * longer than QUIET_MS makes the floor's isolates anew after each gap (about 0.25 CPU-s a
+ * runner).
  */
 const READY_FLOOR = 32;
 const READY_CEILING = 64;
