@@ -211,6 +211,12 @@ export class RunStore {
   private behindTick: NodeJS.Timeout | null = null;
   private readonly statements = new Map<string, Statement>();
   private idleWaiters: Array<() => void> = [];
+  /**
+   * The next run's `seq`, taken at its admission: a write-behind run's row is inserted at its
+   * finish, and `list` (newest first) must order runs by when they began, not by when their
+   * rows were written.
+   */
+  private nextSeq: number;
 
   constructor(private readonly options: RunStoreOptions) {
     this.db = options.db;
@@ -222,6 +228,10 @@ export class RunStore {
       this.bytesByOwner.set(owner, bytes);
       this.totalBytes += bytes;
     }
+    // AUTOINCREMENT's counter, not MAX(seq): a deleted newest run's seq is never given again.
+    const counted = this.statement(`SELECT seq FROM sqlite_sequence WHERE name = 'runs'`).get() as { seq: number } | undefined;
+    const newest = this.statement('SELECT MAX(seq) AS seq FROM runs').get() as { seq: number | null };
+    this.nextSeq = Math.max(counted?.seq ?? 0, newest.seq ?? 0) + 1;
     const interval = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
     this.sweep = interval > 0 ? setInterval(() => this.dropExpired(Infinity), interval) : null;
     this.sweep?.unref();
@@ -346,12 +356,13 @@ export class RunStore {
   begin(start: RunStart): RunHandle {
     const bytes = RECORD_OVERHEAD_BYTES + Buffer.byteLength(start.executionId) + Buffer.byteLength(start.sessionId) + Buffer.byteLength(start.blueprint) + Buffer.byteLength(start.owner);
     const startedAt = this.now();
+    const seq = this.nextSeq++;
     const admission: Admission = { state: 'queued', finished: null, written: false };
     this.enqueue(start.owner, start.executionId, () => {
       admission.written = true;
-      if (admission.finished) return this.insertFinished(start, startedAt, bytes, admission.finished.result, admission.finished.finishedAt);
-      this.statement('INSERT INTO runs (execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, admission.state, startedAt, bytes);
+      if (admission.finished) return this.insertFinished(seq, start, startedAt, bytes, admission.finished.result, admission.finished.finishedAt);
+      this.statement('INSERT INTO runs (seq, execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(seq, start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, admission.state, startedAt, bytes);
       this.count(start.owner, bytes);
     }, start.writeBehind === true);
     const live: LiveRun = { owner: start.owner, controller: new AbortController(), waiters: new Set(), writeBehind: start.writeBehind === true, admission };
@@ -522,11 +533,11 @@ export class RunStore {
   }
 
   /** Inside a commit: a run finished before its admission was written, in one row. */
-  private insertFinished(start: RunStart, startedAt: number, bytes: number, result: object, finishedAt: number): (() => void) | undefined {
+  private insertFinished(seq: number, start: RunStart, startedAt: number, bytes: number, result: object, finishedAt: number): (() => void) | undefined {
     const text = JSON.stringify(result);
     const total = bytes + Buffer.byteLength(text);
-    const sql = `INSERT INTO runs (execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, finished_at_ms, result, bytes) VALUES (?, ?, ?, ?, ?, 'finished', ?, ?, ?, ?)`;
-    const record = this.writeFinishedRow(sql, [start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, startedAt, finishedAt, text, total], start.owner, total, result);
+    const sql = `INSERT INTO runs (seq, execution_id, owner, session_id, blueprint, entry_point, state, started_at_ms, finished_at_ms, result, bytes) VALUES (?, ?, ?, ?, ?, ?, 'finished', ?, ?, ?, ?)`;
+    const record = this.writeFinishedRow(sql, [seq, start.executionId, start.owner, start.sessionId, start.blueprint, start.entryPoint, startedAt, finishedAt, text, total], start.owner, total, result);
     return record ? this.tellFinished(record) : undefined;
   }
 

@@ -216,6 +216,29 @@ describe('RunStore', () => {
     store.close();
   });
 
+
+  test('the list orders runs by when they began, though a write-behind run\'s row is written at its finish; seqs stay unique across a reopen', async () => {
+    const db = new Database(':memory:');
+    const { store } = storeOn(db);
+    const older = beginBehind(store, 'older');
+    const newer = beginBehind(store, 'newer');
+    newer.finish(result('newer'));
+    await turn();
+    older.finish(result('older'));
+    await turn();
+    assert.deepEqual(store.list({ limit: 10 }, alice).map((run) => run.execution_id), ['newer', 'older'], 'newest first by admission');
+    store.close();
+
+    // A reopened store goes on after the newest seq ever given, a deleted one included.
+    db.exec(`DELETE FROM runs WHERE execution_id = 'newer'`);
+    const { store: again } = storeOn(db);
+    start(again, 'after').finish(result('after'));
+    assert.deepEqual(again.list({ limit: 10 }, alice).map((run) => run.execution_id), ['after', 'older']);
+    const seqs = db.prepare('SELECT execution_id, seq FROM runs ORDER BY seq').all() as Array<{ execution_id: string; seq: number }>;
+    assert.deepEqual(seqs.map((row) => row.execution_id), ['older', 'after']);
+    assert.ok(seqs[1].seq > 2, `the deleted run's seq is not given again (got ${seqs[1].seq})`);
+    again.close();
+  });
   test('finished records reach onFinished listeners with the result object itself, and the stored text reads back equal', () => {
     const { store } = storeOn();
     const heard: unknown[] = [];
