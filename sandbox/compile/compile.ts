@@ -9,7 +9,7 @@ import { PROGRAM_FILENAME, SCRIPT_FILENAME, type CompileResult, type Diagnostic,
 import { composeMap } from './compose-map';
 import { positionOf, renderCompileError } from './diagnostics';
 import { instrument, walk } from './instrument';
-import { learnHelpers, matchPrologue, parseAfter, SEED_PROGRAM } from './helpers';
+import { bindingsOf, learnHelpers, matchPrologue, parseAfter, SEED_PROGRAM, type Helper, type Prologue } from './helpers';
 
 type AnyNode = Node & Record<string, any>;
 
@@ -199,8 +199,12 @@ export function tooDeep(source: string): number | null {
  * a worker thread; whatever the source, this returns a result and never throws.
  */
 export interface CompileOptions {
-  /** False: the whole output is parsed and instrumented, esbuild's helpers too (tests compare the two). */
-  reuseHelpers?: boolean;
+  /**
+   * esbuild's helpers: `given` (the default) by the runtime, their text removed; `replayed`:
+   * kept in the script, their learned instrumentation replayed; `inline`: the whole output
+   * parsed and instrumented. The last two give the same script (tests compare all three).
+   */
+  helpers?: 'given' | 'replayed' | 'inline';
 }
 
 export async function compileHere(input: CompileInput, options: CompileOptions = {}): Promise<CompileResult> {
@@ -243,13 +247,18 @@ const TRANSFORM_OPTIONS = {
 const PARSE_OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script', preserveParens: true, allowReturnOutsideFunction: false };
 
 /** esbuild's helper declarations, learned once per thread from its own output (./helpers); none if that failed. */
-let learnedHelpers: Promise<ReturnType<typeof learnHelpers>> | undefined;
-function helpersOfThisThread(): Promise<ReturnType<typeof learnHelpers>> {
+let learnedHelpers: Promise<Helper[]> | undefined;
+function helpersOfThisThread(): Promise<Helper[]> {
   learnedHelpers ??= transform(SEED_PROGRAM, TRANSFORM_OPTIONS).then(
     (seed) => learnHelpers(seed.code, PARSE_OPTIONS),
     () => [],
   );
   return learnedHelpers;
+}
+
+/** The learned helpers that open esbuild's `code` (./helpers), as `helpers` says to treat them. */
+export async function prologueOf(code: string, helpers: NonNullable<CompileOptions['helpers']>): Promise<Prologue> {
+  return helpers === 'inline' ? matchPrologue(code, []) : matchPrologue(code, await helpersOfThisThread(), helpers === 'given');
 }
 
 async function compileChecked(input: CompileInput, options: CompileOptions): Promise<CompileResult> {
@@ -262,8 +271,8 @@ async function compileChecked(input: CompileInput, options: CompileOptions): Pro
     return failure(errors, input.source);
   }
 
-  // The helpers that open the output are instrumented already: only the rest is parsed.
-  const prologue = options.reuseHelpers === false ? matchPrologue(output.code, []) : matchPrologue(output.code, await helpersOfThisThread());
+  // The helpers that open the output are given by the runtime or instrumented already: only the rest is parsed.
+  const prologue = await prologueOf(output.code, options.helpers ?? 'given');
   let ast: AnyNode;
   try {
     ast = parseAfter(output.code, prologue, PARSE_OPTIONS);
@@ -301,6 +310,7 @@ async function compileChecked(input: CompileInput, options: CompileOptions): Pro
       'let __svc_fuel = 0; let __svc_reserve = __svc_rt.fuelBudget; let __svc_depth = 0; const __svc_maxDepth = __svc_rt.maxDepth;',
       `function __svc_refill() { const total = __svc_reserve + __svc_fuel; if (total < 0) { __svc_fuel = 0; __svc_reserve = 0; __svc_rt.fuelOut(); } __svc_fuel = (total < ${FUEL_CHUNK} ? total : ${FUEL_CHUNK}) | 0; __svc_reserve = total - __svc_fuel; }`,
       '__svc_refill();',
+      ...bindingsOf(prologue),
       'const __svc_units = { "main": function (__svc_require, __svc_module, __svc_exports) {',
       '',
     ].join('\n'),

@@ -32,11 +32,11 @@ const PROGRAMS = [
   'export function helper() {}\n',
 ];
 
-test('a compile that reuses the learned helpers gives the same result as one that parses the whole output', async () => {
+test('a compile that replays the learned helpers gives the same result as one that parses the whole output', async () => {
   for (const source of PROGRAMS) {
     const input = { source, availableModules: ['svc:fs'] };
-    const reused = await compileHere(input);
-    const whole = await compileHere(input, { reuseHelpers: false });
+    const reused = await compileHere(input, { helpers: 'replayed' });
+    const whole = await compileHere(input, { helpers: 'inline' });
     assert.deepEqual(reused, whole, source);
   }
 });
