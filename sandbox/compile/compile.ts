@@ -113,6 +113,13 @@ export function checkImports(ast: AnyNode, input: CompileInput): { diagnostics: 
   return { diagnostics, imported: [...imported].sort() };
 }
 
+/**
+ * Whether `node` calls esbuild's helper `name`, which esbuild renames (`__export2`) when the
+ * program uses that name itself.
+ */
+const callsHelper = (node: AnyNode | null | undefined, name: string): boolean =>
+  node?.type === 'CallExpression' && node.callee.type === 'Identifier' && (node.callee.name === name || (node.callee.name.startsWith(name) && /^\d+$/.test(node.callee.name.slice(name.length))));
+
 /** Whether the CommonJS output has a top-level `main` binding, and whether it is exported. */
 function findMain(ast: AnyNode): { declared: boolean; exported: boolean } {
   let declared = false;
@@ -123,7 +130,7 @@ function findMain(ast: AnyNode): { declared: boolean; exported: boolean } {
       for (const declarator of statement.declarations) if (declarator.id.type === 'Identifier' && declarator.id.name === 'main') declared = true;
     }
     // esbuild: __export(x_exports, { main: () => local })
-    if (statement.type === 'ExpressionStatement' && statement.expression.type === 'CallExpression' && statement.expression.callee.name === '__export') {
+    if (statement.type === 'ExpressionStatement' && callsHelper(statement.expression, '__export')) {
       const map = statement.expression.arguments[1];
       if (map?.type === 'ObjectExpression') {
         for (const property of map.properties) {
@@ -136,11 +143,15 @@ function findMain(ast: AnyNode): { declared: boolean; exported: boolean } {
   return { declared, exported };
 }
 
+const isModuleExports = (node: AnyNode | undefined): boolean =>
+  node?.type === 'MemberExpression' && node.object.type === 'Identifier' && node.object.name === 'module' && !node.computed && node.property.name === 'exports';
+
 /**
  * The unit's module wrapper takes `__svc_`-named parameters, so `require`, `module` and
  * `exports` are not bindings programs can see. esbuild's own references are renamed:
- * every `require("literal")` call (checked as an import above) and the top-level
- * `module.exports = ...` statements of its CommonJS output.
+ * every `require("literal")` call (checked as an import above), and the `module.exports`
+ * of its CommonJS output's top-level statements: `module.exports = ...` and an
+ * `export * from` statement's `__reExport(exports, require("m"), module.exports)`.
  */
 export function hideModuleWrapper(ast: AnyNode, s: MagicString): void {
   walk(ast, (node) => {
@@ -150,11 +161,9 @@ export function hideModuleWrapper(ast: AnyNode, s: MagicString): void {
   });
   for (const statement of ast.body as AnyNode[]) {
     const expression = statement.type === 'ExpressionStatement' ? statement.expression : null;
-    if (expression?.type !== 'AssignmentExpression') continue;
-    const target = expression.left;
-    if (target.type === 'MemberExpression' && target.object.type === 'Identifier' && target.object.name === 'module' && !target.computed && target.property.name === 'exports') {
-      s.overwrite(target.object.start, target.object.end, '__svc_module');
-    }
+    const target =
+      expression?.type === 'AssignmentExpression' ? expression.left : callsHelper(expression, '__reExport') ? expression!.arguments[2] : undefined;
+    if (isModuleExports(target)) s.overwrite(target.object.start, target.object.end, '__svc_module');
   }
 }
 
