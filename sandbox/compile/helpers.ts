@@ -184,10 +184,10 @@ export function matchPrologue(code: string, helpers: readonly Helper[], runtimeG
 /**
  * The script's lines binding the helpers the runtime gives, from its runtime object (`__svc_rt`):
  * outside the unit, so a name of the unit's own can never clash (esbuild renames a program's
- * names that clash with its helpers anyway).
+ * names that clash with its helpers anyway). `let`, as assignable as the `var` they replace.
  */
 export function bindingsOf(prologue: Prologue): string[] {
-  return prologue.given.length === 0 ? [] : [`const { ${prologue.given.join(', ')} } = __svc_rt.commonJsHelpers;`];
+  return prologue.given.length === 0 ? [] : [`let { ${prologue.given.join(', ')} } = __svc_rt.commonJsHelpers;`];
 }
 
 /** Acorn's parser from an offset: the statements of `code` after `start`, with offsets in `code`. */

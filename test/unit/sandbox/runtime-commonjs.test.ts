@@ -47,7 +47,9 @@ export function main() {
   // The program's own names like the helpers' (esbuild renames its helpers then).
   'import * as t from "svc:test";\nconst __toESM = (x: unknown) => "mine";\nexport function main() { return JSON.stringify([__toESM(1), typeof t.echo, typeof (globalThis as any).__export]); }',
   'export function main() { return typeof (globalThis as any).__copyProps + typeof __export; }\ndeclare const __export: unknown;',
-  // A getter that throws, reached through a namespace.
+  // A program that writes a helper's very text itself (the runtime's copy stands in) and assigns to it.
+  'var __defProp = Object.defineProperty;\nfunction main() { const was = __defProp === Object.defineProperty; __defProp = null; return [was, __defProp]; }',
+  // Defining over a namespace's name fails, traced to the program's line.
   'import * as t from "svc:test";\nexport function main() { Object.defineProperty(t, "echo", { get() { return 1; } }); }',
 ];
 
