@@ -211,7 +211,8 @@ export interface CompileOptions {
   /**
    * esbuild's helpers: `given` (the default) by the runtime, their text removed; `replayed`:
    * kept in the script, their learned instrumentation replayed; `inline`: the whole output
-   * parsed and instrumented. The last two give the same script (tests compare all three).
+   * parsed and instrumented. The last two give the same script; a program runs the same
+   * with the first, for less fuel (tests compare them).
    */
   helpers?: 'given' | 'replayed' | 'inline';
 }
