@@ -1,9 +1,13 @@
 // esbuild's CommonJS helpers given by the runtime (sandbox/prelude/commonjs.ts) instead of
 // carried in the script: programs run in real runners behave as they do with esbuild's own
-// copies inline (`helpers: 'inline'`), for less fuel.
+// copies inline (`helpers: 'inline'`), for less fuel; and a program that reaches the
+// runtime's copies (by writing a helper's text itself) cannot steer them with what it
+// replaced among the built-ins.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileHere } from '../../../sandbox/compile/compile';
+import { transform } from '../../../sandbox/compile/esbuild';
+import { learnHelpers, SEED_PROGRAM } from '../../../sandbox/compile/helpers';
 import type { RunnerPool, RunOutcome } from '../../../sandbox';
 import { DEFAULT_LIMITS, startPool, TEST_MODULES, testHost } from './runtime-harness';
 
@@ -80,4 +84,41 @@ test('the runtime\'s helpers charge no fuel: a new program uses less than with e
   assert.equal(given.result, 'function');
   assert.equal(given.wasmFuel, again.wasmFuel);
   assert.ok(given.wasmFuel < inline.wasmFuel, `${given.wasmFuel} given, ${inline.wasmFuel} inline`);
+});
+
+/** esbuild's helper declarations as it prints them (its output for the seed program): a program may write them itself. */
+async function helperDeclarations(): Promise<string> {
+  const seed = await transform(SEED_PROGRAM, { loader: 'ts', format: 'cjs', target: 'es2022', minifyWhitespace: true, logLevel: 'silent' });
+  return learnHelpers(seed.code, { ecmaVersion: 'latest', sourceType: 'script' })
+    .map((helper) => helper.text)
+    .join('');
+}
+
+test('a program that calls the runtime\'s helpers with a Proxy, after poisoning Object.prototype and the array iterator, gets their plain results and runs none of its traps but the Proxy\'s', async () => {
+  // No export: esbuild adds no helpers of its own, so the program's copies open its output and the runtime's stand in.
+  const source = `${await helperDeclarations()}
+function main() {
+  const ran: string[] = [];
+  for (const field of ["get", "set", "value", "writable", "enumerable", "configurable"]) {
+    Object.defineProperty(Object.prototype, field, { __proto__: null, get() { ran.push(field); return undefined; }, configurable: true } as PropertyDescriptor);
+  }
+  const iterator = Array.prototype[Symbol.iterator];
+  Array.prototype[Symbol.iterator] = function (this: unknown[]) { ran.push("iterator"); return Reflect.apply(iterator, this, []); };
+  Function.prototype.call = function () { ran.push("call"); return undefined; } as any;
+  ran.length = 0;
+  let reads = 0;
+  const from = new Proxy({ a: 1, b: 2 }, { get(target, key) { reads++; return Reflect.get(target, key); } });
+  const copied: any = __copyProps({}, from);
+  const namespace: any = __toESM(from);
+  const target: any = {};
+  __export(target, { x: () => 5 });
+  const exported: any = __toCommonJS(target);
+  return JSON.stringify({ copied: [copied.a, copied.b], namespace: [namespace.a, namespace.default === from], x: target.x, esModule: exported.__esModule, exportedX: exported.x, reads, ran });
+}`;
+  const compiled = await compileHere({ source, availableModules: [] });
+  assert.ok(compiled.ok, compiled.ok ? '' : compiled.error.message);
+  assert.doesNotMatch(compiled.script.code, /var __copyProps=/, 'the runtime gives the helpers the program wrote');
+  const outcome = await run(source, 'given');
+  assert.equal(outcome.error, null, outcome.error?.message);
+  assert.deepEqual(JSON.parse(outcome.result!), { copied: [1, 2], namespace: [1, true], x: 5, esModule: true, exportedX: 5, reads: 4, ran: [] });
 });
