@@ -2,8 +2,8 @@
 // per context and given to every compiled unit (the program's and each Package's) through its
 // runtime object: the compile removes esbuild's own copies from the script (sandbox/compile/
 // helpers.ts), which V8 otherwise parsed and compiled for every new program. They do what
-// esbuild's do, on the primordials: the program may have replaced any built-in by the time a
-// Package's namespace getter or a later unit calls them.
+// esbuild's do, on the primordials: a program that writes a helper's text itself gets these
+// in its place and may call them after replacing any built-in.
 //
 // No fuel is charged and no depth counted: each helper's work is a define per property of an
 // object the caller hands it (its keys made by the caller's own code, metered, or by a
