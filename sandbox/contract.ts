@@ -88,10 +88,20 @@ export interface CompileErrorReport {
   diagnostics: Diagnostic[];
 }
 
+/**
+ * esbuild's CommonJS interop helpers that the runtime gives every compiled unit
+ * (sandbox/prelude/commonjs.ts), in place of esbuild's own copies that open its output: the
+ * compile removes those copies (sandbox/compile/helpers.ts) and the script binds these names
+ * from the runtime object's `commonJsHelpers`.
+ */
+export const COMMONJS_HELPER_NAMES = ['__create', '__defProp', '__getOwnPropDesc', '__getOwnPropNames', '__getProtoOf', '__hasOwnProp', '__export', '__copyProps', '__reExport', '__toESM', '__toCommonJS'] as const;
+export type CommonJsHelperName = (typeof COMMONJS_HELPER_NAMES)[number];
+
 /** The runtime object the prelude hands to the compiled script. */
 export interface GuestRuntime {
   fuelBudget: number;
   maxDepth: number;
+  commonJsHelpers: Readonly<Record<CommonJsHelperName, unknown>>;
   fuelOut(): never;
   /** Receives the fuel left, so usage can be reported. */
   stackOut(fuelLeft: number): never;

@@ -9,7 +9,7 @@ import { PROGRAM_FILENAME, SCRIPT_FILENAME, type CompileResult, type Diagnostic,
 import { composeMap } from './compose-map';
 import { positionOf, renderCompileError } from './diagnostics';
 import { instrument, walk } from './instrument';
-import { learnHelpers, matchPrologue, parseAfter, SEED_PROGRAM } from './helpers';
+import { bindingsOf, learnHelpers, matchPrologue, parseAfter, SEED_PROGRAM, type Helper, type Prologue } from './helpers';
 
 type AnyNode = Node & Record<string, any>;
 
@@ -113,6 +113,13 @@ export function checkImports(ast: AnyNode, input: CompileInput): { diagnostics: 
   return { diagnostics, imported: [...imported].sort() };
 }
 
+/**
+ * Whether `node` calls esbuild's helper `name`, which esbuild renames (`__export2`) when the
+ * program uses that name itself.
+ */
+const callsHelper = (node: AnyNode | null | undefined, name: string): boolean =>
+  node?.type === 'CallExpression' && node.callee.type === 'Identifier' && (node.callee.name === name || (node.callee.name.startsWith(name) && /^\d+$/.test(node.callee.name.slice(name.length))));
+
 /** Whether the CommonJS output has a top-level `main` binding, and whether it is exported. */
 function findMain(ast: AnyNode): { declared: boolean; exported: boolean } {
   let declared = false;
@@ -123,7 +130,7 @@ function findMain(ast: AnyNode): { declared: boolean; exported: boolean } {
       for (const declarator of statement.declarations) if (declarator.id.type === 'Identifier' && declarator.id.name === 'main') declared = true;
     }
     // esbuild: __export(x_exports, { main: () => local })
-    if (statement.type === 'ExpressionStatement' && statement.expression.type === 'CallExpression' && statement.expression.callee.name === '__export') {
+    if (statement.type === 'ExpressionStatement' && callsHelper(statement.expression, '__export')) {
       const map = statement.expression.arguments[1];
       if (map?.type === 'ObjectExpression') {
         for (const property of map.properties) {
@@ -136,11 +143,15 @@ function findMain(ast: AnyNode): { declared: boolean; exported: boolean } {
   return { declared, exported };
 }
 
+const isModuleExports = (node: AnyNode | undefined): boolean =>
+  node?.type === 'MemberExpression' && node.object.type === 'Identifier' && node.object.name === 'module' && !node.computed && node.property.name === 'exports';
+
 /**
  * The unit's module wrapper takes `__svc_`-named parameters, so `require`, `module` and
  * `exports` are not bindings programs can see. esbuild's own references are renamed:
- * every `require("literal")` call (checked as an import above) and the top-level
- * `module.exports = ...` statements of its CommonJS output.
+ * every `require("literal")` call (checked as an import above), and the `module.exports`
+ * of its CommonJS output's top-level statements: `module.exports = ...` and an
+ * `export * from` statement's `__reExport(exports, require("m"), module.exports)`.
  */
 export function hideModuleWrapper(ast: AnyNode, s: MagicString): void {
   walk(ast, (node) => {
@@ -150,11 +161,9 @@ export function hideModuleWrapper(ast: AnyNode, s: MagicString): void {
   });
   for (const statement of ast.body as AnyNode[]) {
     const expression = statement.type === 'ExpressionStatement' ? statement.expression : null;
-    if (expression?.type !== 'AssignmentExpression') continue;
-    const target = expression.left;
-    if (target.type === 'MemberExpression' && target.object.type === 'Identifier' && target.object.name === 'module' && !target.computed && target.property.name === 'exports') {
-      s.overwrite(target.object.start, target.object.end, '__svc_module');
-    }
+    const target =
+      expression?.type === 'AssignmentExpression' ? expression.left : callsHelper(expression, '__reExport') ? expression!.arguments[2] : undefined;
+    if (isModuleExports(target)) s.overwrite(target.object.start, target.object.end, '__svc_module');
   }
 }
 
@@ -199,8 +208,13 @@ export function tooDeep(source: string): number | null {
  * a worker thread; whatever the source, this returns a result and never throws.
  */
 export interface CompileOptions {
-  /** False: the whole output is parsed and instrumented, esbuild's helpers too (tests compare the two). */
-  reuseHelpers?: boolean;
+  /**
+   * esbuild's helpers: `given` (the default) by the runtime, their text removed; `replayed`:
+   * kept in the script, their learned instrumentation replayed; `inline`: the whole output
+   * parsed and instrumented. The last two give the same script; a program runs the same
+   * with the first, for less fuel (tests compare them).
+   */
+  helpers?: 'given' | 'replayed' | 'inline';
 }
 
 export async function compileHere(input: CompileInput, options: CompileOptions = {}): Promise<CompileResult> {
@@ -243,13 +257,18 @@ const TRANSFORM_OPTIONS = {
 const PARSE_OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script', preserveParens: true, allowReturnOutsideFunction: false };
 
 /** esbuild's helper declarations, learned once per thread from its own output (./helpers); none if that failed. */
-let learnedHelpers: Promise<ReturnType<typeof learnHelpers>> | undefined;
-function helpersOfThisThread(): Promise<ReturnType<typeof learnHelpers>> {
+let learnedHelpers: Promise<Helper[]> | undefined;
+function helpersOfThisThread(): Promise<Helper[]> {
   learnedHelpers ??= transform(SEED_PROGRAM, TRANSFORM_OPTIONS).then(
     (seed) => learnHelpers(seed.code, PARSE_OPTIONS),
     () => [],
   );
   return learnedHelpers;
+}
+
+/** The learned helpers that open esbuild's `code` (./helpers), as `helpers` says to treat them. */
+export async function prologueOf(code: string, helpers: NonNullable<CompileOptions['helpers']>): Promise<Prologue> {
+  return helpers === 'inline' ? matchPrologue(code, []) : matchPrologue(code, await helpersOfThisThread(), helpers === 'given');
 }
 
 async function compileChecked(input: CompileInput, options: CompileOptions): Promise<CompileResult> {
@@ -262,8 +281,8 @@ async function compileChecked(input: CompileInput, options: CompileOptions): Pro
     return failure(errors, input.source);
   }
 
-  // The helpers that open the output are instrumented already: only the rest is parsed.
-  const prologue = options.reuseHelpers === false ? matchPrologue(output.code, []) : matchPrologue(output.code, await helpersOfThisThread());
+  // The helpers that open the output are given by the runtime or instrumented already: only the rest is parsed.
+  const prologue = await prologueOf(output.code, options.helpers ?? 'given');
   let ast: AnyNode;
   try {
     ast = parseAfter(output.code, prologue, PARSE_OPTIONS);
@@ -301,6 +320,7 @@ async function compileChecked(input: CompileInput, options: CompileOptions): Pro
       'let __svc_fuel = 0; let __svc_reserve = __svc_rt.fuelBudget; let __svc_depth = 0; const __svc_maxDepth = __svc_rt.maxDepth;',
       `function __svc_refill() { const total = __svc_reserve + __svc_fuel; if (total < 0) { __svc_fuel = 0; __svc_reserve = 0; __svc_rt.fuelOut(); } __svc_fuel = (total < ${FUEL_CHUNK} ? total : ${FUEL_CHUNK}) | 0; __svc_reserve = total - __svc_fuel; }`,
       '__svc_refill();',
+      ...bindingsOf(prologue),
       'const __svc_units = { "main": function (__svc_require, __svc_module, __svc_exports) {',
       '',
     ].join('\n'),

@@ -11,13 +11,47 @@
 // returns and catches; the top-level charge adds up over statements). Helpers hold no
 // `require`, no `__svc` names and no `main`, so the import and entry-point checks have
 // nothing to find in them (checked below when they are learned).
+//
+// Most helpers are not even replayed: the runtime gives every unit its own implementation of
+// them (sandbox/prelude/commonjs.ts), so their text is removed from the script and its
+// header binds their names instead (bindingsOf). A helper is given only when its text is the
+// one that implementation was written against (GIVEN_HELPERS); another esbuild's text stays
+// in the script, instrumented, until the runtime's copy is checked against it.
+import { createHash } from 'node:crypto';
 import { Parser, type Node, type Options } from 'acorn';
+import { COMMONJS_HELPER_NAMES, type CommonJsHelperName } from '../contract';
 import { countNodes, instrumentStatements, walk, type Edits, type InstrumentedPrologue } from './instrument';
 
 type AnyNode = Node & Record<string, any>;
 
+/**
+ * The helpers the runtime gives, by the digest (sha256, first 16 hex digits) of esbuild's
+ * text for each, whitespace minified: the text the runtime's copy does the same as. A check
+ * that esbuild did not change a helper, not a secret: a program that wrote such a statement
+ * itself would only get the runtime's copy of the same code.
+ */
+const GIVEN_HELPERS: Readonly<Record<CommonJsHelperName, string>> = {
+  __create: 'bb7cd241867fae21',
+  __defProp: '504cad4f10b1f1ce',
+  __getOwnPropDesc: '89a933ac0bfbb95e',
+  __getOwnPropNames: '1a57e1193be7c1d6',
+  __getProtoOf: 'bb90352b9cc5914e',
+  __hasOwnProp: 'f80190e797a1539c',
+  __export: '44aa14d069807da1',
+  __copyProps: '65d23d2f919a56a8',
+  __reExport: 'bbe92f1f7df1b49b',
+  __toESM: '0bdcbb6eb3c2fe4d',
+  __toCommonJS: 'b095b1284dae4192',
+};
+
+const isGiven = (name: string, text: string): boolean =>
+  (COMMONJS_HELPER_NAMES as readonly string[]).includes(name) && GIVEN_HELPERS[name as CommonJsHelperName] === createHash('sha256').update(text).digest('hex').slice(0, 16);
+
 /** One learned helper: its text, its share of the top-level charge, and its edits relative to its start. */
-interface Helper {
+export interface Helper {
+  name: string;
+  /** The runtime gives it: its text is removed, not instrumented. */
+  given: boolean;
   text: string;
   nodes: number;
   regions: number;
@@ -28,9 +62,11 @@ interface Helper {
 export interface Prologue extends InstrumentedPrologue {
   /** Offset of the first statement that is not a learned helper. */
   end: number;
+  /** Names of the matched helpers the runtime gives (their text is removed by the replay). */
+  given: string[];
 }
 
-const EMPTY: Prologue = { end: 0, nodes: 0, regions: 0, replay: () => {} };
+const EMPTY: Prologue = { end: 0, nodes: 0, regions: 0, given: [], replay: () => {} };
 
 /** How esbuild names its helpers (`__defProp`, `__toCommonJS`); a program's own names never reach the helper list (see learn). */
 const HELPER_NAME = /^__[A-Za-z]+$/;
@@ -61,6 +97,11 @@ class Recorder implements Edits {
     const to = end - this.base;
     this.edits.push((s, at) => s.overwrite(at + from, at + to, content));
   }
+  remove(start: number, end: number): void {
+    const from = start - this.base;
+    const to = end - this.base;
+    this.edits.push((s, at) => s.remove(at + from, at + to));
+  }
 }
 
 /** Names the compile's other passes act on (imports, the entry point, the module wrapper, reserved names). */
@@ -90,14 +131,19 @@ export function learnHelpers(code: string, options: Options): Helper[] {
     if (id.type !== 'Identifier' || !HELPER_NAME.test(id.name) || code[statement.end - 1] !== ';' || holdsActedOn(statement)) break;
     const recorder = new Recorder(code, statement.start);
     const regions = instrumentStatements([statement], recorder);
-    helpers.push({ text: code.slice(statement.start, statement.end), nodes: countNodes([statement]), regions, edits: recorder.edits });
+    const text = code.slice(statement.start, statement.end);
+    helpers.push({ name: id.name, given: isGiven(id.name, text), text, nodes: countNodes([statement]), regions, edits: recorder.edits });
     at = statement.end;
   }
   return helpers;
 }
 
-/** The learned helpers that open `code`, in order (none when it opens otherwise). */
-export function matchPrologue(code: string, helpers: readonly Helper[]): Prologue {
+/**
+ * The learned helpers that open `code`, in order (none when it opens otherwise). With
+ * `runtimeGives` false, every helper is replayed (the script then holds them all, as when
+ * the whole output is instrumented).
+ */
+export function matchPrologue(code: string, helpers: readonly Helper[], runtimeGives = true): Prologue {
   if (helpers.length === 0) return EMPTY;
   const matched: Array<{ helper: Helper; at: number }> = [];
   let end = 0;
@@ -112,7 +158,12 @@ export function matchPrologue(code: string, helpers: readonly Helper[]): Prologu
   if (matched.length === 0 || code[end] === '"' || code[end] === "'") return EMPTY;
   let nodes = 0;
   let regions = 0;
+  const given: string[] = [];
   for (const { helper } of matched) {
+    if (runtimeGives && helper.given) {
+      given.push(helper.name);
+      continue;
+    }
     nodes += helper.nodes;
     regions += helper.regions;
   }
@@ -120,10 +171,23 @@ export function matchPrologue(code: string, helpers: readonly Helper[]): Prologu
     end,
     nodes,
     regions,
+    given,
     replay(s) {
-      for (const { helper, at } of matched) for (const edit of helper.edits) edit(s, at);
+      for (const { helper, at } of matched) {
+        if (runtimeGives && helper.given) s.remove(at, at + helper.text.length);
+        else for (const edit of helper.edits) edit(s, at);
+      }
     },
   };
+}
+
+/**
+ * The script's lines binding the helpers the runtime gives, from its runtime object (`__svc_rt`):
+ * outside the unit, so a name of the unit's own can never clash (esbuild renames a program's
+ * names that clash with its helpers anyway). `let`, as assignable as the `var` they replace.
+ */
+export function bindingsOf(prologue: Prologue): string[] {
+  return prologue.given.length === 0 ? [] : [`let { ${prologue.given.join(', ')} } = __svc_rt.commonJsHelpers;`];
 }
 
 /** Acorn's parser from an offset: the statements of `code` after `start`, with offsets in `code`. */

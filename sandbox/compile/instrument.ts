@@ -101,6 +101,7 @@ export interface Edits {
   appendLeft(index: number, content: string): unknown;
   prependRight(index: number, content: string): unknown;
   overwrite(start: number, end: number, content: string): unknown;
+  remove(start: number, end: number): unknown;
 }
 
 /**

@@ -4,12 +4,13 @@
 // instrumentation as a program, under the Package's own file name. Its counter draws on
 // the program's budget in small chunks (the run ends when the budget is spent, wherever).
 import { createHash } from 'node:crypto';
-import { parse, type Node } from 'acorn';
+import type { Node } from 'acorn';
 import { transform, type Message } from './esbuild';
 import MagicString from 'magic-string';
 import { packageFilename, type PackageScript } from '../contract';
-import { checkImports, fromEsbuild, hideModuleWrapper } from './compile';
+import { checkImports, fromEsbuild, hideModuleWrapper, prologueOf } from './compile';
 import { composeMap } from './compose-map';
+import { bindingsOf, parseAfter } from './helpers';
 import { instrument } from './instrument';
 
 type AnyNode = Node & Record<string, any>;
@@ -43,14 +44,17 @@ async function compileChecked(input: PackageSource): Promise<PackageCompileResul
   const fail = (why: string): PackageCompileResult => ({ ok: false, message: `package '${input.name}' cannot be prepared: ${why}; reinstall it` });
   let output: { code: string; map: string };
   try {
-    output = await transform(input.code, { loader: 'js', format: 'cjs', target: 'es2022', sourcemap: 'external', sourcefile: filename, logLevel: 'silent', supported: { 'dynamic-import': true } });
+    // Whitespace minified as a program's is: esbuild's helpers then open the output in the
+    // text the runtime gives them for (./helpers), and are removed.
+    output = await transform(input.code, { loader: 'js', format: 'cjs', target: 'es2022', sourcemap: 'external', minifyWhitespace: true, sourcefile: filename, logLevel: 'silent', supported: { 'dynamic-import': true } });
   } catch (error) {
     const first = ((error as { errors?: Message[] }).errors ?? []).map((m) => fromEsbuild(m, 'error'))[0];
     return fail(first ? `lib.js:${first.line}:${first.column}: ${first.message}` : (error as Error).message);
   }
+  const prologue = await prologueOf(output.code, 'given');
   let ast: AnyNode;
   try {
-    ast = parse(output.code, { ecmaVersion: 'latest', sourceType: 'script', preserveParens: true }) as AnyNode;
+    ast = parseAfter(output.code, prologue, { ecmaVersion: 'latest', sourceType: 'script', preserveParens: true });
   } catch (error) {
     return fail(`lib.js does not parse: ${(error as Error).message}`);
   }
@@ -59,7 +63,7 @@ async function compileChecked(input: PackageSource): Promise<PackageCompileResul
 
   const s = new MagicString(output.code);
   hideModuleWrapper(ast, s);
-  instrument(ast, s);
+  instrument(ast, s, prologue);
   s.prepend(
     [
       '(function (__svc_rt) {',
@@ -70,6 +74,7 @@ async function compileChecked(input: PackageSource): Promise<PackageCompileResul
       `function __svc_refill() { __svc_take(${PACKAGE_FUEL_CHUNK} - __svc_fuel); __svc_fuel = ${PACKAGE_FUEL_CHUNK}; }`,
       // The Package's own fetch: its requests are its own even when another principal's code runs it.
       'const fetch = __svc_rt.fetch;',
+      ...bindingsOf(prologue),
       `const __svc_units = { ${JSON.stringify(input.name)}: function (__svc_require, __svc_module, __svc_exports) {`,
       '',
     ].join('\n'),

@@ -1,9 +1,10 @@
 // The fuel meter: the runtime objects a compiled program and each compiled Package link with
-// (budget, depth limit, what happens when either runs out), and the meter the host calls
-// charge through. The counter itself lives in the compiled script's closure.
+// (budget, depth limit, what happens when either runs out, esbuild's CommonJS helpers), and the
+// meter the host calls charge through. The counter itself lives in the compiled script's closure.
 import { ObjectCreate, ObjectDefineProperty, ObjectFreeze, ObjectKeys, NumberIsFinite, own } from './primordials';
 import { native } from './native';
 import { checkCaught, ErrorConstructor, stackText } from './failure';
+import { commonJsHelpers } from './commonjs';
 
 /** What a compiled program's script returns when linked: its units and its fuel counter. */
 export interface Linked {
@@ -34,6 +35,7 @@ export function makeRuntime(spec: unknown): object {
   return frozenFields({
     fuelBudget: numberOr(own(spec, 'fuelBudget'), 0),
     maxDepth: numberOr(own(spec, 'maxDepth'), 16),
+    commonJsHelpers: commonJsHelpers(),
     fuelOut() {
       // The stack names where the run stopped; the runner maps it to program.ts.
       let where = '';
@@ -55,6 +57,7 @@ export function makeRuntime(spec: unknown): object {
 export function packageRuntime(spec: unknown, takeFuel: (units: number) => void, left: () => number, fetch: unknown): object {
   return frozenFields({
     maxDepth: numberOr(own(spec, 'maxDepth'), 16),
+    commonJsHelpers: commonJsHelpers(),
     takeFuel,
     fetch,
     stackOut() {

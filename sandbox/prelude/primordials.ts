@@ -92,6 +92,14 @@ export const ObjectSetPrototypeOf = Object.setPrototypeOf;
 export const ObjectIs = Object.is;
 export const ObjectPrototypeHasOwnProperty = uncurryThis(Object.prototype.hasOwnProperty) as (self: unknown, key: PropertyKey) => boolean;
 export const ObjectPrototypeToString = uncurryThis(Object.prototype.toString) as (self: unknown) => string;
+/**
+ * The engine's own Object.defineProperty and Object.prototype.hasOwnProperty as values, for
+ * guest code that is handed them (./commonjs.ts: esbuild's `__defProp` and `__hasOwnProp`).
+ * Trusted code calls ObjectDefineProperty and ObjectPrototypeHasOwnProperty instead, or this
+ * define with a descriptor of null prototype.
+ */
+export const ObjectDefinePropertyIntrinsic = nativeObjectDefineProperty;
+export const ObjectPrototypeHasOwnPropertyIntrinsic = Object.prototype.hasOwnProperty;
 
 /** `obj[key]` if it is the object's own property, else undefined (never a prototype's getter). */
 export function own(object: unknown, key: PropertyKey): any {

@@ -1,11 +1,13 @@
-// esbuild's helper declarations are parsed and instrumented once per thread and replayed
-// (sandbox/compile/helpers.ts): a compile that reuses them must give the same script, source
-// map, fuel charges and diagnostics, byte for byte, as one that parses the whole output.
+// esbuild's helper declarations are learned once per thread (sandbox/compile/helpers.ts):
+// those the runtime gives are removed from the script, the others replayed; a compile that
+// replays them must give the same script, source map, fuel charges and diagnostics, byte for
+// byte, as one that parses the whole output.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileHere } from '../../../sandbox/compile/compile';
 import { transform } from '../../../sandbox/compile/esbuild';
 import { learnHelpers, matchPrologue, SEED_PROGRAM } from '../../../sandbox/compile/helpers';
+import { COMMONJS_HELPER_NAMES } from '../../../sandbox/contract';
 
 const PROGRAMS = [
   'export function main() { return "hello"; }',
@@ -32,11 +34,11 @@ const PROGRAMS = [
   'export function helper() {}\n',
 ];
 
-test('a compile that reuses the learned helpers gives the same result as one that parses the whole output', async () => {
+test('a compile that replays the learned helpers gives the same result as one that parses the whole output', async () => {
   for (const source of PROGRAMS) {
     const input = { source, availableModules: ['svc:fs'] };
-    const reused = await compileHere(input);
-    const whole = await compileHere(input, { reuseHelpers: false });
+    const reused = await compileHere(input, { helpers: 'replayed' });
+    const whole = await compileHere(input, { helpers: 'inline' });
     assert.deepEqual(reused, whole, source);
   }
 });
@@ -63,4 +65,15 @@ test('a program whose own code opens with a helper-like statement is parsed, not
   assert.equal(matchPrologue(`${text}"use strict";`, helpers).end, 0);
   assert.equal(matchPrologue(`x;${text}`, helpers).end, 0);
   assert.equal(matchPrologue(`${text}x;`, helpers).end, text.length);
+});
+
+test('every helper esbuild opens its output with is one the runtime gives (an esbuild that changed one would leave it in scripts)', async () => {
+  const helpers = learnHelpers((await transform(SEED_PROGRAM, TRANSFORM)).code, PARSE);
+  assert.deepEqual(helpers.filter((h) => !h.given).map((h) => h.name), []);
+  assert.deepEqual(helpers.map((h) => h.name).sort(), [...COMMONJS_HELPER_NAMES].sort());
+  const output = (await transform('export function main() { return 1; }', TRANSFORM)).code;
+  const prologue = matchPrologue(output, helpers);
+  assert.equal(prologue.nodes, 0, 'given helpers are not charged');
+  assert.ok(prologue.given.includes('__toCommonJS'));
+  assert.deepEqual(matchPrologue(output, helpers, false).given, [], 'replayed, none is given');
 });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { compileProgram, type ProgramScript } from '../../../sandbox';
 import { mapRuntimeStack, renderRuntimeError } from '../../../sandbox/compile';
+import { commonJsHelpers } from '../../../sandbox/prelude/commonjs';
 
 async function compiled(source: string, availableModules: string[] = []): Promise<ProgramScript> {
   const result = await compileProgram({ source, availableModules });
@@ -20,6 +21,7 @@ function runScript(script: ProgramScript, options: { budget?: number; maxDepth?:
   const rt = {
     fuelBudget: budget,
     maxDepth: options.maxDepth ?? 2000,
+    commonJsHelpers: commonJsHelpers(),
     fuelOut() {
       throw new Error('FUEL_OUT');
     },

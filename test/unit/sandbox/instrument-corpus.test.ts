@@ -12,6 +12,7 @@ import MagicString from 'magic-string';
 import fc from 'fast-check';
 import { compileProgram } from '../../../sandbox';
 import { instrument } from '../../../sandbox/compile/instrument';
+import { commonJsHelpers } from '../../../sandbox/prelude/commonjs';
 import { repoRoot } from '../../harness';
 
 type AnyNode = Node & Record<string, any>;
@@ -113,6 +114,7 @@ async function compileAndRun(source: string): Promise<unknown> {
   const rt = {
     fuelBudget: 1e12,
     maxDepth: 2000,
+    commonJsHelpers: commonJsHelpers(),
     fuelOut() {
       throw new Error('FUEL_OUT');
     },
