@@ -36,6 +36,7 @@ import {
   StringPrototypeSlice,
   SymbolToStringTag,
   TypeError_,
+  TypedArrayPrototypeGetBuffer,
   TypedArrayPrototypeGetLength,
   Uint8Array_,
 } from './primordials';
@@ -108,7 +109,7 @@ function formDecode(text: string): string {
       i += 2;
     } else out[at++] = byte;
   }
-  return utf8Decode(new Uint8Array_(out.buffer, 0, at));
+  return utf8Decode(new Uint8Array_(TypedArrayPrototypeGetBuffer(out), 0, at));
 }
 
 const HEX = '0123456789ABCDEF';

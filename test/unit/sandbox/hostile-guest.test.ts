@@ -148,12 +148,14 @@ test('after sabotage, every svc: operation sends the host exactly the arguments 
   for (const figure of [outcome.wasmFuel, outcome.hostFuel]) assert.ok(Number.isFinite(figure) && figure > 0, String(figure));
 });
 
-test('after sabotage, values read back are the host’s: response, session value, bytes, query', async () => {
+test('after sabotage, values read back are the host’s: response, session value, bytes, query, a parsed URL', async () => {
   const calls: Recorded[] = [];
   const outcome = await runHostile(
     `
   const query = new Map([["q", "a b"]]);
   const out = {};
+  const mapGet = Map.prototype.get;
+  const apply = Reflect.apply;
   ${sabotage}
   const response = http.get("https://api.example.com/x");
   out.status = response.status;
@@ -163,13 +165,14 @@ test('after sabotage, values read back are the host’s: response, session value
   out.session = session.get("k").a[1].b;
   out.byte = fs.read("/b.bin")[1];
   out.query = url.encodeQuery(query);
+  out.parsed = apply(mapGet, url.parse("https://h.example/p?q=%41%42+c").query, ["q"]);
   out.valid = uuid.validate("0190f9a2-1c2b-7d3e-8f40-123456789abc");
   delete Object.prototype.toJSON;
   return out;`,
     calls,
   );
   assert.equal(outcome.error, null, outcome.error?.message);
-  assert.deepEqual(JSON.parse(outcome.result!), { status: 200, ok: true, body: '{"x":1}', json: 1, session: 'c', byte: 6, query: 'q=a%20b', valid: true });
+  assert.deepEqual(JSON.parse(outcome.result!), { status: 200, ok: true, body: '{"x":1}', json: 1, session: 'c', byte: 6, query: 'q=a%20b', parsed: 'AB c', valid: true });
 });
 
 test('a forged denial and a patched Math.ceil neither forge the report nor lift the fuel limit', async () => {
