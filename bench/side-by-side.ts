@@ -7,7 +7,10 @@
 // the runners' (main thread, all threads), esbuild's service's, this process's own (the client), p50 and runs/s, per block and their mean,
 // and the server's and runners' CPU per run with 16 clients. Numbers are
 // printed, never asserted. SIDE_BLOCKS (6), SIDE_SEQUENTIAL (400), SIDE_CONCURRENT (800),
-// SIDE_VARIANTS (same-off,same; also fresh, fresh-off).
+// SIDE_VARIANTS (same-off,same; also fresh, fresh-off), SIDE_WARM (400 runs of each variant on
+// each server before the blocks; a new checker thread warms V8's optimizing compiler for
+// thousands of checks, so `fresh` at 400 measures that warm-up: 8,000 reaches a lasting
+// server's state: bench/PROFILE.md).
 import path from 'node:path';
 import { executeClient, type ExecuteClient } from './lean-client';
 import { cpuOf, esbuildBetween, mainThreadCpuOf } from './proc';
@@ -26,6 +29,7 @@ const SEQUENTIAL = Number(process.env.SIDE_SEQUENTIAL ?? 400);
 const CONCURRENT = Number(process.env.SIDE_CONCURRENT ?? 800);
 const CLIENTS = 16;
 const VARIANTS = (process.env.SIDE_VARIANTS ?? 'same-off,same').split(',');
+const WARM = Number(process.env.SIDE_WARM ?? 400);
 const CHECKED = 'name: bench\ndefault: deny\n';
 const OFF = 'name: bench-off\ndefault: deny\ntypecheck: off\n';
 const BLUEPRINTS: Record<string, string> = { same: CHECKED, 'same-off': OFF, fresh: CHECKED, 'fresh-off': OFF };
@@ -119,7 +123,7 @@ async function main(): Promise<void> {
   const servers = { this: await start(trees.this), other: await start(trees.other) };
   try {
     // Both servers past their warm-up (the first variant measured otherwise pays it, bench/PROFILE.md lean39s).
-    for (const server of Object.values(servers)) for (const variant of VARIANTS) for (let i = 0; i < 400; i++) await once(server, variant);
+    for (const server of Object.values(servers)) for (const variant of VARIANTS) for (let i = 0; i < WARM; i++) await once(server, variant);
     const results = new Map<string, Block[]>();
     for (let b = 0; b < BLOCKS; b++) {
       for (const variant of VARIANTS) {

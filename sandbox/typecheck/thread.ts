@@ -11,7 +11,8 @@
 // first), not at boot: a short-lived server never loads TypeScript.
 import { Worker } from 'node:worker_threads';
 import { batchable } from './checker';
-import type { CheckBatchMessage, CheckerThreadData, CheckRequest, CheckResult, HeapReport, WarmMessage } from './types';
+import type { CheckBatchMessage, CheckerThreadData, CheckRequest, CheckResult, HeapReport, SetToWarm, WarmMessage } from './types';
+import { DeclarationSetMemory } from './set-memory';
 import { processFlagLock } from '../v8-flags';
 
 /** A check that runs longer is abandoned (the worker restarts): a type can be made to take forever. */
@@ -99,6 +100,8 @@ interface Slot {
   batches: number;
   /** Its code cache may still be written after its first check: it stays referenced until then, so a process that ends right after a check (the CLI) does not cut the write off. */
   cachePending: boolean;
+  /** The declaration sets the worker holds: a message names those by hash. */
+  sets: DeclarationSetMemory;
 }
 
 /** Declaration sets and modes a thread's workers recently checked or warmed: what a replacement warms. */
@@ -127,7 +130,7 @@ export class CheckerThread {
   private readonly startLimitMs: number;
   private readonly heapMb: number;
   /** Recently checked or warmed sets (hash:mode), least recent first. */
-  private readonly recentSets = new Map<string, WarmMessage['sets'][number]>();
+  private readonly recentSets = new Map<string, SetToWarm>();
   /** Workers replaced because of their heap (a status for tests and metrics), and those of them ended since. */
   replaced = 0;
   retired = 0;
@@ -148,7 +151,7 @@ export class CheckerThread {
    * already, and makes the warm checkers of `sets` in an idle worker (none idle: a check is
    * running, and the sets' first checks make their checkers).
    */
-  warm(sets: WarmMessage['sets'] = []): void {
+  warm(sets: readonly SetToWarm[] = []): void {
     for (const set of sets) this.noteSet(set);
     if (this.slots.length > 0 && sets.length === 0) return;
     const slot = this.slots.length === 0 ? this.startSlot() : this.slots.find((s) => !s.running && s.state === 'serving');
@@ -219,7 +222,7 @@ export class CheckerThread {
       slot.worker.ref();
       const { mode, set } = batch[0].request;
       this.noteSet({ set, mode });
-      const message: CheckBatchMessage = { ids: batch.map((job) => job.id), sources: batch.map((job) => job.request.source), mode, set, announce };
+      const message: CheckBatchMessage = { ids: batch.map((job) => job.id), sources: batch.map((job) => job.request.source), mode, set: slot.sets.send(set), announce };
       slot.worker.postMessage(message);
     }
     for (const slot of this.slots) if (!slot.running && !slot.cachePending) slot.worker.unref();
@@ -239,7 +242,7 @@ export class CheckerThread {
     return this.slots.find((s) => !s.running && s.state === 'warming') ?? null;
   }
 
-  private noteSet(entry: WarmMessage['sets'][number]): void {
+  private noteSet(entry: SetToWarm): void {
     const key = `${entry.set.hash}:${entry.mode}`;
     this.recentSets.delete(key);
     this.recentSets.set(key, entry);
@@ -274,16 +277,16 @@ export class CheckerThread {
     this.postWarm(replacement, this.setsToWarm());
   }
 
-  private postWarm(slot: Slot, sets: WarmMessage['sets']): void {
+  private postWarm(slot: Slot, sets: readonly SetToWarm[]): void {
     slot.warmsPending++;
-    const message: WarmMessage = { warm: true, sets };
+    const message: WarmMessage = { warm: true, sets: sets.map(({ set, mode }) => ({ set: slot.sets.send(set), mode })) };
     slot.worker.postMessage(message);
   }
 
   /** The recent sets a replacement warms: the most recent first, within WARM_SHARE of the limit. */
-  private setsToWarm(): WarmMessage['sets'] {
+  private setsToWarm(): SetToWarm[] {
     let budget = this.heapMb * 1024 * 1024 * WARM_SHARE;
-    const sets: Array<WarmMessage['sets'][number]> = [];
+    const sets: SetToWarm[] = [];
     for (const entry of [...this.recentSets.values()].reverse()) {
       budget -= 10 * 2 * entry.set.modules.reduce((sum, text) => sum + text.length, 0);
       if (budget < 0 && sets.length > 0) break;
@@ -358,7 +361,7 @@ export class CheckerThread {
     // Every checker thread of the process (ordinary and large-program pools) turns V8 flags under one lock.
     const workerData: CheckerThreadData = { codeCacheDirectory: this.options.codeCacheDirectory, flagLock: this.options.flagLock ?? processFlagLock().buffer };
     const worker = new Worker(this.file, { workerData, resourceLimits: { maxOldGenerationSizeMb: this.heapMb } });
-    const slot: Slot = { worker, running: null, heap: null, loaded: false, warmsPending: 0, state: 'serving', replacement: null, batches: 0, cachePending: this.options.codeCacheDirectory !== null };
+    const slot: Slot = { worker, running: null, heap: null, loaded: false, warmsPending: 0, state: 'serving', replacement: null, batches: 0, cachePending: this.options.codeCacheDirectory !== null, sets: new DeclarationSetMemory() };
     this.slots.push(slot);
     worker.on('message', (reply: WorkerReply | WorkerNotice | WorkerStarted | WorkerWarmed | WorkerHeap | WorkerCold | WorkerCacheSettled) => {
       // Whatever it says, it has loaded TypeScript first.

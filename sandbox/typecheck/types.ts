@@ -24,14 +24,21 @@ export interface CheckBatch {
   set: DeclarationSet;
 }
 
+/** A declaration set and mode whose warm checker a thread makes ahead of its first program. */
+export type SetToWarm = Pick<CheckRequest, 'set' | 'mode'>;
+
+/** A declaration set in a message to a checker thread: by its hash alone when the thread holds it already (set-memory.ts). */
+export type SetReference = DeclarationSet | { hash: string };
+
 /** Asks a checker thread to load TypeScript and make the warm checkers of these sets (no answer). */
 export interface WarmMessage {
   warm: true;
-  sets: ReadonlyArray<Pick<CheckRequest, 'set' | 'mode'>>;
+  sets: ReadonlyArray<{ set: SetReference; mode: SetToWarm['mode'] }>;
 }
 
 /** What the pool posts to a checker thread: a batch, with the id of each program's check. */
-export interface CheckBatchMessage extends CheckBatch {
+export interface CheckBatchMessage extends Omit<CheckBatch, 'set'> {
+  set: SetReference;
   ids: readonly number[];
   /** The thread says when it begins (`started`): it may not at once (TypeScript not loaded yet, a warm-up ahead). */
   announce: boolean;

@@ -8,6 +8,7 @@ import { constants, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Checkers } from './checker';
+import { DeclarationSetMemory } from './set-memory';
 import { saveCodeCache, useCodeCacheDirectory, useInterpretedFactories } from './compiler';
 import type { CheckBatchMessage, CheckerThreadData, HeapReport, WarmMessage } from './types';
 import { reportThreadHeap } from '../thread-heap';
@@ -19,6 +20,8 @@ const data = workerData as CheckerThreadData | undefined;
 useCodeCacheDirectory(data?.codeCacheDirectory ?? null);
 useInterpretedFactories(new V8FlagLock(data?.flagLock));
 const checkers = new Checkers();
+/** The sets the pool sent whole; its later messages name them by hash. */
+const sets = new DeclarationSetMemory();
 let checked = false;
 
 const failed = (id: number, error: unknown) => parentPort!.postMessage({ id, ok: false, failure: 'failed', message: (error as Error)?.message ?? String(error) });
@@ -65,7 +68,9 @@ parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
   if ('warm' in message) {
     checkers.warm();
     let warmed = 0;
-    for (const { set, mode } of message.sets) {
+    for (const { set: reference, mode } of message.sets) {
+      // Received before the warm-up's try: the pool has noted the set as held whatever the warm-up does.
+      const set = sets.receive(reference);
       try {
         checkers.check({ source: WARM_PROGRAM, mode, set });
         warmed++;
@@ -79,7 +84,8 @@ parentPort!.on('message', (message: CheckBatchMessage | WarmMessage) => {
   }
   // The budget runs from here: loading TypeScript and the libraries in a new worker is not the program's.
   checkers.warm();
-  const { ids, sources, mode, set, announce } = message;
+  const { ids, sources, mode, announce } = message;
+  const set = sets.receive(message.set);
   const made = checkers.made;
   let current = 0;
   // Announced, the pool starts the budget now; else it started it when it sent the batch, and
