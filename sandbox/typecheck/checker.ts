@@ -181,13 +181,20 @@ class WarmChecker {
           this.onTypeChecker();
         }
         const resident = this.resident;
+        let result: CheckResult;
         try {
-          return this.checkFile(resident.view(file), file, source);
+          result = this.checkFile(resident.view(file), file, source);
         } catch (error) {
           // A check that threw may have left the checker's state half-made: the next program gets a new one.
           this.resident = null;
           throw error;
         }
+        if (!resident.suggestionsSpent) return result;
+        // Its errors came past the checker's suggestions (resident.ts): checked again as a new
+        // checker's first program, it gets the answer a Program of its own gives, whatever names
+        // the programs before it (another token's, too) failed to resolve.
+        this.resident = null;
+        return this.check(source);
       }
     }
     // A program without import or export is a script: its top-level names are global, so it is checked alone.

@@ -15,6 +15,12 @@ import type TypeScript from 'typescript';
 export const RESIDENT_PROGRAMS = 128;
 /** Source characters one resident checker checks before it is made anew (its links and types of each program's AST stay until then). */
 export const RESIDENT_SOURCE_CHARACTERS = 512 * 1024;
+/**
+ * TypeScript's checker looks for a "did you mean" only for the first this many names it fails
+ * to resolve in its life (its maximumSuggestionCount): in a resident checker, in all its
+ * programs together, whichever token sent them.
+ */
+export const SUGGESTED_NAMES = 10;
 
 /** What a check asks of its Program: the checker, and the file's syntactic and semantic diagnostics. */
 export interface CheckView {
@@ -49,6 +55,16 @@ export class ResidentChecker {
   private readonly checker: TypeScript.TypeChecker;
   private programs = 0;
   private characters = 0;
+  /** Errors in the programs checked so far: at least as many as the names it failed to resolve. */
+  private errors = 0;
+  /**
+   * The last program checked had errors past the first SUGGESTED_NAMES of this checker's life,
+   * so a name it misspelt may lack the suggestion a checker of its own would give: it is to be
+   * checked again by a new one (checker.ts). Counting errors, not failed names, renews a
+   * little early, never late; a renewal costs ~3.5 ms, so it comes once per ten errors, not
+   * once per program with an error (bench/PROFILE.md, round 76).
+   */
+  suggestionsSpent = false;
 
   constructor(
     private readonly ts: typeof TypeScript,
@@ -58,9 +74,9 @@ export class ResidentChecker {
     this.checker = this.base.getTypeChecker();
   }
 
-  /** Whether it has checked its share and should be made anew. */
+  /** Whether it has checked its share, or may have spent its suggestions, and should be made anew. */
   get spent(): boolean {
-    return this.programs >= RESIDENT_PROGRAMS || this.characters >= RESIDENT_SOURCE_CHARACTERS;
+    return this.programs >= RESIDENT_PROGRAMS || this.characters >= RESIDENT_SOURCE_CHARACTERS || this.errors >= SUGGESTED_NAMES;
   }
 
   /**
@@ -74,11 +90,19 @@ export class ResidentChecker {
     const syntactic = this.nameAsProgramWould(file);
     (this.ts as unknown as { bindSourceFile: Bind }).bindSourceFile(file, this.base.getCompilerOptions());
     const base = this.base;
+    const error = this.ts.DiagnosticCategory.Error;
     return {
       checker: this.checker,
       syntactic,
       // The base Program's path for a file's diagnostics: TypeScript's own (comment directives, skipped codes) with the resident checker.
-      semantic: (f) => base.getSemanticDiagnostics(f),
+      semantic: (f) => {
+        const found = base.getSemanticDiagnostics(f);
+        const before = this.errors;
+        for (const diagnostic of found) if (diagnostic.category === error) this.errors++;
+        // A first program's own errors past the cap are capped as in a Program of its own.
+        this.suggestionsSpent = before > 0 && this.errors > before && this.errors > SUGGESTED_NAMES;
+        return found;
+      },
     };
   }
 

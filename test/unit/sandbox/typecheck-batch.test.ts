@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Checkers, WARM_CHECKERS, WARM_DECLARATION_BYTES, batchable } from '../../../sandbox/typecheck/checker';
-import { RESIDENT_PROGRAMS, RESIDENT_SOURCE_CHARACTERS } from '../../../sandbox/typecheck/resident';
+import { RESIDENT_PROGRAMS, RESIDENT_SOURCE_CHARACTERS, SUGGESTED_NAMES } from '../../../sandbox/typecheck/resident';
 import { declarationSet } from '../../../sandbox/typecheck/declarations';
 import { CheckerThread } from '../../../sandbox/typecheck/thread';
 import type { CheckResult } from '../../../sandbox/typecheck/types';
@@ -89,10 +89,27 @@ describe('programs checked with one resident type checker', () => {
     const expected = inOwnProgram('on');
     const checkers = new Checkers();
     sources.forEach((source, i) => assert.deepEqual(checkers.check({ source, mode: 'on', set }), expected[i % programs.length], `program ${i}`));
-    // One type checker for the first RESIDENT_PROGRAMS modules, a second for the rest; one each for the scripts and the programs that could reach the others.
+    // At least one type checker for the first RESIDENT_PROGRAMS modules and another for the rest (more: the corpus's errors spend suggestions, SUGGESTED_NAMES); one each for the scripts and the programs that could reach the others.
     const alone = sources.filter((source) => !batchable(source) || !/^\s*(?:import|export)\b/m.test(source)).length;
     assert.ok(sources.length - alone > RESIDENT_PROGRAMS);
-    assert.equal(checkers.typeCheckers, 2 + alone);
+    assert.ok(checkers.typeCheckers >= 2 + alone, `${checkers.typeCheckers} type checkers`);
+    // Programs without errors: one type checker for the first RESIDENT_PROGRAMS, a second for the rest.
+    const clean = new Checkers();
+    for (let i = 0; i <= RESIDENT_PROGRAMS; i++) assert.deepEqual(clean.check({ source: `export function main() { return ${i}; }`, mode: 'on', set }), { ok: true, edits: [], warnings: [] });
+    assert.equal(clean.typeCheckers, 2);
+  });
+
+  test('a misspelt name gets the suggestion a Program of its own gives, however many names other programs (another token\'s) before it in the same checker could not resolve', () => {
+    // TypeScript's checker suggests a name only for the first SUGGESTED_NAMES it fails to resolve in its life.
+    const misspelt = 'export function main() { const result = 1; const total = 2; return reslt + totl; }';
+    const alone = new Checkers(WARM_CHECKERS, WARM_DECLARATION_BYTES, false);
+    const expected = alone.check({ source: misspelt, mode: 'strict', set });
+    assert.ok(!expected.ok && expected.diagnostics.map((d) => d.help).join() === 'did you mean `result`?,did you mean `total`?', JSON.stringify(expected));
+    for (let before = 0; before <= SUGGESTED_NAMES + 2; before++) {
+      const checkers = new Checkers();
+      for (let i = 0; i < before; i++) checkers.check({ source: `export function main() { return missing${i}; }`, mode: 'strict', set });
+      assert.deepEqual(checkers.check({ source: misspelt, mode: 'strict', set }), expected, `after ${before} unresolved names`);
+    }
   });
 
   test('one token flooding big programs with type errors leaves another token\'s programs, checked in between with the same checker, their own answers', () => {
