@@ -228,10 +228,10 @@ export class RunStore {
       this.bytesByOwner.set(owner, bytes);
       this.totalBytes += bytes;
     }
-    // AUTOINCREMENT's counter, not MAX(seq): a deleted newest run's seq is never given again.
+    // AUTOINCREMENT's counter (the largest seq ever inserted, ours included), not MAX(seq): a
+    // deleted newest run's seq is never given again.
     const counted = this.statement(`SELECT seq FROM sqlite_sequence WHERE name = 'runs'`).get() as { seq: number } | undefined;
-    const newest = this.statement('SELECT MAX(seq) AS seq FROM runs').get() as { seq: number | null };
-    this.nextSeq = Math.max(counted?.seq ?? 0, newest.seq ?? 0) + 1;
+    this.nextSeq = (counted?.seq ?? 0) + 1;
     const interval = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
     this.sweep = interval > 0 ? setInterval(() => this.dropExpired(Infinity), interval) : null;
     this.sweep?.unref();
