@@ -213,15 +213,16 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
   // SOAK_SERVER_ENV=NAME=value,… sets variables of the server process (an allocator setting, say).
   const env = Object.fromEntries((process.env.SOAK_SERVER_ENV ?? '').split(',').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
   // SOAK_DIAGNOSE=<dir>: the server logs its heap after each full collection there, and with
-  // SOAK_SNAPSHOTS=1 writes a heap snapshot at the first quarter and at the end (./soak-hook.cjs;
-  // a snapshot holds the server's main thread for seconds).
+  // SOAK_SNAPSHOTS=1 writes a heap snapshot of the main thread at the first quarter and at the end
+  // (./soak-hook.cjs; a snapshot holds the server's main thread for seconds), SOAK_SNAPSHOTS=all
+  // of every worker thread too (a checker thread's took minutes under the soak's load).
   const diagnose = process.env.SOAK_DIAGNOSE ? path.resolve(process.env.SOAK_DIAGNOSE, mode) : null;
   if (diagnose) {
     fs.mkdirSync(diagnose, { recursive: true });
     env.NODE_OPTIONS = `--require ${path.join(import.meta.dirname, 'soak-hook.cjs')}`;
     env.SVC_BENCH_SOAK_DIR = diagnose;
     // The worker threads write theirs beside the main thread's (sandbox/thread-heap.ts).
-    if (process.env.SOAK_SNAPSHOTS) env.SVC_THREAD_HEAP_SNAPSHOTS = diagnose;
+    if (process.env.SOAK_SNAPSHOTS === 'all') env.SVC_THREAD_HEAP_SNAPSHOTS = diagnose;
   }
   // Each runner reports its parts on its stderr (the server's: the harness keeps it).
   env[MEMORY_REPORT_VARIABLE] = '1';
@@ -275,6 +276,10 @@ async function soak(mode: 'off' | 'checked'): Promise<Record<string, string>> {
       }),
     );
     await dispatcher.close();
+  } catch (error) {
+    // What the server said before it failed (a crash's reason is on its stderr).
+    process.stderr.write(server.stderr().slice(-4000));
+    throw error;
   } finally {
     await server.stop();
   }

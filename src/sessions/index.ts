@@ -27,7 +27,7 @@ export {
 export type { RecoverySummary } from './recovery';
 export { SessionRecordStore, type SessionRecord, type LoadedRecord } from './record-store';
 export { SessionDirectories, type SessionFileAreas } from './file-areas';
-export { LastRunStore, DEFAULT_LAST_RUN_MEMORY_MB, LAST_RUN_RESULT_BYTES, type LastRun } from './last-runs';
+export { LastRunStore, DEFAULT_LAST_RUN_MEMORY_MB, LAST_RUN_RESULT_BYTES, ONE_OFF_RUNS_KEPT, type LastRun } from './last-runs';
 export {
   IdempotencyLedger,
   IdempotencyError,

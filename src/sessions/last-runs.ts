@@ -18,6 +18,15 @@ export interface LastRun {
 export const DEFAULT_LAST_RUN_MEMORY_MB = 64;
 
 /**
+ * One-off runs whose records one token keeps, the newest (server-operations.md §5.5: the
+ * 1,000 most recent; per token here, so one tenant's runs never push out another's). The byte
+ * budget alone let a token's small records pile up to a quarter of a million each (64 MB at
+ * 256 bytes a record): over 20,000 hello worlds the server's live heap rose 6.5 MiB
+ * (bench/PROFILE.md, round 78). Open sessions' records are bounded by the sessions themselves.
+ */
+export const ONE_OFF_RUNS_KEPT = 1_000;
+
+/**
  * A result longer than this (UTF-8 bytes) is not kept in a last-run record: the execute
  * response already carried it. Console and error are kept; the runner bounds them.
  */
@@ -74,8 +83,8 @@ interface Share {
 }
 
 /**
- * Records by session, under a byte budget per token: a token's new records push out only its
- * own oldest, so one tenant's large results cannot evict another's.
+ * Records by session, under a byte budget (and optionally a count) per token: a token's new
+ * records push out only its own oldest, so one tenant's large results cannot evict another's.
  */
 export class LastRunStore {
   private readonly records = new Map<string, Retained>();
@@ -83,8 +92,14 @@ export class LastRunStore {
   private readonly shares = new Map<string, Share>();
   private total = 0;
 
-  /** `budgetBytes`: the most one token's retained records may hold together; its oldest go first. */
-  constructor(private readonly budgetBytes = DEFAULT_LAST_RUN_MEMORY_MB * 1024 * 1024) {}
+  /**
+   * `budgetBytes`: the most one token's retained records may hold together; `recordsPerOwner`:
+   * the most it may keep, whatever their size. Past either, its oldest go first.
+   */
+  constructor(
+    private readonly budgetBytes = DEFAULT_LAST_RUN_MEMORY_MB * 1024 * 1024,
+    private readonly recordsPerOwner = Infinity,
+  ) {}
 
   remember(sessionId: string, record: LastRun, owner: string): void {
     this.forget(sessionId);
@@ -98,7 +113,7 @@ export class LastRunStore {
     if (!share) this.shares.set(owner, (share = { sessionIds: new Set(), bytes: 0 }));
     share.sessionIds.add(sessionId);
     share.bytes += bytes;
-    while (share.bytes > this.budgetBytes) this.forget(share.sessionIds.values().next().value as string);
+    while (share.bytes > this.budgetBytes || share.sessionIds.size > this.recordsPerOwner) this.forget(share.sessionIds.values().next().value as string);
   }
 
   /** The record and who owns it; null when none is kept. */

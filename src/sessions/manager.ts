@@ -5,7 +5,7 @@ import { auditVariables, type AuditWriter, type ServerLog, type SessionAuditReco
 import { bindBlueprint, bindHarnessSecrets, missingRequiredSecrets, type BindableBlueprint } from './binding';
 import type { SessionFileAreas } from './file-areas';
 import type { FilledVfs } from '../blueprints';
-import { LastRunStore, type LastRun } from './last-runs';
+import { LastRunStore, ONE_OFF_RUNS_KEPT, type LastRun } from './last-runs';
 import type { IdempotencyLedger } from './ledger';
 import type { SessionRecord, SessionRecordStore } from './record-store';
 import { fileAreaOf, recoverSessions, type RecoverySummary } from './recovery';
@@ -123,7 +123,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
 
   constructor(private readonly options: SessionManagerOptions<B>) {
     this.now = options.now ?? Date.now;
-    this.oneOffRuns = new LastRunStore(options.lastRunBytes);
+    this.oneOffRuns = new LastRunStore(options.lastRunBytes, ONE_OFF_RUNS_KEPT);
     this.sessionRuns = new LastRunStore(options.lastRunBytes);
   }
 
@@ -279,7 +279,7 @@ export class SessionManager<B extends SessionBlueprint = SessionBlueprint> {
     if (session) this.sessionRuns.remember(sessionId, lastRun, session.record.owner ?? '');
   }
 
-  /** The last-run record of a one-off run's throw-away session, readable by `owner` (kept within the owner's byte budget, newest first). */
+  /** The last-run record of a one-off run's throw-away session, readable by `owner` (its newest ONE_OFF_RUNS_KEPT within its byte budget are kept). */
   rememberOneOffRun(sessionId: string, lastRun: LastRun, owner: string): void {
     this.oneOffRuns.remember(sessionId, lastRun, owner);
   }

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { registerBlueprint } from '../support/sessions';
+import { ONE_OFF_RUNS_KEPT } from '../../src/sessions';
 import type { TestServer } from '../harness';
 import { metricValue, startWithOther as startTwoTokens } from '../support/tenants';
 
@@ -174,6 +175,30 @@ describe('a server with small per-session idempotency bounds and a small last-ru
       assert.deepEqual(statuses, [404, 200]);
       const kept = await server.request('GET', `/v1/sessions/${mine.json.session_id}/last-run`, { token: server.userToken });
       assert.equal(kept.status, 200);
+    });
+
+    test(`a token keeps its ${ONE_OFF_RUNS_KEPT} newest one-off records, however small, and another's stay`, async () => {
+      const small = (token: string, n: number) => server.request('POST', '/v1/execute', { token, body: { blueprint: 'open', code: `export function main() { return ${n}; }` } });
+      const mine = await small(server.userToken, -1);
+      assert.equal(mine.status, 200, mine.text);
+      // Eight at a time, in order of their session ids' admission: the first is the oldest kept or gone.
+      const ids: string[] = [];
+      for (let start = 0; start <= ONE_OFF_RUNS_KEPT; start += 8) {
+        const batch = await Promise.all(Array.from({ length: Math.min(8, ONE_OFF_RUNS_KEPT + 1 - start) }, (_, i) => small(other, start + i)));
+        for (const reply of batch) {
+          assert.equal(reply.status, 200, reply.text);
+          ids.push(reply.json.session_id);
+        }
+      }
+      const lastRun = (id: string, token: string) => server.request('GET', `/v1/sessions/${id}/last-run`, { token });
+      const gone = await Promise.all(ids.slice(0, 8).map((id) => lastRun(id, other)));
+      assert.equal(gone.filter((reply) => reply.status === 404).length >= 1, true, `the oldest of ${ONE_OFF_RUNS_KEPT + 1} went: ${gone.map((r) => r.status)}`);
+      const newest = await lastRun(ids[ids.length - 1], other);
+      assert.equal(newest.status, 200);
+      assert.equal(newest.json.result, String(ONE_OFF_RUNS_KEPT));
+      const kept = await lastRun(mine.json.session_id, server.userToken);
+      assert.equal(kept.status, 200, 'the first token\'s one record stays');
+      assert.equal(kept.json.result, '-1');
     });
   });
 });

@@ -24,4 +24,15 @@ describe('LastRunStore', () => {
     assert.notEqual(store.get('theirs-99'), null);
     assert.equal(store.get('theirs-0'), null);
   });
+
+  test("past its count a token's oldest record goes, however small, and only its own", () => {
+    const store = new LastRunStore(64 * 1024 * 1024, 3);
+    store.remember('mine', empty, 'first');
+    for (let i = 0; i < 5; i++) store.remember(`theirs-${i}`, empty, 'second');
+    assert.deepEqual(
+      ['mine', 'theirs-0', 'theirs-1', 'theirs-2', 'theirs-3', 'theirs-4'].map((id) => store.get(id) !== null),
+      [true, false, false, true, true, true],
+    );
+    assert.equal(store.size, 4);
+  });
 });
