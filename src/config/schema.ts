@@ -59,6 +59,7 @@ export const scalarSettings: readonly ScalarSetting[] = [
   limit('max_idempotency_session_size', 'megabytes', 'megabytes of recorded Idempotency-Key answers one session keeps, oldest dropped first (default 64; svc extension)'),
   limit('max_idempotency_token_size', 'megabytes', 'megabytes of recorded Idempotency-Key answers one token\'s sessions keep together, oldest dropped first (default: max_idempotency_size; past max_idempotency_size the answers that go are those of a token holding more than its fair share, so one token never pushes out another\'s within its share; svc extension)'),
   limit('typecheck_large_program', 'kibibytes', 'programs larger than this many KiB are type-checked on a second checker thread of their own, so their checks (seconds each) never delay smaller programs (default 64; svc extension)', { max: 2048 }),
+  limit('database_cache_size', 'megabytes', 'megabytes of database pages SQLite keeps in the server\'s memory (its page cache); a page past it is read again from the file, which the operating system caches (default 4; SQLite as built by better-sqlite3 kept up to 16, which a long-lived server filled as its run records grew; svc extension)', { max: 65536 }),
   limit('compile_cache_size', 'megabytes', 'megabytes of compiled programs (code, source map, source) the server keeps to skip compiling a program sent again, least recently used dropped first; 0 keeps none (default 16; svc extension)', { min: 0, max: 65536 }),
   limit('typecheck_warm_after', 'seconds', 'seconds after the server listens, or after a Blueprint is applied, before it loads the type checker in the background if no program has yet, so the first typed run finds it warm; 0 = at once (default 0; svc extension)', { min: 0, max: 3600 }),
   limit('typecheck_thread_memory', 'megabytes', 'megabytes of V8 heap each type-checker thread may use; the large-program thread twice that; a thread whose heap after a full collection passes three quarters of it is replaced by a new one, warmed with the same Blueprints\' declarations before it takes over (default 512; svc extension)', { min: 64, max: 16384 }),
@@ -127,6 +128,7 @@ export const limitDefaults = {
   max_idempotency_token_size: 1_024,
   typecheck_large_program: 64,
   compile_cache_size: 16, // COMPILE_CACHE_MEGABYTES
+  database_cache_size: 4, // DEFAULT_DATABASE_CACHE_MEGABYTES
   typecheck_budget: 10,
   typecheck_thread_memory: 512,
   compile_thread_memory: 512,

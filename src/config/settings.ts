@@ -59,6 +59,8 @@ export interface Limits {
   /** KiB past which a program is type-checked on the second checker thread (svc extension). */
   typecheck_large_program: number;
   compile_cache_size: number; // megabytes, server-wide
+  /** Megabytes of SQLite's page cache for the server's database (svc extension). */
+  database_cache_size: number;
   /** Seconds a type check may take before the program runs unchecked (svc extension). */
   typecheck_budget: number;
   typecheck_warm_after: number;

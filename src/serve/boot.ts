@@ -98,7 +98,7 @@ export async function boot(options: BootOptions): Promise<void> {
   confinementProbe.catch(() => {}); // awaited below; a failed boot before then must not add an unhandled rejection
 
   // State, in the documented startup order.
-  const db = openDatabase(settings.paths.databasePath);
+  const db = openDatabase(settings.paths.databasePath, undefined, settings.limits.database_cache_size);
   closers.push(() => closeDatabase(db));
   // Run records: those the last process left unfinished end now (the journal's resume hooks in here).
   const runs = new RunStore({ db, log, retentionMs: settings.runs.retentionMs, maxBytes: settings.runs.maxBytes });

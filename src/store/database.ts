@@ -51,7 +51,15 @@ export class DatabaseError extends Error {
 const BUSY_TIMEOUT_MS = 5000;
 
 /** Opens (creating the parent directory), locks and migrates the database. */
-export function openDatabase(file: string, schema: readonly Migration[] = migrations): Database {
+/**
+ * Default of `database_cache_size`, in megabytes: SQLite's page cache. better-sqlite3 builds
+ * SQLite with 16 MB; a server's page cache grew with its run records (random ids in their
+ * index) to that, +14 MiB of the server's memory over 20,000 runs (bench/PROFILE.md, round 78),
+ * where a page past the cache costs one read the operating system's file cache answers.
+ */
+export const DEFAULT_DATABASE_CACHE_MEGABYTES = 4;
+
+export function openDatabase(file: string, schema: readonly Migration[] = migrations, cacheMegabytes = DEFAULT_DATABASE_CACHE_MEGABYTES): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
   let db: Database;
   try {
@@ -65,6 +73,8 @@ export function openDatabase(file: string, schema: readonly Migration[] = migrat
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Negative: a size in KiB, not pages.
+    db.pragma(`cache_size = ${-Math.round(cacheMegabytes * 1024)}`);
   } catch (error) {
     db.close();
     if (isBusy(error)) throw new DatabaseError('database_in_use', `database ${file} is already in use by another server`);

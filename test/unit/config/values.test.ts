@@ -91,6 +91,7 @@ describe('ranges', () => {
       max_idempotency_token_size: 1_024,
       typecheck_large_program: 64,
       compile_cache_size: 16,
+      database_cache_size: 4,
       typecheck_budget: 10,
       typecheck_warm_after: 0,
       typecheck_thread_memory: 512,

@@ -23,7 +23,17 @@ test('opening creates the parent directory and sets WAL, synchronous=FULL, forei
     assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
     assert.equal(db.pragma('busy_timeout', { simple: true }), 5000);
     assert.equal(db.pragma('locking_mode', { simple: true }), 'exclusive');
+    assert.equal(db.pragma('cache_size', { simple: true }), -4096, 'a page cache of 4 MiB (database_cache_size), not better-sqlite3\'s 16');
     assert.equal(schemaVersion(db), migrations.length);
+  } finally {
+    closeDatabase(db);
+  }
+});
+
+test('database_cache_size sets the page cache in KiB', () => {
+  const db = openDatabase(tempDatabase(), migrations, 1.5);
+  try {
+    assert.equal(db.pragma('cache_size', { simple: true }), -1536);
   } finally {
     closeDatabase(db);
   }
