@@ -6,8 +6,9 @@ import { boundedCache, textBytes } from '../../sandbox/bounded-cache';
 import { metrics, timed } from '../metrics';
 
 /**
- * Default of `compile_cache_size`, in megabytes: about 2,400 hello-world programs (6.6 KB each
- * by the estimate below), a few hundred of a few KB, enough for an agent's retries and loops.
+ * Default of `compile_cache_size`, in megabytes: COMPILE_CACHE_ENTRIES hello-world programs (about
+ * 1.9 KB each by the count below), a few thousand of a few KB, enough for an agent's retries and
+ * loops.
  * It was 64, which the entry bound reached first (27 MiB at 4,096 programs): the cache's churn
  * was most of the server main thread's live heap (52-57 MiB; with 8, 40-43) over 20,000 new
  * programs (issue 39, bench/PROFILE.md "mem39d").
