@@ -36,24 +36,32 @@ export interface CacheableCompile {
  * microseconds for a few KB).
  */
 type KeptCompile =
-  | { ok: true; script: Omit<ProgramScript, 'code' | 'sourceMap' | 'sources'>; sourceNames: string[]; texts: Buffer; ends: number[] }
-  | { ok: false; result: Extract<CompileResult, { ok: false }> };
+  | { packed: true; script: Omit<ProgramScript, 'code' | 'sourceMap' | 'sources'>; sourceNames: string[]; texts: Buffer; ends: number[] }
+  | { packed: false; result: CompileResult };
+
+/**
+ * Whether UTF-8 holds `text` exactly: no UTF-16 surrogate without its pair, which would come
+ * back as U+FFFD (`String.prototype.isWellFormed`, native in Node 20; not in TypeScript's ES2022 lib).
+ */
+const wellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 function keep(result: CompileResult): KeptCompile {
-  if (!result.ok) return { ok: false, result };
+  if (!result.ok) return { packed: false, result };
   const { code, sourceMap, sources, ...script } = result.script;
   const sourceNames = Object.keys(sources);
   const parts = [code, sourceMap, ...sourceNames.map((name) => sources[name])];
+  // A source sent with a lone surrogate (JSON can carry one) is kept as it came, exactly.
+  if (!parts.every(wellFormed)) return { packed: false, result };
   // Its own allocation (not a slice of Node's shared pool, which one small entry would keep alive).
   const texts = Buffer.allocUnsafeSlow(parts.reduce((sum, part) => sum + Buffer.byteLength(part, 'utf8'), 0));
   const ends: number[] = [];
   let at = 0;
   for (const part of parts) ends.push((at += texts.write(part, at, 'utf8')));
-  return { ok: true, script, sourceNames, texts, ends };
+  return { packed: true, script, sourceNames, texts, ends };
 }
 
 function restore(kept: KeptCompile): CompileResult {
-  if (!kept.ok) return kept.result;
+  if (!kept.packed) return kept.result;
   const { texts, ends } = kept;
   const text = (i: number) => texts.toString('utf8', i === 0 ? 0 : ends[i - 1], ends[i]);
   const sources: Record<string, string> = {};
@@ -61,9 +69,14 @@ function restore(kept: KeptCompile): CompileResult {
   return { ok: true, script: { ...kept.script, code: text(0), sourceMap: text(1), sources } };
 }
 
-/** What a kept result holds: its texts' bytes (or a failure's report), its key and its names. */
+/** What a result held as it came holds in text: code, source map and sources (two bytes a character), or the error report. */
+function resultBytes(result: CompileResult): number {
+  return result.ok ? textBytes(result.script.code) + textBytes(result.script.sourceMap) + Object.values(result.script.sources).reduce((sum, source) => sum + textBytes(source), 0) : textBytes(JSON.stringify(result.error));
+}
+
+/** What a kept result holds: its texts' bytes and its sources' names (or a result's as it came), and its key. */
 function keptBytes(kept: KeptCompile, key: string): number {
-  const own = kept.ok ? kept.texts.byteLength + kept.sourceNames.reduce((sum, name) => sum + textBytes(name), 0) : textBytes(JSON.stringify(kept.result.error));
+  const own = kept.packed ? kept.texts.byteLength + kept.sourceNames.reduce((sum, name) => sum + textBytes(name), 0) : resultBytes(kept.result);
   return own + textBytes(key);
 }
 
