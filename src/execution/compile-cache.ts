@@ -7,7 +7,7 @@ import { metrics, timed } from '../metrics';
 
 /**
  * Default of `compile_cache_size`, in megabytes: COMPILE_CACHE_ENTRIES hello-world programs (about
- * 1.9 KB each by the count below), a few thousand of a few KB, enough for an agent's retries and
+ * 2.2 KB each by the count below), a few thousand of a few KB, enough for an agent's retries and
  * loops.
  * It was 64, which the entry bound reached first (27 MiB at 4,096 programs): the cache's churn
  * was most of the server main thread's live heap (52-57 MiB; with 8, 40-43) over 20,000 new
@@ -74,10 +74,13 @@ function resultBytes(result: CompileResult): number {
   return result.ok ? textBytes(result.script.code) + textBytes(result.script.sourceMap) + Object.values(result.script.sources).reduce((sum, source) => sum + textBytes(source), 0) : textBytes(JSON.stringify(result.error));
 }
 
-/** What a kept result holds: its texts' bytes and its sources' names (or a result's as it came), and its key. */
+/** What an entry costs besides its texts and key: the script's other fields, the offsets, the cache's own node. */
+const ENTRY_OVERHEAD_BYTES = 256;
+
+/** What a kept result holds: its texts' UTF-8 bytes and its sources' names (or a result's as it came), its key, and the overhead. */
 function keptBytes(kept: KeptCompile, key: string): number {
   const own = kept.packed ? kept.texts.byteLength + kept.sourceNames.reduce((sum, name) => sum + textBytes(name), 0) : resultBytes(kept.result);
-  return own + textBytes(key);
+  return own + textBytes(key) + ENTRY_OVERHEAD_BYTES;
 }
 
 /** Compile results, the least recently used dropped first past the byte budget (failures too: the same program fails the same way). */

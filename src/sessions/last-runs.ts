@@ -1,9 +1,9 @@
 // Last-run records: one per open session, plus recent one-off runs, whose throw-away
 // sessions can only be read back through last-run. Each kind is kept by total bytes per
-// token (`max_last_run_memory` each), not by count, so large results cannot grow the server
-// without bound however many runs or sessions there are, and one token's runs never evict
-// another's; every record's result is capped on its own. Memory only; nothing survives a
-// restart.
+// token (`max_last_run_memory` each), so large results cannot grow the server without bound
+// however many runs or sessions there are, and one-off runs also by count per token (small
+// records add up too); one token's runs never evict another's, and every record's result is
+// capped on its own. Memory only; nothing survives a restart.
 
 /** What GET last-run answers; the error object is the execute result's. */
 export interface LastRun {

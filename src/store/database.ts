@@ -50,7 +50,6 @@ export class DatabaseError extends Error {
 
 const BUSY_TIMEOUT_MS = 5000;
 
-/** Opens (creating the parent directory), locks and migrates the database. */
 /**
  * Default of `database_cache_size`, in megabytes: SQLite's page cache. better-sqlite3 builds
  * SQLite with 16 MB; a server's page cache grew with its run records (random ids in their
@@ -59,6 +58,7 @@ const BUSY_TIMEOUT_MS = 5000;
  */
 export const DEFAULT_DATABASE_CACHE_MEGABYTES = 4;
 
+/** Opens (creating the parent directory), locks and migrates the database; its page cache is `cacheMegabytes`. */
 export function openDatabase(file: string, schema: readonly Migration[] = migrations, cacheMegabytes = DEFAULT_DATABASE_CACHE_MEGABYTES): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
   let db: Database;

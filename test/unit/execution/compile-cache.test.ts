@@ -4,14 +4,25 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { CompileCache } from '../../../src/execution/compile-cache';
+import { metrics } from '../../../src/metrics';
 
 const hash = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** Compiles so far (the cache times only its misses). */
+async function compiles(): Promise<number> {
+  const { values } = await metrics.compileDuration.get();
+  return values.find((value) => value.metricName === 'svc_compile_duration_seconds_count')?.value ?? 0;
+}
+
+/** The same program through one cache twice: the second must be a hit. */
 async function twice(source: string) {
   const cache = new CompileCache();
   const request = { source, sourceHash: hash(source), availableModules: ['svc:fs'], unavailable: {} };
+  const before = await compiles();
   const first = await cache.compile(request);
+  assert.equal(await compiles(), before + 1, 'the first is compiled');
   const second = await cache.compile(request);
+  assert.equal(await compiles(), before + 1, 'the second comes from the cache');
   return { first, second };
 }
 
