@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import type { CompileErrorReport, Diagnostic } from '../contract';
 import { MAX_SOURCE_BYTES, renderCompileError, tooDeep } from '../compile';
 import { boundedCache, textBytes } from '../bounded-cache';
+import { untilAborted } from '../until-aborted';
 import { Checkers, WARM_CHECKERS } from './checker';
 import { saveCodeCache, useCodeCacheDirectory } from './compiler';
 import { declarationSet } from './declarations';
@@ -81,16 +82,6 @@ export function applyEdits(source: string, edits: readonly SchemaEdit[]): string
   let out = source;
   for (const edit of [...edits].sort((a, b) => b.offset - a.offset)) out = out.slice(0, edit.offset) + edit.text + out.slice(edit.offset);
   return out;
-}
-
-/** The check, or a rejection as soon as the signal aborts (the check itself goes on). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error('aborted'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 export class Typechecker {
@@ -167,7 +158,7 @@ export class Typechecker {
     }
     let checked: CheckResult;
     try {
-      checked = await (input.signal ? untilAborted(result, input.signal) : result);
+      checked = await (input.signal ? untilAborted(result, input.signal, () => new Error('aborted')) : result);
     } catch (error) {
       // The checker is a help, not a boundary: when it cannot answer (too slow, crashed, the
       // server shutting down) the program runs unchecked, as with `typecheck: off`, and says so.

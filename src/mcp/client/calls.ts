@@ -9,6 +9,7 @@ import { isNamedExport, renderDeclarations } from './declarations';
 import type { DiscoveryScope, McpDiscovery, ServerCatalogue } from './discovery';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Exchange, Upstream, UpstreamError } from './upstream';
+import { untilAborted } from '../../../sandbox/until-aborted';
 
 export const CALL_LIMIT_MS = 60_000;
 const MAX_RESPONSE_BYTES = 50 * 1024 * 1024;
@@ -260,28 +261,6 @@ export class McpRun {
 /** A JSON-RPC error the server answered on a live session: the call failed, the session did not. */
 function answeredBySession(error: unknown): boolean {
   return error instanceof McpError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout;
-}
-
-/** The work's outcome, or a rejection with the signal's reason as soon as it aborts. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** A tool call's arguments: a listed tool, and an object (omitted sends `{}`). */
