@@ -77,7 +77,9 @@ export async function buildPrelude(root) {
   // prelude with an empty stand-in for the function) stay the prelude's: the function's bundle
   // imports them from the prelude, so trusted code keeps one instance of each (the groups, the
   // primordials captured when the prelude ran).
-  const PRELUDE_OPTIONS = { absWorkingDir: root, entryPoints: ['sandbox/prelude/entry.ts'], bundle: true, platform: 'neutral', format: 'iife', target: 'es2022', logLevel: 'warning' };
+  // Trusted code's free references to ECMAScript's constructors read the prelude's captures
+  // (sandbox/prelude/intrinsics.ts), not whatever a program put on the global object since.
+  const PRELUDE_OPTIONS = { absWorkingDir: root, entryPoints: ['sandbox/prelude/entry.ts'], bundle: true, platform: 'neutral', format: 'iife', target: 'es2022', logLevel: 'warning', inject: [INTRINSICS] };
   const LAZY_WEB_DIR = path.join(root, 'sandbox/prelude/web');
   const { metafile: eagerMeta } = await build({
     ...PRELUDE_OPTIONS,
@@ -98,7 +100,10 @@ export async function buildPrelude(root) {
       });
     },
   };
-  const lazyWebText = await guestModuleText(root, 'sandbox/prelude/web/lazy-modules.ts', [preludeOwn, evaluatedData]);
+  // The lazy bundle is evaluated after programs may have run: its injected names are the
+  // prelude's captures, imported (through prelude-own) from the module the prelude evaluated.
+  const lazyIntrinsics = virtualModule(root, 'svc-build:intrinsics', () => `export { ${intrinsicNames(root).join(', ')} } from './intrinsics';\n`, 'sandbox/prelude');
+  const lazyWebText = await guestModuleText(root, 'sandbox/prelude/web/lazy-modules.ts', [preludeOwn, evaluatedData, lazyIntrinsics], ['svc-build:intrinsics']);
   const lazyWebFunction = virtualModule(root, 'svc-build:lazy-web', () => lazyWebModule(lazyWebText), 'sandbox/prelude/web');
 
   // The guest prelude: code that runs inside every isolate, as one classic script. Its whitespace
@@ -153,6 +158,16 @@ function withoutInterop(bundle, what) {
 }
 
 /** A module of the build's own, `specifier`, made by `contents` and resolved from `dir` (under `root`). */
+/** The module the prelude's bundles are given their ECMAScript names from (esbuild's inject). */
+const INTRINSICS = 'sandbox/prelude/intrinsics.ts';
+
+/** The names sandbox/prelude/intrinsics.ts exports (`XCaptured as X`). */
+function intrinsicNames(root) {
+  const list = /export \{([^}]*)\};/.exec(readFileSync(path.join(root, INTRINSICS), 'utf8'));
+  if (list === null) throw new Error(`${INTRINSICS}: expected one export list`);
+  return list[1].split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => entry.split(/\s+as\s+/)[1]);
+}
+
 function virtualModule(root, specifier, contents, dir) {
   const namespace = specifier.replace(':', '-');
   return {

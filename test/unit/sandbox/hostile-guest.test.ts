@@ -195,3 +195,24 @@ test('after sabotage (the array iterator, Reflect.apply and Promise patched) tim
   assert.equal(outcome.error, null, outcome.error?.message);
   assert.equal(outcome.result, 'after two timers');
 });
+
+test('trusted code throws with the error classes it captured and never calls a program\'s replacement of a global constructor', async () => {
+  const outcome = await runHostile(`
+  const Real = { TypeError, RangeError, Error };
+  const names = ["Error", "TypeError", "RangeError", "SyntaxError", "Symbol", "Promise", "Object", "Array", "Map", "Set", "Uint8Array", "ArrayBuffer", "DataView", "Reflect", "JSON", "Math", "String", "Number"];
+  let touched = 0;
+  const trap = new Proxy(function () {}, { get() { touched++; return undefined; }, apply() { touched++; }, construct() { touched++; return {}; } });
+  for (let i = 0; i < names.length; i++) globalThis[names[i]] = trap;
+  let kinds = "";
+  const attempt = (f) => {
+    try { f(); kinds += "none "; } catch (e) { kinds += (e instanceof Real.TypeError ? "TypeError" : e instanceof Real.RangeError ? "RangeError" : e instanceof Real.Error ? "Error" : "other") + " "; }
+  };
+  attempt(() => new EventTarget().addEventListener());
+  attempt(() => new Headers().append("a b", "x"));
+  attempt(() => new URL("not a url"));
+  attempt(() => new Response(null, { status: 99 }));
+  attempt(() => new TextDecoder("no-such-encoding"));
+  return touched + " " + kinds;`, []);
+  assert.equal(outcome.error, null, outcome.error?.message);
+  assert.equal(outcome.result, '0 TypeError TypeError TypeError RangeError RangeError ');
+});
