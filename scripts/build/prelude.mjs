@@ -157,7 +157,6 @@ function withoutInterop(bundle, what) {
   return body;
 }
 
-/** A module of the build's own, `specifier`, made by `contents` and resolved from `dir` (under `root`). */
 /** The module the prelude's bundles are given their ECMAScript names from (esbuild's inject). */
 const INTRINSICS = 'sandbox/prelude/intrinsics.ts';
 
@@ -168,6 +167,7 @@ function intrinsicNames(root) {
   return list[1].split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => entry.split(/\s+as\s+/)[1]);
 }
 
+/** A module of the build's own, `specifier`, made by `contents` and resolved from `dir` (under `root`). */
 function virtualModule(root, specifier, contents, dir) {
   const namespace = specifier.replace(':', '-');
   return {
