@@ -160,11 +160,11 @@ function withoutInterop(bundle, what) {
 /** The module the prelude's bundles are given their ECMAScript names from (esbuild's inject). */
 const INTRINSICS = 'sandbox/prelude/intrinsics.ts';
 
-/** The names sandbox/prelude/intrinsics.ts exports (`XCaptured as X`). */
+/** The names sandbox/prelude/intrinsics.ts exports (`export const X = globalThis.X;`). */
 function intrinsicNames(root) {
-  const list = /export \{([^}]*)\};/.exec(readFileSync(path.join(root, INTRINSICS), 'utf8'));
-  if (list === null) throw new Error(`${INTRINSICS}: expected one export list`);
-  return list[1].split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => entry.split(/\s+as\s+/)[1]);
+  const names = [...readFileSync(path.join(root, INTRINSICS), 'utf8').matchAll(/^export const (\w+) = globalThis\.\1;$/gm)].map((match) => match[1]);
+  if (names.length === 0) throw new Error(`${INTRINSICS}: expected lines \`export const X = globalThis.X;\``);
+  return names;
 }
 
 /** A module of the build's own, `specifier`, made by `contents` and resolved from `dir` (under `root`). */
